@@ -1,0 +1,45 @@
+/* tenferro/scalar_tpl.h — semiring operations of one kind; re-included per kind.
+ * Parameters: TFE_S suffix, TFE_T type, TFE_R real type, TFE_ALG algebra, TFE_CPLX, TFE_FLOAT.
+ * A user kind (TFE_ALG_CUSTOM) writes these seven functions itself instead:
+ *   T tfe_sr_zero_S(void), T tfe_sr_one_S(void), T tfe_sr_add_S(T,T), T tfe_sr_mul_S(T,T),
+ *   T tfe_sr_conj_S(T), bool tfe_sr_eq_S(T,T), T tfe_sr_from_f64_S(double),
+ *   double tfe_sr_dist_S(T,T)   (a distance, used by tests and tolerance checks) */
+#if TFE_ALG == TFE_ALG_STANDARD
+TFE_API TFE_T TFE_FN(sr_zero)(void) { return (TFE_T)0; }
+TFE_API TFE_T TFE_FN(sr_one)(void) { return (TFE_T)1; }
+TFE_API TFE_T TFE_FN(sr_add)(TFE_T a, TFE_T b) { return a + b; }
+TFE_API TFE_T TFE_FN(sr_mul)(TFE_T a, TFE_T b) { return a * b; }
+TFE_API bool TFE_FN(sr_eq)(TFE_T a, TFE_T b) { return a == b; }
+TFE_API TFE_T TFE_FN(sr_from_f64)(double x) { return (TFE_T)x; }
+#if TFE_CPLX
+TFE_API TFE_T TFE_FN(sr_conj)(TFE_T a) { return TFE_CONJ(a); }
+TFE_API double TFE_FN(sr_dist)(TFE_T a, TFE_T b) { return (double)cabs((double _Complex)(a - b)); }
+#else
+TFE_API TFE_T TFE_FN(sr_conj)(TFE_T a) { return a; }
+TFE_API double TFE_FN(sr_dist)(TFE_T a, TFE_T b) { return fabs((double)a - (double)b); }
+#endif
+#elif TFE_ALG == TFE_ALG_MAXPLUS || TFE_ALG == TFE_ALG_MINPLUS || TFE_ALG == TFE_ALG_MAXTIMES
+#if TFE_ALG == TFE_ALG_MAXPLUS
+TFE_API TFE_T TFE_FN(sr_zero)(void) { TFE_T z = {(TFE_R)-INFINITY}; return z; }
+TFE_API TFE_T TFE_FN(sr_one)(void) { TFE_T o = {(TFE_R)0}; return o; }
+TFE_API TFE_T TFE_FN(sr_add)(TFE_T a, TFE_T b) { return a.v >= b.v ? a : b; }
+TFE_API TFE_T TFE_FN(sr_mul)(TFE_T a, TFE_T b) { TFE_T r = {a.v + b.v}; return r; }
+#elif TFE_ALG == TFE_ALG_MINPLUS
+TFE_API TFE_T TFE_FN(sr_zero)(void) { TFE_T z = {(TFE_R)INFINITY}; return z; }
+TFE_API TFE_T TFE_FN(sr_one)(void) { TFE_T o = {(TFE_R)0}; return o; }
+TFE_API TFE_T TFE_FN(sr_add)(TFE_T a, TFE_T b) { return a.v <= b.v ? a : b; }
+TFE_API TFE_T TFE_FN(sr_mul)(TFE_T a, TFE_T b) { TFE_T r = {a.v + b.v}; return r; }
+#else /* max-times over non-negative reals */
+TFE_API TFE_T TFE_FN(sr_zero)(void) { TFE_T z = {(TFE_R)0}; return z; }
+TFE_API TFE_T TFE_FN(sr_one)(void) { TFE_T o = {(TFE_R)1}; return o; }
+TFE_API TFE_T TFE_FN(sr_add)(TFE_T a, TFE_T b) { return a.v >= b.v ? a : b; }
+TFE_API TFE_T TFE_FN(sr_mul)(TFE_T a, TFE_T b) { TFE_T r = {a.v * b.v}; return r; }
+#endif
+TFE_API TFE_T TFE_FN(sr_conj)(TFE_T a) { return a; }
+TFE_API bool TFE_FN(sr_eq)(TFE_T a, TFE_T b) { return a.v == b.v; }
+TFE_API TFE_T TFE_FN(sr_from_f64)(double x) { TFE_T r = {(TFE_R)x}; return r; }
+TFE_API double TFE_FN(sr_dist)(TFE_T a, TFE_T b) {
+  if (a.v == b.v) return 0.0; /* equal infinities */
+  return fabs((double)a.v - (double)b.v);
+}
+#endif

@@ -9,5 +9,11 @@
 #include <tenferro/scalars.h>
 #include <tenferro/tensor.h>
 #include <tenferro/gen/generic.h>
+#include <tenferro/kernel.h>
+#include <tenferro/prims.h>
+#include <tenferro/einsum.h>
+#include <tenferro/linalg.h>
+#include <tenferro/ad.h>
+#include <tenferro/io.h>
 
 #endif

@@ -128,6 +128,18 @@ TFE_INTERNAL void *tfe__calloc_at(size_t n, size_t size, const char *where) {
 }
 #define tfe__calloc(n, size) tfe__calloc_at((n), (size), __func__)
 
+/* ---- threads -------------------------------------------------------------------------------- */
+/* Threads tenferro's own kernels use (BLIS keeps its own setting). 0 = OpenMP's default. */
+TFE_GLOBAL int tfe__num_threads;
+TFE_API void tfe_set_num_threads(int n) { tfe__num_threads = n > 0 ? n : 0; }
+TFE_API int tfe_get_num_threads(void) {
+#ifdef _OPENMP
+  return tfe__num_threads > 0 ? tfe__num_threads : omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
 /* ---- overflow-checked arithmetic ------------------------------------------------------------ */
 TFE_INTERNAL bool tfe__mul_ok(int64_t a, int64_t b, int64_t *out) {
   return !__builtin_mul_overflow(a, b, out);

@@ -48,7 +48,7 @@ TFE_API tfe_status TFE_FN(empty)(TFE_TY(tensor) *out, int rank, const int64_t *d
   return TFE_OK;
 }
 
-TFE_API tfe_status TFE_FN(fill)(TFE_TY(tensor) *out, int rank, const int64_t *dims, tfe_order order, TFE_T value) {
+TFE_API tfe_status TFE_FN(full)(TFE_TY(tensor) *out, int rank, const int64_t *dims, tfe_order order, TFE_T value) {
   TFE_TRY(TFE_FN(empty)(out, rank, dims, order));
   int64_t n = tfe_layout_numel(&out->v.lay);
   for (int64_t i = 0; i < n; i++) out->v.data[i] = value;
@@ -56,10 +56,10 @@ TFE_API tfe_status TFE_FN(fill)(TFE_TY(tensor) *out, int rank, const int64_t *di
 }
 /* zeros/ones are the semiring's zero and one (max-plus zeros are -inf). */
 TFE_API tfe_status TFE_FN(zeros)(TFE_TY(tensor) *out, int rank, const int64_t *dims, tfe_order order) {
-  return TFE_FN(fill)(out, rank, dims, order, TFE_FN(sr_zero)());
+  return TFE_FN(full)(out, rank, dims, order, TFE_FN(sr_zero)());
 }
 TFE_API tfe_status TFE_FN(ones)(TFE_TY(tensor) *out, int rank, const int64_t *dims, tfe_order order) {
-  return TFE_FN(fill)(out, rank, dims, order, TFE_FN(sr_one)());
+  return TFE_FN(full)(out, rank, dims, order, TFE_FN(sr_one)());
 }
 
 /* Pointer to element idx (no checks: internal fast path). */

@@ -1,7 +1,132 @@
-/* tenferro/prims.h — prims room: backend protocol, BLIS binding, binary contraction, semiring GEMM. */
+/* tenferro/prims.h — prims room: binary and unary contraction over every scalar kind, the
+ * BLIS binding (blas.h), semiring GEMM kernels (semiring_gemm*.h) and the backend protocol.
+ *
+ * Table of contents
+ *   tfe_contract_S(alpha, A, la, B, lb, beta, C, lc)   C = alpha * sum A*B + beta * C
+ *   tfe_contract_unary_S(alpha, A, la, beta, C, lc)    C = alpha * sum A + beta * C
+ *   tfe_contract(...), tfe_contract_unary(...)         _Generic front ends
+ * Labels are int32 values, one per axis. See docs/prims.md. */
 #ifndef TENFERRO_PRIMS_H
 #define TENFERRO_PRIMS_H
 
 #include <tenferro/tensor.h>
+#include <tenferro/blas.h>
+#include <tenferro/gen/generic.h>
+
+/* ---- label analysis (kind-independent) ------------------------------------------------------ */
+#define TFE__PR_MAXL (2 * TFE_MAX_RANK)
+#define TFE__PR_IN_A 1
+#define TFE__PR_IN_B 2
+#define TFE__PR_IN_C 4
+
+/* One distinct label: its size and its stride in each operand. A label repeated within an
+ * operand gets the sum of its strides there: that is the diagonal view, without a copy. */
+typedef struct tfe__pr_lab {
+  int32_t label;
+  uint8_t in;  /* TFE__PR_IN_* bits */
+  int64_t dim;
+  int64_t s[3]; /* stride in A, B, C (0 where absent) */
+} tfe__pr_lab;
+
+typedef struct tfe__pr_prob {
+  int n;
+  bool c_embed; /* a label repeated in C: off-diagonal elements get beta*C */
+  tfe__pr_lab lab[TFE__PR_MAXL];
+} tfe__pr_prob;
+
+TFE_INTERNAL const char *tfe__pr_opname(int op) { return op == 0 ? "A" : op == 1 ? "B" : "C"; }
+
+/* Adds the axes of operand op (0 A, 1 B, 2 C) to p, checking that sizes agree. */
+TFE_INTERNAL tfe_status tfe__pr_add_operand(tfe__pr_prob *p, int op, const tfe_layout *L,
+                                            const int32_t *labels, const char *where) {
+  if (L->rank > 0 && !labels)
+    return tfe__fail(TFE_ERR_NULL, where, "labels of %s are NULL", tfe__pr_opname(op));
+  for (int i = 0; i < L->rank; i++) {
+    int j = 0;
+    while (j < p->n && p->lab[j].label != labels[i]) j++;
+    if (j == p->n) {
+      if (op == 2)
+        return tfe__fail(TFE_ERR_INVALID, where, "output label %d (C axis %d) appears in no input",
+                         (int)labels[i], i);
+      tfe__pr_lab z = {labels[i], 0, L->dims[i], {0, 0, 0}};
+      p->lab[p->n++] = z;
+    } else if (p->lab[j].dim != L->dims[i]) {
+      return tfe__fail(TFE_ERR_SHAPE, where, "label %d has size %lld in %s axis %d but %lld elsewhere",
+                       (int)labels[i], (long long)L->dims[i], tfe__pr_opname(op), i,
+                       (long long)p->lab[j].dim);
+    }
+    uint8_t bit = (uint8_t)(1u << op);
+    if (op == 2 && (p->lab[j].in & bit)) p->c_embed = true;
+    p->lab[j].in |= bit;
+    p->lab[j].s[op] += L->strides[i];
+  }
+  return TFE_OK;
+}
+
+/* True when no two index tuples of L reach the same element. Sufficient test: sorted by
+ * |stride|, each stride reaches past everything the smaller ones span. Interleaved but
+ * disjoint layouts are refused too (documented). */
+TFE_INTERNAL bool tfe__pr_no_self_overlap(const tfe_layout *L) {
+  int64_t st[TFE_MAX_RANK], dm[TFE_MAX_RANK];
+  int n = 0;
+  for (int i = 0; i < L->rank; i++) {
+    if (L->dims[i] == 0) return true;
+    if (L->dims[i] == 1) continue;
+    int64_t s = L->strides[i] < 0 ? -L->strides[i] : L->strides[i];
+    int k = n++;
+    while (k > 0 && st[k - 1] > s) { st[k] = st[k - 1]; dm[k] = dm[k - 1]; k--; }
+    st[k] = s; dm[k] = L->dims[i];
+  }
+  int64_t span = 0; /* largest offset reachable with the smaller strides */
+  for (int k = 0; k < n; k++) {
+    if (st[k] <= span) return false;
+    span += st[k] * (dm[k] - 1);
+  }
+  return true;
+}
+
+/* True when the byte ranges touched by the two views intersect. */
+TFE_INTERNAL bool tfe__pr_ranges_meet(const void *pa, const tfe_layout *La, const void *pc,
+                                      const tfe_layout *Lc, size_t elem) {
+  int64_t alo, ahi, clo, chi;
+  if (!pa || !pc || !tfe_layout_extent(La, &alo, &ahi) || !tfe_layout_extent(Lc, &clo, &chi)) return false;
+  const char *a0 = (const char *)pa + alo * (int64_t)elem, *a1 = (const char *)pa + (ahi + 1) * (int64_t)elem;
+  const char *c0 = (const char *)pc + clo * (int64_t)elem, *c1 = (const char *)pc + (chi + 1) * (int64_t)elem;
+  return a0 < c1 && c0 < a1;
+}
+
+/* Validates the operands (B may be NULL: unary) and builds the label table. */
+TFE_INTERNAL tfe_status tfe__pr_analyze(const tfe_layout *A, const int32_t *la, const tfe_layout *B,
+                                        const int32_t *lb, const tfe_layout *C, const int32_t *lc,
+                                        tfe__pr_prob *p, const char *where) {
+  const tfe_layout *L[3] = {A, B, C};
+  for (int op = 0; op < 3; op++) {
+    if (!L[op]) continue;
+    if (tfe_layout_check(L[op], NULL) != TFE_OK) {
+      char msg[TFE_ERRMSG_MAX]; /* the layout check's message, without its function name */
+      const char *colon = strchr(tfe__errmsg, ':');
+      snprintf(msg, sizeof msg, "%s", colon ? colon + 2 : tfe__errmsg);
+      return tfe__fail(tfe__errcode, where, "operand %s: %s", tfe__pr_opname(op), msg);
+    }
+  }
+  p->n = 0;
+  p->c_embed = false;
+  TFE_TRY(tfe__pr_add_operand(p, 0, A, la, where));
+  if (B) TFE_TRY(tfe__pr_add_operand(p, 1, B, lb, where));
+  TFE_TRY(tfe__pr_add_operand(p, 2, C, lc, where));
+  if (!tfe__pr_no_self_overlap(C))
+    return tfe__fail(TFE_ERR_OVERLAP, where, "output C has overlapping elements (zero or interleaved strides)");
+  return TFE_OK;
+}
+
+#define TFE_TEMPLATE <tenferro/contract_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+
+/* _Generic front ends: dispatch on the type of A. */
+#define tfe_contract(alpha, A, la, B, lb, beta, C, lc) \
+  _Generic((A), TFE_GCASES_ALL(contract, view))(alpha, A, la, B, lb, beta, C, lc)
+#define tfe_contract_unary(alpha, A, la, beta, C, lc) \
+  _Generic((A), TFE_GCASES_ALL(contract_unary, view))(alpha, A, la, beta, C, lc)
 
 #endif

@@ -1,0 +1,363 @@
+/* tests/test_contract.c — binary and unary contraction against an independent reference.
+ *
+ * The file includes itself once per scalar kind (TC_KIND_PASS) to stamp the typed test body.
+ * The reference never folds strides: it assigns a value to every label, indexes each operand
+ * axis by axis through tfe_get_S (which applies lazy conjugation) and sums the products. */
+#ifndef TC_KIND_PASS
+#include "testutil.h"
+#include <math.h>
+
+#define TC_STR_(x) #x
+#define TC_STR(x) TC_STR_(x)
+#define TC_MAXL 8        /* distinct labels per case */
+#define TC_MAXR 10       /* rank per operand */
+
+/* A random problem shape, kind-independent. */
+typedef struct tc_case {
+  int nl;
+  int32_t lab[TC_MAXL];
+  int64_t dim[TC_MAXL];
+  int ra, rb, rc;
+  int32_t la[TC_MAXR], lb[TC_MAXR], lc[TC_MAXR];
+  bool unary;
+} tc_case;
+
+static int64_t tc_dim_of(const tc_case *k, int32_t l) {
+  for (int i = 0; i < k->nl; i++)
+    if (k->lab[i] == l) return k->dim[i];
+  return -1;
+}
+
+static void tc_shuffle(tu_rng *r, int32_t *x, int n) {
+  for (int i = n - 1; i > 0; i--) {
+    int j = (int)tu_int(r, 0, i);
+    int32_t t = x[i]; x[i] = x[j]; x[j] = t;
+  }
+}
+
+/* Classes: 0 batch (A,B,C), 1 left (A,C), 2 right (B,C), 3 contracted (A,B), 4 A only,
+ * 5 B only. Repeats make diagonals (inputs) and embeddings (output). */
+static void tc_random_case(tu_rng *r, tc_case *k, bool unary, int64_t max_space) {
+  memset(k, 0, sizeof *k);
+  k->unary = unary;
+  for (;;) {
+    k->nl = (int)tu_int(r, 0, 6);
+    int64_t space = 1;
+    for (int i = 0; i < k->nl; i++) {
+      int32_t l;
+      bool dup;
+      do {
+        l = (int32_t)tu_int(r, -50, 1000);
+        dup = false;
+        for (int j = 0; j < i; j++) dup = dup || k->lab[j] == l;
+      } while (dup);
+      k->lab[i] = l;
+      int64_t u = tu_int(r, 0, 19);
+      k->dim[i] = u == 0 ? 0 : u < 4 ? 1 : u < 10 ? 2 : u < 15 ? 3 : u < 18 ? 4 : 5;
+      space *= k->dim[i] > 0 ? k->dim[i] : 1;
+    }
+    if (space <= max_space) break;
+  }
+  k->ra = k->rb = k->rc = 0;
+  for (int i = 0; i < k->nl; i++) {
+    int cls = unary ? (tu_int(r, 0, 1) ? 1 : 4) : (int)tu_int(r, 0, 5);
+    bool inA = cls == 0 || cls == 1 || cls == 3 || cls == 4;
+    bool inB = cls == 0 || cls == 2 || cls == 3 || cls == 5;
+    bool inC = cls <= 2;
+    int32_t l = k->lab[i];
+    if (inA && k->ra < TC_MAXR) { k->la[k->ra++] = l; if (k->ra < TC_MAXR && tu_int(r, 0, 7) == 0) k->la[k->ra++] = l; }
+    if (inB && k->rb < TC_MAXR) { k->lb[k->rb++] = l; if (k->rb < TC_MAXR && tu_int(r, 0, 7) == 0) k->lb[k->rb++] = l; }
+    if (inC && k->rc < TC_MAXR) { k->lc[k->rc++] = l; if (k->rc < TC_MAXR && tu_int(r, 0, 9) == 0) k->lc[k->rc++] = l; }
+  }
+  tc_shuffle(r, k->la, k->ra);
+  tc_shuffle(r, k->lb, k->rb);
+  tc_shuffle(r, k->lc, k->rc);
+}
+
+/* Random strides for dims: random axis order, padding, reversal, and (inputs only)
+ * zero-stride broadcast. Returns the buffer length needed; sets offset. */
+static int64_t tc_random_layout(tu_rng *r, tfe_layout *L, int rank, const int64_t *dims, bool input) {
+  L->rank = rank;
+  int perm[TC_MAXR];
+  for (int i = 0; i < rank; i++) perm[i] = i;
+  for (int i = rank - 1; i > 0; i--) { int j = (int)tu_int(r, 0, i); int t = perm[i]; perm[i] = perm[j]; perm[j] = t; }
+  int64_t s = tu_int(r, 1, 2), lead = tu_int(r, 0, 3);
+  bool empty = false;
+  for (int q = 0; q < rank; q++) {
+    int i = perm[q];
+    L->dims[i] = dims[i];
+    empty = empty || dims[i] == 0;
+    if (input && dims[i] > 1 && tu_int(r, 0, 9) == 0) { L->strides[i] = 0; continue; }
+    L->strides[i] = s;
+    s *= (dims[i] > 0 ? dims[i] : 1);
+    if (tu_int(r, 0, 4) == 0) s += tu_int(r, 1, 3);
+  }
+  int64_t off = lead;
+  for (int i = 0; i < rank; i++)
+    if (tu_int(r, 0, 3) == 0 && dims[i] > 0) {
+      off += (dims[i] - 1) * L->strides[i];
+      L->strides[i] = -L->strides[i];
+    }
+  L->offset = off;
+  return s + off + lead + 1;
+}
+
+static void tc_dims(const tc_case *k, const int32_t *l, int r, int64_t *dims) {
+  for (int i = 0; i < r; i++) dims[i] = tc_dim_of(k, l[i]);
+}
+
+#define TC_KIND_PASS
+#define TFE_TEMPLATE <test_contract.c>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#undef TC_KIND_PASS
+
+#define TC_KIND_TESTS(s, T, R, alg, cplx, flt, DT)                                         \
+  static void test_binary_##s(void **st) { (void)st; tc_run_##s(tu_cases(10000), false, 0x1234 + DT); } \
+  static void test_unary_##s(void **st) { (void)st; tc_run_##s(tu_cases(3000), true, 0x777 + DT); }
+TFE_KINDS(TC_KIND_TESTS)
+
+/* ---- hand-picked cases: the fusion bug class -------------------------------------------- */
+/* jk,kj-> with a transposed operand: naive fusion of {j,k} would pair the wrong elements. */
+static void test_trace_of_product_transposed(void **st) {
+  (void)st;
+  double a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {7, 8, 9, 10, 11, 12}, c = -1;
+  tfe_view_f64 A = {a, {2, 0, {2, 3}, {1, 2}}, false}; /* A[j,k] col-major */
+  tfe_view_f64 B = {b, {2, 0, {3, 2}, {1, 3}}, false}; /* B[k,j] col-major */
+  tfe_view_f64 C = {&c, {0, 0, {0}, {0}}, false};
+  assert_int_equal(tfe_contract_f64(1.0, &A, (int32_t[]){'j', 'k'}, &B, (int32_t[]){'k', 'j'}, 0.0, &C, NULL), TFE_OK);
+  double want = 0;
+  for (int j = 0; j < 2; j++)
+    for (int k = 0; k < 3; k++) want += a[j + 2 * k] * b[k + 3 * j];
+  assert_true(fabs(c - want) < 1e-12);
+}
+
+/* ijk,kjl->il with the second operand stored transposed (l fastest). */
+static void test_ijk_kjl_transposed(void **st) {
+  (void)st;
+  enum { NI = 3, NJ = 4, NK = 5, NL = 2 };
+  double a[NI * NJ * NK], b[NK * NJ * NL], c[NI * NL], want[NI * NL];
+  for (int x = 0; x < NI * NJ * NK; x++) a[x] = x % 7 - 3;
+  for (int x = 0; x < NK * NJ * NL; x++) b[x] = x % 5 - 2;
+  tfe_view_f64 A = {a, {3, 0, {NI, NJ, NK}, {1, NI, NI * NJ}}, false};
+  tfe_view_f64 B = {b, {3, 0, {NK, NJ, NL}, {NJ * NL, NL, 1}}, false}; /* row-major */
+  tfe_view_f64 C = {c, {2, 0, {NI, NL}, {1, NI}}, false};
+  assert_int_equal(tfe_contract_f64(1.0, &A, (int32_t[]){0, 1, 2}, &B, (int32_t[]){2, 1, 3}, 0.0, &C, (int32_t[]){0, 3}), TFE_OK);
+  for (int i = 0; i < NI; i++)
+    for (int l = 0; l < NL; l++) {
+      double s = 0;
+      for (int j = 0; j < NJ; j++)
+        for (int k = 0; k < NK; k++) s += a[i + NI * j + NI * NJ * k] * b[k * NJ * NL + j * NL + l];
+      want[i + NI * l] = s;
+    }
+  for (int x = 0; x < NI * NL; x++) assert_true(fabs(c[x] - want[x]) < 1e-12);
+}
+
+/* ---- bad input ------------------------------------------------------------------------------ */
+static void test_bad_inputs(void **st) {
+  (void)st;
+  double a[12] = {0}, b[12] = {0}, c[12] = {0};
+  tfe_view_f64 A = {a, {2, 0, {3, 4}, {1, 3}}, false};
+  tfe_view_f64 B = {b, {2, 0, {4, 3}, {1, 4}}, false};
+  tfe_view_f64 C = {c, {2, 0, {3, 3}, {1, 3}}, false};
+  int32_t lA[] = {0, 1}, lB[] = {1, 2}, lC[] = {0, 2};
+  /* label/shape mismatch: label 1 is 4 in A, 3 in B when B's labels are {2, 1} */
+  TU_EXPECT_ERR(tfe_contract_f64(1, &A, lA, &B, (int32_t[]){2, 1}, 0, &C, lC), TFE_ERR_SHAPE, "label 1 has size 3");
+  /* output label in no input */
+  TU_EXPECT_ERR(tfe_contract_f64(1, &A, lA, &B, lB, 0, &C, (int32_t[]){0, 9}), TFE_ERR_INVALID, "output label 9");
+  /* output aliasing an input */
+  tfe_view_f64 Cal = {a, {2, 0, {3, 3}, {1, 3}}, false};
+  TU_EXPECT_ERR(tfe_contract_f64(1, &A, lA, &B, lB, 0, &Cal, lC), TFE_ERR_OVERLAP, "overlaps input A");
+  tfe_view_f64 Cbl = {b + 2, {2, 0, {3, 3}, {1, 3}}, false};
+  TU_EXPECT_ERR(tfe_contract_f64(1, &A, lA, &B, lB, 0, &Cbl, lC), TFE_ERR_OVERLAP, "overlaps input B");
+  /* self-overlapping output (zero stride) */
+  tfe_view_f64 Cz = {c, {2, 0, {3, 3}, {0, 3}}, false};
+  TU_EXPECT_ERR(tfe_contract_f64(1, &A, lA, &B, lB, 0, &Cz, lC), TFE_ERR_OVERLAP, "overlapping elements");
+  /* NULLs */
+  TU_EXPECT_ERR(tfe_contract_f64(1, NULL, lA, &B, lB, 0, &C, lC), TFE_ERR_NULL, "view A is NULL");
+  TU_EXPECT_ERR(tfe_contract_f64(1, &A, NULL, &B, lB, 0, &C, lC), TFE_ERR_NULL, "labels of A");
+  tfe_view_f64 An = A; An.data = NULL;
+  TU_EXPECT_ERR(tfe_contract_f64(1, &An, lA, &B, lB, 0, &C, lC), TFE_ERR_NULL, "data of A");
+  /* bad rank and negative dim */
+  tfe_view_f64 Ar = A; Ar.lay.rank = TFE_MAX_RANK + 1;
+  TU_EXPECT_ERR(tfe_contract_f64(1, &Ar, lA, &B, lB, 0, &C, lC), TFE_ERR_RANK, "operand A");
+  tfe_view_f64 Ad = A; Ad.lay.dims[0] = -2;
+  TU_EXPECT_ERR(tfe_contract_f64(1, &Ad, lA, &B, lB, 0, &C, lC), TFE_ERR_INVALID, "negative");
+  /* unary: label mismatch */
+  TU_EXPECT_ERR(tfe_contract_unary_f64(1, &A, (int32_t[]){5, 5}, 0, &C, (int32_t[]){5, 5}), TFE_ERR_SHAPE, "label 5");
+  /* C untouched after every failure */
+  for (int x = 0; x < 12; x++) assert_true(c[x] == 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+#define TC_KIND_ENTRIES(s, T, R, alg, cplx, flt, DT) cmocka_unit_test(test_binary_##s), cmocka_unit_test(test_unary_##s),
+      TFE_KINDS(TC_KIND_ENTRIES)
+      cmocka_unit_test(test_trace_of_product_transposed),
+      cmocka_unit_test(test_ijk_kjl_transposed),
+      cmocka_unit_test(test_bad_inputs),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#else /* ---- per-kind body (TC_KIND_PASS) ---------------------------------------------------- */
+
+/* A random value of the kind: small integers so that tropical ties happen. */
+static TFE_T TFE_CAT(tc_rand_, TFE_S)(tu_rng *r) {
+#if TFE_ALG == TFE_ALG_MAXTIMES
+  TFE_T x = TFE_FN(sr_from_f64)((double)tu_int(r, 0, 4));
+#elif TFE_ALG == TFE_ALG_STANDARD && !TFE_FLOAT
+  TFE_T x = TFE_FN(sr_from_f64)((double)tu_int(r, -3, 3));
+#else
+  TFE_T x = TFE_FN(sr_from_f64)((double)tu_int(r, -4, 4) * 0.5);
+#endif
+#if TFE_CPLX
+  x += (TFE_T)((double)tu_int(r, -4, 4) * 0.5) * (TFE_T)I;
+#endif
+  return x;
+}
+
+static TFE_T TFE_CAT(tc_garbage_, TFE_S)(void) {
+#if TFE_FLOAT
+  return TFE_FN(sr_from_f64)(NAN);
+#else
+  return TFE_FN(sr_from_f64)(77);
+#endif
+}
+
+static TFE_T TFE_CAT(tc_get_, TFE_S)(const TFE_TY(view) *v, const int64_t *idx) {
+  TFE_T x = TFE_FN(sr_zero)();
+  assert_int_equal(TFE_FN(get)(v, idx, &x), TFE_OK);
+  return x;
+}
+
+/* Index of operand axes from a label assignment. */
+static void TFE_CAT(tc_index_, TFE_S)(const int32_t *lbl, int r, const tc_case *k, const int64_t *val, int64_t *idx) {
+  for (int i = 0; i < r; i++)
+    for (int j = 0; j < k->nl; j++)
+      if (k->lab[j] == lbl[i]) idx[i] = val[j];
+}
+
+/* Reference value of logical C at index ci; mag: sum of |terms| for the tolerance. */
+static TFE_T TFE_CAT(tc_ref_, TFE_S)(const tc_case *k, TFE_T alpha, const TFE_TY(view) *A,
+                                      const TFE_TY(view) *B, TFE_T beta, TFE_T cold,
+                                      const int64_t *ci, double *mag) {
+  int64_t val[TC_MAXL];
+  bool set[TC_MAXL] = {false}, diag = true;
+  for (int i = 0; i < k->rc; i++)
+    for (int j = 0; j < k->nl; j++)
+      if (k->lab[j] == k->lc[i]) {
+        if (set[j] && val[j] != ci[i]) diag = false;
+        val[j] = ci[i]; set[j] = true;
+      }
+  bool bzero = TFE_FN(sr_eq)(beta, TFE_FN(sr_zero)());
+  TFE_T bc = bzero ? TFE_FN(sr_zero)() : TFE_FN(sr_mul)(beta, cold);
+  *mag = TFE_FN(sr_dist)(bc, TFE_FN(sr_zero)());
+  if (!diag) return bc;
+  int fr[TC_MAXL], nf = 0;
+  for (int j = 0; j < k->nl; j++) if (!set[j]) { fr[nf++] = j; val[j] = 0; }
+  TFE_T acc = TFE_FN(sr_zero)();
+  bool empty = false;
+  for (int f = 0; f < nf; f++) empty = empty || k->dim[fr[f]] == 0;
+  while (!empty) {
+    int64_t ia[TC_MAXR], ib[TC_MAXR];
+    TFE_CAT(tc_index_, TFE_S)(k->la, k->ra, k, val, ia);
+    TFE_T t = TFE_CAT(tc_get_, TFE_S)(A, ia);
+    if (!k->unary) {
+      TFE_CAT(tc_index_, TFE_S)(k->lb, k->rb, k, val, ib);
+      t = TFE_FN(sr_mul)(t, TFE_CAT(tc_get_, TFE_S)(B, ib));
+    }
+    *mag += TFE_FN(sr_dist)(t, TFE_FN(sr_zero)()) * TFE_FN(sr_dist)(alpha, TFE_FN(sr_zero)());
+    acc = TFE_FN(sr_add)(acc, t);
+    int f = 0;
+    for (; f < nf; f++) {
+      if (++val[fr[f]] < k->dim[fr[f]]) break;
+      val[fr[f]] = 0;
+    }
+    if (f == nf) break;
+  }
+  TFE_T r = TFE_FN(sr_mul)(alpha, acc);
+  return bzero ? r : TFE_FN(sr_add)(r, bc);
+}
+
+/* Fills a buffer of n elements with random values; returns it (test allocations use malloc). */
+static TFE_T *TFE_CAT(tc_buf_, TFE_S)(tu_rng *r, int64_t n) {
+  TFE_T *p = (TFE_T *)malloc((size_t)(n > 0 ? n : 1) * sizeof(TFE_T));
+  for (int64_t i = 0; i < n; i++) p[i] = TFE_CAT(tc_rand_, TFE_S)(r);
+  return p;
+}
+
+static TFE_T TFE_CAT(tc_scalar_, TFE_S)(tu_rng *r) {
+  int64_t u = tu_int(r, 0, 5);
+  if (u == 0) return TFE_FN(sr_zero)();
+  if (u == 1) return TFE_FN(sr_one)();
+  return TFE_CAT(tc_rand_, TFE_S)(r);
+}
+
+static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, uint64_t seed) {
+  tu_rng rng = {seed * 0x9E3779B97F4A7C15ULL + 1};
+  tu_rng *r = &rng;
+  double tol = 0;
+#if TFE_FLOAT
+  tol = sizeof(TFE_R) == 4 ? 1e-5 : 1e-12;
+#endif
+  for (int cs = 0; cs < ncases; cs++) {
+    tc_case k;
+    tc_random_case(r, &k, unary, 4096);
+    int64_t da[TC_MAXR], db[TC_MAXR], dc[TC_MAXR];
+    tc_dims(&k, k.la, k.ra, da);
+    tc_dims(&k, k.lb, k.rb, db);
+    tc_dims(&k, k.lc, k.rc, dc);
+    TFE_TY(view) A = {0}, B = {0}, C = {0};
+    int64_t na = tc_random_layout(r, &A.lay, k.ra, da, true);
+    int64_t nb = tc_random_layout(r, &B.lay, k.rb, db, true);
+    int64_t nc = tc_random_layout(r, &C.lay, k.rc, dc, false);
+    A.data = TFE_CAT(tc_buf_, TFE_S)(r, na);
+    B.data = TFE_CAT(tc_buf_, TFE_S)(r, nb);
+    C.data = TFE_CAT(tc_buf_, TFE_S)(r, nc);
+    A.conj = tu_int(r, 0, 1); B.conj = tu_int(r, 0, 1); C.conj = tu_int(r, 0, 1);
+    TFE_T alpha = TFE_CAT(tc_scalar_, TFE_S)(r), beta = TFE_CAT(tc_scalar_, TFE_S)(r);
+    if (TFE_FN(sr_eq)(alpha, TFE_FN(sr_zero)())) alpha = TFE_FN(sr_one)();
+    bool bzero = TFE_FN(sr_eq)(beta, TFE_FN(sr_zero)());
+    /* The view's elements hold garbage when beta is zero (it must not leak); everything
+     * outside the view is a sentinel that must survive. */
+    TFE_T *old = TFE_CAT(tc_buf_, TFE_S)(r, nc);
+    for (int64_t x = 0; x < nc; x++) { old[x] = TFE_CAT(tc_garbage_, TFE_S)(); C.data[x] = old[x]; }
+    int64_t ci[TC_MAXR] = {0};
+    int64_t numc = tfe_layout_numel(&C.lay);
+    for (int64_t e = 0; e < numc; e++) {
+      int64_t o = C.lay.offset;
+      for (int i = 0; i < k.rc; i++) o += ci[i] * C.lay.strides[i];
+      old[o] = bzero ? TFE_CAT(tc_garbage_, TFE_S)() : TFE_CAT(tc_rand_, TFE_S)(r);
+      C.data[o] = old[o];
+      for (int i = 0; i < k.rc && ++ci[i] == dc[i]; i++) ci[i] = 0;
+    }
+    tfe_status s = unary ? TFE_FN(contract_unary)(alpha, &A, k.la, beta, &C, k.lc)
+                         : TFE_FN(contract)(alpha, &A, k.la, &B, k.lb, beta, &C, k.lc);
+    if (s != TFE_OK) fail_msg("case %d: status %d: %s", cs, (int)s, tfe_last_error());
+    TFE_TY(view) Cold = C;
+    Cold.data = old;
+    memset(ci, 0, sizeof ci);
+    int64_t touched = 0;
+    for (int64_t e = 0; e < numc; e++) {
+      double mag = 0;
+      TFE_T want = TFE_CAT(tc_ref_, TFE_S)(&k, alpha, &A, &B, beta, TFE_CAT(tc_get_, TFE_S)(&Cold, ci), ci, &mag);
+      TFE_T got = TFE_CAT(tc_get_, TFE_S)(&C, ci);
+      double d = TFE_FN(sr_dist)(got, want);
+      if (!(tol == 0 ? d == 0 : d <= tol * (mag + 1)))
+        fail_msg("kind %s case %d (%s) element %lld: distance %g (mag %g) ra=%d rb=%d rc=%d",
+                 TC_STR(TFE_S), cs, unary ? "unary" : "binary", (long long)e, d, mag, k.ra, k.rb, k.rc);
+      int64_t o = C.lay.offset;
+      for (int i = 0; i < k.rc; i++) o += ci[i] * C.lay.strides[i];
+      old[o] = C.data[o]; /* mark as checked so the sentinel scan below skips it */
+      touched++;
+      for (int i = 0; i < k.rc && ++ci[i] == dc[i]; i++) ci[i] = 0;
+    }
+    for (int64_t x = 0; x < nc; x++)
+      if (memcmp(&old[x], &C.data[x], sizeof(TFE_T)) != 0)
+        fail_msg("kind %s case %d: element %lld outside the output view was written", TC_STR(TFE_S), cs, (long long)x);
+    free(A.data); free(B.data); free(C.data); free(old);
+  }
+}
+
+#endif

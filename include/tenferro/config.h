@@ -51,6 +51,8 @@
 /* Inside a template: TFE_FN(zeros) -> tfe_zeros_f64 for TFE_S = f64. */
 #define TFE_FN(name) TFE_CAT3(tfe_, name, TFE_CAT(_, TFE_S))
 #define TFE_TY(name) TFE_FN(name)
+#define TFE__STR(x) #x
+#define TFE_STR(x) TFE__STR(x) /* TFE_STR(TFE_S) -> "f64" */
 
 #define TFE_UNUSED(x) ((void)(x))
 

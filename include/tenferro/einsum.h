@@ -1,7 +1,134 @@
-/* tenferro/einsum.h — einsum room: notation, contraction order, plans, N-ary execution. */
+/* tenferro/einsum.h — einsum room: notation, contraction order, plans, N-ary execution.
+ *
+ * Table of contents (docs/einsum.md)
+ *   notation ........... einsum_parse.h   UTF-8 labels, "...", implicit output, size-1 broadcast,
+ *                                         parentheses fixing the order "ij,(jk,kl)->il"
+ *   order .............. einsum_path.h    cost model, greedy, exact DP, given paths
+ *                        einsum_anneal.h  simulated-annealing tree optimizer, slicing
+ *   plans .............. einsum_plan.h    tfe_einsum_plan_new[_labels], cost, path, plan cache
+ *   execution .......... einsum_tpl.h     per kind S:
+ *     tfe_einsum_S(out_tensor, expr, n, ops)                       allocating
+ *     tfe_einsum_with_S(out_tensor, expr, n, ops, opts)
+ *     tfe_einsum_into_S(out_view, alpha, beta, expr, n, ops)        accumulating, any strides
+ *     tfe_einsum_into_with_S(out_view, alpha, beta, expr, n, ops, opts)
+ *     tfe_einsum_owned_S(out_tensor, expr, n, tensors, opts)         consuming
+ *     tfe_einsum_labels_S(out_tensor, n, ops, labels, out_labels, out_rank, opts)
+ *     tfe_einsum_execute_S(plan, alpha, ops, beta, out_view)
+ *   generic ............ tfe_einsum(...), tfe_einsum_into(...), ... (_Generic on the output)
+ *   dtype-tagged ....... tfe_einsum_dyn(out, expr, n, ops, opts), tfe_einsum_into_dyn(...) */
 #ifndef TENFERRO_EINSUM_H
 #define TENFERRO_EINSUM_H
 
 #include <tenferro/tensor.h>
+#include <tenferro/prims.h>
+#include <tenferro/einsum_parse.h>
+#include <tenferro/einsum_path.h>
+#include <tenferro/einsum_anneal.h>
+#include <tenferro/einsum_plan.h>
+
+/* No two index tuples reach one element (sufficient test: sorted by |stride|, each stride
+ * passes everything the smaller ones span). */
+TFE_INTERNAL bool tfe__ein_no_self_overlap(const tfe_layout *L) {
+  int64_t st[TFE_MAX_RANK], dm[TFE_MAX_RANK];
+  int n = 0;
+  for (int i = 0; i < L->rank; i++) {
+    if (L->dims[i] == 0) return true;
+    if (L->dims[i] == 1) continue;
+    int64_t s = L->strides[i] < 0 ? -L->strides[i] : L->strides[i];
+    int k = n++;
+    while (k > 0 && st[k - 1] > s) { st[k] = st[k - 1]; dm[k] = dm[k - 1]; k--; }
+    st[k] = s; dm[k] = L->dims[i];
+  }
+  int64_t span = 0;
+  for (int k = 0; k < n; k++) {
+    if (st[k] <= span) return false;
+    span += st[k] * (dm[k] - 1);
+  }
+  return true;
+}
+/* The byte ranges of two views intersect. */
+TFE_INTERNAL bool tfe__ein_meet(const void *pa, const tfe_layout *La, const void *pc, const tfe_layout *Lc, size_t elem) {
+  int64_t alo, ahi, clo, chi;
+  if (!pa || !pc || !tfe_layout_extent(La, &alo, &ahi) || !tfe_layout_extent(Lc, &clo, &chi)) return false;
+  const char *a0 = (const char *)pa + alo * (int64_t)elem, *a1 = (const char *)pa + (ahi + 1) * (int64_t)elem;
+  const char *c0 = (const char *)pc + clo * (int64_t)elem, *c1 = (const char *)pc + (chi + 1) * (int64_t)elem;
+  return a0 < c1 && c0 < a1;
+}
+
+#define TFE_TEMPLATE <tenferro/einsum_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+
+/* ---- _Generic front ends (dispatch on the output) ------------------------------------------------ */
+#define tfe_einsum(out, expr, n, ops) _Generic((out), TFE_GCASES_ALL(einsum, tensor))(out, expr, n, ops)
+#define tfe_einsum_with(out, expr, n, ops, opts) \
+  _Generic((out), TFE_GCASES_ALL(einsum_with, tensor))(out, expr, n, ops, opts)
+#define tfe_einsum_into(out, alpha, beta, expr, n, ops) \
+  _Generic((out), TFE_GCASES_ALL(einsum_into, view))(out, alpha, beta, expr, n, ops)
+#define tfe_einsum_into_with(out, alpha, beta, expr, n, ops, opts) \
+  _Generic((out), TFE_GCASES_ALL(einsum_into_with, view))(out, alpha, beta, expr, n, ops, opts)
+#define tfe_einsum_owned(out, expr, n, tensors, opts) \
+  _Generic((out), TFE_GCASES_ALL(einsum_owned, tensor))(out, expr, n, tensors, opts)
+#define tfe_einsum_labels(out, n, ops, labels, out_labels, out_rank, opts) \
+  _Generic((out), TFE_GCASES_ALL(einsum_labels, tensor))(out, n, ops, labels, out_labels, out_rank, opts)
+#define tfe_einsum_execute(plan, alpha, ops, beta, out) \
+  _Generic((out), TFE_GCASES_ALL(einsum_execute, view))(plan, alpha, ops, beta, out)
+
+/* ---- the dtype-tagged layer ---------------------------------------------------------------------- */
+/* Allocating einsum over run-time typed operands (all of one dtype); out becomes an owning
+ * handle (release with tfe_storage_release(out->st)). */
+TFE_API tfe_status tfe_einsum_dyn(tfe_dyn *out, const char *expr, int n, const tfe_dyn *ops,
+                                  const tfe_einsum_opts *opts) {
+  TFE_CHECK_NULL(out);
+  if (n < 1) return TFE_FAIL(TFE_ERR_INVALID, "einsum needs at least one operand (got %d)", n);
+  TFE_CHECK_NULL(ops);
+  for (int k = 1; k < n; k++)
+    if (ops[k].dtype != ops[0].dtype)
+      return TFE_FAIL(TFE_ERR_DTYPE, "operand %d is %s but operand 0 is %s", k, tfe_dtype_name(ops[k].dtype),
+                      tfe_dtype_name(ops[0].dtype));
+  switch (ops[0].dtype) {
+#define TFE__EIN_DYN(s, T, R, alg, cplx, flt, DT)                                                  \
+  case DT: {                                                                                       \
+    tfe_view_##s sm[16], *v = n <= 16 ? sm : (tfe_view_##s *)tfe__alloc((size_t)n * sizeof *v);    \
+    if (!v) return TFE_ERR_ALLOC;                                                                  \
+    for (int k = 0; k < n; k++) { v[k].data = (T *)ops[k].data; v[k].lay = ops[k].lay; v[k].conj = ops[k].conj; } \
+    tfe_tensor_##s t = {0};                                                                        \
+    tfe_status st = tfe_einsum_with_##s(&t, expr, n, v, opts);                                     \
+    if (v != sm) tfe__free(v);                                                                     \
+    if (st != TFE_OK) return st;                                                                   \
+    out->dtype = DT; out->data = t.v.data; out->lay = t.v.lay; out->conj = false; out->st = t.st;  \
+    return TFE_OK;                                                                                 \
+  }
+    TFE_KINDS(TFE__EIN_DYN)
+#undef TFE__EIN_DYN
+    default: return TFE_FAIL(TFE_ERR_DTYPE, "unsupported dtype %d", (int)ops[0].dtype);
+  }
+}
+/* out = einsum(expr, ops) into an existing run-time typed view (alpha = 1, beta = 0). */
+TFE_API tfe_status tfe_einsum_into_dyn(const tfe_dyn *out, const char *expr, int n, const tfe_dyn *ops,
+                                       const tfe_einsum_opts *opts) {
+  TFE_CHECK_NULL(out);
+  if (n < 1) return TFE_FAIL(TFE_ERR_INVALID, "einsum needs at least one operand (got %d)", n);
+  TFE_CHECK_NULL(ops);
+  for (int k = 0; k < n; k++)
+    if (ops[k].dtype != out->dtype)
+      return TFE_FAIL(TFE_ERR_DTYPE, "operand %d is %s but the output is %s", k, tfe_dtype_name(ops[k].dtype),
+                      tfe_dtype_name(out->dtype));
+  switch (out->dtype) {
+#define TFE__EIN_DYN(s, T, R, alg, cplx, flt, DT)                                                  \
+  case DT: {                                                                                       \
+    tfe_view_##s sm[16], *v = n <= 16 ? sm : (tfe_view_##s *)tfe__alloc((size_t)n * sizeof *v);    \
+    if (!v) return TFE_ERR_ALLOC;                                                                  \
+    for (int k = 0; k < n; k++) { v[k].data = (T *)ops[k].data; v[k].lay = ops[k].lay; v[k].conj = ops[k].conj; } \
+    tfe_view_##s o = {(T *)out->data, out->lay, out->conj};                                        \
+    tfe_status st = tfe_einsum_into_with_##s(&o, tfe_sr_one_##s(), tfe_sr_zero_##s(), expr, n, v, opts); \
+    if (v != sm) tfe__free(v);                                                                     \
+    return st;                                                                                     \
+  }
+    TFE_KINDS(TFE__EIN_DYN)
+#undef TFE__EIN_DYN
+    default: return TFE_FAIL(TFE_ERR_DTYPE, "unsupported dtype %d", (int)out->dtype);
+  }
+}
 
 #endif

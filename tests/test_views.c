@@ -95,12 +95,12 @@ static void test_overlap_large(void **st) {
   assert_int_equal(tfe_wrap_f64(&a, buf1, 8, 1, (int64_t[]){8}, NULL, 0, TFE_COLMAJOR), TFE_OK);
   assert_int_equal(tfe_wrap_f64(&b, buf2, 8, 1, (int64_t[]){8}, NULL, 0, TFE_COLMAJOR), TFE_OK);
   tfe_overlap o = TFE_MAYBE_OVERLAPS;
-  assert_int_equal(tfe_overlap_f64(&a, &b, &o), TFE_OK);
+  assert_int_equal(tfe_views_overlap_f64(&a, &b, &o), TFE_OK);
   assert_int_equal(o, TFE_DISJOINT);
   assert_int_equal(tfe_wrap_f64(&b, buf1 + 3, 5, 1, (int64_t[]){2}, (int64_t[]){2}, 0, TFE_COLMAJOR), TFE_OK);
-  assert_int_equal(tfe_overlap_f64(&a, &b, &o), TFE_OK);
+  assert_int_equal(tfe_views_overlap_f64(&a, &b, &o), TFE_OK);
   assert_int_equal(o, TFE_OVERLAPS);
-  assert_int_equal(tfe_overlap_f64(&b, &a, &o), TFE_OK);
+  assert_int_equal(tfe_views_overlap_f64(&b, &a, &o), TFE_OK);
   assert_int_equal(o, TFE_OVERLAPS);
 }
 

@@ -267,7 +267,7 @@ static void TV(conj_split)(tu_rng *r, int ncase) {
     tfe_overlap self = TFE_MAYBE_OVERLAPS, pair = TFE_MAYBE_OVERLAPS;
     assert_int_equal(TFE_FN(self_overlap)(&c.v, &self), TFE_OK);
     for (int q = 0; q + 1 < np && self == TFE_DISJOINT; q++) {
-      assert_int_equal(TFE_FN(overlap)(&parts[q], &parts[q + 1], &pair), TFE_OK);
+      assert_int_equal(TFE_FN(views_overlap)(&parts[q], &parts[q + 1], &pair), TFE_OK);
       assert_int_equal(pair, TFE_DISJOINT);
     }
     free(c.buf);

@@ -66,6 +66,8 @@ TFE_INTERNAL tfe_status tfe__fail(tfe_status st, const char *where, const char *
 /* return TFE_FAIL(TFE_ERR_SHAPE, "dim %d is %lld, expected %lld", ...); */
 /* The comma form lets the compiler see the returned code (variadic functions are not inlined). */
 #define TFE_FAIL(st, ...) (tfe__fail((st), __func__, __VA_ARGS__), (st))
+/* The same on behalf of a named caller (helpers that validate for a public function). */
+#define TFE_FAIL_AT(st, where, ...) (tfe__fail((st), (where), __VA_ARGS__), (st))
 #define TFE_CHECK_NULL(p) \
   do { if (!(p)) return TFE_FAIL(TFE_ERR_NULL, "argument '%s' is NULL", #p); } while (0)
 #define TFE_TRY(expr) \

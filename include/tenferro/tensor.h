@@ -10,6 +10,7 @@
 
 #include <tenferro/scalars.h>
 #include <stdatomic.h>
+#include <tenferro/gen/generic.h>
 
 typedef struct tfe_layout {
   int rank;
@@ -167,33 +168,33 @@ TFE_INTERNAL const char *tfe__fmt_dims(char *buf, size_t size, int n, const int6
 
 /* Validate an input layout on behalf of `where`: rank, dims, count and addresses in range. */
 TFE_INTERNAL tfe_status tfe__lay_ok(const tfe_layout *L, const char *where, const char *what) {
-  if (!L) return tfe__fail(TFE_ERR_NULL, where, "argument '%s' is NULL", what);
+  if (!L) return TFE_FAIL_AT(TFE_ERR_NULL, where, "argument '%s' is NULL", what);
   if (L->rank < 0 || L->rank > TFE_MAX_RANK)
-    return tfe__fail(TFE_ERR_RANK, where, "%s: rank %d outside [0, %d]", what, L->rank, TFE_MAX_RANK);
+    return TFE_FAIL_AT(TFE_ERR_RANK, where, "%s: rank %d outside [0, %d]", what, L->rank, TFE_MAX_RANK);
   int64_t n = 1, lo = L->offset, hi = L->offset;
   for (int i = 0; i < L->rank; i++) {
     if (L->dims[i] < 0)
-      return tfe__fail(TFE_ERR_INVALID, where, "%s: dim %d is negative (%lld)", what, i, (long long)L->dims[i]);
+      return TFE_FAIL_AT(TFE_ERR_INVALID, where, "%s: dim %d is negative (%lld)", what, i, (long long)L->dims[i]);
     if (!tfe__mul_ok(n, L->dims[i], &n))
-      return tfe__fail(TFE_ERR_OVERFLOW, where, "%s: element count overflows at dim %d", what, i);
+      return TFE_FAIL_AT(TFE_ERR_OVERFLOW, where, "%s: element count overflows at dim %d", what, i);
   }
   for (int i = 0; n > 0 && i < L->rank; i++) {
     int64_t span;
     bool ok = tfe__mul_ok(L->dims[i] - 1, L->strides[i], &span) &&
               (span < 0 ? tfe__add_ok(lo, span, &lo) : tfe__add_ok(hi, span, &hi));
-    if (!ok) return tfe__fail(TFE_ERR_OVERFLOW, where, "%s: element addresses overflow at dim %d", what, i);
+    if (!ok) return TFE_FAIL_AT(TFE_ERR_OVERFLOW, where, "%s: element addresses overflow at dim %d", what, i);
   }
   return TFE_OK;
 }
 /* Validate a target shape (rank, dims, element count) and copy it into L->dims. */
 TFE_INTERNAL tfe_status tfe__dims_ok(int rank, const int64_t *dims, const char *where, tfe_layout *L) {
   if (rank < 0 || rank > TFE_MAX_RANK)
-    return tfe__fail(TFE_ERR_RANK, where, "rank %d outside [0, %d]", rank, TFE_MAX_RANK);
-  if (rank > 0 && !dims) return tfe__fail(TFE_ERR_NULL, where, "argument 'dims' is NULL");
+    return TFE_FAIL_AT(TFE_ERR_RANK, where, "rank %d outside [0, %d]", rank, TFE_MAX_RANK);
+  if (rank > 0 && !dims) return TFE_FAIL_AT(TFE_ERR_NULL, where, "argument 'dims' is NULL");
   int64_t n = 1;
   for (int i = 0; i < rank; i++) {
-    if (dims[i] < 0) return tfe__fail(TFE_ERR_INVALID, where, "dim %d is negative (%lld)", i, (long long)dims[i]);
-    if (!tfe__mul_ok(n, dims[i], &n)) return tfe__fail(TFE_ERR_OVERFLOW, where, "element count overflows at dim %d", i);
+    if (dims[i] < 0) return TFE_FAIL_AT(TFE_ERR_INVALID, where, "dim %d is negative (%lld)", i, (long long)dims[i]);
+    if (!tfe__mul_ok(n, dims[i], &n)) return TFE_FAIL_AT(TFE_ERR_OVERFLOW, where, "element count overflows at dim %d", i);
     L->dims[i] = dims[i];
   }
   L->rank = rank;
@@ -201,7 +202,7 @@ TFE_INTERNAL tfe_status tfe__dims_ok(int rank, const int64_t *dims, const char *
 }
 TFE_INTERNAL tfe_status tfe__axis_ok(int axis, int rank, const char *where, const char *what) {
   if (axis < 0 || axis >= rank)
-    return tfe__fail(TFE_ERR_INVALID, where, "%s %d is not an axis of a rank-%d tensor", what, axis, rank);
+    return TFE_FAIL_AT(TFE_ERR_INVALID, where, "%s %d is not an axis of a rank-%d tensor", what, axis, rank);
   return TFE_OK;
 }
 
@@ -377,16 +378,16 @@ TFE_API tfe_status tfe_layout_diagonal(const tfe_layout *in, int a1, int a2, tfe
 TFE_INTERNAL tfe_status tfe__slice1(tfe_layout *r, int axis, int64_t start, int64_t stop, int64_t step,
                                     const char *where) {
   int64_t d = r->dims[axis], n;
-  if (step == 0) return tfe__fail(TFE_ERR_INVALID, where, "axis %d: step is 0", axis);
+  if (step == 0) return TFE_FAIL_AT(TFE_ERR_INVALID, where, "axis %d: step is 0", axis);
   if (step > 0) {
     if (start < 0 || start > stop || stop > d)
-      return tfe__fail(TFE_ERR_BOUNDS, where, "axis %d: slice %lld:%lld:%lld out of bounds for size %lld "
+      return TFE_FAIL_AT(TFE_ERR_BOUNDS, where, "axis %d: slice %lld:%lld:%lld out of bounds for size %lld "
                        "(step > 0 needs 0 <= start <= stop <= size)", axis, (long long)start, (long long)stop,
                        (long long)step, (long long)d);
     n = (stop - start) / step + ((stop - start) % step != 0);
   } else {
     if (stop < -1 || stop > start || start > (d > 0 ? d - 1 : -1))
-      return tfe__fail(TFE_ERR_BOUNDS, where, "axis %d: slice %lld:%lld:%lld out of bounds for size %lld "
+      return TFE_FAIL_AT(TFE_ERR_BOUNDS, where, "axis %d: slice %lld:%lld:%lld out of bounds for size %lld "
                        "(step < 0 needs -1 <= stop <= start <= size-1)", axis, (long long)start, (long long)stop,
                        (long long)step, (long long)d);
     /* step == INT64_MIN cannot be negated; it takes at most one element */
@@ -483,17 +484,17 @@ TFE_API tfe_status tfe_layout_unsqueeze(const tfe_layout *in, int axis, tfe_layo
 TFE_INTERNAL tfe_status tfe__split_ok(const tfe_layout *in, int axis, int nparts, const int64_t *sizes,
                                       const void *outs, const char *where) {
   TFE_TRY(tfe__lay_ok(in, where, "in"));
-  if (!sizes) return tfe__fail(TFE_ERR_NULL, where, "argument 'sizes' is NULL");
-  if (!outs) return tfe__fail(TFE_ERR_NULL, where, "argument 'outs' is NULL");
+  if (!sizes) return TFE_FAIL_AT(TFE_ERR_NULL, where, "argument 'sizes' is NULL");
+  if (!outs) return TFE_FAIL_AT(TFE_ERR_NULL, where, "argument 'outs' is NULL");
   TFE_TRY(tfe__axis_ok(axis, in->rank, where, "axis"));
-  if (nparts < 1) return tfe__fail(TFE_ERR_INVALID, where, "nparts is %d, needs at least 1", nparts);
+  if (nparts < 1) return TFE_FAIL_AT(TFE_ERR_INVALID, where, "nparts is %d, needs at least 1", nparts);
   for (int p = 0; p < nparts; p++)
-    if (sizes[p] < 0) return tfe__fail(TFE_ERR_INVALID, where, "sizes[%d] is negative (%lld)", p, (long long)sizes[p]);
+    if (sizes[p] < 0) return TFE_FAIL_AT(TFE_ERR_INVALID, where, "sizes[%d] is negative (%lld)", p, (long long)sizes[p]);
   int64_t sum = 0;
   for (int p = 0; p < nparts; p++)
     if (!tfe__add_ok(sum, sizes[p], &sum) || sum > in->dims[axis]) { sum = -1; break; }
   if (sum != in->dims[axis])
-    return tfe__fail(TFE_ERR_SHAPE, where, "the %d sizes do not add up to axis %d's size %lld", nparts, axis,
+    return TFE_FAIL_AT(TFE_ERR_SHAPE, where, "the %d sizes do not add up to axis %d's size %lld", nparts, axis,
                      (long long)in->dims[axis]);
   return TFE_OK;
 }
@@ -519,9 +520,9 @@ TFE_INTERNAL tfe_status tfe__buffer_layout(const void *buf, int64_t buflen, int 
                                            const int64_t *strides, int64_t offset, tfe_order order,
                                            tfe_layout *L, const char *where) {
   if (order != TFE_COLMAJOR && order != TFE_ROWMAJOR)
-    return tfe__fail(TFE_ERR_INVALID, where, "order %d is not TFE_COLMAJOR or TFE_ROWMAJOR", (int)order);
-  if (buflen < 0) return tfe__fail(TFE_ERR_INVALID, where, "buflen is negative (%lld)", (long long)buflen);
-  if (!buf && buflen > 0) return tfe__fail(TFE_ERR_NULL, where, "buffer is NULL but buflen is %lld", (long long)buflen);
+    return TFE_FAIL_AT(TFE_ERR_INVALID, where, "order %d is not TFE_COLMAJOR or TFE_ROWMAJOR", (int)order);
+  if (buflen < 0) return TFE_FAIL_AT(TFE_ERR_INVALID, where, "buflen is negative (%lld)", (long long)buflen);
+  if (!buf && buflen > 0) return TFE_FAIL_AT(TFE_ERR_NULL, where, "buffer is NULL but buflen is %lld", (long long)buflen);
   tfe_layout t;
   TFE_TRY(tfe__dims_ok(rank, dims, where, &t));
   if (strides) {
@@ -533,7 +534,7 @@ TFE_INTERNAL tfe_status tfe__buffer_layout(const void *buf, int64_t buflen, int 
   TFE_TRY(tfe__lay_ok(&t, where, "buffer layout"));
   int64_t lo, hi;
   if (tfe_layout_extent(&t, &lo, &hi) && (lo < 0 || hi >= buflen))
-    return tfe__fail(TFE_ERR_BOUNDS, where, "the view reaches elements %lld..%lld, outside the buffer [0, %lld)",
+    return TFE_FAIL_AT(TFE_ERR_BOUNDS, where, "the view reaches elements %lld..%lld, outside the buffer [0, %lld)",
                      (long long)lo, (long long)hi, (long long)buflen);
   *L = t;
   return TFE_OK;
@@ -704,5 +705,45 @@ typedef struct tfe_dyn {
 #define TFE_TEMPLATE <tenferro/view_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
+
+/* ---- _Generic front ends ------------------------------------------------------------------------
+ * tfe_zeros(&t, ...) is tfe_zeros_f64(&t, ...) for a tfe_tensor_f64 *t; view ops accept a view
+ * or a tensor pointer (tfe_permute(&t, ...) on a tensor is tfe_tensor_permute_S). A pointer of
+ * any other type is a compile error ("'_Generic' selector of type 'X *' is not compatible with
+ * any association"). */
+#define TFE__GVT(fn, x) _Generic((x), TFE_GCASES_ALL(fn, view), TFE_GCASES_ALL(tensor_##fn, tensor))
+#define tfe_empty(out, rank, dims, order) _Generic((out), TFE_GCASES_ALL(empty, tensor))(out, rank, dims, order)
+#define tfe_zeros(out, rank, dims, order) _Generic((out), TFE_GCASES_ALL(zeros, tensor))(out, rank, dims, order)
+#define tfe_ones(out, rank, dims, order) _Generic((out), TFE_GCASES_ALL(ones, tensor))(out, rank, dims, order)
+#define tfe_full(out, rank, dims, order, value) \
+  _Generic((out), TFE_GCASES_ALL(full, tensor))(out, rank, dims, order, value)
+#define tfe_release(t) _Generic((t), TFE_GCASES_ALL(tensor_release, tensor))(t)
+#define tfe_retain(t, out) _Generic((t), TFE_GCASES_ALL(tensor_retain, tensor))(t, out)
+#define tfe_wrap(out, buf, buflen, rank, dims, strides, offset, order) \
+  _Generic((out), TFE_GCASES_ALL(wrap, view), TFE_GCASES_ALL(tensor_wrap, tensor))( \
+      out, buf, buflen, rank, dims, strides, offset, order)
+#define tfe_from_buffer(out, buf, buflen, rank, dims, strides, offset, order) \
+  _Generic((out), TFE_GCASES_ALL(from_buffer, tensor))(out, buf, buflen, rank, dims, strides, offset, order)
+#define tfe_get(v, idx, out) _Generic((v), TFE_GCASES_ALL(get, view))(v, idx, out)
+#define tfe_set(v, idx, value) _Generic((v), TFE_GCASES_ALL(set, view))(v, idx, value)
+#define tfe_permute(in, perm, out) TFE__GVT(permute, in)(in, perm, out)
+#define tfe_reshape(in, rank, dims, order, out) TFE__GVT(reshape, in)(in, rank, dims, order, out)
+#define tfe_broadcast(in, rank, dims, out) TFE__GVT(broadcast, in)(in, rank, dims, out)
+#define tfe_diagonal(in, a1, a2, out) TFE__GVT(diagonal, in)(in, a1, a2, out)
+#define tfe_diagonal_map(in, map, out_rank, out) TFE__GVT(diagonal_map, in)(in, map, out_rank, out)
+#define tfe_slice(in, start, stop, step, out) TFE__GVT(slice, in)(in, start, stop, step, out)
+#define tfe_slice_axis(in, axis, start, stop, step, out) TFE__GVT(slice_axis, in)(in, axis, start, stop, step, out)
+#define tfe_select(in, axis, index, out) TFE__GVT(select, in)(in, axis, index, out)
+#define tfe_squeeze(in, axis, out) TFE__GVT(squeeze, in)(in, axis, out)
+#define tfe_unsqueeze(in, axis, out) TFE__GVT(unsqueeze, in)(in, axis, out)
+#define tfe_conj(in, out) TFE__GVT(conj, in)(in, out)
+#define tfe_split(in, axis, nparts, sizes, outs) TFE__GVT(split, in)(in, axis, nparts, sizes, outs)
+#define tfe_views_overlap(a, b, res) _Generic((a), TFE_GCASES_ALL(views_overlap, view))(a, b, res)
+#define tfe_self_overlap(v, res) _Generic((v), TFE_GCASES_ALL(self_overlap, view))(v, res)
+#define tfe_check_writable(v) _Generic((v), TFE_GCASES_ALL(check_writable, view))(v)
+#define tfe_dyn_as(d, out) _Generic((out), TFE_GCASES_ALL(dyn_as_view, view), TFE_GCASES_ALL(dyn_as_tensor, tensor))(d, out)
+#define tfe_to_dyn(x, out) _Generic((x), TFE_GCASES_ALL(view_to_dyn, view), TFE_GCASES_ALL(tensor_to_dyn, tensor))(x, out)
+
+#include <tenferro/dyn.h>
 
 #endif

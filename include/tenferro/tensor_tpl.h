@@ -189,7 +189,7 @@ TFE_API tfe_status TFE_FN(tensor_to_dyn)(const TFE_TY(tensor) *t, tfe_dyn *out) 
 }
 TFE_INTERNAL tfe_status TFE_FN(dyn_check_)(const tfe_dyn *d, const char *where) {
   if (d->dtype != TFE_DT)
-    return tfe__fail(TFE_ERR_DTYPE, where, "the handle holds %s elements, not " TFE_STR(TFE_S),
+    return TFE_FAIL_AT(TFE_ERR_DTYPE, where, "the handle holds %s elements, not " TFE_STR(TFE_S),
                      d->dtype == TFE_DT_CUSTOM ? "user-kind" : tfe_dtype_name(d->dtype));
   return TFE_OK;
 }
@@ -209,4 +209,24 @@ TFE_API tfe_status TFE_FN(dyn_as_tensor)(const tfe_dyn *d, TFE_TY(tensor) *out) 
   tfe_storage_retain(d->st);
   out->v.data = (TFE_T *)d->data; out->v.lay = d->lay; out->v.conj = d->conj; out->st = d->st;
   return TFE_OK;
+}
+/* Element access for the dtype-tagged layer (dyn.h dispatches here by dtype). */
+TFE_INTERNAL tfe_status TFE_FN(dyn_get_)(const tfe_dyn *d, const int64_t *idx, void *out) {
+  TFE_TY(view) v;
+  TFE_TRY(TFE_FN(dyn_as_view)(d, &v));
+  TFE_T x = TFE_FN(sr_zero)();
+  TFE_TRY(TFE_FN(get)(&v, idx, &x));
+  memcpy(out, &x, sizeof x);
+  return TFE_OK;
+}
+TFE_INTERNAL tfe_status TFE_FN(dyn_set_)(const tfe_dyn *d, const int64_t *idx, const void *value) {
+  TFE_TY(view) v;
+  TFE_TRY(TFE_FN(dyn_as_view)(d, &v));
+  TFE_T x;
+  memcpy(&x, value, sizeof x);
+  return TFE_FN(set)(&v, idx, x);
+}
+/* Move a freshly made tensor into a dyn handle (its reference moves too). */
+TFE_INTERNAL void TFE_FN(dyn_adopt_)(TFE_TY(tensor) *t, tfe_dyn *out) {
+  out->dtype = TFE_DT; out->data = t->v.data; out->lay = t->v.lay; out->conj = t->v.conj; out->st = t->st;
 }

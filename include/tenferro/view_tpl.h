@@ -233,7 +233,7 @@ TFE_API tfe_status TFE_FN(tensor_split)(const TFE_TY(tensor) *in, int axis, int 
 /* Do a and b share an element address? *res: TFE_DISJOINT / TFE_OVERLAPS (both exact) or
  * TFE_MAYBE_OVERLAPS (search budget exhausted: treat as overlapping). Views into different
  * buffers are compared by address. */
-TFE_API tfe_status TFE_FN(overlap)(const TFE_TY(view) *a, const TFE_TY(view) *b, tfe_overlap *res) {
+TFE_API tfe_status TFE_FN(views_overlap)(const TFE_TY(view) *a, const TFE_TY(view) *b, tfe_overlap *res) {
   TFE_CHECK_NULL(a);
   TFE_CHECK_NULL(b);
   TFE_CHECK_NULL(res);

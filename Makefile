@@ -80,6 +80,13 @@ check-gen:
 
 bench: $(BENCHES) $(TOOLS)
 
+# One line per pattern of ../shared/bench/permutation_patterns.json (PATTERNS=... to override).
+bench-permute: $(BUILD)/bench/bench_permute
+	$(BUILD)/bench/bench_permute $(PATTERNS) --threads2
+
+bench-kernels: $(BUILD)/bench/bench_kernels
+	$(BUILD)/bench/bench_kernels
+
 install:
 	mkdir -p $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	cp -r include/tenferro.h include/tenferro $(DESTDIR)$(PREFIX)/include/

@@ -49,6 +49,12 @@ static bool tk_next(int rank, const int64_t *dims, int64_t *idx) {
   return false;
 }
 
+/* Mode 1 plans every tensor and threads from 64 elements on; mode 0 restores defaults. */
+static void tk_paths(int mode) {
+  tfe__ktiny = mode ? 0 : 1024;
+  tfe__kpar_min = mode ? 64 : 32768;
+}
+
 #define TK_KIND
 #define TFE_TEMPLATE "test_kernel.c"
 #include <tenferro/gen/foreach_kind.h>
@@ -62,10 +68,13 @@ static bool tk_next(int rank, const int64_t *dims, int64_t *idx) {
 static void test_copy_random(void **st) {
   (void)st;
   tu_rng r = {12345};
-  for (int nt = 1; nt <= 2; nt++) {
+  for (int mode = 0; mode < 4; mode++) { /* threads 1, 2; default or no tiny path */
+    int nt = 1 + mode % 2;
     tfe_set_num_threads(nt);
+    tk_paths(mode / 2);
     TK_TESTS(TK_RUN_COPY)
   }
+  tk_paths(0);
   tfe_set_num_threads(0);
 }
 

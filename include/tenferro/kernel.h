@@ -50,6 +50,35 @@ TFE_API const char *tfe_redop_name(tfe_redop op) {
   return (unsigned)op < (unsigned)TFE_RED_COUNT_ ? n[op] : "unknown";
 }
 
+/* Real and complex math by argument type (no <tgmath.h>: it would redefine the user's sqrt). */
+#define TFE__M(name, x) \
+  _Generic((x), float: name##f, double: name, float _Complex: c##name##f, double _Complex: c##name)(x)
+#define TFE__MPOW(x, y) \
+  _Generic((x), float: powf, double: pow, float _Complex: cpowf, double _Complex: cpow)(x, y)
+#define TFE__CREAL(x) _Generic((x), float _Complex: crealf, double _Complex: creal)(x)
+#define TFE__CIMAG(x) _Generic((x), float _Complex: cimagf, double _Complex: cimag)(x)
+#define TFE__MABS(x) \
+  _Generic((x), float: fabsf, double: fabs, float _Complex: cabsf, double _Complex: cabs)(x)
+
+/* ---- fresh destinations ------------------------------------------------------------------
+ * A large fresh buffer costs one page fault per 4 KiB page on first touch, which makes a
+ * copy into it several times slower than the copy itself. Asking for transparent huge pages
+ * before the first touch (what numpy does for its arrays) makes those faults 512x fewer.
+ * Declared here rather than through <sys/mman.h>, which -std=c11 hides. */
+#if defined(__linux__)
+extern int madvise(void *addr, size_t len, int advice);
+#endif
+TFE_INTERNAL void tfe__kadvise_huge(void *p, size_t bytes) {
+#if defined(__linux__)
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  if (!p || bytes < 2 * huge) return;
+  uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
+  if (e > a) (void)madvise((void *)a, (size_t)(e - a), 14 /* MADV_HUGEPAGE */);
+#else
+  (void)p; (void)bytes;
+#endif
+}
+
 /* ---- layout checks ------------------------------------------------------------------------- */
 /* Same rank and dims. */
 TFE_INTERNAL tfe_status tfe__same_shape(const tfe_layout *a, const tfe_layout *b, const char *where) {
@@ -116,6 +145,30 @@ TFE_INTERNAL bool tfe__views_conflict(const void *dp, const tfe_layout *dl, cons
   return !(r >= (int64_t)esz && g - r >= (int64_t)esz);
 }
 
+/* src viewed with dst's dims by numpy's rule: trailing dims align, a dim of 1 (or a missing
+ * leading dim) repeats with stride 0. */
+TFE_INTERNAL tfe_status tfe__broadcast(const tfe_layout *src, const tfe_layout *dst, tfe_layout *out,
+                                       const char *where, const char *name) {
+  if (src->rank > dst->rank)
+    return tfe__fail(TFE_ERR_SHAPE, where, "cannot broadcast %s of rank %d to rank %d", name,
+                     src->rank, dst->rank);
+  int lead = dst->rank - src->rank;
+  out->rank = dst->rank;
+  out->offset = src->offset;
+  for (int i = 0; i < dst->rank; i++) {
+    out->dims[i] = dst->dims[i];
+    if (i < lead) { out->strides[i] = 0; continue; }
+    int64_t n = src->dims[i - lead];
+    if (n == dst->dims[i]) out->strides[i] = src->strides[i - lead];
+    else if (n == 1) out->strides[i] = 0;
+    else
+      return tfe__fail(TFE_ERR_SHAPE, where,
+                       "cannot broadcast %s dim %d (size %lld) to size %lld", name, i - lead,
+                       (long long)n, (long long)dst->dims[i]);
+  }
+  return TFE_OK;
+}
+
 /* A valid layout (rank, non-negative dims, no overflow) with data unless it is empty. */
 TFE_INTERNAL tfe_status tfe__check_layout(const tfe_layout *L, const void *data, const char *where,
                                           const char *name, int64_t *count) {
@@ -143,12 +196,407 @@ TFE_INTERNAL tfe_status tfe__check_dst(const tfe_layout *L, const void *data, co
   return TFE_OK;
 }
 
+/* ---- the loop planner --------------------------------------------------------------------
+ * Operands share one index space (dims); each has its own strides. Op 0 is the written one
+ * (or, for reductions, the accumulator), ops 1.. are read. The plan:
+ *   1. drops size-1 dims, flips dims where the key operand's stride is negative,
+ *   2. sorts dims by the key operand's |stride| and fuses dims contiguous in every operand,
+ *   3. forms group G0 of the innermost dims (contiguous in the key operand) up to a block of
+ *      about `t0` elements, and, when an input reads with large strides along G0 (a
+ *      transpose), a group G1 of the dims that input reads contiguously, up to `t1`;
+ *      the last dim of a group may be cut into blocks (its tail tile is clipped),
+ *   4. the remaining dims and the block counts form the tile odometer, threads split it.
+ * A tile is G0 x G1: for j < n1, for i < n0 the element at off(G0, i) + off(G1, j). Offsets
+ * along a group are an arithmetic step (single dim) or a table (several small dims). */
+#define TFE__KOPS 3
+#define TFE__KTAB 256     /* entries of a group table */
+#define TFE__KGD 16       /* dims in a group */
+
+typedef struct tfe__kgroup {
+  int nd;                       /* dims in the group, inner first; 0: the group is empty */
+  int64_t len;                  /* elements of a full block */
+  int64_t inner;                /* elements per step of the last (outermost) dim */
+  int64_t last_n, last_b;       /* that dim's size and block (block < size: cut) */
+  bool arith[TFE__KOPS];
+  int64_t step[TFE__KOPS];
+  int64_t tab[TFE__KOPS][TFE__KTAB];
+} tfe__kgroup;
+
+typedef struct tfe__kplan {
+  int nops, key;
+  int64_t numel;
+  int64_t base[TFE__KOPS];               /* element offset of the origin after flips */
+  int rank;                              /* sorted, fused dims */
+  int64_t dims[TFE_MAX_RANK];
+  int64_t str[TFE__KOPS][TFE_MAX_RANK];
+  tfe__kgroup g[2];
+  int no;                                /* tile odometer: counts and per-op steps */
+  int64_t ocount[TFE_MAX_RANK + 2];
+  int64_t ostep[TFE__KOPS][TFE_MAX_RANK + 2];
+  int oclip[TFE_MAX_RANK + 2];           /* 1: cut dim of G0, 2: of G1, 0: plain */
+  int64_t ntiles, nseq;                  /* tiles; leading tiles that share op 0 (reductions) */
+} tfe__kplan;
+
+typedef struct tfe__ktile {
+  int64_t off[TFE__KOPS];
+  int64_t n0, n1;
+  int tid;
+} tfe__ktile;
+
+TFE_INTERNAL int64_t tfe__kabs(int64_t x) { return x < 0 ? -x : x; }
+
+/* Whether input op j reads G0's first dim with a large stride while some other dim is
+ * contiguous for it: then a 2-D tile keeps its cache lines in use. */
+TFE_INTERNAL bool tfe__kmisaligned(const tfe__kplan *p, int j) {
+  int64_t s0 = tfe__kabs(p->str[j][0]);
+  if (s0 <= 4) return false;
+  for (int d = 1; d < p->rank; d++) {
+    int64_t s = tfe__kabs(p->str[j][d]);
+    if (s != 0 && s < s0) return true;
+  }
+  return false;
+}
+
+/* Move dims `sel` (in this order) to positions [at, at + n) keeping the others' order. */
+TFE_INTERNAL void tfe__kmove(tfe__kplan *p, int at, int n, const int *sel) {
+  int64_t dims[TFE_MAX_RANK], str[TFE__KOPS][TFE_MAX_RANK];
+  bool used[TFE_MAX_RANK] = {false};
+  int k = 0;
+  for (int i = 0; i < at; i++) { used[i] = true; }
+  for (int i = 0; i < at; i++, k++) {
+    dims[k] = p->dims[i];
+    for (int o = 0; o < p->nops; o++) str[o][k] = p->str[o][i];
+  }
+  for (int m = 0; m < n; m++, k++) {
+    used[sel[m]] = true;
+    dims[k] = p->dims[sel[m]];
+    for (int o = 0; o < p->nops; o++) str[o][k] = p->str[o][sel[m]];
+  }
+  for (int i = 0; i < p->rank; i++) if (!used[i]) {
+    dims[k] = p->dims[i];
+    for (int o = 0; o < p->nops; o++) str[o][k] = p->str[o][i];
+    k++;
+  }
+  memcpy(p->dims, dims, sizeof(int64_t) * (size_t)p->rank);
+  for (int o = 0; o < p->nops; o++) memcpy(p->str[o], str[o], sizeof(int64_t) * (size_t)p->rank);
+}
+
+/* Group of dims [at, at + nd): fill the block shape, steps or tables. The last dim is cut
+ * to `last_b` (= its size when whole). */
+TFE_INTERNAL void tfe__kgroup_make(tfe__kplan *p, tfe__kgroup *g, int at, int nd, int64_t last_b) {
+  g->nd = nd;
+  g->inner = 1;
+  for (int d = at; d < at + nd - 1; d++) g->inner *= p->dims[d];
+  g->last_n = p->dims[at + nd - 1];
+  g->last_b = last_b;
+  g->len = g->inner * last_b;
+  for (int o = 0; o < p->nops; o++) {
+    g->arith[o] = nd == 1;
+    g->step[o] = p->str[o][at];
+    if (nd == 1) continue;
+    int64_t idx[TFE__KGD] = {0}, off = 0;
+    for (int64_t e = 0; e < g->len; e++) {
+      g->tab[o][e] = off;
+      for (int k = 0; k < nd; k++) {
+        int64_t n = k == nd - 1 ? last_b : p->dims[at + k];
+        if (++idx[k] < n) { off += p->str[o][at + k]; break; }
+        off -= (n - 1) * p->str[o][at + k];
+        idx[k] = 0;
+      }
+    }
+    bool ar = true; /* an arithmetic table is a step (faster inner loops) */
+    for (int64_t e = 1; e < g->len && ar; e++) ar = g->tab[o][e] == e * g->tab[o][1];
+    if (ar) { g->arith[o] = true; g->step[o] = g->len > 1 ? g->tab[o][1] : 0; }
+  }
+}
+
+/* Choose a group starting at `at` among dims [at, rank): whole dims while the block stays
+ * within `target` (and the table within TFE__KTAB), then a cut of the next dim. Returns the
+ * dims used; *cut gets the block of the last one. */
+TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int64_t target, int64_t *cut) {
+  int nd = 0;
+  int64_t prod = 1;
+  while (at + nd < p->rank && nd < TFE__KGD) {
+    int64_t n = p->dims[at + nd];
+    if (prod * n <= target && (nd == 0 || prod * n <= TFE__KTAB)) {
+      prod *= n; nd++; *cut = n;
+      continue;
+    }
+    int64_t lim = nd == 0 ? target : (target < TFE__KTAB ? target : TFE__KTAB);
+    int64_t b = lim / prod;
+    if (b >= 2 || nd == 0) { *cut = b < 1 ? 1 : b; nd++; }
+    break;
+  }
+  return nd;
+}
+
+/* Plan the loops. strides[o] are op o's strides over dims; offsets[o] its origin. t0 and
+ * t1 bound the blocks (elements) of G0 and G1. Returns false when there are no elements. */
+TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
+                                  const int64_t *const *strides, const int64_t *offsets,
+                                  int64_t t0, int64_t tt0, int64_t tt1, bool seq_zero) {
+  p->nops = nops; p->key = key; p->rank = 0; p->numel = 1;
+  for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] == 0) { p->numel = 0; return false; }
+    if (dims[i] == 1) continue;
+    int k = p->rank++;
+    p->numel *= dims[i];
+    p->dims[k] = dims[i];
+    bool flip = strides[key][i] < 0;
+    for (int o = 0; o < nops; o++) {
+      int64_t s = strides[o][i];
+      if (flip) { p->base[o] += (dims[i] - 1) * s; s = -s; }
+      p->str[o][k] = s;
+    }
+  }
+  /* sort by the key's stride; ties by the sum of the others' (insertion sort: rank is small) */
+  for (int i = 1; i < p->rank; i++) {
+    for (int j = i; j > 0; j--) {
+      int64_t a = p->str[key][j - 1], b = p->str[key][j], sa = 0, sb = 0;
+      for (int o = 0; o < nops; o++) { sa += tfe__kabs(p->str[o][j - 1]); sb += tfe__kabs(p->str[o][j]); }
+      if (a < b || (a == b && sa <= sb)) break;
+      int64_t t = p->dims[j]; p->dims[j] = p->dims[j - 1]; p->dims[j - 1] = t;
+      for (int o = 0; o < nops; o++) { t = p->str[o][j]; p->str[o][j] = p->str[o][j - 1]; p->str[o][j - 1] = t; }
+    }
+  }
+  /* fuse neighbours contiguous in every operand */
+  int k = 0;
+  for (int i = 1; i < p->rank; i++) {
+    bool f = true;
+    for (int o = 0; o < nops && f; o++) f = p->str[o][i] == p->str[o][k] * p->dims[k];
+    if (f) { p->dims[k] *= p->dims[i]; continue; }
+    k++;
+    p->dims[k] = p->dims[i];
+    for (int o = 0; o < nops; o++) p->str[o][k] = p->str[o][i];
+  }
+  if (p->rank > 0) p->rank = k + 1;
+  /* groups */
+  int mis = -1;
+  for (int o = 0; o < nops && mis < 0; o++) if (o != key && tfe__kmisaligned(p, o)) mis = o;
+  int64_t cut0 = 1, cut1 = 1;
+  int nd0 = p->rank ? tfe__kgroup_pick(p, 0, mis >= 0 ? tt0 : t0, &cut0) : 0;
+  int nd1 = 0;
+  if (mis >= 0 && nd0 < p->rank) {
+    int sel[TFE_MAX_RANK], ns = 0; /* remaining dims by the misaligned input's |stride| */
+    for (int d = nd0; d < p->rank; d++) {
+      int64_t s = tfe__kabs(p->str[mis][d]);
+      int j = ns++;
+      while (j > 0 && (s != 0 && (tfe__kabs(p->str[mis][sel[j - 1]]) > s || p->str[mis][sel[j - 1]] == 0))) { sel[j] = sel[j - 1]; j--; }
+      sel[j] = d;
+    }
+    tfe__kmove(p, nd0, ns, sel);
+    nd1 = tfe__kgroup_pick(p, nd0, tt1, &cut1);
+  }
+  if (nd0) tfe__kgroup_make(p, &p->g[0], 0, nd0, cut0);
+  else { p->g[0].nd = 0; p->g[0].len = 1; p->g[0].inner = 1; p->g[0].last_n = p->g[0].last_b = 1; }
+  if (nd1) tfe__kgroup_make(p, &p->g[1], nd0, nd1, cut1);
+  else { p->g[1].nd = 0; p->g[1].len = 1; p->g[1].inner = 1; p->g[1].last_n = p->g[1].last_b = 1; }
+  for (int gi = 0; gi < 2; gi++) if (p->g[gi].nd == 0)
+    for (int o = 0; o < nops; o++) { p->g[gi].arith[o] = true; p->g[gi].step[o] = 0; }
+  /* tile odometer: cut dims first, then the rest by the key's stride; with seq_zero the
+   * dims where op 0 does not move come first so that they form the sequential prefix */
+  int no = 0;
+  int64_t cnt[TFE_MAX_RANK + 2], stp[TFE__KOPS][TFE_MAX_RANK + 2];
+  int clip[TFE_MAX_RANK + 2];
+  for (int gi = 0; gi < 2; gi++) {
+    int nd = gi ? nd1 : nd0, last = (gi ? nd0 : 0) + nd - 1;
+    if (!nd || p->g[gi].last_b >= p->g[gi].last_n) continue;
+    cnt[no] = (p->g[gi].last_n + p->g[gi].last_b - 1) / p->g[gi].last_b;
+    for (int o = 0; o < nops; o++) stp[o][no] = p->str[o][last] * p->g[gi].last_b;
+    clip[no++] = gi + 1;
+  }
+  for (int d = nd0 + nd1; d < p->rank; d++) {
+    cnt[no] = p->dims[d];
+    for (int o = 0; o < nops; o++) stp[o][no] = p->str[o][d];
+    clip[no++] = 0;
+  }
+  p->no = 0; p->ntiles = 1; p->nseq = 1;
+  for (int pass = 0; pass < 2; pass++) /* seq_zero: op-0-stationary tiles first */
+    for (int i = 0; i < no; i++) {
+      bool z = seq_zero && stp[0][i] == 0;
+      if ((pass == 0) != z) continue;
+      int q = p->no++;
+      p->ocount[q] = cnt[i]; p->oclip[q] = clip[i];
+      for (int o = 0; o < nops; o++) p->ostep[o][q] = stp[o][i];
+      p->ntiles *= cnt[i];
+      if (z) p->nseq *= cnt[i];
+    }
+  return true;
+}
+
+/* Decode tile t into offsets and clipped extents. */
+TFE_INTERNAL void tfe__ktile_at(const tfe__kplan *p, int64_t t, tfe__ktile *tl) {
+  for (int o = 0; o < p->nops; o++) tl->off[o] = p->base[o];
+  tl->n0 = p->g[0].len;
+  tl->n1 = p->g[1].len;
+  for (int q = 0; q < p->no && t; q++) {
+    int64_t c = t % p->ocount[q];
+    t /= p->ocount[q];
+    for (int o = 0; o < p->nops; o++) tl->off[o] += c * p->ostep[o][q];
+    if (p->oclip[q]) {
+      const tfe__kgroup *g = &p->g[p->oclip[q] - 1];
+      int64_t rem = g->last_n - c * g->last_b;
+      if (rem < g->last_b) {
+        if (p->oclip[q] == 1) tl->n0 = g->inner * rem; else tl->n1 = g->inner * rem;
+      }
+    }
+  }
+}
+
+typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *t);
+
+/* Tuning (process-wide; tests lower them to drive every path with small tensors):
+ * tensors of at most tfe__ktiny elements take plain odometer loops without planning, and
+ * below tfe__kpar_min elements a kernel runs on one thread. */
+TFE_GLOBAL int64_t tfe__ktiny = 1024;
+TFE_GLOBAL int64_t tfe__kpar_min = 32768;
+/* Transpose tiles: G1 spans this many bytes along the source, G0 twice as many. */
+TFE_GLOBAL int64_t tfe__ktile_bytes = 256;
+
+TFE_INTERNAL int tfe__kthreads(int64_t numel) {
+  int nt = tfe_get_num_threads();
+  return numel >= tfe__kpar_min && nt > 1 ? nt : 1;
+}
+
+/* Run every tile. Tiles of one sequential run (nseq consecutive, sharing op 0 elements)
+ * stay on one thread; runs are split statically so that each thread writes (and first
+ * touches) one contiguous share of the output. */
+TFE_INTERNAL void tfe__kplan_run(const tfe__kplan *p, tfe__ktile_fn fn, void *ctx, int nt) {
+  int64_t nrun = p->ntiles / p->nseq;
+  if (nt > nrun) nt = (int)(nrun > 0 ? nrun : 1);
+  TFE_OMP(parallel for schedule(static) num_threads(nt) if (nt > 1))
+  for (int64_t r = 0; r < nrun; r++) {
+    tfe__ktile tl;
+#ifdef _OPENMP
+    tl.tid = omp_get_thread_num();
+#else
+    tl.tid = 0;
+#endif
+    for (int64_t s = 0; s < p->nseq; s++) {
+      tfe__ktile_at(p, r * p->nseq + s, &tl);
+      fn(ctx, p, &tl);
+    }
+  }
+}
+
+/* Offset of entry e of group gi for op o. */
+#define TFE__KOFF(p, gi, o, e) \
+  ((p)->g[gi].arith[o] ? (e) * (p)->g[gi].step[o] : (p)->g[gi].tab[o][e])
+
+/* Reductions: folds and the transform applied before folding. */
+enum { TFE__KF_ADD, TFE__KF_MUL, TFE__KF_MAX, TFE__KF_MIN };
+enum { TFE__KP_NONE, TFE__KP_ABS, TFE__KP_ABS2 };
+
+/* ---- transpose micro-kernels ---------------------------------------------------------------
+ * An 8x8 block of 8-byte elements: column j of the destination (8 consecutive elements at
+ * dcol[j]) receives element j of each source row (8 consecutive elements at srow[i]).
+ * Every source and destination line is used whole while in registers, so large power-of-two
+ * strides (which map all rows to one cache set) cost nothing extra. Kinds of other sizes
+ * use the portable loop in kernel_tpl.h. `nt`: stream the stores past the cache (the
+ * caller checked 64-byte alignment and issues tfe__ksfence afterwards). */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define TFE__KHAVE_TR8 1
+TFE_INTERNAL void tfe__ktr8(void *const *dcol, const void *const *srow, bool nt) {
+  __m512d r[8], a[8], b[8], c[8];
+  for (int i = 0; i < 8; i++) r[i] = _mm512_loadu_pd((const double *)srow[i]);
+  for (int i = 0; i < 8; i += 2) {
+    a[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);     /* r_i[0] r_i+1[0] r_i[2] r_i+1[2] ... */
+    a[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
+  }
+  const __m512i p1 = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+  const __m512i p2 = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  for (int h = 0; h < 8; h += 4) { /* rows h..h+3: b holds 4-row groups of columns */
+    b[h + 0] = _mm512_permutex2var_pd(a[h + 0], p1, a[h + 2]);
+    b[h + 1] = _mm512_permutex2var_pd(a[h + 1], p1, a[h + 3]);
+    b[h + 2] = _mm512_permutex2var_pd(a[h + 0], p2, a[h + 2]);
+    b[h + 3] = _mm512_permutex2var_pd(a[h + 1], p2, a[h + 3]);
+  }
+  const __m512i q1 = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0);
+  const __m512i q2 = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
+  for (int k = 0; k < 4; k++) {
+    c[k] = _mm512_permutex2var_pd(b[k], q1, b[k + 4]);
+    c[k + 4] = _mm512_permutex2var_pd(b[k], q2, b[k + 4]);
+  }
+  if (nt) for (int j = 0; j < 8; j++) _mm512_stream_pd((double *)dcol[j], c[j]);
+  else for (int j = 0; j < 8; j++) _mm512_storeu_pd((double *)dcol[j], c[j]);
+}
+TFE_INTERNAL void tfe__ksfence(void) { _mm_sfence(); }
+#else
+#define TFE__KHAVE_TR8 0
+TFE_INTERNAL void tfe__ksfence(void) {}
+#endif
+
+/* Outputs above this many bytes are written with streaming stores where aligned (they would
+ * not stay in cache anyway). */
+TFE_GLOBAL int64_t tfe__knt_min = (int64_t)16 << 20;
+
 #define TFE_TEMPLATE <tenferro/kernel_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 
-/* ---- _Generic front ends ------------------------------------------------------------------ */
+/* ---- _Generic front ends (dispatch on the first view pointer) ------------------------------ */
 #define tfe_copy(dst, src) _Generic((dst), TFE_GCASES_ALL(copy, view))(dst, src)
+#define tfe_conj_copy(dst, src) _Generic((dst), TFE_GCASES_ALL(conj_copy, view))(dst, src)
 #define tfe_contiguous(src, order, out) _Generic((src), TFE_GCASES_ALL(contiguous, view))(src, order, out)
+#define tfe_fill(dst, value) _Generic((dst), TFE_GCASES_ALL(fill, view))(dst, value)
+#define tfe_scale(y, alpha) _Generic((y), TFE_GCASES_ALL(scale, view))(y, alpha)
+#define tfe_axpby(y, a, x, b) _Generic((y), TFE_GCASES_ALL(axpby, view))(y, a, x, b)
+#define tfe_map(dst, src, op, param) _Generic((dst), TFE_GCASES_ALL(map, view))(dst, src, op, param)
+#define tfe_map_fn(dst, src, fn, ctx) _Generic((dst), TFE_GCASES_ALL(map_fn, view))(dst, src, fn, ctx)
+#define tfe_zip(dst, a, b, op) _Generic((dst), TFE_GCASES_ALL(zip, view))(dst, a, b, op)
+#define tfe_zip_fn(dst, a, b, fn, ctx) _Generic((dst), TFE_GCASES_ALL(zip_fn, view))(dst, a, b, fn, ctx)
+#define tfe_reduce(out, src, op, naxes, axes, alpha, beta) \
+  _Generic((out), TFE_GCASES_ALL(reduce, view))(out, src, op, naxes, axes, alpha, beta)
+#define tfe_reduce_all(src, op, result) _Generic((src), TFE_GCASES_ALL(reduce_all, view))(src, op, result)
+
+/* ---- the dtype-tagged layer --------------------------------------------------------------- */
+TFE_INTERNAL tfe_status tfe__dyn_same(const tfe_dyn *a, const tfe_dyn *b, const char *where,
+                                      const char *an, const char *bn) {
+  if (!a || !b) return tfe__fail(TFE_ERR_NULL, where, "argument '%s' is NULL", !a ? an : bn);
+  if (a->dtype != b->dtype)
+    return tfe__fail(TFE_ERR_DTYPE, where, "%s is %s but %s is %s", an, tfe_dtype_name(a->dtype),
+                     bn, tfe_dtype_name(b->dtype));
+  return TFE_OK;
+}
+
+/* dst = src for tensors whose kind is known at run time only; kinds must match. */
+TFE_API tfe_status tfe_copy_dyn(const tfe_dyn *dst, const tfe_dyn *src) {
+  TFE_TRY(tfe__dyn_same(dst, src, __func__, "destination", "source"));
+  switch (dst->dtype) {
+#define TFE__DYN_COPY(s, T, R, alg, cplx, flt, DT) \
+  case DT: { tfe_view_##s d = {(T *)dst->data, dst->lay, dst->conj}, x = {(T *)src->data, src->lay, src->conj}; \
+             return tfe_copy_##s(&d, &x); }
+    TFE_KINDS(TFE__DYN_COPY)
+#undef TFE__DYN_COPY
+  default: return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dst->dtype);
+  }
+}
+/* dst = op(src); param points to one value of the kind (the exponent of TFE_UN_POW), or NULL. */
+TFE_API tfe_status tfe_map_dyn(const tfe_dyn *dst, const tfe_dyn *src, tfe_unop op, const void *param) {
+  TFE_TRY(tfe__dyn_same(dst, src, __func__, "destination", "source"));
+  switch (dst->dtype) {
+#define TFE__DYN_MAP(s, T, R, alg, cplx, flt, DT) \
+  case DT: { tfe_view_##s d = {(T *)dst->data, dst->lay, dst->conj}, x = {(T *)src->data, src->lay, src->conj}; \
+             T p = param ? *(const T *)param : tfe_sr_one_##s(); return tfe_map_##s(&d, &x, op, p); }
+    TFE_KINDS(TFE__DYN_MAP)
+#undef TFE__DYN_MAP
+  default: return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dst->dtype);
+  }
+}
+/* dst = a op b with broadcasting; the three kinds must match. */
+TFE_API tfe_status tfe_zip_dyn(const tfe_dyn *dst, const tfe_dyn *a, const tfe_dyn *b, tfe_binop op) {
+  TFE_TRY(tfe__dyn_same(dst, a, __func__, "destination", "first input"));
+  TFE_TRY(tfe__dyn_same(dst, b, __func__, "destination", "second input"));
+  switch (dst->dtype) {
+#define TFE__DYN_ZIP(s, T, R, alg, cplx, flt, DT) \
+  case DT: { tfe_view_##s d = {(T *)dst->data, dst->lay, dst->conj}, x = {(T *)a->data, a->lay, a->conj}, \
+             y = {(T *)b->data, b->lay, b->conj}; return tfe_zip_##s(&d, &x, &y, op); }
+    TFE_KINDS(TFE__DYN_ZIP)
+#undef TFE__DYN_ZIP
+  default: return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dst->dtype);
+  }
+}
 
 #endif

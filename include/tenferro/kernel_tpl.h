@@ -1,18 +1,24 @@
 /* tenferro/kernel_tpl.h — kernels of one kind; re-included per kind (no include guard).
  * Parameters: TFE_S, TFE_T, TFE_R, TFE_ALG, TFE_CPLX, TFE_FLOAT. Generic code uses only the
- * tfe_sr_* semiring functions so that a user kind (TFE_ALG_CUSTOM) stamps too. */
+ * tfe_sr_* semiring functions so that a user kind (TFE_ALG_CUSTOM) stamps too; code that
+ * needs arithmetic of the standard algebra is under #if. */
+
+/* Elements per operand buffer of the elementwise engine (4 KiB, at least 16). */
+#define TFE__KBUF (4096 / sizeof(TFE_T) < 16 ? 16 : 4096 / sizeof(TFE_T))
 
 /* Whether reading src and writing dst needs a conjugation (the conj flags differ). */
-TFE_INTERNAL bool TFE_FN(k_conj_)(const TFE_TY(view) *dst, const TFE_TY(view) *src) {
+TFE_INTERNAL bool TFE_FN(k_conj_)(bool dst_conj, bool src_conj) {
 #if TFE_ALG == TFE_ALG_STANDARD && !TFE_CPLX
-  (void)dst; (void)src;
+  (void)dst_conj; (void)src_conj;
   return false;
 #else
-  return dst->conj != src->conj;
+  return dst_conj != src_conj;
 #endif
 }
 
-/* Plain odometer copy: the reference path for tiny tensors. */
+/* ==== copy ================================================================================ */
+
+/* Plain odometer copy: the short path for tiny tensors. */
 TFE_INTERNAL void TFE_FN(k_copy_odo_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, bool cj) {
   int r = dst->lay.rank;
   int64_t idx[TFE_MAX_RANK] = {0};
@@ -31,6 +37,94 @@ TFE_INTERNAL void TFE_FN(k_copy_odo_)(const TFE_TY(view) *dst, const TFE_TY(view
   }
 }
 
+typedef struct TFE_TY(kcopy_) {
+  TFE_T *d;
+  const TFE_T *s;
+  bool cj, nt;
+} TFE_TY(kcopy_);
+
+/* One tile of a transposing copy, in 8x8 blocks: block (ib, jb) reads 8 source rows (G0
+ * entries) of 8 elements along G1 and writes 8 destination columns (G1 entries) of 8
+ * elements along G0, so every line touched is used whole before it can be evicted. */
+TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p,
+                                         TFE_T *d, const TFE_T *s, int64_t n0, int64_t n1) {
+  const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+  bool fast = TFE__KHAVE_TR8 && sizeof(TFE_T) == 8 && !c->cj && g0->arith[0] && g0->step[0] == 1 &&
+              g1->arith[1] && g1->step[1] == 1;
+  for (int64_t ib = 0; ib < n0; ib += 8) {
+    int bi = n0 - ib < 8 ? (int)(n0 - ib) : 8;
+    const TFE_T *srow[8];
+    int64_t doff[8];
+    for (int i = 0; i < bi; i++) {
+      srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
+      doff[i] = TFE__KOFF(p, 0, 0, ib + i);
+    }
+    for (int64_t jb = 0; jb < n1; jb += 8) {
+      int bj = n1 - jb < 8 ? (int)(n1 - jb) : 8;
+#if TFE__KHAVE_TR8
+      if (fast && bi == 8 && bj == 8) {
+        void *dcol[8];
+        const void *sr[8];
+        bool al = c->nt;
+        for (int j = 0; j < 8; j++) {
+          dcol[j] = d + TFE__KOFF(p, 1, 0, jb + j) + doff[0];
+          al = al && ((uintptr_t)dcol[j] & 63) == 0;
+        }
+        for (int i = 0; i < 8; i++) sr[i] = srow[i] + jb;
+        tfe__ktr8(dcol, sr, al);
+        continue;
+      }
+#endif
+      for (int j = 0; j < bj; j++) {
+        TFE_T *dj = d + TFE__KOFF(p, 1, 0, jb + j);
+        int64_t so = TFE__KOFF(p, 1, 1, jb + j);
+        if (c->cj) for (int i = 0; i < bi; i++) dj[doff[i]] = TFE_FN(sr_conj)(srow[i][so]);
+        else for (int i = 0; i < bi; i++) dj[doff[i]] = srow[i][so];
+      }
+    }
+  }
+}
+
+TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
+  const TFE_TY(kcopy_) *c = (const TFE_TY(kcopy_) *)ctx;
+  TFE_T *d = c->d + t->off[0];
+  const TFE_T *s = c->s + t->off[1];
+  const tfe__kgroup *g0 = &p->g[0];
+  int64_t n0 = t->n0, n1 = t->n1;
+  if (p->g[1].nd > 0) { /* a transpose tile */
+    TFE_FN(k_copy_blocks_)(c, p, d, s, n0, n1);
+    if (c->nt) tfe__ksfence();
+    return;
+  }
+  if (c->cj) {
+    for (int64_t i = 0; i < n0; i++) d[TFE__KOFF(p, 0, 0, i)] = TFE_FN(sr_conj)(s[TFE__KOFF(p, 0, 1, i)]);
+    return;
+  }
+  if (g0->arith[0] && g0->arith[1]) {
+    int64_t ds = g0->step[0], ss = g0->step[1];
+    if (ds == 1 && ss == 1) memcpy(d, s, (size_t)n0 * sizeof(TFE_T));
+    else if (ds == 1) for (int64_t i = 0; i < n0; i++) d[i] = s[i * ss];
+    else for (int64_t i = 0; i < n0; i++) d[i * ds] = s[i * ss];
+    return;
+  }
+  if (g0->arith[0] && g0->step[0] == 1) for (int64_t i = 0; i < n0; i++) d[i] = s[g0->tab[1][i]];
+  else for (int64_t i = 0; i < n0; i++) d[TFE__KOFF(p, 0, 0, i)] = s[TFE__KOFF(p, 0, 1, i)];
+}
+
+/* Planned copy of validated views (dims equal, numel > 0). */
+TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, int64_t n) {
+  bool cj = TFE_FN(k_conj_)(dst->conj, src->conj);
+  if (n <= tfe__ktiny) { TFE_FN(k_copy_odo_)(dst, src, cj); return; }
+  tfe__kplan p;
+  const int64_t *str[2] = {dst->lay.strides, src->lay.strides};
+  int64_t off[2] = {dst->lay.offset, src->lay.offset};
+  int64_t es = (int64_t)sizeof(TFE_T);
+  int64_t tt = tfe__ktile_bytes / es < 8 ? 8 : tfe__ktile_bytes / es;
+  tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tt, tt, false);
+  TFE_TY(kcopy_) c = {dst->data, src->data, cj, n * (int64_t)sizeof(TFE_T) >= tfe__knt_min};
+  tfe__kplan_run(&p, TFE_FN(k_copy_tile_), &c, tfe__kthreads(n));
+}
+
 /* Copy src into dst (same dims). src may have any strides; the result read through dst
  * (honouring dst->conj) equals src read through src->conj. */
 TFE_API tfe_status TFE_FN(copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src) {
@@ -43,8 +137,16 @@ TFE_API tfe_status TFE_FN(copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src
   if (n == 0) return TFE_OK;
   if (tfe__views_conflict(dst->data, &dst->lay, src->data, &src->lay, sizeof(TFE_T)))
     return TFE_FAIL(TFE_ERR_OVERLAP, "destination overlaps the source");
-  TFE_FN(k_copy_odo_)(dst, src, TFE_FN(k_conj_)(dst, src));
+  TFE_FN(k_copy_run_)(dst, src, n);
   return TFE_OK;
+}
+
+/* Copy with conjugation: reading dst gives conj(src). */
+TFE_API tfe_status TFE_FN(conj_copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src) {
+  TFE_CHECK_NULL(src);
+  TFE_TY(view) s = *src;
+  s.conj = !s.conj;
+  return TFE_FN(copy)(dst, &s);
 }
 
 /* A new dense tensor (column- or row-major) holding the values of src, conjugation applied
@@ -57,8 +159,631 @@ TFE_API tfe_status TFE_FN(contiguous)(const TFE_TY(view) *src, tfe_order order, 
   TFE_TRY(tfe__check_layout(&src->lay, src->data, __func__, "source", NULL));
   TFE_TY(tensor) t = {0};
   TFE_TRY(TFE_FN(empty)(&t, src->lay.rank, src->lay.dims, order));
-  tfe_status st = TFE_FN(copy)(&t.v, src);
-  if (st) { TFE_FN(tensor_release)(&t); return st; }
+  int64_t n = tfe_layout_numel(&t.v.lay);
+  tfe__kadvise_huge(t.v.data, (size_t)n * sizeof(TFE_T));
+  if (n > 0) TFE_FN(k_copy_run_)(&t.v, src, n);
   *out = t;
   return TFE_OK;
 }
+
+/* ==== the elementwise engine ==============================================================
+ * dst[idx] = body(in0[idx], in1[idx]) over contiguous runs: inputs that are not unit-stride
+ * (or need conjugation) are gathered into buffers, the body runs on contiguous arrays (so it
+ * vectorizes), and a non-unit or conjugated destination is scattered back. */
+typedef void (*TFE_TY(kbody_))(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b);
+
+typedef struct TFE_TY(kew_) {
+  TFE_T *d;
+  const TFE_T *in[2];
+  bool cj_in[2], cj_out;
+  int nin;
+  TFE_TY(kbody_) body;
+  void *bctx;
+} TFE_TY(kew_);
+
+TFE_INTERNAL void TFE_FN(k_ew_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
+  const TFE_TY(kew_) *e = (const TFE_TY(kew_) *)ctx;
+  TFE_T buf[3][TFE__KBUF];
+  for (int64_t j = 0; j < t->n1; j++) {
+    const TFE_T *in[2] = {NULL, NULL};
+    for (int k = 0; k < e->nin; k++) {
+      const TFE_T *s = e->in[k] + t->off[k + 1] + TFE__KOFF(p, 1, k + 1, j);
+      if (!e->cj_in[k] && p->g[0].arith[k + 1] && p->g[0].step[k + 1] == 1) { in[k] = s; continue; }
+      for (int64_t i = 0; i < t->n0; i++) {
+        TFE_T x = s[TFE__KOFF(p, 0, k + 1, i)];
+        buf[k + 1][i] = e->cj_in[k] ? TFE_FN(sr_conj)(x) : x;
+      }
+      in[k] = buf[k + 1];
+    }
+    TFE_T *d = e->d + t->off[0] + TFE__KOFF(p, 1, 0, j);
+    bool direct = !e->cj_out && p->g[0].arith[0] && p->g[0].step[0] == 1;
+    e->body(e->bctx, t->n0, direct ? d : buf[0], in[0], in[1]);
+    if (direct) continue;
+    for (int64_t i = 0; i < t->n0; i++)
+      d[TFE__KOFF(p, 0, 0, i)] = e->cj_out ? TFE_FN(sr_conj)(buf[0][i]) : buf[0][i];
+  }
+}
+
+/* Tiny path: one element at a time in odometer order. */
+TFE_INTERNAL void TFE_FN(k_ew_odo_)(const TFE_TY(kew_) *e, const tfe_layout *dl,
+                                    const tfe_layout *const *il) {
+  int r = dl->rank;
+  int64_t idx[TFE_MAX_RANK] = {0};
+  TFE_T *d = e->d + dl->offset;
+  const TFE_T *s[2] = {NULL, NULL};
+  for (int k = 0; k < e->nin; k++) s[k] = e->in[k] + il[k]->offset;
+  for (;;) {
+    TFE_T x[2], y;
+    for (int k = 0; k < e->nin; k++) x[k] = e->cj_in[k] ? TFE_FN(sr_conj)(*s[k]) : *s[k];
+    e->body(e->bctx, 1, &y, x, x + 1);
+    *d = e->cj_out ? TFE_FN(sr_conj)(y) : y;
+    int k = 0;
+    for (; k < r; k++) {
+      if (++idx[k] < dl->dims[k]) {
+        d += dl->strides[k];
+        for (int m = 0; m < e->nin; m++) s[m] += il[m]->strides[k];
+        break;
+      }
+      d -= (dl->dims[k] - 1) * dl->strides[k];
+      for (int m = 0; m < e->nin; m++) s[m] -= (dl->dims[k] - 1) * il[m]->strides[k];
+      idx[k] = 0;
+    }
+    if (k == r) return;
+  }
+}
+
+/* Validate dst and up to two inputs (broadcast to dst's dims), then run body. */
+TFE_INTERNAL tfe_status TFE_FN(k_ew_)(const char *where, const TFE_TY(view) *dst, int nin,
+                                      const TFE_TY(view) *a, const TFE_TY(view) *b,
+                                      TFE_TY(kbody_) body, void *bctx) {
+  const TFE_TY(view) *in[2] = {a, b};
+  const char *names[2] = {"first input", "second input"};
+  tfe_layout bl[2];
+  if (!dst) return tfe__fail(TFE_ERR_NULL, where, "argument 'dst' is NULL");
+  for (int k = 0; k < nin; k++) {
+    if (!in[k]) return tfe__fail(TFE_ERR_NULL, where, "%s is NULL", names[k]);
+    TFE_TRY(tfe__check_layout(&in[k]->lay, in[k]->data, where, names[k], NULL));
+  }
+  int64_t n = 0;
+  TFE_TRY(tfe__check_dst(&dst->lay, dst->data, where, &n));
+  for (int k = 0; k < nin; k++) {
+    TFE_TRY(tfe__broadcast(&in[k]->lay, &dst->lay, &bl[k], where, names[k]));
+    if (n > 0 && tfe__views_conflict(dst->data, &dst->lay, in[k]->data, &bl[k], sizeof(TFE_T)))
+      return tfe__fail(TFE_ERR_OVERLAP, where, "destination overlaps the %s", names[k]);
+  }
+  if (n == 0) return TFE_OK;
+  TFE_TY(kew_) e = {dst->data, {NULL, NULL}, {false, false}, false, nin, body, bctx};
+#if !(TFE_ALG == TFE_ALG_STANDARD && !TFE_CPLX)
+  e.cj_out = dst->conj;
+#endif
+  for (int k = 0; k < nin; k++) {
+    e.in[k] = in[k]->data;
+#if !(TFE_ALG == TFE_ALG_STANDARD && !TFE_CPLX)
+    e.cj_in[k] = in[k]->conj;
+#endif
+  }
+  if (n <= tfe__ktiny) {
+    const tfe_layout *il[2] = {&bl[0], &bl[1]};
+    TFE_FN(k_ew_odo_)(&e, &dst->lay, il);
+    return TFE_OK;
+  }
+  tfe__kplan p;
+  const int64_t *str[3] = {dst->lay.strides, bl[0].strides, bl[1].strides};
+  int64_t off[3] = {dst->lay.offset, bl[0].offset, bl[1].offset};
+  int64_t kb = (int64_t)TFE__KBUF, tt = kb / 8 < 4 ? 4 : kb / 8;
+  tfe__kplan_make(&p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, 2 * tt, tt, false);
+  tfe__kplan_run(&p, TFE_FN(k_ew_tile_), &e, tfe__kthreads(n));
+  return TFE_OK;
+}
+
+/* ==== fill, scale, axpby ================================================================== */
+TFE_INTERNAL void TFE_FN(k_fill_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b) {
+  (void)a; (void)b;
+  TFE_T v = *(const TFE_T *)ctx;
+  for (int64_t i = 0; i < n; i++) out[i] = v;
+}
+/* Every element of dst becomes value (as read through dst->conj). */
+TFE_API tfe_status TFE_FN(fill)(const TFE_TY(view) *dst, TFE_T value) {
+  return TFE_FN(k_ew_)(__func__, dst, 0, NULL, NULL, TFE_FN(k_fill_body_), &value);
+}
+
+typedef struct TFE_TY(kab_) { TFE_T a, b; bool b_zero; } TFE_TY(kab_);
+
+TFE_INTERNAL void TFE_FN(k_scale_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *x, const TFE_T *b) {
+  (void)b;
+  TFE_T a = *(const TFE_T *)ctx;
+  for (int64_t i = 0; i < n; i++) out[i] = TFE_FN(sr_mul)(a, x[i]);
+}
+/* y = alpha * y (semiring product). */
+TFE_API tfe_status TFE_FN(scale)(const TFE_TY(view) *y, TFE_T alpha) {
+  return TFE_FN(k_ew_)(__func__, y, 1, y, NULL, TFE_FN(k_scale_body_), &alpha);
+}
+
+TFE_INTERNAL void TFE_FN(k_axpby_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *x, const TFE_T *y) {
+  const TFE_TY(kab_) *c = (const TFE_TY(kab_) *)ctx;
+  TFE_T a = c->a, b = c->b;
+  if (c->b_zero) { for (int64_t i = 0; i < n; i++) out[i] = TFE_FN(sr_mul)(a, x[i]); return; }
+  for (int64_t i = 0; i < n; i++) out[i] = TFE_FN(sr_add)(TFE_FN(sr_mul)(a, x[i]), TFE_FN(sr_mul)(b, y[i]));
+}
+/* y = a*x + b*y in the semiring (x broadcasts to y's dims). With b the semiring zero y is
+ * not read (NaN in y does not leak, as in BLAS). */
+TFE_API tfe_status TFE_FN(axpby)(const TFE_TY(view) *y, TFE_T a, const TFE_TY(view) *x, TFE_T b) {
+  TFE_TY(kab_) c = {a, b, TFE_FN(sr_eq)(b, TFE_FN(sr_zero)())};
+  if (c.b_zero) return TFE_FN(k_ew_)(__func__, y, 1, x, NULL, TFE_FN(k_axpby_body_), &c);
+  return TFE_FN(k_ew_)(__func__, y, 2, x, y, TFE_FN(k_axpby_body_), &c);
+}
+
+/* ==== unary map =========================================================================== */
+typedef struct TFE_TY(kun_) { tfe_unop op; TFE_T param; } TFE_TY(kun_);
+
+#if TFE_ALG == TFE_ALG_STANDARD && !TFE_FLOAT
+/* Integer arithmetic wraps (two's complement, like numpy) instead of overflowing. */
+#define TFE__WADD(a, b) ((TFE_T)((uint64_t)(a) + (uint64_t)(b)))
+#define TFE__WSUB(a, b) ((TFE_T)((uint64_t)(a) - (uint64_t)(b)))
+#define TFE__WMUL(a, b) ((TFE_T)((uint64_t)(a) * (uint64_t)(b)))
+#define TFE__WNEG(a) ((TFE_T)(0 - (uint64_t)(a)))
+/* Integer division: by zero gives 0, MIN / -1 wraps to MIN. */
+TFE_INTERNAL TFE_T TFE_FN(k_idiv_)(TFE_T a, TFE_T b) {
+  if (b == 0) return 0;
+  if (b == -1) return TFE__WNEG(a);
+  return a / b;
+}
+TFE_INTERNAL TFE_T TFE_FN(k_ipow_)(TFE_T a, TFE_T e) {
+  if (e < 0) return TFE_FN(k_idiv_)(1, e % 2 == 0 ? TFE__WMUL(a, a) : a) ; /* |a| > 1 -> 0 */
+  TFE_T r = 1;
+  while (e) { if (e & 1) r = TFE__WMUL(r, a); a = TFE__WMUL(a, a); e /= 2; }
+  return r;
+}
+#endif
+
+/* Which built-in unary ops this kind provides. */
+TFE_INTERNAL bool TFE_FN(k_un_ok_)(tfe_unop op) {
+  if (op == TFE_UN_CONJ) return true;
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+  return (unsigned)op < (unsigned)TFE_UN_COUNT_;
+#elif TFE_ALG == TFE_ALG_STANDARD
+  return op == TFE_UN_NEG || op == TFE_UN_ABS || op == TFE_UN_REAL || op == TFE_UN_IMAG ||
+         op == TFE_UN_POW || op == TFE_UN_RECIP || op == TFE_UN_SQUARE;
+#else
+  return false;
+#endif
+}
+
+#define TFE__KMAP(expr) do { for (int64_t i = 0; i < n; i++) { TFE_T x = a[i]; out[i] = (expr); } } while (0)
+TFE_INTERNAL void TFE_FN(k_un_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b) {
+  (void)b;
+  const TFE_TY(kun_) *u = (const TFE_TY(kun_) *)ctx;
+  TFE_T p = u->param;
+  (void)p;
+  switch (u->op) {
+  case TFE_UN_CONJ: TFE__KMAP(TFE_FN(sr_conj)(x)); break;
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+  case TFE_UN_NEG: TFE__KMAP(-x); break;
+  case TFE_UN_SQRT: TFE__KMAP(TFE__M(sqrt, x)); break;
+  case TFE_UN_EXP: TFE__KMAP(TFE__M(exp, x)); break;
+  case TFE_UN_LOG: TFE__KMAP(TFE__M(log, x)); break;
+  case TFE_UN_SIN: TFE__KMAP(TFE__M(sin, x)); break;
+  case TFE_UN_COS: TFE__KMAP(TFE__M(cos, x)); break;
+  case TFE_UN_TANH: TFE__KMAP(TFE__M(tanh, x)); break;
+  case TFE_UN_POW: TFE__KMAP(TFE__MPOW(x, p)); break;
+  case TFE_UN_RECIP: TFE__KMAP((TFE_T)1 / x); break;
+  case TFE_UN_SQUARE: TFE__KMAP(x * x); break;
+  case TFE_UN_ABS: TFE__KMAP((TFE_T)TFE__MABS(x)); break;
+#if TFE_CPLX
+  case TFE_UN_REAL: TFE__KMAP((TFE_T)TFE__CREAL(x)); break;
+  case TFE_UN_IMAG: TFE__KMAP((TFE_T)TFE__CIMAG(x)); break;
+#else
+  case TFE_UN_REAL: TFE__KMAP(x); break;
+  case TFE_UN_IMAG: for (int64_t i = 0; i < n; i++) out[i] = (TFE_T)0; break;
+#endif
+#elif TFE_ALG == TFE_ALG_STANDARD
+  case TFE_UN_NEG: TFE__KMAP(TFE__WNEG(x)); break;
+  case TFE_UN_ABS: TFE__KMAP(x < 0 ? TFE__WNEG(x) : x); break;
+  case TFE_UN_REAL: TFE__KMAP(x); break;
+  case TFE_UN_IMAG: for (int64_t i = 0; i < n; i++) out[i] = (TFE_T)0; break;
+  case TFE_UN_POW: TFE__KMAP(TFE_FN(k_ipow_)(x, p)); break;
+  case TFE_UN_RECIP: TFE__KMAP(TFE_FN(k_idiv_)(1, x)); break;
+  case TFE_UN_SQUARE: TFE__KMAP(TFE__WMUL(x, x)); break;
+#endif
+  default: break;
+  }
+}
+#undef TFE__KMAP
+
+/* dst = op(src) elementwise (src broadcasts to dst's dims). param is the exponent of
+ * TFE_UN_POW and ignored otherwise. abs/real/imag of a complex kind stay complex with a
+ * zero imaginary part. Kinds without an op (integers: sqrt exp log sin cos tanh; tropical
+ * and user kinds: all but conj) return TFE_ERR_UNSUPPORTED. */
+TFE_API tfe_status TFE_FN(map)(const TFE_TY(view) *dst, const TFE_TY(view) *src, tfe_unop op, TFE_T param) {
+  if ((unsigned)op >= (unsigned)TFE_UN_COUNT_)
+    return TFE_FAIL(TFE_ERR_INVALID, "unknown unary op %d", (int)op);
+  if (!TFE_FN(k_un_ok_)(op))
+    return TFE_FAIL(TFE_ERR_UNSUPPORTED, "unary op '%s' is not defined for this kind", tfe_unop_name(op));
+  TFE_TY(kun_) u = {op, param};
+  return TFE_FN(k_ew_)(__func__, dst, 1, src, NULL, TFE_FN(k_un_body_), &u);
+}
+
+/* User function over contiguous arrays: out[i] = f(in[i]) for i < n. */
+typedef void (*TFE_TY(unary_fn))(int64_t n, TFE_T *out, const TFE_T *in, void *ctx);
+typedef struct TFE_TY(kufn_) { TFE_TY(unary_fn) f; void *ctx; } TFE_TY(kufn_);
+TFE_INTERNAL void TFE_FN(k_ufn_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b) {
+  (void)b;
+  const TFE_TY(kufn_) *u = (const TFE_TY(kufn_) *)ctx;
+  u->f(n, out, a, u->ctx);
+}
+/* dst = fn(src): fn is called on contiguous runs (buffers or the tensors themselves), from
+ * several threads at once when the tensor is large. */
+TFE_API tfe_status TFE_FN(map_fn)(const TFE_TY(view) *dst, const TFE_TY(view) *src,
+                                  TFE_TY(unary_fn) fn, void *ctx) {
+  TFE_CHECK_NULL(fn);
+  TFE_TY(kufn_) u = {fn, ctx};
+  return TFE_FN(k_ew_)(__func__, dst, 1, src, NULL, TFE_FN(k_ufn_body_), &u);
+}
+
+/* ==== binary zip ========================================================================== */
+TFE_INTERNAL bool TFE_FN(k_bin_ok_)(tfe_binop op) {
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_CPLX
+  return op == TFE_BIN_ADD || op == TFE_BIN_SUB || op == TFE_BIN_MUL || op == TFE_BIN_DIV;
+#elif TFE_ALG == TFE_ALG_STANDARD
+  return (unsigned)op < (unsigned)TFE_BIN_COUNT_;
+#elif TFE_ALG == TFE_ALG_CUSTOM
+  return op == TFE_BIN_ADD || op == TFE_BIN_MUL;
+#else
+  return op == TFE_BIN_ADD || op == TFE_BIN_MUL || op == TFE_BIN_MAX || op == TFE_BIN_MIN;
+#endif
+}
+
+#define TFE__KZIP(expr) do { for (int64_t i = 0; i < n; i++) { TFE_T x = a[i], y = b[i]; out[i] = (expr); } } while (0)
+TFE_INTERNAL void TFE_FN(k_bin_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b) {
+  switch (*(const tfe_binop *)ctx) {
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+  case TFE_BIN_ADD: TFE__KZIP(x + y); break;
+  case TFE_BIN_SUB: TFE__KZIP(x - y); break;
+  case TFE_BIN_MUL: TFE__KZIP(x * y); break;
+  case TFE_BIN_DIV: TFE__KZIP(x / y); break;
+#if !TFE_CPLX /* NaN propagates, as numpy's maximum/minimum */
+  case TFE_BIN_MAX: TFE__KZIP(x > y || x != x ? x : y); break;
+  case TFE_BIN_MIN: TFE__KZIP(x < y || x != x ? x : y); break;
+#endif
+#elif TFE_ALG == TFE_ALG_STANDARD
+  case TFE_BIN_ADD: TFE__KZIP(TFE__WADD(x, y)); break;
+  case TFE_BIN_SUB: TFE__KZIP(TFE__WSUB(x, y)); break;
+  case TFE_BIN_MUL: TFE__KZIP(TFE__WMUL(x, y)); break;
+  case TFE_BIN_DIV: TFE__KZIP(TFE_FN(k_idiv_)(x, y)); break;
+  case TFE_BIN_MAX: TFE__KZIP(x > y ? x : y); break;
+  case TFE_BIN_MIN: TFE__KZIP(x < y ? x : y); break;
+#else
+  case TFE_BIN_ADD: TFE__KZIP(TFE_FN(sr_add)(x, y)); break;
+  case TFE_BIN_MUL: TFE__KZIP(TFE_FN(sr_mul)(x, y)); break;
+#if TFE_ALG != TFE_ALG_CUSTOM
+  case TFE_BIN_MAX: TFE__KZIP(x.v > y.v || x.v != x.v ? x : y); break;
+  case TFE_BIN_MIN: TFE__KZIP(x.v < y.v || x.v != x.v ? x : y); break;
+#endif
+#endif
+  default: break;
+  }
+}
+#undef TFE__KZIP
+
+/* dst = a op b with numpy broadcasting of a and b to dst's dims. For tropical and user
+ * kinds add and mul are the semiring's; complex kinds have no max/min. */
+TFE_API tfe_status TFE_FN(zip)(const TFE_TY(view) *dst, const TFE_TY(view) *a, const TFE_TY(view) *b, tfe_binop op) {
+  if ((unsigned)op >= (unsigned)TFE_BIN_COUNT_)
+    return TFE_FAIL(TFE_ERR_INVALID, "unknown binary op %d", (int)op);
+  if (!TFE_FN(k_bin_ok_)(op))
+    return TFE_FAIL(TFE_ERR_UNSUPPORTED, "binary op '%s' is not defined for this kind", tfe_binop_name(op));
+  return TFE_FN(k_ew_)(__func__, dst, 2, a, b, TFE_FN(k_bin_body_), &op);
+}
+
+typedef void (*TFE_TY(binary_fn))(int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b, void *ctx);
+typedef struct TFE_TY(kzfn_) { TFE_TY(binary_fn) f; void *ctx; } TFE_TY(kzfn_);
+TFE_INTERNAL void TFE_FN(k_zfn_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b) {
+  const TFE_TY(kzfn_) *u = (const TFE_TY(kzfn_) *)ctx;
+  u->f(n, out, a, b, u->ctx);
+}
+/* dst = fn(a, b) over contiguous runs, with broadcasting (see tfe_map_fn). */
+TFE_API tfe_status TFE_FN(zip_fn)(const TFE_TY(view) *dst, const TFE_TY(view) *a, const TFE_TY(view) *b,
+                                  TFE_TY(binary_fn) fn, void *ctx) {
+  TFE_CHECK_NULL(fn);
+  TFE_TY(kzfn_) u = {fn, ctx};
+  return TFE_FN(k_ew_)(__func__, dst, 2, a, b, TFE_FN(k_zfn_body_), &u);
+}
+
+
+
+/* ==== reductions ==========================================================================
+ * Accumulation runs into a dense scratch accumulator (kept dims only) that starts at the
+ * fold's identity; the result is combined into out at the end as out = alpha*r + beta*out,
+ * so out may even alias the source. A partial reduction splits only kept dims between
+ * threads (each accumulator element is owned by one thread); a full reduction gives each
+ * thread a padded partial and combines them in thread order. */
+
+typedef struct TFE_TY(kred_) {
+  int fold, pre;
+  TFE_T *acc;            /* accumulator (partial reductions) */
+  const TFE_T *src;
+  bool cj;
+  char *partials;        /* full reductions: one padded slot per thread */
+  size_t slot;
+} TFE_TY(kred_);
+
+TFE_INTERNAL bool TFE_FN(k_red_ok_)(tfe_redop op) {
+  if (op == TFE_RED_SUM || op == TFE_RED_PROD) return true;
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+  if (op == TFE_RED_MAX || op == TFE_RED_MIN) return !TFE_CPLX;
+  return (unsigned)op < (unsigned)TFE_RED_COUNT_;
+#elif TFE_ALG == TFE_ALG_STANDARD
+  return op == TFE_RED_MAX || op == TFE_RED_MIN || op == TFE_RED_SUMSQ;
+#elif TFE_ALG == TFE_ALG_CUSTOM
+  return false;
+#else
+  return op == TFE_RED_MAX || op == TFE_RED_MIN;
+#endif
+}
+
+TFE_INTERNAL TFE_T TFE_FN(k_red_identity_)(int fold) {
+  switch (fold) {
+  case TFE__KF_MUL: return TFE_FN(sr_one)();
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+  case TFE__KF_MAX: return (TFE_T)-INFINITY;
+  case TFE__KF_MIN: return (TFE_T)INFINITY;
+#elif TFE_ALG == TFE_ALG_STANDARD
+  case TFE__KF_MAX: return (TFE_T)(-(TFE_T)(((uint64_t)1 << (8 * sizeof(TFE_T) - 1)) - 1) - 1);
+  case TFE__KF_MIN: return (TFE_T)(((uint64_t)1 << (8 * sizeof(TFE_T) - 1)) - 1);
+#elif TFE_ALG != TFE_ALG_CUSTOM
+  case TFE__KF_MAX: { TFE_T z = {(TFE_R)-INFINITY}; return z; }
+  case TFE__KF_MIN: { TFE_T z = {(TFE_R)INFINITY}; return z; }
+#endif
+  default: return TFE_FN(sr_zero)();
+  }
+}
+
+/* The transform applied before folding (|x| or |x|^2, kept in the kind). */
+TFE_INTERNAL TFE_T TFE_FN(k_red_pre_)(int pre, TFE_T x) {
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+  if (pre == TFE__KP_ABS) return (TFE_T)TFE__MABS(x);
+#if TFE_CPLX
+  if (pre == TFE__KP_ABS2) return (TFE_T)(TFE__CREAL(x) * TFE__CREAL(x) + TFE__CIMAG(x) * TFE__CIMAG(x));
+#else
+  if (pre == TFE__KP_ABS2) return x * x;
+#endif
+#elif TFE_ALG == TFE_ALG_STANDARD
+  if (pre == TFE__KP_ABS2) return TFE__WMUL(x, x);
+#endif
+  (void)pre;
+  return x;
+}
+
+/* Combine two accumulated values. */
+TFE_INTERNAL TFE_T TFE_FN(k_red_comb_)(int fold, TFE_T a, TFE_T b) {
+  switch (fold) {
+  case TFE__KF_MUL: return TFE_FN(sr_mul)(a, b);
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT && TFE_CPLX /* only norminf: real values */
+  case TFE__KF_MAX: return TFE__CREAL(a) >= TFE__CREAL(b) ? a : b;
+  case TFE__KF_MIN: return TFE__CREAL(a) <= TFE__CREAL(b) ? a : b;
+#elif TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT /* NaN propagates */
+  case TFE__KF_MAX: return a > b || a != a ? a : b;
+  case TFE__KF_MIN: return a < b || a != a ? a : b;
+#elif TFE_ALG == TFE_ALG_STANDARD
+  case TFE__KF_MAX: return a > b ? a : b;
+  case TFE__KF_MIN: return a < b ? a : b;
+#elif TFE_ALG != TFE_ALG_CUSTOM
+  case TFE__KF_MAX: return a.v > b.v || a.v != a.v ? a : b;
+  case TFE__KF_MIN: return a.v < b.v || a.v != a.v ? a : b;
+#endif
+#if TFE_ALG == TFE_ALG_STANDARD && !TFE_FLOAT
+  case TFE__KF_ADD: return TFE__WADD(a, b);
+#endif
+  default: return TFE_FN(sr_add)(a, b);
+  }
+}
+
+/* Fold a contiguous run into acc. Sums of the standard algebra use four partial sums so the
+ * adds pipeline (and vectorize); other folds go left to right. */
+TFE_INTERNAL TFE_T TFE_FN(k_red_fold_)(int fold, int pre, TFE_T acc, const TFE_T *x, int64_t n) {
+  int64_t i = 0;
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+  if (fold == TFE__KF_ADD && n >= 8) {
+    TFE_T s[4] = {0, 0, 0, 0};
+    for (; i + 4 <= n; i += 4)
+      for (int k = 0; k < 4; k++) s[k] += TFE_FN(k_red_pre_)(pre, x[i + k]);
+    acc += (s[0] + s[1]) + (s[2] + s[3]);
+  }
+#endif
+  for (; i < n; i++) acc = TFE_FN(k_red_comb_)(fold, acc, TFE_FN(k_red_pre_)(pre, x[i]));
+  return acc;
+}
+
+TFE_INTERNAL void TFE_FN(k_red_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
+  const TFE_TY(kred_) *r = (const TFE_TY(kred_) *)ctx;
+  TFE_T buf[TFE__KBUF];
+  TFE_T *part = r->partials ? (TFE_T *)(r->partials + (size_t)t->tid * r->slot) : NULL;
+  for (int64_t j = 0; j < t->n1; j++) {
+    const TFE_T *s = r->src + t->off[1] + TFE__KOFF(p, 1, 1, j);
+    const TFE_T *x = s;
+    if (r->cj || !p->g[0].arith[1] || p->g[0].step[1] != 1) {
+      for (int64_t i = 0; i < t->n0; i++) {
+        TFE_T v = s[TFE__KOFF(p, 0, 1, i)];
+        buf[i] = r->cj ? TFE_FN(sr_conj)(v) : v;
+      }
+      x = buf;
+    }
+    if (part) { *part = TFE_FN(k_red_fold_)(r->fold, r->pre, *part, x, t->n0); continue; }
+    TFE_T *a = r->acc + t->off[0] + TFE__KOFF(p, 1, 0, j);
+    if (p->g[0].arith[0] && p->g[0].step[0] == 0) { *a = TFE_FN(k_red_fold_)(r->fold, r->pre, *a, x, t->n0); continue; }
+    for (int64_t i = 0; i < t->n0; i++) {
+      TFE_T *ai = a + TFE__KOFF(p, 0, 0, i);
+      *ai = TFE_FN(k_red_comb_)(r->fold, *ai, TFE_FN(k_red_pre_)(r->pre, x[i]));
+    }
+  }
+}
+
+/* Accumulate src (dims `dims`, strides `sstr`) into acc (strides `astr`: 0 on reduced dims)
+ * or, with partials, into per-thread slots. */
+TFE_INTERNAL void TFE_FN(k_red_run_)(TFE_TY(kred_) *r, int rank, const int64_t *dims,
+                                     const int64_t *astr, const tfe_layout *sl, int nt) {
+  tfe__kplan p;
+  const int64_t *str[2] = {astr, sl->strides};
+  int64_t off[2] = {0, sl->offset};
+  int64_t kb = (int64_t)TFE__KBUF, tt = kb / 8 < 4 ? 4 : kb / 8;
+  tfe__kplan_make(&p, 2, 1, rank, dims, str, off, kb, 2 * tt, tt, r->partials == NULL);
+  tfe__kplan_run(&p, TFE_FN(k_red_tile_), r, nt);
+}
+
+/* Parse op into fold + transform; count of reduced elements for mean. */
+TFE_INTERNAL void TFE_FN(k_red_kind_)(tfe_redop op, int *fold, int *pre) {
+  *pre = TFE__KP_NONE;
+  switch (op) {
+  case TFE_RED_PROD: *fold = TFE__KF_MUL; break;
+  case TFE_RED_MAX: *fold = TFE__KF_MAX; break;
+  case TFE_RED_MIN: *fold = TFE__KF_MIN; break;
+  case TFE_RED_SUMSQ: case TFE_RED_NORM2: *fold = TFE__KF_ADD; *pre = TFE__KP_ABS2; break;
+  case TFE_RED_NORM1: *fold = TFE__KF_ADD; *pre = TFE__KP_ABS; break;
+  case TFE_RED_NORMINF: *fold = TFE__KF_MAX; *pre = TFE__KP_ABS; break;
+  default: *fold = TFE__KF_ADD; break;
+  }
+}
+
+/* The final value from an accumulated one (mean divides, norm2 takes the root). */
+TFE_INTERNAL TFE_T TFE_FN(k_red_final_)(tfe_redop op, TFE_T a, int64_t count) {
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+  if (op == TFE_RED_MEAN) return a / (TFE_R)count;
+#if TFE_CPLX
+  if (op == TFE_RED_NORM2) return (TFE_T)TFE__M(sqrt, TFE__CREAL(a));
+#else
+  if (op == TFE_RED_NORM2) return TFE__M(sqrt, a);
+#endif
+  if (op == TFE_RED_NORMINF && count == 0) return (TFE_T)0;
+#endif
+  (void)op; (void)count;
+  return a;
+}
+
+typedef struct TFE_TY(kfin_) { tfe_redop op; int64_t count; TFE_T alpha, beta; bool beta_zero; } TFE_TY(kfin_);
+TFE_INTERNAL void TFE_FN(k_fin_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *acc, const TFE_T *old) {
+  const TFE_TY(kfin_) *f = (const TFE_TY(kfin_) *)ctx;
+  for (int64_t i = 0; i < n; i++) {
+    TFE_T r = TFE_FN(sr_mul)(f->alpha, TFE_FN(k_red_final_)(f->op, acc[i], f->count));
+    out[i] = f->beta_zero ? r : TFE_FN(sr_add)(r, TFE_FN(sr_mul)(f->beta, old[i]));
+  }
+}
+
+/* Full reduction of a validated source into *result (threads get padded partials). */
+TFE_INTERNAL tfe_status TFE_FN(k_red_all_)(const TFE_TY(view) *src, int fold, int pre, int64_t n, TFE_T *result) {
+  TFE_TY(kred_) r = {fold, pre, NULL, src->data, TFE_FN(k_conj_)(false, src->conj), NULL, 0};
+  TFE_T id = TFE_FN(k_red_identity_)(fold);
+  if (n == 0) { *result = id; return TFE_OK; }
+  int nt = tfe__kthreads(n);
+  r.slot = (sizeof(TFE_T) + 63) / 64 * 64; /* one cache line (or more) per thread */
+  r.partials = (char *)tfe__alloc(r.slot * (size_t)nt);
+  if (!r.partials) return TFE_ERR_ALLOC;
+  for (int k = 0; k < nt; k++) *(TFE_T *)(r.partials + (size_t)k * r.slot) = id;
+  int64_t zero[TFE_MAX_RANK] = {0};
+  TFE_FN(k_red_run_)(&r, src->lay.rank, src->lay.dims, zero, &src->lay, nt);
+  TFE_T a = id;
+  for (int k = 0; k < nt; k++) a = TFE_FN(k_red_comb_)(fold, a, *(TFE_T *)(r.partials + (size_t)k * r.slot));
+  tfe__free(r.partials);
+  *result = a;
+  return TFE_OK;
+}
+
+/* Reduce src over `axes` (naxes of them; naxes < 0: all axes) into out:
+ *   out = alpha * reduce(src) + beta * out      (semiring operations; beta = zero: out is
+ *                                                not read)
+ * out has the kept dims in order, or src's rank with 1 on the reduced axes (keepdims).
+ * SUM and PROD are the semiring's (max and + for max-plus); MAX/MIN for real and tropical
+ * kinds; MEAN, NORM1, NORM2, NORMINF for float kinds; SUMSQ for the standard algebra. For
+ * complex kinds the norms and sum of squares are real values stored with zero imaginary
+ * part. MAX and MIN over zero elements are refused. */
+TFE_API tfe_status TFE_FN(reduce)(const TFE_TY(view) *out, const TFE_TY(view) *src, tfe_redop op,
+                                  int naxes, const int *axes, TFE_T alpha, TFE_T beta) {
+  TFE_CHECK_NULL(out);
+  TFE_CHECK_NULL(src);
+  if ((unsigned)op >= (unsigned)TFE_RED_COUNT_) return TFE_FAIL(TFE_ERR_INVALID, "unknown reduction %d", (int)op);
+  if (!TFE_FN(k_red_ok_)(op))
+    return TFE_FAIL(TFE_ERR_UNSUPPORTED, "reduction '%s' is not defined for this kind", tfe_redop_name(op));
+  int64_t n = 0, nout = 0;
+  TFE_TRY(tfe__check_layout(&src->lay, src->data, __func__, "source", &n));
+  int r = src->lay.rank;
+  bool red[TFE_MAX_RANK] = {false};
+  if (naxes < 0) { for (int i = 0; i < r; i++) red[i] = true; naxes = r; }
+  else {
+    if (naxes > r) return TFE_FAIL(TFE_ERR_INVALID, "%d axes given for a rank-%d source", naxes, r);
+    if (naxes > 0 && !axes) return TFE_FAIL(TFE_ERR_NULL, "argument 'axes' is NULL");
+    for (int k = 0; k < naxes; k++) {
+      if (axes[k] < 0 || axes[k] >= r) return TFE_FAIL(TFE_ERR_BOUNDS, "axis %d outside [0, %d)", axes[k], r);
+      if (red[axes[k]]) return TFE_FAIL(TFE_ERR_INVALID, "axis %d given twice", axes[k]);
+      red[axes[k]] = true;
+    }
+  }
+  /* out's dims: kept dims, or keepdims */
+  tfe_layout ol; /* out's layout over src's rank (stride 0 on reduced axes) */
+  ol.rank = r; ol.offset = out->lay.offset;
+  if (out->lay.rank == r - naxes) {
+    for (int i = 0, k = 0; i < r; i++) {
+      ol.dims[i] = red[i] ? 1 : src->lay.dims[i];
+      ol.strides[i] = red[i] ? 0 : out->lay.strides[k];
+      if (!red[i] && out->lay.dims[k++] != src->lay.dims[i])
+        return TFE_FAIL(TFE_ERR_SHAPE, "output dim %d is %lld, expected %lld", k - 1,
+                        (long long)out->lay.dims[k - 1], (long long)src->lay.dims[i]);
+    }
+  } else if (out->lay.rank == r) {
+    for (int i = 0; i < r; i++) {
+      int64_t want = red[i] ? 1 : src->lay.dims[i];
+      if (out->lay.dims[i] != want)
+        return TFE_FAIL(TFE_ERR_SHAPE, "output dim %d is %lld, expected %lld", i,
+                        (long long)out->lay.dims[i], (long long)want);
+      ol.dims[i] = want;
+      ol.strides[i] = red[i] ? 0 : out->lay.strides[i];
+    }
+  } else
+    return TFE_FAIL(TFE_ERR_SHAPE, "output rank %d is neither %d (kept dims) nor %d (keepdims)",
+                    out->lay.rank, r - naxes, r);
+  TFE_TRY(tfe__check_dst(&out->lay, out->data, __func__, &nout));
+  if (nout == 0) return TFE_OK;
+  int64_t count = 1; /* elements folded into each output */
+  for (int i = 0; i < r; i++) if (red[i]) count *= src->lay.dims[i];
+  if (count == 0 && (op == TFE_RED_MAX || op == TFE_RED_MIN))
+    return TFE_FAIL(TFE_ERR_INVALID, "%s over zero elements has no value", tfe_redop_name(op));
+  int fold, pre;
+  TFE_FN(k_red_kind_)(op, &fold, &pre);
+  /* accumulator: dense over the kept dims in src's order */
+  TFE_T *acc = (TFE_T *)tfe__alloc((size_t)nout * sizeof(TFE_T));
+  if (!acc) return TFE_ERR_ALLOC;
+  tfe_layout al; /* acc with out's dims (for the final combine) */
+  int64_t astr[TFE_MAX_RANK], s = 1;
+  al.rank = out->lay.rank; al.offset = 0;
+  for (int i = 0, k = 0; i < r; i++) {
+    astr[i] = red[i] ? 0 : s;
+    if (!red[i]) s *= src->lay.dims[i];
+    if (out->lay.rank == r) { al.dims[i] = ol.dims[i]; al.strides[i] = astr[i]; }
+    else if (!red[i]) { al.dims[k] = src->lay.dims[i]; al.strides[k++] = astr[i]; }
+  }
+  tfe_status st = TFE_OK;
+  if (nout == 1) st = TFE_FN(k_red_all_)(src, fold, pre, n, acc);
+  else {
+    TFE_T id = TFE_FN(k_red_identity_)(fold);
+    for (int64_t i = 0; i < nout; i++) acc[i] = id;
+    if (n > 0) {
+      TFE_TY(kred_) rr = {fold, pre, acc, src->data, TFE_FN(k_conj_)(false, src->conj), NULL, 0};
+      TFE_FN(k_red_run_)(&rr, r, src->lay.dims, astr, &src->lay, tfe__kthreads(n));
+    }
+  }
+  if (st == TFE_OK) {
+    TFE_TY(kfin_) f = {op, count, alpha, beta, TFE_FN(sr_eq)(beta, TFE_FN(sr_zero)())};
+    TFE_TY(view) av = {acc, al, false};
+    /* out may alias src: it is written only here, after every read of src */
+    st = TFE_FN(k_ew_)(__func__, out, f.beta_zero ? 1 : 2, &av, out, TFE_FN(k_fin_body_), &f);
+  }
+  tfe__free(acc);
+  return st;
+}
+
+/* The reduction of every element of src into *result (see tfe_reduce_S). */
+TFE_API tfe_status TFE_FN(reduce_all)(const TFE_TY(view) *src, tfe_redop op, TFE_T *result) {
+  TFE_CHECK_NULL(src);
+  TFE_CHECK_NULL(result);
+  TFE_TY(view) o = {result, {0, 0, {0}, {0}}, false};
+  return TFE_FN(reduce)(&o, src, op, -1, NULL, TFE_FN(sr_one)(), TFE_FN(sr_zero)());
+}
+#undef TFE__KBUF

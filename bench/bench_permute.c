@@ -1,0 +1,199 @@
+/* bench_permute — the permutation patterns of ../shared/bench/permutation_patterns.json,
+ * allocation-inclusive, side by side with memcpy (and numpy when installed).
+ *
+ *   bench_permute [patterns.json] [--reps N] [--only ID] [--no-numpy] [--threads2]
+ *
+ * Per pattern, each timed call does what a user's "make this permuted view contiguous"
+ * does, with a fresh destination every time:
+ *   tfe:    tfe_contiguous_f64(&permuted_view, TFE_COLMAJOR, &out) + tfe_tensor_release_f64
+ *           (allocation through tenferro's hook, page faults of the fresh pages, the copy, free)
+ *   memcpy: p = tfe_get_allocator().alloc(bytes) + the same huge-page advice tfe_contiguous
+ *           gives its fresh buffer (madvise MADV_HUGEPAGE) + memcpy(p, src, bytes) + free:
+ *           the same allocator, the same bytes, the same fresh pages
+ *   memcpy4k: the same without the advice (4 KiB pages: page faults dominate)
+ *   numpy:  np.asfortranarray(src.transpose(p)) (bench/peer_numpy_permute.py, same process
+ *           pattern: fresh result each call).
+ * Median of --reps runs (default 5) after one warm-up run. tfe runs on 1 thread; with
+ * --threads2 a second column tfe2_ms gives the time on 2 threads. */
+#include <tenferro.h>
+#include <time.h>
+
+#define MAXP 32
+
+typedef struct {
+  char id[128];
+  int rank;
+  int64_t shape[TFE_MAX_RANK], perm[TFE_MAX_RANK], strides[TFE_MAX_RANK];
+  bool explicit_strides;
+} pattern;
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) { free(s); s = NULL; }
+  if (s) s[n] = 0;
+  fclose(f);
+  return s;
+}
+
+/* Parse the integer array following "key": between from and to; returns the count. */
+static int int_array(const char *from, const char *to, const char *key, int64_t *out) {
+  const char *k = strstr(from, key);
+  if (!k || k > to) return -1;
+  const char *p = strchr(k, '[');
+  int n = 0;
+  for (p++; *p && *p != ']' && n < TFE_MAX_RANK;) {
+    char *e;
+    long long v = strtoll(p, &e, 10);
+    if (e == p) { p++; continue; }
+    out[n++] = v;
+    p = e;
+  }
+  return n;
+}
+
+static int parse(const char *json, pattern *pats) {
+  int np = 0;
+  const char *p = strstr(json, "\"patterns\"");
+  while (p && np < MAXP && (p = strstr(p, "\"id\"")) != NULL) {
+    const char *next = strstr(p + 4, "\"id\"");
+    const char *end = next ? next : p + strlen(p);
+    pattern *q = &pats[np];
+    memset(q, 0, sizeof *q);
+    sscanf(strchr(p + 4, '"') + 1, "%127[^\"]", q->id);
+    q->rank = int_array(p, end, "\"shape\"", q->shape);
+    if (int_array(p, end, "\"perm\"", q->perm) != q->rank) { fprintf(stderr, "bad pattern %s\n", q->id); exit(1); }
+    const char *sl = strstr(p, "\"src_layout\"");
+    if (sl && sl < end && strstr(sl, "explicit_strides") && strstr(sl, "explicit_strides") < end) {
+      q->explicit_strides = true;
+      if (int_array(sl, end, "\"strides\"", q->strides) != q->rank) { fprintf(stderr, "bad strides %s\n", q->id); exit(1); }
+    }
+    np++;
+    p = end;
+  }
+  return np;
+}
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+static int cmpd(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+static double median(double *v, int n) { qsort(v, (size_t)n, sizeof *v, cmpd); return v[n / 2]; }
+
+/* Timed tfe_contiguous on `threads` threads; checks a sample of elements on the first run. */
+static double time_tfe(const tfe_view_f64 *v, int reps, int threads, bool check) {
+  double t[64];
+  tfe_set_num_threads(threads);
+  for (int r = -1; r < reps; r++) {
+    tfe_tensor_f64 out = {0};
+    double t0 = now_ms();
+    if (tfe_contiguous_f64(v, TFE_COLMAJOR, &out)) { fprintf(stderr, "tfe: %s\n", tfe_last_error()); exit(1); }
+    double t1 = now_ms();
+    if (check && r == -1) { /* compare a sample with direct indexing */
+      int64_t n = tfe_layout_numel(&out.v.lay), idx[TFE_MAX_RANK];
+      for (int64_t s = 0; s < 4096; s++) {
+        int64_t lin = (s * 2654435761LL) % n, rem = lin;
+        for (int k = 0; k < v->lay.rank; k++) { idx[k] = rem % v->lay.dims[k]; rem /= v->lay.dims[k]; }
+        double a = 0, b = 0;
+        tfe_get_f64(v, idx, &a);
+        tfe_get_f64(&out.v, idx, &b);
+        if (a != b || out.v.data[lin] != b) { fprintf(stderr, "WRONG result at %lld\n", (long long)lin); exit(1); }
+      }
+    }
+    tfe_tensor_release_f64(&out);
+    double t2 = now_ms();
+    if (r >= 0) t[r] = t2 - t0;
+    (void)t1;
+  }
+  return median(t, reps);
+}
+
+static double time_memcpy(const double *src, size_t bytes, int reps, bool huge) {
+  double t[64];
+  tfe_allocator a = tfe_get_allocator();
+  for (int r = -1; r < reps; r++) {
+    double t0 = now_ms();
+    void *p = a.alloc(a.ctx, bytes, TFE_ALIGN);
+    if (!p) { fprintf(stderr, "memcpy: out of memory\n"); exit(1); }
+    if (huge) tfe__kadvise_huge(p, bytes);
+    memcpy(p, src, bytes);
+    __asm__ volatile("" : : "r"(p) : "memory");
+    a.free(a.ctx, p);
+    double t1 = now_ms();
+    if (r >= 0) t[r] = t1 - t0;
+  }
+  return median(t, reps);
+}
+
+/* numpy times by pattern id from the peer script (NAN when numpy is missing). */
+static int numpy_times(const char *json, int reps, const char *only, char ids[][128], double *ms) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "python3 bench/peer_numpy_permute.py '%s' %d %s 2>/dev/null", json, reps, only ? only : "");
+  FILE *f = popen(cmd, "r");
+  if (!f) return 0;
+  int n = 0;
+  while (n < MAXP && fscanf(f, "%127s %lf", ids[n], &ms[n]) == 2) n++;
+  pclose(f);
+  return n;
+}
+
+int main(int argc, char **argv) {
+  const char *path = "../shared/bench/permutation_patterns.json", *only = NULL;
+  int reps = 5;
+  bool use_numpy = true, two = false;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!strcmp(argv[i], "--no-numpy")) use_numpy = false;
+    else if (!strcmp(argv[i], "--threads2")) two = true;
+    else path = argv[i];
+  }
+  if (reps < 1) reps = 1;
+  if (reps > 64) reps = 64;
+  char *json = slurp(path);
+  if (!json) { fprintf(stderr, "cannot read %s\n", path); return 1; }
+  pattern pats[MAXP];
+  int np = parse(json, pats);
+  char nid[MAXP][128];
+  double nms[MAXP];
+  int nn = use_numpy ? numpy_times(path, reps, only, nid, nms) : 0;
+  printf("# %s, f64, allocation-inclusive, median of %d, tfe on 1 thread%s\n", path, reps,
+         two ? " (tfe2: 2 threads)" : "");
+  for (int k = 0; k < np; k++) {
+    pattern *q = &pats[k];
+    if (only && strcmp(only, q->id)) continue;
+    tfe_tensor_f64 src = {0};
+    if (tfe_empty_f64(&src, q->rank, q->shape, TFE_COLMAJOR)) { fprintf(stderr, "%s\n", tfe_last_error()); return 1; }
+    int64_t n = tfe_layout_numel(&src.v.lay);
+    TFE_OMP(parallel for schedule(static))
+    for (int64_t i = 0; i < n; i++) src.v.data[i] = (double)i;
+    tfe_layout sl = src.v.lay;
+    if (q->explicit_strides) for (int i = 0; i < q->rank; i++) sl.strides[i] = q->strides[i];
+    tfe_view_f64 v = {src.v.data, {q->rank, 0, {0}, {0}}, false}; /* out[i] = src[i_perm] */
+    for (int i = 0; i < q->rank; i++) { v.lay.dims[i] = sl.dims[q->perm[i]]; v.lay.strides[i] = sl.strides[q->perm[i]]; }
+    size_t bytes = (size_t)n * sizeof(double);
+    double tm = time_memcpy(src.v.data, bytes, reps, true);
+    double t4k = time_memcpy(src.v.data, bytes, reps, false);
+    double t1 = time_tfe(&v, reps, 1, true);
+    printf("%s tfe_ms=%.2f memcpy_ms=%.2f ratio=%.2f", q->id, t1, tm, t1 / tm);
+    for (int j = 0; j < nn; j++) if (!strcmp(nid[j], q->id)) printf(" numpy_ms=%.2f", nms[j]);
+    if (two) {
+      double t2 = time_tfe(&v, reps, 2, false);
+      printf(" tfe2_ms=%.2f speedup2=%.2f", t2, t1 / t2);
+    }
+    printf(" memcpy4k_ms=%.2f MiB=%.0f\n", t4k, bytes / 1048576.0);
+    fflush(stdout);
+    tfe_tensor_release_f64(&src);
+  }
+  free(json);
+  return 0;
+}

@@ -225,8 +225,9 @@ TFE_INTERNAL tfe_status tfe__ein_path_to_tree(int n, int nsteps, const int *path
       m--;
     } else {
       if (live[i] || live[j]) {
+        int used = live[i] ? i : j;
         tfe__free(live); tfe__ein_tree_free(t);
-        return TFE_FAIL(TFE_ERR_INVALID, "path step %d: operand %d was already contracted", k, live[i] ? i : j);
+        return TFE_FAIL(TFE_ERR_INVALID, "path step %d: operand %d was already contracted", k, used);
       }
       live[i] = live[j] = 1;
       t->ch[2 * k] = i; t->ch[2 * k + 1] = j;

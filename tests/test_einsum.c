@@ -1,0 +1,884 @@
+/* tests/test_einsum.c — N-ary einsum: differential tests against a pairwise naive reference on
+ * random networks (every kind and algebra, strided/broadcast/ellipsis/trace/batch, sliced and
+ * unsliced, every path algorithm), optimizer checks, bad-input tests. */
+#include "testutil.h"
+#include <math.h>
+
+/* ---- a kind-generic element vtable, stamped from the scalar table ------------------------------- */
+typedef struct kind {
+  tfe_dtype dt;
+  size_t sz;
+  int alg;
+  bool cplx, isint, f32;
+  void (*zero)(void *);
+  void (*one)(void *);
+  void (*add)(void *, const void *, const void *);
+  void (*mul)(void *, const void *, const void *);
+  void (*conj)(void *, const void *);
+  void (*from2)(void *, double, double);
+  double (*dist)(const void *, const void *);
+  double (*mag)(const void *);
+  tfe_status (*into)(void *out, const tfe_layout *ol, double alpha, double beta, const char *expr, int n,
+                     void *const *data, const tfe_layout *lays, const bool *conj, const tfe_einsum_opts *o);
+  tfe_status (*labels)(tfe_dyn *out, int n, void *const *data, const tfe_layout *lays, const bool *conj,
+                       const int32_t *const *lab, const int32_t *olab, int orank, const tfe_einsum_opts *o);
+} kind;
+
+#define K_STAMP(s, T, R, alg, cplx, flt, DT)                                                          \
+  static void zero_##s(void *r) { *(T *)r = tfe_sr_zero_##s(); }                                       \
+  static void one_##s(void *r) { *(T *)r = tfe_sr_one_##s(); }                                         \
+  static void add_##s(void *r, const void *a, const void *b) { *(T *)r = tfe_sr_add_##s(*(const T *)a, *(const T *)b); } \
+  static void mul_##s(void *r, const void *a, const void *b) { *(T *)r = tfe_sr_mul_##s(*(const T *)a, *(const T *)b); } \
+  static void conj_##s(void *r, const void *a) { *(T *)r = tfe_sr_conj_##s(*(const T *)a); }          \
+  static void from2_##s(void *r, double re, double im) {                                              \
+    R parts[2] = {(R)re, (R)im};                                                                       \
+    memcpy(r, parts, sizeof(T));                                                                       \
+  }                                                                                                    \
+  static double dist_##s(const void *a, const void *b) { return tfe_sr_dist_##s(*(const T *)a, *(const T *)b); } \
+  static double mag_##s(const void *a) {                                                              \
+    R parts[2] = {0, 0};                                                                               \
+    memcpy(parts, a, sizeof(T));                                                                       \
+    double m = fabs((double)parts[0]);                                                                 \
+    if (cplx) m += fabs((double)parts[1]);                                                             \
+    return m;                                                                                          \
+  }                                                                                                    \
+  static tfe_view_##s *views_##s(int n, void *const *data, const tfe_layout *lays, const bool *conj) { \
+    tfe_view_##s *v = (tfe_view_##s *)calloc((size_t)n + 1, sizeof *v);                                \
+    for (int k = 0; k < n; k++) { v[k].data = (T *)data[k]; v[k].lay = lays[k]; v[k].conj = conj[k]; } \
+    return v;                                                                                          \
+  }                                                                                                    \
+  static tfe_status into_##s(void *out, const tfe_layout *ol, double alpha, double beta, const char *expr, \
+                             int n, void *const *data, const tfe_layout *lays, const bool *conj,        \
+                             const tfe_einsum_opts *o) {                                                \
+    tfe_view_##s *v = views_##s(n, data, lays, conj);                                                   \
+    tfe_view_##s ov = {(T *)out, *ol, false};                                                          \
+    tfe_status st = tfe_einsum_into_with(&ov, tfe_sr_from_f64_##s(alpha),                                \
+                                         beta == 0 ? tfe_sr_zero_##s() : tfe_sr_from_f64_##s(beta),    \
+                                         expr, n, v, o);                                                \
+    free(v);                                                                                           \
+    return st;                                                                                         \
+  }                                                                                                    \
+  static tfe_status labels_##s(tfe_dyn *out, int n, void *const *data, const tfe_layout *lays,           \
+                               const bool *conj, const int32_t *const *lab, const int32_t *olab,        \
+                               int orank, const tfe_einsum_opts *o) {                                   \
+    tfe_view_##s *v = views_##s(n, data, lays, conj);                                                   \
+    tfe_tensor_##s t = {0};                                                                            \
+    tfe_status st = tfe_einsum_labels(&t, n, v, lab, olab, orank, o);                                   \
+    free(v);                                                                                           \
+    if (st == TFE_OK) { out->dtype = DT; out->data = t.v.data; out->lay = t.v.lay; out->conj = false; out->st = t.st; } \
+    return st;                                                                                         \
+  }
+TFE_KINDS(K_STAMP)
+#undef K_STAMP
+
+static kind KINDS[TFE_DT_COUNT];
+static void kinds_init(void) {
+#define K_FILL(s, T, R, alg, cplx, flt, DT)                                                        \
+  {                                                                                               \
+    kind k = {DT, sizeof(T), TFE_ALG_##alg, cplx, TFE_ALG_##alg == 0 && !flt, sizeof(R) == 4 && flt, \
+              zero_##s, one_##s, add_##s, mul_##s, conj_##s, from2_##s, dist_##s, mag_##s, into_##s, labels_##s}; \
+    KINDS[DT] = k;                                                                                \
+  }
+  TFE_KINDS(K_FILL)
+#undef K_FILL
+}
+static void rand_elem(const kind *k, void *r, tu_rng *g) {
+  if (k->isint) k->from2(r, (double)tu_int(g, -1, 1), 0);
+  else if (k->alg == TFE_ALG_MAXTIMES) k->from2(r, 2 * tu_unif(g), 0);
+  else if (k->alg != TFE_ALG_STANDARD) k->from2(r, (double)tu_int(g, -8, 8) / 4.0, 0);
+  else k->from2(r, 2 * tu_unif(g) - 1, 2 * tu_unif(g) - 1);
+}
+
+/* ---- the reference: dense tensors over distinct labels, contracted pairwise ---------------------- */
+#define MAXL 40
+typedef struct rt { int r; int lab[MAXL]; int64_t dims[MAXL]; unsigned char *d; } rt;
+
+static int64_t rt_numel(const rt *t) { int64_t n = 1; for (int i = 0; i < t->r; i++) n *= t->dims[i]; return n; }
+static int rt_pos(const rt *t, int l) { for (int i = 0; i < t->r; i++) if (t->lab[i] == l) return i; return -1; }
+/* Offset of the element of t at the label assignment val[] (column-major). */
+static int64_t rt_off(const rt *t, const int64_t *val) {
+  int64_t o = 0, s = 1;
+  for (int i = 0; i < t->r; i++) { o += val[t->lab[i]] * s; s *= t->dims[i]; }
+  return o;
+}
+/* Canonical form of a strided operand: distinct labels, broadcast axes read at 0. */
+static rt rt_from_view(const kind *k, const unsigned char *data, const tfe_layout *L, const int *lab, bool cj,
+                       const int64_t *size) {
+  rt t;
+  t.r = 0;
+  for (int a = 0; a < L->rank; a++)
+    if (rt_pos(&t, lab[a]) < 0) { t.lab[t.r] = lab[a]; t.dims[t.r] = size[lab[a]]; t.r++; }
+  int64_t n = rt_numel(&t);
+  t.d = (unsigned char *)malloc((size_t)(n > 0 ? n : 1) * k->sz);
+  int64_t val[MAXL * 2] = {0}, idx[MAXL] = {0};
+  for (int64_t e = 0; e < n; e++) {
+    for (int i = 0; i < t.r; i++) val[t.lab[i]] = idx[i];
+    int64_t o = L->offset;
+    for (int a = 0; a < L->rank; a++) o += (L->dims[a] == 1 ? 0 : val[lab[a]]) * L->strides[a];
+    unsigned char *dst = t.d + (size_t)rt_off(&t, val) * k->sz;
+    if (cj) k->conj(dst, data + o * (int64_t)k->sz); else memcpy(dst, data + o * (int64_t)k->sz, k->sz);
+    for (int i = 0; i < t.r; i++) { if (++idx[i] < t.dims[i]) break; idx[i] = 0; }
+  }
+  return t;
+}
+/* Contracts a and b (b may be NULL) keeping the labels with keep[l]. */
+static rt rt_contract(const kind *k, const rt *a, const rt *b, const bool *keep, const int64_t *size) {
+  rt u, o;
+  u.r = 0; o.r = 0;
+  const rt *ops[2] = {a, b};
+  for (int q = 0; q < 2; q++)
+    for (int i = 0; ops[q] && i < ops[q]->r; i++) {
+      int l = ops[q]->lab[i];
+      if (rt_pos(&u, l) >= 0) continue;
+      u.lab[u.r] = l; u.dims[u.r++] = size[l];
+      if (keep[l]) { o.lab[o.r] = l; o.dims[o.r++] = size[l]; }
+    }
+  int64_t no = rt_numel(&o), nu = rt_numel(&u);
+  o.d = (unsigned char *)malloc((size_t)(no > 0 ? no : 1) * k->sz);
+  for (int64_t e = 0; e < no; e++) k->zero(o.d + e * (int64_t)k->sz);
+  int64_t val[MAXL * 2] = {0}, idx[MAXL] = {0};
+  unsigned char tmp[16];
+  for (int64_t e = 0; e < nu; e++) {
+    for (int i = 0; i < u.r; i++) val[u.lab[i]] = idx[i];
+    const unsigned char *x = a->d + rt_off(a, val) * (int64_t)k->sz;
+    unsigned char *dst = o.d + rt_off(&o, val) * (int64_t)k->sz;
+    if (b) { k->mul(tmp, x, b->d + rt_off(b, val) * (int64_t)k->sz); k->add(dst, dst, tmp); }
+    else k->add(dst, dst, x);
+    for (int i = 0; i < u.r; i++) { if (++idx[i] < u.dims[i]) break; idx[i] = 0; }
+  }
+  return o;
+}
+
+/* ---- random networks ------------------------------------------------------------------------------- */
+typedef struct net {
+  int n, nl, E;                /* operands, labels (ellipsis labels are nl-E .. nl-1) */
+  int rank[16];
+  int lab[16][12];             /* label per axis */
+  int ell[16];                 /* ellipsis position in the written term, -1 none */
+  int nell[16];                /* ellipsis axes of the operand */
+  int64_t size[MAXL * 2];      /* bound size per label */
+  int orank, olab[MAXL];
+  bool implicit, parens;
+  int pa, pb;                  /* parenthesised range [pa, pb] */
+  tfe_layout lay[16];
+  unsigned char *buf[16];
+  bool conj[16];
+} net;
+
+static const char *GLYPHS[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "x", "y", "z", "A", "B",
+                               "\xc3\x81", "\xc3\xa9", "\xd0\x96", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "q", "r", "s"};
+#define NGLYPH 24
+
+/* Strided storage for a tensor of dims: random memory order, gaps, reversals, zero strides. */
+static int64_t make_layout(tu_rng *g, const kind *k, int r, const int64_t *dims, tfe_layout *L, unsigned char **buf,
+                           bool allow_zero) {
+  int perm[16];
+  for (int i = 0; i < r; i++) perm[i] = i;
+  for (int i = r - 1; i > 0; i--) { int j = (int)tu_int(g, 0, i); int t = perm[i]; perm[i] = perm[j]; perm[j] = t; }
+  int64_t s = 1;
+  L->rank = r; L->offset = 0;
+  for (int q = 0; q < r; q++) {
+    int i = perm[q];
+    L->dims[i] = dims[i];
+    L->strides[i] = (allow_zero && dims[i] > 1 && tu_int(g, 0, 19) == 0) ? 0 : s;
+    s *= (dims[i] > 0 ? dims[i] : 1) * (tu_int(g, 0, 4) == 0 ? 2 : 1);
+  }
+  for (int i = 0; i < r; i++)
+    if (tu_int(g, 0, 3) == 0 && dims[i] > 1) { L->offset += (dims[i] - 1) * L->strides[i]; L->strides[i] = -L->strides[i]; }
+  int64_t n = s + 1;
+  *buf = (unsigned char *)malloc((size_t)n * k->sz);
+  for (int64_t e = 0; e < n; e++) rand_elem(k, *buf + e * (int64_t)k->sz, g);
+  return n;
+}
+
+/* A random network; returns false when its reference would be too expensive. */
+static bool make_net(tu_rng *g, const kind *k, net *N, bool allow_ell, int nmin, int nmax) {
+  memset(N, 0, sizeof *N);
+  N->n = (int)tu_int(g, nmin, nmax);
+  int nl = (int)tu_int(g, 1, N->n + 4);
+  if (nl > 16) nl = 16;
+  int Ereq = allow_ell && tu_int(g, 0, 2) == 0 ? (int)tu_int(g, 1, 2) : 0;
+  N->E = Ereq;
+  N->nl = nl + N->E;
+  int64_t truesz[MAXL];
+  for (int l = 0; l < N->nl; l++) truesz[l] = tu_int(g, 0, 49) == 0 ? 0 : tu_int(g, 1, tu_int(g, 0, 3) == 0 ? 4 : 3);
+  int64_t bound[MAXL];
+  for (int l = 0; l < N->nl; l++) bound[l] = -1;
+  for (int t = 0; t < N->n; t++) {
+    int r = (int)tu_int(g, 0, 4), a = 0;
+    N->ell[t] = -1; N->nell[t] = 0;
+    for (int i = 0; i < r; i++) {
+      int l = (int)tu_int(g, 0, nl - 1);
+      if (i > 0 && tu_int(g, 0, 6) == 0) l = N->lab[t][tu_int(g, 0, i - 1)]; /* repeated: diagonal/trace */
+      N->lab[t][a++] = l;
+    }
+    if (N->E && tu_int(g, 0, 1)) {
+      N->ell[t] = (int)tu_int(g, 0, a);
+      N->nell[t] = (int)tu_int(g, 0, N->E);
+      /* insert the ellipsis labels (right-aligned) at position ell */
+      for (int i = a - 1; i >= N->ell[t]; i--) N->lab[t][i + N->nell[t]] = N->lab[t][i];
+      for (int q = 0; q < N->nell[t]; q++) N->lab[t][N->ell[t] + q] = nl + N->E - N->nell[t] + q;
+      a += N->nell[t];
+    }
+    N->rank[t] = a;
+  }
+  int Eact = 0;
+  for (int t = 0; t < N->n; t++) if (N->nell[t] > Eact) Eact = N->nell[t];
+  N->E = Eact; N->nl = nl + Eact;
+  /* shift ellipsis labels to the actual width */
+  for (int t = 0; t < N->n; t++)
+    for (int a = 0; a < N->rank[t]; a++)
+      if (N->lab[t][a] >= nl) N->lab[t][a] -= Ereq - Eact;
+  /* dims: broadcast size-1 axes now and then */
+  int64_t dims[16][12];
+  for (int t = 0; t < N->n; t++)
+    for (int a = 0; a < N->rank[t]; a++) {
+      int l = N->lab[t][a];
+      dims[t][a] = (truesz[l] > 1 && tu_int(g, 0, 9) == 0) ? 1 : truesz[l];
+      if (dims[t][a] > bound[l]) bound[l] = dims[t][a];
+    }
+  /* an axis is broadcast only if some other axis of its label has the full size */
+  for (int t = 0; t < N->n; t++)
+    for (int a = 0; a < N->rank[t]; a++) if (dims[t][a] != bound[N->lab[t][a]] && dims[t][a] != 1) return false;
+  for (int l = 0; l < N->nl; l++) N->size[l] = bound[l] < 0 ? 1 : bound[l];
+  /* output */
+  int count[MAXL] = {0};
+  bool seen[MAXL] = {0};
+  for (int t = 0; t < N->n; t++) for (int a = 0; a < N->rank[t]; a++) { count[N->lab[t][a]]++; seen[N->lab[t][a]] = true; }
+  N->implicit = tu_int(g, 0, 4) == 0;
+  N->orank = 0;
+  if (N->implicit) {
+    for (int l = nl; l < N->nl; l++) N->olab[N->orank++] = l;
+    /* numpy order: code point order of the glyphs */
+    int order[MAXL], m = 0;
+    for (int l = 0; l < nl; l++) if (count[l] == 1) order[m++] = l;
+    for (int i = 1; i < m; i++)
+      for (int j = i; j > 0 && strcmp(GLYPHS[order[j - 1]], GLYPHS[order[j]]) > 0; j--) { int x = order[j]; order[j] = order[j - 1]; order[j - 1] = x; }
+    for (int i = 0; i < m; i++) N->olab[N->orank++] = order[i];
+  } else {
+    for (int l = 0; l < nl; l++) if (seen[l] && tu_int(g, 0, 2) == 0) N->olab[N->orank++] = l;
+    int base = N->orank;
+    for (int i = N->orank - 1; i > 0; i--) { int j = (int)tu_int(g, 0, i); int x = N->olab[i]; N->olab[i] = N->olab[j]; N->olab[j] = x; }
+    int at = (int)tu_int(g, 0, base); /* ellipsis block position in the output */
+    for (int q = 0; q < Eact; q++) {
+      for (int i = N->orank; i > at + q; i--) N->olab[i] = N->olab[i - 1];
+      N->olab[at + q] = nl + q;
+      N->orank++;
+    }
+  }
+  N->parens = N->n >= 3 && tu_int(g, 0, 4) == 0;
+  if (N->parens) { N->pa = (int)tu_int(g, 0, N->n - 2); N->pb = (int)tu_int(g, N->pa + 1, N->n - 1); }
+  /* cost guard for the reference: sequential pairwise union sizes */
+  double worst = 1;
+  bool have[MAXL] = {0};
+  for (int t = 0; t < N->n; t++) {
+    for (int a = 0; a < N->rank[t]; a++) have[N->lab[t][a]] = true;
+    double u = 1;
+    for (int l = 0; l < N->nl; l++) if (have[l]) u *= (double)N->size[l];
+    if (u > worst) worst = u;
+  }
+  if (worst > 3e4) return false;
+  for (int t = 0; t < N->n; t++) {
+    make_layout(g, k, N->rank[t], dims[t], &N->lay[t], &N->buf[t], true);
+    N->conj[t] = k->cplx && tu_int(g, 0, 2) == 0;
+  }
+  return true;
+}
+static void free_net(net *N) { for (int t = 0; t < N->n; t++) free(N->buf[t]); }
+
+/* The expression string of a network. */
+static void net_expr(const net *N, char *s) {
+  int nl = N->nl - N->E;
+  s[0] = 0;
+  for (int t = 0; t < N->n; t++) {
+    if (t) strcat(s, ",");
+    if (N->parens && t == N->pa) strcat(s, "(");
+    for (int a = 0; a <= N->rank[t];) {
+      if (a == N->ell[t]) {
+        strcat(s, "...");
+        if (N->nell[t] > 0) { a += N->nell[t]; continue; }
+      }
+      if (a == N->rank[t]) break;
+      strcat(s, GLYPHS[N->lab[t][a]]);
+      a++;
+    }
+    if (N->parens && t == N->pb) strcat(s, ")");
+  }
+  if (N->implicit) return;
+  strcat(s, "->");
+  bool ell_done = false;
+  for (int i = 0; i < N->orank; i++) {
+    if (N->olab[i] >= nl) { if (!ell_done) strcat(s, "..."); ell_done = true; continue; }
+    strcat(s, GLYPHS[N->olab[i]]);
+  }
+}
+
+/* Reference result (dense over olab order) of the network. */
+static rt reference(const kind *k, const net *N, tu_rng *g) {
+  rt ts[16];
+  int m = N->n;
+  for (int t = 0; t < N->n; t++) ts[t] = rt_from_view(k, N->buf[t], &N->lay[t], N->lab[t], N->conj[t], N->size);
+  bool keep[MAXL * 2];
+  while (m > 1) {
+    int i = (int)tu_int(g, 0, m - 1), j = (int)tu_int(g, 0, m - 2);
+    if (j >= i) j++;
+    memset(keep, 0, sizeof keep);
+    for (int q = 0; q < m; q++) if (q != i && q != j) for (int a = 0; a < ts[q].r; a++) keep[ts[q].lab[a]] = true;
+    for (int a = 0; a < N->orank; a++) keep[N->olab[a]] = true;
+    rt c = rt_contract(k, &ts[i], &ts[j], keep, N->size);
+    free(ts[i].d); free(ts[j].d);
+    int hi = i > j ? i : j, lo = i > j ? j : i;
+    ts[hi] = ts[m - 1]; ts[lo] = c;
+    m--;
+  }
+  memset(keep, 0, sizeof keep);
+  for (int a = 0; a < N->orank; a++) keep[N->olab[a]] = true;
+  rt r = rt_contract(k, &ts[0], NULL, keep, N->size);
+  free(ts[0].d);
+  /* the output in olab order */
+  rt o;
+  o.r = N->orank;
+  for (int a = 0; a < o.r; a++) { o.lab[a] = N->olab[a]; o.dims[a] = N->size[N->olab[a]]; }
+  int64_t n = rt_numel(&o);
+  o.d = (unsigned char *)malloc((size_t)(n > 0 ? n : 1) * k->sz);
+  int64_t val[MAXL * 2] = {0}, idx[MAXL] = {0};
+  for (int64_t e = 0; e < n; e++) {
+    for (int a = 0; a < o.r; a++) val[o.lab[a]] = idx[a];
+    memcpy(o.d + rt_off(&o, val) * (int64_t)k->sz, r.d + rt_off(&r, val) * (int64_t)k->sz, k->sz);
+    for (int a = 0; a < o.r; a++) { if (++idx[a] < o.dims[a]) break; idx[a] = 0; }
+  }
+  free(r.d);
+  return o;
+}
+
+static double tol_of(const kind *k) {
+  if (k->isint) return 0;
+  if (k->alg != TFE_ALG_STANDARD) return k->f32 || k->sz == 4 ? 1e-4 : 1e-10;
+  return k->f32 || k->sz == 8 ? 2e-3 : 1e-9;
+}
+
+/* Compares out (strided) with alpha*ref + beta*old (old: a copy of out before the call). */
+static void check_result(const kind *k, const rt *ref, const unsigned char *out, const tfe_layout *ol,
+                         const unsigned char *old, double alpha, double beta, bool unit, const char *what) {
+  int64_t n = rt_numel(ref), idx[MAXL] = {0};
+  double scale = 1;
+  for (int64_t e = 0; e < n; e++) { double m = k->mag(ref->d + e * (int64_t)k->sz); if (isfinite(m) && m > scale) scale = m; }
+  unsigned char a[16], b[16], want[16], t1[16];
+  k->from2(a, alpha, 0);
+  if (unit) k->one(a);
+  k->from2(b, beta, 0);
+  for (int64_t e = 0; e < n; e++) {
+    int64_t o = ol->offset, r = 0, s = 1;
+    for (int i = 0; i < ol->rank; i++) { o += idx[i] * ol->strides[i]; r += idx[i] * s; s *= ref->dims[i]; }
+    k->mul(want, a, ref->d + r * (int64_t)k->sz);
+    if (beta != 0) { k->mul(t1, b, old + o * (int64_t)k->sz); k->add(want, want, t1); }
+    double d = k->dist(want, out + o * (int64_t)k->sz);
+    if (!(d <= tol_of(k) * (scale + 1)))
+      fail_msg("%s: %s element %lld differs by %g (scale %g)", what, tfe_dtype_name(k->dt), (long long)e, d, scale);
+    for (int i = 0; i < ol->rank; i++) { if (++idx[i] < ol->dims[i]) break; idx[i] = 0; }
+  }
+}
+
+/* One random differential case. */
+static void one_case(tu_rng *g, const kind *k, int nmin, int nmax, int *nsliced_seen) {
+  net N;
+  while (!make_net(g, k, &N, true, nmin, nmax)) {}
+  char expr[1024];
+  net_expr(&N, expr);
+  tfe_einsum_opts o;
+  memset(&o, 0, sizeof o);
+  o.seed = tu_next(g);
+  int algo = (int)tu_int(g, 0, 4);
+  int path[64];
+  if (algo == 4 && !N.parens) { /* a random given path in the linear format */
+    o.algo = TFE_PATH_GIVEN; o.path = path; o.path_nsteps = N.n - 1;
+    o.path_format = tu_int(g, 0, 1) ? TFE_PATH_SSA : TFE_PATH_LINEAR;
+    bool used[64] = {0};
+    for (int s = 0; s + 1 < N.n; s++) {
+      if (o.path_format == TFE_PATH_LINEAR) {
+        int m = N.n - s, i = (int)tu_int(g, 0, m - 1), j = (int)tu_int(g, 0, m - 2);
+        path[2 * s] = i; path[2 * s + 1] = j >= i ? j + 1 : j;
+      } else {
+        int av[64], na = 0;
+        for (int q = 0; q < N.n + s; q++) if (!used[q]) av[na++] = q;
+        int i = (int)tu_int(g, 0, na - 1), j = (int)tu_int(g, 0, na - 2);
+        if (j >= i) j++;
+        path[2 * s] = av[i]; path[2 * s + 1] = av[j]; used[av[i]] = used[av[j]] = true;
+      }
+    }
+  } else if (algo == 3) { o.algo = TFE_PATH_ANNEAL; o.time_budget = 0.002; }
+  else if (algo == 2 && N.n <= 10) o.algo = TFE_PATH_DP;
+  else o.algo = algo == 1 ? TFE_PATH_GREEDY : TFE_PATH_AUTO;
+  if (tu_int(g, 0, 2) == 0) o.memory_limit = (int64_t)k->sz * tu_int(g, 1, 12);
+  rt ref = reference(k, &N, g);
+  /* output: strided, prefilled; alpha/beta now and then */
+  int64_t odims[MAXL];
+  for (int a = 0; a < N.orank; a++) odims[a] = N.size[N.olab[a]];
+  tfe_layout ol;
+  unsigned char *out;
+  int64_t nout = make_layout(g, k, N.orank, odims, &ol, &out, false);
+  unsigned char *old = (unsigned char *)malloc((size_t)nout * k->sz);
+  memcpy(old, out, (size_t)nout * k->sz);
+  bool use_labels = !N.parens && N.E == 0 && tu_int(g, 0, 5) == 0;
+  double alpha = 1, beta = 0;
+  tfe_status st;
+  void *data[16];
+  for (int t = 0; t < N.n; t++) data[t] = N.buf[t];
+  if (use_labels) {
+    int32_t lab32[16][12], olab32[MAXL];
+    const int32_t *lp[16];
+    for (int t = 0; t < N.n; t++) { for (int a = 0; a < N.rank[t]; a++) lab32[t][a] = 1000 + 7 * N.lab[t][a]; lp[t] = lab32[t]; }
+    for (int a = 0; a < N.orank; a++) olab32[a] = 1000 + 7 * N.olab[a];
+    tfe_dyn res;
+    memset(&res, 0, sizeof res);
+    if (N.implicit) { /* implicit integer output: labels seen once, ascending = glyph index order */
+      N.orank = 0;
+      int count[MAXL] = {0};
+      for (int t = 0; t < N.n; t++) for (int a = 0; a < N.rank[t]; a++) count[N.lab[t][a]]++;
+      for (int l = 0; l < N.nl; l++) if (count[l] == 1) N.olab[N.orank++] = l;
+      free(ref.d);
+      tu_rng g3 = {tu_next(g) | 1};
+      ref = reference(k, &N, &g3);
+    }
+    st = k->labels(&res, N.n, data, N.lay, N.conj, lp, N.implicit ? NULL : olab32, N.orank, &o);
+    if (st != TFE_OK) fail_msg("labels form of %s failed: %s", expr, tfe_last_error());
+    check_result(k, &ref, (const unsigned char *)res.data, &res.lay, NULL, 1, 0, true, expr);
+    tfe_storage_release(res.st);
+  } else {
+    if (tu_int(g, 0, 1)) { alpha = k->isint ? -1 : 0.5; beta = k->isint ? 1 : (k->alg == TFE_ALG_MAXTIMES ? 0.25 : -0.75); }
+    st = k->into(out, &ol, alpha, beta, expr, N.n, data, N.lay, N.conj, &o);
+    if (st != TFE_OK) fail_msg("einsum '%s' (%s, algo %d) failed: %s", expr, tfe_dtype_name(k->dt), (int)o.algo, tfe_last_error());
+    check_result(k, &ref, out, &ol, old, alpha, beta, false, expr);
+  }
+  if (o.memory_limit && nsliced_seen) {
+    tfe_einsum_plan *p = NULL;
+    const tfe_layout *lp[16];
+    for (int t = 0; t < N.n; t++) lp[t] = &N.lay[t];
+    if (!N.parens && tfe_einsum_plan_new(&p, k->dt, expr, N.n, lp, &o) == TFE_OK) {
+      if (p->nslices > 1) (*nsliced_seen)++;
+      tfe_einsum_plan_release(p);
+    }
+  }
+  free(ref.d); free(out); free(old);
+  free_net(&N);
+}
+
+static void test_differential(void **state) {
+  (void)state;
+  kinds_init();
+  tu_rng g = {0x1234567};
+  int cases = tu_cases(3000), sliced = 0;
+  for (int c = 0; c < cases; c++) one_case(&g, &KINDS[c % TFE_DT_COUNT], 3, 12, &sliced);
+  for (int c = 0; c < tu_cases(300); c++) one_case(&g, &KINDS[c % TFE_DT_COUNT], 1, 2, NULL);
+  assert_true(sliced > cases / 20); /* slicing really happened */
+  tfe_einsum_cache_clear();
+}
+
+/* ---- hand-written semantics -------------------------------------------------------------------------- */
+static tfe_view_f64 rowmajor(double *d, int r, const int64_t *dims) {
+  tfe_view_f64 v = {d, {0}, false};
+  tfe_layout_dense(r, dims, TFE_ROWMAJOR, &v.lay);
+  return v;
+}
+static void test_semantics(void **state) {
+  (void)state;
+  double a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1}, c[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  int64_t d23[2] = {2, 3}, d32[2] = {3, 2}, d33[2] = {3, 3};
+  tfe_view_f64 v[3] = {rowmajor(a, 2, d23), rowmajor(b, 2, d32), rowmajor(c, 2, d33)};
+  tfe_tensor_f64 t = {0};
+  /* matrix product, column-major result */
+  assert_int_equal(tfe_einsum(&t, "ij,jk->ik", 2, v), TFE_OK);
+  double want[4] = {4, 10, 5, 11};
+  for (int i = 0; i < 4; i++) assert_true(t.v.data[i] == want[i]);
+  tfe_tensor_release_f64(&t);
+  /* implicit output: labels seen once, in code point order ('B' < 'a') */
+  assert_int_equal(tfe_einsum(&t, "aB,Bc", 2, v), TFE_OK);
+  assert_int_equal(t.v.lay.rank, 2);
+  tfe_tensor_release_f64(&t);
+  /* trace, diagonal */
+  assert_int_equal(tfe_einsum(&t, "ii", 1, &v[2]), TFE_OK);
+  assert_true(t.v.lay.rank == 0 && t.v.data[0] == 15);
+  tfe_tensor_release_f64(&t);
+  assert_int_equal(tfe_einsum(&t, "ii->i", 1, &v[2]), TFE_OK);
+  assert_true(t.v.data[0] == 1 && t.v.data[1] == 5 && t.v.data[2] == 9);
+  tfe_tensor_release_f64(&t);
+  /* parentheses change the order, not the value */
+  tfe_view_f64 w[3] = {v[0], v[1], v[0]};
+  tfe_tensor_f64 t2 = {0};
+  assert_int_equal(tfe_einsum(&t, "ij,(jk,kl)->il", 3, w), TFE_OK);
+  assert_int_equal(tfe_einsum(&t2, "(ij,jk),kl->il", 3, w), TFE_OK);
+  for (int i = 0; i < 4; i++) assert_true(fabs(t.v.data[i] - t2.v.data[i]) < 1e-12);
+  tfe_tensor_release_f64(&t); tfe_tensor_release_f64(&t2);
+  /* ellipsis broadcasting: (2,1,3) with (3,) -> ... is (2,1)... with (1,3)x(3,)? */
+  double e1[6] = {1, 2, 3, 4, 5, 6}, e2[4] = {1, 10, 100, 1000};
+  int64_t de1[3] = {2, 1, 3}, de2[2] = {1, 4};
+  tfe_view_f64 ev[2] = {rowmajor(e1, 3, de1), rowmajor(e2, 2, de2)};
+  assert_int_equal(tfe_einsum(&t, "...j,...->...", 2, ev), TFE_OK); /* broadcast to (2,4) */
+  assert_int_equal(t.v.lay.rank, 2);
+  assert_true(t.v.lay.dims[0] == 2 && t.v.lay.dims[1] == 4);
+  /* element (1, 2): sum_j e1[1,0,j] * e2[2,0] = 15 * 100 */
+  assert_true(t.v.data[1 + 2 * 2] == 1500);
+  tfe_tensor_release_f64(&t);
+  /* Unicode labels */
+  assert_int_equal(tfe_einsum(&t, "i\xc3\x81,\xc3\x81\xf0\x9f\x98\x80->i\xf0\x9f\x98\x80", 2, v), TFE_OK);
+  for (int i = 0; i < 4; i++) assert_true(t.v.data[i] == want[i]);
+  tfe_tensor_release_f64(&t);
+  /* whitespace is ignored */
+  assert_int_equal(tfe_einsum(&t, " ij , jk -> ik ", 2, v), TFE_OK);
+  tfe_tensor_release_f64(&t);
+  tfe_einsum_cache_clear();
+}
+
+/* ---- errors ------------------------------------------------------------------------------------------- */
+static void test_parse_errors(void **state) {
+  (void)state;
+  static const struct { const char *e; const char *msg; } bad[] = {
+      {"ij,jk-ik", "'-' not followed by '>' at column 6"},
+      {"ij>k", "'>' without '-' before it at column 3"},
+      {"i.j", "'.' that is not part of an ellipsis '...' at column 2"},
+      {"i......", "second ellipsis '...' in one term at column 5"},
+      {"(ij,jk", "'(' is never closed at column 1"},
+      {"ij,jk)", "')' without a matching '(' at column 6"},
+      {"ij,(jk->k)", "'->' inside parentheses at column 7"},
+      {"ij->i,j", "',' in the output (one output only) at column 6"},
+      {"ij->(i)", "parenthesis in the output at column 5"},
+      {"ij->i->j", "second '->' at column 6"},
+      {"i\xffj", "invalid UTF-8 byte 0xff at column 2"},
+      {"i\xc3", "invalid UTF-8 byte 0xc3 at column 2"},
+      {"\xc3\x81\x01", "control character U+0001 is not a label at column 2 (byte 2)"},
+      {"ij(k", "'(' inside a term (a ',' is missing) at column 3"},
+      {"i\xc0\x80", "invalid UTF-8 byte 0xc0"},
+      {"ij->i......", "second ellipsis '...' in one output"},
+  };
+  double x[4] = {0};
+  int64_t d[2] = {2, 2};
+  tfe_view_f64 v = rowmajor(x, 2, d);
+  tfe_tensor_f64 t = {0};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    TU_EXPECT_ERR(tfe_einsum(&t, bad[i].e, 1, &v), TFE_ERR_PARSE, bad[i].msg);
+    assert_null(t.st);
+  }
+  char deep[600];
+  memset(deep, '(', 300); strcpy(deep + 300, "ij");
+  TU_EXPECT_ERR(tfe_einsum(&t, deep, 1, &v), TFE_ERR_PARSE, "nested deeper than 256");
+  TU_EXPECT_ERR(tfe_einsum(&t, NULL, 1, &v), TFE_ERR_NULL, "expr");
+}
+
+static void test_bind_errors(void **state) {
+  (void)state;
+  double x[12] = {0};
+  int64_t d23[2] = {2, 3}, d33[2] = {3, 3}, d2[1] = {2};
+  tfe_view_f64 v[3] = {rowmajor(x, 2, d23), rowmajor(x, 2, d33), rowmajor(x, 1, d2)};
+  tfe_tensor_f64 t = {0};
+  TU_EXPECT_ERR(tfe_einsum(&t, "ij,jk->ik", 1, v), TFE_ERR_INVALID, "the expression has 2 operands but 1 tensor was given");
+  TU_EXPECT_ERR(tfe_einsum(&t, "ijk,jk->ik", 2, v), TFE_ERR_RANK, "operand 0 has rank 2 but its term has 3 labels");
+  TU_EXPECT_ERR(tfe_einsum(&t, "ij,ik->jk", 2, v), TFE_ERR_SHAPE, "label 'i' has size 3 in operand 1 (axis 0) but 2 elsewhere (column 4)");
+  TU_EXPECT_ERR(tfe_einsum(&t, "ij,jk->iz", 2, v), TFE_ERR_INVALID, "output label 'z' appears in no input (column 9)");
+  TU_EXPECT_ERR(tfe_einsum(&t, "ij,jk->ii", 2, v), TFE_ERR_INVALID, "output label 'i' is repeated (column 9)");
+  TU_EXPECT_ERR(tfe_einsum(&t, "...j,jk->k", 2, v), TFE_ERR_INVALID, "operands have 1 ellipsis axes but the output has no '...'");
+  TU_EXPECT_ERR(tfe_einsum(&t, "ij...k,jk->k", 2, v), TFE_ERR_RANK, "needs at least 3 axes");
+  TU_EXPECT_ERR(tfe_einsum(&t, "ij", 0, v), TFE_ERR_INVALID, "at least one operand");
+  TU_EXPECT_ERR(tfe_einsum(&t, "ij", 1, NULL), TFE_ERR_NULL, "ops");
+  tfe_view_f64 neg = v[2];
+  neg.lay.dims[0] = -1;
+  TU_EXPECT_ERR(tfe_einsum(&t, "i", 1, &neg), TFE_ERR_INVALID, "negative");
+  /* integer labels */
+  int32_t l0[2] = {5, 6}, l1[2] = {6, 7}, lo[2] = {5, 9};
+  const int32_t *ls[2] = {l0, l1};
+  tfe_view_f64 mm[2] = {v[0], v[1]};
+  TU_EXPECT_ERR(tfe_einsum_labels(&t, 2, mm, ls, lo, 2, NULL), TFE_ERR_INVALID, "output label 9 appears in no input");
+  int32_t bad1[2] = {5, 5};
+  const int32_t *ls2[2] = {l0, bad1};
+  TU_EXPECT_ERR(tfe_einsum_labels(&t, 2, mm, ls2, NULL, 0, NULL), TFE_ERR_SHAPE, "label 5 has size 3 in operand 1");
+  TU_EXPECT_ERR(tfe_einsum_labels(&t, 2, mm, NULL, NULL, 0, NULL), TFE_ERR_NULL, "labels");
+  assert_null(t.st);
+}
+
+static void test_exec_errors(void **state) {
+  (void)state;
+  double x[64] = {0}, y[64];
+  int64_t d23[2] = {2, 3}, d34[2] = {3, 4}, d24[2] = {2, 4};
+  tfe_view_f64 v[2] = {rowmajor(x, 2, d23), rowmajor(x + 6, 2, d34)};
+  tfe_view_f64 out = rowmajor(y, 2, d24);
+  for (int i = 0; i < 64; i++) y[i] = 42;
+  /* wrong output shape, rank */
+  tfe_view_f64 o2 = rowmajor(y, 2, d23);
+  TU_EXPECT_ERR(tfe_einsum_into(&o2, 1.0, 0.0, "ij,jk->ik", 2, v), TFE_ERR_SHAPE, "output axis 1 is 3, the expression gives 4");
+  tfe_view_f64 o3 = rowmajor(y, 1, d24);
+  TU_EXPECT_ERR(tfe_einsum_into(&o3, 1.0, 0.0, "ij,jk->ik", 2, v), TFE_ERR_RANK, "output has rank 1");
+  /* overlapping output */
+  tfe_view_f64 o4 = out;
+  o4.lay.strides[0] = 0;
+  TU_EXPECT_ERR(tfe_einsum_into(&o4, 1.0, 0.0, "ij,jk->ik", 2, v), TFE_ERR_OVERLAP, "overlapping elements");
+  tfe_view_f64 o5 = rowmajor(x + 4, 2, d24);
+  TU_EXPECT_ERR(tfe_einsum_into(&o5, 1.0, 0.0, "ij,jk->ik", 2, v), TFE_ERR_OVERLAP, "output overlaps operand 0");
+  /* NULL data */
+  tfe_view_f64 vn[2] = {v[0], v[1]};
+  vn[1].data = NULL;
+  TU_EXPECT_ERR(tfe_einsum_into(&out, 1.0, 0.0, "ij,jk->ik", 2, vn), TFE_ERR_NULL, "data of operand 1 is NULL");
+  for (int i = 0; i < 64; i++) assert_true(y[i] == 42); /* untouched */
+  /* plan mismatches */
+  const tfe_layout *lp[2] = {&v[0].lay, &v[1].lay};
+  tfe_einsum_plan *p = NULL;
+  assert_int_equal(tfe_einsum_plan_new(&p, TFE_DT_F64, "ij,jk->ik", 2, lp, NULL), TFE_OK);
+  tfe_view_f32 fo = {(float *)y, out.lay, false};
+  tfe_view_f32 fv[2] = {{(float *)x, v[0].lay, false}, {(float *)x, v[1].lay, false}};
+  TU_EXPECT_ERR(tfe_einsum_execute(p, 1.0f, fv, 0.0f, &fo), TFE_ERR_DTYPE, "plan was made for f64, called with f32");
+  tfe_view_f64 vt[2] = {v[0], v[1]};
+  vt[0].lay.strides[0] = 1; vt[0].lay.strides[1] = 2; /* transposed storage: another plan */
+  TU_EXPECT_ERR(tfe_einsum_execute(p, 1.0, vt, 0.0, &out), TFE_ERR_SHAPE, "operand 0 axis 0 is 2 (stride 1), the plan expects 2 (stride 3)");
+  /* the plan runs on other data and offsets */
+  double x2[40];
+  for (int i = 0; i < 40; i++) x2[i] = i;
+  tfe_view_f64 vo[2] = {v[0], v[1]};
+  vo[0].data = x2; vo[0].lay.offset = 3; vo[1].data = x2; vo[1].lay.offset = 10;
+  assert_int_equal(tfe_einsum_execute(p, 1.0, vo, 0.0, &out), TFE_OK);
+  assert_true(out.data[0] == 3 * 10 + 4 * 14 + 5 * 18);
+  tfe_einsum_plan_release(p);
+  /* given-path errors */
+  tfe_einsum_opts o;
+  memset(&o, 0, sizeof o);
+  o.algo = TFE_PATH_GIVEN;
+  int path[4] = {0, 0, 0, 1};
+  o.path = path; o.path_nsteps = 1;
+  tfe_view_f64 three[3] = {v[0], v[1], v[1]};
+  const tfe_layout *l3[3] = {&v[0].lay, &v[1].lay, &v[1].lay};
+  TU_EXPECT_ERR(tfe_einsum_plan_new(&p, TFE_DT_F64, "ij,jk,jk->ik", 3, l3, &o), TFE_ERR_INVALID, "the path has 1 steps but 3 operands need 2");
+  o.path_nsteps = 2;
+  TU_EXPECT_ERR(tfe_einsum_plan_new(&p, TFE_DT_F64, "ij,jk,jk->ik", 3, l3, &o), TFE_ERR_INVALID, "pair (0, 0) is not two distinct operands");
+  path[0] = 0; path[1] = 1; path[2] = 1; path[3] = 2;
+  TU_EXPECT_ERR(tfe_einsum_plan_new(&p, TFE_DT_F64, "ij,jk,jk->ik", 3, l3, &o), TFE_ERR_INVALID, "pair (1, 2) is not two distinct operands of the 2 available");
+  o.path_format = TFE_PATH_SSA; path[2] = 0; path[3] = 3;
+  TU_EXPECT_ERR(tfe_einsum_plan_new(&p, TFE_DT_F64, "ij,jk,jk->ik", 3, l3, &o), TFE_ERR_INVALID, "operand 0 was already contracted");
+  path[2] = 2; path[3] = 3;
+  TU_EXPECT_ERR(tfe_einsum_plan_new(&p, TFE_DT_F64, "ij,(jk,jk)->ik", 3, l3, &o), TFE_ERR_INVALID, "cannot be combined with parentheses");
+  assert_int_equal(tfe_einsum_plan_new(&p, TFE_DT_F64, "ij,jk,jk->ik", 3, l3, &o), TFE_OK);
+  tfe_einsum_plan_release(p);
+  TU_EXPECT_ERR(tfe_einsum_plan_new(&p, (tfe_dtype)99, "ij->ij", 1, l3, NULL), TFE_ERR_DTYPE, "unknown dtype 99");
+  memset(&o, 0, sizeof o);
+  o.memory_limit = 4;
+  TU_EXPECT_ERR(tfe_einsum_plan_new(&p, TFE_DT_F64, "ij,jk,jk->ik", 3, l3, &o), TFE_ERR_INVALID, "memory limit of 4 bytes is below one element");
+  o.memory_limit = 0; o.algo = (tfe_path_algo)42;
+  TU_EXPECT_ERR(tfe_einsum_plan_new(&p, TFE_DT_F64, "ij,jk,jk->ik", 3, l3, &o), TFE_ERR_INVALID, "unknown path algorithm 42");
+  (void)three;
+  /* DP above its limit */
+  memset(&o, 0, sizeof o);
+  o.algo = TFE_PATH_DP;
+  tfe_layout one;
+  int64_t d1[1] = {2};
+  tfe_layout_dense(1, d1, TFE_COLMAJOR, &one);
+  const tfe_layout *many[22];
+  char ex[200] = "";
+  for (int i = 0; i < 22; i++) { many[i] = &one; strcat(ex, i ? ",a" : "a"); }
+  TU_EXPECT_ERR(tfe_einsum_plan_new(&p, TFE_DT_F64, ex, 22, many, &o), TFE_ERR_UNSUPPORTED, "at most 20 operands");
+  /* dyn: mixed dtypes */
+  tfe_dyn dv[2] = {{TFE_DT_F64, x, v[0].lay, false, NULL}, {TFE_DT_F32, x, v[1].lay, false, NULL}};
+  tfe_dyn dout;
+  TU_EXPECT_ERR(tfe_einsum_dyn(&dout, "ij,jk->ik", 2, dv, NULL), TFE_ERR_DTYPE, "operand 1 is f32 but operand 0 is f64");
+  tfe_einsum_cache_clear();
+}
+
+/* Allocation failures at every point: clean status, no leak, output untouched. */
+static void test_alloc_failures(void **state) {
+  (void)state;
+  double x[64], y[16];
+  for (int i = 0; i < 64; i++) x[i] = i % 7 - 3;
+  int64_t d[2] = {2, 2};
+  tfe_view_f64 v[4];
+  for (int i = 0; i < 4; i++) v[i] = rowmajor(x + 4 * i, 2, d);
+  tfe_view_f64 out = rowmajor(y, 2, d);
+  tfe_einsum_opts o;
+  memset(&o, 0, sizeof o);
+  o.memory_limit = 16; /* slicing too */
+  o.no_cache = true;
+  int ok_at = -1;
+  for (long n = 0; n < 400 && ok_at < 0; n++) {
+    for (int i = 0; i < 16; i++) y[i] = 99;
+    long live0 = tu_live_allocs;
+    tu_fail_after(n);
+    tfe_status st = tfe_einsum_into_with(&out, 1.0, 0.0, "ij,jk,kl,lm->im", 4, v, &o);
+    tu_alloc_restore();
+    assert_int_equal(tu_live_allocs, live0);
+    if (st == TFE_OK) { ok_at = (int)n; break; }
+    assert_int_equal(st, TFE_ERR_ALLOC);
+    for (int i = 0; i < 16; i++) assert_true(y[i] == 99);
+  }
+  assert_true(ok_at > 3);
+}
+
+/* ---- optimizers --------------------------------------------------------------------------------------- */
+/* A random connected network as an expression and layouts (sizes 2..8). */
+static void random_network(tu_rng *g, int n, char *expr, tfe_layout *lay, const tfe_layout **lp) {
+  int nl = n + (int)tu_int(g, 1, n);
+  int64_t sz[64];
+  for (int l = 0; l < nl; l++) sz[l] = tu_int(g, 2, 8);
+  expr[0] = 0;
+  bool used[64] = {0};
+  for (int t = 0; t < n; t++) {
+    if (t) strcat(expr, ",");
+    int r = (int)tu_int(g, 1, 4), labs[4], m = 0;
+    labs[m++] = t < nl ? t : (int)tu_int(g, 0, nl - 1); /* chain-ish backbone */
+    if (t > 0) labs[m++] = t - 1;
+    while (m < r) { int l = (int)tu_int(g, 0, nl - 1); bool dup = false; for (int q = 0; q < m; q++) dup |= labs[q] == l; if (!dup) labs[m++] = l; }
+    int64_t dims[4];
+    for (int a = 0; a < m; a++) { char c[2] = {(char)('A' + labs[a]), 0}; strcat(expr, c); dims[a] = sz[labs[a]]; used[labs[a]] = true; }
+    tfe_layout_dense(m, dims, TFE_COLMAJOR, &lay[t]);
+    lp[t] = &lay[t];
+  }
+  strcat(expr, "->");
+  for (int l = 0; l < nl; l++) if (used[l] && tu_int(g, 0, 5) == 0) { char c[2] = {(char)('A' + l), 0}; strcat(expr, c); }
+}
+
+static double plan_flops(const char *expr, int n, const tfe_layout *const *lp, tfe_path_algo algo, double budget,
+                         const int *path, tfe_path_format fmt) {
+  tfe_einsum_opts o;
+  memset(&o, 0, sizeof o);
+  o.algo = algo; o.time_budget = budget; o.path = path; o.path_nsteps = n - 1; o.path_format = fmt;
+  tfe_einsum_plan *p = NULL;
+  tfe_status st = tfe_einsum_plan_new(&p, TFE_DT_F64, expr, n, lp, &o);
+  if (st != TFE_OK) fail_msg("plan %s: %s", expr, tfe_last_error());
+  double f = tfe_einsum_plan_cost(p).flops;
+  tfe_einsum_plan_release(p);
+  return f;
+}
+
+static void test_optimizers(void **state) {
+  (void)state;
+  tu_rng g = {777};
+  for (int c = 0; c < tu_cases(60); c++) {
+    int n = (int)tu_int(&g, 4, 9);
+    char expr[400];
+    tfe_layout lay[16];
+    const tfe_layout *lp[16];
+    random_network(&g, n, expr, lay, lp);
+    double dp = plan_flops(expr, n, lp, TFE_PATH_DP, 0, NULL, 0);
+    double gr = plan_flops(expr, n, lp, TFE_PATH_GREEDY, 0, NULL, 0);
+    double sa = plan_flops(expr, n, lp, TFE_PATH_ANNEAL, 0.01, NULL, 0);
+    assert_true(dp <= gr * (1 + 1e-9));
+    assert_true(dp <= sa * (1 + 1e-9));
+    /* DP is no worse than random trees */
+    for (int r = 0; r < 30; r++) {
+      int path[40];
+      for (int s = 0; s + 1 < n; s++) {
+        int m = n - s, i = (int)tu_int(&g, 0, m - 1), j = (int)tu_int(&g, 0, m - 2);
+        path[2 * s] = i; path[2 * s + 1] = j >= i ? j + 1 : j;
+      }
+      double rf = plan_flops(expr, n, lp, TFE_PATH_GIVEN, 0, path, TFE_PATH_LINEAR);
+      assert_true(dp <= rf * (1 + 1e-9));
+    }
+  }
+  /* a plan's own path, given back, costs the same */
+  for (int c = 0; c < tu_cases(40); c++) {
+    int n = (int)tu_int(&g, 3, 30);
+    char expr[800];
+    tfe_layout lay[40];
+    const tfe_layout *lp[40];
+    random_network(&g, n, expr, lay, lp);
+    tfe_einsum_opts o;
+    memset(&o, 0, sizeof o);
+    o.algo = TFE_PATH_ANNEAL; o.time_budget = 0.003;
+    tfe_einsum_plan *p = NULL;
+    if (tfe_einsum_plan_new(&p, TFE_DT_F64, expr, n, lp, &o) != TFE_OK) fail_msg("%s: %s", expr, tfe_last_error());
+    const int *pairs;
+    int ns = tfe_einsum_plan_path(p, &pairs);
+    assert_int_equal(ns, n - 1);
+    double f = plan_flops(expr, n, lp, TFE_PATH_GIVEN, 0, pairs, TFE_PATH_LINEAR);
+    assert_true(fabs(f - tfe_einsum_plan_cost(p).flops) <= 1e-9 * f);
+    double gr = plan_flops(expr, n, lp, TFE_PATH_GREEDY, 0, NULL, 0);
+    assert_true(tfe_einsum_plan_cost(p).flops <= gr * (1 + 1e-9)); /* annealing starts from greedy */
+    tfe_einsum_plan_release(p);
+  }
+  /* slicing respects the memory limit and multiplies the slices */
+  for (int c = 0; c < tu_cases(40); c++) {
+    int n = (int)tu_int(&g, 4, 14);
+    char expr[800];
+    tfe_layout lay[40];
+    const tfe_layout *lp[40];
+    random_network(&g, n, expr, lay, lp);
+    tfe_einsum_opts o;
+    memset(&o, 0, sizeof o);
+    tfe_einsum_plan *p = NULL;
+    assert_int_equal(tfe_einsum_plan_new(&p, TFE_DT_F64, expr, n, lp, &o), TFE_OK);
+    double big = tfe_einsum_plan_cost(p).log2_size;
+    tfe_einsum_plan_release(p);
+    if (big < 3) continue;
+    o.memory_limit = (int64_t)(8 * exp2(floor(big) - 2));
+    assert_int_equal(tfe_einsum_plan_new(&p, TFE_DT_F64, expr, n, lp, &o), TFE_OK);
+    tfe_einsum_cost cs = tfe_einsum_plan_cost(p);
+    assert_true(cs.log2_size <= floor(big) - 2 + 1e-9);
+    assert_true(cs.slices > 1);
+    tfe_einsum_plan_release(p);
+  }
+}
+
+/* The cache serves a repeated call; a changed stride makes a new plan. */
+static void test_cache(void **state) {
+  (void)state;
+  tfe_einsum_cache_clear();
+  double x[24] = {1, 2, 3, 4, 5, 6};
+  int64_t d[2] = {2, 3};
+  tfe_view_f64 v[2] = {rowmajor(x, 2, d), rowmajor(x + 6, 2, d)};
+  tfe_tensor_f64 t = {0};
+  long h0, m0, h1, m1;
+  tfe_einsum_cache_stats(&h0, &m0);
+  for (int i = 0; i < 5; i++) { assert_int_equal(tfe_einsum(&t, "ij,kj->ik", 2, v), TFE_OK); tfe_tensor_release_f64(&t); }
+  tfe_einsum_cache_stats(&h1, &m1);
+  assert_int_equal(h1 - h0, 4);
+  assert_int_equal(m1 - m0, 1);
+  v[1].lay.strides[0] = 1; v[1].lay.strides[1] = 2;
+  assert_int_equal(tfe_einsum(&t, "ij,kj->ik", 2, v), TFE_OK);
+  tfe_tensor_release_f64(&t);
+  tfe_einsum_cache_stats(&h1, &m1);
+  assert_int_equal(m1 - m0, 2);
+  for (int i = 0; i < 100; i++) { /* eviction keeps the cache bounded and valid */
+    char e[16];
+    snprintf(e, sizeof e, "ij,kj->%s", i % 2 ? "ik" : "ki");
+    int64_t dd[2] = {2, 1 + i % 3};
+    tfe_view_f64 w[2] = {rowmajor(x, 2, dd), rowmajor(x + 6, 2, dd)};
+    assert_int_equal(tfe_einsum(&t, e, 2, w), TFE_OK);
+    tfe_tensor_release_f64(&t);
+  }
+  tfe_einsum_cache_clear();
+}
+
+/* Owned operands are released; dyn entry points work. */
+static void test_owned_dyn(void **state) {
+  (void)state;
+  int64_t d[2] = {3, 3};
+  tfe_tensor_c128 ops[3];
+  memset(ops, 0, sizeof ops);
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(tfe_empty_c128(&ops[i], 2, d, TFE_COLMAJOR), TFE_OK);
+    for (int e = 0; e < 9; e++) ops[i].v.data[e] = (double)(e + i) + 1.0 * I * (double)(e - i);
+  }
+  tfe_view_c128 vv[3] = {ops[0].v, ops[1].v, ops[2].v};
+  tfe_tensor_c128 ref = {0}, got = {0};
+  assert_int_equal(tfe_einsum(&ref, "ab,bc,ca->", 3, vv), TFE_OK);
+  assert_int_equal(tfe_einsum_owned(&got, "ab,bc,ca->", 3, ops, NULL), TFE_OK);
+  for (int i = 0; i < 3; i++) assert_null(ops[i].st);
+  assert_true(cabs(ref.v.data[0] - got.v.data[0]) < 1e-9);
+  tfe_tensor_release_c128(&ref);
+  tfe_tensor_release_c128(&got);
+  float xf[4] = {1, 2, 3, 4};
+  int64_t d2[2] = {2, 2};
+  tfe_dyn dv = {TFE_DT_F32, xf, {0}, false, NULL}, out;
+  tfe_layout_dense(2, d2, TFE_COLMAJOR, &dv.lay);
+  assert_int_equal(tfe_einsum_dyn(&out, "ij->ji", 1, &dv, NULL), TFE_OK);
+  assert_int_equal(out.dtype, TFE_DT_F32);
+  assert_true(((float *)out.data)[1] == 3);
+  float yf[4];
+  tfe_dyn od = {TFE_DT_F32, yf, out.lay, false, NULL};
+  assert_int_equal(tfe_einsum_into_dyn(&od, "ij->ij", 1, &dv, NULL), TFE_OK);
+  assert_true(yf[1] == 2);
+  tfe_storage_release(out.st);
+  tfe_einsum_cache_clear();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_semantics),   cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_bind_errors),
+      cmocka_unit_test(test_exec_errors), cmocka_unit_test(test_alloc_failures), cmocka_unit_test(test_optimizers),
+      cmocka_unit_test(test_cache),       cmocka_unit_test(test_owned_dyn),    cmocka_unit_test(test_differential),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

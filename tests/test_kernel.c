@@ -34,9 +34,9 @@ static int64_t tk_layout(tu_rng *r, int rank, const int64_t *dims, bool allow_ze
 static void tk_dims(tu_rng *r, int *rank, int64_t *dims, int maxrank, int64_t maxdim) {
   *rank = (int)tu_int(r, 0, maxrank);
   for (int i = 0; i < *rank; i++) dims[i] = tu_int(r, tu_int(r, 0, 9) == 0 ? 0 : 1, maxdim);
-  int64_t n = 1; /* keep cases small: at most about 6000 elements */
+  int64_t n = 1; /* keep cases small: at most about 2500 elements */
   for (int i = 0; i < *rank; i++) n *= dims[i];
-  for (int i = 0; n > 6000; i = (i + 1) % *rank)
+  for (int i = 0; n > 2500; i = (i + 1) % *rank)
     if (dims[i] > 2) { n = n / dims[i] * (dims[i] - 2); dims[i] -= 2; }
 }
 
@@ -47,6 +47,12 @@ static bool tk_next(int rank, const int64_t *dims, int64_t *idx) {
     idx[k] = 0;
   }
   return false;
+}
+
+static bool tk_cl(double x, double y, double tol) {
+  if (isnan(x) || isnan(y)) return isnan(x) && isnan(y);
+  if (x == y) return true;
+  return fabs(x - y) <= tol * (1 + fabs(x));
 }
 
 /* Mode 1 plans every tensor and threads from 64 elements on; mode 0 restores defaults. */
@@ -77,6 +83,25 @@ static void test_copy_random(void **st) {
   tk_paths(0);
   tfe_set_num_threads(0);
 }
+
+#define TK_MODES(body)                                                   \
+  for (int mode = 0; mode < 4; mode++) {                                 \
+    int nt = 1 + mode % 2;                                               \
+    tfe_set_num_threads(nt);                                             \
+    tk_paths(mode / 2);                                                  \
+    body                                                                 \
+  }                                                                      \
+  tk_paths(0);                                                           \
+  tfe_set_num_threads(0);
+
+#define TK_RUN_MAP(s) tk_map_random_##s(&r, nt);
+#define TK_RUN_ZIP(s) tk_zip_random_##s(&r, nt);
+#define TK_RUN_BLAS1(s) tk_blas1_random_##s(&r, nt);
+#define TK_RUN_RED(s) tk_reduce_random_##s(&r, nt);
+static void test_map_random(void **st) { (void)st; tu_rng r = {777}; TK_MODES(TK_TESTS(TK_RUN_MAP)) }
+static void test_zip_random(void **st) { (void)st; tu_rng r = {4242}; TK_MODES(TK_TESTS(TK_RUN_ZIP)) }
+static void test_blas1_random(void **st) { (void)st; tu_rng r = {99}; TK_MODES(TK_TESTS(TK_RUN_BLAS1)) }
+static void test_reduce_random(void **st) { (void)st; tu_rng r = {31337}; TK_MODES(TK_TESTS(TK_RUN_RED)) }
 
 static void test_copy_errors(void **st) {
   (void)st;
@@ -115,6 +140,10 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_copy_random),
       cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_map_random),
+      cmocka_unit_test(test_zip_random),
+      cmocka_unit_test(test_blas1_random),
+      cmocka_unit_test(test_reduce_random),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -126,11 +155,27 @@ int main(void) {
 #define TK_STR(x) TK_STR_(x)
 
 static TFE_T TK_FN(rand)(tu_rng *r) {
+#if TFE_ALG == TFE_ALG_MAXTIMES /* its domain: non-negative reals */
+  TFE_T x = TFE_FN(sr_from_f64)((double)tu_int(r, 0, 9));
+#else
   TFE_T x = TFE_FN(sr_from_f64)((double)tu_int(r, -9, 9));
+#endif
 #if TFE_CPLX
   x += (TFE_R)tu_int(r, -9, 9) * I;
 #endif
   return x;
+}
+
+/* User functions for map_fn / zip_fn: x -> x*x + x (semiring), (x, y) -> x*y + x. */
+static TFE_T TK_FN(user_un1)(TFE_T x) { return TFE_FN(sr_add)(TFE_FN(sr_mul)(x, x), x); }
+static TFE_T TK_FN(user_bin1)(TFE_T x, TFE_T y) { return TFE_FN(sr_add)(TFE_FN(sr_mul)(x, y), x); }
+static void TK_FN(user_un)(int64_t n, TFE_T *out, const TFE_T *in, void *ctx) {
+  (void)ctx;
+  for (int64_t i = 0; i < n; i++) out[i] = TK_FN(user_un1)(in[i]);
+}
+static void TK_FN(user_bin)(int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b, void *ctx) {
+  (void)ctx;
+  for (int64_t i = 0; i < n; i++) out[i] = TK_FN(user_bin1)(a[i], b[i]);
 }
 
 /* A random view over dims in a fresh buffer (freed by the caller). */
@@ -180,6 +225,340 @@ static void TK_FN(copy_random)(tu_rng *r, int nt) {
     TFE_FN(tensor_release)(&t);
     free(src.data);
     free(dst.data);
+  }
+}
+
+
+/* ---- reference scalar ops (written independently of the kernels' bodies) ---- */
+static bool TK_FN(close)(TFE_T a, TFE_T b, double tol) {
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT && TFE_CPLX
+  return tk_cl(creal(a), creal(b), tol) && tk_cl(cimag(a), cimag(b), tol);
+#elif TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+  return tk_cl(a, b, tol);
+#else
+  (void)tol;
+  return TFE_FN(sr_eq)(a, b);
+#endif
+}
+static double TK_FN(tol)(void) { return sizeof(TFE_R) == 4 ? 2e-5 : 1e-11; }
+
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+static TFE_T TK_FN(ref_un)(tfe_unop op, TFE_T x, TFE_T p) {
+  switch (op) {
+  case TFE_UN_NEG: return -x;
+  case TFE_UN_CONJ: return TFE_FN(sr_conj)(x);
+#if TFE_CPLX
+  case TFE_UN_ABS: return (TFE_T)cabs(x);
+  case TFE_UN_REAL: return (TFE_T)creal(x);
+  case TFE_UN_IMAG: return (TFE_T)cimag(x);
+  case TFE_UN_SQRT: return (TFE_T)csqrt(x);
+  case TFE_UN_EXP: return (TFE_T)cexp(x);
+  case TFE_UN_LOG: return (TFE_T)clog(x);
+  case TFE_UN_SIN: return (TFE_T)csin(x);
+  case TFE_UN_COS: return (TFE_T)ccos(x);
+  case TFE_UN_TANH: return (TFE_T)ctanh(x);
+  case TFE_UN_POW: return (TFE_T)cpow(x, p);
+#else
+  case TFE_UN_ABS: return (TFE_T)fabs(x);
+  case TFE_UN_REAL: return x;
+  case TFE_UN_IMAG: return 0;
+  case TFE_UN_SQRT: return (TFE_T)sqrt(x);
+  case TFE_UN_EXP: return (TFE_T)exp(x);
+  case TFE_UN_LOG: return (TFE_T)log(x);
+  case TFE_UN_SIN: return (TFE_T)sin(x);
+  case TFE_UN_COS: return (TFE_T)cos(x);
+  case TFE_UN_TANH: return (TFE_T)tanh(x);
+  case TFE_UN_POW: return (TFE_T)pow(x, p);
+#endif
+  case TFE_UN_RECIP: return 1 / x;
+  case TFE_UN_SQUARE: return x * x;
+  default: return x;
+  }
+}
+#elif TFE_ALG == TFE_ALG_STANDARD
+static TFE_T TK_FN(ref_un)(tfe_unop op, TFE_T x, TFE_T p) {
+  switch (op) {
+  case TFE_UN_NEG: return -x;
+  case TFE_UN_ABS: return x < 0 ? -x : x;
+  case TFE_UN_IMAG: return 0;
+  case TFE_UN_SQUARE: return x * x;
+  case TFE_UN_RECIP: return x == 1 ? 1 : x == -1 ? -1 : 0;
+  case TFE_UN_POW: {
+    if (p < 0) return x == 1 ? 1 : x == -1 ? (p % 2 ? -1 : 1) : 0;
+    TFE_T r = 1;
+    for (TFE_T k = 0; k < p; k++) r *= x;
+    return r;
+  }
+  default: return x; /* conj, real */
+  }
+}
+#else
+static TFE_T TK_FN(ref_un)(tfe_unop op, TFE_T x, TFE_T p) { (void)op; (void)p; return TFE_FN(sr_conj)(x); }
+#endif
+
+static TFE_T TK_FN(ref_bin)(tfe_binop op, TFE_T x, TFE_T y) {
+#if TFE_ALG == TFE_ALG_STANDARD
+  switch (op) {
+  case TFE_BIN_ADD: return x + y;
+  case TFE_BIN_SUB: return x - y;
+  case TFE_BIN_MUL: return x * y;
+#if TFE_FLOAT
+  case TFE_BIN_DIV: return x / y;
+#else
+  case TFE_BIN_DIV: return y == 0 ? 0 : x / y;
+#endif
+#if TFE_FLOAT && !TFE_CPLX
+  case TFE_BIN_MAX: return x > y || isnan(x) ? x : y;
+  case TFE_BIN_MIN: return x < y || isnan(x) ? x : y;
+#elif !TFE_CPLX
+  case TFE_BIN_MAX: return x > y ? x : y;
+  case TFE_BIN_MIN: return x < y ? x : y;
+#endif
+  default: return x;
+  }
+#else
+  switch (op) {
+  case TFE_BIN_ADD: return TFE_FN(sr_add)(x, y);
+  case TFE_BIN_MUL: return TFE_FN(sr_mul)(x, y);
+  case TFE_BIN_MAX: return x.v >= y.v ? x : y;
+  case TFE_BIN_MIN: return x.v <= y.v ? x : y;
+  default: return x;
+  }
+#endif
+}
+
+/* src broadcast to dst dims: index into src for dst index idx (numpy rule). */
+static void TK_FN(bidx)(const TFE_TY(view) *src, int drank, const int64_t *idx, int64_t *out) {
+  int lead = drank - src->lay.rank;
+  for (int i = 0; i < src->lay.rank; i++) out[i] = src->lay.dims[i] == 1 ? 0 : idx[i + lead];
+}
+
+/* A source broadcastable to dims: some dims become 1, sometimes leading dims are dropped. */
+static TFE_TY(view) TK_FN(bview)(tu_rng *r, int rank, const int64_t *dims, int *srank) {
+  int64_t bd[TFE_MAX_RANK];
+  int drop = rank > 0 && tu_int(r, 0, 3) == 0 ? (int)tu_int(r, 1, rank) : 0;
+  *srank = rank - drop;
+  for (int i = 0; i < *srank; i++) bd[i] = tu_int(r, 0, 4) == 0 ? 1 : dims[i + drop];
+  return TK_FN(view)(r, *srank, bd, true);
+}
+
+static TFE_T TK_FN(param)(tu_rng *r) {
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+  static const double ps[] = {2, 0.5, -1, 3, -0.5};
+  return (TFE_T)ps[tu_int(r, 0, 4)];
+#elif TFE_ALG == TFE_ALG_STANDARD
+  return (TFE_T)tu_int(r, -2, 4);
+#else
+  return TK_FN(rand)(r);
+#endif
+}
+
+static void TK_FN(map_random)(tu_rng *r, int nt) {
+  int cases = tu_cases(60);
+  for (int op = 0; op < TFE_UN_COUNT_ + 1; op++) { /* the last: a user function */
+    for (int c = 0; c < cases; c++) {
+      int rank, srank;
+      int64_t dims[TFE_MAX_RANK];
+      tk_dims(r, &rank, dims, 8, 7);
+      if (c % 20 == 1) { rank = 2; dims[0] = tu_int(r, 20, 90); dims[1] = tu_int(r, 20, 90); }
+      TFE_TY(view) dst = TK_FN(view)(r, rank, dims, false);
+      bool inplace = c % 7 == 3;
+      TFE_TY(view) src = inplace ? dst : TK_FN(bview)(r, rank, dims, &srank);
+      TFE_TY(view) keep = src;
+      if (inplace) { /* keep a copy of the source values */
+        int64_t n = tk_layout(r, 0, dims, false, &keep.lay);
+        (void)n;
+        keep.lay = src.lay;
+        int64_t lo = 0, hi = 0;
+        tfe_layout_extent(&src.lay, &lo, &hi);
+        keep.data = (TFE_T *)malloc((size_t)(hi + 1) * sizeof(TFE_T));
+        if (hi >= 0 && tfe_layout_numel(&src.lay) > 0) memcpy(keep.data, src.data, (size_t)(hi + 1) * sizeof(TFE_T));
+      }
+      TFE_T p = TK_FN(param)(r);
+      tfe_status st = op == TFE_UN_COUNT_ ? TFE_FN(map_fn)(&dst, &src, TK_FN(user_un), NULL)
+                                          : TFE_FN(map)(&dst, &src, (tfe_unop)op, p);
+      if (op < TFE_UN_COUNT_ && !TFE_FN(k_un_ok_)((tfe_unop)op)) {
+        assert_int_equal(st, TFE_ERR_UNSUPPORTED);
+        assert_non_null(strstr(tfe_last_error(), tfe_unop_name((tfe_unop)op)));
+      } else {
+        assert_int_equal(st, TFE_OK);
+        int64_t idx[TFE_MAX_RANK] = {0}, si[TFE_MAX_RANK];
+        if (tfe_layout_numel(&dst.lay) > 0) do {
+          TK_FN(bidx)(&keep, rank, idx, si);
+          TFE_T x = TK_FN(at)(&keep, si);
+          TFE_T want = op == TFE_UN_COUNT_ ? TK_FN(user_un1)(x) : TK_FN(ref_un)((tfe_unop)op, x, p);
+          if (!TK_FN(close)(want, TK_FN(at)(&dst, idx), TK_FN(tol)()))
+            fail_msg("map %s op %d case %d threads %d: mismatch", TK_STR(TFE_S), op, c, nt);
+        } while (tk_next(rank, dims, idx));
+      }
+      if (inplace) free(keep.data);
+      else free(src.data);
+      free(dst.data);
+    }
+  }
+}
+
+static void TK_FN(zip_random)(tu_rng *r, int nt) {
+  int cases = tu_cases(80);
+  for (int op = 0; op < TFE_BIN_COUNT_ + 1; op++) {
+    for (int c = 0; c < cases; c++) {
+      int rank, ra, rb;
+      int64_t dims[TFE_MAX_RANK];
+      tk_dims(r, &rank, dims, 8, 7);
+      if (c % 25 == 1) { rank = 2; dims[0] = tu_int(r, 20, 90); dims[1] = tu_int(r, 20, 90); }
+      TFE_TY(view) dst = TK_FN(view)(r, rank, dims, false);
+      TFE_TY(view) a = TK_FN(bview)(r, rank, dims, &ra), b = TK_FN(bview)(r, rank, dims, &rb);
+      tfe_status st = op == TFE_BIN_COUNT_ ? TFE_FN(zip_fn)(&dst, &a, &b, TK_FN(user_bin), NULL)
+                                           : TFE_FN(zip)(&dst, &a, &b, (tfe_binop)op);
+      if (op < TFE_BIN_COUNT_ && !TFE_FN(k_bin_ok_)((tfe_binop)op)) {
+        assert_int_equal(st, TFE_ERR_UNSUPPORTED);
+      } else {
+        assert_int_equal(st, TFE_OK);
+        int64_t idx[TFE_MAX_RANK] = {0}, ia[TFE_MAX_RANK], ib[TFE_MAX_RANK];
+        if (tfe_layout_numel(&dst.lay) > 0) do {
+          TK_FN(bidx)(&a, rank, idx, ia);
+          TK_FN(bidx)(&b, rank, idx, ib);
+          TFE_T x = TK_FN(at)(&a, ia), y = TK_FN(at)(&b, ib);
+          TFE_T want = op == TFE_BIN_COUNT_ ? TK_FN(user_bin1)(x, y) : TK_FN(ref_bin)((tfe_binop)op, x, y);
+          if (!TK_FN(close)(want, TK_FN(at)(&dst, idx), TK_FN(tol)()))
+            fail_msg("zip %s op %d case %d threads %d: mismatch", TK_STR(TFE_S), op, c, nt);
+        } while (tk_next(rank, dims, idx));
+      }
+      free(a.data); free(b.data); free(dst.data);
+    }
+  }
+}
+
+/* fill, scale, axpby, conj_copy */
+static void TK_FN(blas1_random)(tu_rng *r, int nt) {
+  int cases = tu_cases(60);
+  for (int c = 0; c < cases; c++) {
+    int rank, rx;
+    int64_t dims[TFE_MAX_RANK];
+    tk_dims(r, &rank, dims, 8, 7);
+    TFE_TY(view) y = TK_FN(view)(r, rank, dims, false);
+    TFE_TY(view) x = TK_FN(bview)(r, rank, dims, &rx);
+    TFE_TY(view) y0 = TK_FN(view)(r, rank, dims, false);
+    assert_int_equal(TFE_FN(copy)(&y0, &y), TFE_OK); /* old values */
+    TFE_T a = TK_FN(rand)(r), b = c % 4 == 0 ? TFE_FN(sr_zero)() : TK_FN(rand)(r);
+    int which = c % 4;
+    tfe_status st = which == 0 ? TFE_FN(fill)(&y, a) : which == 1 ? TFE_FN(scale)(&y, a)
+                  : which == 2 ? TFE_FN(axpby)(&y, a, &x, b) : TFE_FN(conj_copy)(&y, &y0);
+    assert_int_equal(st, TFE_OK);
+    int64_t idx[TFE_MAX_RANK] = {0}, ix[TFE_MAX_RANK];
+    if (tfe_layout_numel(&y.lay) > 0) do {
+      TFE_T old = TK_FN(at)(&y0, idx), want;
+      TK_FN(bidx)(&x, rank, idx, ix);
+      if (which == 0) want = a;
+      else if (which == 1) want = TFE_FN(sr_mul)(a, old);
+      else if (which == 2) want = TFE_FN(sr_add)(TFE_FN(sr_mul)(a, TK_FN(at)(&x, ix)), TFE_FN(sr_mul)(b, old));
+      else want = TFE_FN(sr_conj)(old);
+      if (!TK_FN(close)(want, TK_FN(at)(&y, idx), TK_FN(tol)()))
+        fail_msg("blas1 %s kind %d case %d threads %d: mismatch", TK_STR(TFE_S), which, c, nt);
+    } while (tk_next(rank, dims, idx));
+    free(x.data); free(y.data); free(y0.data);
+  }
+}
+
+/* Reference reduction of the src elements whose kept coordinates equal idx's. */
+static TFE_T TK_FN(ref_red)(tfe_redop op, const TFE_TY(view) *src, const bool *red,
+                            const int64_t *kidx, bool *empty) {
+  int r = src->lay.rank;
+  int64_t d[TFE_MAX_RANK], i[TFE_MAX_RANK] = {0}, full[TFE_MAX_RANK], count = 1;
+  for (int k = 0; k < r; k++) { d[k] = red[k] ? src->lay.dims[k] : 1; count *= d[k]; }
+  *empty = count == 0;
+  bool first = true;
+  TFE_T acc = op == TFE_RED_PROD ? TFE_FN(sr_one)() : TFE_FN(sr_zero)();
+  if (count > 0) do {
+    for (int k = 0; k < r; k++) full[k] = red[k] ? i[k] : kidx[k];
+    TFE_T x = TK_FN(at)(src, full);
+    switch (op) {
+    case TFE_RED_PROD: acc = TFE_FN(sr_mul)(acc, x); break;
+#if TFE_ALG == TFE_ALG_STANDARD && !TFE_CPLX
+    case TFE_RED_MAX: acc = first || x > acc ? x : acc; break;
+    case TFE_RED_MIN: acc = first || x < acc ? x : acc; break;
+    case TFE_RED_SUMSQ: acc += x * x; break;
+#elif TFE_ALG != TFE_ALG_STANDARD
+    case TFE_RED_MAX: acc = first || x.v > acc.v ? x : acc; break;
+    case TFE_RED_MIN: acc = first || x.v < acc.v ? x : acc; break;
+#endif
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT && TFE_CPLX
+    case TFE_RED_SUMSQ: case TFE_RED_NORM2: acc += creal(x) * creal(x) + cimag(x) * cimag(x); break;
+    case TFE_RED_NORM1: acc += cabs(x); break;
+    case TFE_RED_NORMINF: acc = first || cabs(x) > creal(acc) ? (TFE_T)cabs(x) : acc; break;
+#elif TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+    case TFE_RED_NORM2: acc += x * x; break;
+    case TFE_RED_NORM1: acc += fabs(x); break;
+    case TFE_RED_NORMINF: acc = first || fabs(x) > acc ? (TFE_T)fabs(x) : acc; break;
+#endif
+    default: acc = TFE_FN(sr_add)(acc, x); break;
+    }
+    first = false;
+  } while (tk_next(r, d, i));
+#if TFE_ALG == TFE_ALG_STANDARD && TFE_FLOAT
+  if (op == TFE_RED_MEAN) acc = acc / (TFE_R)count;
+  if (op == TFE_RED_NORM2) acc = (TFE_T)sqrt((double)creal(acc));
+#endif
+  return acc;
+}
+
+static void TK_FN(reduce_random)(tu_rng *r, int nt) {
+  int cases = tu_cases(40);
+  for (int op = 0; op < TFE_RED_COUNT_; op++) {
+    for (int c = 0; c < cases; c++) {
+      int rank;
+      int64_t dims[TFE_MAX_RANK];
+      tk_dims(r, &rank, dims, 6, 7);
+      if (c % 15 == 1) { rank = 2; dims[0] = tu_int(r, 20, 90); dims[1] = tu_int(r, 20, 90); }
+      TFE_TY(view) src = TK_FN(view)(r, rank, dims, true);
+      if (op == TFE_RED_PROD) { /* magnitudes 1: exact in any order */
+        int64_t lo = 0, hi = -1;
+        tfe_layout_extent(&src.lay, &lo, &hi);
+        for (int64_t k = 0; k <= hi; k++)
+          src.data[k] = TFE_FN(sr_from_f64)(tu_int(r, 0, 1) || TFE_ALG == TFE_ALG_MAXTIMES ? 1.0 : -1.0);
+      }
+      bool red[TFE_MAX_RANK] = {false}, keepdims = tu_int(r, 0, 1);
+      int axes[TFE_MAX_RANK], na = 0, mode = (int)tu_int(r, 0, 4);
+      for (int i = 0; i < rank; i++)
+        if (mode == 0 || (mode > 1 && tu_int(r, 0, 1))) { red[i] = true; axes[na++] = i; }
+      for (int i = na - 1; i > 0; i--) { int j = (int)tu_int(r, 0, i); int t = axes[i]; axes[i] = axes[j]; axes[j] = t; }
+      int64_t od[TFE_MAX_RANK];
+      int orank = 0;
+      for (int i = 0; i < rank; i++) if (keepdims || !red[i]) od[orank++] = red[i] ? 1 : dims[i];
+      TFE_TY(view) out = TK_FN(view)(r, orank, od, false), old = TK_FN(view)(r, orank, od, false);
+      assert_int_equal(TFE_FN(copy)(&old, &out), TFE_OK);
+      TFE_T alpha = TK_FN(rand)(r), beta = c % 3 == 0 ? TFE_FN(sr_zero)() : TK_FN(rand)(r);
+      if (op == TFE_RED_PROD || op == TFE_RED_MAX || op == TFE_RED_MIN) alpha = TFE_FN(sr_one)();
+      tfe_status st = TFE_FN(reduce)(&out, &src, (tfe_redop)op, mode == 0 && c % 2 ? -1 : na, axes, alpha, beta);
+      if (!TFE_FN(k_red_ok_)((tfe_redop)op)) {
+        assert_int_equal(st, TFE_ERR_UNSUPPORTED);
+      } else {
+        int64_t cnt = 1, nout = tfe_layout_numel(&out.lay);
+        for (int i = 0; i < rank; i++) if (red[i]) cnt *= dims[i];
+        if (cnt == 0 && nout > 0 && (op == TFE_RED_MAX || op == TFE_RED_MIN)) {
+          assert_int_equal(st, TFE_ERR_INVALID);
+        } else {
+          assert_int_equal(st, TFE_OK);
+          int64_t idx[TFE_MAX_RANK] = {0}, kidx[TFE_MAX_RANK], oidx[TFE_MAX_RANK];
+          int64_t kd[TFE_MAX_RANK];
+          for (int i = 0; i < rank; i++) kd[i] = red[i] ? 1 : dims[i];
+          if (nout > 0) do {
+            for (int i = 0, k = 0; i < rank; i++) {
+              kidx[i] = idx[i];
+              if (keepdims) oidx[i] = idx[i]; else if (!red[i]) oidx[k++] = idx[i];
+            }
+            bool empty;
+            TFE_T v = TK_FN(ref_red)((tfe_redop)op, &src, red, kidx, &empty);
+            TFE_T want = TFE_FN(sr_mul)(alpha, v);
+            if (!TFE_FN(sr_eq)(beta, TFE_FN(sr_zero)()))
+              want = TFE_FN(sr_add)(want, TFE_FN(sr_mul)(beta, TK_FN(at)(&old, oidx)));
+            if (!TK_FN(close)(want, TK_FN(at)(&out, oidx), TK_FN(tol)() * 100))
+              fail_msg("reduce %s op %s case %d threads %d: mismatch", TK_STR(TFE_S), tfe_redop_name((tfe_redop)op), c, nt);
+          } while (tk_next(rank, kd, idx));
+        }
+      }
+      free(src.data); free(out.data); free(old.data);
+    }
   }
 }
 

@@ -51,6 +51,7 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
   bool fast = TFE__KHAVE_TR8 && sizeof(TFE_T) == 8 && !c->cj && g0->arith[0] && g0->step[0] == 1 &&
               g1->arith[1] && g1->step[1] == 1;
+  (void)fast;
   for (int64_t ib = 0; ib < n0; ib += 8) {
     int bi = n0 - ib < 8 ? (int)(n0 - ib) : 8;
     const TFE_T *srow[8];

@@ -136,6 +136,168 @@ static void test_copy_errors(void **st) {
   assert_null(t.st);
 }
 
+
+static void test_op_errors(void **st) {
+  (void)st;
+  double a[64] = {0}, b[64] = {0};
+  tfe_view_f64 d = {a, {2, 0, {2, 3}, {1, 2}}, false};
+  tfe_view_f64 x4 = {b, {1, 0, {4}, {1}}, false};
+  TU_EXPECT_ERR(tfe_map_f64(&d, &x4, TFE_UN_NEG, 0), TFE_ERR_SHAPE, "cannot broadcast first input dim 0 (size 4) to size 3");
+  tfe_view_f64 x3 = {b, {3, 0, {1, 2, 3}, {1, 1, 2}}, false};
+  TU_EXPECT_ERR(tfe_zip_f64(&d, &d, &x3, TFE_BIN_ADD), TFE_ERR_SHAPE, "second input of rank 3 to rank 2");
+  TU_EXPECT_ERR(tfe_map_f64(&d, &d, (tfe_unop)99, 0), TFE_ERR_INVALID, "unknown unary op 99");
+  TU_EXPECT_ERR(tfe_zip_f64(&d, &d, &d, (tfe_binop)-1), TFE_ERR_INVALID, "unknown binary op");
+  int32_t ia[8] = {0};
+  tfe_view_i32 iv = {ia, {1, 0, {8}, {1}}, false};
+  TU_EXPECT_ERR(tfe_map_i32(&iv, &iv, TFE_UN_SQRT, 0), TFE_ERR_UNSUPPORTED, "'sqrt'");
+  tfe_view_c128 cv = {(double _Complex *)b, {1, 0, {4}, {1}}, false};
+  TU_EXPECT_ERR(tfe_zip_c128(&cv, &cv, &cv, TFE_BIN_MAX), TFE_ERR_UNSUPPORTED, "'max'");
+  tfe_view_maxplus_f64 mv = {(tfe_maxplus_f64 *)b, {1, 0, {4}, {1}}, false};
+  TU_EXPECT_ERR(tfe_zip_maxplus_f64(&mv, &mv, &mv, TFE_BIN_SUB), TFE_ERR_UNSUPPORTED, "'sub'");
+  /* destination overlapping a broadcast input: a[0..5] = a[0] + ... would read written data */
+  tfe_view_f64 bc = {a, {1, 0, {3}, {0}}, false};
+  TU_EXPECT_ERR(tfe_zip_f64(&d, &d, &bc, TFE_BIN_ADD), TFE_ERR_OVERLAP, "overlaps the second input");
+  TU_EXPECT_ERR(tfe_fill_f64(&bc, 1.0), TFE_ERR_OVERLAP, "destination elements overlap");
+  TU_EXPECT_ERR(tfe_map_fn_f64(&d, &d, NULL, NULL), TFE_ERR_NULL, "fn");
+  TU_EXPECT_ERR(tfe_axpby_f64(&d, 1.0, NULL, 1.0), TFE_ERR_NULL, "first input");
+  for (int i = 0; i < 6; i++) a[i] = i;
+  assert_int_equal(tfe_zip_f64(&d, &d, &d, TFE_BIN_MUL), TFE_OK); /* in place is fine */
+  assert_true(a[5] == 25.0);
+}
+
+static void test_reduce_errors(void **st) {
+  (void)st;
+  double a[64] = {0}, o[64] = {0};
+  tfe_view_f64 s = {a, {3, 0, {2, 3, 4}, {1, 2, 6}}, false};
+  tfe_view_f64 out = {o, {1, 0, {3}, {1}}, false};
+  TU_EXPECT_ERR(tfe_reduce_f64(&out, &s, TFE_RED_SUM, 2, (int[]){0, 3}, 1, 0), TFE_ERR_BOUNDS, "axis 3");
+  TU_EXPECT_ERR(tfe_reduce_f64(&out, &s, TFE_RED_SUM, 2, (int[]){2, 2}, 1, 0), TFE_ERR_INVALID, "twice");
+  TU_EXPECT_ERR(tfe_reduce_f64(&out, &s, TFE_RED_SUM, 2, (int[]){0, 1}, 1, 0), TFE_ERR_SHAPE, "output dim 0 is 3, expected 4");
+  TU_EXPECT_ERR(tfe_reduce_f64(&out, &s, TFE_RED_SUM, 1, (int[]){0}, 1, 0), TFE_ERR_SHAPE, "neither 2");
+  TU_EXPECT_ERR(tfe_reduce_f64(&out, &s, (tfe_redop)42, 1, (int[]){0}, 1, 0), TFE_ERR_INVALID, "unknown reduction");
+  TU_EXPECT_ERR(tfe_reduce_f64(&out, &s, TFE_RED_SUM, 1, NULL, 1, 0), TFE_ERR_NULL, "axes");
+  TU_EXPECT_ERR(tfe_reduce_f64(NULL, &s, TFE_RED_SUM, 1, (int[]){0}, 1, 0), TFE_ERR_NULL, "out");
+  tfe_view_f64 e = {a, {2, 0, {3, 0}, {1, 3}}, false}; /* 3 x 0 */
+  TU_EXPECT_ERR(tfe_reduce_f64(&out, &e, TFE_RED_MAX, 1, (int[]){1}, 1, 0), TFE_ERR_INVALID, "zero elements");
+  o[0] = 5;
+  assert_int_equal(tfe_reduce_f64(&out, &e, TFE_RED_SUM, 1, (int[]){1}, 1, 0), TFE_OK);
+  assert_true(o[0] == 0.0); /* empty sum */
+  tfe_view_c128 cs = {(double _Complex *)a, {1, 0, {4}, {1}}, false};
+  double _Complex r = 0;
+  TU_EXPECT_ERR(tfe_reduce_all_c128(&cs, TFE_RED_MAX, &r), TFE_ERR_UNSUPPORTED, "'max'");
+  tfe_view_f64 bo = {o, {1, 0, {4}, {0}}, false};
+  tfe_view_f64 s1 = {a, {2, 0, {4, 3}, {1, 4}}, false};
+  TU_EXPECT_ERR(tfe_reduce_f64(&bo, &s1, TFE_RED_SUM, 1, (int[]){1}, 1, 0), TFE_ERR_OVERLAP, "destination");
+  /* out may alias the source: it is written after every read */
+  for (int i = 0; i < 12; i++) a[i] = i;
+  tfe_view_f64 alias = {a, {1, 0, {4}, {1}}, false};
+  assert_int_equal(tfe_reduce_f64(&alias, &s1, TFE_RED_SUM, 1, (int[]){1}, 1, 0), TFE_OK);
+  assert_true(a[0] == 0 + 4 + 8 && a[3] == 3 + 7 + 11);
+  /* allocation failure of the accumulator: status, message, out untouched, no leak */
+  for (int i = 0; i < 12; i++) a[i] = i;
+  o[0] = o[1] = o[2] = o[3] = -1;
+  tfe_view_f64 o4 = {o, {1, 0, {4}, {1}}, false};
+  tu_fail_after(0);
+  TU_EXPECT_ERR(tfe_reduce_f64(&o4, &s1, TFE_RED_SUM, 1, (int[]){1}, 1, 0), TFE_ERR_ALLOC, "allocation");
+  tu_alloc_restore();
+  assert_int_equal(tu_live_allocs, 0);
+  assert_true(o[0] == -1 && o[3] == -1);
+}
+
+static void test_dyn(void **st) {
+  (void)st;
+  double a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {0};
+  double _Complex c[6] = {0};
+  tfe_dyn da = {TFE_DT_F64, a, {2, 0, {2, 3}, {1, 2}}, false, NULL};
+  tfe_dyn db = {TFE_DT_F64, b, {2, 0, {2, 3}, {3, 1}}, false, NULL};
+  tfe_dyn dc = {TFE_DT_C128, c, {2, 0, {2, 3}, {1, 2}}, false, NULL};
+  TU_EXPECT_ERR(tfe_copy_dyn(&dc, &da), TFE_ERR_DTYPE, "destination is c128 but source is f64");
+  TU_EXPECT_ERR(tfe_zip_dyn(&db, &da, &dc, TFE_BIN_ADD), TFE_ERR_DTYPE, "second input is c128");
+  TU_EXPECT_ERR(tfe_map_dyn(&db, NULL, TFE_UN_NEG, NULL), TFE_ERR_NULL, "source");
+  assert_int_equal(tfe_copy_dyn(&db, &da), TFE_OK);
+  assert_true(b[1] == 3 && b[3] == 2); /* row-major destination */
+  double p = 2;
+  assert_int_equal(tfe_map_dyn(&db, &db, TFE_UN_POW, &p), TFE_OK);
+  assert_true(b[1] == 9);
+  assert_int_equal(tfe_zip_dyn(&da, &da, &da, TFE_BIN_ADD), TFE_OK);
+  assert_true(a[5] == 12);
+}
+
+/* Complex functions on branch cuts: the sign of a zero imaginary part picks the side, and a
+ * lazily conjugated source flips it before the function sees the value. */
+static void test_branch_cuts(void **st) {
+  (void)st;
+  double _Complex in[2] = {CMPLX(-1.0, 0.0), CMPLX(-1.0, -0.0)}, out[2];
+  tfe_view_c128 s = {in, {1, 0, {2}, {1}}, false}, d = {out, {1, 0, {2}, {1}}, false};
+  assert_int_equal(tfe_map(&d, &s, TFE_UN_SQRT, 0), TFE_OK);
+  assert_true(cimag(out[0]) == 1.0 && cimag(out[1]) == -1.0);
+  s.conj = true;
+  assert_int_equal(tfe_map(&d, &s, TFE_UN_SQRT, 0), TFE_OK);
+  assert_true(cimag(out[0]) == -1.0 && cimag(out[1]) == 1.0);
+  assert_int_equal(tfe_map(&d, &s, TFE_UN_LOG, 0), TFE_OK);
+  assert_true(fabs(cimag(out[0]) + 3.141592653589793) < 1e-15 && fabs(cimag(out[1]) - 3.141592653589793) < 1e-15);
+  s.conj = false;
+  assert_int_equal(tfe_map(&d, &s, TFE_UN_ABS, 0), TFE_OK);
+  assert_true(out[0] == 1.0 && cimag(out[0]) == 0.0); /* abs stays complex, imag 0 */
+  float fin[3] = {-4, 0, 4}, fout[3];
+  tfe_view_f32 fs = {fin, {1, 0, {3}, {1}}, false}, fd = {fout, {1, 0, {3}, {1}}, false};
+  assert_int_equal(tfe_map(&fd, &fs, TFE_UN_SQRT, 0), TFE_OK);
+  assert_true(isnan(fout[0]) && fout[1] == 0 && fout[2] == 2);
+  assert_int_equal(tfe_map(&fd, &fs, TFE_UN_RECIP, 0), TFE_OK);
+  assert_true(isinf(fout[1]) && fout[2] == 0.25f);
+}
+
+/* ---- a user kind (integers mod 7) stamped through the templates ---- */
+typedef struct tk_mod7 { int v; } tk_mod7;
+static inline tk_mod7 tfe_sr_zero_mod7(void) { tk_mod7 r = {0}; return r; }
+static inline tk_mod7 tfe_sr_one_mod7(void) { tk_mod7 r = {1}; return r; }
+static inline tk_mod7 tfe_sr_add_mod7(tk_mod7 a, tk_mod7 b) { tk_mod7 r = {(a.v + b.v) % 7}; return r; }
+static inline tk_mod7 tfe_sr_mul_mod7(tk_mod7 a, tk_mod7 b) { tk_mod7 r = {(a.v * b.v) % 7}; return r; }
+static inline tk_mod7 tfe_sr_conj_mod7(tk_mod7 a) { return a; }
+static inline bool tfe_sr_eq_mod7(tk_mod7 a, tk_mod7 b) { return a.v == b.v; }
+static inline tk_mod7 tfe_sr_from_f64_mod7(double x) { tk_mod7 r = {((int)x % 7 + 7) % 7}; return r; }
+static inline double tfe_sr_dist_mod7(tk_mod7 a, tk_mod7 b) { return a.v == b.v ? 0 : 1; }
+#define TFE_S mod7
+#define TFE_T tk_mod7
+#define TFE_R int
+#define TFE_ALG TFE_ALG_CUSTOM
+#define TFE_CPLX 0
+#define TFE_FLOAT 0
+#define TFE_DT TFE_DT_CUSTOM
+#include <tenferro/tensor_tpl.h>
+#include <tenferro/kernel_tpl.h>
+#undef TFE_S
+#undef TFE_T
+#undef TFE_R
+#undef TFE_ALG
+#undef TFE_CPLX
+#undef TFE_FLOAT
+#undef TFE_DT
+
+static void test_user_kind(void **st) {
+  (void)st;
+  enum { M = 37, N = 45 };
+  tk_mod7 *a = malloc(sizeof(tk_mod7) * M * N), *b = malloc(sizeof(tk_mod7) * M * N);
+  for (int i = 0; i < M * N; i++) a[i].v = (i * 5) % 7;
+  tfe_view_mod7 src = {a, {2, 0, {M, N}, {N, 1}}, false}, dst = {b, {2, 0, {M, N}, {1, M}}, false};
+  for (int pass = 0; pass < 2; pass++) { /* planned and tiny paths */
+    tfe__ktiny = pass ? 0 : 1 << 20;
+    assert_int_equal(tfe_copy_mod7(&dst, &src), TFE_OK);
+    for (int i = 0; i < M; i++) for (int j = 0; j < N; j++) assert_int_equal(b[i + j * M].v, a[i * N + j].v);
+    assert_int_equal(tfe_zip_mod7(&dst, &dst, &src, TFE_BIN_MUL), TFE_OK);
+    assert_int_equal(b[3 + 4 * M].v, (a[3 * N + 4].v * a[3 * N + 4].v) % 7);
+    tk_mod7 sum = {0}, want = {0};
+    for (int i = 0; i < M * N; i++) want.v = (want.v + b[i].v) % 7;
+    assert_int_equal(tfe_reduce_all_mod7(&dst, TFE_RED_SUM, &sum), TFE_OK);
+    assert_int_equal(sum.v, want.v);
+  }
+  tfe__ktiny = 1024;
+  TU_EXPECT_ERR(tfe_map_mod7(&dst, &src, TFE_UN_NEG, tfe_sr_one_mod7()), TFE_ERR_UNSUPPORTED, "'neg'");
+  TU_EXPECT_ERR(tfe_zip_mod7(&dst, &dst, &src, TFE_BIN_MAX), TFE_ERR_UNSUPPORTED, "'max'");
+  free(a);
+  free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_copy_random),
@@ -144,6 +306,11 @@ int main(void) {
       cmocka_unit_test(test_zip_random),
       cmocka_unit_test(test_blas1_random),
       cmocka_unit_test(test_reduce_random),
+      cmocka_unit_test(test_op_errors),
+      cmocka_unit_test(test_reduce_errors),
+      cmocka_unit_test(test_dyn),
+      cmocka_unit_test(test_branch_cuts),
+      cmocka_unit_test(test_user_kind),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -294,6 +294,7 @@ static void test_user_kind(void **st) {
     assert_int_equal(sum.v, want.v);
   }
   tfe__ktiny = 1024;
+  assert_true(tfe_sr_dist_mod7(tfe_sr_from_f64_mod7(-1), tfe_sr_from_f64_mod7(6)) == 0);
   TU_EXPECT_ERR(tfe_map_mod7(&dst, &src, TFE_UN_NEG, tfe_sr_one_mod7()), TFE_ERR_UNSUPPORTED, "'neg'");
   TU_EXPECT_ERR(tfe_zip_mod7(&dst, &dst, &src, TFE_BIN_MAX), TFE_ERR_UNSUPPORTED, "'max'");
   free(a);

@@ -37,7 +37,7 @@ static void tc_shuffle(tu_rng *r, int32_t *x, int n) {
 
 /* Classes: 0 batch (A,B,C), 1 left (A,C), 2 right (B,C), 3 contracted (A,B), 4 A only,
  * 5 B only. Repeats make diagonals (inputs) and embeddings (output). */
-static void tc_random_case(tu_rng *r, tc_case *k, bool unary, int64_t max_space) {
+static void tc_random_case(tu_rng *r, tc_case *k, bool unary, int64_t max_space, bool big) {
   memset(k, 0, sizeof *k);
   k->unary = unary;
   for (;;) {
@@ -54,6 +54,7 @@ static void tc_random_case(tu_rng *r, tc_case *k, bool unary, int64_t max_space)
       k->lab[i] = l;
       int64_t u = tu_int(r, 0, 19);
       k->dim[i] = u == 0 ? 0 : u < 4 ? 1 : u < 10 ? 2 : u < 15 ? 3 : u < 18 ? 4 : 5;
+      if (big) k->dim[i] = u == 0 ? 1 : tu_int(r, 2, 24);
       space *= k->dim[i] > 0 ? k->dim[i] : 1;
     }
     if (space <= max_space) break;
@@ -68,6 +69,15 @@ static void tc_random_case(tu_rng *r, tc_case *k, bool unary, int64_t max_space)
     if (inA && k->ra < TC_MAXR) { k->la[k->ra++] = l; if (k->ra < TC_MAXR && tu_int(r, 0, 7) == 0) k->la[k->ra++] = l; }
     if (inB && k->rb < TC_MAXR) { k->lb[k->rb++] = l; if (k->rb < TC_MAXR && tu_int(r, 0, 7) == 0) k->lb[k->rb++] = l; }
     if (inC && k->rc < TC_MAXR) { k->lc[k->rc++] = l; if (k->rc < TC_MAXR && tu_int(r, 0, 9) == 0) k->lc[k->rc++] = l; }
+  }
+  if (big) { /* repeated labels square the operand: keep every operand small enough */
+    const int32_t *ls[3] = {k->la, k->lb, k->lc};
+    int rs[3] = {k->ra, k->rb, k->rc};
+    for (int op = 0; op < 3; op++) {
+      int64_t n = 1;
+      for (int i = 0; i < rs[op]; i++) n *= tc_dim_of(k, ls[op][i]) > 0 ? tc_dim_of(k, ls[op][i]) : 1;
+      if (n > 4 * max_space) { tc_random_case(r, k, unary, max_space, big); return; }
+    }
   }
   tc_shuffle(r, k->la, k->ra);
   tc_shuffle(r, k->lb, k->rb);
@@ -106,6 +116,18 @@ static void tc_dims(const tc_case *k, const int32_t *l, int r, int64_t *dims) {
   for (int i = 0; i < r; i++) dims[i] = tc_dim_of(k, l[i]);
 }
 
+/* Which engine paths the random plans took (so the tests prove they cover them). */
+typedef struct tc_stats { long naive, gemm, red, copy_ab, copy_c, batch, plain; } tc_stats;
+static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
+  if (P->naive) { s->naive++; return; }
+  s->gemm++;
+  s->red += P->red[0] || P->red[1];
+  s->copy_ab += P->copy[0] || P->copy[1];
+  s->copy_c += P->copy[2];
+  s->batch += P->nbatch > 1;
+  s->plain += !P->copy[0] && !P->copy[1] && !P->copy[2];
+}
+
 #define TC_KIND_PASS
 #define TFE_TEMPLATE <test_contract.c>
 #include <tenferro/gen/foreach_kind.h>
@@ -113,8 +135,21 @@ static void tc_dims(const tc_case *k, const int32_t *l, int r, int64_t *dims) {
 #undef TC_KIND_PASS
 
 #define TC_KIND_TESTS(s, T, R, alg, cplx, flt, DT)                                         \
-  static void test_binary_##s(void **st) { (void)st; tc_run_##s(tu_cases(10000), false, 0x1234 + DT); } \
-  static void test_unary_##s(void **st) { (void)st; tc_run_##s(tu_cases(3000), true, 0x777 + DT); }
+  static void test_binary_##s(void **st) {                                                  \
+    (void)st;                                                                               \
+    tc_stats x = {0};                                                                       \
+    tc_run_##s(tu_cases(10000), false, false, 0x1234 + DT, &x);                             \
+    tc_run_##s(tu_cases(150), false, true, 0x4321 + DT, &x);                                \
+    print_message("%s: plans naive %ld gemm %ld (reduce %ld, copy A/B %ld, copy C %ld, batch %ld, no copy %ld)\n", \
+                  #s, x.naive, x.gemm, x.red, x.copy_ab, x.copy_c, x.batch, x.plain);       \
+    assert_true(x.gemm > 0 && x.red > 0 && x.copy_ab > 0 && x.copy_c > 0 && x.batch > 0 && x.plain > 0); \
+  }                                                                                         \
+  static void test_unary_##s(void **st) {                                                   \
+    (void)st;                                                                               \
+    tc_stats x = {0};                                                                       \
+    tc_run_##s(tu_cases(3000), true, false, 0x777 + DT, &x);                                \
+    tc_run_##s(tu_cases(100), true, true, 0x778 + DT, &x);                                  \
+  }
 TFE_KINDS(TC_KIND_TESTS)
 
 /* ---- hand-picked cases: the fusion bug class -------------------------------------------- */
@@ -294,7 +329,7 @@ static TFE_T TFE_CAT(tc_scalar_, TFE_S)(tu_rng *r) {
   return TFE_CAT(tc_rand_, TFE_S)(r);
 }
 
-static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, uint64_t seed) {
+static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, bool big, uint64_t seed, tc_stats *stats) {
   tu_rng rng = {seed * 0x9E3779B97F4A7C15ULL + 1};
   tu_rng *r = &rng;
   double tol = 0;
@@ -303,7 +338,7 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, uint64_t seed) {
 #endif
   for (int cs = 0; cs < ncases; cs++) {
     tc_case k;
-    tc_random_case(r, &k, unary, 4096);
+    tc_random_case(r, &k, unary, big ? 40000 : 4096, big);
     int64_t da[TC_MAXR], db[TC_MAXR], dc[TC_MAXR];
     tc_dims(&k, k.la, k.ra, da);
     tc_dims(&k, k.lb, k.rb, db);
@@ -332,8 +367,19 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, uint64_t seed) {
       C.data[o] = old[o];
       for (int i = 0; i < k.rc && ++ci[i] == dc[i]; i++) ci[i] = 0;
     }
-    tfe_status s = unary ? TFE_FN(contract_unary)(alpha, &A, k.la, beta, &C, k.lc)
-                         : TFE_FN(contract)(alpha, &A, k.la, &B, k.lb, beta, &C, k.lc);
+    tfe_status s;
+    if (cs % 2) { /* the convenience front end (cached plans) */
+      s = unary ? TFE_FN(contract_unary)(alpha, &A, k.la, beta, &C, k.lc)
+                : TFE_FN(contract)(alpha, &A, k.la, &B, k.lb, beta, &C, k.lc);
+    } else { /* describe -> plan -> execute, and count which paths the plans take */
+      tfe_contract_desc d;
+      tfe_contract_plan *P = NULL;
+      assert_int_equal(TFE_FN(contract_describe)(&d, &A, k.la, unary ? NULL : &B, k.lb, &C, k.lc), TFE_OK);
+      assert_int_equal(tfe_contract_plan_create(&d, &P), TFE_OK);
+      s = TFE_FN(contract_execute)(P, alpha, &A, unary ? NULL : &B, beta, &C);
+      tc_count(stats, P);
+      tfe_contract_plan_release(P);
+    }
     if (s != TFE_OK) fail_msg("case %d: status %d: %s", cs, (int)s, tfe_last_error());
     TFE_TY(view) Cold = C;
     Cold.data = old;

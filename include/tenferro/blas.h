@@ -89,7 +89,7 @@ TFE_INTERNAL void tfe__blas_do_init(void) {
   if (!getenv("BLIS_ARCH_TYPE")) {
     int id = tfe__blas_pick_arch();
     if (id >= 0) {
-      char buf[8];
+      char buf[16];
       snprintf(buf, sizeof buf, "%d", id);
       setenv("BLIS_ARCH_TYPE", buf, 0);
       snprintf(tfe__blas_chosen, sizeof tfe__blas_chosen, "%s", id == 0 ? "skx" : "haswell");

@@ -114,44 +114,235 @@ TFE_INTERNAL void TFE_FN(pr_fold_cconj_)(bool cconj, TFE_T *alpha, TFE_T *beta, 
 #endif
 }
 
+/* ---- the planned engine ---------------------------------------------------------------- */
+/* The label table of a plan, with strides `which` (0 as given, 1 reduced, 2 GEMM operand),
+ * in the reference engine's form. */
+TFE_INTERNAL void TFE_FN(pr_prob_from_plan_)(const tfe_contract_plan *P, tfe__pr_prob *q) {
+  q->n = P->nl;
+  q->c_embed = false;
+  for (int j = 0; j < P->nl; j++) {
+    const tfe__pr_plab *l = &P->lab[j];
+    tfe__pr_lab x = {0, l->in, l->dim, {l->so[0], l->so[1], l->so[2]}};
+    q->lab[j] = x;
+  }
+}
+
+/* A view over the distinct labels (size > 1) of operand op, strides from `which`. */
+TFE_INTERNAL void TFE_FN(pr_view_)(TFE_TY(view) *v, const TFE_T *base, const tfe_contract_plan *P, int op,
+                                   int which, bool conj) {
+  uint8_t bit = (uint8_t)(1u << op);
+  int r = 0;
+  for (int j = 0; j < P->nl; j++) {
+    const tfe__pr_plab *l = &P->lab[j];
+    if (!(l->in & bit) || l->dim == 1 || (op < 2 && P->red[op] && l->in == bit)) continue;
+    v->lay.dims[r] = l->dim;
+    v->lay.strides[r] = which == 0 ? l->so[op] : which == 1 ? l->sr[op] : l->sf[op];
+    r++;
+  }
+  v->lay.rank = r;
+  v->lay.offset = 0;
+  v->data = (TFE_T *)base;
+  v->conj = conj;
+}
+
+/* Sums the labels only operand op carries into the dense temporary dst. */
+TFE_INTERNAL void TFE_FN(pr_reduce_)(const tfe_contract_plan *P, int op, const TFE_T *src, bool conj, TFE_T *dst) {
+  tfe__pr_prob q;
+  q.n = 0;
+  q.c_embed = false;
+  uint8_t bit = (uint8_t)(1u << op);
+  for (int j = 0; j < P->nl; j++) {
+    const tfe__pr_plab *l = &P->lab[j];
+    if (!(l->in & bit)) continue;
+    uint8_t in = l->in == bit ? TFE__PR_IN_A : (TFE__PR_IN_A | TFE__PR_IN_C);
+    tfe__pr_lab x = {0, in, l->dim, {l->so[op], 0, l->sr[op]}};
+    q.lab[q.n++] = x;
+  }
+  TFE_FN(pr_naive_)(TFE_FN(sr_one)(), src, conj, NULL, false, TFE_FN(sr_zero)(), dst, &q);
+}
+
+/* One GEMM of the plan's shape: BLIS for the float kinds, the semiring kernel otherwise. */
+TFE_INTERNAL void TFE_FN(pr_gemm_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_T *a, bool ca,
+                                   const TFE_T *b, bool cb, TFE_T beta, TFE_T *c, int threads, TFE_T *sgws) {
+  int64_t m = P->m, n = P->n, k = P->k;
+#if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD
+  (void)sgws;
+  if (m * n * k <= 2048) { /* BLIS's per-call cost exceeds the work: plain loops */
+    bool bz = TFE_FN(pr_is_zero_)(beta);
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < m; i++) {
+        TFE_T acc = 0;
+        for (int64_t p = 0; p < k; p++) {
+          TFE_T x = a[i * P->rs[0] + p * P->cs[0]], y = b[p * P->rs[1] + j * P->cs[1]];
+#if TFE_CPLX
+          if (ca) x = TFE_CONJ(x);
+          if (cb) y = TFE_CONJ(y);
+#endif
+          acc += x * y;
+        }
+        TFE_T *cp = c + i * P->rs[2] + j * P->cs[2];
+        *cp = bz ? alpha * acc : alpha * acc + beta * *cp;
+      }
+    return;
+  }
+  int ta = TFE_CPLX && ca ? TFE__BLIS_CONJ_NO_TRANSPOSE : TFE__BLIS_NO_TRANSPOSE;
+  int tb = TFE_CPLX && cb ? TFE__BLIS_CONJ_NO_TRANSPOSE : TFE__BLIS_NO_TRANSPOSE;
+  TFE_CAT(tfe__blas_gemm_, TFE_S)(ta, tb, m, n, k, alpha, a, P->rs[0], P->cs[0], b, P->rs[1], P->cs[1], beta, c,
+                                  P->rs[2], P->cs[2], threads);
+#else
+  TFE_FN(semiring_gemm_ws_)(m, n, k, alpha, a, P->rs[0], P->cs[0], ca, b, P->rs[1], P->cs[1], cb, beta, c,
+                            P->rs[2], P->cs[2], threads, sgws);
+#endif
+}
+
+/* Small GEMMs in a batch run in parallel (one thread each); big ones use all threads. */
+TFE_INTERNAL bool TFE_FN(pr_batch_parallel_)(const tfe_contract_plan *P, int threads) {
+  return threads > 1 && P->nbatch > 1 && P->m * P->n * P->k <= ((int64_t)1 << 21);
+}
+TFE_INTERNAL int64_t TFE_FN(pr_sg_elems_)(const tfe_contract_plan *P, int threads) {
+#if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD
+  (void)P; (void)threads;
+  return 0;
+#else
+  return (int64_t)threads * TFE_FN(sg_workspace_)(1, P->m, P->n, P->k);
+#endif
+}
+
+TFE_INTERNAL void TFE_FN(pr_batches_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_T *a, bool ca,
+                                      const TFE_T *b, bool cb, TFE_T beta, TFE_T *c, int threads, TFE_T *sgws) {
+  bool par = TFE_FN(pr_batch_parallel_)(P, threads);
+  int64_t per = TFE_FN(pr_sg_elems_)(P, 1);
+  TFE_OMP(parallel for num_threads(threads) schedule(static) if (par))
+  for (int64_t bi = 0; bi < P->nbatch; bi++) {
+    int64_t oa = 0, ob = 0, oc = 0, r = bi;
+    for (int q = 0; q < P->nb; q++) {
+      const tfe__pr_plab *l = &P->lab[P->bl[q]];
+      int64_t x = r % l->dim;
+      r /= l->dim;
+      oa += x * l->sf[0]; ob += x * l->sf[1]; oc += x * l->sf[2];
+    }
+    int tid = 0;
+#ifdef _OPENMP
+    tid = omp_get_thread_num();
+#endif
+    TFE_FN(pr_gemm_)(P, alpha, a + oa, ca, b + ob, cb, beta, c + oc, par ? 1 : threads,
+                     sgws ? sgws + (int64_t)tid * per : NULL);
+  }
+}
+
+/* Runs a plan on views that match it (checked by the caller). C untouched on failure. */
+TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_TY(view) *A,
+                                            const TFE_TY(view) *B, TFE_T beta, const TFE_TY(view) *C) {
+  bool ca = A->conj, cb = B ? B->conj : false;
+  TFE_FN(pr_fold_cconj_)(C->conj, &alpha, &beta, &ca, &cb);
+  const TFE_T *a = A->data + A->lay.offset + P->off[0];
+  const TFE_T *b = B ? B->data + B->lay.offset + P->off[1] : NULL;
+  TFE_T *c = C->data + C->lay.offset + P->off[2];
+  int threads = tfe_get_num_threads();
+  int64_t sgn = P->naive ? 0 : TFE_FN(pr_sg_elems_)(P, threads);
+  int64_t total = P->ws[TFE__PR_WS_N] + sgn;
+  TFE_T *ws = NULL;
+  if (total > 0) {
+    int64_t bytes;
+    if (!tfe__mul_ok(total, (int64_t)sizeof(TFE_T), &bytes))
+      return TFE_FAIL(TFE_ERR_OVERFLOW, "workspace of %lld elements overflows", (long long)total);
+    ws = (TFE_T *)tfe__alloc((size_t)bytes);
+    if (!ws) return TFE_ERR_ALLOC;
+  }
+  if (P->c_embed) { /* off-diagonal elements: beta * C; the diagonal then accumulates */
+    TFE_FN(pr_scale_)(&C->lay, C->data, beta);
+    beta = TFE_FN(sr_one)();
+  }
+  if (P->naive) {
+    tfe__pr_prob q;
+    TFE_FN(pr_prob_from_plan_)(P, &q);
+    TFE_FN(pr_naive_)(alpha, a, ca, b, cb, beta, c, &q);
+    tfe__free(ws);
+    return TFE_OK;
+  }
+  const TFE_T *src[2] = {a, b};
+  bool cj[2] = {ca, cb};
+  for (int op = 0; op < 2; op++) {
+    if (P->red[op]) {
+      TFE_T *dst = ws + P->ws[op == 0 ? TFE__PR_WS_RA : TFE__PR_WS_RB];
+      TFE_FN(pr_reduce_)(P, op, src[op], cj[op], dst);
+      src[op] = dst;
+      cj[op] = false;
+    }
+    if (P->copy[op]) {
+      TFE_TY(view) from, to;
+      TFE_FN(pr_view_)(&from, src[op], P, op, P->red[op] ? 1 : 0, cj[op]);
+      TFE_FN(pr_view_)(&to, ws + P->ws[op == 0 ? TFE__PR_WS_CA : TFE__PR_WS_CB], P, op, 2, false);
+      TFE_FN(copy)(&to, &from);
+      src[op] = to.data;
+      cj[op] = false;
+    }
+  }
+  TFE_T *cc = c;
+  TFE_TY(view) cv, ct;
+  if (P->copy[2]) {
+    TFE_FN(pr_view_)(&cv, c, P, 2, 0, false);
+    TFE_FN(pr_view_)(&ct, ws + P->ws[TFE__PR_WS_CC], P, 2, 2, false);
+    if (!TFE_FN(pr_is_zero_)(beta)) TFE_FN(copy)(&ct, &cv);
+    cc = ct.data;
+  }
+  TFE_FN(pr_batches_)(P, alpha, src[0], cj[0], src[1], cj[1], beta, cc, threads, sgn ? ws + P->ws[TFE__PR_WS_N] : NULL);
+  if (P->copy[2]) TFE_FN(copy)(&cv, &ct);
+  tfe__free(ws);
+  return TFE_OK;
+}
+
+/* ---- describe -> plan -> execute ---------------------------------------------------------- */
+/* Fills a descriptor (B == NULL: unary). Validation happens in tfe_contract_plan_create. */
+TFE_API tfe_status TFE_FN(contract_describe)(tfe_contract_desc *d, const TFE_TY(view) *A, const int32_t *la,
+                                             const TFE_TY(view) *B, const int32_t *lb, const TFE_TY(view) *C,
+                                             const int32_t *lc) {
+  TFE_CHECK_NULL(d);
+  if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : "C");
+  return tfe__pr_describe(d, TFE_DT, &A->lay, la, B ? &B->lay : NULL, lb, &C->lay, lc);
+}
+
+/* Views must have the ranks, labels, dims and strides the plan was made for; data pointers
+ * and offsets may differ. */
+TFE_API tfe_status TFE_FN(contract_execute)(const tfe_contract_plan *P, TFE_T alpha, const TFE_TY(view) *A,
+                                            const TFE_TY(view) *B, TFE_T beta, const TFE_TY(view) *C) {
+  TFE_CHECK_NULL(P);
+  if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : "C");
+  if (P->dtype != TFE_DT)
+    return TFE_FAIL(TFE_ERR_DTYPE, "plan was made for %s, called with %s", tfe_dtype_name(P->dtype),
+                    tfe_dtype_name(TFE_DT));
+  if (P->unary != (B == NULL)) return TFE_FAIL(TFE_ERR_INVALID, "plan is %s but B %s given", P->unary ? "unary" : "binary", B ? "was" : "was not");
+  TFE_TRY(tfe__pr_match(P, &A->lay, B ? &B->lay : NULL, &C->lay, __func__));
+  TFE_TRY(TFE_FN(pr_check_views_)(A, B, C, __func__));
+  return TFE_FN(pr_execute_)(P, alpha, A, B, beta, C);
+}
+
+/* The convenience path: plan from the cache (or made and cached), then execute. */
+TFE_INTERNAL tfe_status TFE_FN(pr_cached_)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
+                                           const TFE_TY(view) *B, const int32_t *lb, TFE_T beta,
+                                           const TFE_TY(view) *C, const int32_t *lc, const char *where) {
+  tfe_contract_plan *P = NULL;
+  TFE_TRY(tfe__pr_plan_cached(&P, TFE_DT, &A->lay, la, B ? &B->lay : NULL, lb, &C->lay, lc, where));
+  tfe_status st = TFE_FN(pr_check_views_)(A, B, C, where);
+  if (st == TFE_OK) st = TFE_FN(pr_execute_)(P, alpha, A, B, beta, C);
+  tfe_contract_plan_release(P);
+  return st;
+}
+
 /* ---- public entry points ------------------------------------------------------------------ */
 /* C = alpha * (sum over labels not in C of A*B) + beta * C, in the kind's semiring.
  * See docs/prims.md for the label rules. C is left untouched on any error. */
 TFE_API tfe_status TFE_FN(contract)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
                                     const TFE_TY(view) *B, const int32_t *lb, TFE_T beta,
                                     const TFE_TY(view) *C, const int32_t *lc) {
-  const char *where = __func__;
-  if (!A || !B || !C)
-    return tfe__fail(TFE_ERR_NULL, where, "view %s is NULL", !A ? "A" : !B ? "B" : "C");
-  tfe__pr_prob p;
-  TFE_TRY(tfe__pr_analyze(&A->lay, la, &B->lay, lb, &C->lay, lc, &p, where));
-  TFE_TRY(TFE_FN(pr_check_views_)(A, B, C, where));
-  bool ca = A->conj, cb = B->conj;
-  TFE_FN(pr_fold_cconj_)(C->conj, &alpha, &beta, &ca, &cb);
-  if (p.c_embed) {
-    TFE_FN(pr_scale_)(&C->lay, C->data, beta);
-    beta = TFE_FN(sr_one)();
-  }
-  TFE_FN(pr_naive_)(alpha, A->data + A->lay.offset, ca, B->data + B->lay.offset, cb, beta,
-                    C->data + C->lay.offset, &p);
-  return TFE_OK;
+  if (!A || !B || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : !B ? "B" : "C");
+  return TFE_FN(pr_cached_)(alpha, A, la, B, lb, beta, C, lc, __func__);
 }
 
 /* C = alpha * (sum over labels not in C of A) + beta * C: trace, partial sums, diagonal
  * extraction, permutation and embedding (repeated output labels) in one call. */
 TFE_API tfe_status TFE_FN(contract_unary)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
                                           TFE_T beta, const TFE_TY(view) *C, const int32_t *lc) {
-  const char *where = __func__;
-  if (!A || !C) return tfe__fail(TFE_ERR_NULL, where, "view %s is NULL", !A ? "A" : "C");
-  tfe__pr_prob p;
-  TFE_TRY(tfe__pr_analyze(&A->lay, la, NULL, NULL, &C->lay, lc, &p, where));
-  TFE_TRY(TFE_FN(pr_check_views_)(A, NULL, C, where));
-  bool ca = A->conj, cb = false;
-  TFE_FN(pr_fold_cconj_)(C->conj, &alpha, &beta, &ca, &cb);
-  if (p.c_embed) {
-    TFE_FN(pr_scale_)(&C->lay, C->data, beta);
-    beta = TFE_FN(sr_one)();
-  }
-  TFE_FN(pr_naive_)(alpha, A->data + A->lay.offset, ca, NULL, false, beta, C->data + C->lay.offset, &p);
-  return TFE_OK;
+  if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : "C");
+  return TFE_FN(pr_cached_)(alpha, A, la, NULL, NULL, beta, C, lc, __func__);
 }

@@ -12,6 +12,7 @@
 #include <tenferro/tensor.h>
 #include <tenferro/blas.h>
 #include <tenferro/gen/generic.h>
+#include <tenferro/kernel.h>
 
 /* ---- label analysis (kind-independent) ------------------------------------------------------ */
 #define TFE__PR_MAXL (2 * TFE_MAX_RANK)
@@ -118,6 +119,13 @@ TFE_INTERNAL tfe_status tfe__pr_analyze(const tfe_layout *A, const int32_t *la, 
     return tfe__fail(TFE_ERR_OVERLAP, where, "output C has overlapping elements (zero or interleaved strides)");
   return TFE_OK;
 }
+
+#include <tenferro/prims_plan.h>
+#include <tenferro/semiring_gemm_simd.h>
+
+#define TFE_TEMPLATE <tenferro/semiring_gemm_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
 
 #define TFE_TEMPLATE <tenferro/contract_tpl.h>
 #include <tenferro/gen/foreach_kind.h>

@@ -1,0 +1,429 @@
+/* tenferro/prims_plan.h — prims room: the kind-independent contraction planner.
+ *
+ * A plan turns the label table of a binary contraction into one (batched) GEMM:
+ *   batch   labels in A, B and C      -> loop (parallel when the GEMMs are small)
+ *   M       labels in A and C only    -> rows of A and C, fused into one dimension
+ *   N       labels in B and C only    -> columns of B and C
+ *   K       labels in A and B only    -> contracted
+ *   summed  labels in one input only  -> reduced away first (into a dense temporary)
+ * A group of labels fuses into one GEMM dimension only when, in the group's chosen order,
+ * every stride equals the previous stride times the previous size, in EVERY operand that
+ * carries the group (the check that `jk,kj->` and `ijk,kjl->il` with transposed inputs need).
+ * An operand that cannot be addressed that way is copied into a dense temporary laid out
+ * [M|K|batch] (A), [K|N|batch] (B) or [M|N|batch] (C); nothing else is copied. */
+#ifndef TENFERRO_PRIMS_PLAN_H
+#define TENFERRO_PRIMS_PLAN_H
+
+#include <tenferro/tensor.h>
+
+typedef struct tfe__pr_plab {
+  int64_t dim;
+  uint8_t in;     /* TFE__PR_IN_* */
+  int64_t so[3];  /* stride in the operand as given (diagonals folded) */
+  int64_t sr[2];  /* stride in the reduced temporary of A / B */
+  int64_t sf[3];  /* stride in the operand the GEMM reads */
+} tfe__pr_plab;
+
+/* Workspace slots (element offsets into one allocation). */
+enum { TFE__PR_WS_RA, TFE__PR_WS_RB, TFE__PR_WS_CA, TFE__PR_WS_CB, TFE__PR_WS_CC, TFE__PR_WS_N };
+
+typedef struct tfe_contract_plan {
+  atomic_long refs;
+  tfe_dtype dtype;
+  bool unary;
+  bool naive;     /* empty or tiny problem: the reference engine does it */
+  bool c_embed;
+  bool red[2];    /* A / B have labels summed away before the GEMM */
+  bool copy[3];   /* A / B / C go through a dense temporary */
+  int64_t m, n, k, nbatch;
+  int64_t off[3];        /* element offsets added to A, B, C (reversed labels) */
+  int64_t rs[3], cs[3]; /* GEMM row / column strides of A (m x k), B (k x n), C (m x n) */
+  int nb;               /* batch labels with size > 1 */
+  int16_t bl[TFE__PR_MAXL];
+  int64_t ws[TFE__PR_WS_N + 1]; /* offsets; ws[N] = total elements */
+  uint64_t hash;
+  int nkey;
+  int64_t *key;         /* ranks, labels, dims, strides: what the plan was made for */
+  int nl;
+  tfe__pr_plab lab[];   /* nl entries, then the key */
+} tfe_contract_plan;
+
+/* ---- the key: everything a plan depends on ---------------------------------------------- */
+TFE_INTERNAL int tfe__pr_key_len(const tfe_layout *A, const tfe_layout *B, const tfe_layout *C) {
+  return 5 + 3 * (A->rank + (B ? B->rank : 0) + C->rank);
+}
+TFE_INTERNAL void tfe__pr_key_fill(int64_t *key, tfe_dtype dt, const tfe_layout *A, const int32_t *la,
+                                   const tfe_layout *B, const int32_t *lb, const tfe_layout *C,
+                                   const int32_t *lc) {
+  int64_t *k = key;
+  *k++ = (int64_t)dt;
+  *k++ = A->rank;
+  *k++ = B ? B->rank : -1;
+  *k++ = C->rank;
+  *k++ = 0x7fe; /* format tag */
+  const tfe_layout *L[3] = {A, B, C};
+  const int32_t *lb_[3] = {la, lb, lc};
+  for (int op = 0; op < 3; op++) {
+    if (!L[op]) continue;
+    for (int i = 0; i < L[op]->rank; i++) {
+      *k++ = lb_[op][i];
+      *k++ = L[op]->dims[i];
+      *k++ = L[op]->strides[i];
+    }
+  }
+}
+TFE_INTERNAL uint64_t tfe__pr_key_hash(const int64_t *key, int n) {
+  uint64_t h = 1469598103934665603ULL;
+  for (int i = 0; i < n; i++) {
+    h ^= (uint64_t)key[i];
+    h *= 1099511628211ULL;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+/* ---- group ordering and fusion ------------------------------------------------------------ */
+TFE_INTERNAL int64_t tfe__pr_abs(int64_t x) { return x < 0 ? -x : x; }
+
+/* Sorts label indices g[0..n) by |stride in op| (cur strides), ascending. */
+TFE_INTERNAL void tfe__pr_sort(int16_t *g, int n, const tfe__pr_plab *lab, const int64_t (*cur)[3], int op) {
+  (void)lab;
+  for (int i = 1; i < n; i++) {
+    int16_t x = g[i];
+    int j = i;
+    while (j > 0 && tfe__pr_abs(cur[g[j - 1]][op]) > tfe__pr_abs(cur[x][op])) { g[j] = g[j - 1]; j--; }
+    g[j] = x;
+  }
+}
+/* True when the labels g (in this order) fuse into one dimension of operand op. */
+TFE_INTERNAL bool tfe__pr_fuses(const int16_t *g, int n, const tfe__pr_plab *lab, const int64_t (*cur)[3], int op) {
+  for (int i = 1; i < n; i++)
+    if (cur[g[i]][op] != cur[g[i - 1]][op] * lab[g[i - 1]].dim) return false;
+  return true;
+}
+
+/* Picks the order of a group shared by operands x and y (prefer x's own order). Returns
+ * through fx / fy whether each operand fuses in the chosen order. */
+TFE_INTERNAL void tfe__pr_order_group(int16_t *g, int n, const tfe__pr_plab *lab, const int64_t (*cur)[3],
+                                      int x, int y, bool *fx, bool *fy) {
+  int16_t alt[TFE__PR_MAXL];
+  memcpy(alt, g, (size_t)n * sizeof *g);
+  tfe__pr_sort(g, n, lab, cur, x);
+  *fx = tfe__pr_fuses(g, n, lab, cur, x);
+  *fy = tfe__pr_fuses(g, n, lab, cur, y);
+  if (*fx && *fy) return;
+  tfe__pr_sort(alt, n, lab, cur, y);
+  bool ax = tfe__pr_fuses(alt, n, lab, cur, x), ay = tfe__pr_fuses(alt, n, lab, cur, y);
+  if ((ay && !*fx) || (ax && ay)) {
+    memcpy(g, alt, (size_t)n * sizeof *g);
+    *fx = ax; *fy = ay;
+  }
+}
+
+/* Dense strides for a temporary holding the labels of `groups` in order. Returns elements. */
+TFE_INTERNAL int64_t tfe__pr_dense(tfe__pr_plab *lab, int64_t (*dst)[3], int op, const int16_t *const *groups,
+                                   const int *counts, int ngroups) {
+  int64_t s = 1;
+  for (int q = 0; q < ngroups; q++)
+    for (int i = 0; i < counts[q]; i++) {
+      dst[groups[q][i]][op] = s;
+      s *= lab[groups[q][i]].dim;
+    }
+  return s;
+}
+
+/* Fills the plan from the label table. Never fails (sizes were checked by the caller). */
+TFE_INTERNAL void tfe__pr_plan_build(tfe_contract_plan *P, const tfe__pr_prob *p) {
+  int n = p->n;
+  P->nl = n;
+  P->c_embed = p->c_embed;
+  int64_t work = 1;
+  bool empty = false;
+  for (int j = 0; j < n; j++) {
+    tfe__pr_plab *l = &P->lab[j];
+    memset(l, 0, sizeof *l);
+    l->dim = p->lab[j].dim;
+    l->in = p->lab[j].in;
+    for (int op = 0; op < 3; op++) l->so[op] = p->lab[j].s[op];
+    empty = empty || l->dim == 0;
+    if (!empty && work < ((int64_t)1 << 40)) work *= l->dim;
+  }
+  P->naive = empty || P->unary || work <= 512;
+  if (P->naive) return;
+  /* Reverse labels whose leading stride is negative, in every operand at once (a relabeling
+   * i -> dim-1-i changes nothing): C's labels positive in C, the others in A (or B). */
+  for (int j = 0; j < n; j++) {
+    tfe__pr_plab *l = &P->lab[j];
+    int lead = (l->in & TFE__PR_IN_C) ? 2 : (l->in & TFE__PR_IN_A) ? 0 : 1;
+    if (l->so[lead] >= 0) continue;
+    for (int op = 0; op < 3; op++) {
+      P->off[op] += (l->dim - 1) * l->so[op];
+      l->so[op] = -l->so[op];
+    }
+  }
+  int64_t cur[TFE__PR_MAXL][3];
+  int16_t gm[TFE__PR_MAXL], gn[TFE__PR_MAXL], gk[TFE__PR_MAXL];
+  int nm = 0, nn = 0, nk = 0;
+  int64_t ws[TFE__PR_WS_N] = {0};
+  P->nb = 0;
+  P->nbatch = 1;
+  for (int op = 0; op < 2; op++) {
+    /* reduce labels of one input only: dense temporary of the kept labels, in order */
+    int16_t kept[TFE__PR_MAXL];
+    int nkept = 0;
+    P->red[op] = false;
+    for (int j = 0; j < n; j++) {
+      uint8_t bit = (uint8_t)(1u << op);
+      if (!(P->lab[j].in & bit)) continue;
+      if (P->lab[j].in == bit) P->red[op] = true; else kept[nkept++] = (int16_t)j;
+    }
+    for (int j = 0; j < n; j++) cur[j][op] = P->lab[j].so[op];
+    if (P->red[op]) {
+      for (int j = 0; j < n; j++) cur[j][op] = 0;
+      const int16_t *g[1] = {kept};
+      int c[1] = {nkept};
+      int64_t tmp[TFE__PR_MAXL][3];
+      ws[op == 0 ? TFE__PR_WS_RA : TFE__PR_WS_RB] = tfe__pr_dense(P->lab, tmp, 0, g, c, 1);
+      for (int i = 0; i < nkept; i++) cur[kept[i]][op] = tmp[kept[i]][0];
+    }
+    for (int j = 0; j < n; j++) P->lab[j].sr[op] = cur[j][op];
+  }
+  for (int j = 0; j < n; j++) {
+    cur[j][2] = P->lab[j].so[2];
+    uint8_t in = P->lab[j].in;
+    if (P->lab[j].dim == 1) continue; /* any stride addresses a size-1 label */
+    if (in == (TFE__PR_IN_A | TFE__PR_IN_B | TFE__PR_IN_C)) { P->bl[P->nb++] = (int16_t)j; P->nbatch *= P->lab[j].dim; }
+    else if (in == (TFE__PR_IN_A | TFE__PR_IN_C)) gm[nm++] = (int16_t)j;
+    else if (in == (TFE__PR_IN_B | TFE__PR_IN_C)) gn[nn++] = (int16_t)j;
+    else if (in == (TFE__PR_IN_A | TFE__PR_IN_B)) gk[nk++] = (int16_t)j;
+  }
+  bool cm, am, cn, bn, ak, bk;
+  tfe__pr_order_group(gm, nm, P->lab, (const int64_t(*)[3])cur, 2, 0, &cm, &am);
+  tfe__pr_order_group(gn, nn, P->lab, (const int64_t(*)[3])cur, 2, 1, &cn, &bn);
+  tfe__pr_order_group(gk, nk, P->lab, (const int64_t(*)[3])cur, am ? 0 : 1, am ? 1 : 0, am ? &ak : &bk, am ? &bk : &ak);
+  P->copy[0] = !am || !ak;
+  P->copy[1] = !bn || !bk;
+  P->copy[2] = !cm || !cn;
+  P->m = P->n = P->k = 1;
+  for (int i = 0; i < nm; i++) P->m *= P->lab[gm[i]].dim;
+  for (int i = 0; i < nn; i++) P->n *= P->lab[gn[i]].dim;
+  for (int i = 0; i < nk; i++) P->k *= P->lab[gk[i]].dim;
+  const tfe_dtype_info *di = tfe_dtype_get(P->dtype);
+  bool blas = di && di->is_float && di->algebra == TFE_ALGEBRA_STANDARD;
+  const int16_t *gA[3] = {gm, gk, P->bl}, *gB[3] = {gk, gn, P->bl}, *gC[3] = {gm, gn, P->bl};
+  int cA[3] = {nm, nk, P->nb}, cB[3] = {nk, nn, P->nb}, cC[3] = {nm, nn, P->nb};
+  int64_t fin[TFE__PR_MAXL][3];
+  for (int pass = 0; pass < 2; pass++) {
+    memcpy(fin, cur, (size_t)n * sizeof fin[0]);
+    if (P->copy[0]) ws[TFE__PR_WS_CA] = tfe__pr_dense(P->lab, fin, 0, gA, cA, 3);
+    if (P->copy[1]) ws[TFE__PR_WS_CB] = tfe__pr_dense(P->lab, fin, 1, gB, cB, 3);
+    if (P->copy[2]) ws[TFE__PR_WS_CC] = tfe__pr_dense(P->lab, fin, 2, gC, cC, 3);
+    /* leading strides of the fused groups; an empty row group has stride 1, an empty
+     * column group the stride a column-major matrix would have */
+    P->rs[0] = nm ? fin[gm[0]][0] : 1; P->rs[1] = nk ? fin[gk[0]][1] : 1; P->rs[2] = nm ? fin[gm[0]][2] : 1;
+    int64_t rows[3] = {P->m, P->k, P->m};
+    P->cs[0] = nk ? fin[gk[0]][0] : tfe__pr_abs(P->rs[0]) * rows[0];
+    P->cs[1] = nn ? fin[gn[0]][1] : tfe__pr_abs(P->rs[1]) * rows[1];
+    P->cs[2] = nn ? fin[gn[0]][2] : tfe__pr_abs(P->rs[2]) * rows[2];
+    if (!blas) break;
+    /* BLIS 0.9 mishandles some negative, zero and equal stride pairs (e.g. zgemm with
+     * rs_c = -1, cs_c = 1): such operands are copied instead. */
+    int64_t cols[3] = {P->k, P->n, P->n};
+    bool again = false;
+    for (int op = 0; op < 3; op++) {
+      bool ok = (rows[op] <= 1 || P->rs[op] > 0) && (cols[op] <= 1 || P->cs[op] > 0) &&
+                (rows[op] <= 1 || cols[op] <= 1 || P->rs[op] != P->cs[op]);
+      if (!ok && !P->copy[op]) { P->copy[op] = true; again = true; }
+    }
+    if (!again) break;
+  }
+  for (int j = 0; j < n; j++)
+    for (int op = 0; op < 3; op++) P->lab[j].sf[op] = P->lab[j].dim == 1 ? 0 : fin[j][op];
+  int64_t off = 0;
+  for (int s = 0; s < TFE__PR_WS_N; s++) { P->ws[s] = off; off += ws[s]; }
+  P->ws[TFE__PR_WS_N] = off;
+}
+
+/* ---- plan objects and the process-wide cache -------------------------------------------- */
+TFE_INTERNAL tfe_contract_plan *tfe__pr_plan_alloc(int nl, int nkey) {
+  size_t bytes = sizeof(tfe_contract_plan) + (size_t)nl * sizeof(tfe__pr_plab) + (size_t)nkey * sizeof(int64_t);
+  tfe_contract_plan *P = (tfe_contract_plan *)tfe__alloc(bytes);
+  if (!P) return NULL;
+  memset(P, 0, sizeof *P);
+  atomic_init(&P->refs, 1);
+  P->nl = nl;
+  P->nkey = nkey;
+  P->key = (int64_t *)(void *)(P->lab + nl);
+  return P;
+}
+TFE_API void tfe_contract_plan_retain(tfe_contract_plan *P) {
+  if (P) atomic_fetch_add_explicit(&P->refs, 1, memory_order_relaxed);
+}
+TFE_API void tfe_contract_plan_release(tfe_contract_plan *P) {
+  if (P && atomic_fetch_sub_explicit(&P->refs, 1, memory_order_acq_rel) == 1) tfe__free(P);
+}
+/* Bytes of temporary memory one execution of the plan allocates. */
+TFE_API size_t tfe_contract_plan_workspace(const tfe_contract_plan *P) {
+  return P ? (size_t)P->ws[TFE__PR_WS_N] * tfe_dtype_get(P->dtype)->size : 0;
+}
+
+#ifndef TFE_PLAN_CACHE_SIZE
+#define TFE_PLAN_CACHE_SIZE 256
+#endif
+TFE_GLOBAL tfe_contract_plan *tfe__pr_cache[TFE_PLAN_CACHE_SIZE];
+TFE_GLOBAL atomic_flag tfe__pr_cache_lock;
+TFE_GLOBAL atomic_long tfe__pr_cache_hits, tfe__pr_cache_misses;
+
+TFE_INTERNAL void tfe__pr_lock(void) {
+  while (atomic_flag_test_and_set_explicit(&tfe__pr_cache_lock, memory_order_acquire)) {
+  }
+}
+TFE_INTERNAL void tfe__pr_unlock(void) { atomic_flag_clear_explicit(&tfe__pr_cache_lock, memory_order_release); }
+
+/* A retained plan for this key, or NULL. */
+TFE_INTERNAL tfe_contract_plan *tfe__pr_cache_get(const int64_t *key, int nkey, uint64_t h) {
+  tfe__pr_lock();
+  tfe_contract_plan *P = tfe__pr_cache[h % TFE_PLAN_CACHE_SIZE];
+  if (P && P->hash == h && P->nkey == nkey && memcmp(P->key, key, (size_t)nkey * sizeof *key) == 0)
+    tfe_contract_plan_retain(P);
+  else
+    P = NULL;
+  tfe__pr_unlock();
+  atomic_fetch_add_explicit(P ? &tfe__pr_cache_hits : &tfe__pr_cache_misses, 1, memory_order_relaxed);
+  return P;
+}
+TFE_INTERNAL void tfe__pr_cache_put(tfe_contract_plan *P) {
+  tfe_contract_plan_retain(P);
+  tfe__pr_lock();
+  tfe_contract_plan **slot = &tfe__pr_cache[P->hash % TFE_PLAN_CACHE_SIZE];
+  tfe_contract_plan *old = *slot;
+  *slot = P;
+  tfe__pr_unlock();
+  tfe_contract_plan_release(old);
+}
+/* Drops every cached plan (plans held by callers stay valid). */
+TFE_API void tfe_contract_cache_clear(void) {
+  for (int i = 0; i < TFE_PLAN_CACHE_SIZE; i++) {
+    tfe__pr_lock();
+    tfe_contract_plan *old = tfe__pr_cache[i];
+    tfe__pr_cache[i] = NULL;
+    tfe__pr_unlock();
+    tfe_contract_plan_release(old);
+  }
+}
+TFE_API void tfe_contract_cache_stats(long *hits, long *misses) {
+  if (hits) *hits = atomic_load(&tfe__pr_cache_hits);
+  if (misses) *misses = atomic_load(&tfe__pr_cache_misses);
+}
+
+/* ---- describe -> plan ------------------------------------------------------------------- */
+/* What a contraction is, without data: kind, layouts (offsets ignored) and labels. */
+typedef struct tfe_contract_desc {
+  tfe_dtype dtype;
+  bool unary; /* no B */
+  tfe_layout a, b, c;
+  int32_t la[TFE_MAX_RANK], lb[TFE_MAX_RANK], lc[TFE_MAX_RANK];
+} tfe_contract_desc;
+
+TFE_INTERNAL tfe_status tfe__pr_copy_labels(int32_t *dst, const tfe_layout *L, const int32_t *l, const char *name,
+                                            const char *where) {
+  if (L->rank < 0 || L->rank > TFE_MAX_RANK)
+    return tfe__fail(TFE_ERR_RANK, where, "operand %s: rank %d outside [0, %d]", name, L->rank, TFE_MAX_RANK);
+  if (L->rank > 0 && !l) return tfe__fail(TFE_ERR_NULL, where, "labels of %s are NULL", name);
+  if (L->rank > 0) memcpy(dst, l, (size_t)L->rank * sizeof *l);
+  return TFE_OK;
+}
+TFE_INTERNAL tfe_status tfe__pr_describe(tfe_contract_desc *d, tfe_dtype dt, const tfe_layout *A, const int32_t *la,
+                                         const tfe_layout *B, const int32_t *lb, const tfe_layout *C,
+                                         const int32_t *lc) {
+  const char *where = "tfe_contract_describe";
+  TFE_TRY(tfe__pr_copy_labels(d->la, A, la, "A", where));
+  if (B) TFE_TRY(tfe__pr_copy_labels(d->lb, B, lb, "B", where));
+  TFE_TRY(tfe__pr_copy_labels(d->lc, C, lc, "C", where));
+  d->dtype = dt;
+  d->unary = B == NULL;
+  d->a = *A;
+  if (B) d->b = *B; else d->b.rank = 0;
+  d->c = *C;
+  return TFE_OK;
+}
+
+#define TFE__PR_KEYMAX (5 + 9 * TFE_MAX_RANK)
+
+/* Validates, analyses and plans (not cached). */
+TFE_INTERNAL tfe_status tfe__pr_plan_make(tfe_contract_plan **out, tfe_dtype dt, const tfe_layout *A, const int32_t *la,
+                                          const tfe_layout *B, const int32_t *lb, const tfe_layout *C,
+                                          const int32_t *lc, const char *where) {
+  tfe__pr_prob p;
+  p.n = 0;
+  p.c_embed = false;
+  TFE_TRY(tfe__pr_analyze(A, la, B, lb, C, lc, &p, where));
+  int nkey = tfe__pr_key_len(A, B, C);
+  tfe_contract_plan *P = tfe__pr_plan_alloc(p.n, nkey);
+  if (!P) return TFE_ERR_ALLOC;
+  P->dtype = dt;
+  P->unary = B == NULL;
+  tfe__pr_plan_build(P, &p);
+  tfe__pr_key_fill(P->key, dt, A, la, B, lb, C, lc);
+  P->hash = tfe__pr_key_hash(P->key, nkey);
+  *out = P;
+  return TFE_OK;
+}
+
+/* Plans a described contraction. The plan is reusable from any thread and for any data
+ * with the same kind, ranks, labels, dims and strides; release it when done. */
+TFE_API tfe_status tfe_contract_plan_create(const tfe_contract_desc *d, tfe_contract_plan **out) {
+  TFE_CHECK_NULL(d);
+  TFE_CHECK_NULL(out);
+  return tfe__pr_plan_make(out, d->dtype, &d->a, d->la, d->unary ? NULL : &d->b, d->lb, &d->c, d->lc, __func__);
+}
+
+/* A plan for this contraction from the process-wide cache, made and cached on a miss. */
+TFE_INTERNAL tfe_status tfe__pr_plan_cached(tfe_contract_plan **out, tfe_dtype dt, const tfe_layout *A, const int32_t *la,
+                                            const tfe_layout *B, const int32_t *lb, const tfe_layout *C,
+                                            const int32_t *lc, const char *where) {
+  const tfe_layout *L[3] = {A, B, C};
+  const int32_t *lab[3] = {la, lb, lc};
+  bool keyable = true;
+  for (int op = 0; op < 3; op++)
+    if (L[op]) keyable = keyable && L[op]->rank >= 0 && L[op]->rank <= TFE_MAX_RANK && (L[op]->rank == 0 || lab[op]);
+  int64_t key[TFE__PR_KEYMAX];
+  int nkey = 0;
+  uint64_t h = 0;
+  if (keyable) {
+    nkey = tfe__pr_key_len(A, B, C);
+    tfe__pr_key_fill(key, dt, A, la, B, lb, C, lc);
+    h = tfe__pr_key_hash(key, nkey);
+    *out = tfe__pr_cache_get(key, nkey, h);
+    if (*out) return TFE_OK;
+  }
+  TFE_TRY(tfe__pr_plan_make(out, dt, A, la, B, lb, C, lc, where));
+  tfe__pr_cache_put(*out);
+  return TFE_OK;
+}
+
+/* Whether the layouts have the ranks, dims and strides the plan was made for. */
+TFE_INTERNAL tfe_status tfe__pr_match(const tfe_contract_plan *P, const tfe_layout *A, const tfe_layout *B,
+                                      const tfe_layout *C, const char *where) {
+  const int64_t *k = P->key;
+  const tfe_layout *L[3] = {A, B, C};
+  static const char *const nm[3] = {"A", "B", "C"};
+  for (int op = 0; op < 3; op++) {
+    int64_t rank = k[1 + op];
+    if (!L[op]) continue;
+    if (L[op]->rank != rank)
+      return tfe__fail(TFE_ERR_SHAPE, where, "%s has rank %d, the plan expects %lld", nm[op], L[op]->rank, (long long)rank);
+  }
+  const int64_t *e = k + 5;
+  for (int op = 0; op < 3; op++) {
+    if (!L[op]) continue;
+    for (int i = 0; i < L[op]->rank; i++, e += 3)
+      if (L[op]->dims[i] != e[1] || L[op]->strides[i] != e[2])
+        return tfe__fail(TFE_ERR_SHAPE, where, "%s axis %d is %lld (stride %lld), the plan expects %lld (stride %lld)",
+                         nm[op], i, (long long)L[op]->dims[i], (long long)L[op]->strides[i], (long long)e[1],
+                         (long long)e[2]);
+  }
+  return TFE_OK;
+}
+
+#endif

@@ -1,0 +1,177 @@
+/* tenferro/semiring_gemm_simd.h — SIMD micro-kernels for the tropical GEMMs (max-plus,
+ * min-plus, max-times in f32 and f64), AVX-512 and AVX2, chosen at run time.
+ *
+ * Each kernel reduces a packed MR x kc sliver of A (column p = MR contiguous values) against a
+ * packed kc x NR sliver of B (row p = NR contiguous values) into an MR x NR tile (column
+ * major, leading dimension MR), starting from the semiring zero. Shapes: two vector rows by
+ * NR columns: AVX-512 f64 16x12, f32 32x12; AVX2 f64 8x6, f32 16x6. The functions carry
+ * target attributes, so the rest of the program needs no -mavx flags; __builtin_cpu_supports
+ * picks the widest one the CPU runs. vmaxpd(x, y) = x > y ? x : y matches tfe_sr_add
+ * (x >= y ? x : y) on every value but signed zeros. */
+#ifndef TENFERRO_SEMIRING_GEMM_SIMD_H
+#define TENFERRO_SEMIRING_GEMM_SIMD_H
+
+#include <tenferro/core.h>
+#include <math.h>
+
+typedef void (*tfe__sg_ukr)(int64_t kc, int mr, int nr, const void *a, const void *b, void *tile);
+
+/* 0 = generic, 1 = AVX2, 2 = AVX-512. tfe__sg_isa_force: 0 auto, else isa + 1 (tests). */
+TFE_GLOBAL int tfe__sg_isa_force;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TFE__SG_HAVE_SIMD 1
+#include <immintrin.h>
+
+TFE_INTERNAL int tfe__sg_isa(void) {
+  if (tfe__sg_isa_force > 0) return tfe__sg_isa_force - 1;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return 2;
+  if (__builtin_cpu_supports("avx2")) return 1;
+  return 0;
+}
+
+#define TFE__SG_X6(M) M(0) M(1) M(2) M(3) M(4) M(5)
+#define TFE__SG_X12(M) TFE__SG_X6(M) M(6) M(7) M(8) M(9) M(10) M(11)
+/* The per-column steps name the parameters TFE__SG_V (vector type), _W (lanes), _SET1,
+ * _LOAD, _STORE, _MUL (semiring mul), _RED (semiring add): each instantiation below defines
+ * them, expands TFE__SG_BODY and undefines them. */
+#define TFE__SG_DECL(j) TFE__SG_V c0_##j = z, c1_##j = z;
+#define TFE__SG_UPD(j)                                   \
+  {                                                      \
+    TFE__SG_V bj = TFE__SG_SET1(b[j]);                   \
+    c0_##j = TFE__SG_RED(c0_##j, TFE__SG_MUL(a0, bj));   \
+    c1_##j = TFE__SG_RED(c1_##j, TFE__SG_MUL(a1, bj));   \
+  }
+#define TFE__SG_ST(j)                                     \
+  TFE__SG_STORE(t + (j) * (2 * TFE__SG_W), c0_##j);       \
+  TFE__SG_STORE(t + (j) * (2 * TFE__SG_W) + TFE__SG_W, c1_##j);
+
+#define TFE__SG_BODY(NAME, TGT, R_, NR_, XN, ZERO)                                                  \
+  TFE_INTERNAL __attribute__((target(TGT))) void NAME(int64_t kc, int mr, int nr, const void *av,  \
+                                                      const void *bv, void *tv) {                   \
+    (void)mr; (void)nr;                                                                             \
+    const R_ *a = (const R_ *)av, *b = (const R_ *)bv;                                              \
+    R_ *t = (R_ *)tv;                                                                               \
+    TFE__SG_V z = TFE__SG_SET1((R_)(ZERO));                                                         \
+    XN(TFE__SG_DECL)                                                                                \
+    for (int64_t p = 0; p < kc; p++) {                                                              \
+      TFE__SG_V a0 = TFE__SG_LOAD(a), a1 = TFE__SG_LOAD(a + TFE__SG_W);                             \
+      XN(TFE__SG_UPD)                                                                               \
+      a += 2 * TFE__SG_W;                                                                           \
+      b += NR_;                                                                                     \
+    }                                                                                               \
+    XN(TFE__SG_ST)                                                                                  \
+  }
+
+/* ---- AVX-512 ---- */
+#define TFE__SG_W 8
+#define TFE__SG_V __m512d
+#define TFE__SG_SET1 _mm512_set1_pd
+#define TFE__SG_LOAD _mm512_loadu_pd
+#define TFE__SG_STORE _mm512_storeu_pd
+#define TFE__SG_MUL _mm512_add_pd
+#define TFE__SG_RED _mm512_max_pd
+TFE__SG_BODY(tfe__sg_maxplus_f64_avx512, "avx512f", double, 12, TFE__SG_X12, -INFINITY)
+#undef TFE__SG_RED
+#define TFE__SG_RED _mm512_min_pd
+TFE__SG_BODY(tfe__sg_minplus_f64_avx512, "avx512f", double, 12, TFE__SG_X12, INFINITY)
+#undef TFE__SG_RED
+#undef TFE__SG_MUL
+#define TFE__SG_MUL _mm512_mul_pd
+#define TFE__SG_RED _mm512_max_pd
+TFE__SG_BODY(tfe__sg_maxtimes_f64_avx512, "avx512f", double, 12, TFE__SG_X12, 0)
+#undef TFE__SG_W
+#undef TFE__SG_V
+#undef TFE__SG_SET1
+#undef TFE__SG_LOAD
+#undef TFE__SG_STORE
+#undef TFE__SG_MUL
+#undef TFE__SG_RED
+
+#define TFE__SG_W 16
+#define TFE__SG_V __m512
+#define TFE__SG_SET1 _mm512_set1_ps
+#define TFE__SG_LOAD _mm512_loadu_ps
+#define TFE__SG_STORE _mm512_storeu_ps
+#define TFE__SG_MUL _mm512_add_ps
+#define TFE__SG_RED _mm512_max_ps
+TFE__SG_BODY(tfe__sg_maxplus_f32_avx512, "avx512f", float, 12, TFE__SG_X12, -INFINITY)
+#undef TFE__SG_RED
+#define TFE__SG_RED _mm512_min_ps
+TFE__SG_BODY(tfe__sg_minplus_f32_avx512, "avx512f", float, 12, TFE__SG_X12, INFINITY)
+#undef TFE__SG_RED
+#undef TFE__SG_MUL
+#define TFE__SG_MUL _mm512_mul_ps
+#define TFE__SG_RED _mm512_max_ps
+TFE__SG_BODY(tfe__sg_maxtimes_f32_avx512, "avx512f", float, 12, TFE__SG_X12, 0)
+#undef TFE__SG_W
+#undef TFE__SG_V
+#undef TFE__SG_SET1
+#undef TFE__SG_LOAD
+#undef TFE__SG_STORE
+#undef TFE__SG_MUL
+#undef TFE__SG_RED
+
+/* ---- AVX2 ---- */
+#define TFE__SG_W 4
+#define TFE__SG_V __m256d
+#define TFE__SG_SET1 _mm256_set1_pd
+#define TFE__SG_LOAD _mm256_loadu_pd
+#define TFE__SG_STORE _mm256_storeu_pd
+#define TFE__SG_MUL _mm256_add_pd
+#define TFE__SG_RED _mm256_max_pd
+TFE__SG_BODY(tfe__sg_maxplus_f64_avx2, "avx2", double, 6, TFE__SG_X6, -INFINITY)
+#undef TFE__SG_RED
+#define TFE__SG_RED _mm256_min_pd
+TFE__SG_BODY(tfe__sg_minplus_f64_avx2, "avx2", double, 6, TFE__SG_X6, INFINITY)
+#undef TFE__SG_RED
+#undef TFE__SG_MUL
+#define TFE__SG_MUL _mm256_mul_pd
+#define TFE__SG_RED _mm256_max_pd
+TFE__SG_BODY(tfe__sg_maxtimes_f64_avx2, "avx2", double, 6, TFE__SG_X6, 0)
+#undef TFE__SG_W
+#undef TFE__SG_V
+#undef TFE__SG_SET1
+#undef TFE__SG_LOAD
+#undef TFE__SG_STORE
+#undef TFE__SG_MUL
+#undef TFE__SG_RED
+
+#define TFE__SG_W 8
+#define TFE__SG_V __m256
+#define TFE__SG_SET1 _mm256_set1_ps
+#define TFE__SG_LOAD _mm256_loadu_ps
+#define TFE__SG_STORE _mm256_storeu_ps
+#define TFE__SG_MUL _mm256_add_ps
+#define TFE__SG_RED _mm256_max_ps
+TFE__SG_BODY(tfe__sg_maxplus_f32_avx2, "avx2", float, 6, TFE__SG_X6, -INFINITY)
+#undef TFE__SG_RED
+#define TFE__SG_RED _mm256_min_ps
+TFE__SG_BODY(tfe__sg_minplus_f32_avx2, "avx2", float, 6, TFE__SG_X6, INFINITY)
+#undef TFE__SG_RED
+#undef TFE__SG_MUL
+#define TFE__SG_MUL _mm256_mul_ps
+#define TFE__SG_RED _mm256_max_ps
+TFE__SG_BODY(tfe__sg_maxtimes_f32_avx2, "avx2", float, 6, TFE__SG_X6, 0)
+#undef TFE__SG_W
+#undef TFE__SG_V
+#undef TFE__SG_SET1
+#undef TFE__SG_LOAD
+#undef TFE__SG_STORE
+#undef TFE__SG_MUL
+#undef TFE__SG_RED
+
+/* [double?][maxplus, minplus, maxtimes] */
+TFE_INTERNAL tfe__sg_ukr tfe__sg_kernel(int isa, int dbl, int op) {
+  static const tfe__sg_ukr k512[2][3] = {
+      {tfe__sg_maxplus_f32_avx512, tfe__sg_minplus_f32_avx512, tfe__sg_maxtimes_f32_avx512},
+      {tfe__sg_maxplus_f64_avx512, tfe__sg_minplus_f64_avx512, tfe__sg_maxtimes_f64_avx512}};
+  static const tfe__sg_ukr k2[2][3] = {
+      {tfe__sg_maxplus_f32_avx2, tfe__sg_minplus_f32_avx2, tfe__sg_maxtimes_f32_avx2},
+      {tfe__sg_maxplus_f64_avx2, tfe__sg_minplus_f64_avx2, tfe__sg_maxtimes_f64_avx2}};
+  return isa == 2 ? k512[dbl][op] : k2[dbl][op];
+}
+
+#endif /* x86-64 */
+#endif

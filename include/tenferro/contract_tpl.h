@@ -246,8 +246,8 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_contract_plan *P, TFE_T al
     int64_t bytes;
     if (!tfe__mul_ok(total, (int64_t)sizeof(TFE_T), &bytes))
       return TFE_FAIL(TFE_ERR_OVERFLOW, "workspace of %lld elements overflows", (long long)total);
-    ws = (TFE_T *)tfe__alloc((size_t)bytes);
-    if (!ws) return TFE_ERR_ALLOC;
+    ws = (TFE_T *)tfe__pr_ws_get((size_t)bytes);
+    if (!ws) return tfe__errcode;
   }
   if (P->c_embed) { /* off-diagonal elements: beta * C; the diagonal then accumulates */
     TFE_FN(pr_scale_)(&C->lay, C->data, beta);
@@ -257,7 +257,7 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_contract_plan *P, TFE_T al
     tfe__pr_prob q;
     TFE_FN(pr_prob_from_plan_)(P, &q);
     TFE_FN(pr_naive_)(alpha, a, ca, b, cb, beta, c, &q);
-    tfe__free(ws);
+    tfe__pr_ws_put(ws);
     return TFE_OK;
   }
   const TFE_T *src[2] = {a, b};
@@ -288,7 +288,7 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_contract_plan *P, TFE_T al
   }
   TFE_FN(pr_batches_)(P, alpha, src[0], cj[0], src[1], cj[1], beta, cc, threads, sgn ? ws + P->ws[TFE__PR_WS_N] : NULL);
   if (P->copy[2]) TFE_FN(copy)(&cv, &ct);
-  tfe__free(ws);
+  tfe__pr_ws_put(ws);
   return TFE_OK;
 }
 

@@ -316,6 +316,49 @@ TFE_API void tfe_contract_cache_stats(long *hits, long *misses) {
   if (misses) *misses = atomic_load(&tfe__pr_cache_misses);
 }
 
+/* ---- workspace pool ------------------------------------------------------------------------ */
+/* Big temporaries are fresh pages on every malloc: the page faults cost more than the
+ * copies. The last workspace block is kept for the next call (one block, process-wide,
+ * lock-free; only with the default allocator: user allocators get every block back at once). tfe_contract_workspace_release()
+ * hands it back. */
+typedef struct tfe__pr_block {
+  size_t bytes;
+  tfe_allocator from;
+  char pad[64 - sizeof(size_t) - sizeof(tfe_allocator) > 0 ? 64 - sizeof(size_t) - sizeof(tfe_allocator) : 1];
+} tfe__pr_block;
+TFE_GLOBAL _Atomic(tfe__pr_block *) tfe__pr_pool;
+
+TFE_INTERNAL void tfe__pr_block_free(tfe__pr_block *b) {
+  if (b) b->from.free(b->from.ctx, b);
+}
+TFE_INTERNAL void *tfe__pr_ws_get(size_t bytes) {
+  tfe__pr_block *b = atomic_exchange(&tfe__pr_pool, NULL);
+  tfe_allocator cur = tfe_get_allocator();
+  if (b && b->bytes >= bytes && b->from.alloc == cur.alloc && b->from.ctx == cur.ctx) return b + 1;
+  tfe__pr_block_free(b);
+  if (bytes > SIZE_MAX - sizeof *b) { (void)TFE_FAIL(TFE_ERR_OVERFLOW, "workspace of %zu bytes", bytes); return NULL; }
+  b = (tfe__pr_block *)tfe__alloc(sizeof *b + bytes);
+  if (!b) return NULL;
+  b->bytes = bytes;
+  b->from = cur;
+  return b + 1;
+}
+TFE_INTERNAL void tfe__pr_ws_put(void *p) {
+  if (!p) return;
+  tfe__pr_block *b = (tfe__pr_block *)p - 1;
+  if (b->from.alloc != tfe__default_alloc) { /* user allocators get their memory back at once */
+    tfe__pr_block_free(b);
+    return;
+  }
+  tfe__pr_block *old = atomic_exchange(&tfe__pr_pool, b);
+  if (old && old->bytes > b->bytes) { /* keep the bigger one */
+    old = atomic_exchange(&tfe__pr_pool, old);
+  }
+  tfe__pr_block_free(old);
+}
+/* Frees the cached contraction workspace (it is otherwise kept for the next call). */
+TFE_API void tfe_contract_workspace_release(void) { tfe__pr_block_free(atomic_exchange(&tfe__pr_pool, NULL)); }
+
 /* ---- describe -> plan ------------------------------------------------------------------- */
 /* What a contraction is, without data: kind, layouts (offsets ignored) and labels. */
 typedef struct tfe_contract_desc {

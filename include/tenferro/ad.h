@@ -1,7 +1,119 @@
-/* tenferro/ad.h — ad room: reverse and forward mode automatic differentiation. */
+/* tenferro/ad.h — ad room: reverse and forward mode automatic differentiation (f32, f64, c64,
+ * c128).
+ *
+ * Contents (per float kind S; see docs/ad.md):
+ *   stateless rules   tfe_ad_primal_S, tfe_frule_S, tfe_rrule_S: one entry each, the operation
+ *                     named by tfe_ad_op and its parameters in tfe_ad_params (integer einsum
+ *                     labels): the FFI surface for ChainRules-style callers
+ *   the tape          tfe_tape_S; tfe_ad_var_S (leaf, optional tangent), tfe_ad_op_S (record any
+ *                     operation), convenience wrappers (tfe_ad_einsum_S, tfe_ad_unary_S, ...),
+ *                     tfe_ad_backward_S (from a scalar or a given cotangent, gradients
+ *                     accumulate on leaves), tfe_ad_value_S / _grad_S / _tangent_S
+ *   forward mode      a leaf given a tangent makes every operation that depends on it carry a
+ *                     tangent (dual tensors); read it with tfe_ad_tangent_S (jvp)
+ *   tropical          tfe_rrule_maxplus_matmul_S: the backward of a max-plus matrix product
+ *                     through its argmax (real cotangents)
+ * Conventions: every value on the tape is a dense column-major tensor of the tape's kind; real
+ * valued results of complex operations (singular values, eigenvalues of eigh, norms, log|det|)
+ * are stored with a zero imaginary part and only the real part of their cotangent is used.
+ * Complex gradients follow PyTorch: the cotangent of z is dL/dRe(z) + i dL/dIm(z) for a real
+ * loss L (conjugate-Wirtinger times two), so that z -= lr * grad descends; a holomorphic f
+ * pulls back g to conj(f'(z)) g. */
 #ifndef TENFERRO_AD_H
 #define TENFERRO_AD_H
 
 #include <tenferro/tensor.h>
+#include <tenferro/kernel.h>
+#include <tenferro/prims.h>
+#include <tenferro/linalg.h>
+
+/* Every operation the rules know. Inputs / outputs in brackets. */
+typedef enum tfe_ad_op {
+  TFE_AD_EINSUM = 0, /* [A] or [A, B] -> [C]; labels la, lb, lc (repeats: diagonals/embedding) */
+  TFE_AD_UNARY,      /* [x] -> [f(x)], f = params.unop (tfe_unop), params.scalar for pow */
+  TFE_AD_BINARY,     /* [a, b] -> [a op b], same shapes, op = params.binop (add sub mul div) */
+  TFE_AD_SCALE,      /* [x] -> [params.scalar * x] */
+  TFE_AD_SUM,        /* [x] -> [sum over params.axes[0..naxes)]; naxes = -1: all (rank 0) */
+  TFE_AD_PERMUTE,    /* [x] -> [x permuted]: out axis k is in axis params.axes[k] */
+  TFE_AD_RESHAPE,    /* [x] -> column-major reshape to params.rank / params.dims */
+  TFE_AD_SLICE,      /* [x] -> [x[start:stop:step]] per axis */
+  TFE_AD_BROADCAST,  /* [x] -> numpy broadcast to params.rank / params.dims */
+  TFE_AD_DIAGONAL,   /* [x] -> diagonal of axes params.axes[0], params.axes[1] */
+  TFE_AD_SVD,        /* [A] -> [U, S, Vh] thin, batched */
+  TFE_AD_SVD_TRUNC,  /* [A] -> [U, S, Vh] truncated by params.trunc (one matrix) */
+  TFE_AD_QR,         /* [A] -> [Q, R] thin, batched */
+  TFE_AD_LQ,         /* [A] -> [L, Q] thin, batched */
+  TFE_AD_EIGH,       /* [A] -> [W, V] (A Hermitian) */
+  TFE_AD_EIG,        /* [A] -> [W, V] complex kinds only */
+  TFE_AD_LU,         /* [A] -> [L, U] square; the permutation is a constant */
+  TFE_AD_CHOLESKY,   /* [A] -> [L] (A Hermitian positive definite) */
+  TFE_AD_SOLVE,      /* [A, B] -> [A^-1 B] */
+  TFE_AD_INV,        /* [A] -> [A^-1] */
+  TFE_AD_DET,        /* [A] -> [det A] */
+  TFE_AD_SLOGDET,    /* [A] -> [log|det A|] (the sign is not differentiated) */
+  TFE_AD_PINV,       /* [A] -> [A^+] (rank assumed constant near A) */
+  TFE_AD_NORM,       /* [A] -> [norm], kind params.norm (tfe_norm_kind) */
+  TFE_AD_EXPM,       /* [A] -> [exp A] */
+  TFE_AD_POLAR,      /* [A] -> [Up, P] */
+  TFE_AD_OP_COUNT_
+} tfe_ad_op;
+
+/* Parameters of one operation (plain data: copy it, pass it through FFI). */
+typedef struct tfe_ad_params {
+  int na, nb, nc;                 /* einsum label counts (= ranks of A, B, C) */
+  int32_t la[TFE_MAX_RANK], lb[TFE_MAX_RANK], lc[TFE_MAX_RANK];
+  int naxes;                      /* sum axes, permutation, diagonal pair */
+  int axes[TFE_MAX_RANK];
+  int rank;                       /* reshape / broadcast target, slice rank */
+  int64_t dims[TFE_MAX_RANK];
+  int64_t start[TFE_MAX_RANK], stop[TFE_MAX_RANK], step[TFE_MAX_RANK];
+  int unop, binop, norm;
+  double scalar_re, scalar_im;    /* pow exponent, scale factor */
+  tfe_trunc trunc;
+  double eta;                     /* spectral broadening; <= 0 picks the default (docs/ad.md) */
+} tfe_ad_params;
+
+/* Inputs and outputs of each op (-1: einsum takes 1 or 2 inputs). */
+TFE_API int tfe_ad_op_nin(tfe_ad_op op) {
+  static const signed char n[] = {-1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1};
+  return (unsigned)op < (unsigned)TFE_AD_OP_COUNT_ ? n[op] : 0;
+}
+TFE_API int tfe_ad_op_nout(tfe_ad_op op) {
+  static const signed char n[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2};
+  return (unsigned)op < (unsigned)TFE_AD_OP_COUNT_ ? n[op] : 0;
+}
+TFE_API const char *tfe_ad_op_name(tfe_ad_op op) {
+  static const char *const n[] = {"einsum", "unary", "binary", "scale", "sum", "permute", "reshape", "slice",
+                                  "broadcast", "diagonal", "svd", "svd_trunc", "qr", "lq", "eigh", "eig",
+                                  "lu", "cholesky", "solve", "inv", "det", "slogdet", "pinv", "norm",
+                                  "expm", "polar"};
+  return (unsigned)op < (unsigned)TFE_AD_OP_COUNT_ ? n[op] : "unknown";
+}
+
+/* Parameters of an einsum with integer labels. */
+TFE_API tfe_ad_params tfe_ad_einsum_params(int na, const int32_t *la, int nb, const int32_t *lb, int nc,
+                                           const int32_t *lc) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.na = na; p.nb = nb; p.nc = nc;
+  for (int i = 0; i < na && i < TFE_MAX_RANK; i++) p.la[i] = la[i];
+  for (int i = 0; i < nb && i < TFE_MAX_RANK; i++) p.lb[i] = lb[i];
+  for (int i = 0; i < nc && i < TFE_MAX_RANK; i++) p.lc[i] = lc[i];
+  return p;
+}
+
+/* Real kind of a tropical kind's value type (used by the tropical backward). */
+#define TFE__RSUF_float f32
+#define TFE__RSUF_double f64
+
+#define TFE_TEMPLATE <tenferro/ad_rules_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad_linalg_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad_tape_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
 
 #endif

@@ -1,0 +1,485 @@
+/* tenferro/ad_rules_tpl.h — primal, forward (frule) and reverse (rrule) rules of einsum, the
+ * elementwise kernels, reductions and view operations for one float kind; re-included per
+ * kind by ad.h. Every function here sees dense column-major, non-conjugated operands (the
+ * dispatcher in ad_tape_tpl.h makes them so) and missing tangents / cotangents as zeros. */
+#if TFE_FLOAT
+
+/* Signatures shared by every rule (x: inputs, y: outputs, dx / dy: tangents or cotangents). */
+typedef tfe_status (*TFE_TY(ad_primal_fn))(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                           TFE_TY(tensor) *y);
+typedef tfe_status (*TFE_TY(ad_frule_fn))(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                          const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
+                                          TFE_TY(tensor) *dy);
+typedef tfe_status (*TFE_TY(ad_rrule_fn))(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                          const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
+                                          TFE_TY(tensor) *dx);
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+TFE_INTERNAL int64_t TFE_FN(ad_numel_)(const TFE_TY(view) *v) { return tfe_layout_numel(&v->lay); }
+TFE_INTERNAL TFE_T TFE_FN(ad_scalar_)(const tfe_ad_params *p) {
+#if TFE_CPLX
+  return (TFE_T)p->scalar_re + (TFE_T)I * (TFE_T)p->scalar_im;
+#else
+  return (TFE_T)p->scalar_re;
+#endif
+}
+TFE_INTERNAL TFE_R TFE_FN(ad_re_)(TFE_T x) {
+#if TFE_CPLX
+  return TFE__CREAL(x);
+#else
+  return x;
+#endif
+}
+TFE_INTERNAL TFE_R TFE_FN(ad_im_)(TFE_T x) {
+#if TFE_CPLX
+  return TFE__CIMAG(x);
+#else
+  (void)x;
+  return 0;
+#endif
+}
+/* A new dense tensor shaped like v (zeros when zero is true). */
+TFE_INTERNAL tfe_status TFE_FN(ad_like_)(const TFE_TY(view) *v, bool zero, TFE_TY(tensor) *t) {
+  return zero ? TFE_FN(zeros)(t, v->lay.rank, v->lay.dims, TFE_COLMAJOR)
+              : TFE_FN(empty)(t, v->lay.rank, v->lay.dims, TFE_COLMAJOR);
+}
+/* Dense copy of a view. */
+TFE_INTERNAL tfe_status TFE_FN(ad_dense_copy_)(const TFE_TY(view) *v, TFE_TY(tensor) *t) {
+  return TFE_FN(contiguous)(v, TFE_COLMAJOR, t);
+}
+
+/* ---- einsum --------------------------------------------------------------------------------- */
+/* Size of every output label (from the inputs), with consistency checks. */
+TFE_INTERNAL tfe_status TFE_FN(ad_einsum_dims_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                int64_t *dims) {
+  const char *fn = "tfe_ad_einsum";
+  if (p->na != x[0]->lay.rank || (nin == 2 && p->nb != x[1]->lay.rank))
+    return tfe__fail(TFE_ERR_RANK, fn, "label counts %d, %d do not match ranks %d, %d", p->na, p->nb,
+                     x[0]->lay.rank, nin == 2 ? x[1]->lay.rank : 0);
+  if (p->nc < 0 || p->nc > TFE_MAX_RANK) return tfe__fail(TFE_ERR_RANK, fn, "output has %d labels", p->nc);
+  for (int c = 0; c < p->nc; c++) {
+    int64_t d = -1;
+    for (int k = 0; k < nin; k++) {
+      const int32_t *l = k ? p->lb : p->la;
+      for (int i = 0; i < x[k]->lay.rank; i++)
+        if (l[i] == p->lc[c]) {
+          if (d >= 0 && d != x[k]->lay.dims[i])
+            return tfe__fail(TFE_ERR_SHAPE, fn, "label %d has sizes %lld and %lld", (int)l[i], (long long)d,
+                             (long long)x[k]->lay.dims[i]);
+          d = x[k]->lay.dims[i];
+        }
+    }
+    if (d < 0) return tfe__fail(TFE_ERR_INVALID, fn, "output label %d appears in no input", (int)p->lc[c]);
+    dims[c] = d;
+  }
+  return TFE_OK;
+}
+
+TFE_INTERNAL tfe_status TFE_FN(ad_einsum_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                  TFE_TY(tensor) *y) {
+  int64_t dims[TFE_MAX_RANK];
+  TFE_TRY(TFE_FN(ad_einsum_dims_)(p, nin, x, dims));
+  TFE_TRY(TFE_FN(zeros)(y, p->nc, dims, TFE_COLMAJOR));
+  tfe_status st = nin == 2 ? TFE_FN(contract)(1, x[0], p->la, x[1], p->lb, 0, &y->v, p->lc)
+                           : TFE_FN(contract_unary)(1, x[0], p->la, 0, &y->v, p->lc);
+  if (st) TFE_FN(tensor_release)(y);
+  return st;
+}
+
+TFE_INTERNAL tfe_status TFE_FN(ad_einsum_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                 const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
+                                                 TFE_TY(tensor) *dy) {
+  TFE_TRY(TFE_FN(ad_like_)(y[0], true, dy));
+  tfe_status st;
+  if (nin == 1) st = TFE_FN(contract_unary)(1, dx[0], p->la, 0, &dy->v, p->lc);
+  else {
+    st = TFE_FN(contract)(1, dx[0], p->la, x[1], p->lb, 0, &dy->v, p->lc);
+    if (!st) st = TFE_FN(contract)(1, x[0], p->la, dx[1], p->lb, 1, &dy->v, p->lc);
+  }
+  if (st) TFE_FN(tensor_release)(dy);
+  return st;
+}
+
+/* Cotangent of operand `which`: G = contract(dC, conj(other)) onto the distinct labels of the
+ * operand that occur elsewhere, then written onto the operand's diagonal (repeated labels) and
+ * broadcast along labels that occur nowhere else. */
+TFE_INTERNAL tfe_status TFE_FN(ad_einsum_grad1_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                 const TFE_TY(view) *dy, int which, TFE_TY(tensor) *dx) {
+  const int32_t *lo = which ? p->lb : p->la, *lt = which ? p->la : p->lb;
+  int no = which ? p->nb : p->na, nt = which ? p->na : p->nb;
+  int32_t ul[TFE_MAX_RANK], ug[TFE_MAX_RANK];
+  int map[TFE_MAX_RANK], nul = 0, nug = 0;
+  for (int i = 0; i < no; i++) { /* distinct labels in first-occurrence order */
+    int j = 0;
+    while (j < nul && ul[j] != lo[i]) j++;
+    if (j == nul) ul[nul++] = lo[i];
+    map[i] = j;
+  }
+  bool kept[TFE_MAX_RANK];
+  for (int j = 0; j < nul; j++) {
+    bool inc = false;
+    for (int c = 0; c < p->nc; c++) inc |= p->lc[c] == ul[j];
+    for (int t = 0; nin == 2 && t < nt; t++) inc |= lt[t] == ul[j];
+    kept[j] = inc;
+    if (inc) ug[nug++] = ul[j];
+  }
+  const TFE_TY(view) *xo = x[which];
+  int64_t gd[TFE_MAX_RANK];
+  for (int j = 0, g = 0; j < nul; j++) {
+    if (!kept[j]) continue;
+    for (int i = 0; i < no; i++) if (map[i] == j) { gd[g] = xo->lay.dims[i]; break; }
+    g++;
+  }
+  TFE_TY(tensor) G = {0};
+  TFE_TRY(TFE_FN(zeros)(&G, nug, gd, TFE_COLMAJOR));
+  tfe_status st;
+  if (nin == 2) {
+    TFE_TY(view) other = *x[1 - which];
+    other.conj = TFE_CPLX ? !other.conj : other.conj;
+    st = TFE_FN(contract)(1, dy, p->lc, &other, lt, 0, &G.v, ug);
+  } else {
+    st = TFE_FN(contract_unary)(1, dy, p->lc, 0, &G.v, ug);
+  }
+  TFE_TY(view) dv, gv;
+  if (!st) st = TFE_FN(ad_like_)(xo, true, dx);
+  if (!st) st = TFE_FN(diagonal_map)(&dx->v, map, nul, &dv);
+  if (!st) { /* G seen with the diagonal's rank: stride 0 along labels G does not have */
+    gv = G.v;
+    gv.lay.rank = nul;
+    for (int j = 0, g = 0; j < nul; j++) {
+      gv.lay.dims[j] = dv.lay.dims[j];
+      gv.lay.strides[j] = kept[j] ? G.v.lay.strides[g++] : 0;
+    }
+    st = TFE_FN(copy)(&dv, &gv);
+    if (st) TFE_FN(tensor_release)(dx);
+  }
+  TFE_FN(tensor_release)(&G);
+  return st;
+}
+
+TFE_INTERNAL tfe_status TFE_FN(ad_einsum_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                 const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
+                                                 TFE_TY(tensor) *dx) {
+  (void)y;
+  for (int k = 0; k < nin; k++) {
+    tfe_status st = TFE_FN(ad_einsum_grad1_)(p, nin, x, dy[0], k, &dx[k]);
+    if (st) {
+      for (int j = 0; j < k; j++) TFE_FN(tensor_release)(&dx[j]);
+      return st;
+    }
+  }
+  return TFE_OK;
+}
+
+/* ---- elementwise ------------------------------------------------------------------------------ */
+TFE_INTERNAL tfe_status TFE_FN(ad_unary_check_)(int op) {
+  if (op < 0 || op >= (int)TFE_UN_COUNT_) return tfe__fail(TFE_ERR_INVALID, "tfe_ad_unary", "unknown unary op %d", op);
+  return TFE_OK;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_unary_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                 TFE_TY(tensor) *y) {
+  (void)nin;
+  TFE_TRY(TFE_FN(ad_unary_check_)(p->unop));
+  TFE_TRY(TFE_FN(ad_like_)(x[0], false, y));
+  tfe_status st = TFE_FN(map)(&y->v, x[0], (tfe_unop)p->unop, TFE_FN(ad_scalar_)(p));
+  if (st) TFE_FN(tensor_release)(y);
+  return st;
+}
+
+/* f'(x) for the holomorphic ops (tangent dy = f'(x) dx, cotangent dx = conj(f'(x)) dy). */
+TFE_INTERNAL TFE_T TFE_FN(ad_deriv_)(int op, TFE_T x, TFE_T y, TFE_T param) {
+  switch (op) {
+  case TFE_UN_NEG: return -1;
+  case TFE_UN_SQRT: return (TFE_T)0.5 / y;
+  case TFE_UN_EXP: return y;
+  case TFE_UN_LOG: return (TFE_T)1 / x;
+  case TFE_UN_SIN: return TFE__M(cos, x);
+  case TFE_UN_COS: return -TFE__M(sin, x);
+  case TFE_UN_TANH: return 1 - y * y;
+  case TFE_UN_POW: return param * TFE__MPOW(x, param - 1);
+  case TFE_UN_RECIP: return -y * y;
+  case TFE_UN_SQUARE: return 2 * x;
+  default: return 0;
+  }
+}
+/* x / |x| (0 at 0): the derivative direction of abs. */
+TFE_INTERNAL TFE_T TFE_FN(ad_sign_)(TFE_T x) {
+  TFE_R a = (TFE_R)TFE__MABS(x);
+  return a > 0 ? x / a : (TFE_T)0;
+}
+
+TFE_INTERNAL tfe_status TFE_FN(ad_unary_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
+                                                TFE_TY(tensor) *dy) {
+  (void)nin;
+  TFE_TRY(TFE_FN(ad_like_)(x[0], false, dy));
+  const TFE_T *a = x[0]->data + x[0]->lay.offset, *d = dx[0]->data + dx[0]->lay.offset, *b = y[0]->data + y[0]->lay.offset;
+  TFE_T *o = dy->v.data, par = TFE_FN(ad_scalar_)(p);
+  int64_t n = TFE_FN(ad_numel_)(x[0]);
+  for (int64_t i = 0; i < n; i++) {
+    switch (p->unop) {
+    case TFE_UN_CONJ: o[i] = TFE_FN(la_conj_)(d[i]); break;
+    case TFE_UN_ABS: o[i] = TFE_FN(ad_re_)(TFE_FN(la_conj_)(TFE_FN(ad_sign_)(a[i])) * d[i]); break;
+    case TFE_UN_REAL: o[i] = TFE_FN(ad_re_)(d[i]); break;
+    case TFE_UN_IMAG: o[i] = TFE_FN(ad_im_)(d[i]); break;
+    default: o[i] = TFE_FN(ad_deriv_)(p->unop, a[i], b[i], par) * d[i];
+    }
+  }
+  return TFE_OK;
+}
+
+TFE_INTERNAL tfe_status TFE_FN(ad_unary_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
+                                                TFE_TY(tensor) *dx) {
+  (void)nin;
+  TFE_TRY(TFE_FN(ad_like_)(x[0], false, dx));
+  const TFE_T *a = x[0]->data + x[0]->lay.offset, *g = dy[0]->data + dy[0]->lay.offset, *b = y[0]->data + y[0]->lay.offset;
+  TFE_T *o = dx->v.data, par = TFE_FN(ad_scalar_)(p);
+  int64_t n = TFE_FN(ad_numel_)(x[0]);
+  for (int64_t i = 0; i < n; i++) {
+    switch (p->unop) {
+    case TFE_UN_CONJ: o[i] = TFE_FN(la_conj_)(g[i]); break;
+    case TFE_UN_ABS: o[i] = TFE_FN(ad_re_)(g[i]) * TFE_FN(ad_sign_)(a[i]); break;
+    case TFE_UN_REAL: o[i] = TFE_FN(ad_re_)(g[i]); break;
+#if TFE_CPLX
+    case TFE_UN_IMAG: o[i] = (TFE_T)I * TFE_FN(ad_re_)(g[i]); break;
+#else
+    case TFE_UN_IMAG: o[i] = 0; break;
+#endif
+    default: o[i] = TFE_FN(la_conj_)(TFE_FN(ad_deriv_)(p->unop, a[i], b[i], par)) * g[i];
+    }
+  }
+  return TFE_OK;
+}
+
+TFE_INTERNAL tfe_status TFE_FN(ad_binary_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                  TFE_TY(tensor) *y) {
+  (void)nin;
+  if (p->binop < TFE_BIN_ADD || p->binop > TFE_BIN_DIV)
+    return tfe__fail(TFE_ERR_UNSUPPORTED, "tfe_ad_binary", "binary op %d has no rule (add, sub, mul, div)", p->binop);
+  TFE_TRY(tfe__same_shape(&x[0]->lay, &x[1]->lay, "tfe_ad_binary"));
+  TFE_TRY(TFE_FN(ad_like_)(x[0], false, y));
+  tfe_status st = TFE_FN(zip)(&y->v, x[0], x[1], (tfe_binop)p->binop);
+  if (st) TFE_FN(tensor_release)(y);
+  return st;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_binary_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                 const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
+                                                 TFE_TY(tensor) *dy) {
+  (void)nin;
+  TFE_TRY(TFE_FN(ad_like_)(x[0], false, dy));
+  const TFE_T *a = x[0]->data + x[0]->lay.offset, *b = x[1]->data + x[1]->lay.offset;
+  const TFE_T *da = dx[0]->data + dx[0]->lay.offset, *db = dx[1]->data + dx[1]->lay.offset, *c = y[0]->data + y[0]->lay.offset;
+  TFE_T *o = dy->v.data;
+  int64_t n = TFE_FN(ad_numel_)(x[0]);
+  for (int64_t i = 0; i < n; i++) {
+    switch (p->binop) {
+    case TFE_BIN_ADD: o[i] = da[i] + db[i]; break;
+    case TFE_BIN_SUB: o[i] = da[i] - db[i]; break;
+    case TFE_BIN_MUL: o[i] = da[i] * b[i] + a[i] * db[i]; break;
+    default: o[i] = (da[i] - c[i] * db[i]) / b[i]; break;
+    }
+  }
+  return TFE_OK;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_binary_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                 const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
+                                                 TFE_TY(tensor) *dx) {
+  (void)nin;
+  TFE_TRY(TFE_FN(ad_like_)(x[0], false, &dx[0]));
+  tfe_status st = TFE_FN(ad_like_)(x[1], false, &dx[1]);
+  if (st) { TFE_FN(tensor_release)(&dx[0]); return st; }
+  const TFE_T *a = x[0]->data + x[0]->lay.offset, *b = x[1]->data + x[1]->lay.offset;
+  const TFE_T *g = dy[0]->data + dy[0]->lay.offset, *c = y[0]->data + y[0]->lay.offset;
+  TFE_T *ga = dx[0].v.data, *gb = dx[1].v.data;
+  int64_t n = TFE_FN(ad_numel_)(x[0]);
+  for (int64_t i = 0; i < n; i++) {
+    switch (p->binop) {
+    case TFE_BIN_ADD: ga[i] = g[i]; gb[i] = g[i]; break;
+    case TFE_BIN_SUB: ga[i] = g[i]; gb[i] = -g[i]; break;
+    case TFE_BIN_MUL: ga[i] = TFE_FN(la_conj_)(b[i]) * g[i]; gb[i] = TFE_FN(la_conj_)(a[i]) * g[i]; break;
+    default:
+      ga[i] = g[i] / TFE_FN(la_conj_)(b[i]);
+      gb[i] = -ga[i] * TFE_FN(la_conj_)(c[i]);
+      break;
+    }
+  }
+  return TFE_OK;
+}
+
+TFE_INTERNAL tfe_status TFE_FN(ad_scale_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                 TFE_TY(tensor) *y) {
+  (void)nin;
+  TFE_TRY(TFE_FN(ad_dense_copy_)(x[0], y));
+  TFE_T s = TFE_FN(ad_scalar_)(p);
+  int64_t n = tfe_layout_numel(&y->v.lay);
+  for (int64_t i = 0; i < n; i++) y->v.data[i] *= s;
+  return TFE_OK;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_scale_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
+                                                TFE_TY(tensor) *dy) {
+  (void)x; (void)y;
+  return TFE_FN(ad_scale_primal_)(p, nin, dx, dy);
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_scale_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
+                                                TFE_TY(tensor) *dx) {
+  (void)x; (void)y;
+  tfe_ad_params q = *p;
+  q.scalar_im = -q.scalar_im;
+  return TFE_FN(ad_scale_primal_)(&q, nin, dy, dx);
+}
+
+/* ---- reductions --------------------------------------------------------------------------------- */
+/* Labels 0..r-1 for x; the output keeps the axes not summed (naxes < 0: none kept). */
+TFE_INTERNAL tfe_status TFE_FN(ad_sum_labels_)(const tfe_ad_params *p, const tfe_layout *L, int32_t *lx, int32_t *ly,
+                                               int *ny, bool *summed) {
+  for (int i = 0; i < L->rank; i++) { lx[i] = i; summed[i] = p->naxes < 0; }
+  for (int k = 0; k < p->naxes; k++) {
+    int a = p->axes[k];
+    if (a < 0 || a >= L->rank) return tfe__fail(TFE_ERR_INVALID, "tfe_ad_sum", "axis %d outside [0, %d)", a, L->rank);
+    if (summed[a]) return tfe__fail(TFE_ERR_INVALID, "tfe_ad_sum", "axis %d named twice", a);
+    summed[a] = true;
+  }
+  *ny = 0;
+  for (int i = 0; i < L->rank; i++) if (!summed[i]) ly[(*ny)++] = i;
+  return TFE_OK;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_sum_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                               TFE_TY(tensor) *y) {
+  (void)nin;
+  int32_t lx[TFE_MAX_RANK], ly[TFE_MAX_RANK];
+  bool summed[TFE_MAX_RANK];
+  int ny = 0;
+  TFE_TRY(TFE_FN(ad_sum_labels_)(p, &x[0]->lay, lx, ly, &ny, summed));
+  int64_t dims[TFE_MAX_RANK];
+  for (int i = 0; i < ny; i++) dims[i] = x[0]->lay.dims[ly[i]];
+  TFE_TRY(TFE_FN(zeros)(y, ny, dims, TFE_COLMAJOR));
+  tfe_status st = TFE_FN(contract_unary)(1, x[0], lx, 0, &y->v, ly);
+  if (st) TFE_FN(tensor_release)(y);
+  return st;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_sum_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                              const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
+                                              TFE_TY(tensor) *dy) {
+  (void)x; (void)y;
+  return TFE_FN(ad_sum_primal_)(p, nin, dx, dy);
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_sum_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                              const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
+                                              TFE_TY(tensor) *dx) {
+  (void)nin; (void)y;
+  int32_t lx[TFE_MAX_RANK], ly[TFE_MAX_RANK];
+  bool summed[TFE_MAX_RANK];
+  int ny = 0;
+  TFE_TRY(TFE_FN(ad_sum_labels_)(p, &x[0]->lay, lx, ly, &ny, summed));
+  TFE_TY(view) g = *dy[0]; /* broadcast back: stride 0 along the summed axes */
+  g.lay.rank = x[0]->lay.rank;
+  for (int i = 0, k = 0; i < x[0]->lay.rank; i++) {
+    g.lay.dims[i] = x[0]->lay.dims[i];
+    g.lay.strides[i] = summed[i] ? 0 : dy[0]->lay.strides[k++];
+  }
+  return TFE_FN(ad_dense_copy_)(&g, dx);
+}
+
+/* ---- view operations ------------------------------------------------------------------------- */
+TFE_INTERNAL tfe_status TFE_FN(ad_view_of_)(tfe_ad_op op, const tfe_ad_params *p, const TFE_TY(view) *x, TFE_TY(view) *v) {
+  switch (op) {
+  case TFE_AD_PERMUTE:
+    if (p->naxes != x->lay.rank)
+      return tfe__fail(TFE_ERR_RANK, "tfe_ad_permute", "permutation of %d axes for rank %d", p->naxes, x->lay.rank);
+    return TFE_FN(permute)(x, p->axes, v);
+  case TFE_AD_SLICE:
+    if (p->rank != x->lay.rank)
+      return tfe__fail(TFE_ERR_RANK, "tfe_ad_slice", "slice of rank %d for rank %d", p->rank, x->lay.rank);
+    return TFE_FN(slice)(x, p->start, p->stop, p->step, v);
+  case TFE_AD_BROADCAST: return TFE_FN(broadcast)(x, p->rank, p->dims, v);
+  case TFE_AD_DIAGONAL: return TFE_FN(diagonal)(x, p->axes[0], p->axes[1], v);
+  default: return tfe__fail(TFE_ERR_INTERNAL, "tfe_ad_view", "not a view op");
+  }
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_reshape_)(const tfe_ad_params *p, const TFE_TY(view) *x, TFE_TY(tensor) *y) {
+  int64_t n = 0;
+  tfe_layout L;
+  TFE_TRY(tfe_layout_dense(p->rank, p->dims, TFE_COLMAJOR, &L));
+  TFE_TRY(tfe_layout_check(&L, &n));
+  if (n != TFE_FN(ad_numel_)(x))
+    return tfe__fail(TFE_ERR_SHAPE, "tfe_ad_reshape", "%lld elements cannot take a shape of %lld",
+                     (long long)TFE_FN(ad_numel_)(x), (long long)n);
+  TFE_TRY(TFE_FN(empty)(y, p->rank, p->dims, TFE_COLMAJOR));
+  memcpy(y->v.data, x->data + x->lay.offset, (size_t)n * sizeof(TFE_T)); /* x is dense column-major */
+  return TFE_OK;
+}
+#define TFE__AD_VIEW_PRIMAL(OP, name)                                                                              \
+  TFE_INTERNAL tfe_status TFE_FN(name)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,             \
+                                       TFE_TY(tensor) *y) {                                                         \
+    (void)nin;                                                                                                      \
+    TFE_TY(view) v;                                                                                                 \
+    TFE_TRY(TFE_FN(ad_view_of_)(OP, p, x[0], &v));                                                                  \
+    return TFE_FN(ad_dense_copy_)(&v, y);                                                                           \
+  }
+TFE__AD_VIEW_PRIMAL(TFE_AD_PERMUTE, ad_permute_primal_)
+TFE__AD_VIEW_PRIMAL(TFE_AD_SLICE, ad_slice_primal_)
+TFE__AD_VIEW_PRIMAL(TFE_AD_BROADCAST, ad_broadcast_primal_)
+TFE__AD_VIEW_PRIMAL(TFE_AD_DIAGONAL, ad_diagonal_primal_)
+#undef TFE__AD_VIEW_PRIMAL
+
+TFE_INTERNAL tfe_status TFE_FN(ad_reshape_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                                   TFE_TY(tensor) *y) {
+  (void)nin;
+  return TFE_FN(ad_reshape_)(p, x[0], y);
+}
+
+/* The tangent of a linear op is the op applied to the tangent. */
+TFE_INTERNAL tfe_status TFE_FN(ad_linear_frule_)(tfe_ad_op op, const tfe_ad_params *p, const TFE_TY(view) *dx,
+                                                 TFE_TY(tensor) *dy) {
+  if (op == TFE_AD_RESHAPE) return TFE_FN(ad_reshape_)(p, dx, dy);
+  TFE_TY(view) v;
+  TFE_TRY(TFE_FN(ad_view_of_)(op, p, dx, &v));
+  return TFE_FN(ad_dense_copy_)(&v, dy);
+}
+
+/* Adjoints of the view ops: scatter into zeros (slice, diagonal), inverse permutation, sum
+ * over the broadcast axes, reshape back. */
+TFE_INTERNAL tfe_status TFE_FN(ad_view_rrule_)(tfe_ad_op op, const tfe_ad_params *p, const TFE_TY(view) *x,
+                                               const TFE_TY(view) *g, TFE_TY(tensor) *dx) {
+  if (op == TFE_AD_RESHAPE) {
+    tfe_ad_params q = *p;
+    q.rank = x->lay.rank;
+    memcpy(q.dims, x->lay.dims, sizeof q.dims);
+    return TFE_FN(ad_reshape_)(&q, g, dx);
+  }
+  if (op == TFE_AD_PERMUTE) {
+    int inv[TFE_MAX_RANK];
+    for (int k = 0; k < p->naxes; k++) inv[p->axes[k]] = k;
+    TFE_TY(view) v;
+    TFE_TRY(TFE_FN(permute)(g, inv, &v));
+    return TFE_FN(ad_dense_copy_)(&v, dx);
+  }
+  if (op == TFE_AD_BROADCAST) { /* sum the stretched and the new leading axes */
+    int rx = x->lay.rank, ry = g->lay.rank, nk = 0;
+    int32_t lg[TFE_MAX_RANK], lk[TFE_MAX_RANK];
+    for (int i = 0; i < ry; i++) lg[i] = i;
+    for (int i = 0; i < rx; i++)
+      if (!(x->lay.dims[i] == 1 && g->lay.dims[ry - rx + i] != 1)) lk[nk++] = ry - rx + i;
+    TFE_TRY(TFE_FN(zeros)(dx, rx, x->lay.dims, TFE_COLMAJOR));
+    TFE_TY(view) kv = dx->v; /* dx without its stretched size-1 axes: same dense data */
+    kv.lay.rank = nk;
+    for (int k = 0; k < nk; k++) {
+      kv.lay.dims[k] = g->lay.dims[lk[k]];
+      kv.lay.strides[k] = dx->v.lay.strides[lk[k] - (ry - rx)];
+    }
+    tfe_status st = TFE_FN(contract_unary)(1, g, lg, 0, &kv, lk);
+    if (st) TFE_FN(tensor_release)(dx);
+    return st;
+  }
+  TFE_TRY(TFE_FN(ad_like_)(x, true, dx));
+  TFE_TY(view) v;
+  tfe_status st = TFE_FN(ad_view_of_)(op, p, &dx->v, &v);
+  if (!st) st = TFE_FN(copy)(&v, g);
+  if (st) TFE_FN(tensor_release)(dx);
+  return st;
+}
+
+#endif /* TFE_FLOAT */

@@ -1,0 +1,574 @@
+/* tenferro/ad_tape_tpl.h — the stateless rule entries (tfe_ad_primal_S, tfe_frule_S,
+ * tfe_rrule_S) and the tape (reverse mode, with forward-mode tangents carried along) for one
+ * float kind; plus the tropical matmul backward for the tropical kinds. Re-included per kind. */
+#if TFE_FLOAT
+
+/* ---- dispatch ----------------------------------------------------------------------------- */
+TFE_INTERNAL bool TFE_FN(ad_lin_)(tfe_ad_op op) {
+  return op == TFE_AD_PERMUTE || op == TFE_AD_RESHAPE || op == TFE_AD_SLICE || op == TFE_AD_BROADCAST ||
+         op == TFE_AD_DIAGONAL;
+}
+TFE_INTERNAL TFE_TY(ad_primal_fn) TFE_FN(ad_primal_of_)(tfe_ad_op op) {
+  switch (op) {
+  case TFE_AD_EINSUM: return TFE_FN(ad_einsum_primal_);
+  case TFE_AD_UNARY: return TFE_FN(ad_unary_primal_);
+  case TFE_AD_BINARY: return TFE_FN(ad_binary_primal_);
+  case TFE_AD_SCALE: return TFE_FN(ad_scale_primal_);
+  case TFE_AD_SUM: return TFE_FN(ad_sum_primal_);
+  case TFE_AD_PERMUTE: return TFE_FN(ad_permute_primal_);
+  case TFE_AD_RESHAPE: return TFE_FN(ad_reshape_primal_);
+  case TFE_AD_SLICE: return TFE_FN(ad_slice_primal_);
+  case TFE_AD_BROADCAST: return TFE_FN(ad_broadcast_primal_);
+  case TFE_AD_DIAGONAL: return TFE_FN(ad_diagonal_primal_);
+  case TFE_AD_SVD: return TFE_FN(ad_svd_primal_);
+  case TFE_AD_SVD_TRUNC: return TFE_FN(ad_svdt_primal_);
+  case TFE_AD_QR: return TFE_FN(ad_qr_primal_);
+  case TFE_AD_LQ: return TFE_FN(ad_lq_primal_);
+  case TFE_AD_EIGH: return TFE_FN(ad_eigh_primal_);
+  case TFE_AD_EIG: return TFE_FN(ad_eig_primal_);
+  case TFE_AD_LU: return TFE_FN(ad_lu_primal_);
+  case TFE_AD_CHOLESKY: return TFE_FN(ad_chol_primal_);
+  case TFE_AD_SOLVE: return TFE_FN(ad_solve_primal_);
+  case TFE_AD_INV: return TFE_FN(ad_inv_primal_);
+  case TFE_AD_DET: return TFE_FN(ad_det_primal_);
+  case TFE_AD_SLOGDET: return TFE_FN(ad_slogdet_primal_);
+  case TFE_AD_PINV: return TFE_FN(ad_pinv_primal_);
+  case TFE_AD_NORM: return TFE_FN(ad_norm_primal_);
+  case TFE_AD_EXPM: return TFE_FN(ad_expm_primal_);
+  case TFE_AD_POLAR: return TFE_FN(ad_polar_primal_);
+  default: return NULL;
+  }
+}
+TFE_INTERNAL TFE_TY(ad_frule_fn) TFE_FN(ad_frule_of_)(tfe_ad_op op) {
+  switch (op) {
+  case TFE_AD_EINSUM: return TFE_FN(ad_einsum_frule_);
+  case TFE_AD_UNARY: return TFE_FN(ad_unary_frule_);
+  case TFE_AD_BINARY: return TFE_FN(ad_binary_frule_);
+  case TFE_AD_SCALE: return TFE_FN(ad_scale_frule_);
+  case TFE_AD_SUM: return TFE_FN(ad_sum_frule_);
+  case TFE_AD_SVD: return TFE_FN(ad_svd_frule_);
+  case TFE_AD_SVD_TRUNC: return TFE_FN(ad_svdt_frule_);
+  case TFE_AD_QR: return TFE_FN(ad_qr_frule_);
+  case TFE_AD_LQ: return TFE_FN(ad_lq_frule_);
+  case TFE_AD_EIGH: return TFE_FN(ad_eigh_frule_);
+  case TFE_AD_EIG: return TFE_FN(ad_eig_frule_);
+  case TFE_AD_LU: return TFE_FN(ad_lu_frule_);
+  case TFE_AD_CHOLESKY: return TFE_FN(ad_chol_frule_);
+  case TFE_AD_SOLVE: return TFE_FN(ad_solve_frule_);
+  case TFE_AD_INV: return TFE_FN(ad_inv_frule_);
+  case TFE_AD_DET: return TFE_FN(ad_det_frule_);
+  case TFE_AD_SLOGDET: return TFE_FN(ad_slogdet_frule_);
+  case TFE_AD_PINV: return TFE_FN(ad_pinv_frule_);
+  case TFE_AD_NORM: return TFE_FN(ad_norm_frule_);
+  case TFE_AD_EXPM: return TFE_FN(ad_expm_frule_);
+  case TFE_AD_POLAR: return TFE_FN(ad_polar_frule_);
+  default: return NULL;
+  }
+}
+TFE_INTERNAL TFE_TY(ad_rrule_fn) TFE_FN(ad_rrule_of_)(tfe_ad_op op) {
+  switch (op) {
+  case TFE_AD_EINSUM: return TFE_FN(ad_einsum_rrule_);
+  case TFE_AD_UNARY: return TFE_FN(ad_unary_rrule_);
+  case TFE_AD_BINARY: return TFE_FN(ad_binary_rrule_);
+  case TFE_AD_SCALE: return TFE_FN(ad_scale_rrule_);
+  case TFE_AD_SUM: return TFE_FN(ad_sum_rrule_);
+  case TFE_AD_SVD: return TFE_FN(ad_svd_rrule_);
+  case TFE_AD_SVD_TRUNC: return TFE_FN(ad_svdt_rrule_);
+  case TFE_AD_QR: return TFE_FN(ad_qr_rrule_);
+  case TFE_AD_LQ: return TFE_FN(ad_lq_rrule_);
+  case TFE_AD_EIGH: return TFE_FN(ad_eigh_rrule_);
+  case TFE_AD_EIG: return TFE_FN(ad_eig_rrule_);
+  case TFE_AD_LU: return TFE_FN(ad_lu_rrule_);
+  case TFE_AD_CHOLESKY: return TFE_FN(ad_chol_rrule_);
+  case TFE_AD_SOLVE: return TFE_FN(ad_solve_rrule_);
+  case TFE_AD_INV: return TFE_FN(ad_inv_rrule_);
+  case TFE_AD_DET: return TFE_FN(ad_det_rrule_);
+  case TFE_AD_SLOGDET: return TFE_FN(ad_slogdet_rrule_);
+  case TFE_AD_PINV: return TFE_FN(ad_pinv_rrule_);
+  case TFE_AD_NORM: return TFE_FN(ad_norm_rrule_);
+  case TFE_AD_EXPM: return TFE_FN(ad_expm_rrule_);
+  case TFE_AD_POLAR: return TFE_FN(ad_polar_rrule_);
+  default: return NULL;
+  }
+}
+
+/* Dense column-major and not lazily conjugated: the form every rule reads. */
+TFE_INTERNAL bool TFE_FN(ad_is_dense_)(const TFE_TY(view) *v) {
+  if (TFE_CPLX && v->conj) return false;
+  int64_t s = 1;
+  for (int i = 0; i < v->lay.rank; i++) {
+    if (v->lay.dims[i] != 1 && v->lay.strides[i] != s) return false;
+    s *= v->lay.dims[i];
+  }
+  return true;
+}
+/* Operands for the rules: the view itself when dense, else a dense copy held in tmp; NULL
+ * (a zero tangent or cotangent) becomes zeros shaped like `like`. */
+TFE_INTERNAL tfe_status TFE_FN(ad_prep_)(const TFE_TY(view) *v, const TFE_TY(view) *like, TFE_TY(tensor) *tmp,
+                                         TFE_TY(view) *out) {
+  if (!v) {
+    TFE_TRY(TFE_FN(ad_like_)(like, true, tmp));
+    *out = tmp->v;
+    return TFE_OK;
+  }
+  int64_t n = 0;
+  TFE_TRY(tfe_layout_check(&v->lay, &n));
+  if (n > 0 && !v->data) return TFE_FAIL(TFE_ERR_NULL, "an operand view of %lld elements has NULL data", (long long)n);
+  if (like) TFE_TRY(tfe__same_shape(&like->lay, &v->lay, "tfe_ad (tangent or cotangent)"));
+  if (TFE_FN(ad_is_dense_)(v)) { *out = *v; return TFE_OK; }
+  TFE_TRY(TFE_FN(ad_dense_copy_)(v, tmp));
+  *out = tmp->v;
+  return TFE_OK;
+}
+
+/* Work area of one rule call: up to 2 inputs, 3 outputs, their tangents or cotangents. */
+typedef struct TFE_TY(ad_call_) {
+  TFE_TY(tensor) tmp[10];
+  TFE_TY(view) v[10];
+  const TFE_TY(view) *x[2], *dx[2], *y[3], *dy[3];
+} TFE_TY(ad_call_);
+TFE_INTERNAL void TFE_FN(ad_call_free_)(TFE_TY(ad_call_) *c) { TFE_FN(ad_release_n_)(c->tmp, 10); }
+
+TFE_INTERNAL tfe_status TFE_FN(ad_check_op_)(tfe_ad_op op, const tfe_ad_params *p, int nin, const char *fn) {
+  if ((unsigned)op >= (unsigned)TFE_AD_OP_COUNT_) return tfe__fail(TFE_ERR_INVALID, fn, "unknown op %d", (int)op);
+  if (!p) return tfe__fail(TFE_ERR_NULL, fn, "argument 'params' is NULL");
+  int want = tfe_ad_op_nin(op);
+  if (want < 0 ? (nin != 1 && nin != 2) : nin != want)
+    return tfe__fail(TFE_ERR_INVALID, fn, "%s takes %s input(s), got %d", tfe_ad_op_name(op),
+                     want < 0 ? "1 or 2" : want == 1 ? "1" : "2", nin);
+  return TFE_OK;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_prep_in_)(TFE_TY(ad_call_) *c, int nin, const TFE_TY(view) *const *x, const char *fn) {
+  if (!x) return tfe__fail(TFE_ERR_NULL, fn, "argument 'x' is NULL");
+  for (int i = 0; i < nin; i++) {
+    if (!x[i]) return tfe__fail(TFE_ERR_NULL, fn, "input %d is NULL", i);
+    TFE_TRY(TFE_FN(ad_prep_)(x[i], NULL, &c->tmp[i], &c->v[i]));
+    c->x[i] = &c->v[i];
+  }
+  return TFE_OK;
+}
+
+/* The primal of op: y[0..nout) are new dense tensors (the values the rules expect). */
+TFE_API tfe_status TFE_FN(ad_primal)(tfe_ad_op op, const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                     TFE_TY(tensor) *y) {
+  TFE_TRY(TFE_FN(ad_check_op_)(op, p, nin, __func__));
+  TFE_CHECK_NULL(y);
+  TFE_TY(ad_call_) c;
+  memset(&c, 0, sizeof c);
+  tfe_status st = TFE_FN(ad_prep_in_)(&c, nin, x, __func__);
+  if (!st) st = TFE_FN(ad_primal_of_)(op)(p, nin, c.x, y);
+  TFE_FN(ad_call_free_)(&c);
+  return st;
+}
+
+/* Forward rule: tangents dy[0..nout) of the outputs y (from tfe_ad_primal) for input tangents
+ * dx (an entry may be NULL: zero). */
+TFE_API tfe_status TFE_FN(frule)(tfe_ad_op op, const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                 const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
+  TFE_TRY(TFE_FN(ad_check_op_)(op, p, nin, __func__));
+  TFE_CHECK_NULL(y);
+  TFE_CHECK_NULL(dy);
+  int nout = tfe_ad_op_nout(op);
+  TFE_TY(ad_call_) c;
+  memset(&c, 0, sizeof c);
+  tfe_status st = TFE_FN(ad_prep_in_)(&c, nin, x, __func__);
+  for (int i = 0; !st && i < nin; i++) {
+    st = TFE_FN(ad_prep_)(dx ? dx[i] : NULL, c.x[i], &c.tmp[2 + i], &c.v[2 + i]);
+    c.dx[i] = &c.v[2 + i];
+  }
+  for (int i = 0; !st && i < nout; i++) {
+    if (!y[i]) st = TFE_FAIL(TFE_ERR_NULL, "output %d is NULL", i);
+    else st = TFE_FN(ad_prep_)(y[i], NULL, &c.tmp[4 + i], &c.v[4 + i]);
+    c.y[i] = &c.v[4 + i];
+  }
+  if (!st) st = TFE_FN(ad_lin_)(op) ? TFE_FN(ad_linear_frule_)(op, p, c.dx[0], dy)
+                                    : TFE_FN(ad_frule_of_)(op)(p, nin, c.x, c.dx, c.y, dy);
+  TFE_FN(ad_call_free_)(&c);
+  return st;
+}
+
+/* Reverse rule: cotangents dx[0..nin) of the inputs for output cotangents dy (an entry may be
+ * NULL: zero). */
+TFE_API tfe_status TFE_FN(rrule)(tfe_ad_op op, const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                 const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
+  TFE_TRY(TFE_FN(ad_check_op_)(op, p, nin, __func__));
+  TFE_CHECK_NULL(y);
+  TFE_CHECK_NULL(dx);
+  int nout = tfe_ad_op_nout(op);
+  TFE_TY(ad_call_) c;
+  memset(&c, 0, sizeof c);
+  tfe_status st = TFE_FN(ad_prep_in_)(&c, nin, x, __func__);
+  for (int i = 0; !st && i < nout; i++) {
+    if (!y[i]) { st = TFE_FAIL(TFE_ERR_NULL, "output %d is NULL", i); break; }
+    st = TFE_FN(ad_prep_)(y[i], NULL, &c.tmp[2 + i], &c.v[2 + i]);
+    c.y[i] = &c.v[2 + i];
+    if (!st) st = TFE_FN(ad_prep_)(dy ? dy[i] : NULL, c.y[i], &c.tmp[5 + i], &c.v[5 + i]);
+    c.dy[i] = &c.v[5 + i];
+  }
+  if (!st) st = TFE_FN(ad_lin_)(op) ? TFE_FN(ad_view_rrule_)(op, p, c.x[0], c.dy[0], dx)
+                                    : TFE_FN(ad_rrule_of_)(op)(p, nin, c.x, c.y, c.dy, dx);
+  TFE_FN(ad_call_free_)(&c);
+  return st;
+}
+
+/* ---- the tape ---------------------------------------------------------------------------------- */
+typedef struct TFE_TY(ad_node) {
+  tfe_ad_op op;
+  tfe_ad_params p;
+  int nin, nout, in[2], out[3];
+} TFE_TY(ad_node);
+
+/* Values, tangents and gradients by variable id; operations in recording order. Zero-initialize
+ * (`tfe_tape_f64 t = {0};`), free with tfe_tape_free_S. Not thread-safe: one tape per thread. */
+typedef struct TFE_TY(tape) {
+  int nvars, capv, nnodes, capn;
+  TFE_TY(tensor) *val, *tan, *grad; /* .st == NULL: absent */
+  bool *leaf;
+  TFE_TY(ad_node) *nodes;
+} TFE_TY(tape);
+
+TFE_API void TFE_FN(tape_free)(TFE_TY(tape) *t) {
+  if (!t) return;
+  for (int i = 0; i < t->nvars; i++) {
+    TFE_FN(tensor_release)(&t->val[i]);
+    TFE_FN(tensor_release)(&t->tan[i]);
+    TFE_FN(tensor_release)(&t->grad[i]);
+  }
+  tfe__free(t->val); tfe__free(t->tan); tfe__free(t->grad); tfe__free(t->leaf); tfe__free(t->nodes);
+  memset(t, 0, sizeof *t);
+}
+
+/* Room for `more` variables and one node. */
+TFE_INTERNAL tfe_status TFE_FN(tape_grow_)(TFE_TY(tape) *t, int more) {
+  if (t->nvars + more > t->capv) {
+    int cap = t->capv ? 2 * t->capv : 16;
+    while (cap < t->nvars + more) cap *= 2;
+    TFE_TY(tensor) *v = (TFE_TY(tensor) *)tfe__calloc((size_t)cap, sizeof *v);
+    TFE_TY(tensor) *tn = (TFE_TY(tensor) *)tfe__calloc((size_t)cap, sizeof *tn);
+    TFE_TY(tensor) *g = (TFE_TY(tensor) *)tfe__calloc((size_t)cap, sizeof *g);
+    bool *l = (bool *)tfe__calloc((size_t)cap, sizeof *l);
+    if (!v || !tn || !g || !l) { tfe__free(v); tfe__free(tn); tfe__free(g); tfe__free(l); return TFE_ERR_ALLOC; }
+    if (t->nvars) {
+      memcpy(v, t->val, (size_t)t->nvars * sizeof *v);
+      memcpy(tn, t->tan, (size_t)t->nvars * sizeof *tn);
+      memcpy(g, t->grad, (size_t)t->nvars * sizeof *g);
+      memcpy(l, t->leaf, (size_t)t->nvars * sizeof *l);
+    }
+    tfe__free(t->val); tfe__free(t->tan); tfe__free(t->grad); tfe__free(t->leaf);
+    t->val = v; t->tan = tn; t->grad = g; t->leaf = l; t->capv = cap;
+  }
+  if (t->nnodes + 1 > t->capn) {
+    int cap = t->capn ? 2 * t->capn : 16;
+    TFE_TY(ad_node) *n = (TFE_TY(ad_node) *)tfe__calloc((size_t)cap, sizeof *n);
+    if (!n) return TFE_ERR_ALLOC;
+    if (t->nnodes) memcpy(n, t->nodes, (size_t)t->nnodes * sizeof *n);
+    tfe__free(t->nodes);
+    t->nodes = n; t->capn = cap;
+  }
+  return TFE_OK;
+}
+
+TFE_INTERNAL tfe_status TFE_FN(tape_id_)(const TFE_TY(tape) *t, int id, const char *fn) {
+  if (!t) return tfe__fail(TFE_ERR_NULL, fn, "argument 'tape' is NULL");
+  if (id < 0 || id >= t->nvars) return tfe__fail(TFE_ERR_BOUNDS, fn, "variable %d does not exist (tape has %d)", id, t->nvars);
+  return TFE_OK;
+}
+
+/* A leaf variable holding a dense copy of value; tangent (may be NULL) seeds forward mode. */
+TFE_API tfe_status TFE_FN(ad_var)(TFE_TY(tape) *t, const TFE_TY(view) *value, const TFE_TY(view) *tangent, int *id) {
+  TFE_CHECK_NULL(t);
+  TFE_CHECK_NULL(value);
+  TFE_CHECK_NULL(id);
+  if (tangent) TFE_TRY(tfe__same_shape(&value->lay, &tangent->lay, __func__));
+  TFE_TY(tensor) v = {0}, d = {0};
+  TFE_TRY(TFE_FN(ad_dense_copy_)(value, &v));
+  tfe_status st = tangent ? TFE_FN(ad_dense_copy_)(tangent, &d) : TFE_OK;
+  if (!st) st = TFE_FN(tape_grow_)(t, 1);
+  if (st) { TFE_FN(tensor_release)(&v); TFE_FN(tensor_release)(&d); return st; }
+  int k = t->nvars++;
+  t->val[k] = v; t->tan[k] = d; t->leaf[k] = true;
+  *id = k;
+  return TFE_OK;
+}
+
+/* Record op on variables in[0..nin); its outputs become variables out[0..nout). When an input
+ * carries a tangent, the outputs get theirs from the forward rule. */
+TFE_API tfe_status TFE_FN(ad_op)(TFE_TY(tape) *t, tfe_ad_op op, const tfe_ad_params *p, int nin, const int *in, int *out) {
+  TFE_TRY(TFE_FN(ad_check_op_)(op, p, nin, __func__));
+  TFE_CHECK_NULL(in);
+  TFE_CHECK_NULL(out);
+  for (int i = 0; i < nin; i++) TFE_TRY(TFE_FN(tape_id_)(t, in[i], __func__));
+  int nout = tfe_ad_op_nout(op);
+  const TFE_TY(view) *x[2] = {NULL, NULL}, *dx[2] = {NULL, NULL}, *yv[3] = {NULL, NULL, NULL};
+  bool tangents = false;
+  for (int i = 0; i < nin; i++) {
+    x[i] = &t->val[in[i]].v;
+    if (t->tan[in[i]].st) { dx[i] = &t->tan[in[i]].v; tangents = true; }
+  }
+  TFE_TY(tensor) y[3], d[3];
+  memset(y, 0, sizeof y);
+  memset(d, 0, sizeof d);
+  TFE_TRY(TFE_FN(ad_primal)(op, p, nin, x, y));
+  for (int i = 0; i < nout; i++) yv[i] = &y[i].v;
+  tfe_status st = tangents ? TFE_FN(frule)(op, p, nin, x, dx, yv, d) : TFE_OK;
+  if (!st) st = TFE_FN(tape_grow_)(t, nout);
+  if (st) { TFE_FN(ad_release_n_)(y, 3); TFE_FN(ad_release_n_)(d, 3); return st; }
+  TFE_TY(ad_node) *nd = &t->nodes[t->nnodes++];
+  nd->op = op; nd->p = *p; nd->nin = nin; nd->nout = nout;
+  for (int i = 0; i < nin; i++) nd->in[i] = in[i];
+  for (int i = 0; i < nout; i++) {
+    int k = t->nvars++;
+    t->val[k] = y[i]; t->tan[k] = d[i]; t->leaf[k] = false;
+    nd->out[i] = out[i] = k;
+  }
+  return TFE_OK;
+}
+
+TFE_API const TFE_TY(view) *TFE_FN(ad_value)(const TFE_TY(tape) *t, int id) {
+  return t && id >= 0 && id < t->nvars ? &t->val[id].v : NULL;
+}
+/* Accumulated gradient of a leaf (NULL before any backward reached it). */
+TFE_API const TFE_TY(view) *TFE_FN(ad_grad)(const TFE_TY(tape) *t, int id) {
+  return t && id >= 0 && id < t->nvars && t->grad[id].st ? &t->grad[id].v : NULL;
+}
+/* Forward-mode tangent (NULL when no input of its computation had one). */
+TFE_API const TFE_TY(view) *TFE_FN(ad_tangent)(const TFE_TY(tape) *t, int id) {
+  return t && id >= 0 && id < t->nvars && t->tan[id].st ? &t->tan[id].v : NULL;
+}
+TFE_API void TFE_FN(ad_zero_grad)(TFE_TY(tape) *t) {
+  for (int i = 0; t && i < t->nvars; i++) TFE_FN(tensor_release)(&t->grad[i]);
+}
+
+/* acc += g (taking g over when acc is empty). */
+TFE_INTERNAL void TFE_FN(ad_acc_)(TFE_TY(tensor) *acc, TFE_TY(tensor) *g) {
+  if (!acc->st) { *acc = *g; memset(g, 0, sizeof *g); return; }
+  int64_t n = tfe_layout_numel(&acc->v.lay);
+  for (int64_t i = 0; i < n; i++) acc->v.data[i] += g->v.data[i];
+  TFE_FN(tensor_release)(g);
+}
+
+/* Reverse pass from variable id with cotangent cot (NULL: id must hold one element, seeded with
+ * 1). Gradients of leaves accumulate across calls (tfe_ad_zero_grad_S clears them); on error no
+ * gradient changes. */
+TFE_API tfe_status TFE_FN(ad_backward)(TFE_TY(tape) *t, int id, const TFE_TY(view) *cot) {
+  TFE_TRY(TFE_FN(tape_id_)(t, id, __func__));
+  const TFE_TY(view) *yv = &t->val[id].v;
+  if (!cot && tfe_layout_numel(&yv->lay) != 1)
+    return TFE_FAIL(TFE_ERR_SHAPE, "variable %d has %lld elements, not 1: pass a cotangent", id,
+                    (long long)tfe_layout_numel(&yv->lay));
+  if (cot) TFE_TRY(tfe__same_shape(&yv->lay, &cot->lay, __func__));
+  TFE_TY(tensor) *adj = (TFE_TY(tensor) *)tfe__calloc((size_t)t->nvars, sizeof *adj);
+  if (!adj) return TFE_ERR_ALLOC;
+  tfe_status st = cot ? TFE_FN(ad_dense_copy_)(cot, &adj[id]) : TFE_FN(full)(&adj[id], yv->lay.rank, yv->lay.dims, TFE_COLMAJOR, 1);
+  for (int k = t->nnodes - 1; !st && k >= 0; k--) {
+    const TFE_TY(ad_node) *nd = &t->nodes[k];
+    bool any = false;
+    for (int i = 0; i < nd->nout; i++) any |= adj[nd->out[i]].st != NULL;
+    if (!any) continue;
+    const TFE_TY(view) *x[2] = {NULL, NULL}, *y[3] = {NULL, NULL, NULL}, *dy[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < nd->nin; i++) x[i] = &t->val[nd->in[i]].v;
+    for (int i = 0; i < nd->nout; i++) {
+      y[i] = &t->val[nd->out[i]].v;
+      if (adj[nd->out[i]].st) dy[i] = &adj[nd->out[i]].v;
+    }
+    TFE_TY(tensor) dx[2];
+    memset(dx, 0, sizeof dx);
+    st = TFE_FN(rrule)(nd->op, &nd->p, nd->nin, x, y, dy, dx);
+    for (int i = 0; !st && i < nd->nin; i++) TFE_FN(ad_acc_)(&adj[nd->in[i]], &dx[i]);
+  }
+  for (int i = 0; i < t->nvars; i++) {
+    if (!st && t->leaf[i] && adj[i].st) TFE_FN(ad_acc_)(&t->grad[i], &adj[i]);
+    TFE_FN(tensor_release)(&adj[i]);
+  }
+  tfe__free(adj);
+  return st;
+}
+
+/* ---- convenience wrappers ---------------------------------------------------------------------- */
+/* C[lc] = sum A[la] B[lb] (b < 0: unary, lb ignored); integer labels, repeats allowed. */
+TFE_API tfe_status TFE_FN(ad_einsum)(TFE_TY(tape) *t, int a, const int32_t *la, int b, const int32_t *lb, int nc,
+                                     const int32_t *lc, int *out) {
+  TFE_TRY(TFE_FN(tape_id_)(t, a, __func__));
+  if (b >= 0) TFE_TRY(TFE_FN(tape_id_)(t, b, __func__));
+  int na = t->val[a].v.lay.rank, nb = b >= 0 ? t->val[b].v.lay.rank : 0;
+  if ((na && !la) || (nb && !lb) || (nc && !lc)) return TFE_FAIL(TFE_ERR_NULL, "a label array is NULL");
+  if (nc < 0 || nc > TFE_MAX_RANK) return TFE_FAIL(TFE_ERR_RANK, "output has %d labels", nc);
+  tfe_ad_params p = tfe_ad_einsum_params(na, la, nb, lb, nc, lc);
+  int in[2] = {a, b};
+  return TFE_FN(ad_op)(t, TFE_AD_EINSUM, &p, b >= 0 ? 2 : 1, in, out);
+}
+TFE_API tfe_status TFE_FN(ad_unary)(TFE_TY(tape) *t, int a, tfe_unop op, TFE_T param, int *out) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.unop = (int)op;
+  p.scalar_re = (double)TFE_FN(ad_re_)(param);
+  p.scalar_im = (double)TFE_FN(ad_im_)(param);
+  return TFE_FN(ad_op)(t, TFE_AD_UNARY, &p, 1, &a, out);
+}
+TFE_API tfe_status TFE_FN(ad_binary)(TFE_TY(tape) *t, int a, int b, tfe_binop op, int *out) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.binop = (int)op;
+  int in[2] = {a, b};
+  return TFE_FN(ad_op)(t, TFE_AD_BINARY, &p, 2, in, out);
+}
+TFE_API tfe_status TFE_FN(ad_scale)(TFE_TY(tape) *t, int a, TFE_T alpha, int *out) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.scalar_re = (double)TFE_FN(ad_re_)(alpha);
+  p.scalar_im = (double)TFE_FN(ad_im_)(alpha);
+  return TFE_FN(ad_op)(t, TFE_AD_SCALE, &p, 1, &a, out);
+}
+/* Sum over axes[0..naxes) (naxes < 0: everything, a rank-0 result). */
+TFE_API tfe_status TFE_FN(ad_sum)(TFE_TY(tape) *t, int a, int naxes, const int *axes, int *out) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  if (naxes > TFE_MAX_RANK) return TFE_FAIL(TFE_ERR_RANK, "%d axes", naxes);
+  if (naxes > 0 && !axes) return TFE_FAIL(TFE_ERR_NULL, "argument 'axes' is NULL");
+  p.naxes = naxes < 0 ? -1 : naxes;
+  for (int i = 0; i < naxes; i++) p.axes[i] = axes[i];
+  return TFE_FN(ad_op)(t, TFE_AD_SUM, &p, 1, &a, out);
+}
+TFE_API tfe_status TFE_FN(ad_permute)(TFE_TY(tape) *t, int a, const int *perm, int *out) {
+  TFE_TRY(TFE_FN(tape_id_)(t, a, __func__));
+  TFE_CHECK_NULL(perm);
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.naxes = t->val[a].v.lay.rank;
+  for (int i = 0; i < p.naxes; i++) p.axes[i] = perm[i];
+  return TFE_FN(ad_op)(t, TFE_AD_PERMUTE, &p, 1, &a, out);
+}
+/* Column-major reshape. */
+TFE_API tfe_status TFE_FN(ad_reshape)(TFE_TY(tape) *t, int a, int rank, const int64_t *dims, int *out) {
+  if (rank < 0 || rank > TFE_MAX_RANK) return TFE_FAIL(TFE_ERR_RANK, "rank %d outside [0, %d]", rank, TFE_MAX_RANK);
+  if (rank > 0 && !dims) return TFE_FAIL(TFE_ERR_NULL, "argument 'dims' is NULL");
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.rank = rank;
+  for (int i = 0; i < rank; i++) p.dims[i] = dims[i];
+  return TFE_FN(ad_op)(t, TFE_AD_RESHAPE, &p, 1, &a, out);
+}
+/* start:stop:step on every axis (step NULL: 1). */
+TFE_API tfe_status TFE_FN(ad_slice)(TFE_TY(tape) *t, int a, const int64_t *start, const int64_t *stop,
+                                    const int64_t *step, int *out) {
+  TFE_TRY(TFE_FN(tape_id_)(t, a, __func__));
+  int r = t->val[a].v.lay.rank;
+  if (r > 0 && (!start || !stop)) return TFE_FAIL(TFE_ERR_NULL, "argument 'start' or 'stop' is NULL");
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.rank = r;
+  for (int i = 0; i < r; i++) { p.start[i] = start[i]; p.stop[i] = stop[i]; p.step[i] = step ? step[i] : 1; }
+  return TFE_FN(ad_op)(t, TFE_AD_SLICE, &p, 1, &a, out);
+}
+/* numpy broadcast to (rank, dims). */
+TFE_API tfe_status TFE_FN(ad_broadcast)(TFE_TY(tape) *t, int a, int rank, const int64_t *dims, int *out) {
+  if (rank < 0 || rank > TFE_MAX_RANK) return TFE_FAIL(TFE_ERR_RANK, "rank %d outside [0, %d]", rank, TFE_MAX_RANK);
+  if (rank > 0 && !dims) return TFE_FAIL(TFE_ERR_NULL, "argument 'dims' is NULL");
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.rank = rank;
+  for (int i = 0; i < rank; i++) p.dims[i] = dims[i];
+  return TFE_FN(ad_op)(t, TFE_AD_BROADCAST, &p, 1, &a, out);
+}
+TFE_API tfe_status TFE_FN(ad_diagonal)(TFE_TY(tape) *t, int a, int a1, int a2, int *out) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.naxes = 2; p.axes[0] = a1; p.axes[1] = a2;
+  return TFE_FN(ad_op)(t, TFE_AD_DIAGONAL, &p, 1, &a, out);
+}
+/* A one-input linear algebra op (svd, qr, lq, eigh, eig, lu, cholesky, inv, det, slogdet,
+ * pinv, expm, polar): out receives tfe_ad_op_nout(op) ids. */
+TFE_API tfe_status TFE_FN(ad_linalg)(TFE_TY(tape) *t, tfe_ad_op op, int a, int *out) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  if (op < TFE_AD_SVD || op == TFE_AD_SVD_TRUNC || op == TFE_AD_SOLVE || op == TFE_AD_NORM || op >= TFE_AD_OP_COUNT_)
+    return TFE_FAIL(TFE_ERR_INVALID, "'%s' is not a one-input linear algebra op without parameters", tfe_ad_op_name(op));
+  return TFE_FN(ad_op)(t, op, &p, 1, &a, out);
+}
+TFE_API tfe_status TFE_FN(ad_svd_trunc)(TFE_TY(tape) *t, int a, const tfe_trunc *tr, int *out) {
+  TFE_CHECK_NULL(tr);
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.trunc = *tr;
+  return TFE_FN(ad_op)(t, TFE_AD_SVD_TRUNC, &p, 1, &a, out);
+}
+TFE_API tfe_status TFE_FN(ad_solve)(TFE_TY(tape) *t, int a, int b, int *out) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  int in[2] = {a, b};
+  return TFE_FN(ad_op)(t, TFE_AD_SOLVE, &p, 2, in, out);
+}
+TFE_API tfe_status TFE_FN(ad_norm)(TFE_TY(tape) *t, int a, tfe_norm_kind kind, int *out) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.norm = (int)kind;
+  return TFE_FN(ad_op)(t, TFE_AD_NORM, &p, 1, &a, out);
+}
+
+#endif /* TFE_FLOAT */
+
+/* ---- tropical matmul backward (max-plus, min-plus, max-times) ------------------------------ */
+#if TFE_ALG == TFE_ALG_MAXPLUS || TFE_ALG == TFE_ALG_MINPLUS || TFE_ALG == TFE_ALG_MAXTIMES
+#define TFE__RS TFE_CAT(TFE__RSUF_, TFE_R)
+#define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
+/* C = A B in the semiring for dense column-major A (m x k), B (k x n), keeping the winning k of
+ * every C[i,j] in argmax (m x n, int64). */
+TFE_API tfe_status TFE_FN(tropical_matmul)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *C,
+                                           tfe_tensor_i64 *argmax) {
+  TFE_CHECK_NULL(A); TFE_CHECK_NULL(B); TFE_CHECK_NULL(C); TFE_CHECK_NULL(argmax);
+  if (A->lay.rank != 2 || B->lay.rank != 2) return TFE_FAIL(TFE_ERR_RANK, "needs two matrices");
+  if (A->lay.dims[1] != B->lay.dims[0])
+    return TFE_FAIL(TFE_ERR_SHAPE, "inner dims %lld and %lld differ", (long long)A->lay.dims[1], (long long)B->lay.dims[0]);
+  int64_t m = A->lay.dims[0], k = A->lay.dims[1], n = B->lay.dims[1], d[2] = {m, n};
+  TFE_TY(tensor) c = {0};
+  tfe_tensor_i64 am = {0};
+  TFE_TRY(TFE_FN(empty)(&c, 2, d, TFE_COLMAJOR));
+  tfe_status st = tfe_empty_i64(&am, 2, d, TFE_COLMAJOR);
+  if (!st)
+    st = TFE_FN(semiring_gemm_argmax)(m, n, k, TFE_FN(sr_one)(), A->data + A->lay.offset, A->lay.strides[0],
+                                      A->lay.strides[1], B->data + B->lay.offset, B->lay.strides[0], B->lay.strides[1],
+                                      c.v.data, 1, m, am.v.data, 1, m);
+  if (st) { TFE_FN(tensor_release)(&c); tfe_tensor_release_i64(&am); return st; }
+  *C = c; *argmax = am;
+  return TFE_OK;
+}
+/* Backward through the argmax: each C[i,j] depends on A[i,k*] and B[k*,j] only, so
+ * gA[i,k*] += gC[i,j] dC/dA and gB[k*,j] += gC[i,j] dC/dB (1 for max-plus / min-plus,
+ * B[k*,j] and A[i,k*] for max-times). Cotangents are of the real kind. */
+TFE_API tfe_status TFE_FN(rrule_tropical_matmul)(const TFE_TY(view) *A, const TFE_TY(view) *B,
+                                                 const tfe_view_i64 *argmax, const TFE_CAT(tfe_view_, TFE__RS) *gC,
+                                                 TFE__RT *gA, TFE__RT *gB) {
+  TFE_CHECK_NULL(A); TFE_CHECK_NULL(B); TFE_CHECK_NULL(argmax); TFE_CHECK_NULL(gC); TFE_CHECK_NULL(gA); TFE_CHECK_NULL(gB);
+  if (A->lay.rank != 2 || B->lay.rank != 2 || argmax->lay.rank != 2 || gC->lay.rank != 2)
+    return TFE_FAIL(TFE_ERR_RANK, "needs matrices");
+  int64_t m = A->lay.dims[0], k = A->lay.dims[1], n = B->lay.dims[1];
+  if (B->lay.dims[0] != k || argmax->lay.dims[0] != m || argmax->lay.dims[1] != n || gC->lay.dims[0] != m ||
+      gC->lay.dims[1] != n)
+    return TFE_FAIL(TFE_ERR_SHAPE, "A %lld x %lld, B %lld x %lld, argmax and gC must be %lld x %lld", (long long)m,
+                    (long long)k, (long long)B->lay.dims[0], (long long)n, (long long)m, (long long)n);
+  TFE__RT ga = {0}, gb = {0};
+  TFE_TRY(TFE_CAT(tfe_zeros_, TFE__RS)(&ga, 2, A->lay.dims, TFE_COLMAJOR));
+  tfe_status st = TFE_CAT(tfe_zeros_, TFE__RS)(&gb, 2, B->lay.dims, TFE_COLMAJOR);
+  for (int64_t j = 0; !st && j < n; j++)
+    for (int64_t i = 0; i < m; i++) {
+      int64_t p = argmax->data[argmax->lay.offset + i * argmax->lay.strides[0] + j * argmax->lay.strides[1]];
+      if (p < 0) continue;
+      if (p >= k) { st = TFE_FAIL(TFE_ERR_BOUNDS, "argmax %lld outside [0, %lld)", (long long)p, (long long)k); break; }
+      TFE_R g = gC->data[gC->lay.offset + i * gC->lay.strides[0] + j * gC->lay.strides[1]];
+#if TFE_ALG == TFE_ALG_MAXTIMES
+      TFE_R a = A->data[A->lay.offset + i * A->lay.strides[0] + p * A->lay.strides[1]].v;
+      TFE_R b = B->data[B->lay.offset + p * B->lay.strides[0] + j * B->lay.strides[1]].v;
+      ga.v.data[i + p * m] += g * b;
+      gb.v.data[p + j * k] += g * a;
+#else
+      ga.v.data[i + p * m] += g;
+      gb.v.data[p + j * k] += g;
+#endif
+    }
+  if (st) { TFE_CAT(tfe_tensor_release_, TFE__RS)(&ga); TFE_CAT(tfe_tensor_release_, TFE__RS)(&gb); return st; }
+  *gA = ga; *gB = gb;
+  return TFE_OK;
+}
+#undef TFE__RS
+#undef TFE__RT
+#endif

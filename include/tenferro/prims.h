@@ -5,6 +5,12 @@
  *   tfe_contract_S(alpha, A, la, B, lb, beta, C, lc)   C = alpha * sum A*B + beta * C
  *   tfe_contract_unary_S(alpha, A, la, beta, C, lc)    C = alpha * sum A + beta * C
  *   tfe_contract(...), tfe_contract_unary(...)         _Generic front ends
+ *   tfe_contract_describe_S / tfe_contract_plan_create / tfe_contract_execute_S
+ *                                                      describe -> plan -> execute (prims_plan.h)
+ *   tfe_contract_dyn(...)                              dtype-tagged form
+ *   tfe_semiring_gemm_S, tfe_semiring_gemm_argmax_S    GEMM over any semiring (semiring_gemm_tpl.h)
+ *   tfe_prims_backend, tfe_prims_cpu()                 the backend protocol (prims_backend.h)
+ *   tfe_blas_arch(), tfe_blas_set_num_threads()        the BLIS binding (blas.h)
  * Labels are int32 values, one per axis. See docs/prims.md. */
 #ifndef TENFERRO_PRIMS_H
 #define TENFERRO_PRIMS_H
@@ -121,6 +127,7 @@ TFE_INTERNAL tfe_status tfe__pr_analyze(const tfe_layout *A, const int32_t *la, 
 }
 
 #include <tenferro/prims_plan.h>
+#include <tenferro/prims_backend.h>
 #include <tenferro/semiring_gemm_simd.h>
 
 #define TFE_TEMPLATE <tenferro/semiring_gemm_tpl.h>
@@ -136,5 +143,48 @@ TFE_INTERNAL tfe_status tfe__pr_analyze(const tfe_layout *A, const int32_t *la, 
   _Generic((A), TFE_GCASES_ALL(contract, view))(alpha, A, la, B, lb, beta, C, lc)
 #define tfe_contract_unary(alpha, A, la, beta, C, lc) \
   _Generic((A), TFE_GCASES_ALL(contract_unary, view))(alpha, A, la, beta, C, lc)
+
+/* ---- the dtype-tagged layer ------------------------------------------------------------------ */
+/* tfe_contract_S for operands whose kind is known at run time; B == NULL is the unary form.
+ * alpha and beta point at scalars of the operands' kind. */
+TFE_API tfe_status tfe_contract_dyn(const void *alpha, const tfe_dyn *A, const int32_t *la, const tfe_dyn *B,
+                                    const int32_t *lb, const void *beta, const tfe_dyn *C, const int32_t *lc) {
+  if (!alpha || !beta) return TFE_FAIL(TFE_ERR_NULL, "scalar %s is NULL", !alpha ? "alpha" : "beta");
+  if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "operand %s is NULL", !A ? "A" : "C");
+  if ((B && B->dtype != A->dtype) || C->dtype != A->dtype)
+    return TFE_FAIL(TFE_ERR_DTYPE, "operands differ in kind: A is %s, B is %s, C is %s", tfe_dtype_name(A->dtype),
+                    B ? tfe_dtype_name(B->dtype) : "absent", tfe_dtype_name(C->dtype));
+  switch (A->dtype) {
+#define TFE__PR_DYN_CASE(s, T, R, alg, cplx, flt, DT)                                                   \
+  case DT: {                                                                                            \
+    tfe_view_##s a = {(T *)A->data, A->lay, A->conj}, c = {(T *)C->data, C->lay, C->conj};             \
+    if (!B) return tfe_contract_unary_##s(*(const T *)alpha, &a, la, *(const T *)beta, &c, lc);         \
+    tfe_view_##s b = {(T *)B->data, B->lay, B->conj};                                                   \
+    return tfe_contract_##s(*(const T *)alpha, &a, la, &b, lb, *(const T *)beta, &c, lc);               \
+  }
+    TFE_KINDS(TFE__PR_DYN_CASE)
+#undef TFE__PR_DYN_CASE
+  default:
+    return TFE_FAIL(TFE_ERR_UNSUPPORTED, "dtype %d has no contraction here (user kinds: call tfe_contract_S)", (int)A->dtype);
+  }
+}
+
+/* ---- the CPU backend ------------------------------------------------------------------------ */
+/* Every slot checks that the labels have the operation's shape, then runs the contraction
+ * engine (which plans and caches by itself, so the plan slot stays empty). */
+TFE_INTERNAL tfe_status tfe__pb_cpu_exec(void *ctx, const tfe_prim_desc *d, void *plan) {
+  (void)ctx; (void)plan;
+  if (!d->a || !d->c) return TFE_FAIL(TFE_ERR_NULL, "operand %s is NULL", !d->a ? "A" : "C");
+  TFE_TRY(tfe__pb_check_labels(d));
+  return tfe_contract_dyn(d->alpha, d->a, d->la, d->b, d->lb, d->beta, d->c, d->lc);
+}
+/* The CPU backend's vtable: all eight operations. Copy it to override single slots. */
+TFE_API tfe_prims_backend tfe_prims_cpu(void) {
+  tfe_prims_backend be;
+  memset(&be, 0, sizeof be);
+  be.name = "cpu";
+  for (int op = 0; op < TFE_PRIM_COUNT; op++) be.exec[op] = tfe__pb_cpu_exec;
+  return be;
+}
 
 #endif

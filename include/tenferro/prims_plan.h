@@ -373,7 +373,7 @@ TFE_INTERNAL tfe_status tfe__pr_copy_labels(int32_t *dst, const tfe_layout *L, c
   if (L->rank < 0 || L->rank > TFE_MAX_RANK)
     return tfe__fail(TFE_ERR_RANK, where, "operand %s: rank %d outside [0, %d]", name, L->rank, TFE_MAX_RANK);
   if (L->rank > 0 && !l) return tfe__fail(TFE_ERR_NULL, where, "labels of %s are NULL", name);
-  if (L->rank > 0) memcpy(dst, l, (size_t)L->rank * sizeof *l);
+  for (int i = 0; i < L->rank; i++) dst[i] = l[i];
   return TFE_OK;
 }
 TFE_INTERNAL tfe_status tfe__pr_describe(tfe_contract_desc *d, tfe_dtype dt, const tfe_layout *A, const int32_t *la,

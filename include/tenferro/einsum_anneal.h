@@ -118,15 +118,15 @@ TFE_INTERNAL tfe_status tfe__ein_anneal(const tfe__ein_net *net, double ww, doub
   tfe_status st = tfe__ein_sa_load(&s, t);
   if (st == TFE_OK) {
     tfe__rng rng = {seed ? seed : 0xA11EA1};
-    double best = s.T, t0 = tfe__now(), beta0 = 1.0, beta1 = 60.0;
+    double best = s.T, t0 = tfe__now(), beta0 = 2.0, beta1 = 2000.0;
     int broot = s.root;
     memcpy(blc, s.lc, N * sizeof(int)); memcpy(brc, s.rc, N * sizeof(int));
     int ni = 0;
     for (int v = n; v < s.N; v++) inner[ni++] = v;
-    for (long it = 0;; it++) {
+    for (;;) {
       double frac = (tfe__now() - t0) / budget;
       if (frac >= 1) break;
-      double beta = beta0 + (beta1 - beta0) * frac;
+      double beta = beta0 * pow(beta1 / beta0, frac); /* geometric schedule */
       for (int sweep = 0; sweep < ni; sweep++) tfe__ein_sa_try(&s, inner[tfe__rng_int(&rng, ni)], beta, &rng);
       s.T = 0; /* refresh the running sum: additions of far-apart magnitudes drift */
       for (int v = n; v < s.N; v++) s.T += tfe__ein_sa_term(&s, v);
@@ -138,6 +138,79 @@ TFE_INTERNAL tfe_status tfe__ein_anneal(const tfe__ein_net *net, double ww, doub
     tfe__ein_sa_store(&s, blc, brc, broot, t, stack, id);
   }
   tfe__free(iw); tfe__free(dw); tfe__free(s.L);
+  return st;
+}
+
+/* ---- subtree reconfiguration ----------------------------------------------------------------------- */
+/* For every internal node v, grows a subtree below v to k frontier nodes (expanding the largest
+ * intermediates first), re-solves that subtree exactly by DP and keeps the result when cheaper.
+ * Repeats passes until nothing improves or `until` (tfe__now time) passes. */
+TFE_INTERNAL tfe_status tfe__ein_reconf(const tfe__ein_net *net, double ww, int k, double until, tfe__ein_tree *t) {
+  int n = net->n, W = net->W;
+  if (n < 4) return TFE_OK;
+  if (k > 12) k = 12;
+  tfe__ein_sa s;
+  memset(&s, 0, sizeof s);
+  s.net = net; s.n = n; s.N = 2 * n - 1; s.W = W; s.ww = ww;
+  size_t N = (size_t)s.N;
+  int *iw = (int *)tfe__alloc(N * 5 * sizeof(int));
+  double *dw = (double *)tfe__alloc(N * 2 * sizeof(double));
+  s.L = (uint64_t *)tfe__alloc((N + 2) * (size_t)W * sizeof(uint64_t));
+  tfe__ein_net sub;
+  memset(&sub, 0, sizeof sub);
+  tfe__ein_tree st_t = {0, NULL};
+  tfe_status st = (!iw || !dw || !s.L) ? TFE_ERR_ALLOC : tfe__ein_net_new(k, net->nlab, net->lsize, &sub);
+  if (st == TFE_OK) st = tfe__ein_tree_new(k, &st_t);
+  if (st != TFE_OK) goto done;
+  s.lc = iw; s.rc = iw + N; s.par = iw + 2 * N;
+  int *stack = iw + 3 * N, *id = iw + 4 * N;
+  s.lf = dw; s.ls = dw + N;
+  s.u = TFE__BS(s.L, W, N); s.x = TFE__BS(s.L, W, N + 1);
+  if ((st = tfe__ein_sa_load(&s, t)) != TFE_OK) goto done;
+  for (bool improved = true; improved && tfe__now() < until;) {
+    improved = false;
+    for (int v = n; v < s.N && st == TFE_OK; v++) {
+      if ((v & 15) == 0 && tfe__now() >= until) break;
+      int front[12], inner[12], nf = 2, ni = 1;
+      front[0] = s.lc[v]; front[1] = s.rc[v]; inner[0] = v;
+      while (nf < k) {
+        int best = -1;
+        for (int q = 0; q < nf; q++)
+          if (front[q] >= n && (best < 0 || s.ls[front[q]] > s.ls[front[best]])) best = q;
+        if (best < 0) break;
+        int f = front[best];
+        inner[ni++] = f;
+        front[best] = s.lc[f]; front[nf++] = s.rc[f];
+      }
+      if (nf < 3) continue;
+      double cur = 0;
+      for (int q = 0; q < ni; q++) cur += exp2(s.lf[inner[q]]) + (q ? ww * exp2(s.ls[inner[q]]) : 0);
+      sub.n = nf;
+      for (int q = 0; q < nf; q++) memcpy(TFE__BS(sub.leaf, W, q), TFE__BS(s.L, W, front[q]), (size_t)W * 8);
+      sub.out = TFE__BS(sub.leaf, W, nf);
+      memcpy(sub.out, TFE__BS(s.L, W, v), (size_t)W * 8);
+      st_t.n = nf;
+      if ((st = tfe__ein_dp(&sub, ww, &st_t)) != TFE_OK) break;
+      tfe_einsum_cost c;
+      double score;
+      if ((st = tfe__ein_tree_cost(&sub, &st_t, ww, &c, &score)) != TFE_OK) break;
+      score -= ww * exp2(s.ls[v]); /* the subtree root's size is the same either way */
+      if (!(score < cur * (1 - 1e-9))) continue;
+      /* splice: sub internal node q -> inner id (its root -> v) */
+      int map[24];
+      for (int q = 0; q < nf; q++) map[q] = front[q];
+      for (int q = 0; q + 1 < nf; q++) map[nf + q] = q + 2 == nf ? v : inner[q + 1];
+      for (int q = 0; q + 1 < nf; q++) {
+        int me = map[nf + q], a = map[st_t.ch[2 * q]], b = map[st_t.ch[2 * q + 1]];
+        s.lc[me] = a; s.rc[me] = b; s.par[a] = me; s.par[b] = me;
+      }
+      tfe__ein_sa_store(&s, s.lc, s.rc, s.root, t, stack, id);
+      if ((st = tfe__ein_sa_load(&s, t)) != TFE_OK) break;
+      improved = true;
+    }
+  }
+done:
+  tfe__free(iw); tfe__free(dw); tfe__free(s.L); tfe__ein_net_free(&sub); tfe__ein_tree_free(&st_t);
   return st;
 }
 

@@ -48,7 +48,8 @@ typedef struct tfe_einsum_cost {
   double flops;        /* multiply-adds over all pairwise steps (and all slices) */
   double writes;       /* intermediate elements written (all slices) */
   double log10_flops;
-  double log2_size;    /* log2 of the largest intermediate (per slice) */
+  double log2_size;    /* log2 of the largest tensor a step writes, the output included (per slice) */
+  double log2_inter;   /* the same without the output: what the memory limit governs */
   int max_rank;        /* largest intermediate rank */
   int64_t slices;      /* number of slices (1: unsliced) */
 } tfe_einsum_cost;
@@ -172,7 +173,6 @@ TFE_INTERNAL tfe_status tfe__ein_tree_cost(const tfe__ein_net *net, const tfe__e
   int n = net->n, W = net->W;
   memset(c, 0, sizeof *c);
   c->slices = 1;
-  c->log2_size = 0;
   if (n < 2) { c->log10_flops = 0; if (score) *score = 0; return TFE_OK; }
   uint64_t *L = (uint64_t *)tfe__alloc((size_t)(2 * n - 1) * (size_t)W * sizeof(uint64_t));
   uint64_t *u = (uint64_t *)tfe__alloc((size_t)W * sizeof(uint64_t));
@@ -185,7 +185,8 @@ TFE_INTERNAL tfe_status tfe__ein_tree_cost(const tfe__ein_net *net, const tfe__e
       const uint64_t *r = TFE__BS(L, W, n + k);
       double ls = tfe__bs_log2(r, W, net->lsize);
       c->writes += exp2(ls);
-      if (k + 2 < n && ls > c->log2_size) c->log2_size = ls; /* the root is the output */
+      if (ls > c->log2_size) c->log2_size = ls;
+      if (k + 2 < n && ls > c->log2_inter) c->log2_inter = ls; /* the root is the output */
       int rk = tfe__bs_count(r, W);
       if (rk > c->max_rank) c->max_rank = rk;
     }
@@ -385,9 +386,71 @@ done:
   return st;
 }
 
+/* Greedy over labels instead of pairs (variable elimination, min-size rule): repeatedly pick
+ * the label whose holders, merged, make the smallest contraction (with Gumbel noise when
+ * temp > 0), merge its holders smallest first, and finish with the smallest pairs. Strong on
+ * graphical models and lattices, where pair-greedy walks into huge intermediates. */
+TFE_INTERNAL tfe_status tfe__ein_elim_run(const tfe__ein_net *net, double temp, uint64_t seed, tfe__ein_tree *t) {
+  int n = net->n, W = net->W, N = 2 * n - 1;
+  tfe__ein_gstate g;
+  memset(&g, 0, sizeof g);
+  g.net = net; g.rng.s = seed;
+  g.L = (uint64_t *)tfe__alloc(((size_t)N + 2) * (size_t)W * sizeof(uint64_t));
+  g.ls = (double *)tfe__alloc((size_t)N * sizeof(double));
+  g.ref = (int *)tfe__calloc((size_t)net->nlab + 1, sizeof(int));
+  g.alive = (bool *)tfe__calloc((size_t)N, sizeof(bool));
+  int *hold = (int *)tfe__alloc((size_t)N * sizeof(int));
+  tfe_status st = TFE_OK;
+  if (!g.L || !g.ls || !g.ref || !g.alive || !hold) { st = TFE_ERR_ALLOC; goto done; }
+  g.tmp = TFE__BS(g.L, W, N);
+  uint64_t *u = TFE__BS(g.L, W, N + 1);
+  for (int i = 0; i < n; i++) {
+    memcpy(TFE__BS(g.L, W, i), TFE__BS(net->leaf, W, i), (size_t)W * sizeof(uint64_t));
+    g.ls[i] = tfe__bs_log2(TFE__BS(g.L, W, i), W, net->lsize);
+    g.alive[i] = true;
+    for (int w = 0; w < W; w++)
+      for (uint64_t x = TFE__BS(g.L, W, i)[w]; x; x &= x - 1) g.ref[w * 64 + __builtin_ctzll(x)]++;
+  }
+  for (int w = 0; w < W; w++)
+    for (uint64_t x = net->out[w]; x; x &= x - 1) g.ref[w * 64 + __builtin_ctzll(x)]++;
+  int k = 0;
+  while (k + 1 < n) {
+    int bestl = -1;
+    double bestc = INFINITY;
+    for (int l = 0; l < net->nlab; l++) {
+      if (g.ref[l] < 2 || tfe__bs_test(net->out, l)) continue; /* only summed labels held twice+ */
+      memset(u, 0, (size_t)W * sizeof(uint64_t));
+      for (int q = 0; q < n + k; q++)
+        if (g.alive[q] && tfe__bs_test(TFE__BS(g.L, W, q), l))
+          for (int w = 0; w < W; w++) u[w] |= TFE__BS(g.L, W, q)[w];
+      double c = tfe__bs_log2(u, W, net->lsize);
+      if (temp > 0) { double r = tfe__rng_unif(&g.rng); c -= temp * log(-log(r > 1e-300 ? r : 1e-300)); }
+      if (c < bestc) { bestc = c; bestl = l; }
+    }
+    int nh = 0;
+    for (int q = 0; q < n + k; q++)
+      if (g.alive[q] && (bestl < 0 || tfe__bs_test(TFE__BS(g.L, W, q), bestl))) hold[nh++] = q;
+    while (nh >= 2 && k + 1 < n) { /* merge the holders, smallest two first */
+      int a = 0, b = 1;
+      if (g.ls[hold[b]] < g.ls[hold[a]]) { a = 1; b = 0; }
+      for (int q = 2; q < nh; q++) {
+        if (g.ls[hold[q]] < g.ls[hold[a]]) { b = a; a = q; }
+        else if (g.ls[hold[q]] < g.ls[hold[b]]) b = q;
+      }
+      tfe__ein_gmerge(&g, t, k, hold[a], hold[b]);
+      hold[a] = n + k++;
+      hold[b] = hold[--nh];
+    }
+  }
+done:
+  tfe__free(g.L); tfe__free(g.ls); tfe__free(g.ref); tfe__free(g.alive); tfe__free(hold);
+  return st;
+}
+
 /* Best of several greedy runs by score; writes the best tree into t (allocated by caller). */
+/* Runs at least greedy_trials runs, and more until `until` (a tfe__now() time; 0: none). */
 TFE_INTERNAL tfe_status tfe__ein_greedy(const tfe__ein_net *net, const tfe_einsum_opts *o, tfe__ein_tree *t,
-                                       double *best_score) {
+                                       double *best_score, double until) {
   int trials = o->greedy_trials > 0 ? o->greedy_trials : 8;
   double alpha = o->greedy_alpha > 0 ? o->greedy_alpha : 1.0, temp = o->greedy_temp > 0 ? o->greedy_temp : 0.3;
   tfe__rng rng = {o->seed ? o->seed : 0x5eed};
@@ -395,11 +458,13 @@ TFE_INTERNAL tfe_status tfe__ein_greedy(const tfe__ein_net *net, const tfe_einsu
   TFE_TRY(tfe__ein_tree_new(net->n, &cur));
   double best = INFINITY;
   tfe_status st = TFE_OK;
-  for (int r = 0; r < trials && st == TFE_OK; r++) {
-    /* run 0: deterministic with the given alpha; 1: alpha 0 (pure size); then randomized */
-    double a = r == 0 ? alpha : r == 1 ? 0.0 : alpha * tfe__rng_unif(&rng) * 1.5;
-    double tp = r < 2 ? 0.0 : temp * tfe__rng_unif(&rng);
-    st = tfe__ein_greedy_run(net, a, tp, tfe__rng_next(&rng), &cur);
+  for (int r = 0; (r < trials || (until > 0 && tfe__now() < until)) && st == TFE_OK; r++) {
+    /* run 0: deterministic with the given alpha; 1: alpha 0 (pure size); then randomized
+     * (alpha uniform in [0, 2 alpha], temperature log-uniform up to 3 temp) */
+    double a = r == 0 ? alpha : r == 1 ? 0.0 : alpha * tfe__rng_unif(&rng) * 2.0;
+    double tp = r < 2 ? 0.0 : temp * 3.0 * exp(-5.0 * tfe__rng_unif(&rng));
+    st = (r % 2 == 1 && r > 1) ? tfe__ein_elim_run(net, r == 3 ? 0.0 : 2.0 * tfe__rng_unif(&rng), tfe__rng_next(&rng), &cur)
+                                : tfe__ein_greedy_run(net, a, tp, tfe__rng_next(&rng), &cur);
     if (st != TFE_OK) break;
     tfe_einsum_cost c;
     double s;

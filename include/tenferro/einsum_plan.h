@@ -89,10 +89,21 @@ TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_op
   int dpmax = o->dp_max > 0 ? o->dp_max : 12;
   if (o->algo == TFE_PATH_DP || (o->algo == TFE_PATH_AUTO && n <= dpmax))
     return tfe__ein_dp(net, o->write_weight, t);
-  TFE_TRY(tfe__ein_greedy(net, o, t, NULL));
   double budget = o->algo == TFE_PATH_ANNEAL ? (o->time_budget > 0 ? o->time_budget : 1.0)
                 : o->algo == TFE_PATH_AUTO ? o->time_budget : 0;
-  if (budget > 0) TFE_TRY(tfe__ein_anneal(net, o->write_weight, budget, o->seed, t));
+  double t0 = tfe__now();
+  /* a quarter of the budget on randomized greedy runs, the rest on annealing restarts, each
+   * from the best tree so far (re-heating): one long run gets stuck more often */
+  TFE_TRY(tfe__ein_greedy(net, o, t, NULL, budget > 0 ? t0 + 0.25 * budget : 0));
+  int runs = 3;
+  uint64_t seed = o->seed ? o->seed : 0xA11EA1;
+  for (int r = 0; r < runs && budget > 0; r++) {
+    double left = t0 + 0.9 * budget - tfe__now();
+    if (left <= 0) break;
+    TFE_TRY(tfe__ein_anneal(net, o->write_weight, left / (runs - r), seed + 7919u * (uint64_t)r, t));
+  }
+  /* exact re-solution of subtrees polishes what annealing leaves */
+  if (budget > 0) TFE_TRY(tfe__ein_reconf(net, o->write_weight, 10, t0 + budget, t));
   return TFE_OK;
 }
 

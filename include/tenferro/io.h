@@ -1,7 +1,13 @@
-/* tenferro/io.h — io room: .npy and DLPack exchange. */
+/* tenferro/io.h — io room: .npy files and a small JSON reader.
+ *
+ * Table of contents (docs/io.md)
+ *   io_npy.h    tfe_npy_parse_header, tfe_npy_load, tfe_npy_load_mem, tfe_npy_save (dtype-tagged)
+ *   io_json.h   tfe_json_parse, tfe_json_get, tfe_json_at, tfe_json_free */
 #ifndef TENFERRO_IO_H
 #define TENFERRO_IO_H
 
 #include <tenferro/tensor.h>
+#include <tenferro/io_npy.h>
+#include <tenferro/io_json.h>
 
 #endif

@@ -1,0 +1,365 @@
+/* tfe-einsum — contract a tensor network from the command line.
+ *
+ *   tfe-einsum EXPR A.npy B.npy ... -o OUT.npy [options]
+ *   tfe-einsum --instance FILE.json [options]      seeded random inputs
+ *
+ * Options: --path greedy|dp|anneal|auto|instance:opt_flops|instance:opt_size
+ *          --dtype f32|f64|c64|c128   --algebra standard|maxplus|minplus|maxtimes
+ *          --threads N  --repeat K  --memory-limit BYTES  --time-budget SECONDS
+ *          --seed N  --colmajor  --print-path
+ * One summary line on stdout; errors are one line on stderr and exit status 1 (usage: 2). */
+#include <tenferro.h>
+#include <errno.h>
+
+typedef struct args {
+  const char *expr, *out, *instance, *path, *dtype, *algebra;
+  const char *inputs[1024];
+  int ninputs, threads, repeat;
+  int64_t memory_limit;
+  double budget;
+  uint64_t seed;
+  bool colmajor, print_path, plan_only;
+} args;
+
+static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("tfe-einsum: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return code;
+}
+static bool parse_i64(const char *s, int64_t lo, int64_t *v) {
+  char *e;
+  errno = 0;
+  long long x = strtoll(s, &e, 10);
+  if (errno || e == s || *e || x < lo) return false;
+  *v = x;
+  return true;
+}
+
+static int parse_args(int argc, char **argv, args *a) {
+  memset(a, 0, sizeof *a);
+  a->threads = 1; a->repeat = 1; a->path = "auto"; a->algebra = "standard"; a->budget = 1.5; a->seed = 42;
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    bool has_val = i + 1 < argc;
+    int64_t v;
+#define NEED_VAL() do { if (!has_val) return fail(2, "option %s needs a value", s); } while (0)
+    if (!strcmp(s, "-o") || !strcmp(s, "--output")) { NEED_VAL(); a->out = argv[++i]; }
+    else if (!strcmp(s, "--instance")) { NEED_VAL(); a->instance = argv[++i]; }
+    else if (!strcmp(s, "--path")) { NEED_VAL(); a->path = argv[++i]; }
+    else if (!strcmp(s, "--dtype")) { NEED_VAL(); a->dtype = argv[++i]; }
+    else if (!strcmp(s, "--algebra")) { NEED_VAL(); a->algebra = argv[++i]; }
+    else if (!strcmp(s, "--threads")) { NEED_VAL(); if (!parse_i64(argv[++i], 1, &v) || v > 1024) return fail(2, "--threads wants a positive integer, got '%s'", argv[i]); a->threads = (int)v; }
+    else if (!strcmp(s, "--repeat")) { NEED_VAL(); if (!parse_i64(argv[++i], 1, &v) || v > 100000) return fail(2, "--repeat wants a positive integer, got '%s'", argv[i]); a->repeat = (int)v; }
+    else if (!strcmp(s, "--memory-limit")) { NEED_VAL(); if (!parse_i64(argv[++i], 1, &v)) return fail(2, "--memory-limit wants a byte count, got '%s'", argv[i]); a->memory_limit = v; }
+    else if (!strcmp(s, "--seed")) { NEED_VAL(); if (!parse_i64(argv[++i], 0, &v)) return fail(2, "--seed wants a non-negative integer, got '%s'", argv[i]); a->seed = (uint64_t)v; }
+    else if (!strcmp(s, "--time-budget")) {
+      NEED_VAL();
+      char *e;
+      a->budget = strtod(argv[++i], &e);
+      if (*e || e == argv[i] || !(a->budget >= 0)) return fail(2, "--time-budget wants seconds, got '%s'", argv[i]);
+    }
+    else if (!strcmp(s, "--colmajor")) a->colmajor = true;
+    else if (!strcmp(s, "--print-path")) a->print_path = true;
+    else if (!strcmp(s, "--plan-only")) a->plan_only = true;
+    else if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+      puts("usage: tfe-einsum EXPR A.npy ... -o OUT.npy [options] | tfe-einsum --instance FILE.json [options]\n"
+           "  --path greedy|dp|anneal|auto|instance:opt_flops|instance:opt_size  --dtype f32|f64|c64|c128\n"
+           "  --algebra standard|maxplus|minplus|maxtimes  --threads N  --repeat K  --memory-limit BYTES\n"
+           "  --time-budget SECONDS (anneal/auto planning)  --seed N  --colmajor  --print-path\n"
+           "  --plan-only (plan and print the path, do not contract)");
+      exit(0);
+    }
+    else if (s[0] == '-' && s[1]) return fail(2, "unknown option '%s' (see --help)", s);
+    else if (!a->expr && !a->instance) a->expr = s;
+    else if (a->ninputs < 1024) a->inputs[a->ninputs++] = s;
+    else return fail(2, "too many inputs");
+#undef NEED_VAL
+  }
+  if (!a->instance && !a->expr) return fail(2, "no expression given (usage: tfe-einsum EXPR A.npy ... -o OUT.npy, or --instance FILE.json)");
+  if (a->instance && (a->expr || a->ninputs)) return fail(2, "--instance takes no expression or input files");
+  if (!a->instance && !a->out) return fail(2, "no output file given (-o OUT.npy)");
+  if (!a->instance && !strncmp(a->path, "instance:", 9)) return fail(2, "--path %s needs --instance", a->path);
+  return 0;
+}
+
+/* The element kind from --dtype and --algebra. */
+static int pick_kind(const char *dtype, const char *algebra, tfe_dtype *dt) {
+  static const char *algs[] = {"standard", "maxplus", "minplus", "maxtimes"};
+  int alg = -1;
+  for (int i = 0; i < 4; i++) if (!strcmp(algebra, algs[i])) alg = i;
+  if (alg < 0) return fail(2, "unknown algebra '%s' (standard, maxplus, minplus, maxtimes)", algebra);
+  tfe_dtype base = tfe_dtype_from_name(dtype);
+  if (base != TFE_DT_F32 && base != TFE_DT_F64 && base != TFE_DT_C64 && base != TFE_DT_C128)
+    return fail(2, "unknown dtype '%s' (f32, f64, c64, c128)", dtype);
+  if (alg == 0) { *dt = base; return 0; }
+  if (base == TFE_DT_C64 || base == TFE_DT_C128) return fail(2, "the %s algebra needs a real dtype (f32 or f64), not %s", algebra, dtype);
+  char name[32];
+  snprintf(name, sizeof name, "%s_%s", algs[alg], dtype);
+  *dt = tfe_dtype_from_name(name);
+  return 0;
+}
+
+/* ---- per-kind execution and checksums ----------------------------------------------------------- */
+static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
+
+#define RUN_KIND(s, T, R, alg, cplx, flt, DT)                                                           \
+  static tfe_status run_##s(const tfe_einsum_plan *p, int n, const tfe_dyn *in, tfe_dyn *out, int repeat, \
+                            double *ms, double *sum) {                                                   \
+    tfe_view_##s *v = (tfe_view_##s *)calloc((size_t)n + 1, sizeof *v);                                 \
+    if (!v) return TFE_ERR_ALLOC;                                                                        \
+    for (int k = 0; k < n; k++) { v[k].data = (T *)in[k].data; v[k].lay = in[k].lay; v[k].conj = false; } \
+    tfe_view_##s o = {(T *)out->data, out->lay, false};                                                  \
+    tfe_status st = TFE_OK;                                                                              \
+    for (int r = 0; r < repeat && st == TFE_OK; r++) {                                                   \
+      double t0 = tfe__now();                                                                            \
+      st = tfe_einsum_execute_##s(p, tfe_sr_one_##s(), v, tfe_sr_zero_##s(), &o);                        \
+      ms[r] = 1e3 * (tfe__now() - t0);                                                                   \
+    }                                                                                                    \
+    free(v);                                                                                             \
+    int64_t cnt = tfe_layout_numel(&out->lay);                                                           \
+    double acc = 0;                                                                                      \
+    for (int64_t e = 0; e < cnt; e++) {                                                                  \
+      R parts[2] = {0, 0};                                                                               \
+      memcpy(parts, (const T *)out->data + e, sizeof(T));                                                \
+      acc += (double)parts[0] + (cplx ? (double)parts[1] : 0.0);                                         \
+    }                                                                                                    \
+    *sum = acc;                                                                                          \
+    return st;                                                                                           \
+  }
+TFE_KINDS(RUN_KIND)
+#undef RUN_KIND
+
+static tfe_status run_any(tfe_dtype dt, const tfe_einsum_plan *p, int n, const tfe_dyn *in, tfe_dyn *out, int repeat,
+                          double *ms, double *sum) {
+  switch (dt) {
+#define CASE(s, T, R, alg, cplx, flt, DT) case DT: return run_##s(p, n, in, out, repeat, ms, sum);
+    TFE_KINDS(CASE)
+#undef CASE
+    default: return TFE_FAIL(TFE_ERR_DTYPE, "unsupported dtype");
+  }
+}
+
+/* ---- inputs ---------------------------------------------------------------------------------------- */
+typedef struct problem {
+  char name[256];
+  char *expr;
+  int n;
+  tfe_dyn *in;
+  tfe_json doc;
+  int root;
+} problem;
+
+static char *dupstr(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = (char *)malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+static uint64_t rng_next(uint64_t *s) { *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27; return *s * 2685821657736338717ULL; }
+
+/* Reads a whole file into a NUL-terminated buffer. */
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *b = (char *)malloc(cap);
+  for (size_t got; b && (got = fread(b + n, 1, cap - n - 1, f)) > 0;) {
+    n += got;
+    if (n + 1 == cap) { char *nb = (char *)realloc(b, cap *= 2); if (!nb) { free(b); b = NULL; } else b = nb; }
+  }
+  fclose(f);
+  if (b) b[n] = 0;
+  *len = n;
+  return b;
+}
+
+/* Random inputs for a benchmark instance, wrapped row-major (or column-major with --colmajor). */
+static int load_instance(const args *a, tfe_dtype dt, problem *pr) {
+  size_t len;
+  char *text = slurp(a->instance, &len);
+  if (!text) return fail(1, "cannot read instance '%s': %s", a->instance, strerror(errno));
+  tfe_status st = tfe_json_parse(text, len, &pr->doc);
+  free(text);
+  if (st != TFE_OK) return fail(1, "instance '%s': %s", a->instance, tfe_last_error());
+  const tfe_json *j = &pr->doc;
+  int fs = tfe_json_get(j, 0, a->colmajor ? "format_string_colmajor" : "format_string");
+  int sh = tfe_json_get(j, 0, a->colmajor ? "shapes_colmajor" : "shapes");
+  int nm = tfe_json_get(j, 0, "name");
+  if (fs < 0 || j->nodes[fs].type != TFE_JSON_STRING || sh < 0 || j->nodes[sh].type != TFE_JSON_ARRAY)
+    return fail(1, "instance '%s' lacks %s / %s", a->instance, a->colmajor ? "format_string_colmajor" : "format_string",
+                a->colmajor ? "shapes_colmajor" : "shapes");
+  snprintf(pr->name, sizeof pr->name, "%s", nm >= 0 && j->nodes[nm].type == TFE_JSON_STRING ? j->nodes[nm].str : a->instance);
+  pr->expr = dupstr(j->nodes[fs].str);
+  pr->n = j->nodes[sh].count;
+  pr->in = (tfe_dyn *)calloc((size_t)pr->n + 1, sizeof(tfe_dyn));
+  const tfe_dtype_info *di = tfe_dtype_get(dt);
+  uint64_t rs = a->seed * 0x9E3779B97F4A7C15ULL + 12345;
+  int k = 0;
+  for (int s = j->nodes[sh].first; s >= 0; s = j->nodes[s].next, k++) {
+    int64_t dims[TFE_MAX_RANK];
+    int r = 0;
+    if (j->nodes[s].type != TFE_JSON_ARRAY || j->nodes[s].count > TFE_MAX_RANK)
+      return fail(1, "instance '%s': shape %d is not an array of at most %d sizes", a->instance, k, TFE_MAX_RANK);
+    for (int d = j->nodes[s].first; d >= 0; d = j->nodes[d].next) {
+      double x = j->nodes[d].num;
+      if (j->nodes[d].type != TFE_JSON_NUMBER || x < 0 || x != floor(x) || x > 1e15)
+        return fail(1, "instance '%s': shape %d has a bad size", a->instance, k);
+      dims[r++] = (int64_t)x;
+    }
+    tfe_dyn *t = &pr->in[k];
+    t->dtype = dt;
+    if (tfe_layout_dense(r, dims, a->colmajor ? TFE_COLMAJOR : TFE_ROWMAJOR, &t->lay) != TFE_OK)
+      return fail(1, "instance '%s': shape %d: %s", a->instance, k, tfe_last_error());
+    int64_t cnt = tfe_layout_numel(&t->lay);
+    if (tfe_storage_new((size_t)cnt * di->size, &t->st) != TFE_OK) return fail(1, "%s", tfe_last_error());
+    t->data = t->st->ptr;
+    size_t parts = di->is_complex ? 2 : 1, psz = di->size / parts;
+    for (int64_t e = 0; e < cnt * (int64_t)parts; e++) {
+      double u = (double)(rng_next(&rs) >> 11) * 0x1.0p-53;
+      double x = di->algebra == TFE_ALGEBRA_MAXTIMES ? u : 2 * u - 1;
+      if (psz == 4) ((float *)t->data)[e] = (float)x; else ((double *)t->data)[e] = x;
+    }
+  }
+  return 0;
+}
+
+static int load_npy(const args *a, const char *dtype_opt, tfe_dtype *dt, problem *pr) {
+  snprintf(pr->name, sizeof pr->name, "cli");
+  pr->expr = dupstr(a->expr);
+  pr->n = a->ninputs;
+  if (pr->n == 0) return fail(2, "no input files given");
+  pr->in = (tfe_dyn *)calloc((size_t)pr->n + 1, sizeof(tfe_dyn));
+  for (int k = 0; k < pr->n; k++) {
+    if (tfe_npy_load(a->inputs[k], &pr->in[k]) != TFE_OK) return fail(1, "%s", tfe_last_error());
+    if (pr->in[k].dtype != pr->in[0].dtype)
+      return fail(1, "'%s' is %s but '%s' is %s (all inputs must have one dtype)", a->inputs[k],
+                  tfe_dtype_name(pr->in[k].dtype), a->inputs[0], tfe_dtype_name(pr->in[0].dtype));
+  }
+  const char *name = tfe_dtype_name(pr->in[0].dtype);
+  if (dtype_opt && strcmp(dtype_opt, name))
+    return fail(1, "--dtype %s but the inputs are %s (convert them first)", dtype_opt, name);
+  if (pr->in[0].dtype == TFE_DT_I32 || pr->in[0].dtype == TFE_DT_I64) { *dt = pr->in[0].dtype; return 0; }
+  int rc = pick_kind(name, a->algebra, dt);
+  for (int k = 0; k < pr->n; k++) pr->in[k].dtype = *dt; /* same bytes, the algebra's kind */
+  return rc;
+}
+
+/* Path of the instance (`which` = opt_flops / opt_size) as pairs. */
+static int instance_path(const problem *pr, const char *which, int **pairs, int *nsteps, double *l10) {
+  const tfe_json *j = &pr->doc;
+  int p = tfe_json_get(j, tfe_json_get(j, 0, "paths"), which);
+  int arr = tfe_json_get(j, p, "path");
+  if (arr < 0 || j->nodes[arr].type != TFE_JSON_ARRAY) return fail(1, "the instance has no paths.%s.path", which);
+  *nsteps = j->nodes[arr].count;
+  *pairs = (int *)calloc(2 * (size_t)*nsteps + 2, sizeof(int));
+  int k = 0;
+  for (int s = j->nodes[arr].first; s >= 0; s = j->nodes[s].next, k++) {
+    if (j->nodes[s].type != TFE_JSON_ARRAY || j->nodes[s].count != 2) return fail(1, "paths.%s.path step %d is not a pair", which, k);
+    (*pairs)[2 * k] = (int)j->nodes[j->nodes[s].first].num;
+    (*pairs)[2 * k + 1] = (int)j->nodes[j->nodes[j->nodes[s].first].next].num;
+  }
+  int f = tfe_json_get(j, p, "log10_flops");
+  *l10 = f >= 0 ? j->nodes[f].num : NAN;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc) return rc;
+  problem pr;
+  memset(&pr, 0, sizeof pr);
+  tfe_dtype dt = TFE_DT_F64;
+  if (a.instance) {
+    if ((rc = pick_kind(a.dtype ? a.dtype : "f64", a.algebra, &dt))) return rc;
+    if ((rc = load_instance(&a, dt, &pr))) return rc;
+  } else if ((rc = load_npy(&a, a.dtype, &dt, &pr))) return rc;
+  tfe_set_num_threads(a.threads);
+  tfe_blas_set_num_threads(a.threads);
+
+  tfe_einsum_opts o;
+  memset(&o, 0, sizeof o);
+  o.seed = a.seed; o.memory_limit = a.memory_limit; o.no_cache = true;
+  int *given = NULL, ngiven = 0;
+  double inst_l10 = NAN;
+  if (!strcmp(a.path, "greedy")) o.algo = TFE_PATH_GREEDY;
+  else if (!strcmp(a.path, "dp")) o.algo = TFE_PATH_DP;
+  else if (!strcmp(a.path, "anneal")) { o.algo = TFE_PATH_ANNEAL; o.time_budget = a.budget; }
+  else if (!strcmp(a.path, "auto")) { o.algo = TFE_PATH_AUTO; o.time_budget = a.budget; }
+  else if (!strcmp(a.path, "instance:opt_flops") || !strcmp(a.path, "instance:opt_size")) {
+    if ((rc = instance_path(&pr, a.path + 9, &given, &ngiven, &inst_l10))) return rc;
+    o.algo = TFE_PATH_GIVEN; o.path = given; o.path_nsteps = ngiven; o.path_format = TFE_PATH_LINEAR;
+  } else return fail(2, "unknown path '%s' (greedy, dp, anneal, auto, instance:opt_flops, instance:opt_size)", a.path);
+
+  const tfe_layout **lay = (const tfe_layout **)calloc((size_t)pr.n + 1, sizeof *lay);
+  for (int k = 0; k < pr.n; k++) lay[k] = &pr.in[k].lay;
+  tfe_einsum_plan *plan = NULL;
+  double t0 = tfe__now();
+  if (tfe_einsum_plan_new(&plan, dt, pr.expr, pr.n, lay, &o) != TFE_OK) return fail(1, "%s", tfe_last_error());
+  double plan_ms = 1e3 * (tfe__now() - t0);
+  tfe_einsum_cost cost = tfe_einsum_plan_cost(plan);
+
+  /* the stored opt_flops path in our cost model, for the quality ratio */
+  double ref_flops = NAN;
+  if (a.instance) {
+    int *rp = NULL, rn = 0;
+    double l10;
+    int q = tfe_json_get(&pr.doc, tfe_json_get(&pr.doc, 0, "paths"), "opt_flops");
+    if (q >= 0 && instance_path(&pr, "opt_flops", &rp, &rn, &l10) == 0) {
+      tfe_einsum_opts ro = o;
+      ro.algo = TFE_PATH_GIVEN; ro.path = rp; ro.path_nsteps = rn; ro.memory_limit = 0;
+      tfe_einsum_plan *rplan = NULL;
+      if (tfe_einsum_plan_new(&rplan, dt, pr.expr, pr.n, lay, &ro) == TFE_OK) {
+        ref_flops = tfe_einsum_plan_cost(rplan).flops;
+        tfe_einsum_plan_release(rplan);
+      }
+      if (isnan(inst_l10)) inst_l10 = l10;
+    }
+    free(rp);
+  }
+
+  tfe_dyn out;
+  memset(&out, 0, sizeof out);
+  out.dtype = dt;
+  int64_t odims[TFE_MAX_RANK];
+  for (int i = 0; i < plan->out_rank; i++) odims[i] = plan->out_dims[i];
+  if (tfe_layout_dense(plan->out_rank, odims, TFE_COLMAJOR, &out.lay) != TFE_OK ||
+      tfe_storage_new((size_t)tfe_layout_numel(&out.lay) * tfe_dtype_get(dt)->size, &out.st) != TFE_OK)
+    return fail(1, "%s", tfe_last_error());
+  out.data = out.st->ptr;
+  double *ms = (double *)calloc((size_t)a.repeat, sizeof(double)), sum = 0;
+  if (a.plan_only) a.repeat = 1;
+  else if (run_any(dt, plan, pr.n, pr.in, &out, a.repeat, ms, &sum) != TFE_OK) return fail(1, "%s", tfe_last_error());
+  qsort(ms, (size_t)a.repeat, sizeof *ms, cmp_d);
+  double med = a.repeat % 2 ? ms[a.repeat / 2] : 0.5 * (ms[a.repeat / 2 - 1] + ms[a.repeat / 2]);
+
+  if (a.print_path) {
+    const int *pairs;
+    int ns = tfe_einsum_plan_path(plan, &pairs);
+    printf("path:");
+    for (int s = 0; s < ns; s++) printf(" (%d,%d)", pairs[2 * s], pairs[2 * s + 1]);
+    printf("\nlog10_flops=%.4f log2_size=%.4f max_rank=%d slices=%lld plan_ms=%.1f", cost.log10_flops, cost.log2_size,
+           cost.max_rank, (long long)cost.slices, plan_ms);
+    if (!isnan(ref_flops)) printf(" opt_flops_path_log10_flops=%.4f (instance file: %.4f) ratio=%.4f", log10(ref_flops), inst_l10,
+                                  cost.flops / ref_flops);
+    printf("\n");
+  }
+  printf("name=%s dtype=%s threads=%d path=%s median_ms=%.3f plan_ms=%.1f log10_flops=%.4f log2_size=%.4f slices=%lld",
+         pr.name, tfe_dtype_name(dt), a.threads, a.path, med, plan_ms, cost.log10_flops, cost.log2_size,
+         (long long)cost.slices);
+  if (!isnan(ref_flops)) printf(" flops_vs_opt_flops=%.4f", cost.flops / ref_flops);
+  printf(" checksum=%.10g\n", sum);
+  int status = 0;
+  if (a.out && !a.plan_only && tfe_npy_save(a.out, &out) != TFE_OK) status = fail(1, "%s", tfe_last_error());
+  tfe_einsum_plan_release(plan);
+  tfe_storage_release(out.st);
+  for (int k = 0; k < pr.n; k++) tfe_storage_release(pr.in[k].st);
+  free(pr.in); free(pr.expr); free(lay); free(ms); free(given);
+  tfe_json_free(&pr.doc);
+  return status;
+}

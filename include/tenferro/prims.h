@@ -138,11 +138,10 @@ TFE_INTERNAL tfe_status tfe__pr_analyze(const tfe_layout *A, const int32_t *la, 
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 
-/* _Generic front ends: dispatch on the type of A. */
-#define tfe_contract(alpha, A, la, B, lb, beta, C, lc) \
-  _Generic((A), TFE_GCASES_ALL(contract, view))(alpha, A, la, B, lb, beta, C, lc)
-#define tfe_contract_unary(alpha, A, la, beta, C, lc) \
-  _Generic((A), TFE_GCASES_ALL(contract_unary, view))(alpha, A, la, beta, C, lc)
+/* _Generic front ends: dispatch on the type of A (variadic so that compound-literal label
+ * arrays, which contain commas, pass through). */
+#define tfe_contract(alpha, A, ...) _Generic((A), TFE_GCASES_ALL(contract, view))(alpha, A, __VA_ARGS__)
+#define tfe_contract_unary(alpha, A, ...) _Generic((A), TFE_GCASES_ALL(contract_unary, view))(alpha, A, __VA_ARGS__)
 
 /* ---- the dtype-tagged layer ------------------------------------------------------------------ */
 /* tfe_contract_S for operands whose kind is known at run time; B == NULL is the unary form.

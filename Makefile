@@ -23,7 +23,7 @@ TOOLS     := $(patsubst tools/%.c,$(BUILD)/%,$(wildcard tools/*.c))
 
 DEB_PACKAGES := build-essential python3 libblis-openmp-dev liblapacke-dev libcmocka-dev clang libclang-rt-14-dev
 
-.PHONY: all help test test-unit test-examples test-sanitize test-clang check-gen gen bench bench-permute install deps clean run
+.PHONY: all help test test-unit test-examples test-sanitize test-clang check-gen gen bench bench-permute install deps clean run bench-einsum fuzz
 
 all: $(TOOLS) $(EXAMPLES) $(TESTS)
 
@@ -99,9 +99,25 @@ deps:
 	elif [ "$$(id -u)" = 0 ]; then apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
 	else echo "deps: run as root:  apt-get install -y$$missing"; exit 1; fi
 
-# The main job (README): for now the quickstart example; the einsum main job replaces it.
-run: $(BUILD)/examples/quickstart
-	cd examples && ../$(BUILD)/examples/quickstart
+# The main job (README): a real tensor network (data/, a copy of one shared instance) contracted
+# with tenferro's own path optimizer; prints path quality, planning and contraction time, checksum.
+run: $(TOOLS)
+	$(BUILD)/tfe-einsum --instance data/str_nw_mera_open_26.json --path auto --repeat 3 --print-path
+
+# The einsum benchmark table (every shared instance, paths, threads, dtypes, numpy/torch/jax).
+bench-einsum: $(TOOLS)
+	$(PYTHON) bench/bench_einsum.py --tool $(BUILD)/tfe-einsum --out docs/bench-einsum.md $(BENCH_ARGS)
+
+# libFuzzer targets (clang): a short run of each (FUZZ_SECONDS each).
+FUZZ_SECONDS ?= 20
+FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -o $@ $< \
+	  -L$(BLIS_LIBDIR) -Wl,-rpath,$(BLIS_LIBDIR) -lblis -llapacke -lm -ldl -lpthread
+fuzz: $(FUZZERS)
+	@set -e; for f in $(FUZZERS); do echo "== $$f"; mkdir -p $(BUILD)/fuzz/corpus-$$(basename $$f); \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(BUILD)/fuzz/corpus-$$(basename $$f) tests/fuzz/seeds; done
 
 clean:
 	rm -rf build build-san build-clang

@@ -200,7 +200,8 @@ TFE_INTERNAL tfe_status tfe__ein_parse(const char *expr, tfe__ein_expr *e) {
     tfe__ein_skip_ws(&ps);
     if (ps.i < len) {
       const char *what = expr[ps.i] == ',' ? "',' in the output (one output only)"
-                       : expr[ps.i] == '-' ? "second '->'" : "parenthesis in the output";
+                       : expr[ps.i] == '-' ? (ps.i + 1 < len && expr[ps.i + 1] == '>' ? "second '->'" : "'-' not followed by '>'")
+                       : "parenthesis in the output";
       st = TFE__EIN_ERR(&ps, ps.i, "%s", what);
     }
     break;

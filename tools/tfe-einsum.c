@@ -12,7 +12,7 @@
 #include <errno.h>
 
 typedef struct args {
-  const char *expr, *out, *instance, *path, *dtype, *algebra;
+  const char *expr, *out, *instance, *path, *dtype, *algebra, *save_inputs;
   const char *inputs[1024];
   int ninputs, threads, repeat;
   int64_t memory_limit;
@@ -66,12 +66,13 @@ static int parse_args(int argc, char **argv, args *a) {
     else if (!strcmp(s, "--colmajor")) a->colmajor = true;
     else if (!strcmp(s, "--print-path")) a->print_path = true;
     else if (!strcmp(s, "--plan-only")) a->plan_only = true;
+    else if (!strcmp(s, "--save-inputs")) { NEED_VAL(); a->save_inputs = argv[++i]; }
     else if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
       puts("usage: tfe-einsum EXPR A.npy ... -o OUT.npy [options] | tfe-einsum --instance FILE.json [options]\n"
            "  --path greedy|dp|anneal|auto|instance:opt_flops|instance:opt_size  --dtype f32|f64|c64|c128\n"
            "  --algebra standard|maxplus|minplus|maxtimes  --threads N  --repeat K  --memory-limit BYTES\n"
            "  --time-budget SECONDS (anneal/auto planning)  --seed N  --colmajor  --print-path\n"
-           "  --plan-only (plan and print the path, do not contract)");
+           "  --plan-only (plan and print the path, do not contract)  --save-inputs DIR (DIR/in<k>.npy)");
       exit(0);
     }
     else if (s[0] == '-' && s[1]) return fail(2, "unknown option '%s' (see --help)", s);
@@ -279,6 +280,11 @@ int main(int argc, char **argv) {
     if ((rc = pick_kind(a.dtype ? a.dtype : "f64", a.algebra, &dt))) return rc;
     if ((rc = load_instance(&a, dt, &pr))) return rc;
   } else if ((rc = load_npy(&a, a.dtype, &dt, &pr))) return rc;
+  for (int k = 0; a.save_inputs && k < pr.n; k++) { /* the same inputs for peer programs */
+    char path[1200];
+    snprintf(path, sizeof path, "%s/in%d.npy", a.save_inputs, k);
+    if (tfe_npy_save(path, &pr.in[k]) != TFE_OK) return fail(1, "%s", tfe_last_error());
+  }
   tfe_set_num_threads(a.threads);
   tfe_blas_set_num_threads(a.threads);
 

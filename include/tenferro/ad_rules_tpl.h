@@ -38,10 +38,14 @@ TFE_INTERNAL TFE_R TFE_FN(ad_im_)(TFE_T x) {
   return 0;
 #endif
 }
-/* A new dense tensor shaped like v (zeros when zero is true). */
+/* A new dense tensor shaped like v (zeros when zero is true). Fresh gradient buffers are large
+ * and touched once: huge pages (asked for before the first touch) save most page faults. */
 TFE_INTERNAL tfe_status TFE_FN(ad_like_)(const TFE_TY(view) *v, bool zero, TFE_TY(tensor) *t) {
-  return zero ? TFE_FN(zeros)(t, v->lay.rank, v->lay.dims, TFE_COLMAJOR)
-              : TFE_FN(empty)(t, v->lay.rank, v->lay.dims, TFE_COLMAJOR);
+  TFE_TRY(TFE_FN(empty)(t, v->lay.rank, v->lay.dims, TFE_COLMAJOR));
+  size_t bytes = (size_t)tfe_layout_numel(&t->v.lay) * sizeof(TFE_T);
+  tfe__kadvise_huge(t->v.data, bytes);
+  if (zero) memset(t->v.data, 0, bytes); /* all-bits-zero is 0 for IEEE kinds */
+  return TFE_OK;
 }
 /* Dense copy of a view. */
 TFE_INTERNAL tfe_status TFE_FN(ad_dense_copy_)(const TFE_TY(view) *v, TFE_TY(tensor) *t) {
@@ -79,7 +83,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_einsum_primal_)(const tfe_ad_params *p, int ni
                                                   TFE_TY(tensor) *y) {
   int64_t dims[TFE_MAX_RANK];
   TFE_TRY(TFE_FN(ad_einsum_dims_)(p, nin, x, dims));
-  TFE_TRY(TFE_FN(zeros)(y, p->nc, dims, TFE_COLMAJOR));
+  TFE_TRY(TFE_FN(empty)(y, p->nc, dims, TFE_COLMAJOR)); /* beta = 0 never reads y */
   tfe_status st = nin == 2 ? TFE_FN(contract)(1, x[0], p->la, x[1], p->lb, 0, &y->v, p->lc)
                            : TFE_FN(contract_unary)(1, x[0], p->la, 0, &y->v, p->lc);
   if (st) TFE_FN(tensor_release)(y);
@@ -89,7 +93,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_einsum_primal_)(const tfe_ad_params *p, int ni
 TFE_INTERNAL tfe_status TFE_FN(ad_einsum_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                  const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
                                                  TFE_TY(tensor) *dy) {
-  TFE_TRY(TFE_FN(ad_like_)(y[0], true, dy));
+  TFE_TRY(TFE_FN(ad_like_)(y[0], false, dy));
   tfe_status st;
   if (nin == 1) st = TFE_FN(contract_unary)(1, dx[0], p->la, 0, &dy->v, p->lc);
   else {
@@ -124,6 +128,18 @@ TFE_INTERNAL tfe_status TFE_FN(ad_einsum_grad1_)(const tfe_ad_params *p, int nin
     if (inc) ug[nug++] = ul[j];
   }
   const TFE_TY(view) *xo = x[which];
+  TFE_TY(view) other;
+  if (nin == 2) {
+    other = *x[1 - which];
+    other.conj = TFE_CPLX ? !other.conj : other.conj;
+  }
+  if (nul == no && nug == nul) { /* distinct labels, all shared: contract straight into dx */
+    TFE_TRY(TFE_FN(ad_like_)(xo, false, dx)); /* beta = 0 never reads dx */
+    tfe_status st = nin == 2 ? TFE_FN(contract)(1, dy, p->lc, &other, lt, 0, &dx->v, lo)
+                             : TFE_FN(contract_unary)(1, dy, p->lc, 0, &dx->v, lo);
+    if (st) TFE_FN(tensor_release)(dx);
+    return st;
+  }
   int64_t gd[TFE_MAX_RANK];
   for (int j = 0, g = 0; j < nul; j++) {
     if (!kept[j]) continue;
@@ -131,11 +147,9 @@ TFE_INTERNAL tfe_status TFE_FN(ad_einsum_grad1_)(const tfe_ad_params *p, int nin
     g++;
   }
   TFE_TY(tensor) G = {0};
-  TFE_TRY(TFE_FN(zeros)(&G, nug, gd, TFE_COLMAJOR));
+  TFE_TRY(TFE_FN(empty)(&G, nug, gd, TFE_COLMAJOR));
   tfe_status st;
   if (nin == 2) {
-    TFE_TY(view) other = *x[1 - which];
-    other.conj = TFE_CPLX ? !other.conj : other.conj;
     st = TFE_FN(contract)(1, dy, p->lc, &other, lt, 0, &G.v, ug);
   } else {
     st = TFE_FN(contract_unary)(1, dy, p->lc, 0, &G.v, ug);

@@ -119,7 +119,8 @@ TFE_INTERNAL tfe_status TFE_FN(svd_core_)(const TFE_TY(view) *A, const tfe__mat 
   if (!st && vecs) st = TFE_FN(empty)(&v, shV->rank, shV->dims, TFE_COLMAJOR);
   TFE_T *work = NULL;
   if (!st) {
-    work = (TFE_T *)tfe__calloc_at((size_t)(m * n > 0 ? m * n : 1), sizeof(TFE_T), fn);
+    /* not zeroed: the pack writes all of it (zeroing would cost a pass over fresh pages) */
+    work = (TFE_T *)tfe__alloc_at((size_t)(m * n > 0 ? m * n : 1) * sizeof(TFE_T), fn);
     if (!work) st = TFE_ERR_ALLOC;
   }
   TFE_T dummy[1] = {0};
@@ -255,40 +256,46 @@ TFE_API tfe_status TFE_FN(svd_trunc)(const TFE_TY(view) *A, int nrow, const int 
 }
 
 /* ---- QR and LQ ---------------------------------------------------------------------------- */
-/* QR of each batch item: Q (m x kq), R (kq x n), kq = m (full) or k; diag(R) real and >= 0. */
+/* QR of each batch item: Q (m x kq), R (kq x n), kq = m (full) or k; diag(R) real and >= 0.
+ * When A fits in Q (kq >= n, the usual tall case) it is packed straight into Q's buffer and
+ * factored there, so the only copy is the pack. */
 TFE_INTERNAL tfe_status TFE_FN(qr_core_)(const TFE_TY(view) *A, const tfe__mat *M, bool full,
                                          const TFE_TY(la_shape_) *shQ, const TFE_TY(la_shape_) *shR,
                                          TFE_TY(tensor) *Q, TFE_TY(tensor) *R, const char *fn) {
   int64_t m = M->m, n = M->n, k = m < n ? m : n, kq = full ? m : k;
+  bool inq = kq >= n;
   TFE_TY(tensor) q = {0}, r = {0};
   tfe_status st = TFE_FN(empty)(&q, shQ->rank, shQ->dims, TFE_COLMAJOR);
   if (!st) st = TFE_FN(empty)(&r, shR->rank, shR->dims, TFE_COLMAJOR);
   TFE_T *work = NULL;
   if (!st) {
-    work = (TFE_T *)tfe__calloc_at((size_t)(m * n + k + 1), sizeof(TFE_T), fn);
+    work = (TFE_T *)tfe__alloc_at((size_t)((inq ? 0 : m * n) + k + 1) * sizeof(TFE_T), fn);
     if (!work) st = TFE_ERR_ALLOC;
   }
   for (int64_t b = 0; !st && b < M->nbatch; b++) {
-    TFE_T *qb = q.v.data + b * m * kq, *rb = r.v.data + b * kq * n, *tau = work + m * n;
-    TFE_FN(la_pack_)(A, M, b, work, m);
-    if (k > 0) st = tfe__lapack_info((int)TFE__LP(geqrf)(LAPACK_COL_MAJOR, (int)m, (int)n, work, (int)m, tau), "geqrf", fn);
+    TFE_T *qb = q.v.data + b * m * kq, *rb = r.v.data + b * kq * n, *tau = work + (inq ? 0 : m * n);
+    TFE_T *a = inq ? qb : work;
+    TFE_FN(la_pack_)(A, M, b, a, m);
+    if (k > 0) st = tfe__lapack_info((int)TFE__LP(geqrf)(LAPACK_COL_MAJOR, (int)m, (int)n, a, (int)m, tau), "geqrf", fn);
     if (st) break;
     for (int64_t j = 0; j < n; j++)
-      for (int64_t i = 0; i < kq; i++) rb[i + j * kq] = i <= j ? work[i + j * m] : (TFE_T)0;
+      for (int64_t i = 0; i < kq; i++) rb[i + j * kq] = i <= j ? a[i + j * m] : (TFE_T)0;
     if (k == 0) { TFE_FN(la_eye_)(qb, m, kq); continue; }
-    memcpy(qb, work, (size_t)(m * k) * sizeof(TFE_T));
+    if (!inq) memcpy(qb, work, (size_t)(m * k) * sizeof(TFE_T));
     for (int64_t i = m * k; i < m * kq; i++) qb[i] = 0; /* LAPACKE NaN-checks all of Q */
 #if TFE_CPLX
     st = tfe__lapack_info((int)TFE__LP(ungqr)(LAPACK_COL_MAJOR, (int)m, (int)kq, (int)k, qb, (int)m, tau), "ungqr", fn);
 #else
     st = tfe__lapack_info((int)TFE__LP(orgqr)(LAPACK_COL_MAJOR, (int)m, (int)kq, (int)k, qb, (int)m, tau), "orgqr", fn);
 #endif
-    for (int64_t j = 0; !st && j < k; j++) { /* gauge: Q diag(p) diag(conj p) R with p = phase(R_jj) */
-      TFE_T p = TFE_FN(la_phase_)(rb[j + j * kq]), pc = TFE_FN(la_conj_)(p);
-      for (int64_t i = 0; i < m; i++) qb[i + j * m] *= p;
-      for (int64_t c = 0; c < n; c++) rb[j + c * kq] *= pc;
-      rb[j + j * kq] = TFE_FN(la_abs_)(rb[j + j * kq]); /* exactly real */
-    }
+    if (st) break;
+    /* gauge: Q diag(p) diag(conj p) R with p = phase(R_jj); tau is free again and holds p */
+    for (int64_t j = 0; j < k; j++) tau[j] = TFE_FN(la_phase_)(rb[j + j * kq]);
+    for (int64_t j = 0; j < k; j++)
+      for (int64_t i = 0; i < m; i++) qb[i + j * m] *= tau[j];
+    for (int64_t c = 0; c < n; c++)
+      for (int64_t j = 0; j < k && j <= c; j++) rb[j + c * kq] *= TFE_FN(la_conj_)(tau[j]);
+    for (int64_t j = 0; j < k; j++) rb[j + j * kq] = TFE_FN(la_abs_)(rb[j + j * kq]); /* exactly real */
   }
   tfe__free(work);
   if (st) { TFE_FN(tensor_release)(&q); TFE_FN(tensor_release)(&r); return st; }

@@ -13,6 +13,8 @@
  *   memcpy4k: the same without the advice (4 KiB pages: page faults dominate)
  *   numpy:  np.asfortranarray(src.transpose(p)) (bench/peer_numpy_permute.py, same process
  *           pattern: fresh result each call).
+ * Sources are filled with their linear index; like numpy's arrays (and tfe_contiguous's
+ * results) they are backed by transparent huge pages where the kernel allows.
  * Median of --reps runs (default 5) after one warm-up run. tfe runs on 1 thread; with
  * --threads2 a second column tfe2_ms gives the time on 2 threads. */
 #include <tenferro.h>
@@ -155,6 +157,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--no-numpy")) use_numpy = false;
     else if (!strcmp(argv[i], "--threads2")) two = true;
+    else if (!strcmp(argv[i], "--tile") && i + 1 < argc) tfe__ktile_bytes = atoi(argv[++i]); /* tuning */
     else path = argv[i];
   }
   if (reps < 1) reps = 1;
@@ -174,6 +177,8 @@ int main(int argc, char **argv) {
     tfe_tensor_f64 src = {0};
     if (tfe_empty_f64(&src, q->rank, q->shape, TFE_COLMAJOR)) { fprintf(stderr, "%s\n", tfe_last_error()); return 1; }
     int64_t n = tfe_layout_numel(&src.v.lay);
+    /* the source is what tfe_contiguous would have made (huge pages, like numpy's arrays) */
+    tfe__kadvise_huge(src.v.data, (size_t)n * sizeof(double));
     TFE_OMP(parallel for schedule(static))
     for (int64_t i = 0; i < n; i++) src.v.data[i] = (double)i;
     tfe_layout sl = src.v.lay;

@@ -524,7 +524,7 @@ static TFE_T TK_FN(param)(tu_rng *r) {
 }
 
 static void TK_FN(map_random)(tu_rng *r, int nt) {
-  int cases = tu_cases(60);
+  int cases = tu_cases(45);
   for (int op = 0; op < TFE_UN_COUNT_ + 1; op++) { /* the last: a user function */
     for (int c = 0; c < cases; c++) {
       int rank, srank;
@@ -569,7 +569,7 @@ static void TK_FN(map_random)(tu_rng *r, int nt) {
 }
 
 static void TK_FN(zip_random)(tu_rng *r, int nt) {
-  int cases = tu_cases(80);
+  int cases = tu_cases(60);
   for (int op = 0; op < TFE_BIN_COUNT_ + 1; op++) {
     for (int c = 0; c < cases; c++) {
       int rank, ra, rb;
@@ -673,7 +673,7 @@ static TFE_T TK_FN(ref_red)(tfe_redop op, const TFE_TY(view) *src, const bool *r
 }
 
 static void TK_FN(reduce_random)(tu_rng *r, int nt) {
-  int cases = tu_cases(40);
+  int cases = tu_cases(30);
   for (int op = 0; op < TFE_RED_COUNT_; op++) {
     for (int c = 0; c < cases; c++) {
       int rank;

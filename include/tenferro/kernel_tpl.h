@@ -3,8 +3,8 @@
  * tfe_sr_* semiring functions so that a user kind (TFE_ALG_CUSTOM) stamps too; code that
  * needs arithmetic of the standard algebra is under #if. */
 
-/* Elements per operand buffer of the elementwise engine (4 KiB, at least 16). */
-#define TFE__KBUF (4096 / sizeof(TFE_T) < 16 ? 16 : 4096 / sizeof(TFE_T))
+/* Elements per operand buffer of the elementwise engine (8 KiB, at least 64). */
+#define TFE__KBUF (8192 / sizeof(TFE_T) < 64 ? 64 : 8192 / sizeof(TFE_T))
 
 /* Whether reading src and writing dst needs a conjugation (the conj flags differ). */
 TFE_INTERNAL bool TFE_FN(k_conj_)(bool dst_conj, bool src_conj) {
@@ -43,6 +43,21 @@ typedef struct TFE_TY(kcopy_) {
   bool cj, nt;
 } TFE_TY(kcopy_);
 
+/* Strided tile rows miss every cache level and no hardware prefetcher follows them: ask for
+ * the 8 rows starting at `row` (TFE__KPF strips ahead of use) along G1 in advance. */
+#ifndef TFE__KPF
+#define TFE__KPF 2
+#endif
+TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TFE_T *s, int64_t row,
+                                           int64_t n0, int64_t n1) {
+  int64_t line = 64 / (int64_t)sizeof(TFE_T) > 0 ? 64 / (int64_t)sizeof(TFE_T) : 1;
+  if (!(p->g[1].arith[op] && p->g[1].step[op] == 1)) return;
+  for (int64_t i = row; i < row + 8 && i < n0; i++) {
+    const TFE_T *r = s + TFE__KOFF(p, 0, op, i);
+    for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(r + j, 0, 3);
+  }
+}
+
 /* One tile of a transposing copy, in 8x8 blocks: block (ib, jb) reads 8 source rows (G0
  * entries) of 8 elements along G1 and writes 8 destination columns (G1 entries) of 8
  * elements along G0, so every line touched is used whole before it can be evicted. */
@@ -56,6 +71,7 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
     int bi = n0 - ib < 8 ? (int)(n0 - ib) : 8;
     const TFE_T *srow[8];
     int64_t doff[8];
+    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + 8 * TFE__KPF, n0, n1);
     for (int i = 0; i < bi; i++) {
       srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
       doff[i] = TFE__KOFF(p, 0, 0, ib + i);
@@ -182,27 +198,93 @@ typedef struct TFE_TY(kew_) {
   void *bctx;
 } TFE_TY(kew_);
 
+/* Gather input op's part of a transpose tile into buf (entry (i, j) at i + j*n0) in 8x8
+ * blocks, so the strided reads use whole lines (see k_copy_blocks_). */
+TFE_INTERNAL void TFE_FN(k_gather_tile_)(const tfe__kplan *p, int op, const TFE_T *s, bool cj,
+                                         TFE_T *buf, int64_t n0, int64_t n1) {
+  bool fast = TFE__KHAVE_TR8 && sizeof(TFE_T) == 8 && !cj && p->g[1].arith[op] && p->g[1].step[op] == 1;
+  (void)fast;
+  for (int64_t ib = 0; ib < n0; ib += 8) {
+    int bi = n0 - ib < 8 ? (int)(n0 - ib) : 8;
+    const TFE_T *srow[8];
+    TFE_FN(k_prefetch_rows_)(p, op, s, ib + 8 * TFE__KPF, n0, n1);
+    for (int i = 0; i < bi; i++) srow[i] = s + TFE__KOFF(p, 0, op, ib + i);
+    for (int64_t jb = 0; jb < n1; jb += 8) {
+      int bj = n1 - jb < 8 ? (int)(n1 - jb) : 8;
+#if TFE__KHAVE_TR8
+      if (fast && bi == 8 && bj == 8) {
+        void *dcol[8];
+        const void *sr[8];
+        for (int j = 0; j < 8; j++) dcol[j] = buf + (jb + j) * n0 + ib;
+        for (int i = 0; i < 8; i++) sr[i] = srow[i] + jb;
+        tfe__ktr8(dcol, sr, false);
+        continue;
+      }
+#endif
+      for (int j = 0; j < bj; j++) {
+        TFE_T *dj = buf + (jb + j) * n0 + ib;
+        int64_t so = TFE__KOFF(p, 1, op, jb + j);
+        for (int i = 0; i < bi; i++) dj[i] = cj ? TFE_FN(sr_conj)(srow[i][so]) : srow[i][so];
+      }
+    }
+  }
+}
+
+/* A transpose tile: every input is brought into a tile buffer (entry (i, j) at i + j*n0;
+ * transposed inputs through 8x8 blocks), the body runs once over the whole tile, and the
+ * result is written out run by run. One body call per tile instead of one per short run. */
+TFE_INTERNAL void TFE_FN(k_ew_tile2_)(const TFE_TY(kew_) *e, const tfe__kplan *p, const tfe__ktile *t,
+                                      TFE_T (*buf)[TFE__KBUF]) {
+  int64_t n0 = t->n0, n1 = t->n1;
+  const TFE_T *in[2] = {NULL, NULL};
+  for (int k = 0; k < e->nin; k++) {
+    const TFE_T *s = e->in[k] + t->off[k + 1];
+    TFE_T *b = buf[k + 1];
+    in[k] = b;
+    if (!(p->g[0].arith[k + 1] && (p->g[0].step[k + 1] == 0 || p->g[0].step[k + 1] == 1))) {
+      TFE_FN(k_gather_tile_)(p, k + 1, s, e->cj_in[k], b, n0, n1);
+      continue;
+    }
+    int64_t st = p->g[0].step[k + 1];
+    for (int64_t j = 0; j < n1; j++) {
+      const TFE_T *sj = s + TFE__KOFF(p, 1, k + 1, j);
+      TFE_T *bj = b + j * n0;
+      if (e->cj_in[k]) for (int64_t i = 0; i < n0; i++) bj[i] = TFE_FN(sr_conj)(sj[i * st]);
+      else if (st == 1) memcpy(bj, sj, (size_t)n0 * sizeof(TFE_T));
+      else for (int64_t i = 0; i < n0; i++) bj[i] = sj[0];
+    }
+  }
+  e->body(e->bctx, n0 * n1, buf[0], in[0], in[1]);
+  TFE_T *d = e->d + t->off[0];
+  for (int64_t j = 0; j < n1; j++) {
+    TFE_T *dj = d + TFE__KOFF(p, 1, 0, j);
+    const TFE_T *oj = buf[0] + j * n0;
+    if (!e->cj_out && p->g[0].arith[0] && p->g[0].step[0] == 1) { memcpy(dj, oj, (size_t)n0 * sizeof(TFE_T)); continue; }
+    for (int64_t i = 0; i < n0; i++)
+      dj[TFE__KOFF(p, 0, 0, i)] = e->cj_out ? TFE_FN(sr_conj)(oj[i]) : oj[i];
+  }
+}
+
 TFE_INTERNAL void TFE_FN(k_ew_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
   const TFE_TY(kew_) *e = (const TFE_TY(kew_) *)ctx;
   TFE_T buf[3][TFE__KBUF];
-  for (int64_t j = 0; j < t->n1; j++) {
-    const TFE_T *in[2] = {NULL, NULL};
-    for (int k = 0; k < e->nin; k++) {
-      const TFE_T *s = e->in[k] + t->off[k + 1] + TFE__KOFF(p, 1, k + 1, j);
-      if (!e->cj_in[k] && p->g[0].arith[k + 1] && p->g[0].step[k + 1] == 1) { in[k] = s; continue; }
-      for (int64_t i = 0; i < t->n0; i++) {
-        TFE_T x = s[TFE__KOFF(p, 0, k + 1, i)];
-        buf[k + 1][i] = e->cj_in[k] ? TFE_FN(sr_conj)(x) : x;
-      }
-      in[k] = buf[k + 1];
+  if (p->g[1].nd > 0) { TFE_FN(k_ew_tile2_)(e, p, t, buf); return; }
+  const TFE_T *in[2] = {NULL, NULL};
+  for (int k = 0; k < e->nin; k++) {
+    const TFE_T *s = e->in[k] + t->off[k + 1];
+    if (!e->cj_in[k] && p->g[0].arith[k + 1] && p->g[0].step[k + 1] == 1) { in[k] = s; continue; }
+    for (int64_t i = 0; i < t->n0; i++) {
+      TFE_T x = s[TFE__KOFF(p, 0, k + 1, i)];
+      buf[k + 1][i] = e->cj_in[k] ? TFE_FN(sr_conj)(x) : x;
     }
-    TFE_T *d = e->d + t->off[0] + TFE__KOFF(p, 1, 0, j);
-    bool direct = !e->cj_out && p->g[0].arith[0] && p->g[0].step[0] == 1;
-    e->body(e->bctx, t->n0, direct ? d : buf[0], in[0], in[1]);
-    if (direct) continue;
-    for (int64_t i = 0; i < t->n0; i++)
-      d[TFE__KOFF(p, 0, 0, i)] = e->cj_out ? TFE_FN(sr_conj)(buf[0][i]) : buf[0][i];
+    in[k] = buf[k + 1];
   }
+  TFE_T *d = e->d + t->off[0];
+  bool direct = !e->cj_out && p->g[0].arith[0] && p->g[0].step[0] == 1;
+  e->body(e->bctx, t->n0, direct ? d : buf[0], in[0], in[1]);
+  if (direct) return;
+  for (int64_t i = 0; i < t->n0; i++)
+    d[TFE__KOFF(p, 0, 0, i)] = e->cj_out ? TFE_FN(sr_conj)(buf[0][i]) : buf[0][i];
 }
 
 /* Tiny path: one element at a time in odometer order. */
@@ -271,8 +353,12 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew_)(const char *where, const TFE_TY(view) *dst
   tfe__kplan p;
   const int64_t *str[3] = {dst->lay.strides, bl[0].strides, bl[1].strides};
   int64_t off[3] = {dst->lay.offset, bl[0].offset, bl[1].offset};
-  int64_t kb = (int64_t)TFE__KBUF, tt = kb / 8 < 4 ? 4 : kb / 8;
-  tfe__kplan_make(&p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, 2 * tt, tt, false);
+  /* a transpose tile spans tfe__ktile_bytes along the transposed input (G1) and fits one
+   * buffer (KBUF elements) per operand */
+  int64_t kb = (int64_t)TFE__KBUF, t1 = tfe__ktile_bytes / (int64_t)sizeof(TFE_T);
+  if (t1 < 8) t1 = 8;
+  if (t1 > kb / 8) t1 = kb / 8;
+  tfe__kplan_make(&p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, kb / t1, t1, false);
   tfe__kplan_run(&p, TFE_FN(k_ew_tile_), &e, tfe__kthreads(n));
   return TFE_OK;
 }

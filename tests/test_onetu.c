@@ -19,7 +19,7 @@ static void test_one_definition(void **st) {
   assert_true(onetu_b_view_op_addr() == &tfe_layout_reshape);
   tfe_tensor_c128 t = {0};
   assert_int_equal(onetu_b_work(&t), TFE_OK);
-  tfe_view_c128 d;
+  tfe_view_c128 d = {0};
   assert_int_equal(tfe_diagonal_c128(&t.v, 0, 1, &d), TFE_OK);
   double _Complex x = 0;
   assert_int_equal(tfe_get_c128(&d, (int64_t[]){2}, &x), TFE_OK);

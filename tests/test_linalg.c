@@ -218,6 +218,88 @@ static void test_bad_input(void **s) {
   tfe_tensor_release_c128(&C);
 }
 
+/* Bad inputs of the remaining functions: non-square, wrong axes, right-hand sides. */
+static void test_bad_input_more(void **s) {
+  (void)s;
+  tfe_tensor_f64 A = {0}, B = {0}, X = {0}, S = {0}, U = {0}, V = {0};
+  tfe_tensor_c128 W = {0}, Vc = {0};
+  tfe_trunc tr = {2, 0, false};
+  assert_int_equal(tfe_ones_f64(&A, 2, (int64_t[]){2, 3}, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_ones_f64(&B, 2, (int64_t[]){2, 2}, TFE_COLMAJOR), TFE_OK);
+  X.v.data = (double *)&X; /* sentinel: untouched on error */
+  TU_EXPECT_ERR(tfe_eig_f64(&A.v, &W, &Vc), TFE_ERR_SHAPE, "square");
+  TU_EXPECT_ERR(tfe_expm_f64(&A.v, &X), TFE_ERR_SHAPE, "square");
+  TU_EXPECT_ERR(tfe_slogdet_f64(&A.v, &X, &S), TFE_ERR_SHAPE, "square");
+  TU_EXPECT_ERR(tfe_trisolve_f64(&A.v, &B.v, true, false, &X), TFE_ERR_SHAPE, "square");
+  TU_EXPECT_ERR(tfe_solve_f64(&A.v, &B.v, &X), TFE_ERR_SHAPE, "square");
+  assert_ptr_equal(X.v.data, (double *)&X);
+  tfe_tensor_release_f64(&A);
+  assert_int_equal(tfe_ones_f64(&A, 2, (int64_t[]){3, 2}, TFE_COLMAJOR), TFE_OK);
+  TU_EXPECT_ERR(tfe_lstsq_f64(&A.v, &B.v, &X), TFE_ERR_SHAPE, "B has 2 rows, A needs 3");
+  TU_EXPECT_ERR(tfe_svd_trunc_f64(&A.v, 1, (int[]){5}, &tr, &U, &S, &V, NULL), TFE_ERR_INVALID, "row axis 5");
+  TU_EXPECT_ERR(tfe_lq_nd_f64(&A.v, 1, (int[]){-1}, false, &U, &V), TFE_ERR_INVALID, "row axis -1");
+  TU_EXPECT_ERR(tfe_qr_nd_f64(&A.v, -1, (int[]){0}, false, &U, &V), TFE_ERR_INVALID, "-1 row axes");
+  tfe_view_f64 vec = A.v;
+  vec.lay.rank = 1;
+  TU_EXPECT_ERR(tfe_pinv_f64(&vec, -1, &X), TFE_ERR_RANK, "rank >= 2");
+  tfe_tensor_i64 pm = {0};
+  TU_EXPECT_ERR(tfe_lu_f64(&vec, &pm, &U, &V), TFE_ERR_RANK, "rank >= 2");
+  assert_ptr_equal(X.v.data, (double *)&X);
+  X.v.data = NULL;
+  tfe_tensor_release_f64(&A);
+  tfe_tensor_release_f64(&B);
+}
+
+/* The dtype-tagged entries agree with the typed ones and refuse other kinds with a message. */
+static void test_dyn(void **s) {
+  (void)s;
+  tu_rng r = {78};
+  tfe_tensor_f64 A = {0}, B = {0}, S = {0}, Q = {0}, R = {0}, X = {0};
+  assert_int_equal(tfe_empty_f64(&A, 2, (int64_t[]){3, 3}, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_empty_f64(&B, 2, (int64_t[]){3, 2}, TFE_COLMAJOR), TFE_OK);
+  for (int i = 0; i < 9; i++) A.v.data[i] = tu_unif(&r) + (i % 4 == 0 ? 3 : 0);
+  for (int i = 0; i < 6; i++) B.v.data[i] = tu_unif(&r);
+  tfe_dyn a = {0}, b = {0}, u = {0}, sv = {0}, vh = {0}, q = {0}, rr = {0}, w = {0}, v = {0}, x = {0}, d = {0};
+  assert_int_equal(tfe_view_to_dyn_f64(&A.v, &a), TFE_OK);
+  assert_int_equal(tfe_view_to_dyn_f64(&B.v, &b), TFE_OK);
+  assert_int_equal(tfe_svd_dyn(&a, TFE_SVD_THIN, &u, &sv, &vh), TFE_OK);
+  assert_int_equal(tfe_svd_f64(&A.v, TFE_SVD_VALUES, NULL, &S, NULL), TFE_OK);
+  assert_int_equal(sv.dtype, TFE_DT_F64);
+  for (int i = 0; i < 3; i++) assert_true(fabs(((double *)sv.data)[i] - S.v.data[i]) < 1e-12);
+  assert_int_equal(tfe_qr_dyn(&a, false, &q, &rr), TFE_OK);
+  assert_int_equal(tfe_qr_f64(&A.v, false, &Q, &R), TFE_OK);
+  for (int i = 0; i < 9; i++) assert_true(fabs(((double *)rr.data)[i] - R.v.data[i]) < 1e-12);
+  assert_int_equal(tfe_eigh_dyn(&a, &w, &v), TFE_OK);
+  assert_int_equal(w.dtype, TFE_DT_F64);
+  assert_int_equal(tfe_solve_dyn(&a, &b, &x), TFE_OK);
+  assert_int_equal(tfe_solve_f64(&A.v, &B.v, &X), TFE_OK);
+  for (int i = 0; i < 6; i++) assert_true(fabs(((double *)x.data)[i] - X.v.data[i]) < 1e-12);
+  tfe_dyn_release(&x);
+  assert_int_equal(tfe_inv_dyn(&a, &x), TFE_OK);
+  assert_int_equal(tfe_det_dyn(&a, &d), TFE_OK);
+  assert_int_equal(d.lay.rank, 0);
+  /* wrong kinds: integers, mixed kinds */
+  tfe_tensor_i32 Ii = {0};
+  tfe_tensor_f32 F = {0};
+  tfe_dyn di = {0}, df = {0}, none = {0};
+  assert_int_equal(tfe_ones_i32(&Ii, 2, (int64_t[]){3, 3}, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_ones_f32(&F, 2, (int64_t[]){3, 2}, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_view_to_dyn_i32(&Ii.v, &di), TFE_OK);
+  assert_int_equal(tfe_view_to_dyn_f32(&F.v, &df), TFE_OK);
+  TU_EXPECT_ERR(tfe_svd_dyn(&di, TFE_SVD_THIN, &none, &none, &none), TFE_ERR_DTYPE, "tfe_svd_dyn: needs a float kind");
+  TU_EXPECT_ERR(tfe_qr_dyn(&di, false, &none, &none), TFE_ERR_DTYPE, "got i32");
+  TU_EXPECT_ERR(tfe_eigh_dyn(&di, &none, NULL), TFE_ERR_DTYPE, "got i32");
+  TU_EXPECT_ERR(tfe_inv_dyn(&di, &none), TFE_ERR_DTYPE, "tfe_inv_dyn");
+  TU_EXPECT_ERR(tfe_solve_dyn(&a, &df, &none), TFE_ERR_DTYPE, "A holds f64 elements but B holds f32");
+  TU_EXPECT_ERR(tfe_solve_dyn(&a, NULL, &none), TFE_ERR_NULL, "'B'");
+  TU_EXPECT_ERR(tfe_det_dyn(&df, &none), TFE_ERR_SHAPE, "square"); /* the typed checks still apply */
+  assert_null(none.data);
+  tfe_dyn *own[] = {&u, &sv, &vh, &q, &rr, &w, &v, &x, &d};
+  for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) tfe_dyn_release(own[i]);
+  tfe_tensor_release_f64(&A); tfe_tensor_release_f64(&B); tfe_tensor_release_f64(&S); tfe_tensor_release_f64(&Q);
+  tfe_tensor_release_f64(&R); tfe_tensor_release_f64(&X); tfe_tensor_release_i32(&Ii); tfe_tensor_release_f32(&F);
+}
+
 /* Every allocation failure is reported and nothing leaks. */
 static void test_alloc_failures(void **s) {
   (void)s;
@@ -256,7 +338,8 @@ int main(void) {
       cmocka_unit_test(test_solvers_##S), cmocka_unit_test(test_det_inv_##S),                      \
       cmocka_unit_test(test_pinv_polar_norm_##S), cmocka_unit_test(test_expm_##S)
       TL_TESTS(f32), TL_TESTS(f64), TL_TESTS(c64), TL_TESTS(c128),
-      cmocka_unit_test(test_bad_input), cmocka_unit_test(test_alloc_failures),
+      cmocka_unit_test(test_bad_input), cmocka_unit_test(test_bad_input_more), cmocka_unit_test(test_dyn),
+      cmocka_unit_test(test_alloc_failures),
   };
   return cmocka_run_group_tests_name("linalg", tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 
 #include <tenferro/tensor.h>
 #include <tenferro/gen/generic.h>
+#include <tenferro/dyn.h>
 #include <float.h>
 #include <limits.h>
 #include <lapacke.h>
@@ -149,6 +150,7 @@ TFE_INTERNAL tfe_status tfe__mat_init(tfe__mat *M, const tfe_layout *L, int nr, 
 
 /* Batched convention: axes 0 and 1 are the matrix, the rest are batch axes. */
 TFE_INTERNAL tfe_status tfe__mat_batched(tfe__mat *M, const tfe_layout *L, const char *fn) {
+  memset(M, 0, sizeof *M); /* defined on every error path too */
   if (L->rank < 2) return tfe__fail(TFE_ERR_RANK, fn, "needs a matrix (rank >= 2), got rank %d", L->rank);
   int r = 0, c = 1, b[TFE_MAX_RANK];
   for (int i = 2; i < L->rank; i++) b[i - 2] = i;
@@ -157,6 +159,7 @@ TFE_INTERNAL tfe_status tfe__mat_batched(tfe__mat *M, const tfe_layout *L, const
 
 /* N-D convention: the named axes form the rows, the others (increasing) the columns. */
 TFE_INTERNAL tfe_status tfe__mat_nd(tfe__mat *M, const tfe_layout *L, int nrow, const int *row_axes, const char *fn) {
+  memset(M, 0, sizeof *M); /* defined on every error path too */
   if (nrow < 0 || nrow > L->rank)
     return tfe__fail(TFE_ERR_INVALID, fn, "%d row axes for a rank-%d tensor", nrow, L->rank);
   if (nrow > 0 && !row_axes) return tfe__fail(TFE_ERR_NULL, fn, "argument 'row_axes' is NULL");
@@ -206,6 +209,124 @@ TFE_INTERNAL tfe_status tfe__lapack_info(int info, const char *routine, const ch
 #define TFE_TEMPLATE <tenferro/linalg_ops_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
+
+/* ---- dtype-tagged entries (kinds known at run time) ----------------------------------------
+ * tfe_svd_dyn, tfe_qr_dyn, tfe_eigh_dyn, tfe_solve_dyn, tfe_inv_dyn, tfe_det_dyn: the typed
+ * functions for a tfe_dyn input of kind f32, f64, c64 or c128; results are owning tfe_dyn
+ * handles (release with tfe_dyn_release). Another kind, or operands of different kinds:
+ * TFE_ERR_DTYPE naming both. */
+#define TFE__LA_DYN_KINDS(X) X(f32, f32, TFE_DT_F32) X(f64, f64, TFE_DT_F64) X(c64, f32, TFE_DT_C64) X(c128, f64, TFE_DT_C128)
+TFE_INTERNAL tfe_status tfe__la_dyn_kind(const tfe_dyn *A, const char *fn) {
+  if (!A) return tfe__fail(TFE_ERR_NULL, fn, "argument 'A' is NULL");
+  switch (A->dtype) {
+  case TFE_DT_F32: case TFE_DT_F64: case TFE_DT_C64: case TFE_DT_C128: return TFE_OK;
+  default:
+    return tfe__fail(TFE_ERR_DTYPE, fn, "needs a float kind (f32, f64, c64, c128), got %s",
+                     A->dtype == TFE_DT_CUSTOM ? "a user kind" : tfe_dtype_name(A->dtype));
+  }
+}
+TFE_INTERNAL tfe_status tfe__la_dyn_same(const tfe_dyn *A, const tfe_dyn *B, const char *fn) {
+  if (!B) return tfe__fail(TFE_ERR_NULL, fn, "argument 'B' is NULL");
+  if (A->dtype != B->dtype)
+    return tfe__fail(TFE_ERR_DTYPE, fn, "A holds %s elements but B holds %s", tfe_dtype_name(A->dtype),
+                     B->dtype == TFE_DT_CUSTOM ? "user-kind" : tfe_dtype_name(B->dtype));
+  return TFE_OK;
+}
+#define TFE__LA_DYN_SVD(s, r, DT)                                                                  \
+  case DT: {                                                                                       \
+    tfe_view_##s a;                                                                                \
+    tfe_tensor_##s u = {0}, vh = {0};                                                              \
+    tfe_tensor_##r sv = {0};                                                                       \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(tfe_svd_##s(&a, mode, U ? &u : NULL, &sv, Vh ? &vh : NULL));                           \
+    if (U) tfe_dyn_adopt__##s(&u, U);                                                              \
+    if (Vh) tfe_dyn_adopt__##s(&vh, Vh);                                                           \
+    tfe_dyn_adopt__##r(&sv, S);                                                                    \
+    return TFE_OK;                                                                                 \
+  }
+/* A = U diag(S) Vh (see tfe_svd_S); U and Vh may be NULL with TFE_SVD_VALUES. */
+TFE_API tfe_status tfe_svd_dyn(const tfe_dyn *A, tfe_svd_mode mode, tfe_dyn *U, tfe_dyn *S, tfe_dyn *Vh) {
+  TFE_TRY(tfe__la_dyn_kind(A, __func__));
+  TFE_CHECK_NULL(S);
+  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_SVD) default: break; }
+  return TFE_FAIL(TFE_ERR_INTERNAL, "unreachable");
+}
+#define TFE__LA_DYN_QR(s, r, DT)                                                                   \
+  case DT: {                                                                                       \
+    tfe_view_##s a;                                                                                \
+    tfe_tensor_##s q = {0}, rr = {0};                                                              \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(tfe_qr_##s(&a, full, &q, &rr));                                                        \
+    tfe_dyn_adopt__##s(&q, Q);                                                                     \
+    tfe_dyn_adopt__##s(&rr, R);                                                                    \
+    return TFE_OK;                                                                                 \
+  }
+TFE_API tfe_status tfe_qr_dyn(const tfe_dyn *A, bool full, tfe_dyn *Q, tfe_dyn *R) {
+  TFE_TRY(tfe__la_dyn_kind(A, __func__));
+  TFE_CHECK_NULL(Q);
+  TFE_CHECK_NULL(R);
+  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_QR) default: break; }
+  return TFE_FAIL(TFE_ERR_INTERNAL, "unreachable");
+}
+#define TFE__LA_DYN_EIGH(s, r, DT)                                                                 \
+  case DT: {                                                                                       \
+    tfe_view_##s a;                                                                                \
+    tfe_tensor_##s v = {0};                                                                        \
+    tfe_tensor_##r w = {0};                                                                        \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(tfe_eigh_##s(&a, &w, V ? &v : NULL));                                                  \
+    tfe_dyn_adopt__##r(&w, W);                                                                     \
+    if (V) tfe_dyn_adopt__##s(&v, V);                                                              \
+    return TFE_OK;                                                                                 \
+  }
+/* Hermitian A = V diag(W) V^H; V may be NULL. */
+TFE_API tfe_status tfe_eigh_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V) {
+  TFE_TRY(tfe__la_dyn_kind(A, __func__));
+  TFE_CHECK_NULL(W);
+  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_EIGH) default: break; }
+  return TFE_FAIL(TFE_ERR_INTERNAL, "unreachable");
+}
+#define TFE__LA_DYN_SOLVE(s, r, DT)                                                                \
+  case DT: {                                                                                       \
+    tfe_view_##s a, b;                                                                             \
+    tfe_tensor_##s x = {0};                                                                        \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(tfe_dyn_as_view_##s(B, &b));                                                           \
+    TFE_TRY(tfe_solve_##s(&a, &b, &x));                                                            \
+    tfe_dyn_adopt__##s(&x, X);                                                                     \
+    return TFE_OK;                                                                                 \
+  }
+/* X = A^-1 B; A and B of the same kind. */
+TFE_API tfe_status tfe_solve_dyn(const tfe_dyn *A, const tfe_dyn *B, tfe_dyn *X) {
+  TFE_TRY(tfe__la_dyn_kind(A, __func__));
+  TFE_TRY(tfe__la_dyn_same(A, B, __func__));
+  TFE_CHECK_NULL(X);
+  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_SOLVE) default: break; }
+  return TFE_FAIL(TFE_ERR_INTERNAL, "unreachable");
+}
+#define TFE__LA_DYN_ONE(s, r, DT)                                                                  \
+  case DT: {                                                                                       \
+    tfe_view_##s a;                                                                                \
+    tfe_tensor_##s x = {0};                                                                        \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(det ? tfe_det_##s(&a, &x) : tfe_inv_##s(&a, &x));                                      \
+    tfe_dyn_adopt__##s(&x, X);                                                                     \
+    return TFE_OK;                                                                                 \
+  }
+TFE_INTERNAL tfe_status tfe__la_dyn_one(const tfe_dyn *A, bool det, tfe_dyn *X, const char *fn) {
+  TFE_TRY(tfe__la_dyn_kind(A, fn));
+  if (!X) return tfe__fail(TFE_ERR_NULL, fn, "argument 'X' is NULL");
+  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_ONE) default: break; }
+  return tfe__fail(TFE_ERR_INTERNAL, fn, "unreachable");
+}
+TFE_API tfe_status tfe_inv_dyn(const tfe_dyn *A, tfe_dyn *X) { return tfe__la_dyn_one(A, false, X, __func__); }
+TFE_API tfe_status tfe_det_dyn(const tfe_dyn *A, tfe_dyn *D) { return tfe__la_dyn_one(A, true, D, __func__); }
+#undef TFE__LA_DYN_SVD
+#undef TFE__LA_DYN_QR
+#undef TFE__LA_DYN_EIGH
+#undef TFE__LA_DYN_SOLVE
+#undef TFE__LA_DYN_ONE
+#undef TFE__LA_DYN_KINDS
 
 /* ---- _Generic front ends (dispatch on the first view argument) ------------------------------- */
 #define tfe_svd(A, ...) _Generic((A), TFE_GCASES_FLOAT(svd, view))(A, __VA_ARGS__)

@@ -3,7 +3,9 @@
  *   forward   tfe_contract_f64: C[a,d] = sum_{b,c} A[a,b,c] B[c,b,d] into an existing C
  *   rrule     tfe_rrule_f64 (stateless): dA and dB from dC (two contractions + layout)
  *   backward  tape: backward pass of a recorded einsum (rrule + gradient accumulation)
- *   tape      everything: leaves (copies of A and B), recorded forward, backward
+ *   tape      everything: leaves (retained references to A and B, tfe_ad_var_ref: no copy),
+ *             recorded forward, backward
+ *   tape+copy the same with copied leaves (tfe_ad_var), for comparison
  * Target (issue 6): the gradient costs at most 3x the forward contraction.
  * Usage: bench_ad [n] [reps]  (default n = 96: A, B are n^3, C n^2; 5 reps). */
 #include <stdio.h>
@@ -42,7 +44,7 @@ int main(int argc, char **argv) {
   }
   const int32_t la[3] = {0, 1, 2}, lb[3] = {2, 1, 3}, lc[2] = {0, 3};
   tfe_ad_params p = tfe_ad_einsum_params(3, la, 3, lb, 2, lc);
-  double t[4][MAXREPS];
+  double t[5][MAXREPS];
   check(tfe_contract_f64(1, &A.v, la, &B.v, lb, 0, &C.v, lc)); /* warm-up: plans, workspace */
   for (int r = 0; r < reps; r++) {
     double t0 = now();
@@ -60,8 +62,8 @@ int main(int argc, char **argv) {
     tfe_tape_f64 tape = {0};
     int ia, ib, ic;
     double t1 = now();
-    check(tfe_ad_var_f64(&tape, &A.v, NULL, &ia));
-    check(tfe_ad_var_f64(&tape, &B.v, NULL, &ib));
+    check(tfe_ad_var_ref_f64(&tape, &A, NULL, &ia));
+    check(tfe_ad_var_ref_f64(&tape, &B, NULL, &ib));
     check(tfe_ad_einsum_f64(&tape, ia, la, ib, lb, 2, lc, &ic));
     double t2 = now();
     check(tfe_ad_backward_f64(&tape, ic, &dC.v));
@@ -69,14 +71,24 @@ int main(int argc, char **argv) {
     t[2][r] = t3 - t2;
     t[3][r] = t3 - t1;
     tfe_tape_free_f64(&tape);
+
+    tfe_tape_f64 tc = {0};
+    t1 = now();
+    check(tfe_ad_var_f64(&tc, &A.v, NULL, &ia));
+    check(tfe_ad_var_f64(&tc, &B.v, NULL, &ib));
+    check(tfe_ad_einsum_f64(&tc, ia, la, ib, lb, 2, lc, &ic));
+    check(tfe_ad_backward_f64(&tc, ic, &dC.v));
+    t[4][r] = now() - t1;
+    tfe_tape_free_f64(&tc);
   }
-  const char *names[4] = {"forward contraction", "stateless rrule (dA, dB)", "tape backward pass",
-                          "tape: leaves + forward + backward"};
-  for (int k = 0; k < 4; k++) qsort(t[k], (size_t)reps, sizeof(double), cmp);
+  const char *names[5] = {"forward contraction", "stateless rrule (dA, dB)", "tape backward pass",
+                          "tape: leaves by reference + forward + backward",
+                          "tape: copied leaves + forward + backward"};
+  for (int k = 0; k < 5; k++) qsort(t[k], (size_t)reps, sizeof(double), cmp);
   double f = t[0][reps / 2];
   printf("C[a,d] = sum A[a,b,c] B[c,b,d], n = %d (f64), threads %d\n", n, tfe_get_num_threads());
   printf("| step | ms | x forward |\n|---|---|---|\n");
-  for (int k = 0; k < 4; k++) printf("| %s | %.2f | %.2f |\n", names[k], 1e3 * t[k][reps / 2], t[k][reps / 2] / f);
+  for (int k = 0; k < 5; k++) printf("| %s | %.2f | %.2f |\n", names[k], 1e3 * t[k][reps / 2], t[k][reps / 2] / f);
   tfe_tensor_release_f64(&A); tfe_tensor_release_f64(&B); tfe_tensor_release_f64(&C); tfe_tensor_release_f64(&dC);
   return 0;
 }

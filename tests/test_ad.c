@@ -128,6 +128,260 @@ static void test_tropical(void **s) {
   tfe_tensor_release_i64(&am); tfe_tensor_release_f64(&gC);
 }
 
+/* ---- general tropical einsum backward: against a brute-force winner search and finite
+ * differences of a naive forward (random label sets with traces, batch labels, embeddings) ---- */
+#define TROP_TEST(K, R, ALG)                                                                                     \
+  static double trop_val_##K(const tfe_tensor_##K *A, const int32_t *la, const tfe_tensor_##K *B,               \
+                             const int32_t *lb, const int32_t *lab, const int64_t *idx, int nl,                 \
+                             const R##_t *VA, const R##_t *VB, double hh) {                                      \
+    int64_t oa = 0, ob = 0;                                                                                      \
+    for (int i = 0; i < A->v.lay.rank; i++)                                                                      \
+      for (int j = 0; j < nl; j++) if (lab[j] == la[i]) oa += idx[j] * A->v.lay.strides[i];                      \
+    for (int i = 0; B && i < B->v.lay.rank; i++)                                                                 \
+      for (int j = 0; j < nl; j++) if (lab[j] == lb[i]) ob += idx[j] * B->v.lay.strides[i];                      \
+    /* perturbed in double: the finite difference does not suffer the kind's rounding */                      \
+    double a = (double)A->v.data[oa].v + hh * (double)VA[oa];                                                    \
+    double b = B ? (double)B->v.data[ob].v + hh * (double)VB[ob] : (ALG == 2 ? 1 : 0);                          \
+    return ALG == 2 ? a * b : a + b;                                                                             \
+  }                                                                                                              \
+  /* L = sum over finite C elements of W * C (C by brute force over every label assignment) */                  \
+  static double trop_loss_##K(const tfe_tensor_##K *A, const int32_t *la, const tfe_tensor_##K *B,              \
+                              const int32_t *lb, int nc, const int32_t *lc, const int32_t *lab,                 \
+                              const int64_t *dim, int nl, const double *W, const R##_t *VA,                    \
+                              const R##_t *VB, double hh) {                                                     \
+    int64_t nout = 1, idx[12] = {0};                                                                             \
+    for (int c = 0; c < nc; c++) nout *= 3;                                                                      \
+    double C[81];                                                                                                \
+    for (int64_t i = 0; i < nout; i++) C[i] = NAN;                                                               \
+    for (;;) {                                                                                                   \
+      int64_t o = 0, st = 1;                                                                                     \
+      for (int c = 0; c < nc; c++, st *= 3)                                                                      \
+        for (int j = 0; j < nl; j++) if (lab[j] == lc[c]) o += idx[j] * st;                                      \
+      double v = trop_val_##K(A, la, B, lb, lab, idx, nl, VA, VB, hh);                                           \
+      if (isnan(C[o]) || (ALG == 1 ? v < C[o] : v > C[o])) C[o] = v;                                            \
+      int j = 0;                                                                                                 \
+      while (j < nl && ++idx[j] == dim[j]) idx[j++] = 0;                                                         \
+      if (j == nl) break;                                                                                        \
+    }                                                                                                            \
+    double L = 0; /* output elements with unequal repeated labels stay NaN: not in the loss */                  \
+    for (int64_t i = 0; i < nout; i++) if (!isnan(C[i])) L += W[i] * C[i];                                       \
+    return L;                                                                                                    \
+  }                                                                                                              \
+  static void test_trop_##K(void **s) {                                                                         \
+    (void)s;                                                                                                     \
+    tu_rng r = {40 + ALG};                                                                                       \
+    for (int cs = 0; cs < tu_cases(300); cs++) {                                                                 \
+      int na = (int)tu_int(&r, 1, 3), nb = (int)tu_int(&r, -1, 3), nc = 0;                                       \
+      int32_t la[3], lb[3], lc[4], lab[6];                                                                       \
+      int64_t dim[6], da[3], db[3], gd[4];                                                                       \
+      bool seen[4] = {false};                                                                                    \
+      for (int i = 0; i < na; i++) { la[i] = (int32_t)tu_int(&r, 0, 3); seen[la[i]] = true; da[i] = 3; }        \
+      for (int i = 0; i < nb; i++) { lb[i] = (int32_t)tu_int(&r, 0, 3); seen[lb[i]] = true; db[i] = 3; }        \
+      int nl = 0;                                                                                                \
+      for (int l = 0; l < 4; l++) {                                                                              \
+        if (!seen[l]) continue;                                                                                  \
+        lab[nl] = l; dim[nl++] = 3;                                                                              \
+        if (tu_int(&r, 0, 1) && nc < 4) { lc[nc] = l; gd[nc++] = 3; }                                           \
+        if (nc > 0 && nc < 4 && lc[nc - 1] == l && tu_int(&r, 0, 9) == 0) { lc[nc] = l; gd[nc++] = 3; }          \
+      }                                                                                                          \
+      tfe_tensor_##K A = {0}, B = {0};                                                                           \
+      tfe_tensor_##R gC = {0}, gA = {0}, gB = {0}, VA = {0}, VB = {0};                                           \
+      assert_int_equal(tfe_empty_##K(&A, na, da, TFE_COLMAJOR), TFE_OK);                                         \
+      if (nb >= 0) assert_int_equal(tfe_empty_##K(&B, nb, db, TFE_COLMAJOR), TFE_OK);                           \
+      assert_int_equal(tfe_empty_##R(&gC, nc, gd, TFE_COLMAJOR), TFE_OK);                                        \
+      assert_int_equal(tfe_empty_##R(&VA, na, da, TFE_COLMAJOR), TFE_OK);                                        \
+      if (nb >= 0) assert_int_equal(tfe_empty_##R(&VB, nb, db, TFE_COLMAJOR), TFE_OK);                          \
+      int64_t nA = tfe_layout_numel(&A.v.lay), nB = nb >= 0 ? tfe_layout_numel(&B.v.lay) : 0;                   \
+      for (int64_t i = 0; i < nA; i++) { A.v.data[i].v = (R##_t)(0.5 + tu_unif(&r)); VA.v.data[i] = (R##_t)(2 * tu_unif(&r) - 1); } \
+      for (int64_t i = 0; i < nB; i++) { B.v.data[i].v = (R##_t)(0.5 + tu_unif(&r)); VB.v.data[i] = (R##_t)(2 * tu_unif(&r) - 1); } \
+      int64_t ng = tfe_layout_numel(&gC.v.lay);                                                                  \
+      double W[81];                                                                                              \
+      for (int64_t i = 0; i < ng; i++) { W[i] = 2 * tu_unif(&r) - 1; gC.v.data[i] = (R##_t)W[i]; }               \
+      tfe_status st = tfe_rrule_tropical_einsum_##K(&A.v, la, nb >= 0 ? &B.v : NULL, lb, nc, lc, &gC.v, &gA,    \
+                                                     nb >= 0 ? &gB : NULL);                                      \
+      assert_int_equal(st, TFE_OK);                                                                              \
+      double gv = 0, h = 1e-7;                                                       \
+      for (int64_t i = 0; i < nA; i++) gv += (double)gA.v.data[i] * (double)VA.v.data[i];                        \
+      for (int64_t i = 0; i < nB; i++) gv += (double)gB.v.data[i] * (double)VB.v.data[i];                        \
+      double L[2];                                                                                               \
+      for (int sg = 0; sg < 2; sg++) {                                                                           \
+        double hh = sg ? -h : h;                                                                                 \
+        L[sg] = trop_loss_##K(&A, la, nb >= 0 ? &B : NULL, lb, nc, lc, lab, dim, nl, W, VA.v.data, VB.v.data, hh); \
+      }                                                                                                          \
+      double fd = (L[0] - L[1]) / (2 * h);                                                                       \
+      if (!(fabs(fd - gv) <= 1e-6 * (1 + fabs(gv))))                                                           \
+        fail_msg(#K " case %d: gradient . v = %.9g, finite difference %.9g", cs, gv, fd);                        \
+      tfe_tensor_release_##K(&A); tfe_tensor_release_##K(&B);                                                    \
+      tfe_tensor_release_##R(&gC); tfe_tensor_release_##R(&gA); tfe_tensor_release_##R(&gB);                    \
+      tfe_tensor_release_##R(&VA); tfe_tensor_release_##R(&VB);                                                 \
+    }                                                                                                            \
+  }
+typedef float f32_t;
+typedef double f64_t;
+TROP_TEST(maxplus_f64, f64, 0)
+TROP_TEST(minplus_f64, f64, 1)
+TROP_TEST(maxtimes_f64, f64, 2)
+TROP_TEST(maxplus_f32, f32, 0)
+TROP_TEST(maxtimes_f32, f32, 2)
+#undef TROP_TEST
+
+/* The general rule agrees with the matmul-through-argmax rule, and reports bad input. */
+static void test_trop_matmul_agree(void **s) {
+  (void)s;
+  tu_rng r = {45};
+  tfe_tensor_maxplus_f64 A = {0}, B = {0}, C = {0};
+  tfe_tensor_i64 am = {0};
+  tfe_tensor_f64 gC = {0}, gA = {0}, gB = {0}, hA = {0}, hB = {0};
+  assert_int_equal(tfe_empty_maxplus_f64(&A, 2, (int64_t[]){4, 5}, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_empty_maxplus_f64(&B, 2, (int64_t[]){5, 3}, TFE_COLMAJOR), TFE_OK);
+  for (int i = 0; i < 20; i++) A.v.data[i].v = (double)tu_int(&r, 0, 3); /* integers: many ties */
+  for (int i = 0; i < 15; i++) B.v.data[i].v = (double)tu_int(&r, 0, 3);
+  assert_int_equal(tfe_full_f64(&gC, 2, (int64_t[]){4, 3}, TFE_COLMAJOR, 1.0), TFE_OK);
+  assert_int_equal(tfe_tropical_matmul_maxplus_f64(&A.v, &B.v, &C, &am), TFE_OK);
+  assert_int_equal(tfe_rrule_tropical_matmul_maxplus_f64(&A.v, &B.v, &am.v, &gC.v, &gA, &gB), TFE_OK);
+  const int32_t la[2] = {0, 1}, lb[2] = {1, 2}, lc[2] = {0, 2};
+  assert_int_equal(tfe_rrule_tropical_einsum_maxplus_f64(&A.v, la, &B.v, lb, 2, lc, &gC.v, &hA, &hB), TFE_OK);
+  for (int i = 0; i < 20; i++) assert_true(gA.v.data[i] == hA.v.data[i]); /* same first winner on ties */
+  for (int i = 0; i < 15; i++) assert_true(gB.v.data[i] == hB.v.data[i]);
+  tfe_tensor_release_f64(&hA); tfe_tensor_release_f64(&hB);
+  TU_EXPECT_ERR(tfe_rrule_tropical_einsum_maxplus_f64(&A.v, la, &B.v, (int32_t[]){0, 2}, 2, lc, &gC.v, &hA, &hB),
+                TFE_ERR_SHAPE, "label 0 has sizes 4 and 5");
+  TU_EXPECT_ERR(tfe_rrule_tropical_einsum_maxplus_f64(&A.v, la, &B.v, lb, 2, (int32_t[]){0, 7}, &gC.v, &hA, &hB),
+                TFE_ERR_INVALID, "output label 7 appears in no input");
+  TU_EXPECT_ERR(tfe_rrule_tropical_einsum_maxplus_f64(&A.v, la, &B.v, lb, 1, lc, &gC.v, &hA, &hB), TFE_ERR_RANK,
+                "gC has rank 2");
+  TU_EXPECT_ERR(tfe_rrule_tropical_einsum_maxplus_f64(&A.v, la, &B.v, lb, 2, (int32_t[]){2, 0}, &gC.v, &hA, &hB),
+                TFE_ERR_SHAPE, "gC dim 0 is 4");
+  TU_EXPECT_ERR(tfe_rrule_tropical_einsum_maxplus_f64(&A.v, NULL, &B.v, lb, 2, lc, &gC.v, &hA, &hB), TFE_ERR_NULL,
+                "label array");
+  assert_null(hA.v.data);
+  tfe_tensor_release_maxplus_f64(&A); tfe_tensor_release_maxplus_f64(&B); tfe_tensor_release_maxplus_f64(&C);
+  tfe_tensor_release_i64(&am); tfe_tensor_release_f64(&gC); tfe_tensor_release_f64(&gA); tfe_tensor_release_f64(&gB);
+}
+
+/* eig of a real matrix: the stateless real rules against the complex tape on the promoted
+ * matrix (real part of its gradient) and a finite difference in a real direction. */
+static double eig_real_loss(const tfe_tensor_f64 *A, const tfe_tensor_c128 *Wt) {
+  tfe_tensor_c128 W = {0}, V = {0};
+  assert_int_equal(tfe_eig_f64(&A->v, &W, &V), TFE_OK);
+  double L = 0; /* sum Re(conj(Wt) w) + sum |V|^2 weighted (gauge invariant) */
+  for (int i = 0; i < 3; i++) L += creal(conj(Wt->v.data[i]) * W.v.data[i]);
+  for (int i = 0; i < 9; i++) L += cabs(V.v.data[i]) * cabs(V.v.data[i]) * (double)(i % 4);
+  tfe_tensor_release_c128(&W); tfe_tensor_release_c128(&V);
+  return L;
+}
+static void test_eig_real(void **s) {
+  (void)s;
+  tu_rng r = {46};
+  for (int cs = 0; cs < tu_cases(10); cs++) {
+    tfe_tensor_f64 A = {0}, D = {0}, gA = {0};
+    tfe_tensor_c128 W = {0}, V = {0}, gW = {0}, gV = {0}, dW = {0}, dV = {0};
+    assert_int_equal(tfe_empty_f64(&A, 2, (int64_t[]){3, 3}, TFE_COLMAJOR), TFE_OK);
+    assert_int_equal(tfe_empty_f64(&D, 2, (int64_t[]){3, 3}, TFE_COLMAJOR), TFE_OK);
+    for (int i = 0; i < 9; i++) { A.v.data[i] = 2 * tu_unif(&r) - 1 + (i % 4 == 0 ? (double)i : 0); D.v.data[i] = 2 * tu_unif(&r) - 1; }
+    assert_int_equal(tfe_eig_f64(&A.v, &W, &V), TFE_OK);
+    assert_int_equal(tfe_empty_c128(&gW, 1, (int64_t[]){3}, TFE_COLMAJOR), TFE_OK);
+    assert_int_equal(tfe_empty_c128(&gV, 2, (int64_t[]){3, 3}, TFE_COLMAJOR), TFE_OK);
+    for (int i = 0; i < 3; i++) gW.v.data[i] = (2 * tu_unif(&r) - 1) + I * (2 * tu_unif(&r) - 1);
+    for (int i = 0; i < 9; i++) gV.v.data[i] = 2.0 * V.v.data[i] * (double)(i % 4); /* d|V|^2 weighted */
+    assert_int_equal(tfe_rrule_eig_real_f64(&A.v, &W.v, &V.v, &gW.v, &gV.v, &gA), TFE_OK);
+    assert_int_equal(tfe_frule_eig_real_f64(&A.v, &D.v, &W.v, &V.v, &dW, &dV), TFE_OK);
+    double gv = 0, jv = 0, h = 1e-6;
+    for (int i = 0; i < 9; i++) gv += gA.v.data[i] * D.v.data[i];
+    for (int i = 0; i < 3; i++) jv += creal(conj(gW.v.data[i]) * dW.v.data[i]);
+    for (int i = 0; i < 9; i++) jv += creal(conj(gV.v.data[i]) * dV.v.data[i]);
+    for (int i = 0; i < 9; i++) A.v.data[i] += h * D.v.data[i];
+    double lp = eig_real_loss(&A, &gW);
+    for (int i = 0; i < 9; i++) A.v.data[i] -= 2 * h * D.v.data[i];
+    double lm = eig_real_loss(&A, &gW), fd = (lp - lm) / (2 * h);
+    if (!(fabs(fd - gv) < 1e-5 * (1 + fabs(gv)) && fabs(jv - gv) < 1e-9 * (1 + fabs(gv))))
+      fail_msg("eig real case %d: vjp %.10g, jvp %.10g, finite difference %.10g", cs, gv, jv, fd);
+    tfe_tensor_release_f64(&A); tfe_tensor_release_f64(&D); tfe_tensor_release_f64(&gA);
+    tfe_tensor_release_c128(&W); tfe_tensor_release_c128(&V); tfe_tensor_release_c128(&gW);
+    tfe_tensor_release_c128(&gV); tfe_tensor_release_c128(&dW); tfe_tensor_release_c128(&dV);
+  }
+}
+
+/* Leaves by reference: no copy for dense tensors, same gradients as copied leaves. */
+static void test_var_ref(void **s) {
+  (void)s;
+  tu_rng r = {47};
+  tfe_tensor_f64 A = {0}, B = {0};
+  assert_int_equal(tfe_empty_f64(&A, 2, (int64_t[]){3, 4}, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_empty_f64(&B, 2, (int64_t[]){4, 2}, TFE_COLMAJOR), TFE_OK);
+  for (int i = 0; i < 12; i++) A.v.data[i] = tu_unif(&r);
+  for (int i = 0; i < 8; i++) B.v.data[i] = tu_unif(&r);
+  tfe_tape_f64 t1 = {0}, t2 = {0};
+  int a1 = -1, b1 = -1, c1 = -1, l1 = -1, a2 = -1, b2 = -1, c2 = -1, l2 = -1;
+  assert_int_equal(tfe_ad_var_ref_f64(&t1, &A, NULL, &a1), TFE_OK);
+  assert_ptr_equal(tfe_ad_value_f64(&t1, a1)->data, A.v.data); /* shared, not copied */
+  assert_int_equal(tfe_ad_var_ref_f64(&t1, &B, NULL, &b1), TFE_OK);
+  assert_int_equal(tfe_ad_var_f64(&t2, &A.v, NULL, &a2), TFE_OK);
+  assert_int_equal(tfe_ad_var_f64(&t2, &B.v, NULL, &b2), TFE_OK);
+  assert_int_equal(tfe_ad_einsum_str_f64(&t1, "ij,jk->ik", a1, b1, &c1), TFE_OK);
+  assert_int_equal(tfe_ad_einsum_f64(&t2, a2, (int32_t[]){0, 1}, b2, (int32_t[]){1, 2}, 2, (int32_t[]){0, 2}, &c2), TFE_OK);
+  assert_int_equal(tfe_ad_reduce_f64(&t1, c1, TFE_RED_SUMSQ, -1, NULL, &l1), TFE_OK);
+  assert_int_equal(tfe_ad_reduce_f64(&t2, c2, TFE_RED_SUMSQ, -1, NULL, &l2), TFE_OK);
+  tfe_tensor_release_f64(&A); /* the tape keeps its reference */
+  assert_int_equal(tfe_ad_backward_f64(&t1, l1, NULL), TFE_OK);
+  assert_int_equal(tfe_ad_backward_f64(&t2, l2, NULL), TFE_OK);
+  for (int i = 0; i < 12; i++) assert_true(tfe_ad_grad_f64(&t1, a1)->data[i] == tfe_ad_grad_f64(&t2, a2)->data[i]);
+  /* a strided (transposed) tensor is copied */
+  tfe_tensor_f64 Bt = {0};
+  assert_int_equal(tfe_tensor_retain_f64(&B, &Bt), TFE_OK);
+  assert_int_equal(tfe_permute_f64(&B.v, (int[]){1, 0}, &Bt.v), TFE_OK);
+  int bt = -1;
+  assert_int_equal(tfe_ad_var_ref_f64(&t1, &Bt, NULL, &bt), TFE_OK);
+  assert_true(tfe_ad_value_f64(&t1, bt)->data != B.v.data);
+  tfe_tape_free_f64(&t1); tfe_tape_free_f64(&t2);
+  tfe_tensor_release_f64(&B); tfe_tensor_release_f64(&Bt);
+}
+
+/* Bad input of the later rules. */
+static void test_bad_input_more(void **s) {
+  (void)s;
+  tfe_tape_f64 t = {0};
+  tfe_tape_c128 tc = {0};
+  tfe_tensor_f64 a = {0}, b = {0};
+  tfe_tensor_c128 z = {0};
+  int x = -1, y = -1, q = -1, o[3];
+  assert_int_equal(tfe_ones_f64(&a, 2, (int64_t[]){2, 3}, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_zeros_f64(&b, 2, (int64_t[]){3, 3}, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_ones_c128(&z, 1, (int64_t[]){3}, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_ad_var_f64(&t, &a.v, NULL, &x), TFE_OK);
+  assert_int_equal(tfe_ad_var_f64(&t, &b.v, NULL, &y), TFE_OK);
+  assert_int_equal(tfe_ad_var_c128(&tc, &z.v, NULL, &q), TFE_OK);
+  TU_EXPECT_ERR(tfe_ad_binary_c128(&tc, q, q, TFE_BIN_MAX, o), TFE_ERR_UNSUPPORTED, "no order");
+  TU_EXPECT_ERR(tfe_ad_reduce_c128(&tc, q, TFE_RED_MIN, -1, NULL, o), TFE_ERR_UNSUPPORTED, "not defined");
+  TU_EXPECT_ERR(tfe_ad_reduce_f64(&t, x, TFE_RED_PROD, 1, (int[]){2}, o), TFE_ERR_INVALID, "axis 2 outside");
+  TU_EXPECT_ERR(tfe_ad_reduce_f64(&t, x, TFE_RED_PROD, 2, (int[]){1, 1}, o), TFE_ERR_INVALID, "named twice");
+  TU_EXPECT_ERR(tfe_ad_reduce_f64(&t, x, (tfe_redop)42, -1, NULL, o), TFE_ERR_INVALID, "unknown reduction 42");
+  TU_EXPECT_ERR(tfe_ad_trisolve_f64(&t, x, y, true, false, o), TFE_ERR_SHAPE, "square");
+  TU_EXPECT_ERR(tfe_ad_trisolve_f64(&t, y, y, true, false, o), TFE_ERR_SINGULAR, "zero on the diagonal");
+  TU_EXPECT_ERR(tfe_ad_lstsq_f64(&t, x, y, o), TFE_ERR_SHAPE, "B has 3 rows, A needs 2");
+  TU_EXPECT_ERR(tfe_ad_linalg_f64(&t, TFE_AD_SLOGDET_SIGN, x, o), TFE_ERR_SHAPE, "square");
+  TU_EXPECT_ERR(tfe_ad_linalg_f64(&t, TFE_AD_REDUCE, x, o), TFE_ERR_INVALID, "not a one-input");
+  TU_EXPECT_ERR(tfe_ad_einsum_str_f64(&t, "ij,jk->ik", x, -1, o), TFE_ERR_INVALID, "2 operand(s), 1 given");
+  TU_EXPECT_ERR(tfe_ad_einsum_str_f64(&t, "ijk->i", x, -1, o), TFE_ERR_RANK, "3 labels but rank 2");
+  TU_EXPECT_ERR(tfe_ad_einsum_str_f64(&t, "...j->j", x, -1, o), TFE_ERR_UNSUPPORTED, "ellipsis");
+  TU_EXPECT_ERR(tfe_ad_einsum_str_f64(&t, "ij-k", x, -1, o), TFE_ERR_PARSE, "'-' not followed by '>'");
+  TU_EXPECT_ERR(tfe_ad_einsum_str_f64(&t, "ij,jk->ik", x, x, o), TFE_ERR_SHAPE, "label 106 has size 2");
+  TU_EXPECT_ERR(tfe_ad_var_ref_f64(&t, NULL, NULL, o), TFE_ERR_NULL, "'value'");
+  assert_int_equal(t.nnodes, 0);
+  /* backward through a singular matrix: the slogdet rule needs A^-1 */
+  tfe_tensor_f64 e = {0};
+  assert_int_equal(tfe_zeros_f64(&e, 2, (int64_t[]){2, 2}, TFE_COLMAJOR), TFE_OK);
+  e.v.data[0] = 1; e.v.data[3] = 1; /* identity: fine forward; then the rrule on singular input */
+  const tfe_view_f64 *xs[1] = {&b.v};
+  tfe_tensor_f64 ys[2] = {{{0}, 0}, {{0}, 0}}, g = {0};
+  assert_int_equal(tfe_ad_primal_f64(TFE_AD_SLOGDET_SIGN, &(tfe_ad_params){0}, 1, xs, ys), TFE_OK);
+  const tfe_view_f64 *yv[2] = {&ys[0].v, &ys[1].v};
+  TU_EXPECT_ERR(tfe_rrule_f64(TFE_AD_SLOGDET_SIGN, &(tfe_ad_params){0}, 1, xs, yv, NULL, &g), TFE_ERR_SINGULAR, "singular");
+  tfe_tensor_release_f64(&ys[0]); tfe_tensor_release_f64(&ys[1]); tfe_tensor_release_f64(&e);
+  tfe_tape_free_f64(&t); tfe_tape_free_c128(&tc);
+  tfe_tensor_release_f64(&a); tfe_tensor_release_f64(&b); tfe_tensor_release_c128(&z);
+}
+
 static void test_bad_input(void **s) {
   (void)s;
   tfe_tape_f64 t = {0};
@@ -144,7 +398,7 @@ static void test_bad_input(void **s) {
   TU_EXPECT_ERR(tfe_ad_linalg_f64(&t, TFE_AD_EIG, y, o), TFE_ERR_UNSUPPORTED, "complex");
   TU_EXPECT_ERR(tfe_ad_linalg_f64(&t, TFE_AD_NORM, y, o), TFE_ERR_INVALID, "norm");
   TU_EXPECT_ERR(tfe_ad_binary_f64(&t, x, y, TFE_BIN_ADD, &z), TFE_ERR_SHAPE, "dim 0");
-  TU_EXPECT_ERR(tfe_ad_binary_f64(&t, x, x, TFE_BIN_MAX, &z), TFE_ERR_UNSUPPORTED, "no rule");
+  TU_EXPECT_ERR(tfe_ad_binary_f64(&t, x, x, (tfe_binop)99, &z), TFE_ERR_INVALID, "unknown binary op 99");
   TU_EXPECT_ERR(tfe_ad_einsum_f64(&t, x, (int32_t[]){0, 1}, y, (int32_t[]){0, 2}, 1, (int32_t[]){2}, &z), TFE_ERR_SHAPE,
                 "label 0");
   TU_EXPECT_ERR(tfe_ad_einsum_f64(&t, x, (int32_t[]){0, 1}, -1, NULL, 1, (int32_t[]){5}, &z), TFE_ERR_INVALID,
@@ -188,10 +442,15 @@ int main(void) {
 #define TA_TESTS(S)                                                                                   \
   cmocka_unit_test(test_einsum_##S), cmocka_unit_test(test_elementwise_##S),                          \
       cmocka_unit_test(test_views_##S), cmocka_unit_test(test_linalg_##S),                            \
-      cmocka_unit_test(test_degenerate_##S), cmocka_unit_test(test_stateless_##S)
+      cmocka_unit_test(test_degenerate_##S), cmocka_unit_test(test_stateless_##S),                     \
+      cmocka_unit_test(test_more_##S)
       TA_TESTS(f32), TA_TESTS(f64), TA_TESTS(c64), TA_TESTS(c128),
       cmocka_unit_test(test_complex_convention), cmocka_unit_test(test_tropical),
       cmocka_unit_test(test_bad_input), cmocka_unit_test(test_alloc_failures),
+      cmocka_unit_test(test_trop_maxplus_f64), cmocka_unit_test(test_trop_minplus_f64),
+      cmocka_unit_test(test_trop_maxtimes_f64), cmocka_unit_test(test_trop_maxplus_f32),
+      cmocka_unit_test(test_trop_maxtimes_f32), cmocka_unit_test(test_trop_matmul_agree),
+      cmocka_unit_test(test_eig_real), cmocka_unit_test(test_var_ref), cmocka_unit_test(test_bad_input_more),
   };
   return cmocka_run_group_tests_name("ad", tests, NULL, NULL);
 }
@@ -522,6 +781,95 @@ static void TA(test_linalg)(void **state) {
         TFN(tensor_release)(&xs[1]);
       }
     }
+}
+
+/* ---- rules added later: reductions, max / min, lstsq, trisolve, slogdet sign, LU any shape ---- */
+typedef struct { int what, op, naxes, axes[3], lower, unit; } TA(mr);
+/* Diagonally dominant (no pivoting, well conditioned) rectangular or square batch: X + (k+1) I. */
+static int TA(domin)(TFN(tape) *t, int x) {
+  const TFN(view) *v = TFN(ad_value)(t, x);
+  TFN(tensor) eye = {0};
+  assert_int_equal(TFN(zeros)(&eye, v->lay.rank, v->lay.dims, TFE_COLMAJOR), TFE_OK);
+  int64_t m = v->lay.dims[0], n = v->lay.dims[1], k = m < n ? m : n, nb = m * n > 0 ? tfe_layout_numel(&v->lay) / (m * n) : 0;
+  for (int64_t b = 0; b < nb; b++)
+    for (int64_t i = 0; i < k; i++) eye.v.data[b * m * n + i + i * m] = (TT)(double)(k + 2);
+  int e = -1, s = -1;
+  assert_int_equal(TFN(ad_var)(t, &eye.v, NULL, &e), TFE_OK);
+  TFN(tensor_release)(&eye);
+  assert_int_equal(TFN(ad_binary)(t, x, e, TFE_BIN_ADD, &s), TFE_OK);
+  return s;
+}
+static int TA(g_more)(TFN(tape) *t, const int *x, void *ctx) {
+  TA(mr) *g = (TA(mr) *)ctx;
+  int o[3] = {-1, -1, -1};
+  switch (g->what) {
+  case 0: assert_int_equal(TFN(ad_reduce)(t, x[0], (tfe_redop)g->op, g->naxes, g->axes, o), TFE_OK); return o[0];
+  case 1: assert_int_equal(TFN(ad_binary)(t, x[0], x[1], (tfe_binop)g->op, o), TFE_OK); return o[0];
+  case 2: assert_int_equal(TFN(ad_lstsq)(t, x[0], x[1], o), TFE_OK); return o[0];
+  case 3: assert_int_equal(TFN(ad_trisolve)(t, TA(domin)(t, x[0]), x[1], g->lower, g->unit, o), TFE_OK); return o[0];
+  case 4: assert_int_equal(TFN(ad_linalg)(t, TFE_AD_SLOGDET_SIGN, TA(domin)(t, x[0]), o), TFE_OK); return TA(total)(t, o, 2);
+  case 5: assert_int_equal(TFN(ad_linalg)(t, TFE_AD_LU, TA(domin)(t, x[0]), o), TFE_OK); return TA(total)(t, o, 2);
+  default: /* the string notation: a trace-and-contract chain */
+    assert_int_equal(TFN(ad_einsum_str)(t, "ijk,kjl->il", x[0], x[1], o), TFE_OK);
+    assert_int_equal(TFN(ad_einsum_str)(t, "ii", o[0], -1, &o[1]), TFE_OK); /* implicit output: trace */
+    return o[1];
+  }
+}
+static void TA(check_more)(tu_rng *r, TA(mr) *g, int nx, int rank0, const int64_t *d0, int rank1, const int64_t *d1,
+                           const char *what) {
+  TFN(tensor) xs[2];
+  memset(xs, 0, sizeof xs);
+  TA(fill)(r, &xs[0], rank0, d0);
+  if (nx == 2) TA(fill)(r, &xs[1], rank1, d1);
+  int64_t n0 = tfe_layout_numel(&xs[0].v.lay);
+  bool kink = (g->what == 0 && (g->op == TFE_RED_MAX || g->op == TFE_RED_MIN || g->op == TFE_RED_NORMINF)) || g->what == 1;
+  for (int64_t i = 0; kink && i < n0; i++) { /* keep winners apart by more than the FD step */
+    TT *x0 = &xs[0].v.data[i];
+    if (g->what == 1) { xs[1].v.data[i] = *x0 + (TT)(i % 2 ? 0.4 : -0.4); continue; }
+    double mag = (double)((i * 7) % n0) * 0.25 + 0.5, a = cabs((cd)*x0);
+    *x0 = a > 0 ? *x0 * (TT)(mag / a) : (TT)mag;
+  }
+  TA(check)(what, TA(g_more), g, nx, xs, r);
+  TFN(tensor_release)(&xs[0]);
+  TFN(tensor_release)(&xs[1]);
+}
+static void TA(test_more)(void **state) {
+  (void)state;
+  tu_rng r = {37};
+  const int64_t d3[3] = {2, 3, 2};
+  char what[64];
+  for (int c = 0; c < tu_cases(3); c++) {
+    for (int op = 0; op < (int)TFE_RED_COUNT_; op++) {
+      if (TCPLX && (op == TFE_RED_MAX || op == TFE_RED_MIN)) continue; /* no order on complex numbers */
+      int na[4] = {-1, 1, 2, 0};
+      for (int v = 0; v < 4; v++) {
+        TA(mr) g = {0, op, na[v], {1, 0, 2}, 0, 0};
+        snprintf(what, sizeof what, "reduce %s/%d", tfe_redop_name((tfe_redop)op), na[v]);
+        TA(check_more)(&r, &g, 1, 3, d3, 0, NULL, what);
+      }
+    }
+    for (int op = TFE_BIN_MAX; !TCPLX && op <= TFE_BIN_MIN; op++) {
+      TA(mr) g = {1, op, 0, {0}, 0, 0};
+      TA(check_more)(&r, &g, 2, 3, d3, 3, d3, tfe_binop_name((tfe_binop)op));
+    }
+    int64_t m = tu_int(&r, 2, 4), n = tu_int(&r, 1, 3), b = c % 2 ? 3 : 2;
+    TA(mr) ls = {2, 0, 0, {0}, 0, 0};
+    TA(check_more)(&r, &ls, 2, (int)b, (int64_t[]){m + 1, n, 2}, (int)b, (int64_t[]){m + 1, 2, 2}, "lstsq tall");
+    TA(check_more)(&r, &ls, 2, (int)b, (int64_t[]){n, m + 1, 2}, (int)b - 1, (int64_t[]){n, 2}, "lstsq wide vector");
+    for (int v = 0; v < 4; v++) {
+      TA(mr) ts = {3, 0, 0, {0}, v & 1, v >> 1};
+      snprintf(what, sizeof what, "trisolve lower %d unit %d", v & 1, v >> 1);
+      TA(check_more)(&r, &ts, 2, (int)b, (int64_t[]){m, m, 2}, (int)b, (int64_t[]){m, 2, 2}, what);
+    }
+    TA(mr) sd = {4, 0, 0, {0}, 0, 0};
+    TA(check_more)(&r, &sd, 1, (int)b, (int64_t[]){m, m, 2}, 0, NULL, "slogdet_sign");
+    TA(mr) lu = {5, 0, 0, {0}, 0, 0};
+    TA(check_more)(&r, &lu, 1, (int)b, (int64_t[]){m + 1, m, 2}, 0, NULL, "lu tall");
+    TA(check_more)(&r, &lu, 1, (int)b, (int64_t[]){m, m + 2, 2}, 0, NULL, "lu wide");
+    TA(check_more)(&r, &lu, 1, (int)b, (int64_t[]){m, m, 2}, 0, NULL, "lu square");
+    TA(mr) es = {6, 0, 0, {0}, 0, 0};
+    TA(check_more)(&r, &es, 2, 3, (int64_t[]){2, 3, 2}, 3, (int64_t[]){2, 3, 2}, "einsum_str");
+  }
 }
 
 /* Degenerate singular values: the broadened rule stays finite and, for a gauge-invariant loss

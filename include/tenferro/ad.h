@@ -26,6 +26,7 @@
 #include <tenferro/kernel.h>
 #include <tenferro/prims.h>
 #include <tenferro/linalg.h>
+#include <tenferro/einsum_parse.h>
 
 /* Every operation the rules know. Inputs / outputs in brackets. */
 typedef enum tfe_ad_op {
@@ -55,6 +56,10 @@ typedef enum tfe_ad_op {
   TFE_AD_NORM,       /* [A] -> [norm], kind params.norm (tfe_norm_kind) */
   TFE_AD_EXPM,       /* [A] -> [exp A] */
   TFE_AD_POLAR,      /* [A] -> [Up, P] */
+  TFE_AD_REDUCE,     /* [x] -> [reduce over params.axes], tfe_redop params.redop (kernel room) */
+  TFE_AD_LSTSQ,      /* [A, B] -> [minimum-norm least squares X] (A of full rank near A) */
+  TFE_AD_TRISOLVE,   /* [A, B] -> [T^-1 B], T the params.lower / params.unit_diag triangle of A */
+  TFE_AD_SLOGDET_SIGN, /* [A] -> [sign, log|det A|] (sign: zero gradient for real kinds) */
   TFE_AD_OP_COUNT_
 } tfe_ad_op;
 
@@ -71,22 +76,24 @@ typedef struct tfe_ad_params {
   double scalar_re, scalar_im;    /* pow exponent, scale factor */
   tfe_trunc trunc;
   double eta;                     /* spectral broadening; <= 0 picks the default (docs/ad.md) */
+  int redop;                      /* tfe_redop of TFE_AD_REDUCE */
+  int lower, unit_diag;           /* triangle of TFE_AD_TRISOLVE */
 } tfe_ad_params;
 
 /* Inputs and outputs of each op (-1: einsum takes 1 or 2 inputs). */
 TFE_API int tfe_ad_op_nin(tfe_ad_op op) {
-  static const signed char n[] = {-1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1};
+  static const signed char n[] = {-1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 1};
   return (unsigned)op < (unsigned)TFE_AD_OP_COUNT_ ? n[op] : 0;
 }
 TFE_API int tfe_ad_op_nout(tfe_ad_op op) {
-  static const signed char n[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2};
+  static const signed char n[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 2};
   return (unsigned)op < (unsigned)TFE_AD_OP_COUNT_ ? n[op] : 0;
 }
 TFE_API const char *tfe_ad_op_name(tfe_ad_op op) {
   static const char *const n[] = {"einsum", "unary", "binary", "scale", "sum", "permute", "reshape", "slice",
                                   "broadcast", "diagonal", "svd", "svd_trunc", "qr", "lq", "eigh", "eig",
                                   "lu", "cholesky", "solve", "inv", "det", "slogdet", "pinv", "norm",
-                                  "expm", "polar"};
+                                  "expm", "polar", "reduce", "lstsq", "trisolve", "slogdet_sign"};
   return (unsigned)op < (unsigned)TFE_AD_OP_COUNT_ ? n[op] : "unknown";
 }
 
@@ -112,8 +119,67 @@ TFE_API tfe_ad_params tfe_ad_einsum_params(int na, const int32_t *la, int nb, co
 #define TFE_TEMPLATE <tenferro/ad_linalg_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad_more_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
 #define TFE_TEMPLATE <tenferro/ad_tape_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad_tropical_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+
+/* ---- eig of a real matrix: stateless rules through complex promotion ----------------------
+ * tfe_eig_R gives complex W, V for real A; a real tape cannot hold them, so these rules take
+ * the real A with complex (W, V) and their complex tangents / cotangents. They promote A to the
+ * complex kind and run the complex rules; the real cotangent of A is the real part of the
+ * complex one (a real input moves along real directions only). On a tape, record a real matrix
+ * on a complex tape (imaginary parts zero) and take the real part of its gradient. */
+#define TFE__AD_EIG_REAL(R, C, CT)                                                                                     \
+  TFE_INTERNAL tfe_status tfe__ad_promote_##R(const tfe_view_##R *A, tfe_tensor_##C *out) {                            \
+    tfe_tensor_##R d = {0};                                                                                            \
+    TFE_TRY(tfe_contiguous_##R(A, TFE_COLMAJOR, &d));                                                                  \
+    tfe_status st = tfe_empty_##C(out, d.v.lay.rank, d.v.lay.dims, TFE_COLMAJOR);                                      \
+    int64_t n = tfe_layout_numel(&d.v.lay);                                                                            \
+    for (int64_t i = 0; !st && i < n; i++) out->v.data[i] = (CT)d.v.data[i];                                           \
+    tfe_tensor_release_##R(&d);                                                                                        \
+    return st;                                                                                                         \
+  }                                                                                                                    \
+  /* gA = Re(complex eig rule(A, W, V, gW, gV)); gW or gV may be NULL (zero). */                                      \
+  TFE_API tfe_status tfe_rrule_eig_real_##R(const tfe_view_##R *A, const tfe_view_##C *W, const tfe_view_##C *V,       \
+                                            const tfe_view_##C *gW, const tfe_view_##C *gV, tfe_tensor_##R *gA) {     \
+    TFE_CHECK_NULL(A); TFE_CHECK_NULL(W); TFE_CHECK_NULL(V); TFE_CHECK_NULL(gA);                                       \
+    tfe_tensor_##C Ac = {0}, g = {0};                                                                                  \
+    TFE_TRY(tfe__ad_promote_##R(A, &Ac));                                                                              \
+    tfe_ad_params p;                                                                                                   \
+    memset(&p, 0, sizeof p);                                                                                           \
+    const tfe_view_##C *x[1] = {&Ac.v}, *y[2] = {W, V}, *dy[2] = {gW, gV};                                             \
+    tfe_status st = tfe_rrule_##C(TFE_AD_EIG, &p, 1, x, y, dy, &g);                                                    \
+    tfe_tensor_##R r = {0};                                                                                            \
+    if (!st) st = tfe_empty_##R(&r, g.v.lay.rank, g.v.lay.dims, TFE_COLMAJOR);                                         \
+    int64_t n = st ? 0 : tfe_layout_numel(&g.v.lay);                                                                   \
+    for (int64_t i = 0; i < n; i++) r.v.data[i] = TFE__CREAL(g.v.data[i]);                                             \
+    tfe_tensor_release_##C(&Ac); tfe_tensor_release_##C(&g);                                                           \
+    if (!st) *gA = r;                                                                                                  \
+    return st;                                                                                                         \
+  }                                                                                                                    \
+  /* Complex tangents dW, dV of tfe_eig_R(A) for a real tangent dA (NULL: zero). */                                   \
+  TFE_API tfe_status tfe_frule_eig_real_##R(const tfe_view_##R *A, const tfe_view_##R *dA, const tfe_view_##C *W,      \
+                                            const tfe_view_##C *V, tfe_tensor_##C *dW, tfe_tensor_##C *dV) {          \
+    TFE_CHECK_NULL(A); TFE_CHECK_NULL(W); TFE_CHECK_NULL(V); TFE_CHECK_NULL(dW); TFE_CHECK_NULL(dV);                   \
+    tfe_tensor_##C Ac = {0}, dAc = {0}, d[2] = {{{0}, 0}, {{0}, 0}};                                                   \
+    TFE_TRY(tfe__ad_promote_##R(A, &Ac));                                                                              \
+    tfe_status st = dA ? tfe__ad_promote_##R(dA, &dAc) : TFE_OK;                                                       \
+    tfe_ad_params p;                                                                                                   \
+    memset(&p, 0, sizeof p);                                                                                           \
+    const tfe_view_##C *x[1] = {&Ac.v}, *dx[1] = {dA ? &dAc.v : NULL}, *y[2] = {W, V};                                 \
+    if (!st) st = tfe_frule_##C(TFE_AD_EIG, &p, 1, x, dx, y, d);                                                       \
+    tfe_tensor_release_##C(&Ac); tfe_tensor_release_##C(&dAc);                                                         \
+    if (!st) { *dW = d[0]; *dV = d[1]; }                                                                               \
+    return st;                                                                                                         \
+  }
+TFE__AD_EIG_REAL(f32, c64, float _Complex)
+TFE__AD_EIG_REAL(f64, c128, double _Complex)
+#undef TFE__AD_EIG_REAL
 
 #endif

@@ -641,13 +641,10 @@ TFE_INTERNAL tfe_status TFE_FN(ad_eig_frule_)(const tfe_ad_params *p, int nin, c
 #endif
 }
 
-/* ---- LU (square) ------------------------------------------------------------------------------ */
+/* ---- LU (any shape: L m x k unit lower, U k x n upper, k = min(m, n)) ------------------- */
 TFE_INTERNAL tfe_status TFE_FN(ad_lu_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                               TFE_TY(tensor) *y) {
   (void)p; (void)nin;
-  if (x[0]->lay.rank >= 2 && x[0]->lay.dims[0] != x[0]->lay.dims[1])
-    return tfe__fail(TFE_ERR_SHAPE, "tfe_ad_lu", "needs a square matrix, got %lld x %lld",
-                     (long long)x[0]->lay.dims[0], (long long)x[0]->lay.dims[1]);
   tfe_tensor_i64 perm = {0};
   TFE_TRY(TFE_FN(lu)(x[0], &perm, &y[0], &y[1]));
   tfe_tensor_release_i64(&perm);
@@ -661,69 +658,95 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lu_perm_)(const TFE_TY(view) *A, tfe_tensor_i6
   TFE_FN(tensor_release)(&U);
   return TFE_OK;
 }
-/* gA[perm] = L^-H (tril_-1(L^H gL) + triu(gU U^H)) U^-H. */
+/* Square padded factors: Lp = [L, (0; I)] (m x m, unit lower), Up = [U; (0, I)] (n x n, upper).
+ * With them A[perm] = Lp Up restricted to the first k columns of Lp / rows of Up, and
+ * X = Lp^-1 dA[perm] Up^-1 gives dL = (Lp tril_-1(X))[:, :k], dU = (triu(X) Up)[:k, :]. */
+TFE_INTERNAL void TFE_FN(ad_lu_pad_)(int64_t m, int64_t n, const TFE_T *L, const TFE_T *U, TFE_T *Lp, TFE_T *Up) {
+  int64_t k = m < n ? m : n;
+  for (int64_t j = 0; j < m; j++)
+    for (int64_t i = 0; i < m; i++) Lp[i + j * m] = j < k ? L[i + j * m] : (TFE_T)(i == j);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++) Up[i + j * n] = i < k ? U[i + j * k] : (TFE_T)(i == j);
+}
+/* Z (m x n) = Lp^-op Z Up^-op in place: rev uses the conjugate transposes. T is m x n scratch. */
+TFE_INTERNAL tfe_status TFE_FN(ad_lu_sandwich_)(bool rev, int64_t m, int64_t n, const TFE_T *Lp, const TFE_T *Up,
+                                                TFE_T *Z, TFE_T *T, const char *fn) {
+  TFE_TRY(TFE_FN(ad_trs_)('L', rev ? 'C' : 'N', 'U', m, Lp, n, Z, fn));
+  TFE_FN(ad_ct_)(Z, m, n, T); /* (Z Up^-op)^H = Up^-op^H Z^H */
+  TFE_TRY(TFE_FN(ad_trs_)('U', rev ? 'N' : 'C', 'N', n, Up, m, T, fn));
+  TFE_FN(ad_ct_)(T, n, m, Z);
+  return TFE_OK;
+}
+/* gA[perm] = Lp^-H (tril_-1(Lp^H gL) + triu(gU Up^H)) Up^-H, gL and gU zero-padded to m x n. */
 TFE_INTERNAL tfe_status TFE_FN(ad_lu_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                              const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
   const char *fn = "tfe_rrule(lu)";
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, fn));
+  int64_t k = m < n ? m : n;
   tfe_tensor_i64 perm = {0};
   TFE_TRY(TFE_FN(ad_lu_perm_)(x[0], &perm));
   tfe_status st = TFE_FN(ad_like_)(x[0], true, dx);
-  TFE_T *w = st ? NULL : (TFE_T *)tfe__calloc((size_t)(3 * n * n + 1), sizeof(TFE_T));
+  TFE_T *w = st ? NULL : (TFE_T *)tfe__calloc((size_t)(m * m + n * n + 4 * m * n + 1), sizeof(TFE_T));
   if (!st && !w) st = TFE_ERR_ALLOC;
   for (int64_t b = 0; !st && b < nb; b++) {
-    const TFE_T *L = TFE_FN(ad_ptr_)(y[0]) + b * n * n, *U = TFE_FN(ad_ptr_)(y[1]) + b * n * n;
-    TFE_T *G = w, *T = w + n * n, *Z = T + n * n;
-    TFE_FN(ad_mm_)('C', 'N', n, n, n, 1, L, TFE_FN(ad_ptr_)(dy[0]) + b * n * n, 0, G);
-    TFE_FN(ad_mm_)('N', 'C', n, n, n, 1, TFE_FN(ad_ptr_)(dy[1]) + b * n * n, U, 0, T);
+    const TFE_T *L = TFE_FN(ad_ptr_)(y[0]) + b * m * k, *U = TFE_FN(ad_ptr_)(y[1]) + b * k * n;
+    const TFE_T *gL = TFE_FN(ad_ptr_)(dy[0]) + b * m * k, *gU = TFE_FN(ad_ptr_)(dy[1]) + b * k * n;
+    TFE_T *Lp = w, *Up = Lp + m * m, *G = Up + n * n, *T = G + m * n, *P1 = T + m * n, *P2 = P1 + m * n;
+    TFE_FN(ad_lu_pad_)(m, n, L, U, Lp, Up);
+    memset(P1, 0, (size_t)(2 * m * n) * sizeof(TFE_T));
+    for (int64_t j = 0; j < k; j++) memcpy(P1 + j * m, gL + j * m, (size_t)m * sizeof(TFE_T)); /* [gL, 0] */
+    for (int64_t j = 0; j < n; j++) memcpy(P2 + j * m, gU + j * k, (size_t)k * sizeof(TFE_T)); /* [gU; 0] */
+    TFE_FN(ad_mm_)('C', 'N', m, n, m, 1, Lp, P1, 0, G);
+    TFE_FN(ad_mm_)('N', 'C', m, n, n, 1, P2, Up, 0, T);
     for (int64_t j = 0; j < n; j++)
-      for (int64_t i = 0; i < n; i++) G[i + j * n] = i > j ? G[i + j * n] : T[i + j * n];
-    st = TFE_FN(ad_trs_)('L', 'C', 'U', n, L, n, G, fn); /* G = L^-H G */
-    if (!st) { TFE_FN(ad_ct_)(G, n, n, Z); st = TFE_FN(ad_trs_)('U', 'N', 'N', n, U, n, Z, fn); }
+      for (int64_t i = 0; i < m; i++) G[i + j * m] = i > j ? G[i + j * m] : T[i + j * m];
+    st = TFE_FN(ad_lu_sandwich_)(true, m, n, Lp, Up, G, T, fn);
     if (st) break;
-    TFE_FN(ad_ct_)(Z, n, n, T); /* T = G U^-H; row i goes to row perm[i] */
-    const int64_t *pb = perm.v.data + b * n;
+    const int64_t *pb = perm.v.data + b * m; /* row i goes to row perm[i] */
     for (int64_t j = 0; j < n; j++)
-      for (int64_t i = 0; i < n; i++) dx->v.data[b * n * n + pb[i] + j * n] = T[i + j * n];
+      for (int64_t i = 0; i < m; i++) dx->v.data[b * m * n + pb[i] + j * m] = G[i + j * m];
   }
   tfe__free(w);
   tfe_tensor_release_i64(&perm);
   if (st) TFE_FN(tensor_release)(dx);
   return st;
 }
-/* X = L^-1 dA[perm] U^-1; dL = L tril_-1(X), dU = triu(X) U. */
+/* X = Lp^-1 dA[perm] Up^-1; dL = (Lp tril_-1(X))[:, :k], dU = (triu(X) Up)[:k, :]. */
 TFE_INTERNAL tfe_status TFE_FN(ad_lu_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                              const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
   const char *fn = "tfe_frule(lu)";
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, fn));
+  int64_t k = m < n ? m : n;
   tfe_tensor_i64 perm = {0};
   TFE_TRY(TFE_FN(ad_lu_perm_)(x[0], &perm));
   tfe_status st = TFE_FN(ad_like_)(y[0], true, &dy[0]);
   if (!st) st = TFE_FN(ad_like_)(y[1], true, &dy[1]);
-  TFE_T *w = st ? NULL : (TFE_T *)tfe__calloc((size_t)(3 * n * n + 1), sizeof(TFE_T));
+  TFE_T *w = st ? NULL : (TFE_T *)tfe__calloc((size_t)(m * m + n * n + 4 * m * n + 1), sizeof(TFE_T));
   if (!st && !w) st = TFE_ERR_ALLOC;
   for (int64_t b = 0; !st && b < nb; b++) {
-    const TFE_T *L = TFE_FN(ad_ptr_)(y[0]) + b * n * n, *U = TFE_FN(ad_ptr_)(y[1]) + b * n * n;
-    const TFE_T *dA = TFE_FN(ad_ptr_)(dx[0]) + b * n * n;
-    const int64_t *pb = perm.v.data + b * n;
-    TFE_T *Z = w, *Zh = w + n * n, *X = Zh + n * n;
+    const TFE_T *L = TFE_FN(ad_ptr_)(y[0]) + b * m * k, *U = TFE_FN(ad_ptr_)(y[1]) + b * k * n;
+    const TFE_T *dA = TFE_FN(ad_ptr_)(dx[0]) + b * m * n;
+    const int64_t *pb = perm.v.data + b * m;
+    TFE_T *Lp = w, *Up = Lp + m * m, *X = Up + n * n, *T = X + m * n, *P1 = T + m * n, *P2 = P1 + m * n;
+    TFE_FN(ad_lu_pad_)(m, n, L, U, Lp, Up);
     for (int64_t j = 0; j < n; j++)
-      for (int64_t i = 0; i < n; i++) Z[i + j * n] = dA[pb[i] + j * n];
-    st = TFE_FN(ad_trs_)('L', 'N', 'U', n, L, n, Z, fn);
-    if (!st) { TFE_FN(ad_ct_)(Z, n, n, Zh); st = TFE_FN(ad_trs_)('U', 'C', 'N', n, U, n, Zh, fn); }
+      for (int64_t i = 0; i < m; i++) X[i + j * m] = dA[pb[i] + j * m];
+    st = TFE_FN(ad_lu_sandwich_)(false, m, n, Lp, Up, X, T, fn);
     if (st) break;
-    TFE_FN(ad_ct_)(Zh, n, n, X);
     for (int64_t j = 0; j < n; j++)
-      for (int64_t i = 0; i < n; i++) { /* Z = tril_-1(X), Zh = triu(X) */
-        Z[i + j * n] = i > j ? X[i + j * n] : (TFE_T)0;
-        Zh[i + j * n] = i <= j ? X[i + j * n] : (TFE_T)0;
+      for (int64_t i = 0; i < m; i++) { /* P1 = tril_-1(X), P2 = triu(X) */
+        P1[i + j * m] = i > j ? X[i + j * m] : (TFE_T)0;
+        P2[i + j * m] = i <= j ? X[i + j * m] : (TFE_T)0;
       }
-    TFE_FN(ad_mm_)('N', 'N', n, n, n, 1, L, Z, 0, dy[0].v.data + b * n * n);
-    TFE_FN(ad_mm_)('N', 'N', n, n, n, 1, Zh, U, 0, dy[1].v.data + b * n * n);
+    TFE_FN(ad_mm_)('N', 'N', m, n, m, 1, Lp, P1, 0, X); /* Lp tril_-1(X): keep the first k columns */
+    TFE_FN(ad_mm_)('N', 'N', m, n, n, 1, P2, Up, 0, T); /* triu(X) Up: keep the first k rows */
+    TFE_T *dL = dy[0].v.data + b * m * k, *dU = dy[1].v.data + b * k * n;
+    memcpy(dL, X, (size_t)(m * k) * sizeof(TFE_T));
+    for (int64_t j = 0; j < n; j++) memcpy(dU + j * k, T + j * m, (size_t)k * sizeof(TFE_T));
   }
   tfe__free(w);
   tfe_tensor_release_i64(&perm);

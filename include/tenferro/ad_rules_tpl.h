@@ -269,13 +269,25 @@ TFE_INTERNAL tfe_status TFE_FN(ad_unary_rrule_)(const tfe_ad_params *p, int nin,
 TFE_INTERNAL tfe_status TFE_FN(ad_binary_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                   TFE_TY(tensor) *y) {
   (void)nin;
-  if (p->binop < TFE_BIN_ADD || p->binop > TFE_BIN_DIV)
-    return tfe__fail(TFE_ERR_UNSUPPORTED, "tfe_ad_binary", "binary op %d has no rule (add, sub, mul, div)", p->binop);
+  if (p->binop < TFE_BIN_ADD || p->binop > TFE_BIN_MIN)
+    return tfe__fail(TFE_ERR_INVALID, "tfe_ad_binary", "unknown binary op %d", p->binop);
+  if (TFE_CPLX && p->binop >= TFE_BIN_MAX)
+    return tfe__fail(TFE_ERR_UNSUPPORTED, "tfe_ad_binary", "%s of complex numbers is not defined (no order)",
+                     tfe_binop_name((tfe_binop)p->binop));
   TFE_TRY(tfe__same_shape(&x[0]->lay, &x[1]->lay, "tfe_ad_binary"));
   TFE_TRY(TFE_FN(ad_like_)(x[0], false, y));
   tfe_status st = TFE_FN(zip)(&y->v, x[0], x[1], (tfe_binop)p->binop);
   if (st) TFE_FN(tensor_release)(y);
   return st;
+}
+/* max / min: the first operand wins ties (the gradient goes to a where a == b). */
+TFE_INTERNAL bool TFE_FN(ad_first_wins_)(int op, TFE_T a, TFE_T b) {
+#if TFE_CPLX
+  (void)op; (void)a; (void)b;
+  return true; /* unreachable: the primal refuses complex max / min */
+#else
+  return op == TFE_BIN_MAX ? a >= b : a <= b;
+#endif
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_binary_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                  const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
@@ -291,7 +303,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_binary_frule_)(const tfe_ad_params *p, int nin
     case TFE_BIN_ADD: o[i] = da[i] + db[i]; break;
     case TFE_BIN_SUB: o[i] = da[i] - db[i]; break;
     case TFE_BIN_MUL: o[i] = da[i] * b[i] + a[i] * db[i]; break;
-    default: o[i] = (da[i] - c[i] * db[i]) / b[i]; break;
+    case TFE_BIN_DIV: o[i] = (da[i] - c[i] * db[i]) / b[i]; break;
+    default: o[i] = TFE_FN(ad_first_wins_)(p->binop, a[i], b[i]) ? da[i] : db[i]; break;
     }
   }
   return TFE_OK;
@@ -312,10 +325,16 @@ TFE_INTERNAL tfe_status TFE_FN(ad_binary_rrule_)(const tfe_ad_params *p, int nin
     case TFE_BIN_ADD: ga[i] = g[i]; gb[i] = g[i]; break;
     case TFE_BIN_SUB: ga[i] = g[i]; gb[i] = -g[i]; break;
     case TFE_BIN_MUL: ga[i] = TFE_FN(la_conj_)(b[i]) * g[i]; gb[i] = TFE_FN(la_conj_)(a[i]) * g[i]; break;
-    default:
+    case TFE_BIN_DIV:
       ga[i] = g[i] / TFE_FN(la_conj_)(b[i]);
       gb[i] = -ga[i] * TFE_FN(la_conj_)(c[i]);
       break;
+    default: {
+      bool fa = TFE_FN(ad_first_wins_)(p->binop, a[i], b[i]);
+      ga[i] = fa ? g[i] : (TFE_T)0;
+      gb[i] = fa ? (TFE_T)0 : g[i];
+      break;
+    }
     }
   }
   return TFE_OK;

@@ -36,6 +36,10 @@ TFE_INTERNAL TFE_TY(ad_primal_fn) TFE_FN(ad_primal_of_)(tfe_ad_op op) {
   case TFE_AD_NORM: return TFE_FN(ad_norm_primal_);
   case TFE_AD_EXPM: return TFE_FN(ad_expm_primal_);
   case TFE_AD_POLAR: return TFE_FN(ad_polar_primal_);
+  case TFE_AD_REDUCE: return TFE_FN(ad_reduce_primal_);
+  case TFE_AD_LSTSQ: return TFE_FN(ad_lstsq_primal_);
+  case TFE_AD_TRISOLVE: return TFE_FN(ad_trisolve_primal_);
+  case TFE_AD_SLOGDET_SIGN: return TFE_FN(ad_slogdet_sign_primal_);
   default: return NULL;
   }
 }
@@ -62,6 +66,10 @@ TFE_INTERNAL TFE_TY(ad_frule_fn) TFE_FN(ad_frule_of_)(tfe_ad_op op) {
   case TFE_AD_NORM: return TFE_FN(ad_norm_frule_);
   case TFE_AD_EXPM: return TFE_FN(ad_expm_frule_);
   case TFE_AD_POLAR: return TFE_FN(ad_polar_frule_);
+  case TFE_AD_REDUCE: return TFE_FN(ad_reduce_frule_);
+  case TFE_AD_LSTSQ: return TFE_FN(ad_lstsq_frule_);
+  case TFE_AD_TRISOLVE: return TFE_FN(ad_trisolve_frule_);
+  case TFE_AD_SLOGDET_SIGN: return TFE_FN(ad_slogdet_sign_frule_);
   default: return NULL;
   }
 }
@@ -88,6 +96,10 @@ TFE_INTERNAL TFE_TY(ad_rrule_fn) TFE_FN(ad_rrule_of_)(tfe_ad_op op) {
   case TFE_AD_NORM: return TFE_FN(ad_norm_rrule_);
   case TFE_AD_EXPM: return TFE_FN(ad_expm_rrule_);
   case TFE_AD_POLAR: return TFE_FN(ad_polar_rrule_);
+  case TFE_AD_REDUCE: return TFE_FN(ad_reduce_rrule_);
+  case TFE_AD_LSTSQ: return TFE_FN(ad_lstsq_rrule_);
+  case TFE_AD_TRISOLVE: return TFE_FN(ad_trisolve_rrule_);
+  case TFE_AD_SLOGDET_SIGN: return TFE_FN(ad_slogdet_sign_rrule_);
   default: return NULL;
   }
 }
@@ -291,6 +303,26 @@ TFE_API tfe_status TFE_FN(ad_var)(TFE_TY(tape) *t, const TFE_TY(view) *value, co
   return TFE_OK;
 }
 
+/* A leaf holding a retained reference to value's storage (no copy) when value is dense
+ * column-major and not lazily conjugated, else a dense copy (as tfe_ad_var_S). The caller must
+ * not change value's elements while the tape lives: the rules read leaves during backward. */
+TFE_API tfe_status TFE_FN(ad_var_ref)(TFE_TY(tape) *t, const TFE_TY(tensor) *value, const TFE_TY(view) *tangent, int *id) {
+  TFE_CHECK_NULL(value);
+  if (!value->st || !TFE_FN(ad_is_dense_)(&value->v)) return TFE_FN(ad_var)(t, &value->v, tangent, id);
+  TFE_CHECK_NULL(t);
+  TFE_CHECK_NULL(id);
+  if (tangent) TFE_TRY(tfe__same_shape(&value->v.lay, &tangent->lay, __func__));
+  TFE_TY(tensor) d = {0};
+  tfe_status st = tangent ? TFE_FN(ad_dense_copy_)(tangent, &d) : TFE_OK;
+  if (!st) st = TFE_FN(tape_grow_)(t, 1);
+  if (st) { TFE_FN(tensor_release)(&d); return st; }
+  int k = t->nvars++;
+  TFE_FN(tensor_retain)(value, &t->val[k]);
+  t->tan[k] = d; t->leaf[k] = true;
+  *id = k;
+  return TFE_OK;
+}
+
 /* Record op on variables in[0..nin); its outputs become variables out[0..nout). When an input
  * carries a tangent, the outputs get theirs from the forward rule. */
 TFE_API tfe_status TFE_FN(ad_op)(TFE_TY(tape) *t, tfe_ad_op op, const tfe_ad_params *p, int nin, const int *in, int *out) {
@@ -397,6 +429,53 @@ TFE_API tfe_status TFE_FN(ad_einsum)(TFE_TY(tape) *t, int a, const int32_t *la, 
   int in[2] = {a, b};
   return TFE_FN(ad_op)(t, TFE_AD_EINSUM, &p, b >= 0 ? 2 : 1, in, out);
 }
+/* Output labels of the implicit form (no "->"): labels seen exactly once, ascending. */
+TFE_INTERNAL int TFE_FN(ad_implicit_out_)(const tfe__ein_expr *e, int32_t *lc) {
+  int nc = 0;
+  for (int k = 0; k < e->n; k++)
+    for (int i = 0; i < e->t[k].nlab; i++) {
+      int32_t l = e->t[k].lab[i], cnt = 0;
+      for (int q = 0; q < e->n; q++)
+        for (int j = 0; j < e->t[q].nlab; j++) cnt += e->t[q].lab[j] == l;
+      if (cnt != 1) continue;
+      int at = nc; /* insertion sort */
+      while (at > 0 && lc[at - 1] > l) { lc[at] = lc[at - 1]; at--; }
+      lc[at] = l;
+      if (++nc == TFE_MAX_RANK) return nc;
+    }
+  return nc;
+}
+/* The einsum room's string notation ("ij,jk->ik", "ii->", "ij->ji"; b < 0: one operand):
+ * parsed by the einsum parser into code-point labels, then recorded as tfe_ad_einsum_S.
+ * Without "->" the output is numpy's: labels written once, in increasing code point order.
+ * No ellipsis. */
+TFE_API tfe_status TFE_FN(ad_einsum_str)(TFE_TY(tape) *t, const char *expr, int a, int b, int *out) {
+  TFE_TRY(TFE_FN(tape_id_)(t, a, __func__));
+  if (b >= 0) TFE_TRY(TFE_FN(tape_id_)(t, b, __func__));
+  TFE_CHECK_NULL(out);
+  tfe__ein_expr e;
+  TFE_TRY(tfe__ein_parse(expr, &e));
+  int nin = b >= 0 ? 2 : 1;
+  tfe_status st = TFE_OK;
+  if (e.n != nin) st = TFE_FAIL(TFE_ERR_INVALID, "'%s' has %d operand(s), %d given", expr, e.n, nin);
+  for (int k = 0; !st && k < e.n; k++) {
+    const tfe__ein_term *tm = &e.t[k];
+    int r = t->val[k ? b : a].v.lay.rank;
+    if (tm->ell >= 0) st = TFE_FAIL(TFE_ERR_UNSUPPORTED, "'%s': no ellipsis on the tape (operand %d)", expr, k);
+    else if (tm->nlab != r)
+      st = TFE_FAIL(TFE_ERR_RANK, "'%s': operand %d has %d labels but rank %d", expr, k, tm->nlab, r);
+  }
+  if (!st && e.has_out && e.out.ell >= 0) st = TFE_FAIL(TFE_ERR_UNSUPPORTED, "'%s': no ellipsis on the tape", expr);
+  if (!st && e.has_out && e.out.nlab > TFE_MAX_RANK) st = TFE_FAIL(TFE_ERR_RANK, "'%s': output has %d labels", expr, e.out.nlab);
+  if (!st) {
+    int32_t lc[TFE_MAX_RANK];
+    int nc = e.has_out ? e.out.nlab : TFE_FN(ad_implicit_out_)(&e, lc);
+    if (e.has_out) for (int i = 0; i < nc; i++) lc[i] = e.out.lab[i];
+    st = TFE_FN(ad_einsum)(t, a, e.t[0].lab, b, nin == 2 ? e.t[1].lab : NULL, nc, lc, out);
+  }
+  tfe__ein_expr_free(&e);
+  return st;
+}
 TFE_API tfe_status TFE_FN(ad_unary)(TFE_TY(tape) *t, int a, tfe_unop op, TFE_T param, int *out) {
   tfe_ad_params p;
   memset(&p, 0, sizeof p);
@@ -477,11 +556,12 @@ TFE_API tfe_status TFE_FN(ad_diagonal)(TFE_TY(tape) *t, int a, int a1, int a2, i
   return TFE_FN(ad_op)(t, TFE_AD_DIAGONAL, &p, 1, &a, out);
 }
 /* A one-input linear algebra op (svd, qr, lq, eigh, eig, lu, cholesky, inv, det, slogdet,
- * pinv, expm, polar): out receives tfe_ad_op_nout(op) ids. */
+ * slogdet_sign, pinv, expm, polar): out receives tfe_ad_op_nout(op) ids. */
 TFE_API tfe_status TFE_FN(ad_linalg)(TFE_TY(tape) *t, tfe_ad_op op, int a, int *out) {
   tfe_ad_params p;
   memset(&p, 0, sizeof p);
-  if (op < TFE_AD_SVD || op == TFE_AD_SVD_TRUNC || op == TFE_AD_SOLVE || op == TFE_AD_NORM || op >= TFE_AD_OP_COUNT_)
+  if (op < TFE_AD_SVD || op == TFE_AD_SVD_TRUNC || op == TFE_AD_SOLVE || op == TFE_AD_NORM || op == TFE_AD_REDUCE ||
+      op == TFE_AD_LSTSQ || op == TFE_AD_TRISOLVE || op >= TFE_AD_OP_COUNT_)
     return TFE_FAIL(TFE_ERR_INVALID, "'%s' is not a one-input linear algebra op without parameters", tfe_ad_op_name(op));
   return TFE_FN(ad_op)(t, op, &p, 1, &a, out);
 }
@@ -503,6 +583,32 @@ TFE_API tfe_status TFE_FN(ad_norm)(TFE_TY(tape) *t, int a, tfe_norm_kind kind, i
   memset(&p, 0, sizeof p);
   p.norm = (int)kind;
   return TFE_FN(ad_op)(t, TFE_AD_NORM, &p, 1, &a, out);
+}
+/* X = A^+ B (minimum-norm least squares). */
+TFE_API tfe_status TFE_FN(ad_lstsq)(TFE_TY(tape) *t, int a, int b, int *out) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  int in[2] = {a, b};
+  return TFE_FN(ad_op)(t, TFE_AD_LSTSQ, &p, 2, in, out);
+}
+/* X = T^-1 B with T the lower (or upper) triangle of A, unit diagonal when unit_diag. */
+TFE_API tfe_status TFE_FN(ad_trisolve)(TFE_TY(tape) *t, int a, int b, bool lower, bool unit_diag, int *out) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.lower = lower; p.unit_diag = unit_diag;
+  int in[2] = {a, b};
+  return TFE_FN(ad_op)(t, TFE_AD_TRISOLVE, &p, 2, in, out);
+}
+/* A kernel-room reduction (tfe_redop) over axes[0..naxes) (naxes < 0: all, rank-0 result). */
+TFE_API tfe_status TFE_FN(ad_reduce)(TFE_TY(tape) *t, int a, tfe_redop op, int naxes, const int *axes, int *out) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  if (naxes > TFE_MAX_RANK) return TFE_FAIL(TFE_ERR_RANK, "%d axes", naxes);
+  if (naxes > 0 && !axes) return TFE_FAIL(TFE_ERR_NULL, "argument 'axes' is NULL");
+  p.redop = (int)op;
+  p.naxes = naxes < 0 ? -1 : naxes;
+  for (int i = 0; i < naxes; i++) p.axes[i] = axes[i];
+  return TFE_FN(ad_op)(t, TFE_AD_REDUCE, &p, 1, &a, out);
 }
 
 #endif /* TFE_FLOAT */

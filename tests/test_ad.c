@@ -382,6 +382,43 @@ static void test_bad_input_more(void **s) {
   tfe_tensor_release_f64(&a); tfe_tensor_release_f64(&b); tfe_tensor_release_c128(&z);
 }
 
+/* Allocation failures in the later rules: an error code, nothing leaks. */
+static void test_alloc_failures_more(void **s) {
+  (void)s;
+  tfe_tensor_f64 a = {0};
+  tfe_tensor_maxplus_f64 m = {0};
+  tfe_tensor_f64 g = {0};
+  assert_int_equal(tfe_empty_f64(&a, 2, (int64_t[]){3, 3}, TFE_COLMAJOR), TFE_OK);
+  for (int i = 0; i < 9; i++) a.v.data[i] = (double)((i * 7) % 5) + (i % 4 == 0 ? 3 : 0);
+  assert_int_equal(tfe_ones_maxplus_f64(&m, 2, (int64_t[]){3, 3}, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_ones_f64(&g, 1, (int64_t[]){3}, TFE_COLMAJOR), TFE_OK);
+  bool done = false;
+  for (long k = 0; k < 400 && !done; k++) {
+    tfe_tape_f64 t = {0};
+    int x = -1, o[3] = {-1, -1, -1}, l = -1, p = -1, q = -1;
+    tu_fail_after(k);
+    long live = tu_live_allocs;
+    tfe_status st = tfe_ad_var_ref_f64(&t, &a, &a.v, &x);
+    if (!st) st = tfe_ad_reduce_f64(&t, x, TFE_RED_PROD, 1, (int[]){0}, &p);
+    if (!st) st = tfe_ad_trisolve_f64(&t, x, x, true, false, &q);
+    if (!st) st = tfe_ad_lstsq_f64(&t, x, q, o);
+    if (!st) st = tfe_ad_linalg_f64(&t, TFE_AD_LU, o[0], o + 1);
+    if (!st) st = tfe_ad_reduce_f64(&t, o[1], TFE_RED_NORM2, -1, NULL, &l);
+    if (!st) st = tfe_ad_backward_f64(&t, l, NULL);
+    tfe_tensor_f64 ga = {0}, gb = {0};
+    if (!st) st = tfe_rrule_tropical_einsum_maxplus_f64(&m.v, (int32_t[]){0, 1}, &m.v, (int32_t[]){1, 1}, 1,
+                                                        (int32_t[]){0}, &g.v, &ga, &gb);
+    if (st) assert_int_equal(st, TFE_ERR_ALLOC);
+    done = st == TFE_OK;
+    tfe_tensor_release_f64(&ga); tfe_tensor_release_f64(&gb);
+    tfe_tape_free_f64(&t);
+    assert_int_equal(tu_live_allocs, live);
+    tu_alloc_restore();
+  }
+  assert_true(done); /* every failure point was visited */
+  tfe_tensor_release_f64(&a); tfe_tensor_release_maxplus_f64(&m); tfe_tensor_release_f64(&g);
+}
+
 static void test_bad_input(void **s) {
   (void)s;
   tfe_tape_f64 t = {0};
@@ -451,6 +488,7 @@ int main(void) {
       cmocka_unit_test(test_trop_maxtimes_f64), cmocka_unit_test(test_trop_maxplus_f32),
       cmocka_unit_test(test_trop_maxtimes_f32), cmocka_unit_test(test_trop_matmul_agree),
       cmocka_unit_test(test_eig_real), cmocka_unit_test(test_var_ref), cmocka_unit_test(test_bad_input_more),
+      cmocka_unit_test(test_alloc_failures_more),
   };
   return cmocka_run_group_tests_name("ad", tests, NULL, NULL);
 }

@@ -11,8 +11,13 @@
  *                     accumulate on leaves), tfe_ad_value_S / _grad_S / _tangent_S
  *   forward mode      a leaf given a tangent makes every operation that depends on it carry a
  *                     tangent (dual tensors); read it with tfe_ad_tangent_S (jvp)
- *   tropical          tfe_rrule_maxplus_matmul_S: the backward of a max-plus matrix product
- *                     through its argmax (real cotangents)
+ *   leaves            tfe_ad_var_S (copy), tfe_ad_var_ref_S (retained reference, no copy)
+ *   more entries      tfe_ad_einsum_str_S (string notation), tfe_ad_reduce_S (kernel reductions),
+ *                     tfe_ad_lstsq_S, tfe_ad_trisolve_S, TFE_AD_SLOGDET_SIGN, LU of any shape
+ *   tropical          tfe_rrule_tropical_einsum_S (any integer-label einsum), tfe_tropical_matmul_S
+ *                     + tfe_rrule_tropical_matmul_S (through the argmax): cotangents of the REAL
+ *                     kind (f32 / f64), the derivative of each element's value
+ *   real eig          tfe_rrule_eig_real_R / tfe_frule_eig_real_R (through complex promotion)
  * Conventions: every value on the tape is a dense column-major tensor of the tape's kind; real
  * valued results of complex operations (singular values, eigenvalues of eigh, norms, log|det|)
  * are stored with a zero imaginary part and only the real part of their cotangent is used.

@@ -2,12 +2,24 @@
 """Peer timing for the einsum benchmark: numpy, torch or jax contracting an instance pairwise
 along a stored path, on the inputs tfe-einsum saved (--save-inputs DIR).
 
-  peer_einsum.py --lib numpy|torch|jax --instance FILE.json --inputs DIR --path opt_flops
-                 [--dtype f64|c128] [--threads N] [--repeat K]
+  peer_einsum.py --lib numpy|torch|jax --instance FILE.json --inputs DIR [--path opt_flops]
+                 [--threads N] [--repeat K] [--budget SECONDS]
 
-Prints one line: lib=... median_ms=... checksum=... (sum of real + imaginary parts of the
-result, comparable with tfe-einsum's checksum). Threads are limited by the caller (taskset) and
-by the library's own setting."""
+What each peer runs per pairwise step (its best normal call; planning and compilation are
+outside the timed region, as tenferro's planning is):
+  numpy  np.einsum(step, x, y, optimize=['einsum_path', (0, 1)]): the optimizing code path, which
+         hands every step with a contracted index to tensordot (OpenBLAS GEMM) and runs the rest
+         (elementwise / outer products) in numpy's C einsum loop. (Plain np.einsum(step, x, y), the
+         default optimize=False, never calls BLAS: 20-40x slower on GEMM-shaped steps.)
+  torch  torch.einsum(step, x, y) (which maps each step to bmm / mul internally).
+  jax    the whole pairwise program as one jax.jit function of all operands (jnp.einsum per step,
+         x64 enabled); compiled by a first call, then timed with block_until_ready().
+Every lib is run once untimed (warm-up / compilation), then `repeat` timed runs, fewer when one run
+already takes more than budget/repeat seconds (at least one timed run).
+
+Prints one line: lib=... median_ms=... runs=... checksum=... (sum of real + imaginary parts of
+the result, comparable with tfe-einsum's checksum). Threads are limited by the caller (taskset)
+and by the library's own setting."""
 import argparse, json, os, sys, time, statistics
 
 ap = argparse.ArgumentParser()
@@ -15,9 +27,9 @@ ap.add_argument("--lib", required=True, choices=["numpy", "torch", "jax"])
 ap.add_argument("--instance", required=True)
 ap.add_argument("--inputs", required=True)
 ap.add_argument("--path", default="opt_flops")
-ap.add_argument("--dtype", default="f64")
 ap.add_argument("--threads", type=int, default=1)
 ap.add_argument("--repeat", type=int, default=3)
+ap.add_argument("--budget", type=float, default=20.0, help="seconds of timed runs after the warm-up")
 a = ap.parse_args()
 for v in ["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"]:
     os.environ[v] = str(a.threads)
@@ -32,7 +44,8 @@ path = inst["paths"][a.path]["path"]
 arrs = [np.load(os.path.join(a.inputs, "in%d.npy" % k)) for k in range(len(terms))]
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-# The pairwise program: each step keeps the labels still needed (later operands or output).
+# The pairwise program: each step keeps the labels still needed (later operands or output),
+# renamed to ASCII letters (torch and jax accept only those).
 steps, live = [], list(terms)
 for i, j in path:
     rest = [t for k, t in enumerate(live) if k not in (i, j)]
@@ -49,32 +62,44 @@ for i, j in path:
 if len(terms) == 1:
     steps = []
 
-if a.lib == "numpy":
-    ein, conv, back = (lambda e, x, y: np.einsum(e, x, y)), (lambda x: x), (lambda x: np.asarray(x))
-elif a.lib == "torch":
-    import torch
-    torch.set_num_threads(a.threads)
-    ein, conv, back = (lambda e, x, y: torch.einsum(e, x, y)), torch.from_numpy, (lambda x: x.numpy())
-else:
-    import jax
-    jax.config.update("jax_enable_x64", True)
-    import jax.numpy as jnp
-    ein = lambda e, x, y: jnp.einsum(e, x, y, optimize=False)
-    conv, back = jnp.asarray, (lambda x: np.asarray(x.block_until_ready()))
-
-def run(ops):
+def pairwise(ein, ops):
     ops = list(ops)
     for i, j, e in steps:
         r = ein(e, ops[i], ops[j])
         ops = [t for k, t in enumerate(ops) if k not in (i, j)] + [r]
-    return back(ops[0])
+    return ops[0]
 
-ops = [conv(x) for x in arrs]
-res = run(ops)  # warm-up (and jit compilation for jax)
+if a.lib == "numpy":
+    PAIR = ["einsum_path", (0, 1)]  # the path of a pair is fixed: skip the search, keep the BLAS dispatch
+    run = lambda ops: pairwise(lambda e, x, y: np.einsum(e, x, y, optimize=PAIR), ops)
+    ops, back = arrs, np.asarray
+elif a.lib == "torch":
+    import torch
+    torch.set_num_threads(a.threads)
+    run = lambda ops: pairwise(torch.einsum, ops)
+    ops, back = [torch.from_numpy(x) for x in arrs], (lambda x: x.numpy())
+else:
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    prog = jax.jit(lambda *ops: pairwise(jnp.einsum, ops))
+    run = lambda ops: prog(*ops).block_until_ready()
+    ops = [jax.device_put(x) for x in arrs]
+    for x in ops:
+        x.block_until_ready()
+    back = np.asarray
+
+if a.lib == "jax":
+    run(ops)  # compilation
+t0 = time.perf_counter()
+res = run(ops)  # warm-up, and the run time that sets the number of timed runs
+first = time.perf_counter() - t0
+reps = max(1, min(a.repeat, int(a.budget / max(first, 1e-9))))
 ts = []
-for _ in range(a.repeat):
+for _ in range(reps):
     t0 = time.perf_counter()
     res = run(ops)
     ts.append(1e3 * (time.perf_counter() - t0))
+res = back(res)
 cs = float(np.sum(res.real)) + (float(np.sum(res.imag)) if np.iscomplexobj(res) else 0.0)
-print("lib=%s median_ms=%.3f checksum=%.10g" % (a.lib, statistics.median(ts), cs))
+print("lib=%s median_ms=%.3f runs=%d checksum=%.10g" % (a.lib, statistics.median(ts), reps, cs))

@@ -22,6 +22,8 @@ typedef struct kind {
                      void *const *data, const tfe_layout *lays, const bool *conj, const tfe_einsum_opts *o);
   tfe_status (*labels)(tfe_dyn *out, int n, void *const *data, const tfe_layout *lays, const bool *conj,
                        const int32_t *const *lab, const int32_t *olab, int orank, const tfe_einsum_opts *o);
+  tfe_status (*owned)(tfe_dyn *out, const char *expr, int n, tfe_storage **st, const tfe_layout *lays,
+                      const bool *conj, const tfe_einsum_opts *o);
 } kind;
 
 #define K_STAMP(s, T, R, alg, cplx, flt, DT)                                                          \
@@ -67,6 +69,17 @@ typedef struct kind {
     free(v);                                                                                           \
     if (st == TFE_OK) { out->dtype = DT; out->data = t.v.data; out->lay = t.v.lay; out->conj = false; out->st = t.st; } \
     return st;                                                                                         \
+  }                                                                                                    \
+  static tfe_status owned_##s(tfe_dyn *out, const char *expr, int n, tfe_storage **st, const tfe_layout *lays, \
+                              const bool *conj, const tfe_einsum_opts *o) {                             \
+    tfe_tensor_##s *t = (tfe_tensor_##s *)calloc((size_t)n + 1, sizeof *t);                             \
+    for (int k = 0; k < n; k++) { t[k].st = st[k]; t[k].v.data = (T *)st[k]->ptr; t[k].v.lay = lays[k]; t[k].v.conj = conj[k]; } \
+    tfe_tensor_##s r = {0};                                                                            \
+    tfe_status s_ = tfe_einsum_owned(&r, expr, n, t, o);                                                \
+    for (int k = 0; k < n; k++) assert_null(t[k].st);                                                  \
+    free(t);                                                                                           \
+    if (s_ == TFE_OK) { out->dtype = DT; out->data = r.v.data; out->lay = r.v.lay; out->conj = false; out->st = r.st; } \
+    return s_;                                                                                         \
   }
 TFE_KINDS(K_STAMP)
 #undef K_STAMP
@@ -76,7 +89,8 @@ static void kinds_init(void) {
 #define K_FILL(s, T, R, alg, cplx, flt, DT)                                                        \
   {                                                                                               \
     kind k = {DT, sizeof(T), TFE_ALG_##alg, cplx, TFE_ALG_##alg == 0 && !flt, sizeof(R) == 4 && flt, \
-              zero_##s, one_##s, add_##s, mul_##s, conj_##s, from2_##s, dist_##s, mag_##s, into_##s, labels_##s}; \
+              zero_##s, one_##s, add_##s, mul_##s, conj_##s, from2_##s, dist_##s, mag_##s, into_##s, labels_##s, \
+              owned_##s};                                                                         \
     KINDS[DT] = k;                                                                                \
   }
   TFE_KINDS(K_FILL)
@@ -379,6 +393,31 @@ static void check_result(const kind *k, const rt *ref, const unsigned char *out,
   }
 }
 
+/* Per kind: pairwise steps planned as broadcast products (tfe_zip_S), owned calls whose result
+ * landed in an operand's storage. */
+static int zip_steps[TFE_DT_COUNT], owned_reused[TFE_DT_COUNT];
+
+/* The consuming form on copies of the case's operands: checked against the reference. */
+static void owned_case(const kind *k, net *N, const char *expr, const rt *ref, const tfe_einsum_opts *o) {
+  tfe_storage *st[16];
+  for (int t = 0; t < N->n; t++) {
+    int64_t lo = 0, hi = -1;
+    tfe_layout_extent(&N->lay[t], &lo, &hi);
+    size_t bytes = (size_t)(hi + 1 > 0 ? hi + 1 : 1) * k->sz;
+    assert_int_equal(tfe_storage_new(bytes, &st[t]), TFE_OK);
+    memcpy(st[t]->ptr, N->buf[t], bytes);
+  }
+  void *ptrs[16];
+  for (int t = 0; t < N->n; t++) ptrs[t] = st[t]->ptr;
+  tfe_dyn res;
+  memset(&res, 0, sizeof res);
+  tfe_status s = k->owned(&res, expr, N->n, st, N->lay, N->conj, o);
+  if (s != TFE_OK) fail_msg("owned einsum '%s' (%s) failed: %s", expr, tfe_dtype_name(k->dt), tfe_last_error());
+  for (int t = 0; t < N->n; t++) if (res.st && res.st->ptr == ptrs[t]) owned_reused[k->dt]++;
+  check_result(k, ref, (const unsigned char *)res.data, &res.lay, NULL, 1, 0, true, expr);
+  tfe_storage_release(res.st);
+}
+
 /* One random differential case. */
 static void one_case(tu_rng *g, const kind *k, int nmin, int nmax, int *nsliced_seen) {
   net N;
@@ -410,6 +449,7 @@ static void one_case(tu_rng *g, const kind *k, int nmin, int nmax, int *nsliced_
   else if (algo == 2 && N.n <= 10) o.algo = TFE_PATH_DP;
   else o.algo = algo == 1 ? TFE_PATH_GREEDY : TFE_PATH_AUTO;
   if (tu_int(g, 0, 2) == 0) o.memory_limit = (int64_t)k->sz * tu_int(g, 1, 12);
+  o.out_order = tu_int(g, 0, 1) ? TFE_ROWMAJOR : TFE_COLMAJOR;
   rt ref = reference(k, &N, g);
   /* output: strided, prefilled; alpha/beta now and then */
   int64_t odims[MAXL];
@@ -449,6 +489,16 @@ static void one_case(tu_rng *g, const kind *k, int nmin, int nmax, int *nsliced_
     st = k->into(out, &ol, alpha, beta, expr, N.n, data, N.lay, N.conj, &o);
     if (st != TFE_OK) fail_msg("einsum '%s' (%s, algo %d) failed: %s", expr, tfe_dtype_name(k->dt), (int)o.algo, tfe_last_error());
     check_result(k, &ref, out, &ol, old, alpha, beta, false, expr);
+    if (tu_int(g, 0, 2) == 0) owned_case(k, &N, expr, &ref, &o);
+  }
+  if (!N.parens) { /* count the steps that ran as broadcast products */
+    tfe_einsum_plan *p = NULL;
+    const tfe_layout *lp[16];
+    for (int t = 0; t < N.n; t++) lp[t] = &N.lay[t];
+    if (tfe_einsum_plan_new(&p, k->dt, expr, N.n, lp, &o) == TFE_OK) {
+      for (int s = 0; s + 1 < p->nsteps; s++) zip_steps[k->dt] += p->step[s].zip;
+      tfe_einsum_plan_release(p);
+    }
   }
   if (o.memory_limit && nsliced_seen) {
     tfe_einsum_plan *p = NULL;
@@ -471,6 +521,11 @@ static void test_differential(void **state) {
   for (int c = 0; c < cases; c++) one_case(&g, &KINDS[c % TFE_DT_COUNT], 3, 12, &sliced);
   for (int c = 0; c < tu_cases(300); c++) one_case(&g, &KINDS[c % TFE_DT_COUNT], 1, 2, NULL);
   assert_true(sliced > cases / 20); /* slicing really happened */
+  for (int d = 0; d < TFE_DT_COUNT; d++) { /* every kind went through the zip and owned-reuse paths */
+    if (getenv("TFE_EIN_COUNTS")) printf("%s zip %d owned %d\n", tfe_dtype_name((tfe_dtype)d), zip_steps[d], owned_reused[d]);
+    if (zip_steps[d] < 3 || owned_reused[d] < 1)
+      fail_msg("%s: %d zip steps, %d owned results in operand storage", tfe_dtype_name((tfe_dtype)d), zip_steps[d], owned_reused[d]);
+  }
   tfe_einsum_cache_clear();
 }
 

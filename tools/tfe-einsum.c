@@ -291,6 +291,15 @@ int main(int argc, char **argv) {
   tfe_einsum_opts o;
   memset(&o, 0, sizeof o);
   o.seed = a.seed; o.memory_limit = a.memory_limit; o.no_cache = true;
+  /* The result in the inputs' memory order (what numpy and torch return for C-ordered inputs):
+   * row-major for an instance read row-major and for .npy inputs that are all C-ordered. */
+  bool rowmajor = a.instance ? !a.colmajor : true;
+  for (int k = 0; !a.instance && k < pr.n; k++) {
+    const tfe_layout *L = &pr.in[k].lay;
+    for (int i = 0; i + 1 < L->rank; i++)
+      if (L->dims[i] > 1 && L->dims[i + 1] > 1 && L->strides[i] < L->strides[i + 1]) rowmajor = false;
+  }
+  o.out_order = rowmajor ? TFE_ROWMAJOR : TFE_COLMAJOR;
   int *given = NULL, ngiven = 0;
   double inst_l10 = NAN;
   if (!strcmp(a.path, "greedy")) o.algo = TFE_PATH_GREEDY;
@@ -334,7 +343,7 @@ int main(int argc, char **argv) {
   out.dtype = dt;
   int64_t odims[TFE_MAX_RANK];
   for (int i = 0; i < plan->out_rank; i++) odims[i] = plan->out_dims[i];
-  if (tfe_layout_dense(plan->out_rank, odims, TFE_COLMAJOR, &out.lay) != TFE_OK ||
+  if (tfe_layout_dense(plan->out_rank, odims, o.out_order, &out.lay) != TFE_OK ||
       tfe_storage_new((size_t)tfe_layout_numel(&out.lay) * tfe_dtype_get(dt)->size, &out.st) != TFE_OK)
     return fail(1, "%s", tfe_last_error());
   out.data = out.st->ptr;

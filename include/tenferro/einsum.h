@@ -19,6 +19,7 @@
 #ifndef TENFERRO_EINSUM_H
 #define TENFERRO_EINSUM_H
 
+#include <limits.h>
 #include <tenferro/tensor.h>
 #include <tenferro/prims.h>
 #include <tenferro/einsum_parse.h>

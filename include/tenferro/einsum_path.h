@@ -42,6 +42,8 @@ typedef struct tfe_einsum_opts {
   const int *path;
   tfe_path_format path_format;
   bool no_cache;          /* plan without consulting or filling the plan cache */
+  tfe_order out_order;    /* memory order of the output the plan is laid out for, and of the
+                             allocating forms' result: TFE_COLMAJOR (default) or TFE_ROWMAJOR */
 } tfe_einsum_opts;
 
 typedef struct tfe_einsum_cost {

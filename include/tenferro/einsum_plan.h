@@ -9,6 +9,7 @@
 #define TENFERRO_EINSUM_PLAN_H
 
 #include <tenferro/einsum_anneal.h>
+#include <tenferro/kernel.h>
 #include <stdatomic.h>
 
 /* One pairwise step (or a leaf pre-reduction, b = -1): operands a, b are node ids (leaves
@@ -16,6 +17,7 @@
  * with layout lay (dense; sliced labels have dim 1). */
 typedef struct tfe__ein_step {
   int a, b, buf;
+  bool zip;                /* no label is summed: an elementwise product (tfe_zip_S), not a GEMM */
   tfe_layout lay;
   int32_t lab[TFE_MAX_RANK];
 } tfe__ein_step;
@@ -40,6 +42,7 @@ typedef struct tfe_einsum_plan {
   int nsteps;
   tfe__ein_step *step;      /* n-1 pairwise steps, the last writes the output */
   int out_rank;
+  tfe_order out_order;      /* the output layout the intermediates are laid out for */
   int32_t out_lab[TFE_MAX_RANK];
   int64_t out_dims[TFE_MAX_RANK];
   int nsliced;
@@ -49,6 +52,9 @@ typedef struct tfe_einsum_plan {
   int tmp_buf;              /* buffer of the sliced output accumulator (-1: none) */
   int nbuf;
   int64_t *buf_off;         /* byte offsets in the arena */
+  int64_t *buf_bytes;       /* nbuf: size of each buffer */
+  int *buf_from, *buf_to;   /* nbuf: live range in step times (pre-reductions 0, step k: k+1) */
+  int *consumed;            /* n: step time at which operand k is read for the last time */
   int64_t arena_bytes;
   int *path;                /* 2*nsteps: the tree in opt_einsum's linear format */
   tfe_einsum_cost cost;
@@ -64,6 +70,7 @@ TFE_API void tfe_einsum_plan_release(tfe_einsum_plan *p) {
   if (p->axis) for (int k = 0; k < p->n; k++) tfe__free(p->axis[k]);
   tfe__free(p->axis); tfe__free(p->in); tfe__free(p->leaf); tfe__free(p->pre); tfe__free(p->step);
   tfe__free(p->sliced); tfe__free(p->sliced_dim); tfe__free(p->buf_off); tfe__free(p->path);
+  tfe__free(p->buf_bytes); tfe__free(p->buf_from); tfe__free(p->consumed); /* buf_to lives in buf_from */
   tfe__free(p->label_id); tfe__free(p->slice_of);
   tfe__free(p);
 }
@@ -80,6 +87,47 @@ TFE_API int tfe_einsum_plan_path(const tfe_einsum_plan *p, const int **pairs) {
   return p->nsteps;
 }
 
+/* ---- the execution workspace -------------------------------------------------------------------- */
+/* The arena of a big network is hundreds of MiB: fresh pages on every call cost a page fault
+ * per 4 KiB (more than the copies that fill them). The last arena is kept for the next call
+ * (one block, process-wide, lock-free; the bigger of two is kept), only when it comes from the
+ * default allocator: user allocators get every block back at once. Huge pages are asked for
+ * before the first touch. tfe_einsum_workspace_release() frees the kept block. */
+typedef struct tfe__ein_block {
+  size_t bytes;
+  tfe_allocator from;
+  char pad[64 - sizeof(size_t) - sizeof(tfe_allocator) > 0 ? 64 - sizeof(size_t) - sizeof(tfe_allocator) : 1];
+} tfe__ein_block;
+TFE_GLOBAL _Atomic(tfe__ein_block *) tfe__ein_pool;
+
+TFE_INTERNAL void tfe__ein_block_free(tfe__ein_block *b) {
+  if (b) b->from.free(b->from.ctx, b);
+}
+/* A workspace of at least `bytes` (64-byte aligned), NULL on failure (message set). */
+TFE_INTERNAL void *tfe__ein_ws_get(size_t bytes) {
+  tfe__ein_block *b = atomic_exchange(&tfe__ein_pool, NULL);
+  tfe_allocator cur = tfe_get_allocator();
+  if (b && b->bytes >= bytes && b->from.alloc == cur.alloc && b->from.ctx == cur.ctx) return b + 1;
+  tfe__ein_block_free(b);
+  if (bytes > SIZE_MAX - sizeof *b) { (void)TFE_FAIL(TFE_ERR_OVERFLOW, "workspace of %zu bytes", bytes); return NULL; }
+  b = (tfe__ein_block *)tfe__alloc(sizeof *b + bytes);
+  if (!b) return NULL;
+  b->bytes = bytes;
+  b->from = cur;
+  tfe__kadvise_huge(b + 1, bytes);
+  return b + 1;
+}
+TFE_INTERNAL void tfe__ein_ws_put(void *p) {
+  if (!p) return;
+  tfe__ein_block *b = (tfe__ein_block *)p - 1;
+  if (b->from.alloc != tfe__default_alloc) { tfe__ein_block_free(b); return; }
+  tfe__ein_block *old = atomic_exchange(&tfe__ein_pool, b);
+  if (old && old->bytes > b->bytes) old = atomic_exchange(&tfe__ein_pool, old); /* keep the bigger */
+  tfe__ein_block_free(old);
+}
+/* Frees the workspace kept for the next einsum call (it is otherwise kept until exit). */
+TFE_API void tfe_einsum_workspace_release(void) { tfe__ein_block_free(atomic_exchange(&tfe__ein_pool, NULL)); }
+
 /* ---- building: the tree over groups ----------------------------------------------------------- */
 /* Runs the chosen optimizer on one network. */
 TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_opts *o, tfe__ein_tree *t) {
@@ -92,15 +140,35 @@ TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_op
   double budget = o->algo == TFE_PATH_ANNEAL ? (o->time_budget > 0 ? o->time_budget : 1.0)
                 : o->algo == TFE_PATH_AUTO ? o->time_budget : 0;
   double t0 = tfe__now();
-  /* a quarter of the budget on randomized greedy runs, the rest on annealing restarts, each
-   * from the best tree so far (re-heating): one long run gets stuck more often */
-  TFE_TRY(tfe__ein_greedy(net, o, t, NULL, budget > 0 ? t0 + 0.25 * budget : 0));
-  int runs = 3;
+  /* 15% of the budget on randomized greedy runs; then independent short annealing chains,
+   * each from the best greedy tree with its own seed, the best kept: one long chain settles
+   * in one basin (on lm_batch_likelihood: 0.99, 1.05 or 1.11x the best known flops by seed),
+   * several short ones sample several basins; every other chain continues from the best tree
+   * so far (re-heating it). */
+  TFE_TRY(tfe__ein_greedy(net, o, t, NULL, budget > 0 ? t0 + 0.15 * budget : 0));
   uint64_t seed = o->seed ? o->seed : 0xA11EA1;
-  for (int r = 0; r < runs && budget > 0; r++) {
-    double left = t0 + 0.9 * budget - tfe__now();
-    if (left <= 0) break;
-    TFE_TRY(tfe__ein_anneal(net, o->write_weight, left / (runs - r), seed + 7919u * (uint64_t)r, t));
+  if (budget > 0) {
+    int m = 2 * (n - 1);
+    tfe__ein_tree cur, best;
+    TFE_TRY(tfe__ein_tree_new(n, &cur));
+    tfe_status st = tfe__ein_tree_new(n, &best);
+    if (st != TFE_OK) { tfe__ein_tree_free(&cur); return st; }
+    memcpy(best.ch, t->ch, (size_t)m * sizeof(int));
+    double bscore = INFINITY, chain = 0.75 * budget / 32;
+    if (chain < 0.02) chain = 0.02;
+    tfe_einsum_cost c;
+    for (int r = 0; st == TFE_OK; r++) {
+      double left = t0 + 0.9 * budget - tfe__now();
+      if (left <= 0.5 * chain && r > 0) break;
+      memcpy(cur.ch, (r & 1) ? best.ch : t->ch, (size_t)m * sizeof(int));
+      st = tfe__ein_anneal(net, o->write_weight, left < chain ? left : chain, seed + 7919u * (uint64_t)r, &cur);
+      double sc;
+      if (st == TFE_OK) st = tfe__ein_tree_cost(net, &cur, o->write_weight, &c, &sc);
+      if (st == TFE_OK && sc < bscore) { bscore = sc; memcpy(best.ch, cur.ch, (size_t)m * sizeof(int)); }
+    }
+    if (st == TFE_OK) memcpy(t->ch, best.ch, (size_t)m * sizeof(int));
+    tfe__ein_tree_free(&cur); tfe__ein_tree_free(&best);
+    TFE_TRY(st);
   }
   /* exact re-solution of subtrees polishes what annealing leaves */
   if (budget > 0) TFE_TRY(tfe__ein_reconf(net, o->write_weight, 10, t0 + budget, t));
@@ -366,7 +434,7 @@ TFE_INTERNAL tfe_status tfe__ein_plan_steps(tfe_einsum_plan *p, tfe__ein_bw *w) 
   tfe__ein_prob *pb = &w->pb;
   int n = pb->n, W = w->net.W, N = 2 * n - 1;
   p->nsteps = n - 1;
-  w->L = (uint64_t *)tfe__alloc((size_t)N * (size_t)W * sizeof(uint64_t));
+  w->L = (uint64_t *)tfe__alloc((size_t)(N + 1) * (size_t)W * sizeof(uint64_t));
   w->ord = (int32_t(*)[TFE_MAX_RANK])tfe__alloc((size_t)N * sizeof *w->ord);
   w->ordn = (int *)tfe__calloc((size_t)N, sizeof(int));
   w->parent = (int *)tfe__alloc((size_t)N * sizeof(int));
@@ -402,7 +470,7 @@ TFE_INTERNAL tfe_status tfe__ein_plan_steps(tfe_einsum_plan *p, tfe__ein_bw *w) 
     for (int i = 0; i < lf->lay.rank; i++) need = need || !tfe__bs_test(E, lf->lab[i]);
     if (!need) continue;
     tfe__ein_step *s = &p->pre[p->npre];
-    s->a = k; s->b = -1; s->buf = nb;
+    s->a = k; s->b = -1; s->buf = nb; s->zip = false;
     int r = 0;
     for (int i = 0; i < lf->lay.rank; i++)
       if (tfe__bs_test(E, lf->lab[i]) && tfe__ein_pos(s->lab, r, lf->lab[i]) < 0) s->lab[r++] = lf->lab[i];
@@ -411,9 +479,10 @@ TFE_INTERNAL tfe_status tfe__ein_plan_steps(tfe_einsum_plan *p, tfe__ein_bw *w) 
     lf->pre = p->npre++;
     nb++;
   }
-  /* Orders: the output's for the root, then top-down. */
+  /* Orders: the output's memory order for the root, then top-down. */
   if (n > 1) {
-    memcpy(w->ord[N - 1], p->out_lab, (size_t)p->out_rank * sizeof(int32_t));
+    for (int i = 0; i < p->out_rank; i++)
+      w->ord[N - 1][i] = p->out_lab[p->out_order == TFE_ROWMAJOR ? p->out_rank - 1 - i : i];
     w->ordn[N - 1] = p->out_rank;
     tfe__ein_choose_orders(p, w->L, W, w->ord, w->ordn);
   }
@@ -424,6 +493,10 @@ TFE_INTERNAL tfe_status tfe__ein_plan_steps(tfe_einsum_plan *p, tfe__ein_bw *w) 
     int64_t bytes;
     TFE_TRY(tfe__ein_dense(pb, w->is_sliced, s->lab, r, p->elem, &s->lay, &bytes));
     s->buf = -1;
+    /* every label of the operands survives: the step is a broadcast product */
+    uint64_t *u = TFE__BS(w->L, W, N); /* scratch word set past the last node */
+    for (int q = 0; q < W; q++) u[q] = TFE__BS(w->L, W, s->a)[q] | TFE__BS(w->L, W, s->b)[q];
+    s->zip = tfe__bs_count(u, W) == tfe__bs_count(TFE__BS(w->L, W, v), W);
     if (k + 2 < n) {
       s->buf = nb; w->bbytes[nb] = bytes; w->bfrom[nb] = k + 1; w->bto[nb] = w->parent[v] + 1; nb++;
     }
@@ -439,6 +512,16 @@ TFE_INTERNAL tfe_status tfe__ein_plan_steps(tfe_einsum_plan *p, tfe__ein_bw *w) 
   }
   p->nbuf = nb;
   TFE_TRY(tfe__ein_arena(nb, w->bbytes, w->bfrom, w->bto, p->buf_off, &p->arena_bytes));
+  /* live ranges kept for execution-time buffer reuse (tfe_einsum_owned_S) */
+  p->buf_bytes = (int64_t *)tfe__alloc((size_t)(nb + 1) * sizeof(int64_t));
+  p->buf_from = (int *)tfe__alloc((size_t)(2 * nb + 2) * sizeof(int));
+  p->consumed = (int *)tfe__alloc((size_t)(n + 1) * sizeof(int));
+  if (!p->buf_bytes || !p->buf_from || !p->consumed) return TFE_ERR_ALLOC;
+  p->buf_to = p->buf_from + nb + 1;
+  memcpy(p->buf_bytes, w->bbytes, (size_t)nb * sizeof(int64_t));
+  memcpy(p->buf_from, w->bfrom, (size_t)nb * sizeof(int));
+  memcpy(p->buf_to, w->bto, (size_t)nb * sizeof(int));
+  for (int k = 0; k < n; k++) p->consumed[k] = p->leaf[k].pre >= 0 ? 0 : w->parent[k] + 1;
   /* The tree as opt_einsum pairs (positions in the shrinking operand list). */
   int m = n;
   for (int i = 0; i < n; i++) w->live[i] = i;
@@ -463,6 +546,8 @@ TFE_INTERNAL tfe_status tfe__ein_plan_build(const tfe__ein_expr *e, const char *
   if (opts) o = *opts; else memset(&o, 0, sizeof o);
   if (o.algo < TFE_PATH_AUTO || o.algo > TFE_PATH_GIVEN)
     return TFE_FAIL(TFE_ERR_INVALID, "unknown path algorithm %d", (int)o.algo);
+  if (o.out_order != TFE_COLMAJOR && o.out_order != TFE_ROWMAJOR)
+    return TFE_FAIL(TFE_ERR_INVALID, "out_order %d is not TFE_COLMAJOR or TFE_ROWMAJOR", (int)o.out_order);
   for (int k = 0; k < n; k++) {
     if (!lay[k]) return TFE_FAIL(TFE_ERR_NULL, "layout of operand %d is NULL", k);
     TFE_TRY(tfe_layout_check(lay[k], NULL));
@@ -472,7 +557,7 @@ TFE_INTERNAL tfe_status tfe__ein_plan_build(const tfe__ein_expr *e, const char *
   tfe_einsum_plan *p = (tfe_einsum_plan *)tfe__calloc(1, sizeof *p);
   if (!p) return TFE_ERR_ALLOC;
   atomic_init(&p->refcount, 1);
-  p->dtype = dt; p->elem = elem; p->n = n;
+  p->dtype = dt; p->elem = elem; p->n = n; p->out_order = o.out_order;
   tfe_status st = tfe__ein_bind(e, src, n, lay, &w.pb);
   if (st == TFE_OK) {
     p->in = (tfe_layout *)tfe__alloc((size_t)n * sizeof(tfe_layout));
@@ -575,6 +660,7 @@ TFE_INTERNAL tfe_status tfe__ein_make_key(tfe__ein_key *k, tfe_dtype dt, const c
     tfe__ein_key_put(k, &o->write_weight, sizeof(double)); tfe__ein_key_put(k, &o->memory_limit, sizeof(int64_t));
     tfe__ein_key_put(k, &o->seed, sizeof(uint64_t)); tfe__ein_key_put(k, &o->path_nsteps, sizeof(int));
     tfe__ein_key_put(k, &o->path_format, sizeof o->path_format);
+    tfe__ein_key_put(k, &o->out_order, sizeof o->out_order);
     if (o->path && o->path_nsteps > 0) tfe__ein_key_put(k, o->path, 2 * (size_t)o->path_nsteps * sizeof(int));
   }
   if (k->oom) { tfe__free(k->b); k->b = NULL; return TFE_FAIL(TFE_ERR_ALLOC, "plan cache key allocation failed"); }

@@ -15,26 +15,25 @@ TFE_INTERNAL TFE_TY(view) TFE_FN(ein_leaf_)(const tfe_einsum_plan *p, const TFE_
   }
   return v;
 }
-/* A workspace buffer as a view. */
-TFE_INTERNAL TFE_TY(view) TFE_FN(ein_buf_)(const tfe_einsum_plan *p, char *arena, const tfe__ein_step *s) {
+/* A workspace buffer as a view; bp[i] is where buffer i lives during this call. */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ein_buf_)(char *const *bp, const tfe__ein_step *s) {
   TFE_TY(view) v;
-  v.data = (TFE_T *)(arena + p->buf_off[s->buf]);
+  v.data = (TFE_T *)bp[s->buf];
   v.lay = s->lay; v.conj = false;
   return v;
 }
 /* Node id -> the view that holds it during the current slice. */
-TFE_INTERNAL TFE_TY(view) TFE_FN(ein_node_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *arena,
+TFE_INTERNAL TFE_TY(view) TFE_FN(ein_node_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *const *bp,
                                             int id, const int64_t *idx, const int32_t **lab) {
-  if (id >= p->n) { *lab = p->step[id - p->n].lab; return TFE_FN(ein_buf_)(p, arena, &p->step[id - p->n]); }
+  if (id >= p->n) { *lab = p->step[id - p->n].lab; return TFE_FN(ein_buf_)(bp, &p->step[id - p->n]); }
   int pre = p->leaf[id].pre;
-  if (pre >= 0) { *lab = p->pre[pre].lab; return TFE_FN(ein_buf_)(p, arena, &p->pre[pre]); }
+  if (pre >= 0) { *lab = p->pre[pre].lab; return TFE_FN(ein_buf_)(bp, &p->pre[pre]); }
   *lab = p->leaf[id].lab;
   return TFE_FN(ein_leaf_)(p, &ops[id], id, idx);
 }
 
-/* Checks the operands and the output against the plan; nothing is written on failure. */
-TFE_INTERNAL tfe_status TFE_FN(ein_check_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops,
-                                           const TFE_TY(view) *out) {
+/* Checks the operands against the plan. */
+TFE_INTERNAL tfe_status TFE_FN(ein_check_ops_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops) {
   if (p->dtype != TFE_DT || p->elem != sizeof(TFE_T))
     return TFE_FAIL(TFE_ERR_DTYPE, "plan was made for %s, called with %s", tfe_dtype_name(p->dtype), tfe_dtype_name(TFE_DT));
   if (p->n > 0 && !ops) return TFE_FAIL(TFE_ERR_NULL, "argument 'ops' is NULL");
@@ -48,6 +47,12 @@ TFE_INTERNAL tfe_status TFE_FN(ein_check_)(const tfe_einsum_plan *p, const TFE_T
                         (long long)L->dims[i], (long long)L->strides[i], (long long)P->dims[i], (long long)P->strides[i]);
     if (!ops[k].data && tfe_layout_numel(L) > 0) return TFE_FAIL(TFE_ERR_NULL, "data of operand %d is NULL", k);
   }
+  return TFE_OK;
+}
+/* Checks the operands and the output against the plan; nothing is written on failure. */
+TFE_INTERNAL tfe_status TFE_FN(ein_check_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops,
+                                           const TFE_TY(view) *out) {
+  TFE_TRY(TFE_FN(ein_check_ops_)(p, ops));
   if (out->lay.rank != p->out_rank)
     return TFE_FAIL(TFE_ERR_RANK, "output has rank %d, the expression gives %d", out->lay.rank, p->out_rank);
   for (int i = 0; i < p->out_rank; i++)
@@ -64,25 +69,105 @@ TFE_INTERNAL tfe_status TFE_FN(ein_check_)(const tfe_einsum_plan *p, const TFE_T
   return TFE_OK;
 }
 
+/* c = a * b for a step that sums no label (elementwise or outer product, with broadcasting):
+ * a and b are viewed in c's label order (a label they lack gets stride 0, a repeated one the
+ * sum of its strides) and handed to the kernel room's zip with the semiring product. */
+TFE_INTERNAL tfe_status TFE_FN(ein_zip_)(const TFE_TY(view) *a, const int32_t *la, const TFE_TY(view) *b,
+                                         const int32_t *lb, const TFE_TY(view) *c, const int32_t *lc) {
+  const TFE_TY(view) *src[2] = {a, b};
+  const int32_t *ls[2] = {la, lb};
+  TFE_TY(view) x[2];
+  for (int q = 0; q < 2; q++) {
+    x[q].data = src[q]->data; x[q].conj = src[q]->conj;
+    x[q].lay.rank = c->lay.rank; x[q].lay.offset = src[q]->lay.offset;
+    for (int i = 0; i < c->lay.rank; i++) {
+      int64_t st = 0, dim = 1;
+      for (int j = 0; j < src[q]->lay.rank; j++)
+        if (ls[q][j] == lc[i]) { st += src[q]->lay.strides[j]; dim = src[q]->lay.dims[j]; }
+      x[q].lay.dims[i] = dim; x[q].lay.strides[i] = dim == 1 ? 0 : st;
+    }
+  }
+  return TFE_FN(zip)(c, &x[0], &x[1], TFE_BIN_MUL);
+}
+/* One pairwise step: c = alpha * (a . b) + beta * c. */
+TFE_INTERNAL tfe_status TFE_FN(ein_step_)(const tfe__ein_step *s, TFE_T alpha, const TFE_TY(view) *a, const int32_t *la,
+                                          const TFE_TY(view) *b, const int32_t *lb, TFE_T beta,
+                                          const TFE_TY(view) *c, const int32_t *lc) {
+  if (s->zip && TFE_FN(sr_eq)(alpha, TFE_FN(sr_one)()) && TFE_FN(sr_eq)(beta, TFE_FN(sr_zero)()))
+    return TFE_FN(ein_zip_)(a, la, b, lb, c, lc);
+  return TFE_FN(contract)(alpha, a, la, b, lb, beta, c, lc);
+}
+
 /* One slice: leaf reductions, then the pairwise steps; the last writes into `target`. */
-TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *arena,
+TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *const *bp,
                                            const int64_t *idx, TFE_T alpha, TFE_T beta, const TFE_TY(view) *target) {
   TFE_T one = TFE_FN(sr_one)(), zero = TFE_FN(sr_zero)();
   for (int q = 0; q < p->npre; q++) {
     const tfe__ein_step *s = &p->pre[q];
-    TFE_TY(view) a = TFE_FN(ein_leaf_)(p, &ops[s->a], s->a, idx), c = TFE_FN(ein_buf_)(p, arena, s);
+    TFE_TY(view) a = TFE_FN(ein_leaf_)(p, &ops[s->a], s->a, idx), c = TFE_FN(ein_buf_)(bp, s);
     TFE_TRY(TFE_FN(contract_unary)(one, &a, p->leaf[s->a].lab, zero, &c, s->lab));
   }
   for (int k = 0; k < p->nsteps; k++) {
     const tfe__ein_step *s = &p->step[k];
     const int32_t *la, *lb;
-    TFE_TY(view) a = TFE_FN(ein_node_)(p, ops, arena, s->a, idx, &la);
-    TFE_TY(view) b = TFE_FN(ein_node_)(p, ops, arena, s->b, idx, &lb);
-    if (k + 1 == p->nsteps) return TFE_FN(contract)(alpha, &a, la, &b, lb, beta, target, p->out_lab);
-    TFE_TY(view) c = TFE_FN(ein_buf_)(p, arena, s);
-    TFE_TRY(TFE_FN(contract)(one, &a, la, &b, lb, zero, &c, s->lab));
+    TFE_TY(view) a = TFE_FN(ein_node_)(p, ops, bp, s->a, idx, &la);
+    TFE_TY(view) b = TFE_FN(ein_node_)(p, ops, bp, s->b, idx, &lb);
+    if (k + 1 == p->nsteps) return TFE_FN(ein_step_)(s, alpha, &a, la, &b, lb, beta, target, p->out_lab);
+    TFE_TY(view) c = TFE_FN(ein_buf_)(bp, s);
+    TFE_TRY(TFE_FN(ein_step_)(s, one, &a, la, &b, lb, zero, &c, s->lab));
   }
   return TFE_OK;
+}
+
+/* The plan's run over all slices with the buffers at bp[] (an arena, or owned operands'
+ * storage). */
+TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_einsum_plan *p, TFE_T alpha, const TFE_TY(view) *ops, TFE_T beta,
+                                         const TFE_TY(view) *out, char *const *bp) {
+  int64_t idx[TFE_MAX_RANK * 2 + 1];
+  memset(idx, 0, sizeof idx);
+  if (p->nslices <= 1) return TFE_FN(ein_slice_)(p, ops, bp, idx, alpha, beta, out);
+  /* Slices accumulate into a dense buffer; the output is written once at the end. */
+  TFE_TY(view) tmp;
+  tmp.data = (TFE_T *)bp[p->tmp_buf]; tmp.conj = false;
+  tfe_layout_dense(p->out_rank, p->out_dims, p->out_order, &tmp.lay);
+  int64_t cnt = tfe_layout_numel(&tmp.lay);
+  for (int64_t i = 0; i < cnt; i++) tmp.data[i] = TFE_FN(sr_zero)();
+  tfe_status st = TFE_OK;
+  for (int64_t s = 0; st == TFE_OK && s < p->nslices; s++) {
+    TFE_TY(view) t = tmp;
+    for (int i = 0; i < t.lay.rank; i++) {
+      int q = p->slice_of[p->out_lab[i]];
+      if (q >= 0) { t.lay.offset += idx[q] * t.lay.strides[i]; t.lay.dims[i] = 1; }
+    }
+    st = TFE_FN(ein_slice_)(p, ops, bp, idx, TFE_FN(sr_one)(), TFE_FN(sr_one)(), &t);
+    for (int d = 0; d < p->nsliced; d++) { /* odometer over the sliced labels */
+      if (++idx[d] < p->sliced_dim[d]) break;
+      idx[d] = 0;
+    }
+  }
+  if (st == TFE_OK) st = TFE_FN(contract_unary)(alpha, &tmp, p->out_lab, beta, out, p->out_lab);
+  return st;
+}
+
+/* Runs p with buffer i at reuse[i] when reuse is given and reuse[i] is not NULL (owned
+ * operands' storage), the others in the (kept) arena of arena_bytes at offsets off[]. */
+TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_einsum_plan *p, TFE_T alpha, const TFE_TY(view) *ops, TFE_T beta,
+                                          const TFE_TY(view) *out, char *const *reuse, const int64_t *off,
+                                          int64_t arena_bytes) {
+  if (p->n == 1) {
+    TFE_TY(view) a = TFE_FN(ein_leaf_)(p, &ops[0], 0, NULL);
+    return TFE_FN(contract_unary)(alpha, &a, p->leaf[0].lab, beta, out, p->out_lab);
+  }
+  char *small[64], **bp = p->nbuf <= 64 ? small : (char **)tfe__alloc((size_t)p->nbuf * sizeof(char *));
+  if (!bp) return TFE_ERR_ALLOC;
+  char *arena = NULL;
+  tfe_status st = TFE_OK;
+  if (arena_bytes > 0 && !(arena = (char *)tfe__ein_ws_get((size_t)arena_bytes))) st = TFE_ERR_ALLOC;
+  for (int i = 0; st == TFE_OK && i < p->nbuf; i++) bp[i] = reuse && reuse[i] ? reuse[i] : arena + off[i];
+  if (st == TFE_OK) st = TFE_FN(ein_run_)(p, alpha, ops, beta, out, bp);
+  tfe__ein_ws_put(arena);
+  if (bp != small) tfe__free(bp);
+  return st;
 }
 
 /* out = alpha * einsum(ops) + beta * out, following plan p. out may have any strides (no
@@ -94,40 +179,7 @@ TFE_API tfe_status TFE_FN(einsum_execute)(const tfe_einsum_plan *p, TFE_T alpha,
   TFE_CHECK_NULL(out);
   TFE_TRY(TFE_FN(ein_check_)(p, ops, out));
   if (tfe_layout_numel(&out->lay) == 0) return TFE_OK;
-  if (p->n == 1) {
-    TFE_TY(view) a = TFE_FN(ein_leaf_)(p, &ops[0], 0, NULL);
-    return TFE_FN(contract_unary)(alpha, &a, p->leaf[0].lab, beta, out, p->out_lab);
-  }
-  char *arena = NULL;
-  if (p->arena_bytes > 0 && !(arena = (char *)tfe__alloc((size_t)p->arena_bytes))) return TFE_ERR_ALLOC;
-  int64_t idx[TFE_MAX_RANK * 2 + 1];
-  memset(idx, 0, sizeof idx);
-  tfe_status st = TFE_OK;
-  if (p->nslices <= 1) {
-    st = TFE_FN(ein_slice_)(p, ops, arena, idx, alpha, beta, out);
-  } else {
-    /* Slices accumulate into a dense buffer; the output is written once at the end. */
-    TFE_TY(view) tmp;
-    tmp.data = (TFE_T *)(arena + p->buf_off[p->tmp_buf]); tmp.conj = false;
-    tfe_layout_dense(p->out_rank, p->out_dims, TFE_COLMAJOR, &tmp.lay);
-    int64_t cnt = tfe_layout_numel(&tmp.lay);
-    for (int64_t i = 0; i < cnt; i++) tmp.data[i] = TFE_FN(sr_zero)();
-    for (int64_t s = 0; st == TFE_OK && s < p->nslices; s++) {
-      TFE_TY(view) t = tmp;
-      for (int i = 0; i < t.lay.rank; i++) {
-        int q = p->slice_of[p->out_lab[i]];
-        if (q >= 0) { t.lay.offset += idx[q] * t.lay.strides[i]; t.lay.dims[i] = 1; }
-      }
-      st = TFE_FN(ein_slice_)(p, ops, arena, idx, TFE_FN(sr_one)(), TFE_FN(sr_one)(), &t);
-      for (int d = 0; d < p->nsliced; d++) { /* odometer over the sliced labels */
-        if (++idx[d] < p->sliced_dim[d]) break;
-        idx[d] = 0;
-      }
-    }
-    if (st == TFE_OK) st = TFE_FN(contract_unary)(alpha, &tmp, p->out_lab, beta, out, p->out_lab);
-  }
-  tfe__free(arena);
-  return st;
+  return TFE_FN(ein_exec_)(p, alpha, ops, beta, out, NULL, p->buf_off, p->arena_bytes);
 }
 
 /* ---- one-call entry points ------------------------------------------------------------------------ */
@@ -172,14 +224,14 @@ TFE_INTERNAL tfe_status TFE_FN(ein_alloc_)(TFE_TY(tensor) *out, const char *expr
   if (lay != small) tfe__free((void *)lay);
   if (st != TFE_OK) return st;
   TFE_TY(tensor) t = {0};
-  st = TFE_FN(empty)(&t, p->out_rank, p->out_dims, TFE_COLMAJOR);
+  st = TFE_FN(empty)(&t, p->out_rank, p->out_dims, p->out_order);
   if (st == TFE_OK) st = TFE_FN(einsum_execute)(p, TFE_FN(sr_one)(), ops, TFE_FN(sr_zero)(), &t.v);
   tfe_einsum_plan_release(p);
   if (st != TFE_OK) { TFE_FN(tensor_release)(&t); return st; }
   *out = t;
   return TFE_OK;
 }
-/* A new column-major tensor with einsum(expr, ops). */
+/* A new dense tensor (opts->out_order, column-major by default) with einsum(expr, ops). */
 TFE_API tfe_status TFE_FN(einsum_with)(TFE_TY(tensor) *out, const char *expr, int n, const TFE_TY(view) *ops,
                                        const tfe_einsum_opts *opts) {
   if (!expr) return TFE_FAIL(TFE_ERR_NULL, "argument 'expr' is NULL");
@@ -195,18 +247,88 @@ TFE_API tfe_status TFE_FN(einsum_labels)(TFE_TY(tensor) *out, int n, const TFE_T
   if (!labels) return TFE_FAIL(TFE_ERR_NULL, "argument 'labels' is NULL");
   return TFE_FN(ein_alloc_)(out, NULL, n, ops, labels, out_labels, out_rank, opts);
 }
+/* ---- the consuming form ---------------------------------------------------------------------------- */
+/* Storage of operand k that the call may overwrite once the operand is read: held by the
+ * caller's handle only, host memory tenferro allocated, no pending work, 64-byte aligned,
+ * shared with no other operand. */
+TFE_INTERNAL bool TFE_FN(ein_reusable_)(const TFE_TY(tensor) *ops, int n, int k) {
+  const tfe_storage *s = ops[k].st;
+  if (!s || !s->ptr || !s->free_fn || s->event || s->space.kind != TFE_MEM_HOST || (uintptr_t)s->ptr % 64 ||
+      atomic_load(&((tfe_storage *)s)->refcount) != 1)
+    return false;
+  for (int j = 0; j < n; j++) if (j != k && ops[j].st == s) return false;
+  return true;
+}
+/* Smallest reusable operand storage of at least `bytes` that is free before step time `at`
+ * (free_at[k] < at), or -1. */
+TFE_INTERNAL int TFE_FN(ein_pick_)(const TFE_TY(tensor) *ops, int n, const int *free_at, int at, int64_t bytes) {
+  int best = -1;
+  for (int k = 0; k < n; k++)
+    if (free_at[k] < at && (int64_t)ops[k].st->bytes >= bytes && (best < 0 || ops[k].st->bytes < ops[best].st->bytes))
+      best = k;
+  return best;
+}
+/* Runs plan p for the consuming form: the result goes into the storage of an operand read
+ * before the last step when one is big enough, intermediates into operands' storage once
+ * they are read (the arena shrinks accordingly). ops' storage moved to the result is cleared
+ * from its handle. Unsliced plans only: slices re-read every operand. */
+TFE_INTERNAL tfe_status TFE_FN(ein_owned_run_)(const tfe_einsum_plan *p, TFE_TY(tensor) *ops, const TFE_TY(view) *v,
+                                               TFE_TY(tensor) *out) {
+  int n = p->n, nb = p->nbuf;
+  TFE_TRY(TFE_FN(ein_check_ops_)(p, v));
+  int64_t cnt = 1, obytes;
+  for (int i = 0; i < p->out_rank; i++) cnt *= p->out_dims[i];
+  if (!tfe__mul_ok(cnt, (int64_t)sizeof(TFE_T), &obytes)) return TFE_FAIL(TFE_ERR_OVERFLOW, "output size overflows");
+  int *free_at = (int *)tfe__alloc((size_t)(n + 1) * sizeof(int));
+  char **reuse = (char **)tfe__calloc((size_t)nb + 1, sizeof(char *));
+  int64_t *off = (int64_t *)tfe__alloc((size_t)(2 * nb + 1) * sizeof(int64_t)), *bytes = off ? off + nb : NULL;
+  tfe_status st = (!free_at || !reuse || !off) ? TFE_ERR_ALLOC : TFE_OK;
+  int owner = -1;
+  TFE_TY(tensor) t = {0};
+  if (st == TFE_OK) {
+    bool on = n > 1 && p->nslices <= 1 && obytes > 0;
+    for (int k = 0; k < n; k++) free_at[k] = on && TFE_FN(ein_reusable_)(ops, n, k) ? p->consumed[k] : INT_MAX;
+    owner = on ? TFE_FN(ein_pick_)(ops, n, free_at, p->nsteps, obytes) : -1;
+    if (owner >= 0) free_at[owner] = INT_MAX;
+    int64_t arena = 0;
+    for (int i = 0; i < nb; i++) { /* buffers in step order: a storage serves one live range at a time */
+      int k = TFE_FN(ein_pick_)(ops, n, free_at, p->buf_from[i], p->buf_bytes[i]);
+      bytes[i] = p->buf_bytes[i];
+      if (k >= 0) { reuse[i] = (char *)ops[k].st->ptr; free_at[k] = p->buf_to[i]; bytes[i] = 0; }
+    }
+    st = tfe__ein_arena(nb, bytes, p->buf_from, p->buf_to, off, &arena);
+    if (st == TFE_OK && owner < 0) st = TFE_FN(empty)(&t, p->out_rank, p->out_dims, p->out_order);
+    if (st == TFE_OK && owner >= 0) {
+      t.st = ops[owner].st; t.v.data = (TFE_T *)t.st->ptr; t.v.conj = false;
+      tfe_layout_dense(p->out_rank, p->out_dims, p->out_order, &t.v.lay);
+      ops[owner].st = NULL; ops[owner].v.data = NULL;
+    }
+    if (st == TFE_OK) st = TFE_FN(ein_exec_)(p, TFE_FN(sr_one)(), v, TFE_FN(sr_zero)(), &t.v, reuse, off, arena);
+  }
+  tfe__free(free_at); tfe__free(reuse); tfe__free(off);
+  if (st != TFE_OK) { TFE_FN(tensor_release)(&t); return st; }
+  *out = t;
+  return TFE_OK;
+}
 /* Consuming form: the operand tensors are given up (released, handles cleared) whether or not
- * the call succeeds. */
+ * the call succeeds; their storage may hold intermediates or the result (see docs/einsum.md). */
 TFE_API tfe_status TFE_FN(einsum_owned)(TFE_TY(tensor) *out, const char *expr, int n, TFE_TY(tensor) *ops,
                                         const tfe_einsum_opts *opts) {
   if (n < 1 || !ops) return TFE_FAIL(ops ? TFE_ERR_INVALID : TFE_ERR_NULL, "einsum needs operands (n = %d)", n);
   TFE_TY(view) small[16], *v = n <= 16 ? small : (TFE_TY(view) *)tfe__alloc((size_t)n * sizeof(TFE_TY(view)));
-  tfe_status st = TFE_ERR_ALLOC;
-  if (v) {
+  const tfe_layout *lsmall[16], **lay = NULL;
+  tfe_status st = !out ? TFE_FAIL(TFE_ERR_NULL, "argument 'out' is NULL")
+                : !expr ? TFE_FAIL(TFE_ERR_NULL, "argument 'expr' is NULL") : !v ? TFE_ERR_ALLOC : TFE_OK;
+  if (st == TFE_OK) {
     for (int k = 0; k < n; k++) v[k] = ops[k].v;
-    st = TFE_FN(einsum_with)(out, expr, n, v, opts);
-    if (v != small) tfe__free(v);
+    st = TFE_FN(ein_layouts_)(n, v, &lay, lsmall, 16);
   }
+  tfe_einsum_plan *p = NULL;
+  if (st == TFE_OK) st = tfe__ein_plan_cached(&p, TFE_DT, expr, n, lay, NULL, NULL, 0, opts);
+  if (lay && lay != lsmall) tfe__free((void *)lay);
+  if (st == TFE_OK) st = TFE_FN(ein_owned_run_)(p, ops, v, out);
+  tfe_einsum_plan_release(p);
+  if (v && v != small) tfe__free(v);
   for (int k = 0; k < n; k++) TFE_FN(tensor_release)(&ops[k]);
   return st;
 }

@@ -6,7 +6,7 @@
  * Options: --path greedy|dp|anneal|auto|instance:opt_flops|instance:opt_size
  *          --dtype f32|f64|c64|c128   --algebra standard|maxplus|minplus|maxtimes
  *          --threads N  --repeat K  --memory-limit BYTES  --time-budget SECONDS
- *          --seed N  --colmajor  --print-path
+ *          --seed N  --colmajor  --print-path  --max-time SECONDS
  * One summary line on stdout; errors are one line on stderr and exit status 1 (usage: 2). */
 #include <tenferro.h>
 #include <errno.h>
@@ -16,7 +16,7 @@ typedef struct args {
   const char *inputs[1024];
   int ninputs, threads, repeat;
   int64_t memory_limit;
-  double budget;
+  double budget, max_time;
   uint64_t seed;
   bool colmajor, print_path, plan_only;
 } args;
@@ -63,6 +63,12 @@ static int parse_args(int argc, char **argv, args *a) {
       a->budget = strtod(argv[++i], &e);
       if (*e || e == argv[i] || !(a->budget >= 0)) return fail(2, "--time-budget wants seconds, got '%s'", argv[i]);
     }
+    else if (!strcmp(s, "--max-time")) {
+      NEED_VAL();
+      char *e;
+      a->max_time = strtod(argv[++i], &e);
+      if (*e || e == argv[i] || !(a->max_time >= 0)) return fail(2, "--max-time wants seconds, got '%s'", argv[i]);
+    }
     else if (!strcmp(s, "--colmajor")) a->colmajor = true;
     else if (!strcmp(s, "--print-path")) a->print_path = true;
     else if (!strcmp(s, "--plan-only")) a->plan_only = true;
@@ -72,6 +78,7 @@ static int parse_args(int argc, char **argv, args *a) {
            "  --path greedy|dp|anneal|auto|instance:opt_flops|instance:opt_size  --dtype f32|f64|c64|c128\n"
            "  --algebra standard|maxplus|minplus|maxtimes  --threads N  --repeat K  --memory-limit BYTES\n"
            "  --time-budget SECONDS (anneal/auto planning)  --seed N  --colmajor  --print-path\n"
+           "  --max-time SECONDS (stop repeating once the timed runs took this long; at least one run)\n"
            "  --plan-only (plan and print the path, do not contract)  --save-inputs DIR (DIR/in<k>.npy)");
       exit(0);
     }
@@ -109,18 +116,22 @@ static int pick_kind(const char *dtype, const char *algebra, tfe_dtype *dt) {
 static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 
 #define RUN_KIND(s, T, R, alg, cplx, flt, DT)                                                           \
-  static tfe_status run_##s(const tfe_einsum_plan *p, int n, const tfe_dyn *in, tfe_dyn *out, int repeat, \
-                            double *ms, double *sum) {                                                   \
+  static tfe_status run_##s(const tfe_einsum_plan *p, int n, const tfe_dyn *in, tfe_dyn *out, int *repeat, \
+                            double max_ms, double *ms, double *sum) {                                    \
     tfe_view_##s *v = (tfe_view_##s *)calloc((size_t)n + 1, sizeof *v);                                 \
     if (!v) return TFE_ERR_ALLOC;                                                                        \
     for (int k = 0; k < n; k++) { v[k].data = (T *)in[k].data; v[k].lay = in[k].lay; v[k].conj = false; } \
     tfe_view_##s o = {(T *)out->data, out->lay, false};                                                  \
     tfe_status st = TFE_OK;                                                                              \
-    for (int r = 0; r < repeat && st == TFE_OK; r++) {                                                   \
+    double spent = 0;                                                                                    \
+    int r = 0;                                                                                           \
+    for (; r < *repeat && st == TFE_OK && (r == 0 || spent < max_ms); r++) {                             \
       double t0 = tfe__now();                                                                            \
       st = tfe_einsum_execute_##s(p, tfe_sr_one_##s(), v, tfe_sr_zero_##s(), &o);                        \
       ms[r] = 1e3 * (tfe__now() - t0);                                                                   \
+      spent += ms[r];                                                                                    \
     }                                                                                                    \
+    *repeat = r;                                                                                         \
     free(v);                                                                                             \
     int64_t cnt = tfe_layout_numel(&out->lay);                                                           \
     double acc = 0;                                                                                      \
@@ -135,10 +146,10 @@ static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, 
 TFE_KINDS(RUN_KIND)
 #undef RUN_KIND
 
-static tfe_status run_any(tfe_dtype dt, const tfe_einsum_plan *p, int n, const tfe_dyn *in, tfe_dyn *out, int repeat,
-                          double *ms, double *sum) {
+static tfe_status run_any(tfe_dtype dt, const tfe_einsum_plan *p, int n, const tfe_dyn *in, tfe_dyn *out, int *repeat,
+                          double max_ms, double *ms, double *sum) {
   switch (dt) {
-#define CASE(s, T, R, alg, cplx, flt, DT) case DT: return run_##s(p, n, in, out, repeat, ms, sum);
+#define CASE(s, T, R, alg, cplx, flt, DT) case DT: return run_##s(p, n, in, out, repeat, max_ms, ms, sum);
     TFE_KINDS(CASE)
 #undef CASE
     default: return TFE_FAIL(TFE_ERR_DTYPE, "unsupported dtype");
@@ -349,7 +360,8 @@ int main(int argc, char **argv) {
   out.data = out.st->ptr;
   double *ms = (double *)calloc((size_t)a.repeat, sizeof(double)), sum = 0;
   if (a.plan_only) a.repeat = 1;
-  else if (run_any(dt, plan, pr.n, pr.in, &out, a.repeat, ms, &sum) != TFE_OK) return fail(1, "%s", tfe_last_error());
+  else if (run_any(dt, plan, pr.n, pr.in, &out, &a.repeat, a.max_time > 0 ? 1e3 * a.max_time : INFINITY, ms, &sum) != TFE_OK)
+    return fail(1, "%s", tfe_last_error());
   qsort(ms, (size_t)a.repeat, sizeof *ms, cmp_d);
   double med = a.repeat % 2 ? ms[a.repeat / 2] : 0.5 * (ms[a.repeat / 2 - 1] + ms[a.repeat / 2]);
 
@@ -364,8 +376,8 @@ int main(int argc, char **argv) {
                                   cost.flops / ref_flops);
     printf("\n");
   }
-  printf("name=%s dtype=%s threads=%d path=%s median_ms=%.3f plan_ms=%.1f log10_flops=%.4f log2_size=%.4f slices=%lld",
-         pr.name, tfe_dtype_name(dt), a.threads, a.path, med, plan_ms, cost.log10_flops, cost.log2_size,
+  printf("name=%s dtype=%s threads=%d path=%s median_ms=%.3f runs=%d plan_ms=%.1f log10_flops=%.4f log2_size=%.4f slices=%lld",
+         pr.name, tfe_dtype_name(dt), a.threads, a.path, med, a.repeat, plan_ms, cost.log10_flops, cost.log2_size,
          (long long)cost.slices);
   if (!isnan(ref_flops)) printf(" flops_vs_opt_flops=%.4f", cost.flops / ref_flops);
   printf(" checksum=%.10g\n", sum);

@@ -55,10 +55,20 @@ static bool tk_cl(double x, double y, double tol) {
   return fabs(x - y) <= tol * (1 + fabs(x));
 }
 
-/* Mode 1 plans every tensor and threads from 64 elements on; mode 0 restores defaults. */
+/* Mode 1 plans every tensor and threads from 64 elements on; mode 0 restores defaults.
+ * Modes 2 and 3 also shrink the transpose tiles to a few elements (clipped tiles and 8x8
+ * rims everywhere), stream every result past the cache (unaligned heads and tails), and
+ * drive map/zip transpose tiles through whole-tile heap buffers (2) or narrow stack strips
+ * of 1 to 2 columns (3). */
 static void tk_paths(int mode) {
   tfe__ktiny = mode ? 0 : 1024;
   tfe__kpar_min = mode ? 64 : 32768;
+  tfe__ktile_bytes = mode >= 2 ? 64 : 256;
+  tfe__kew_tile_bytes = mode >= 2 ? 96 : 1024;
+  tfe__kew_run_bytes = mode >= 2 ? 128 : 2048;
+  tfe__knt_min = mode >= 2 ? 0 : (int64_t)16 << 20;
+  tfe__kew_scratch = mode != 3;
+  tfe__kew_strip = mode >= 2 ? 24 : (int64_t)1 << 30;
 }
 
 #define TK_KIND
@@ -74,7 +84,7 @@ static void tk_paths(int mode) {
 static void test_copy_random(void **st) {
   (void)st;
   tu_rng r = {12345};
-  for (int mode = 0; mode < 4; mode++) { /* threads 1, 2; default or no tiny path */
+  for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; path modes 0-3 (tk_paths) */
     int nt = 1 + mode % 2;
     tfe_set_num_threads(nt);
     tk_paths(mode / 2);
@@ -85,7 +95,7 @@ static void test_copy_random(void **st) {
 }
 
 #define TK_MODES(body)                                                   \
-  for (int mode = 0; mode < 4; mode++) {                                 \
+  for (int mode = 0; mode < 8; mode++) {                                 \
     int nt = 1 + mode % 2;                                               \
     tfe_set_num_threads(nt);                                             \
     tk_paths(mode / 2);                                                  \

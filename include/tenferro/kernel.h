@@ -451,8 +451,17 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * below tfe__kpar_min elements a kernel runs on one thread. */
 TFE_GLOBAL int64_t tfe__ktiny = 1024;
 TFE_GLOBAL int64_t tfe__kpar_min = 32768;
-/* Transpose tiles: G1 spans this many bytes along the source, G0 twice as many. */
+/* Transpose tiles: G1 spans this many bytes along the source, G0 twice as many. Copies
+ * (tfe__ktile_bytes) and map/zip (tfe__kew_tile_bytes) tile separately. */
 TFE_GLOBAL int64_t tfe__ktile_bytes = 256;
+TFE_GLOBAL int64_t tfe__kew_tile_bytes = 1024;
+TFE_GLOBAL int64_t tfe__kew_run_bytes = 2048; /* map/zip: G0 span (destination runs) */
+/* map/zip transpose tiles: whole-tile heap buffers (1) or strips of at most tfe__kew_strip
+ * elements on the stack (0; also the fallback when the buffers cannot be allocated). */
+TFE_GLOBAL int tfe__kew_scratch = 1;
+TFE_GLOBAL int64_t tfe__kew_strip = (int64_t)1 << 30;
+/* Software prefetch of strided tile rows, this many 8-row strips ahead (0: none). */
+TFE_GLOBAL int tfe__kpf = 2;
 
 TFE_INTERNAL int tfe__kthreads(int64_t numel) {
   int nt = tfe_get_num_threads();
@@ -461,22 +470,29 @@ TFE_INTERNAL int tfe__kthreads(int64_t numel) {
 
 /* Run every tile. Tiles of one sequential run (nseq consecutive, sharing op 0 elements)
  * stay on one thread; runs are split statically so that each thread writes (and first
- * touches) one contiguous share of the output. */
+ * touches) one contiguous share of the output. Each thread fences its streaming stores once,
+ * at the end of its share (a fence per tile drains the write-combining buffers every few KiB
+ * and costs a quarter of the bandwidth). */
+TFE_INTERNAL void tfe__ksfence(void);
 TFE_INTERNAL void tfe__kplan_run(const tfe__kplan *p, tfe__ktile_fn fn, void *ctx, int nt) {
   int64_t nrun = p->ntiles / p->nseq;
   if (nt > nrun) nt = (int)(nrun > 0 ? nrun : 1);
-  TFE_OMP(parallel for schedule(static) num_threads(nt) if (nt > 1))
-  for (int64_t r = 0; r < nrun; r++) {
+  TFE_OMP(parallel num_threads(nt) if (nt > 1))
+  {
     tfe__ktile tl;
+    int nth = 1;
+    tl.tid = 0;
 #ifdef _OPENMP
     tl.tid = omp_get_thread_num();
-#else
-    tl.tid = 0;
+    nth = omp_get_num_threads();
 #endif
-    for (int64_t s = 0; s < p->nseq; s++) {
-      tfe__ktile_at(p, r * p->nseq + s, &tl);
-      fn(ctx, p, &tl);
-    }
+    int64_t r0 = nrun * tl.tid / nth, r1 = nrun * (tl.tid + 1) / nth;
+    for (int64_t r = r0; r < r1; r++)
+      for (int64_t s = 0; s < p->nseq; s++) {
+        tfe__ktile_at(p, r * p->nseq + s, &tl);
+        fn(ctx, p, &tl);
+      }
+    tfe__ksfence();
   }
 }
 
@@ -498,9 +514,9 @@ enum { TFE__KP_NONE, TFE__KP_ABS, TFE__KP_ABS2 };
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #define TFE__KHAVE_TR8 1
-TFE_INTERNAL void tfe__ktr8(void *const *dcol, const void *const *srow, bool nt) {
-  __m512d r[8], a[8], b[8], c[8];
-  for (int i = 0; i < 8; i++) r[i] = _mm512_loadu_pd((const double *)srow[i]);
+/* Registers r[i] (source rows) to c[j] (destination columns). */
+TFE_INTERNAL void tfe__ktr8_regs(const __m512d *r, __m512d *c) {
+  __m512d a[8], b[8];
   for (int i = 0; i < 8; i += 2) {
     a[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);     /* r_i[0] r_i+1[0] r_i[2] r_i+1[2] ... */
     a[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
@@ -519,6 +535,20 @@ TFE_INTERNAL void tfe__ktr8(void *const *dcol, const void *const *srow, bool nt)
     c[k] = _mm512_permutex2var_pd(b[k], q1, b[k + 4]);
     c[k + 4] = _mm512_permutex2var_pd(b[k], q2, b[k + 4]);
   }
+}
+/* Strided form: source row i at s + i*lds, destination column j at d + j*ldd. */
+TFE_INTERNAL void tfe__ktr8s(double *d, int64_t ldd, const double *s, int64_t lds, bool nt) {
+  __m512d r[8], c[8];
+  for (int i = 0; i < 8; i++) r[i] = _mm512_loadu_pd(s + i * lds);
+  tfe__ktr8_regs(r, c);
+  if (nt) for (int j = 0; j < 8; j++) _mm512_stream_pd(d + j * ldd, c[j]);
+  else for (int j = 0; j < 8; j++) _mm512_storeu_pd(d + j * ldd, c[j]);
+}
+/* Pointer form: one pointer per source row and destination column (any layout). */
+TFE_INTERNAL void tfe__ktr8(void *const *dcol, const void *const *srow, bool nt) {
+  __m512d r[8], c[8];
+  for (int i = 0; i < 8; i++) r[i] = _mm512_loadu_pd((const double *)srow[i]);
+  tfe__ktr8_regs(r, c);
   if (nt) for (int j = 0; j < 8; j++) _mm512_stream_pd((double *)dcol[j], c[j]);
   else for (int j = 0; j < 8; j++) _mm512_storeu_pd((double *)dcol[j], c[j]);
 }
@@ -529,8 +559,27 @@ TFE_INTERNAL void tfe__ksfence(void) {}
 #endif
 
 /* Outputs above this many bytes are written with streaming stores where aligned (they would
- * not stay in cache anyway). */
+ * not stay in cache anyway, and a normal store first reads the line it writes: a third
+ * stream of memory traffic). */
 TFE_GLOBAL int64_t tfe__knt_min = (int64_t)16 << 20;
+
+/* memcpy that streams the 64-byte-aligned middle of dst past the cache (the caller issues
+ * tfe__ksfence when done). Without AVX-512: plain memcpy. */
+TFE_INTERNAL void tfe__kstream(void *dst, const void *src, size_t bytes) {
+#if TFE__KHAVE_TR8
+  char *d = (char *)dst;
+  const char *s = (const char *)src;
+  size_t head = (size_t)(-(uintptr_t)d & 63);
+  if (head > bytes) head = bytes;
+  memcpy(d, s, head);
+  d += head; s += head; bytes -= head;
+  for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
+    _mm512_stream_pd((double *)(void *)d, _mm512_loadu_pd((const double *)(const void *)s));
+  memcpy(d, s, bytes);
+#else
+  memcpy(dst, src, bytes);
+#endif
+}
 
 #define TFE_TEMPLATE <tenferro/kernel_tpl.h>
 #include <tenferro/gen/foreach_kind.h>

@@ -44,39 +44,37 @@ typedef struct TFE_TY(kcopy_) {
 } TFE_TY(kcopy_);
 
 /* Strided tile rows miss every cache level and no hardware prefetcher follows them: ask for
- * the 8 rows starting at `row` (TFE__KPF strips ahead of use) along G1 in advance. */
-#ifndef TFE__KPF
-#define TFE__KPF 2
-#endif
+ * the 8 rows starting at `row` (tfe__kpf strips ahead of use; 0: off) along G1 in advance. */
 TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TFE_T *s, int64_t row,
                                            int64_t n0, int64_t n1) {
   int64_t line = 64 / (int64_t)sizeof(TFE_T) > 0 ? 64 / (int64_t)sizeof(TFE_T) : 1;
-  if (!(p->g[1].arith[op] && p->g[1].step[op] == 1)) return;
+  if (!tfe__kpf || !(p->g[1].arith[op] && p->g[1].step[op] == 1)) return;
   for (int64_t i = row; i < row + 8 && i < n0; i++) {
     const TFE_T *r = s + TFE__KOFF(p, 0, op, i);
     for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(r + j, 0, 3);
   }
 }
 
-/* One tile of a transposing copy, in 8x8 blocks: block (ib, jb) reads 8 source rows (G0
- * entries) of 8 elements along G1 and writes 8 destination columns (G1 entries) of 8
- * elements along G0, so every line touched is used whole before it can be evicted. */
-TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p,
-                                         TFE_T *d, const TFE_T *s, int64_t n0, int64_t n1) {
+/* Rows [i0, n0) x columns [j0, n1) of a transposing copy tile, in 8x8 blocks: block
+ * (ib, jb) reads 8 source rows (G0 entries) of 8 elements along G1 and writes 8 destination
+ * columns (G1 entries) of 8 elements along G0, so every line touched is used whole before
+ * it can be evicted. Any group layout (tables included). */
+TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
+                                         const TFE_T *s, int64_t i0, int64_t n0, int64_t j0, int64_t n1) {
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
   bool fast = TFE__KHAVE_TR8 && sizeof(TFE_T) == 8 && !c->cj && g0->arith[0] && g0->step[0] == 1 &&
               g1->arith[1] && g1->step[1] == 1;
   (void)fast;
-  for (int64_t ib = 0; ib < n0; ib += 8) {
+  for (int64_t ib = i0; ib < n0; ib += 8) {
     int bi = n0 - ib < 8 ? (int)(n0 - ib) : 8;
     const TFE_T *srow[8];
     int64_t doff[8];
-    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + 8 * TFE__KPF, n0, n1);
+    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + 8 * tfe__kpf, n0, n1);
     for (int i = 0; i < bi; i++) {
       srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
       doff[i] = TFE__KOFF(p, 0, 0, ib + i);
     }
-    for (int64_t jb = 0; jb < n1; jb += 8) {
+    for (int64_t jb = j0; jb < n1; jb += 8) {
       int bj = n1 - jb < 8 ? (int)(n1 - jb) : 8;
 #if TFE__KHAVE_TR8
       if (fast && bi == 8 && bj == 8) {
@@ -102,6 +100,34 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   }
 }
 
+/* The common transpose tile: 8-byte kind, each group one arithmetic step, unit stride along
+ * G0 in the destination and along G1 in the source. The multiple-of-8 part runs 8x8
+ * register blocks addressed by strides (no per-block tables or pointer arrays); the rims go
+ * through k_copy_blocks_. Returns false when the tile is not of that form. */
+TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
+                                     const TFE_T *s, int64_t n0, int64_t n1) {
+#if TFE__KHAVE_TR8
+  const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+  if (sizeof(TFE_T) != 8 || c->cj || !g0->arith[0] || !g0->arith[1] || !g1->arith[0] ||
+      !g1->arith[1] || g0->step[0] != 1 || g1->step[1] != 1)
+    return false;
+  int64_t lds = g0->step[1], ldd = g1->step[0], m0 = n0 & ~(int64_t)7, m1 = n1 & ~(int64_t)7;
+  bool al = c->nt && ((uintptr_t)d & 63) == 0 && (ldd & 7) == 0;
+  double *dd = (double *)(void *)d;
+  const double *ss = (const double *)(const void *)s;
+  for (int64_t ib = 0; ib < m0; ib += 8) {
+    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + 8 * tfe__kpf, n0, n1);
+    for (int64_t jb = 0; jb < m1; jb += 8) tfe__ktr8s(dd + ib + jb * ldd, ldd, ss + ib * lds + jb, lds, al);
+  }
+  if (m1 < n1) TFE_FN(k_copy_blocks_)(c, p, d, s, 0, m0, m1, n1);
+  if (m0 < n0) TFE_FN(k_copy_blocks_)(c, p, d, s, m0, n0, 0, n1);
+  return true;
+#else
+  (void)c; (void)p; (void)d; (void)s; (void)n0; (void)n1;
+  return false;
+#endif
+}
+
 TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
   const TFE_TY(kcopy_) *c = (const TFE_TY(kcopy_) *)ctx;
   TFE_T *d = c->d + t->off[0];
@@ -109,8 +135,7 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
   const tfe__kgroup *g0 = &p->g[0];
   int64_t n0 = t->n0, n1 = t->n1;
   if (p->g[1].nd > 0) { /* a transpose tile */
-    TFE_FN(k_copy_blocks_)(c, p, d, s, n0, n1);
-    if (c->nt) tfe__ksfence();
+    if (!TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1)) TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1);
     return;
   }
   if (c->cj) {
@@ -196,79 +221,153 @@ typedef struct TFE_TY(kew_) {
   int nin;
   TFE_TY(kbody_) body;
   void *bctx;
+  bool nt; /* stream transpose-tile results past the cache (large outputs) */
+  TFE_T *scratch;       /* transpose tiles: whole-tile buffers, per thread and input */
+  int64_t tile_elems;   /* elements of one such buffer (0: no scratch, strips on the stack) */
 } TFE_TY(kew_);
 
-/* Gather input op's part of a transpose tile into buf (entry (i, j) at i + j*n0) in 8x8
- * blocks, so the strided reads use whole lines (see k_copy_blocks_). */
-TFE_INTERNAL void TFE_FN(k_gather_tile_)(const tfe__kplan *p, int op, const TFE_T *s, bool cj,
-                                         TFE_T *buf, int64_t n0, int64_t n1) {
+/* Gather rows [i0, i1) x columns [j0 + c0, j0 + c1) of input op's part of a transpose tile
+ * into buf (entry (i, c) at i + c*n0, c counted from j0) in 8x8 blocks, so the strided
+ * reads use whole lines (see k_copy_blocks_). Any group layout. */
+TFE_INTERNAL void TFE_FN(k_gather_blocks_)(const tfe__kplan *p, int op, const TFE_T *s, bool cj, TFE_T *buf,
+                                           int64_t n0, int64_t j0, int64_t i0, int64_t i1,
+                                           int64_t c0, int64_t c1) {
   bool fast = TFE__KHAVE_TR8 && sizeof(TFE_T) == 8 && !cj && p->g[1].arith[op] && p->g[1].step[op] == 1;
   (void)fast;
-  for (int64_t ib = 0; ib < n0; ib += 8) {
-    int bi = n0 - ib < 8 ? (int)(n0 - ib) : 8;
+  for (int64_t ib = i0; ib < i1; ib += 8) {
+    int bi = i1 - ib < 8 ? (int)(i1 - ib) : 8;
     const TFE_T *srow[8];
-    TFE_FN(k_prefetch_rows_)(p, op, s, ib + 8 * TFE__KPF, n0, n1);
     for (int i = 0; i < bi; i++) srow[i] = s + TFE__KOFF(p, 0, op, ib + i);
-    for (int64_t jb = 0; jb < n1; jb += 8) {
-      int bj = n1 - jb < 8 ? (int)(n1 - jb) : 8;
+    for (int64_t jb = c0; jb < c1; jb += 8) {
+      int bj = c1 - jb < 8 ? (int)(c1 - jb) : 8;
 #if TFE__KHAVE_TR8
       if (fast && bi == 8 && bj == 8) {
         void *dcol[8];
         const void *sr[8];
         for (int j = 0; j < 8; j++) dcol[j] = buf + (jb + j) * n0 + ib;
-        for (int i = 0; i < 8; i++) sr[i] = srow[i] + jb;
+        for (int i = 0; i < 8; i++) sr[i] = srow[i] + j0 + jb;
         tfe__ktr8(dcol, sr, false);
         continue;
       }
 #endif
       for (int j = 0; j < bj; j++) {
         TFE_T *dj = buf + (jb + j) * n0 + ib;
-        int64_t so = TFE__KOFF(p, 1, op, jb + j);
+        int64_t so = TFE__KOFF(p, 1, op, j0 + jb + j);
         for (int i = 0; i < bi; i++) dj[i] = cj ? TFE_FN(sr_conj)(srow[i][so]) : srow[i][so];
       }
     }
   }
 }
 
-/* A transpose tile: every input is brought into a tile buffer (entry (i, j) at i + j*n0;
- * transposed inputs through 8x8 blocks), the body runs once over the whole tile, and the
- * result is written out run by run. One body call per tile instead of one per short run. */
-TFE_INTERNAL void TFE_FN(k_ew_tile2_)(const TFE_TY(kew_) *e, const tfe__kplan *p, const tfe__ktile *t,
-                                      TFE_T (*buf)[TFE__KBUF]) {
-  int64_t n0 = t->n0, n1 = t->n1;
-  const TFE_T *in[2] = {NULL, NULL};
-  for (int k = 0; k < e->nin; k++) {
-    const TFE_T *s = e->in[k] + t->off[k + 1];
-    TFE_T *b = buf[k + 1];
-    in[k] = b;
-    if (!(p->g[0].arith[k + 1] && (p->g[0].step[k + 1] == 0 || p->g[0].step[k + 1] == 1))) {
-      TFE_FN(k_gather_tile_)(p, k + 1, s, e->cj_in[k], b, n0, n1);
-      continue;
-    }
-    int64_t st = p->g[0].step[k + 1];
-    for (int64_t j = 0; j < n1; j++) {
-      const TFE_T *sj = s + TFE__KOFF(p, 1, k + 1, j);
-      TFE_T *bj = b + j * n0;
-      if (e->cj_in[k]) for (int64_t i = 0; i < n0; i++) bj[i] = TFE_FN(sr_conj)(sj[i * st]);
-      else if (st == 1) memcpy(bj, sj, (size_t)n0 * sizeof(TFE_T));
-      else for (int64_t i = 0; i < n0; i++) bj[i] = sj[0];
+/* Gather columns [j0, j0 + nj) of a transposed input (all n0 rows) into buf. When both
+ * groups are one arithmetic step with a unit step along G1 (the usual transpose), the
+ * multiple-of-8 part runs strided 8x8 register blocks, row block by row block (the copy's
+ * order: each source row is read along its lines before moving on); rims and other layouts
+ * go through k_gather_blocks_. */
+TFE_INTERNAL void TFE_FN(k_gather_tile_)(const tfe__kplan *p, int op, const TFE_T *s, bool cj,
+                                         TFE_T *buf, int64_t n0, int64_t j0, int64_t nj) {
+  int64_t m0 = 0, m1 = 0;
+#if TFE__KHAVE_TR8
+  if (sizeof(TFE_T) == 8 && !cj && p->g[0].arith[op] && p->g[1].arith[op] && p->g[1].step[op] == 1) {
+    int64_t lds = p->g[0].step[op];
+    const double *ss = (const double *)(const void *)(s + j0);
+    double *bb = (double *)(void *)buf;
+    m0 = n0 & ~(int64_t)7; m1 = nj & ~(int64_t)7;
+    for (int64_t ib = 0; ib < m0; ib += 8) {
+      TFE_FN(k_prefetch_rows_)(p, op, s + j0, ib + 8 * tfe__kpf, n0, nj);
+      for (int64_t jb = 0; jb < m1; jb += 8) tfe__ktr8s(bb + ib + jb * n0, n0, ss + ib * lds + jb, lds, false);
     }
   }
-  e->body(e->bctx, n0 * n1, buf[0], in[0], in[1]);
+#endif
+  if (m1 < nj) TFE_FN(k_gather_blocks_)(p, op, s, cj, buf, n0, j0, 0, m0, m1, nj);
+  if (m0 < n0) TFE_FN(k_gather_blocks_)(p, op, s, cj, buf, n0, j0, m0, n0, 0, nj);
+}
+
+/* Elements per operand of a transpose strip on the stack (8 columns of up to TFE__KCOL
+ * elements), and of a column buffer (the longest G0 block of an elementwise tile). */
+#define TFE__KSTRIP (16384 / sizeof(TFE_T) < 128 ? 128 : 16384 / sizeof(TFE_T))
+#define TFE__KCOL (4096 / sizeof(TFE_T) < 64 ? 64 : 4096 / sizeof(TFE_T))
+
+/* While column c of a transpose tile runs, prefetch column c + 2 of the inputs read in
+ * place (the next tile's first columns near the end). Their runs are only n0 elements
+ * long, spread over many columns, too short for the hardware prefetcher to ramp up; a
+ * short distance keeps the prefetched lines from being evicted by the other columns (with
+ * power-of-two strides they all map to the same cache sets). */
+TFE_INTERNAL void TFE_FN(k_ew_prefetch_)(const TFE_TY(kew_) *e, const tfe__kplan *p, const TFE_T *const *s,
+                                         const int *mode, int64_t c, int64_t n0, int64_t n1) {
+  if (!tfe__kpf) return;
+  int64_t line = 64 / (int64_t)sizeof(TFE_T) > 0 ? 64 / (int64_t)sizeof(TFE_T) : 1, j = c + 2;
+  bool next = j >= n1;
+  if (next && (p->no == 0 || p->oclip[0] != 1)) return;
+  if (next) j -= n1;
+  for (int k = 0; k < e->nin; k++) {
+    if (mode[k] != 0) continue;
+    const TFE_T *q = s[k] + (next ? p->ostep[k + 1][0] : 0) + TFE__KOFF(p, 1, k + 1, j);
+    for (int64_t i = 0; i < n0; i += line) __builtin_prefetch(q + i, 0, 3);
+  }
+}
+
+/* A transpose tile (n0 x n1: G0 runs along the destination, G1 along a transposed input),
+ * done in strips of as many columns as a strip buffer holds (the whole tile for the usual
+ * shapes). A transposed input is brought into the strip buffer through 8x8 blocks, row
+ * block by row block (whole cache lines, the copy's order); then the body runs column by column on
+ * contiguous arrays: inputs that are unit-stride along G0 are read in place, others
+ * (broadcast, conjugated, strided) go through a column buffer. The result goes straight to
+ * a unit-stride destination, or through a column buffer (streamed past the cache for large
+ * outputs, conjugated or scattered where needed). */
+TFE_INTERNAL void TFE_FN(k_ew_tile2_)(const TFE_TY(kew_) *e, const tfe__kplan *p, const tfe__ktile *t) {
+  TFE_T stack[2][TFE__KSTRIP], col[3][TFE__KCOL], *strip[2] = {stack[0], stack[1]};
+  int64_t n0 = t->n0, n1 = t->n1;
+  int64_t cap = tfe__kew_strip < (int64_t)TFE__KSTRIP ? tfe__kew_strip : (int64_t)TFE__KSTRIP;
+  int64_t sw = cap / n0 >= 8 ? cap / n0 / 8 * 8 : cap / n0; /* strip width: whole 8x8 blocks */
+  if (sw < 1) sw = 1;
+  if (e->tile_elems) { /* the whole tile at once, gathered row block by row block */
+    for (int k = 0; k < e->nin; k++) strip[k] = e->scratch + (t->tid * 2 + k) * e->tile_elems;
+    sw = n1;
+  }
+  const TFE_T *s[2] = {NULL, NULL};
+  int mode[2] = {0, 0}; /* 0: in place, 1: transposed (strip), 2: column buffer */
+  for (int k = 0; k < e->nin; k++) {
+    s[k] = e->in[k] + t->off[k + 1];
+    bool ar = p->g[0].arith[k + 1];
+    int64_t st = p->g[0].step[k + 1];
+    mode[k] = !(ar && (st == 0 || st == 1)) ? 1 : (st == 1 && !e->cj_in[k]) ? 0 : 2;
+  }
   TFE_T *d = e->d + t->off[0];
-  for (int64_t j = 0; j < n1; j++) {
-    TFE_T *dj = d + TFE__KOFF(p, 1, 0, j);
-    const TFE_T *oj = buf[0] + j * n0;
-    if (!e->cj_out && p->g[0].arith[0] && p->g[0].step[0] == 1) { memcpy(dj, oj, (size_t)n0 * sizeof(TFE_T)); continue; }
-    for (int64_t i = 0; i < n0; i++)
-      dj[TFE__KOFF(p, 0, 0, i)] = e->cj_out ? TFE_FN(sr_conj)(oj[i]) : oj[i];
+  bool direct = !e->cj_out && p->g[0].arith[0] && p->g[0].step[0] == 1 && !e->nt;
+  for (int64_t jb = 0; jb < n1; jb += sw) {
+    int64_t nj = n1 - jb < sw ? n1 - jb : sw;
+    for (int k = 0; k < e->nin; k++)
+      if (mode[k] == 1) TFE_FN(k_gather_tile_)(p, k + 1, s[k], e->cj_in[k], strip[k], n0, jb, nj);
+    for (int64_t c = 0; c < nj; c++) {
+      int64_t j = jb + c;
+      const TFE_T *in[2] = {NULL, NULL};
+      TFE_FN(k_ew_prefetch_)(e, p, s, mode, j, n0, n1);
+      for (int k = 0; k < e->nin; k++) {
+        const TFE_T *sj = s[k] + TFE__KOFF(p, 1, k + 1, j);
+        if (mode[k] == 0) { in[k] = sj; continue; }
+        if (mode[k] == 1) { in[k] = strip[k] + c * n0; continue; }
+        int64_t st = p->g[0].step[k + 1]; /* 0 or 1 */
+        for (int64_t i = 0; i < n0; i++) col[k + 1][i] = e->cj_in[k] ? TFE_FN(sr_conj)(sj[i * st]) : sj[i * st];
+        in[k] = col[k + 1];
+      }
+      TFE_T *dj = d + TFE__KOFF(p, 1, 0, j);
+      e->body(e->bctx, n0, direct ? dj : col[0], in[0], in[1]);
+      if (direct) continue;
+      if (!e->cj_out && p->g[0].arith[0] && p->g[0].step[0] == 1) {
+        tfe__kstream(dj, col[0], (size_t)n0 * sizeof(TFE_T));
+        continue;
+      }
+      for (int64_t i = 0; i < n0; i++)
+        dj[TFE__KOFF(p, 0, 0, i)] = e->cj_out ? TFE_FN(sr_conj)(col[0][i]) : col[0][i];
+    }
   }
 }
 
 TFE_INTERNAL void TFE_FN(k_ew_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
   const TFE_TY(kew_) *e = (const TFE_TY(kew_) *)ctx;
+  if (p->g[1].nd > 0) { TFE_FN(k_ew_tile2_)(e, p, t); return; }
   TFE_T buf[3][TFE__KBUF];
-  if (p->g[1].nd > 0) { TFE_FN(k_ew_tile2_)(e, p, t, buf); return; }
   const TFE_T *in[2] = {NULL, NULL};
   for (int k = 0; k < e->nin; k++) {
     const TFE_T *s = e->in[k] + t->off[k + 1];
@@ -335,7 +434,7 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew_)(const char *where, const TFE_TY(view) *dst
       return tfe__fail(TFE_ERR_OVERLAP, where, "destination overlaps the %s", names[k]);
   }
   if (n == 0) return TFE_OK;
-  TFE_TY(kew_) e = {dst->data, {NULL, NULL}, {false, false}, false, nin, body, bctx};
+  TFE_TY(kew_) e = {dst->data, {NULL, NULL}, {false, false}, false, nin, body, bctx, false, NULL, 0};
 #if !(TFE_ALG == TFE_ALG_STANDARD && !TFE_CPLX)
   e.cj_out = dst->conj;
 #endif
@@ -353,13 +452,26 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew_)(const char *where, const TFE_TY(view) *dst
   tfe__kplan p;
   const int64_t *str[3] = {dst->lay.strides, bl[0].strides, bl[1].strides};
   int64_t off[3] = {dst->lay.offset, bl[0].offset, bl[1].offset};
-  /* a transpose tile spans tfe__ktile_bytes along the transposed input (G1) and fits one
-   * buffer (KBUF elements) per operand */
-  int64_t kb = (int64_t)TFE__KBUF, t1 = tfe__ktile_bytes / (int64_t)sizeof(TFE_T);
+  /* a transpose tile spans tfe__kew_tile_bytes along the transposed input (G1), twice as
+   * many along the destination (G0, at most a column buffer) */
+  int64_t kb = (int64_t)TFE__KBUF, t1 = tfe__kew_tile_bytes / (int64_t)sizeof(TFE_T);
+  int64_t t0 = tfe__kew_run_bytes / (int64_t)sizeof(TFE_T);
   if (t1 < 8) t1 = 8;
-  if (t1 > kb / 8) t1 = kb / 8;
-  tfe__kplan_make(&p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, kb / t1, t1, false);
-  tfe__kplan_run(&p, TFE_FN(k_ew_tile_), &e, tfe__kthreads(n));
+  if (t0 < 8) t0 = 8;
+  if (t0 > (int64_t)TFE__KCOL) t0 = (int64_t)TFE__KCOL;
+  tfe__kplan_make(&p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, t0, t1, false);
+  e.nt = n * (int64_t)sizeof(TFE_T) >= tfe__knt_min;
+  int nt = tfe__kthreads(n);
+  int64_t cap = tfe__kew_strip < (int64_t)TFE__KSTRIP ? tfe__kew_strip : (int64_t)TFE__KSTRIP;
+  if (p.g[1].nd > 0 && tfe__kew_scratch && p.g[0].len * p.g[1].len > cap) {
+    /* tiles above the stack strip: whole-tile buffers (without them, or when the
+     * allocation fails, strips of the tile on the stack: slower, same result) */
+    e.tile_elems = p.g[0].len * p.g[1].len;
+    e.scratch = (TFE_T *)tfe__alloc((size_t)(2 * nt) * (size_t)e.tile_elems * sizeof(TFE_T));
+    if (!e.scratch) e.tile_elems = 0;
+  }
+  tfe__kplan_run(&p, TFE_FN(k_ew_tile_), &e, nt);
+  tfe__free(e.scratch);
   return TFE_OK;
 }
 
@@ -874,3 +986,5 @@ TFE_API tfe_status TFE_FN(reduce_all)(const TFE_TY(view) *src, tfe_redop op, TFE
   return TFE_FN(reduce)(&o, src, op, -1, NULL, TFE_FN(sr_one)(), TFE_FN(sr_zero)());
 }
 #undef TFE__KBUF
+#undef TFE__KSTRIP
+#undef TFE__KCOL

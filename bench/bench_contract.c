@@ -3,7 +3,9 @@
  *   2. abcd,ebfc->aefd at 48/dim f64, c128 vs a GEMM of the same flops (2304 x 2304 x 2304... )
  *   3. max-plus GEMM f64 n=1024, one thread vs dgemm (2 ops per (max,+) pair)
  *   4. per-call time of a 2x2 contraction with a cached plan (and the convenience call)
- * Usage: bench_contract [threads] (default 1). */
+ *   5. loop over an unfusable label vs copying (aid,ij->ajd; abcd,ebfc->aefd), same run
+ * Usage: bench_contract [threads] (default 1)
+ *        bench_contract scaling   1 vs 2 threads, alternating, on the cases of docs/bench-prims.md */
 #include <tenferro.h>
 #include <time.h>
 
@@ -141,7 +143,128 @@ static void bench_small(void) {
   tfe_contract_plan_release(P);
 }
 
+/* ---- loop over an unfusable label vs copy (tfe__pr_loop_mode -1 = always copy) -------------- */
+static double time_contract(tfe_view_f64 *A, const int32_t *la, tfe_view_f64 *B, const int32_t *lb, tfe_view_f64 *C,
+                            const int32_t *lc, int mode, bool *looped) {
+  tfe__pr_loop_mode = mode;
+  tfe_contract_desc d;
+  tfe_contract_plan *P = NULL;
+  tfe_contract_describe_f64(&d, A, la, B, lb, C, lc);
+  tfe_contract_plan_create(&d, &P);
+  *looped = P->loop;
+  tfe_contract_execute_f64(P, 1.0, A, B, 0.0, C);
+  double t0 = now();
+  tfe_contract_execute_f64(P, 1.0, A, B, 0.0, C);
+  double t = now() - t0;
+  tfe_contract_plan_release(P);
+  tfe__pr_loop_mode = 0;
+  return t;
+}
+static void bench_loop_case(const char *name, tfe_view_f64 *A, const int32_t *la, tfe_view_f64 *B, const int32_t *lb,
+                            tfe_view_f64 *C, const int32_t *lc) {
+  double tl[R], tc[R];
+  bool looped = false, dummy;
+  for (int r = 0; r < R; r++) {
+    tl[r] = time_contract(A, la, B, lb, C, lc, 0, &looped);
+    tc[r] = time_contract(A, la, B, lb, C, lc, -1, &dummy);
+  }
+  double l = median(tl), c = median(tc);
+  printf("| %s | planner (%s) %.2f ms | always copy %.2f ms | %.2fx |\n", name, looped ? "loop" : "copy", 1e3 * l,
+         1e3 * c, c / l);
+}
+/* aid,ij->ajd: a matrix applied to the middle index of a 3-tensor (tensor-network sweeps). */
+static void bench_loop_mid(int64_t a, int64_t i, int64_t d) {
+  int64_t n3 = a * i * d;
+  double *x = malloc(8 * n3), *y = malloc(8 * i * i), *z = malloc(8 * n3);
+  fill(x, n3); fill(y, i * i);
+  tfe_view_f64 A = {x, {3, 0, {a, i, d}, {1, a, a * i}}, false}, B = {y, {2, 0, {i, i}, {1, i}}, false};
+  tfe_view_f64 C = {z, {3, 0, {a, i, d}, {1, a, a * i}}, false};
+  char name[64];
+  snprintf(name, sizeof name, "aid,ij->ajd f64 %lldx%lldx%lld", (long long)a, (long long)i, (long long)d);
+  bench_loop_case(name, &A, (int32_t[]){'a', 'i', 'd'}, &B, (int32_t[]){'i', 'j'}, &C, (int32_t[]){'a', 'j', 'd'});
+  free(x); free(y); free(z);
+}
+static void bench_loop(void) {
+  bench_loop_mid(256, 64, 256);
+  bench_loop_mid(128, 256, 128);
+  bench_loop_mid(32, 32, 1024);
+  double *x, *y, *z;
+  int64_t e = 48, e2 = e * e, e4 = e2 * e2;
+  x = malloc(8 * e4); y = malloc(8 * e4); z = malloc(8 * e4);
+  fill(x, e4); fill(y, e4);
+  tfe_view_f64 A4 = {x, {4, 0, {e, e, e, e}, {1, e, e2, e2 * e}}, false};
+  tfe_view_f64 B4 = {y, {4, 0, {e, e, e, e}, {1, e, e2, e2 * e}}, false};
+  tfe_view_f64 C4 = {z, {4, 0, {e, e, e, e}, {1, e, e2, e2 * e}}, false};
+  bench_loop_case("abcd,ebfc->aefd f64 48/dim", &A4, (int32_t[]){'a', 'b', 'c', 'd'}, &B4, (int32_t[]){'e', 'b', 'f', 'c'},
+                  &C4, (int32_t[]){'a', 'e', 'f', 'd'});
+  free(x); free(y); free(z);
+}
+
+/* ---- 1 vs 2 threads, alternating in one run ------------------------------------------------ */
+static void scaling_case(const char *name, tfe_view_f64 *A, const int32_t *la, tfe_view_f64 *B, const int32_t *lb,
+                         tfe_view_f64 *C, const int32_t *lc, int iters) {
+  double t[2][R];
+  for (int th = 1; th <= 2; th++) { tfe_set_num_threads(th); tfe_contract_f64(1.0, A, la, B, lb, 0.0, C, lc); }
+  for (int r = 0; r < R; r++)
+    for (int th = 1; th <= 2; th++) {
+      tfe_set_num_threads(th);
+      double t0 = now();
+      for (int it = 0; it < iters; it++) tfe_contract_f64(1.0, A, la, B, lb, 0.0, C, lc);
+      t[th - 1][r] = (now() - t0) / iters;
+    }
+  double t1 = median(t[0]), t2 = median(t[1]);
+  printf("| %s | %.3f ms | %.3f ms | %.2fx |\n", name, 1e3 * t1, 1e3 * t2, t1 / t2);
+}
+static tfe_view_f64 dense(int rank, const int64_t *dims) {
+  tfe_view_f64 v = {0};
+  v.lay.rank = rank;
+  int64_t s = 1;
+  for (int i = 0; i < rank; i++) { v.lay.dims[i] = dims[i]; v.lay.strides[i] = s; s *= dims[i]; }
+  v.data = malloc(8 * (size_t)s);
+  fill(v.data, s);
+  return v;
+}
+static void bench_scaling(void) {
+  printf("| case | 1 thread | 2 threads | speed-up |\n|---|---|---|---|\n");
+  {
+    int64_t n = 1024;
+    tfe_view_f64 A = dense(2, (int64_t[]){n, n}), B = dense(2, (int64_t[]){n, n}), C = dense(2, (int64_t[]){n, n});
+    scaling_case("ij,jk->ik f64 n=1024", &A, (int32_t[]){'i', 'j'}, &B, (int32_t[]){'j', 'k'}, &C, (int32_t[]){'i', 'k'}, 1);
+    free(A.data); free(B.data); free(C.data);
+  }
+  {
+    int64_t b = 32, n = 128;
+    tfe_view_f64 A = dense(3, (int64_t[]){b, n, n}), B = dense(3, (int64_t[]){b, n, n}), C = dense(3, (int64_t[]){b, n, n});
+    scaling_case("bij,bjk->bik f64 b=32 n=128", &A, (int32_t[]){'b', 'i', 'j'}, &B, (int32_t[]){'b', 'j', 'k'}, &C,
+                 (int32_t[]){'b', 'i', 'k'}, 3);
+    free(A.data); free(B.data); free(C.data);
+  }
+  {
+    int64_t e = 48;
+    tfe_view_f64 A = dense(4, (int64_t[]){e, e, e, e}), B = dense(4, (int64_t[]){e, e, e, e}), C = dense(4, (int64_t[]){e, e, e, e});
+    scaling_case("abcd,ebfc->aefd f64 48/dim", &A, (int32_t[]){'a', 'b', 'c', 'd'}, &B, (int32_t[]){'e', 'b', 'f', 'c'}, &C,
+                 (int32_t[]){'a', 'e', 'f', 'd'}, 1);
+    free(A.data); free(B.data); free(C.data);
+  }
+  int64_t ds[] = {8, 16, 32, 64, 128};
+  for (int q = 0; q < 5; q++) {
+    int64_t d = ds[q];
+    tfe_view_f64 A = dense(3, (int64_t[]){d, d, d}), B = dense(3, (int64_t[]){d, d, d}), C = dense(2, (int64_t[]){d, d});
+    char name[64];
+    snprintf(name, sizeof name, "abc,cbd->ad f64 %lld/dim", (long long)d);
+    int iters = (int)(20000000 / (d * d * d * d) + 1);
+    scaling_case(name, &A, (int32_t[]){'a', 'b', 'c'}, &B, (int32_t[]){'c', 'b', 'd'}, &C, (int32_t[]){'a', 'd'}, iters);
+    free(A.data); free(B.data); free(C.data);
+  }
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "scaling") == 0) {
+    printf("BLIS %s, kernels '%s', per-call threads %s\n\n", tfe_blas_version(), tfe_blas_arch(),
+           tfe_blas_per_call_threads() ? "yes" : "no");
+    bench_scaling();
+    return 0;
+  }
   int threads = argc > 1 ? atoi(argv[1]) : 1;
   tfe_set_num_threads(threads);
   printf("BLIS %s, kernels '%s', %d thread(s)\n\n", tfe_blas_version(), tfe_blas_arch(), threads);
@@ -151,5 +274,7 @@ int main(int argc, char **argv) {
   bench_transposed_c128(threads);
   bench_maxplus(threads);
   bench_small();
+  printf("\n| case | planner | always copy | copy / planner |\n|---|---|---|---|\n");
+  bench_loop();
   return 0;
 }

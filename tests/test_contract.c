@@ -117,7 +117,7 @@ static void tc_dims(const tc_case *k, const int32_t *l, int r, int64_t *dims) {
 }
 
 /* Which engine paths the random plans took (so the tests prove they cover them). */
-typedef struct tc_stats { long naive, gemm, red, copy_ab, copy_c, batch, plain; } tc_stats;
+typedef struct tc_stats { long naive, gemm, red, copy_ab, copy_c, batch, plain, loop; } tc_stats;
 static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
   if (P->naive) { s->naive++; return; }
   s->gemm++;
@@ -126,6 +126,7 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
   s->copy_c += P->copy[2];
   s->batch += P->nbatch > 1;
   s->plain += !P->copy[0] && !P->copy[1] && !P->copy[2];
+  s->loop += P->loop;
 }
 
 #define TC_KIND_PASS
@@ -140,9 +141,10 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
     tc_stats x = {0};                                                                       \
     tc_run_##s(tu_cases(10000), false, false, 0x1234 + DT, &x);                             \
     tc_run_##s(tu_cases(150), false, true, 0x4321 + DT, &x);                                \
-    print_message("%s: plans naive %ld gemm %ld (reduce %ld, copy A/B %ld, copy C %ld, batch %ld, no copy %ld)\n", \
-                  #s, x.naive, x.gemm, x.red, x.copy_ab, x.copy_c, x.batch, x.plain);       \
+    print_message("%s: plans naive %ld gemm %ld (reduce %ld, copy A/B %ld, copy C %ld, batch %ld, no copy %ld, " \
+                  "loop %ld)\n", #s, x.naive, x.gemm, x.red, x.copy_ab, x.copy_c, x.batch, x.plain, x.loop); \
     assert_true(x.gemm > 0 && x.red > 0 && x.copy_ab > 0 && x.copy_c > 0 && x.batch > 0 && x.plain > 0); \
+    assert_true(x.loop > 0);                                                                \
   }                                                                                         \
   static void test_unary_##s(void **st) {                                                   \
     (void)st;                                                                               \
@@ -368,6 +370,12 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, bool big, uint64_t s
       for (int i = 0; i < k.rc && ++ci[i] == dc[i]; i++) ci[i] = 0;
     }
     tfe_status s;
+    /* every third case runs on two threads with the parallel thresholds at their minimum, so
+     * the parallel batch loop and multi-threaded GEMMs run on small tensors */
+    tfe__pr_par_grain = cs % 3 == 0 ? 1 : (int64_t)1 << 20;
+    tfe_set_num_threads(cs % 3 == 0 ? 2 : 1);
+    /* every fourth planned case loops over an unfusable label whenever that saves a copy */
+    tfe__pr_loop_mode = cs % 4 == 0 ? 1 : 0;
     if (cs % 2) { /* the convenience front end (cached plans) */
       s = unary ? TFE_FN(contract_unary)(alpha, &A, k.la, beta, &C, k.lc)
                 : TFE_FN(contract)(alpha, &A, k.la, &B, k.lb, beta, &C, k.lc);
@@ -380,6 +388,9 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, bool big, uint64_t s
       tc_count(stats, P);
       tfe_contract_plan_release(P);
     }
+    tfe__pr_loop_mode = 0;
+    tfe__pr_par_grain = (int64_t)1 << 20;
+    tfe_set_num_threads(0);
     if (s != TFE_OK) fail_msg("case %d: status %d: %s", cs, (int)s, tfe_last_error());
     TFE_TY(view) Cold = C;
     Cold.data = old;

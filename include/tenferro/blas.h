@@ -30,8 +30,16 @@
 #define TFE__BLIS_ARCH_SKX 0
 #define TFE__BLIS_ARCH_HASWELL 3
 
-/* Mirror of BLIS 0.9's rntm_t (runtime: thread count per call). Used only when the loaded
- * library reports version 0.9.x; other versions get the process-wide thread setting. */
+/* Mirror of BLIS 0.9's rntm_t (bli_type_defs.h: the runtime object that carries a thread
+ * count into one call of the expert interface bli_?gemm_ex). BLIS's public API has no
+ * exported setter (bli_rntm_set_num_threads is a header inline), so tenferro writes the
+ * fields itself, which is only safe when its layout is this one. It is used only when
+ * (1) bli_info_get_version_str() says 0.9.x and (2) a probe at initialization shows that
+ * bli_rntm_init_from_global() fills exactly these fields with plausible values and writes
+ * nothing past sizeof(tfe__bli_rntm) (tfe__blas_rntm_probe). Any other BLIS gets the
+ * process-wide thread setting instead (tfe_blas_set_num_threads). BLIS copies the struct
+ * (rntm_l = *rntm) before filling its internal pool fields, so a const, stack-held one is
+ * fine. */
 typedef struct tfe__bli_rntm {
   bool auto_factor;
   int64_t num_threads;
@@ -47,6 +55,7 @@ const char *tfe__bli_arch_string(int id) __asm__("bli_arch_string");
 const char *tfe__bli_info_get_version_str(void) __asm__("bli_info_get_version_str");
 void tfe__bli_thread_set_num_threads(int64_t n) __asm__("bli_thread_set_num_threads");
 int64_t tfe__bli_thread_get_num_threads(void) __asm__("bli_thread_get_num_threads");
+void tfe__bli_rntm_init_from_global(void *rntm) __asm__("bli_rntm_init_from_global");
 
 #define TFE__BLI_GEMM_DECL(ch, T)                                                              \
   void tfe__bli_##ch##gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, const T *alpha,    \
@@ -71,6 +80,7 @@ int setenv(const char *name, const char *value, int overwrite); /* POSIX; hidden
 TFE_GLOBAL atomic_int tfe__blas_state;
 TFE_GLOBAL const char *tfe__blas_arch_name;
 TFE_GLOBAL bool tfe__blas_rntm_ok;      /* the rntm_t mirror matches the loaded BLIS */
+TFE_GLOBAL tfe__bli_rntm tfe__blas_rntm_tpl; /* BLIS's global runtime (pack/sup settings) */
 TFE_GLOBAL char tfe__blas_chosen[16];  /* what tenferro asked for ("" = BLIS's own choice) */
 
 /* Which BLIS_ARCH_TYPE id this CPU should use; -1 = leave BLIS's choice. */
@@ -83,6 +93,28 @@ TFE_INTERNAL int tfe__blas_pick_arch(void) {
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return TFE__BLIS_ARCH_HASWELL;
 #endif
   return -1;
+}
+
+/* Whether the loaded BLIS's rntm_t is tfe__bli_rntm: let bli_rntm_init_from_global() fill a
+ * sentinel-filled buffer twice as large and check every field and the untouched tail. */
+TFE_INTERNAL bool tfe__blas_rntm_probe(tfe__bli_rntm *out) {
+  union { tfe__bli_rntm r; unsigned char b[2 * sizeof(tfe__bli_rntm)]; int64_t align; } u;
+  memset(&u, 0xA5, sizeof u);
+  tfe__bli_rntm_init_from_global(&u);
+  for (size_t i = sizeof u.r; i < sizeof u.b; i++)
+    if (u.b[i] != 0xA5) return false; /* BLIS's struct is larger than ours */
+  unsigned char f[4];
+  memcpy(&f[0], &u.r.auto_factor, 1);
+  memcpy(&f[1], &u.r.pack_a, 1);
+  memcpy(&f[2], &u.r.pack_b, 1);
+  memcpy(&f[3], &u.r.l3_sup, 1);
+  for (int i = 0; i < 4; i++)
+    if (f[i] > 1) return false;
+  if (u.r.num_threads == 0 || u.r.num_threads < -1 || u.r.sba_pool || u.r.pba) return false;
+  for (int i = 0; i < 6; i++)
+    if (u.r.thrloop[i] == 0 || u.r.thrloop[i] < -1) return false;
+  *out = u.r;
+  return true;
 }
 
 TFE_INTERNAL void tfe__blas_do_init(void) {
@@ -98,7 +130,8 @@ TFE_INTERNAL void tfe__blas_do_init(void) {
   tfe__bli_init(); /* must precede bli_arch_query_id, which aborts on an uninitialized gks */
   tfe__blas_arch_name = tfe__bli_arch_string(tfe__bli_arch_query_id());
   const char *ver = tfe__bli_info_get_version_str();
-  tfe__blas_rntm_ok = ver && strncmp(ver, "0.9.", 4) == 0;
+  /* only 0.9.x is probed: another version may lack bli_rntm_init_from_global's semantics */
+  tfe__blas_rntm_ok = ver && strncmp(ver, "0.9.", 4) == 0 && tfe__blas_rntm_probe(&tfe__blas_rntm_tpl);
 }
 
 /* Thread-safe, once per process; cheap after the first call. */
@@ -124,6 +157,12 @@ TFE_API const char *tfe_blas_version(void) {
   tfe__blas_init();
   return tfe__bli_info_get_version_str();
 }
+/* Whether tenferro can give BLIS a thread count per call (BLIS 0.9.x whose runtime struct
+ * passed the layout probe); otherwise BLIS runs its process-wide setting. */
+TFE_API bool tfe_blas_per_call_threads(void) {
+  tfe__blas_init();
+  return tfe__blas_rntm_ok;
+}
 /* BLIS's process-wide thread count (used for GEMMs tenferro does not size itself). */
 TFE_API void tfe_blas_set_num_threads(int n) {
   tfe__blas_init();
@@ -145,7 +184,10 @@ TFE_API int tfe_blas_get_num_threads(void) {
                                        int64_t csc, int nthreads) {                               \
     tfe__blas_init();                                                                             \
     if (nthreads > 0 && tfe__blas_rntm_ok) {                                                      \
-      tfe__bli_rntm r = {true, nthreads, {-1, -1, -1, -1, -1, -1}, false, false, true, NULL, NULL}; \
+      tfe__bli_rntm r = tfe__blas_rntm_tpl;                                                        \
+      r.auto_factor = true;                                                                       \
+      r.num_threads = nthreads;                                                                   \
+      for (int i_ = 0; i_ < 6; i_++) r.thrloop[i_] = -1;                                          \
       tfe__bli_##ch##gemm_ex(ta, tb, m, n, k, &alpha, a, rsa, csa, b, rsb, csb, &beta, c, rsc,    \
                              csc, NULL, &r);                                                      \
     } else {                                                                                      \

@@ -195,9 +195,25 @@ TFE_INTERNAL void TFE_FN(pr_gemm_)(const tfe_contract_plan *P, TFE_T alpha, cons
 #endif
 }
 
-/* Small GEMMs in a batch run in parallel (one thread each); big ones use all threads. */
+/* Multiply-adds of one GEMM of the plan (saturating). */
+TFE_INTERNAL int64_t TFE_FN(pr_mnk_)(const tfe_contract_plan *P) {
+  int64_t w = P->m, lim = (int64_t)1 << 62;
+  w = P->n && w > lim / P->n ? lim : w * P->n;
+  w = P->k && w > lim / P->k ? lim : w * P->k;
+  return w;
+}
+/* Threads worth using for the whole execution (see tfe__pr_threads_for). */
+TFE_INTERNAL int TFE_FN(pr_threads_)(const tfe_contract_plan *P) {
+  int64_t w = TFE_FN(pr_mnk_)(P), lim = (int64_t)1 << 62;
+  w = P->nbatch && w > lim / P->nbatch ? lim : w * P->nbatch;
+  return tfe__pr_threads_for(w, tfe_get_num_threads());
+}
+/* The batch loop runs in parallel (one thread per GEMM) when one GEMM is too small for
+ * BLIS's own threads to pay off, or when there are enough GEMMs to balance the threads;
+ * otherwise each GEMM gets the threads. */
 TFE_INTERNAL bool TFE_FN(pr_batch_parallel_)(const tfe_contract_plan *P, int threads) {
-  return threads > 1 && P->nbatch > 1 && P->m * P->n * P->k <= ((int64_t)1 << 21);
+  if (threads <= 1 || P->nbatch <= 1) return false;
+  return tfe__pr_threads_for(TFE_FN(pr_mnk_)(P), threads) < threads || P->nbatch >= 4 * (int64_t)threads;
 }
 TFE_INTERNAL int64_t TFE_FN(pr_sg_elems_)(const tfe_contract_plan *P, int threads) {
 #if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD
@@ -208,25 +224,43 @@ TFE_INTERNAL int64_t TFE_FN(pr_sg_elems_)(const tfe_contract_plan *P, int thread
 #endif
 }
 
+/* The offsets of batch element bi in A, B and C. */
+TFE_INTERNAL void TFE_FN(pr_batch_off_)(const tfe_contract_plan *P, int64_t bi, int64_t *oa, int64_t *ob, int64_t *oc) {
+  *oa = *ob = *oc = 0;
+  for (int q = 0; q < P->nb; q++) {
+    const tfe__pr_plab *l = &P->lab[P->bl[q]];
+    int64_t x = bi % l->dim;
+    bi /= l->dim;
+    *oa += x * l->sf[0]; *ob += x * l->sf[1]; *oc += x * l->sf[2];
+  }
+}
+
+/* Serial batches call the GEMM outside any OpenMP region: a GEMM inside even an inactive
+ * (if(false)) region is a nested one, and libgomp then creates and joins fresh threads for
+ * BLIS's own team on every call (measured: 4.8 us -> 180 ms per call for a d=8 abc,cbd->ad
+ * on a loaded 2-core machine). */
 TFE_INTERNAL void TFE_FN(pr_batches_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_T *a, bool ca,
                                       const TFE_T *b, bool cb, TFE_T beta, TFE_T *c, int threads, TFE_T *sgws) {
-  bool par = TFE_FN(pr_batch_parallel_)(P, threads);
-  int64_t per = TFE_FN(pr_sg_elems_)(P, 1);
-  TFE_OMP(parallel for num_threads(threads) schedule(static) if (par))
-  for (int64_t bi = 0; bi < P->nbatch; bi++) {
-    int64_t oa = 0, ob = 0, oc = 0, r = bi;
-    for (int q = 0; q < P->nb; q++) {
-      const tfe__pr_plab *l = &P->lab[P->bl[q]];
-      int64_t x = r % l->dim;
-      r /= l->dim;
-      oa += x * l->sf[0]; ob += x * l->sf[1]; oc += x * l->sf[2];
+  int64_t oa, ob, oc;
+  if (!TFE_FN(pr_batch_parallel_)(P, threads)) {
+    int gt = tfe__pr_threads_for(TFE_FN(pr_mnk_)(P), threads);
+    for (int64_t bi = 0; bi < P->nbatch; bi++) {
+      TFE_FN(pr_batch_off_)(P, bi, &oa, &ob, &oc);
+      TFE_FN(pr_gemm_)(P, alpha, a + oa, ca, b + ob, cb, beta, c + oc, gt, sgws);
     }
+    return;
+  }
+  int64_t per = TFE_FN(pr_sg_elems_)(P, 1);
+  int nt = P->nbatch < threads ? (int)P->nbatch : threads;
+  (void)nt; /* unused without OpenMP */
+  TFE_OMP(parallel for num_threads(nt) schedule(static) private(oa, ob, oc))
+  for (int64_t bi = 0; bi < P->nbatch; bi++) {
+    TFE_FN(pr_batch_off_)(P, bi, &oa, &ob, &oc);
     int tid = 0;
 #ifdef _OPENMP
     tid = omp_get_thread_num();
 #endif
-    TFE_FN(pr_gemm_)(P, alpha, a + oa, ca, b + ob, cb, beta, c + oc, par ? 1 : threads,
-                     sgws ? sgws + (int64_t)tid * per : NULL);
+    TFE_FN(pr_gemm_)(P, alpha, a + oa, ca, b + ob, cb, beta, c + oc, 1, sgws ? sgws + (int64_t)tid * per : NULL);
   }
 }
 
@@ -238,7 +272,7 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_contract_plan *P, TFE_T al
   const TFE_T *a = A->data + A->lay.offset + P->off[0];
   const TFE_T *b = B ? B->data + B->lay.offset + P->off[1] : NULL;
   TFE_T *c = C->data + C->lay.offset + P->off[2];
-  int threads = tfe_get_num_threads();
+  int threads = P->naive ? 1 : TFE_FN(pr_threads_)(P);
   int64_t sgn = P->naive ? 0 : TFE_FN(pr_sg_elems_)(P, threads);
   int64_t total = P->ws[TFE__PR_WS_N] + sgn;
   TFE_T *ws = NULL;

@@ -35,6 +35,7 @@ typedef struct tfe_contract_plan {
   bool c_embed;
   bool red[2];    /* A / B have labels summed away before the GEMM */
   bool copy[3];   /* A / B / C go through a dense temporary */
+  bool loop;      /* the last of bl[] is an M or N label looped over to avoid a copy */
   int64_t m, n, k, nbatch;
   int64_t off[3];        /* element offsets added to A, B, C (reversed labels) */
   int64_t rs[3], cs[3]; /* GEMM row / column strides of A (m x k), B (k x n), C (m x n) */
@@ -121,7 +122,7 @@ TFE_INTERNAL void tfe__pr_order_group(int16_t *g, int n, const tfe__pr_plab *lab
 }
 
 /* Dense strides for a temporary holding the labels of `groups` in order. Returns elements. */
-TFE_INTERNAL int64_t tfe__pr_dense(tfe__pr_plab *lab, int64_t (*dst)[3], int op, const int16_t *const *groups,
+TFE_INTERNAL int64_t tfe__pr_dense(const tfe__pr_plab *lab, int64_t (*dst)[3], int op, const int16_t *const *groups,
                                    const int *counts, int ngroups) {
   int64_t s = 1;
   for (int q = 0; q < ngroups; q++)
@@ -130,6 +131,131 @@ TFE_INTERNAL int64_t tfe__pr_dense(tfe__pr_plab *lab, int64_t (*dst)[3], int op,
       s *= lab[groups[q][i]].dim;
     }
   return s;
+}
+
+/* One way to lay out the GEMM: which operands are copied, GEMM sizes and strides, the
+ * elements of each copy, and the stride every label has in the operands the GEMM reads. */
+typedef struct tfe__pr_lay {
+  bool copy[3];
+  int64_t m, n, k;
+  int64_t rs[3], cs[3], wsz[3];
+  int64_t fin[TFE__PR_MAXL][3];
+} tfe__pr_lay;
+
+/* Lays out groups gm / gn / gk (reordered in place), the batch labels bl and at most one loop
+ * label x (-1: none): an M or N label taken out of its group and looped over like a batch
+ * label, so that the other labels of the group fuse. blas: BLIS's stride restrictions. */
+TFE_INTERNAL void tfe__pr_layout(tfe__pr_lay *L, const tfe__pr_plab *lab, int n, const int64_t (*cur)[3],
+                                 int16_t *gm, int nm, int16_t *gn, int nn, int16_t *gk, int nk,
+                                 const int16_t *bl, int nb, int x, bool blas) {
+  bool cm, am, cn, bn, ak, bk;
+  tfe__pr_order_group(gm, nm, lab, cur, 2, 0, &cm, &am);
+  tfe__pr_order_group(gn, nn, lab, cur, 2, 1, &cn, &bn);
+  tfe__pr_order_group(gk, nk, lab, cur, am ? 0 : 1, am ? 1 : 0, am ? &ak : &bk, am ? &bk : &ak);
+  L->copy[0] = !am || !ak;
+  L->copy[1] = !bn || !bk;
+  L->copy[2] = !cm || !cn;
+  L->m = L->n = L->k = 1;
+  for (int i = 0; i < nm; i++) L->m *= lab[gm[i]].dim;
+  for (int i = 0; i < nn; i++) L->n *= lab[gn[i]].dim;
+  for (int i = 0; i < nk; i++) L->k *= lab[gk[i]].dim;
+  int16_t xl[1] = {(int16_t)(x < 0 ? 0 : x)};
+  int xa = x >= 0 && (lab[x].in & TFE__PR_IN_A), xb = x >= 0 && (lab[x].in & TFE__PR_IN_B);
+  const int16_t *gA[4] = {gm, gk, bl, xl}, *gB[4] = {gk, gn, bl, xl}, *gC[4] = {gm, gn, bl, xl};
+  int cA[4] = {nm, nk, nb, xa}, cB[4] = {nk, nn, nb, xb}, cC[4] = {nm, nn, nb, x >= 0};
+  for (int pass = 0; pass < 2; pass++) {
+    memcpy(L->fin, cur, (size_t)n * sizeof L->fin[0]);
+    for (int op = 0; op < 3; op++) L->wsz[op] = 0;
+    if (L->copy[0]) L->wsz[0] = tfe__pr_dense(lab, L->fin, 0, gA, cA, 4);
+    if (L->copy[1]) L->wsz[1] = tfe__pr_dense(lab, L->fin, 1, gB, cB, 4);
+    if (L->copy[2]) L->wsz[2] = tfe__pr_dense(lab, L->fin, 2, gC, cC, 4);
+    /* leading strides of the fused groups; an empty row group has stride 1, an empty
+     * column group the stride a column-major matrix would have */
+    L->rs[0] = nm ? L->fin[gm[0]][0] : 1; L->rs[1] = nk ? L->fin[gk[0]][1] : 1; L->rs[2] = nm ? L->fin[gm[0]][2] : 1;
+    int64_t rows[3] = {L->m, L->k, L->m};
+    L->cs[0] = nk ? L->fin[gk[0]][0] : tfe__pr_abs(L->rs[0]) * rows[0];
+    L->cs[1] = nn ? L->fin[gn[0]][1] : tfe__pr_abs(L->rs[1]) * rows[1];
+    L->cs[2] = nn ? L->fin[gn[0]][2] : tfe__pr_abs(L->rs[2]) * rows[2];
+    if (!blas) break;
+    /* BLIS 0.9 mishandles some negative, zero and equal stride pairs (e.g. zgemm with
+     * rs_c = -1, cs_c = 1): such operands are copied instead. */
+    int64_t cols[3] = {L->k, L->n, L->n};
+    bool again = false;
+    for (int op = 0; op < 3; op++) {
+      bool ok = (rows[op] <= 1 || L->rs[op] > 0) && (cols[op] <= 1 || L->cs[op] > 0) &&
+                (rows[op] <= 1 || cols[op] <= 1 || L->rs[op] != L->cs[op]);
+      if (!ok && !L->copy[op]) { L->copy[op] = true; again = true; }
+    }
+    if (!again) break;
+  }
+}
+
+/* Loop-label choice. 0: cost model; 1: loop whenever it saves a copy (tests); -1: never. */
+TFE_GLOBAL int tfe__pr_loop_mode;
+/* Cost of one extra GEMM call, in copied elements: BLIS's fixed cost plus the lower rate of a
+ * small GEMM, about 10-20 us here (a 256x64x64 dgemm runs at about half the rate of a
+ * 65536x64x64 one). */
+#define TFE__PR_CALL_COST 32768.0
+
+/* Elements a layout moves: each copy reads and writes its operand; looping over a label of
+ * size d makes the GEMM repack the operand without it d times instead of once (BLIS and the
+ * semiring kernel pack both operands on every call), and costs d times the call overhead. */
+TFE_INTERNAL double tfe__pr_lay_cost(const tfe__pr_lay *L, const tfe__pr_plab *lab, int x, int64_t nbatch) {
+  double c = 0;
+  for (int op = 0; op < 3; op++)
+    if (L->copy[op]) c += 2.0 * (double)L->wsz[op];
+  /* an operand read in place without a unit stride is gathered element by element when
+   * packed: about the cost of a copy */
+  int64_t rows[3] = {L->m, L->k, L->m}, cols[3] = {L->k, L->n, L->n};
+  for (int op = 0; op < 3; op++) {
+    bool unit = rows[op] <= 1 || cols[op] <= 1 || tfe__pr_abs(L->rs[op]) == 1 || tfe__pr_abs(L->cs[op]) == 1;
+    if (L->copy[op] || unit) continue;
+    uint8_t bit = (uint8_t)(1u << op);
+    double d = x >= 0 && (lab[x].in & bit) ? (double)lab[x].dim : 1.0;
+    c += (double)rows[op] * (double)cols[op] * (double)nbatch * d;
+  }
+  if (x >= 0) {
+    double d = (double)lab[x].dim, other = (lab[x].in & TFE__PR_IN_A) ? (double)L->k * (double)L->n
+                                                                       : (double)L->m * (double)L->k;
+    c += (d - 1) * (double)nbatch * other + d * (double)nbatch * TFE__PR_CALL_COST;
+  }
+  return c;
+}
+
+/* Picks a loop label (an M or N label whose removal lets its group fuse) when that is cheaper
+ * than the copies of lay[*bi] (the layout without a loop). lay holds two layouts; *bi says
+ * which one is chosen. Returns the label or -1. */
+TFE_INTERNAL int tfe__pr_pick_loop(tfe__pr_lay *lay, int *bi, const tfe__pr_plab *lab, int n, const int64_t (*cur)[3],
+                                   const int16_t *gm, int nm, const int16_t *gn, int nn, const int16_t *gk, int nk,
+                                   const int16_t *bl, int nb, int64_t nbatch, bool blas) {
+  const tfe__pr_lay *base = &lay[*bi];
+  int ncopy = base->copy[0] + base->copy[1] + base->copy[2];
+  if (ncopy == 0 || tfe__pr_loop_mode < 0) return -1;
+  double best_cost = tfe__pr_lay_cost(base, lab, -1, nbatch);
+  int pick = -1;
+  int16_t m2[TFE__PR_MAXL], n2[TFE__PR_MAXL], k2[TFE__PR_MAXL];
+  for (int grp = 0; grp < 2; grp++) {
+    const int16_t *src = grp == 0 ? gm : gn;
+    int cnt = grp == 0 ? nm : nn;
+    for (int i = 0; i < cnt; i++) {
+      int x = src[i], mm = 0, nn2 = 0;
+      for (int q = 0; q < nm; q++) if (grp != 0 || q != i) m2[mm++] = gm[q];
+      for (int q = 0; q < nn; q++) if (grp != 1 || q != i) n2[nn2++] = gn[q];
+      memcpy(k2, gk, (size_t)nk * sizeof *gk);
+      tfe__pr_lay *cand = &lay[1 - *bi];
+      tfe__pr_layout(cand, lab, n, cur, m2, mm, n2, nn2, k2, nk, bl, nb, x, blas);
+      int nc = cand->copy[0] + cand->copy[1] + cand->copy[2];
+      if (nc >= ncopy) continue; /* must save a copy of the layout without a loop */
+      int64_t left = grp == 0 ? cand->m : cand->n; /* a skinny GEMM runs far below peak */
+      double cost = tfe__pr_lay_cost(cand, lab, x, nbatch);
+      bool take = tfe__pr_loop_mode > 0 ? pick < 0 : (left >= 16 && cost < 0.8 * best_cost);
+      if (!take) continue;
+      pick = x;
+      best_cost = cost;
+      *bi = 1 - *bi;
+    }
+  }
+  return pick;
 }
 
 /* Fills the plan from the label table. Never fails (sizes were checked by the caller). */
@@ -197,51 +323,43 @@ TFE_INTERNAL void tfe__pr_plan_build(tfe_contract_plan *P, const tfe__pr_prob *p
     else if (in == (TFE__PR_IN_B | TFE__PR_IN_C)) gn[nn++] = (int16_t)j;
     else if (in == (TFE__PR_IN_A | TFE__PR_IN_B)) gk[nk++] = (int16_t)j;
   }
-  bool cm, am, cn, bn, ak, bk;
-  tfe__pr_order_group(gm, nm, P->lab, (const int64_t(*)[3])cur, 2, 0, &cm, &am);
-  tfe__pr_order_group(gn, nn, P->lab, (const int64_t(*)[3])cur, 2, 1, &cn, &bn);
-  tfe__pr_order_group(gk, nk, P->lab, (const int64_t(*)[3])cur, am ? 0 : 1, am ? 1 : 0, am ? &ak : &bk, am ? &bk : &ak);
-  P->copy[0] = !am || !ak;
-  P->copy[1] = !bn || !bk;
-  P->copy[2] = !cm || !cn;
-  P->m = P->n = P->k = 1;
-  for (int i = 0; i < nm; i++) P->m *= P->lab[gm[i]].dim;
-  for (int i = 0; i < nn; i++) P->n *= P->lab[gn[i]].dim;
-  for (int i = 0; i < nk; i++) P->k *= P->lab[gk[i]].dim;
   const tfe_dtype_info *di = tfe_dtype_get(P->dtype);
   bool blas = di && di->is_float && di->algebra == TFE_ALGEBRA_STANDARD;
-  const int16_t *gA[3] = {gm, gk, P->bl}, *gB[3] = {gk, gn, P->bl}, *gC[3] = {gm, gn, P->bl};
-  int cA[3] = {nm, nk, P->nb}, cB[3] = {nk, nn, P->nb}, cC[3] = {nm, nn, P->nb};
-  int64_t fin[TFE__PR_MAXL][3];
-  for (int pass = 0; pass < 2; pass++) {
-    memcpy(fin, cur, (size_t)n * sizeof fin[0]);
-    if (P->copy[0]) ws[TFE__PR_WS_CA] = tfe__pr_dense(P->lab, fin, 0, gA, cA, 3);
-    if (P->copy[1]) ws[TFE__PR_WS_CB] = tfe__pr_dense(P->lab, fin, 1, gB, cB, 3);
-    if (P->copy[2]) ws[TFE__PR_WS_CC] = tfe__pr_dense(P->lab, fin, 2, gC, cC, 3);
-    /* leading strides of the fused groups; an empty row group has stride 1, an empty
-     * column group the stride a column-major matrix would have */
-    P->rs[0] = nm ? fin[gm[0]][0] : 1; P->rs[1] = nk ? fin[gk[0]][1] : 1; P->rs[2] = nm ? fin[gm[0]][2] : 1;
-    int64_t rows[3] = {P->m, P->k, P->m};
-    P->cs[0] = nk ? fin[gk[0]][0] : tfe__pr_abs(P->rs[0]) * rows[0];
-    P->cs[1] = nn ? fin[gn[0]][1] : tfe__pr_abs(P->rs[1]) * rows[1];
-    P->cs[2] = nn ? fin[gn[0]][2] : tfe__pr_abs(P->rs[2]) * rows[2];
-    if (!blas) break;
-    /* BLIS 0.9 mishandles some negative, zero and equal stride pairs (e.g. zgemm with
-     * rs_c = -1, cs_c = 1): such operands are copied instead. */
-    int64_t cols[3] = {P->k, P->n, P->n};
-    bool again = false;
-    for (int op = 0; op < 3; op++) {
-      bool ok = (rows[op] <= 1 || P->rs[op] > 0) && (cols[op] <= 1 || P->cs[op] > 0) &&
-                (rows[op] <= 1 || cols[op] <= 1 || P->rs[op] != P->cs[op]);
-      if (!ok && !P->copy[op]) { P->copy[op] = true; again = true; }
-    }
-    if (!again) break;
+  tfe__pr_lay lay[2];
+  int bi = 0;
+  tfe__pr_layout(&lay[0], P->lab, n, (const int64_t(*)[3])cur, gm, nm, gn, nn, gk, nk, P->bl, P->nb, -1, blas);
+  int x = tfe__pr_pick_loop(lay, &bi, P->lab, n, (const int64_t(*)[3])cur, gm, nm, gn, nn, gk, nk, P->bl, P->nb,
+                            P->nbatch, blas);
+  const tfe__pr_lay *best = &lay[bi];
+  if (x >= 0) { P->bl[P->nb++] = (int16_t)x; P->nbatch *= P->lab[x].dim; }
+  P->loop = x >= 0;
+  for (int op = 0; op < 3; op++) {
+    P->copy[op] = best->copy[op];
+    P->rs[op] = best->rs[op];
+    P->cs[op] = best->cs[op];
+    ws[TFE__PR_WS_CA + op] = best->copy[op] ? best->wsz[op] : 0;
   }
+  P->m = best->m; P->n = best->n; P->k = best->k;
   for (int j = 0; j < n; j++)
-    for (int op = 0; op < 3; op++) P->lab[j].sf[op] = P->lab[j].dim == 1 ? 0 : fin[j][op];
+    for (int op = 0; op < 3; op++) P->lab[j].sf[op] = P->lab[j].dim == 1 ? 0 : best->fin[j][op];
   int64_t off = 0;
   for (int s = 0; s < TFE__PR_WS_N; s++) { P->ws[s] = off; off += ws[s]; }
   P->ws[TFE__PR_WS_N] = off;
+}
+
+/* ---- threads ------------------------------------------------------------------------------- */
+/* Multiply-adds one extra thread must have to be worth waking (2^20: about 20-40 us on one
+ * core here). A parallel region costs microseconds on a quiet machine but up to a scheduler
+ * slice on a loaded one (the other thread is descheduled while BLIS's barriers spin), so
+ * small problems stay on the calling thread. Process-wide; tests lower it. */
+TFE_GLOBAL int64_t tfe__pr_par_grain = (int64_t)1 << 20;
+
+/* Threads to use for `work` multiply-adds when `threads` are allowed. */
+TFE_INTERNAL int tfe__pr_threads_for(int64_t work, int threads) {
+  int64_t grain = tfe__pr_par_grain > 0 ? tfe__pr_par_grain : 1;
+  int64_t t = work / grain;
+  if (t < 1) t = 1;
+  return t < threads ? (int)t : threads;
 }
 
 /* ---- plan objects and the process-wide cache -------------------------------------------- */

@@ -61,8 +61,8 @@ def header(o):
             "cross-checked): numpy = `np.einsum(step, x, y, optimize=['einsum_path', (0, 1)])` per step (its "
             "optimizing path: tensordot/OpenBLAS for steps with a contracted index); torch = `torch.einsum` per step; "
             "jax = the whole pairwise program as one `jax.jit` function of `jnp.einsum` steps, timed after compilation "
-            "with `block_until_ready()`. A peer's warm-up run counts as a timed run when it takes 1 s or more; "
-            "tfe-einsum's runs have no untimed warm-up. tfe-einsum writes the result in the inputs' memory order "
+            "with `block_until_ready()`. Every program (tfe-einsum and the peers) makes one untimed warm-up run, "
+            "counted as a timed run when it takes 1 s or more. tfe-einsum writes the result in the inputs' memory order "
             "(row-major, as numpy returns it).\n\n")
     o.write("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n")
 
@@ -76,7 +76,7 @@ for f in files:
             row = {"instance": name, "dtype": dt, "threads": th}
             with tempfile.TemporaryDirectory() as tmp:
                 base = [a.tool, "--instance", f, "--dtype", dt, "--threads", str(th), "--repeat", str(a.repeat),
-                        "--max-time", str(a.max_time)]
+                        "--max-time", str(a.max_time), "--warmup"]
                 r, err = run(base + ["--path", "instance:opt_flops", "--save-inputs", tmp], th)
                 row["opt_flops"] = r["median_ms"] if r else err
                 row["checksum"] = r["checksum"] if r else ""

@@ -16,8 +16,7 @@ outside the timed region, as tenferro's planning is):
          x64 enabled); compiled by a first call, then timed with block_until_ready().
 Every lib is run once untimed (warm-up; for jax after a compiling call), then up to `repeat` timed
 runs while their total stays under --budget seconds (at least one). A warm-up run of a second or
-more counts as the first timed run (first-touch costs are noise at that length; tfe-einsum's runs
-have no untimed warm-up at all).
+more counts as the first timed run (the same rule as tfe-einsum --warmup).
 
 Prints one line: lib=... median_ms=... runs=... checksum=... (sum of real + imaginary parts of
 the result, comparable with tfe-einsum's checksum). Threads are limited by the caller (taskset)

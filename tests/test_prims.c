@@ -1,6 +1,7 @@
 /* tests/test_prims.c — semiring GEMM (every micro-kernel this CPU runs) and argmax against
  * naive loops with ties; the backend protocol; describe/plan/execute misuse. */
 #include "testutil.h"
+#include <threads.h>
 
 /* Naive tropical/integer reference: C = alpha * sum_k A*B + beta*C, semiring ops. */
 #define TP_REF(S, T)                                                                                       \
@@ -255,6 +256,80 @@ static void test_plan_misuse(void **st) {
   tu_alloc_restore();
 }
 
+/* ---- the plan cache: LRU eviction and concurrent use ----------------------------------------- */
+/* ij,jk->ik with A = 1 (2 x d), B = 1 (d x 2): every C element is d. Each d is a distinct key. */
+static tfe_status pc_call(int64_t d, double *a, double *b, double *c) {
+  tfe_view_f64 A = {a, {2, 0, {2, d}, {1, 2}}, false}, B = {b, {2, 0, {d, 2}, {1, d}}, false};
+  tfe_view_f64 C = {c, {2, 0, {2, 2}, {1, 2}}, false};
+  return tfe_contract_f64(1.0, &A, (int32_t[]){0, 1}, &B, (int32_t[]){1, 2}, 0.0, &C, (int32_t[]){0, 2});
+}
+#define PC_MAXD (TFE_PLAN_CACHE_SIZE + 64)
+static bool pc_hit(int64_t d, double *a, double *b, double *c) {
+  long h0, h1;
+  tfe_contract_cache_stats(&h0, NULL);
+  assert_int_equal(pc_call(d, a, b, c), TFE_OK);
+  tfe_contract_cache_stats(&h1, NULL);
+  assert_true(c[0] == (double)d && c[3] == (double)d);
+  return h1 == h0 + 1;
+}
+static void test_plan_cache_lru(void **st) {
+  (void)st;
+  static double a[2 * PC_MAXD], b[2 * PC_MAXD], c[4];
+  for (int i = 0; i < 2 * PC_MAXD; i++) a[i] = b[i] = 1;
+  tfe_contract_cache_clear();
+  long n, cap, ev0, ev1;
+  tfe_contract_cache_info(&n, &cap, &ev0);
+  assert_int_equal(n, 0);
+  assert_int_equal(cap, TFE_PLAN_CACHE_SIZE);
+  for (int64_t d = 1; d <= cap + 10; d++) assert_false(pc_hit(d, a, b, c)); /* all new keys */
+  tfe_contract_cache_info(&n, NULL, &ev1);
+  assert_int_equal(n, cap);
+  assert_int_equal(ev1 - ev0, 10);             /* d = 1..10 were the least recently used */
+  assert_true(pc_hit(cap + 10, a, b, c));      /* recent keys stay */
+  assert_true(pc_hit(20, a, b, c));            /* touch d = 20: now most recent */
+  assert_false(pc_hit(cap + 11, a, b, c));     /* evicts d = 11, the least recently used */
+  assert_true(pc_hit(20, a, b, c));
+  assert_true(pc_hit(12, a, b, c));
+  assert_false(pc_hit(11, a, b, c));           /* was evicted (and now evicts d = 13) */
+  assert_false(pc_hit(13, a, b, c));
+  tfe_contract_cache_clear();
+  tfe_contract_cache_info(&n, NULL, NULL);
+  assert_int_equal(n, 0);
+  assert_false(pc_hit(20, a, b, c));           /* cleared */
+  tfe_contract_cache_clear();
+}
+
+typedef struct pc_job { uint64_t seed; int iters; int bad; } pc_job;
+static int pc_worker(void *arg) {
+  pc_job *j = (pc_job *)arg;
+  double *a = malloc(sizeof(double) * 2 * PC_MAXD), *b = malloc(sizeof(double) * 2 * PC_MAXD), c[4];
+  for (int i = 0; i < 2 * PC_MAXD; i++) a[i] = b[i] = 1;
+  tu_rng r = {j->seed};
+  for (int it = 0; it < j->iters; it++) {
+    /* a working set larger than the cache, so that both threads evict while the other looks up */
+    int64_t d = tu_int(&r, 1, PC_MAXD - 1);
+    c[0] = c[3] = -1;
+    if (pc_call(d, a, b, c) != TFE_OK || c[0] != (double)d || c[3] != (double)d) j->bad++;
+  }
+  free(a); free(b);
+  return 0;
+}
+static void test_plan_cache_threads(void **st) {
+  (void)st;
+  tfe_contract_cache_clear();
+  pc_job jobs[2] = {{11, tu_cases(20000), 0}, {12, tu_cases(20000), 0}};
+  thrd_t t[2];
+  for (int i = 0; i < 2; i++) assert_int_equal(thrd_create(&t[i], pc_worker, &jobs[i]), thrd_success);
+  for (int i = 0; i < 2; i++) assert_int_equal(thrd_join(t[i], NULL), thrd_success);
+  assert_int_equal(jobs[0].bad + jobs[1].bad, 0);
+  long n, cap, ev, hits, misses;
+  tfe_contract_cache_info(&n, &cap, &ev);
+  tfe_contract_cache_stats(&hits, &misses);
+  print_message("cache after 2 threads: %ld entries, %ld evictions, %ld hits, %ld misses\n", n, ev, hits, misses);
+  assert_true(n == cap && ev > 0 && hits > 0);
+  tfe_contract_cache_clear(); /* LeakSanitizer: every evicted or cleared plan was freed */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tropical_gemm_all_kernels),
@@ -262,6 +337,8 @@ int main(void) {
       cmocka_unit_test(test_argmax_ties),
       cmocka_unit_test(test_backend_ops),
       cmocka_unit_test(test_plan_misuse),
+      cmocka_unit_test(test_plan_cache_lru),
+      cmocka_unit_test(test_plan_cache_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -385,53 +385,146 @@ TFE_API size_t tfe_contract_plan_workspace(const tfe_contract_plan *P) {
   return P ? (size_t)P->ws[TFE__PR_WS_N] * tfe_dtype_get(P->dtype)->size : 0;
 }
 
+/* The process-wide plan cache: TFE_PLAN_CACHE_SIZE entries, chained hash buckets keyed on
+ * the full key (kind, ranks, labels, dims, strides), least-recently-used eviction when full.
+ * One lock guards it; it is held only for the lookup and the list updates (never while a
+ * plan is made or freed), so two threads making the same plan at once both succeed and the
+ * first one stored is kept. */
 #ifndef TFE_PLAN_CACHE_SIZE
 #define TFE_PLAN_CACHE_SIZE 256
 #endif
-TFE_GLOBAL tfe_contract_plan *tfe__pr_cache[TFE_PLAN_CACHE_SIZE];
+#define TFE__PR_NBUCKET (2 * TFE_PLAN_CACHE_SIZE)
+/* Entry indices are stored plus one: 0 means none. */
+typedef struct tfe__pr_cent {
+  tfe_contract_plan *plan;
+  int32_t prev, next; /* LRU list, most recent first */
+  int32_t chain;      /* next entry in the same bucket */
+} tfe__pr_cent;
+TFE_GLOBAL tfe__pr_cent tfe__pr_cent_[TFE_PLAN_CACHE_SIZE];
+TFE_GLOBAL int32_t tfe__pr_bucket[TFE__PR_NBUCKET];
+TFE_GLOBAL int32_t tfe__pr_lru_head, tfe__pr_lru_tail, tfe__pr_nused;
 TFE_GLOBAL atomic_flag tfe__pr_cache_lock;
-TFE_GLOBAL atomic_long tfe__pr_cache_hits, tfe__pr_cache_misses;
+TFE_GLOBAL atomic_long tfe__pr_cache_hits, tfe__pr_cache_misses, tfe__pr_cache_evictions;
 
+int sched_yield(void); /* POSIX; hidden by -std=c11 */
 TFE_INTERNAL void tfe__pr_lock(void) {
-  while (atomic_flag_test_and_set_explicit(&tfe__pr_cache_lock, memory_order_acquire)) {
-  }
+  /* spin briefly, then yield: a holder descheduled on a loaded machine must get to run */
+  for (int spins = 0; atomic_flag_test_and_set_explicit(&tfe__pr_cache_lock, memory_order_acquire); spins++)
+    if (spins >= 64) sched_yield();
 }
 TFE_INTERNAL void tfe__pr_unlock(void) { atomic_flag_clear_explicit(&tfe__pr_cache_lock, memory_order_release); }
 
-/* A retained plan for this key, or NULL. */
+/* ---- list and bucket updates (lock held) ---- */
+TFE_INTERNAL void tfe__pr_lru_unlink(int32_t e) {
+  tfe__pr_cent *x = &tfe__pr_cent_[e - 1];
+  if (x->prev) tfe__pr_cent_[x->prev - 1].next = x->next; else tfe__pr_lru_head = x->next;
+  if (x->next) tfe__pr_cent_[x->next - 1].prev = x->prev; else tfe__pr_lru_tail = x->prev;
+  x->prev = x->next = 0;
+}
+TFE_INTERNAL void tfe__pr_lru_front(int32_t e) {
+  tfe__pr_cent *x = &tfe__pr_cent_[e - 1];
+  x->prev = 0;
+  x->next = tfe__pr_lru_head;
+  if (tfe__pr_lru_head) tfe__pr_cent_[tfe__pr_lru_head - 1].prev = e; else tfe__pr_lru_tail = e;
+  tfe__pr_lru_head = e;
+}
+TFE_INTERNAL void tfe__pr_chain_unlink(int32_t e) {
+  int32_t *link = &tfe__pr_bucket[tfe__pr_cent_[e - 1].plan->hash % TFE__PR_NBUCKET];
+  while (*link != e) link = &tfe__pr_cent_[*link - 1].chain;
+  *link = tfe__pr_cent_[e - 1].chain;
+  tfe__pr_cent_[e - 1].chain = 0;
+}
+TFE_INTERNAL int32_t tfe__pr_find(const int64_t *key, int nkey, uint64_t h) {
+  for (int32_t e = tfe__pr_bucket[h % TFE__PR_NBUCKET]; e; e = tfe__pr_cent_[e - 1].chain) {
+    const tfe_contract_plan *P = tfe__pr_cent_[e - 1].plan;
+    if (P->hash == h && P->nkey == nkey && memcmp(P->key, key, (size_t)nkey * sizeof *key) == 0) return e;
+  }
+  return 0;
+}
+
+/* A retained plan for this key, or NULL. A hit becomes the most recently used entry. */
 TFE_INTERNAL tfe_contract_plan *tfe__pr_cache_get(const int64_t *key, int nkey, uint64_t h) {
+  tfe_contract_plan *P = NULL;
   tfe__pr_lock();
-  tfe_contract_plan *P = tfe__pr_cache[h % TFE_PLAN_CACHE_SIZE];
-  if (P && P->hash == h && P->nkey == nkey && memcmp(P->key, key, (size_t)nkey * sizeof *key) == 0)
+  int32_t e = tfe__pr_find(key, nkey, h);
+  if (e) {
+    P = tfe__pr_cent_[e - 1].plan;
     tfe_contract_plan_retain(P);
-  else
-    P = NULL;
+    if (tfe__pr_lru_head != e) { tfe__pr_lru_unlink(e); tfe__pr_lru_front(e); }
+  }
   tfe__pr_unlock();
   atomic_fetch_add_explicit(P ? &tfe__pr_cache_hits : &tfe__pr_cache_misses, 1, memory_order_relaxed);
   return P;
 }
+/* Stores P (the cache takes its own reference) unless its key is already there; a full
+ * cache evicts its least recently used plan (callers holding that plan keep it). */
 TFE_INTERNAL void tfe__pr_cache_put(tfe_contract_plan *P) {
+  tfe_contract_plan *old = NULL;
   tfe_contract_plan_retain(P);
   tfe__pr_lock();
-  tfe_contract_plan **slot = &tfe__pr_cache[P->hash % TFE_PLAN_CACHE_SIZE];
-  tfe_contract_plan *old = *slot;
-  *slot = P;
+  if (tfe__pr_find(P->key, P->nkey, P->hash)) {
+    old = P; /* another thread stored the same plan first */
+  } else {
+    int32_t e;
+    if (tfe__pr_nused < TFE_PLAN_CACHE_SIZE) {
+      e = ++tfe__pr_nused;
+    } else {
+      e = tfe__pr_lru_tail;
+      tfe__pr_lru_unlink(e);
+      tfe__pr_chain_unlink(e);
+      old = tfe__pr_cent_[e - 1].plan;
+      atomic_fetch_add_explicit(&tfe__pr_cache_evictions, 1, memory_order_relaxed);
+    }
+    tfe__pr_cent *x = &tfe__pr_cent_[e - 1];
+    x->plan = P;
+    int32_t *head = &tfe__pr_bucket[P->hash % TFE__PR_NBUCKET];
+    x->chain = *head;
+    *head = e;
+    tfe__pr_lru_front(e);
+  }
   tfe__pr_unlock();
   tfe_contract_plan_release(old);
 }
-/* Drops every cached plan (plans held by callers stay valid). */
+/* Drops every cached plan (plans held by callers stay valid). One entry per lock hold, so
+ * plans are freed outside the lock and the stack use does not grow with the capacity. */
 TFE_API void tfe_contract_cache_clear(void) {
-  for (int i = 0; i < TFE_PLAN_CACHE_SIZE; i++) {
+  for (;;) {
     tfe__pr_lock();
-    tfe_contract_plan *old = tfe__pr_cache[i];
-    tfe__pr_cache[i] = NULL;
+    int32_t e = tfe__pr_lru_tail;
+    tfe_contract_plan *P = NULL;
+    if (e) {
+      tfe__pr_lru_unlink(e);
+      tfe__pr_chain_unlink(e);
+      P = tfe__pr_cent_[e - 1].plan;
+      int32_t last = tfe__pr_nused--; /* keep entries dense: move the last one into slot e */
+      if (e != last) {
+        tfe__pr_cent moved = tfe__pr_cent_[last - 1];
+        tfe__pr_cent_[e - 1] = moved;
+        if (moved.prev) tfe__pr_cent_[moved.prev - 1].next = e; else tfe__pr_lru_head = e;
+        if (moved.next) tfe__pr_cent_[moved.next - 1].prev = e; else tfe__pr_lru_tail = e;
+        int32_t *link = &tfe__pr_bucket[moved.plan->hash % TFE__PR_NBUCKET];
+        while (*link != last) link = &tfe__pr_cent_[*link - 1].chain;
+        *link = e;
+      }
+      memset(&tfe__pr_cent_[last - 1], 0, sizeof tfe__pr_cent_[0]);
+    }
     tfe__pr_unlock();
-    tfe_contract_plan_release(old);
+    if (!P) return;
+    tfe_contract_plan_release(P);
   }
 }
 TFE_API void tfe_contract_cache_stats(long *hits, long *misses) {
   if (hits) *hits = atomic_load(&tfe__pr_cache_hits);
   if (misses) *misses = atomic_load(&tfe__pr_cache_misses);
+}
+/* Plans cached now, the capacity (TFE_PLAN_CACHE_SIZE) and how many were evicted so far. */
+TFE_API void tfe_contract_cache_info(long *entries, long *capacity, long *evictions) {
+  tfe__pr_lock();
+  long n = tfe__pr_nused;
+  tfe__pr_unlock();
+  if (entries) *entries = n;
+  if (capacity) *capacity = TFE_PLAN_CACHE_SIZE;
+  if (evictions) *evictions = atomic_load(&tfe__pr_cache_evictions);
 }
 
 /* ---- workspace pool ------------------------------------------------------------------------ */

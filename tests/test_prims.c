@@ -107,9 +107,9 @@ static void test_argmax_ties(void **st) {
   tu_rng r = {0x99};
   for (int cs = 0; cs < tu_cases(300); cs++) {
     int64_t m = tu_int(&r, 0, 9), n = tu_int(&r, 0, 9), k = tu_int(&r, 0, 12);
-    tfe_maxplus_f64 a[100], b[120], c[100], alpha = {(double)tu_int(&r, -2, 2)};
+    tfe_maxplus_f64 a[120], b[120], c[100], alpha = {(double)tu_int(&r, -2, 2)};
     int64_t arg[100];
-    for (int i = 0; i < 100; i++) a[i].v = (double)tu_int(&r, -2, 2);
+    for (int i = 0; i < 120; i++) a[i].v = (double)tu_int(&r, -2, 2); /* m*k <= 108 */
     for (int i = 0; i < 120; i++) b[i].v = (double)tu_int(&r, -2, 2);
     if (tu_int(&r, 0, 4) == 0) a[0].v = -INFINITY;
     assert_int_equal(tfe_semiring_gemm_argmax_maxplus_f64(m, n, k, alpha, a, 1, m, b, n, 1, c, 1, m, arg, n, 1), TFE_OK);
@@ -131,6 +131,72 @@ static void test_argmax_ties(void **st) {
   assert_int_equal(tfe_semiring_gemm_argmax_minplus_f32(1, 1, 3, one, a, 1, 1, b, 1, 1, c, 1, 1, &arg, 1, 1), TFE_OK);
   assert_int_equal(arg, 0); /* 1+0, 0+1, 0+1 all tie at 1: the first wins */
   assert_true(c[0].v == 1);
+}
+
+/* argmax differential test for every tropical kind: sizes crossing the MC / KC blocks, random
+ * layouts, alpha, small integer values (many ties), reference = first strictly better k. */
+#define TP_ARGMAX_TEST(S, T, GEN)                                                                        \
+  static void tp_argmax_##S(tu_rng *r, int cases) {                                                      \
+    for (int cs_ = 0; cs_ < cases; cs_++) {                                                              \
+      int64_t m = tu_int(r, 0, 150), n = tu_int(r, 0, 20), k = tu_int(r, 0, 300);                        \
+      if (tu_int(r, 0, 2) == 0) { m = tu_int(r, 0, 6); n = tu_int(r, 0, 6); k = tu_int(r, 0, 6); }       \
+      int64_t rsa, csa, rsb, csb, rsc, csc, rsi, csi;                                                    \
+      int64_t na = tp_stride_layout(r, m, k, &rsa, &csa), nb = tp_stride_layout(r, k, n, &rsb, &csb);    \
+      int64_t nc = tp_stride_layout(r, m, n, &rsc, &csc), ni = tp_stride_layout(r, m, n, &rsi, &csi);    \
+      T *a = malloc(sizeof(T) * na), *b = malloc(sizeof(T) * nb), *c = malloc(sizeof(T) * nc);           \
+      int64_t *arg = malloc(sizeof(int64_t) * ni);                                                       \
+      for (int64_t i = 0; i < na; i++) a[i] = GEN;                                                       \
+      for (int64_t i = 0; i < nb; i++) b[i] = GEN;                                                       \
+      T alpha = tu_int(r, 0, 1) ? tfe_sr_one_##S() : GEN;                                                \
+      assert_int_equal(tfe_semiring_gemm_argmax_##S(m, n, k, alpha, a, rsa, csa, b, rsb, csb, c, rsc, csc, \
+                                                    arg, rsi, csi), TFE_OK);                             \
+      for (int64_t i = 0; i < m; i++)                                                                    \
+        for (int64_t j = 0; j < n; j++) {                                                                \
+          T best = tfe_sr_zero_##S();                                                                    \
+          int64_t w = -1;                                                                                \
+          for (int64_t p = 0; p < k; p++) {                                                              \
+            T v = tfe_sr_mul_##S(a[i * rsa + p * csa], b[p * rsb + j * csb]);                            \
+            if (w < 0 || !tfe_sr_eq_##S(tfe_sr_add_##S(best, v), best)) { best = v; w = p; }             \
+          }                                                                                              \
+          if (arg[i * rsi + j * csi] != w || tfe_sr_dist_##S(c[i * rsc + j * csc], tfe_sr_mul_##S(alpha, best)) != 0) \
+            fail_msg(#S " m=%lld n=%lld k=%lld at (%lld,%lld): argmax %lld, want %lld", (long long)m,     \
+                     (long long)n, (long long)k, (long long)i, (long long)j, (long long)arg[i * rsi + j * csi], \
+                     (long long)w);                                                                      \
+        }                                                                                                \
+      free(a); free(b); free(c); free(arg);                                                              \
+    }                                                                                                    \
+  }
+TP_ARGMAX_TEST(maxplus_f64, tfe_maxplus_f64, TP_TROP(maxplus_f64, tfe_maxplus_f64))
+TP_ARGMAX_TEST(maxplus_f32, tfe_maxplus_f32, TP_TROP(maxplus_f32, tfe_maxplus_f32))
+TP_ARGMAX_TEST(minplus_f64, tfe_minplus_f64, TP_TROP(minplus_f64, tfe_minplus_f64))
+TP_ARGMAX_TEST(minplus_f32, tfe_minplus_f32, TP_TROP(minplus_f32, tfe_minplus_f32))
+TP_ARGMAX_TEST(maxtimes_f64, tfe_maxtimes_f64, TP_NONNEG(maxtimes_f64, tfe_maxtimes_f64))
+TP_ARGMAX_TEST(maxtimes_f32, tfe_maxtimes_f32, TP_NONNEG(maxtimes_f32, tfe_maxtimes_f32))
+
+/* Generic and AVX-512 argmax kernels, one and two threads (parallel threshold at its minimum). */
+static void test_argmax_blocked(void **st) {
+  (void)st;
+  for (int isa = 0; isa < 3; isa++) {
+#if defined(TFE__SG_HAVE_SIMD)
+    __builtin_cpu_init();
+    if ((isa == 1 && !__builtin_cpu_supports("avx2")) || (isa == 2 && !__builtin_cpu_supports("avx512f"))) continue;
+#else
+    if (isa > 0) continue;
+#endif
+    tfe__sg_isa_force = isa + 1;
+    for (int th = 1; th <= 2; th++) {
+      tfe_set_num_threads(th);
+      tfe__pr_par_grain = th == 2 ? 1 : (int64_t)1 << 20;
+      tu_rng r = {0x5eed + (uint64_t)(isa * 2 + th)};
+      int n = tu_cases(40);
+      tp_argmax_maxplus_f64(&r, n); tp_argmax_maxplus_f32(&r, n);
+      tp_argmax_minplus_f64(&r, n); tp_argmax_minplus_f32(&r, n);
+      tp_argmax_maxtimes_f64(&r, n); tp_argmax_maxtimes_f32(&r, n);
+    }
+  }
+  tfe__sg_isa_force = 0;
+  tfe_set_num_threads(0);
+  tfe__pr_par_grain = (int64_t)1 << 20;
 }
 
 /* ---- the backend protocol ------------------------------------------------------------------- */
@@ -335,6 +401,7 @@ int main(void) {
       cmocka_unit_test(test_tropical_gemm_all_kernels),
       cmocka_unit_test(test_integer_gemm),
       cmocka_unit_test(test_argmax_ties),
+      cmocka_unit_test(test_argmax_blocked),
       cmocka_unit_test(test_backend_ops),
       cmocka_unit_test(test_plan_misuse),
       cmocka_unit_test(test_plan_cache_lru),

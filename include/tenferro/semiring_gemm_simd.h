@@ -162,6 +162,132 @@ TFE__SG_BODY(tfe__sg_maxtimes_f32_avx2, "avx2", float, 6, TFE__SG_X6, 0)
 #undef TFE__SG_MUL
 #undef TFE__SG_RED
 
+/* ---- argmax kernels (AVX-512): MR = 2 vectors, NR = 4 ----------------------------------------
+ * Same packed operands; the tile starts from the product at p = 0 (index p0, as the naive
+ * loop's first candidate) and a later product replaces it only when strictly better (CMP), so
+ * the first winner stays on ties. Indices are kept per lane and stored as int64. */
+typedef void (*tfe__sg_aukr)(int64_t kc, int64_t p0, const void *a, const void *b, void *tile, int64_t *itile);
+#define TFE__SG_X4(M) M(0) M(1) M(2) M(3)
+#define TFE__SGA_DECL(j)                                                 \
+  TFE__SG_V bj##j = TFE__SG_SET1(b[j]);                                  \
+  TFE__SG_V c0_##j = TFE__SG_MUL(a0, bj##j), c1_##j = TFE__SG_MUL(a1, bj##j); \
+  __m512i i0_##j = pv, i1_##j = pv;
+#define TFE__SGA_UPD(j)                                                  \
+  {                                                                      \
+    TFE__SG_V bj = TFE__SG_SET1(b[j]);                                   \
+    TFE__SG_V v0 = TFE__SG_MUL(a0, bj), v1 = TFE__SG_MUL(a1, bj);        \
+    TFE__SG_M m0 = TFE__SG_CMP(v0, c0_##j), m1 = TFE__SG_CMP(v1, c1_##j); \
+    c0_##j = TFE__SG_BLEND(m0, c0_##j, v0);                              \
+    c1_##j = TFE__SG_BLEND(m1, c1_##j, v1);                              \
+    i0_##j = TFE__SG_IBLEND(m0, i0_##j, pv);                             \
+    i1_##j = TFE__SG_IBLEND(m1, i1_##j, pv);                             \
+  }
+#define TFE__SGA_ST(j)                                                   \
+  TFE__SG_STORE(t + (j) * (2 * TFE__SG_W), c0_##j);                      \
+  TFE__SG_STORE(t + (j) * (2 * TFE__SG_W) + TFE__SG_W, c1_##j);          \
+  TFE__SG_ISTORE(it + (j) * (2 * TFE__SG_W), i0_##j);                    \
+  TFE__SG_ISTORE(it + (j) * (2 * TFE__SG_W) + TFE__SG_W, i1_##j);
+
+#define TFE__SGA_BODY(NAME, R_)                                                                       \
+  TFE_INTERNAL __attribute__((target("avx512f"))) void NAME(int64_t kc, int64_t p0, const void *av,  \
+                                                            const void *bv, void *tv, int64_t *it) {  \
+    const R_ *a = (const R_ *)av, *b = (const R_ *)bv;                                                \
+    R_ *t = (R_ *)tv;                                                                                 \
+    __m512i pv = TFE__SG_ISET1(p0);                                                                   \
+    TFE__SG_V a0 = TFE__SG_LOAD(a), a1 = TFE__SG_LOAD(a + TFE__SG_W);                                 \
+    TFE__SG_X4(TFE__SGA_DECL)                                                                         \
+    for (int64_t p = 1; p < kc; p++) {                                                                \
+      a += 2 * TFE__SG_W;                                                                             \
+      b += 4;                                                                                         \
+      pv = TFE__SG_ISET1(p0 + p);                                                                     \
+      a0 = TFE__SG_LOAD(a);                                                                           \
+      a1 = TFE__SG_LOAD(a + TFE__SG_W);                                                               \
+      TFE__SG_X4(TFE__SGA_UPD)                                                                        \
+    }                                                                                                 \
+    TFE__SG_X4(TFE__SGA_ST)                                                                           \
+  }
+
+TFE_INTERNAL __attribute__((target("avx512f"))) void tfe__sga_store_i32(int64_t *dst, __m512i x) {
+  _mm512_storeu_si512((void *)dst, _mm512_cvtepi32_epi64(_mm512_castsi512_si256(x)));
+  _mm512_storeu_si512((void *)(dst + 8), _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(x, 1)));
+}
+
+#define TFE__SG_W 8
+#define TFE__SG_V __m512d
+#define TFE__SG_M __mmask8
+#define TFE__SG_SET1 _mm512_set1_pd
+#define TFE__SG_LOAD _mm512_loadu_pd
+#define TFE__SG_STORE _mm512_storeu_pd
+#define TFE__SG_BLEND _mm512_mask_blend_pd
+#define TFE__SG_ISET1(x) _mm512_set1_epi64((long long)(x))
+#define TFE__SG_IBLEND _mm512_mask_blend_epi64
+#define TFE__SG_ISTORE(p, x) _mm512_storeu_si512((void *)(p), x)
+#define TFE__SG_MUL _mm512_add_pd
+#define TFE__SG_CMP(x, y) _mm512_cmp_pd_mask(x, y, _CMP_GT_OQ)
+TFE__SGA_BODY(tfe__sga_maxplus_f64_avx512, double)
+#undef TFE__SG_CMP
+#define TFE__SG_CMP(x, y) _mm512_cmp_pd_mask(x, y, _CMP_LT_OQ)
+TFE__SGA_BODY(tfe__sga_minplus_f64_avx512, double)
+#undef TFE__SG_CMP
+#undef TFE__SG_MUL
+#define TFE__SG_MUL _mm512_mul_pd
+#define TFE__SG_CMP(x, y) _mm512_cmp_pd_mask(x, y, _CMP_GT_OQ)
+TFE__SGA_BODY(tfe__sga_maxtimes_f64_avx512, double)
+#undef TFE__SG_CMP
+#undef TFE__SG_MUL
+#undef TFE__SG_W
+#undef TFE__SG_V
+#undef TFE__SG_M
+#undef TFE__SG_SET1
+#undef TFE__SG_LOAD
+#undef TFE__SG_STORE
+#undef TFE__SG_BLEND
+#undef TFE__SG_ISET1
+#undef TFE__SG_IBLEND
+#undef TFE__SG_ISTORE
+
+#define TFE__SG_W 16
+#define TFE__SG_V __m512
+#define TFE__SG_M __mmask16
+#define TFE__SG_SET1 _mm512_set1_ps
+#define TFE__SG_LOAD _mm512_loadu_ps
+#define TFE__SG_STORE _mm512_storeu_ps
+#define TFE__SG_BLEND _mm512_mask_blend_ps
+#define TFE__SG_ISET1(x) _mm512_set1_epi32((int)(x))
+#define TFE__SG_IBLEND _mm512_mask_blend_epi32
+#define TFE__SG_ISTORE(p, x) tfe__sga_store_i32(p, x)
+#define TFE__SG_MUL _mm512_add_ps
+#define TFE__SG_CMP(x, y) _mm512_cmp_ps_mask(x, y, _CMP_GT_OQ)
+TFE__SGA_BODY(tfe__sga_maxplus_f32_avx512, float)
+#undef TFE__SG_CMP
+#define TFE__SG_CMP(x, y) _mm512_cmp_ps_mask(x, y, _CMP_LT_OQ)
+TFE__SGA_BODY(tfe__sga_minplus_f32_avx512, float)
+#undef TFE__SG_CMP
+#undef TFE__SG_MUL
+#define TFE__SG_MUL _mm512_mul_ps
+#define TFE__SG_CMP(x, y) _mm512_cmp_ps_mask(x, y, _CMP_GT_OQ)
+TFE__SGA_BODY(tfe__sga_maxtimes_f32_avx512, float)
+#undef TFE__SG_CMP
+#undef TFE__SG_MUL
+#undef TFE__SG_W
+#undef TFE__SG_V
+#undef TFE__SG_M
+#undef TFE__SG_SET1
+#undef TFE__SG_LOAD
+#undef TFE__SG_STORE
+#undef TFE__SG_BLEND
+#undef TFE__SG_ISET1
+#undef TFE__SG_IBLEND
+#undef TFE__SG_ISTORE
+
+/* [double?][maxplus, minplus, maxtimes]; AVX-512 only (other CPUs use the generic kernel). */
+TFE_INTERNAL tfe__sg_aukr tfe__sga_kernel(int dbl, int op) {
+  static const tfe__sg_aukr k[2][3] = {
+      {tfe__sga_maxplus_f32_avx512, tfe__sga_minplus_f32_avx512, tfe__sga_maxtimes_f32_avx512},
+      {tfe__sga_maxplus_f64_avx512, tfe__sga_minplus_f64_avx512, tfe__sga_maxtimes_f64_avx512}};
+  return k[dbl][op];
+}
+
 /* [double?][maxplus, minplus, maxtimes] */
 TFE_INTERNAL tfe__sg_ukr tfe__sg_kernel(int isa, int dbl, int op) {
   static const tfe__sg_ukr k512[2][3] = {

@@ -166,10 +166,48 @@ TFE_API tfe_status TFE_FN(semiring_gemm)(int64_t m, int64_t n, int64_t k, TFE_T 
 }
 
 #if TFE_ALG == TFE_ALG_MAXPLUS || TFE_ALG == TFE_ALG_MINPLUS || TFE_ALG == TFE_ALG_MAXTIMES
+/* ---- argmax: the same packed blocking, a kernel that also keeps which k won -------------------- */
+/* Strictly better in the semiring order: sr_add(best, v) is not best. */
+TFE_INTERNAL bool TFE_FN(sga_better_)(TFE_T v, TFE_T best) {
+  return !TFE_FN(sr_eq)(TFE_FN(sr_add)(best, v), best);
+}
+/* Generic argmax micro-kernel: the tile starts from the products at p = 0 (index p0), later
+ * products replace an entry only when strictly better, so the first winner stays. */
+TFE_INTERNAL void TFE_FN(sga_ukr_generic_)(int64_t kc, int64_t p0, int mr, int nr, const TFE_T *a, const TFE_T *b,
+                                           TFE_T *tile, int64_t *itile) {
+  for (int j = 0; j < nr; j++)
+    for (int i = 0; i < mr; i++) {
+      tile[i + j * mr] = TFE_FN(sr_mul)(a[i], b[j]);
+      itile[i + j * mr] = p0;
+    }
+  for (int64_t p = 1; p < kc; p++) {
+    const TFE_T *ap = a + p * mr, *bp = b + p * nr;
+    for (int j = 0; j < nr; j++)
+      for (int i = 0; i < mr; i++) {
+        TFE_T v = TFE_FN(sr_mul)(ap[i], bp[j]);
+        if (TFE_FN(sga_better_)(v, tile[i + j * mr])) { tile[i + j * mr] = v; itile[i + j * mr] = p0 + p; }
+      }
+  }
+}
+/* Merge a tile into C / argmax: the first K block stores, later ones replace only strictly
+ * better entries (earlier blocks hold smaller k, so ties keep the first winner). C holds the
+ * raw maxima until the caller applies alpha. */
+TFE_INTERNAL void TFE_FN(sga_store_)(const TFE_T *tile, const int64_t *itile, int mr, int64_t me, int64_t ne, bool first,
+                                     TFE_T *c, int64_t rsc, int64_t csc, int64_t *arg, int64_t rsi, int64_t csi) {
+  for (int64_t j = 0; j < ne; j++)
+    for (int64_t i = 0; i < me; i++) {
+      TFE_T *cp = c + i * rsc + j * csc;
+      TFE_T v = tile[i + j * mr];
+      if (first || TFE_FN(sga_better_)(v, *cp)) { *cp = v; arg[i * rsi + j * csi] = itile[i + j * mr]; }
+    }
+}
+
 /* Tropical GEMM that also records which k won each C element (first k on ties), for the
  * backward pass: C[i,j] = alpha * max_k A[i,k]*B[k,j] (beta must be the semiring zero: the
  * winner of a sum with the old C would be ambiguous). argmax is m x n with strides
- * rsi/csi; k == 0 stores -1. Naive loop order i, j, k keeps "first winner" exact. */
+ * rsi/csi; k == 0 stores -1. Packed panels as in tfe_semiring_gemm_S, with an AVX-512 argmax
+ * micro-kernel for f32/f64 (generic kernel elsewhere); threads from tfe_get_num_threads()
+ * when the product is large enough. NaN inputs: which k wins is unspecified. */
 TFE_API tfe_status TFE_FN(semiring_gemm_argmax)(int64_t m, int64_t n, int64_t k, TFE_T alpha, const TFE_T *a,
                                                 int64_t rsa, int64_t csa, const TFE_T *b, int64_t rsb,
                                                 int64_t csb, TFE_T *c, int64_t rsc, int64_t csc, int64_t *argmax,
@@ -178,19 +216,64 @@ TFE_API tfe_status TFE_FN(semiring_gemm_argmax)(int64_t m, int64_t n, int64_t k,
     return TFE_FAIL(TFE_ERR_INVALID, "negative size (m %lld, n %lld, k %lld)", (long long)m, (long long)n, (long long)k);
   if ((m && n && (!c || !argmax)) || (m && k && !a) || (k && n && !b))
     return TFE_FAIL(TFE_ERR_NULL, "a matrix pointer is NULL");
-  TFE_OMP(parallel for num_threads(tfe_get_num_threads()) if (m * n * k > 32768))
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++) {
-      TFE_T best = TFE_FN(sr_zero)();
-      int64_t arg = -1;
-      for (int64_t p = 0; p < k; p++) {
-        TFE_T v = TFE_FN(sr_mul)(a[i * rsa + p * csa], b[p * rsb + j * csb]);
-        /* strictly better only: the first winner stays */
-        if (arg < 0 || !TFE_FN(sr_eq)(TFE_FN(sr_add)(best, v), best)) { best = v; arg = p; }
+  if (m == 0 || n == 0) return TFE_OK;
+  if (k == 0) {
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < m; i++) {
+        c[i * rsc + j * csc] = TFE_FN(sr_mul)(alpha, TFE_FN(sr_zero)());
+        argmax[i * rsi + j * csi] = -1;
       }
-      c[i * rsc + j * csc] = TFE_FN(sr_mul)(alpha, best);
-      argmax[i * rsi + j * csi] = arg;
+    return TFE_OK;
+  }
+  int mr = 4, nr = 4;
+  tfe__sg_aukr simd = NULL;
+#if defined(TFE__SG_HAVE_SIMD) /* tropical kinds have a float or double value */
+  if (tfe__sg_isa() == 2 && (sizeof(TFE_R) == 8 || k <= INT32_MAX)) { /* f32 lanes hold int32 indices */
+    simd = tfe__sga_kernel(sizeof(TFE_R) == 8, TFE_ALG == TFE_ALG_MAXPLUS ? 0 : TFE_ALG == TFE_ALG_MINPLUS ? 1 : 2);
+    mr = sizeof(TFE_R) == 8 ? 16 : 32;
+  }
+#endif
+  int64_t work = m > 0 && n > 0 && k > 0 && m <= ((int64_t)1 << 62) / n / k ? m * n * k : (int64_t)1 << 62;
+  int threads = tfe__pr_threads_for(work, tfe_get_num_threads());
+  int64_t kcmax = k < TFE__SG_KC ? k : TFE__SG_KC, ncmax = n < TFE__SG_NC ? n : TFE__SG_NC;
+  int64_t mcmax = m < TFE__SG_MC ? m : TFE__SG_MC, per = TFE_FN(sg_thread_ws_)(mcmax, kcmax);
+  int64_t elems = TFE_FN(sg_workspace_)(threads, m, n, k), ibytes = (int64_t)threads * 32 * 16 * (int64_t)sizeof(int64_t);
+  char *mem = (char *)tfe__alloc((size_t)elems * sizeof(TFE_T) + (size_t)ibytes);
+  if (!mem) return TFE_ERR_ALLOC;
+  int64_t *itile0 = (int64_t *)(void *)mem;
+  TFE_T *bpack = (TFE_T *)(void *)(mem + ibytes), *apack0 = bpack + kcmax * (ncmax + 32);
+  for (int64_t jc = 0; jc < n; jc += TFE__SG_NC) {
+    int64_t nc = n - jc < TFE__SG_NC ? n - jc : TFE__SG_NC;
+    for (int64_t pc = 0; pc < k; pc += TFE__SG_KC) {
+      int64_t kc = k - pc < TFE__SG_KC ? k - pc : TFE__SG_KC;
+      TFE_FN(sg_pack_b_)(kc, nc, nr, b + pc * rsb + jc * csb, rsb, csb, false, bpack);
+      int64_t nblk = (m + TFE__SG_MC - 1) / TFE__SG_MC;
+      TFE_OMP(parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && nblk > 1))
+      for (int64_t ib = 0; ib < nblk; ib++) {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        TFE_T *apack = apack0 + (int64_t)tid * per, *tile = apack + (mcmax + 32) * kcmax;
+        int64_t *itile = itile0 + (int64_t)tid * 32 * 16;
+        int64_t ic = ib * TFE__SG_MC, mc = m - ic < TFE__SG_MC ? m - ic : TFE__SG_MC;
+        TFE_FN(sg_pack_a_)(mc, kc, mr, a + ic * rsa + pc * csa, rsa, csa, false, apack);
+        for (int64_t jr = 0; jr < nc; jr += nr)
+          for (int64_t ir = 0; ir < mc; ir += mr) {
+            if (simd) simd(kc, pc, apack + ir * kc, bpack + jr * kc, tile, itile);
+            else TFE_FN(sga_ukr_generic_)(kc, pc, mr, nr, apack + ir * kc, bpack + jr * kc, tile, itile);
+            int64_t me = mc - ir < mr ? mc - ir : mr, ne = nc - jr < nr ? nc - jr : nr;
+            int64_t ci = ic + ir, cj = jc + jr;
+            TFE_FN(sga_store_)(tile, itile, mr, me, ne, pc == 0, c + ci * rsc + cj * csc, rsc, csc,
+                               argmax + ci * rsi + cj * csi, rsi, csi);
+          }
+      }
     }
+  }
+  if (!TFE_FN(sr_eq)(alpha, TFE_FN(sr_one)()))
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < m; i++) c[i * rsc + j * csc] = TFE_FN(sr_mul)(alpha, c[i * rsc + j * csc]);
+  tfe__free(mem);
   return TFE_OK;
 }
 #endif

@@ -249,7 +249,7 @@ TFE_INTERNAL int64_t tfe__kabs(int64_t x) { return x < 0 ? -x : x; }
  * contiguous for it: then a 2-D tile keeps its cache lines in use. */
 TFE_INTERNAL bool tfe__kmisaligned(const tfe__kplan *p, int j) {
   int64_t s0 = tfe__kabs(p->str[j][0]);
-  if (s0 <= 4) return false;
+  if (s0 <= 1) return false; /* (stride 2 or 3, as in an interleaved source: tiles read it once) */
   for (int d = 1; d < p->rank; d++) {
     int64_t s = tfe__kabs(p->str[j][d]);
     if (s != 0 && s < s0) return true;
@@ -313,10 +313,10 @@ TFE_INTERNAL void tfe__kgroup_make(tfe__kplan *p, tfe__kgroup *g, int at, int nd
 /* Choose a group starting at `at` among dims [at, rank): whole dims while the block stays
  * within `target` (and the table within TFE__KTAB), then a cut of the next dim. Returns the
  * dims used; *cut gets the block of the last one. */
-TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int64_t target, int64_t *cut) {
+TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int end, int64_t target, int64_t *cut) {
   int nd = 0;
   int64_t prod = 1;
-  while (at + nd < p->rank && nd < TFE__KGD) {
+  while (at + nd < end && nd < TFE__KGD) {
     int64_t n = p->dims[at + nd];
     if (prod * n <= target && (nd == 0 || prod * n <= TFE__KTAB)) {
       prod *= n; nd++; *cut = n;
@@ -375,7 +375,17 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
   int mis = -1;
   for (int o = 0; o < nops && mis < 0; o++) if (o != key && tfe__kmisaligned(p, o)) mis = o;
   int64_t cut0 = 1, cut1 = 1;
-  int nd0 = p->rank ? tfe__kgroup_pick(p, 0, mis >= 0 ? tt0 : t0, &cut0) : 0;
+  int end0 = p->rank; /* G0 stops before the misaligned input's innermost dim (G1 takes it) */
+  if (mis >= 0)
+    for (int d = 1; d < p->rank; d++) {
+      int64_t s = tfe__kabs(p->str[mis][d]);
+      if (s != 0 && s < tfe__kabs(p->str[mis][end0 < p->rank ? end0 : 0])) end0 = d;
+    }
+  int nd0 = p->rank ? tfe__kgroup_pick(p, 0, end0, mis >= 0 ? tt0 : t0, &cut0) : 0;
+  /* A transpose group of several small dims (2s and 3s) runs its 8x8 blocks through
+   * tables, and blocks clipped at its edges (27 = 3*8 + 3) element by element: four times
+   * the target makes the clipped share small (243 x 81 tiles of 3s: 2.5 %). */
+  if (mis >= 0 && nd0 > 1) nd0 = tfe__kgroup_pick(p, 0, end0, 4 * tt0, &cut0);
   int nd1 = 0;
   if (mis >= 0 && nd0 < p->rank) {
     int sel[TFE_MAX_RANK], ns = 0; /* remaining dims by the misaligned input's |stride| */
@@ -386,7 +396,8 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
       sel[j] = d;
     }
     tfe__kmove(p, nd0, ns, sel);
-    nd1 = tfe__kgroup_pick(p, nd0, tt1, &cut1);
+    nd1 = tfe__kgroup_pick(p, nd0, p->rank, tt1, &cut1);
+    if (nd1 > 1) nd1 = tfe__kgroup_pick(p, nd0, p->rank, 4 * tt1, &cut1);
   }
   if (nd0) tfe__kgroup_make(p, &p->g[0], 0, nd0, cut0);
   else { p->g[0].nd = 0; p->g[0].len = 1; p->g[0].inner = 1; p->g[0].last_n = p->g[0].last_b = 1; }
@@ -422,6 +433,26 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
       p->ntiles *= cnt[i];
       if (z) p->nseq *= cnt[i];
     }
+  /* Threads split the outermost odometer dim first: make it the one with op 0's largest
+   * stride, so that each thread writes (and first-touches) one contiguous share of op 0
+   * instead of pieces of every huge page (two threads faulting the same pages wait on
+   * each other). */
+  int big = -1;
+  for (int q = 0; q < p->no; q++)
+    if (!(seq_zero && p->ostep[0][q] == 0) && p->ocount[q] > 1 &&
+        (big < 0 || tfe__kabs(p->ostep[0][q]) > tfe__kabs(p->ostep[0][big])))
+      big = q;
+  if (big >= 0 && big != p->no - 1) {
+    int64_t c = p->ocount[big], st[TFE__KOPS];
+    int cl = p->oclip[big];
+    for (int o = 0; o < nops; o++) st[o] = p->ostep[o][big];
+    for (int q = big; q < p->no - 1; q++) {
+      p->ocount[q] = p->ocount[q + 1]; p->oclip[q] = p->oclip[q + 1];
+      for (int o = 0; o < nops; o++) p->ostep[o][q] = p->ostep[o][q + 1];
+    }
+    p->ocount[p->no - 1] = c; p->oclip[p->no - 1] = cl;
+    for (int o = 0; o < nops; o++) p->ostep[o][p->no - 1] = st[o];
+  }
   return true;
 }
 

@@ -102,8 +102,8 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
 
 /* The common transpose tile: 8-byte kind, each group one arithmetic step, unit stride along
  * G0 in the destination and along G1 in the source. The multiple-of-8 part runs 8x8
- * register blocks addressed by strides (no per-block tables or pointer arrays); the rims go
- * through k_copy_blocks_. Returns false when the tile is not of that form. */
+ * register blocks addressed by strides (no per-block tables or pointer arrays). Returns
+ * false when the tile is not of that form. */
 TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
                                      const TFE_T *s, int64_t n0, int64_t n1) {
 #if TFE__KHAVE_TR8
@@ -115,12 +115,17 @@ TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *
   bool al = c->nt && ((uintptr_t)d & 63) == 0 && (ldd & 7) == 0;
   double *dd = (double *)(void *)d;
   const double *ss = (const double *)(const void *)s;
-  for (int64_t ib = 0; ib < m0; ib += 8) {
-    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + 8 * tfe__kpf, n0, n1);
-    for (int64_t jb = 0; jb < m1; jb += 8) tfe__ktr8s(dd + ib + jb * ldd, ldd, ss + ib * lds + jb, lds, al);
-  }
-  if (m1 < n1) TFE_FN(k_copy_blocks_)(c, p, d, s, 0, m0, m1, n1);
-  if (m0 < n0) TFE_FN(k_copy_blocks_)(c, p, d, s, m0, n0, 0, n1);
+  if (m1 > 0)
+    for (int64_t ib = 0; ib < m0; ib += 8) {
+      TFE_FN(k_prefetch_rows_)(p, 1, s, ib + 8 * tfe__kpf, n0, n1);
+      for (int64_t jb = 0; jb < m1; jb += 8) tfe__ktr8s(dd + ib + jb * ldd, ldd, ss + ib * lds + jb, lds, al);
+    }
+  /* rims (all of a tile narrower than 8, as the 3-wide de-interleave of a cyclic shift):
+   * one destination column at a time, the source read with its stride */
+  for (int64_t j = m1; j < n1; j++)
+    for (int64_t i = 0; i < n0; i++) d[i + j * ldd] = s[i * lds + j];
+  for (int64_t j = 0; j < m1; j++)
+    for (int64_t i = m0; i < n0; i++) d[i + j * ldd] = s[i * lds + j];
   return true;
 #else
   (void)c; (void)p; (void)d; (void)s; (void)n0; (void)n1;

@@ -53,7 +53,8 @@ TFE_INTERNAL int tfe__sg_isa(void) {
     (void)mr; (void)nr;                                                                             \
     const R_ *a = (const R_ *)av, *b = (const R_ *)bv;                                              \
     R_ *t = (R_ *)tv;                                                                               \
-    TFE__SG_V z = TFE__SG_SET1((R_)(ZERO));                                                         \
+    TFE__SG_V z = TFE__SG_SET1((R_)(ZERO)), one_ = TFE__SG_SET1((R_)1);                              \
+    (void)one_;                                                                                     \
     XN(TFE__SG_DECL)                                                                                \
     for (int64_t p = 0; p < kc; p++) {                                                              \
       TFE__SG_V a0 = TFE__SG_LOAD(a), a1 = TFE__SG_LOAD(a + TFE__SG_W);                             \
@@ -70,7 +71,10 @@ TFE_INTERNAL int tfe__sg_isa(void) {
 #define TFE__SG_SET1 _mm512_set1_pd
 #define TFE__SG_LOAD _mm512_loadu_pd
 #define TFE__SG_STORE _mm512_storeu_pd
-#define TFE__SG_MUL _mm512_add_pd
+/* x + y as fma(x, 1, y): bit-identical (x*1 is exact, one rounding), and it runs on the FMA
+ * pipes, so the adds and the maxes issue on different pipes (Zen 4/5: FADD pipes 2/3 also do
+ * max/min; with plain adds both compete for them and cap max-plus at half of dgemm). */
+#define TFE__SG_MUL(x, y) _mm512_fmadd_pd(x, one_, y)
 #define TFE__SG_RED _mm512_max_pd
 TFE__SG_BODY(tfe__sg_maxplus_f64_avx512, "avx512f", double, 12, TFE__SG_X12, -INFINITY)
 #undef TFE__SG_RED
@@ -94,7 +98,7 @@ TFE__SG_BODY(tfe__sg_maxtimes_f64_avx512, "avx512f", double, 12, TFE__SG_X12, 0)
 #define TFE__SG_SET1 _mm512_set1_ps
 #define TFE__SG_LOAD _mm512_loadu_ps
 #define TFE__SG_STORE _mm512_storeu_ps
-#define TFE__SG_MUL _mm512_add_ps
+#define TFE__SG_MUL(x, y) _mm512_fmadd_ps(x, one_, y)
 #define TFE__SG_RED _mm512_max_ps
 TFE__SG_BODY(tfe__sg_maxplus_f32_avx512, "avx512f", float, 12, TFE__SG_X12, -INFINITY)
 #undef TFE__SG_RED
@@ -194,6 +198,8 @@ typedef void (*tfe__sg_aukr)(int64_t kc, int64_t p0, const void *a, const void *
     const R_ *a = (const R_ *)av, *b = (const R_ *)bv;                                                \
     R_ *t = (R_ *)tv;                                                                                 \
     __m512i pv = TFE__SG_ISET1(p0);                                                                   \
+    TFE__SG_V one_ = TFE__SG_SET1((R_)1);                                                             \
+    (void)one_;                                                                                       \
     TFE__SG_V a0 = TFE__SG_LOAD(a), a1 = TFE__SG_LOAD(a + TFE__SG_W);                                 \
     TFE__SG_X4(TFE__SGA_DECL)                                                                         \
     for (int64_t p = 1; p < kc; p++) {                                                                \
@@ -222,7 +228,7 @@ TFE_INTERNAL __attribute__((target("avx512f"))) void tfe__sga_store_i32(int64_t 
 #define TFE__SG_ISET1(x) _mm512_set1_epi64((long long)(x))
 #define TFE__SG_IBLEND _mm512_mask_blend_epi64
 #define TFE__SG_ISTORE(p, x) _mm512_storeu_si512((void *)(p), x)
-#define TFE__SG_MUL _mm512_add_pd
+#define TFE__SG_MUL(x, y) _mm512_fmadd_pd(x, one_, y)
 #define TFE__SG_CMP(x, y) _mm512_cmp_pd_mask(x, y, _CMP_GT_OQ)
 TFE__SGA_BODY(tfe__sga_maxplus_f64_avx512, double)
 #undef TFE__SG_CMP
@@ -256,7 +262,7 @@ TFE__SGA_BODY(tfe__sga_maxtimes_f64_avx512, double)
 #define TFE__SG_ISET1(x) _mm512_set1_epi32((int)(x))
 #define TFE__SG_IBLEND _mm512_mask_blend_epi32
 #define TFE__SG_ISTORE(p, x) tfe__sga_store_i32(p, x)
-#define TFE__SG_MUL _mm512_add_ps
+#define TFE__SG_MUL(x, y) _mm512_fmadd_ps(x, one_, y)
 #define TFE__SG_CMP(x, y) _mm512_cmp_ps_mask(x, y, _CMP_GT_OQ)
 TFE__SGA_BODY(tfe__sga_maxplus_f32_avx512, float)
 #undef TFE__SG_CMP

@@ -226,6 +226,33 @@ static void test_bad_inputs(void **st) {
   for (int x = 0; x < 12; x++) assert_true(c[x] == 0);
 }
 
+/* The planner loops over an unfusable label when that beats copying: aid,ij->ajd loops over d
+ * (A and C read in place, unit strides), not over a (which would leave strides 1024 and 32 and
+ * is slower than copying), and keeps the copies where the GEMMs would be too small. */
+static tfe_contract_plan *tc_plan_mid(int64_t a, int64_t i, int64_t d) {
+  static double dummy;
+  tfe_view_f64 A = {&dummy, {3, 0, {a, i, d}, {1, a, a * i}}, false}, B = {&dummy, {2, 0, {i, i}, {1, i}}, false};
+  tfe_view_f64 C = {&dummy, {3, 0, {a, i, d}, {1, a, a * i}}, false};
+  tfe_contract_desc ds;
+  tfe_contract_plan *P = NULL;
+  assert_int_equal(tfe_contract_describe_f64(&ds, &A, (int32_t[]){'a', 'i', 'd'}, &B, (int32_t[]){'i', 'j'}, &C,
+                                             (int32_t[]){'a', 'j', 'd'}), TFE_OK);
+  assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
+  return P;
+}
+static void test_loop_choice(void **st) {
+  (void)st;
+  tfe_contract_plan *P = tc_plan_mid(256, 64, 256);
+  assert_true(P->loop && !P->copy[0] && !P->copy[1] && !P->copy[2]);
+  assert_int_equal(P->nbatch, 256);
+  assert_true(P->rs[0] == 1 && P->rs[2] == 1); /* looped over d: a stays the unit-stride row */
+  assert_int_equal(tfe_contract_plan_workspace(P), 0);
+  tfe_contract_plan_release(P);
+  P = tc_plan_mid(32, 32, 1024);
+  assert_true(!P->loop && P->copy[0] && P->copy[2]);
+  tfe_contract_plan_release(P);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define TC_KIND_ENTRIES(s, T, R, alg, cplx, flt, DT) cmocka_unit_test(test_binary_##s), cmocka_unit_test(test_unary_##s),
@@ -233,6 +260,7 @@ int main(void) {
       cmocka_unit_test(test_trace_of_product_transposed),
       cmocka_unit_test(test_ijk_kjl_transposed),
       cmocka_unit_test(test_bad_inputs),
+      cmocka_unit_test(test_loop_choice),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,6 +152,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--no-numpy")) use_numpy = false;
     else if (!strcmp(argv[i], "--threads2")) two = true;
     else if (!strcmp(argv[i], "--tile") && i + 1 < argc) tfe__ktile_bytes = atoi(argv[++i]); /* tuning */
+    else if (!strcmp(argv[i], "--nt-min") && i + 1 < argc) tfe__knt_min = atoll(argv[++i]);  /* tuning */
     else path = argv[i];
   }
   if (reps < 1) reps = 1;

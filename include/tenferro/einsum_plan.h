@@ -743,7 +743,7 @@ TFE_API tfe_status tfe_einsum_plan_new_labels(tfe_einsum_plan **plan, tfe_dtype 
   TFE_CHECK_NULL(layouts);
   const tfe_dtype_info *di = tfe_dtype_get(dt);
   if (!di) return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dt);
-  int ranks[1024], *rk = n <= 1024 ? ranks : (int *)tfe__alloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+  int ranks[1024] = {0}, *rk = n <= 1024 ? ranks : (int *)tfe__alloc((size_t)(n > 0 ? n : 1) * sizeof(int));
   if (!rk) return TFE_ERR_ALLOC;
   for (int k = 0; k < n; k++) {
     if (!layouts[k]) { if (rk != ranks) tfe__free(rk); return TFE_FAIL(TFE_ERR_NULL, "layout of operand %d is NULL", k); }

@@ -27,35 +27,6 @@
 #include <tenferro/einsum_anneal.h>
 #include <tenferro/einsum_plan.h>
 
-/* No two index tuples reach one element (sufficient test: sorted by |stride|, each stride
- * passes everything the smaller ones span). */
-TFE_INTERNAL bool tfe__ein_no_self_overlap(const tfe_layout *L) {
-  int64_t st[TFE_MAX_RANK], dm[TFE_MAX_RANK];
-  int n = 0;
-  for (int i = 0; i < L->rank; i++) {
-    if (L->dims[i] == 0) return true;
-    if (L->dims[i] == 1) continue;
-    int64_t s = L->strides[i] < 0 ? -L->strides[i] : L->strides[i];
-    int k = n++;
-    while (k > 0 && st[k - 1] > s) { st[k] = st[k - 1]; dm[k] = dm[k - 1]; k--; }
-    st[k] = s; dm[k] = L->dims[i];
-  }
-  int64_t span = 0;
-  for (int k = 0; k < n; k++) {
-    if (st[k] <= span) return false;
-    span += st[k] * (dm[k] - 1);
-  }
-  return true;
-}
-/* The byte ranges of two views intersect. */
-TFE_INTERNAL bool tfe__ein_meet(const void *pa, const tfe_layout *La, const void *pc, const tfe_layout *Lc, size_t elem) {
-  int64_t alo, ahi, clo, chi;
-  if (!pa || !pc || !tfe_layout_extent(La, &alo, &ahi) || !tfe_layout_extent(Lc, &clo, &chi)) return false;
-  const char *a0 = (const char *)pa + alo * (int64_t)elem, *a1 = (const char *)pa + (ahi + 1) * (int64_t)elem;
-  const char *c0 = (const char *)pc + clo * (int64_t)elem, *c1 = (const char *)pc + (chi + 1) * (int64_t)elem;
-  return a0 < c1 && c0 < a1;
-}
-
 #define TFE_TEMPLATE <tenferro/einsum_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE

@@ -61,10 +61,10 @@ TFE_INTERNAL tfe_status TFE_FN(ein_check_)(const tfe_einsum_plan *p, const TFE_T
                       (long long)out->lay.dims[i], (long long)p->out_dims[i]);
   if (tfe_layout_numel(&out->lay) == 0) return TFE_OK;
   if (!out->data) return TFE_FAIL(TFE_ERR_NULL, "data of the output is NULL");
-  if (!tfe__ein_no_self_overlap(&out->lay))
+  if (!tfe__layout_nested(&out->lay))
     return TFE_FAIL(TFE_ERR_OVERLAP, "output has overlapping elements (zero or interleaved strides)");
   for (int k = 0; k < p->n; k++)
-    if (tfe__ein_meet(ops[k].data, &ops[k].lay, out->data, &out->lay, sizeof(TFE_T)))
+    if (tfe__ranges_meet(ops[k].data, &ops[k].lay, out->data, &out->lay, sizeof(TFE_T)))
       return TFE_FAIL(TFE_ERR_OVERLAP, "output overlaps operand %d", k);
   return TFE_OK;
 }

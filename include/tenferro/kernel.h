@@ -91,28 +91,6 @@ TFE_INTERNAL tfe_status tfe__same_shape(const tfe_layout *a, const tfe_layout *b
   return TFE_OK;
 }
 
-/* Whether two distinct indices of L may address the same element. Conservative: sorting the
- * dims by |stride|, each stride must exceed the span of all smaller ones (which proves the
- * elements distinct); exotic interleavings that pass no such test are refused. */
-TFE_INTERNAL bool tfe__layout_may_self_overlap(const tfe_layout *L) {
-  int64_t s[TFE_MAX_RANK], n[TFE_MAX_RANK];
-  int k = 0;
-  for (int i = 0; i < L->rank; i++) {
-    if (L->dims[i] == 0) return false; /* no elements at all */
-    if (L->dims[i] == 1) continue;
-    int64_t a = L->strides[i] < 0 ? -L->strides[i] : L->strides[i];
-    int j = k++; /* insertion sort by |stride| */
-    while (j > 0 && s[j - 1] > a) { s[j] = s[j - 1]; n[j] = n[j - 1]; j--; }
-    s[j] = a; n[j] = L->dims[i];
-  }
-  int64_t span = 0;
-  for (int i = 0; i < k; i++) {
-    if (s[i] <= span) return true;
-    span += (n[i] - 1) * s[i];
-  }
-  return false;
-}
-
 TFE_INTERNAL int64_t tfe__gcd(int64_t a, int64_t b) {
   if (a < 0) a = -a;
   if (b < 0) b = -b;
@@ -190,7 +168,7 @@ TFE_INTERNAL tfe_status tfe__check_layout(const tfe_layout *L, const void *data,
 TFE_INTERNAL tfe_status tfe__check_dst(const tfe_layout *L, const void *data, const char *where,
                                        int64_t *count) {
   TFE_TRY(tfe__check_layout(L, data, where, "destination", count));
-  if (tfe__layout_may_self_overlap(L))
+  if (!tfe__layout_nested(L))
     return tfe__fail(TFE_ERR_OVERLAP, where,
                      "destination elements overlap (zero or interleaved strides)");
   return TFE_OK;

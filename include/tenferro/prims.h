@@ -70,38 +70,6 @@ TFE_INTERNAL tfe_status tfe__pr_add_operand(tfe__pr_prob *p, int op, const tfe_l
   return TFE_OK;
 }
 
-/* True when no two index tuples of L reach the same element. Sufficient test: sorted by
- * |stride|, each stride reaches past everything the smaller ones span. Interleaved but
- * disjoint layouts are refused too (documented). */
-TFE_INTERNAL bool tfe__pr_no_self_overlap(const tfe_layout *L) {
-  int64_t st[TFE_MAX_RANK], dm[TFE_MAX_RANK];
-  int n = 0;
-  for (int i = 0; i < L->rank; i++) {
-    if (L->dims[i] == 0) return true;
-    if (L->dims[i] == 1) continue;
-    int64_t s = L->strides[i] < 0 ? -L->strides[i] : L->strides[i];
-    int k = n++;
-    while (k > 0 && st[k - 1] > s) { st[k] = st[k - 1]; dm[k] = dm[k - 1]; k--; }
-    st[k] = s; dm[k] = L->dims[i];
-  }
-  int64_t span = 0; /* largest offset reachable with the smaller strides */
-  for (int k = 0; k < n; k++) {
-    if (st[k] <= span) return false;
-    span += st[k] * (dm[k] - 1);
-  }
-  return true;
-}
-
-/* True when the byte ranges touched by the two views intersect. */
-TFE_INTERNAL bool tfe__pr_ranges_meet(const void *pa, const tfe_layout *La, const void *pc,
-                                      const tfe_layout *Lc, size_t elem) {
-  int64_t alo, ahi, clo, chi;
-  if (!pa || !pc || !tfe_layout_extent(La, &alo, &ahi) || !tfe_layout_extent(Lc, &clo, &chi)) return false;
-  const char *a0 = (const char *)pa + alo * (int64_t)elem, *a1 = (const char *)pa + (ahi + 1) * (int64_t)elem;
-  const char *c0 = (const char *)pc + clo * (int64_t)elem, *c1 = (const char *)pc + (chi + 1) * (int64_t)elem;
-  return a0 < c1 && c0 < a1;
-}
-
 /* Validates the operands (B may be NULL: unary) and builds the label table. */
 TFE_INTERNAL tfe_status tfe__pr_analyze(const tfe_layout *A, const int32_t *la, const tfe_layout *B,
                                         const int32_t *lb, const tfe_layout *C, const int32_t *lc,
@@ -121,7 +89,7 @@ TFE_INTERNAL tfe_status tfe__pr_analyze(const tfe_layout *A, const int32_t *la, 
   TFE_TRY(tfe__pr_add_operand(p, 0, A, la, where));
   if (B) TFE_TRY(tfe__pr_add_operand(p, 1, B, lb, where));
   TFE_TRY(tfe__pr_add_operand(p, 2, C, lc, where));
-  if (!tfe__pr_no_self_overlap(C))
+  if (!tfe__layout_nested(C))
     return tfe__fail(TFE_ERR_OVERLAP, where, "output C has overlapping elements (zero or interleaved strides)");
   return TFE_OK;
 }

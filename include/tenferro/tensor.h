@@ -610,6 +610,38 @@ TFE_INTERNAL int tfe__dioph_solve(tfe__dioph *P, int64_t R) {
   return tfe__dioph_search(P, 0, R);
 }
 
+/* Fast sufficient test that no two indices of L address one element: sorted by |stride|, each
+ * stride reaches past everything the smaller ones span (the common, "nested" case). Interleaved
+ * but disjoint layouts fail it: tfe_layout_self_overlap decides those exactly. Empty: true. */
+TFE_INTERNAL bool tfe__layout_nested(const tfe_layout *L) {
+  int64_t st[TFE_MAX_RANK], dm[TFE_MAX_RANK];
+  int n = 0;
+  for (int i = 0; i < L->rank; i++) {
+    if (L->dims[i] == 0) return true;
+    if (L->dims[i] == 1) continue;
+    int64_t s = L->strides[i] < 0 ? -L->strides[i] : L->strides[i];
+    int k = n++; /* insertion sort by |stride| */
+    while (k > 0 && st[k - 1] > s) { st[k] = st[k - 1]; dm[k] = dm[k - 1]; k--; }
+    st[k] = s; dm[k] = L->dims[i];
+  }
+  int64_t span = 0; /* largest offset reachable with the smaller strides */
+  for (int k = 0; k < n; k++) {
+    if (st[k] <= span) return false;
+    span += st[k] * (dm[k] - 1);
+  }
+  return true;
+}
+
+/* Whether the byte ranges [first, last element] of two views intersect (a cheap aliasing test). */
+TFE_INTERNAL bool tfe__ranges_meet(const void *pa, const tfe_layout *La, const void *pb, const tfe_layout *Lb,
+                                   size_t elem) {
+  int64_t alo, ahi, blo, bhi;
+  if (!pa || !pb || !tfe_layout_extent(La, &alo, &ahi) || !tfe_layout_extent(Lb, &blo, &bhi)) return false;
+  const char *a0 = (const char *)pa + alo * (int64_t)elem, *a1 = (const char *)pa + (ahi + 1) * (int64_t)elem;
+  const char *b0 = (const char *)pb + blo * (int64_t)elem, *b1 = (const char *)pb + (bhi + 1) * (int64_t)elem;
+  return a0 < b1 && b0 < a1;
+}
+
 /* Do layouts a and b share an address, b's base lying `shift` elements after a's? Exact unless
  * the search budget runs out (then TFE_MAYBE_OVERLAPS). Layouts are not validated here. */
 TFE_API tfe_overlap tfe_layout_overlap(const tfe_layout *a, const tfe_layout *b, int64_t shift) {

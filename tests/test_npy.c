@@ -40,7 +40,7 @@ static void test_roundtrip(void **state) {
       unsigned char x[16];
       memcpy(x, buf + a * (int64_t)sz, sz);
       if (cj) { if (sz == 16) ((double *)x)[1] = -((double *)x)[1]; else ((float *)x)[1] = -((float *)x)[1]; }
-      if (memcmp(x, (unsigned char *)u.data + b * (int64_t)sz, sz) != 0 && !(x[0] != x[0]))
+      if (memcmp(x, (unsigned char *)u.data + b * (int64_t)sz, sz) != 0)
         fail_msg("element %lld differs (dtype %s, mode %d)", (long long)e, tfe_dtype_name(dt), mode);
       for (int i = 0; i < r; i++) { if (++idx[i] < dims[i]) break; idx[i] = 0; }
     }
@@ -184,6 +184,7 @@ static void test_tool(void **state) {
       {"--instance build/missing.json", 1, "cannot read instance 'build/missing.json'"},
       {"--instance build/tool_bad.npy", 1, "tfe_json"},
       {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --threads 0", 2, "--threads wants a positive integer"},
+      {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --write-weight -1", 2, "--write-weight wants a non-negative number"},
       {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --path instance:opt_flops", 2, "needs --instance"},
   };
   char err[2048];

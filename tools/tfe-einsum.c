@@ -16,7 +16,7 @@ typedef struct args {
   const char *inputs[1024];
   int ninputs, threads, repeat;
   int64_t memory_limit;
-  double budget, max_time;
+  double budget, max_time, write_weight;
   uint64_t seed;
   bool colmajor, print_path, plan_only, warmup;
 } args;
@@ -63,6 +63,12 @@ static int parse_args(int argc, char **argv, args *a) {
       a->budget = strtod(argv[++i], &e);
       if (*e || e == argv[i] || !(a->budget >= 0)) return fail(2, "--time-budget wants seconds, got '%s'", argv[i]);
     }
+    else if (!strcmp(s, "--write-weight")) {
+      NEED_VAL();
+      char *e;
+      a->write_weight = strtod(argv[++i], &e);
+      if (*e || e == argv[i] || !(a->write_weight >= 0)) return fail(2, "--write-weight wants a non-negative number, got '%s'", argv[i]);
+    }
     else if (!strcmp(s, "--max-time")) {
       NEED_VAL();
       char *e;
@@ -78,6 +84,7 @@ static int parse_args(int argc, char **argv, args *a) {
       puts("usage: tfe-einsum EXPR A.npy ... -o OUT.npy [options] | tfe-einsum --instance FILE.json [options]\n"
            "  --path greedy|dp|anneal|auto|instance:opt_flops|instance:opt_size  --dtype f32|f64|c64|c128\n"
            "  --algebra standard|maxplus|minplus|maxtimes  --threads N  --repeat K  --memory-limit BYTES\n"
+           "  --write-weight W (cost of one intermediate element written, in multiply-adds)\n"
            "  --time-budget SECONDS (anneal/auto planning)  --seed N  --colmajor  --print-path\n"
            "  --max-time SECONDS (stop repeating once the timed runs took this long; at least one run)\n"
            "  --warmup (one untimed run first; counted as timed when it takes 1 s or more)\n"
@@ -319,6 +326,7 @@ int main(int argc, char **argv) {
       if (L->dims[i] > 1 && L->dims[i + 1] > 1 && L->strides[i] < L->strides[i + 1]) rowmajor = false;
   }
   o.out_order = rowmajor ? TFE_ROWMAJOR : TFE_COLMAJOR;
+  o.write_weight = a.write_weight;
   int *given = NULL, ngiven = 0;
   double inst_l10 = NAN;
   if (!strcmp(a.path, "greedy")) o.algo = TFE_PATH_GREEDY;

@@ -22,6 +22,14 @@
 #else
 #define TFE_API static inline
 #endif
+/* In the one-TU modes the SIMD micro-kernels (static inline compiler intrinsics) sit inside
+ * functions with external linkage. C11 6.7.4p3 asks for a diagnostic there and clang gives one
+ * (-Wstatic-in-inline); the intrinsics are always inlined, so the program is well formed in
+ * practice. The warning is switched off for the translation units that pick these modes. */
+#if (defined(TFE_IMPLEMENTATION) || defined(TFE_EXTERN)) && defined(__clang__)
+#pragma clang diagnostic ignored "-Wstatic-in-inline"
+#endif
+
 /* Internal helpers follow the same linkage as the API (an inline external function may not
  * call a static one). Their names carry a double underscore: tfe__name. */
 #define TFE_INTERNAL TFE_API

@@ -94,6 +94,11 @@ static void test_bad_files(void **state) {
   TU_EXPECT_ERR(tfe_npy_load_mem(b, n, &t), TFE_ERR_OVERFLOW, "overflows");
   n = make_npy(b, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), 'extra': 1}", 24);
   TU_EXPECT_ERR(tfe_npy_load_mem(b, n, &t), TFE_ERR_PARSE, "unknown header key 'extra'");
+  /* found by the fuzzer: a second 'shape' used to append its dims to the first's */
+  n = make_npy(b, "{'descr': '>c8', 'fortran_order': True, 'shape': (5, 2), 'shape': (1, 2), }", 80);
+  TU_EXPECT_ERR(tfe_npy_load_mem(b, n, &t), TFE_ERR_PARSE, "header repeats the key 'shape'");
+  n = make_npy(b, "{'descr': '<f8', 'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 24);
+  TU_EXPECT_ERR(tfe_npy_load_mem(b, n, &t), TFE_ERR_PARSE, "header repeats the key 'descr'");
   memcpy(b, "\x93NUMPY\x05\x00", 8);
   TU_EXPECT_ERR(tfe_npy_load_mem(b, 64, &t), TFE_ERR_PARSE, "unsupported format version 5.0");
   TU_EXPECT_ERR(tfe_npy_load("/nonexistent/x.npy", &t), TFE_ERR_IO, "cannot open '/nonexistent/x.npy'");

@@ -79,6 +79,10 @@ TFE_API tfe_status tfe_npy_parse_header(const void *buf, size_t len, tfe_npy_inf
     p = tfe__npy_ws(p, e);
     if (p >= e || *p++ != ':') return TFE__NPY_FAIL("missing ':' in header");
     p = tfe__npy_ws(p, e);
+    /* A repeated key would, for 'shape', append dims to the first tuple's: refuse them all. */
+    if ((kn == 5 && memcmp(key, "descr", 5) == 0 && have_d) || (kn == 5 && memcmp(key, "shape", 5) == 0 && have_s) ||
+        (kn == 13 && memcmp(key, "fortran_order", 13) == 0 && have_f))
+      return TFE__NPY_FAIL("header repeats the key '%.*s'", (int)kn, key);
     if (kn == 5 && memcmp(key, "descr", 5) == 0) {
       const char *s; size_t sn;
       if (!(p = tfe__npy_str(p, e, &s, &sn))) return TFE__NPY_FAIL("descr is not a simple dtype string (structured arrays are not supported)");

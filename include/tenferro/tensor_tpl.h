@@ -68,23 +68,18 @@ TFE_INTERNAL TFE_T *TFE_FN(view_ptr_)(const TFE_TY(view) *v, const int64_t *idx)
   for (int i = 0; i < v->lay.rank; i++) o += idx[i] * v->lay.strides[i];
   return v->data + o;
 }
-/* The checks get and set share: idx given, rank in range, data set, idx inside the dims. */
-TFE_INTERNAL tfe_status TFE_FN(index_check_)(const TFE_TY(view) *v, const int64_t *idx, const char *where) {
-  if (v->lay.rank > 0 && !idx) return TFE_FAIL_AT(TFE_ERR_NULL, where, "argument 'idx' is NULL");
-  if (v->lay.rank < 0 || v->lay.rank > TFE_MAX_RANK)
-    return TFE_FAIL_AT(TFE_ERR_RANK, where, "rank %d outside [0, %d]", v->lay.rank, TFE_MAX_RANK);
-  if (!v->data) return TFE_FAIL_AT(TFE_ERR_NULL, where, "the view's data pointer is NULL");
-  for (int i = 0; i < v->lay.rank; i++)
-    if (idx[i] < 0 || idx[i] >= v->lay.dims[i])
-      return TFE_FAIL_AT(TFE_ERR_BOUNDS, where, "index %lld outside [0, %lld) on axis %d",
-                         (long long)idx[i], (long long)v->lay.dims[i], i);
-  return TFE_OK;
-}
 /* Element get/set by index with bounds checks; get applies the lazy conjugate. */
 TFE_API tfe_status TFE_FN(get)(const TFE_TY(view) *v, const int64_t *idx, TFE_T *out) {
   TFE_CHECK_NULL(v);
   TFE_CHECK_NULL(out);
-  TFE_TRY(TFE_FN(index_check_)(v, idx, __func__));
+  if (v->lay.rank > 0 && !idx) return TFE_FAIL(TFE_ERR_NULL, "argument 'idx' is NULL");
+  if (v->lay.rank < 0 || v->lay.rank > TFE_MAX_RANK)
+    return TFE_FAIL(TFE_ERR_RANK, "rank %d outside [0, %d]", v->lay.rank, TFE_MAX_RANK);
+  if (!v->data) return TFE_FAIL(TFE_ERR_NULL, "the view's data pointer is NULL");
+  for (int i = 0; i < v->lay.rank; i++)
+    if (idx[i] < 0 || idx[i] >= v->lay.dims[i])
+      return TFE_FAIL(TFE_ERR_BOUNDS, "index %lld outside [0, %lld) on axis %d",
+                      (long long)idx[i], (long long)v->lay.dims[i], i);
   TFE_T x = *TFE_FN(view_ptr_)(v, idx);
   *out = v->conj ? TFE_FN(sr_conj)(x) : x;
   return TFE_OK;
@@ -92,7 +87,14 @@ TFE_API tfe_status TFE_FN(get)(const TFE_TY(view) *v, const int64_t *idx, TFE_T 
 /* set refuses a view whose elements overlap (a broadcast view, say): TFE_ERR_OVERLAP. */
 TFE_API tfe_status TFE_FN(set)(const TFE_TY(view) *v, const int64_t *idx, TFE_T value) {
   TFE_CHECK_NULL(v);
-  TFE_TRY(TFE_FN(index_check_)(v, idx, __func__));
+  if (v->lay.rank > 0 && !idx) return TFE_FAIL(TFE_ERR_NULL, "argument 'idx' is NULL");
+  if (v->lay.rank < 0 || v->lay.rank > TFE_MAX_RANK)
+    return TFE_FAIL(TFE_ERR_RANK, "rank %d outside [0, %d]", v->lay.rank, TFE_MAX_RANK);
+  if (!v->data) return TFE_FAIL(TFE_ERR_NULL, "the view's data pointer is NULL");
+  for (int i = 0; i < v->lay.rank; i++)
+    if (idx[i] < 0 || idx[i] >= v->lay.dims[i])
+      return TFE_FAIL(TFE_ERR_BOUNDS, "index %lld outside [0, %lld) on axis %d",
+                      (long long)idx[i], (long long)v->lay.dims[i], i);
   TFE_TRY(tfe_layout_check_writable(&v->lay));
   *TFE_FN(view_ptr_)(v, idx) = v->conj ? TFE_FN(sr_conj)(value) : value;
   return TFE_OK;

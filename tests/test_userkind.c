@@ -87,7 +87,7 @@ static void test_modp_tensors(void **st) {
   for (int i = 0; i < 9; i++) buf[i] = tfe_sr_mul_modp(tfe_sr_from_f64_modp(i), tfe_sr_from_f64_modp(333334));
   assert_int_equal(tfe_from_buffer_modp(&a, buf, 9, 2, dims, NULL, 0, TFE_ROWMAJOR), TFE_OK);
   /* trace over the diagonal view: (0 + 4 + 8) * 333334 mod p */
-  tfe_view_modp d;
+  tfe_view_modp d = {0};
   assert_int_equal(tfe_diagonal_modp(&a.v, 0, 1, &d), TFE_OK);
   modp tr = tfe_sr_zero_modp(), x = tfe_sr_zero_modp();
   for (int64_t i = 0; i < 3; i++) {
@@ -97,7 +97,7 @@ static void test_modp_tensors(void **st) {
   assert_int_equal(tr.v, (uint32_t)((12ull * 333334ull) % MODP));
   assert_true(tfe_sr_dist_modp(tr, tfe_sr_from_f64_modp((12.0 * 333334.0))) == 0.0);
   /* write through a transposed view, read back through the original */
-  tfe_view_modp t;
+  tfe_view_modp t = {0};
   assert_int_equal(tfe_permute_modp(&a.v, (int[]){1, 0}, &t), TFE_OK);
   assert_int_equal(tfe_set_modp(&t, (int64_t[]){2, 0}, tfe_sr_from_f64_modp(-1)), TFE_OK);
   assert_int_equal(tfe_get_modp(&a.v, (int64_t[]){0, 2}, &x), TFE_OK);
@@ -108,11 +108,11 @@ static void test_modp_tensors(void **st) {
   assert_int_equal(h.dtype, TFE_DT_CUSTOM);
   tfe_dyn h2 = {0};
   assert_int_equal(tfe_dyn_select(&h, 0, 2, &h2), TFE_OK);
-  tfe_view_modp back;
+  tfe_view_modp back = {0};
   assert_int_equal(tfe_dyn_as_view_modp(&h2, &back), TFE_OK);
   assert_int_equal(tfe_get_modp(&back, (int64_t[]){2}, &x), TFE_OK);
   assert_int_equal(x.v, (uint32_t)((8ull * 333334ull) % MODP));
-  tfe_view_f64 wrong;
+  tfe_view_f64 wrong = {0};
   TU_EXPECT_ERR(tfe_dyn_as_view_f64(&h, &wrong), TFE_ERR_DTYPE, "holds user-kind elements, not f64");
   unsigned char scratch[16]; /* room for any shipped kind: the switch cannot know it is unused */
   TU_EXPECT_ERR(tfe_dyn_get(&h, (int64_t[]){0, 0}, scratch), TFE_ERR_DTYPE, "TFE_DT_CUSTOM");
@@ -131,7 +131,7 @@ static void test_lse_tensors(void **st) {
   for (int i = 0; i < 4; i++) assert_true(isinf(z.v.data[i].v) && z.v.data[i].v < 0);
   /* log-sum-exp of log(1), log(2), log(3), log(4) over a reversed slice is log(10) */
   for (int64_t i = 0; i < 4; i++) assert_int_equal(tfe_set_lse(&z.v, &i, tfe_sr_from_f64_lse(log((double)(i + 1)))), TFE_OK);
-  tfe_view_lse rv;
+  tfe_view_lse rv = {0};
   assert_int_equal(tfe_slice_axis_lse(&z.v, 0, 3, -1, -1, &rv), TFE_OK);
   lse acc = tfe_sr_zero_lse(), x = tfe_sr_zero_lse();
   for (int64_t i = 0; i < 4; i++) {
@@ -140,10 +140,56 @@ static void test_lse_tensors(void **st) {
   }
   assert_true(tfe_sr_dist_lse(acc, tfe_sr_from_f64_lse(log(10.0))) < 1e-12);
   /* a broadcast view cannot be written */
-  tfe_view_lse b;
+  tfe_view_lse b = {0};
   assert_int_equal(tfe_broadcast_lse(&z.v, 2, (int64_t[]){2, 4}, &b), TFE_OK);
   TU_EXPECT_ERR(tfe_set_lse(&b, (int64_t[]){0, 0}, x), TFE_ERR_OVERLAP, "stride 0");
   tfe_tensor_release_lse(&z);
+}
+
+
+/* The contraction and einsum rooms on a user kind: random chains A(i,j) B(j,k) C(k,l) mod p,
+ * through tfe_contract (binary, with a transposed operand) and tfe_einsum (three operands),
+ * against a naive loop. */
+static modp um_rand(tu_rng *r) { modp x = {(uint32_t)(tu_next(r) % MODP)}; return x; }
+static void test_modp_contract_einsum(void **st) {
+  (void)st;
+  tu_rng r = {777};
+  for (int it = 0; it < tu_cases(200); it++) {
+    int64_t ni = tu_int(&r, 1, 6), nj = tu_int(&r, 1, 6), nk = tu_int(&r, 1, 6), nl = tu_int(&r, 1, 6);
+    tfe_tensor_modp A = {0}, B = {0}, C = {0}, AB = {0}, ABC = {0};
+    assert_int_equal(tfe_empty_modp(&A, 2, (int64_t[]){ni, nj}, TFE_COLMAJOR), TFE_OK);
+    assert_int_equal(tfe_empty_modp(&B, 2, (int64_t[]){nk, nj}, TFE_ROWMAJOR), TFE_OK); /* B^T stored */
+    assert_int_equal(tfe_empty_modp(&C, 2, (int64_t[]){nk, nl}, TFE_COLMAJOR), TFE_OK);
+    for (int64_t q = 0; q < ni * nj; q++) A.v.data[q] = um_rand(&r);
+    for (int64_t q = 0; q < nk * nj; q++) B.v.data[q] = um_rand(&r);
+    for (int64_t q = 0; q < nk * nl; q++) C.v.data[q] = um_rand(&r);
+    tfe_view_modp Bt; /* (j, k) view of the row-major (k, j) buffer: a transposed operand */
+    assert_int_equal(tfe_permute_modp(&B.v, (int[]){1, 0}, &Bt), TFE_OK);
+    assert_int_equal(tfe_zeros_modp(&AB, 2, (int64_t[]){ni, nk}, TFE_COLMAJOR), TFE_OK);
+    assert_int_equal(tfe_contract_modp(tfe_sr_one_modp(), &A.v, (int32_t[]){0, 1}, &Bt, (int32_t[]){1, 2},
+                                       tfe_sr_zero_modp(), &AB.v, (int32_t[]){0, 2}), TFE_OK);
+    tfe_view_modp ops[3] = {A.v, Bt, C.v};
+    if (tfe_einsum_modp(&ABC, "ij,jk,kl->il", 3, ops) != TFE_OK) fail_msg("%s", tfe_last_error());
+    for (int64_t i = 0; i < ni; i++)
+      for (int64_t l = 0; l < nl; l++) {
+        modp want = tfe_sr_zero_modp();
+        for (int64_t k = 0; k < nk; k++) {
+          modp ab = tfe_sr_zero_modp();
+          for (int64_t j = 0; j < nj; j++) {
+            modp a = A.v.data[i + j * ni], b = B.v.data[k * nj + j];
+            ab = tfe_sr_add_modp(ab, tfe_sr_mul_modp(a, b));
+          }
+          if (l == 0) assert_int_equal(AB.v.data[i + k * ni].v, ab.v);
+          want = tfe_sr_add_modp(want, tfe_sr_mul_modp(ab, C.v.data[k + l * nk]));
+        }
+        modp got = {0};
+        assert_int_equal(tfe_get_modp(&ABC.v, (int64_t[]){i, l}, &got), TFE_OK);
+        assert_int_equal(got.v, want.v);
+      }
+    tfe_tensor_release_modp(&A); tfe_tensor_release_modp(&B); tfe_tensor_release_modp(&C);
+    tfe_tensor_release_modp(&AB); tfe_tensor_release_modp(&ABC);
+  }
+  tfe_einsum_cache_clear();
 }
 
 int main(void) {
@@ -151,6 +197,7 @@ int main(void) {
       cmocka_unit_test(test_userkind_view_ops),
       cmocka_unit_test(test_modp_tensors),
       cmocka_unit_test(test_lse_tensors),
+      cmocka_unit_test(test_modp_contract_einsum),
   };
   return cmocka_run_group_tests_name("userkind", tests, NULL, NULL);
 }

@@ -720,17 +720,26 @@ TFE_API void tfe_einsum_cache_stats(long *hits, long *misses) {
   tfe__ein_cache_unlock();
 }
 
+/* Element bytes of a plan's kind: shipped dtypes from the table; a user kind is TFE_DT_CUSTOM
+ * plus its element size (1..256), as the einsum templates pass it. 0: unknown. */
+TFE_INTERNAL size_t tfe__ein_elem_size(tfe_dtype dt) {
+  const tfe_dtype_info *di = tfe_dtype_get(dt);
+  if (di) return di->size;
+  if ((int)dt > (int)TFE_DT_CUSTOM && (int)dt <= (int)TFE_DT_CUSTOM + 256) return (size_t)((int)dt - (int)TFE_DT_CUSTOM);
+  return 0;
+}
+
 /* ---- public plan constructors ---------------------------------------------------------------------- */
 /* Plan for expression expr over n operands of the given layouts and kind (no cache). */
 TFE_API tfe_status tfe_einsum_plan_new(tfe_einsum_plan **plan, tfe_dtype dt, const char *expr, int n,
                                        const tfe_layout *const *layouts, const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(plan);
   TFE_CHECK_NULL(layouts);
-  const tfe_dtype_info *di = tfe_dtype_get(dt);
-  if (!di) return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dt);
+  size_t elem = tfe__ein_elem_size(dt);
+  if (!elem) return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dt);
   tfe__ein_expr e;
   TFE_TRY(tfe__ein_parse(expr, &e));
-  tfe_status st = tfe__ein_plan_build(&e, expr, dt, di->size, n, layouts, opts, plan);
+  tfe_status st = tfe__ein_plan_build(&e, expr, dt, elem, n, layouts, opts, plan);
   tfe__ein_expr_free(&e);
   return st;
 }
@@ -741,8 +750,8 @@ TFE_API tfe_status tfe_einsum_plan_new_labels(tfe_einsum_plan **plan, tfe_dtype 
                                               const int32_t *out_labels, int out_rank, const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(plan);
   TFE_CHECK_NULL(layouts);
-  const tfe_dtype_info *di = tfe_dtype_get(dt);
-  if (!di) return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dt);
+  size_t elem = tfe__ein_elem_size(dt);
+  if (!elem) return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dt);
   int ranks[1024] = {0}, *rk = n <= 1024 ? ranks : (int *)tfe__alloc((size_t)(n > 0 ? n : 1) * sizeof(int));
   if (!rk) return TFE_ERR_ALLOC;
   for (int k = 0; k < n; k++) {
@@ -753,7 +762,7 @@ TFE_API tfe_status tfe_einsum_plan_new_labels(tfe_einsum_plan **plan, tfe_dtype 
   tfe_status st = tfe__ein_from_labels(n, rk, labels, out_labels, out_rank, &e);
   if (rk != ranks) tfe__free(rk);
   if (st != TFE_OK) return st;
-  st = tfe__ein_plan_build(&e, NULL, dt, di->size, n, layouts, opts, plan);
+  st = tfe__ein_plan_build(&e, NULL, dt, elem, n, layouts, opts, plan);
   tfe__ein_expr_free(&e);
   return st;
 }

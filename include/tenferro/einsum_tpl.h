@@ -1,6 +1,10 @@
 /* tenferro/einsum_tpl.h — N-ary einsum execution of one kind; re-included per kind.
  * Parameters: TFE_S, TFE_T, TFE_DT (see config.h). Only tfe_sr_* and tfe_contract_S are used,
  * so user kinds work too. */
+/* The plan's kind code: shipped kinds use their dtype; user kinds (TFE_DT_CUSTOM) add their
+ * element size, which is what plans depend on (see tfe__ein_elem_size). */
+#undef TFE__EIN_DT
+#define TFE__EIN_DT (TFE_DT == TFE_DT_CUSTOM ? (tfe_dtype)((int)TFE_DT_CUSTOM + (int)sizeof(TFE_T)) : TFE_DT)
 
 /* The view of operand k as the plan reads it, with the sliced labels fixed to idx[]. */
 TFE_INTERNAL TFE_TY(view) TFE_FN(ein_leaf_)(const tfe_einsum_plan *p, const TFE_TY(view) *op, int k,
@@ -34,7 +38,7 @@ TFE_INTERNAL TFE_TY(view) TFE_FN(ein_node_)(const tfe_einsum_plan *p, const TFE_
 
 /* Checks the operands against the plan. */
 TFE_INTERNAL tfe_status TFE_FN(ein_check_ops_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops) {
-  if (p->dtype != TFE_DT || p->elem != sizeof(TFE_T))
+  if (p->dtype != TFE__EIN_DT || p->elem != sizeof(TFE_T))
     return TFE_FAIL(TFE_ERR_DTYPE, "plan was made for %s, called with %s", tfe_dtype_name(p->dtype), tfe_dtype_name(TFE_DT));
   if (p->n > 0 && !ops) return TFE_FAIL(TFE_ERR_NULL, "argument 'ops' is NULL");
   for (int k = 0; k < p->n; k++) {
@@ -200,7 +204,7 @@ TFE_API tfe_status TFE_FN(einsum_into_with)(const TFE_TY(view) *out, TFE_T alpha
   const tfe_layout *small[16], **lay;
   TFE_TRY(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16));
   tfe_einsum_plan *p = NULL;
-  tfe_status st = tfe__ein_plan_cached(&p, TFE_DT, expr, n, lay, NULL, NULL, 0, opts);
+  tfe_status st = tfe__ein_plan_cached(&p, TFE__EIN_DT, expr, n, lay, NULL, NULL, 0, opts);
   if (lay != small) tfe__free((void *)lay);
   if (st != TFE_OK) return st;
   st = TFE_FN(einsum_execute)(p, alpha, ops, beta, out);
@@ -220,7 +224,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_alloc_)(TFE_TY(tensor) *out, const char *expr
   const tfe_layout *small[16], **lay;
   TFE_TRY(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16));
   tfe_einsum_plan *p = NULL;
-  tfe_status st = tfe__ein_plan_cached(&p, TFE_DT, expr, n, lay, labels, out_labels, out_rank, opts);
+  tfe_status st = tfe__ein_plan_cached(&p, TFE__EIN_DT, expr, n, lay, labels, out_labels, out_rank, opts);
   if (lay != small) tfe__free((void *)lay);
   if (st != TFE_OK) return st;
   TFE_TY(tensor) t = {0};
@@ -324,7 +328,7 @@ TFE_API tfe_status TFE_FN(einsum_owned)(TFE_TY(tensor) *out, const char *expr, i
     st = TFE_FN(ein_layouts_)(n, v, &lay, lsmall, 16);
   }
   tfe_einsum_plan *p = NULL;
-  if (st == TFE_OK) st = tfe__ein_plan_cached(&p, TFE_DT, expr, n, lay, NULL, NULL, 0, opts);
+  if (st == TFE_OK) st = tfe__ein_plan_cached(&p, TFE__EIN_DT, expr, n, lay, NULL, NULL, 0, opts);
   if (lay && lay != lsmall) tfe__free((void *)lay);
   if (st == TFE_OK) st = TFE_FN(ein_owned_run_)(p, ops, v, out);
   tfe_einsum_plan_release(p);

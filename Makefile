@@ -56,8 +56,9 @@ $(BUILD)/%: tools/%.c $(HDRS)
 
 test: check-gen test-unit test-examples
 
-test-unit: $(TESTS)
-	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
+test-unit: $(TESTS) $(TOOLS)
+	@mkdir -p build
+	@set -e; for t in $(TESTS); do echo "== $$t"; TFE_TOOL=$(BUILD)/tfe-einsum $$t; done
 
 test-examples: $(EXAMPLES)
 	@set -e; for e in $(EXAMPLES); do echo "== $$e"; (cd examples && ../$$e); done

@@ -302,14 +302,22 @@ int main(int argc, char **argv) {
   problem pr;
   memset(&pr, 0, sizeof pr);
   tfe_dtype dt = TFE_DT_F64;
+  /* Everything below releases through `done`, so error exits leak nothing (the sanitized
+   * test suite runs this tool). */
+  const tfe_layout **lay = NULL;
+  tfe_einsum_plan *plan = NULL;
+  int *given = NULL, ngiven = 0;
+  double *ms = NULL;
+  tfe_dyn out;
+  memset(&out, 0, sizeof out);
   if (a.instance) {
-    if ((rc = pick_kind(a.dtype ? a.dtype : "f64", a.algebra, &dt))) return rc;
-    if ((rc = load_instance(&a, dt, &pr))) return rc;
-  } else if ((rc = load_npy(&a, a.dtype, &dt, &pr))) return rc;
+    if ((rc = pick_kind(a.dtype ? a.dtype : "f64", a.algebra, &dt))) goto done;
+    if ((rc = load_instance(&a, dt, &pr))) goto done;
+  } else if ((rc = load_npy(&a, a.dtype, &dt, &pr))) goto done;
   for (int k = 0; a.save_inputs && k < pr.n; k++) { /* the same inputs for peer programs */
     char path[1200];
     snprintf(path, sizeof path, "%s/in%d.npy", a.save_inputs, k);
-    if (tfe_npy_save(path, &pr.in[k]) != TFE_OK) return fail(1, "%s", tfe_last_error());
+    if (tfe_npy_save(path, &pr.in[k]) != TFE_OK) { rc = fail(1, "%s", tfe_last_error()); goto done; }
   }
   tfe_set_num_threads(a.threads);
   tfe_blas_set_num_threads(a.threads);
@@ -327,22 +335,21 @@ int main(int argc, char **argv) {
   }
   o.out_order = rowmajor ? TFE_ROWMAJOR : TFE_COLMAJOR;
   o.write_weight = a.write_weight;
-  int *given = NULL, ngiven = 0;
   double inst_l10 = NAN;
   if (!strcmp(a.path, "greedy")) o.algo = TFE_PATH_GREEDY;
   else if (!strcmp(a.path, "dp")) o.algo = TFE_PATH_DP;
   else if (!strcmp(a.path, "anneal")) { o.algo = TFE_PATH_ANNEAL; o.time_budget = a.budget; }
   else if (!strcmp(a.path, "auto")) { o.algo = TFE_PATH_AUTO; o.time_budget = a.budget; }
   else if (!strcmp(a.path, "instance:opt_flops") || !strcmp(a.path, "instance:opt_size")) {
-    if ((rc = instance_path(&pr, a.path + 9, &given, &ngiven, &inst_l10))) return rc;
+    if ((rc = instance_path(&pr, a.path + 9, &given, &ngiven, &inst_l10))) goto done;
     o.algo = TFE_PATH_GIVEN; o.path = given; o.path_nsteps = ngiven; o.path_format = TFE_PATH_LINEAR;
-  } else return fail(2, "unknown path '%s' (greedy, dp, anneal, auto, instance:opt_flops, instance:opt_size)", a.path);
+  } else { rc = fail(2, "unknown path '%s' (greedy, dp, anneal, auto, instance:opt_flops, instance:opt_size)", a.path); goto done; }
 
-  const tfe_layout **lay = (const tfe_layout **)calloc((size_t)pr.n + 1, sizeof *lay);
+  lay = (const tfe_layout **)calloc((size_t)pr.n + 1, sizeof *lay);
+  if (!lay) { rc = fail(1, "out of memory"); goto done; }
   for (int k = 0; k < pr.n; k++) lay[k] = &pr.in[k].lay;
-  tfe_einsum_plan *plan = NULL;
   double t0 = tfe__now();
-  if (tfe_einsum_plan_new(&plan, dt, pr.expr, pr.n, lay, &o) != TFE_OK) return fail(1, "%s", tfe_last_error());
+  if (tfe_einsum_plan_new(&plan, dt, pr.expr, pr.n, lay, &o) != TFE_OK) { rc = fail(1, "%s", tfe_last_error()); goto done; }
   double plan_ms = 1e3 * (tfe__now() - t0);
   tfe_einsum_cost cost = tfe_einsum_plan_cost(plan);
 
@@ -365,19 +372,23 @@ int main(int argc, char **argv) {
     free(rp);
   }
 
-  tfe_dyn out;
-  memset(&out, 0, sizeof out);
   out.dtype = dt;
   int64_t odims[TFE_MAX_RANK];
   for (int i = 0; i < plan->out_rank; i++) odims[i] = plan->out_dims[i];
   if (tfe_layout_dense(plan->out_rank, odims, o.out_order, &out.lay) != TFE_OK ||
-      tfe_storage_new((size_t)tfe_layout_numel(&out.lay) * tfe_dtype_get(dt)->size, &out.st) != TFE_OK)
-    return fail(1, "%s", tfe_last_error());
+      tfe_storage_new((size_t)tfe_layout_numel(&out.lay) * tfe_dtype_get(dt)->size, &out.st) != TFE_OK) {
+    rc = fail(1, "%s", tfe_last_error());
+    goto done;
+  }
   out.data = out.st->ptr;
-  double *ms = (double *)calloc((size_t)a.repeat, sizeof(double)), sum = 0;
+  double sum = 0;
+  ms = (double *)calloc((size_t)a.repeat, sizeof(double));
+  if (!ms) { rc = fail(1, "out of memory"); goto done; }
   if (a.plan_only) a.repeat = 1;
-  else if (run_any(dt, plan, pr.n, pr.in, &out, &a.repeat, a.max_time > 0 ? 1e3 * a.max_time : INFINITY, a.warmup, ms, &sum) != TFE_OK)
-    return fail(1, "%s", tfe_last_error());
+  else if (run_any(dt, plan, pr.n, pr.in, &out, &a.repeat, a.max_time > 0 ? 1e3 * a.max_time : INFINITY, a.warmup, ms, &sum) != TFE_OK) {
+    rc = fail(1, "%s", tfe_last_error());
+    goto done;
+  }
   qsort(ms, (size_t)a.repeat, sizeof *ms, cmp_d);
   double med = a.repeat % 2 ? ms[a.repeat / 2] : 0.5 * (ms[a.repeat / 2 - 1] + ms[a.repeat / 2]);
 
@@ -397,12 +408,12 @@ int main(int argc, char **argv) {
          (long long)cost.slices);
   if (!isnan(ref_flops)) printf(" flops_vs_opt_flops=%.4f", cost.flops / ref_flops);
   printf(" checksum=%.10g\n", sum);
-  int status = 0;
-  if (a.out && !a.plan_only && tfe_npy_save(a.out, &out) != TFE_OK) status = fail(1, "%s", tfe_last_error());
-  tfe_einsum_plan_release(plan);
+  if (a.out && !a.plan_only && tfe_npy_save(a.out, &out) != TFE_OK) rc = fail(1, "%s", tfe_last_error());
+done:
+  if (plan) tfe_einsum_plan_release(plan);
   tfe_storage_release(out.st);
-  for (int k = 0; k < pr.n; k++) tfe_storage_release(pr.in[k].st);
+  for (int k = 0; pr.in && k < pr.n; k++) tfe_storage_release(pr.in[k].st);
   free(pr.in); free(pr.expr); free(lay); free(ms); free(given);
   tfe_json_free(&pr.doc);
-  return status;
+  return rc;
 }

@@ -933,11 +933,61 @@ static void test_owned_dyn(void **state) {
   tfe_einsum_cache_clear();
 }
 
+/* The profiling hook sees every step of every slice once, with the plan's multiply-adds. */
+typedef struct hook_log { int calls, pre, seen[16]; double flops; bool bad; } hook_log;
+static void log_step(void *ctx, const tfe_einsum_step_info *in) {
+  hook_log *h = (hook_log *)ctx;
+  h->calls++;
+  if (in->step < 0) { h->pre++; return; }
+  if (in->step >= 16 || in->seconds < 0 || in->out_elems < 1 ||
+      (strcmp(in->what, "contract") && strcmp(in->what, "zip")))
+    h->bad = true;
+  else
+    h->seen[in->step]++;
+  h->flops += in->flops;
+}
+static void test_step_hook(void **state) {
+  (void)state;
+  double x[4096];
+  for (int i = 0; i < 4096; i++) x[i] = (double)(i % 7) - 3;
+  int64_t d3[3] = {4, 5, 3}, d2[2] = {5, 6}, e2[2] = {6, 4};
+  tfe_view_f64 v[3] = {rowmajor(x, 3, d3), rowmajor(x + 100, 2, d2), rowmajor(x + 200, 2, e2)};
+  const tfe_layout *lp[3] = {&v[0].lay, &v[1].lay, &v[2].lay};
+  for (int sliced = 0; sliced < 2; sliced++) {
+    tfe_einsum_opts o;
+    memset(&o, 0, sizeof o);
+    o.algo = TFE_PATH_DP;
+    o.no_cache = true;
+    if (sliced) o.memory_limit = 8 * 8; /* forces slicing of the 4x6 intermediate */
+    tfe_einsum_plan *p = NULL;
+    assert_int_equal(tfe_einsum_plan_new(&p, TFE_DT_F64, "abx,bc,cd->ad", 3, lp, &o), TFE_OK);
+    tfe_einsum_cost c = tfe_einsum_plan_cost(p);
+    double out[16];
+    int64_t od[2] = {4, 4};
+    tfe_view_f64 ov = rowmajor(out, 2, od);
+    hook_log h;
+    memset(&h, 0, sizeof h);
+    tfe_einsum_set_step_hook(log_step, &h);
+    assert_int_equal(tfe_einsum_execute_f64(p, 1, v, 0, &ov), TFE_OK);
+    tfe_einsum_set_step_hook(NULL, NULL);
+    assert_false(h.bad);
+    assert_int_equal(h.pre, (int)c.slices);            /* the x-sum of operand 0, once per slice */
+    assert_int_equal(h.calls, (int)c.slices * 3);
+    for (int k = 0; k < 2; k++) assert_int_equal(h.seen[k], (int)c.slices);
+    if (sliced) assert_true(c.slices > 1);
+    assert_true(fabs(h.flops - c.flops) <= 1e-9 * c.flops); /* pairwise madds, all slices */
+    memset(&h, 0, sizeof h); /* off again: no calls */
+    assert_int_equal(tfe_einsum_execute_f64(p, 1, v, 0, &ov), TFE_OK);
+    assert_int_equal(h.calls, 0);
+    tfe_einsum_plan_release(p);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_semantics),   cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_bind_errors),
       cmocka_unit_test(test_exec_errors), cmocka_unit_test(test_alloc_failures), cmocka_unit_test(test_optimizers),
-      cmocka_unit_test(test_cache),       cmocka_unit_test(test_owned_dyn),    cmocka_unit_test(test_differential),
+      cmocka_unit_test(test_cache),       cmocka_unit_test(test_owned_dyn), cmocka_unit_test(test_step_hook),    cmocka_unit_test(test_differential),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

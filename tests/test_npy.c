@@ -211,6 +211,16 @@ static void test_tool(void **state) {
   assert_int_equal(tfe_npy_load("build/tool_o.npy", &o), TFE_OK);
   assert_true(((double *)o.data)[0] == 14 && ((double *)o.data)[3] == 77);
   tfe_storage_release(o.st);
+  /* --profile: a per-step table on stderr, one row per pairwise step */
+  assert_int_equal(run_tool("'ij,jk,kl->il' build/tool_a.npy build/tool_a.npy build/tool_a.npy -o build/tool_o.npy --profile"
+                            " --repeat 3", err, sizeof err), 1); /* 2x3 . 2x3: sizes clash */
+  assert_int_equal(run_tool("'ij,kj,kl->il' build/tool_a.npy build/tool_a.npy build/tool_a.npy -o build/tool_o.npy --profile"
+                            " --repeat 3", err, sizeof err), 0);
+  assert_non_null(strstr(err, "profile: mean of 3 timed run(s)"));
+  assert_non_null(strstr(err, "contract"));
+  int rows = 0;
+  for (const char *q = strstr(err, "GFLOP/s"); q && (q = strchr(q, '\n')) && q[1]; q++) rows++;
+  assert_int_equal(rows, 2);
 }
 
 int main(void) {

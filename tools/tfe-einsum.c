@@ -6,7 +6,7 @@
  * Options: --path greedy|dp|anneal|auto|instance:opt_flops|instance:opt_size
  *          --dtype f32|f64|c64|c128   --algebra standard|maxplus|minplus|maxtimes
  *          --threads N  --repeat K  --memory-limit BYTES  --time-budget SECONDS
- *          --seed N  --colmajor  --print-path  --max-time SECONDS  --warmup
+ *          --seed N  --colmajor  --print-path  --max-time SECONDS  --warmup  --profile
  * One summary line on stdout; errors are one line on stderr and exit status 1 (usage: 2). */
 #include <tenferro.h>
 #include <errno.h>
@@ -18,7 +18,7 @@ typedef struct args {
   int64_t memory_limit;
   double budget, max_time, write_weight;
   uint64_t seed;
-  bool colmajor, print_path, plan_only, warmup;
+  bool colmajor, print_path, plan_only, warmup, profile;
 } args;
 
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -76,6 +76,7 @@ static int parse_args(int argc, char **argv, args *a) {
       if (*e || e == argv[i] || !(a->max_time >= 0)) return fail(2, "--max-time wants seconds, got '%s'", argv[i]);
     }
     else if (!strcmp(s, "--warmup")) a->warmup = true;
+    else if (!strcmp(s, "--profile")) a->profile = true;
     else if (!strcmp(s, "--colmajor")) a->colmajor = true;
     else if (!strcmp(s, "--print-path")) a->print_path = true;
     else if (!strcmp(s, "--plan-only")) a->plan_only = true;
@@ -87,6 +88,7 @@ static int parse_args(int argc, char **argv, args *a) {
            "  --write-weight W (cost of one intermediate element written, in multiply-adds)\n"
            "  --time-budget SECONDS (anneal/auto planning)  --seed N  --colmajor  --print-path\n"
            "  --max-time SECONDS (stop repeating once the timed runs took this long; at least one run)\n"
+           "  --profile (per-step table of the timed runs on stderr: time, multiply-adds, rate)\n"
            "  --warmup (one untimed run first; counted as timed when it takes 1 s or more)\n"
            "  --plan-only (plan and print the path, do not contract)  --save-inputs DIR (DIR/in<k>.npy)");
       exit(0);
@@ -121,7 +123,51 @@ static int pick_kind(const char *dtype, const char *algebra, tfe_dtype *dt) {
   return 0;
 }
 
+/* ---- --profile: per-step times summed over the timed runs ---------------------------------------- */
+typedef struct prof_row { double sec, flops, out; const char *what; int ra, rb, rc; long runs; } prof_row;
+typedef struct prof_t { prof_row *row; int nsteps, npre; bool on; } prof_t;
+static void prof_hook(void *ctx, const tfe_einsum_step_info *in) {
+  prof_t *pf = (prof_t *)ctx;
+  if (!pf->on) return;
+  int r = in->step >= 0 ? pf->npre + in->step : -1 - in->step;
+  if (r < 0 || r >= pf->npre + pf->nsteps) return;
+  prof_row *w = &pf->row[r];
+  w->sec += in->seconds; w->what = in->what; w->ra = in->rank_a; w->rb = in->rank_b; w->rc = in->rank_c;
+  if (in->slice == 0) { w->runs++; w->flops = in->flops; w->out = in->out_elems; }
+}
+/* Steps by time, slowest first, until 99% of the total (at least 10 rows). */
+static int prof_cmp(const void *x, const void *y) {
+  double a = ((const prof_row *)x)->sec, b = ((const prof_row *)y)->sec;
+  return (a < b) - (a > b);
+}
+static void prof_print(prof_t *pf) {
+  int n = pf->npre + pf->nsteps;
+  double tot = 0;
+  for (int r = 0; r < n; r++) tot += pf->row[r].sec;
+  long runs = n ? pf->row[n - 1].runs : 0;
+  if (runs <= 0 || tot <= 0) return;
+  for (int r = 0; r < n; r++) pf->row[r].rc = pf->row[r].rc * 100000 + r; /* keep the index through the sort */
+  qsort(pf->row, (size_t)n, sizeof *pf->row, prof_cmp);
+  fprintf(stderr, "profile: mean of %ld timed run(s): %.3f ms per run in %d steps (%d leaf reductions)\n", runs,
+          1e3 * tot / (double)runs, n, pf->npre);
+  fprintf(stderr, "%6s %-8s %5s %10s %7s %12s %12s %9s\n", "step", "what", "ranks", "ms/run", "share", "madds", "out_elems",
+          "GFLOP/s");
+  double cum = 0;
+  for (int r = 0; r < n && (r < 10 || cum < 0.99 * tot); r++) {
+    prof_row *w = &pf->row[r];
+    int idx = w->rc % 100000, rc = w->rc / 100000;
+    double ms = 1e3 * w->sec / (double)runs;
+    char ranks[32];
+    snprintf(ranks, sizeof ranks, "%d%s%d>%d", w->ra, w->rb ? "," : "", w->rb, rc);
+    if (!w->rb) snprintf(ranks, sizeof ranks, "%d>%d", w->ra, rc);
+    fprintf(stderr, "%6d %-8s %5s %10.3f %6.1f%% %12.4g %12.4g %9.2f\n", idx - pf->npre, w->what ? w->what : "?", ranks, ms,
+            100 * w->sec / tot, w->flops, w->out, ms > 0 ? 2e-6 * w->flops / ms : 0);
+    cum += w->sec;
+  }
+}
+
 /* ---- per-kind execution and checksums ----------------------------------------------------------- */
+static prof_t *g_prof; /* on during timed runs only */
 static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 
 #define RUN_KIND(s, T, R, alg, cplx, flt, DT)                                                           \
@@ -140,6 +186,7 @@ static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, 
       double w = 1e3 * (tfe__now() - t0);                                                                \
       if (w >= 1000) { ms[r++] = w; spent = w; }                                                         \
     }                                                                                                    \
+    if (g_prof) g_prof->on = true;                                                                       \
     for (; r < *repeat && st == TFE_OK && (r == 0 || spent < max_ms); r++) {                             \
       double t0 = tfe__now();                                                                            \
       st = tfe_einsum_execute_##s(p, tfe_sr_one_##s(), v, tfe_sr_zero_##s(), &o);                        \
@@ -147,6 +194,7 @@ static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, 
       spent += ms[r];                                                                                    \
     }                                                                                                    \
     *repeat = r;                                                                                         \
+    if (g_prof) g_prof->on = false;                                                                      \
     free(v);                                                                                             \
     int64_t cnt = tfe_layout_numel(&out->lay);                                                           \
     double acc = 0;                                                                                      \
@@ -308,6 +356,7 @@ int main(int argc, char **argv) {
   tfe_einsum_plan *plan = NULL;
   int *given = NULL, ngiven = 0;
   double *ms = NULL;
+  prof_t prof = {0};
   tfe_dyn out;
   memset(&out, 0, sizeof out);
   if (a.instance) {
@@ -384,10 +433,22 @@ int main(int argc, char **argv) {
   double sum = 0;
   ms = (double *)calloc((size_t)a.repeat, sizeof(double));
   if (!ms) { rc = fail(1, "out of memory"); goto done; }
+  if (a.profile && !a.plan_only) {
+    prof.npre = plan->npre; prof.nsteps = plan->nsteps;
+    prof.row = (prof_row *)calloc((size_t)(prof.npre + prof.nsteps) + 1, sizeof *prof.row);
+    if (!prof.row) { rc = fail(1, "out of memory"); goto done; }
+    g_prof = &prof;
+    tfe_einsum_set_step_hook(prof_hook, &prof);
+  }
   if (a.plan_only) a.repeat = 1;
   else if (run_any(dt, plan, pr.n, pr.in, &out, &a.repeat, a.max_time > 0 ? 1e3 * a.max_time : INFINITY, a.warmup, ms, &sum) != TFE_OK) {
     rc = fail(1, "%s", tfe_last_error());
     goto done;
+  }
+  if (g_prof) {
+    tfe_einsum_set_step_hook(NULL, NULL);
+    prof_print(&prof);
+    g_prof = NULL;
   }
   qsort(ms, (size_t)a.repeat, sizeof *ms, cmp_d);
   double med = a.repeat % 2 ? ms[a.repeat / 2] : 0.5 * (ms[a.repeat / 2 - 1] + ms[a.repeat / 2]);
@@ -413,6 +474,8 @@ done:
   if (plan) tfe_einsum_plan_release(plan);
   tfe_storage_release(out.st);
   for (int k = 0; pr.in && k < pr.n; k++) tfe_storage_release(pr.in[k].st);
+  if (g_prof) tfe_einsum_set_step_hook(NULL, NULL);
+  free(prof.row);
   free(pr.in); free(pr.expr); free(lay); free(ms); free(given);
   tfe_json_free(&pr.doc);
   return rc;

@@ -87,6 +87,60 @@ TFE_API int tfe_einsum_plan_path(const tfe_einsum_plan *p, const int **pairs) {
   return p->nsteps;
 }
 
+/* ---- per-step profile ---------------------------------------------------------------------------- */
+/* What one executed step did, for a profiling hook: which pairwise step (leaf reductions are
+ * reported with step = -1 - q), what ran (a GEMM-class contraction, an elementwise product,
+ * a reduction), its multiply-adds and output elements, and its wall time. */
+typedef struct tfe_einsum_step_info {
+  int step, nsteps;
+  int64_t slice;             /* 0 .. nslices-1 */
+  const char *what;          /* "contract", "zip" or "reduce" */
+  int rank_a, rank_b, rank_c;
+  double flops;              /* multiply-adds (product of the sizes of every label involved) */
+  double out_elems;
+  double seconds;
+} tfe_einsum_step_info;
+typedef void (*tfe_einsum_step_hook)(void *ctx, const tfe_einsum_step_info *info);
+typedef struct tfe__ein_hook_t { _Atomic(tfe_einsum_step_hook) fn; void *_Atomic ctx; } tfe__ein_hook_t;
+TFE_GLOBAL tfe__ein_hook_t tfe__ein_hook;
+/* Calls fn(ctx, info) after every step of every plan execution in the process (NULL: off, the
+ * default; then nothing is timed). For profiling: the hook runs on the calling thread, between
+ * steps, and must not call einsum itself. */
+TFE_API void tfe_einsum_set_step_hook(tfe_einsum_step_hook fn, void *ctx) {
+  atomic_store(&tfe__ein_hook.ctx, ctx);
+  atomic_store(&tfe__ein_hook.fn, fn);
+}
+/* Multiply-adds of a step over views a (labels la) and b (lb; NULL for a reduction): the
+ * product of the sizes of the distinct labels involved. */
+TFE_INTERNAL double tfe__ein_step_flops(const tfe_layout *a, const int32_t *la, const tfe_layout *b,
+                                        const int32_t *lb) {
+  double f = 1;
+  for (int i = 0; i < a->rank; i++) {
+    bool seen = false;
+    for (int j = 0; j < i; j++) seen = seen || la[j] == la[i];
+    if (!seen) f *= (double)a->dims[i];
+  }
+  for (int i = 0; b && i < b->rank; i++) {
+    bool seen = false;
+    for (int j = 0; j < a->rank; j++) seen = seen || la[j] == lb[i];
+    for (int j = 0; j < i; j++) seen = seen || lb[j] == lb[i];
+    if (!seen) f *= (double)b->dims[i];
+  }
+  return f;
+}
+/* Reports one step to the hook (called only when a hook is set). */
+TFE_INTERNAL void tfe__ein_report(tfe_einsum_step_hook fn, int step, int nsteps, int64_t slice, const char *what,
+                                  const tfe_layout *a, const int32_t *la, const tfe_layout *b, const int32_t *lb,
+                                  const tfe_layout *c, double seconds) {
+  tfe_einsum_step_info in;
+  in.step = step; in.nsteps = nsteps; in.slice = slice; in.what = what;
+  in.rank_a = a->rank; in.rank_b = b ? b->rank : 0; in.rank_c = c->rank;
+  in.flops = tfe__ein_step_flops(a, la, b, lb);
+  in.out_elems = (double)tfe_layout_numel(c);
+  in.seconds = seconds;
+  fn(atomic_load(&tfe__ein_hook.ctx), &in);
+}
+
 /* ---- the execution workspace -------------------------------------------------------------------- */
 /* The arena of a big network is hundreds of MiB: fresh pages on every call cost a page fault
  * per 4 KiB (more than the copies that fill them). The last arena is kept for the next call

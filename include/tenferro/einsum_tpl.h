@@ -102,23 +102,38 @@ TFE_INTERNAL tfe_status TFE_FN(ein_step_)(const tfe__ein_step *s, TFE_T alpha, c
   return TFE_FN(contract)(alpha, a, la, b, lb, beta, c, lc);
 }
 
-/* One slice: leaf reductions, then the pairwise steps; the last writes into `target`. */
+/* One slice: leaf reductions, then the pairwise steps; the last writes into `target`. With a
+ * profiling hook set, every step is timed and reported. */
 TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *const *bp,
-                                           const int64_t *idx, TFE_T alpha, TFE_T beta, const TFE_TY(view) *target) {
+                                           const int64_t *idx, int64_t slice, TFE_T alpha, TFE_T beta,
+                                           const TFE_TY(view) *target) {
   TFE_T one = TFE_FN(sr_one)(), zero = TFE_FN(sr_zero)();
+  tfe_einsum_step_hook hook = atomic_load(&tfe__ein_hook.fn);
+  double t0 = hook ? tfe__now() : 0;
   for (int q = 0; q < p->npre; q++) {
     const tfe__ein_step *s = &p->pre[q];
     TFE_TY(view) a = TFE_FN(ein_leaf_)(p, &ops[s->a], s->a, idx), c = TFE_FN(ein_buf_)(bp, s);
     TFE_TRY(TFE_FN(contract_unary)(one, &a, p->leaf[s->a].lab, zero, &c, s->lab));
+    if (hook) {
+      double t1 = tfe__now();
+      tfe__ein_report(hook, -1 - q, p->nsteps, slice, "reduce", &a.lay, p->leaf[s->a].lab, NULL, NULL, &c.lay, t1 - t0);
+      t0 = t1;
+    }
   }
   for (int k = 0; k < p->nsteps; k++) {
     const tfe__ein_step *s = &p->step[k];
     const int32_t *la, *lb;
     TFE_TY(view) a = TFE_FN(ein_node_)(p, ops, bp, s->a, idx, &la);
     TFE_TY(view) b = TFE_FN(ein_node_)(p, ops, bp, s->b, idx, &lb);
-    if (k + 1 == p->nsteps) return TFE_FN(ein_step_)(s, alpha, &a, la, &b, lb, beta, target, p->out_lab);
-    TFE_TY(view) c = TFE_FN(ein_buf_)(bp, s);
-    TFE_TRY(TFE_FN(ein_step_)(s, one, &a, la, &b, lb, zero, &c, s->lab));
+    bool last = k + 1 == p->nsteps;
+    TFE_TY(view) c = last ? *target : TFE_FN(ein_buf_)(bp, s);
+    TFE_TRY(TFE_FN(ein_step_)(s, last ? alpha : one, &a, la, &b, lb, last ? beta : zero, &c,
+                              last ? p->out_lab : s->lab));
+    if (hook) {
+      double t1 = tfe__now();
+      tfe__ein_report(hook, k, p->nsteps, slice, s->zip ? "zip" : "contract", &a.lay, la, &b.lay, lb, &c.lay, t1 - t0);
+      t0 = t1;
+    }
   }
   return TFE_OK;
 }
@@ -129,7 +144,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_einsum_plan *p, TFE_T alpha, 
                                          const TFE_TY(view) *out, char *const *bp) {
   int64_t idx[TFE_MAX_RANK * 2 + 1];
   memset(idx, 0, sizeof idx);
-  if (p->nslices <= 1) return TFE_FN(ein_slice_)(p, ops, bp, idx, alpha, beta, out);
+  if (p->nslices <= 1) return TFE_FN(ein_slice_)(p, ops, bp, idx, 0, alpha, beta, out);
   /* Slices accumulate into a dense buffer; the output is written once at the end. */
   TFE_TY(view) tmp;
   tmp.data = (TFE_T *)bp[p->tmp_buf]; tmp.conj = false;
@@ -143,7 +158,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_einsum_plan *p, TFE_T alpha, 
       int q = p->slice_of[p->out_lab[i]];
       if (q >= 0) { t.lay.offset += idx[q] * t.lay.strides[i]; t.lay.dims[i] = 1; }
     }
-    st = TFE_FN(ein_slice_)(p, ops, bp, idx, TFE_FN(sr_one)(), TFE_FN(sr_one)(), &t);
+    st = TFE_FN(ein_slice_)(p, ops, bp, idx, s, TFE_FN(sr_one)(), TFE_FN(sr_one)(), &t);
     for (int d = 0; d < p->nsliced; d++) { /* odometer over the sliced labels */
       if (++idx[d] < p->sliced_dim[d]) break;
       idx[d] = 0;

@@ -216,6 +216,83 @@ static void bench_loop(void) {
   free(x); free(y); free(z);
 }
 
+
+/* ---- gm_queen5_5_3: tiny per-batch GEMMs, huge batch (layouts from the einsum trace) -------- */
+/* "label:dim/stride ..." of one operand, as printed by the lead's trace of gm_queen5_5_3 */
+static int parse_op(const char *s, int32_t *lab, tfe_layout *L) {
+  int r = 0;
+  long long l, d, st;
+  int used = 0;
+  while (sscanf(s, "%lld:%lld/%lld%n", &l, &d, &st, &used) == 3) {
+    lab[r] = (int32_t)l; L->dims[r] = d; L->strides[r] = st; r++;
+    s += used;
+  }
+  L->rank = r; L->offset = 0;
+  return r;
+}
+static tfe_view_f64 queen_view(const char *s, int32_t *lab) {
+  tfe_view_f64 v = {0};
+  parse_op(s, lab, &v.lay);
+  int64_t n = tfe_layout_numel(&v.lay); /* the traced views are dense */
+  v.data = malloc(8 * (size_t)n);
+  fill(v.data, n);
+  return v;
+}
+/* memcpy bandwidth (read + write bytes per second) on a 256 MiB block, median of R */
+static double memcpy_bw(void) {
+  size_t n = (size_t)1 << 28;
+  char *x = malloc(n), *y = malloc(n);
+  memset(x, 1, n); memset(y, 2, n);
+  double t[R];
+  for (int r = 0; r < R; r++) { double t0 = now(); memcpy(y, x, n); t[r] = now() - t0; }
+  double bw = 2.0 * (double)n / median(t);
+  free(x); free(y);
+  return bw;
+}
+static const char *queen_steps[][4] = {
+  {"step 137",
+   "9:3/1 21:3/3 10:3/9 16:3/27 17:3/81 0:3/243 14:3/729 19:3/2187 1:3/6561 3:3/19683 7:3/59049 20:3/177147 18:3/531441 12:3/1594323 23:3/4782969 8:3/14348907 6:3/43046721",
+   "10:3/1 16:3/3 17:3/9 22:3/27 4:3/81 0:3/243 14:3/729 19:3/2187 1:3/6561 3:3/19683 7:3/59049 20:3/177147 18:3/531441 12:3/1594323 23:3/4782969 8:3/14348907 6:3/43046721",
+   "0:3/1 14:3/3 19:3/9 1:3/27 3:3/81 7:3/243 20:3/729 18:3/2187 12:3/6561 23:3/19683 22:3/59049 8:3/177147 4:3/531441 9:3/1594323 21:3/4782969 6:3/14348907"},
+  {"step 95",
+   "14:3/1 12:3/3 11:3/9 9:3/27 21:3/81 10:3/243 17:3/729 19:3/2187 1:3/6561 3:3/19683 7:3/59049 18:3/177147 23:3/531441 8:3/1594323",
+   "11:3/1 16:3/3 0:3/9 20:3/27 6:3/81 9:3/243 21:3/729 10:3/2187 17:3/6561 19:3/19683 1:3/59049 3:3/177147 7:3/531441 18:3/1594323 23:3/4782969 8:3/14348907",
+   "9:3/1 21:3/3 10:3/9 16:3/27 17:3/81 0:3/243 14:3/729 19:3/2187 1:3/6561 3:3/19683 7:3/59049 20:3/177147 18:3/531441 12:3/1594323 23:3/4782969 8:3/14348907 6:3/43046721"},
+};
+/* tfe_contract_f64(1, A, B, 0, C) on the exact views of the trace, next to the time the bytes of
+ * A, B and C take at memcpy speed (C counted once: written). */
+static void bench_queen(int threads) {
+  double bw = memcpy_bw();
+  printf("memcpy bandwidth %.1f GB/s (read + write), %d thread(s)\n\n", bw / 1e9, threads);
+  printf("| case | m n k batch | plan | tenferro | memory-traffic limit | ratio |\n|---|---|---|---|---|---|\n");
+  for (int q = 0; q < 2; q++) {
+    int32_t la[64], lb[64], lc[64];
+    tfe_view_f64 A = queen_view(queen_steps[q][1], la), B = queen_view(queen_steps[q][2], lb);
+    tfe_view_f64 C = queen_view(queen_steps[q][3], lc);
+    double bytes = 8.0 * (double)(tfe_layout_numel(&A.lay) + tfe_layout_numel(&B.lay) + tfe_layout_numel(&C.lay));
+    tfe_contract_desc d;
+    tfe_contract_plan *P = NULL;
+    tfe_contract_describe_f64(&d, &A, la, &B, lb, &C, lc);
+    tfe_contract_plan_create(&d, &P);
+    char plan[96];
+    snprintf(plan, sizeof plan, "%s copy %d%d%d loop %d", P->small ? "small" : "gemm", P->copy[0], P->copy[1],
+             P->copy[2], P->loop);
+    double t[R];
+    tfe_contract_f64(1.0, &A, la, &B, lb, 0.0, &C, lc);
+    for (int r = 0; r < R; r++) {
+      double t0 = now();
+      tfe_contract_f64(1.0, &A, la, &B, lb, 0.0, &C, lc);
+      t[r] = now() - t0;
+    }
+    double tm = median(t), lim = bytes / bw;
+    printf("| gm_queen %s | %lld %lld %lld %lld | %s | %.1f ms | %.1f ms (%.2f GB) | %.2fx |\n", queen_steps[q][0],
+           (long long)P->m, (long long)P->n, (long long)P->k, (long long)P->nbatch, plan, 1e3 * tm, 1e3 * lim,
+           bytes / 1e9, tm / lim);
+    tfe_contract_plan_release(P);
+    free(A.data); free(B.data); free(C.data);
+  }
+}
+
 /* ---- 1 vs 2 threads, alternating in one run ------------------------------------------------ */
 static void scaling_case(const char *name, tfe_view_f64 *A, const int32_t *la, tfe_view_f64 *B, const int32_t *lb,
                          tfe_view_f64 *C, const int32_t *lc, int iters) {
@@ -279,6 +356,12 @@ int main(int argc, char **argv) {
     printf("BLIS %s, kernels '%s', per-call threads %s\n\n", tfe_blas_version(), tfe_blas_arch(),
            tfe_blas_per_call_threads() ? "yes" : "no");
     bench_scaling();
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "queen") == 0) {
+    int threads = argc > 2 ? atoi(argv[2]) : 1;
+    tfe_set_num_threads(threads);
+    bench_queen(threads);
     return 0;
   }
   int threads = argc > 1 ? atoi(argv[1]) : 1;

@@ -117,7 +117,7 @@ static void tc_dims(const tc_case *k, const int32_t *l, int r, int64_t *dims) {
 }
 
 /* Which engine paths the random plans took (so the tests prove they cover them). */
-typedef struct tc_stats { long naive, gemm, red, copy_ab, copy_c, batch, plain, loop; } tc_stats;
+typedef struct tc_stats { long naive, gemm, red, copy_ab, copy_c, batch, plain, loop, small, small_swap, small_batch; } tc_stats;
 static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
   if (P->naive) { s->naive++; return; }
   s->gemm++;
@@ -127,6 +127,9 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
   s->batch += P->nbatch > 1;
   s->plain += !P->copy[0] && !P->copy[1] && !P->copy[2];
   s->loop += P->loop;
+  s->small += P->small;
+  s->small_swap += P->small && P->small_swap;
+  s->small_batch += P->small && P->nbatch > 1;
 }
 
 #define TC_KIND_PASS
@@ -145,6 +148,10 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
                   "loop %ld)\n", #s, x.naive, x.gemm, x.red, x.copy_ab, x.copy_c, x.batch, x.plain, x.loop); \
     assert_true(x.gemm > 0 && x.red > 0 && x.copy_ab > 0 && x.copy_c > 0 && x.batch > 0 && x.plain > 0); \
     assert_true(x.loop > 0);                                                                \
+    print_message("%s: small-GEMM path %ld (transposed %ld, batched %ld)\n", #s, x.small, x.small_swap, \
+                  x.small_batch);                                                           \
+    if (flt && DT != TFE_DT_I32 && DT != TFE_DT_I64 && (DT == TFE_DT_F32 || DT == TFE_DT_F64 || DT == TFE_DT_C64 || DT == TFE_DT_C128)) assert_true(x.small > 100 && x.small_swap > 0 && x.small_batch > 0); \
+    else assert_true(x.small == 0);                                                         \
   }                                                                                         \
   static void test_unary_##s(void **st) {                                                   \
     (void)st;                                                                               \
@@ -404,6 +411,10 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, bool big, uint64_t s
     tfe_set_num_threads(cs % 3 == 0 ? 2 : 1);
     /* every fourth planned case loops over an unfusable label whenever that saves a copy */
     tfe__pr_loop_mode = cs % 4 == 0 ? 1 : 0;
+    /* the small-GEMM path: never (so the BLIS paths stay covered), forced whenever its buffers
+     * fit, or by the crossover; every other case skips the reference engine for tiny shapes */
+    tfe__pr_small_mode = cs % 5 == 0 ? -1 : cs % 5 == 1 ? 1 : 0;
+    tfe__pr_naive_work = cs % 2 == 0 ? 0 : 512;
     if (cs % 2) { /* the convenience front end (cached plans) */
       s = unary ? TFE_FN(contract_unary)(alpha, &A, k.la, beta, &C, k.lc)
                 : TFE_FN(contract)(alpha, &A, k.la, &B, k.lb, beta, &C, k.lc);
@@ -417,6 +428,8 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, bool big, uint64_t s
       tfe_contract_plan_release(P);
     }
     tfe__pr_loop_mode = 0;
+    tfe__pr_small_mode = 0;
+    tfe__pr_naive_work = 512;
     tfe__pr_par_grain = (int64_t)1 << 20;
     tfe_set_num_threads(0);
     if (s != TFE_OK) fail_msg("case %d: status %d: %s", cs, (int)s, tfe_last_error());

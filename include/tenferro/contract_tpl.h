@@ -195,6 +195,8 @@ TFE_INTERNAL void TFE_FN(pr_gemm_)(const tfe_contract_plan *P, TFE_T alpha, cons
 #endif
 }
 
+#include <tenferro/prims_small_tpl.h>
+
 /* Multiply-adds of one GEMM of the plan (saturating). */
 TFE_INTERNAL int64_t TFE_FN(pr_mnk_)(const tfe_contract_plan *P) {
   int64_t w = P->m, lim = (int64_t)1 << 62;
@@ -224,6 +226,9 @@ TFE_INTERNAL bool TFE_FN(pr_batch_parallel_)(const tfe_contract_plan *P, int thr
 }
 TFE_INTERNAL int64_t TFE_FN(pr_sg_elems_)(const tfe_contract_plan *P, int threads) {
 #if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD
+#ifdef TFE__PS_HAVE_VEC
+  if (P->small) return TFE_FN(ps_ws_elems_)(P, threads);
+#endif
   (void)P; (void)threads;
   return 0;
 #else
@@ -327,6 +332,13 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_contract_plan *P, TFE_T al
     if (!TFE_FN(pr_is_zero_)(beta)) TFE_FN(copy)(&ct, &cv);
     cc = ct.data;
   }
+#if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
+  if (P->small) {
+    TFE_FN(ps_run_)(P, alpha, src[0], cj[0], src[1], cj[1], beta, cc, threads, ws + P->ws[TFE__PR_WS_N]);
+    tfe__pr_ws_put(ws);
+    return TFE_OK;
+  }
+#endif
   TFE_FN(pr_batches_)(P, alpha, src[0], cj[0], src[1], cj[1], beta, cc, threads, sgn ? ws + P->ws[TFE__PR_WS_N] : NULL);
   if (P->copy[2]) TFE_FN(copy)(&cv, &ct);
   tfe__pr_ws_put(ws);

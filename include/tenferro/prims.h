@@ -94,6 +94,11 @@ TFE_INTERNAL tfe_status tfe__pr_analyze(const tfe_layout *A, const int32_t *la, 
   return TFE_OK;
 }
 
+/* The small-GEMM path (prims_small_tpl.h, included by contract_tpl.h) needs GNU vector types. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TFE__PS_HAVE_VEC 1
+#endif
+
 #include <tenferro/prims_plan.h>
 #include <tenferro/prims_backend.h>
 #include <tenferro/semiring_gemm_simd.h>

@@ -36,6 +36,10 @@ typedef struct tfe_contract_plan {
   bool red[2];    /* A / B have labels summed away before the GEMM */
   bool copy[3];   /* A / B / C go through a dense temporary */
   bool loop;      /* the last of bl[] is an M or N label looped over to avoid a copy */
+  bool small;     /* float kinds: tiny GEMMs, run by the small-GEMM path (prims_small_tpl.h) */
+  bool small_swap; /* the small path computes C^T = B^T A^T (vectorizes over N) */
+  int ng[3];      /* small path: labels in the M, N, K groups, listed in gl[] in that order */
+  int16_t gl[TFE__PR_MAXL];
   int64_t m, n, k, nbatch;
   int64_t off[3];        /* element offsets added to A, B, C (reversed labels) */
   int64_t rs[3], cs[3]; /* GEMM row / column strides of A (m x k), B (k x n), C (m x n) */
@@ -265,6 +269,76 @@ TFE_INTERNAL int tfe__pr_pick_loop(tfe__pr_lay *lay, int *bi, const tfe__pr_plab
   return pick;
 }
 
+/* Problems of at most this many label combinations run the reference engine (tests lower it
+ * so that tiny shapes go through the GEMM paths too). */
+TFE_GLOBAL int64_t tfe__pr_naive_work = 512;
+
+/* ---- the small-GEMM path (float kinds; kernel in prims_small_tpl.h) -------------------------- */
+#ifndef TFE__PR_SMALL_MNK
+#define TFE__PR_SMALL_MNK 32768
+#endif
+/* 0: measured crossover; 1: whenever the buffers fit (tests); -1: never. */
+TFE_GLOBAL int tfe__pr_small_mode;
+/* Largest m*n*k of one GEMM that the small path runs instead of BLIS (the crossover measured
+ * on Zen 5 with `bench_contract crossover`, see docs/prims.md). Process-wide. */
+TFE_GLOBAL int64_t tfe__pr_small_mnk = TFE__PR_SMALL_MNK;
+/* Real elements of one thread's packed buffers (X, Y, tile): L1/L2-resident. */
+#define TFE__PR_SMALL_BUF 12288
+
+/* Insertion sort of labels g[0..n) by the weight w[label] (ascending). */
+TFE_INTERNAL void tfe__pr_sort_w(int16_t *g, int n, const int64_t *w) {
+  for (int i = 1; i < n; i++) {
+    int16_t x = g[i];
+    int j = i;
+    while (j > 0 && w[g[j - 1]] > w[x]) { g[j] = g[j - 1]; j--; }
+    g[j] = x;
+  }
+}
+
+/* Chooses the small path when the per-batch GEMM is below the crossover and its buffers fit;
+ * then fills the plan: groups (each sorted by its stride in the operand it is packed from),
+ * batch labels sorted by the sum of their strides (the odometer walks all three operands
+ * forward in small steps), operand strides as read (no copies, no loop label). */
+TFE_INTERNAL bool tfe__pr_small_plan(tfe_contract_plan *P, const int64_t (*cur)[3], int16_t *gm, int nm, int16_t *gn,
+                                     int nn, int16_t *gk, int nk, const tfe_dtype_info *di) {
+#ifndef TFE__PS_HAVE_VEC
+  (void)P; (void)cur; (void)gm; (void)nm; (void)gn; (void)nn; (void)gk; (void)nk; (void)di;
+  return false;
+#else
+  if (tfe__pr_small_mode < 0) return false;
+  int64_t m = 1, n = 1, k = 1;
+  for (int i = 0; i < nm; i++) m *= P->lab[gm[i]].dim;
+  for (int i = 0; i < nn; i++) n *= P->lab[gn[i]].dim;
+  for (int i = 0; i < nk; i++) k *= P->lab[gk[i]].dim;
+  int64_t lim = TFE__PR_SMALL_BUF, pl = di->is_complex ? 2 : 1, w = 64 / ((int64_t)di->size / pl);
+  if (m > lim || n > lim || k > lim) return false;
+  int64_t mp = (m + w - 1) / w * w, np = (n + w - 1) / w * w;
+  bool swap = np * m < mp * n; /* vectorize over the dimension that pads less */
+  int64_t rp = swap ? np : mp, q = swap ? m : n;
+  if (pl * (rp * k + q * k + w + rp * q) + w > lim) return false; /* see ps_buf_elems_ */
+  if (tfe__pr_small_mode == 0 && m * n * k > tfe__pr_small_mnk) return false;
+  int64_t wt[TFE__PR_MAXL];
+  int xo = swap ? 1 : 0; /* X: the operand whose rows are vectorized */
+  for (int j = 0; j < P->nl; j++) wt[j] = tfe__pr_abs(cur[j][xo]);
+  tfe__pr_sort_w(swap ? gn : gm, swap ? nn : nm, wt); /* X's rows and depth in X's order */
+  tfe__pr_sort_w(gk, nk, wt);
+  for (int j = 0; j < P->nl; j++) wt[j] = tfe__pr_abs(cur[j][1 - xo]);
+  tfe__pr_sort_w(swap ? gm : gn, swap ? nm : nn, wt); /* Y's columns in Y's order */
+  for (int j = 0; j < P->nl; j++) wt[j] = tfe__pr_abs(cur[j][0]) + tfe__pr_abs(cur[j][1]) + tfe__pr_abs(cur[j][2]);
+  tfe__pr_sort_w(P->bl, P->nb, wt);
+  P->small = true;
+  P->small_swap = swap;
+  P->m = m; P->n = n; P->k = k;
+  P->ng[0] = nm; P->ng[1] = nn; P->ng[2] = nk;
+  memcpy(P->gl, gm, (size_t)nm * sizeof *gm);
+  memcpy(P->gl + nm, gn, (size_t)nn * sizeof *gn);
+  memcpy(P->gl + nm + nn, gk, (size_t)nk * sizeof *gk);
+  for (int j = 0; j < P->nl; j++)
+    for (int op = 0; op < 3; op++) P->lab[j].sf[op] = P->lab[j].dim == 1 ? 0 : cur[j][op];
+  return true;
+#endif
+}
+
 /* Fills the plan from the label table. Never fails (sizes were checked by the caller). */
 TFE_INTERNAL void tfe__pr_plan_build(tfe_contract_plan *P, const tfe__pr_prob *p) {
   int n = p->n;
@@ -281,7 +355,7 @@ TFE_INTERNAL void tfe__pr_plan_build(tfe_contract_plan *P, const tfe__pr_prob *p
     empty = empty || l->dim == 0;
     if (!empty && work < ((int64_t)1 << 40)) work *= l->dim;
   }
-  P->naive = empty || P->unary || work <= 512;
+  P->naive = empty || P->unary || work <= tfe__pr_naive_work;
   if (P->naive) return;
   /* Reverse labels whose leading stride is negative, in every operand at once (a relabeling
    * i -> dim-1-i changes nothing): C's labels positive in C, the others in A (or B). */
@@ -332,6 +406,12 @@ TFE_INTERNAL void tfe__pr_plan_build(tfe_contract_plan *P, const tfe__pr_prob *p
   }
   const tfe_dtype_info *di = tfe_dtype_get(P->dtype);
   bool blas = di && di->is_float && di->algebra == TFE_ALGEBRA_STANDARD;
+  if (blas && tfe__pr_small_plan(P, (const int64_t(*)[3])cur, gm, nm, gn, nn, gk, nk, di)) {
+    int64_t off = 0;
+    for (int s = 0; s < TFE__PR_WS_N; s++) { P->ws[s] = off; off += ws[s]; }
+    P->ws[TFE__PR_WS_N] = off;
+    return;
+  }
   tfe__pr_lay lay[2];
   int bi = 0;
   tfe__pr_layout(&lay[0], P->lab, n, (const int64_t(*)[3])cur, gm, nm, gn, nn, gk, nk, P->bl, P->nb, -1, blas);

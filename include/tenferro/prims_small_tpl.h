@@ -1,0 +1,270 @@
+/* tenferro/prims_small_tpl.h — the small-GEMM path of the contraction engine for the float
+ * kinds (f32 f64 c64 c128); re-included per kind, empty for every other kind.
+ *
+ * Many contractions of tensor networks are a huge batch of tiny GEMMs (gm_queen5_5_3: 531441
+ * batches of 9x9x27). A BLIS call costs microseconds of fixed work and the planner's copies
+ * of scattered operands cost whole passes over memory, so such plans (P->small, chosen in
+ * prims_plan.h by a measured crossover) run this instead:
+ *   - every GEMM dimension is addressed through a table of element offsets built once per
+ *     call from its labels, so no label group has to fuse and no operand is copied;
+ *   - per batch, the operand whose row dimension is vectorized ("X": A, or B when the
+ *     transposed product pads less) is packed p-major into an L1 buffer with the rows padded
+ *     to the vector width (zero pads), the other one ("Y") into scalars, real and imaginary
+ *     parts in separate planes (lazy conjugation negates the imaginary plane);
+ *   - a tile of columns is accumulated in registers (vector over rows, broadcast over
+ *     columns) into a dense local tile, and C is written once: alpha * tile (+ beta * C;
+ *     beta == 0 never reads C);
+ *   - batches run in an odometer (no divisions after the first) over the batch labels sorted
+ *     by stride (the planner's order), split into contiguous ranges over OpenMP threads. */
+#if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
+
+#define TFE__PS_W ((int64_t)(64 / sizeof(TFE_R))) /* lanes of one 64-byte vector */
+#define TFE__PS_PL (TFE_CPLX ? 2 : 1)             /* planes: real (and imaginary) */
+typedef TFE_R TFE_FN(ps_vec_) __attribute__((vector_size(64)));
+
+/* One call of the small path: operands as seen by the kernel after the optional swap. */
+typedef struct TFE_FN(ps_call_) {
+  int64_t R, Q, K, RP;       /* rows (vectorized), columns, depth, rows padded to the vector */
+  const int64_t *xr, *xp;    /* X offsets: row r, depth p */
+  const int64_t *yp, *yq;    /* Y offsets: depth p, column q */
+  const int64_t *cr, *cq;    /* C offsets: row r, column q */
+  bool xunit;                /* xr[r] == r: rows of X contiguous */
+  bool cx, cy;               /* conjugate X / Y */
+  const TFE_T *x, *y;
+  TFE_T *c;
+  TFE_T alpha, beta;
+  int nb;                    /* batch labels (odometer order) */
+  int64_t bd[TFE__PR_MAXL], bx[TFE__PR_MAXL], by[TFE__PR_MAXL], bc[TFE__PR_MAXL];
+} TFE_FN(ps_call_);
+
+/* Real elements of Y's planes, rounded to whole vectors so that the tile after them stays
+ * 64-byte aligned. */
+TFE_INTERNAL int64_t TFE_FN(ps_ylen_)(int64_t Q, int64_t K) { return (Q * K + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W; }
+
+/* Real elements one thread's buffers take (X planes, Y planes, tile planes), plus a vector of
+ * slack for alignment. */
+TFE_INTERNAL int64_t TFE_FN(ps_buf_elems_)(int64_t RP, int64_t Q, int64_t K) {
+  return TFE__PS_PL * (RP * K + TFE_FN(ps_ylen_)(Q, K) + RP * Q) + TFE__PS_W;
+}
+
+/* Packs X of one batch: plane pl of Xp holds element (r, p) at p * RP + r. */
+TFE_INTERNAL void TFE_FN(ps_pack_x_)(const TFE_FN(ps_call_) *s, const TFE_T *x, TFE_R *xp) {
+  for (int64_t p = 0; p < s->K; p++) {
+    const TFE_T *src = x + s->xp[p];
+    TFE_R *dr = xp + p * s->RP;
+#if TFE_CPLX
+    TFE_R *di = dr + s->RP * s->K, sg = s->cx ? (TFE_R)-1 : (TFE_R)1;
+    const TFE_R *sr = (const TFE_R *)src;
+    if (s->xunit) {
+      for (int64_t r = 0; r < s->R; r++) { dr[r] = sr[2 * r]; di[r] = sg * sr[2 * r + 1]; }
+    } else {
+      for (int64_t r = 0; r < s->R; r++) { dr[r] = sr[2 * s->xr[r]]; di[r] = sg * sr[2 * s->xr[r] + 1]; }
+    }
+#else
+    if (s->xunit) {
+      for (int64_t r = 0; r < s->R; r++) dr[r] = src[r];
+    } else {
+      for (int64_t r = 0; r < s->R; r++) dr[r] = src[s->xr[r]];
+    }
+#endif
+  }
+}
+
+/* Packs Y of one batch: plane pl holds element (p, q) at q * K + p. */
+TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, TFE_R *yp) {
+  for (int64_t q = 0; q < s->Q; q++) {
+    const TFE_T *src = y + s->yq[q];
+    TFE_R *dr = yp + q * s->K;
+#if TFE_CPLX
+    TFE_R *di = dr + s->Q * s->K, sg = s->cy ? (TFE_R)-1 : (TFE_R)1;
+    for (int64_t p = 0; p < s->K; p++) {
+      const TFE_R *e = (const TFE_R *)(src + s->yp[p]);
+      dr[p] = e[0];
+      di[p] = sg * e[1];
+    }
+#else
+    for (int64_t p = 0; p < s->K; p++) dr[p] = src[s->yp[p]];
+#endif
+  }
+}
+
+/* T[q * RP + r] = sum_p X[p * RP + r] * Y[q * K + p] for columns q0..q0+NQ-1 (NQ 1..4), rows
+ * in vectors: the accumulators stay in registers for the whole depth. Buffers are 64-byte
+ * aligned and RP is a multiple of the vector width, so every row vector is an aligned load. */
+#define TFE__PS_NQ_BODY(NQ)                                                                    \
+  for (int64_t r0 = 0; r0 < s->RP; r0 += TFE__PS_W) {                                          \
+    V acc[NQ], acci[NQ];                                                                       \
+    for (int j = 0; j < NQ; j++) { acc[j] = zero; acci[j] = zero; }                            \
+    for (int64_t p = 0; p < K; p++) {                                                          \
+      V xr = *(const V *)(xp + p * s->RP + r0);                                                \
+      const TFE_R *yy = yp + q0 * K + p;                                                       \
+      if (!TFE_CPLX) {                                                                         \
+        for (int j = 0; j < NQ; j++) acc[j] += xr * yy[j * K];                                 \
+      } else {                                                                                 \
+        V xi = *(const V *)(xp + p * s->RP + r0 + s->RP * K);                                  \
+        const TFE_R *yi = yy + s->Q * K;                                                       \
+        for (int j = 0; j < NQ; j++) {                                                         \
+          acc[j] += xr * yy[j * K] - xi * yi[j * K];                                           \
+          acci[j] += xr * yi[j * K] + xi * yy[j * K];                                          \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+    for (int j = 0; j < NQ; j++) {                                                             \
+      *(V *)(t + (q0 + j) * s->RP + r0) = acc[j];                                              \
+      if (TFE_CPLX) *(V *)(t + (q0 + j) * s->RP + r0 + s->RP * s->Q) = acci[j];                \
+    }                                                                                          \
+  }
+TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, const TFE_R *yp, TFE_R *t) {
+  typedef TFE_FN(ps_vec_) V;
+  const V zero = {0};
+  int64_t K = s->K, q0 = 0;
+  for (; q0 + 4 <= s->Q; q0 += 4) { TFE__PS_NQ_BODY(4) }
+  switch (s->Q - q0) {
+  case 3: TFE__PS_NQ_BODY(3) break;
+  case 2: TFE__PS_NQ_BODY(2) break;
+  case 1: TFE__PS_NQ_BODY(1) break;
+  default: break;
+  }
+}
+#undef TFE__PS_NQ_BODY
+
+/* C := alpha * T (+ beta * C), element (r, q) at c + cr[r] + cq[q]. */
+TFE_INTERNAL void TFE_FN(ps_store_)(const TFE_FN(ps_call_) *s, const TFE_R *t, TFE_T *c, bool bzero) {
+#if TFE_CPLX
+  const TFE_R *al = (const TFE_R *)&s->alpha, *be = (const TFE_R *)&s->beta; /* C11: {re, im} */
+  TFE_R ar = al[0], ai = al[1], br = be[0], bi = be[1];
+  const TFE_R *ti = t + s->RP * s->Q;
+  for (int64_t q = 0; q < s->Q; q++)
+    for (int64_t r = 0; r < s->R; r++) {
+      TFE_R xr = t[q * s->RP + r], xi = ti[q * s->RP + r];
+      TFE_R *e = (TFE_R *)(c + s->cr[r] + s->cq[q]);
+      TFE_R vr = ar * xr - ai * xi, vi = ar * xi + ai * xr;
+      if (!bzero) {
+        TFE_R er = e[0], ei = e[1];
+        vr += br * er - bi * ei;
+        vi += br * ei + bi * er;
+      }
+      e[0] = vr;
+      e[1] = vi;
+    }
+#else
+  for (int64_t q = 0; q < s->Q; q++) {
+    TFE_T *cc = c + s->cq[q];
+    const TFE_R *tq = t + q * s->RP;
+    if (bzero) {
+      for (int64_t r = 0; r < s->R; r++) cc[s->cr[r]] = s->alpha * tq[r];
+    } else {
+      for (int64_t r = 0; r < s->R; r++) cc[s->cr[r]] = s->alpha * tq[r] + s->beta * cc[s->cr[r]];
+    }
+  }
+#endif
+}
+
+/* Batches [b0, b1) on one thread; buf holds ps_buf_elems_ real elements. */
+TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64_t b1, TFE_R *buf) {
+  TFE_R *xp = (TFE_R *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
+  TFE_R *yp = xp + TFE__PS_PL * s->RP * s->K, *t = yp + TFE__PS_PL * TFE_FN(ps_ylen_)(s->Q, s->K);
+  memset(xp, 0, sizeof(TFE_R) * (size_t)(TFE__PS_PL * s->RP * s->K)); /* row pads stay zero */
+  int64_t idx[TFE__PR_MAXL], ox = 0, oy = 0, oc = 0, rest = b0;
+  for (int q = 0; q < s->nb; q++) { /* the only divisions: where this range starts */
+    idx[q] = rest % s->bd[q];
+    rest /= s->bd[q];
+    ox += idx[q] * s->bx[q]; oy += idx[q] * s->by[q]; oc += idx[q] * s->bc[q];
+  }
+  bool bzero = TFE_FN(pr_is_zero_)(s->beta);
+  for (int64_t bi = b0; bi < b1; bi++) {
+    TFE_FN(ps_pack_x_)(s, s->x + ox, xp);
+    TFE_FN(ps_pack_y_)(s, s->y + oy, yp);
+    TFE_FN(ps_tile_)(s, xp, yp, t);
+    TFE_FN(ps_store_)(s, t, s->c + oc, bzero);
+    for (int q = 0; q < s->nb; q++) { /* odometer step */
+      ox += s->bx[q]; oy += s->by[q]; oc += s->bc[q];
+      if (++idx[q] < s->bd[q]) break;
+      ox -= s->bx[q] * s->bd[q]; oy -= s->by[q] * s->bd[q]; oc -= s->bc[q] * s->bd[q];
+      idx[q] = 0;
+    }
+  }
+}
+
+/* Offsets of the labels g[0..n) in operand op (odometer order, first label fastest). */
+TFE_INTERNAL void TFE_FN(ps_table_)(const tfe_contract_plan *P, const int16_t *g, int n, int op, int64_t *tab) {
+  int64_t cnt = 1;
+  tab[0] = 0;
+  for (int i = 0; i < n; i++) {
+    const tfe__pr_plab *l = &P->lab[g[i]];
+    for (int64_t v = 1; v < l->dim; v++)
+      for (int64_t e = 0; e < cnt; e++) tab[v * cnt + e] = tab[e] + v * l->sf[op];
+    cnt *= l->dim;
+  }
+}
+
+/* Table elements (int64) and per-thread real elements the small path of P needs. */
+TFE_INTERNAL void TFE_FN(ps_sizes_)(const tfe_contract_plan *P, int64_t *tab, int64_t *per) {
+  int64_t R = P->small_swap ? P->n : P->m, Q = P->small_swap ? P->m : P->n;
+  int64_t RP = (R + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W;
+  *tab = 2 * (P->m + P->n + P->k);
+  *per = TFE_FN(ps_buf_elems_)(RP, Q, P->k);
+}
+/* TFE_T elements of workspace the small path needs with `threads` threads. */
+TFE_INTERNAL int64_t TFE_FN(ps_ws_elems_)(const tfe_contract_plan *P, int threads) {
+  int64_t tab, per;
+  TFE_FN(ps_sizes_)(P, &tab, &per);
+  int64_t bytes = tab * 8 + (int64_t)threads * (per * (int64_t)sizeof(TFE_R) + 64) + 64;
+  return bytes / (int64_t)sizeof(TFE_T) + 1;
+}
+
+/* Runs a small plan: a, b, c already offset; ws has ps_ws_elems_(P, threads) elements. */
+TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_T *a, bool ca, const TFE_T *b,
+                                  bool cb, TFE_T beta, TFE_T *c, int threads, TFE_T *ws) {
+  int64_t ntab, per;
+  TFE_FN(ps_sizes_)(P, &ntab, &per);
+  int64_t *tab = (int64_t *)(((uintptr_t)ws + 63) & ~(uintptr_t)63);
+  int64_t m = P->m, n = P->n, k = P->k;
+  const int16_t *gm = P->gl, *gn = gm + P->ng[0], *gk = gn + P->ng[1];
+  int64_t *am = tab, *ak = am + m, *bk = ak + k, *bn = bk + k, *cm = bn + n, *cn = cm + m;
+  TFE_FN(ps_table_)(P, gm, P->ng[0], 0, am);
+  TFE_FN(ps_table_)(P, gk, P->ng[2], 0, ak);
+  TFE_FN(ps_table_)(P, gk, P->ng[2], 1, bk);
+  TFE_FN(ps_table_)(P, gn, P->ng[1], 1, bn);
+  TFE_FN(ps_table_)(P, gm, P->ng[0], 2, cm);
+  TFE_FN(ps_table_)(P, gn, P->ng[1], 2, cn);
+  TFE_FN(ps_call_) s;
+  bool sw = P->small_swap; /* C^T = B^T A^T: B's columns become the vectorized rows */
+  s.R = sw ? n : m; s.Q = sw ? m : n; s.K = k;
+  s.RP = (s.R + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W;
+  s.xr = sw ? bn : am; s.xp = sw ? bk : ak; s.yp = sw ? ak : bk; s.yq = sw ? am : bn;
+  s.cr = sw ? cn : cm; s.cq = sw ? cm : cn;
+  s.x = sw ? b : a; s.y = sw ? a : b; s.cx = sw ? cb : ca; s.cy = sw ? ca : cb;
+  s.xunit = true;
+  for (int64_t r = 0; r < s.R; r++) s.xunit = s.xunit && s.xr[r] == r;
+  s.c = c; s.alpha = alpha; s.beta = beta;
+  s.nb = P->nb;
+  for (int q = 0; q < P->nb; q++) {
+    const tfe__pr_plab *l = &P->lab[P->bl[q]];
+    s.bd[q] = l->dim;
+    s.bx[q] = l->sf[sw ? 1 : 0]; s.by[q] = l->sf[sw ? 0 : 1]; s.bc[q] = l->sf[2];
+  }
+  char *bufs = (char *)(tab + ntab);
+  size_t stride = (size_t)per * sizeof(TFE_R) + 64;
+  int64_t nbatch = P->nbatch;
+  int nt = nbatch < threads ? (int)nbatch : threads;
+  if (nt <= 1) {
+    TFE_FN(ps_range_)(&s, 0, nbatch, (TFE_R *)(void *)bufs);
+    return;
+  }
+  TFE_OMP(parallel num_threads(nt))
+  {
+    int tid = 0, cnt = 1;
+#ifdef _OPENMP
+    tid = omp_get_thread_num();
+    cnt = omp_get_num_threads();
+#endif
+    int64_t per_t = nbatch / cnt, extra = nbatch % cnt;
+    int64_t b0 = tid * per_t + (tid < extra ? tid : extra), b1 = b0 + per_t + (tid < extra);
+    TFE_FN(ps_range_)(&s, b0, b1, (TFE_R *)(void *)(bufs + (size_t)tid * stride));
+  }
+}
+
+#undef TFE__PS_W
+#undef TFE__PS_PL
+#endif

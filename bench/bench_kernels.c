@@ -1,7 +1,7 @@
 /* bench_kernels — unary map, binary zip and a reduction over 16M float64 elements
  * (4096 x 4096), contiguous and transposed operands, against memcpy of the same buffers.
  *
- *   bench_kernels [--reps N] [--threads T]
+ *   bench_kernels [--reps N] [--threads T] [--set all|transpose|small]
  *
  * Outputs exist and were touched before timing (no allocation inside the timed region).
  * Bandwidth counts the bytes an operation must move: map reads 8 and writes 8 bytes per
@@ -9,7 +9,12 @@
  * operation's bandwidth over memcpy's, measured in the same run: every round times each
  * case once (memcpy included), so load from other processes hits all cases alike. Median
  * of --reps rounds (7). copy_transposed (tfe_copy of the transpose) is the reference for
- * what a transposed map/zip can reach. */
+ * what a transposed map/zip can reach.
+ *
+ * Second set (--set small; default: both): operands whose dims are all tiny (2, 3, 4), as
+ * the intermediates of tensor networks over small bonds (gm_queen5_5_3: 3^17 outputs). The
+ * limit is the bytes the op must move (output written once, each distinct input element
+ * read once) at the memcpy bandwidth of the same round; ratio = time / that limit. */
 #include <tenferro.h>
 #include <time.h>
 
@@ -24,6 +29,70 @@ static int cmpd(const void *a, const void *b) {
 }
 
 enum { OP_MEMCPY, OP_COPY, OP_NEG, OP_SQUARE, OP_ADD, OP_MUL, OP_SUM };
+
+/* ---- the small-dims set ------------------------------------------------------------------ */
+/* Step 136 of gm_queen5_5_3 (1 thread, f64), in the trace format of the einsum room:
+ * label:dim/stride, C is the fresh output, A and B are viewed in C's label order with
+ * stride 0 on the labels they lack. */
+static const char *const queen136 =
+    "A[16:3/1 19:3/3 18:3/9 23:3/27 10:3/81 17:3/243 22:3/729 4:3/2187 0:3/6561 14:3/19683 1:3/59049 7:3/177147 12:3/531441 ] "
+    "B[3:3/1 20:3/3 8:3/9 6:3/27 10:3/81 17:3/243 22:3/729 4:3/2187 0:3/6561 14:3/19683 1:3/59049 7:3/177147 12:3/531441 ] "
+    "C[10:3/1 16:3/3 17:3/9 22:3/27 4:3/81 0:3/243 14:3/729 19:3/2187 1:3/6561 3:3/19683 7:3/59049 20:3/177147 18:3/531441 12:3/1594323 23:3/4782969 8:3/14348907 6:3/43046721 ]";
+
+typedef struct sm_op { int n, lab[64]; int64_t dim[64], str[64]; } sm_op;
+
+/* Parse "X[label:dim/stride ...]" for operand X. */
+static void sm_parse(const char *txt, char x, sm_op *o) {
+  char key[3] = {x, '[', 0};
+  const char *p = strstr(txt, key) + 2;
+  o->n = 0;
+  int l, used;
+  long long d, s;
+  while (sscanf(p, " %d:%lld/%lld%n", &l, &d, &s, &used) == 3) {
+    o->lab[o->n] = l; o->dim[o->n] = d; o->str[o->n++] = s;
+    p += used;
+  }
+}
+
+/* A dense operand over its labels in a random order (dims all d). */
+static void sm_dense(sm_op *o, const int *labs, int n, int64_t d, unsigned *seed) {
+  o->n = n;
+  for (int i = 0; i < n; i++) o->lab[i] = labs[i];
+  for (int i = n - 1; i > 0; i--) {
+    *seed = *seed * 1103515245u + 12345u;
+    int j = (int)((*seed >> 8) % (unsigned)(i + 1)), t = o->lab[i];
+    o->lab[i] = o->lab[j]; o->lab[j] = t;
+  }
+  int64_t s = 1;
+  for (int i = 0; i < n; i++) { o->dim[i] = d; o->str[i] = s; s *= d; }
+}
+
+/* A zip like step 136: C over shared + a-only + b-only labels, A over shared + a-only, B
+ * over shared + b-only, each dense in its own random label order. */
+static void sm_outer(int64_t d, int shared, int only, unsigned seed, sm_op *a, sm_op *b, sm_op *c) {
+  int la[64], lb[64], lc[64], n = 0;
+  for (int i = 0; i < shared; i++) { la[i] = lb[i] = lc[n++] = i; }
+  for (int i = 0; i < only; i++) { la[shared + i] = lc[n++] = 100 + i; lb[shared + i] = lc[n++] = 200 + i; }
+  sm_dense(a, la, shared + only, d, &seed);
+  sm_dense(b, lb, shared + only, d, &seed);
+  sm_dense(c, lc, n, d, &seed);
+}
+
+/* View of operand o in c's label order (stride 0 on labels o lacks). */
+static tfe_view_f64 sm_view(double *data, const sm_op *o, const sm_op *c) {
+  tfe_view_f64 v = {data, {c->n, 0, {0}, {0}}, false};
+  for (int i = 0; i < c->n; i++) {
+    v.lay.dims[i] = c->dim[i];
+    for (int k = 0; k < o->n; k++) if (o->lab[k] == c->lab[i]) v.lay.strides[i] = o->str[k];
+  }
+  return v;
+}
+
+static int64_t sm_numel(const sm_op *o) {
+  int64_t n = 1;
+  for (int i = 0; i < o->n; i++) n *= o->dim[i];
+  return n;
+}
 
 /* One timed call of op. */
 static double once(int op, tfe_view_f64 *d, tfe_view_f64 *a, tfe_view_f64 *b) {
@@ -45,8 +114,79 @@ static double once(int op, tfe_view_f64 *d, tfe_view_f64 *a, tfe_view_f64 *b) {
   return now_ms() - t0;
 }
 
+/* Fresh buffer of n doubles, huge-page advised, every element written (pages touched). */
+static double *sm_buf(int64_t n, double v) {
+  double *p = (double *)tfe__alloc((size_t)n * sizeof(double));
+  if (!p) { fprintf(stderr, "out of memory\n"); exit(1); }
+  tfe__kadvise_huge(p, (size_t)n * sizeof(double));
+  for (int64_t i = 0; i < n; i++) p[i] = v + (double)(i % 7);
+  return p;
+}
+
+static void run_small(int reps, const char *only) {
+  enum { NS = 8 };
+  struct { const char *name; int op; sm_op a, b, c; double moved; } cs[NS];
+  int nc = 0;
+  unsigned seed = 2026;
+  /* zips: C = A' * B' with A', B' broadcast over the labels they lack */
+  cs[nc].name = "queen136_zip_mul_3^17"; cs[nc].op = OP_MUL;
+  sm_parse(queen136, 'A', &cs[nc].a); sm_parse(queen136, 'B', &cs[nc].b); sm_parse(queen136, 'C', &cs[nc].c); nc++;
+  cs[nc].name = "outer_zip_mul_2^24"; cs[nc].op = OP_MUL; sm_outer(2, 14, 5, seed++, &cs[nc].a, &cs[nc].b, &cs[nc].c); nc++;
+  cs[nc].name = "outer_zip_mul_4^12"; cs[nc].op = OP_MUL; sm_outer(4, 6, 3, seed++, &cs[nc].a, &cs[nc].b, &cs[nc].c); nc++;
+  cs[nc].name = "outer_zip_add_3^15"; cs[nc].op = OP_ADD; sm_outer(3, 9, 3, seed++, &cs[nc].a, &cs[nc].b, &cs[nc].c); nc++;
+  /* permutations of one dense 3^15 / 2^24 source: copy and map */
+  int labs[64];
+  for (int i = 0; i < 64; i++) labs[i] = i;
+  cs[nc].name = "permute_copy_3^15"; cs[nc].op = OP_COPY;
+  sm_dense(&cs[nc].a, labs, 15, 3, &seed); sm_dense(&cs[nc].c, labs, 15, 3, &seed); nc++;
+  cs[nc].name = "permute_map_neg_3^15"; cs[nc].op = OP_NEG;
+  sm_dense(&cs[nc].a, labs, 15, 3, &seed); sm_dense(&cs[nc].c, labs, 15, 3, &seed); nc++;
+  cs[nc].name = "permute_copy_2^24"; cs[nc].op = OP_COPY;
+  sm_dense(&cs[nc].a, labs, 24, 2, &seed); sm_dense(&cs[nc].c, labs, 24, 2, &seed); nc++;
+  if (only) { /* --only SUBSTRING: keep the matching cases */
+    int m = 0;
+    for (int k = 0; k < nc; k++) if (strstr(cs[k].name, only)) cs[m++] = cs[k];
+    nc = m;
+  }
+  int64_t maxc = 0, maxa = 0;
+  for (int k = 0; k < nc; k++) {
+    int64_t nb = cs[k].op == OP_COPY || cs[k].op == OP_NEG ? 0 : sm_numel(&cs[k].b);
+    if (sm_numel(&cs[k].c) > maxc) maxc = sm_numel(&cs[k].c);
+    if (sm_numel(&cs[k].a) > maxa) maxa = sm_numel(&cs[k].a);
+    cs[k].moved = (double)(sm_numel(&cs[k].c) + sm_numel(&cs[k].a) + nb) * 8;
+  }
+  const int64_t nm = (int64_t)16 << 20; /* memcpy reference: 128 MiB */
+  double *C = sm_buf(maxc, 0), *A = sm_buf(maxa > nm ? maxa : nm, 1), *B = sm_buf(maxa, 2);
+  double *M = sm_buf(nm, 0);
+  static double t[NS + 1][64];
+  for (int r = -1; r < reps; r++) {
+    double t0 = now_ms();
+    memcpy(M, A, (size_t)nm * 8);
+    __asm__ volatile("" : : "r"(M) : "memory");
+    if (r >= 0) t[0][r] = now_ms() - t0;
+    for (int k = 0; k < nc; k++) {
+      tfe_view_f64 c = sm_view(C, &cs[k].c, &cs[k].c), a = sm_view(A, &cs[k].a, &cs[k].c);
+      tfe_view_f64 b = cs[k].op == OP_COPY || cs[k].op == OP_NEG ? a : sm_view(B, &cs[k].b, &cs[k].c);
+      double ms = once(cs[k].op, &c, &a, &b);
+      if (r >= 0) t[k + 1][r] = ms;
+    }
+  }
+  for (int k = 0; k <= nc; k++) qsort(t[k], (size_t)reps, sizeof(double), cmpd);
+  double bw = 2.0 * (double)nm * 8 / 1e6 / t[0][reps / 2]; /* GB/s, read + write */
+  printf("# small dims, f64, median of %d interleaved rounds; memcpy 128 MiB %.2f ms = %.2f GB/s\n",
+         reps, t[0][reps / 2], bw);
+  for (int k = 0; k < nc; k++) {
+    double lim = cs[k].moved / 1e6 / bw, med = t[k + 1][reps / 2];
+    printf("%s rank=%d numel=%lld ms=%.2f limit_ms=%.2f ratio=%.2f best_ms=%.2f ns_per_elem=%.2f\n",
+           cs[k].name, cs[k].c.n, (long long)sm_numel(&cs[k].c), med, lim, med / lim, t[k + 1][0],
+           med * 1e6 / (double)sm_numel(&cs[k].c));
+  }
+  tfe__free(C); tfe__free(A); tfe__free(B); tfe__free(M);
+}
+
 int main(int argc, char **argv) {
   int reps = 7, threads = 1;
+  const char *set = "all", *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
@@ -54,10 +194,16 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--ew-tile") && i + 1 < argc) tfe__kew_tile_bytes = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--ew-run") && i + 1 < argc) tfe__kew_run_bytes = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--pf") && i + 1 < argc) tfe__kpf = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--vgather") && i + 1 < argc) tfe__kvgather = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--nt-min") && i + 1 < argc) tfe__knt_min = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--set") && i + 1 < argc) set = argv[++i]; /* all, transpose, small */
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i]; /* small cases by name */
   }
   if (reps < 1) reps = 1;
   if (reps > 64) reps = 64;
   tfe_set_num_threads(threads);
+  if (strcmp(set, "transpose")) run_small(reps, only);
+  if (!strcmp(set, "small")) return 0;
   const int64_t n = 4096, dims[2] = {n, n};
   tfe_tensor_f64 A = {0}, B = {0}, D = {0};
   if (tfe_empty_f64(&A, 2, dims, TFE_COLMAJOR) || tfe_empty_f64(&B, 2, dims, TFE_COLMAJOR) ||

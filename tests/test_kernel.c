@@ -113,6 +113,23 @@ static void test_zip_random(void **st) { (void)st; tu_rng r = {4242}; TK_MODES(T
 static void test_blas1_random(void **st) { (void)st; tu_rng r = {99}; TK_MODES(TK_TESTS(TK_RUN_BLAS1)) }
 static void test_reduce_random(void **st) { (void)st; tu_rng r = {31337}; TK_MODES(TK_TESTS(TK_RUN_RED)) }
 
+/* Tensors whose dims are all tiny (2, 3, 4), as tensor-network intermediates: zips of two
+ * inputs broadcast over the labels they lack (outer products), maps and copies of permuted
+ * sources. These plan gather tiles (and column caches for inputs reused across a tile);
+ * the counters prove those paths ran. */
+#define TK_RUN_SMALL(s) tk_small_random_##s(&r, nt);
+static void test_small_dims(void **st) {
+  (void)st;
+  tu_rng r = {2026};
+  tfe__kstat_on = 1;
+  memset(tfe__kstat, 0, sizeof tfe__kstat);
+  TK_MODES(TK_TESTS(TK_RUN_SMALL))
+  tfe__kstat_on = 0;
+  assert_true(tfe__kstat[0] > 0); /* map/zip gather tiles */
+  assert_true(tfe__kstat[1] > 0); /* with column caches */
+  assert_true(tfe__kstat[2] > 0); /* copy gather tiles */
+}
+
 static void test_copy_errors(void **st) {
   (void)st;
   double a[16] = {0}, b[16] = {0};
@@ -315,6 +332,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_copy_random),
       cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_map_random),
       cmocka_unit_test(test_zip_random),
       cmocka_unit_test(test_blas1_random),
@@ -739,6 +757,50 @@ static void TK_FN(reduce_random)(tu_rng *r, int nt) {
       }
       free(src.data); free(out.data); free(old.data);
     }
+  }
+}
+
+/* Labels of a small-dims case: C has `n` dims of sizes 2..4; A and B each lack a random
+ * subset (stride 0 there), and every operand is dense in its own random dim order with
+ * random signs. */
+static void TK_FN(small_view)(tu_rng *r, int n, const int64_t *dims, const bool *has, TFE_TY(view) *v) {
+  int64_t d[TFE_MAX_RANK] = {0};
+  for (int i = 0; i < n; i++) d[i] = has[i] ? dims[i] : 1;
+  *v = TK_FN(view)(r, n, d, false);
+  for (int i = 0; i < n; i++) if (!has[i]) { v->lay.dims[i] = dims[i]; v->lay.strides[i] = 0; }
+}
+
+static void TK_FN(small_random)(tu_rng *r, int nt) {
+  int cases = tu_cases(12) < 6 ? 6 : tu_cases(12); /* every kind of case, also when quick */
+  for (int c = 0; c < cases; c++) {
+    int n = (int)tu_int(r, 6, 11);
+    int64_t dims[TFE_MAX_RANK], numel = 1;
+    for (int i = 0; i < n; i++) {
+      dims[i] = numel > 1500 ? 1 + (numel < 3000 && tu_int(r, 0, 2) == 0) : tu_int(r, 2, 4);
+      numel *= dims[i];
+    }
+    bool ha[TFE_MAX_RANK], hb[TFE_MAX_RANK], all[TFE_MAX_RANK];
+    for (int i = 0; i < n; i++) {
+      int w = (int)tu_int(r, 0, 3); /* both, A only, B only, both */
+      ha[i] = w != 2; hb[i] = w != 1; all[i] = true;
+    }
+    TFE_TY(view) dst = TK_FN(view)(r, n, dims, false), a, b;
+    TK_FN(small_view)(r, n, dims, ha, &a);
+    TK_FN(small_view)(r, n, dims, hb, &b);
+    int which = c % 3; /* zip, map (a permuted, all labels), copy */
+    if (which) { free(a.data); TK_FN(small_view)(r, n, dims, all, &a); }
+    tfe_status st = which == 0 ? TFE_FN(zip)(&dst, &a, &b, TFE_BIN_MUL)
+                  : which == 1 ? TFE_FN(map)(&dst, &a, TFE_UN_CONJ, TFE_FN(sr_one)())
+                               : TFE_FN(copy)(&dst, &a);
+    assert_int_equal(st, TFE_OK);
+    int64_t idx[TFE_MAX_RANK] = {0};
+    do {
+      TFE_T x = TK_FN(at)(&a, idx), want = which == 1 ? TFE_FN(sr_conj)(x) : x;
+      if (which == 0) want = TK_FN(ref_bin)(TFE_BIN_MUL, x, TK_FN(at)(&b, idx));
+      if (!TK_FN(close)(want, TK_FN(at)(&dst, idx), TK_FN(tol)()))
+        fail_msg("small dims %s kind %d case %d threads %d: mismatch", TK_STR(TFE_S), which, c, nt);
+    } while (tk_next(n, dims, idx));
+    free(a.data); free(b.data); free(dst.data);
   }
 }
 

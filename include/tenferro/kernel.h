@@ -198,6 +198,11 @@ typedef struct tfe__kgroup {
   bool arith[TFE__KOPS];
   int64_t step[TFE__KOPS];
   int64_t tab[TFE__KOPS][TFE__KTAB];
+  /* distinct entries per op: entries that differ only along dims where op o has stride 0
+   * share an id (cid, in [0, ncid)); a gather tile gathers each distinct column of an
+   * input once per tile. ncid = 0: not computed (group longer than a table). */
+  int64_t ncid[TFE__KOPS];
+  int16_t cid[TFE__KOPS][TFE__KTAB];
 } tfe__kgroup;
 
 typedef struct tfe__kplan {
@@ -213,6 +218,7 @@ typedef struct tfe__kplan {
   int64_t ostep[TFE__KOPS][TFE_MAX_RANK + 2];
   int oclip[TFE_MAX_RANK + 2];           /* 1: cut dim of G0, 2: of G1, 0: plain */
   int64_t ntiles, nseq;                  /* tiles; leading tiles that share op 0 (reductions) */
+  bool gather;                           /* G1 is a column group of a gather tile, not a transpose */
 } tfe__kplan;
 
 typedef struct tfe__ktile {
@@ -259,6 +265,31 @@ TFE_INTERNAL void tfe__kmove(tfe__kplan *p, int at, int n, const int *sel) {
   for (int o = 0; o < p->nops; o++) memcpy(p->str[o], str[o], sizeof(int64_t) * (size_t)p->rank);
 }
 
+/* The distinct-entry ids of a group (see tfe__kgroup): a mixed-radix index over the dims
+ * where the op moves. */
+TFE_INTERNAL void tfe__kgroup_ids(const tfe__kplan *p, tfe__kgroup *g, int at) {
+  for (int o = 0; o < p->nops; o++) {
+    g->ncid[o] = 0;
+    if (g->len > TFE__KTAB) continue;
+    int64_t rad[TFE__KGD], m = 1, idx[TFE__KGD] = {0}, id = 0;
+    for (int k = 0; k < g->nd; k++) {
+      int64_t n = k == g->nd - 1 ? g->last_b : p->dims[at + k];
+      rad[k] = p->str[o][at + k] != 0 ? m : 0;
+      if (p->str[o][at + k] != 0) m *= n;
+    }
+    g->ncid[o] = m;
+    for (int64_t e = 0; e < g->len; e++) {
+      g->cid[o][e] = (int16_t)id;
+      for (int k = 0; k < g->nd; k++) {
+        int64_t n = k == g->nd - 1 ? g->last_b : p->dims[at + k];
+        if (++idx[k] < n) { id += rad[k]; break; }
+        id -= (n - 1) * rad[k];
+        idx[k] = 0;
+      }
+    }
+  }
+}
+
 /* Group of dims [at, at + nd): fill the block shape, steps or tables. The last dim is cut
  * to `last_b` (= its size when whole). */
 TFE_INTERNAL void tfe__kgroup_make(tfe__kplan *p, tfe__kgroup *g, int at, int nd, int64_t last_b) {
@@ -286,6 +317,7 @@ TFE_INTERNAL void tfe__kgroup_make(tfe__kplan *p, tfe__kgroup *g, int at, int nd
     for (int64_t e = 1; e < g->len && ar; e++) ar = g->tab[o][e] == e * g->tab[o][1];
     if (ar) { g->arith[o] = true; g->step[o] = g->len > 1 ? g->tab[o][1] : 0; }
   }
+  tfe__kgroup_ids(p, g, at);
 }
 
 /* Choose a group starting at `at` among dims [at, rank): whole dims while the block stays
@@ -308,12 +340,18 @@ TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int end, int64_t 
   return nd;
 }
 
-/* Plan the loops. strides[o] are op o's strides over dims; offsets[o] its origin. t0 and
- * t1 bound the blocks (elements) of G0 and G1. Returns false when there are no elements. */
+/* Plan the loops. strides[o] are op o's strides over dims; offsets[o] its origin. t0
+ * bounds G0 of a plain block, tt0 and tt1 G0 and G1 of a transpose tile, tg0 (0: never)
+ * G0 of a gather tile. Returns false when there are no elements.
+ * Gather tiles: when the destination's run before a transposed input's innermost dim is
+ * shorter than a register block (dims of 2, 3, 4: a 3 x 243 transpose tile would run its
+ * body on runs of 3), G0 instead takes the destination's leading dims up to tg0 elements
+ * and every input is read along G0 through its offset table (vector gathers); G1 is still
+ * chosen by the transposed input's strides, so each tile uses that input's lines whole. */
 TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
                                   const int64_t *const *strides, const int64_t *offsets,
-                                  int64_t t0, int64_t tt0, int64_t tt1, bool seq_zero) {
-  p->nops = nops; p->key = key; p->rank = 0; p->numel = 1;
+                                  int64_t t0, int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero) {
+  p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false;
   for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
   for (int i = 0; i < rank; i++) {
     if (dims[i] == 0) { p->numel = 0; return false; }
@@ -359,18 +397,34 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
       int64_t s = tfe__kabs(p->str[mis][d]);
       if (s != 0 && s < tfe__kabs(p->str[mis][end0 < p->rank ? end0 : 0])) end0 = d;
     }
-  int nd0 = p->rank ? tfe__kgroup_pick(p, 0, end0, mis >= 0 ? tt0 : t0, &cut0) : 0;
+  if (mis >= 0 && tg0 > 0) {
+    int64_t pre = 1;
+    for (int d = 0; d < end0 && d < p->rank; d++) pre *= p->dims[d];
+    if (pre < 8) { p->gather = true; end0 = p->rank; }
+  }
+  int nd0 = p->rank ? tfe__kgroup_pick(p, 0, end0, p->gather ? tg0 : mis >= 0 ? tt0 : t0, &cut0) : 0;
   /* A transpose group of several small dims (2s and 3s) runs its 8x8 blocks through
    * tables, and blocks clipped at its edges (27 = 3*8 + 3) element by element: four times
    * the target makes the clipped share small (243 x 81 tiles of 3s: 2.5 %). */
-  if (mis >= 0 && nd0 > 1) nd0 = tfe__kgroup_pick(p, 0, end0, 4 * tt0, &cut0);
+  if (mis >= 0 && !p->gather && nd0 > 1) nd0 = tfe__kgroup_pick(p, 0, end0, 4 * tt0, &cut0);
   int nd1 = 0;
   if (mis >= 0 && nd0 < p->rank) {
-    int sel[TFE_MAX_RANK], ns = 0; /* remaining dims by the misaligned input's |stride| */
+    /* remaining dims by the misaligned input's |stride| (broadcast dims last); gather
+     * tiles: by the inputs' summed |stride|, so broadcast dims (an input reused within the
+     * tile) and small strides (its lines used whole) come first */
+    int64_t key1[TFE_MAX_RANK];
     for (int d = nd0; d < p->rank; d++) {
-      int64_t s = tfe__kabs(p->str[mis][d]);
+      key1[d] = tfe__kabs(p->str[mis][d]);
+      if (key1[d] == 0) key1[d] = INT64_MAX;
+      if (p->gather) {
+        key1[d] = 0;
+        for (int o = 0; o < nops; o++) if (o != key) key1[d] += tfe__kabs(p->str[o][d]);
+      }
+    }
+    int sel[TFE_MAX_RANK], ns = 0;
+    for (int d = nd0; d < p->rank; d++) {
       int j = ns++;
-      while (j > 0 && (s != 0 && (tfe__kabs(p->str[mis][sel[j - 1]]) > s || p->str[mis][sel[j - 1]] == 0))) { sel[j] = sel[j - 1]; j--; }
+      while (j > 0 && key1[sel[j - 1]] > key1[d]) { sel[j] = sel[j - 1]; j--; }
       sel[j] = d;
     }
     tfe__kmove(p, nd0, ns, sel);
@@ -379,6 +433,7 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
   }
   if (nd0) tfe__kgroup_make(p, &p->g[0], 0, nd0, cut0);
   else { p->g[0].nd = 0; p->g[0].len = 1; p->g[0].inner = 1; p->g[0].last_n = p->g[0].last_b = 1; }
+  if (!nd1) p->gather = false;
   if (nd1) tfe__kgroup_make(p, &p->g[1], nd0, nd1, cut1);
   else { p->g[1].nd = 0; p->g[1].len = 1; p->g[1].inner = 1; p->g[1].last_n = p->g[1].last_b = 1; }
   for (int gi = 0; gi < 2; gi++) if (p->g[gi].nd == 0)
@@ -469,6 +524,13 @@ TFE_GLOBAL int64_t tfe__kew_run_bytes = 2048; /* map/zip: G0 span (destination r
  * elements on the stack (0; also the fallback when the buffers cannot be allocated). */
 TFE_GLOBAL int tfe__kew_scratch = 1;
 TFE_GLOBAL int64_t tfe__kew_strip = (int64_t)1 << 30;
+/* Path counters for tests (counted by the calling thread, only while tfe__kstat_on is set):
+ * [0] map/zip plans with gather tiles, [1] of them with column caches, [2] copy plans with
+ * gather tiles. */
+TFE_GLOBAL int tfe__kstat_on = 0;
+TFE_GLOBAL int64_t tfe__kstat[4] = {0, 0, 0, 0};
+/* map/zip gather tiles: the most elements of one input's column cache (per thread). */
+TFE_GLOBAL int64_t tfe__kew_cache = 16384;
 /* Software prefetch of strided tile rows, this many 8-row strips ahead (0: none). */
 TFE_GLOBAL int tfe__kpf = 2;
 
@@ -587,6 +649,29 @@ TFE_INTERNAL void tfe__kstream(void *dst, const void *src, size_t bytes) {
   memcpy(d, s, bytes);
 #else
   memcpy(dst, src, bytes);
+#endif
+}
+
+/* d[i] = s[tab[i]] for i < n, 8-byte elements moved as bits: AVX-512 gathers of 8, stores
+ * streamed past the cache where d is 64-byte aligned when nt (the caller fences). Returns
+ * false without AVX-512 (the caller runs its scalar loop). */
+TFE_GLOBAL int tfe__kvgather = 1;
+TFE_INTERNAL bool tfe__kgather8(void *dst, const void *src, const int64_t *tab, int64_t n, bool nt) {
+#if TFE__KHAVE_TR8
+  if (!tfe__kvgather) return false;
+  double *d = (double *)dst;
+  const double *s = (const double *)src;
+  int64_t i = 0;
+  if (nt) for (; i < n && ((uintptr_t)(d + i) & 63); i++) d[i] = s[tab[i]];
+  for (; i + 8 <= n; i += 8) {
+    __m512d v = _mm512_i64gather_pd(_mm512_loadu_si512((const void *)(tab + i)), s, 8);
+    if (nt) _mm512_stream_pd(d + i, v); else _mm512_storeu_pd(d + i, v);
+  }
+  for (; i < n; i++) d[i] = s[tab[i]];
+  return true;
+#else
+  (void)dst; (void)src; (void)tab; (void)n; (void)nt;
+  return false;
 #endif
 }
 

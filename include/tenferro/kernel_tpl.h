@@ -133,16 +133,26 @@ TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *
 #endif
 }
 
-TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
-  const TFE_TY(kcopy_) *c = (const TFE_TY(kcopy_) *)ctx;
-  TFE_T *d = c->d + t->off[0];
-  const TFE_T *s = c->s + t->off[1];
-  const tfe__kgroup *g0 = &p->g[0];
-  int64_t n0 = t->n0, n1 = t->n1;
-  if (p->g[1].nd > 0) { /* a transpose tile */
-    if (!TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1)) TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1);
+/* out[i] = s[off(G0, i)] for input op over n entries of G0: one column of a gather tile
+ * or a plain block. Tables of 8-byte kinds go through vector gathers (nt: stream out past
+ * the cache where aligned). */
+TFE_INTERNAL void TFE_FN(k_gather_col_)(const tfe__kplan *p, int op, const TFE_T *s, bool cj, TFE_T *out,
+                                        int64_t n, bool nt) {
+  const tfe__kgroup *g = &p->g[0];
+  if (cj) { for (int64_t i = 0; i < n; i++) out[i] = TFE_FN(sr_conj)(s[TFE__KOFF(p, 0, op, i)]); return; }
+  if (g->arith[op]) {
+    int64_t st = g->step[op];
+    for (int64_t i = 0; i < n; i++) out[i] = s[i * st];
     return;
   }
+  if (sizeof(TFE_T) == 8 && tfe__kgather8(out, s, g->tab[op], n, nt)) return;
+  for (int64_t i = 0; i < n; i++) out[i] = s[g->tab[op][i]];
+}
+
+/* One G0 run of a plain copy block or gather tile column. */
+TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
+                                      const TFE_T *s, int64_t n0) {
+  const tfe__kgroup *g0 = &p->g[0];
   if (c->cj) {
     for (int64_t i = 0; i < n0; i++) d[TFE__KOFF(p, 0, 0, i)] = TFE_FN(sr_conj)(s[TFE__KOFF(p, 0, 1, i)]);
     return;
@@ -154,8 +164,21 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
     else for (int64_t i = 0; i < n0; i++) d[i * ds] = s[i * ss];
     return;
   }
-  if (g0->arith[0] && g0->step[0] == 1) for (int64_t i = 0; i < n0; i++) d[i] = s[g0->tab[1][i]];
+  if (g0->arith[0] && g0->step[0] == 1) TFE_FN(k_gather_col_)(p, 1, s, false, d, n0, c->nt);
   else for (int64_t i = 0; i < n0; i++) d[TFE__KOFF(p, 0, 0, i)] = s[TFE__KOFF(p, 0, 1, i)];
+}
+
+TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
+  const TFE_TY(kcopy_) *c = (const TFE_TY(kcopy_) *)ctx;
+  TFE_T *d = c->d + t->off[0];
+  const TFE_T *s = c->s + t->off[1];
+  int64_t n0 = t->n0, n1 = t->n1;
+  if (p->g[1].nd > 0 && !p->gather) { /* a transpose tile */
+    if (!TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1)) TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1);
+    return;
+  }
+  for (int64_t j = 0; j < n1; j++) /* a gather tile's columns, or one plain block (n1 = 1) */
+    TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
 }
 
 /* Planned copy of validated views (dims equal, numel > 0). */
@@ -167,7 +190,9 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
   int64_t off[2] = {dst->lay.offset, src->lay.offset};
   int64_t es = (int64_t)sizeof(TFE_T);
   int64_t tt = tfe__ktile_bytes / es < 8 ? 8 : tfe__ktile_bytes / es;
-  tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tt, tt, false);
+  int64_t tg = 8 * tt < TFE__KTAB ? 8 * tt : TFE__KTAB;
+  tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tt, tt, tg, false);
+  if (tfe__kstat_on && p.gather) tfe__kstat[2]++;
   TFE_TY(kcopy_) c = {dst->data, src->data, cj, n * (int64_t)sizeof(TFE_T) >= tfe__knt_min};
   tfe__kplan_run(&p, TFE_FN(k_copy_tile_), &c, tfe__kthreads(n));
 }
@@ -369,26 +394,70 @@ TFE_INTERNAL void TFE_FN(k_ew_tile2_)(const TFE_TY(kew_) *e, const tfe__kplan *p
   }
 }
 
+/* Prefetch every line the distinct columns of input op read in a gather tile: the lines
+ * come from far caches or memory and the gathers that follow would otherwise wait for them
+ * a few at a time. */
+TFE_INTERNAL void TFE_FN(k_prefetch_cols_)(const tfe__kplan *p, int op, const TFE_T *s, int64_t n0, int64_t n1) {
+  const tfe__kgroup *g1 = &p->g[1];
+  bool done[TFE__KTAB] = {false};
+  for (int64_t j = 0; j < n1; j++) {
+    int c = g1->cid[op][j];
+    if (done[c]) continue;
+    done[c] = true;
+    const TFE_T *q = s + TFE__KOFF(p, 1, op, j);
+    for (int64_t i = 0; i < n0; i++) __builtin_prefetch(q + TFE__KOFF(p, 0, op, i), 0, 3);
+  }
+}
+
+/* Whether input k of a gather tile goes through a column cache: it is not read in place,
+ * it repeats across G1 (fewer distinct columns than columns) and its columns fit. */
+TFE_INTERNAL bool TFE_FN(k_ew_cached_)(const TFE_TY(kew_) *e, const tfe__kplan *p, int k) {
+  int64_t m = p->g[1].ncid[k + 1];
+  if (!e->tile_elems || m <= 0 || m >= p->g[1].len || m * p->g[0].len > e->tile_elems) return false;
+  return e->cj_in[k] || !p->g[0].arith[k + 1] || p->g[0].step[k + 1] != 1;
+}
+
+/* A plain block (n1 = 1) or a gather tile, column by column: inputs unit-stride along G0
+ * are read in place, the others gathered through their G0 tables into column buffers; the
+ * body runs on contiguous arrays and writes a unit-stride destination directly (a gather
+ * tile of a large output: through a buffer streamed past the cache). */
 TFE_INTERNAL void TFE_FN(k_ew_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
   const TFE_TY(kew_) *e = (const TFE_TY(kew_) *)ctx;
-  if (p->g[1].nd > 0) { TFE_FN(k_ew_tile2_)(e, p, t); return; }
-  TFE_T buf[3][TFE__KBUF];
-  const TFE_T *in[2] = {NULL, NULL};
-  for (int k = 0; k < e->nin; k++) {
-    const TFE_T *s = e->in[k] + t->off[k + 1];
-    if (!e->cj_in[k] && p->g[0].arith[k + 1] && p->g[0].step[k + 1] == 1) { in[k] = s; continue; }
-    for (int64_t i = 0; i < t->n0; i++) {
-      TFE_T x = s[TFE__KOFF(p, 0, k + 1, i)];
-      buf[k + 1][i] = e->cj_in[k] ? TFE_FN(sr_conj)(x) : x;
+  if (p->g[1].nd > 0 && !p->gather) { TFE_FN(k_ew_tile2_)(e, p, t); return; }
+  TFE_T buf[3][TFE__KBUF], *cache[2] = {NULL, NULL};
+  int64_t n0 = t->n0;
+  bool unit = !e->cj_out && p->g[0].arith[0] && p->g[0].step[0] == 1;
+  bool direct = unit && !(p->gather && e->nt);
+  const tfe__kgroup *g1 = &p->g[1];
+  for (int k = 0; k < e->nin && p->gather; k++) { /* inputs reused across columns: gather once */
+    if (!TFE_FN(k_ew_cached_)(e, p, k)) continue;
+    bool done[TFE__KTAB] = {false};
+    cache[k] = e->scratch + (t->tid * 2 + k) * e->tile_elems;
+    if (tfe__kpf) TFE_FN(k_prefetch_cols_)(p, k + 1, e->in[k] + t->off[k + 1], n0, t->n1);
+    for (int64_t j = 0; j < t->n1; j++) {
+      int c = g1->cid[k + 1][j];
+      if (done[c]) continue;
+      done[c] = true;
+      TFE_FN(k_gather_col_)(p, k + 1, e->in[k] + t->off[k + 1] + TFE__KOFF(p, 1, k + 1, j), e->cj_in[k],
+                            cache[k] + c * n0, n0, false);
     }
-    in[k] = buf[k + 1];
   }
-  TFE_T *d = e->d + t->off[0];
-  bool direct = !e->cj_out && p->g[0].arith[0] && p->g[0].step[0] == 1;
-  e->body(e->bctx, t->n0, direct ? d : buf[0], in[0], in[1]);
-  if (direct) return;
-  for (int64_t i = 0; i < t->n0; i++)
-    d[TFE__KOFF(p, 0, 0, i)] = e->cj_out ? TFE_FN(sr_conj)(buf[0][i]) : buf[0][i];
+  for (int64_t j = 0; j < t->n1; j++) {
+    const TFE_T *in[2] = {NULL, NULL};
+    for (int k = 0; k < e->nin; k++) {
+      if (cache[k]) { in[k] = cache[k] + g1->cid[k + 1][j] * n0; continue; }
+      const TFE_T *s = e->in[k] + t->off[k + 1] + TFE__KOFF(p, 1, k + 1, j);
+      if (!e->cj_in[k] && p->g[0].arith[k + 1] && p->g[0].step[k + 1] == 1) { in[k] = s; continue; }
+      TFE_FN(k_gather_col_)(p, k + 1, s, e->cj_in[k], buf[k + 1], n0, false);
+      in[k] = buf[k + 1];
+    }
+    TFE_T *d = e->d + t->off[0] + TFE__KOFF(p, 1, 0, j);
+    e->body(e->bctx, n0, direct ? d : buf[0], in[0], in[1]);
+    if (direct) continue;
+    if (unit) { tfe__kstream(d, buf[0], (size_t)n0 * sizeof(TFE_T)); continue; }
+    for (int64_t i = 0; i < n0; i++)
+      d[TFE__KOFF(p, 0, 0, i)] = e->cj_out ? TFE_FN(sr_conj)(buf[0][i]) : buf[0][i];
+  }
 }
 
 /* Tiny path: one element at a time in odometer order. */
@@ -464,11 +533,21 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew_)(const char *where, const TFE_TY(view) *dst
   if (t1 < 8) t1 = 8;
   if (t0 < 8) t0 = 8;
   if (t0 > (int64_t)TFE__KCOL) t0 = (int64_t)TFE__KCOL;
-  tfe__kplan_make(&p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, t0, t1, false);
+  tfe__kplan_make(&p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, t0, t1, t0, false);
   e.nt = n * (int64_t)sizeof(TFE_T) >= tfe__knt_min;
   int nt = tfe__kthreads(n);
   int64_t cap = tfe__kew_strip < (int64_t)TFE__KSTRIP ? tfe__kew_strip : (int64_t)TFE__KSTRIP;
-  if (p.g[1].nd > 0 && tfe__kew_scratch && p.g[0].len * p.g[1].len > cap) {
+  if (p.gather && tfe__kew_scratch) { /* column caches of gather tiles (per thread and input) */
+    for (int k = 0; k < nin; k++) {
+      int64_t m = p.g[1].ncid[k + 1] * p.g[0].len;
+      if (p.g[1].ncid[k + 1] < p.g[1].len && m <= tfe__kew_cache && m > e.tile_elems) e.tile_elems = m;
+    }
+    if (e.tile_elems)
+      e.scratch = (TFE_T *)tfe__alloc((size_t)(2 * nt) * (size_t)e.tile_elems * sizeof(TFE_T));
+    if (!e.scratch) e.tile_elems = 0;
+  }
+  if (tfe__kstat_on && p.gather) { tfe__kstat[0]++; if (e.tile_elems) tfe__kstat[1]++; }
+  if (p.g[1].nd > 0 && !p.gather && tfe__kew_scratch && p.g[0].len * p.g[1].len > cap) {
     /* tiles above the stack strip: whole-tile buffers (without them, or when the
      * allocation fails, strips of the tile on the stack: slower, same result) */
     e.tile_elems = p.g[0].len * p.g[1].len;
@@ -830,7 +909,7 @@ TFE_INTERNAL void TFE_FN(k_red_run_)(TFE_TY(kred_) *r, int rank, const int64_t *
   const int64_t *str[2] = {astr, sl->strides};
   int64_t off[2] = {0, sl->offset};
   int64_t kb = (int64_t)TFE__KBUF, tt = kb / 8 < 4 ? 4 : kb / 8;
-  tfe__kplan_make(&p, 2, 1, rank, dims, str, off, kb, 2 * tt, tt, r->partials == NULL);
+  tfe__kplan_make(&p, 2, 1, rank, dims, str, off, kb, 2 * tt, tt, 0, r->partials == NULL);
   tfe__kplan_run(&p, TFE_FN(k_red_tile_), r, nt);
 }
 

@@ -293,6 +293,47 @@ static void bench_queen(int threads) {
   }
 }
 
+
+static tfe_view_f64 dense(int rank, const int64_t *dims);
+/* ---- crossover: small-GEMM path vs BLIS per batch (tfe__pr_small_mode 1 / -1) ----------------- */
+static double time_mode(int mode, tfe_view_f64 *A, tfe_view_f64 *B, tfe_view_f64 *C, bool *small) {
+  int32_t la[] = {'i', 'p', 'b'}, lb[] = {'p', 'j', 'b'}, lc[] = {'i', 'j', 'b'};
+  tfe__pr_small_mode = mode;
+  tfe_contract_desc d;
+  tfe_contract_plan *P = NULL;
+  tfe_contract_describe_f64(&d, A, la, B, lb, C, lc);
+  tfe_contract_plan_create(&d, &P);
+  *small = P->small;
+  tfe_contract_execute_f64(P, 1.0, A, B, 0.0, C);
+  double t[R];
+  for (int r = 0; r < R; r++) {
+    double t0 = now();
+    tfe_contract_execute_f64(P, 1.0, A, B, 0.0, C);
+    t[r] = now() - t0;
+  }
+  tfe_contract_plan_release(P);
+  tfe__pr_small_mode = 0;
+  return median(t);
+}
+/* ip b, pj b -> ij b, column-major, batch last; about 2e7 multiply-adds per case. */
+static void bench_crossover(void) {
+  static const int64_t shapes[][3] = {{4, 4, 4}, {8, 8, 8}, {9, 9, 27}, {9, 81, 3}, {12, 12, 12}, {16, 16, 16},
+                                      {20, 20, 20}, {24, 24, 24}, {28, 28, 28}, {32, 32, 32}, {40, 40, 40},
+                                      {48, 48, 48}, {8, 8, 256}, {64, 64, 4}, {16, 128, 16}, {96, 8, 8}};
+  printf("| m n k | m*n*k | batch | small path | BLIS per batch | BLIS / small |\n|---|---|---|---|---|---|\n");
+  for (size_t q = 0; q < sizeof shapes / sizeof shapes[0]; q++) {
+    int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2], mnk = m * n * k;
+    int64_t nb = 20000000 / mnk + 1;
+    tfe_view_f64 A = dense(3, (int64_t[]){m, k, nb}), B = dense(3, (int64_t[]){k, n, nb});
+    tfe_view_f64 C = dense(3, (int64_t[]){m, n, nb});
+    bool s1, s2;
+    double ts = time_mode(1, &A, &B, &C, &s1), tb = time_mode(-1, &A, &B, &C, &s2);
+    printf("| %lld %lld %lld | %lld | %lld | %s%.2f ms | %.2f ms | %.2f |\n", (long long)m, (long long)n, (long long)k,
+           (long long)mnk, (long long)nb, s1 ? "" : "(not small) ", 1e3 * ts, 1e3 * tb, tb / ts);
+    free(A.data); free(B.data); free(C.data);
+  }
+}
+
 /* ---- 1 vs 2 threads, alternating in one run ------------------------------------------------ */
 static void scaling_case(const char *name, tfe_view_f64 *A, const int32_t *la, tfe_view_f64 *B, const int32_t *lb,
                          tfe_view_f64 *C, const int32_t *lc, int iters) {
@@ -356,6 +397,11 @@ int main(int argc, char **argv) {
     printf("BLIS %s, kernels '%s', per-call threads %s\n\n", tfe_blas_version(), tfe_blas_arch(),
            tfe_blas_per_call_threads() ? "yes" : "no");
     bench_scaling();
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "crossover") == 0) {
+    tfe_set_num_threads(1);
+    bench_crossover();
     return 0;
   }
   if (argc > 1 && strcmp(argv[1], "queen") == 0) {

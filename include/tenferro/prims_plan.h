@@ -315,6 +315,7 @@ TFE_INTERNAL bool tfe__pr_small_plan(tfe_contract_plan *P, const int64_t (*cur)[
   int64_t mp = (m + w - 1) / w * w, np = (n + w - 1) / w * w;
   bool swap = np * m < mp * n; /* vectorize over the dimension that pads less */
   int64_t rp = swap ? np : mp, q = swap ? m : n;
+  q += 3; /* columns padded to the column block (ps_nq_) */
   if (pl * (rp * k + q * k + w + rp * q) + w > lim) return false; /* see ps_buf_elems_ */
   if (tfe__pr_small_mode == 0 && m * n * k > tfe__pr_small_mnk) return false;
   int64_t wt[TFE__PR_MAXL];

@@ -25,6 +25,7 @@ typedef TFE_R TFE_FN(ps_vec_) __attribute__((vector_size(64)));
 /* One call of the small path: operands as seen by the kernel after the optional swap. */
 typedef struct TFE_FN(ps_call_) {
   int64_t R, Q, K, RP;       /* rows (vectorized), columns, depth, rows padded to the vector */
+  int64_t QP, NQ;            /* columns padded to a multiple of NQ (the column block, 1-4) */
   const int64_t *xr, *xp;    /* X offsets: row r, depth p */
   const int64_t *yp, *yq;    /* Y offsets: depth p, column q */
   const int64_t *cr, *cq;    /* C offsets: row r, column q */
@@ -52,7 +53,7 @@ TFE_INTERNAL int64_t TFE_FN(ps_run_len_)(int64_t RP, int64_t Q) {
 }
 /* Real elements one thread's buffers take (X planes, Y planes, tiles), plus a vector of slack
  * for alignment. */
-TFE_INTERNAL int64_t TFE_FN(ps_buf_elems_)(int64_t RP, int64_t Q, int64_t K) {
+TFE_INTERNAL int64_t TFE_FN(ps_buf_elems_)(int64_t RP, int64_t Q /* padded */, int64_t K) {
   return TFE__PS_PL * (RP * K + TFE_FN(ps_ylen_)(Q, K) + TFE_FN(ps_run_len_)(RP, Q) * RP * Q) + TFE__PS_W;
 }
 
@@ -85,7 +86,7 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
     const TFE_T *src = y + s->yq[q];
     TFE_R *dr = yp + q * s->K;
 #if TFE_CPLX
-    TFE_R *di = dr + s->Q * s->K, sg = s->cy ? (TFE_R)-1 : (TFE_R)1;
+    TFE_R *di = dr + s->QP * s->K, sg = s->cy ? (TFE_R)-1 : (TFE_R)1;
     for (int64_t p = 0; p < s->K; p++) {
       const TFE_R *e = (const TFE_R *)(src + s->yp[p]);
       dr[p] = e[0];
@@ -97,57 +98,103 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
   }
 }
 
-/* T[q * RP + r] = sum_p X[p * RP + r] * Y[q * K + p] for columns q0..q0+NQ-1 (NQ 1..4), rows
- * in vectors: the accumulators stay in registers for the whole depth. Buffers are 64-byte
- * aligned and RP is a multiple of the vector width, so every row vector is an aligned load. */
-#define TFE__PS_NQ_BODY(NQ)                                                                    \
-  for (int64_t r0 = 0; r0 < s->RP; r0 += TFE__PS_W) {                                          \
-    V acc[NQ], acci[NQ];                                                                       \
-    for (int j = 0; j < NQ; j++) { acc[j] = zero; acci[j] = zero; }                            \
-    for (int64_t p = 0; p < K; p++) {                                                          \
-      V xr = *(const V *)(xp + p * s->RP + r0);                                                \
-      const TFE_R *yy = yp + q0 * K + p;                                                       \
-      if (!TFE_CPLX) {                                                                         \
-        for (int j = 0; j < NQ; j++) acc[j] += xr * yy[j * K];                                 \
-      } else {                                                                                 \
-        V xi = *(const V *)(xp + p * s->RP + r0 + s->RP * K);                                  \
-        const TFE_R *yi = yy + s->Q * K;                                                       \
-        for (int j = 0; j < NQ; j++) {                                                         \
-          acc[j] += xr * yy[j * K] - xi * yi[j * K];                                           \
-          acci[j] += xr * yi[j * K] + xi * yy[j * K];                                          \
-        }                                                                                      \
-      }                                                                                        \
-    }                                                                                          \
-    for (int j = 0; j < NQ; j++) {                                                             \
-      *(V *)(t + (q0 + j) * s->RP + r0) = acc[j];                                              \
-      if (TFE_CPLX) *(V *)(t + (q0 + j) * s->RP + r0 + s->RP * s->Q) = acci[j];                \
+/* T[q * RP + r] = sum_p X[p * RP + r] * Y[q * K + p] over the whole padded tile (RP x QP), in
+ * blocks of NV row vectors x NQ columns: NV * NQ accumulators (twice that for complex) stay in
+ * registers for the whole depth, enough independent FMA chains to hide their latency. Buffers
+ * are 64-byte aligned and RP is a multiple of the vector width: every row vector is an aligned
+ * load. The accumulators are named by macros (not arrays) so that -O2 keeps them in registers. */
+#define TFE__PS_J1(M) M(0)
+#define TFE__PS_J2(M) M(0) M(1)
+#define TFE__PS_J3(M) M(0) M(1) M(2)
+#define TFE__PS_J4(M) M(0) M(1) M(2) M(3)
+#define TFE__PS_DECL(j) V a0_##j = zero, a1_##j = zero, i0_##j = zero, i1_##j = zero;
+#define TFE__PS_UPD(j)                                                                         \
+  {                                                                                            \
+    TFE_R yr = yy[j * K];                                                                      \
+    a0_##j += x0 * yr;                                                                         \
+    if (NV == 2) a1_##j += x1 * yr;                                                            \
+    if (TFE_CPLX) {                                                                            \
+      TFE_R yi = yy[j * K + s->QP * K];                                                        \
+      a0_##j -= xi0 * yi;                                                                      \
+      i0_##j += x0 * yi + xi0 * yr;                                                            \
+      if (NV == 2) { a1_##j -= xi1 * yi; i1_##j += x1 * yi + xi1 * yr; }                       \
     }                                                                                          \
   }
-TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, const TFE_R *yp, TFE_R *t) {
+#define TFE__PS_PUT(j)                                                                         \
+  {                                                                                            \
+    TFE_R *tq = t + (q0 + j) * s->RP + r0;                                                     \
+    *(V *)tq = a0_##j;                                                                         \
+    if (NV == 2) *(V *)(tq + TFE__PS_W) = a1_##j;                                              \
+    if (TFE_CPLX) {                                                                            \
+      *(V *)(tq + s->RP * s->QP) = i0_##j;                                                     \
+      if (NV == 2) *(V *)(tq + s->RP * s->QP + TFE__PS_W) = i1_##j;                            \
+    }                                                                                          \
+  }
+#define TFE__PS_BODY(NV, J)                                                                    \
+  for (int64_t q0 = 0; q0 < s->QP; q0 += s->NQ)                                                \
+    for (int64_t r0 = r_begin; r0 + NV * TFE__PS_W <= r_end; r0 += NV * TFE__PS_W) {           \
+      J(TFE__PS_DECL)                                                                          \
+      for (int64_t p = 0; p < K; p++) {                                                        \
+        const TFE_R *xx = xp + p * s->RP + r0, *yy = yp + q0 * K + p;                          \
+        V x0 = *(const V *)xx, x1 = zero, xi0 = zero, xi1 = zero;                              \
+        if (NV == 2) x1 = *(const V *)(xx + TFE__PS_W);                                        \
+        if (TFE_CPLX) {                                                                        \
+          xi0 = *(const V *)(xx + s->RP * K);                                                  \
+          if (NV == 2) xi1 = *(const V *)(xx + s->RP * K + TFE__PS_W);                         \
+        }                                                                                      \
+        J(TFE__PS_UPD)                                                                         \
+      }                                                                                        \
+      J(TFE__PS_PUT)                                                                           \
+    }
+/* Rows [r_begin, r_end) (whole vectors) with NV row vectors per block, columns in NQ blocks. */
+TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, const TFE_R *yp,
+                                                       TFE_R *t, int64_t r_begin, int64_t r_end, int nv) {
   typedef TFE_FN(ps_vec_) V;
   const V zero = {0};
-  int64_t K = s->K, q0 = 0;
-  for (; q0 + 4 <= s->Q; q0 += 4) { TFE__PS_NQ_BODY(4) }
-  switch (s->Q - q0) {
-  case 3: TFE__PS_NQ_BODY(3) break;
-  case 2: TFE__PS_NQ_BODY(2) break;
-  case 1: TFE__PS_NQ_BODY(1) break;
-  default: break;
+  int64_t K = s->K;
+  if (nv == 2) {
+    enum { NV = 2 };
+    switch (s->NQ) {
+    case 4: TFE__PS_BODY(NV, TFE__PS_J4) break;
+    case 3: TFE__PS_BODY(NV, TFE__PS_J3) break;
+    case 2: TFE__PS_BODY(NV, TFE__PS_J2) break;
+    default: TFE__PS_BODY(NV, TFE__PS_J1) break;
+    }
+  } else {
+    enum { NV = 1 };
+    switch (s->NQ) {
+    case 4: TFE__PS_BODY(NV, TFE__PS_J4) break;
+    case 3: TFE__PS_BODY(NV, TFE__PS_J3) break;
+    case 2: TFE__PS_BODY(NV, TFE__PS_J2) break;
+    default: TFE__PS_BODY(NV, TFE__PS_J1) break;
+    }
   }
 }
-#undef TFE__PS_NQ_BODY
+#undef TFE__PS_BODY
+#undef TFE__PS_PUT
+#undef TFE__PS_UPD
+#undef TFE__PS_DECL
+#undef TFE__PS_J1
+#undef TFE__PS_J2
+#undef TFE__PS_J3
+#undef TFE__PS_J4
+TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, const TFE_R *yp, TFE_R *t) {
+  int64_t two = s->RP / (2 * TFE__PS_W) * (2 * TFE__PS_W); /* rows done two vectors at a time */
+  if (two > 0) TFE_FN(ps_tile_nv_)(s, xp, yp, t, 0, two, 2);
+  if (two < s->RP) TFE_FN(ps_tile_nv_)(s, xp, yp, t, two, s->RP, 1);
+}
 
 /* C := alpha * T_u (+ beta * C) for the tiles u < run of consecutive batches: element (r, q)
  * of tile u at c + cr[r] + cq[q] + u * cs (cs: C's stride of the first batch label). */
 TFE_INTERNAL void TFE_FN(ps_store_)(const TFE_FN(ps_call_) *s, const TFE_R *t, int64_t run, int64_t cs, TFE_T *c,
                                     bool bzero) {
-  int64_t ts = TFE__PS_PL * s->RP * s->Q; /* reals per tile */
+  int64_t ts = TFE__PS_PL * s->RP * s->QP; /* reals per tile */
 #if TFE_CPLX
   const TFE_R *al = (const TFE_R *)&s->alpha, *be = (const TFE_R *)&s->beta; /* C11: {re, im} */
   TFE_R ar = al[0], ai = al[1], br = be[0], bi = be[1];
   for (int64_t q = 0; q < s->Q; q++)
     for (int64_t r = 0; r < s->R; r++) {
-      const TFE_R *tr = t + q * s->RP + r, *ti = tr + s->RP * s->Q;
+      const TFE_R *tr = t + q * s->RP + r, *ti = tr + s->RP * s->QP;
       TFE_R *e = (TFE_R *)(c + s->cr[r] + s->cq[q]);
       for (int64_t u = 0; u < run; u++, e += 2 * cs) {
         TFE_R xr = tr[u * ts], xi = ti[u * ts];
@@ -208,13 +255,14 @@ TFE_INTERNAL void TFE_FN(ps_prefetch_)(const TFE_T *base, int64_t lo, int64_t hi
 /* Batches [b0, b1) on one thread; buf holds ps_buf_elems_ real elements. */
 TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64_t b1, TFE_R *buf) {
   TFE_R *xp = (TFE_R *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
-  TFE_R *yp = xp + TFE__PS_PL * s->RP * s->K, *t = yp + TFE__PS_PL * TFE_FN(ps_ylen_)(s->Q, s->K);
-  memset(xp, 0, sizeof(TFE_R) * (size_t)(TFE__PS_PL * s->RP * s->K)); /* row pads stay zero */
+  TFE_R *yp = xp + TFE__PS_PL * s->RP * s->K, *t = yp + TFE__PS_PL * TFE_FN(ps_ylen_)(s->QP, s->K);
+  /* the pads (rows of X past R, columns of Y past Q) stay zero */
+  memset(xp, 0, sizeof(TFE_R) * (size_t)(TFE__PS_PL * (s->RP * s->K + TFE_FN(ps_ylen_)(s->QP, s->K))));
   int64_t idx[TFE__PR_MAXL], o[3], ida[TFE__PR_MAXL], oa[3];
   TFE_FN(ps_seek_)(s, b0, idx, o); /* the only divisions: where this range starts */
   TFE_FN(ps_seek_)(s, b0 + TFE__PS_PD < b1 ? b0 + TFE__PS_PD : b0, ida, oa);
   bool bzero = TFE_FN(pr_is_zero_)(s->beta);
-  int64_t U = TFE_FN(ps_run_len_)(s->RP, s->Q), ts = TFE__PS_PL * s->RP * s->Q;
+  int64_t U = TFE_FN(ps_run_len_)(s->RP, s->QP), ts = TFE__PS_PL * s->RP * s->QP;
   int64_t d0 = s->nb ? s->bd[0] : 1, cs = s->nb ? s->bc[0] : 0;
   for (int64_t bi = b0; bi < b1;) {
     /* a run: consecutive batches along the first batch label, stored together */
@@ -258,12 +306,19 @@ TFE_INTERNAL void TFE_FN(ps_table_)(const tfe_contract_plan *P, const int16_t *g
   }
 }
 
+/* The column block: Q itself up to 4, else 3 or 4, whichever pads Q less (3 on ties: bond
+ * dimensions of 3 are common, 9 = 3 x 3 and 81 = 27 x 3 pad nothing). */
+TFE_INTERNAL int64_t TFE_FN(ps_nq_)(int64_t Q) {
+  if (Q <= 4) return Q < 1 ? 1 : Q;
+  return (Q + 3) / 4 * 4 < (Q + 2) / 3 * 3 ? 4 : 3;
+}
+
 /* Table elements (int64) and per-thread real elements the small path of P needs. */
 TFE_INTERNAL void TFE_FN(ps_sizes_)(const tfe_contract_plan *P, int64_t *tab, int64_t *per) {
   int64_t R = P->small_swap ? P->n : P->m, Q = P->small_swap ? P->m : P->n;
-  int64_t RP = (R + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W;
+  int64_t RP = (R + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W, nq = TFE_FN(ps_nq_)(Q);
   *tab = 2 * (P->m + P->n + P->k);
-  *per = TFE_FN(ps_buf_elems_)(RP, Q, P->k);
+  *per = TFE_FN(ps_buf_elems_)(RP, (Q + nq - 1) / nq * nq, P->k);
 }
 /* TFE_T elements of workspace the small path needs with `threads` threads. */
 TFE_INTERNAL int64_t TFE_FN(ps_ws_elems_)(const tfe_contract_plan *P, int threads) {
@@ -292,6 +347,8 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
   bool sw = P->small_swap; /* C^T = B^T A^T: B's columns become the vectorized rows */
   s.R = sw ? n : m; s.Q = sw ? m : n; s.K = k;
   s.RP = (s.R + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W;
+  s.NQ = TFE_FN(ps_nq_)(s.Q);
+  s.QP = (s.Q + s.NQ - 1) / s.NQ * s.NQ;
   s.xr = sw ? bn : am; s.xp = sw ? bk : ak; s.yp = sw ? ak : bk; s.yq = sw ? am : bn;
   s.cr = sw ? cn : cm; s.cq = sw ? cm : cn;
   s.x = sw ? b : a; s.y = sw ? a : b; s.cx = sw ? cb : ca; s.cy = sw ? ca : cb;

@@ -939,6 +939,9 @@ static void log_step(void *ctx, const tfe_einsum_step_info *in) {
   hook_log *h = (hook_log *)ctx;
   h->calls++;
   if (in->step < 0) { h->pre++; return; }
+  if (!in->lay_a || !in->lab_a || !in->lay_c || !in->lab_c || (double)tfe_layout_numel(in->lay_c) != in->out_elems ||
+      (in->step >= 0) != (in->lay_b != NULL))
+    h->bad = true;
   if (in->step >= 16 || in->seconds < 0 || in->out_elems < 1 ||
       (strcmp(in->what, "contract") && strcmp(in->what, "zip")))
     h->bad = true;
@@ -981,6 +984,14 @@ static void test_step_hook(void **state) {
     assert_int_equal(h.calls, 0);
     tfe_einsum_plan_release(p);
   }
+  tfe_einsum_opts o; /* the cost weight must be finite (0 = the default, < 0 = flops only) */
+  memset(&o, 0, sizeof o);
+  tfe_einsum_plan *p = NULL;
+  o.write_weight = NAN;
+  TU_EXPECT_ERR(tfe_einsum_plan_new(&p, TFE_DT_F64, "abx,bc,cd->ad", 3, lp, &o), TFE_ERR_INVALID, "write_weight must be a finite number");
+  o.write_weight = -1;
+  assert_int_equal(tfe_einsum_plan_new(&p, TFE_DT_F64, "abx,bc,cd->ad", 3, lp, &o), TFE_OK);
+  tfe_einsum_plan_release(p);
 }
 
 int main(void) {

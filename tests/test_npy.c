@@ -221,6 +221,9 @@ static void test_tool(void **state) {
   int rows = 0;
   for (const char *q = strstr(err, "GFLOP/s"); q && (q = strchr(q, '\n')) && q[1]; q++) rows++;
   assert_int_equal(rows, 2);
+  assert_int_equal(run_tool("'ij,kj,kl->il' build/tool_a.npy build/tool_a.npy build/tool_a.npy -o build/tool_o.npy"
+                            " --profile-layouts", err, sizeof err), 0);
+  assert_non_null(strstr(err, "] C[")); /* each row followed by its views, label:dim/stride */
 }
 
 int main(void) {

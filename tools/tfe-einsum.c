@@ -6,7 +6,7 @@
  * Options: --path greedy|dp|anneal|auto|instance:opt_flops|instance:opt_size
  *          --dtype f32|f64|c64|c128   --algebra standard|maxplus|minplus|maxtimes
  *          --threads N  --repeat K  --memory-limit BYTES  --time-budget SECONDS
- *          --seed N  --colmajor  --print-path  --max-time SECONDS  --warmup  --profile
+ *          --seed N  --colmajor  --print-path  --max-time SECONDS  --warmup  --profile[-layouts]
  * One summary line on stdout; errors are one line on stderr and exit status 1 (usage: 2). */
 #include <tenferro.h>
 #include <errno.h>
@@ -18,7 +18,7 @@ typedef struct args {
   int64_t memory_limit;
   double budget, max_time, write_weight;
   uint64_t seed;
-  bool colmajor, print_path, plan_only, warmup, profile;
+  bool colmajor, print_path, plan_only, warmup, profile, profile_layouts;
 } args;
 
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -43,6 +43,7 @@ static bool parse_i64(const char *s, int64_t lo, int64_t *v) {
 static int parse_args(int argc, char **argv, args *a) {
   memset(a, 0, sizeof *a);
   a->threads = 1; a->repeat = 1; a->path = "auto"; a->algebra = "standard"; a->budget = 1.5; a->seed = 42;
+  a->write_weight = -1; /* not given: the library's default */
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
     bool has_val = i + 1 < argc;
@@ -77,6 +78,7 @@ static int parse_args(int argc, char **argv, args *a) {
     }
     else if (!strcmp(s, "--warmup")) a->warmup = true;
     else if (!strcmp(s, "--profile")) a->profile = true;
+    else if (!strcmp(s, "--profile-layouts")) a->profile = a->profile_layouts = true;
     else if (!strcmp(s, "--colmajor")) a->colmajor = true;
     else if (!strcmp(s, "--print-path")) a->print_path = true;
     else if (!strcmp(s, "--plan-only")) a->plan_only = true;
@@ -85,10 +87,11 @@ static int parse_args(int argc, char **argv, args *a) {
       puts("usage: tfe-einsum EXPR A.npy ... -o OUT.npy [options] | tfe-einsum --instance FILE.json [options]\n"
            "  --path greedy|dp|anneal|auto|instance:opt_flops|instance:opt_size  --dtype f32|f64|c64|c128\n"
            "  --algebra standard|maxplus|minplus|maxtimes  --threads N  --repeat K  --memory-limit BYTES\n"
-           "  --write-weight W (cost of one intermediate element written, in multiply-adds)\n"
+           "  --write-weight W (cost of one intermediate element written, in multiply-adds; 0: flops only)\n"
            "  --time-budget SECONDS (anneal/auto planning)  --seed N  --colmajor  --print-path\n"
            "  --max-time SECONDS (stop repeating once the timed runs took this long; at least one run)\n"
            "  --profile (per-step table of the timed runs on stderr: time, multiply-adds, rate)\n"
+           "  --profile-layouts (the same, with each step's views: label:dim/stride)\n"
            "  --warmup (one untimed run first; counted as timed when it takes 1 s or more)\n"
            "  --plan-only (plan and print the path, do not contract)  --save-inputs DIR (DIR/in<k>.npy)");
       exit(0);
@@ -124,8 +127,26 @@ static int pick_kind(const char *dtype, const char *algebra, tfe_dtype *dt) {
 }
 
 /* ---- --profile: per-step times summed over the timed runs ---------------------------------------- */
-typedef struct prof_row { double sec, flops, out; const char *what; int ra, rb, rc; long runs; } prof_row;
-typedef struct prof_t { prof_row *row; int nsteps, npre; bool on; } prof_t;
+typedef struct prof_row { double sec, flops, out; const char *what; int ra, rb, rc; long runs; char *lays; } prof_row;
+typedef struct prof_t { prof_row *row; int nsteps, npre; bool on, lays; } prof_t;
+/* "lab:dim/stride ..." of one view into buf (labels are the plan's dense ids). */
+static size_t prof_lay(char *buf, size_t cap, const char *name, const tfe_layout *L, const int32_t *lab) {
+  size_t n = (size_t)snprintf(buf, cap, "%s[", name);
+  for (int i = 0; L && i < L->rank && n < cap; i++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%d:%lld/%lld", i ? " " : "", (int)lab[i], (long long)L->dims[i],
+                          (long long)L->strides[i]);
+  if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "] ");
+  return n < cap ? n : cap;
+}
+static char *prof_lays(const tfe_einsum_step_info *in) {
+  size_t cap = 4096, n = 0;
+  char *b = (char *)malloc(cap);
+  if (!b) return NULL;
+  n += prof_lay(b + n, cap - n, "A", in->lay_a, in->lab_a);
+  if (in->lay_b) n += prof_lay(b + n, cap - n, "B", in->lay_b, in->lab_b);
+  prof_lay(b + n, cap - n, "C", in->lay_c, in->lab_c);
+  return b;
+}
 static void prof_hook(void *ctx, const tfe_einsum_step_info *in) {
   prof_t *pf = (prof_t *)ctx;
   if (!pf->on) return;
@@ -134,6 +155,7 @@ static void prof_hook(void *ctx, const tfe_einsum_step_info *in) {
   prof_row *w = &pf->row[r];
   w->sec += in->seconds; w->what = in->what; w->ra = in->rank_a; w->rb = in->rank_b; w->rc = in->rank_c;
   if (in->slice == 0) { w->runs++; w->flops = in->flops; w->out = in->out_elems; }
+  if (pf->lays && !w->lays) w->lays = prof_lays(in);
 }
 /* Steps by time, slowest first, until 99% of the total (at least 10 rows). */
 static int prof_cmp(const void *x, const void *y) {
@@ -162,6 +184,7 @@ static void prof_print(prof_t *pf) {
     if (!w->rb) snprintf(ranks, sizeof ranks, "%d>%d", w->ra, rc);
     fprintf(stderr, "%6d %-8s %5s %10.3f %6.1f%% %12.4g %12.4g %9.2f\n", idx - pf->npre, w->what ? w->what : "?", ranks, ms,
             100 * w->sec / tot, w->flops, w->out, ms > 0 ? 2e-6 * w->flops / ms : 0);
+    if (w->lays) fprintf(stderr, "       %s\n", w->lays);
     cum += w->sec;
   }
 }
@@ -383,7 +406,7 @@ int main(int argc, char **argv) {
       if (L->dims[i] > 1 && L->dims[i + 1] > 1 && L->strides[i] < L->strides[i + 1]) rowmajor = false;
   }
   o.out_order = rowmajor ? TFE_ROWMAJOR : TFE_COLMAJOR;
-  o.write_weight = a.write_weight;
+  if (a.write_weight >= 0) o.write_weight = a.write_weight > 0 ? a.write_weight : -1; /* opts: 0 = default, < 0 = none */
   double inst_l10 = NAN;
   if (!strcmp(a.path, "greedy")) o.algo = TFE_PATH_GREEDY;
   else if (!strcmp(a.path, "dp")) o.algo = TFE_PATH_DP;
@@ -434,7 +457,7 @@ int main(int argc, char **argv) {
   ms = (double *)calloc((size_t)a.repeat, sizeof(double));
   if (!ms) { rc = fail(1, "out of memory"); goto done; }
   if (a.profile && !a.plan_only) {
-    prof.npre = plan->npre; prof.nsteps = plan->nsteps;
+    prof.npre = plan->npre; prof.nsteps = plan->nsteps; prof.lays = a.profile_layouts;
     prof.row = (prof_row *)calloc((size_t)(prof.npre + prof.nsteps) + 1, sizeof *prof.row);
     if (!prof.row) { rc = fail(1, "out of memory"); goto done; }
     g_prof = &prof;
@@ -475,6 +498,7 @@ done:
   tfe_storage_release(out.st);
   for (int k = 0; pr.in && k < pr.n; k++) tfe_storage_release(pr.in[k].st);
   if (g_prof) tfe_einsum_set_step_hook(NULL, NULL);
+  for (int r = 0; prof.row && r < prof.npre + prof.nsteps; r++) free(prof.row[r].lays);
   free(prof.row);
   free(pr.in); free(pr.expr); free(lay); free(ms); free(given);
   tfe_json_free(&pr.doc);

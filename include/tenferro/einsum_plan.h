@@ -99,6 +99,9 @@ typedef struct tfe_einsum_step_info {
   double flops;              /* multiply-adds (product of the sizes of every label involved) */
   double out_elems;
   double seconds;
+  /* the step's views (b NULL for a reduction) and their dense label ids: valid during the call */
+  const tfe_layout *lay_a, *lay_b, *lay_c;
+  const int32_t *lab_a, *lab_b, *lab_c;
 } tfe_einsum_step_info;
 typedef void (*tfe_einsum_step_hook)(void *ctx, const tfe_einsum_step_info *info);
 typedef struct tfe__ein_hook_t { _Atomic(tfe_einsum_step_hook) fn; void *_Atomic ctx; } tfe__ein_hook_t;
@@ -131,13 +134,14 @@ TFE_INTERNAL double tfe__ein_step_flops(const tfe_layout *a, const int32_t *la, 
 /* Reports one step to the hook (called only when a hook is set). */
 TFE_INTERNAL void tfe__ein_report(tfe_einsum_step_hook fn, int step, int nsteps, int64_t slice, const char *what,
                                   const tfe_layout *a, const int32_t *la, const tfe_layout *b, const int32_t *lb,
-                                  const tfe_layout *c, double seconds) {
+                                  const tfe_layout *c, const int32_t *lc, double seconds) {
   tfe_einsum_step_info in;
   in.step = step; in.nsteps = nsteps; in.slice = slice; in.what = what;
   in.rank_a = a->rank; in.rank_b = b ? b->rank : 0; in.rank_c = c->rank;
   in.flops = tfe__ein_step_flops(a, la, b, lb);
   in.out_elems = (double)tfe_layout_numel(c);
   in.seconds = seconds;
+  in.lay_a = a; in.lay_b = b; in.lay_c = c; in.lab_a = la; in.lab_b = lb; in.lab_c = lc;
   fn(atomic_load(&tfe__ein_hook.ctx), &in);
 }
 
@@ -591,6 +595,9 @@ TFE_INTERNAL tfe_status tfe__ein_plan_steps(tfe_einsum_plan *p, tfe__ein_bw *w) 
   return TFE_OK;
 }
 
+/* The cost model's default weight of one written intermediate element, in multiply-adds
+ * (opts.write_weight == 0). See docs/einsum.md, "Cost model", for how it was measured. */
+TFE_GLOBAL double tfe__ein_ww_default = 0;
 /* Builds a plan for expression e bound to the operand layouts. */
 TFE_INTERNAL tfe_status tfe__ein_plan_build(const tfe__ein_expr *e, const char *src, tfe_dtype dt, size_t elem, int n,
                                            const tfe_layout *const *lay, const tfe_einsum_opts *opts,
@@ -602,6 +609,9 @@ TFE_INTERNAL tfe_status tfe__ein_plan_build(const tfe__ein_expr *e, const char *
     return TFE_FAIL(TFE_ERR_INVALID, "unknown path algorithm %d", (int)o.algo);
   if (o.out_order != TFE_COLMAJOR && o.out_order != TFE_ROWMAJOR)
     return TFE_FAIL(TFE_ERR_INVALID, "out_order %d is not TFE_COLMAJOR or TFE_ROWMAJOR", (int)o.out_order);
+  if (isnan(o.write_weight) || isinf(o.write_weight))
+    return TFE_FAIL(TFE_ERR_INVALID, "write_weight must be a finite number");
+  o.write_weight = o.write_weight == 0 ? tfe__ein_ww_default : o.write_weight < 0 ? 0 : o.write_weight;
   for (int k = 0; k < n; k++) {
     if (!lay[k]) return TFE_FAIL(TFE_ERR_NULL, "layout of operand %d is NULL", k);
     TFE_TRY(tfe_layout_check(lay[k], NULL));

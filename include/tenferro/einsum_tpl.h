@@ -116,7 +116,8 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_einsum_plan *p, const TFE_T
     TFE_TRY(TFE_FN(contract_unary)(one, &a, p->leaf[s->a].lab, zero, &c, s->lab));
     if (hook) {
       double t1 = tfe__now();
-      tfe__ein_report(hook, -1 - q, p->nsteps, slice, "reduce", &a.lay, p->leaf[s->a].lab, NULL, NULL, &c.lay, t1 - t0);
+      tfe__ein_report(hook, -1 - q, p->nsteps, slice, "reduce", &a.lay, p->leaf[s->a].lab, NULL, NULL, &c.lay, s->lab,
+                      t1 - t0);
       t0 = t1;
     }
   }
@@ -131,7 +132,8 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_einsum_plan *p, const TFE_T
                               last ? p->out_lab : s->lab));
     if (hook) {
       double t1 = tfe__now();
-      tfe__ein_report(hook, k, p->nsteps, slice, s->zip ? "zip" : "contract", &a.lay, la, &b.lay, lb, &c.lay, t1 - t0);
+      tfe__ein_report(hook, k, p->nsteps, slice, s->zip ? "zip" : "contract", &a.lay, la, &b.lay, lb, &c.lay,
+                      last ? p->out_lab : s->lab, t1 - t0);
       t0 = t1;
     }
   }

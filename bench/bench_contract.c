@@ -9,9 +9,13 @@
 #include <tenferro.h>
 #include <time.h>
 
+/* Wall time; TFE_BENCH_CPU=1 counts process CPU time instead (1-thread runs on a shared machine:
+ * time the process spends descheduled is left out). */
 static double now(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  static int cpu = -1;
+  if (cpu < 0) cpu = getenv("TFE_BENCH_CPU") && atoi(getenv("TFE_BENCH_CPU")) > 0;
+  clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 static int cmpd(const void *a, const void *b) {
@@ -334,6 +338,53 @@ static void bench_crossover(void) {
   }
 }
 
+
+/* ---- bij,bjk->bik (C-order, the einsum grid's bin_batched_matmul): tenferro vs raw dgemm ------ */
+static void bench_bmm(int64_t b, int64_t n, int threads) {
+  /* C order: the last label has stride 1 */
+  double *a = malloc(8 * (size_t)(b * n * n)), *bb = malloc(8 * (size_t)(b * n * n)), *c = malloc(8 * (size_t)(b * n * n));
+  fill(a, b * n * n); fill(bb, b * n * n); fill(c, b * n * n);
+  tfe_view_f64 A = {a, {3, 0, {b, n, n}, {n * n, n, 1}}, false};
+  tfe_view_f64 B = {bb, {3, 0, {b, n, n}, {n * n, n, 1}}, false};
+  tfe_view_f64 C = {c, {3, 0, {b, n, n}, {n * n, n, 1}}, false};
+  int32_t la[] = {'b', 'i', 'j'}, lb[] = {'b', 'j', 'k'}, lc[] = {'b', 'i', 'k'};
+  double tt[R], tr[R], tsm[R], tbl[R];
+  bool sm2 = false, bl2 = false;
+  for (int r = 0; r < R; r++) {
+    tfe_contract_f64(1.0, &A, la, &B, lb, 0.0, &C, lc);
+    double t0 = now();
+    for (int it = 0; it < 20; it++) tfe_contract_f64(1.0, &A, la, &B, lb, 0.0, &C, lc);
+    double t1 = now();
+    for (int it = 0; it < 20; it++)
+      for (int64_t q = 0; q < b; q++) /* row-major GEMMs: rs = n, cs = 1 */
+        tfe__blas_gemm_f64(0, 0, n, n, n, 1.0, a + q * n * n, n, 1, bb + q * n * n, n, 1, 0.0, c + q * n * n, n, 1,
+                           threads);
+    double t2 = now();
+    tt[r] = (t1 - t0) / 20; tr[r] = (t2 - t1) / 20;
+  }
+  int32_t *L[3] = {la, lb, lc};
+  for (int mode = 1; mode >= -1; mode -= 2) {
+    tfe__pr_small_mode = mode;
+    tfe_contract_desc d;
+    tfe_contract_plan *P = NULL;
+    tfe_contract_describe_f64(&d, &A, L[0], &B, L[1], &C, L[2]);
+    tfe_contract_plan_create(&d, &P);
+    if (mode == 1) sm2 = P->small; else bl2 = !P->small;
+    double *dst = mode == 1 ? tsm : tbl;
+    for (int r = 0; r < R; r++) {
+      double t0 = now();
+      for (int it = 0; it < 20; it++) tfe_contract_execute_f64(P, 1.0, &A, &B, 0.0, &C);
+      dst[r] = (now() - t0) / 20;
+    }
+    tfe_contract_plan_release(P);
+    tfe__pr_small_mode = 0;
+  }
+  printf("| bij,bjk->bik b=%lld n=%lld | tenferro %.3f ms | raw bli_dgemm loop %.3f ms | small path%s %.3f ms | BLIS path%s %.3f ms |\n",
+         (long long)b, (long long)n, 1e3 * median(tt), 1e3 * median(tr), sm2 ? "" : " (not taken)", 1e3 * median(tsm),
+         bl2 ? "" : " (not taken)", 1e3 * median(tbl));
+  free(a); free(bb); free(c);
+}
+
 /* ---- 1 vs 2 threads, alternating in one run ------------------------------------------------ */
 static void scaling_case(const char *name, tfe_view_f64 *A, const int32_t *la, tfe_view_f64 *B, const int32_t *lb,
                          tfe_view_f64 *C, const int32_t *lc, int iters) {
@@ -397,6 +448,13 @@ int main(int argc, char **argv) {
     printf("BLIS %s, kernels '%s', per-call threads %s\n\n", tfe_blas_version(), tfe_blas_arch(),
            tfe_blas_per_call_threads() ? "yes" : "no");
     bench_scaling();
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "bmm") == 0) {
+    int threads = argc > 2 ? atoi(argv[2]) : 1;
+    tfe_set_num_threads(threads);
+    bench_bmm(32, 64, threads);
+    bench_bmm(32, 128, threads);
     return 0;
   }
   if (argc > 1 && strcmp(argv[1], "crossover") == 0) {

@@ -84,6 +84,29 @@ static void tc_random_case(tu_rng *r, tc_case *k, bool unary, int64_t max_space,
   tc_shuffle(r, k->lc, k->rc);
 }
 
+/* A batched matrix product b,i,j x b,j,k -> b,i,k (labels and operand axis orders random) whose
+ * i and k are multiples of 16: with a unit stride along i or k the small-GEMM path reads and
+ * writes the operands in place (its direct modes). */
+static void tc_direct_case(tu_rng *r, tc_case *k) {
+  static const int64_t mult[] = {16, 32, 48, 64};
+  memset(k, 0, sizeof *k);
+  k->nl = 4;
+  int32_t base = (int32_t)tu_int(r, 0, 500);
+  for (int i = 0; i < 4; i++) k->lab[i] = base + i;
+  k->dim[0] = tu_int(r, 1, 4);
+  k->dim[1] = mult[tu_int(r, 0, 3)];
+  k->dim[2] = tu_int(r, 1, 12);
+  k->dim[3] = mult[tu_int(r, 0, 3)];
+  if (tu_int(r, 0, 3) == 0) k->dim[1] = tu_int(r, 1, 40); /* some with a ragged i */
+  int32_t b = k->lab[0], i = k->lab[1], j = k->lab[2], kk = k->lab[3];
+  k->ra = k->rb = k->rc = 3;
+  int32_t la[3] = {b, i, j}, lb[3] = {b, j, kk}, lc[3] = {b, i, kk};
+  memcpy(k->la, la, sizeof la); memcpy(k->lb, lb, sizeof lb); memcpy(k->lc, lc, sizeof lc);
+  tc_shuffle(r, k->la, 3);
+  tc_shuffle(r, k->lb, 3);
+  tc_shuffle(r, k->lc, 3);
+}
+
 /* Random strides for dims: random axis order, padding, reversal, and (inputs only)
  * zero-stride broadcast. Returns the buffer length needed; sets offset. */
 static int64_t tc_random_layout(tu_rng *r, tfe_layout *L, int rank, const int64_t *dims, bool input) {
@@ -144,13 +167,21 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
     tc_stats x = {0};                                                                       \
     tc_run_##s(tu_cases(10000), false, false, 0x1234 + DT, &x);                             \
     tc_run_##s(tu_cases(150), false, true, 0x4321 + DT, &x);                                \
+    long dc[3] = {tfe__ps_direct_calls[0], tfe__ps_direct_calls[1], tfe__ps_direct_calls[2]}; \
+    tc_run_##s(tu_cases(300), false, 2, 0x5151 + DT, &x);                                   \
+    print_message("%s: small path in place: X %ld, Y %ld, C %ld calls\n", #s,                \
+                  tfe__ps_direct_calls[0] - dc[0], tfe__ps_direct_calls[1] - dc[1],          \
+                  tfe__ps_direct_calls[2] - dc[2]);                                         \
+    if (DT == TFE_DT_F32 || DT == TFE_DT_F64)                                               \
+      for (int q = 0; q < 3; q++) assert_true(tfe__ps_direct_calls[q] > dc[q]);             \
     print_message("%s: plans naive %ld gemm %ld (reduce %ld, copy A/B %ld, copy C %ld, batch %ld, no copy %ld, " \
                   "loop %ld)\n", #s, x.naive, x.gemm, x.red, x.copy_ab, x.copy_c, x.batch, x.plain, x.loop); \
     assert_true(x.gemm > 0 && x.red > 0 && x.copy_ab > 0 && x.copy_c > 0 && x.batch > 0 && x.plain > 0); \
     assert_true(x.loop > 0);                                                                \
     print_message("%s: small-GEMM path %ld (transposed %ld, batched %ld)\n", #s, x.small, x.small_swap, \
                   x.small_batch);                                                           \
-    if (flt && DT != TFE_DT_I32 && DT != TFE_DT_I64 && (DT == TFE_DT_F32 || DT == TFE_DT_F64 || DT == TFE_DT_C64 || DT == TFE_DT_C128)) assert_true(x.small > 100 && x.small_swap > 0 && x.small_batch > 0); \
+    if (DT == TFE_DT_F32 || DT == TFE_DT_F64 || DT == TFE_DT_C64 || DT == TFE_DT_C128)      \
+      assert_true(x.small > 100 && x.small_swap > 0 && x.small_batch > 0);                  \
     else assert_true(x.small == 0);                                                         \
   }                                                                                         \
   static void test_unary_##s(void **st) {                                                   \
@@ -366,7 +397,9 @@ static TFE_T TFE_CAT(tc_scalar_, TFE_S)(tu_rng *r) {
   return TFE_CAT(tc_rand_, TFE_S)(r);
 }
 
-static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, bool big, uint64_t seed, tc_stats *stats) {
+/* shape: 0 random small, 1 random big, 2 batched products for the small path's direct modes */
+static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, int shape, uint64_t seed, tc_stats *stats) {
+  bool big = shape == 1;
   tu_rng rng = {seed * 0x9E3779B97F4A7C15ULL + 1};
   tu_rng *r = &rng;
   double tol = 0;
@@ -375,7 +408,8 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, bool big, uint64_t s
 #endif
   for (int cs = 0; cs < ncases; cs++) {
     tc_case k;
-    tc_random_case(r, &k, unary, big ? 40000 : 4096, big);
+    if (shape == 2) tc_direct_case(r, &k);
+    else tc_random_case(r, &k, unary, big ? 40000 : 4096, big);
     int64_t da[TC_MAXR], db[TC_MAXR], dc[TC_MAXR];
     tc_dims(&k, k.la, k.ra, da);
     tc_dims(&k, k.lb, k.rb, db);

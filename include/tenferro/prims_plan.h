@@ -282,8 +282,8 @@ TFE_GLOBAL int tfe__pr_small_mode;
 /* Largest m*n*k of one GEMM that the small path runs instead of BLIS (the crossover measured
  * on Zen 5 with `bench_contract crossover`, see docs/prims.md). Process-wide. */
 TFE_GLOBAL int64_t tfe__pr_small_mnk = TFE__PR_SMALL_MNK;
-/* Real elements of one thread's packed buffers (X, Y, tile): L1/L2-resident. */
-#define TFE__PR_SMALL_BUF 12288
+/* Most real elements of one thread's packed buffers (X, Y, one tile): L2-resident. */
+TFE_GLOBAL int64_t tfe__pr_small_buf = 32768;
 
 /* Insertion sort of labels g[0..n) by the weight w[label] (ascending). */
 TFE_INTERNAL void tfe__pr_sort_w(int16_t *g, int n, const int64_t *w) {
@@ -310,12 +310,17 @@ TFE_INTERNAL bool tfe__pr_small_plan(tfe_contract_plan *P, const int64_t (*cur)[
   for (int i = 0; i < nm; i++) m *= P->lab[gm[i]].dim;
   for (int i = 0; i < nn; i++) n *= P->lab[gn[i]].dim;
   for (int i = 0; i < nk; i++) k *= P->lab[gk[i]].dim;
-  int64_t lim = TFE__PR_SMALL_BUF, pl = di->is_complex ? 2 : 1, w = 64 / ((int64_t)di->size / pl);
+  int64_t lim = tfe__pr_small_buf, pl = di->is_complex ? 2 : 1, w = 64 / ((int64_t)di->size / pl);
   if (m > lim || n > lim || k > lim) return false;
   int64_t mp = (m + w - 1) / w * w, np = (n + w - 1) / w * w;
-  bool swap = np * m < mp * n; /* vectorize over the dimension that pads less */
+  /* vectorize over the dimension that pads less; on a tie over the one along which C (else
+   * the input) is contiguous, so that the kernel can read and write in place */
+  bool cun = false, cum = false, xun = false, xum = false;
+  for (int i = 0; i < nn; i++) { cun = cun || tfe__pr_abs(cur[gn[i]][2]) == 1; xun = xun || tfe__pr_abs(cur[gn[i]][1]) == 1; }
+  for (int i = 0; i < nm; i++) { cum = cum || tfe__pr_abs(cur[gm[i]][2]) == 1; xum = xum || tfe__pr_abs(cur[gm[i]][0]) == 1; }
+  bool swap = np * m < mp * n || (np * m == mp * n && (cun > cum || (cun == cum && xun > xum)));
   int64_t rp = swap ? np : mp, q = swap ? m : n;
-  q += 3; /* columns padded to the column block (ps_nq_) */
+  q += 5; /* columns padded to the column block (ps_nq_) */
   if (pl * (rp * k + q * k + w + rp * q) + w > lim) return false; /* see ps_buf_elems_ */
   if (tfe__pr_small_mode == 0 && m * n * k > tfe__pr_small_mnk) return false;
   int64_t wt[TFE__PR_MAXL];

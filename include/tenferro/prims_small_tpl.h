@@ -21,6 +21,8 @@
 #define TFE__PS_W ((int64_t)(64 / sizeof(TFE_R))) /* lanes of one 64-byte vector */
 #define TFE__PS_PL (TFE_CPLX ? 2 : 1)             /* planes: real (and imaginary) */
 typedef TFE_R TFE_FN(ps_vec_) __attribute__((vector_size(64)));
+/* The same vector at element alignment, for loads and stores straight from the operands. */
+typedef TFE_R TFE_FN(ps_vecu_) __attribute__((vector_size(64), aligned(sizeof(TFE_R)), may_alias));
 
 /* One call of the small path: operands as seen by the kernel after the optional swap. */
 typedef struct TFE_FN(ps_call_) {
@@ -30,6 +32,10 @@ typedef struct TFE_FN(ps_call_) {
   const int64_t *yp, *yq;    /* Y offsets: depth p, column q */
   const int64_t *cr, *cq;    /* C offsets: row r, column q */
   bool xunit;                /* xr[r] == r: rows of X contiguous */
+  /* real kinds, whole vectors: X read in place (row vectors at x + p * xs), Y read in place
+   * (element (p, q) at y + p * ysp + q * ysq), C written in place (column q at c + q * csq) */
+  bool xdir, ydir, cdir;
+  int64_t xs, ysp, ysq, csq;
   bool cx, cy;               /* conjugate X / Y */
   const TFE_T *x, *y;
   TFE_T *c;
@@ -107,27 +113,43 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
 #define TFE__PS_J2(M) M(0) M(1)
 #define TFE__PS_J3(M) M(0) M(1) M(2)
 #define TFE__PS_J4(M) M(0) M(1) M(2) M(3)
-#define TFE__PS_DECL(j) V a0_##j = zero, a1_##j = zero, i0_##j = zero, i1_##j = zero;
+#define TFE__PS_J5(M) M(0) M(1) M(2) M(3) M(4)
+#define TFE__PS_J6(M) M(0) M(1) M(2) M(3) M(4) M(5)
+#define TFE__PS_DECL(j) V a0_##j = zero, a1_##j = zero, a2_##j = zero, a3_##j = zero, i0_##j = zero, i1_##j = zero;
 #define TFE__PS_UPD(j)                                                                         \
   {                                                                                            \
-    TFE_R yr = yy[j * K];                                                                      \
+    TFE_R yr = yy[j * ysq];                                                                    \
     a0_##j += x0 * yr;                                                                         \
-    if (NV == 2) a1_##j += x1 * yr;                                                            \
+    if (NV >= 2) a1_##j += x1 * yr;                                                            \
+    if (NV >= 4) { a2_##j += x2 * yr; a3_##j += x3 * yr; }                                     \
     if (TFE_CPLX) {                                                                            \
-      TFE_R yi = yy[j * K + s->QP * K];                                                        \
+      TFE_R yi = yy[j * ysq + s->QP * K];                                                      \
       a0_##j -= xi0 * yi;                                                                      \
       i0_##j += x0 * yi + xi0 * yr;                                                            \
-      if (NV == 2) { a1_##j -= xi1 * yi; i1_##j += x1 * yi + xi1 * yr; }                       \
+      if (NV >= 2) { a1_##j -= xi1 * yi; i1_##j += x1 * yi + xi1 * yr; }                      \
     }                                                                                          \
   }
 #define TFE__PS_PUT(j)                                                                         \
   {                                                                                            \
-    TFE_R *tq = t + (q0 + j) * s->RP + r0;                                                     \
-    *(V *)tq = a0_##j;                                                                         \
-    if (NV == 2) *(V *)(tq + TFE__PS_W) = a1_##j;                                              \
-    if (TFE_CPLX) {                                                                            \
-      *(V *)(tq + s->RP * s->QP) = i0_##j;                                                     \
-      if (NV == 2) *(V *)(tq + s->RP * s->QP + TFE__PS_W) = i1_##j;                            \
+    TFE_R *tq = t + (q0 + j) * tsq + r0;                                                       \
+    if (cdir) { /* straight into C: alpha * acc (+ beta * C) */                                \
+      Vu *cv = (Vu *)tq;                                                                       \
+      V v = a0_##j * alpha;                                                                    \
+      if (!bzero) v += cv[0] * beta;                                                           \
+      cv[0] = v;                                                                               \
+      if (NV >= 2) { v = a1_##j * alpha; if (!bzero) v += cv[1] * beta; cv[1] = v; }           \
+      if (NV >= 4) {                                                                           \
+        v = a2_##j * alpha; if (!bzero) v += cv[2] * beta; cv[2] = v;                          \
+        v = a3_##j * alpha; if (!bzero) v += cv[3] * beta; cv[3] = v;                          \
+      }                                                                                        \
+    } else {                                                                                   \
+      *(V *)tq = a0_##j;                                                                       \
+      if (NV >= 2) *(V *)(tq + TFE__PS_W) = a1_##j;                                            \
+      if (NV >= 4) { *(V *)(tq + 2 * TFE__PS_W) = a2_##j; *(V *)(tq + 3 * TFE__PS_W) = a3_##j; } \
+      if (TFE_CPLX) {                                                                          \
+        *(V *)(tq + s->RP * s->QP) = i0_##j;                                                   \
+        if (NV >= 2) *(V *)(tq + s->RP * s->QP + TFE__PS_W) = i1_##j;                          \
+      }                                                                                        \
     }                                                                                          \
   }
 #define TFE__PS_BODY(NV, J)                                                                    \
@@ -135,41 +157,55 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
     for (int64_t r0 = r_begin; r0 + NV * TFE__PS_W <= r_end; r0 += NV * TFE__PS_W) {           \
       J(TFE__PS_DECL)                                                                          \
       for (int64_t p = 0; p < K; p++) {                                                        \
-        const TFE_R *xx = xp + p * s->RP + r0, *yy = yp + q0 * K + p;                          \
-        V x0 = *(const V *)xx, x1 = zero, xi0 = zero, xi1 = zero;                              \
-        if (NV == 2) x1 = *(const V *)(xx + TFE__PS_W);                                        \
+        const TFE_R *xx = xp + p * xsp + r0, *yy = yp + q0 * ysq + p * ysp;                    \
+        V x0 = *(const Vu *)xx, x1 = zero, x2 = zero, x3 = zero, xi0 = zero, xi1 = zero;       \
+        if (NV >= 2) x1 = *(const Vu *)(xx + TFE__PS_W);                                       \
+        if (NV >= 4) { x2 = *(const Vu *)(xx + 2 * TFE__PS_W); x3 = *(const Vu *)(xx + 3 * TFE__PS_W); } \
         if (TFE_CPLX) {                                                                        \
           xi0 = *(const V *)(xx + s->RP * K);                                                  \
-          if (NV == 2) xi1 = *(const V *)(xx + s->RP * K + TFE__PS_W);                         \
+          if (NV >= 2) xi1 = *(const V *)(xx + s->RP * K + TFE__PS_W);                         \
         }                                                                                      \
         J(TFE__PS_UPD)                                                                         \
       }                                                                                        \
       J(TFE__PS_PUT)                                                                           \
     }
-/* Rows [r_begin, r_end) (whole vectors) with NV row vectors per block, columns in NQ blocks. */
-TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, const TFE_R *yp,
-                                                       TFE_R *t, int64_t r_begin, int64_t r_end, int nv) {
+#define TFE__PS_BY_NQ(NV)                                                                      \
+  switch (s->NQ) {                                                                             \
+  case 6: TFE__PS_BODY(NV, TFE__PS_J6) break;                                                  \
+  case 5: TFE__PS_BODY(NV, TFE__PS_J5) break;                                                  \
+  case 4: TFE__PS_BODY(NV, TFE__PS_J4) break;                                                  \
+  case 3: TFE__PS_BODY(NV, TFE__PS_J3) break;                                                  \
+  case 2: TFE__PS_BODY(NV, TFE__PS_J2) break;                                                  \
+  default: TFE__PS_BODY(NV, TFE__PS_J1) break;                                                 \
+  }
+/* Rows [r_begin, r_end) (whole vectors) with NV row vectors per block, columns in NQ blocks.
+ * X row vector of depth p at xp + p * xsp; Y element (p, q) at yp + p * ysp + q * ysq (packed:
+ * xsp = RP, ysp = 1, ysq = K; real kinds may point them at the operands themselves). */
+TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, int64_t xsp,
+                                                       const TFE_R *yp, int64_t ysp, int64_t ysq, TFE_R *t,
+                                                       int64_t tsq, bool cdir, bool bzero, int64_t r_begin,
+                                                       int64_t r_end, int nv) {
   typedef TFE_FN(ps_vec_) V;
+  typedef TFE_FN(ps_vecu_) Vu;
+  TFE_R alpha = 1, beta = 0; /* used only when cdir (real kinds) */
+#if !TFE_CPLX
+  alpha = s->alpha;
+  beta = s->beta;
+#endif
   const V zero = {0};
   int64_t K = s->K;
-  if (nv == 2) {
+  if (nv == 4 && !TFE_CPLX) {
+    enum { NV = 4 };
+    TFE__PS_BY_NQ(NV)
+  } else if (nv >= 2) {
     enum { NV = 2 };
-    switch (s->NQ) {
-    case 4: TFE__PS_BODY(NV, TFE__PS_J4) break;
-    case 3: TFE__PS_BODY(NV, TFE__PS_J3) break;
-    case 2: TFE__PS_BODY(NV, TFE__PS_J2) break;
-    default: TFE__PS_BODY(NV, TFE__PS_J1) break;
-    }
+    TFE__PS_BY_NQ(NV)
   } else {
     enum { NV = 1 };
-    switch (s->NQ) {
-    case 4: TFE__PS_BODY(NV, TFE__PS_J4) break;
-    case 3: TFE__PS_BODY(NV, TFE__PS_J3) break;
-    case 2: TFE__PS_BODY(NV, TFE__PS_J2) break;
-    default: TFE__PS_BODY(NV, TFE__PS_J1) break;
-    }
+    TFE__PS_BY_NQ(NV)
   }
 }
+#undef TFE__PS_BY_NQ
 #undef TFE__PS_BODY
 #undef TFE__PS_PUT
 #undef TFE__PS_UPD
@@ -178,10 +214,23 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
 #undef TFE__PS_J2
 #undef TFE__PS_J3
 #undef TFE__PS_J4
-TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, const TFE_R *yp, TFE_R *t) {
-  int64_t two = s->RP / (2 * TFE__PS_W) * (2 * TFE__PS_W); /* rows done two vectors at a time */
-  if (two > 0) TFE_FN(ps_tile_nv_)(s, xp, yp, t, 0, two, 2);
-  if (two < s->RP) TFE_FN(ps_tile_nv_)(s, xp, yp, t, two, s->RP, 1);
+#undef TFE__PS_J5
+#undef TFE__PS_J6
+/* Rows in blocks of 4 vectors (real kinds: 4 x 6 accumulators fit the 32 registers), then 2,
+ * then 1. The tile is t (column q at t + q * tsq), or C itself when cdir. */
+TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, int64_t xsp, const TFE_R *yp,
+                                   int64_t ysp, int64_t ysq, TFE_R *t, int64_t tsq, bool cdir, bool bzero) {
+  int64_t r = 0, w = TFE__PS_W;
+  if (!TFE_CPLX && s->RP >= 4 * w) {
+    r = s->RP / (4 * w) * (4 * w);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, r, 4);
+  }
+  if (s->RP - r >= 2 * w) {
+    int64_t e = r + (s->RP - r) / (2 * w) * (2 * w);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, r, e, 2);
+    r = e;
+  }
+  if (r < s->RP) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, r, s->RP, 1);
 }
 
 /* C := alpha * T_u (+ beta * C) for the tiles u < run of consecutive batches: element (r, q)
@@ -264,6 +313,7 @@ TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64
   bool bzero = TFE_FN(pr_is_zero_)(s->beta);
   int64_t U = TFE_FN(ps_run_len_)(s->RP, s->QP), ts = TFE__PS_PL * s->RP * s->QP;
   int64_t d0 = s->nb ? s->bd[0] : 1, cs = s->nb ? s->bc[0] : 0;
+  if (cs < -8 || cs > 8 || s->cdir) U = 1; /* runs only help where consecutive batches share C's lines */
   for (int64_t bi = b0; bi < b1;) {
     /* a run: consecutive batches along the first batch label, stored together */
     int64_t run = s->nb ? d0 - idx[0] : 1;
@@ -276,12 +326,17 @@ TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64
         TFE_FN(ps_prefetch_)(s->y + oa[1], s->ylo, s->yhi);
         TFE_FN(ps_step_)(s, ida, oa);
       }
-      TFE_FN(ps_pack_x_)(s, s->x + o[0], xp);
-      TFE_FN(ps_pack_y_)(s, s->y + o[1], yp);
-      TFE_FN(ps_tile_)(s, xp, yp, t + u * ts);
+      const TFE_R *xa = xp, *ya = yp;
+      int64_t xsp = s->RP, ysp = 1, ysq = s->K;
+      if (s->xdir) { xa = (const TFE_R *)(s->x + o[0]); xsp = s->xs; } else TFE_FN(ps_pack_x_)(s, s->x + o[0], xp);
+      if (s->ydir) { ya = (const TFE_R *)(s->y + o[1]); ysp = s->ysp; ysq = s->ysq; } else TFE_FN(ps_pack_y_)(s, s->y + o[1], yp);
+      if (s->cdir)
+        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, (TFE_R *)(s->c + o[2]), s->csq, true, bzero);
+      else
+        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, t + u * ts, s->RP, false, bzero);
       TFE_FN(ps_step_)(s, idx, o);
     }
-    TFE_FN(ps_store_)(s, t, run, cs, s->c + oc, bzero);
+    if (!s->cdir) TFE_FN(ps_store_)(s, t, run, cs, s->c + oc, bzero);
   }
 }
 
@@ -306,11 +361,38 @@ TFE_INTERNAL void TFE_FN(ps_table_)(const tfe_contract_plan *P, const int16_t *g
   }
 }
 
-/* The column block: Q itself up to 4, else 3 or 4, whichever pads Q less (3 on ties: bond
- * dimensions of 3 are common, 9 = 3 x 3 and 81 = 27 x 3 pad nothing). */
+/* The column block: Q itself up to the largest block (6 real, 4 complex: the accumulators must
+ * fit the registers), else the block that pads Q least, the larger one on ties (12 -> 6,
+ * 9 -> 3, 81 -> 3, 64 -> 4). */
 TFE_INTERNAL int64_t TFE_FN(ps_nq_)(int64_t Q) {
-  if (Q <= 4) return Q < 1 ? 1 : Q;
-  return (Q + 3) / 4 * 4 < (Q + 2) / 3 * 3 ? 4 : 3;
+  int64_t top = TFE_CPLX ? 4 : 6;
+  if (Q <= top) return Q < 1 ? 1 : Q;
+  int64_t best = top, bq = (Q + top - 1) / top * top;
+  for (int64_t nq = top - 1; nq >= 3; nq--) {
+    int64_t qp = (Q + nq - 1) / nq * nq;
+    if (qp < bq) { best = nq; bq = qp; }
+  }
+  return best;
+}
+
+/* Whether tab[i] == i * tab[1] for all i < n (an affine table); *step gets tab[1]. */
+TFE_INTERNAL bool TFE_FN(ps_affine_)(const int64_t *tab, int64_t n, int64_t *step) {
+  *step = n > 1 ? tab[1] : 0;
+  for (int64_t i = 0; i < n; i++)
+    if (tab[i] != i * *step) return false;
+  return true;
+}
+/* Real kinds with whole vectors of rows and whole column blocks read X, Y and write C in
+ * place when their tables are affine: no packing, no tile (bij,bjk->bik with 64^3 GEMMs). */
+TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
+  s->xdir = s->ydir = s->cdir = false;
+  int64_t unit;
+  if (TFE_CPLX || s->R % TFE__PS_W != 0) return;
+  s->xdir = s->xunit && TFE_FN(ps_affine_)(s->xp, s->K, &s->xs);
+  bool ys = TFE_FN(ps_affine_)(s->yp, s->K, &s->ysp) && TFE_FN(ps_affine_)(s->yq, s->Q, &s->ysq);
+  s->ydir = s->Q % s->NQ == 0 && ys;
+  s->cdir = s->Q % s->NQ == 0 && TFE_FN(ps_affine_)(s->cr, s->R, &unit) && unit == 1 &&
+            TFE_FN(ps_affine_)(s->cq, s->Q, &s->csq);
 }
 
 /* Table elements (int64) and per-thread real elements the small path of P needs. */
@@ -355,6 +437,10 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
   s.xunit = true;
   for (int64_t r = 0; r < s.R; r++) s.xunit = s.xunit && s.xr[r] == r;
   s.c = c; s.alpha = alpha; s.beta = beta;
+  TFE_FN(ps_direct_)(&s);
+  tfe__ps_direct_calls[0] += s.xdir; /* calling thread only: before the parallel region */
+  tfe__ps_direct_calls[1] += s.ydir;
+  tfe__ps_direct_calls[2] += s.cdir;
   TFE_FN(ps_span_)(s.xr, s.R, s.xp, s.K, &s.xlo, &s.xhi);
   TFE_FN(ps_span_)(s.yq, s.Q, s.yp, s.K, &s.ylo, &s.yhi);
   /* prefetch only blocks that are dense enough: at most twice their elements, 16 KiB */

@@ -191,6 +191,8 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--tile") && i + 1 < argc) tfe__ktile_bytes = atoi(argv[++i]); /* tuning */
+    else if (!strcmp(argv[i], "--gather-all") && i + 1 < argc) tfe__kgather_all = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--vg") && i + 1 < argc) tfe__kvgather = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--ew-tile") && i + 1 < argc) tfe__kew_tile_bytes = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--ew-run") && i + 1 < argc) tfe__kew_run_bytes = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--pf") && i + 1 < argc) tfe__kpf = atoi(argv[++i]);

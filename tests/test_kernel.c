@@ -59,7 +59,8 @@ static bool tk_cl(double x, double y, double tol) {
  * Modes 2 and 3 also shrink the transpose tiles to a few elements (clipped tiles and 8x8
  * rims everywhere), stream every result past the cache (unaligned heads and tails), and
  * drive map/zip transpose tiles through whole-tile heap buffers (2) or narrow stack strips
- * of 1 to 2 columns (3). */
+ * of 1 to 2 columns (3). Mode 2 gathers with AVX-512; mode 3 plans gather tiles for every
+ * transpose that starts with a tiny dim and caps their column caches. */
 static void tk_paths(int mode) {
   tfe__ktiny = mode ? 0 : 1024;
   tfe__kpar_min = mode ? 64 : 32768;
@@ -69,6 +70,9 @@ static void tk_paths(int mode) {
   tfe__knt_min = mode >= 2 ? 0 : (int64_t)16 << 20;
   tfe__kew_scratch = mode != 3;
   tfe__kew_strip = mode >= 2 ? 24 : (int64_t)1 << 30;
+  tfe__kvgather = mode == 2;     /* AVX-512 gathers (off by default) */
+  tfe__kgather_all = mode == 3;  /* gather tiles for every transpose starting with a tiny dim */
+  tfe__kew_cache = mode == 3 ? 64 : 16384; /* small caches: some inputs skip them */
 }
 
 #define TK_KIND

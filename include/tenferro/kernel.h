@@ -188,6 +188,7 @@ TFE_INTERNAL tfe_status tfe__check_dst(const tfe_layout *L, const void *data, co
  * along a group are an arithmetic step (single dim) or a table (several small dims). */
 #define TFE__KOPS 3
 #define TFE__KTAB 256     /* entries of a group table */
+TFE_GLOBAL int tfe__kgather_all = 0;
 #define TFE__KGD 16       /* dims in a group */
 
 typedef struct tfe__kgroup {
@@ -219,6 +220,7 @@ typedef struct tfe__kplan {
   int oclip[TFE_MAX_RANK + 2];           /* 1: cut dim of G0, 2: of G1, 0: plain */
   int64_t ntiles, nseq;                  /* tiles; leading tiles that share op 0 (reductions) */
   bool gather;                           /* G1 is a column group of a gather tile, not a transpose */
+  bool tiny;                             /* a transpose whose destination run starts with a tiny dim */
 } tfe__kplan;
 
 typedef struct tfe__ktile {
@@ -348,10 +350,32 @@ TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int end, int64_t 
  * body on runs of 3), G0 instead takes the destination's leading dims up to tg0 elements
  * and every input is read along G0 through its offset table (vector gathers); G1 is still
  * chosen by the transposed input's strides, so each tile uses that input's lines whole. */
+TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
+                                   const int64_t *const *strides, const int64_t *offsets, int64_t t0,
+                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, bool force);
 TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
                                   const int64_t *const *strides, const int64_t *offsets,
                                   int64_t t0, int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero) {
-  p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false;
+  if (!tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, false))
+    return false;
+  /* A transpose of tiny dims whose groups are tables (a random permutation of 3s: the
+   * destination's and the source's small dims interleave) runs its 8x8 blocks through
+   * scalar table loops; gather tiles do better there (a reversal keeps both groups unit
+   * steps and stays a transpose). */
+  if (tg0 > 0 && p->g[1].nd > 0 && !p->gather && p->tiny) {
+    bool fast = p->g[0].arith[0] && p->g[0].step[0] == 1;
+    for (int o = 0; o < nops; o++)
+      if (o != key && !(p->g[0].arith[o] && p->g[0].step[o] <= 1) && !(p->g[1].arith[o] && p->g[1].step[o] == 1))
+        fast = false;
+    if (!fast) tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, true);
+  }
+  return true;
+}
+
+TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
+                                   const int64_t *const *strides, const int64_t *offsets, int64_t t0,
+                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, bool force) {
+  p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false; p->tiny = false;
   for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
   for (int i = 0; i < rank; i++) {
     if (dims[i] == 0) { p->numel = 0; return false; }
@@ -397,10 +421,17 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
       int64_t s = tfe__kabs(p->str[mis][d]);
       if (s != 0 && s < tfe__kabs(p->str[mis][end0 < p->rank ? end0 : 0])) end0 = d;
     }
-  if (mis >= 0 && tg0 > 0) {
+  if (tg0 > 0 && p->rank > 1 && p->dims[0] < 8) {
     int64_t pre = 1;
     for (int d = 0; d < end0 && d < p->rank; d++) pre *= p->dims[d];
-    if (pre < 8) { p->gather = true; end0 = p->rank; }
+    bool strided = false; /* an input not unit-stride along the destination's run */
+    for (int o = 0; o < nops; o++) if (o != key && p->str[o][0] != 1) strided = true;
+    p->tiny = mis >= 0;
+    if ((mis >= 0 && (pre < 8 || force || tfe__kgather_all)) || (mis < 0 && strided)) {
+      p->gather = true;
+      end0 = p->rank;
+    }
+    if (p->gather && mis < 0) mis = key == 0 ? 1 : 0;
   }
   int nd0 = p->rank ? tfe__kgroup_pick(p, 0, end0, p->gather ? tg0 : mis >= 0 ? tt0 : t0, &cut0) : 0;
   /* A transpose group of several small dims (2s and 3s) runs its 8x8 blocks through
@@ -655,7 +686,7 @@ TFE_INTERNAL void tfe__kstream(void *dst, const void *src, size_t bytes) {
 /* d[i] = s[tab[i]] for i < n, 8-byte elements moved as bits: AVX-512 gathers of 8, stores
  * streamed past the cache where d is 64-byte aligned when nt (the caller fences). Returns
  * false without AVX-512 (the caller runs its scalar loop). */
-TFE_GLOBAL int tfe__kvgather = 1;
+TFE_GLOBAL int tfe__kvgather = 0; /* 1: AVX-512 gathers (measured slower on Zen 5 than scalar loads) */
 TFE_INTERNAL bool tfe__kgather8(void *dst, const void *src, const int64_t *tab, int64_t n, bool nt) {
 #if TFE__KHAVE_TR8
   if (!tfe__kvgather) return false;

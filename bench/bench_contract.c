@@ -295,6 +295,7 @@ static void bench_queen(int threads) {
     tfe_contract_plan_release(P);
     free(A.data); free(B.data); free(C.data);
   }
+  tfe__pr_small_buf = 32768;
 }
 
 
@@ -323,7 +324,10 @@ static double time_mode(int mode, tfe_view_f64 *A, tfe_view_f64 *B, tfe_view_f64
 static void bench_crossover(void) {
   static const int64_t shapes[][3] = {{4, 4, 4}, {8, 8, 8}, {9, 9, 27}, {9, 81, 3}, {12, 12, 12}, {16, 16, 16},
                                       {20, 20, 20}, {24, 24, 24}, {28, 28, 28}, {32, 32, 32}, {40, 40, 40},
-                                      {48, 48, 48}, {8, 8, 256}, {64, 64, 4}, {16, 128, 16}, {96, 8, 8}};
+                                      {48, 48, 48}, {56, 56, 56}, {64, 64, 64}, {80, 80, 80}, {8, 8, 256},
+                                      {64, 64, 4}, {16, 128, 16}, {96, 8, 8}, {128, 128, 8}, {32, 32, 256},
+                                      {96, 96, 96}, {112, 112, 112}, {128, 128, 128}, {60, 60, 60}, {100, 100, 100}};
+  tfe__pr_small_buf = 1 << 17; /* let the forced small path take the big shapes too */
   printf("| m n k | m*n*k | batch | small path | BLIS per batch | BLIS / small |\n|---|---|---|---|---|---|\n");
   for (size_t q = 0; q < sizeof shapes / sizeof shapes[0]; q++) {
     int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2], mnk = m * n * k;

@@ -275,7 +275,7 @@ TFE_GLOBAL int64_t tfe__pr_naive_work = 512;
 
 /* ---- the small-GEMM path (float kinds; kernel in prims_small_tpl.h) -------------------------- */
 #ifndef TFE__PR_SMALL_MNK
-#define TFE__PR_SMALL_MNK 32768
+#define TFE__PR_SMALL_MNK 512000
 #endif
 /* 0: measured crossover; 1: whenever the buffers fit (tests); -1: never. */
 TFE_GLOBAL int tfe__pr_small_mode;

@@ -268,7 +268,8 @@ static const char *queen_steps[][4] = {
 static void bench_queen(int threads) {
   double bw = memcpy_bw();
   printf("memcpy bandwidth %.1f GB/s (read + write), %d thread(s)\n\n", bw / 1e9, threads);
-  printf("| case | m n k batch | plan | tenferro | memory-traffic limit | ratio |\n|---|---|---|---|---|---|\n");
+  printf("| case | m n k batch | plan | tenferro | small path off | memory-traffic limit | tenferro / limit |\n"
+         "|---|---|---|---|---|---|---|\n");
   for (int q = 0; q < 2; q++) {
     int32_t la[64], lb[64], lc[64];
     tfe_view_f64 A = queen_view(queen_steps[q][1], la), B = queen_view(queen_steps[q][2], lb);
@@ -281,17 +282,30 @@ static void bench_queen(int threads) {
     char plan[96];
     snprintf(plan, sizeof plan, "%s copy %d%d%d loop %d", P->small ? "small" : "gemm", P->copy[0], P->copy[1],
              P->copy[2], P->loop);
-    double t[R];
+    /* the same call with the small path turned off (the planner as it was before it: BLIS per
+     * batch), alternating with the default */
+    double t[R], toff[R];
     tfe_contract_f64(1.0, &A, la, &B, lb, 0.0, &C, lc);
     for (int r = 0; r < R; r++) {
       double t0 = now();
       tfe_contract_f64(1.0, &A, la, &B, lb, 0.0, &C, lc);
       t[r] = now() - t0;
+      if (r >= 3) { toff[r] = toff[r - 3]; continue; } /* 3 runs of the slow path are enough */
+      tfe__pr_small_mode = -1;
+      tfe_contract_desc d2;
+      tfe_contract_plan *P2 = NULL;
+      tfe_contract_describe_f64(&d2, &A, la, &B, lb, &C, lc);
+      tfe_contract_plan_create(&d2, &P2);
+      t0 = now();
+      tfe_contract_execute_f64(P2, 1.0, &A, &B, 0.0, &C);
+      toff[r] = now() - t0;
+      tfe_contract_plan_release(P2);
+      tfe__pr_small_mode = 0;
     }
-    double tm = median(t), lim = bytes / bw;
-    printf("| gm_queen %s | %lld %lld %lld %lld | %s | %.1f ms | %.1f ms (%.2f GB) | %.2fx |\n", queen_steps[q][0],
-           (long long)P->m, (long long)P->n, (long long)P->k, (long long)P->nbatch, plan, 1e3 * tm, 1e3 * lim,
-           bytes / 1e9, tm / lim);
+    double tm = median(t), lim = bytes / bw, to = median(toff);
+    printf("| gm_queen %s | %lld %lld %lld %lld | %s | %.1f ms | %.1f ms | %.1f ms (%.2f GB) | %.2fx |\n",
+           queen_steps[q][0], (long long)P->m, (long long)P->n, (long long)P->k, (long long)P->nbatch, plan, 1e3 * tm,
+           1e3 * to, 1e3 * lim, bytes / 1e9, tm / lim);
     tfe_contract_plan_release(P);
     free(A.data); free(B.data); free(C.data);
   }

@@ -167,13 +167,15 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
     tc_stats x = {0};                                                                       \
     tc_run_##s(tu_cases(10000), false, false, 0x1234 + DT, &x);                             \
     tc_run_##s(tu_cases(150), false, true, 0x4321 + DT, &x);                                \
-    long dc[3] = {tfe__ps_direct_calls[0], tfe__ps_direct_calls[1], tfe__ps_direct_calls[2]}; \
+    long dc[3] = {atomic_load(&tfe__ps_direct_calls[0]), atomic_load(&tfe__ps_direct_calls[1]), \
+                  atomic_load(&tfe__ps_direct_calls[2])};                                   \
     tc_run_##s(tu_cases(300), false, 2, 0x5151 + DT, &x);                                   \
     print_message("%s: small path in place: X %ld, Y %ld, C %ld calls\n", #s,                \
-                  tfe__ps_direct_calls[0] - dc[0], tfe__ps_direct_calls[1] - dc[1],          \
-                  tfe__ps_direct_calls[2] - dc[2]);                                         \
+                  atomic_load(&tfe__ps_direct_calls[0]) - dc[0],                            \
+                  atomic_load(&tfe__ps_direct_calls[1]) - dc[1],                            \
+                  atomic_load(&tfe__ps_direct_calls[2]) - dc[2]);                           \
     if (DT == TFE_DT_F32 || DT == TFE_DT_F64)                                               \
-      for (int q = 0; q < 3; q++) assert_true(tfe__ps_direct_calls[q] > dc[q]);             \
+      for (int q = 0; q < 3; q++) assert_true(atomic_load(&tfe__ps_direct_calls[q]) > dc[q]); \
     print_message("%s: plans naive %ld gemm %ld (reduce %ld, copy A/B %ld, copy C %ld, batch %ld, no copy %ld, " \
                   "loop %ld)\n", #s, x.naive, x.gemm, x.red, x.copy_ab, x.copy_c, x.batch, x.plain, x.loop); \
     assert_true(x.gemm > 0 && x.red > 0 && x.copy_ab > 0 && x.copy_c > 0 && x.batch > 0 && x.plain > 0); \

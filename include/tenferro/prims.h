@@ -98,9 +98,8 @@ TFE_INTERNAL tfe_status tfe__pr_analyze(const tfe_layout *A, const int32_t *la, 
 #if defined(__GNUC__) || defined(__clang__)
 #define TFE__PS_HAVE_VEC 1
 #endif
-/* Calls of the small path that read X / read Y / wrote C in place (tests check the paths ran;
- * updated without atomics: counts from concurrent callers may be lost). */
-TFE_GLOBAL long tfe__ps_direct_calls[3];
+/* Calls of the small path that read X / read Y / wrote C in place (tests check the paths ran). */
+TFE_GLOBAL atomic_long tfe__ps_direct_calls[3];
 /* ISO C modes (-std=c11) turn off gcc's fusing of a*b+c into one FMA; the small kernel's tile
  * loop asks for it back (one rounding instead of two per multiply-add, like BLIS's kernels). */
 #if defined(__GNUC__) && !defined(__clang__)

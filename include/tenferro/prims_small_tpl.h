@@ -441,9 +441,9 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
   for (int64_t r = 0; r < s.R; r++) s.xunit = s.xunit && s.xr[r] == r;
   s.c = c; s.alpha = alpha; s.beta = beta;
   TFE_FN(ps_direct_)(&s);
-  tfe__ps_direct_calls[0] += s.xdir; /* calling thread only: before the parallel region */
-  tfe__ps_direct_calls[1] += s.ydir;
-  tfe__ps_direct_calls[2] += s.cdir;
+  atomic_fetch_add_explicit(&tfe__ps_direct_calls[0], s.xdir, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__ps_direct_calls[1], s.ydir, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__ps_direct_calls[2], s.cdir, memory_order_relaxed);
   TFE_FN(ps_span_)(s.xr, s.R, s.xp, s.K, &s.xlo, &s.xhi);
   TFE_FN(ps_span_)(s.yq, s.Q, s.yp, s.K, &s.ylo, &s.yhi);
   /* prefetch only blocks that are dense enough: at most twice their elements, 16 KiB */

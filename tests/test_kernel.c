@@ -70,7 +70,7 @@ static void tk_paths(int mode) {
   tfe__knt_min = mode >= 2 ? 0 : (int64_t)16 << 20;
   tfe__kew_scratch = mode != 3;
   tfe__kew_strip = mode >= 2 ? 24 : (int64_t)1 << 30;
-  tfe__kvgather = mode == 2;     /* AVX-512 gathers (off by default) */
+  tfe__kvgather = mode == 2 ? 1 : mode == 3 ? -1 : 0; /* AVX-512 gathers: always, never, auto */
   tfe__kgather_all = mode == 3;  /* gather tiles for every transpose starting with a tiny dim */
   tfe__kew_cache = mode == 3 ? 64 : 16384; /* small caches: some inputs skip them */
 }

@@ -137,7 +137,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *
  * or a plain block. Tables of 8-byte kinds go through vector gathers (nt: stream out past
  * the cache where aligned). */
 TFE_INTERNAL void TFE_FN(k_gather_col_)(const tfe__kplan *p, int op, const TFE_T *s, bool cj, TFE_T *out,
-                                        int64_t n, bool nt) {
+                                        int64_t n, bool nt, bool vec) {
   const tfe__kgroup *g = &p->g[0];
   if (cj) { for (int64_t i = 0; i < n; i++) out[i] = TFE_FN(sr_conj)(s[TFE__KOFF(p, 0, op, i)]); return; }
   if (g->arith[op]) {
@@ -145,7 +145,7 @@ TFE_INTERNAL void TFE_FN(k_gather_col_)(const tfe__kplan *p, int op, const TFE_T
     for (int64_t i = 0; i < n; i++) out[i] = s[i * st];
     return;
   }
-  if (sizeof(TFE_T) == 8 && tfe__kgather8(out, s, g->tab[op], n, nt)) return;
+  if (sizeof(TFE_T) == 8 && tfe__kgather8(out, s, g->tab[op], n, nt, vec)) return;
   for (int64_t i = 0; i < n; i++) out[i] = s[g->tab[op][i]];
 }
 
@@ -166,7 +166,7 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
   }
   /* (plain blocks store normally: streaming them, as tn_light's table copies into fresh
    * pages, measured 1.4-1.9x slower) */
-  if (g0->arith[0] && g0->step[0] == 1) TFE_FN(k_gather_col_)(p, 1, s, false, d, n0, c->nt && p->gather);
+  if (g0->arith[0] && g0->step[0] == 1) TFE_FN(k_gather_col_)(p, 1, s, false, d, n0, c->nt && p->gather, p->gather);
   else for (int64_t i = 0; i < n0; i++) d[TFE__KOFF(p, 0, 0, i)] = s[TFE__KOFF(p, 0, 1, i)];
 }
 
@@ -256,6 +256,7 @@ typedef struct TFE_TY(kew_) {
   bool nt; /* stream transpose-tile results past the cache (large outputs) */
   TFE_T *scratch;       /* transpose tiles: whole-tile buffers, per thread and input */
   int64_t tile_elems;   /* elements of one such buffer (0: no scratch, strips on the stack) */
+  int64_t *last;        /* gather tiles: per thread (8 slots) the tile each column cache holds */
 } TFE_TY(kew_);
 
 /* Gather rows [i0, i1) x columns [j0 + c0, j0 + c1) of input op's part of a transpose tile
@@ -435,13 +436,18 @@ TFE_INTERNAL void TFE_FN(k_ew_tile_)(void *ctx, const tfe__kplan *p, const tfe__
     if (!TFE_FN(k_ew_cached_)(e, p, k)) continue;
     bool done[TFE__KTAB] = {false};
     cache[k] = e->scratch + (t->tid * 2 + k) * e->tile_elems;
+    /* consecutive tiles that differ only along dims where this input does not move (the
+     * odometer runs those first) find its columns already there */
+    int64_t *last = e->last ? e->last + t->tid * 8 + k * 3 : NULL;
+    if (last && last[0] == t->off[k + 1] && last[1] == n0 && last[2] == t->n1) continue;
+    if (last) { last[0] = t->off[k + 1]; last[1] = n0; last[2] = t->n1; }
     if (tfe__kpf) TFE_FN(k_prefetch_cols_)(p, k + 1, e->in[k] + t->off[k + 1], n0, t->n1);
     for (int64_t j = 0; j < t->n1; j++) {
       int c = g1->cid[k + 1][j];
       if (done[c]) continue;
       done[c] = true;
       TFE_FN(k_gather_col_)(p, k + 1, e->in[k] + t->off[k + 1] + TFE__KOFF(p, 1, k + 1, j), e->cj_in[k],
-                            cache[k] + c * n0, n0, false);
+                            cache[k] + c * n0, n0, false, false);
     }
   }
   for (int64_t j = 0; j < t->n1; j++) {
@@ -450,7 +456,7 @@ TFE_INTERNAL void TFE_FN(k_ew_tile_)(void *ctx, const tfe__kplan *p, const tfe__
       if (cache[k]) { in[k] = cache[k] + g1->cid[k + 1][j] * n0; continue; }
       const TFE_T *s = e->in[k] + t->off[k + 1] + TFE__KOFF(p, 1, k + 1, j);
       if (!e->cj_in[k] && p->g[0].arith[k + 1] && p->g[0].step[k + 1] == 1) { in[k] = s; continue; }
-      TFE_FN(k_gather_col_)(p, k + 1, s, e->cj_in[k], buf[k + 1], n0, false);
+      TFE_FN(k_gather_col_)(p, k + 1, s, e->cj_in[k], buf[k + 1], n0, false, false);
       in[k] = buf[k + 1];
     }
     TFE_T *d = e->d + t->off[0] + TFE__KOFF(p, 1, 0, j);
@@ -510,7 +516,7 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew_)(const char *where, const TFE_TY(view) *dst
       return tfe__fail(TFE_ERR_OVERLAP, where, "destination overlaps the %s", names[k]);
   }
   if (n == 0) return TFE_OK;
-  TFE_TY(kew_) e = {dst->data, {NULL, NULL}, {false, false}, false, nin, body, bctx, false, NULL, 0};
+  TFE_TY(kew_) e = {dst->data, {NULL, NULL}, {false, false}, false, nin, body, bctx, false, NULL, 0, NULL};
 #if !(TFE_ALG == TFE_ALG_STANDARD && !TFE_CPLX)
   e.cj_out = dst->conj;
 #endif
@@ -544,8 +550,11 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew_)(const char *where, const TFE_TY(view) *dst
       int64_t m = p.g[1].ncid[k + 1] * p.g[0].len;
       if (p.g[1].ncid[k + 1] < p.g[1].len && m <= tfe__kew_cache && m > e.tile_elems) e.tile_elems = m;
     }
-    if (e.tile_elems)
+    if (e.tile_elems) {
       e.scratch = (TFE_T *)tfe__alloc((size_t)(2 * nt) * (size_t)e.tile_elems * sizeof(TFE_T));
+      e.last = (int64_t *)tfe__alloc((size_t)(8 * nt) * sizeof(int64_t));
+      for (int64_t i = 0; e.last && i < 8 * nt; i++) e.last[i] = -1; /* n0 = -1: nothing held */
+    }
     if (!e.scratch) e.tile_elems = 0;
   }
   if (tfe__kstat_on && p.gather) { tfe__kstat[0]++; if (e.tile_elems) tfe__kstat[1]++; }
@@ -558,6 +567,7 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew_)(const char *where, const TFE_TY(view) *dst
   }
   tfe__kplan_run(&p, TFE_FN(k_ew_tile_), &e, nt);
   tfe__free(e.scratch);
+  tfe__free(e.last);
   return TFE_OK;
 }
 

@@ -403,6 +403,46 @@ static void bench_bmm(int64_t b, int64_t n, int threads) {
   free(a); free(bb); free(c);
 }
 
+
+/* The same for c128 (BLIS runs complex GEMM through its 1m method). */
+static void bench_crossover_c128(void) {
+  static const int64_t shapes[][3] = {{9, 9, 27}, {16, 16, 16}, {32, 32, 32}, {48, 48, 48}, {64, 64, 64}, {80, 80, 80}};
+  printf("\n| c128 m n k | m*n*k | batch | small path | BLIS per batch | BLIS / small |\n|---|---|---|---|---|---|\n");
+  int32_t la[] = {'i', 'p', 'b'}, lb[] = {'p', 'j', 'b'}, lc[] = {'i', 'j', 'b'};
+  for (size_t q = 0; q < sizeof shapes / sizeof shapes[0]; q++) {
+    int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2], mnk = m * n * k, nb = 5000000 / mnk + 1;
+    double _Complex *a = malloc(16 * (size_t)(m * k * nb)), *b = malloc(16 * (size_t)(k * n * nb));
+    double _Complex *c = malloc(16 * (size_t)(m * n * nb));
+    for (int64_t i = 0; i < m * k * nb; i++) a[i] = (double)(i % 7) - 3 + I * (double)(i % 5);
+    for (int64_t i = 0; i < k * n * nb; i++) b[i] = 1 - I * (double)(i % 3);
+    tfe_view_c128 A = {a, {3, 0, {m, k, nb}, {1, m, m * k}}, false}, B = {b, {3, 0, {k, n, nb}, {1, k, k * n}}, false};
+    tfe_view_c128 C = {c, {3, 0, {m, n, nb}, {1, m, m * n}}, false};
+    double tm[2];
+    bool sm[2];
+    for (int mode = 0; mode < 2; mode++) {
+      tfe__pr_small_mode = mode == 0 ? 1 : -1;
+      tfe_contract_desc d;
+      tfe_contract_plan *P = NULL;
+      tfe_contract_describe_c128(&d, &A, la, &B, lb, &C, lc);
+      tfe_contract_plan_create(&d, &P);
+      sm[mode] = P->small;
+      tfe_contract_execute_c128(P, 1.0, &A, &B, 0.0, &C);
+      double t[R];
+      for (int r = 0; r < R; r++) {
+        double t0 = now();
+        tfe_contract_execute_c128(P, 1.0, &A, &B, 0.0, &C);
+        t[r] = now() - t0;
+      }
+      tm[mode] = median(t);
+      tfe_contract_plan_release(P);
+      tfe__pr_small_mode = 0;
+    }
+    printf("| %lld %lld %lld | %lld | %lld | %s%.2f ms | %.2f ms | %.2f |\n", (long long)m, (long long)n, (long long)k,
+           (long long)mnk, (long long)nb, sm[0] ? "" : "(not small) ", 1e3 * tm[0], 1e3 * tm[1], tm[1] / tm[0]);
+    free(a); free(b); free(c);
+  }
+}
+
 /* ---- 1 vs 2 threads, alternating in one run ------------------------------------------------ */
 static void scaling_case(const char *name, tfe_view_f64 *A, const int32_t *la, tfe_view_f64 *B, const int32_t *lb,
                          tfe_view_f64 *C, const int32_t *lc, int iters) {
@@ -478,6 +518,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "crossover") == 0) {
     tfe_set_num_threads(1);
     bench_crossover();
+    bench_crossover_c128();
     return 0;
   }
   if (argc > 1 && strcmp(argv[1], "queen") == 0) {

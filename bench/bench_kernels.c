@@ -1,7 +1,7 @@
 /* bench_kernels — unary map, binary zip and a reduction over 16M float64 elements
  * (4096 x 4096), contiguous and transposed operands, against memcpy of the same buffers.
  *
- *   bench_kernels [--reps N] [--threads T] [--set all|transpose|small]
+ *   bench_kernels [--reps N] [--threads T] [--set all|transpose|small|threads]
  *
  * Outputs exist and were touched before timing (no allocation inside the timed region).
  * Bandwidth counts the bytes an operation must move: map reads 8 and writes 8 bytes per
@@ -184,6 +184,50 @@ static void run_small(int reps, const char *only) {
   tfe__free(C); tfe__free(A); tfe__free(B); tfe__free(M);
 }
 
+/* --set threads: what a second core adds to plain memory traffic on this machine. memcpy
+ * of 128 MiB (touched, huge-page buffers, no allocation timed) on one thread and split in
+ * two halves over two OpenMP threads (each thread copies one contiguous half), interleaved
+ * rounds; the same for tfe_copy of a 2-D transpose. The ratio bounds what any kernel can
+ * gain from a second thread here. */
+static void run_threads(int reps) {
+  const int64_t n = (int64_t)16 << 20, side = 4096;
+  double *a = sm_buf(n, 1), *b = sm_buf(n, 0);
+  tfe_view_f64 d = {b, {2, 0, {side, side}, {1, side}}, false}, s = {a, {2, 0, {side, side}, {side, 1}}, false};
+  static double t[4][64];
+  for (int r = -1; r < reps; r++)
+    for (int k = 0; k < 4; k++) {
+      int nt = 1 + k % 2;
+      double t0 = now_ms();
+      if (k < 2) {
+        TFE_OMP(parallel num_threads(nt))
+        {
+          int id = 0, m = 1;
+#ifdef _OPENMP
+          id = omp_get_thread_num(); m = omp_get_num_threads();
+#endif
+          int64_t lo = n * id / m, hi = n * (id + 1) / m;
+          memcpy(b + lo, a + lo, (size_t)(hi - lo) * sizeof(double));
+        }
+      } else {
+        tfe_set_num_threads(nt);
+        if (tfe_copy_f64(&d, &s)) { fprintf(stderr, "%s\n", tfe_last_error()); exit(1); }
+        tfe_set_num_threads(1);
+      }
+      __asm__ volatile("" : : "r"(b) : "memory");
+      if (r >= 0) t[k][r] = now_ms() - t0;
+    }
+  for (int k = 0; k < 4; k++) qsort(t[k], (size_t)reps, sizeof(double), cmpd);
+  double gb = 2.0 * (double)n * 8 / 1e6;
+  printf("# two threads vs one, 128 MiB f64, median of %d interleaved rounds\n", reps);
+  printf("memcpy_1thr ms=%.2f GBps=%.2f best_ms=%.2f\n", t[0][reps / 2], gb / t[0][reps / 2], t[0][0]);
+  printf("memcpy_2thr ms=%.2f GBps=%.2f best_ms=%.2f speedup=%.2f best_speedup=%.2f\n", t[1][reps / 2],
+         gb / t[1][reps / 2], t[1][0], t[0][reps / 2] / t[1][reps / 2], t[0][0] / t[1][0]);
+  printf("transpose_1thr ms=%.2f best_ms=%.2f\n", t[2][reps / 2], t[2][0]);
+  printf("transpose_2thr ms=%.2f best_ms=%.2f speedup=%.2f best_speedup=%.2f\n", t[3][reps / 2], t[3][0],
+         t[2][reps / 2] / t[3][reps / 2], t[2][0] / t[3][0]);
+  tfe__free(a); tfe__free(b);
+}
+
 int main(int argc, char **argv) {
   int reps = 7, threads = 1;
   const char *set = "all", *only = NULL;
@@ -204,6 +248,7 @@ int main(int argc, char **argv) {
   if (reps < 1) reps = 1;
   if (reps > 64) reps = 64;
   tfe_set_num_threads(threads);
+  if (!strcmp(set, "threads")) { run_threads(reps); return 0; }
   if (strcmp(set, "transpose")) run_small(reps, only);
   if (!strcmp(set, "small")) return 0;
   const int64_t n = 4096, dims[2] = {n, n};

@@ -128,10 +128,40 @@ static void test_small_dims(void **st) {
   tfe__kstat_on = 1;
   memset(tfe__kstat, 0, sizeof tfe__kstat);
   TK_MODES(TK_TESTS(TK_RUN_SMALL))
-  tfe__kstat_on = 0;
+  tfe__kstat_on = 1;
   assert_true(tfe__kstat[0] > 0); /* map/zip gather tiles */
   assert_true(tfe__kstat[1] > 0); /* with column caches */
   assert_true(tfe__kstat[2] > 0); /* copy gather tiles */
+  /* tn_light's permutation at rank 14: runs of 16 from a table of the other dims */
+  enum { R = 14 };
+  int perm[R] = {0, 1, 2, 3, 12, 4, 13, 5, 6, 7, 8, 9, 10, 11};
+  int64_t n = 1 << R, dims[R];
+  double *src = malloc(sizeof(double) * (size_t)n), *dst = malloc(sizeof(double) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) src[i] = (double)i;
+  tfe_view_f64 sv = {src, {R, 0, {0}, {0}}, false}, dv = {dst, {R, 0, {0}, {0}}, false};
+  for (int i = 0; i < R; i++) {
+    dims[i] = 2;
+    sv.lay.dims[i] = dv.lay.dims[i] = 2;
+    sv.lay.strides[i] = (int64_t)1 << perm[i];
+    dv.lay.strides[i] = (int64_t)1 << i;
+  }
+  for (int pass = 0; pass < 4; pass++) {
+    tfe_set_num_threads(1 + pass % 2);
+    tk_paths(pass / 2);
+    int64_t before = tfe__kstat[3];
+    assert_int_equal(tfe_copy_f64(&dv, &sv), TFE_OK);
+    assert_true(tfe__kstat[3] > before);
+    int64_t idx[R] = {0};
+    do {
+      int64_t so = 0, dof = 0;
+      for (int i = 0; i < R; i++) { so += idx[i] * sv.lay.strides[i]; dof += idx[i] * dv.lay.strides[i]; }
+      if (dst[dof] != src[so]) fail_msg("run copy mismatch pass %d", pass);
+    } while (tk_next(R, dims, idx));
+  }
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__kstat_on = 0;
+  free(src); free(dst);
 }
 
 static void test_copy_errors(void **st) {

@@ -387,13 +387,16 @@ TFE_INTERNAL bool TFE_FN(ps_affine_)(const int64_t *tab, int64_t n, int64_t *ste
 TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
   s->xdir = s->ydir = s->cdir = false;
   int64_t unit;
-  if (TFE_CPLX || s->R % TFE__PS_W != 0) return;
+  if (TFE_CPLX) return;
+  /* Y is read as scalars: in place whenever its tables are affine (gm_queen step 137: B's
+   * 27 x 9 block of each batch is contiguous) */
+  bool ys = TFE_FN(ps_affine_)(s->yp, s->K, &s->ysp) && TFE_FN(ps_affine_)(s->yq, s->Q, &s->ysq);
+  s->ydir = s->Q % s->NQ == 0 && ys;
+  if (s->R % TFE__PS_W != 0) return;
   /* X in place only when its depth stride is not a multiple of 256 bytes: with such strides
    * (64^3 column-major f64: 512 bytes) the row vectors of successive p fall into a few L1 sets
    * and conflict; packing them contiguously ran 32 x 64^3 in 0.20 ms instead of 0.32 ms */
   s->xdir = s->xunit && TFE_FN(ps_affine_)(s->xp, s->K, &s->xs) && (s->xs * (int64_t)sizeof(TFE_R)) % 256 != 0;
-  bool ys = TFE_FN(ps_affine_)(s->yp, s->K, &s->ysp) && TFE_FN(ps_affine_)(s->yq, s->Q, &s->ysq);
-  s->ydir = s->Q % s->NQ == 0 && ys;
   s->cdir = s->Q % s->NQ == 0 && TFE_FN(ps_affine_)(s->cr, s->R, &unit) && unit == 1 &&
             TFE_FN(ps_affine_)(s->cq, s->Q, &s->csq);
 }

@@ -36,6 +36,12 @@ typedef struct TFE_FN(ps_call_) {
    * (element (p, q) at y + p * ysp + q * ysq), C written in place (column q at c + q * csq) */
   bool xdir, ydir, cdir;
   int64_t xs, ysp, ysq, csq;
+  /* X's rows are not whole vectors but affine: read in place too, the row vector running past
+   * row R into elements between the view's first and last (inside the caller's object; the
+   * extra lanes land in tile rows that are never stored), for every batch whose last read
+   * stays at or below xmax (X's largest element offset); the last batches are packed */
+  bool xover;
+  int64_t xmax;
   bool cx, cy;               /* conjugate X / Y */
   const TFE_T *x, *y;
   TFE_T *c;
@@ -328,7 +334,8 @@ TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64
       }
       const TFE_R *xa = xp, *ya = yp;
       int64_t xsp = s->RP, ysp = 1, ysq = s->K;
-      if (s->xdir) { xa = (const TFE_R *)(s->x + o[0]); xsp = s->xs; } else TFE_FN(ps_pack_x_)(s, s->x + o[0], xp);
+      bool xin = s->xdir || (s->xover && o[0] + s->xs * (s->K - 1) + s->RP - 1 <= s->xmax);
+      if (xin) { xa = (const TFE_R *)(s->x + o[0]); xsp = s->xs; } else TFE_FN(ps_pack_x_)(s, s->x + o[0], xp);
       if (s->ydir) { ya = (const TFE_R *)(s->y + o[1]); ysp = s->ysp; ysq = s->ysq; } else TFE_FN(ps_pack_y_)(s, s->y + o[1], yp);
       if (s->cdir)
         TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, (TFE_R *)(s->c + o[2]), s->csq, true, bzero);
@@ -385,18 +392,20 @@ TFE_INTERNAL bool TFE_FN(ps_affine_)(const int64_t *tab, int64_t n, int64_t *ste
 /* Real kinds with whole vectors of rows and whole column blocks read X, Y and write C in
  * place when their tables are affine: no packing, no tile (bij,bjk->bik with 64^3 GEMMs). */
 TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
-  s->xdir = s->ydir = s->cdir = false;
+  s->xdir = s->ydir = s->cdir = s->xover = false;
   int64_t unit;
   if (TFE_CPLX) return;
   /* Y is read as scalars: in place whenever its tables are affine (gm_queen step 137: B's
    * 27 x 9 block of each batch is contiguous) */
   bool ys = TFE_FN(ps_affine_)(s->yp, s->K, &s->ysp) && TFE_FN(ps_affine_)(s->yq, s->Q, &s->ysq);
   s->ydir = s->Q % s->NQ == 0 && ys;
-  if (s->R % TFE__PS_W != 0) return;
   /* X in place only when its depth stride is not a multiple of 256 bytes: with such strides
    * (64^3 column-major f64: 512 bytes) the row vectors of successive p fall into a few L1 sets
    * and conflict; packing them contiguously ran 32 x 64^3 in 0.20 ms instead of 0.32 ms */
-  s->xdir = s->xunit && TFE_FN(ps_affine_)(s->xp, s->K, &s->xs) && (s->xs * (int64_t)sizeof(TFE_R)) % 256 != 0;
+  bool xa = s->xunit && TFE_FN(ps_affine_)(s->xp, s->K, &s->xs) && (s->xs * (int64_t)sizeof(TFE_R)) % 256 != 0;
+  s->xover = xa && s->R % TFE__PS_W != 0 && s->xs >= 0; /* gm_queen step 137: 185 -> 175 ms */
+  if (s->R % TFE__PS_W != 0) return;
+  s->xdir = xa;
   s->cdir = s->Q % s->NQ == 0 && TFE_FN(ps_affine_)(s->cr, s->R, &unit) && unit == 1 &&
             TFE_FN(ps_affine_)(s->cq, s->Q, &s->csq);
 }
@@ -443,8 +452,13 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
   s.xunit = true;
   for (int64_t r = 0; r < s.R; r++) s.xunit = s.xunit && s.xr[r] == r;
   s.c = c; s.alpha = alpha; s.beta = beta;
+  s.xmax = 0; /* X's largest element offset over all its labels (as the GEMM reads it) */
+  for (int j = 0; j < P->nl; j++) {
+    int64_t st = P->lab[j].sf[sw ? 1 : 0];
+    if (st > 0) s.xmax += (P->lab[j].dim - 1) * st;
+  }
   TFE_FN(ps_direct_)(&s);
-  atomic_fetch_add_explicit(&tfe__ps_direct_calls[0], s.xdir, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__ps_direct_calls[0], s.xdir || s.xover, memory_order_relaxed);
   atomic_fetch_add_explicit(&tfe__ps_direct_calls[1], s.ydir, memory_order_relaxed);
   atomic_fetch_add_explicit(&tfe__ps_direct_calls[2], s.cdir, memory_order_relaxed);
   TFE_FN(ps_span_)(s.xr, s.R, s.xp, s.K, &s.xlo, &s.xhi);

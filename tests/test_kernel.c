@@ -65,8 +65,9 @@ static void tk_paths(int mode) {
   tfe__ktiny = mode ? 0 : 1024;
   tfe__kpar_min = mode ? 64 : 32768;
   tfe__ktile_bytes = mode >= 2 ? 64 : 256;
-  tfe__kew_tile_bytes = mode >= 2 ? 96 : 1024;
-  tfe__kew_run_bytes = mode >= 2 ? 128 : 2048;
+  tfe__kew_tile_bytes = mode >= 2 ? 96 : 2048;
+  tfe__kew_run_bytes = mode >= 2 ? 128 : 1024;
+  tfe__kew_gather_bytes = mode >= 2 ? 128 : 2048;
   tfe__knt_min = mode >= 2 ? 0 : (int64_t)16 << 20;
   tfe__kew_scratch = mode != 3;
   tfe__kew_strip = mode >= 2 ? 24 : (int64_t)1 << 30;

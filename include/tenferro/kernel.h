@@ -571,8 +571,11 @@ TFE_GLOBAL int64_t tfe__kpar_min = 32768;
 /* Transpose tiles: G1 spans this many bytes along the source, G0 twice as many. Copies
  * (tfe__ktile_bytes) and map/zip (tfe__kew_tile_bytes) tile separately. */
 TFE_GLOBAL int64_t tfe__ktile_bytes = 256;
-TFE_GLOBAL int64_t tfe__kew_tile_bytes = 1024;
-TFE_GLOBAL int64_t tfe__kew_run_bytes = 2048; /* map/zip: G0 span (destination runs) */
+/* (map/zip: 2 KiB runs of the transposed input x 1 KiB of the destination measured 11.5
+ * ms for a transposed 16M map on the EPYC against 13.8 ms for 1 KiB x 2 KiB) */
+TFE_GLOBAL int64_t tfe__kew_tile_bytes = 2048;
+TFE_GLOBAL int64_t tfe__kew_run_bytes = 1024; /* map/zip: G0 span (destination runs) */
+TFE_GLOBAL int64_t tfe__kew_gather_bytes = 2048; /* map/zip gather tiles: G0 span */
 /* map/zip transpose tiles: whole-tile heap buffers (1) or strips of at most tfe__kew_strip
  * elements on the stack (0; also the fallback when the buffers cannot be allocated). */
 TFE_GLOBAL int tfe__kew_scratch = 1;

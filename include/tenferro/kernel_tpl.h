@@ -554,7 +554,9 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew_)(const char *where, const TFE_TY(view) *dst
   if (t1 < 8) t1 = 8;
   if (t0 < 8) t0 = 8;
   if (t0 > (int64_t)TFE__KCOL) t0 = (int64_t)TFE__KCOL;
-  tfe__kplan_make(&p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, t0, t1, t0, false);
+  int64_t tg = tfe__kew_gather_bytes / (int64_t)sizeof(TFE_T);
+  tg = tg < 8 ? 8 : tg > (int64_t)TFE__KCOL ? (int64_t)TFE__KCOL : tg;
+  tfe__kplan_make(&p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, t0, t1, tg, false);
   e.nt = n * (int64_t)sizeof(TFE_T) >= tfe__knt_min;
   int nt = tfe__kthreads(n);
   int64_t cap = tfe__kew_strip < (int64_t)TFE__KSTRIP ? tfe__kew_strip : (int64_t)TFE__KSTRIP;

@@ -167,19 +167,27 @@ TFE_INTERNAL void TFE_FN(pr_gemm_)(const tfe_contract_plan *P, TFE_T alpha, cons
   int64_t m = P->m, n = P->n, k = P->k;
 #if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD
   (void)sgws;
-  if (m * n * k <= 2048) { /* BLIS's per-call cost exceeds the work: plain loops */
+  if (m * n * k <= 2048) { /* BLIS's per-call cost exceeds the work: plain loops (used only
+                             * when the small-GEMM path is off or unavailable) */
     bool bz = TFE_FN(pr_is_zero_)(beta);
     for (int64_t j = 0; j < n; j++)
       for (int64_t i = 0; i < m; i++) {
         TFE_T acc = 0;
+#if TFE_CPLX /* on real and imaginary parts: ISO C's complex product calls __muldc3 */
+        TFE_R ar = 0, ai = 0, sa = ca ? (TFE_R)-1 : (TFE_R)1, sb = cb ? (TFE_R)-1 : (TFE_R)1;
         for (int64_t p = 0; p < k; p++) {
-          TFE_T x = a[i * P->rs[0] + p * P->cs[0]], y = b[p * P->rs[1] + j * P->cs[1]];
-#if TFE_CPLX
-          if (ca) x = TFE_CONJ(x);
-          if (cb) y = TFE_CONJ(y);
-#endif
-          acc += x * y;
+          const TFE_R *x = (const TFE_R *)(a + i * P->rs[0] + p * P->cs[0]);
+          const TFE_R *y = (const TFE_R *)(b + p * P->rs[1] + j * P->cs[1]);
+          TFE_R xr = x[0], xi = sa * x[1], yr = y[0], yi = sb * y[1];
+          ar += xr * yr - xi * yi;
+          ai += xr * yi + xi * yr;
         }
+        TFE_R *accp = (TFE_R *)&acc;
+        accp[0] = ar;
+        accp[1] = ai;
+#else
+        for (int64_t p = 0; p < k; p++) acc += a[i * P->rs[0] + p * P->cs[0]] * b[p * P->rs[1] + j * P->cs[1]];
+#endif
         TFE_T *cp = c + i * P->rs[2] + j * P->cs[2];
         *cp = bz ? alpha * acc : alpha * acc + beta * *cp;
       }

@@ -254,6 +254,14 @@ static double memcpy_bw(void) {
   return bw;
 }
 static const char *queen_steps[][4] = {
+  {"step 94",
+   "17:3/1 19:3/3 3:3/9 18:3/27 5:3/81 11:3/243 16:3/729 0:3/2187 20:3/6561 21:3/19683 10:3/59049 7:3/177147",
+   "5:3/1 6:3/3 9:3/9 1:3/27 23:3/81 8:3/243 11:3/729 16:3/2187 0:3/6561 20:3/19683 21:3/59049 10:3/177147 7:3/531441",
+   "11:3/1 16:3/3 0:3/9 20:3/27 6:3/81 9:3/243 21:3/729 10:3/2187 17:3/6561 19:3/19683 1:3/59049 3:3/177147 7:3/531441 18:3/1594323 23:3/4782969 8:3/14348907"},
+  {"step 138",
+   "0:3/1 14:3/3 19:3/9 20:3/27 18:3/81 12:3/243 23:3/729 22:3/2187 8:3/6561 4:3/19683 9:3/59049 21:3/177147 6:3/531441",
+   "0:3/1 14:3/3 19:3/9 1:3/27 3:3/81 7:3/243 20:3/729 18:3/2187 12:3/6561 23:3/19683 22:3/59049 8:3/177147 4:3/531441 9:3/1594323 21:3/4782969 6:3/14348907",
+   "20:3/1 18:3/3 12:3/9 23:3/27 22:3/81 8:3/243 1:3/729 4:3/2187 9:3/6561 21:3/19683 3:3/59049 7:3/177147 6:3/531441"},
   {"step 137",
    "9:3/1 21:3/3 10:3/9 16:3/27 17:3/81 0:3/243 14:3/729 19:3/2187 1:3/6561 3:3/19683 7:3/59049 20:3/177147 18:3/531441 12:3/1594323 23:3/4782969 8:3/14348907 6:3/43046721",
    "10:3/1 16:3/3 17:3/9 22:3/27 4:3/81 0:3/243 14:3/729 19:3/2187 1:3/6561 3:3/19683 7:3/59049 20:3/177147 18:3/531441 12:3/1594323 23:3/4782969 8:3/14348907 6:3/43046721",
@@ -270,7 +278,7 @@ static void bench_queen(int threads) {
   printf("memcpy bandwidth %.1f GB/s (read + write), %d thread(s)\n\n", bw / 1e9, threads);
   printf("| case | m n k batch | plan | tenferro | small path off | memory-traffic limit | tenferro / limit |\n"
          "|---|---|---|---|---|---|---|\n");
-  for (int q = 0; q < 2; q++) {
+  for (int q = 0; q < (int)(sizeof queen_steps / sizeof queen_steps[0]); q++) {
     int32_t la[64], lb[64], lc[64];
     tfe_view_f64 A = queen_view(queen_steps[q][1], la), B = queen_view(queen_steps[q][2], lb);
     tfe_view_f64 C = queen_view(queen_steps[q][3], lc);
@@ -280,11 +288,17 @@ static void bench_queen(int threads) {
     tfe_contract_describe_f64(&d, &A, la, &B, lb, &C, lc);
     tfe_contract_plan_create(&d, &P);
     char plan[96];
-    snprintf(plan, sizeof plan, "%s copy %d%d%d loop %d", P->small ? "small" : "gemm", P->copy[0], P->copy[1],
+    snprintf(plan, sizeof plan, "%s%s copy %d%d%d loop %d", P->small ? "small" : "gemm", P->small_swap ? " T" : "", P->copy[0], P->copy[1],
              P->copy[2], P->loop);
     /* the same call with the small path turned off (the planner as it was before it: BLIS per
      * batch), alternating with the default */
     double t[R], toff[R];
+    if (getenv("TFE_ORIENT")) { /* measure one small-path orientation (1 plain, 2 transposed) */
+      tfe__pr_small_orient = atoi(getenv("TFE_ORIENT"));
+      tfe_contract_plan_release(P);
+      tfe_contract_plan_create(&d, &P);
+      tfe_contract_cache_clear();
+    }
     tfe_contract_f64(1.0, &A, la, &B, lb, 0.0, &C, lc);
     for (int r = 0; r < R; r++) {
       double t0 = now();

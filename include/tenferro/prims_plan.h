@@ -285,6 +285,36 @@ TFE_GLOBAL int64_t tfe__pr_small_mnk = TFE__PR_SMALL_MNK;
 /* Most real elements of one thread's packed buffers (X, Y, one tile): L2-resident. */
 TFE_GLOBAL int64_t tfe__pr_small_buf = 32768;
 
+/* Orientation of the small path: 0 by cost, 1 never swap, 2 always swap (benchmarks). */
+TFE_GLOBAL int tfe__pr_small_orient;
+
+/* Whether the labels g fuse into one affine dimension of operand op (any order tried: sorted
+ * by stride). An empty or single-label group always does. */
+TFE_INTERNAL bool tfe__pr_affine_group(const int16_t *g, int n, const tfe__pr_plab *lab, const int64_t (*cur)[3], int op) {
+  int16_t t[TFE__PR_MAXL];
+  memcpy(t, g, (size_t)n * sizeof *g);
+  tfe__pr_sort(t, n, lab, cur, op);
+  return tfe__pr_fuses(t, n, lab, cur, op);
+}
+/* Per-batch cost of the small path with rows from group gr of operand xo (0: A, 1: B), columns
+ * from gq of the other input: vector multiply-adds over the padded rows, plus element moves:
+ * packing X (a gather, weighted 2, when its rows are not contiguous), packing Y (unless its
+ * groups are affine and it is read in place), and C's R*Q stores. */
+TFE_INTERNAL double tfe__pr_small_cost(const tfe_contract_plan *P, const int64_t (*cur)[3], const int16_t *gr, int nr,
+                                       const int16_t *gq, int nq, const int16_t *gk, int nk, int xo, int64_t w) {
+  int64_t R = 1, Q = 1, K = 1;
+  bool unit = nr == 0;
+  for (int i = 0; i < nr; i++) { R *= P->lab[gr[i]].dim; unit = unit || tfe__pr_abs(cur[gr[i]][xo]) == 1; }
+  for (int i = 0; i < nq; i++) Q *= P->lab[gq[i]].dim;
+  for (int i = 0; i < nk; i++) K *= P->lab[gk[i]].dim;
+  unit = unit && tfe__pr_affine_group(gr, nr, P->lab, cur, xo);
+  bool yin = tfe__pr_affine_group(gq, nq, P->lab, cur, 1 - xo) && tfe__pr_affine_group(gk, nk, P->lab, cur, 1 - xo);
+  double c = (double)((R + w - 1) / w) * (double)Q * (double)K;
+  c += (unit ? 1.0 : 2.0) * (double)R * (double)K;
+  if (!yin) c += (double)Q * (double)K;
+  return c + (double)R * (double)Q;
+}
+
 /* Insertion sort of labels g[0..n) by the weight w[label] (ascending). */
 TFE_INTERNAL void tfe__pr_sort_w(int16_t *g, int n, const int64_t *w) {
   for (int i = 1; i < n; i++) {
@@ -313,12 +343,17 @@ TFE_INTERNAL bool tfe__pr_small_plan(tfe_contract_plan *P, const int64_t (*cur)[
   int64_t lim = tfe__pr_small_buf, pl = di->is_complex ? 2 : 1, w = 64 / ((int64_t)di->size / pl);
   if (m > lim || n > lim || k > lim) return false;
   int64_t mp = (m + w - 1) / w * w, np = (n + w - 1) / w * w;
-  /* vectorize over the dimension that pads less; on a tie over the one along which C (else
-   * the input) is contiguous, so that the kernel can read and write in place */
+  /* Orientation: a cost in vector multiply-adds plus element moves per batch (see
+   * tfe__pr_small_cost); on a tie, the one along which C (else X) is contiguous. */
   bool cun = false, cum = false, xun = false, xum = false;
   for (int i = 0; i < nn; i++) { cun = cun || tfe__pr_abs(cur[gn[i]][2]) == 1; xun = xun || tfe__pr_abs(cur[gn[i]][1]) == 1; }
   for (int i = 0; i < nm; i++) { cum = cum || tfe__pr_abs(cur[gm[i]][2]) == 1; xum = xum || tfe__pr_abs(cur[gm[i]][0]) == 1; }
-  bool swap = np * m < mp * n || (np * m == mp * n && (cun > cum || (cun == cum && xun > xum)));
+  double c0 = tfe__pr_small_cost(P, cur, gm, nm, gn, nn, gk, nk, 0, w), c1 = tfe__pr_small_cost(P, cur, gn, nn, gm, nm, gk, nk, 1, w);
+  bool swap = c1 < c0 || (c1 == c0 && (cun > cum || (cun == cum && xun > xum)));
+  if (tfe__pr_small_orient) swap = tfe__pr_small_orient == 2;
+  /* one row in a vector of 8 (f64) wastes most lanes: tiny GEMMs of that shape keep the plain
+   * loops (gm_queen step 138, 1 x 27 x 27 per batch: 16 ms plain, 27 ms small path) */
+  if (tfe__pr_small_mode == 0 && (swap ? n : m) * 4 < w && m * n * k <= 2048) return false;
   int64_t rp = swap ? np : mp, q = swap ? m : n;
   q += 5; /* columns padded to the column block (ps_nq_) */
   if (pl * (rp * k + q * k + w + rp * q) + w > lim) return false; /* see ps_buf_elems_ */

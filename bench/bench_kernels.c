@@ -241,6 +241,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--ew-run") && i + 1 < argc) tfe__kew_run_bytes = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--ew-gather") && i + 1 < argc) tfe__kew_gather_bytes = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--ew-cache") && i + 1 < argc) tfe__kew_cache = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--tiny-dim") && i + 1 < argc) tfe__ktiny_dim = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--pf") && i + 1 < argc) tfe__kpf = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--vgather") && i + 1 < argc) tfe__kvgather = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nt-min") && i + 1 < argc) tfe__knt_min = atoll(argv[++i]);

@@ -73,6 +73,7 @@ static void tk_paths(int mode) {
   tfe__kew_strip = mode >= 2 ? 24 : (int64_t)1 << 30;
   tfe__kvgather = mode == 2 ? 1 : mode == 3 ? -1 : 0; /* AVX-512 gathers: always, never, auto */
   tfe__kgather_all = mode == 3;  /* gather tiles for every transpose starting with a tiny dim */
+  tfe__ktiny_dim = mode == 3 ? 16 : 8;
   tfe__kew_cache = mode == 3 ? 64 : 16384; /* small caches: some inputs skip them */
 }
 

@@ -189,6 +189,7 @@ TFE_INTERNAL tfe_status tfe__check_dst(const tfe_layout *L, const void *data, co
 #define TFE__KOPS 3
 #define TFE__KTAB 256     /* entries of a group table */
 TFE_GLOBAL int tfe__kgather_all = 0;
+TFE_GLOBAL int64_t tfe__ktiny_dim = 8; /* a destination run below this many elements is tiny */
 #define TFE__KGD 16       /* dims in a group */
 
 typedef struct tfe__kgroup {
@@ -421,7 +422,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
       int64_t s = tfe__kabs(p->str[mis][d]);
       if (s != 0 && s < tfe__kabs(p->str[mis][end0 < p->rank ? end0 : 0])) end0 = d;
     }
-  if (tg0 > 0 && p->rank > 1 && p->dims[0] < 8) {
+  if (tg0 > 0 && p->rank > 1 && p->dims[0] < tfe__ktiny_dim) {
     int64_t pre = 1;
     for (int d = 0; d < end0 && d < p->rank; d++) pre *= p->dims[d];
     bool strided = false; /* an input not unit-stride along the destination's run */

@@ -5,6 +5,7 @@
  *   4. per-call time of a 2x2 contraction with a cached plan (and the convenience call)
  *   5. loop over an unfusable label vs copying (aid,ij->ajd; abcd,ebfc->aefd), same run
  * Usage: bench_contract [threads] (default 1)
+ *        bench_contract mera24 [threads]   the last step of str_nw_mera_open_26 (loop vs copy vs dgemm)
  *        bench_contract scaling   1 vs 2 threads, alternating, on the cases of docs/bench-prims.md */
 #include <tenferro.h>
 #include <time.h>
@@ -515,6 +516,45 @@ static void bench_scaling(void) {
   }
 }
 
+/* ---- mera24: the last pairwise step of str_nw_mera_open_26 (the README's job) ------------- */
+/* Two unfusable output labels (11 in M, 10 in N): the planner loops over both (9 copy-free
+ * GEMMs of 81 x 59049 x 50 writing C in place) instead of a GEMM into a 344 MB temporary and
+ * a permuting copy. Compared, alternating in one run, with the always-copy plan (the plan
+ * before multi-label loops) and a raw bli_dgemm of the same m, n, k (column-major, dense). */
+static void bench_mera24(int threads) {
+  int32_t la[64], lb[64], lc[64];
+  tfe_view_f64 A = queen_view("44:9/1 43:9/9 11:3/81 6:5/243 17:10/1215", la);
+  tfe_view_f64 B = queen_view("6:5/1 17:10/5 42:9/50 41:9/450 40:9/4050 39:9/36450 38:9/328050 10:3/2952450", lb);
+  tfe_view_f64 C = queen_view("10:3/14348907 11:3/4782969 38:9/531441 39:9/59049 40:9/6561 41:9/729 42:9/81 "
+                              "43:9/9 44:9/1", lc);
+  int64_t m = 243, n = 177147, k = 50;
+  double *c2 = malloc(8 * (size_t)(m * n));
+  fill(c2, m * n);
+  tfe_contract_desc d;
+  tfe_contract_plan *P = NULL;
+  tfe_contract_describe_f64(&d, &A, la, &B, lb, &C, lc);
+  tfe_contract_plan_create(&d, &P);
+  printf("mera24 plan: m %lld n %lld k %lld batch %lld, copies %d%d%d, loop labels %d, workspace %zu bytes\n",
+         (long long)P->m, (long long)P->n, (long long)P->k, (long long)P->nbatch, P->copy[0], P->copy[1], P->copy[2],
+         P->nloop, tfe_contract_plan_workspace(P));
+  tfe_contract_plan_release(P);
+  double tl[R], tc[R], tb[R], flops = 2.0 * (double)m * (double)n * (double)k;
+  bool looped = false, dummy;
+  tfe__blas_gemm_f64(0, 0, m, n, k, 1.0, A.data, 1, m, B.data, 1, k, 0.0, c2, 1, m, threads); /* warm up */
+  for (int r = 0; r < R; r++) {
+    tl[r] = time_contract(&A, la, &B, lb, &C, lc, 0, &looped);
+    tc[r] = time_contract(&A, la, &B, lb, &C, lc, -1, &dummy);
+    double t0 = now();
+    tfe__blas_gemm_f64(0, 0, m, n, k, 1.0, A.data, 1, m, B.data, 1, k, 0.0, c2, 1, m, threads);
+    tb[r] = now() - t0;
+  }
+  double l = median(tl), c = median(tc), b = median(tb);
+  printf("| mera24 %lldx%lldx%lld f64, %d thread(s) | planner (%s) %.1f ms = %.1f GFLOP/s | always copy %.1f ms = %.1f "
+         "GFLOP/s | raw bli_dgemm %.1f ms = %.1f GFLOP/s |\n", (long long)m, (long long)n, (long long)k, threads,
+         looped ? "loop" : "copy", 1e3 * l, flops / l / 1e9, 1e3 * c, flops / c / 1e9, 1e3 * b, flops / b / 1e9);
+  free(A.data); free(B.data); free(C.data); free(c2);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "scaling") == 0) {
     printf("BLIS %s, kernels '%s', per-call threads %s\n\n", tfe_blas_version(), tfe_blas_arch(),
@@ -533,6 +573,12 @@ int main(int argc, char **argv) {
     tfe_set_num_threads(1);
     bench_crossover();
     bench_crossover_c128();
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "mera24") == 0) {
+    int threads = argc > 2 ? atoi(argv[2]) : 1;
+    tfe_set_num_threads(threads);
+    bench_mera24(threads);
     return 0;
   }
   if (argc > 1 && strcmp(argv[1], "queen") == 0) {

@@ -140,7 +140,7 @@ static void tc_dims(const tc_case *k, const int32_t *l, int r, int64_t *dims) {
 }
 
 /* Which engine paths the random plans took (so the tests prove they cover them). */
-typedef struct tc_stats { long naive, gemm, red, copy_ab, copy_c, batch, plain, loop, small, small_swap, small_batch; } tc_stats;
+typedef struct tc_stats { long naive, gemm, red, copy_ab, copy_c, batch, plain, loop, loop2, small, small_swap, small_batch; } tc_stats;
 static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
   if (P->naive) { s->naive++; return; }
   s->gemm++;
@@ -150,6 +150,8 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
   s->batch += P->nbatch > 1;
   s->plain += !P->copy[0] && !P->copy[1] && !P->copy[2];
   s->loop += P->loop;
+  s->loop2 += P->nloop >= 2; /* several unfusable labels looped over */
+  assert_true(P->loop == (P->nloop > 0) && P->nloop <= TFE__PR_MAXLOOP);
   s->small += P->small;
   s->small_swap += P->small && P->small_swap;
   s->small_batch += P->small && P->nbatch > 1;
@@ -177,9 +179,9 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
     if (DT == TFE_DT_F32 || DT == TFE_DT_F64)                                               \
       for (int q = 0; q < 3; q++) assert_true(atomic_load(&tfe__ps_direct_calls[q]) > dc[q]); \
     print_message("%s: plans naive %ld gemm %ld (reduce %ld, copy A/B %ld, copy C %ld, batch %ld, no copy %ld, " \
-                  "loop %ld)\n", #s, x.naive, x.gemm, x.red, x.copy_ab, x.copy_c, x.batch, x.plain, x.loop); \
+                  "loop %ld, of several labels %ld)\n", #s, x.naive, x.gemm, x.red, x.copy_ab, x.copy_c, x.batch, x.plain, x.loop, x.loop2); \
     assert_true(x.gemm > 0 && x.red > 0 && x.copy_ab > 0 && x.copy_c > 0 && x.batch > 0 && x.plain > 0); \
-    assert_true(x.loop > 0);                                                                \
+    assert_true(x.loop > 0 && x.loop2 > 0);                                                 \
     print_message("%s: small-GEMM path %ld (transposed %ld, batched %ld)\n", #s, x.small, x.small_swap, \
                   x.small_batch);                                                           \
     if (DT == TFE_DT_F32 || DT == TFE_DT_F64 || DT == TFE_DT_C64 || DT == TFE_DT_C128)      \
@@ -293,6 +295,34 @@ static void test_loop_choice(void **st) {
   tfe_contract_plan_release(P);
 }
 
+/* The last step of str_nw_mera_open_26 (exact views): label 11 (M) and label 10 (N) break the
+ * fusion of both groups in C; the planner loops over both (9 GEMMs of 81 x 59049 x 50 writing
+ * C in place) instead of copying C. */
+static void test_loop_two_labels(void **st) {
+  (void)st;
+  static double dummy;
+  tfe_view_f64 A = {&dummy, {5, 0, {9, 9, 3, 5, 10}, {1, 9, 81, 243, 1215}}, false};
+  tfe_view_f64 B = {&dummy, {8, 0, {5, 10, 9, 9, 9, 9, 9, 3}, {1, 5, 50, 450, 4050, 36450, 328050, 2952450}}, false};
+  tfe_view_f64 C = {&dummy, {9, 0, {3, 3, 9, 9, 9, 9, 9, 9, 9},
+                             {14348907, 4782969, 531441, 59049, 6561, 729, 81, 9, 1}}, false};
+  int32_t la[] = {44, 43, 11, 6, 17}, lb[] = {6, 17, 42, 41, 40, 39, 38, 10}, lc[] = {10, 11, 38, 39, 40, 41, 42, 43, 44};
+  tfe_contract_desc ds;
+  tfe_contract_plan *P = NULL;
+  assert_int_equal(tfe_contract_describe_f64(&ds, &A, la, &B, lb, &C, lc), TFE_OK);
+  assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
+  assert_true(P->loop && P->nloop == 2 && !P->copy[0] && !P->copy[1] && !P->copy[2]);
+  assert_true(P->m == 81 && P->n == 59049 && P->k == 50 && P->nbatch == 9);
+  assert_true(P->rs[2] == 1 && P->cs[2] == 81);
+  assert_int_equal(tfe_contract_plan_workspace(P), 0);
+  tfe_contract_plan_release(P);
+  /* never looping: C copied */
+  tfe__pr_loop_mode = -1;
+  assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
+  tfe__pr_loop_mode = 0;
+  assert_true(!P->loop && P->nloop == 0 && P->copy[2]);
+  tfe_contract_plan_release(P);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define TC_KIND_ENTRIES(s, T, R, alg, cplx, flt, DT) cmocka_unit_test(test_binary_##s), cmocka_unit_test(test_unary_##s),
@@ -301,6 +331,7 @@ int main(void) {
       cmocka_unit_test(test_ijk_kjl_transposed),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_loop_choice),
+      cmocka_unit_test(test_loop_two_labels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

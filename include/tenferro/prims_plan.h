@@ -35,7 +35,8 @@ typedef struct tfe_contract_plan {
   bool c_embed;
   bool red[2];    /* A / B have labels summed away before the GEMM */
   bool copy[3];   /* A / B / C go through a dense temporary */
-  bool loop;      /* the last of bl[] is an M or N label looped over to avoid a copy */
+  bool loop;      /* nloop > 0 */
+  int nloop;      /* the last nloop of bl[] are M or N labels looped over to avoid copies */
   bool small;     /* float kinds: tiny GEMMs, run by the small-GEMM path (prims_small_tpl.h) */
   bool small_swap; /* the small path computes C^T = B^T A^T (vectorizes over N) */
   int ng[3];      /* small path: labels in the M, N, K groups, listed in gl[] in that order */
@@ -146,12 +147,15 @@ typedef struct tfe__pr_lay {
   int64_t fin[TFE__PR_MAXL][3];
 } tfe__pr_lay;
 
-/* Lays out groups gm / gn / gk (reordered in place), the batch labels bl and at most one loop
- * label x (-1: none): an M or N label taken out of its group and looped over like a batch
- * label, so that the other labels of the group fuse. blas: BLIS's stride restrictions. */
+/* Most M / N labels the planner loops over (the search tries this many steps). */
+#define TFE__PR_MAXLOOP 4
+
+/* Lays out groups gm / gn / gk (reordered in place), the batch labels bl and the loop labels
+ * xs[0..nx): M or N labels taken out of their groups and looped over like batch labels, so
+ * that the other labels of the groups fuse. blas: BLIS's stride restrictions. */
 TFE_INTERNAL void tfe__pr_layout(tfe__pr_lay *L, const tfe__pr_plab *lab, int n, const int64_t (*cur)[3],
                                  int16_t *gm, int nm, int16_t *gn, int nn, int16_t *gk, int nk,
-                                 const int16_t *bl, int nb, int x, bool blas) {
+                                 const int16_t *bl, int nb, const int16_t *xs, int nx, bool blas) {
   bool cm, am, cn, bn, ak, bk;
   tfe__pr_order_group(gm, nm, lab, cur, 2, 0, &cm, &am);
   tfe__pr_order_group(gn, nn, lab, cur, 2, 1, &cn, &bn);
@@ -163,10 +167,14 @@ TFE_INTERNAL void tfe__pr_layout(tfe__pr_lay *L, const tfe__pr_plab *lab, int n,
   for (int i = 0; i < nm; i++) L->m *= lab[gm[i]].dim;
   for (int i = 0; i < nn; i++) L->n *= lab[gn[i]].dim;
   for (int i = 0; i < nk; i++) L->k *= lab[gk[i]].dim;
-  int16_t xl[1] = {(int16_t)(x < 0 ? 0 : x)};
-  int xa = x >= 0 && (lab[x].in & TFE__PR_IN_A), xb = x >= 0 && (lab[x].in & TFE__PR_IN_B);
-  const int16_t *gA[4] = {gm, gk, bl, xl}, *gB[4] = {gk, gn, bl, xl}, *gC[4] = {gm, gn, bl, xl};
-  int cA[4] = {nm, nk, nb, xa}, cB[4] = {nk, nn, nb, xb}, cC[4] = {nm, nn, nb, x >= 0};
+  int16_t xla[TFE__PR_MAXLOOP], xlb[TFE__PR_MAXLOOP];
+  int xa = 0, xb = 0;
+  for (int i = 0; i < nx; i++) {
+    if (lab[xs[i]].in & TFE__PR_IN_A) xla[xa++] = xs[i];
+    if (lab[xs[i]].in & TFE__PR_IN_B) xlb[xb++] = xs[i];
+  }
+  const int16_t *gA[4] = {gm, gk, bl, xla}, *gB[4] = {gk, gn, bl, xlb}, *gC[4] = {gm, gn, bl, xs};
+  int cA[4] = {nm, nk, nb, xa}, cB[4] = {nk, nn, nb, xb}, cC[4] = {nm, nn, nb, nx};
   for (int pass = 0; pass < 2; pass++) {
     memcpy(L->fin, cur, (size_t)n * sizeof L->fin[0]);
     for (int op = 0; op < 3; op++) L->wsz[op] = 0;
@@ -206,11 +214,18 @@ TFE_GLOBAL int tfe__pr_loop_mode;
  * 65536x64x64 one). */
 #define TFE__PR_CALL_COST 32768.0
 
-/* Elements a layout moves: each copy reads and writes its operand; looping over a label of
- * size d makes the GEMM repack the operand without it d times instead of once (BLIS and the
- * semiring kernel pack both operands on every call), and costs d times the call overhead. */
-TFE_INTERNAL double tfe__pr_lay_cost(const tfe__pr_lay *L, const tfe__pr_plab *lab, int x, int64_t nbatch) {
-  double c = 0;
+/* Elements a layout moves: each copy reads and writes its operand; looping over M labels of
+ * sizes dM (product) makes the GEMM repack B dM times instead of once (BLIS and the semiring
+ * kernel pack both operands on every call), N labels (dN) repack A dN times, and each of the
+ * dM*dN calls per batch costs the call overhead. */
+TFE_INTERNAL double tfe__pr_lay_cost(const tfe__pr_lay *L, const tfe__pr_plab *lab, const int16_t *xs, int nx,
+                                     int64_t nbatch) {
+  double c = 0, dM = 1, dN = 1;
+  for (int i = 0; i < nx; i++) {
+    if (lab[xs[i]].in & TFE__PR_IN_A) dM *= (double)lab[xs[i]].dim;
+    else dN *= (double)lab[xs[i]].dim;
+  }
+  double dop[3] = {dM, dN, dM * dN};
   for (int op = 0; op < 3; op++)
     if (L->copy[op]) c += 2.0 * (double)L->wsz[op];
   /* an operand read in place without a unit stride is gathered element by element (a cache
@@ -221,52 +236,88 @@ TFE_INTERNAL double tfe__pr_lay_cost(const tfe__pr_lay *L, const tfe__pr_plab *l
   for (int op = 0; op < 3; op++) {
     bool unit = rows[op] <= 1 || cols[op] <= 1 || tfe__pr_abs(L->rs[op]) == 1 || tfe__pr_abs(L->cs[op]) == 1;
     if (L->copy[op] || unit) continue;
-    uint8_t bit = (uint8_t)(1u << op);
-    double d = x >= 0 && (lab[x].in & bit) ? (double)lab[x].dim : 1.0;
-    c += 8.0 * (double)rows[op] * (double)cols[op] * (double)nbatch * d;
+    c += 8.0 * (double)rows[op] * (double)cols[op] * (double)nbatch * dop[op];
   }
-  if (x >= 0) {
-    double d = (double)lab[x].dim, other = (lab[x].in & TFE__PR_IN_A) ? (double)L->k * (double)L->n
-                                                                       : (double)L->m * (double)L->k;
-    c += (d - 1) * (double)nbatch * other + d * (double)nbatch * TFE__PR_CALL_COST;
+  if (nx > 0) {
+    double nb = (double)nbatch;
+    c += (dN - 1) * nb * dM * (double)L->m * (double)L->k + (dM - 1) * nb * dN * (double)L->k * (double)L->n;
+    c += dM * dN * nb * TFE__PR_CALL_COST;
   }
   return c;
 }
 
-/* Picks a loop label (an M or N label whose removal lets its group fuse) when that is cheaper
- * than the copies of lay[*bi] (the layout without a loop). lay holds two layouts; *bi says
- * which one is chosen. Returns the label or -1. */
-TFE_INTERNAL int tfe__pr_pick_loop(tfe__pr_lay *lay, int *bi, const tfe__pr_plab *lab, int n, const int64_t (*cur)[3],
-                                   const int16_t *gm, int nm, const int16_t *gn, int nn, const int16_t *gk, int nk,
-                                   const int16_t *bl, int nb, int64_t nbatch, bool blas) {
-  const tfe__pr_lay *base = &lay[*bi];
-  int ncopy = base->copy[0] + base->copy[1] + base->copy[2];
-  if (ncopy == 0 || tfe__pr_loop_mode < 0) return -1;
-  double best_cost = tfe__pr_lay_cost(base, lab, -1, nbatch);
-  int pick = -1;
+/* Lays out the groups with the loop labels xs[0..nx) taken out of them (copies of the groups:
+ * the layout reorders them). */
+TFE_INTERNAL void tfe__pr_layout_loop(tfe__pr_lay *L, const tfe__pr_plab *lab, int n, const int64_t (*cur)[3],
+                                      const int16_t *gm, int nm, const int16_t *gn, int nn, const int16_t *gk, int nk,
+                                      const int16_t *bl, int nb, const int16_t *xs, int nx, bool blas) {
   int16_t m2[TFE__PR_MAXL], n2[TFE__PR_MAXL], k2[TFE__PR_MAXL];
-  for (int grp = 0; grp < 2; grp++) {
-    const int16_t *src = grp == 0 ? gm : gn;
-    int cnt = grp == 0 ? nm : nn;
-    for (int i = 0; i < cnt; i++) {
-      int x = src[i], mm = 0, nn2 = 0;
-      for (int q = 0; q < nm; q++) if (grp != 0 || q != i) m2[mm++] = gm[q];
-      for (int q = 0; q < nn; q++) if (grp != 1 || q != i) n2[nn2++] = gn[q];
-      memcpy(k2, gk, (size_t)nk * sizeof *gk);
-      tfe__pr_lay *cand = &lay[1 - *bi];
-      tfe__pr_layout(cand, lab, n, cur, m2, mm, n2, nn2, k2, nk, bl, nb, x, blas);
-      int nc = cand->copy[0] + cand->copy[1] + cand->copy[2];
-      if (nc >= ncopy) continue; /* must save a copy of the layout without a loop */
-      int64_t left = grp == 0 ? cand->m : cand->n; /* a skinny GEMM runs far below peak */
-      double cost = tfe__pr_lay_cost(cand, lab, x, nbatch);
-      bool take = tfe__pr_loop_mode > 0 ? pick < 0 : (left >= 16 && cost < 0.8 * best_cost);
-      if (!take) continue;
-      pick = x;
-      best_cost = cost;
-      *bi = 1 - *bi;
+  int mm = 0, nn2 = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    const int16_t *src = pass ? gn : gm;
+    int cnt = pass ? nn : nm;
+    for (int q = 0; q < cnt; q++) {
+      bool out = false;
+      for (int i = 0; i < nx; i++) out = out || xs[i] == src[q];
+      if (out) continue;
+      if (pass) n2[nn2++] = src[q]; else m2[mm++] = src[q];
     }
   }
-  return pick;
+  memcpy(k2, gk, (size_t)nk * sizeof *gk);
+  tfe__pr_layout(L, lab, n, cur, m2, mm, n2, nn2, k2, nk, bl, nb, xs, nx, blas);
+}
+
+/* Picks loop labels (M or N labels whose removal lets their groups fuse) when that is cheaper
+ * than the copies of *base (the layout without loops). Greedy: each step adds the label that
+ * gives the cheapest layout (a step may save no copy by itself: C of `ijkl` with i, k in M
+ * and j, l in N needs a loop over one label of each group), up to TFE__PR_MAXLOOP labels; the
+ * cheapest set seen that saves a copy wins. Mode 0 keeps it only under 0.8x the copies and
+ * with every looped group's GEMM dimension left at 16 or more (a skinny GEMM runs far below
+ * peak); mode 1 takes the set with the fewest copies whatever it costs. Returns the count
+ * and the labels through xs. */
+TFE_INTERNAL int tfe__pr_pick_loop(const tfe__pr_lay *base, const tfe__pr_plab *lab, int n, const int64_t (*cur)[3],
+                                   const int16_t *gm, int nm, const int16_t *gn, int nn, const int16_t *gk, int nk,
+                                   const int16_t *bl, int nb, int64_t nbatch, bool blas, int16_t *xs) {
+  int ncopy = base->copy[0] + base->copy[1] + base->copy[2];
+  if (ncopy == 0 || tfe__pr_loop_mode < 0) return 0;
+  bool forced = tfe__pr_loop_mode > 0;
+  double base_cost = tfe__pr_lay_cost(base, lab, NULL, 0, nbatch), best_cost = base_cost;
+  int best_nc = ncopy, nbest = 0, ns = 0;
+  int16_t set[TFE__PR_MAXLOOP + 1];
+  tfe__pr_lay cand;
+  while (ns < TFE__PR_MAXLOOP) {
+    int step = -1, step_nc = 0;
+    double step_cost = 0;
+    for (int q = 0; q < nm + nn; q++) {
+      int x = q < nm ? gm[q] : gn[q - nm];
+      bool dup = false;
+      for (int i = 0; i < ns; i++) dup = dup || set[i] == x;
+      if (dup) continue;
+      set[ns] = (int16_t)x;
+      tfe__pr_layout_loop(&cand, lab, n, cur, gm, nm, gn, nn, gk, nk, bl, nb, set, ns + 1, blas);
+      bool mloop = false, nloop = false;
+      for (int i = 0; i <= ns; i++) {
+        if (lab[set[i]].in & TFE__PR_IN_A) mloop = true; else nloop = true;
+      }
+      bool fat = (!mloop || cand.m >= 16) && (!nloop || cand.n >= 16);
+      if (!forced && !fat) continue;
+      int nc = cand.copy[0] + cand.copy[1] + cand.copy[2];
+      double cost = tfe__pr_lay_cost(&cand, lab, set, ns + 1, nbatch);
+      if (step < 0 || (forced ? nc < step_nc || (nc == step_nc && cost < step_cost) : cost < step_cost)) {
+        step = x; step_nc = nc; step_cost = cost;
+      }
+    }
+    if (step < 0) break;
+    set[ns++] = (int16_t)step;
+    bool better = forced ? step_nc < best_nc || (step_nc == best_nc && nbest && step_cost < best_cost)
+                         : step_nc < ncopy && step_cost < 0.8 * base_cost && step_cost < best_cost;
+    if (better) {
+      nbest = ns; best_nc = step_nc; best_cost = step_cost;
+      memcpy(xs, set, (size_t)ns * sizeof *set);
+    }
+    if (step_nc == 0) break; /* nothing left to save */
+  }
+  return nbest;
 }
 
 /* Problems of at most this many label combinations run the reference engine (tests lower it
@@ -458,14 +509,17 @@ TFE_INTERNAL void tfe__pr_plan_build(tfe_contract_plan *P, const tfe__pr_prob *p
     P->ws[TFE__PR_WS_N] = off;
     return;
   }
-  tfe__pr_lay lay[2];
-  int bi = 0;
-  tfe__pr_layout(&lay[0], P->lab, n, (const int64_t(*)[3])cur, gm, nm, gn, nn, gk, nk, P->bl, P->nb, -1, blas);
-  int x = tfe__pr_pick_loop(lay, &bi, P->lab, n, (const int64_t(*)[3])cur, gm, nm, gn, nn, gk, nk, P->bl, P->nb,
-                            P->nbatch, blas);
-  const tfe__pr_lay *best = &lay[bi];
-  if (x >= 0) { P->bl[P->nb++] = (int16_t)x; P->nbatch *= P->lab[x].dim; }
-  P->loop = x >= 0;
+  tfe__pr_lay lay;
+  int16_t xs[TFE__PR_MAXLOOP];
+  tfe__pr_layout(&lay, P->lab, n, (const int64_t(*)[3])cur, gm, nm, gn, nn, gk, nk, P->bl, P->nb, NULL, 0, blas);
+  int nx = tfe__pr_pick_loop(&lay, P->lab, n, (const int64_t(*)[3])cur, gm, nm, gn, nn, gk, nk, P->bl, P->nb,
+                             P->nbatch, blas, xs);
+  if (nx > 0) /* the loop labels join the batch (after it, so the layout's dense copies agree) */
+    tfe__pr_layout_loop(&lay, P->lab, n, (const int64_t(*)[3])cur, gm, nm, gn, nn, gk, nk, P->bl, P->nb, xs, nx, blas);
+  const tfe__pr_lay *best = &lay;
+  for (int i = 0; i < nx; i++) { P->bl[P->nb++] = xs[i]; P->nbatch *= P->lab[xs[i]].dim; }
+  P->nloop = nx;
+  P->loop = nx > 0;
   for (int op = 0; op < 3; op++) {
     P->copy[op] = best->copy[op];
     P->rs[op] = best->rs[op];

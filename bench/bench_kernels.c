@@ -1,7 +1,8 @@
 /* bench_kernels — unary map, binary zip and a reduction over 16M float64 elements
  * (4096 x 4096), contiguous and transposed operands, against memcpy of the same buffers.
+ *   --set outer: outer products into an existing output vs memset / streaming writes.
  *
- *   bench_kernels [--reps N] [--threads T] [--set all|transpose|small|threads]
+ *   bench_kernels [--reps N] [--threads T] [--set all|transpose|small|threads|outer]
  *
  * Outputs exist and were touched before timing (no allocation inside the timed region).
  * Bandwidth counts the bytes an operation must move: map reads 8 and writes 8 bytes per
@@ -184,6 +185,58 @@ static void run_small(int reps, const char *only) {
   tfe__free(C); tfe__free(A); tfe__free(B); tfe__free(M);
 }
 
+/* --set outer: C[i,j] = a[i]*b[j] (4096^2, f64 and c128) into an existing dense C, as
+ * einsum's bin_outer_product_4096 (tfe_zip with stride-0 broadcast inputs), with streaming
+ * stores on (tfe__kew_nt = 1) and off, against memset and a pure streaming write of the
+ * same bytes, interleaved rounds. What the op must move is the write of C. */
+static void stream_write(double *d, int64_t n) {
+#if TFE__KHAVE_TR8
+  __m512d z = _mm512_set1_pd(1.0);
+  for (int64_t i = 0; i + 8 <= n; i += 8) _mm512_stream_pd(d + i, z);
+  _mm_sfence();
+#else
+  for (int64_t i = 0; i < n; i++) d[i] = 1.0;
+#endif
+}
+static void run_outer(int reps) {
+  const int64_t side = 4096, n = side * side;
+  double *c = sm_buf(2 * n, 0), *a = sm_buf(2 * side, 1), *b = sm_buf(2 * side, 2);
+  tfe_view_f64 cv = {c, {2, 0, {side, side}, {side, 1}}, false};
+  tfe_view_f64 av = {a, {2, 0, {side, side}, {1, 0}}, false}, bv = {b, {2, 0, {side, side}, {0, 1}}, false};
+  tfe_view_c128 cz = {(double _Complex *)(void *)c, {2, 0, {side, side}, {side, 1}}, false};
+  tfe_view_c128 az = {(double _Complex *)(void *)a, {2, 0, {side, side}, {1, 0}}, false};
+  tfe_view_c128 bz = {(double _Complex *)(void *)b, {2, 0, {side, side}, {0, 1}}, false};
+  const char *names[] = {"memset_f64", "stream_write_f64", "outer_mul_f64_nt", "outer_mul_f64_plain",
+                         "memset_c128", "stream_write_c128", "outer_mul_c128_nt", "outer_mul_c128_plain"};
+  enum { NO = 8 };
+  static double t[NO][64];
+  for (int r = -1; r < reps; r++)
+    for (int k = 0; k < NO; k++) {
+      int64_t m = k < 4 ? n : 2 * n;
+      tfe__kew_nt = k % 4 == 2;
+      double t0 = now_ms();
+      tfe_status st = TFE_OK;
+      switch (k % 4) {
+      case 0: memset(c, 0, (size_t)m * 8); break;
+      case 1: stream_write(c, m); break;
+      default: st = k < 4 ? tfe_zip_f64(&cv, &av, &bv, TFE_BIN_MUL) : tfe_zip_c128(&cz, &az, &bz, TFE_BIN_MUL);
+      }
+      __asm__ volatile("" : : "r"(c) : "memory");
+      if (st) { fprintf(stderr, "%s\n", tfe_last_error()); exit(1); }
+      if (r >= 0) t[k][r] = now_ms() - t0;
+    }
+  tfe__kew_nt = 1;
+  printf("# outer product 4096^2 into an existing C, %d thread(s), median of %d interleaved rounds\n",
+         tfe_get_num_threads(), reps);
+  for (int k = 0; k < NO; k++) {
+    qsort(t[k], (size_t)reps, sizeof(double), cmpd);
+    double mb = (double)(k < 4 ? n : 2 * n) * 8 / 1e6, lim = t[k < 4 ? 1 : 5][reps / 2];
+    printf("%s ms=%.2f write_GBps=%.2f vs_stream_write=%.2f best_ms=%.2f\n", names[k], t[k][reps / 2],
+           mb / t[k][reps / 2], t[k][reps / 2] / lim, t[k][0]);
+  }
+  tfe__free(c); tfe__free(a); tfe__free(b);
+}
+
 /* --set threads: what a second core adds to plain memory traffic on this machine. memcpy
  * of 128 MiB (touched, huge-page buffers, no allocation timed) on one thread and split in
  * two halves over two OpenMP threads (each thread copies one contiguous half), interleaved
@@ -229,7 +282,7 @@ static void run_threads(int reps) {
 }
 
 int main(int argc, char **argv) {
-  int reps = 7, threads = 1;
+  int reps = 7, threads = 1, fuse = 1;
   const char *set = "all", *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
@@ -245,6 +298,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--pf") && i + 1 < argc) tfe__kpf = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--vgather") && i + 1 < argc) tfe__kvgather = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nt-min") && i + 1 < argc) tfe__knt_min = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--fuse") && i + 1 < argc) fuse = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--set") && i + 1 < argc) set = argv[++i]; /* all, transpose, small */
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i]; /* small cases by name */
   }
@@ -252,6 +306,7 @@ int main(int argc, char **argv) {
   if (reps > 64) reps = 64;
   tfe_set_num_threads(threads);
   if (!strcmp(set, "threads")) { run_threads(reps); return 0; }
+  if (!strcmp(set, "outer")) { run_outer(reps); return 0; }
   if (strcmp(set, "transpose")) run_small(reps, only);
   if (!strcmp(set, "small")) return 0;
   const int64_t n = 4096, dims[2] = {n, n};
@@ -265,14 +320,19 @@ int main(int argc, char **argv) {
   tfe_view_f64 at = A.v; /* the transpose of A: strides (n, 1) */
   at.lay.strides[0] = n; at.lay.strides[1] = 1;
   double mb = (double)(n * n) * 8 / 1e6;
-  struct { const char *name; int op; tfe_view_f64 *a, *b; double moved; } cases[] = {
-      {"memcpy", OP_MEMCPY, &A.v, NULL, 2},
-      {"copy_transposed", OP_COPY, &at, NULL, 2},
-      {"map_neg_contiguous", OP_NEG, &A.v, NULL, 2},   {"map_neg_transposed", OP_NEG, &at, NULL, 2},
-      {"map_square_contiguous", OP_SQUARE, &A.v, NULL, 2}, {"map_square_transposed", OP_SQUARE, &at, NULL, 2},
-      {"zip_add_contiguous", OP_ADD, &A.v, &B.v, 3},   {"zip_add_transposed", OP_ADD, &at, &B.v, 3},
-      {"zip_mul_contiguous", OP_MUL, &A.v, &B.v, 3},   {"zip_mul_transposed", OP_MUL, &A.v, &at, 3},
-      {"sum_contiguous", OP_SUM, &A.v, NULL, 1},       {"sum_transposed", OP_SUM, &at, NULL, 1},
+  /* "_old" rows: the same call with the round-4 paths off (tfe__kfuse: op fused into the
+   * register transpose; tfe__kew_nt: streamed contiguous blocks), interleaved with the new */
+  struct { const char *name; int op; tfe_view_f64 *a, *b; double moved; int old; } cases[] = {
+      {"memcpy", OP_MEMCPY, &A.v, NULL, 2, 0},
+      {"copy_transposed", OP_COPY, &at, NULL, 2, 0},
+      {"map_neg_contiguous", OP_NEG, &A.v, NULL, 2, 0},   {"map_neg_transposed", OP_NEG, &at, NULL, 2, 0},
+      {"map_square_contiguous", OP_SQUARE, &A.v, NULL, 2, 0}, {"map_square_transposed", OP_SQUARE, &at, NULL, 2, 0},
+      {"zip_add_contiguous", OP_ADD, &A.v, &B.v, 3, 0},   {"zip_add_transposed", OP_ADD, &at, &B.v, 3, 0},
+      {"zip_mul_contiguous", OP_MUL, &A.v, &B.v, 3, 0},   {"zip_mul_transposed", OP_MUL, &A.v, &at, 3, 0},
+      {"sum_contiguous", OP_SUM, &A.v, NULL, 1, 0},    {"sum_transposed", OP_SUM, &at, NULL, 1, 0},
+      {"map_neg_transposed_old", OP_NEG, &at, NULL, 2, 1}, {"zip_add_transposed_old", OP_ADD, &at, &B.v, 3, 1},
+      {"zip_mul_transposed_old", OP_MUL, &A.v, &at, 3, 1}, {"map_neg_contiguous_old", OP_NEG, &A.v, NULL, 2, 1},
+      {"zip_add_contiguous_old", OP_ADD, &A.v, &B.v, 3, 1},
   };
   enum { NC = sizeof cases / sizeof cases[0] };
   /* rounds interleave the cases (one call each, memcpy included) so that a busy machine
@@ -280,7 +340,11 @@ int main(int argc, char **argv) {
   static double t[NC][64];
   for (int r = -1; r < reps; r++)
     for (int k = 0; k < NC; k++) {
+      tfe__kfuse = cases[k].old ? 0 : fuse;
+      tfe__kew_nt = !cases[k].old;
       double ms = once(cases[k].op, &D.v, cases[k].a, cases[k].b);
+      tfe__kfuse = fuse;
+      tfe__kew_nt = 1;
       if (r >= 0) t[k][r] = ms;
     }
   double med[NC];

@@ -75,6 +75,7 @@ static void tk_paths(int mode) {
   tfe__kgather_all = mode == 3;  /* gather tiles for every transpose starting with a tiny dim */
   tfe__ktiny_dim = mode == 3 ? 16 : 8;
   tfe__kew_cache = mode == 3 ? 64 : 16384; /* small caches: some inputs skip them */
+  tfe__kfuse = mode ? 2 : 1; /* f64 ops fused into the 8x8 transpose: maps too */
 }
 
 #define TK_KIND
@@ -164,6 +165,65 @@ static void test_small_dims(void **st) {
   tfe_set_num_threads(0);
   tfe__kstat_on = 0;
   free(src); free(dst);
+}
+
+/* Round-4 paths on f64: ops fused into the 8x8 register transpose (a transposed input, the
+ * other read in place, destination written straight: any sizes, rims, negative strides,
+ * in-place on the other input) and plain blocks of large outputs streamed through an L1
+ * buffer (tfe__knt_min = 0 makes every output "large"). Naive loops give the reference;
+ * the counters prove the paths ran. */
+static double tk_fu_ref(int op, bool zip, double x, double y) {
+  if (!zip) return op == TFE_UN_NEG ? -x : op == TFE_UN_SQUARE ? x * x : x;
+  return op == TFE_BIN_ADD ? x + y : op == TFE_BIN_SUB ? x - y : op == TFE_BIN_MUL ? x * y : x / y;
+}
+static void test_fused_paths(void **st) {
+  (void)st;
+  tu_rng r = {404};
+  tfe__kstat_on = 1;
+  memset(tfe__kstat, 0, sizeof tfe__kstat);
+  const int unops[] = {TFE_UN_NEG, TFE_UN_SQUARE, TFE_UN_CONJ, TFE_UN_REAL};
+  const int binops[] = {TFE_BIN_ADD, TFE_BIN_SUB, TFE_BIN_MUL, TFE_BIN_DIV};
+  for (int mode = 0; mode < 8; mode++) {
+    tfe_set_num_threads(1 + mode % 2);
+    tk_paths(mode / 2);
+    tfe__knt_min = mode / 2 == 1 ? (int64_t)16 << 20 : 0; /* streamed, except mode 1 */
+    for (int c = 0; c < tu_cases(40); c++) {
+      int64_t m = tu_int(&r, 1, 70), n = tu_int(&r, 1, 70), mn = m * n;
+      double *a = malloc(sizeof(double) * (size_t)mn), *b = malloc(sizeof(double) * (size_t)mn);
+      double *d = malloc(sizeof(double) * (size_t)mn), *b0 = malloc(sizeof(double) * (size_t)mn);
+      for (int64_t i = 0; i < mn; i++) { a[i] = tu_unif(&r) - 0.5; b0[i] = b[i] = tu_unif(&r) + 0.5; d[i] = 0; }
+      bool zip = c % 2, tfirst = tu_int(&r, 0, 1), inplace = zip && tu_int(&r, 0, 3) == 0;
+      int op = zip ? binops[tu_int(&r, 0, 3)] : unops[tu_int(&r, 0, 3)];
+      bool arev = tu_int(&r, 0, 2) == 0, brev = tu_int(&r, 0, 2) == 0, drev = tu_int(&r, 0, 2) == 0;
+      /* dst m x n column-major (columns maybe reversed); a: the transpose of a row-major
+       * buffer (rows maybe reversed); b: column-major like dst */
+      tfe_view_f64 dv = {inplace ? b : d, {2, drev ? (n - 1) * m : 0, {m, n}, {1, drev ? -m : m}}, false};
+      tfe_view_f64 av = {a, {2, arev ? (m - 1) * n : 0, {m, n}, {arev ? -n : n, 1}}, false};
+      if (c % 4 == 2) av = (tfe_view_f64){a, {2, arev ? (n - 1) * m : 0, {m, n}, {1, arev ? -m : m}}, false}; /* plain */
+      tfe_view_f64 bv = {b, {2, brev ? (n - 1) * m : 0, {m, n}, {1, brev ? -m : m}}, false};
+      if (inplace) bv = dv;
+      tfe_status rc = zip ? tfe_zip_f64(&dv, tfirst ? &av : &bv, tfirst ? &bv : &av, (tfe_binop)op)
+                          : tfe_map_f64(&dv, &av, (tfe_unop)op, 0.0);
+      assert_int_equal(rc, TFE_OK);
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+          double x = a[av.lay.offset + i * av.lay.strides[0] + j * av.lay.strides[1]];
+          double y = inplace ? b0[dv.lay.offset + i + j * dv.lay.strides[1]] : b[bv.lay.offset + i + j * bv.lay.strides[1]];
+          double want = tfirst || !zip ? tk_fu_ref(op, zip, x, y) : tk_fu_ref(op, zip, y, x);
+          double got = dv.data[dv.lay.offset + i + j * dv.lay.strides[1]];
+          if (memcmp(&want, &got, sizeof got))
+            fail_msg("mode %d op %d zip %d (%lld, %lld): %g != %g", mode, op, zip, (long long)i, (long long)j, got, want);
+        }
+      free(a); free(b); free(d); free(b0);
+    }
+  }
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__kstat_on = 0;
+#if defined(__AVX512F__)
+  assert_true(tfe__kstat[4] > 0); /* fused transpose tiles */
+#endif
+  assert_true(tfe__kstat[5] > 0); /* streamed plain blocks (a map with a contiguous source) */
 }
 
 static void test_copy_errors(void **st) {
@@ -369,6 +429,7 @@ int main(void) {
       cmocka_unit_test(test_copy_random),
       cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
+      cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),
       cmocka_unit_test(test_zip_random),
       cmocka_unit_test(test_blas1_random),

@@ -141,6 +141,9 @@ static void tc_dims(const tc_case *k, const int32_t *l, int r, int64_t *dims) {
 
 /* Which engine paths the random plans took (so the tests prove they cover them). */
 typedef struct tc_stats { long naive, gemm, red, copy_ab, copy_c, batch, plain, loop, loop2, small, small_swap, small_batch; } tc_stats;
+/* Multi-label loop plans executed on two threads, over all kinds (checked by test_loop_two_labels,
+ * which runs after the random tests). */
+static long tc_loop2_threads2;
 static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
   if (P->naive) { s->naive++; return; }
   s->gemm++;
@@ -151,6 +154,7 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
   s->plain += !P->copy[0] && !P->copy[1] && !P->copy[2];
   s->loop += P->loop;
   s->loop2 += P->nloop >= 2; /* several unfusable labels looped over */
+  tc_loop2_threads2 += P->nloop >= 2 && tfe_get_num_threads() == 2;
   assert_true(P->loop == (P->nloop > 0) && P->nloop <= TFE__PR_MAXLOOP);
   s->small += P->small;
   s->small_swap += P->small && P->small_swap;
@@ -295,11 +299,57 @@ static void test_loop_choice(void **st) {
   tfe_contract_plan_release(P);
 }
 
+/* A scaled-down copy of that step (same label structure, C row-major) forced to loop over two
+ * labels, checked element by element against the reference engine, with beta != 0 and a
+ * reversed (negative-stride) axis in C. */
+static void test_loop_two_labels_values(void **st) {
+  (void)st;
+  enum { NA = 4 * 4 * 3 * 2 * 3, NB = 2 * 3 * 4 * 4 * 3, NC = 3 * 3 * 4 * 4 * 4 * 4 };
+  double *a = tfe__alloc(sizeof(double) * NA), *b = tfe__alloc(sizeof(double) * NB);
+  double *c = tfe__alloc(sizeof(double) * NC), *r = tfe__alloc(sizeof(double) * NC);
+  assert_non_null(a); assert_non_null(b); assert_non_null(c); assert_non_null(r);
+  for (int i = 0; i < NA; i++) a[i] = (double)((i * 37) % 11) - 5;
+  for (int i = 0; i < NB; i++) b[i] = (double)((i * 13) % 7) - 3;
+  for (int i = 0; i < NC; i++) c[i] = r[i] = (double)((i * 5) % 9) - 4;
+  tfe_view_f64 A = {a, {5, 0, {4, 4, 3, 2, 3}, {1, 4, 16, 48, 96}}, false};
+  tfe_view_f64 B = {b, {5, 0, {2, 3, 4, 4, 3}, {1, 2, 6, 24, 96}}, false};
+  /* C[10 11 41 42 43 44], row-major, the loop label 10 reversed (a reversed 42 would make B's
+   * N group unfusable: B would be copied) */
+  tfe_view_f64 C = {c, {6, 2 * 768, {3, 3, 4, 4, 4, 4}, {-768, 256, 64, 16, 4, 1}}, false};
+  tfe_view_f64 Cr = C;
+  Cr.data = r;
+  int32_t la[] = {44, 43, 11, 6, 17}, lb[] = {6, 17, 42, 41, 10}, lc[] = {10, 11, 41, 42, 43, 44};
+  tfe_contract_desc ds;
+  tfe_contract_plan *P = NULL;
+  assert_int_equal(tfe_contract_describe_f64(&ds, &A, la, &B, lb, &C, lc), TFE_OK);
+  tfe__pr_loop_mode = 1;
+  tfe__pr_small_mode = -1; /* the small path (tiny GEMMs) would take it, without loops */
+  assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
+  tfe__pr_loop_mode = 0;
+  tfe__pr_small_mode = 0;
+  assert_true(P->nloop == 2 && !P->copy[0] && !P->copy[1] && !P->copy[2] && P->nbatch == 9);
+  assert_int_equal(tfe_contract_execute_f64(P, 0.5, &A, &B, 2.0, &C), TFE_OK);
+  tfe_contract_plan_release(P);
+  int64_t keep = tfe__pr_naive_work;
+  tfe__pr_naive_work = INT64_MAX; /* the reference engine */
+  assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
+  tfe__pr_naive_work = keep;
+  assert_true(P->naive);
+  assert_int_equal(tfe_contract_execute_f64(P, 0.5, &A, &B, 2.0, &Cr), TFE_OK);
+  tfe_contract_plan_release(P);
+  for (int i = 0; i < NC; i++) assert_true(fabs(c[i] - r[i]) <= 1e-12 * (1 + fabs(r[i])));
+  tfe__free(a); tfe__free(b); tfe__free(c); tfe__free(r);
+}
+
 /* The last step of str_nw_mera_open_26 (exact views): label 11 (M) and label 10 (N) break the
  * fusion of both groups in C; the planner loops over both (9 GEMMs of 81 x 59049 x 50 writing
  * C in place) instead of copying C. */
 static void test_loop_two_labels(void **st) {
   (void)st;
+  print_message("multi-label loop plans run on 2 threads (all kinds): %ld\n", tc_loop2_threads2);
+#ifdef _OPENMP /* without OpenMP there is one thread */
+  assert_true(tc_loop2_threads2 > 0);
+#endif
   static double dummy;
   tfe_view_f64 A = {&dummy, {5, 0, {9, 9, 3, 5, 10}, {1, 9, 81, 243, 1215}}, false};
   tfe_view_f64 B = {&dummy, {8, 0, {5, 10, 9, 9, 9, 9, 9, 3}, {1, 5, 50, 450, 4050, 36450, 328050, 2952450}}, false};
@@ -332,6 +382,7 @@ int main(void) {
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_loop_choice),
       cmocka_unit_test(test_loop_two_labels),
+      cmocka_unit_test(test_loop_two_labels_values),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

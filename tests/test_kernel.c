@@ -173,7 +173,7 @@ static void test_small_dims(void **st) {
  * buffer (tfe__knt_min = 0 makes every output "large"). Naive loops give the reference;
  * the counters prove the paths ran. */
 static double tk_fu_ref(int op, bool zip, double x, double y) {
-  if (!zip) return op == TFE_UN_NEG ? -x : op == TFE_UN_SQUARE ? x * x : x;
+  if (!zip) return op == TFE_UN_NEG ? -x : op == TFE_UN_SQUARE ? x * x : op == TFE_UN_ABS ? fabs(x) : x;
   return op == TFE_BIN_ADD ? x + y : op == TFE_BIN_SUB ? x - y : op == TFE_BIN_MUL ? x * y : x / y;
 }
 static void test_fused_paths(void **st) {
@@ -181,7 +181,7 @@ static void test_fused_paths(void **st) {
   tu_rng r = {404};
   tfe__kstat_on = 1;
   memset(tfe__kstat, 0, sizeof tfe__kstat);
-  const int unops[] = {TFE_UN_NEG, TFE_UN_SQUARE, TFE_UN_CONJ, TFE_UN_REAL};
+  const int unops[] = {TFE_UN_NEG, TFE_UN_SQUARE, TFE_UN_CONJ, TFE_UN_REAL, TFE_UN_ABS}; /* abs: not fused */
   const int binops[] = {TFE_BIN_ADD, TFE_BIN_SUB, TFE_BIN_MUL, TFE_BIN_DIV};
   for (int mode = 0; mode < 8; mode++) {
     tfe_set_num_threads(1 + mode % 2);
@@ -193,7 +193,7 @@ static void test_fused_paths(void **st) {
       double *d = malloc(sizeof(double) * (size_t)mn), *b0 = malloc(sizeof(double) * (size_t)mn);
       for (int64_t i = 0; i < mn; i++) { a[i] = tu_unif(&r) - 0.5; b0[i] = b[i] = tu_unif(&r) + 0.5; d[i] = 0; }
       bool zip = c % 2, tfirst = tu_int(&r, 0, 1), inplace = zip && tu_int(&r, 0, 3) == 0;
-      int op = zip ? binops[tu_int(&r, 0, 3)] : unops[tu_int(&r, 0, 3)];
+      int op = zip ? binops[tu_int(&r, 0, 3)] : unops[tu_int(&r, 0, 4)];
       bool arev = tu_int(&r, 0, 2) == 0, brev = tu_int(&r, 0, 2) == 0, drev = tu_int(&r, 0, 2) == 0;
       /* dst m x n column-major (columns maybe reversed); a: the transpose of a row-major
        * buffer (rows maybe reversed); b: column-major like dst */
@@ -202,13 +202,17 @@ static void test_fused_paths(void **st) {
       if (c % 4 == 2) av = (tfe_view_f64){a, {2, arev ? (n - 1) * m : 0, {m, n}, {1, arev ? -m : m}}, false}; /* plain */
       tfe_view_f64 bv = {b, {2, brev ? (n - 1) * m : 0, {m, n}, {1, brev ? -m : m}}, false};
       if (inplace) bv = dv;
+      if (c % 8 == 3 && !inplace) { /* an outer product: a[i] * b[j] through stride-0 views, plain blocks */
+        av = (tfe_view_f64){a, {2, 0, {m, n}, {1, 0}}, false};
+        bv = (tfe_view_f64){b, {2, brev ? n - 1 : 0, {m, n}, {0, brev ? -1 : 1}}, false};
+      }
       tfe_status rc = zip ? tfe_zip_f64(&dv, tfirst ? &av : &bv, tfirst ? &bv : &av, (tfe_binop)op)
                           : tfe_map_f64(&dv, &av, (tfe_unop)op, 0.0);
       assert_int_equal(rc, TFE_OK);
       for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
           double x = a[av.lay.offset + i * av.lay.strides[0] + j * av.lay.strides[1]];
-          double y = inplace ? b0[dv.lay.offset + i + j * dv.lay.strides[1]] : b[bv.lay.offset + i + j * bv.lay.strides[1]];
+          double y = inplace ? b0[dv.lay.offset + i + j * dv.lay.strides[1]] : b[bv.lay.offset + i * bv.lay.strides[0] + j * bv.lay.strides[1]];
           double want = tfirst || !zip ? tk_fu_ref(op, zip, x, y) : tk_fu_ref(op, zip, y, x);
           double got = dv.data[dv.lay.offset + i + j * dv.lay.strides[1]];
           if (memcmp(&want, &got, sizeof got))
@@ -224,6 +228,9 @@ static void test_fused_paths(void **st) {
   assert_true(tfe__kstat[4] > 0); /* fused transpose tiles */
 #endif
   assert_true(tfe__kstat[5] > 0); /* streamed plain blocks (a map with a contiguous source) */
+#if defined(__AVX512F__)
+  assert_true(tfe__kstat[6] > 0); /* one-pass fused rows (contiguous maps, outer products) */
+#endif
 }
 
 static void test_copy_errors(void **st) {

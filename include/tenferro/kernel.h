@@ -585,9 +585,10 @@ TFE_GLOBAL int64_t tfe__kew_strip = (int64_t)1 << 30;
  * [0] map/zip plans with gather tiles, [1] of them with column caches, [2] copy plans with
  * gather tiles, [3] copy plans whose table blocks copy runs; counted by the tile's thread
  * (atomically): [4] map/zip transpose tiles with the op fused into the 8x8 register
- * transpose, [5] plain map/zip blocks streamed through an L1 buffer. */
+ * transpose, [5] plain map/zip blocks streamed through an L1 buffer, [6] plain f64 blocks
+ * of a fusable op computed and streamed in one pass (tfe__kfu_row). */
 TFE_GLOBAL int tfe__kstat_on = 0;
-TFE_GLOBAL int64_t tfe__kstat[6] = {0, 0, 0, 0, 0, 0};
+TFE_GLOBAL int64_t tfe__kstat[7] = {0, 0, 0, 0, 0, 0, 0};
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__kstat_on) __atomic_fetch_add(&tfe__kstat[k], 1, __ATOMIC_RELAXED);
 }
@@ -736,6 +737,31 @@ TFE_INTERNAL void tfe__ktr8f(double *d, int64_t ldd, const double *s, int64_t ld
     if (nt && !((uintptr_t)q & 63)) _mm512_stream_pd(q, v);
     else _mm512_storeu_pd(q, v);
   }
+}
+/* One element of a fused op (the heads and tails of tfe__kfu_row). */
+TFE_INTERNAL double tfe__kfu_apply1(int op, double x, double y) {
+  switch (op) {
+  case TFE__KFU_NEG: return -x;
+  case TFE__KFU_SQUARE: return x * x;
+  case TFE__KFU_ADD: return x + y;
+  case TFE__KFU_SUB: return x - y;
+  case TFE__KFU_MUL: return x * y;
+  case TFE__KFU_DIV: return x / y;
+  default: return x;
+  }
+}
+/* d[i] = op(x[i], y[i]) for i < n, where an input with xb / yb set is one value broadcast
+ * (stride 0: the operands of an outer product); the 64-byte-aligned middle of d is
+ * streamed past the cache (the caller fences). One pass: no buffer, no read of d. */
+TFE_INTERNAL void tfe__kfu_row(double *d, int64_t n, const double *x, bool xb, const double *y, bool yb, int op) {
+  int64_t i = 0;
+  for (; i < n && ((uintptr_t)(d + i) & 63); i++) d[i] = tfe__kfu_apply1(op, x[xb ? 0 : i], y[yb ? 0 : i]);
+  __m512d bx = _mm512_set1_pd(x[0]), by = _mm512_set1_pd(y[0]);
+  for (; i + 8 <= n; i += 8) {
+    __m512d vx = xb ? bx : _mm512_loadu_pd(x + i), vy = yb ? by : _mm512_loadu_pd(y + i);
+    _mm512_stream_pd(d + i, tfe__kfu_apply(op, vx, vy));
+  }
+  for (; i < n; i++) d[i] = tfe__kfu_apply1(op, x[xb ? 0 : i], y[yb ? 0 : i]);
 }
 TFE_INTERNAL void tfe__ksfence(void) { _mm_sfence(); }
 #else

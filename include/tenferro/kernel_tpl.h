@@ -494,6 +494,26 @@ TFE_INTERNAL bool TFE_FN(k_ew_cached_)(const TFE_TY(kew_) *e, const tfe__kplan *
   return e->cj_in[k] || !p->g[0].arith[k + 1] || p->g[0].step[k + 1] != 1;
 }
 
+#if TFE__KHAVE_TR8
+/* A plain block of a large f64 output whose body is a fusable op and whose inputs are
+ * unit-stride or broadcast (stride 0) along G0, not conjugated: computed and streamed in
+ * one pass per column (tfe__kfu_row). False: not this block. */
+TFE_INTERNAL bool TFE_FN(k_ew_row_)(const TFE_TY(kew_) *e, const tfe__kplan *p, const tfe__ktile *t) {
+  if (!e->fop || sizeof(TFE_T) != 8 || e->nin < 1) return false;
+  for (int k = 0; k < e->nin; k++)
+    if (e->cj_in[k] || !p->g[0].arith[k + 1] || (p->g[0].step[k + 1] != 0 && p->g[0].step[k + 1] != 1)) return false;
+  int k1 = e->nin - 1;
+  for (int64_t j = 0; j < t->n1; j++) {
+    const double *x = (const double *)(const void *)(e->in[0] + t->off[1] + TFE__KOFF(p, 1, 1, j));
+    const double *y = (const double *)(const void *)(e->in[k1] + t->off[k1 + 1] + TFE__KOFF(p, 1, k1 + 1, j));
+    double *d = (double *)(void *)(e->d + t->off[0] + TFE__KOFF(p, 1, 0, j));
+    tfe__kfu_row(d, t->n0, x, p->g[0].step[1] == 0, y, p->g[0].step[k1 + 1] == 0, e->fop);
+  }
+  tfe__kstat_add(6);
+  return true;
+}
+#endif
+
 /* A plain block (n1 = 1) or a gather tile, column by column: inputs unit-stride along G0
  * are read in place, the others gathered through their G0 tables into column buffers; the
  * body runs on contiguous arrays and writes a unit-stride destination directly (a gather
@@ -507,6 +527,9 @@ TFE_INTERNAL void TFE_FN(k_ew_tile_)(void *ctx, const tfe__kplan *p, const tfe__
   /* large outputs: through an L1 buffer streamed past the cache (a normal store would read
    * each line first) */
   bool direct = unit && !(e->nt && (p->gather || tfe__kew_nt));
+#if TFE__KHAVE_TR8
+  if (unit && !direct && !p->gather && TFE_FN(k_ew_row_)(e, p, t)) return;
+#endif
   if (unit && !direct && !p->gather) tfe__kstat_add(5);
   const tfe__kgroup *g1 = &p->g[1];
   for (int k = 0; k < e->nin && p->gather; k++) { /* inputs reused across columns: gather once */

@@ -154,6 +154,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--tile") && i + 1 < argc) tfe__ktile_bytes = atoi(argv[++i]); /* tuning */
     else if (!strcmp(argv[i], "--gather-all") && i + 1 < argc) tfe__kgather_all = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--vg") && i + 1 < argc) tfe__kvgather = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--run-pf") && i + 1 < argc) tfe__krun_pf = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nt-min") && i + 1 < argc) tfe__knt_min = atoll(argv[++i]);  /* tuning */
     else path = argv[i];
   }

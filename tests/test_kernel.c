@@ -233,6 +233,55 @@ static void test_fused_paths(void **st) {
 #endif
 }
 
+/* Reversals of 2s and 3s (f64 and c128, 1 and 2 threads, path modes 0-3): table tiles
+ * stepped along the source, and in the streamed modes tile buffers for the 3s' unaligned
+ * destination columns; offsets and views shifted so that no run starts aligned. */
+static void test_table_tiles(void **st) {
+  (void)st;
+  tfe__kstat_on = 1;
+  memset(tfe__kstat, 0, sizeof tfe__kstat);
+  for (int mode = 0; mode < 8; mode++) {
+    tfe_set_num_threads(1 + mode % 2);
+    tk_paths(mode / 2);
+    for (int c = 0; c < 4; c++) {
+      int b = c % 2 ? 3 : 2, R = b == 2 ? 13 : 8, shift = c / 2;
+      int64_t n = 1, dims[16];
+      for (int i = 0; i < R; i++) { dims[i] = b; n *= b; }
+      double *src = malloc(sizeof(double) * (size_t)(n + 1)), *dst = malloc(sizeof(double) * (size_t)(n + 1));
+      double complex *zs = malloc(sizeof(double complex) * (size_t)n), *zd = malloc(sizeof(double complex) * (size_t)n);
+      for (int64_t i = 0; i <= n; i++) { src[i] = (double)i; dst[i] = -1; }
+      for (int64_t i = 0; i < n; i++) { zs[i] = CMPLX((double)i, (double)-i); zd[i] = 0; }
+      tfe_view_f64 sv = {src + shift, {R, 0, {0}, {0}}, false}, dv = {dst + shift, {R, 0, {0}, {0}}, false};
+      tfe_view_c128 zsv = {zs, {R, 0, {0}, {0}}, false}, zdv = {zd, {R, 0, {0}, {0}}, false};
+      int64_t st_ = 1;
+      for (int i = 0; i < R; i++) {
+        sv.lay.dims[i] = dv.lay.dims[i] = zsv.lay.dims[i] = zdv.lay.dims[i] = b;
+        dv.lay.strides[i] = zdv.lay.strides[i] = st_;
+        sv.lay.strides[R - 1 - i] = zsv.lay.strides[R - 1 - i] = st_;
+        st_ *= b;
+      }
+      assert_int_equal(tfe_copy_f64(&dv, &sv), TFE_OK);
+      assert_int_equal(tfe_copy_c128(&zdv, &zsv), TFE_OK);
+      int64_t idx[16] = {0};
+      do {
+        int64_t so = 0, dof = 0;
+        for (int i = 0; i < R; i++) { so += idx[i] * sv.lay.strides[i]; dof += idx[i] * dv.lay.strides[i]; }
+        if (dv.data[dof] != sv.data[so]) fail_msg("f64 reversal of %ds mode %d at %lld", b, mode, (long long)dof);
+        if (zd[dof] != zs[so]) fail_msg("c128 reversal of %ds mode %d at %lld", b, mode, (long long)dof);
+      } while (tk_next(R, dims, idx));
+      if (shift && dst[0] != -1) fail_msg("wrote before the view");
+      free(src); free(dst); free(zs); free(zd);
+    }
+  }
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__kstat_on = 0;
+  assert_true(tfe__kstat[8] > 0); /* table tiles */
+#if defined(__AVX512F__)
+  assert_true(tfe__kstat[7] > 0); /* buffered transpose tiles */
+#endif
+}
+
 static void test_copy_errors(void **st) {
   (void)st;
   double a[16] = {0}, b[16] = {0};
@@ -434,7 +483,7 @@ static void test_user_kind(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_copy_random),
-      cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

@@ -186,6 +186,24 @@ TFE_INTERNAL tfe_status tfe__check_dst(const tfe_layout *L, const void *data, co
  *   4. the remaining dims and the block counts form the tile odometer, threads split it.
  * A tile is G0 x G1: for j < n1, for i < n0 the element at off(G0, i) + off(G1, j). Offsets
  * along a group are an arithmetic step (single dim) or a table (several small dims). */
+/* Path counters for tests (counted by the calling thread, only while tfe__kstat_on is set):
+ * [0] map/zip plans with gather tiles, [1] of them with column caches, [2] copy plans with
+ * gather tiles, [3] copy plans whose table blocks copy runs; counted by the tile's thread
+ * (atomically): [4] map/zip transpose tiles with the op fused into the 8x8 register
+ * transpose, [5] plain map/zip blocks streamed through an L1 buffer, [6] plain f64 blocks
+ * of a fusable op computed and streamed in one pass (tfe__kfu_row); by the calling thread
+ * again: [7] copy plans with buffered transpose tiles (k_copy_buffered_), [8] plans with
+ * table tiles (tfe__kplan_make). */
+TFE_GLOBAL int tfe__kstat_on = 0;
+TFE_GLOBAL int64_t tfe__kstat[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+/* Copy transpose tiles with unaligned destination columns through a tile buffer (1) or
+ * straight (0); see k_copy_buffered_. */
+TFE_GLOBAL int tfe__kcopy_buf = 1;
+TFE_INTERNAL void tfe__kstat_add(int k) {
+  if (tfe__kstat_on) __atomic_fetch_add(&tfe__kstat[k], 1, __ATOMIC_RELAXED);
+}
+/* Table tiles (tfe__kplan_make): G1 at least this many bytes along the input, G0 twice. */
+TFE_GLOBAL int64_t tfe__ktable_bytes = 512;
 #define TFE__KOPS 3
 #define TFE__KTAB 256     /* entries of a group table */
 TFE_GLOBAL int tfe__kgather_all = 0;
@@ -222,6 +240,7 @@ typedef struct tfe__kplan {
   int64_t ntiles, nseq;                  /* tiles; leading tiles that share op 0 (reductions) */
   bool gather;                           /* G1 is a column group of a gather tile, not a transpose */
   bool tiny;                             /* a transpose whose destination run starts with a tiny dim */
+  bool along_src;                        /* tiles step along the transposed input (table tiles) */
 } tfe__kplan;
 
 typedef struct tfe__ktile {
@@ -343,6 +362,22 @@ TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int end, int64_t 
   return nd;
 }
 
+/* Whole dims from `at` until the block reaches `target` (or the table TFE__KTAB entries):
+ * table tiles of 3s take 81 rather than a cut 54 for a target of 64. */
+TFE_INTERNAL int tfe__kgroup_pick_up(const tfe__kplan *p, int at, int end, int64_t target, int64_t *cut) {
+  int nd = 0;
+  int64_t prod = 1;
+  while (at + nd < end && nd < TFE__KGD && prod < target && (nd == 0 || prod * p->dims[at + nd] <= TFE__KTAB)) {
+    prod *= p->dims[at + nd];
+    *cut = p->dims[at + nd];
+    nd++;
+  }
+  return nd;
+}
+
+/* Group build modes: gather tiles forced; table tiles (see tfe__kplan_make). */
+enum { TFE__KM_GATHER = 1, TFE__KM_TABLE = 2 };
+
 /* Plan the loops. strides[o] are op o's strides over dims; offsets[o] its origin. t0
  * bounds G0 of a plain block, tt0 and tt1 G0 and G1 of a transpose tile, tg0 (0: never)
  * G0 of a gather tile. Returns false when there are no elements.
@@ -353,11 +388,11 @@ TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int end, int64_t 
  * chosen by the transposed input's strides, so each tile uses that input's lines whole. */
 TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
                                    const int64_t *const *strides, const int64_t *offsets, int64_t t0,
-                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, bool force);
+                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode);
 TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
                                   const int64_t *const *strides, const int64_t *offsets,
-                                  int64_t t0, int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero) {
-  if (!tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, false))
+                                  int64_t t0, int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int64_t es) {
+  if (!tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, 0))
     return false;
   /* A transpose of tiny dims whose groups are tables (a random permutation of 3s: the
    * destination's and the source's small dims interleave) runs its 8x8 blocks through
@@ -368,15 +403,29 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
     for (int o = 0; o < nops; o++)
       if (o != key && !(p->g[0].arith[o] && p->g[0].step[o] <= 1) && !(p->g[1].arith[o] && p->g[1].step[o] == 1))
         fast = false;
-    if (!fast) tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, true);
+    if (!fast) {
+      tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, TFE__KM_GATHER);
+      return true;
+    }
+  }
+  /* A transpose whose G0 reads its input through a table (a reversal of 2s or 3s: the tile's
+   * rows lie scattered over the whole input) is rebuilt as table tiles: groups of whole dims
+   * of at least 2x and 1x tfe__ktable_bytes elements-worth (f64: 128 x 64 for 2s, 243 x 81 for
+   * 3s; reverse_23d_2 1.37x memcpy against 1.59-1.67x for 128 x 128 or 256 x 128, into fresh
+   * or existing destinations alike), stepped along the input (tfe__kplan_build). */
+  if (p->along_src) {
+    int64_t tb = tfe__ktable_bytes / es < 8 ? 8 : tfe__ktable_bytes / es;
+    tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tb, tb, tg0, seq_zero, TFE__KM_TABLE);
+    if (tfe__kstat_on) tfe__kstat[8]++;
   }
   return true;
 }
 
 TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
                                    const int64_t *const *strides, const int64_t *offsets, int64_t t0,
-                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, bool force) {
+                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode) {
   p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false; p->tiny = false;
+  p->along_src = false;
   for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
   for (int i = 0; i < rank; i++) {
     if (dims[i] == 0) { p->numel = 0; return false; }
@@ -428,17 +477,19 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
     bool strided = false; /* an input not unit-stride along the destination's run */
     for (int o = 0; o < nops; o++) if (o != key && p->str[o][0] != 1) strided = true;
     p->tiny = mis >= 0;
-    if ((mis >= 0 && (pre < 8 || force || tfe__kgather_all)) || (mis < 0 && strided)) {
+    if ((mis >= 0 && (pre < 8 || (mode & TFE__KM_GATHER) || tfe__kgather_all)) || (mis < 0 && strided)) {
       p->gather = true;
       end0 = p->rank;
     }
     if (p->gather && mis < 0) mis = key == 0 ? 1 : 0;
   }
   int nd0 = p->rank ? tfe__kgroup_pick(p, 0, end0, p->gather ? tg0 : mis >= 0 ? tt0 : t0, &cut0) : 0;
+  bool table = (mode & TFE__KM_TABLE) && mis >= 0 && !p->gather;
+  if (table) nd0 = tfe__kgroup_pick_up(p, 0, end0, 2 * tt0, &cut0);
   /* A transpose group of several small dims (2s and 3s) runs its 8x8 blocks through
    * tables, and blocks clipped at its edges (27 = 3*8 + 3) element by element: four times
    * the target makes the clipped share small (243 x 81 tiles of 3s: 2.5 %). */
-  if (mis >= 0 && !p->gather && nd0 > 1) nd0 = tfe__kgroup_pick(p, 0, end0, 4 * tt0, &cut0);
+  if (mis >= 0 && !p->gather && nd0 > 1 && !table) nd0 = tfe__kgroup_pick(p, 0, end0, 4 * tt0, &cut0);
   int nd1 = 0;
   if (mis >= 0 && nd0 < p->rank) {
     /* remaining dims by the misaligned input's |stride| (broadcast dims last); gather
@@ -462,6 +513,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
     tfe__kmove(p, nd0, ns, sel);
     nd1 = tfe__kgroup_pick(p, nd0, p->rank, tt1, &cut1);
     if (nd1 > 1) nd1 = tfe__kgroup_pick(p, nd0, p->rank, 4 * tt1, &cut1);
+    if (table) nd1 = tfe__kgroup_pick_up(p, nd0, p->rank, tt1, &cut1);
   }
   if (nd0) tfe__kgroup_make(p, &p->g[0], 0, nd0, cut0);
   else { p->g[0].nd = 0; p->g[0].len = 1; p->g[0].inner = 1; p->g[0].last_n = p->g[0].last_b = 1; }
@@ -502,6 +554,20 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
       int c = clip[j]; clip[j] = clip[j - 1]; clip[j - 1] = c;
       for (int o = 0; o < nops; o++) { t = stp[o][j]; stp[o][j] = stp[o][j - 1]; stp[o][j - 1] = t; }
     }
+  /* A transpose whose G0 reads the input through a table (a reversal: its rows lie
+   * scattered over the whole input) steps its tiles along that input instead: each row then
+   * continues where the previous tile left it (reverse_23d_2 1.80 -> 1.37x memcpy with the
+   * table tiles, 3s 1.99 -> 1.74x); the destination takes whole-line streamed stores in any
+   * order. Transposes of single dims keep the destination's order (3d_201 1.34 vs 1.37x). */
+  p->along_src = mis >= 0 && !p->gather && nd0 > 1 && !p->g[0].arith[mis];
+  bool along_src = p->along_src;
+  for (int i = 1; along_src && i < no; i++)
+    for (int j = i; j > 0; j--) {
+      if (tfe__kabs(stp[mis][j - 1]) <= tfe__kabs(stp[mis][j])) break;
+      int64_t t = cnt[j]; cnt[j] = cnt[j - 1]; cnt[j - 1] = t;
+      int c = clip[j]; clip[j] = clip[j - 1]; clip[j - 1] = c;
+      for (int o = 0; o < nops; o++) { t = stp[o][j]; stp[o][j] = stp[o][j - 1]; stp[o][j - 1] = t; }
+    }
   p->no = 0; p->ntiles = 1; p->nseq = 1;
   for (int pass = 0; pass < 2; pass++) /* seq_zero: op-0-stationary tiles first */
     for (int i = 0; i < no; i++) {
@@ -518,7 +584,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * instead of pieces of every huge page (two threads faulting the same pages wait on
    * each other). */
   int big = -1;
-  for (int q = 0; q < p->no; q++)
+  for (int q = 0; q < p->no && !along_src; q++)
     if (!(seq_zero && p->ostep[0][q] == 0) && p->ocount[q] > 1 &&
         (big < 0 || tfe__kabs(p->ostep[0][q]) > tfe__kabs(p->ostep[0][big])))
       big = q;
@@ -570,7 +636,12 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
 TFE_GLOBAL int64_t tfe__ktiny = 1024;
 TFE_GLOBAL int64_t tfe__kpar_min = 32768;
 /* Transpose tiles: G1 spans this many bytes along the source, G0 twice as many. Copies
- * (tfe__ktile_bytes) and map/zip (tfe__kew_tile_bytes) tile separately. */
+ * (tfe__ktile_bytes) and map/zip (tfe__kew_tile_bytes) tile separately. A copy into an
+ * existing destination takes tiles twice as large: a fresh one is faulted in by the tiles'
+ * own stores (the system zeroes each 2 MiB page as a tile first touches it) and favours
+ * small tiles, while written-before pages favour larger ones (f64, 1 thread: 2048^2 and
+ * 256^3 transposes 0.87-1.00x memcpy with 512 B x 1 KiB into existing pages against
+ * 1.02-1.09x with 256 B x 512 B; into fresh pages 1.24-1.36x against 1.43-1.48x). */
 TFE_GLOBAL int64_t tfe__ktile_bytes = 256;
 /* (map/zip: 2 KiB runs of the transposed input x 1 KiB of the destination measured 11.5
  * ms for a transposed 16M map on the EPYC against 13.8 ms for 1 KiB x 2 KiB) */
@@ -581,17 +652,6 @@ TFE_GLOBAL int64_t tfe__kew_gather_bytes = 2048; /* map/zip gather tiles: G0 spa
  * elements on the stack (0; also the fallback when the buffers cannot be allocated). */
 TFE_GLOBAL int tfe__kew_scratch = 1;
 TFE_GLOBAL int64_t tfe__kew_strip = (int64_t)1 << 30;
-/* Path counters for tests (counted by the calling thread, only while tfe__kstat_on is set):
- * [0] map/zip plans with gather tiles, [1] of them with column caches, [2] copy plans with
- * gather tiles, [3] copy plans whose table blocks copy runs; counted by the tile's thread
- * (atomically): [4] map/zip transpose tiles with the op fused into the 8x8 register
- * transpose, [5] plain map/zip blocks streamed through an L1 buffer, [6] plain f64 blocks
- * of a fusable op computed and streamed in one pass (tfe__kfu_row). */
-TFE_GLOBAL int tfe__kstat_on = 0;
-TFE_GLOBAL int64_t tfe__kstat[7] = {0, 0, 0, 0, 0, 0, 0};
-TFE_INTERNAL void tfe__kstat_add(int k) {
-  if (tfe__kstat_on) __atomic_fetch_add(&tfe__kstat[k], 1, __ATOMIC_RELAXED);
-}
 /* f64 map/zip transpose tiles with a built-in op: the op runs on the registers of the 8x8
  * transpose and the result goes straight to the destination, with no tile buffer: 1 for
  * zips (default), 2 for maps and zips, 0 never (the transposed input goes through a tile
@@ -603,6 +663,8 @@ TFE_GLOBAL int tfe__kfuse = 1;
 TFE_GLOBAL int tfe__kew_nt = 1;
 /* map/zip gather tiles: the most elements of one input's column cache (per thread). */
 TFE_GLOBAL int64_t tfe__kew_cache = 16384;
+/* Run copies of large outputs: prefetch this many bytes past each source run. */
+TFE_GLOBAL int64_t tfe__krun_pf = 512;
 /* Software prefetch of strided tile rows, this many 8-row strips ahead (0: none). */
 TFE_GLOBAL int tfe__kpf = 2;
 

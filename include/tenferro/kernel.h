@@ -79,6 +79,31 @@ TFE_INTERNAL void tfe__kadvise_huge(void *p, size_t bytes) {
 #endif
 }
 
+/* Fault in a fresh buffer of `bytes` before a kernel writes it: one write per 4 KiB, `nt`
+ * threads taking equal 2 MiB-aligned shares (as the kernels split their outputs). Returns
+ * whether it did (buffers of at least 4 MiB). A transposing copy into pages that its own
+ * stores fault in ran 1.20-1.31x a memcpy; faulted first, with the tiles sized for written
+ * pages, 1.11-1.17x (f64 2048^2 and 256^3 transposes, 1 thread, faults included in both).
+ * Writes bytes: only for buffers nobody has read. */
+TFE_INTERNAL bool tfe__kprefault(void *p, size_t bytes, int nt) {
+  const size_t huge = (size_t)2 << 20;
+  if (!p || bytes < 2 * huge) return false;
+  size_t chunks = (bytes + huge - 1) / huge;
+  if ((size_t)nt > chunks) nt = (int)chunks;
+  TFE_OMP(parallel num_threads(nt) if (nt > 1))
+  {
+    size_t t = 0, n = 1;
+#ifdef _OPENMP
+    t = (size_t)omp_get_thread_num();
+    n = (size_t)omp_get_num_threads();
+#endif
+    size_t lo = chunks * t / n * huge, hi = chunks * (t + 1) / n * huge;
+    if (hi > bytes) hi = bytes;
+    for (size_t o = lo; o < hi; o += 4096) ((volatile char *)p)[o] = 0;
+  }
+  return true;
+}
+
 /* ---- layout checks ------------------------------------------------------------------------- */
 /* Same rank and dims. */
 TFE_INTERNAL tfe_status tfe__same_shape(const tfe_layout *a, const tfe_layout *b, const char *where) {

@@ -248,8 +248,11 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
     TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
 }
 
-/* Planned copy of validated views (dims equal, numel > 0); `fresh`: dst's pages were never
- * written (smaller transpose tiles, see tfe__ktile_bytes). */
+/* Planned copy of validated views (dims equal, numel > 0); `fresh`: dst is a new dense
+ * buffer of n elements whose pages were never written: a transpose faults it in first
+ * (tfe__kprefault) and then runs the tiles for written pages; other fresh copies take the
+ * smaller tiles (see tfe__ktile_bytes). Plain and run copies take their faults in order, as
+ * a memcpy does (faulted first they measured 1.16-1.26x memcpy instead of 0.97-1.10x). */
 TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, int64_t n, bool fresh) {
   bool cj = TFE_FN(k_conj_)(dst->conj, src->conj);
   if (n <= tfe__ktiny) { TFE_FN(k_copy_odo_)(dst, src, cj); return; }
@@ -259,12 +262,14 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
   int64_t es = (int64_t)sizeof(TFE_T);
   int64_t tt = tfe__ktile_bytes / es < 8 ? 8 : tfe__ktile_bytes / es;
   int64_t tg = 8 * tt < TFE__KTAB ? 8 * tt : TFE__KTAB, tw = fresh ? tt : 2 * tt;
+  int nt = tfe__kthreads(n);
   tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es);
+  if (fresh && p.g[1].nd > 0 && !p.gather && !p.along_src && tfe__kprefault(dst->data, (size_t)n * sizeof(TFE_T), nt))
+    tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 4 * tt, 2 * tt, tg, false, es);
   if (tfe__kstat_on && p.gather) tfe__kstat[2]++;
   if (tfe__kstat_on && !p.gather && p.g[1].nd == 0 && p.g[0].nd > 1 && p.dims[0] >= 8 && p.str[1][0] == 1)
     tfe__kstat[3]++; /* runs of a table block */
   TFE_TY(kcopy_) c = {dst->data, src->data, cj, n * (int64_t)sizeof(TFE_T) >= tfe__knt_min, NULL, 0};
-  int nt = tfe__kthreads(n);
   if (TFE_FN(k_copy_wants_buf_)(&p, dst->data, c.nt, cj)) {
     /* (without the buffers the tiles run unbuffered: slower, same result) */
     c.tile_elems = (p.g[0].len * p.g[1].len + 7) & ~(int64_t)7;

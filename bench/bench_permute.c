@@ -18,7 +18,9 @@
  * Median of --reps rounds (default 5) after one warm-up round; each round times every
  * column once (memcpy, memcpy4k, tfe, tfe2), so a busy machine slows them alike;
  * best_ratio compares the fastest rounds. tfe runs on 1 thread; with --threads2 a column
- * tfe2_ms gives the time on 2 threads. */
+ * tfe2_ms gives the time on 2 threads, and memcpy2_ms a 2-thread memcpy into a fresh buffer
+ * (each thread its half): the scaling this machine allows in this process (on the 2-vCPU
+ * VM it varies between processes, 1.3-1.8x). */
 #include <tenferro.h>
 #include <time.h>
 
@@ -130,6 +132,29 @@ static double once_memcpy(const double *src, size_t bytes, bool huge) {
   return now_ms() - t0;
 }
 
+/* The same on `threads` threads, each copying its share (the machine's scaling limit for
+ * a fresh destination, timed next to the tfe columns). */
+static double once_memcpy_par(const double *src, size_t bytes, int threads) {
+  tfe_allocator a = tfe_get_allocator();
+  double t0 = now_ms();
+  char *p = a.alloc(a.ctx, bytes, TFE_ALIGN);
+  if (!p) { fprintf(stderr, "memcpy: out of memory\n"); exit(1); }
+  tfe__kadvise_huge(p, bytes);
+  TFE_OMP(parallel num_threads(threads))
+  {
+    size_t t = 0, m = 1;
+#ifdef _OPENMP
+    t = (size_t)omp_get_thread_num();
+    m = (size_t)omp_get_num_threads();
+#endif
+    size_t lo = bytes / 64 * t / m * 64, hi = t + 1 == m ? bytes : bytes / 64 * (t + 1) / m * 64;
+    memcpy(p + lo, (const char *)src + lo, hi - lo);
+  }
+  __asm__ volatile("" : : "r"(p) : "memory");
+  a.free(a.ctx, p);
+  return now_ms() - t0;
+}
+
 /* numpy times by pattern id from the peer script (NAN when numpy is missing). */
 static int numpy_times(const char *json, int reps, const char *only, char ids[][128], double *ms) {
   char cmd[2048];
@@ -186,11 +211,12 @@ int main(int argc, char **argv) {
     size_t bytes = (size_t)n * sizeof(double);
     /* rounds interleave the columns (one call each) so that load from other processes hits
      * them alike; one warm-up round, which also checks the result */
-    double tv[4][64];
+    double tv[5][64];
     for (int r = -1; r < reps; r++) {
-      double x[4] = {once_memcpy(src.v.data, bytes, true), once_memcpy(src.v.data, bytes, false),
-                     once_tfe(&v, 1, r < 0), two ? once_tfe(&v, 2, false) : 0};
-      if (r >= 0) for (int c = 0; c < 4; c++) tv[c][r] = x[c];
+      double x[5] = {once_memcpy(src.v.data, bytes, true), once_memcpy(src.v.data, bytes, false),
+                     once_tfe(&v, 1, r < 0), two ? once_tfe(&v, 2, false) : 0,
+                     two ? once_memcpy_par(src.v.data, bytes, 2) : 0};
+      if (r >= 0) for (int c = 0; c < 5; c++) tv[c][r] = x[c];
     }
     double tm = median(tv[0], reps), t4k = median(tv[1], reps), t1 = median(tv[2], reps);
     double best = tv[2][0] / tv[0][0]; /* sorted by median(): fastest round of each column */
@@ -198,7 +224,8 @@ int main(int argc, char **argv) {
     for (int j = 0; j < nn; j++) if (!strcmp(nid[j], q->id)) printf(" numpy_ms=%.2f", nms[j]);
     if (two) {
       double t2 = median(tv[3], reps);
-      printf(" tfe2_ms=%.2f speedup2=%.2f", t2, t1 / t2);
+      double m2 = median(tv[4], reps);
+      printf(" tfe2_ms=%.2f speedup2=%.2f memcpy2_ms=%.2f memcpy_speedup2=%.2f", t2, t1 / t2, m2, tm / m2);
     }
     printf(" best_ratio=%.2f", best);
     printf(" memcpy4k_ms=%.2f MiB=%.0f\n", t4k, bytes / 1048576.0);

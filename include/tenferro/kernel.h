@@ -85,9 +85,10 @@ TFE_INTERNAL void tfe__kadvise_huge(void *p, size_t bytes) {
  * stores fault in ran 1.20-1.31x a memcpy; faulted first, with the tiles sized for written
  * pages, 1.11-1.17x (f64 2048^2 and 256^3 transposes, 1 thread, faults included in both).
  * Writes bytes: only for buffers nobody has read. */
+TFE_GLOBAL int tfe__kprefault_on = 1;
 TFE_INTERNAL bool tfe__kprefault(void *p, size_t bytes, int nt) {
   const size_t huge = (size_t)2 << 20;
-  if (!p || bytes < 2 * huge) return false;
+  if (!p || bytes < 2 * huge || !tfe__kprefault_on) return false;
   size_t chunks = (bytes + huge - 1) / huge;
   if ((size_t)nt > chunks) nt = (int)chunks;
   TFE_OMP(parallel num_threads(nt) if (nt > 1))

@@ -269,6 +269,24 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
   if (tfe__kstat_on && p.gather) tfe__kstat[2]++;
   if (tfe__kstat_on && !p.gather && p.g[1].nd == 0 && p.g[0].nd > 1 && p.dims[0] >= 8 && p.str[1][0] == 1)
     tfe__kstat[3]++; /* runs of a table block */
+  if (p.rank == 1 && p.str[0][0] == 1 && p.str[1][0] == 1 && !cj) {
+    /* one contiguous run in both: each thread copies its whole share with one memcpy (the C
+     * library streams large copies; 64 KiB blocks took the cached path and scaled 1.2-1.3x
+     * on 2 threads instead of 1.8x) */
+    TFE_T *d0 = dst->data + p.base[0];
+    const TFE_T *s0 = src->data + p.base[1];
+    TFE_OMP(parallel num_threads(nt) if (nt > 1))
+    {
+      int64_t t = 0, m = 1;
+#ifdef _OPENMP
+      t = omp_get_thread_num();
+      m = omp_get_num_threads();
+#endif
+      int64_t lo = n * t / m, hi = n * (t + 1) / m;
+      memcpy(d0 + lo, s0 + lo, (size_t)(hi - lo) * sizeof(TFE_T));
+    }
+    return;
+  }
   TFE_TY(kcopy_) c = {dst->data, src->data, cj, n * (int64_t)sizeof(TFE_T) >= tfe__knt_min, NULL, 0};
   if (TFE_FN(k_copy_wants_buf_)(&p, dst->data, c.nt, cj)) {
     /* (without the buffers the tiles run unbuffered: slower, same result) */

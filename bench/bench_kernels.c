@@ -282,7 +282,7 @@ static void run_threads(int reps) {
 }
 
 int main(int argc, char **argv) {
-  int reps = 7, threads = 1, fuse = 1;
+  int reps = 7, threads = 1, fuse = tfe__kfuse;
   const char *set = "all", *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);

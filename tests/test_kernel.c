@@ -66,7 +66,8 @@ static void tk_paths(int mode) {
   tfe__kpar_min = mode ? 64 : 32768;
   tfe__ktile_bytes = mode >= 2 ? 64 : 256;
   tfe__kew_tile_bytes = mode >= 2 ? 96 : 2048;
-  tfe__kew_run_bytes = mode >= 2 ? 128 : 1024;
+  tfe__kew_run_bytes = mode >= 2 ? 128 : 2048;
+  tfe__kew_map_tile_bytes = mode >= 2 ? 96 : 512;
   tfe__kew_gather_bytes = mode >= 2 ? 128 : 2048;
   tfe__knt_min = mode >= 2 ? 0 : (int64_t)16 << 20;
   tfe__kew_scratch = mode != 3;
@@ -75,7 +76,7 @@ static void tk_paths(int mode) {
   tfe__kgather_all = mode == 3;  /* gather tiles for every transpose starting with a tiny dim */
   tfe__ktiny_dim = mode == 3 ? 16 : 8;
   tfe__kew_cache = mode == 3 ? 64 : 16384; /* small caches: some inputs skip them */
-  tfe__kfuse = mode ? 2 : 1; /* f64 ops fused into the 8x8 transpose: maps too */
+  tfe__kfuse = mode == 1 ? 1 : 2; /* f64 ops fused into the 8x8 transpose: zips only in mode 1 */
 }
 
 #define TK_KIND

@@ -672,7 +672,9 @@ TFE_GLOBAL int64_t tfe__ktile_bytes = 256;
 /* (map/zip: 2 KiB runs of the transposed input x 1 KiB of the destination measured 11.5
  * ms for a transposed 16M map on the EPYC against 13.8 ms for 1 KiB x 2 KiB) */
 TFE_GLOBAL int64_t tfe__kew_tile_bytes = 2048;
-TFE_GLOBAL int64_t tfe__kew_run_bytes = 1024; /* map/zip: G0 span (destination runs) */
+/* map/zip: G0 span (destination runs); 2 KiB ran transposed 16M f64 zips at 0.80-0.83 of
+ * memcpy's bandwidth against 0.78-0.82 for 1 KiB */
+TFE_GLOBAL int64_t tfe__kew_run_bytes = 2048;
 TFE_GLOBAL int64_t tfe__kew_gather_bytes = 2048; /* map/zip gather tiles: G0 span */
 /* map/zip transpose tiles: whole-tile heap buffers (1) or strips of at most tfe__kew_strip
  * elements on the stack (0; also the fallback when the buffers cannot be allocated). */
@@ -680,10 +682,14 @@ TFE_GLOBAL int tfe__kew_scratch = 1;
 TFE_GLOBAL int64_t tfe__kew_strip = (int64_t)1 << 30;
 /* f64 map/zip transpose tiles with a built-in op: the op runs on the registers of the 8x8
  * transpose and the result goes straight to the destination, with no tile buffer: 1 for
- * zips (default), 2 for maps and zips, 0 never (the transposed input goes through a tile
- * buffer). Maps measured no faster fused (10.4 vs 9.9 ms for 16M f64 on Zen 5: the buffered
- * path writes whole destination runs), zips faster (17 vs 23 ms). */
-TFE_GLOBAL int tfe__kfuse = 1;
+ * zips, 2 for maps and zips (default), 0 never (the transposed input goes through a tile
+ * buffer). Zips measured faster fused (17 vs 23 ms for 16M f64 on Zen 5); maps too once
+ * their tiles are narrow (tfe__kew_map_tile_bytes: 7.1-7.4 ms against 9.6-9.9 buffered). */
+TFE_GLOBAL int tfe__kfuse = 2;
+/* Fused maps' transpose tiles span this many bytes along the transposed input (G1; zips and
+ * buffered tiles use tfe__kew_tile_bytes): 512 B x 1 KiB tiles ran 16M f64 at 0.86-0.91 of
+ * memcpy's bandwidth against 0.60-0.67 for 2 KiB x 1 KiB. */
+TFE_GLOBAL int64_t tfe__kew_map_tile_bytes = 512;
 /* Plain (non-transposed) map/zip blocks of outputs above tfe__knt_min: body into an L1
  * buffer, then streamed past the cache (1), or normal stores (0). */
 TFE_GLOBAL int tfe__kew_nt = 1;

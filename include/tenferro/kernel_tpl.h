@@ -481,9 +481,18 @@ TFE_INTERNAL bool TFE_FN(k_ew_fused_)(const TFE_TY(kew_) *e, const tfe__kplan *p
   double *dd = (double *)(void *)d;
   if (oth) { /* zip: block column by block column, the other input and the destination
                * walked down their columns (row order: 23 ms instead of 17 for 16M f64) */
+    /* software prefetch, tfe__kpf strips ahead down the column block: the transposed
+     * input's 8 rows and the other input's 8 columns (neither is a stream the hardware
+     * prefetchers follow: 16M f64 17.5 -> 12.4 ms, 0.55 -> 0.78 of memcpy's bandwidth) */
+    int64_t pf = 8 * tfe__kpf;
     for (int64_t jb = 0; jb < m1; jb += 8)
-      for (int64_t ib = 0; ib < m0; ib += 8)
+      for (int64_t ib = 0; ib < m0; ib += 8) {
+        if (pf && ib + pf < m0)
+          for (int i = 0; i < 8; i++) __builtin_prefetch(ss + (ib + pf + i) * lds + jb, 0, 3);
+        if (pf && ib + pf < m0)
+          for (int j = 0; j < 8; j++) __builtin_prefetch(oo + (jb + j) * ldo + ib + pf, 0, 3);
         tfe__ktr8f(dd + jb * ldd + ib, ldd, ss + ib * lds + jb, lds, oo + jb * ldo + ib, ldo, e->fop, tk == 0, e->nt);
+      }
   } else { /* map: row block by row block, source rows along their lines */
     for (int64_t ib = 0; ib < m0; ib += 8) {
       TFE_FN(k_prefetch_rows_)(p, tk + 1, s[tk], ib + 8 * tfe__kpf, n0, n1);
@@ -723,7 +732,8 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew2_)(const char *where, const TFE_TY(view) *ds
   int64_t off[3] = {dst->lay.offset, bl[0].offset, bl[1].offset};
   /* a transpose tile spans tfe__kew_tile_bytes along the transposed input (G1), twice as
    * many along the destination (G0, at most a column buffer) */
-  int64_t kb = (int64_t)TFE__KBUF, t1 = tfe__kew_tile_bytes / (int64_t)sizeof(TFE_T);
+  bool fmap = fop && nin == 1 && sizeof(TFE_T) == 8 && tfe__kfuse >= 2; /* a fused map (k_ew_fused_) */
+  int64_t kb = (int64_t)TFE__KBUF, t1 = (fmap ? tfe__kew_map_tile_bytes : tfe__kew_tile_bytes) / (int64_t)sizeof(TFE_T);
   int64_t t0 = tfe__kew_run_bytes / (int64_t)sizeof(TFE_T);
   if (t1 < 8) t1 = 8;
   if (t0 < 8) t0 = 8;

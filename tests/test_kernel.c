@@ -251,7 +251,7 @@ static void test_table_tiles(void **st) {
       double *src = malloc(sizeof(double) * (size_t)(n + 1)), *dst = malloc(sizeof(double) * (size_t)(n + 1));
       double complex *zs = malloc(sizeof(double complex) * (size_t)n), *zd = malloc(sizeof(double complex) * (size_t)n);
       for (int64_t i = 0; i <= n; i++) { src[i] = (double)i; dst[i] = -1; }
-      for (int64_t i = 0; i < n; i++) { zs[i] = CMPLX((double)i, (double)-i); zd[i] = 0; }
+      for (int64_t i = 0; i < n; i++) { zs[i] = (double)i - (double)i * I; zd[i] = 0; }
       tfe_view_f64 sv = {src + shift, {R, 0, {0}, {0}}, false}, dv = {dst + shift, {R, 0, {0}, {0}}, false};
       tfe_view_c128 zsv = {zs, {R, 0, {0}, {0}}, false}, zdv = {zd, {R, 0, {0}, {0}}, false};
       int64_t st_ = 1;

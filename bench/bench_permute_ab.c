@@ -1,0 +1,112 @@
+/* bench_permute_ab — A/B timing of one permutation under two settings of the kernel room's
+ * tuning globals, alternating in one process next to a memcpy of the same bytes (the method
+ * of docs/bench-kernel.md, round 5: single bench_permute runs vary by +-0.1 on the 2-vCPU VM).
+ *
+ *   A="tile=128" B="tile=256" bench_permute_ab 2048 2048 -- 1 0
+ *   PRE=1 ... (copy into an existing, written destination instead of a fresh tfe_contiguous)
+ *   R=15 ...  (rounds, default 9; medians printed)
+ * Keys: tile, table, kpf, runpf, buf, prefault, ntmin (tfe__ktile_bytes, tfe__ktable_bytes,
+ * tfe__kpf, tfe__krun_pf, tfe__kcopy_buf, tfe__kprefault_on, tfe__knt_min). Source col-major
+ * of SHAPE, out[i] = src[i_perm]. */
+#include <tenferro.h>
+#include <time.h>
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+static int cmpd(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Defaults first, then "key=value,..." from the environment variable `var`. */
+static void setcfg(const char *var) {
+  tfe__ktile_bytes = 256; tfe__ktable_bytes = 512; tfe__kpf = 2; tfe__krun_pf = 512;
+  tfe__kcopy_buf = 1; tfe__kprefault_on = 1; tfe__knt_min = (int64_t)16 << 20;
+  const char *c = getenv(var);
+  if (!c) return;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", c);
+  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+    char k[64];
+    long long v;
+    if (sscanf(t, "%63[^=]=%lld", k, &v) != 2) { fprintf(stderr, "bad setting %s\n", t); exit(2); }
+    if (!strcmp(k, "tile")) tfe__ktile_bytes = v;
+    else if (!strcmp(k, "table")) tfe__ktable_bytes = v;
+    else if (!strcmp(k, "kpf")) tfe__kpf = (int)v;
+    else if (!strcmp(k, "runpf")) tfe__krun_pf = v;
+    else if (!strcmp(k, "buf")) tfe__kcopy_buf = (int)v;
+    else if (!strcmp(k, "prefault")) tfe__kprefault_on = (int)v;
+    else if (!strcmp(k, "ntmin")) tfe__knt_min = v;
+    else { fprintf(stderr, "unknown key %s\n", k); exit(2); }
+  }
+}
+
+int main(int argc, char **argv) {
+  int r = 0, i = 1;
+  int64_t shape[TFE_MAX_RANK], perm[TFE_MAX_RANK];
+  for (; i < argc && strcmp(argv[i], "--") && r < TFE_MAX_RANK; i++) shape[r++] = atoll(argv[i]);
+  if (r == 0 || i + r >= argc + 1 || argc - i - 1 != r) {
+    fprintf(stderr, "usage: bench_permute_ab SHAPE... -- PERM...\n");
+    return 2;
+  }
+  for (int k = 0; k < r; k++) perm[k] = atoll(argv[i + 1 + k]);
+  int64_t sst[TFE_MAX_RANK], n = 1;
+  for (int k = 0; k < r; k++) { sst[k] = n; n *= shape[k]; }
+  size_t bytes = (size_t)n * sizeof(double);
+  tfe_allocator a = tfe_get_allocator();
+  double *src = a.alloc(a.ctx, bytes, TFE_ALIGN), *pm = a.alloc(a.ctx, bytes, TFE_ALIGN);
+  double *pd = a.alloc(a.ctx, bytes, TFE_ALIGN);
+  if (!src || !pm || !pd) { fprintf(stderr, "out of memory\n"); return 1; }
+  tfe__kadvise_huge(src, bytes); tfe__kadvise_huge(pm, bytes); tfe__kadvise_huge(pd, bytes);
+  for (int64_t q = 0; q < n; q++) { src[q] = (double)q; pm[q] = pd[q] = 0; }
+  tfe_view_f64 v = {src, {r, 0, {0}, {0}}, false}, dv = {pd, {r, 0, {0}, {0}}, false};
+  int64_t ds = 1;
+  for (int k = 0; k < r; k++) {
+    v.lay.dims[k] = dv.lay.dims[k] = shape[perm[k]];
+    v.lay.strides[k] = sst[perm[k]];
+    dv.lay.strides[k] = ds;
+    ds *= shape[perm[k]];
+  }
+  bool pre = getenv("PRE") != NULL;
+  int R = getenv("R") ? atoi(getenv("R")) : 9;
+  if (R < 1 || R > 64) R = 9;
+  double t[3][64];
+  for (int k = -1; k < R; k++) {
+    double t0 = now_ms(), m;
+    if (pre) {
+      memcpy(pm, src, bytes);
+      __asm__ volatile("" : : "r"(pm) : "memory");
+      m = now_ms() - t0;
+    } else {
+      void *p = a.alloc(a.ctx, bytes, TFE_ALIGN);
+      if (!p) { fprintf(stderr, "out of memory\n"); return 1; }
+      tfe__kadvise_huge(p, bytes);
+      memcpy(p, src, bytes);
+      __asm__ volatile("" : : "r"(p) : "memory");
+      a.free(a.ctx, p);
+      m = now_ms() - t0;
+    }
+    if (k >= 0) t[0][k] = m;
+    for (int c = 0; c < 2; c++) {
+      setcfg(c ? "B" : "A");
+      tfe_tensor_f64 o = {0};
+      tfe_status st;
+      t0 = now_ms();
+      if (pre) st = tfe_copy_f64(&dv, &v);
+      else st = tfe_contiguous_f64(&v, TFE_COLMAJOR, &o);
+      double tt = now_ms() - t0;
+      if (st) { fprintf(stderr, "%s\n", tfe_last_error()); return 1; }
+      if (!pre) tfe_tensor_release_f64(&o);
+      if (k >= 0) t[c + 1][k] = tt;
+    }
+  }
+  for (int c = 0; c < 3; c++) qsort(t[c], (size_t)R, sizeof(double), cmpd);
+  double m = t[0][R / 2];
+  printf("%s memcpy %.2f ms  A %.2f ms (%.2fx)  B %.2f ms (%.2fx)\n", pre ? "existing" : "fresh", m,
+         t[1][R / 2], t[1][R / 2] / m, t[2][R / 2], t[2][R / 2] / m);
+  a.free(a.ctx, src); a.free(a.ctx, pm); a.free(a.ctx, pd);
+  return 0;
+}

@@ -757,10 +757,25 @@ enum { TFE__KP_NONE, TFE__KP_ABS, TFE__KP_ABS2 };
  * Every source and destination line is used whole while in registers, so large power-of-two
  * strides (which map all rows to one cache set) cost nothing extra. Kinds of other sizes
  * use the portable loop in kernel_tpl.h. `nt`: stream the stores past the cache (the
- * caller checked 64-byte alignment and issues tfe__ksfence afterwards). */
-#if defined(__AVX512F__)
+ * caller checked 64-byte alignment and issues tfe__ksfence afterwards).
+ *
+ * Eight doubles (one 64-byte line) are one tfe__kv8: an AVX-512 register, or two AVX2
+ * registers. Everything below the tfe__kv8_* primitives is written once for both; a build
+ * without AVX2 (-march lacking it) runs the portable loops. */
+#if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #define TFE__KHAVE_TR8 1
+#if defined(__AVX512F__)
+typedef __m512d tfe__kv8;
+#define tfe__kv8_ld(p) _mm512_loadu_pd(p)
+#define tfe__kv8_st(p, v) _mm512_storeu_pd(p, v)
+#define tfe__kv8_nt(p, v) _mm512_stream_pd(p, v)
+#define tfe__kv8_set1(x) _mm512_set1_pd(x)
+#define tfe__kv8_add(x, y) _mm512_add_pd(x, y)
+#define tfe__kv8_sub(x, y) _mm512_sub_pd(x, y)
+#define tfe__kv8_mul(x, y) _mm512_mul_pd(x, y)
+#define tfe__kv8_div(x, y) _mm512_div_pd(x, y)
+#define tfe__kv8_neg(x) _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(x), _mm512_set1_epi64(INT64_MIN)))
 /* Registers r[i] (source rows) to c[j] (destination columns). */
 TFE_INTERNAL void tfe__ktr8_regs(const __m512d *r, __m512d *c) {
   __m512d a[8], b[8];
@@ -783,35 +798,82 @@ TFE_INTERNAL void tfe__ktr8_regs(const __m512d *r, __m512d *c) {
     c[k + 4] = _mm512_permutex2var_pd(b[k], q2, b[k + 4]);
   }
 }
+/* 8 gathered elements s[tab[0..7]] (AVX-512 gather). */
+TFE_INTERNAL tfe__kv8 tfe__kv8_gather(const double *s, const int64_t *tab) {
+  return _mm512_i64gather_pd(_mm512_loadu_si512((const void *)tab), s, 8);
+}
+#else /* AVX2: a line is two 256-bit halves */
+typedef struct { __m256d lo, hi; } tfe__kv8;
+TFE_INTERNAL tfe__kv8 tfe__kv8_ld(const double *p) { tfe__kv8 v = {_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}; return v; }
+TFE_INTERNAL void tfe__kv8_st(double *p, tfe__kv8 v) { _mm256_storeu_pd(p, v.lo); _mm256_storeu_pd(p + 4, v.hi); }
+TFE_INTERNAL void tfe__kv8_nt(double *p, tfe__kv8 v) { _mm256_stream_pd(p, v.lo); _mm256_stream_pd(p + 4, v.hi); }
+TFE_INTERNAL tfe__kv8 tfe__kv8_set1(double x) { tfe__kv8 v = {_mm256_set1_pd(x), _mm256_set1_pd(x)}; return v; }
+#define TFE__KV8_BIN(name, f) \
+  TFE_INTERNAL tfe__kv8 tfe__kv8_##name(tfe__kv8 x, tfe__kv8 y) { tfe__kv8 v = {f(x.lo, y.lo), f(x.hi, y.hi)}; return v; }
+TFE__KV8_BIN(add, _mm256_add_pd)
+TFE__KV8_BIN(sub, _mm256_sub_pd)
+TFE__KV8_BIN(mul, _mm256_mul_pd)
+TFE__KV8_BIN(div, _mm256_div_pd)
+TFE__KV8_BIN(xor, _mm256_xor_pd)
+#undef TFE__KV8_BIN
+TFE_INTERNAL tfe__kv8 tfe__kv8_neg(tfe__kv8 x) { return tfe__kv8_xor(x, tfe__kv8_set1(-0.0)); }
+/* One 4x4 block: rows r0..r3 to columns c[0..3]. */
+TFE_INTERNAL void tfe__ktr4_regs(__m256d r0, __m256d r1, __m256d r2, __m256d r3, __m256d *c) {
+  __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1); /* r0[0] r1[0] r0[2] r1[2] */
+  __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+  c[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+  c[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+  c[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+  c[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+/* Registers r[i] (source rows) to c[j] (destination columns): four 4x4 blocks; column j < 4
+ * takes its top half from rows 0-3 and its bottom half from rows 4-7. */
+TFE_INTERNAL void tfe__ktr8_regs(const tfe__kv8 *r, tfe__kv8 *c) {
+  __m256d q[4][4];
+  tfe__ktr4_regs(r[0].lo, r[1].lo, r[2].lo, r[3].lo, q[0]); /* rows 0-3, cols 0-3 */
+  tfe__ktr4_regs(r[4].lo, r[5].lo, r[6].lo, r[7].lo, q[1]); /* rows 4-7, cols 0-3 */
+  tfe__ktr4_regs(r[0].hi, r[1].hi, r[2].hi, r[3].hi, q[2]); /* rows 0-3, cols 4-7 */
+  tfe__ktr4_regs(r[4].hi, r[5].hi, r[6].hi, r[7].hi, q[3]); /* rows 4-7, cols 4-7 */
+  for (int j = 0; j < 4; j++) {
+    c[j].lo = q[0][j]; c[j].hi = q[1][j];
+    c[j + 4].lo = q[2][j]; c[j + 4].hi = q[3][j];
+  }
+}
+/* 8 gathered elements s[tab[0..7]] (two AVX2 gathers of 4). */
+TFE_INTERNAL tfe__kv8 tfe__kv8_gather(const double *s, const int64_t *tab) {
+  tfe__kv8 v = {_mm256_i64gather_pd(s, _mm256_loadu_si256((const __m256i *)(const void *)tab), 8),
+                _mm256_i64gather_pd(s, _mm256_loadu_si256((const __m256i *)(const void *)(tab + 4)), 8)};
+  return v;
+}
+#endif
 /* Strided form: source row i at s + i*lds, destination column j at d + j*ldd. */
 TFE_INTERNAL void tfe__ktr8s(double *d, int64_t ldd, const double *s, int64_t lds, bool nt) {
-  __m512d r[8], c[8];
-  for (int i = 0; i < 8; i++) r[i] = _mm512_loadu_pd(s + i * lds);
+  tfe__kv8 r[8], c[8];
+  for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld(s + i * lds);
   tfe__ktr8_regs(r, c);
-  if (nt) for (int j = 0; j < 8; j++) _mm512_stream_pd(d + j * ldd, c[j]);
-  else for (int j = 0; j < 8; j++) _mm512_storeu_pd(d + j * ldd, c[j]);
+  if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt(d + j * ldd, c[j]);
+  else for (int j = 0; j < 8; j++) tfe__kv8_st(d + j * ldd, c[j]);
 }
 /* Pointer form: one pointer per source row and destination column (any layout). */
 TFE_INTERNAL void tfe__ktr8(void *const *dcol, const void *const *srow, bool nt) {
-  __m512d r[8], c[8];
-  for (int i = 0; i < 8; i++) r[i] = _mm512_loadu_pd((const double *)srow[i]);
+  tfe__kv8 r[8], c[8];
+  for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld((const double *)srow[i]);
   tfe__ktr8_regs(r, c);
-  if (nt) for (int j = 0; j < 8; j++) _mm512_stream_pd((double *)dcol[j], c[j]);
-  else for (int j = 0; j < 8; j++) _mm512_storeu_pd((double *)dcol[j], c[j]);
+  if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt((double *)dcol[j], c[j]);
+  else for (int j = 0; j < 8; j++) tfe__kv8_st((double *)dcol[j], c[j]);
 }
 /* Ops that run inside the register transpose (f64): identity (conj, real), neg, square,
  * and zip's add, sub, mul, div with the transposed input on either side. */
 enum { TFE__KFU_NONE, TFE__KFU_ID, TFE__KFU_NEG, TFE__KFU_SQUARE, TFE__KFU_ADD, TFE__KFU_SUB,
        TFE__KFU_MUL, TFE__KFU_DIV };
-TFE_INTERNAL __m512d tfe__kfu_apply(int op, __m512d x, __m512d y) {
+TFE_INTERNAL tfe__kv8 tfe__kfu_apply(int op, tfe__kv8 x, tfe__kv8 y) {
   switch (op) {
-  case TFE__KFU_NEG: /* flip the sign bit: -x exactly, -0 included */
-    return _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(x), _mm512_set1_epi64(INT64_MIN)));
-  case TFE__KFU_SQUARE: return _mm512_mul_pd(x, x);
-  case TFE__KFU_ADD: return _mm512_add_pd(x, y);
-  case TFE__KFU_SUB: return _mm512_sub_pd(x, y);
-  case TFE__KFU_MUL: return _mm512_mul_pd(x, y);
-  case TFE__KFU_DIV: return _mm512_div_pd(x, y);
+  case TFE__KFU_NEG: return tfe__kv8_neg(x); /* flip the sign bit: -x exactly, -0 included */
+  case TFE__KFU_SQUARE: return tfe__kv8_mul(x, x);
+  case TFE__KFU_ADD: return tfe__kv8_add(x, y);
+  case TFE__KFU_SUB: return tfe__kv8_sub(x, y);
+  case TFE__KFU_MUL: return tfe__kv8_mul(x, y);
+  case TFE__KFU_DIV: return tfe__kv8_div(x, y);
   default: return x;
   }
 }
@@ -821,15 +883,15 @@ TFE_INTERNAL __m512d tfe__kfu_apply(int op, __m512d x, __m512d y) {
  * first operand. Aligned columns are streamed past the cache when nt (the caller fences). */
 TFE_INTERNAL void tfe__ktr8f(double *d, int64_t ldd, const double *s, int64_t lds, const double *o,
                              int64_t ldo, int op, bool tfirst, bool nt) {
-  __m512d r[8], c[8];
-  for (int i = 0; i < 8; i++) r[i] = _mm512_loadu_pd(s + i * lds);
+  tfe__kv8 r[8], c[8];
+  for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld(s + i * lds);
   tfe__ktr8_regs(r, c);
   for (int j = 0; j < 8; j++) {
-    __m512d y = o ? _mm512_loadu_pd(o + j * ldo) : c[j];
-    __m512d v = tfirst ? tfe__kfu_apply(op, c[j], y) : tfe__kfu_apply(op, y, c[j]);
+    tfe__kv8 y = o ? tfe__kv8_ld(o + j * ldo) : c[j];
+    tfe__kv8 v = tfirst ? tfe__kfu_apply(op, c[j], y) : tfe__kfu_apply(op, y, c[j]);
     double *q = d + j * ldd;
-    if (nt && !((uintptr_t)q & 63)) _mm512_stream_pd(q, v);
-    else _mm512_storeu_pd(q, v);
+    if (nt && !((uintptr_t)q & 63)) tfe__kv8_nt(q, v);
+    else tfe__kv8_st(q, v);
   }
 }
 /* One element of a fused op (the heads and tails of tfe__kfu_row). */
@@ -850,10 +912,10 @@ TFE_INTERNAL double tfe__kfu_apply1(int op, double x, double y) {
 TFE_INTERNAL void tfe__kfu_row(double *d, int64_t n, const double *x, bool xb, const double *y, bool yb, int op) {
   int64_t i = 0;
   for (; i < n && ((uintptr_t)(d + i) & 63); i++) d[i] = tfe__kfu_apply1(op, x[xb ? 0 : i], y[yb ? 0 : i]);
-  __m512d bx = _mm512_set1_pd(x[0]), by = _mm512_set1_pd(y[0]);
+  tfe__kv8 bx = tfe__kv8_set1(x[0]), by = tfe__kv8_set1(y[0]);
   for (; i + 8 <= n; i += 8) {
-    __m512d vx = xb ? bx : _mm512_loadu_pd(x + i), vy = yb ? by : _mm512_loadu_pd(y + i);
-    _mm512_stream_pd(d + i, tfe__kfu_apply(op, vx, vy));
+    tfe__kv8 vx = xb ? bx : tfe__kv8_ld(x + i), vy = yb ? by : tfe__kv8_ld(y + i);
+    tfe__kv8_nt(d + i, tfe__kfu_apply(op, vx, vy));
   }
   for (; i < n; i++) d[i] = tfe__kfu_apply1(op, x[xb ? 0 : i], y[yb ? 0 : i]);
 }
@@ -871,7 +933,7 @@ TFE_INTERNAL void tfe__ksfence(void) {}
 TFE_GLOBAL int64_t tfe__knt_min = (int64_t)16 << 20;
 
 /* memcpy that streams the 64-byte-aligned middle of dst past the cache (the caller issues
- * tfe__ksfence when done). Without AVX-512: plain memcpy. */
+ * tfe__ksfence when done). Without AVX2: plain memcpy. */
 TFE_INTERNAL void tfe__kstream(void *dst, const void *src, size_t bytes) {
 #if TFE__KHAVE_TR8
   char *d = (char *)dst;
@@ -881,17 +943,17 @@ TFE_INTERNAL void tfe__kstream(void *dst, const void *src, size_t bytes) {
   memcpy(d, s, head);
   d += head; s += head; bytes -= head;
   for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
-    _mm512_stream_pd((double *)(void *)d, _mm512_loadu_pd((const double *)(const void *)s));
+    tfe__kv8_nt((double *)(void *)d, tfe__kv8_ld((const double *)(const void *)s));
   memcpy(d, s, bytes);
 #else
   memcpy(dst, src, bytes);
 #endif
 }
 
-/* d[i] = s[tab[i]] for i < n, 8-byte elements moved as bits: AVX-512 gathers of 8, stores
+/* d[i] = s[tab[i]] for i < n, 8-byte elements moved as bits: vector gathers of 8, stores
  * streamed past the cache where d is 64-byte aligned when nt (the caller fences). Returns
- * false without AVX-512 (the caller runs its scalar loop). */
-/* AVX-512 gathers: 0 where they measured faster on Zen 5 (`vec`: copies through gather
+ * false without AVX2 (the caller runs its scalar loop). */
+/* Vector gathers: 0 where they measured faster on Zen 5 (`vec`: copies through gather
  * tiles), 1 always, -1 never. (Scalar loads won for map/zip column caches and tn_light's
  * table blocks; gathers for permutations of 3s.) */
 TFE_GLOBAL int tfe__kvgather = 0;
@@ -903,8 +965,8 @@ TFE_INTERNAL bool tfe__kgather8(void *dst, const void *src, const int64_t *tab, 
   int64_t i = 0;
   if (nt) for (; i < n && ((uintptr_t)(d + i) & 63); i++) d[i] = s[tab[i]];
   for (; i + 8 <= n; i += 8) {
-    __m512d v = _mm512_i64gather_pd(_mm512_loadu_si512((const void *)(tab + i)), s, 8);
-    if (nt) _mm512_stream_pd(d + i, v); else _mm512_storeu_pd(d + i, v);
+    tfe__kv8 v = tfe__kv8_gather(s, tab + i);
+    if (nt) tfe__kv8_nt(d + i, v); else tfe__kv8_st(d + i, v);
   }
   for (; i < n; i++) d[i] = s[tab[i]];
   return true;

@@ -191,8 +191,8 @@ static void run_small(int reps, const char *only) {
  * same bytes, interleaved rounds. What the op must move is the write of C. */
 static void stream_write(double *d, int64_t n) {
 #if TFE__KHAVE_TR8
-  __m512d z = _mm512_set1_pd(1.0);
-  for (int64_t i = 0; i + 8 <= n; i += 8) _mm512_stream_pd(d + i, z);
+  tfe__kv8 z = tfe__kv8_set1(1.0);
+  for (int64_t i = 0; i + 8 <= n; i += 8) tfe__kv8_nt(d + i, z);
   _mm_sfence();
 #else
   for (int64_t i = 0; i < n; i++) d[i] = 1.0;
@@ -282,7 +282,7 @@ static void run_threads(int reps) {
 }
 
 int main(int argc, char **argv) {
-  int reps = 7, threads = 1, fuse = tfe__kfuse;
+  int reps = 7, threads = 1, fuse = tfe__kfuse_mode();
   const char *set = "all", *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);

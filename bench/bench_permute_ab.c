@@ -24,7 +24,7 @@ static int cmpd(const void *a, const void *b) {
 /* Defaults first, then "key=value,..." from the environment variable `var`. */
 static void setcfg(const char *var) {
   tfe__ktile_bytes = 256; tfe__ktable_bytes = 512; tfe__kpf = 2; tfe__krun_pf = 512;
-  tfe__kcopy_buf = 1; tfe__kprefault_on = 1; tfe__knt_min = (int64_t)16 << 20;
+  tfe__kcopy_buf = -1; tfe__kprefault_on = 1; tfe__knt_min = (int64_t)16 << 20;
   const char *c = getenv(var);
   if (!c) return;
   char buf[256];
@@ -70,7 +70,8 @@ int main(int argc, char **argv) {
     dv.lay.strides[k] = ds;
     ds *= shape[perm[k]];
   }
-  bool pre = getenv("PRE") != NULL;
+  const char *pe = getenv("PRE");
+  bool pre = pe && *pe && strcmp(pe, "0");
   int R = getenv("R") ? atoi(getenv("R")) : 9;
   if (R < 1 || R > 64) R = 9;
   double t[3][64];

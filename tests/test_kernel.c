@@ -59,7 +59,7 @@ static bool tk_cl(double x, double y, double tol) {
  * Modes 2 and 3 also shrink the transpose tiles to a few elements (clipped tiles and 8x8
  * rims everywhere), stream every result past the cache (unaligned heads and tails), and
  * drive map/zip transpose tiles through whole-tile heap buffers (2) or narrow stack strips
- * of 1 to 2 columns (3). Mode 2 gathers with AVX-512; mode 3 plans gather tiles for every
+ * of 1 to 2 columns (3). Mode 2 gathers with vector gathers; mode 3 plans gather tiles for every
  * transpose that starts with a tiny dim and caps their column caches. */
 static void tk_paths(int mode) {
   tfe__ktiny = mode ? 0 : 1024;
@@ -72,11 +72,14 @@ static void tk_paths(int mode) {
   tfe__knt_min = mode >= 2 ? 0 : (int64_t)16 << 20;
   tfe__kew_scratch = mode != 3;
   tfe__kew_strip = mode >= 2 ? 24 : (int64_t)1 << 30;
-  tfe__kvgather = mode == 2 ? 1 : mode == 3 ? -1 : 0; /* AVX-512 gathers: always, never, auto */
+  tfe__kvgather = mode == 2 ? 1 : mode == 3 ? -1 : 0; /* vector gathers: always, never, auto */
   tfe__kgather_all = mode == 3;  /* gather tiles for every transpose starting with a tiny dim */
   tfe__ktiny_dim = mode == 3 ? 16 : 8;
   tfe__kew_cache = mode == 3 ? 64 : 16384; /* small caches: some inputs skip them */
-  tfe__kfuse = mode == 1 ? 1 : 2; /* f64 ops fused into the 8x8 transpose: zips only in mode 1 */
+  /* f64 ops fused into the 8x8 transpose: the CPU's default (0), zips only (1), maps and
+   * zips (2), never (3); copy tiles buffered: default, when unaligned, always, never */
+  tfe__kfuse = mode == 0 ? -1 : mode == 1 ? 1 : mode == 2 ? 2 : 0;
+  tfe__kcopy_buf = mode == 0 ? -1 : mode == 1 ? 1 : mode == 2 ? 2 : 0;
 }
 
 #define TK_KIND
@@ -225,11 +228,11 @@ static void test_fused_paths(void **st) {
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__kstat_on = 0;
-#if defined(__AVX512F__)
+#if TFE__KHAVE_TR8
   assert_true(tfe__kstat[4] > 0); /* fused transpose tiles */
 #endif
   assert_true(tfe__kstat[5] > 0); /* streamed plain blocks (a map with a contiguous source) */
-#if defined(__AVX512F__)
+#if TFE__KHAVE_TR8
   assert_true(tfe__kstat[6] > 0); /* one-pass fused rows (contiguous maps, outer products) */
 #endif
 }
@@ -278,7 +281,7 @@ static void test_table_tiles(void **st) {
   tfe_set_num_threads(0);
   tfe__kstat_on = 0;
   assert_true(tfe__kstat[8] > 0); /* table tiles */
-#if defined(__AVX512F__)
+#if TFE__KHAVE_TR8
   assert_true(tfe__kstat[7] > 0); /* buffered transpose tiles */
 #endif
 }

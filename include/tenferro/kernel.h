@@ -222,9 +222,24 @@ TFE_INTERNAL tfe_status tfe__check_dst(const tfe_layout *L, const void *data, co
  * table tiles (tfe__kplan_make). */
 TFE_GLOBAL int tfe__kstat_on = 0;
 TFE_GLOBAL int64_t tfe__kstat[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-/* Copy transpose tiles with unaligned destination columns through a tile buffer (1) or
- * straight (0); see k_copy_buffered_. */
-TFE_GLOBAL int tfe__kcopy_buf = 1;
+/* Whether this CPU runs transposes fastest with the op fused into the register transpose and
+ * unbuffered copy tiles: measured so only on AMD parts with AVX-512 (Zen 5). On a Zen 3
+ * (AVX2) and an AVX-512 Xeon the buffered tiles won (16M f64 transposed map 0.85 of memcpy
+ * buffered vs 0.52 fused, zip 0.77-0.86 vs 0.35; docs/bench-kernel.md, round 6). */
+TFE_INTERNAL bool tfe__kcpu_fuses(void) {
+#if defined(__AVX512F__)
+  return __builtin_cpu_is("amd");
+#else
+  return false;
+#endif
+}
+/* Copy transpose tiles of streamed outputs through a tile buffer: 2 always, 1 only when the
+ * destination columns are not 64-byte aligned, 0 never; -1 (default) picks 1 where
+ * tfe__kcpu_fuses and 2 elsewhere. See k_copy_buffered_. */
+TFE_GLOBAL int tfe__kcopy_buf = -1;
+TFE_INTERNAL int tfe__kcopy_buf_mode(void) {
+  return tfe__kcopy_buf >= 0 ? tfe__kcopy_buf : tfe__kcpu_fuses() ? 1 : 2;
+}
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__kstat_on) __atomic_fetch_add(&tfe__kstat[k], 1, __ATOMIC_RELAXED);
 }
@@ -670,8 +685,10 @@ TFE_GLOBAL int64_t tfe__kpar_min = 32768;
  * 1.02-1.09x with 256 B x 512 B; into fresh pages 1.24-1.36x against 1.43-1.48x). */
 TFE_GLOBAL int64_t tfe__ktile_bytes = 256;
 /* (map/zip: 2 KiB runs of the transposed input x 1 KiB of the destination measured 11.5
- * ms for a transposed 16M map on the EPYC against 13.8 ms for 1 KiB x 2 KiB) */
-TFE_GLOBAL int64_t tfe__kew_tile_bytes = 2048;
+ * ms for a transposed 16M map on the Zen 5 against 13.8 ms for 1 KiB x 2 KiB; the buffered
+ * tiles that other CPUs take ran 16M f64 zips on a Zen 3 at 0.86-0.88 of memcpy with 1 KiB
+ * against 0.80-0.84 with 2 KiB.) 0 (default): 2 KiB where tfe__kcpu_fuses, else 1 KiB. */
+TFE_GLOBAL int64_t tfe__kew_tile_bytes = 0;
 /* map/zip: G0 span (destination runs); 2 KiB ran transposed 16M f64 zips at 0.80-0.83 of
  * memcpy's bandwidth against 0.78-0.82 for 1 KiB */
 TFE_GLOBAL int64_t tfe__kew_run_bytes = 2048;
@@ -683,9 +700,11 @@ TFE_GLOBAL int64_t tfe__kew_strip = (int64_t)1 << 30;
 /* f64 map/zip transpose tiles with a built-in op: the op runs on the registers of the 8x8
  * transpose and the result goes straight to the destination, with no tile buffer: 1 for
  * zips, 2 for maps and zips (default), 0 never (the transposed input goes through a tile
- * buffer). Zips measured faster fused (17 vs 23 ms for 16M f64 on Zen 5); maps too once
- * their tiles are narrow (tfe__kew_map_tile_bytes: 7.1-7.4 ms against 9.6-9.9 buffered). */
-TFE_GLOBAL int tfe__kfuse = 2;
+ * buffer); -1 (default): 2 where tfe__kcpu_fuses, else 0. Zips measured faster fused (17
+ * vs 23 ms for 16M f64 on Zen 5); maps too once their tiles are narrow
+ * (tfe__kew_map_tile_bytes: 7.1-7.4 ms against 9.6-9.9 buffered); elsewhere, not. */
+TFE_GLOBAL int tfe__kfuse = -1;
+TFE_INTERNAL int tfe__kfuse_mode(void) { return tfe__kfuse >= 0 ? tfe__kfuse : tfe__kcpu_fuses() ? 2 : 0; }
 /* Fused maps' transpose tiles span this many bytes along the transposed input (G1; zips and
  * buffered tiles use tfe__kew_tile_bytes): 512 B x 1 KiB tiles ran 16M f64 at 0.86-0.91 of
  * memcpy's bandwidth against 0.60-0.67 for 2 KiB x 1 KiB. */

@@ -223,9 +223,11 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
  * whose destination columns are not all 64-byte aligned. */
 TFE_INTERNAL bool TFE_FN(k_copy_wants_buf_)(const tfe__kplan *p, const TFE_T *d, bool nt, bool cj) {
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
-  if (!nt || cj || !tfe__kcopy_buf || sizeof(TFE_T) != 8 || g1->nd == 0 || p->gather ||
+  int mode = tfe__kcopy_buf_mode();
+  if (!nt || cj || !mode || sizeof(TFE_T) != 8 || g1->nd == 0 || p->gather ||
       !g0->arith[0] || g0->step[0] != 1 || !g1->arith[1] || g1->step[1] != 1 || g1->len < 8)
     return false; /* (tiles narrower than 8 columns have no 8x8 blocks: a cyclic shift of 3s) */
+  if (mode == 2) return true;
   if (((uintptr_t)(d + p->base[0]) & 63) != 0) return true;
   for (int64_t j = 0; j < g1->len; j++)
     if (TFE__KOFF(p, 1, 0, j) & 7) return true;
@@ -464,7 +466,7 @@ TFE_INTERNAL void TFE_FN(k_ew_fused_rim_)(const TFE_TY(kew_) *e, const TFE_T *sr
  * with no tile buffer; rims run the body on gathered columns. False: not this tile. */
 TFE_INTERNAL bool TFE_FN(k_ew_fused_)(const TFE_TY(kew_) *e, const tfe__kplan *p, const tfe__ktile *t,
                                       const TFE_T *const *s, const int *mode, TFE_T *d) {
-  if (!e->fop || tfe__kfuse < e->nin % 2 + 1 || sizeof(TFE_T) != 8 || e->cj_out) return false;
+  if (!e->fop || tfe__kfuse_mode() < e->nin % 2 + 1 || sizeof(TFE_T) != 8 || e->cj_out) return false;
   if (!p->g[0].arith[0] || p->g[0].step[0] != 1 || !p->g[1].arith[0]) return false;
   int tk = -1;
   for (int k = 0; k < e->nin; k++) {
@@ -732,8 +734,9 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew2_)(const char *where, const TFE_TY(view) *ds
   int64_t off[3] = {dst->lay.offset, bl[0].offset, bl[1].offset};
   /* a transpose tile spans tfe__kew_tile_bytes along the transposed input (G1), twice as
    * many along the destination (G0, at most a column buffer) */
-  bool fmap = fop && nin == 1 && sizeof(TFE_T) == 8 && tfe__kfuse >= 2; /* a fused map (k_ew_fused_) */
-  int64_t kb = (int64_t)TFE__KBUF, t1 = (fmap ? tfe__kew_map_tile_bytes : tfe__kew_tile_bytes) / (int64_t)sizeof(TFE_T);
+  bool fmap = fop && nin == 1 && sizeof(TFE_T) == 8 && tfe__kfuse_mode() >= 2; /* a fused map (k_ew_fused_) */
+  int64_t ewt = tfe__kew_tile_bytes > 0 ? tfe__kew_tile_bytes : tfe__kcpu_fuses() ? 2048 : 1024;
+  int64_t kb = (int64_t)TFE__KBUF, t1 = (fmap ? tfe__kew_map_tile_bytes : ewt) / (int64_t)sizeof(TFE_T);
   int64_t t0 = tfe__kew_run_bytes / (int64_t)sizeof(TFE_T);
   if (t1 < 8) t1 = 8;
   if (t0 < 8) t0 = 8;

@@ -1,7 +1,7 @@
 /* bench_permute — the permutation patterns of ../shared/bench/permutation_patterns.json,
  * allocation-inclusive, side by side with memcpy (and numpy when installed).
  *
- *   bench_permute [patterns.json] [--reps N] [--only ID] [--no-numpy] [--threads2]
+ *   bench_permute [patterns.json] [--reps N] [--only ID] [--no-numpy] [--threads2] [--no-pool]
  *
  * Per pattern, each timed call does what a user's "make this permuted view contiguous"
  * does, with a fresh destination every time:
@@ -10,7 +10,11 @@
  *   memcpy: p = tfe_get_allocator().alloc(bytes) + the same huge-page advice tfe_contiguous
  *           gives its fresh buffer (madvise MADV_HUGEPAGE) + memcpy(p, src, bytes) + free:
  *           the same allocator, the same bytes, the same fresh pages
- *   memcpy4k: the same without the advice (4 KiB pages: page faults dominate)
+ *           (with tenferro's pool on, the default, both tfe and memcpy get a kept buffer back
+ *           from the previous call: pages written before, no faults; --no-pool gives both
+ *           fresh pages every call)
+ *   memcpy4k: malloc + memcpy + free without the advice or the pool (fresh 4 KiB pages:
+ *           page faults dominate)
  *   numpy:  np.asfortranarray(src.transpose(p)) (bench/peer_numpy_permute.py, same process
  *           pattern: fresh result each call).
  * Sources are filled with their linear index; like numpy's arrays (and tfe_contiguous's
@@ -119,16 +123,17 @@ static double once_tfe(const tfe_view_f64 *v, int threads, bool check) {
   return (t1 - t0) + (now_ms() - t2);
 }
 
-/* One timed allocate + advise + memcpy + free of the same bytes. */
+/* One timed allocate + advise + memcpy + free of the same bytes: through tenferro's
+ * allocator (`huge`), or fresh 4 KiB pages straight from the C library. */
 static double once_memcpy(const double *src, size_t bytes, bool huge) {
   tfe_allocator a = tfe_get_allocator();
   double t0 = now_ms();
-  void *p = a.alloc(a.ctx, bytes, TFE_ALIGN);
+  void *p = huge ? a.alloc(a.ctx, bytes, TFE_ALIGN) : malloc(bytes);
   if (!p) { fprintf(stderr, "memcpy: out of memory\n"); exit(1); }
-  if (huge) tfe__kadvise_huge(p, bytes);
+  if (huge && !tfe__pool_recycled) tfe__kadvise_huge(p, bytes);
   memcpy(p, src, bytes);
   __asm__ volatile("" : : "r"(p) : "memory");
-  a.free(a.ctx, p);
+  if (huge) a.free(a.ctx, p); else free(p);
   return now_ms() - t0;
 }
 
@@ -176,6 +181,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--no-numpy")) use_numpy = false;
     else if (!strcmp(argv[i], "--threads2")) two = true;
+    else if (!strcmp(argv[i], "--no-pool")) tfe_pool_set_limit(0); /* fresh pages every call */
     else if (!strcmp(argv[i], "--tile") && i + 1 < argc) tfe__ktile_bytes = atoi(argv[++i]); /* tuning */
     else if (!strcmp(argv[i], "--gather-all") && i + 1 < argc) tfe__kgather_all = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--vg") && i + 1 < argc) tfe__kvgather = atoi(argv[++i]);

@@ -66,11 +66,91 @@ static void test_semirings(void **s) {
   tfe_tensor_release_maxplus_f64(&t);
 }
 
+/* The large-buffer pool: a freed large buffer comes back to the next request of its size
+ * (not to a much smaller one), the limit and the slot count bound what is kept, trim and
+ * a zero limit give everything back, small buffers never enter, and tfe_contiguous's
+ * results are the same from kept buffers as from fresh ones. */
+static void test_pool(void **s) {
+  (void)s;
+  const size_t MiB = (size_t)1 << 20;
+  tfe_allocator a = tfe_get_allocator();
+  tfe_pool_set_limit(64 * MiB);
+  assert_int_equal(tfe_pool_limit(), 64 * MiB);
+  void *p = a.alloc(a.ctx, 8 * MiB, 64);
+  assert_non_null(p);
+  assert_false(tfe__pool_recycled);
+  assert_int_equal((uintptr_t)p % (2 * MiB), 0);
+  memset(p, 1, 8 * MiB);
+  a.free(a.ctx, p);
+  assert_int_equal(tfe_pool_kept_bytes(), 8 * MiB);
+  void *small = a.alloc(a.ctx, 5 * MiB, 64); /* 8 MiB is more than 1/8 above 5 MiB: not given */
+  assert_false(tfe__pool_recycled);
+  assert_ptr_not_equal(small, p);
+  void *q = a.alloc(a.ctx, 8 * MiB - 100, 64); /* rounds to the kept size */
+  assert_true(tfe__pool_recycled);
+  assert_ptr_equal(q, p);
+  assert_int_equal(tfe_pool_kept_bytes(), 0);
+  a.free(a.ctx, q);
+  a.free(a.ctx, small);
+  assert_int_equal(tfe_pool_kept_bytes(), 14 * MiB);
+  void *big = a.alloc(a.ctx, 60 * MiB, 64); /* keeping it drops the older two */
+  a.free(a.ctx, big);
+  assert_int_equal(tfe_pool_kept_bytes(), 60 * MiB);
+  void *huge = a.alloc(a.ctx, 80 * MiB, 64); /* over the limit: not kept */
+  a.free(a.ctx, huge);
+  assert_int_equal(tfe_pool_kept_bytes(), 60 * MiB);
+  tfe_pool_trim();
+  assert_int_equal(tfe_pool_kept_bytes(), 0);
+  assert_int_equal(tfe_pool_limit(), 64 * MiB);
+  void *tiny = a.alloc(a.ctx, 4096, 64); /* small buffers bypass the pool */
+  a.free(a.ctx, tiny);
+  assert_int_equal(tfe_pool_kept_bytes(), 0);
+  /* more buffers than slots: at most TFE__POOL_SLOTS kept */
+  void *many[TFE__POOL_SLOTS + 4];
+  for (int i = 0; i < TFE__POOL_SLOTS + 4; i++) many[i] = a.alloc(a.ctx, 4 * MiB, 64);
+  tfe_pool_set_limit((size_t)1 << 30);
+  for (int i = 0; i < TFE__POOL_SLOTS + 4; i++) a.free(a.ctx, many[i]);
+  assert_int_equal(tfe_pool_kept_bytes(), (size_t)TFE__POOL_SLOTS * 4 * MiB);
+  /* the same permutation from fresh and from kept buffers, 1 and 2 threads */
+  tfe_tensor_f64 src = {0}, r1 = {0}, r2 = {0};
+  int64_t dims[3] = {64, 128, 160}; /* 10 MiB */
+  assert_int_equal(tfe_empty_f64(&src, 3, dims, TFE_COLMAJOR), TFE_OK);
+  for (int64_t i = 0; i < 64 * 128 * 160; i++) src.v.data[i] = (double)i;
+  tfe_view_f64 pv;
+  assert_int_equal(tfe_permute_f64(&src.v, (int[]){2, 0, 1}, &pv), TFE_OK);
+  tfe_pool_set_limit(0);
+  assert_int_equal(tfe_pool_kept_bytes(), 0);
+  assert_int_equal(tfe_contiguous_f64(&pv, TFE_COLMAJOR, &r1), TFE_OK);
+  tfe_pool_set_limit(64 * MiB);
+  for (int nt = 1; nt <= 2; nt++) {
+    tfe_set_num_threads(nt);
+    for (int k = 0; k < 3; k++) {
+      assert_int_equal(tfe_contiguous_f64(&pv, TFE_COLMAJOR, &r2), TFE_OK);
+      assert_memory_equal(r1.v.data, r2.v.data, sizeof(double) * 64 * 128 * 160);
+      memset(r2.v.data, 0xff, sizeof(double) * 64 * 128 * 160); /* stale bytes for the next one */
+      tfe_tensor_release_f64(&r2);
+      assert_int_equal(tfe_pool_kept_bytes(), 10 * MiB);
+    }
+  }
+  tfe_set_num_threads(0);
+  tfe_tensor_release_f64(&r1);
+  tfe_tensor_release_f64(&src);
+  /* two threads taking and giving at once */
+  TFE_OMP(parallel num_threads(2))
+  for (int i = 0; i < 200; i++) {
+    void *b = a.alloc(a.ctx, (size_t)(4 + i % 3) * MiB, 64);
+    if (b) { ((volatile char *)b)[0] = 1; a.free(a.ctx, b); }
+  }
+  assert_true(tfe_pool_kept_bytes() <= 64 * MiB);
+  tfe_pool_set_limit(0);
+  assert_int_equal(tfe_pool_kept_bytes(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_names), cmocka_unit_test(test_error_message),
       cmocka_unit_test(test_alloc_failure), cmocka_unit_test(test_dtype_table),
-      cmocka_unit_test(test_semirings),
+      cmocka_unit_test(test_semirings), cmocka_unit_test(test_pool),
   };
   return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

@@ -82,23 +82,178 @@ typedef struct tfe_allocator {
 
 #define TFE_ALIGN 64
 
+/* ---- the large-buffer pool ---------------------------------------------------------------
+ * The default allocator keeps large freed buffers (from 4 MiB) and hands them out again.
+ * A fresh buffer costs the system zeroing every page on first touch: on the 2-core Zen 3 a
+ * transposing copy into 128 MiB of fresh pages took 27 ms against 16.5 ms into written
+ * ones (docs/bench-kernel.md, round 6); the intermediates of a contraction sequence and
+ * repeated permutations are exactly such short-lived buffers. Kept: at most
+ * tfe_pool_limit() bytes in at most TFE__POOL_SLOTS buffers, oldest given back first; a
+ * request takes a kept buffer at most 1/8 larger than itself. The limit is 2 GiB, or the
+ * environment's TFE_POOL_BYTES read at first use, or tfe_pool_set_limit(); 0 turns the pool
+ * off (as under AddressSanitizer, whose use-after-free checks a pool would blunt). Custom
+ * allocators (tfe_set_allocator) bypass it. */
+#define TFE__POOL_MIN ((size_t)4 << 20)
+#define TFE__POOL_LIVE 1024 /* large buffers handed out whose size the pool remembers */
+#define TFE__POOL_SLOTS 32
+typedef struct { void *p; size_t bytes; } tfe__pblock;
+TFE_GLOBAL tfe__pblock tfe__pool_live[TFE__POOL_LIVE];
+TFE_GLOBAL tfe__pblock tfe__pool_kept[TFE__POOL_SLOTS]; /* oldest first */
+TFE_GLOBAL int tfe__pool_nlive, tfe__pool_nkept;
+TFE_GLOBAL size_t tfe__pool_kept_sum;
+TFE_GLOBAL int64_t tfe__pool_max = -1; /* -1: not read from the environment yet */
+TFE_GLOBAL char tfe__pool_flag;
+/* Whether the calling thread's last large default allocation was a kept buffer (its pages
+ * already written): fresh-destination kernels skip faulting it in. */
+TFE_GLOBAL TFE_THREAD_LOCAL bool tfe__pool_recycled;
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TFE__POOL_DEFAULT 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TFE__POOL_DEFAULT 0
+#endif
+#endif
+#ifndef TFE__POOL_DEFAULT
+#define TFE__POOL_DEFAULT ((int64_t)2 << 30)
+#endif
+
+TFE_INTERNAL void tfe__pool_lock(void) {
+  while (__atomic_test_and_set(&tfe__pool_flag, __ATOMIC_ACQUIRE))
+    while (__atomic_load_n(&tfe__pool_flag, __ATOMIC_RELAXED)) {}
+}
+TFE_INTERNAL void tfe__pool_unlock(void) { __atomic_clear(&tfe__pool_flag, __ATOMIC_RELEASE); }
+/* The limit (lock held). */
+TFE_INTERNAL size_t tfe__pool_limit_locked(void) {
+  if (tfe__pool_max < 0) {
+    const char *e = getenv("TFE_POOL_BYTES");
+    char *end = NULL;
+    unsigned long long v = e ? strtoull(e, &end, 10) : 0;
+    tfe__pool_max = e && end != e && v <= (unsigned long long)INT64_MAX ? (int64_t)v : TFE__POOL_DEFAULT;
+  }
+  return (size_t)tfe__pool_max;
+}
+/* Drop kept buffers, oldest first, until `need` more bytes and one more buffer fit under
+ * `limit`; the dropped ones go to out[] (freed by the caller after unlocking). */
+TFE_INTERNAL int tfe__pool_evict(size_t limit, size_t need, void **out) {
+  int n = 0;
+  while (tfe__pool_nkept > 0 && (tfe__pool_kept_sum + need > limit || tfe__pool_nkept >= TFE__POOL_SLOTS)) {
+    out[n++] = tfe__pool_kept[0].p;
+    tfe__pool_kept_sum -= tfe__pool_kept[0].bytes;
+    memmove(tfe__pool_kept, tfe__pool_kept + 1, (size_t)--tfe__pool_nkept * sizeof *tfe__pool_kept);
+  }
+  return n;
+}
+/* A kept buffer of at least `bytes` (at most 1/8 more) aligned to `align`, or NULL. */
+TFE_INTERNAL void *tfe__pool_take(size_t bytes, size_t align) {
+  void *p = NULL;
+  tfe__pool_lock();
+  int best = -1;
+  for (int i = 0; i < tfe__pool_nkept; i++) {
+    size_t b = tfe__pool_kept[i].bytes;
+    if (b >= bytes && b - bytes <= bytes / 8 && (uintptr_t)tfe__pool_kept[i].p % align == 0 &&
+        (best < 0 || b < tfe__pool_kept[best].bytes))
+      best = i;
+  }
+  if (best >= 0 && tfe__pool_nlive < TFE__POOL_LIVE) {
+    p = tfe__pool_kept[best].p;
+    tfe__pool_live[tfe__pool_nlive++] = tfe__pool_kept[best];
+    tfe__pool_kept_sum -= tfe__pool_kept[best].bytes;
+    memmove(tfe__pool_kept + best, tfe__pool_kept + best + 1, (size_t)(--tfe__pool_nkept - best) * sizeof *tfe__pool_kept);
+  }
+  tfe__pool_unlock();
+  return p;
+}
+/* Remember a new large buffer's size (when the table is full it is simply not pooled). */
+TFE_INTERNAL void tfe__pool_track(void *p, size_t bytes) {
+  tfe__pool_lock();
+  if (tfe__pool_nlive < TFE__POOL_LIVE) tfe__pool_live[tfe__pool_nlive++] = (tfe__pblock){p, bytes};
+  tfe__pool_unlock();
+}
+/* Keep a freed buffer if it is a tracked large one and fits; true when it was taken. */
+TFE_INTERNAL bool tfe__pool_give(void *p) {
+  void *drop[TFE__POOL_SLOTS + 1];
+  int nd = 0;
+  bool kept = false;
+  tfe__pool_lock();
+  for (int i = 0; i < tfe__pool_nlive; i++)
+    if (tfe__pool_live[i].p == p) {
+      tfe__pblock b = tfe__pool_live[i];
+      tfe__pool_live[i] = tfe__pool_live[--tfe__pool_nlive];
+      size_t limit = tfe__pool_limit_locked();
+      if (b.bytes <= limit) {
+        nd = tfe__pool_evict(limit, b.bytes, drop);
+        tfe__pool_kept[tfe__pool_nkept++] = b;
+        tfe__pool_kept_sum += b.bytes;
+        kept = true;
+      }
+      break;
+    }
+  tfe__pool_unlock();
+  for (int i = 0; i < nd; i++) free(drop[i]);
+  return kept;
+}
+
 /* Buffers from 4 MiB start on a 2 MiB huge page: the C library otherwise returns large
  * blocks 64 bytes into a page, so that lines of a strided tile straddle 4 KiB pages where
  * the hardware prefetchers stop (a transposed copy of 16M f64 ran at 0.73 of memcpy's
  * bandwidth at page offset 64, 0.96 page-aligned), and huge pages then cover the whole
  * buffer. The unused head is address space, never touched. (Page-aligning the 64 KiB-4 MiB
  * range too made a c128 outer product of two 64 KiB vectors 22 ms instead of 17: its inputs
- * then share their low 12 address bits.) */
+ * then share their low 12 address bits.) Large buffers go through the pool above. */
 TFE_INTERNAL void *tfe__default_alloc(void *ctx, size_t bytes, size_t align) {
   (void)ctx;
   if (align < sizeof(void *)) align = sizeof(void *);
-  if (bytes >= ((size_t)4 << 20) && align < ((size_t)2 << 20)) align = (size_t)2 << 20;
+  if (bytes >= TFE__POOL_MIN && align < ((size_t)2 << 20)) align = (size_t)2 << 20;
   /* C11 aligned_alloc wants a size that is a multiple of the alignment. */
   if (bytes > SIZE_MAX - align) return NULL;
   size_t rounded = (bytes + align - 1) / align * align;
-  return aligned_alloc(align, rounded ? rounded : align);
+  if (rounded < TFE__POOL_MIN) return aligned_alloc(align, rounded ? rounded : align);
+  void *p = tfe__pool_take(rounded, align);
+  tfe__pool_recycled = p != NULL;
+  if (p) return p;
+  p = aligned_alloc(align, rounded);
+  if (p) tfe__pool_track(p, rounded);
+  return p;
 }
-TFE_INTERNAL void tfe__default_free(void *ctx, void *p) { (void)ctx; free(p); }
+TFE_INTERNAL void tfe__default_free(void *ctx, void *p) {
+  (void)ctx;
+  if (p && !tfe__pool_give(p)) free(p);
+}
+
+/* The pool's limit in bytes (0: off). */
+TFE_API size_t tfe_pool_limit(void) {
+  tfe__pool_lock();
+  size_t l = tfe__pool_limit_locked();
+  tfe__pool_unlock();
+  return l;
+}
+/* Bytes the pool keeps now. */
+TFE_API size_t tfe_pool_kept_bytes(void) {
+  tfe__pool_lock();
+  size_t k = tfe__pool_kept_sum;
+  tfe__pool_unlock();
+  return k;
+}
+/* Set the limit (0 turns the pool off); kept buffers over it are given back at once. */
+TFE_API void tfe_pool_set_limit(size_t bytes) {
+  void *drop[TFE__POOL_SLOTS + 1];
+  tfe__pool_lock();
+  tfe__pool_max = bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes;
+  int nd = tfe__pool_evict(bytes, 0, drop);
+  tfe__pool_unlock();
+  for (int i = 0; i < nd; i++) free(drop[i]);
+}
+/* Give every kept buffer back to the system (the limit stays). */
+TFE_API void tfe_pool_trim(void) {
+  void *drop[TFE__POOL_SLOTS + 1];
+  int nd = 0;
+  tfe__pool_lock();
+  while (tfe__pool_nkept > 0) drop[nd++] = tfe__pool_kept[--tfe__pool_nkept].p;
+  tfe__pool_kept_sum = 0;
+  tfe__pool_unlock();
+  for (int i = 0; i < nd; i++) free(drop[i]);
+}
 
 TFE_GLOBAL tfe_allocator tfe__allocator_hook;
 

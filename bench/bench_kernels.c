@@ -190,13 +190,10 @@ static void run_small(int reps, const char *only) {
  * stores on (tfe__kew_nt = 1) and off, against memset and a pure streaming write of the
  * same bytes, interleaved rounds. What the op must move is the write of C. */
 static void stream_write(double *d, int64_t n) {
-#if TFE__KHAVE_TR8
-  tfe__kv8 z = tfe__kv8_set1(1.0);
-  for (int64_t i = 0; i + 8 <= n; i += 8) tfe__kv8_nt(d + i, z);
-  _mm_sfence();
-#else
-  for (int64_t i = 0; i < n; i++) d[i] = 1.0;
-#endif
+  static double ones[512];
+  if (ones[0] != 1.0) for (int i = 0; i < 512; i++) ones[i] = 1.0;
+  for (int64_t i = 0; i < n; i += 512) tfe__kstream(d + i, ones, (size_t)(n - i < 512 ? n - i : 512) * sizeof(double));
+  tfe__ksfence();
 }
 static void run_outer(int reps) {
   const int64_t side = 4096, n = side * side;

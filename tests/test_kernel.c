@@ -76,10 +76,12 @@ static void tk_paths(int mode) {
   tfe__kgather_all = mode == 3;  /* gather tiles for every transpose starting with a tiny dim */
   tfe__ktiny_dim = mode == 3 ? 16 : 8;
   tfe__kew_cache = mode == 3 ? 64 : 16384; /* small caches: some inputs skip them */
-  /* f64 ops fused into the 8x8 transpose: the CPU's default (0), zips only (1), maps and
-   * zips (2), never (3); copy tiles buffered: default, when unaligned, always, never */
-  tfe__kfuse = mode == 0 ? -1 : mode == 1 ? 1 : mode == 2 ? 2 : 0;
+  /* f64 ops fused into the 8x8 transpose: the CPU's default (0), never (1), maps and zips
+   * (2); copy tiles buffered: default, when unaligned, always, never; mode 3 runs the
+   * portable loops instead of the vector micro-kernels */
+  tfe__kfuse = mode == 0 ? -1 : mode == 1 ? 0 : 2;
   tfe__kcopy_buf = mode == 0 ? -1 : mode == 1 ? 1 : mode == 2 ? 2 : 0;
+  tfe__kportable = mode == 3;
 }
 
 #define TK_KIND

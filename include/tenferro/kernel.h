@@ -781,9 +781,28 @@ enum { TFE__KP_NONE, TFE__KP_ABS, TFE__KP_ABS2 };
  * Eight doubles (one 64-byte line) are one tfe__kv8: an AVX-512 register, or two AVX2
  * registers. Everything below the tfe__kv8_* primitives is written once for both; a build
  * without AVX2 (-march lacking it) runs the portable loops. */
-#if defined(__AVX512F__) || defined(__AVX2__)
+/* Which micro-kernels run. Built with -march covering AVX-512 or AVX2, they are inlined and
+ * always used. Built for baseline x86-64 (no -march: the common way to compile a program
+ * that includes this header), the AVX2 set is compiled for AVX2 all the same (a target
+ * pragma) and used when the CPU has it (tfe__ksimd(), checked per tile): a program built
+ * once runs the vector transposes wherever they exist. tfe__kportable = 1 forces the
+ * portable loops (tests). */
+TFE_GLOBAL int tfe__kportable = 0;
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define TFE__KHAVE_TR8 1
+#if defined(__AVX512F__) || defined(__AVX2__)
+#define tfe__ksimd() (!tfe__kportable)
+#else
+#define TFE__KSIMD_PRAGMA 1
+TFE_INTERNAL bool tfe__ksimd(void) { return !tfe__kportable && __builtin_cpu_supports("avx2"); }
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+#endif
 #if defined(__AVX512F__)
 typedef __m512d tfe__kv8;
 #define tfe__kv8_ld(p) _mm512_loadu_pd(p)
@@ -873,6 +892,11 @@ TFE_INTERNAL void tfe__ktr8s(double *d, int64_t ldd, const double *s, int64_t ld
   if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt(d + j * ldd, c[j]);
   else for (int j = 0; j < 8; j++) tfe__kv8_st(d + j * ldd, c[j]);
 }
+/* A row of strided blocks: jb = 0, 8, .. < m1 (one call per row of blocks, so that a
+ * baseline build calling these across the target boundary pays one call per row). */
+TFE_INTERNAL void tfe__ktr8s_row(double *d, int64_t ldd, const double *s, int64_t lds, int64_t m1, bool nt) {
+  for (int64_t jb = 0; jb < m1; jb += 8) tfe__ktr8s(d + jb * ldd, ldd, s + jb, lds, nt);
+}
 /* Pointer form: one pointer per source row and destination column (any layout). */
 TFE_INTERNAL void tfe__ktr8(void *const *dcol, const void *const *srow, bool nt) {
   tfe__kv8 r[8], c[8];
@@ -938,9 +962,38 @@ TFE_INTERNAL void tfe__kfu_row(double *d, int64_t n, const double *x, bool xb, c
   }
   for (; i < n; i++) d[i] = tfe__kfu_apply1(op, x[xb ? 0 : i], y[yb ? 0 : i]);
 }
+/* memcpy that streams the 64-byte-aligned middle of dst past the cache (the caller issues
+ * tfe__ksfence when done). */
+TFE_INTERNAL void tfe__kstream_simd(char *d, const char *s, size_t bytes) {
+  size_t head = (size_t)(-(uintptr_t)d & 63);
+  if (head > bytes) head = bytes;
+  memcpy(d, s, head);
+  d += head; s += head; bytes -= head;
+  for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
+    tfe__kv8_nt((double *)(void *)d, tfe__kv8_ld((const double *)(const void *)s));
+  memcpy(d, s, bytes);
+}
+/* d[i] = s[tab[i]] for i < n through vector gathers (see tfe__kgather8). */
+TFE_INTERNAL void tfe__kgather8_simd(double *d, const double *s, const int64_t *tab, int64_t n, bool nt) {
+  int64_t i = 0;
+  if (nt) for (; i < n && ((uintptr_t)(d + i) & 63); i++) d[i] = s[tab[i]];
+  for (; i + 8 <= n; i += 8) {
+    tfe__kv8 v = tfe__kv8_gather(s, tab + i);
+    if (nt) tfe__kv8_nt(d + i, v); else tfe__kv8_st(d + i, v);
+  }
+  for (; i < n; i++) d[i] = s[tab[i]];
+}
+#if defined(TFE__KSIMD_PRAGMA)
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
 TFE_INTERNAL void tfe__ksfence(void) { _mm_sfence(); }
 #else
 #define TFE__KHAVE_TR8 0
+#define tfe__ksimd() 0
 enum { TFE__KFU_NONE, TFE__KFU_ID, TFE__KFU_NEG, TFE__KFU_SQUARE, TFE__KFU_ADD, TFE__KFU_SUB,
        TFE__KFU_MUL, TFE__KFU_DIV };
 TFE_INTERNAL void tfe__ksfence(void) {}
@@ -952,42 +1005,25 @@ TFE_INTERNAL void tfe__ksfence(void) {}
 TFE_GLOBAL int64_t tfe__knt_min = (int64_t)16 << 20;
 
 /* memcpy that streams the 64-byte-aligned middle of dst past the cache (the caller issues
- * tfe__ksfence when done). Without AVX2: plain memcpy. */
+ * tfe__ksfence when done). Without the vector kernels: plain memcpy. */
 TFE_INTERNAL void tfe__kstream(void *dst, const void *src, size_t bytes) {
 #if TFE__KHAVE_TR8
-  char *d = (char *)dst;
-  const char *s = (const char *)src;
-  size_t head = (size_t)(-(uintptr_t)d & 63);
-  if (head > bytes) head = bytes;
-  memcpy(d, s, head);
-  d += head; s += head; bytes -= head;
-  for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
-    tfe__kv8_nt((double *)(void *)d, tfe__kv8_ld((const double *)(const void *)s));
-  memcpy(d, s, bytes);
-#else
-  memcpy(dst, src, bytes);
+  if (tfe__ksimd()) { tfe__kstream_simd((char *)dst, (const char *)src, bytes); return; }
 #endif
+  memcpy(dst, src, bytes);
 }
 
 /* d[i] = s[tab[i]] for i < n, 8-byte elements moved as bits: vector gathers of 8, stores
  * streamed past the cache where d is 64-byte aligned when nt (the caller fences). Returns
- * false without AVX2 (the caller runs its scalar loop). */
+ * false without the vector kernels (the caller runs its scalar loop). */
 /* Vector gathers: 0 where they measured faster on Zen 5 (`vec`: copies through gather
  * tiles), 1 always, -1 never. (Scalar loads won for map/zip column caches and tn_light's
  * table blocks; gathers for permutations of 3s.) */
 TFE_GLOBAL int tfe__kvgather = 0;
 TFE_INTERNAL bool tfe__kgather8(void *dst, const void *src, const int64_t *tab, int64_t n, bool nt, bool vec) {
 #if TFE__KHAVE_TR8
-  if (tfe__kvgather < 0 || (tfe__kvgather == 0 && !vec)) return false;
-  double *d = (double *)dst;
-  const double *s = (const double *)src;
-  int64_t i = 0;
-  if (nt) for (; i < n && ((uintptr_t)(d + i) & 63); i++) d[i] = s[tab[i]];
-  for (; i + 8 <= n; i += 8) {
-    tfe__kv8 v = tfe__kv8_gather(s, tab + i);
-    if (nt) tfe__kv8_nt(d + i, v); else tfe__kv8_st(d + i, v);
-  }
-  for (; i < n; i++) d[i] = s[tab[i]];
+  if (tfe__kvgather < 0 || (tfe__kvgather == 0 && !vec) || !tfe__ksimd()) return false;
+  tfe__kgather8_simd((double *)dst, (const double *)src, tab, n, nt);
   return true;
 #else
   (void)dst; (void)src; (void)tab; (void)n; (void)nt; (void)vec;

@@ -64,7 +64,7 @@ TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TF
 TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
                                          const TFE_T *s, int64_t i0, int64_t n0, int64_t j0, int64_t n1) {
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
-  bool fast = TFE__KHAVE_TR8 && sizeof(TFE_T) == 8 && !c->cj && g0->arith[0] && g0->step[0] == 1 &&
+  bool fast = TFE__KHAVE_TR8 && tfe__ksimd() && sizeof(TFE_T) == 8 && !c->cj && g0->arith[0] && g0->step[0] == 1 &&
               g1->arith[1] && g1->step[1] == 1;
   (void)fast;
   for (int64_t ib = i0; ib < n0; ib += 8) {
@@ -110,7 +110,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *
                                      const TFE_T *s, int64_t n0, int64_t n1) {
 #if TFE__KHAVE_TR8
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
-  if (sizeof(TFE_T) != 8 || c->cj || !g0->arith[0] || !g0->arith[1] || !g1->arith[0] ||
+  if (!tfe__ksimd() || sizeof(TFE_T) != 8 || c->cj || !g0->arith[0] || !g0->arith[1] || !g1->arith[0] ||
       !g1->arith[1] || g0->step[0] != 1 || g1->step[1] != 1)
     return false;
   int64_t lds = g0->step[1], ldd = g1->step[0], m0 = n0 & ~(int64_t)7, m1 = n1 & ~(int64_t)7;
@@ -120,7 +120,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *
   if (m1 > 0)
     for (int64_t ib = 0; ib < m0; ib += 8) {
       TFE_FN(k_prefetch_rows_)(p, 1, s, ib + 8 * tfe__kpf, n0, n1);
-      for (int64_t jb = 0; jb < m1; jb += 8) tfe__ktr8s(dd + ib + jb * ldd, ldd, ss + ib * lds + jb, lds, al);
+      tfe__ktr8s_row(dd + ib, ldd, ss + ib * lds, lds, m1, al);
     }
   /* rims (all of a tile narrower than 8, as the 3-wide de-interleave of a cyclic shift):
    * one destination column at a time, the source read with its stride */
@@ -197,21 +197,25 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
                                            const TFE_T *s, int64_t n0, int64_t n1, int tid) {
   TFE_T *b = c->buf + (int64_t)tid * c->tile_elems;
   int64_t m0 = n0 & ~(int64_t)7, m1 = n1 & ~(int64_t)7;
+  bool simd = tfe__ksimd();
+  (void)simd;
   for (int64_t ib = 0; ib < m0; ib += 8) {
     const void *srow[8];
     TFE_FN(k_prefetch_rows_)(p, 1, s, ib + 8 * tfe__kpf, n0, n1);
     for (int i = 0; i < 8; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
     for (int64_t jb = 0; jb < m1; jb += 8) {
 #if TFE__KHAVE_TR8
-      void *dcol[8];
-      const void *sr[8];
-      for (int j = 0; j < 8; j++) dcol[j] = b + (jb + j) * n0 + ib;
-      for (int i = 0; i < 8; i++) sr[i] = (const TFE_T *)srow[i] + jb;
-      tfe__ktr8(dcol, sr, false);
-#else
+      if (simd) {
+        void *dcol[8];
+        const void *sr[8];
+        for (int j = 0; j < 8; j++) dcol[j] = b + (jb + j) * n0 + ib;
+        for (int i = 0; i < 8; i++) sr[i] = (const TFE_T *)srow[i] + jb;
+        tfe__ktr8(dcol, sr, false);
+        continue;
+      }
+#endif
       for (int j = 0; j < 8; j++)
         for (int i = 0; i < 8; i++) b[(jb + j) * n0 + ib + i] = ((const TFE_T *)srow[i])[jb + j];
-#endif
     }
   }
   for (int64_t j = 0; j < n1; j++) /* rims */
@@ -370,7 +374,7 @@ typedef struct TFE_TY(kew_) {
 TFE_INTERNAL void TFE_FN(k_gather_blocks_)(const tfe__kplan *p, int op, const TFE_T *s, bool cj, TFE_T *buf,
                                            int64_t n0, int64_t j0, int64_t i0, int64_t i1,
                                            int64_t c0, int64_t c1) {
-  bool fast = TFE__KHAVE_TR8 && sizeof(TFE_T) == 8 && !cj && p->g[1].arith[op] && p->g[1].step[op] == 1;
+  bool fast = TFE__KHAVE_TR8 && tfe__ksimd() && sizeof(TFE_T) == 8 && !cj && p->g[1].arith[op] && p->g[1].step[op] == 1;
   (void)fast;
   for (int64_t ib = i0; ib < i1; ib += 8) {
     int bi = i1 - ib < 8 ? (int)(i1 - ib) : 8;
@@ -406,14 +410,14 @@ TFE_INTERNAL void TFE_FN(k_gather_tile_)(const tfe__kplan *p, int op, const TFE_
                                          TFE_T *buf, int64_t n0, int64_t j0, int64_t nj) {
   int64_t m0 = 0, m1 = 0;
 #if TFE__KHAVE_TR8
-  if (sizeof(TFE_T) == 8 && !cj && p->g[0].arith[op] && p->g[1].arith[op] && p->g[1].step[op] == 1) {
+  if (tfe__ksimd() && sizeof(TFE_T) == 8 && !cj && p->g[0].arith[op] && p->g[1].arith[op] && p->g[1].step[op] == 1) {
     int64_t lds = p->g[0].step[op];
     const double *ss = (const double *)(const void *)(s + j0);
     double *bb = (double *)(void *)buf;
     m0 = n0 & ~(int64_t)7; m1 = nj & ~(int64_t)7;
     for (int64_t ib = 0; ib < m0; ib += 8) {
       TFE_FN(k_prefetch_rows_)(p, op, s + j0, ib + 8 * tfe__kpf, n0, nj);
-      for (int64_t jb = 0; jb < m1; jb += 8) tfe__ktr8s(bb + ib + jb * n0, n0, ss + ib * lds + jb, lds, false);
+      tfe__ktr8s_row(bb + ib, n0, ss + ib * lds, lds, m1, false);
     }
   }
 #endif
@@ -539,7 +543,7 @@ TFE_INTERNAL void TFE_FN(k_ew_tile2_)(const TFE_TY(kew_) *e, const tfe__kplan *p
   }
   TFE_T *d = e->d + t->off[0];
 #if TFE__KHAVE_TR8
-  if (TFE_FN(k_ew_fused_)(e, p, t, s, mode, d)) return;
+  if (tfe__ksimd() && TFE_FN(k_ew_fused_)(e, p, t, s, mode, d)) return;
 #endif
   bool direct = !e->cj_out && p->g[0].arith[0] && p->g[0].step[0] == 1 && !e->nt;
   for (int64_t jb = 0; jb < n1; jb += sw) {
@@ -628,7 +632,7 @@ TFE_INTERNAL void TFE_FN(k_ew_tile_)(void *ctx, const tfe__kplan *p, const tfe__
    * each line first) */
   bool direct = unit && !(e->nt && (p->gather || tfe__kew_nt));
 #if TFE__KHAVE_TR8
-  if (unit && !direct && !p->gather && TFE_FN(k_ew_row_)(e, p, t)) return;
+  if (unit && !direct && !p->gather && tfe__ksimd() && TFE_FN(k_ew_row_)(e, p, t)) return;
 #endif
   if (unit && !direct && !p->gather) tfe__kstat_add(5);
   const tfe__kgroup *g1 = &p->g[1];
@@ -736,7 +740,7 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew2_)(const char *where, const TFE_TY(view) *ds
   int64_t off[3] = {dst->lay.offset, bl[0].offset, bl[1].offset};
   /* a transpose tile spans tfe__kew_tile_bytes along the transposed input (G1), twice as
    * many along the destination (G0, at most a column buffer) */
-  bool fmap = fop && nin == 1 && sizeof(TFE_T) == 8 && tfe__kfuse_mode() >= 2; /* a fused map (k_ew_fused_) */
+  bool fmap = fop && nin == 1 && sizeof(TFE_T) == 8 && tfe__ksimd() && tfe__kfuse_mode() >= 2; /* a fused map (k_ew_fused_) */
   int64_t ewt = tfe__kew_tile_bytes > 0 ? tfe__kew_tile_bytes : tfe__kcpu_fuses() ? 2048 : 1024;
   int64_t kb = (int64_t)TFE__KBUF, t1 = (fmap ? tfe__kew_map_tile_bytes : ewt) / (int64_t)sizeof(TFE_T);
   int64_t t0 = tfe__kew_run_bytes / (int64_t)sizeof(TFE_T);

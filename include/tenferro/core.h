@@ -1,5 +1,6 @@
-/* tenferro/core.h — the core room: status codes and messages, allocation hooks, overflow-safe
- * size arithmetic. Everything else in tenferro stands on this. */
+/* tenferro/core.h — the core room: status codes and messages, allocation hooks and the pool of
+ * large buffers (tfe_pool_*), threads, overflow-safe size arithmetic. Everything else in
+ * tenferro stands on this. */
 #ifndef TENFERRO_CORE_H
 #define TENFERRO_CORE_H
 

@@ -134,11 +134,11 @@ TFE_INTERNAL size_t tfe__pool_limit_locked(void) {
   }
   return (size_t)tfe__pool_max;
 }
-/* Drop kept buffers, oldest first, until `need` more bytes and one more buffer fit under
- * `limit`; the dropped ones go to out[] (freed by the caller after unlocking). */
+/* Drop kept buffers, oldest first, until `need` more bytes (and, when need > 0, one more
+ * buffer) fit under `limit`; the dropped ones go to out[] (freed by the caller after unlocking). */
 TFE_INTERNAL int tfe__pool_evict(size_t limit, size_t need, void **out) {
   int n = 0;
-  while (tfe__pool_nkept > 0 && (tfe__pool_kept_sum + need > limit || tfe__pool_nkept >= TFE__POOL_SLOTS)) {
+  while (tfe__pool_nkept > 0 && (tfe__pool_kept_sum + need > limit || (need && tfe__pool_nkept >= TFE__POOL_SLOTS))) {
     out[n++] = tfe__pool_kept[0].p;
     tfe__pool_kept_sum -= tfe__pool_kept[0].bytes;
     memmove(tfe__pool_kept, tfe__pool_kept + 1, (size_t)--tfe__pool_nkept * sizeof *tfe__pool_kept);

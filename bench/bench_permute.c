@@ -2,6 +2,7 @@
  * allocation-inclusive, side by side with memcpy (and numpy when installed).
  *
  *   bench_permute [patterns.json] [--reps N] [--only ID] [--no-numpy] [--threads2] [--no-pool]
+ *                 [--warm]
  *
  * Per pattern, each timed call does what a user's "make this permuted view contiguous"
  * does, with a fresh destination every time:
@@ -20,13 +21,19 @@
  * Sources are filled with their linear index; like numpy's arrays (and tfe_contiguous's
  * results) they are backed by transparent huge pages where the kernel allows.
  * Median of --reps rounds (default 5) after one warm-up round; each round times every
- * column once (memcpy, memcpy4k, tfe, tfe2), so a busy machine slows them alike;
+ * column once (memcpy, memcpy4k, tfe, tfe2), so a busy machine slows them alike, and
+ * each timed call starts from caches emptied of its data (an untimed read of three times
+ * the last-level cache; --warm skips it: then a pattern that fits in the L3, as
+ * transpose_2d_2048's 32 MiB, favours whichever column follows the one that left its
+ * source cached);
  * best_ratio compares the fastest rounds. tfe runs on 1 thread; with --threads2 a column
  * tfe2_ms gives the time on 2 threads, and memcpy2_ms a 2-thread memcpy into a fresh buffer
  * (each thread its half): the scaling this machine allows in this process (on the 2-vCPU
  * VM it varies between processes, 1.3-1.8x). */
+#define _GNU_SOURCE /* sysconf(_SC_LEVEL3_CACHE_SIZE) */
 #include <tenferro.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAXP 32
 
@@ -97,6 +104,26 @@ static int cmpd(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
+/* Untimed: read a buffer of three last-level caches (at least 64 MiB), so that the next
+ * timed call finds neither its source nor a previous call's lines in cache. */
+static bool evict_on = true;
+static void evict(void) {
+  static volatile const char *buf;
+  static size_t bytes;
+  if (!evict_on) return;
+  if (!buf) {
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    bytes = l3 > 0 && (size_t)l3 * 3 > ((size_t)64 << 20) ? (size_t)l3 * 3 : (size_t)64 << 20;
+    char *b = malloc(bytes);
+    if (!b) { evict_on = false; return; }
+    memset(b, 1, bytes);
+    buf = b;
+  }
+  unsigned long sum = 0;
+  for (size_t i = 0; i < bytes; i += 64) sum += (unsigned char)buf[i];
+  __asm__ volatile("" : : "r"(sum));
+}
+
 static double median(double *v, int n) { qsort(v, (size_t)n, sizeof *v, cmpd); return v[n / 2]; }
 
 /* One timed tfe_contiguous (+ release) on `threads` threads; with `check`, compares a
@@ -104,6 +131,7 @@ static double median(double *v, int n) { qsort(v, (size_t)n, sizeof *v, cmpd); r
 static double once_tfe(const tfe_view_f64 *v, int threads, bool check) {
   tfe_set_num_threads(threads);
   tfe_tensor_f64 out = {0};
+  evict();
   double t0 = now_ms();
   if (tfe_contiguous_f64(v, TFE_COLMAJOR, &out)) { fprintf(stderr, "tfe: %s\n", tfe_last_error()); exit(1); }
   double t1 = now_ms();
@@ -127,6 +155,7 @@ static double once_tfe(const tfe_view_f64 *v, int threads, bool check) {
  * allocator (`huge`), or fresh 4 KiB pages straight from the C library. */
 static double once_memcpy(const double *src, size_t bytes, bool huge) {
   tfe_allocator a = tfe_get_allocator();
+  evict();
   double t0 = now_ms();
   void *p = huge ? a.alloc(a.ctx, bytes, TFE_ALIGN) : malloc(bytes);
   if (!p) { fprintf(stderr, "memcpy: out of memory\n"); exit(1); }
@@ -141,6 +170,7 @@ static double once_memcpy(const double *src, size_t bytes, bool huge) {
  * a fresh destination, timed next to the tfe columns). */
 static double once_memcpy_par(const double *src, size_t bytes, int threads) {
   tfe_allocator a = tfe_get_allocator();
+  evict();
   double t0 = now_ms();
   char *p = a.alloc(a.ctx, bytes, TFE_ALIGN);
   if (!p) { fprintf(stderr, "memcpy: out of memory\n"); exit(1); }
@@ -181,6 +211,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--no-numpy")) use_numpy = false;
     else if (!strcmp(argv[i], "--threads2")) two = true;
+    else if (!strcmp(argv[i], "--warm")) evict_on = false;
     else if (!strcmp(argv[i], "--no-pool")) tfe_pool_set_limit(0); /* fresh pages every call */
     else if (!strcmp(argv[i], "--tile") && i + 1 < argc) tfe__ktile_bytes = atoi(argv[++i]); /* tuning */
     else if (!strcmp(argv[i], "--gather-all") && i + 1 < argc) tfe__kgather_all = atoi(argv[++i]);

@@ -4,7 +4,8 @@
 # neither BLIS nor LAPACKE. Build here, carry the folder, run it there:
 #   bench/run_cpu_host.sh build   -> build-dev/ (AVX-512 and AVX2 builds, libgomp, libcmocka,
 #                                    the kernel test suite, patterns)
-#   build-dev/run.sh              -> test.txt, permute.txt, permute_nopool.txt, k1.txt, k2.txt in $OUT
+#   build-dev/run.sh              -> test.txt, permute.txt, permute_nopool.txt, k1.txt, k2.txt,
+#                                    ab_edge.txt in $OUT
 #                                    (or the folder)
 set -e
 if [ "${1:-}" = build ]; then
@@ -40,4 +41,9 @@ OMP_WAIT_POLICY=passive OMP_NUM_THREADS=1 ./bench_permute$s permutation_patterns
 OMP_WAIT_POLICY=passive OMP_NUM_THREADS=1 ./bench_permute$s permutation_patterns.json --reps 5 --threads2 --no-numpy --no-pool > "$out/permute_nopool.txt" 2>&1
 OMP_WAIT_POLICY=passive OMP_NUM_THREADS=1 ./bench_kernels$s --reps 7 --set transpose > "$out/k1.txt" 2>&1
 OMP_WAIT_POLICY=passive ./bench_kernels$s --reps 7 --set transpose --threads 2 > "$out/k2.txt" 2>&1
-cat "$out/permute.txt" "$out/permute_nopool.txt" "$out/k1.txt" "$out/k2.txt"
+# streamed edge lines (tfe__kedge_nt) on and off where destination runs are not line-aligned
+r15="3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 -- 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0"
+for i in 1 2; do
+  OMP_WAIT_POLICY=passive A="edge=1" B="edge=0" ./bench_permute_ab$s $r15
+done > "$out/ab_edge.txt" 2>&1
+cat "$out/permute.txt" "$out/permute_nopool.txt" "$out/k1.txt" "$out/k2.txt" "$out/ab_edge.txt"

@@ -81,6 +81,7 @@ static void tk_paths(int mode) {
    * portable loops instead of the vector micro-kernels */
   tfe__kfuse = mode == 0 ? -1 : mode == 1 ? 0 : 2;
   tfe__kcopy_buf = mode == 0 ? -1 : mode == 1 ? 1 : mode == 2 ? 2 : 0;
+  tfe__kedge_nt = mode == 0 ? -1 : mode == 2 ? 1 : 0; /* streamed run edges: auto, on, off */
   tfe__kportable = mode == 3;
 }
 

@@ -8,9 +8,9 @@
  *   T=2 ...   (threads for the tenferro calls, default 1)
  *   WARM=1 ... (no untimed read of 64 MiB before each timed call: the source stays cached
  *              from the call before when it fits in the last-level cache)
- * Keys: tile, table, kpf, runpf, buf, prefault, ntmin, edge (tfe__ktile_bytes,
+ * Keys: tile, table, kpf, runpf, buf, prefault, ntmin, edge, colnt (tfe__ktile_bytes,
  * tfe__ktable_bytes, tfe__kpf, tfe__krun_pf, tfe__kcopy_buf, tfe__kprefault_on, tfe__knt_min,
- * tfe__kedge_nt). Source col-major of SHAPE, out[i] = src[i_perm]. */
+ * tfe__kedge_nt, tfe__kcol_nt). Source col-major of SHAPE, out[i] = src[i_perm]. */
 #include <tenferro.h>
 #include <time.h>
 
@@ -41,9 +41,9 @@ static int cmpd(const void *a, const void *b) {
 
 /* Defaults first, then "key=value,..." from the environment variable `var`. */
 static void setcfg(const char *var) {
-  tfe__ktile_bytes = 256; tfe__ktable_bytes = 512; tfe__kpf = 2; tfe__krun_pf = 512;
+  tfe__ktile_bytes = 512; tfe__ktable_bytes = 512; tfe__kpf = 2; tfe__krun_pf = 512;
   tfe__kcopy_buf = -1; tfe__kprefault_on = 1; tfe__knt_min = (int64_t)16 << 20;
-  tfe__kedge_nt = -1;
+  tfe__kedge_nt = -1; tfe__kcol_nt = 1;
   const char *c = getenv(var);
   if (!c) return;
   char buf[256];
@@ -60,6 +60,7 @@ static void setcfg(const char *var) {
     else if (!strcmp(k, "prefault")) tfe__kprefault_on = (int)v;
     else if (!strcmp(k, "ntmin")) tfe__knt_min = v;
     else if (!strcmp(k, "edge")) tfe__kedge_nt = (int)v;
+    else if (!strcmp(k, "colnt")) tfe__kcol_nt = (int)v;
     else { fprintf(stderr, "unknown key %s\n", k); exit(2); }
   }
 }

@@ -5,7 +5,7 @@
 #   bench/run_cpu_host.sh build   -> build-dev/ (AVX-512 and AVX2 builds, libgomp, libcmocka,
 #                                    the kernel test suite, patterns)
 #   build-dev/run.sh              -> test.txt, permute.txt, permute_nopool.txt, k1.txt, k2.txt,
-#                                    ab_edge.txt in $OUT
+#                                    ab.txt in $OUT
 #                                    (or the folder)
 set -e
 if [ "${1:-}" = build ]; then
@@ -41,9 +41,15 @@ OMP_WAIT_POLICY=passive OMP_NUM_THREADS=1 ./bench_permute$s permutation_patterns
 OMP_WAIT_POLICY=passive OMP_NUM_THREADS=1 ./bench_permute$s permutation_patterns.json --reps 5 --threads2 --no-numpy --no-pool > "$out/permute_nopool.txt" 2>&1
 OMP_WAIT_POLICY=passive OMP_NUM_THREADS=1 ./bench_kernels$s --reps 7 --set transpose > "$out/k1.txt" 2>&1
 OMP_WAIT_POLICY=passive ./bench_kernels$s --reps 7 --set transpose --threads 2 > "$out/k2.txt" 2>&1
-# streamed edge lines (tfe__kedge_nt) on and off where destination runs are not line-aligned
+# A/B of tuning globals (bench_permute_ab, 1 thread, cold caches): streamed edge lines where
+# destination runs are not line-aligned, streamed narrow columns, tile sizes and buffering
+ab() { echo "== $1 $2 : $3"; OMP_WAIT_POLICY=passive A="$1" B="$2" ./bench_permute_ab$s $3; }
 r15="3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 -- 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0"
-for i in 1 2; do
-  OMP_WAIT_POLICY=passive A="edge=1" B="edge=0" ./bench_permute_ab$s $r15
-done > "$out/ab_edge.txt" 2>&1
-cat "$out/permute.txt" "$out/permute_nopool.txt" "$out/k1.txt" "$out/k2.txt" "$out/ab_edge.txt"
+c15="3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 -- 1 2 3 4 5 6 7 8 9 10 11 12 13 14 0"
+t201="256 256 256 -- 2 0 1"
+{
+  for i in 1 2; do ab edge=1 edge=0 "$r15"; ab colnt=1 colnt=0 "$c15"; done
+  ab tile=256 tile=128 "$t201"; ab tile=256 tile=512 "$t201"
+  ab buf=2 buf=1 "$t201"; ab buf=2 buf=0 "$t201"; ab kpf=2 kpf=0 "$t201"; ab kpf=2 kpf=4 "$t201"
+} > "$out/ab.txt" 2>&1
+cat "$out/permute.txt" "$out/permute_nopool.txt" "$out/k1.txt" "$out/k2.txt" "$out/ab.txt"

@@ -64,7 +64,7 @@ static bool tk_cl(double x, double y, double tol) {
 static void tk_paths(int mode) {
   tfe__ktiny = mode ? 0 : 1024;
   tfe__kpar_min = mode ? 64 : 32768;
-  tfe__ktile_bytes = mode >= 2 ? 64 : 256;
+  tfe__ktile_bytes = mode >= 2 ? 64 : mode == 1 ? 256 : 512; /* 512: the default */
   tfe__kew_tile_bytes = mode >= 2 ? 96 : 2048;
   tfe__kew_run_bytes = mode >= 2 ? 128 : 2048;
   tfe__kew_map_tile_bytes = mode >= 2 ? 96 : 512;

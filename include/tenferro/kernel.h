@@ -682,8 +682,12 @@ TFE_GLOBAL int64_t tfe__kpar_min = 32768;
  * own stores (the system zeroes each 2 MiB page as a tile first touches it) and favours
  * small tiles, while written-before pages favour larger ones (f64, 1 thread: 2048^2 and
  * 256^3 transposes 0.87-1.00x memcpy with 512 B x 1 KiB into existing pages against
- * 1.02-1.09x with 256 B x 512 B; into fresh pages 1.24-1.36x against 1.43-1.48x). */
-TFE_GLOBAL int64_t tfe__ktile_bytes = 256;
+ * 1.02-1.09x with 256 B x 512 B; into fresh pages 1.24-1.36x against 1.43-1.48x).
+ * 512 (tiles of 2 KiB x 1 KiB once the destination is written or faulted in; 256 until
+ * session 4): 256^3 [2,0,1] on the Xeon host 1.04-1.06x memcpy against 1.37-1.50x, on the
+ * Zen 3 1.10-1.13 against 1.27-1.29 (A/B in one process, cold caches, pool on), the other
+ * transposes equal or better on both (docs/bench-kernel.md, round 7). */
+TFE_GLOBAL int64_t tfe__ktile_bytes = 512;
 /* (map/zip: 2 KiB runs of the transposed input x 1 KiB of the destination measured 11.5
  * ms for a transposed 16M map on the Zen 5 against 13.8 ms for 1 KiB x 2 KiB; the buffered
  * tiles that other CPUs take ran 16M f64 zips on a Zen 3 at 0.86-0.88 of memcpy with 1 KiB
@@ -784,6 +788,9 @@ enum { TFE__KP_NONE, TFE__KP_ABS, TFE__KP_ABS2 };
 /* 1: streamed runs store their partial edge lines with 8-byte streaming stores (see
  * tfe__kstream_edge); 0: normal stores; -1 (default): 1 on AMD CPUs, 0 elsewhere. */
 TFE_GLOBAL int tfe__kedge_nt = -1;
+/* 1: the destination columns of copy tiles narrower than 8 are streamed (tfe__kcol_simd);
+ * 0: element-wise normal stores. */
+TFE_GLOBAL int tfe__kcol_nt = 1;
 /* Which micro-kernels run. Built with -march covering AVX-512 or AVX2, they are inlined and
  * always used. Built for baseline x86-64 (no -march: the common way to compile a program
  * that includes this header), the AVX2 set is compiled for AVX2 all the same (a target
@@ -990,6 +997,30 @@ TFE_INTERNAL void tfe__kstream_simd(char *d, const char *s, size_t bytes) {
   for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
     tfe__kv8_nt((double *)(void *)d, tfe__kv8_ld((const double *)(const void *)s));
   tfe__kstream_edge(d, s, bytes);
+}
+/* d[i] = s[i*lds] for i < n, streamed: the 64-byte-aligned middle of d in whole lines
+ * gathered 8 at a time, the partial lines at its ends through tfe__kstream_edge (the
+ * caller fences). The destination columns of a tile narrower than 8 (the 3-way
+ * de-interleave of a cyclic shift of 3s), which element-wise normal stores read before
+ * writing. */
+TFE_INTERNAL void tfe__kcol_simd(double *d, const double *s, int64_t lds, int64_t n) {
+  int64_t i = 0;
+  double e[8];
+  if ((uintptr_t)d & 7) { /* not element-aligned (a packed struct's field): no whole lines */
+    for (; i < n; i++) d[i] = s[i * lds];
+    return;
+  }
+  int64_t h = (int64_t)((-(uintptr_t)d & 63) / sizeof(double));
+  for (; i < h && i < n; i++) e[i] = s[i * lds];
+  tfe__kstream_edge((char *)d, (const char *)e, (size_t)i * sizeof(double));
+  for (; i + 8 <= n; i += 8) { /* (scalar loads: AVX2 gathers measured 1.76x memcpy on Zen 3) */
+    const double *q = s + i * lds;
+    for (int k = 0; k < 8; k++) e[k] = q[k * lds];
+    tfe__kv8_nt(d + i, tfe__kv8_ld(e));
+  }
+  int64_t t = i;
+  for (; i < n; i++) e[i - t] = s[i * lds];
+  tfe__kstream_edge((char *)(d + t), (const char *)e, (size_t)(n - t) * sizeof(double));
 }
 /* d[i] = s[tab[i]] for i < n through vector gathers (see tfe__kgather8). */
 TFE_INTERNAL void tfe__kgather8_simd(double *d, const double *s, const int64_t *tab, int64_t n, bool nt) {

@@ -2,7 +2,7 @@
  * allocation-inclusive, side by side with memcpy (and numpy when installed).
  *
  *   bench_permute [patterns.json] [--reps N] [--only ID] [--no-numpy] [--threads2] [--no-pool]
- *                 [--warm]
+ *                 [--warm] [--no-4k]
  *
  * Per pattern, each timed call does what a user's "make this permuted view contiguous"
  * does, with a fresh destination every time:
@@ -14,7 +14,10 @@
  *           (with tenferro's pool on, the default, both tfe and memcpy get a kept buffer back
  *           from the previous call: pages written before, no faults; --no-pool gives both
  *           fresh pages every call)
- *   memcpy4k: malloc + memcpy + free without the advice or the pool (fresh 4 KiB pages:
+ *   memcpy4k (--no-4k skips it): malloc + memcpy + free without the advice or the pool
+ *           (its 4 KiB pages, given back just before the tfe call, can leave the system
+ *           compacting memory for the next huge-page request: with the pool off, the 2 GiB
+ *           rotation's tfe column measured 1.3-3.6x memcpy depending on that; fresh 4 KiB pages:
  *           page faults dominate)
  *   numpy:  np.asfortranarray(src.transpose(p)) (bench/peer_numpy_permute.py, same process
  *           pattern: fresh result each call).
@@ -205,13 +208,14 @@ static int numpy_times(const char *json, int reps, const char *only, char ids[][
 int main(int argc, char **argv) {
   const char *path = "../shared/bench/permutation_patterns.json", *only = NULL;
   int reps = 5;
-  bool use_numpy = true, two = false;
+  bool use_numpy = true, two = false, no4k = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--no-numpy")) use_numpy = false;
     else if (!strcmp(argv[i], "--threads2")) two = true;
     else if (!strcmp(argv[i], "--warm")) evict_on = false;
+    else if (!strcmp(argv[i], "--no-4k")) no4k = true;
     else if (!strcmp(argv[i], "--no-pool")) tfe_pool_set_limit(0); /* fresh pages every call */
     else if (!strcmp(argv[i], "--tile") && i + 1 < argc) tfe__ktile_bytes = atoi(argv[++i]); /* tuning */
     else if (!strcmp(argv[i], "--gather-all") && i + 1 < argc) tfe__kgather_all = atoi(argv[++i]);
@@ -250,7 +254,7 @@ int main(int argc, char **argv) {
      * them alike; one warm-up round, which also checks the result */
     double tv[5][64];
     for (int r = -1; r < reps; r++) {
-      double x[5] = {once_memcpy(src.v.data, bytes, true), once_memcpy(src.v.data, bytes, false),
+      double x[5] = {once_memcpy(src.v.data, bytes, true), no4k ? NAN : once_memcpy(src.v.data, bytes, false),
                      once_tfe(&v, 1, r < 0), two ? once_tfe(&v, 2, false) : 0,
                      two ? once_memcpy_par(src.v.data, bytes, 2) : 0};
       if (r >= 0) for (int c = 0; c < 5; c++) tv[c][r] = x[c];

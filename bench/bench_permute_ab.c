@@ -8,9 +8,10 @@
  *   T=2 ...   (threads for the tenferro calls, default 1)
  *   WARM=1 ... (no untimed read of 64 MiB before each timed call: the source stays cached
  *              from the call before when it fits in the last-level cache)
- * Keys: tile, table, kpf, runpf, buf, prefault, ntmin, edge, colnt (tfe__ktile_bytes,
- * tfe__ktable_bytes, tfe__kpf, tfe__krun_pf, tfe__kcopy_buf, tfe__kprefault_on, tfe__knt_min,
- * tfe__kedge_nt, tfe__kcol_nt). Source col-major of SHAPE, out[i] = src[i_perm]. */
+ * Keys: tile, table, kpf, runpf, buf, prefault, ntmin, edge, colnt, forder
+ * (tfe__ktile_bytes, tfe__ktable_bytes, tfe__kpf, tfe__krun_pf, tfe__kcopy_buf,
+ * tfe__kprefault_on, tfe__knt_min, tfe__kedge_nt, tfe__kcol_nt, tfe__kfresh_order).
+ * Source col-major of SHAPE, out[i] = src[i_perm]. */
 #include <tenferro.h>
 #include <time.h>
 
@@ -43,7 +44,7 @@ static int cmpd(const void *a, const void *b) {
 static void setcfg(const char *var) {
   tfe__ktile_bytes = 512; tfe__ktable_bytes = 512; tfe__kpf = 2; tfe__krun_pf = 512;
   tfe__kcopy_buf = -1; tfe__kprefault_on = 1; tfe__knt_min = (int64_t)16 << 20;
-  tfe__kedge_nt = -1; tfe__kcol_nt = 1;
+  tfe__kedge_nt = -1; tfe__kcol_nt = 1; tfe__kfresh_order = 1;
   const char *c = getenv(var);
   if (!c) return;
   char buf[256];
@@ -61,6 +62,7 @@ static void setcfg(const char *var) {
     else if (!strcmp(k, "ntmin")) tfe__knt_min = v;
     else if (!strcmp(k, "edge")) tfe__kedge_nt = (int)v;
     else if (!strcmp(k, "colnt")) tfe__kcol_nt = (int)v;
+    else if (!strcmp(k, "forder")) tfe__kfresh_order = (int)v;
     else { fprintf(stderr, "unknown key %s\n", k); exit(2); }
   }
 }

@@ -276,9 +276,15 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
   int64_t tt = tfe__ktile_bytes / es < 8 ? 8 : tfe__ktile_bytes / es;
   int64_t tg = 8 * tt < TFE__KTAB ? 8 * tt : TFE__KTAB, tw = fresh ? tt : 2 * tt;
   int nt = tfe__kthreads(n);
+  bool cached = false; /* fresh pages written in order through the cache (tfe__kfresh_order) */
   tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es);
-  if (fresh && p.g[1].nd > 0 && !p.gather && !p.along_src && tfe__kprefault(dst->data, (size_t)n * sizeof(TFE_T), nt))
+  if (fresh && p.g[1].nd > 0 && !p.gather && !p.along_src) {
+    /* the tiles for written pages, then: in order, or faulted in first, or else as they were */
     tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 4 * tt, 2 * tt, tg, false, es);
+    cached = tfe__kfresh_order && tfe__kplan_in_order(&p, ((int64_t)2 << 20) / es);
+    if (!cached && !tfe__kprefault(dst->data, (size_t)n * sizeof(TFE_T), nt))
+      tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es);
+  }
   if (tfe__kstat_on && p.gather) tfe__kstat[2]++;
   if (tfe__kstat_on && !p.gather && p.g[1].nd == 0 && p.g[0].nd > 1 && p.dims[0] >= 8 && p.str[1][0] == 1)
     tfe__kstat[3]++; /* runs of a table block */
@@ -300,7 +306,7 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
     }
     return;
   }
-  TFE_TY(kcopy_) c = {dst->data, src->data, cj, n * (int64_t)sizeof(TFE_T) >= tfe__knt_min, NULL, 0};
+  TFE_TY(kcopy_) c = {dst->data, src->data, cj, !cached && n * (int64_t)sizeof(TFE_T) >= tfe__knt_min, NULL, 0};
   if (TFE_FN(k_copy_wants_buf_)(&p, dst->data, c.nt, cj)) {
     /* (without the buffers the tiles run unbuffered: slower, same result) */
     c.tile_elems = (p.g[0].len * p.g[1].len + 7) & ~(int64_t)7;

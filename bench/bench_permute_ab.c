@@ -44,7 +44,7 @@ static int cmpd(const void *a, const void *b) {
 static void setcfg(const char *var) {
   tfe__ktile_bytes = 512; tfe__ktable_bytes = 512; tfe__kpf = 2; tfe__krun_pf = 512;
   tfe__kcopy_buf = -1; tfe__kprefault_on = 1; tfe__knt_min = (int64_t)16 << 20;
-  tfe__kedge_nt = -1; tfe__kcol_nt = 1; tfe__kfresh_order = 1;
+  tfe__kedge_nt = -1; tfe__kcol_nt = 1; tfe__kfresh_order = -1;
   const char *c = getenv(var);
   if (!c) return;
   char buf[256];

@@ -52,5 +52,8 @@ t201="256 256 256 -- 2 0 1"
 {
   for i in 1 2; do ab edge=1 edge=0 "$r15"; ab colnt=1 colnt=0 "$c15"; done
   for i in 1 2; do ab tile=512 tile=256 "$t201"; done
+  for sh in "$t201" "256 256 256 -- 1 0 2" "2048 2048 -- 1 0"; do
+    TFE_POOL_BYTES=0 ab forder=1 forder=0 "$sh"; TFE_POOL_BYTES=0 ab forder=1 forder=0 "$sh"
+  done
 } > "$out/ab.txt" 2>&1
 cat "$out/permute.txt" "$out/permute_nopool.txt" "$out/k1.txt" "$out/k2.txt" "$out/ab.txt"

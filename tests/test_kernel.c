@@ -82,7 +82,7 @@ static void tk_paths(int mode) {
   tfe__kfuse = mode == 0 ? -1 : mode == 1 ? 0 : 2;
   tfe__kcopy_buf = mode == 0 ? -1 : mode == 1 ? 1 : mode == 2 ? 2 : 0;
   tfe__kedge_nt = mode == 0 ? -1 : mode == 2 ? 1 : 0; /* streamed run edges: auto, on, off */
-  tfe__kfresh_order = mode != 1; /* fresh in-order transposes through the cache, but mode 1 */
+  tfe__kfresh_order = mode == 0 ? -1 : mode == 1 ? 0 : 1; /* fresh in-order transposes via cache */
   tfe__kportable = mode == 3;
 }
 

@@ -93,8 +93,17 @@ TFE_GLOBAL int tfe__kprefault_on = 1;
  * the zeros to memory and back (256^3 [2,0,1] and [1,0,2], 2048^2 into fresh pages: 1.21-1.29x
  * memcpy against 1.39-1.55x, Zen 3). Tiles that jump about the destination (reversals, the
  * rotation, de-interleaves) keep the faults first and the streaming stores (normal stores
- * measured 1.3-2.7x worse there). 0: off (A/B). */
-TFE_GLOBAL int tfe__kfresh_order = 1;
+ * measured 1.3-2.7x worse there). On the Xeon host it was mixed (256^3 [2,0,1] 1.12-1.20
+ * against 1.21-1.24, [1,0,2] 1.15-1.22 against 1.05-1.21, 2048^2 1.33 against 1.21-1.22),
+ * so -1 (default) takes it on AMD CPUs only; 1 always, 0 never. */
+TFE_GLOBAL int tfe__kfresh_order = -1;
+TFE_INTERNAL bool tfe__kfresh_order_on(void) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return tfe__kfresh_order > 0 || (tfe__kfresh_order < 0 && __builtin_cpu_is("amd"));
+#else
+  return tfe__kfresh_order > 0;
+#endif
+}
 TFE_INTERNAL bool tfe__kprefault(void *p, size_t bytes, int nt) {
   const size_t huge = (size_t)2 << 20;
   if (!p || bytes < 2 * huge || !tfe__kprefault_on) return false;

@@ -942,6 +942,18 @@ TFE_INTERNAL void tfe__ktr8s(double *d, int64_t ldd, const double *s, int64_t ld
 TFE_INTERNAL void tfe__ktr8s_row(double *d, int64_t ldd, const double *s, int64_t lds, int64_t m1, bool nt) {
   for (int64_t jb = 0; jb < m1; jb += 8) tfe__ktr8s(d + jb * ldd, ldd, s + jb, lds, nt);
 }
+/* A row of blocks with one pointer per source row: jb = 0, 8, .. < m1, source row i at
+ * srow[i] + jb, destination column j at d + j*ldd (one call per row, as tfe__ktr8s_row). */
+TFE_INTERNAL void tfe__ktr8p_row(double *d, int64_t ldd, const double *const *srow, int64_t m1, bool nt) {
+  for (int64_t jb = 0; jb < m1; jb += 8) {
+    tfe__kv8 r[8], c[8];
+    for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld(srow[i] + jb);
+    tfe__ktr8_regs(r, c);
+    double *q = d + jb * ldd;
+    if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt(q + j * ldd, c[j]);
+    else for (int j = 0; j < 8; j++) tfe__kv8_st(q + j * ldd, c[j]);
+  }
+}
 /* Pointer form: one pointer per source row and destination column (any layout). */
 TFE_INTERNAL void tfe__ktr8(void *const *dcol, const void *const *srow, bool nt) {
   tfe__kv8 r[8], c[8];

@@ -193,8 +193,8 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
 /* A transpose tile whose destination columns are not 64-byte aligned (runs of 243 in a
  * reversal of 3s): the 8x8 blocks would store partial lines with normal stores (each line
  * read before it is written), so the tile goes through a buffer in L2 (columns of n0
- * contiguous), then each column is streamed out whole (only its two edge lines stored
- * normally). 8-byte kinds without conjugation, G0 contiguous in the destination and G1 in
+ * contiguous), then each column is streamed out whole (its partial edge lines as
+ * tfe__kstream_edge stores them). 8-byte kinds without conjugation, G0 contiguous in the destination and G1 in
  * the source. */
 TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
                                            const TFE_T *s, int64_t n0, int64_t n1, int tid) {
@@ -206,17 +206,15 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
     const void *srow[8];
     TFE_FN(k_prefetch_rows_)(p, 1, s, ib + 8 * tfe__kpf, n0, n1);
     for (int i = 0; i < 8; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
-    for (int64_t jb = 0; jb < m1; jb += 8) {
 #if TFE__KHAVE_TR8
-      if (simd) {
-        void *dcol[8];
-        const void *sr[8];
-        for (int j = 0; j < 8; j++) dcol[j] = b + (jb + j) * n0 + ib;
-        for (int i = 0; i < 8; i++) sr[i] = (const TFE_T *)srow[i] + jb;
-        tfe__ktr8(dcol, sr, false);
-        continue;
-      }
+    if (simd) { /* the buffer's columns lie n0 apart: one call per row of blocks */
+      const double *sd[8];
+      for (int i = 0; i < 8; i++) sd[i] = (const double *)srow[i];
+      tfe__ktr8p_row((double *)(void *)(b + ib), n0, sd, m1, false);
+      continue;
+    }
 #endif
+    for (int64_t jb = 0; jb < m1; jb += 8) {
       for (int j = 0; j < 8; j++)
         for (int i = 0; i < 8; i++) b[(jb + j) * n0 + ib + i] = ((const TFE_T *)srow[i])[jb + j];
     }

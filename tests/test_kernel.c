@@ -83,6 +83,7 @@ static void tk_paths(int mode) {
   tfe__kcopy_buf = mode == 0 ? -1 : mode == 1 ? 1 : mode == 2 ? 2 : 0;
   tfe__kedge_nt = mode == 0 ? -1 : mode == 2 ? 1 : 0; /* streamed run edges: auto, on, off */
   tfe__kfresh_order = mode == 0 ? -1 : mode == 1 ? 0 : 1; /* fresh in-order transposes via cache */
+  tfe__kfresh_min = mode == 0 ? (int64_t)4 << 20 : 0;     /* (their small tensors count as fresh) */
   tfe__kportable = mode == 3;
 }
 

@@ -86,6 +86,16 @@ TFE_INTERNAL void tfe__kadvise_huge(void *p, size_t bytes) {
  * pages, 1.11-1.17x (f64 2048^2 and 256^3 transposes, 1 thread, faults included in both).
  * Writes bytes: only for buffers nobody has read. */
 TFE_GLOBAL int tfe__kprefault_on = 1;
+/* Whether this is an AMD CPU, and a tuning switch with -1 meaning "on AMD CPUs only" (the
+ * defaults measured per CPU family: streamed edge lines, fresh in-order transposes). */
+TFE_INTERNAL bool tfe__kcpu_amd(void) {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_cpu_is("amd");
+#else
+  return false;
+#endif
+}
+TFE_INTERNAL bool tfe__kon_amd(int setting) { return setting > 0 || (setting < 0 && tfe__kcpu_amd()); }
 /* A transposing copy into fresh pages whose tiles walk the destination in order
  * (tfe__kplan_in_order, tiles within 2 MiB) takes each page's faults as it reaches it and
  * writes with normal stores: the system has just zeroed the page through the cache, and
@@ -97,13 +107,9 @@ TFE_GLOBAL int tfe__kprefault_on = 1;
  * against 1.21-1.24, [1,0,2] 1.15-1.22 against 1.05-1.21, 2048^2 1.33 against 1.21-1.22),
  * so -1 (default) takes it on AMD CPUs only; 1 always, 0 never. */
 TFE_GLOBAL int tfe__kfresh_order = -1;
-TFE_INTERNAL bool tfe__kfresh_order_on(void) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  return tfe__kfresh_order > 0 || (tfe__kfresh_order < 0 && __builtin_cpu_is("amd"));
-#else
-  return tfe__kfresh_order > 0;
-#endif
-}
+/* Fresh destinations below this many bytes skip both (the C library hands small buffers
+ * back from its own free lists, not as new pages; tests lower it to drive the paths). */
+TFE_GLOBAL int64_t tfe__kfresh_min = (int64_t)4 << 20;
 TFE_INTERNAL bool tfe__kprefault(void *p, size_t bytes, int nt) {
   const size_t huge = (size_t)2 << 20;
   if (!p || bytes < 2 * huge || !tfe__kprefault_on) return false;
@@ -246,7 +252,7 @@ TFE_GLOBAL int64_t tfe__kstat[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
  * buffered vs 0.52 fused, zip 0.77-0.86 vs 0.35; docs/bench-kernel.md, round 6). */
 TFE_INTERNAL bool tfe__kcpu_fuses(void) {
 #if defined(__AVX512F__)
-  return __builtin_cpu_is("amd");
+  return tfe__kcpu_amd();
 #else
   return false;
 #endif
@@ -692,9 +698,10 @@ TFE_INTERNAL bool tfe__kplan_in_order(const tfe__kplan *p, int64_t span) {
       s += (n - 1) * tfe__kabs(p->str[0][at + k]);
     }
   }
-  for (int q = 1; q < p->no && s <= span; q++)
+  if (s > span) return false;
+  for (int q = 1; q < p->no; q++)
     if (tfe__kabs(p->ostep[0][q]) < tfe__kabs(p->ostep[0][q - 1])) return false;
-  return s <= span;
+  return true;
 }
 
 /* Extents of a tile whose cut dim q (a G0 or G1 block counter) is at c. */
@@ -929,21 +936,9 @@ TFE_INTERNAL tfe__kv8 tfe__kv8_gather(const double *s, const int64_t *tab) {
   return v;
 }
 #endif
-/* Strided form: source row i at s + i*lds, destination column j at d + j*ldd. */
-TFE_INTERNAL void tfe__ktr8s(double *d, int64_t ldd, const double *s, int64_t lds, bool nt) {
-  tfe__kv8 r[8], c[8];
-  for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld(s + i * lds);
-  tfe__ktr8_regs(r, c);
-  if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt(d + j * ldd, c[j]);
-  else for (int j = 0; j < 8; j++) tfe__kv8_st(d + j * ldd, c[j]);
-}
-/* A row of strided blocks: jb = 0, 8, .. < m1 (one call per row of blocks, so that a
- * baseline build calling these across the target boundary pays one call per row). */
-TFE_INTERNAL void tfe__ktr8s_row(double *d, int64_t ldd, const double *s, int64_t lds, int64_t m1, bool nt) {
-  for (int64_t jb = 0; jb < m1; jb += 8) tfe__ktr8s(d + jb * ldd, ldd, s + jb, lds, nt);
-}
-/* A row of blocks with one pointer per source row: jb = 0, 8, .. < m1, source row i at
- * srow[i] + jb, destination column j at d + j*ldd (one call per row, as tfe__ktr8s_row). */
+/* A row of blocks: jb = 0, 8, .. < m1, source row i at srow[i] + jb, destination column j
+ * at d + j*ldd (one call per row of blocks, so that a baseline build calling these across
+ * the target boundary pays one call per row). */
 TFE_INTERNAL void tfe__ktr8p_row(double *d, int64_t ldd, const double *const *srow, int64_t m1, bool nt) {
   for (int64_t jb = 0; jb < m1; jb += 8) {
     tfe__kv8 r[8], c[8];
@@ -953,6 +948,12 @@ TFE_INTERNAL void tfe__ktr8p_row(double *d, int64_t ldd, const double *const *sr
     if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt(q + j * ldd, c[j]);
     else for (int j = 0; j < 8; j++) tfe__kv8_st(q + j * ldd, c[j]);
   }
+}
+/* Strided form: source row i at s + i*lds. */
+TFE_INTERNAL void tfe__ktr8s_row(double *d, int64_t ldd, const double *s, int64_t lds, int64_t m1, bool nt) {
+  const double *srow[8];
+  for (int i = 0; i < 8; i++) srow[i] = s + i * lds;
+  tfe__ktr8p_row(d, ldd, srow, m1, nt);
 }
 /* Pointer form: one pointer per source row and destination column (any layout). */
 TFE_INTERNAL void tfe__ktr8(void *const *dcol, const void *const *srow, bool nt) {
@@ -1026,8 +1027,7 @@ TFE_INTERNAL void tfe__kfu_row(double *d, int64_t n, const double *x, bool xb, c
  * -> 1.16x memcpy on a Zen 3). Only on AMD by default: on the Xeon host the same
  * permutation measured 1.37 / 1.42x streamed against 1.30 / 1.39x normal. Else memcpy. */
 TFE_INTERNAL void tfe__kstream_edge(char *d, const char *s, size_t bytes) {
-  bool nt = tfe__kedge_nt > 0 || (tfe__kedge_nt < 0 && __builtin_cpu_is("amd"));
-  if (!nt || ((uintptr_t)d & 7) || (bytes & 7)) { memcpy(d, s, bytes); return; }
+  if (!tfe__kon_amd(tfe__kedge_nt) || ((uintptr_t)d & 7) || (bytes & 7)) { memcpy(d, s, bytes); return; }
   for (size_t i = 0; i < bytes; i += 8) {
     long long x;
     memcpy(&x, s + i, 8);

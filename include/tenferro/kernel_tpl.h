@@ -276,10 +276,10 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
   int nt = tfe__kthreads(n);
   bool cached = false; /* fresh pages written in order through the cache (tfe__kfresh_order) */
   tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es);
-  if (fresh && p.g[1].nd > 0 && !p.gather && !p.along_src) {
+  if (fresh && n * es >= tfe__kfresh_min && p.g[1].nd > 0 && !p.gather && !p.along_src) {
     /* the tiles for written pages, then: in order, or faulted in first, or else as they were */
     tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 4 * tt, 2 * tt, tg, false, es);
-    cached = tfe__kfresh_order_on() && tfe__kplan_in_order(&p, ((int64_t)2 << 20) / es);
+    cached = tfe__kon_amd(tfe__kfresh_order) && tfe__kplan_in_order(&p, ((int64_t)2 << 20) / es);
     if (!cached && !tfe__kprefault(dst->data, (size_t)n * sizeof(TFE_T), nt))
       tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es);
   }

@@ -146,11 +146,31 @@ static void test_pool(void **s) {
   assert_int_equal(tfe_pool_kept_bytes(), 0);
 }
 
+/* TFE_POOL_BYTES, read at first use: a number sets the limit; anything else (not a
+ * number, negative, out of range, empty) leaves the default. */
+static void test_pool_env(void **s) {
+  (void)s;
+  size_t before = tfe_pool_limit();
+  const char *bad[] = {"abc", "-5", "", "99999999999999999999", "x12"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    setenv("TFE_POOL_BYTES", bad[i], 1);
+    tfe__pool_max = -1;
+    assert_int_equal(tfe_pool_limit(), (size_t)TFE__POOL_DEFAULT);
+  }
+  setenv("TFE_POOL_BYTES", "12345", 1);
+  tfe__pool_max = -1;
+  assert_int_equal(tfe_pool_limit(), 12345);
+  setenv("TFE_POOL_BYTES", "0", 1);
+  tfe__pool_max = -1;
+  assert_int_equal(tfe_pool_limit(), 0);
+  tfe_pool_set_limit(before);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_names), cmocka_unit_test(test_error_message),
       cmocka_unit_test(test_alloc_failure), cmocka_unit_test(test_dtype_table),
-      cmocka_unit_test(test_semirings), cmocka_unit_test(test_pool),
+      cmocka_unit_test(test_semirings), cmocka_unit_test(test_pool), cmocka_unit_test(test_pool_env),
   };
   return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

@@ -243,9 +243,10 @@ TFE_INTERNAL tfe_status tfe__check_dst(const tfe_layout *L, const void *data, co
  * transpose, [5] plain map/zip blocks streamed through an L1 buffer, [6] plain f64 blocks
  * of a fusable op computed and streamed in one pass (tfe__kfu_row); by the calling thread
  * again: [7] copy plans with buffered transpose tiles (k_copy_buffered_), [8] plans with
- * table tiles (tfe__kplan_make). */
+ * table tiles (tfe__kplan_make); by the tile's thread: [9] copy tiles that ran register
+ * blocks of a 4- or 16-byte kind. */
 TFE_GLOBAL int tfe__kstat_on = 0;
-TFE_GLOBAL int64_t tfe__kstat[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+TFE_GLOBAL int64_t tfe__kstat[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 /* Whether this CPU runs transposes fastest with the op fused into the register transpose and
  * unbuffered copy tiles: measured so only on AMD parts with AVX-512 (Zen 5). On a Zen 3
  * (AVX2) and an AVX-512 Xeon the buffered tiles won (16M f64 transposed map 0.85 of memcpy
@@ -812,6 +813,11 @@ TFE_INTERNAL void tfe__kplan_run(const tfe__kplan *p, tfe__ktile_fn fn, void *ct
 #define TFE__KOFF(p, gi, o, e) \
   ((p)->g[gi].arith[o] ? (e) * (p)->g[gi].step[o] : (p)->g[gi].tab[o][e])
 
+/* Register transpose blocks by element size: rows (source rows, destination-contiguous) and
+ * columns per block; 0 rows: no register kernel for that size (portable loops). */
+TFE_INTERNAL int64_t tfe__krb(size_t es) { return es == 8 ? 8 : es == 4 ? 16 : es == 16 ? 4 : 0; }
+TFE_INTERNAL int64_t tfe__kcb(size_t es) { return es == 16 ? 4 : 8; }
+
 /* Reductions: folds and the transform applied before folding. */
 enum { TFE__KF_ADD, TFE__KF_MUL, TFE__KF_MAX, TFE__KF_MIN };
 enum { TFE__KP_NONE, TFE__KP_ABS, TFE__KP_ABS2 };
@@ -962,6 +968,92 @@ TFE_INTERNAL void tfe__ktr8(void *const *dcol, const void *const *srow, bool nt)
   tfe__ktr8_regs(r, c);
   if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt((double *)dcol[j], c[j]);
   else for (int j = 0; j < 8; j++) tfe__kv8_st((double *)dcol[j], c[j]);
+}
+/* 4-byte kinds (f32 i32, 4-byte tropical): a block is 16 source rows x 8 columns, so that
+ * each destination column is one whole 64-byte line (two AVX2 halves, stored together: a
+ * streamed line is never left half written). Before these, such transposes ran the portable
+ * loops at 2.3-4x memcpy on the Zen 3 (bench_permute_sweep). AVX2 also in AVX-512 builds. */
+TFE_INTERNAL void tfe__ktr8x4_regs(const __m256 *r, __m256 *c) { /* an 8x8 block of floats */
+  __m256 t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]); /* r_i[0] r_i+1[0] r_i[1] r_i+1[1] | [4] [5] */
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int h = 0; h < 8; h += 4) { /* u[h+k]: column k (low lane) and k+4 (high) of rows h..h+3 */
+    u[h + 0] = _mm256_shuffle_ps(t[h], t[h + 2], 0x44);
+    u[h + 1] = _mm256_shuffle_ps(t[h], t[h + 2], 0xEE);
+    u[h + 2] = _mm256_shuffle_ps(t[h + 1], t[h + 3], 0x44);
+    u[h + 3] = _mm256_shuffle_ps(t[h + 1], t[h + 3], 0xEE);
+  }
+  for (int k = 0; k < 4; k++) {
+    c[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
+    c[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
+  }
+}
+/* One 16x8 block: source row i at srow[i], destination column j at dcol[j]. */
+TFE_INTERNAL void tfe__ktr4(float *const *dcol, const float *const *srow, bool nt) {
+  __m256 r[8], lo[8], hi[8];
+  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(srow[i]);
+  tfe__ktr8x4_regs(r, lo);
+  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(srow[8 + i]);
+  tfe__ktr8x4_regs(r, hi);
+  for (int j = 0; j < 8; j++) {
+    if (nt) { _mm256_stream_ps(dcol[j], lo[j]); _mm256_stream_ps(dcol[j] + 8, hi[j]); }
+    else { _mm256_storeu_ps(dcol[j], lo[j]); _mm256_storeu_ps(dcol[j] + 8, hi[j]); }
+  }
+}
+/* 16-byte kinds (c128): a block is 4 rows x 4 columns of 16-byte elements, each row and
+ * column one 64-byte line; an element is a 128-bit lane. Row i in r[2i] (elements 0-1) and
+ * r[2i+1] (2-3); column j goes to c[2j] (rows 0-1) and c[2j+1] (rows 2-3). */
+TFE_INTERNAL void tfe__ktr16(double *const *dcol, const double *const *srow, bool nt) {
+  __m256d r[8], c[8];
+  for (int i = 0; i < 4; i++) { r[2 * i] = _mm256_loadu_pd(srow[i]); r[2 * i + 1] = _mm256_loadu_pd(srow[i] + 4); }
+  for (int h = 0; h < 2; h++) { /* columns 2h and 2h+1 come from the h-th half of each row */
+    c[4 * h + 0] = _mm256_permute2f128_pd(r[h], r[2 + h], 0x20);
+    c[4 * h + 1] = _mm256_permute2f128_pd(r[4 + h], r[6 + h], 0x20);
+    c[4 * h + 2] = _mm256_permute2f128_pd(r[h], r[2 + h], 0x31);
+    c[4 * h + 3] = _mm256_permute2f128_pd(r[4 + h], r[6 + h], 0x31);
+  }
+  for (int j = 0; j < 4; j++) {
+    if (nt) { _mm256_stream_pd(dcol[j], c[2 * j]); _mm256_stream_pd(dcol[j] + 4, c[2 * j + 1]); }
+    else { _mm256_storeu_pd(dcol[j], c[2 * j]); _mm256_storeu_pd(dcol[j] + 4, c[2 * j + 1]); }
+  }
+}
+/* Any size with register blocks (tfe__krb): one block, pointers per source row (tfe__krb of
+ * them) and destination column (tfe__kcb). */
+TFE_INTERNAL void tfe__ktrx(size_t es, void *const *dcol, const void *const *srow, bool nt) {
+  if (es == 8) { tfe__ktr8(dcol, srow, nt); return; }
+  if (es == 4) {
+    float *dc[8];
+    const float *sr[16];
+    for (int j = 0; j < 8; j++) dc[j] = (float *)dcol[j];
+    for (int i = 0; i < 16; i++) sr[i] = (const float *)srow[i];
+    tfe__ktr4(dc, sr, nt);
+    return;
+  }
+  double *dc[4];
+  const double *sr[4];
+  for (int j = 0; j < 4; j++) { dc[j] = (double *)dcol[j]; sr[j] = (const double *)srow[j]; }
+  tfe__ktr16(dc, sr, nt);
+}
+/* A row of blocks of es-byte elements: columns jb = 0, cb, .. < m1 (cb = tfe__kcb), source
+ * row i at srow[i] + jb, destination column j at d + j*ldd (ldd in elements). One call per
+ * row of blocks (see tfe__ktr8p_row). */
+TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *const *srow, int64_t m1, bool nt) {
+  if (es == 8) {
+    const double *sr[8];
+    for (int i = 0; i < 8; i++) sr[i] = (const double *)srow[i];
+    tfe__ktr8p_row((double *)d, ldd, sr, m1, nt);
+    return;
+  }
+  int rb = es == 4 ? 16 : 4, cb = es == 4 ? 8 : 4;
+  const void *sr[16];
+  void *dc[8];
+  for (int64_t jb = 0; jb < m1; jb += cb) {
+    for (int i = 0; i < rb; i++) sr[i] = (const char *)srow[i] + jb * (int64_t)es;
+    for (int j = 0; j < cb; j++) dc[j] = (char *)d + (jb + j) * ldd * (int64_t)es;
+    tfe__ktrx(es, dc, sr, nt);
+  }
 }
 /* Ops that run inside the register transpose (f64): identity (conj, real), neg, square,
  * and zip's add, sub, mul, div with the transposed input on either side. */

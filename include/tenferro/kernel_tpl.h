@@ -46,12 +46,13 @@ typedef struct TFE_TY(kcopy_) {
 } TFE_TY(kcopy_);
 
 /* Strided tile rows miss every cache level and no hardware prefetcher follows them: ask for
- * the 8 rows starting at `row` (tfe__kpf strips ahead of use; 0: off) along G1 in advance. */
+ * the `rows` rows starting at `row` (tfe__kpf strips ahead of use; 0: off) along G1 in
+ * advance. */
 TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TFE_T *s, int64_t row,
-                                           int64_t n0, int64_t n1) {
+                                           int64_t rows, int64_t n0, int64_t n1) {
   int64_t line = 64 / (int64_t)sizeof(TFE_T) > 0 ? 64 / (int64_t)sizeof(TFE_T) : 1;
   if (!tfe__kpf || !(p->g[1].arith[op] && p->g[1].step[op] == 1)) return;
-  for (int64_t i = row; i < row + 8 && i < n0; i++) {
+  for (int64_t i = row; i < row + rows && i < n0; i++) {
     const TFE_T *r = s + TFE__KOFF(p, 0, op, i);
     for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(r + j, 0, 3);
   }
@@ -64,31 +65,34 @@ TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TF
 TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
                                          const TFE_T *s, int64_t i0, int64_t n0, int64_t j0, int64_t n1) {
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
-  bool fast = TFE__KHAVE_TR8 && tfe__ksimd() && sizeof(TFE_T) == 8 && !c->cj && g0->arith[0] && g0->step[0] == 1 &&
+  int64_t rb = tfe__krb(sizeof(TFE_T)), cb = tfe__kcb(sizeof(TFE_T));
+  bool fast = TFE__KHAVE_TR8 && tfe__ksimd() && rb && !c->cj && g0->arith[0] && g0->step[0] == 1 &&
               g1->arith[1] && g1->step[1] == 1;
   (void)fast;
-  for (int64_t ib = i0; ib < n0; ib += 8) {
-    int bi = n0 - ib < 8 ? (int)(n0 - ib) : 8;
-    const TFE_T *srow[8];
-    int64_t doff[8];
-    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + 8 * tfe__kpf, n0, n1);
+  if (!rb) rb = 8; /* (the portable loops block the same way) */
+  for (int64_t ib = i0; ib < n0; ib += rb) {
+    int bi = n0 - ib < rb ? (int)(n0 - ib) : (int)rb;
+    const TFE_T *srow[16];
+    int64_t doff[16];
+    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * tfe__kpf, rb, n0, n1);
     for (int i = 0; i < bi; i++) {
       srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
       doff[i] = TFE__KOFF(p, 0, 0, ib + i);
     }
-    for (int64_t jb = j0; jb < n1; jb += 8) {
-      int bj = n1 - jb < 8 ? (int)(n1 - jb) : 8;
+    for (int64_t jb = j0; jb < n1; jb += cb) {
+      int bj = n1 - jb < cb ? (int)(n1 - jb) : (int)cb;
 #if TFE__KHAVE_TR8
-      if (fast && bi == 8 && bj == 8) {
+      if (fast && bi == rb && bj == cb) {
         void *dcol[8];
-        const void *sr[8];
+        const void *sr[16];
         bool al = c->nt;
-        for (int j = 0; j < 8; j++) {
+        for (int j = 0; j < cb; j++) {
           dcol[j] = d + TFE__KOFF(p, 1, 0, jb + j) + doff[0];
           al = al && ((uintptr_t)dcol[j] & 63) == 0;
         }
-        for (int i = 0; i < 8; i++) sr[i] = srow[i] + jb;
-        tfe__ktr8(dcol, sr, al);
+        for (int i = 0; i < rb; i++) sr[i] = srow[i] + jb;
+        tfe__ktrx(sizeof(TFE_T), dcol, sr, al);
+        if (sizeof(TFE_T) != 8 && ib == i0 && jb == j0) tfe__kstat_add(9);
         continue;
       }
 #endif
@@ -102,31 +106,38 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   }
 }
 
-/* The common transpose tile: 8-byte kind, each group one arithmetic step, unit stride along
- * G0 in the destination and along G1 in the source. The multiple-of-8 part runs 8x8
- * register blocks addressed by strides (no per-block tables or pointer arrays). Returns
- * false when the tile is not of that form. */
+/* The common transpose tile: a kind with register blocks (4, 8 or 16 bytes), each group one
+ * arithmetic step, unit stride along G0 in the destination and along G1 in the source. The
+ * part in whole blocks runs register transposes addressed by strides (8-byte kinds: no
+ * per-block pointer arrays). Returns false when the tile is not of that form. */
 TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
                                      const TFE_T *s, int64_t n0, int64_t n1) {
 #if TFE__KHAVE_TR8
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
-  if (!tfe__ksimd() || sizeof(TFE_T) != 8 || c->cj || !g0->arith[0] || !g0->arith[1] || !g1->arith[0] ||
-      !g1->arith[1] || g0->step[0] != 1 || g1->step[1] != 1)
+  const int64_t es = (int64_t)sizeof(TFE_T), rb = tfe__krb(sizeof(TFE_T)), cb = tfe__kcb(sizeof(TFE_T));
+  if (!rb || !tfe__ksimd() || c->cj || !g0->arith[0] || !g0->arith[1] || !g1->arith[0] || !g1->arith[1] ||
+      g0->step[0] != 1 || g1->step[1] != 1)
     return false;
-  int64_t lds = g0->step[1], ldd = g1->step[0], m0 = n0 & ~(int64_t)7, m1 = n1 & ~(int64_t)7;
-  bool al = c->nt && ((uintptr_t)d & 63) == 0 && (ldd & 7) == 0;
-  double *dd = (double *)(void *)d;
-  const double *ss = (const double *)(const void *)s;
+  int64_t lds = g0->step[1], ldd = g1->step[0], m0 = n0 - n0 % rb, m1 = n1 - n1 % cb;
+  bool al = c->nt && ((uintptr_t)d & 63) == 0 && ((ldd * es) & 63) == 0;
+  if (es != 8 && m0 > 0 && m1 > 0) tfe__kstat_add(9);
   if (m1 > 0)
-    for (int64_t ib = 0; ib < m0; ib += 8) {
-      TFE_FN(k_prefetch_rows_)(p, 1, s, ib + 8 * tfe__kpf, n0, n1);
-      tfe__ktr8s_row(dd + ib, ldd, ss + ib * lds, lds, m1, al);
+    for (int64_t ib = 0; ib < m0; ib += rb) {
+      TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * tfe__kpf, rb, n0, n1);
+      if (es == 8) { tfe__ktr8s_row((double *)(void *)(d + ib), ldd, (const double *)(const void *)(s + ib * lds), lds, m1, al); continue; }
+      const void *srow[16];
+      for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds;
+      tfe__ktrx_row(sizeof(TFE_T), d + ib, ldd, srow, m1, al);
     }
-  /* rims (all of a tile narrower than 8, as the 3-wide de-interleave of a cyclic shift):
-   * one destination column at a time, the source read with its stride; streamed outputs
-   * stream whole lines (Xeon: cyclic_15d_3 1.45-1.56x memcpy with normal stores) */
+  /* rims (all of a tile narrower than a block, as the 3-wide de-interleave of a cyclic
+   * shift): one destination column at a time, the source read with its stride; streamed
+   * 8-byte outputs stream whole lines (Xeon: cyclic_15d_3 1.45-1.56x memcpy with normal
+   * stores) */
   for (int64_t j = m1; j < n1; j++) {
-    if (c->nt && tfe__kcol_nt) { tfe__kcol_simd(dd + j * ldd, ss + j, lds, n0); continue; }
+    if (es == 8 && c->nt && tfe__kcol_nt) {
+      tfe__kcol_simd((double *)(void *)(d + j * ldd), (const double *)(const void *)(s + j), lds, n0);
+      continue;
+    }
     for (int64_t i = 0; i < n0; i++) d[i + j * ldd] = s[i * lds + j];
   }
   for (int64_t j = 0; j < m1; j++)
@@ -194,30 +205,28 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
  * reversal of 3s): the 8x8 blocks would store partial lines with normal stores (each line
  * read before it is written), so the tile goes through a buffer in L2 (columns of n0
  * contiguous), then each column is streamed out whole (its partial edge lines as
- * tfe__kstream_edge stores them). 8-byte kinds without conjugation, G0 contiguous in the destination and G1 in
- * the source. */
+ * tfe__kstream_edge stores them). Kinds with register blocks (4, 8, 16 bytes) without
+ * conjugation, G0 contiguous in the destination and G1 in the source. */
 TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
                                            const TFE_T *s, int64_t n0, int64_t n1, int tid) {
   TFE_T *b = c->buf + (int64_t)tid * c->tile_elems;
-  int64_t m0 = n0 & ~(int64_t)7, m1 = n1 & ~(int64_t)7;
+  const int64_t rb = tfe__krb(sizeof(TFE_T)), cb = tfe__kcb(sizeof(TFE_T)); /* (rb > 0: see k_copy_wants_buf_) */
+  int64_t m0 = n0 - n0 % rb, m1 = n1 - n1 % cb;
   bool simd = tfe__ksimd();
   (void)simd;
-  for (int64_t ib = 0; ib < m0; ib += 8) {
-    const void *srow[8];
-    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + 8 * tfe__kpf, n0, n1);
-    for (int i = 0; i < 8; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
+  for (int64_t ib = 0; ib < m0; ib += rb) {
+    const void *srow[16];
+    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * tfe__kpf, rb, n0, n1);
+    for (int i = 0; i < rb; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
 #if TFE__KHAVE_TR8
     if (simd) { /* the buffer's columns lie n0 apart: one call per row of blocks */
-      const double *sd[8];
-      for (int i = 0; i < 8; i++) sd[i] = (const double *)srow[i];
-      tfe__ktr8p_row((double *)(void *)(b + ib), n0, sd, m1, false);
+      if (sizeof(TFE_T) != 8 && ib == 0 && m1 > 0) tfe__kstat_add(9);
+      tfe__ktrx_row(sizeof(TFE_T), b + ib, n0, srow, m1, false);
       continue;
     }
 #endif
-    for (int64_t jb = 0; jb < m1; jb += 8) {
-      for (int j = 0; j < 8; j++)
-        for (int i = 0; i < 8; i++) b[(jb + j) * n0 + ib + i] = ((const TFE_T *)srow[i])[jb + j];
-    }
+    for (int64_t jb = 0; jb < m1; jb++)
+      for (int i = 0; i < rb; i++) b[jb * n0 + ib + i] = ((const TFE_T *)srow[i])[jb];
   }
   for (int64_t j = 0; j < n1; j++) /* rims */
     for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * n0 + i] = s[TFE__KOFF(p, 0, 1, i) + j];
@@ -230,18 +239,19 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
 TFE_INTERNAL bool TFE_FN(k_copy_wants_buf_)(const tfe__kplan *p, const TFE_T *d, bool nt, bool cj) {
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
   int mode = tfe__kcopy_buf_mode();
-  if (!nt || cj || !mode || sizeof(TFE_T) != 8 || g1->nd == 0 || p->gather ||
-      !g0->arith[0] || g0->step[0] != 1 || !g1->arith[1] || g1->step[1] != 1 || g1->len < 8)
-    return false; /* (tiles narrower than 8 columns have no 8x8 blocks: a cyclic shift of 3s) */
+  const int64_t es = (int64_t)sizeof(TFE_T);
+  if (!nt || cj || !mode || !tfe__krb(sizeof(TFE_T)) || g1->nd == 0 || p->gather || !g0->arith[0] ||
+      g0->step[0] != 1 || !g1->arith[1] || g1->step[1] != 1 || g1->len < tfe__kcb(sizeof(TFE_T)))
+    return false; /* (tiles narrower than a block have no blocks: a cyclic shift of 3s) */
   /* (always: but not for columns under 512 B, whose streaming per column costs more than
    * the buffer saves: the rotation's 128 B columns ran 1.36x fresh memcpy straight and
    * 1.49x buffered on the Zen 3) */
-  if (mode == 2 && g0->len * (int64_t)sizeof(TFE_T) >= 512) return true;
+  if (mode == 2 && g0->len * es >= 512) return true;
   if (((uintptr_t)(d + p->base[0]) & 63) != 0) return true;
   for (int64_t j = 0; j < g1->len; j++)
-    if (TFE__KOFF(p, 1, 0, j) & 7) return true;
+    if ((TFE__KOFF(p, 1, 0, j) * es) & 63) return true;
   for (int q = 0; q < p->no; q++)
-    if (p->ostep[0][q] & 7) return true;
+    if ((p->ostep[0][q] * es) & 63) return true;
   return false;
 }
 
@@ -427,7 +437,7 @@ TFE_INTERNAL void TFE_FN(k_gather_tile_)(const tfe__kplan *p, int op, const TFE_
     double *bb = (double *)(void *)buf;
     m0 = n0 & ~(int64_t)7; m1 = nj & ~(int64_t)7;
     for (int64_t ib = 0; ib < m0; ib += 8) {
-      TFE_FN(k_prefetch_rows_)(p, op, s + j0, ib + 8 * tfe__kpf, n0, nj);
+      TFE_FN(k_prefetch_rows_)(p, op, s + j0, ib + 8 * tfe__kpf, 8, n0, nj);
       tfe__ktr8s_row(bb + ib, n0, ss + ib * lds, lds, m1, false);
     }
   }
@@ -514,7 +524,7 @@ TFE_INTERNAL bool TFE_FN(k_ew_fused_)(const TFE_TY(kew_) *e, const tfe__kplan *p
       }
   } else { /* map: row block by row block, source rows along their lines */
     for (int64_t ib = 0; ib < m0; ib += 8) {
-      TFE_FN(k_prefetch_rows_)(p, tk + 1, s[tk], ib + 8 * tfe__kpf, n0, n1);
+      TFE_FN(k_prefetch_rows_)(p, tk + 1, s[tk], ib + 8 * tfe__kpf, 8, n0, n1);
       for (int64_t jb = 0; jb < m1; jb += 8)
         tfe__ktr8f(dd + jb * ldd + ib, ldd, ss + ib * lds + jb, lds, NULL, 0, e->fop, tk == 0, e->nt);
     }

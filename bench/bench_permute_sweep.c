@@ -1,0 +1,181 @@
+/* bench_permute_sweep — tenferro's permuting copy on random shapes, permutations and scalar
+ * sizes, each against a memcpy of the same bytes in the same round: the cases nobody tuned
+ * for (the ten shared patterns are only ten). Looks for shapes where the plan falls far
+ * behind memory speed.
+ *
+ *   bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T]
+ *
+ * Case k: a scalar of 4, 8 or 16 bytes (f32, f64, c128), rank 2-7, dims drawn so that the
+ * tensor holds LO-HI MiB (default 48-160, above a 32 MiB L3), some dims small (2-5) and some
+ * not powers of two, a random non-identity permutation, and in one case of four one source
+ * dim reversed (negative stride). Timed: tfe_contiguous (allocation-inclusive, as
+ * bench_permute) and the same allocator + memcpy; caches emptied before every timed call;
+ * median of R rounds (default 3). One line per case, then the cases over 1.3x memcpy. */
+#define _GNU_SOURCE
+#include <tenferro.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+static void evict(void) { /* untimed read of 3x the L3 */
+  static volatile const char *buf;
+  static size_t bytes;
+  if (!buf) {
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    bytes = 3 * (size_t)(l3 > 0 ? l3 : 32 << 20);
+    char *b = malloc(bytes);
+    if (!b) return;
+    memset(b, 1, bytes);
+    buf = b;
+  }
+  unsigned long sum = 0;
+  for (size_t i = 0; i < bytes; i += 64) sum += (unsigned char)buf[i];
+  __asm__ volatile("" : : "r"(sum));
+}
+static int cmpd(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
+static int64_t rint_(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+
+typedef struct {
+  int rank, esz;
+  int64_t dims[8], perm[8];
+  bool rev[8];
+  int64_t n;
+} kase;
+
+/* Dims: a few small ones, the rest grown until the element count reaches the target. */
+static kase draw(int64_t lo_bytes, int64_t hi_bytes) {
+  kase c;
+  static const int esz[3] = {4, 8, 16};
+  c.esz = esz[rnd() % 3];
+  c.rank = (int)rint_(2, 7);
+  int64_t target = rint_(lo_bytes, hi_bytes) / c.esz;
+  for (;;) {
+    int64_t n = 1;
+    for (int k = 0; k < c.rank; k++) {
+      c.dims[k] = rnd() % 3 == 0 ? rint_(2, 5) : 1;
+      n *= c.dims[k];
+    }
+    for (int guard = 0; n < target && guard < 10000; guard++) { /* grow a random dim by ~1.1-2x */
+      int k = (int)(rnd() % (uint64_t)c.rank);
+      int64_t d = c.dims[k], nd = d < 4 ? d + 1 : d + rint_(d / 8 + 1, d);
+      if (n / d * nd > hi_bytes / c.esz) continue;
+      n = n / d * nd;
+      c.dims[k] = nd;
+    }
+    c.n = n;
+    if (n * c.esz >= lo_bytes / 2) break;
+  }
+  bool ident = true;
+  do {
+    for (int k = 0; k < c.rank; k++) c.perm[k] = k;
+    for (int k = c.rank - 1; k > 0; k--) {
+      int j = (int)(rnd() % (uint64_t)(k + 1));
+      int64_t t = c.perm[k]; c.perm[k] = c.perm[j]; c.perm[j] = t;
+    }
+    ident = true;
+    for (int k = 0; k < c.rank; k++) ident &= c.perm[k] == k;
+  } while (ident);
+  int flip = rnd() % 4 == 0 ? (int)(rnd() % (uint64_t)c.rank) : -1;
+  for (int k = 0; k < c.rank; k++) c.rev[k] = k == flip;
+  return c;
+}
+
+/* One tenferro call of the case for element type S; returns ms or -1 on error. */
+#define TIMED_CASE(S, T)                                                                          \
+  static double time_##S(const kase *c, void *src) {                                              \
+    tfe_view_##S v = {(T *)src, {c->rank, 0, {0}, {0}}, false};                                   \
+    int64_t st[8], s = 1;                                                                         \
+    for (int k = 0; k < c->rank; k++) { st[k] = s; s *= c->dims[k]; }                             \
+    for (int k = 0; k < c->rank; k++) {                                                           \
+      int64_t a = c->perm[k];                                                                     \
+      v.lay.dims[k] = c->dims[a];                                                                 \
+      v.lay.strides[k] = c->rev[a] ? -st[a] : st[a];                                              \
+      if (c->rev[a]) v.lay.offset += (c->dims[a] - 1) * st[a];                                    \
+    }                                                                                             \
+    tfe_tensor_##S o = {0};                                                                       \
+    double t0 = now_ms();                                                                         \
+    tfe_status e = tfe_contiguous_##S(&v, TFE_COLMAJOR, &o);                                      \
+    double t = now_ms() - t0;                                                                     \
+    if (e) { fprintf(stderr, "%s\n", tfe_last_error()); return -1; }                              \
+    tfe_tensor_release_##S(&o);                                                                   \
+    return t;                                                                                     \
+  }
+TIMED_CASE(f32, float)
+TIMED_CASE(f64, double)
+TIMED_CASE(c128, double _Complex)
+
+int main(int argc, char **argv) {
+  int ncase = 60, reps = 3, threads = 1;
+  double lo = 48, hi = 160;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--cases") && i + 1 < argc) ncase = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) rng = strtoull(argv[++i], NULL, 10) | 1;
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--mib") && i + 2 < argc) { lo = atof(argv[++i]); hi = atof(argv[++i]); }
+    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T]\n"); return 2; }
+  }
+  if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo) { fprintf(stderr, "bad arguments\n"); return 2; }
+  tfe_set_num_threads(threads);
+  tfe_allocator a = tfe_get_allocator();
+  printf("# random permutations, allocation-inclusive, tfe on %d thread(s), median of %d\n", threads, reps);
+  int over = 0, nover13 = 0;
+  double worst = 0, ratios[4096];
+  char lines[64][160];
+  for (int ci = 0; ci < ncase && ci < 4096; ci++) {
+    kase c = draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
+    size_t bytes = (size_t)c.n * (size_t)c.esz;
+    char *src = a.alloc(a.ctx, bytes, TFE_ALIGN);
+    if (!src) { fprintf(stderr, "out of memory\n"); return 1; }
+    tfe__kadvise_huge(src, bytes);
+    for (size_t q = 0; q < bytes; q++) src[q] = (char)(q * 131);
+    double tm[64], tt[64];
+    for (int r = -1; r < reps; r++) {
+      evict();
+      double t0 = now_ms();
+      void *p = a.alloc(a.ctx, bytes, TFE_ALIGN);
+      if (!p) { fprintf(stderr, "out of memory\n"); return 1; }
+      tfe__kadvise_huge(p, bytes);
+      memcpy(p, src, bytes);
+      __asm__ volatile("" : : "r"(p) : "memory");
+      a.free(a.ctx, p);
+      double m = now_ms() - t0;
+      evict();
+      double t = c.esz == 4 ? time_f32(&c, src) : c.esz == 8 ? time_f64(&c, src) : time_c128(&c, src);
+      if (t < 0) return 1;
+      if (r >= 0) { tm[r] = m; tt[r] = t; }
+    }
+    a.free(a.ctx, src);
+    qsort(tm, (size_t)reps, sizeof(double), cmpd);
+    qsort(tt, (size_t)reps, sizeof(double), cmpd);
+    double ratio = tt[reps / 2] / tm[reps / 2];
+    ratios[ci] = ratio;
+    char shape[96] = "", perm[48] = "";
+    for (int k = 0; k < c.rank; k++) {
+      snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld%s", k ? "," : "", (long long)c.dims[k], c.rev[k] ? "r" : "");
+      snprintf(perm + strlen(perm), sizeof perm - strlen(perm), "%s%lld", k ? "," : "", (long long)c.perm[k]);
+    }
+    char line[160];
+    snprintf(line, sizeof line, "case %d esz=%d shape=[%s] perm=[%s] MiB=%.0f tfe_ms=%.2f memcpy_ms=%.2f ratio=%.2f",
+             ci, c.esz, shape, perm, bytes / 1048576.0, tt[reps / 2], tm[reps / 2], ratio);
+    puts(line);
+    fflush(stdout);
+    if (ratio > 1.3) { if (nover13 < 64) snprintf(lines[nover13], sizeof lines[0], "%s", line); nover13++; }
+    if (ratio > worst) worst = ratio;
+    over++;
+  }
+  qsort(ratios, (size_t)over, sizeof(double), cmpd);
+  printf("# %d cases: median ratio %.2f, 90th percentile %.2f, worst %.2f; %d over 1.3x\n", over,
+         ratios[over / 2], ratios[(over * 9) / 10], worst, nover13);
+  for (int k = 0; k < nover13 && k < 64; k++) printf("# over: %s\n", lines[k]);
+  return 0;
+}

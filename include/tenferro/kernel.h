@@ -429,7 +429,9 @@ TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int end, int64_t 
 }
 
 /* Whole dims from `at` until the block reaches `target` (or the table TFE__KTAB entries):
- * table tiles of 3s take 81 rather than a cut 54 for a target of 64. */
+ * table tiles of 3s take 81 rather than a cut 54 for a target of 64. A next dim too large
+ * for the table is cut so that the block reaches the target (a 21 x 8138 pair: 21 x 7, not
+ * 21 alone, whose 168-byte destination columns ran 3x memcpy). */
 TFE_INTERNAL int tfe__kgroup_pick_up(const tfe__kplan *p, int at, int end, int64_t target, int64_t *cut) {
   int nd = 0;
   int64_t prod = 1;
@@ -437,6 +439,11 @@ TFE_INTERNAL int tfe__kgroup_pick_up(const tfe__kplan *p, int at, int end, int64
     prod *= p->dims[at + nd];
     *cut = p->dims[at + nd];
     nd++;
+  }
+  if (nd > 0 && at + nd < end && nd < TFE__KGD && prod < target) {
+    int64_t b = (target + prod - 1) / prod;
+    if (b > TFE__KTAB / prod) b = TFE__KTAB / prod;
+    if (b >= 2) { *cut = b; nd++; }
   }
   return nd;
 }

@@ -106,47 +106,76 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   }
 }
 
-/* The common transpose tile: a kind with register blocks (4, 8 or 16 bytes), each group one
- * arithmetic step, unit stride along G0 in the destination and along G1 in the source. The
- * part in whole blocks runs register transposes addressed by strides (8-byte kinds: no
- * per-block pointer arrays). Returns false when the tile is not of that form. */
-TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
-                                     const TFE_T *s, int64_t n0, int64_t n1) {
+/* d[i + j*ldd] = s[i*lds + j] for i < n0, j < n1: a strided transpose (rows contiguous in
+ * the destination, columns in the source). The part in whole register blocks (4, 8 and
+ * 16-byte kinds) runs register transposes addressed by strides (8-byte kinds: no per-block
+ * pointer arrays); rims and conjugating copies run scalar loops. */
+TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TFE_T *s, int64_t n0, int64_t n1,
+                                     int64_t lds, int64_t ldd) {
+  const int64_t es = (int64_t)sizeof(TFE_T);
+  int64_t m0 = 0, m1 = 0;
 #if TFE__KHAVE_TR8
-  const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
-  const int64_t es = (int64_t)sizeof(TFE_T), rb = tfe__krb(sizeof(TFE_T)), cb = tfe__kcb(sizeof(TFE_T));
-  if (!rb || !tfe__ksimd() || c->cj || !g0->arith[0] || !g0->arith[1] || !g1->arith[0] || !g1->arith[1] ||
-      g0->step[0] != 1 || g1->step[1] != 1)
-    return false;
-  int64_t lds = g0->step[1], ldd = g1->step[0], m0 = n0 - n0 % rb, m1 = n1 - n1 % cb;
+  const int64_t rb = tfe__krb(sizeof(TFE_T)), cb = tfe__kcb(sizeof(TFE_T));
+  if (rb && !c->cj && tfe__ksimd()) { m0 = n0 - n0 % rb; m1 = n1 - n1 % cb; }
+  if (m1 == 0) m0 = 0;
   bool al = c->nt && ((uintptr_t)d & 63) == 0 && ((ldd * es) & 63) == 0;
-  if (es != 8 && m0 > 0 && m1 > 0) tfe__kstat_add(9);
-  if (m1 > 0)
-    for (int64_t ib = 0; ib < m0; ib += rb) {
-      TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * tfe__kpf, rb, n0, n1);
-      if (es == 8) { tfe__ktr8s_row((double *)(void *)(d + ib), ldd, (const double *)(const void *)(s + ib * lds), lds, m1, al); continue; }
-      const void *srow[16];
-      for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds;
-      tfe__ktrx_row(sizeof(TFE_T), d + ib, ldd, srow, m1, al);
-    }
+  if (es != 8 && m0 > 0) tfe__kstat_add(9);
+  for (int64_t ib = 0; ib < m0; ib += rb) {
+    /* strided rows miss every cache level and no hardware prefetcher follows them */
+    for (int64_t i = ib + rb * tfe__kpf; tfe__kpf && i < ib + rb * (tfe__kpf + 1) && i < n0; i++)
+      for (int64_t j = 0; j < n1; j += 64 / es) __builtin_prefetch(s + i * lds + j, 0, 3);
+    if (es == 8) { tfe__ktr8s_row((double *)(void *)(d + ib), ldd, (const double *)(const void *)(s + ib * lds), lds, m1, al); continue; }
+    const void *srow[16];
+    for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds;
+    tfe__ktrx_row(sizeof(TFE_T), d + ib, ldd, srow, m1, al);
+  }
+#endif
   /* rims (all of a tile narrower than a block, as the 3-wide de-interleave of a cyclic
    * shift): one destination column at a time, the source read with its stride; streamed
    * 8-byte outputs stream whole lines (Xeon: cyclic_15d_3 1.45-1.56x memcpy with normal
    * stores) */
   for (int64_t j = m1; j < n1; j++) {
-    if (es == 8 && c->nt && tfe__kcol_nt) {
+#if TFE__KHAVE_TR8
+    if (es == 8 && c->nt && tfe__kcol_nt && !c->cj && tfe__ksimd()) {
       tfe__kcol_simd((double *)(void *)(d + j * ldd), (const double *)(const void *)(s + j), lds, n0);
       continue;
     }
-    for (int64_t i = 0; i < n0; i++) d[i + j * ldd] = s[i * lds + j];
+#endif
+    if (c->cj) for (int64_t i = 0; i < n0; i++) d[i + j * ldd] = TFE_FN(sr_conj)(s[i * lds + j]);
+    else for (int64_t i = 0; i < n0; i++) d[i + j * ldd] = s[i * lds + j];
   }
   for (int64_t j = 0; j < m1; j++)
     for (int64_t i = m0; i < n0; i++) d[i + j * ldd] = s[i * lds + j];
+}
+
+/* The common transpose tile: each group one arithmetic step, unit stride along G0 in the
+ * destination and along G1 in the source. Returns false when the tile is not of that form. */
+TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
+                                     const TFE_T *s, int64_t n0, int64_t n1) {
+  const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+  if (!g0->arith[0] || !g0->arith[1] || !g1->arith[0] || !g1->arith[1] || g0->step[0] != 1 || g1->step[1] != 1)
+    return false;
+  TFE_FN(k_copy_st_)(c, d, s, n0, n1, g0->step[1], g1->step[0]);
   return true;
-#else
-  (void)c; (void)p; (void)d; (void)s; (void)n0; (void)n1;
-  return false;
-#endif
+}
+
+/* A transpose tile whose groups are tables but whose first dims are runs: G0's first dim
+ * unit-stride in the destination, G1's first dim in the source (a 59 x (9 x 28) tile: runs
+ * of 9 along the source). Each pair of a G0 run and a G1 run is a strided transpose; 8x8
+ * blocks over the whole table would straddle the runs and fall back to scalar loops
+ * (3x memcpy). Returns false when the first dims are not such runs. */
+TFE_INTERNAL bool TFE_FN(k_copy_runs_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
+                                       const TFE_T *s, int64_t n0, int64_t n1) {
+  int nd0 = p->g[0].nd;
+  if (nd0 == 0 || p->str[0][0] != 1 || p->str[1][nd0] != 1) return false;
+  int64_t r0 = nd0 > 1 ? p->dims[0] : n0, r1 = p->g[1].nd > 1 ? p->dims[nd0] : n1;
+  int64_t lds = p->str[1][0], ldd = p->str[0][nd0];
+  for (int64_t i0 = 0; i0 < n0; i0 += r0)
+    for (int64_t j0 = 0; j0 < n1; j0 += r1)
+      TFE_FN(k_copy_st_)(c, d + TFE__KOFF(p, 0, 0, i0) + TFE__KOFF(p, 1, 0, j0),
+                         s + TFE__KOFF(p, 0, 1, i0) + TFE__KOFF(p, 1, 1, j0), n0 - i0 < r0 ? n0 - i0 : r0,
+                         n1 - j0 < r1 ? n1 - j0 : r1, lds, ldd);
+  return true;
 }
 
 /* out[i] = s[off(G0, i)] for input op over n entries of G0: one column of a gather tile
@@ -262,7 +291,12 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
   int64_t n0 = t->n0, n1 = t->n1;
   if (c->buf) { TFE_FN(k_copy_buffered_)(c, p, d, s, n0, n1, t->tid); return; }
   if (p->g[1].nd > 0 && !p->gather) { /* a transpose tile */
-    if (!TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1)) TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1);
+    const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+    if (TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1)) return;
+    /* tables: register blocks by pointers where both groups are unit steps on their sides,
+     * else strided transposes run by run where the groups' first dims are runs */
+    bool blocks = g0->arith[0] && g0->step[0] == 1 && g1->arith[1] && g1->step[1] == 1;
+    if (blocks || !TFE_FN(k_copy_runs_)(c, p, d, s, n0, n1)) TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1);
     return;
   }
   for (int64_t j = 0; j < n1; j++) /* a gather tile's columns, or one plain block (n1 = 1) */

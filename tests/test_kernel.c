@@ -292,8 +292,9 @@ static void test_table_tiles(void **st) {
 }
 
 /* Transposes of 4- and 16-byte kinds (f32, i32, c128, max-plus f32): the register blocks of
- * 16 x 8 (4 bytes) and 4 x 4 (16 bytes) elements, through strided tiles, table tiles and
- * (streamed modes) tile buffers. Ranks 2-4, dims 1-90, a random permutation with reversed
+ * 16 x 8 (4 bytes) and 4 x 4 (16 bytes) elements, through strided tiles, table tiles, runs
+ * of tables (k_copy_runs_), short common runs tiled as transposes, and (streamed modes)
+ * tile buffers. Ranks 2-4, dims 1-90, a random permutation with reversed
  * dims, source and destination shifted by 0-3 elements so that lines start anywhere; both
  * tfe_copy and tfe_contiguous, checked element by element; the counter proves the blocks ran. */
 #define TK_BLOCKS(S, T, VAL)                                                                     \
@@ -312,6 +313,9 @@ static void test_table_tiles(void **st) {
     for (int k = rank - 1; k > 0; k--) {                                                       \
       int j = (int)tu_int(r, 0, k);                                                            \
       int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                     \
+    }                                                                                          \
+    if (rank == 4 && tu_int(r, 0, 1)) { /* a short common run continued far away (k_copy_tile_) */ \
+      perm[0] = 0; perm[1] = 2; perm[2] = 3; perm[3] = 1;                                      \
     }                                                                                          \
     tfe_view_##S sv = {src + sh, {rank, 0, {0}, {0}}, false}, dv = {dst + dh, {rank, 0, {0}, {0}}, false}; \
     int64_t ds = 1;                                                                            \
@@ -365,6 +369,7 @@ static void test_block_sizes(void **st) {
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) assert_true(tfe__kstat[9] > 0); /* register blocks of 4- and 16-byte kinds */
 #endif
+  assert_true(tfe__kstat[10] > 0); /* short common runs tiled as transposes */
 }
 
 static void test_copy_errors(void **st) {

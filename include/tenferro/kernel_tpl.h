@@ -296,7 +296,13 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
     /* tables: register blocks by pointers where both groups are unit steps on their sides,
      * else strided transposes run by run where the groups' first dims are runs */
     bool blocks = g0->arith[0] && g0->step[0] == 1 && g1->arith[1] && g1->step[1] == 1;
-    if (blocks || !TFE_FN(k_copy_runs_)(c, p, d, s, n0, n1)) TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1);
+    if (!blocks && TFE_FN(k_copy_runs_)(c, p, d, s, n0, n1)) return;
+    if (!blocks && p->str[0][0] == 1 && p->str[1][0] == 1) { /* a transpose of short common runs */
+      for (int64_t j = 0; j < n1; j++)
+        TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
+      return;
+    }
+    TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1);
     return;
   }
   for (int64_t j = 0; j < n1; j++) /* a gather tile's columns, or one plain block (n1 = 1) */
@@ -319,13 +325,13 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
   int64_t tg = 8 * tt < TFE__KTAB ? 8 * tt : TFE__KTAB, tw = fresh ? tt : 2 * tt;
   int nt = tfe__kthreads(n);
   bool cached = false; /* fresh pages written in order through the cache (tfe__kfresh_order) */
-  tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es);
+  tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es, true);
   if (fresh && n * es >= tfe__kfresh_min && p.g[1].nd > 0 && !p.gather && !p.along_src) {
     /* the tiles for written pages, then: in order, or faulted in first, or else as they were */
-    tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 4 * tt, 2 * tt, tg, false, es);
+    tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 4 * tt, 2 * tt, tg, false, es, true);
     cached = tfe__kon_amd(tfe__kfresh_order) && tfe__kplan_in_order(&p, ((int64_t)2 << 20) / es);
     if (!cached && !tfe__kprefault(dst->data, (size_t)n * sizeof(TFE_T), nt))
-      tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es);
+      tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es, true);
   }
   if (tfe__kstat_on && p.gather) tfe__kstat[2]++;
   if (tfe__kstat_on && !p.gather && p.g[1].nd == 0 && p.g[0].nd > 1 && p.dims[0] >= 8 && p.str[1][0] == 1)
@@ -804,7 +810,7 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew2_)(const char *where, const TFE_TY(view) *ds
   if (t0 > (int64_t)TFE__KCOL) t0 = (int64_t)TFE__KCOL;
   int64_t tg = tfe__kew_gather_bytes / (int64_t)sizeof(TFE_T);
   tg = tg < 8 ? 8 : tg > (int64_t)TFE__KCOL ? (int64_t)TFE__KCOL : tg;
-  tfe__kplan_make(&p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, t0, t1, tg, false, (int64_t)sizeof(TFE_T));
+  tfe__kplan_make(&p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, t0, t1, tg, false, (int64_t)sizeof(TFE_T), false);
   e.nt = n * (int64_t)sizeof(TFE_T) >= tfe__knt_min;
   int nt = tfe__kthreads(n);
   int64_t cap = tfe__kew_strip < (int64_t)TFE__KSTRIP ? tfe__kew_strip : (int64_t)TFE__KSTRIP;
@@ -1202,7 +1208,7 @@ TFE_INTERNAL void TFE_FN(k_red_run_)(TFE_TY(kred_) *r, int rank, const int64_t *
   const int64_t *str[2] = {astr, sl->strides};
   int64_t off[2] = {0, sl->offset};
   int64_t kb = (int64_t)TFE__KBUF, tt = kb / 8 < 4 ? 4 : kb / 8;
-  tfe__kplan_make(&p, 2, 1, rank, dims, str, off, kb, 2 * tt, tt, 0, r->partials == NULL, (int64_t)sizeof(TFE_T));
+  tfe__kplan_make(&p, 2, 1, rank, dims, str, off, kb, 2 * tt, tt, 0, r->partials == NULL, (int64_t)sizeof(TFE_T), false);
   tfe__kplan_run(&p, TFE_FN(k_red_tile_), r, nt);
 }
 

@@ -1043,6 +1043,16 @@ TFE_INTERNAL void tfe__ktr4(float *const *dcol, const float *const *srow, bool n
     else { _mm256_storeu_ps(dcol[j], lo[j]); _mm256_storeu_ps(dcol[j] + 8, hi[j]); }
   }
 }
+/* The last 8 rows of a 4-byte tile with fewer than 16 left (a destination run of 15): 8x8
+ * blocks, half-line columns with normal stores. Strided rows, columns jb < m1 (m1 % 8 == 0). */
+TFE_INTERNAL void tfe__ktr4h_row(float *d, int64_t ldd, const float *s, int64_t lds, int64_t m1) {
+  for (int64_t jb = 0; jb < m1; jb += 8) {
+    __m256 r[8], c[8];
+    for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(s + i * lds + jb);
+    tfe__ktr8x4_regs(r, c);
+    for (int j = 0; j < 8; j++) _mm256_storeu_ps(d + (jb + j) * ldd, c[j]);
+  }
+}
 /* 16-byte kinds (c128): a block is 4 rows x 4 columns of 16-byte elements, each row and
  * column one 64-byte line; an element is a 128-bit lane. Row i in r[2i] (elements 0-1) and
  * r[2i+1] (2-3); column j goes to c[2j] (rows 0-1) and c[2j+1] (rows 2-3). */

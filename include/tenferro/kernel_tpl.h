@@ -129,6 +129,10 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
     for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds;
     tfe__ktrx_row(sizeof(TFE_T), d + ib, ldd, srow, m1, al);
   }
+  if (es == 4 && m1 > 0 && n0 - m0 >= 8) { /* 8 of the last rows */
+    tfe__ktr4h_row((float *)(void *)(d + m0), ldd, (const float *)(const void *)(s + m0 * lds), lds, m1);
+    m0 += 8;
+  }
 #endif
   /* rims (all of a tile narrower than a block, as the 3-wide de-interleave of a cyclic
    * shift): one destination column at a time, the source read with its stride; streamed
@@ -295,7 +299,8 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
     if (TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1)) return;
     /* tables: register blocks by pointers where both groups are unit steps on their sides,
      * else strided transposes run by run where the groups' first dims are runs */
-    bool blocks = g0->arith[0] && g0->step[0] == 1 && g1->arith[1] && g1->step[1] == 1;
+    bool blocks = g0->arith[0] && g0->step[0] == 1 && g1->arith[1] && g1->step[1] == 1 &&
+                  n0 >= tfe__krb(sizeof(TFE_T)); /* (fewer rows: strided runs have 8-row f32 blocks) */
     if (!blocks && TFE_FN(k_copy_runs_)(c, p, d, s, n0, n1)) return;
     if (!blocks && p->str[0][0] == 1 && p->str[1][0] == 1) { /* a transpose of short common runs */
       for (int64_t j = 0; j < n1; j++)

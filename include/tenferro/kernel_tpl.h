@@ -69,7 +69,7 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   bool fast = TFE__KHAVE_TR8 && tfe__ksimd() && rb && !c->cj && g0->arith[0] && g0->step[0] == 1 &&
               g1->arith[1] && g1->step[1] == 1;
   (void)fast;
-  if (!rb) rb = 8; /* (the portable loops block the same way) */
+  if (!fast) rb = cb = 8; /* (scalar loops: 8x8 blocks, fewer setups per element) */
   for (int64_t ib = i0; ib < n0; ib += rb) {
     int bi = n0 - ib < rb ? (int)(n0 - ib) : (int)rb;
     const TFE_T *srow[16];

@@ -5,14 +5,14 @@
 #   bench/run_cpu_host.sh build   -> build-dev/ (AVX-512 and AVX2 builds, libgomp, libcmocka,
 #                                    the kernel test suite, patterns)
 #   build-dev/run.sh              -> test.txt, permute.txt, permute_nopool.txt, k1.txt, k2.txt,
-#                                    ab.txt in $OUT
-#                                    (or the folder)
+#                                    sweep0.txt, sweep7.txt (bench_permute_sweep, seeds 0 and 7)
+#                                    and with AB=1 ab.txt, in $OUT (or the folder)
 set -e
 if [ "${1:-}" = build ]; then
   mkdir -p build-dev
   for v in 4 3; do
     s=$([ $v = 4 ] || echo _v3)
-    for b in bench_permute bench_kernels bench_permute_ab; do
+    for b in bench_permute bench_kernels bench_permute_ab bench_permute_sweep; do
       ${CC:-gcc} -std=c11 -O3 -march=x86-64-v$v -fopenmp -Iinclude -o build-dev/$b$s bench/$b.c -lm
     done
     ${CC:-gcc} -std=c11 -O2 -march=x86-64-v$v -fopenmp -Iinclude -Itests -o build-dev/test_kernel$s tests/test_kernel.c -lcmocka -lm
@@ -49,11 +49,14 @@ ab() { echo "== $1 $2 : $3"; OMP_WAIT_POLICY=passive A="$1" B="$2" ./bench_permu
 r15="3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 -- 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0"
 c15="3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 -- 1 2 3 4 5 6 7 8 9 10 11 12 13 14 0"
 t201="256 256 256 -- 2 0 1"
-{
+OMP_WAIT_POLICY=passive ./bench_permute_sweep$s --cases 40 > "$out/sweep0.txt" 2>&1
+OMP_WAIT_POLICY=passive ./bench_permute_sweep$s --cases 60 --seed 7 > "$out/sweep7.txt" 2>&1
+[ "${AB:-0}" = 1 ] && {
   for i in 1 2; do ab edge=1 edge=0 "$r15"; ab colnt=1 colnt=0 "$c15"; done
   for i in 1 2; do ab tile=512 tile=256 "$t201"; done
   for sh in "$t201" "256 256 256 -- 1 0 2" "2048 2048 -- 1 0"; do
     TFE_POOL_BYTES=0 ab forder=1 forder=0 "$sh"; TFE_POOL_BYTES=0 ab forder=1 forder=0 "$sh"
   done
 } > "$out/ab.txt" 2>&1
-cat "$out/permute.txt" "$out/permute_nopool.txt" "$out/k1.txt" "$out/k2.txt" "$out/ab.txt"
+grep -h '^# [0-9]' "$out/sweep0.txt" "$out/sweep7.txt"
+cat "$out/permute.txt" "$out/permute_nopool.txt" "$out/k1.txt" "$out/k2.txt"

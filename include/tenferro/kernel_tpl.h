@@ -299,8 +299,7 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
     if (TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1)) return;
     /* tables: register blocks by pointers where both groups are unit steps on their sides,
      * else strided transposes run by run where the groups' first dims are runs */
-    bool blocks = g0->arith[0] && g0->step[0] == 1 && g1->arith[1] && g1->step[1] == 1 &&
-                  n0 >= tfe__krb(sizeof(TFE_T)); /* (fewer rows: strided runs have 8-row f32 blocks) */
+    bool blocks = g0->arith[0] && g0->step[0] == 1 && g1->arith[1] && g1->step[1] == 1;
     if (!blocks && TFE_FN(k_copy_runs_)(c, p, d, s, n0, n1)) return;
     if (!blocks && p->str[0][0] == 1 && p->str[1][0] == 1) { /* a transpose of short common runs */
       for (int64_t j = 0; j < n1; j++)

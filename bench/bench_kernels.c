@@ -16,18 +16,11 @@
  * the intermediates of tensor networks over small bonds (gm_queen5_5_3: 3^17 outputs). The
  * limit is the bytes the op must move (output written once, each distinct input element
  * read once) at the memcpy bandwidth of the same round; ratio = time / that limit. */
+#define _GNU_SOURCE /* sysconf(_SC_LEVEL3_CACHE_SIZE) in bench_common.h */
 #include <tenferro.h>
-#include <time.h>
+#include <unistd.h>
 
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-static int cmpd(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+#include "bench_common.h"
 
 enum { OP_MEMCPY, OP_COPY, OP_NEG, OP_SQUARE, OP_ADD, OP_MUL, OP_SUM };
 

@@ -98,34 +98,7 @@ static int parse(const char *json, pattern *pats) {
   return np;
 }
 
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-static int cmpd(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-/* Untimed: read a buffer of three last-level caches (at least 64 MiB), so that the next
- * timed call finds neither its source nor a previous call's lines in cache. */
-static bool evict_on = true;
-static void evict(void) {
-  static volatile const char *buf;
-  static size_t bytes;
-  if (!evict_on) return;
-  if (!buf) {
-    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    bytes = l3 > 0 && (size_t)l3 * 3 > ((size_t)64 << 20) ? (size_t)l3 * 3 : (size_t)64 << 20;
-    char *b = malloc(bytes);
-    if (!b) { evict_on = false; return; }
-    memset(b, 1, bytes);
-    buf = b;
-  }
-  unsigned long sum = 0;
-  for (size_t i = 0; i < bytes; i += 64) sum += (unsigned char)buf[i];
-  __asm__ volatile("" : : "r"(sum));
-}
+#include "bench_common.h"
 
 static double median(double *v, int n) { qsort(v, (size_t)n, sizeof *v, cmpd); return v[n / 2]; }
 

@@ -12,33 +12,11 @@
  * (tfe__ktile_bytes, tfe__ktable_bytes, tfe__kpf, tfe__krun_pf, tfe__kcopy_buf,
  * tfe__kprefault_on, tfe__knt_min, tfe__kedge_nt, tfe__kcol_nt, tfe__kfresh_order).
  * Source col-major of SHAPE, out[i] = src[i_perm]. */
+#define _GNU_SOURCE /* sysconf(_SC_LEVEL3_CACHE_SIZE) */
 #include <tenferro.h>
-#include <time.h>
+#include <unistd.h>
 
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-/* Untimed: read 64 MiB (twice this VM's L3) so that the next timed call starts cold. */
-static void evict(void) {
-  static volatile const char *buf;
-  const size_t bytes = (size_t)64 << 20;
-  if (getenv("WARM") && strcmp(getenv("WARM"), "0")) return;
-  if (!buf) {
-    char *b = malloc(bytes);
-    if (!b) return;
-    memset(b, 1, bytes);
-    buf = b;
-  }
-  unsigned long sum = 0;
-  for (size_t i = 0; i < bytes; i += 64) sum += (unsigned char)buf[i];
-  __asm__ volatile("" : : "r"(sum));
-}
-static int cmpd(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+#include "bench_common.h"
 
 /* Defaults first, then "key=value,..." from the environment variable `var`. */
 static void setcfg(const char *var) {
@@ -69,6 +47,7 @@ static void setcfg(const char *var) {
 
 int main(int argc, char **argv) {
   int r = 0, i = 1;
+  evict_on = !(getenv("WARM") && strcmp(getenv("WARM"), "0")); /* WARM=1: no cache emptying */
   int64_t shape[TFE_MAX_RANK], perm[TFE_MAX_RANK];
   for (; i < argc && strcmp(argv[i], "--") && r < TFE_MAX_RANK; i++) shape[r++] = atoll(argv[i]);
   if (r == 0 || i + r >= argc + 1 || argc - i - 1 != r) {
@@ -107,13 +86,8 @@ int main(int argc, char **argv) {
       __asm__ volatile("" : : "r"(pm) : "memory");
       m = now_ms() - t0;
     } else {
-      void *p = a.alloc(a.ctx, bytes, TFE_ALIGN);
-      if (!p) { fprintf(stderr, "out of memory\n"); return 1; }
-      tfe__kadvise_huge(p, bytes);
-      memcpy(p, src, bytes);
-      __asm__ volatile("" : : "r"(p) : "memory");
-      a.free(a.ctx, p);
-      m = now_ms() - t0;
+      m = memcpy_fresh_ms(src, bytes);
+      if (m < 0) { fprintf(stderr, "out of memory\n"); return 1; }
     }
     if (k >= 0) t[0][k] = m;
     for (int c = 0; c < 2; c++) {

@@ -16,30 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-static void evict(void) { /* untimed read of 3x the L3 */
-  static volatile const char *buf;
-  static size_t bytes;
-  if (!buf) {
-    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    bytes = 3 * (size_t)(l3 > 0 ? l3 : 32 << 20);
-    char *b = malloc(bytes);
-    if (!b) return;
-    memset(b, 1, bytes);
-    buf = b;
-  }
-  unsigned long sum = 0;
-  for (size_t i = 0; i < bytes; i += 64) sum += (unsigned char)buf[i];
-  __asm__ volatile("" : : "r"(sum));
-}
-static int cmpd(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+#include "bench_common.h"
+
 static uint64_t rng = 88172645463325252ull;
 static uint64_t rnd(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
 static int64_t rint_(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
@@ -141,14 +119,8 @@ int main(int argc, char **argv) {
     double tm[64], tt[64];
     for (int r = -1; r < reps; r++) {
       evict();
-      double t0 = now_ms();
-      void *p = a.alloc(a.ctx, bytes, TFE_ALIGN);
-      if (!p) { fprintf(stderr, "out of memory\n"); return 1; }
-      tfe__kadvise_huge(p, bytes);
-      memcpy(p, src, bytes);
-      __asm__ volatile("" : : "r"(p) : "memory");
-      a.free(a.ctx, p);
-      double m = now_ms() - t0;
+      double m = memcpy_fresh_ms(src, bytes);
+      if (m < 0) { fprintf(stderr, "out of memory\n"); return 1; }
       evict();
       double t = c.esz == 4 ? time_f32(&c, src) : c.esz == 8 ? time_f64(&c, src) : time_c128(&c, src);
       if (t < 0) return 1;

@@ -1,0 +1,51 @@
+/* bench_common.h — timing helpers shared by the permutation benchmarks (bench_permute,
+ * bench_permute_ab, bench_permute_sweep, bench_kernels). Include after <tenferro.h> and
+ * <unistd.h>. */
+#ifndef TFE_BENCH_COMMON_H
+#define TFE_BENCH_COMMON_H
+#include <time.h>
+
+static inline double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+static inline int cmpd(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+/* Untimed: read a buffer of three last-level caches (at least 64 MiB), so that the next
+ * timed call finds neither its source nor a previous call's lines in cache (evict_on =
+ * false skips it). */
+static bool evict_on = true;
+static inline void evict(void) {
+  static volatile const char *buf;
+  static size_t bytes;
+  if (!evict_on) return;
+  if (!buf) {
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    bytes = l3 > 0 && (size_t)l3 * 3 > ((size_t)64 << 20) ? (size_t)l3 * 3 : (size_t)64 << 20;
+    char *b = malloc(bytes);
+    if (!b) { evict_on = false; return; }
+    memset(b, 1, bytes);
+    buf = b;
+  }
+  unsigned long sum = 0;
+  for (size_t i = 0; i < bytes; i += 64) sum += (unsigned char)buf[i];
+  __asm__ volatile("" : : "r"(sum));
+}
+/* The memcpy baseline, allocation-inclusive: a buffer from tenferro's allocator with the
+ * huge-page advice tfe_contiguous gives its results, memcpy, free. Milliseconds; -1 when
+ * out of memory. */
+static inline double memcpy_fresh_ms(const void *src, size_t bytes) {
+  tfe_allocator a = tfe_get_allocator();
+  double t0 = now_ms();
+  void *p = a.alloc(a.ctx, bytes, TFE_ALIGN);
+  if (!p) return -1;
+  tfe__kadvise_huge(p, bytes);
+  memcpy(p, src, bytes);
+  __asm__ volatile("" : : "r"(p) : "memory");
+  a.free(a.ctx, p);
+  return now_ms() - t0;
+}
+#endif

@@ -436,6 +436,10 @@ TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int end, int64_t 
 TFE_INTERNAL int tfe__kgroup_pick_up(const tfe__kplan *p, int at, int end, int64_t target, int64_t *cut, bool may_cut) {
   int nd = 0;
   int64_t prod = 1;
+  if (may_cut && at < end && p->dims[at] > TFE__KTAB && target >= 8) { /* (a 2460-long first dim: */
+    *cut = target;                                                    /* tiles of 2.4 MB) */
+    return 1;
+  }
   while (at + nd < end && nd < TFE__KGD && prod < target && (nd == 0 || prod * p->dims[at + nd] <= TFE__KTAB)) {
     prod *= p->dims[at + nd];
     *cut = p->dims[at + nd];
@@ -457,7 +461,7 @@ TFE_INTERNAL int64_t tfe__kblock_run(const tfe__kplan *p, int o, int64_t t0) {
   for (bool more = true; more;) {
     more = false;
     for (int i = 0; i < nd; i++)
-      if (p->str[o][i] == r) {
+      if (tfe__kabs(p->str[o][i]) == r) {
         if (i == nd - 1) return r * cut; /* the cut dim ends the chunk */
         r *= p->dims[i];
         more = true;
@@ -570,9 +574,9 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
   int end0 = p->rank; /* G0 stops before the misaligned input's innermost dim (G1 takes it) */
   if (mis < 0 && p->rank > 2 && p->dims[0] < run_max && p->str[key][0] == 1)
     for (int o = 0; o < nops && mis < 0; o++) /* a short common run continued elsewhere */
-      if (o != key && p->str[o][0] == 1 && tfe__kblock_run(p, o, t0) < run_max)
-        for (int d = 2; d < p->rank; d++)
-          if (p->str[o][d] == p->dims[0]) { mis = o; end0 = d; if (tfe__kstat_on) tfe__kstat[10]++; break; }
+      if (o != key && tfe__kabs(p->str[o][0]) == 1 && tfe__kblock_run(p, o, t0) < run_max)
+        for (int d = 2; d < p->rank; d++) /* (either direction: reversed runs or rows) */
+          if (tfe__kabs(p->str[o][d]) == p->dims[0]) { mis = o; end0 = d; if (tfe__kstat_on) tfe__kstat[10]++; break; }
   if (mis >= 0 && end0 == p->rank)
     for (int d = 1; d < p->rank; d++) {
       int64_t s = tfe__kabs(p->str[mis][d]);

@@ -219,7 +219,7 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
     return;
   }
   int64_t run = p->dims[0];
-  if (g0->arith[0] && g0->step[0] == 1 && g0->nd > 1 && run >= 8 && p->str[1][0] == 1) {
+  if (g0->arith[0] && g0->step[0] == 1 && g0->nd > 1 && run >= 8 && tfe__kabs(p->str[1][0]) == 1) {
     /* the table's first dim is unit-stride in both (tn_light: runs of 16 from 16 places):
      * copy run by run, vectorized, instead of element by element. Large outputs also
      * prefetch each run's continuation in the source (the same stream's next run, read a few
@@ -229,6 +229,7 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
     for (int64_t e = 0; e < n0; e += run) {
       const TFE_T *q = s + g0->tab[1][e];
       TFE_T *o = d + e;
+      if (p->str[1][0] < 0) { for (int64_t i = 0; i < run; i++) o[i] = q[-i]; continue; } /* (a reversed run) */
       if (c->nt)
         for (int64_t b = 0; b < run * (int64_t)sizeof(TFE_T); b += 64) __builtin_prefetch((const char *)q + tfe__krun_pf + b, 0, 3);
       for (int64_t i = 0; i < run; i++) o[i] = q[i];
@@ -309,7 +310,7 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
      * else strided transposes run by run where the groups' first dims are runs */
     bool blocks = g0->arith[0] && g0->step[0] == 1 && g1->arith[1] && g1->step[1] == 1;
     if (!blocks && TFE_FN(k_copy_runs_)(c, p, d, s, n0, n1)) return;
-    if (!blocks && p->str[0][0] == 1 && p->str[1][0] == 1) { /* a transpose of short common runs */
+    if (!blocks && p->str[0][0] == 1 && tfe__kabs(p->str[1][0]) == 1) { /* a transpose of short runs */
       for (int64_t j = 0; j < n1; j++)
         TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
       return;

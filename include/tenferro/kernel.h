@@ -1103,13 +1103,22 @@ TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *con
     tfe__ktr8p_row((double *)d, ldd, sr, m1, nt);
     return;
   }
-  int rb = es == 4 ? 16 : 4, cb = es == 4 ? 8 : 4;
-  const void *sr[16];
-  void *dc[8];
-  for (int64_t jb = 0; jb < m1; jb += cb) {
-    for (int i = 0; i < rb; i++) sr[i] = (const char *)srow[i] + jb * (int64_t)es;
-    for (int j = 0; j < cb; j++) dc[j] = (char *)d + (jb + j) * ldd * (int64_t)es;
-    tfe__ktrx(es, dc, sr, nt);
+  if (es == 4) { /* typed pointers built once per block, straight into the kernel */
+    const float *sr[16];
+    float *dc[8];
+    for (int64_t jb = 0; jb < m1; jb += 8) {
+      for (int i = 0; i < 16; i++) sr[i] = (const float *)srow[i] + jb;
+      for (int j = 0; j < 8; j++) dc[j] = (float *)d + (jb + j) * ldd;
+      tfe__ktr4(dc, sr, nt);
+    }
+    return;
+  }
+  const double *sr[4];
+  double *dc[4];
+  for (int64_t jb = 0; jb < m1; jb += 4) { /* 16-byte elements: two doubles each */
+    for (int i = 0; i < 4; i++) sr[i] = (const double *)srow[i] + 2 * jb;
+    for (int j = 0; j < 4; j++) dc[j] = (double *)d + 2 * (jb + j) * ldd;
+    tfe__ktr16(dc, sr, nt);
   }
 }
 /* Ops that run inside the register transpose (f64): identity (conj, real), neg, square,

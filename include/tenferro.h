@@ -5,15 +5,15 @@
 #define TENFERRO_H
 
 #include <tenferro/config.h>
-#include <tenferro/core.h>
-#include <tenferro/scalars.h>
-#include <tenferro/tensor.h>
+#include <tenferro/core/core.h>
+#include <tenferro/core/kinds.h>
+#include <tenferro/tensor/tensor.h>
 #include <tenferro/gen/generic.h>
-#include <tenferro/kernel.h>
-#include <tenferro/prims.h>
-#include <tenferro/einsum.h>
-#include <tenferro/linalg.h>
-#include <tenferro/ad.h>
-#include <tenferro/io.h>
+#include <tenferro/kernel/kernel.h>
+#include <tenferro/prims/prims.h>
+#include <tenferro/einsum/einsum.h>
+#include <tenferro/linalg/linalg.h>
+#include <tenferro/ad/ad.h>
+#include <tenferro/io/io.h>
 
 #endif

@@ -32,25 +32,25 @@
  * float-only code with `#if TFE_FLOAT`, write the rest with the tfe_sr_* functions). */
 
 /* tensor room */
-#include <tenferro/tensor_tpl.h>
-#include <tenferro/view_tpl.h>
+#include <tenferro/tensor/tensor_tpl.h>
+#include <tenferro/tensor/view_tpl.h>
 
 /* kernel room */
-#if __has_include(<tenferro/kernel_tpl.h>)
-#include <tenferro/kernel_tpl.h>
+#if __has_include(<tenferro/kernel/kernel_tpl.h>)
+#include <tenferro/kernel/kernel_tpl.h>
 #endif
 
 /* prims room (same order as in prims.h) */
-#if __has_include(<tenferro/semiring_gemm_tpl.h>)
-#include <tenferro/semiring_gemm_tpl.h>
+#if __has_include(<tenferro/prims/semiring_gemm_tpl.h>)
+#include <tenferro/prims/semiring_gemm_tpl.h>
 #endif
-#if __has_include(<tenferro/contract_tpl.h>)
-#include <tenferro/contract_tpl.h>
+#if __has_include(<tenferro/prims/contract_tpl.h>)
+#include <tenferro/prims/contract_tpl.h>
 #endif
 
 /* einsum room */
-#if __has_include(<tenferro/einsum_tpl.h>)
-#include <tenferro/einsum_tpl.h>
+#if __has_include(<tenferro/einsum/einsum_tpl.h>)
+#include <tenferro/einsum/einsum_tpl.h>
 #endif
 
 /* linalg room (float kinds only: nothing to stamp for user kinds unless TFE_FLOAT) */

@@ -15,10 +15,10 @@
 #ifndef TENFERRO_PRIMS_H
 #define TENFERRO_PRIMS_H
 
-#include <tenferro/tensor.h>
-#include <tenferro/blas.h>
+#include <tenferro/tensor/tensor.h>
+#include <tenferro/prims/blis.h>
 #include <tenferro/gen/generic.h>
-#include <tenferro/kernel.h>
+#include <tenferro/kernel/kernel.h>
 
 /* ---- label analysis (kind-independent) ------------------------------------------------------ */
 #define TFE__PR_MAXL (2 * TFE_MAX_RANK)
@@ -108,15 +108,15 @@ TFE_GLOBAL atomic_long tfe__ps_direct_calls[3];
 #define TFE__PS_CONTRACT
 #endif
 
-#include <tenferro/prims_plan.h>
-#include <tenferro/prims_backend.h>
-#include <tenferro/semiring_gemm_simd.h>
+#include <tenferro/prims/plan.h>
+#include <tenferro/prims/backend.h>
+#include <tenferro/prims/semiring_gemm_simd.h>
 
-#define TFE_TEMPLATE <tenferro/semiring_gemm_tpl.h>
+#define TFE_TEMPLATE <tenferro/prims/semiring_gemm_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 
-#define TFE_TEMPLATE <tenferro/contract_tpl.h>
+#define TFE_TEMPLATE <tenferro/prims/contract_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 

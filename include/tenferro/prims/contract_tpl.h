@@ -203,7 +203,7 @@ TFE_INTERNAL void TFE_FN(pr_gemm_)(const tfe_contract_plan *P, TFE_T alpha, cons
 #endif
 }
 
-#include <tenferro/prims_small_tpl.h>
+#include <tenferro/prims/small_gemm_tpl.h>
 
 /* Multiply-adds of one GEMM of the plan (saturating). */
 TFE_INTERNAL int64_t TFE_FN(pr_mnk_)(const tfe_contract_plan *P) {

@@ -10,7 +10,7 @@
 #ifndef TENFERRO_EINSUM_PARSE_H
 #define TENFERRO_EINSUM_PARSE_H
 
-#include <tenferro/tensor.h>
+#include <tenferro/tensor/tensor.h>
 
 #define TFE_EIN_ELL_BASE 0x110000          /* first synthetic ellipsis label (above Unicode) */
 #define TFE_EIN_MAX_DEPTH 256              /* parenthesis nesting limit */

@@ -9,7 +9,7 @@
 #ifndef TENFERRO_EINSUM_ANNEAL_H
 #define TENFERRO_EINSUM_ANNEAL_H
 
-#include <tenferro/einsum_path.h>
+#include <tenferro/einsum/path.h>
 
 typedef struct tfe__ein_sa {
   const tfe__ein_net *net;

@@ -9,7 +9,7 @@
 #ifndef TENFERRO_IO_JSON_H
 #define TENFERRO_IO_JSON_H
 
-#include <tenferro/core.h>
+#include <tenferro/core/core.h>
 
 typedef enum tfe_json_type { TFE_JSON_NULL, TFE_JSON_BOOL, TFE_JSON_NUMBER, TFE_JSON_STRING, TFE_JSON_ARRAY, TFE_JSON_OBJECT } tfe_json_type;
 

@@ -8,7 +8,7 @@
 #ifndef TENFERRO_TENSOR_H
 #define TENFERRO_TENSOR_H
 
-#include <tenferro/scalars.h>
+#include <tenferro/core/kinds.h>
 #include <stdatomic.h>
 #include <tenferro/gen/generic.h>
 
@@ -731,10 +731,10 @@ typedef struct tfe_dyn {
   tfe_storage *st; /* NULL for a non-owning view */
 } tfe_dyn;
 
-#define TFE_TEMPLATE <tenferro/tensor_tpl.h>
+#define TFE_TEMPLATE <tenferro/tensor/tensor_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-#define TFE_TEMPLATE <tenferro/view_tpl.h>
+#define TFE_TEMPLATE <tenferro/tensor/view_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 
@@ -776,6 +776,6 @@ typedef struct tfe_dyn {
 #define tfe_dyn_as(d, out) _Generic((out), TFE_GCASES_ALL(dyn_as_view, view), TFE_GCASES_ALL(dyn_as_tensor, tensor))(d, out)
 #define tfe_to_dyn(x, out) _Generic((x), TFE_GCASES_ALL(view_to_dyn, view), TFE_GCASES_ALL(tensor_to_dyn, tensor))(x, out)
 
-#include <tenferro/dyn.h>
+#include <tenferro/tensor/dyn.h>
 
 #endif

@@ -14,7 +14,7 @@
 #ifndef TENFERRO_PRIMS_PLAN_H
 #define TENFERRO_PRIMS_PLAN_H
 
-#include <tenferro/tensor.h>
+#include <tenferro/tensor/tensor.h>
 
 typedef struct tfe__pr_plab {
   int64_t dim;

@@ -20,14 +20,14 @@
 #define TENFERRO_EINSUM_H
 
 #include <limits.h>
-#include <tenferro/tensor.h>
-#include <tenferro/prims.h>
-#include <tenferro/einsum_parse.h>
-#include <tenferro/einsum_path.h>
-#include <tenferro/einsum_anneal.h>
-#include <tenferro/einsum_plan.h>
+#include <tenferro/tensor/tensor.h>
+#include <tenferro/prims/prims.h>
+#include <tenferro/einsum/parse.h>
+#include <tenferro/einsum/path.h>
+#include <tenferro/einsum/anneal.h>
+#include <tenferro/einsum/plan.h>
 
-#define TFE_TEMPLATE <tenferro/einsum_tpl.h>
+#define TFE_TEMPLATE <tenferro/einsum/einsum_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 

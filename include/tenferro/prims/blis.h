@@ -17,7 +17,7 @@
 #ifndef TENFERRO_BLAS_H
 #define TENFERRO_BLAS_H
 
-#include <tenferro/core.h>
+#include <tenferro/core/core.h>
 #include <stdatomic.h>
 #include <complex.h>
 

@@ -12,7 +12,7 @@
 #ifndef TENFERRO_IO_NPY_H
 #define TENFERRO_IO_NPY_H
 
-#include <tenferro/tensor.h>
+#include <tenferro/tensor/tensor.h>
 
 typedef struct tfe_npy_info {
   tfe_dtype dtype;

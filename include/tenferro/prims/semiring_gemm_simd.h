@@ -11,7 +11,7 @@
 #ifndef TENFERRO_SEMIRING_GEMM_SIMD_H
 #define TENFERRO_SEMIRING_GEMM_SIMD_H
 
-#include <tenferro/core.h>
+#include <tenferro/core/core.h>
 #include <math.h>
 
 typedef void (*tfe__sg_ukr)(int64_t kc, int mr, int nr, const void *a, const void *b, void *tile);

@@ -15,9 +15,9 @@
 #ifndef TENFERRO_LINALG_H
 #define TENFERRO_LINALG_H
 
-#include <tenferro/tensor.h>
+#include <tenferro/tensor/tensor.h>
 #include <tenferro/gen/generic.h>
-#include <tenferro/dyn.h>
+#include <tenferro/tensor/dyn.h>
 #include <float.h>
 #include <limits.h>
 #include <lapacke.h>
@@ -203,10 +203,10 @@ TFE_INTERNAL tfe_status tfe__lapack_info(int info, const char *routine, const ch
   return TFE_OK;
 }
 
-#define TFE_TEMPLATE <tenferro/linalg_tpl.h>
+#define TFE_TEMPLATE <tenferro/linalg/factor_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-#define TFE_TEMPLATE <tenferro/linalg_ops_tpl.h>
+#define TFE_TEMPLATE <tenferro/linalg/ops_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 

@@ -11,7 +11,7 @@
 #ifndef TENFERRO_DYN_H
 #define TENFERRO_DYN_H
 
-#include <tenferro/tensor.h>
+#include <tenferro/tensor/tensor.h>
 #include <tenferro/gen/generic.h>
 
 TFE_INTERNAL tfe_status tfe__dtype_unknown(tfe_dtype dt, const char *where) {

@@ -15,7 +15,7 @@
 #ifndef TENFERRO_KERNEL_H
 #define TENFERRO_KERNEL_H
 
-#include <tenferro/tensor.h>
+#include <tenferro/tensor/tensor.h>
 
 /* ---- operation codes ---------------------------------------------------------------------- */
 typedef enum tfe_unop {
@@ -1285,7 +1285,7 @@ TFE_INTERNAL bool tfe__kgather8(void *dst, const void *src, const int64_t *tab, 
 #endif
 }
 
-#define TFE_TEMPLATE <tenferro/kernel_tpl.h>
+#define TFE_TEMPLATE <tenferro/kernel/kernel_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 

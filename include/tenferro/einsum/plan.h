@@ -8,8 +8,8 @@
 #ifndef TENFERRO_EINSUM_PLAN_H
 #define TENFERRO_EINSUM_PLAN_H
 
-#include <tenferro/einsum_anneal.h>
-#include <tenferro/kernel.h>
+#include <tenferro/einsum/anneal.h>
+#include <tenferro/kernel/kernel.h>
 #include <stdatomic.h>
 
 /* One pairwise step (or a leaf pre-reduction, b = -1): operands a, b are node ids (leaves

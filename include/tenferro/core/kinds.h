@@ -9,7 +9,7 @@
 #ifndef TENFERRO_SCALARS_H
 #define TENFERRO_SCALARS_H
 
-#include <tenferro/core.h>
+#include <tenferro/core/core.h>
 #include <complex.h>
 #include <math.h>
 
@@ -99,7 +99,7 @@ TFE_API tfe_dtype tfe_dtype_from_name(const char *name) {
 #define TFE_CABS(x) _Generic((x), float _Complex: cabsf, double _Complex: cabs)(x)
 
 /* Per-kind semiring operations: tfe_sr_zero_f64() etc. (see scalar_tpl.h). */
-#define TFE_TEMPLATE <tenferro/scalar_tpl.h>
+#define TFE_TEMPLATE <tenferro/core/semiring_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 

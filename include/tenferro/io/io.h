@@ -6,8 +6,8 @@
 #ifndef TENFERRO_IO_H
 #define TENFERRO_IO_H
 
-#include <tenferro/tensor.h>
-#include <tenferro/io_npy.h>
-#include <tenferro/io_json.h>
+#include <tenferro/tensor/tensor.h>
+#include <tenferro/io/npy.h>
+#include <tenferro/io/json.h>
 
 #endif

@@ -10,7 +10,7 @@
 #ifndef TENFERRO_EINSUM_PATH_H
 #define TENFERRO_EINSUM_PATH_H
 
-#include <tenferro/einsum_parse.h>
+#include <tenferro/einsum/parse.h>
 #include <math.h>
 #include <time.h>
 

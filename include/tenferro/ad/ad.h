@@ -27,11 +27,11 @@
 #ifndef TENFERRO_AD_H
 #define TENFERRO_AD_H
 
-#include <tenferro/tensor.h>
-#include <tenferro/kernel.h>
-#include <tenferro/prims.h>
-#include <tenferro/linalg.h>
-#include <tenferro/einsum_parse.h>
+#include <tenferro/tensor/tensor.h>
+#include <tenferro/kernel/kernel.h>
+#include <tenferro/prims/prims.h>
+#include <tenferro/linalg/linalg.h>
+#include <tenferro/einsum/parse.h>
 
 /* Every operation the rules know. Inputs / outputs in brackets. */
 typedef enum tfe_ad_op {
@@ -118,19 +118,19 @@ TFE_API tfe_ad_params tfe_ad_einsum_params(int na, const int32_t *la, int nb, co
 #define TFE__RSUF_float f32
 #define TFE__RSUF_double f64
 
-#define TFE_TEMPLATE <tenferro/ad_rules_tpl.h>
+#define TFE_TEMPLATE <tenferro/ad/rules_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-#define TFE_TEMPLATE <tenferro/ad_linalg_tpl.h>
+#define TFE_TEMPLATE <tenferro/ad/linalg_rules_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-#define TFE_TEMPLATE <tenferro/ad_more_tpl.h>
+#define TFE_TEMPLATE <tenferro/ad/more_rules_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-#define TFE_TEMPLATE <tenferro/ad_tape_tpl.h>
+#define TFE_TEMPLATE <tenferro/ad/tape_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-#define TFE_TEMPLATE <tenferro/ad_tropical_tpl.h>
+#define TFE_TEMPLATE <tenferro/ad/tropical_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 

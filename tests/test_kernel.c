@@ -535,8 +535,14 @@ static inline double tfe_sr_dist_mod7(tk_mod7 a, tk_mod7 b) { return a.v == b.v 
 #define TFE_CPLX 0
 #define TFE_FLOAT 0
 #define TFE_DT TFE_DT_CUSTOM
-#include <tenferro/tensor/tensor_tpl.h>
+#include <tenferro/tensor/tensor_tpl.h> /* declarations */
 #include <tenferro/kernel/kernel_tpl.h>
+#undef TFE__BODY_PHASE
+#define TFE__BODY_PHASE 1
+#include <tenferro/tensor/tensor_tpl.h> /* bodies */
+#include <tenferro/kernel/kernel_tpl.h>
+#undef TFE__BODY_PHASE
+#define TFE__BODY_PHASE 0
 #undef TFE_S
 #undef TFE_T
 #undef TFE_R

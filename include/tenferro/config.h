@@ -74,7 +74,6 @@
 /* OpenMP without warnings when the user compiles without -fopenmp. */
 #define TFE__PRAGMA(x) _Pragma(#x)
 #ifdef _OPENMP
-#include <omp.h>
 #define TFE_OMP(x) TFE__PRAGMA(omp x)
 #else
 #define TFE_OMP(x)

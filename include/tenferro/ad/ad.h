@@ -24,6 +24,7 @@
  * Complex gradients follow PyTorch: the cotangent of z is dL/dRe(z) + i dL/dIm(z) for a real
  * loss L (conjugate-Wirtinger times two), so that z -= lr * grad descends; a holomorphic f
  * pulls back g to conj(f'(z)) g. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_AD_H
 #define TENFERRO_AD_H
 
@@ -86,33 +87,13 @@ typedef struct tfe_ad_params {
 } tfe_ad_params;
 
 /* Inputs and outputs of each op (-1: einsum takes 1 or 2 inputs). */
-TFE_API int tfe_ad_op_nin(tfe_ad_op op) {
-  static const signed char n[] = {-1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 1};
-  return (unsigned)op < (unsigned)TFE_AD_OP_COUNT_ ? n[op] : 0;
-}
-TFE_API int tfe_ad_op_nout(tfe_ad_op op) {
-  static const signed char n[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 2};
-  return (unsigned)op < (unsigned)TFE_AD_OP_COUNT_ ? n[op] : 0;
-}
-TFE_API const char *tfe_ad_op_name(tfe_ad_op op) {
-  static const char *const n[] = {"einsum", "unary", "binary", "scale", "sum", "permute", "reshape", "slice",
-                                  "broadcast", "diagonal", "svd", "svd_trunc", "qr", "lq", "eigh", "eig",
-                                  "lu", "cholesky", "solve", "inv", "det", "slogdet", "pinv", "norm",
-                                  "expm", "polar", "reduce", "lstsq", "trisolve", "slogdet_sign"};
-  return (unsigned)op < (unsigned)TFE_AD_OP_COUNT_ ? n[op] : "unknown";
-}
+TFE_API int tfe_ad_op_nin(tfe_ad_op op);
+TFE_API int tfe_ad_op_nout(tfe_ad_op op);
+TFE_API const char *tfe_ad_op_name(tfe_ad_op op);
 
 /* Parameters of an einsum with integer labels. */
 TFE_API tfe_ad_params tfe_ad_einsum_params(int na, const int32_t *la, int nb, const int32_t *lb, int nc,
-                                           const int32_t *lc) {
-  tfe_ad_params p;
-  memset(&p, 0, sizeof p);
-  p.na = na; p.nb = nb; p.nc = nc;
-  for (int i = 0; i < na && i < TFE_MAX_RANK; i++) p.la[i] = la[i];
-  for (int i = 0; i < nb && i < TFE_MAX_RANK; i++) p.lb[i] = lb[i];
-  for (int i = 0; i < nc && i < TFE_MAX_RANK; i++) p.lc[i] = lc[i];
-  return p;
-}
+                                           const int32_t *lc);
 
 /* Real kind of a tropical kind's value type (used by the tropical backward). */
 #define TFE__RSUF_float f32
@@ -183,8 +164,56 @@ TFE_API tfe_ad_params tfe_ad_einsum_params(int na, const int32_t *la, int nb, co
     if (!st) { *dW = d[0]; *dV = d[1]; }                                                                               \
     return st;                                                                                                         \
   }
+
+#endif
+#elif !defined(TENFERRO_AD_BODY) /* bodies */
+#define TENFERRO_AD_BODY
+#include <tenferro/tensor/tensor.h>
+#include <tenferro/kernel/kernel.h>
+#include <tenferro/prims/prims.h>
+#include <tenferro/linalg/linalg.h>
+#include <tenferro/einsum/parse.h>
+TFE_API int tfe_ad_op_nin(tfe_ad_op op) {
+  static const signed char n[] = {-1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 1};
+  return (unsigned)op < (unsigned)TFE_AD_OP_COUNT_ ? n[op] : 0;
+}
+TFE_API int tfe_ad_op_nout(tfe_ad_op op) {
+  static const signed char n[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 2};
+  return (unsigned)op < (unsigned)TFE_AD_OP_COUNT_ ? n[op] : 0;
+}
+TFE_API const char *tfe_ad_op_name(tfe_ad_op op) {
+  static const char *const n[] = {"einsum", "unary", "binary", "scale", "sum", "permute", "reshape", "slice",
+                                  "broadcast", "diagonal", "svd", "svd_trunc", "qr", "lq", "eigh", "eig",
+                                  "lu", "cholesky", "solve", "inv", "det", "slogdet", "pinv", "norm",
+                                  "expm", "polar", "reduce", "lstsq", "trisolve", "slogdet_sign"};
+  return (unsigned)op < (unsigned)TFE_AD_OP_COUNT_ ? n[op] : "unknown";
+}
+TFE_API tfe_ad_params tfe_ad_einsum_params(int na, const int32_t *la, int nb, const int32_t *lb, int nc,
+                                           const int32_t *lc) {
+  tfe_ad_params p;
+  memset(&p, 0, sizeof p);
+  p.na = na; p.nb = nb; p.nc = nc;
+  for (int i = 0; i < na && i < TFE_MAX_RANK; i++) p.la[i] = la[i];
+  for (int i = 0; i < nb && i < TFE_MAX_RANK; i++) p.lb[i] = lb[i];
+  for (int i = 0; i < nc && i < TFE_MAX_RANK; i++) p.lc[i] = lc[i];
+  return p;
+}
+#define TFE_TEMPLATE <tenferro/ad/rules_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad/linalg_rules_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad/more_rules_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad/tape_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad/tropical_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
 TFE__AD_EIG_REAL(f32, c64, float _Complex)
 TFE__AD_EIG_REAL(f64, c128, double _Complex)
 #undef TFE__AD_EIG_REAL
-
 #endif

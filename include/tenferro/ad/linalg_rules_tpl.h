@@ -1,8 +1,19 @@
 /* tenferro/ad_linalg_tpl.h — primal, forward and reverse rules of the linear algebra
  * operations for one float kind; re-included per kind by ad.h. Operands are dense column-major
  * batches (m, n, batch...); formulas are per matrix (derivations in docs/ad.md). */
+#if !TFE__BODY_PHASE
 #if TFE_FLOAT
 
+#define TFE__LP(name) TFE_CAT(TFE_CAT(LAPACKE_, TFE_CAT(TFE__LPFX_, TFE_S)), name)
+#define TFE__RS TFE_CAT(TFE__RSUF_, TFE_S)
+#define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
+
+#undef TFE__LP
+#undef TFE__RS
+#undef TFE__RT
+#endif /* TFE_FLOAT */
+#else /* bodies */
+#if TFE_FLOAT
 #define TFE__LP(name) TFE_CAT(TFE_CAT(LAPACKE_, TFE_CAT(TFE__LPFX_, TFE_S)), name)
 #define TFE__RS TFE_CAT(TFE__RSUF_, TFE_S)
 #define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
@@ -1240,8 +1251,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_polar_frule_)(const tfe_ad_params *p, int nin,
   if (st) TFE_FN(ad_release_n_)(dy, 2);
   return st;
 }
-
 #undef TFE__LP
 #undef TFE__RS
 #undef TFE__RT
 #endif /* TFE_FLOAT */
+#endif

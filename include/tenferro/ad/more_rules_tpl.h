@@ -2,6 +2,15 @@
  * squares, norms), binary max / min, lstsq, triangular solve and slogdet with its sign, for one
  * float kind; re-included per kind by ad.h after ad_linalg_tpl.h (it uses its matrix helpers).
  * Operands are dense column-major, as everywhere in the rules. */
+#if !TFE__BODY_PHASE
+#if TFE_FLOAT
+#define TFE__RS TFE_CAT(TFE__RSUF_, TFE_S)
+#define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
+
+#undef TFE__RS
+#undef TFE__RT
+#endif /* TFE_FLOAT */
+#else /* bodies */
 #if TFE_FLOAT
 #define TFE__RS TFE_CAT(TFE__RSUF_, TFE_S)
 #define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
@@ -322,7 +331,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_sign_frule_)(const tfe_ad_params *p, i
   (void)p; (void)nin;
   return TFE_FN(ad_slogdet_sign_both_)(false, x[0], y[0], dx, dy);
 }
-
 #undef TFE__RS
 #undef TFE__RT
 #endif /* TFE_FLOAT */
+#endif

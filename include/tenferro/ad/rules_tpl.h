@@ -2,6 +2,7 @@
  * elementwise kernels, reductions and view operations for one float kind; re-included per
  * kind by ad.h. Every function here sees dense column-major, non-conjugated operands (the
  * dispatcher in ad_tape_tpl.h makes them so) and missing tangents / cotangents as zeros. */
+#if !TFE__BODY_PHASE
 #if TFE_FLOAT
 
 /* Signatures shared by every rule (x: inputs, y: outputs, dx / dy: tangents or cotangents). */
@@ -13,6 +14,19 @@ typedef tfe_status (*TFE_TY(ad_frule_fn))(const tfe_ad_params *p, int nin, const
 typedef tfe_status (*TFE_TY(ad_rrule_fn))(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                           const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
                                           TFE_TY(tensor) *dx);
+#define TFE__AD_VIEW_PRIMAL(OP, name)                                                                              \
+  TFE_INTERNAL tfe_status TFE_FN(name)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,             \
+                                       TFE_TY(tensor) *y) {                                                         \
+    (void)nin;                                                                                                      \
+    TFE_TY(view) v;                                                                                                 \
+    TFE_TRY(TFE_FN(ad_view_of_)(OP, p, x[0], &v));                                                                  \
+    return TFE_FN(ad_dense_copy_)(&v, y);                                                                           \
+  }
+#undef TFE__AD_VIEW_PRIMAL
+
+#endif /* TFE_FLOAT */
+#else /* bodies */
+#if TFE_FLOAT
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 TFE_INTERNAL int64_t TFE_FN(ad_numel_)(const TFE_TY(view) *v) { return tfe_layout_numel(&v->lay); }
@@ -514,5 +528,5 @@ TFE_INTERNAL tfe_status TFE_FN(ad_view_rrule_)(tfe_ad_op op, const tfe_ad_params
   if (st) TFE_FN(tensor_release)(dx);
   return st;
 }
-
 #endif /* TFE_FLOAT */
+#endif

@@ -1,6 +1,128 @@
 /* tenferro/ad_tape_tpl.h — the stateless rule entries (tfe_ad_primal_S, tfe_frule_S,
  * tfe_rrule_S) and the tape (reverse mode, with forward-mode tangents carried along) for one
  * float kind; plus the tropical matmul backward for the tropical kinds. Re-included per kind. */
+#if !TFE__BODY_PHASE
+#if TFE_FLOAT
+
+/* Work area of one rule call: up to 2 inputs, 3 outputs, their tangents or cotangents. */
+typedef struct TFE_TY(ad_call_) {
+  TFE_TY(tensor) tmp[10];
+  TFE_TY(view) v[10];
+  const TFE_TY(view) *x[2], *dx[2], *y[3], *dy[3];
+} TFE_TY(ad_call_);
+
+/* The primal of op: y[0..nout) are new dense tensors (the values the rules expect). */
+TFE_API tfe_status TFE_FN(ad_primal)(tfe_ad_op op, const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                     TFE_TY(tensor) *y);
+
+/* Forward rule: tangents dy[0..nout) of the outputs y (from tfe_ad_primal) for input tangents
+ * dx (an entry may be NULL: zero). */
+TFE_API tfe_status TFE_FN(frule)(tfe_ad_op op, const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                 const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy);
+
+/* Reverse rule: cotangents dx[0..nin) of the inputs for output cotangents dy (an entry may be
+ * NULL: zero). */
+TFE_API tfe_status TFE_FN(rrule)(tfe_ad_op op, const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
+                                 const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx);
+
+/* ---- the tape ---------------------------------------------------------------------------------- */
+typedef struct TFE_TY(ad_node) {
+  tfe_ad_op op;
+  tfe_ad_params p;
+  int nin, nout, in[2], out[3];
+} TFE_TY(ad_node);
+
+/* Values, tangents and gradients by variable id; operations in recording order. Zero-initialize
+ * (`tfe_tape_f64 t = {0};`), free with tfe_tape_free_S. Not thread-safe: one tape per thread. */
+typedef struct TFE_TY(tape) {
+  int nvars, capv, nnodes, capn;
+  TFE_TY(tensor) *val, *tan, *grad; /* .st == NULL: absent */
+  bool *leaf;
+  TFE_TY(ad_node) *nodes;
+} TFE_TY(tape);
+
+TFE_API void TFE_FN(tape_free)(TFE_TY(tape) *t);
+
+/* A leaf variable holding a dense copy of value; tangent (may be NULL) seeds forward mode. */
+TFE_API tfe_status TFE_FN(ad_var)(TFE_TY(tape) *t, const TFE_TY(view) *value, const TFE_TY(view) *tangent, int *id);
+
+/* A leaf holding a retained reference to value's storage (no copy) when value is dense
+ * column-major and not lazily conjugated, else a dense copy (as tfe_ad_var_S). The caller must
+ * not change value's elements while the tape lives: the rules read leaves during backward. */
+TFE_API tfe_status TFE_FN(ad_var_ref)(TFE_TY(tape) *t, const TFE_TY(tensor) *value, const TFE_TY(view) *tangent, int *id);
+
+/* Record op on variables in[0..nin); its outputs become variables out[0..nout). When an input
+ * carries a tangent, the outputs get theirs from the forward rule. */
+TFE_API tfe_status TFE_FN(ad_op)(TFE_TY(tape) *t, tfe_ad_op op, const tfe_ad_params *p, int nin, const int *in, int *out);
+
+TFE_API const TFE_TY(view) *TFE_FN(ad_value)(const TFE_TY(tape) *t, int id);
+/* Accumulated gradient of a leaf (NULL before any backward reached it). */
+TFE_API const TFE_TY(view) *TFE_FN(ad_grad)(const TFE_TY(tape) *t, int id);
+/* Forward-mode tangent (NULL when no input of its computation had one). */
+TFE_API const TFE_TY(view) *TFE_FN(ad_tangent)(const TFE_TY(tape) *t, int id);
+TFE_API void TFE_FN(ad_zero_grad)(TFE_TY(tape) *t);
+
+/* Reverse pass from variable id with cotangent cot (NULL: id must hold one element, seeded with
+ * 1). Gradients of leaves accumulate across calls (tfe_ad_zero_grad_S clears them); on error no
+ * gradient changes. */
+TFE_API tfe_status TFE_FN(ad_backward)(TFE_TY(tape) *t, int id, const TFE_TY(view) *cot);
+
+/* ---- convenience wrappers ---------------------------------------------------------------------- */
+/* C[lc] = sum A[la] B[lb] (b < 0: unary, lb ignored); integer labels, repeats allowed. */
+TFE_API tfe_status TFE_FN(ad_einsum)(TFE_TY(tape) *t, int a, const int32_t *la, int b, const int32_t *lb, int nc,
+                                     const int32_t *lc, int *out);
+/* The einsum room's string notation ("ij,jk->ik", "ii->", "ij->ji"; b < 0: one operand):
+ * parsed by the einsum parser into code-point labels, then recorded as tfe_ad_einsum_S.
+ * Without "->" the output is numpy's: labels written once, in increasing code point order.
+ * No ellipsis. */
+TFE_API tfe_status TFE_FN(ad_einsum_str)(TFE_TY(tape) *t, const char *expr, int a, int b, int *out);
+TFE_API tfe_status TFE_FN(ad_unary)(TFE_TY(tape) *t, int a, tfe_unop op, TFE_T param, int *out);
+TFE_API tfe_status TFE_FN(ad_binary)(TFE_TY(tape) *t, int a, int b, tfe_binop op, int *out);
+TFE_API tfe_status TFE_FN(ad_scale)(TFE_TY(tape) *t, int a, TFE_T alpha, int *out);
+/* Sum over axes[0..naxes) (naxes < 0: everything, a rank-0 result). */
+TFE_API tfe_status TFE_FN(ad_sum)(TFE_TY(tape) *t, int a, int naxes, const int *axes, int *out);
+TFE_API tfe_status TFE_FN(ad_permute)(TFE_TY(tape) *t, int a, const int *perm, int *out);
+/* Column-major reshape. */
+TFE_API tfe_status TFE_FN(ad_reshape)(TFE_TY(tape) *t, int a, int rank, const int64_t *dims, int *out);
+/* start:stop:step on every axis (step NULL: 1). */
+TFE_API tfe_status TFE_FN(ad_slice)(TFE_TY(tape) *t, int a, const int64_t *start, const int64_t *stop,
+                                    const int64_t *step, int *out);
+/* numpy broadcast to (rank, dims). */
+TFE_API tfe_status TFE_FN(ad_broadcast)(TFE_TY(tape) *t, int a, int rank, const int64_t *dims, int *out);
+TFE_API tfe_status TFE_FN(ad_diagonal)(TFE_TY(tape) *t, int a, int a1, int a2, int *out);
+/* A one-input linear algebra op (svd, qr, lq, eigh, eig, lu, cholesky, inv, det, slogdet,
+ * slogdet_sign, pinv, expm, polar): out receives tfe_ad_op_nout(op) ids. */
+TFE_API tfe_status TFE_FN(ad_linalg)(TFE_TY(tape) *t, tfe_ad_op op, int a, int *out);
+TFE_API tfe_status TFE_FN(ad_svd_trunc)(TFE_TY(tape) *t, int a, const tfe_trunc *tr, int *out);
+TFE_API tfe_status TFE_FN(ad_solve)(TFE_TY(tape) *t, int a, int b, int *out);
+TFE_API tfe_status TFE_FN(ad_norm)(TFE_TY(tape) *t, int a, tfe_norm_kind kind, int *out);
+/* X = A^+ B (minimum-norm least squares). */
+TFE_API tfe_status TFE_FN(ad_lstsq)(TFE_TY(tape) *t, int a, int b, int *out);
+/* X = T^-1 B with T the lower (or upper) triangle of A, unit diagonal when unit_diag. */
+TFE_API tfe_status TFE_FN(ad_trisolve)(TFE_TY(tape) *t, int a, int b, bool lower, bool unit_diag, int *out);
+/* A kernel-room reduction (tfe_redop) over axes[0..naxes) (naxes < 0: all, rank-0 result). */
+TFE_API tfe_status TFE_FN(ad_reduce)(TFE_TY(tape) *t, int a, tfe_redop op, int naxes, const int *axes, int *out);
+
+#endif /* TFE_FLOAT */
+
+/* ---- tropical matmul backward (max-plus, min-plus, max-times) ------------------------------ */
+#if TFE_ALG == TFE_ALG_MAXPLUS || TFE_ALG == TFE_ALG_MINPLUS || TFE_ALG == TFE_ALG_MAXTIMES
+#define TFE__RS TFE_CAT(TFE__RSUF_, TFE_R)
+#define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
+/* C = A B in the semiring for dense column-major A (m x k), B (k x n), keeping the winning k of
+ * every C[i,j] in argmax (m x n, int64). */
+TFE_API tfe_status TFE_FN(tropical_matmul)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *C,
+                                           tfe_tensor_i64 *argmax);
+/* Backward through the argmax: each C[i,j] depends on A[i,k*] and B[k*,j] only, so
+ * gA[i,k*] += gC[i,j] dC/dA and gB[k*,j] += gC[i,j] dC/dB (1 for max-plus / min-plus,
+ * B[k*,j] and A[i,k*] for max-times). Cotangents are of the real kind. */
+TFE_API tfe_status TFE_FN(rrule_tropical_matmul)(const TFE_TY(view) *A, const TFE_TY(view) *B,
+                                                 const tfe_view_i64 *argmax, const TFE_CAT(tfe_view_, TFE__RS) *gC,
+                                                 TFE__RT *gA, TFE__RT *gB);
+#undef TFE__RS
+#undef TFE__RT
+#endif
+#else /* bodies */
 #if TFE_FLOAT
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
@@ -132,13 +254,6 @@ TFE_INTERNAL tfe_status TFE_FN(ad_prep_)(const TFE_TY(view) *v, const TFE_TY(vie
   *out = tmp->v;
   return TFE_OK;
 }
-
-/* Work area of one rule call: up to 2 inputs, 3 outputs, their tangents or cotangents. */
-typedef struct TFE_TY(ad_call_) {
-  TFE_TY(tensor) tmp[10];
-  TFE_TY(view) v[10];
-  const TFE_TY(view) *x[2], *dx[2], *y[3], *dy[3];
-} TFE_TY(ad_call_);
 TFE_INTERNAL void TFE_FN(ad_call_free_)(TFE_TY(ad_call_) *c) { TFE_FN(ad_release_n_)(c->tmp, 10); }
 
 TFE_INTERNAL tfe_status TFE_FN(ad_check_op_)(tfe_ad_op op, const tfe_ad_params *p, int nin, const char *fn) {
@@ -159,8 +274,6 @@ TFE_INTERNAL tfe_status TFE_FN(ad_prep_in_)(TFE_TY(ad_call_) *c, int nin, const 
   }
   return TFE_OK;
 }
-
-/* The primal of op: y[0..nout) are new dense tensors (the values the rules expect). */
 TFE_API tfe_status TFE_FN(ad_primal)(tfe_ad_op op, const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                      TFE_TY(tensor) *y) {
   TFE_TRY(TFE_FN(ad_check_op_)(op, p, nin, __func__));
@@ -172,9 +285,6 @@ TFE_API tfe_status TFE_FN(ad_primal)(tfe_ad_op op, const tfe_ad_params *p, int n
   TFE_FN(ad_call_free_)(&c);
   return st;
 }
-
-/* Forward rule: tangents dy[0..nout) of the outputs y (from tfe_ad_primal) for input tangents
- * dx (an entry may be NULL: zero). */
 TFE_API tfe_status TFE_FN(frule)(tfe_ad_op op, const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                  const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   TFE_TRY(TFE_FN(ad_check_op_)(op, p, nin, __func__));
@@ -198,9 +308,6 @@ TFE_API tfe_status TFE_FN(frule)(tfe_ad_op op, const tfe_ad_params *p, int nin, 
   TFE_FN(ad_call_free_)(&c);
   return st;
 }
-
-/* Reverse rule: cotangents dx[0..nin) of the inputs for output cotangents dy (an entry may be
- * NULL: zero). */
 TFE_API tfe_status TFE_FN(rrule)(tfe_ad_op op, const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                  const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   TFE_TRY(TFE_FN(ad_check_op_)(op, p, nin, __func__));
@@ -222,23 +329,6 @@ TFE_API tfe_status TFE_FN(rrule)(tfe_ad_op op, const tfe_ad_params *p, int nin, 
   TFE_FN(ad_call_free_)(&c);
   return st;
 }
-
-/* ---- the tape ---------------------------------------------------------------------------------- */
-typedef struct TFE_TY(ad_node) {
-  tfe_ad_op op;
-  tfe_ad_params p;
-  int nin, nout, in[2], out[3];
-} TFE_TY(ad_node);
-
-/* Values, tangents and gradients by variable id; operations in recording order. Zero-initialize
- * (`tfe_tape_f64 t = {0};`), free with tfe_tape_free_S. Not thread-safe: one tape per thread. */
-typedef struct TFE_TY(tape) {
-  int nvars, capv, nnodes, capn;
-  TFE_TY(tensor) *val, *tan, *grad; /* .st == NULL: absent */
-  bool *leaf;
-  TFE_TY(ad_node) *nodes;
-} TFE_TY(tape);
-
 TFE_API void TFE_FN(tape_free)(TFE_TY(tape) *t) {
   if (!t) return;
   for (int i = 0; i < t->nvars; i++) {
@@ -285,8 +375,6 @@ TFE_INTERNAL tfe_status TFE_FN(tape_id_)(const TFE_TY(tape) *t, int id, const ch
   if (id < 0 || id >= t->nvars) return tfe__fail(TFE_ERR_BOUNDS, fn, "variable %d does not exist (tape has %d)", id, t->nvars);
   return TFE_OK;
 }
-
-/* A leaf variable holding a dense copy of value; tangent (may be NULL) seeds forward mode. */
 TFE_API tfe_status TFE_FN(ad_var)(TFE_TY(tape) *t, const TFE_TY(view) *value, const TFE_TY(view) *tangent, int *id) {
   TFE_CHECK_NULL(t);
   TFE_CHECK_NULL(value);
@@ -302,10 +390,6 @@ TFE_API tfe_status TFE_FN(ad_var)(TFE_TY(tape) *t, const TFE_TY(view) *value, co
   *id = k;
   return TFE_OK;
 }
-
-/* A leaf holding a retained reference to value's storage (no copy) when value is dense
- * column-major and not lazily conjugated, else a dense copy (as tfe_ad_var_S). The caller must
- * not change value's elements while the tape lives: the rules read leaves during backward. */
 TFE_API tfe_status TFE_FN(ad_var_ref)(TFE_TY(tape) *t, const TFE_TY(tensor) *value, const TFE_TY(view) *tangent, int *id) {
   TFE_CHECK_NULL(value);
   if (!value->st || !TFE_FN(ad_is_dense_)(&value->v)) return TFE_FN(ad_var)(t, &value->v, tangent, id);
@@ -322,9 +406,6 @@ TFE_API tfe_status TFE_FN(ad_var_ref)(TFE_TY(tape) *t, const TFE_TY(tensor) *val
   *id = k;
   return TFE_OK;
 }
-
-/* Record op on variables in[0..nin); its outputs become variables out[0..nout). When an input
- * carries a tangent, the outputs get theirs from the forward rule. */
 TFE_API tfe_status TFE_FN(ad_op)(TFE_TY(tape) *t, tfe_ad_op op, const tfe_ad_params *p, int nin, const int *in, int *out) {
   TFE_TRY(TFE_FN(ad_check_op_)(op, p, nin, __func__));
   TFE_CHECK_NULL(in);
@@ -355,15 +436,12 @@ TFE_API tfe_status TFE_FN(ad_op)(TFE_TY(tape) *t, tfe_ad_op op, const tfe_ad_par
   }
   return TFE_OK;
 }
-
 TFE_API const TFE_TY(view) *TFE_FN(ad_value)(const TFE_TY(tape) *t, int id) {
   return t && id >= 0 && id < t->nvars ? &t->val[id].v : NULL;
 }
-/* Accumulated gradient of a leaf (NULL before any backward reached it). */
 TFE_API const TFE_TY(view) *TFE_FN(ad_grad)(const TFE_TY(tape) *t, int id) {
   return t && id >= 0 && id < t->nvars && t->grad[id].st ? &t->grad[id].v : NULL;
 }
-/* Forward-mode tangent (NULL when no input of its computation had one). */
 TFE_API const TFE_TY(view) *TFE_FN(ad_tangent)(const TFE_TY(tape) *t, int id) {
   return t && id >= 0 && id < t->nvars && t->tan[id].st ? &t->tan[id].v : NULL;
 }
@@ -378,10 +456,6 @@ TFE_INTERNAL void TFE_FN(ad_acc_)(TFE_TY(tensor) *acc, TFE_TY(tensor) *g) {
   for (int64_t i = 0; i < n; i++) acc->v.data[i] += g->v.data[i];
   TFE_FN(tensor_release)(g);
 }
-
-/* Reverse pass from variable id with cotangent cot (NULL: id must hold one element, seeded with
- * 1). Gradients of leaves accumulate across calls (tfe_ad_zero_grad_S clears them); on error no
- * gradient changes. */
 TFE_API tfe_status TFE_FN(ad_backward)(TFE_TY(tape) *t, int id, const TFE_TY(view) *cot) {
   TFE_TRY(TFE_FN(tape_id_)(t, id, __func__));
   const TFE_TY(view) *yv = &t->val[id].v;
@@ -415,9 +489,6 @@ TFE_API tfe_status TFE_FN(ad_backward)(TFE_TY(tape) *t, int id, const TFE_TY(vie
   tfe__free(adj);
   return st;
 }
-
-/* ---- convenience wrappers ---------------------------------------------------------------------- */
-/* C[lc] = sum A[la] B[lb] (b < 0: unary, lb ignored); integer labels, repeats allowed. */
 TFE_API tfe_status TFE_FN(ad_einsum)(TFE_TY(tape) *t, int a, const int32_t *la, int b, const int32_t *lb, int nc,
                                      const int32_t *lc, int *out) {
   TFE_TRY(TFE_FN(tape_id_)(t, a, __func__));
@@ -445,10 +516,6 @@ TFE_INTERNAL int TFE_FN(ad_implicit_out_)(const tfe__ein_expr *e, int32_t *lc) {
     }
   return nc;
 }
-/* The einsum room's string notation ("ij,jk->ik", "ii->", "ij->ji"; b < 0: one operand):
- * parsed by the einsum parser into code-point labels, then recorded as tfe_ad_einsum_S.
- * Without "->" the output is numpy's: labels written once, in increasing code point order.
- * No ellipsis. */
 TFE_API tfe_status TFE_FN(ad_einsum_str)(TFE_TY(tape) *t, const char *expr, int a, int b, int *out) {
   TFE_TRY(TFE_FN(tape_id_)(t, a, __func__));
   if (b >= 0) TFE_TRY(TFE_FN(tape_id_)(t, b, __func__));
@@ -498,7 +565,6 @@ TFE_API tfe_status TFE_FN(ad_scale)(TFE_TY(tape) *t, int a, TFE_T alpha, int *ou
   p.scalar_im = (double)TFE_FN(ad_im_)(alpha);
   return TFE_FN(ad_op)(t, TFE_AD_SCALE, &p, 1, &a, out);
 }
-/* Sum over axes[0..naxes) (naxes < 0: everything, a rank-0 result). */
 TFE_API tfe_status TFE_FN(ad_sum)(TFE_TY(tape) *t, int a, int naxes, const int *axes, int *out) {
   tfe_ad_params p;
   memset(&p, 0, sizeof p);
@@ -517,7 +583,6 @@ TFE_API tfe_status TFE_FN(ad_permute)(TFE_TY(tape) *t, int a, const int *perm, i
   for (int i = 0; i < p.naxes; i++) p.axes[i] = perm[i];
   return TFE_FN(ad_op)(t, TFE_AD_PERMUTE, &p, 1, &a, out);
 }
-/* Column-major reshape. */
 TFE_API tfe_status TFE_FN(ad_reshape)(TFE_TY(tape) *t, int a, int rank, const int64_t *dims, int *out) {
   if (rank < 0 || rank > TFE_MAX_RANK) return TFE_FAIL(TFE_ERR_RANK, "rank %d outside [0, %d]", rank, TFE_MAX_RANK);
   if (rank > 0 && !dims) return TFE_FAIL(TFE_ERR_NULL, "argument 'dims' is NULL");
@@ -527,7 +592,6 @@ TFE_API tfe_status TFE_FN(ad_reshape)(TFE_TY(tape) *t, int a, int rank, const in
   for (int i = 0; i < rank; i++) p.dims[i] = dims[i];
   return TFE_FN(ad_op)(t, TFE_AD_RESHAPE, &p, 1, &a, out);
 }
-/* start:stop:step on every axis (step NULL: 1). */
 TFE_API tfe_status TFE_FN(ad_slice)(TFE_TY(tape) *t, int a, const int64_t *start, const int64_t *stop,
                                     const int64_t *step, int *out) {
   TFE_TRY(TFE_FN(tape_id_)(t, a, __func__));
@@ -539,7 +603,6 @@ TFE_API tfe_status TFE_FN(ad_slice)(TFE_TY(tape) *t, int a, const int64_t *start
   for (int i = 0; i < r; i++) { p.start[i] = start[i]; p.stop[i] = stop[i]; p.step[i] = step ? step[i] : 1; }
   return TFE_FN(ad_op)(t, TFE_AD_SLICE, &p, 1, &a, out);
 }
-/* numpy broadcast to (rank, dims). */
 TFE_API tfe_status TFE_FN(ad_broadcast)(TFE_TY(tape) *t, int a, int rank, const int64_t *dims, int *out) {
   if (rank < 0 || rank > TFE_MAX_RANK) return TFE_FAIL(TFE_ERR_RANK, "rank %d outside [0, %d]", rank, TFE_MAX_RANK);
   if (rank > 0 && !dims) return TFE_FAIL(TFE_ERR_NULL, "argument 'dims' is NULL");
@@ -555,8 +618,6 @@ TFE_API tfe_status TFE_FN(ad_diagonal)(TFE_TY(tape) *t, int a, int a1, int a2, i
   p.naxes = 2; p.axes[0] = a1; p.axes[1] = a2;
   return TFE_FN(ad_op)(t, TFE_AD_DIAGONAL, &p, 1, &a, out);
 }
-/* A one-input linear algebra op (svd, qr, lq, eigh, eig, lu, cholesky, inv, det, slogdet,
- * slogdet_sign, pinv, expm, polar): out receives tfe_ad_op_nout(op) ids. */
 TFE_API tfe_status TFE_FN(ad_linalg)(TFE_TY(tape) *t, tfe_ad_op op, int a, int *out) {
   tfe_ad_params p;
   memset(&p, 0, sizeof p);
@@ -584,14 +645,12 @@ TFE_API tfe_status TFE_FN(ad_norm)(TFE_TY(tape) *t, int a, tfe_norm_kind kind, i
   p.norm = (int)kind;
   return TFE_FN(ad_op)(t, TFE_AD_NORM, &p, 1, &a, out);
 }
-/* X = A^+ B (minimum-norm least squares). */
 TFE_API tfe_status TFE_FN(ad_lstsq)(TFE_TY(tape) *t, int a, int b, int *out) {
   tfe_ad_params p;
   memset(&p, 0, sizeof p);
   int in[2] = {a, b};
   return TFE_FN(ad_op)(t, TFE_AD_LSTSQ, &p, 2, in, out);
 }
-/* X = T^-1 B with T the lower (or upper) triangle of A, unit diagonal when unit_diag. */
 TFE_API tfe_status TFE_FN(ad_trisolve)(TFE_TY(tape) *t, int a, int b, bool lower, bool unit_diag, int *out) {
   tfe_ad_params p;
   memset(&p, 0, sizeof p);
@@ -599,7 +658,6 @@ TFE_API tfe_status TFE_FN(ad_trisolve)(TFE_TY(tape) *t, int a, int b, bool lower
   int in[2] = {a, b};
   return TFE_FN(ad_op)(t, TFE_AD_TRISOLVE, &p, 2, in, out);
 }
-/* A kernel-room reduction (tfe_redop) over axes[0..naxes) (naxes < 0: all, rank-0 result). */
 TFE_API tfe_status TFE_FN(ad_reduce)(TFE_TY(tape) *t, int a, tfe_redop op, int naxes, const int *axes, int *out) {
   tfe_ad_params p;
   memset(&p, 0, sizeof p);
@@ -610,15 +668,10 @@ TFE_API tfe_status TFE_FN(ad_reduce)(TFE_TY(tape) *t, int a, tfe_redop op, int n
   for (int i = 0; i < naxes; i++) p.axes[i] = axes[i];
   return TFE_FN(ad_op)(t, TFE_AD_REDUCE, &p, 1, &a, out);
 }
-
 #endif /* TFE_FLOAT */
-
-/* ---- tropical matmul backward (max-plus, min-plus, max-times) ------------------------------ */
 #if TFE_ALG == TFE_ALG_MAXPLUS || TFE_ALG == TFE_ALG_MINPLUS || TFE_ALG == TFE_ALG_MAXTIMES
 #define TFE__RS TFE_CAT(TFE__RSUF_, TFE_R)
 #define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
-/* C = A B in the semiring for dense column-major A (m x k), B (k x n), keeping the winning k of
- * every C[i,j] in argmax (m x n, int64). */
 TFE_API tfe_status TFE_FN(tropical_matmul)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *C,
                                            tfe_tensor_i64 *argmax) {
   TFE_CHECK_NULL(A); TFE_CHECK_NULL(B); TFE_CHECK_NULL(C); TFE_CHECK_NULL(argmax);
@@ -638,9 +691,6 @@ TFE_API tfe_status TFE_FN(tropical_matmul)(const TFE_TY(view) *A, const TFE_TY(v
   *C = c; *argmax = am;
   return TFE_OK;
 }
-/* Backward through the argmax: each C[i,j] depends on A[i,k*] and B[k*,j] only, so
- * gA[i,k*] += gC[i,j] dC/dA and gB[k*,j] += gC[i,j] dC/dB (1 for max-plus / min-plus,
- * B[k*,j] and A[i,k*] for max-times). Cotangents are of the real kind. */
 TFE_API tfe_status TFE_FN(rrule_tropical_matmul)(const TFE_TY(view) *A, const TFE_TY(view) *B,
                                                  const tfe_view_i64 *argmax, const TFE_CAT(tfe_view_, TFE__RS) *gC,
                                                  TFE__RT *gA, TFE__RT *gB) {
@@ -677,4 +727,5 @@ TFE_API tfe_status TFE_FN(rrule_tropical_matmul)(const TFE_TY(view) *A, const TF
 }
 #undef TFE__RS
 #undef TFE__RT
+#endif
 #endif

@@ -5,6 +5,7 @@
  * Gradient type convention: the cotangent of a tropical tensor is a tensor of its REAL kind
  * (tfe_tensor_f64 for maxplus_f64, ...), holding ordinary real numbers: the derivative of the
  * value v of each element, where C = max_terms(a + b) (or min, or max of a * b). */
+#if !TFE__BODY_PHASE
 #if TFE_ALG == TFE_ALG_MAXPLUS || TFE_ALG == TFE_ALG_MINPLUS || TFE_ALG == TFE_ALG_MAXTIMES
 #define TFE__RS TFE_CAT(TFE__RSUF_, TFE_R)
 #define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
@@ -15,6 +16,24 @@ typedef struct TFE_TY(trop_lab_) {
   int32_t id;
   int64_t dim, s[5];
 } TFE_TY(trop_lab_);
+
+/* Cotangents gA (A's shape) and gB (B's shape; B NULL: unary, gB untouched) of the real kind for
+ * C[lc] = sum_{other labels} A[la] B[lb] in this tropical semiring, given gC (C's shape, real
+ * kind). Repeated labels: diagonals of A / B (traces when summed) and of C (its off-diagonal
+ * elements are the semiring zero: no gradient). Inputs may have any strides. The winners are
+ * recomputed here (the rule is stateless); cost ~ one naive evaluation of the einsum. */
+TFE_API tfe_status TFE_FN(rrule_tropical_einsum)(const TFE_TY(view) *A, const int32_t *la, const TFE_TY(view) *B,
+                                                 const int32_t *lb, int nc, const int32_t *lc, const TFE__RV *gC,
+                                                 TFE__RT *gA, TFE__RT *gB);
+#undef TFE__RS
+#undef TFE__RT
+#undef TFE__RV
+#endif
+#else /* bodies */
+#if TFE_ALG == TFE_ALG_MAXPLUS || TFE_ALG == TFE_ALG_MINPLUS || TFE_ALG == TFE_ALG_MAXTIMES
+#define TFE__RS TFE_CAT(TFE__RSUF_, TFE_R)
+#define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
+#define TFE__RV TFE_CAT(tfe_view_, TFE__RS)
 
 /* Adds label id of size d (stride s in operand `which`); checks that sizes agree. */
 TFE_INTERNAL tfe_status TFE_FN(trop_add_)(TFE_TY(trop_lab_) *L, int *n, int32_t id, int64_t d, int which, int64_t s,
@@ -108,12 +127,6 @@ TFE_INTERNAL void TFE_FN(trop_walk_)(const TFE_TY(view) *A, const TFE_TY(view) *
 #endif
   } while (TFE_FN(trop_step_)(L, nfree, fi, fo));
 }
-
-/* Cotangents gA (A's shape) and gB (B's shape; B NULL: unary, gB untouched) of the real kind for
- * C[lc] = sum_{other labels} A[la] B[lb] in this tropical semiring, given gC (C's shape, real
- * kind). Repeated labels: diagonals of A / B (traces when summed) and of C (its off-diagonal
- * elements are the semiring zero: no gradient). Inputs may have any strides. The winners are
- * recomputed here (the rule is stateless); cost ~ one naive evaluation of the einsum. */
 TFE_API tfe_status TFE_FN(rrule_tropical_einsum)(const TFE_TY(view) *A, const int32_t *la, const TFE_TY(view) *B,
                                                  const int32_t *lb, int nc, const int32_t *lc, const TFE__RV *gC,
                                                  TFE__RT *gA, TFE__RT *gB) {
@@ -144,4 +157,5 @@ TFE_API tfe_status TFE_FN(rrule_tropical_einsum)(const TFE_TY(view) *A, const in
 #undef TFE__RS
 #undef TFE__RT
 #undef TFE__RV
+#endif
 #endif

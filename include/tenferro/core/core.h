@@ -1,14 +1,12 @@
 /* tenferro/core.h — the core room: status codes and messages, allocation hooks and the pool of
  * large buffers (tfe_pool_*), threads, overflow-safe size arithmetic. Everything else in
  * tenferro stands on this. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_CORE_H
 #define TENFERRO_CORE_H
 
 #include <tenferro/config.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* ---- status codes ---------------------------------------------------------------------- */
 typedef enum tfe_status {
@@ -33,37 +31,15 @@ typedef enum tfe_status {
   TFE_STATUS_COUNT_
 } tfe_status;
 
-TFE_API const char *tfe_status_name(tfe_status s) {
-  static const char *const names[] = {
-      "ok", "null pointer", "invalid argument", "bad rank", "shape mismatch", "size overflow",
-      "allocation failed", "out of bounds", "dtype mismatch", "overlapping memory",
-      "incompatible strides", "parse error", "unsupported", "singular matrix",
-      "no convergence", "i/o error", "device error", "internal error"};
-  return (unsigned)s < (unsigned)TFE_STATUS_COUNT_ ? names[s] : "unknown status";
-}
+TFE_API const char *tfe_status_name(tfe_status s);
 
 /* ---- thread-local error message ---------------------------------------------------------- */
 #define TFE_ERRMSG_MAX 512
-TFE_GLOBAL TFE_THREAD_LOCAL char tfe__errmsg[TFE_ERRMSG_MAX];
-TFE_GLOBAL TFE_THREAD_LOCAL tfe_status tfe__errcode;
 
 /* The message of the last failure on this thread: "function: what was wrong". */
-TFE_API const char *tfe_last_error(void) { return tfe__errmsg; }
-TFE_API tfe_status tfe_last_status(void) { return tfe__errcode; }
-TFE_API void tfe_clear_error(void) { tfe__errmsg[0] = 0; tfe__errcode = TFE_OK; }
-
-TFE_INTERNAL tfe_status tfe__fail(tfe_status st, const char *where, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-TFE_INTERNAL tfe_status tfe__fail(tfe_status st, const char *where, const char *fmt, ...) {
-  int n = snprintf(tfe__errmsg, TFE_ERRMSG_MAX, "%s: ", where);
-  if (n < 0 || n >= TFE_ERRMSG_MAX) n = 0;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(tfe__errmsg + n, (size_t)(TFE_ERRMSG_MAX - n), fmt, ap);
-  va_end(ap);
-  tfe__errcode = st;
-  return st;
-}
+TFE_API const char *tfe_last_error(void);
+TFE_API tfe_status tfe_last_status(void);
+TFE_API void tfe_clear_error(void);
 /* return TFE_FAIL(TFE_ERR_SHAPE, "dim %d is %lld, expected %lld", ...); */
 /* The comma form lets the compiler see the returned code (variadic functions are not inlined). */
 #define TFE_FAIL(st, ...) (tfe__fail((st), __func__, __VA_ARGS__), (st))
@@ -98,15 +74,6 @@ typedef struct tfe_allocator {
 #define TFE__POOL_LIVE 1024 /* large buffers handed out whose size the pool remembers */
 #define TFE__POOL_SLOTS 32
 typedef struct { void *p; size_t bytes; } tfe__pblock;
-TFE_GLOBAL tfe__pblock tfe__pool_live[TFE__POOL_LIVE];
-TFE_GLOBAL tfe__pblock tfe__pool_kept[TFE__POOL_SLOTS]; /* oldest first */
-TFE_GLOBAL int tfe__pool_nlive, tfe__pool_nkept;
-TFE_GLOBAL size_t tfe__pool_kept_sum;
-TFE_GLOBAL int64_t tfe__pool_max = -1; /* -1: not read from the environment yet */
-TFE_GLOBAL char tfe__pool_flag;
-/* Whether the calling thread's last large default allocation was a kept buffer (its pages
- * already written): fresh-destination kernels skip faulting it in. */
-TFE_GLOBAL TFE_THREAD_LOCAL bool tfe__pool_recycled;
 
 #if defined(__SANITIZE_ADDRESS__)
 #define TFE__POOL_DEFAULT 0
@@ -118,6 +85,72 @@ TFE_GLOBAL TFE_THREAD_LOCAL bool tfe__pool_recycled;
 #ifndef TFE__POOL_DEFAULT
 #define TFE__POOL_DEFAULT ((int64_t)2 << 30)
 #endif
+
+/* The pool's limit in bytes (0: off). */
+TFE_API size_t tfe_pool_limit(void);
+/* Bytes the pool keeps now. */
+TFE_API size_t tfe_pool_kept_bytes(void);
+/* Set the limit (0 turns the pool off); kept buffers over it are given back at once. */
+TFE_API void tfe_pool_set_limit(size_t bytes);
+/* Give every kept buffer back to the system (the limit stays). */
+TFE_API void tfe_pool_trim(void);
+
+/* Replace the process-wide allocator (NULL restores the default). Not thread-safe with
+ * respect to running operations: set it before starting work. */
+TFE_API void tfe_set_allocator(const tfe_allocator *a);
+TFE_API tfe_allocator tfe_get_allocator(void);
+#define tfe__alloc(bytes) tfe__alloc_at((bytes), __func__)
+#define tfe__calloc(n, size) tfe__calloc_at((n), (size), __func__)
+TFE_API void tfe_set_num_threads(int n);
+TFE_API int tfe_get_num_threads(void);
+
+#include <tenferro/core/lock.h>
+#include <tenferro/core/tuning.h>
+#endif
+#elif !defined(TENFERRO_CORE_BODY) /* bodies */
+#define TENFERRO_CORE_BODY
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <tenferro/config.h>
+TFE_API const char *tfe_status_name(tfe_status s) {
+  static const char *const names[] = {
+      "ok", "null pointer", "invalid argument", "bad rank", "shape mismatch", "size overflow",
+      "allocation failed", "out of bounds", "dtype mismatch", "overlapping memory",
+      "incompatible strides", "parse error", "unsupported", "singular matrix",
+      "no convergence", "i/o error", "device error", "internal error"};
+  return (unsigned)s < (unsigned)TFE_STATUS_COUNT_ ? names[s] : "unknown status";
+}
+TFE_GLOBAL TFE_THREAD_LOCAL char tfe__errmsg[TFE_ERRMSG_MAX];
+TFE_GLOBAL TFE_THREAD_LOCAL tfe_status tfe__errcode;
+TFE_API const char *tfe_last_error(void) { return tfe__errmsg; }
+TFE_API tfe_status tfe_last_status(void) { return tfe__errcode; }
+TFE_API void tfe_clear_error(void) { tfe__errmsg[0] = 0; tfe__errcode = TFE_OK; }
+
+TFE_INTERNAL tfe_status tfe__fail(tfe_status st, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+TFE_INTERNAL tfe_status tfe__fail(tfe_status st, const char *where, const char *fmt, ...) {
+  int n = snprintf(tfe__errmsg, TFE_ERRMSG_MAX, "%s: ", where);
+  if (n < 0 || n >= TFE_ERRMSG_MAX) n = 0;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(tfe__errmsg + n, (size_t)(TFE_ERRMSG_MAX - n), fmt, ap);
+  va_end(ap);
+  tfe__errcode = st;
+  return st;
+}
+TFE_GLOBAL tfe__pblock tfe__pool_live[TFE__POOL_LIVE];
+TFE_GLOBAL tfe__pblock tfe__pool_kept[TFE__POOL_SLOTS]; /* oldest first */
+TFE_GLOBAL int tfe__pool_nlive, tfe__pool_nkept;
+TFE_GLOBAL size_t tfe__pool_kept_sum;
+TFE_GLOBAL int64_t tfe__pool_max = -1; /* -1: not read from the environment yet */
+TFE_GLOBAL char tfe__pool_flag;
+/* Whether the calling thread's last large default allocation was a kept buffer (its pages
+ * already written): fresh-destination kernels skip faulting it in. */
+TFE_GLOBAL TFE_THREAD_LOCAL bool tfe__pool_recycled;
 
 TFE_INTERNAL void tfe__pool_lock(void) {
   while (__atomic_test_and_set(&tfe__pool_flag, __ATOMIC_ACQUIRE))
@@ -221,22 +254,18 @@ TFE_INTERNAL void tfe__default_free(void *ctx, void *p) {
   (void)ctx;
   if (p && !tfe__pool_give(p)) free(p);
 }
-
-/* The pool's limit in bytes (0: off). */
 TFE_API size_t tfe_pool_limit(void) {
   tfe__pool_lock();
   size_t l = tfe__pool_limit_locked();
   tfe__pool_unlock();
   return l;
 }
-/* Bytes the pool keeps now. */
 TFE_API size_t tfe_pool_kept_bytes(void) {
   tfe__pool_lock();
   size_t k = tfe__pool_kept_sum;
   tfe__pool_unlock();
   return k;
 }
-/* Set the limit (0 turns the pool off); kept buffers over it are given back at once. */
 TFE_API void tfe_pool_set_limit(size_t bytes) {
   void *drop[TFE__POOL_SLOTS + 1];
   tfe__pool_lock();
@@ -245,7 +274,6 @@ TFE_API void tfe_pool_set_limit(size_t bytes) {
   tfe__pool_unlock();
   for (int i = 0; i < nd; i++) free(drop[i]);
 }
-/* Give every kept buffer back to the system (the limit stays). */
 TFE_API void tfe_pool_trim(void) {
   void *drop[TFE__POOL_SLOTS + 1];
   int nd = 0;
@@ -257,9 +285,6 @@ TFE_API void tfe_pool_trim(void) {
 }
 
 TFE_GLOBAL tfe_allocator tfe__allocator_hook;
-
-/* Replace the process-wide allocator (NULL restores the default). Not thread-safe with
- * respect to running operations: set it before starting work. */
 TFE_API void tfe_set_allocator(const tfe_allocator *a) {
   if (a) tfe__allocator_hook = *a;
   else memset(&tfe__allocator_hook, 0, sizeof tfe__allocator_hook);
@@ -277,7 +302,6 @@ TFE_INTERNAL void *tfe__alloc_at(size_t bytes, const char *where) {
   if (!p) tfe__fail(TFE_ERR_ALLOC, where, "allocation of %zu bytes failed", bytes);
   return p;
 }
-#define tfe__alloc(bytes) tfe__alloc_at((bytes), __func__)
 TFE_INTERNAL void tfe__free(void *p) {
   if (!p) return;
   tfe_allocator a = tfe_get_allocator();
@@ -292,7 +316,6 @@ TFE_INTERNAL void *tfe__calloc_at(size_t n, size_t size, const char *where) {
   if (p) memset(p, 0, n * size);
   return p;
 }
-#define tfe__calloc(n, size) tfe__calloc_at((n), (size), __func__)
 
 /* ---- threads -------------------------------------------------------------------------------- */
 /* Threads tenferro's own kernels use (BLIS keeps its own setting). 0 = OpenMP's default. */
@@ -313,5 +336,4 @@ TFE_INTERNAL bool tfe__mul_ok(int64_t a, int64_t b, int64_t *out) {
 TFE_INTERNAL bool tfe__add_ok(int64_t a, int64_t b, int64_t *out) {
   return !__builtin_add_overflow(a, b, out);
 }
-
 #endif

@@ -6,12 +6,11 @@
  *   is_float: an IEEE real or complex kind of the standard algebra (BLAS and LAPACK kinds)
  * Tropical kinds are distinct one-member structs so that _Generic tells them from double;
  * the max-plus zero is -inf, never the most negative finite value. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_SCALARS_H
 #define TENFERRO_SCALARS_H
 
 #include <tenferro/core/core.h>
-#include <complex.h>
-#include <math.h>
 
 /* clang-format off */
 #define TFE_KINDS(X)                                                                   \
@@ -74,6 +73,26 @@ typedef struct tfe_maxtimes_f64 { double v; } tfe_maxtimes_f64;
 #define TFE__REAL_DT_int32_t TFE_DT_I32
 #define TFE__REAL_DT_int64_t TFE_DT_I64
 
+TFE_API const tfe_dtype_info *tfe_dtype_get(tfe_dtype dt);
+TFE_API const char *tfe_dtype_name(tfe_dtype dt);
+/* Look a kind up by its suffix ("f64", "c128", "maxplus_f64"); TFE_DT_COUNT if unknown. */
+TFE_API tfe_dtype tfe_dtype_from_name(const char *name);
+
+/* Complex conjugate without promotion to double. */
+#define TFE_CONJ(x) _Generic((x), float _Complex: conjf, double _Complex: conj)(x)
+#define TFE_CABS(x) _Generic((x), float _Complex: cabsf, double _Complex: cabs)(x)
+
+/* Per-kind semiring operations: tfe_sr_zero_f64() etc. (see scalar_tpl.h). */
+#define TFE_TEMPLATE <tenferro/core/semiring_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+
+#endif
+#elif !defined(TENFERRO_SCALARS_BODY) /* bodies */
+#define TENFERRO_SCALARS_BODY
+#include <complex.h>
+#include <math.h>
+#include <tenferro/core/core.h>
 TFE_API const tfe_dtype_info *tfe_dtype_get(tfe_dtype dt) {
   static const tfe_dtype_info table[] = {
 #define TFE__DT_INFO(s, T, R, alg, cplx, flt, DT) \
@@ -87,20 +106,12 @@ TFE_API const char *tfe_dtype_name(tfe_dtype dt) {
   const tfe_dtype_info *i = tfe_dtype_get(dt);
   return i ? i->name : "unknown";
 }
-/* Look a kind up by its suffix ("f64", "c128", "maxplus_f64"); TFE_DT_COUNT if unknown. */
 TFE_API tfe_dtype tfe_dtype_from_name(const char *name) {
   for (int d = 0; name && d < (int)TFE_DT_COUNT; d++)
     if (strcmp(tfe_dtype_get((tfe_dtype)d)->name, name) == 0) return (tfe_dtype)d;
   return TFE_DT_COUNT;
 }
-
-/* Complex conjugate without promotion to double. */
-#define TFE_CONJ(x) _Generic((x), float _Complex: conjf, double _Complex: conj)(x)
-#define TFE_CABS(x) _Generic((x), float _Complex: cabsf, double _Complex: cabs)(x)
-
-/* Per-kind semiring operations: tfe_sr_zero_f64() etc. (see scalar_tpl.h). */
 #define TFE_TEMPLATE <tenferro/core/semiring_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-
 #endif

@@ -4,6 +4,44 @@
  *   T tfe_sr_zero_S(void), T tfe_sr_one_S(void), T tfe_sr_add_S(T,T), T tfe_sr_mul_S(T,T),
  *   T tfe_sr_conj_S(T), bool tfe_sr_eq_S(T,T), T tfe_sr_from_f64_S(double),
  *   double tfe_sr_dist_S(T,T)   (a distance, used by tests and tolerance checks) */
+#if !TFE__BODY_PHASE
+#if TFE_ALG == TFE_ALG_STANDARD
+TFE_API TFE_T TFE_FN(sr_zero)(void);
+TFE_API TFE_T TFE_FN(sr_one)(void);
+TFE_API TFE_T TFE_FN(sr_add)(TFE_T a, TFE_T b);
+TFE_API TFE_T TFE_FN(sr_mul)(TFE_T a, TFE_T b);
+TFE_API bool TFE_FN(sr_eq)(TFE_T a, TFE_T b);
+TFE_API TFE_T TFE_FN(sr_from_f64)(double x);
+#if TFE_CPLX
+TFE_API TFE_T TFE_FN(sr_conj)(TFE_T a);
+TFE_API double TFE_FN(sr_dist)(TFE_T a, TFE_T b);
+#else
+TFE_API TFE_T TFE_FN(sr_conj)(TFE_T a);
+TFE_API double TFE_FN(sr_dist)(TFE_T a, TFE_T b);
+#endif
+#elif TFE_ALG == TFE_ALG_MAXPLUS || TFE_ALG == TFE_ALG_MINPLUS || TFE_ALG == TFE_ALG_MAXTIMES
+#if TFE_ALG == TFE_ALG_MAXPLUS
+TFE_API TFE_T TFE_FN(sr_zero)(void);
+TFE_API TFE_T TFE_FN(sr_one)(void);
+TFE_API TFE_T TFE_FN(sr_add)(TFE_T a, TFE_T b);
+TFE_API TFE_T TFE_FN(sr_mul)(TFE_T a, TFE_T b);
+#elif TFE_ALG == TFE_ALG_MINPLUS
+TFE_API TFE_T TFE_FN(sr_zero)(void);
+TFE_API TFE_T TFE_FN(sr_one)(void);
+TFE_API TFE_T TFE_FN(sr_add)(TFE_T a, TFE_T b);
+TFE_API TFE_T TFE_FN(sr_mul)(TFE_T a, TFE_T b);
+#else /* max-times over non-negative reals */
+TFE_API TFE_T TFE_FN(sr_zero)(void);
+TFE_API TFE_T TFE_FN(sr_one)(void);
+TFE_API TFE_T TFE_FN(sr_add)(TFE_T a, TFE_T b);
+TFE_API TFE_T TFE_FN(sr_mul)(TFE_T a, TFE_T b);
+#endif
+TFE_API TFE_T TFE_FN(sr_conj)(TFE_T a);
+TFE_API bool TFE_FN(sr_eq)(TFE_T a, TFE_T b);
+TFE_API TFE_T TFE_FN(sr_from_f64)(double x);
+TFE_API double TFE_FN(sr_dist)(TFE_T a, TFE_T b);
+#endif
+#else /* bodies */
 #if TFE_ALG == TFE_ALG_STANDARD
 TFE_API TFE_T TFE_FN(sr_zero)(void) { return (TFE_T)0; }
 TFE_API TFE_T TFE_FN(sr_one)(void) { return (TFE_T)1; }
@@ -42,4 +80,5 @@ TFE_API double TFE_FN(sr_dist)(TFE_T a, TFE_T b) {
   if (a.v == b.v) return 0.0; /* equal infinities */
   return fabs((double)a.v - (double)b.v);
 }
+#endif
 #endif

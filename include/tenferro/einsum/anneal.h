@@ -6,6 +6,7 @@
  * label set and the two step costs change, and the new set is local:
  *   L(A u B) = (L(A) | L(B)) & (L(C) | L(p)),
  * because a label of A or B must stay exactly when C or something outside p still holds it. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_EINSUM_ANNEAL_H
 #define TENFERRO_EINSUM_ANNEAL_H
 
@@ -22,6 +23,11 @@ typedef struct tfe__ein_sa {
   int root;
   uint64_t *u, *x;      /* W-word scratch */
 } tfe__ein_sa;
+
+#endif
+#elif !defined(TENFERRO_EINSUM_ANNEAL_BODY) /* bodies */
+#define TENFERRO_EINSUM_ANNEAL_BODY
+#include <tenferro/einsum/path.h>
 
 TFE_INTERNAL double tfe__ein_sa_term(const tfe__ein_sa *s, int v) {
   return exp2(s->lf[v]) + (v == s->root ? 0 : s->ww * exp2(s->ls[v]));
@@ -261,5 +267,4 @@ TFE_INTERNAL tfe_status tfe__ein_slice(tfe__ein_net *net, double *lsize, const t
   tfe__free(L);
   return st;
 }
-
 #endif

@@ -16,10 +16,10 @@
  *     tfe_einsum_execute_S(plan, alpha, ops, beta, out_view)
  *   generic ............ tfe_einsum(...), tfe_einsum_into(...), ... (_Generic on the output)
  *   dtype-tagged ....... tfe_einsum_dyn(out, expr, n, ops, opts), tfe_einsum_into_dyn(...) */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_EINSUM_H
 #define TENFERRO_EINSUM_H
 
-#include <limits.h>
 #include <tenferro/tensor/tensor.h>
 #include <tenferro/prims/prims.h>
 #include <tenferro/einsum/parse.h>
@@ -50,6 +50,25 @@
 /* Allocating einsum over run-time typed operands (all of one dtype); out becomes an owning
  * handle (release with tfe_storage_release(out->st)). */
 TFE_API tfe_status tfe_einsum_dyn(tfe_dyn *out, const char *expr, int n, const tfe_dyn *ops,
+                                  const tfe_einsum_opts *opts);
+/* out = einsum(expr, ops) into an existing run-time typed view (alpha = 1, beta = 0). */
+TFE_API tfe_status tfe_einsum_into_dyn(const tfe_dyn *out, const char *expr, int n, const tfe_dyn *ops,
+                                       const tfe_einsum_opts *opts);
+
+#endif
+#elif !defined(TENFERRO_EINSUM_BODY) /* bodies */
+#define TENFERRO_EINSUM_BODY
+#include <limits.h>
+#include <tenferro/tensor/tensor.h>
+#include <tenferro/prims/prims.h>
+#include <tenferro/einsum/parse.h>
+#include <tenferro/einsum/path.h>
+#include <tenferro/einsum/anneal.h>
+#include <tenferro/einsum/plan.h>
+#define TFE_TEMPLATE <tenferro/einsum/einsum_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+TFE_API tfe_status tfe_einsum_dyn(tfe_dyn *out, const char *expr, int n, const tfe_dyn *ops,
                                   const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(out);
   if (n < 1) return TFE_FAIL(TFE_ERR_INVALID, "einsum needs at least one operand (got %d)", n);
@@ -76,7 +95,6 @@ TFE_API tfe_status tfe_einsum_dyn(tfe_dyn *out, const char *expr, int n, const t
     default: return TFE_FAIL(TFE_ERR_DTYPE, "unsupported dtype %d", (int)ops[0].dtype);
   }
 }
-/* out = einsum(expr, ops) into an existing run-time typed view (alpha = 1, beta = 0). */
 TFE_API tfe_status tfe_einsum_into_dyn(const tfe_dyn *out, const char *expr, int n, const tfe_dyn *ops,
                                        const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(out);
@@ -102,5 +120,4 @@ TFE_API tfe_status tfe_einsum_into_dyn(const tfe_dyn *out, const char *expr, int
     default: return TFE_FAIL(TFE_ERR_DTYPE, "unsupported dtype %d", (int)out->dtype);
   }
 }
-
 #endif

@@ -3,6 +3,34 @@
  * so user kinds work too. */
 /* The plan's kind code: shipped kinds use their dtype; user kinds (TFE_DT_CUSTOM) add their
  * element size, which is what plans depend on (see tfe__ein_elem_size). */
+#if !TFE__BODY_PHASE
+#undef TFE__EIN_DT
+#define TFE__EIN_DT (TFE_DT == TFE_DT_CUSTOM ? (tfe_dtype)((int)TFE_DT_CUSTOM + (int)sizeof(TFE_T)) : TFE_DT)
+
+/* out = alpha * einsum(ops) + beta * out, following plan p. out may have any strides (no
+ * overlap with itself or the operands); the operands must have the dims and strides the plan
+ * was made for (their offsets and data pointers are free). out is untouched on error. */
+TFE_API tfe_status TFE_FN(einsum_execute)(const tfe_einsum_plan *p, TFE_T alpha, const TFE_TY(view) *ops,
+                                          TFE_T beta, const TFE_TY(view) *out);
+
+/* out = alpha * einsum(expr, ops) + beta * out (string form) with options (NULL: defaults). */
+TFE_API tfe_status TFE_FN(einsum_into_with)(const TFE_TY(view) *out, TFE_T alpha, TFE_T beta, const char *expr, int n,
+                                            const TFE_TY(view) *ops, const tfe_einsum_opts *opts);
+TFE_API tfe_status TFE_FN(einsum_into)(const TFE_TY(view) *out, TFE_T alpha, TFE_T beta, const char *expr, int n,
+                                       const TFE_TY(view) *ops);
+/* A new dense tensor (opts->out_order, column-major by default) with einsum(expr, ops). */
+TFE_API tfe_status TFE_FN(einsum_with)(TFE_TY(tensor) *out, const char *expr, int n, const TFE_TY(view) *ops,
+                                       const tfe_einsum_opts *opts);
+TFE_API tfe_status TFE_FN(einsum)(TFE_TY(tensor) *out, const char *expr, int n, const TFE_TY(view) *ops);
+/* Integer labels: labels[k] names the axes of ops[k]; out_labels NULL = implicit output. */
+TFE_API tfe_status TFE_FN(einsum_labels)(TFE_TY(tensor) *out, int n, const TFE_TY(view) *ops,
+                                         const int32_t *const *labels, const int32_t *out_labels, int out_rank,
+                                         const tfe_einsum_opts *opts);
+/* Consuming form: the operand tensors are given up (released, handles cleared) whether or not
+ * the call succeeds; their storage may hold intermediates or the result (see docs/einsum.md). */
+TFE_API tfe_status TFE_FN(einsum_owned)(TFE_TY(tensor) *out, const char *expr, int n, TFE_TY(tensor) *ops,
+                                        const tfe_einsum_opts *opts);
+#else /* bodies */
 #undef TFE__EIN_DT
 #define TFE__EIN_DT (TFE_DT == TFE_DT_CUSTOM ? (tfe_dtype)((int)TFE_DT_CUSTOM + (int)sizeof(TFE_T)) : TFE_DT)
 
@@ -190,10 +218,6 @@ TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_einsum_plan *p, TFE_T alpha,
   if (bp != small) tfe__free(bp);
   return st;
 }
-
-/* out = alpha * einsum(ops) + beta * out, following plan p. out may have any strides (no
- * overlap with itself or the operands); the operands must have the dims and strides the plan
- * was made for (their offsets and data pointers are free). out is untouched on error. */
 TFE_API tfe_status TFE_FN(einsum_execute)(const tfe_einsum_plan *p, TFE_T alpha, const TFE_TY(view) *ops,
                                           TFE_T beta, const TFE_TY(view) *out) {
   TFE_CHECK_NULL(p);
@@ -213,8 +237,6 @@ TFE_INTERNAL tfe_status TFE_FN(ein_layouts_)(int n, const TFE_TY(view) *ops, con
   for (int k = 0; k < n; k++) (*lay)[k] = &ops[k].lay;
   return TFE_OK;
 }
-
-/* out = alpha * einsum(expr, ops) + beta * out (string form) with options (NULL: defaults). */
 TFE_API tfe_status TFE_FN(einsum_into_with)(const TFE_TY(view) *out, TFE_T alpha, TFE_T beta, const char *expr, int n,
                                             const TFE_TY(view) *ops, const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(out);
@@ -252,7 +274,6 @@ TFE_INTERNAL tfe_status TFE_FN(ein_alloc_)(TFE_TY(tensor) *out, const char *expr
   *out = t;
   return TFE_OK;
 }
-/* A new dense tensor (opts->out_order, column-major by default) with einsum(expr, ops). */
 TFE_API tfe_status TFE_FN(einsum_with)(TFE_TY(tensor) *out, const char *expr, int n, const TFE_TY(view) *ops,
                                        const tfe_einsum_opts *opts) {
   if (!expr) return TFE_FAIL(TFE_ERR_NULL, "argument 'expr' is NULL");
@@ -261,7 +282,6 @@ TFE_API tfe_status TFE_FN(einsum_with)(TFE_TY(tensor) *out, const char *expr, in
 TFE_API tfe_status TFE_FN(einsum)(TFE_TY(tensor) *out, const char *expr, int n, const TFE_TY(view) *ops) {
   return TFE_FN(einsum_with)(out, expr, n, ops, NULL);
 }
-/* Integer labels: labels[k] names the axes of ops[k]; out_labels NULL = implicit output. */
 TFE_API tfe_status TFE_FN(einsum_labels)(TFE_TY(tensor) *out, int n, const TFE_TY(view) *ops,
                                          const int32_t *const *labels, const int32_t *out_labels, int out_rank,
                                          const tfe_einsum_opts *opts) {
@@ -331,8 +351,6 @@ TFE_INTERNAL tfe_status TFE_FN(ein_owned_run_)(const tfe_einsum_plan *p, TFE_TY(
   *out = t;
   return TFE_OK;
 }
-/* Consuming form: the operand tensors are given up (released, handles cleared) whether or not
- * the call succeeds; their storage may hold intermediates or the result (see docs/einsum.md). */
 TFE_API tfe_status TFE_FN(einsum_owned)(TFE_TY(tensor) *out, const char *expr, int n, TFE_TY(tensor) *ops,
                                         const tfe_einsum_opts *opts) {
   if (n < 1 || !ops) return TFE_FAIL(ops ? TFE_ERR_INVALID : TFE_ERR_NULL, "einsum needs operands (n = %d)", n);
@@ -353,3 +371,4 @@ TFE_API tfe_status TFE_FN(einsum_owned)(TFE_TY(tensor) *out, const char *expr, i
   for (int k = 0; k < n; k++) TFE_FN(tensor_release)(&ops[k]);
   return st;
 }
+#endif

@@ -7,6 +7,7 @@
  *   item  := term | "(" list ")"          parentheses fix the contraction order
  *   term  := ( label | "..." )*            any Unicode character except , ( ) - > . and controls
  * Labels are Unicode code points; the ellipsis axes get synthetic labels TFE_EIN_ELL_BASE + k. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_EINSUM_PARSE_H
 #define TENFERRO_EINSUM_PARSE_H
 
@@ -35,6 +36,40 @@ typedef struct tfe__ein_expr {
   bool int_labels;      /* integer-label form: messages print numbers */
   void *mem;            /* the one allocation backing everything above */
 } tfe__ein_expr;
+
+/* ---- the string parser ---------------------------------------------------------------------- */
+typedef struct tfe__ein_pstate {
+  const char *s;
+  size_t len, i;
+  tfe__ein_expr *e;
+  int32_t *labp, *posp; /* next free label / position slots */
+} tfe__ein_pstate;
+
+#define TFE__EIN_ERR(ps, at, ...) tfe__ein_perr((ps)->s, (int)(at), __VA_ARGS__)
+
+/* ---- binding: expression + operand shapes -> the label problem ------------------------------- */
+/* After binding, labels are dense ids 0..nlab-1. Size-1 axes of a label whose size is larger
+ * elsewhere are dropped from that operand (broadcasting: the axis always reads index 0). */
+typedef struct tfe__ein_prob {
+  int n, nlab;
+  bool int_labels;
+  int32_t *label_id;     /* nlab: the label as written (code point, synthetic, or integer) */
+  int64_t *size;         /* nlab */
+  int *rank;             /* n: axes kept per operand */
+  int **lab;             /* n: dense label of each kept axis */
+  int **axis;            /* n: the operand axis each kept label reads */
+  int out_rank;
+  int *out_lab;          /* dense labels of the output axes */
+  int ngroups;
+  int *gparent;          /* ngroups */
+  int *group;            /* n: innermost group of each operand */
+  void *mem;
+} tfe__ein_prob;
+
+#endif
+#elif !defined(TENFERRO_EINSUM_PARSE_BODY) /* bodies */
+#define TENFERRO_EINSUM_PARSE_BODY
+#include <tenferro/tensor/tensor.h>
 
 TFE_INTERNAL void tfe__ein_expr_free(tfe__ein_expr *e) {
   if (e) { tfe__free(e->mem); memset(e, 0, sizeof *e); }
@@ -84,16 +119,6 @@ TFE_INTERNAL int tfe__ein_col(const char *s, int pos) {
   for (int i = 0; i < pos && s[i]; i++) col += ((unsigned char)s[i] & 0xC0) != 0x80;
   return col;
 }
-
-/* ---- the string parser ---------------------------------------------------------------------- */
-typedef struct tfe__ein_pstate {
-  const char *s;
-  size_t len, i;
-  tfe__ein_expr *e;
-  int32_t *labp, *posp; /* next free label / position slots */
-} tfe__ein_pstate;
-
-#define TFE__EIN_ERR(ps, at, ...) tfe__ein_perr((ps)->s, (int)(at), __VA_ARGS__)
 TFE_INTERNAL tfe_status tfe__ein_perr(const char *s, int at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 TFE_INTERNAL tfe_status tfe__ein_perr(const char *s, int at, const char *fmt, ...) {
@@ -249,25 +274,6 @@ TFE_INTERNAL tfe_status tfe__ein_from_labels(int n, const int *ranks, const int3
   e->has_out = out_labels != NULL;
   return TFE_OK;
 }
-
-/* ---- binding: expression + operand shapes -> the label problem ------------------------------- */
-/* After binding, labels are dense ids 0..nlab-1. Size-1 axes of a label whose size is larger
- * elsewhere are dropped from that operand (broadcasting: the axis always reads index 0). */
-typedef struct tfe__ein_prob {
-  int n, nlab;
-  bool int_labels;
-  int32_t *label_id;     /* nlab: the label as written (code point, synthetic, or integer) */
-  int64_t *size;         /* nlab */
-  int *rank;             /* n: axes kept per operand */
-  int **lab;             /* n: dense label of each kept axis */
-  int **axis;            /* n: the operand axis each kept label reads */
-  int out_rank;
-  int *out_lab;          /* dense labels of the output axes */
-  int ngroups;
-  int *gparent;          /* ngroups */
-  int *group;            /* n: innermost group of each operand */
-  void *mem;
-} tfe__ein_prob;
 
 TFE_INTERNAL void tfe__ein_prob_free(tfe__ein_prob *p) {
   if (p) { tfe__free(p->mem); memset(p, 0, sizeof *p); }
@@ -450,5 +456,4 @@ out:
   if (st != TFE_OK) tfe__ein_prob_free(p);
   return st;
 }
-
 #endif

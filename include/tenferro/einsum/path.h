@@ -7,12 +7,11 @@
  * 2n-2. The cost model counts, per pairwise contraction, the product of the sizes of every
  * label involved (multiply-adds, the convention of the instances' log10_flops) and the size
  * of the intermediate written. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_EINSUM_PATH_H
 #define TENFERRO_EINSUM_PATH_H
 
 #include <tenferro/einsum/parse.h>
-#include <math.h>
-#include <time.h>
 
 /* ---- options and cost (public) --------------------------------------------------------------- */
 typedef enum tfe_path_algo {
@@ -58,6 +57,46 @@ typedef struct tfe_einsum_cost {
 
 /* ---- small utilities -------------------------------------------------------------------------- */
 typedef struct tfe__rng { uint64_t s; } tfe__rng;
+
+/* ---- networks -------------------------------------------------------------------------------- */
+typedef struct tfe__ein_net {
+  int n, nlab, W;
+  const double *lsize; /* log2 size per label */
+  uint64_t *leaf;      /* n * W */
+  uint64_t *out;       /* W */
+} tfe__ein_net;
+#define TFE__BS(base, W, i) ((base) + (size_t)(i) * (size_t)(W))
+
+/* ---- trees ----------------------------------------------------------------------------------- */
+typedef struct tfe__ein_tree {
+  int n;
+  int *ch; /* 2*(n-1) children */
+} tfe__ein_tree;
+
+/* ---- greedy ----------------------------------------------------------------------------------- */
+typedef struct tfe__ein_cand { double key; int i, j; } tfe__ein_cand;
+typedef struct tfe__ein_heap { tfe__ein_cand *a; int n, cap; } tfe__ein_heap;
+
+typedef struct tfe__ein_gstate {
+  const tfe__ein_net *net;
+  uint64_t *L;   /* (2n-1) * W label sets */
+  double *ls;    /* log2 size of each tensor */
+  int *ref;      /* live holders (+1 for the output) of each label */
+  bool *alive;
+  uint64_t *tmp; /* W */
+  double alpha, temp;
+  tfe__rng rng;
+} tfe__ein_gstate;
+
+/* ---- exact dynamic programming over subsets ------------------------------------------------------ */
+#define TFE_EIN_DP_LIMIT 20
+
+#endif
+#elif !defined(TENFERRO_EINSUM_PATH_BODY) /* bodies */
+#define TENFERRO_EINSUM_PATH_BODY
+#include <math.h>
+#include <time.h>
+#include <tenferro/einsum/parse.h>
 TFE_INTERNAL uint64_t tfe__rng_next(tfe__rng *r) { /* splitmix64 */
   uint64_t z = (r->s += 0x9E3779B97F4A7C15ULL);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -72,15 +111,6 @@ TFE_INTERNAL double tfe__now(void) {
   timespec_get(&ts, TIME_UTC);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-
-/* ---- networks -------------------------------------------------------------------------------- */
-typedef struct tfe__ein_net {
-  int n, nlab, W;
-  const double *lsize; /* log2 size per label */
-  uint64_t *leaf;      /* n * W */
-  uint64_t *out;       /* W */
-} tfe__ein_net;
-#define TFE__BS(base, W, i) ((base) + (size_t)(i) * (size_t)(W))
 
 TFE_INTERNAL double tfe__bs_log2(const uint64_t *b, int W, const double *lsize) {
   double s = 0;
@@ -127,12 +157,6 @@ TFE_INTERNAL tfe_status tfe__ein_net_reduce(tfe__ein_net *net) {
   tfe__free(once);
   return TFE_OK;
 }
-
-/* ---- trees ----------------------------------------------------------------------------------- */
-typedef struct tfe__ein_tree {
-  int n;
-  int *ch; /* 2*(n-1) children */
-} tfe__ein_tree;
 
 TFE_INTERNAL tfe_status tfe__ein_tree_new(int n, tfe__ein_tree *t) {
   t->n = n;
@@ -240,10 +264,6 @@ TFE_INTERNAL tfe_status tfe__ein_path_to_tree(int n, int nsteps, const int *path
   return TFE_OK;
 }
 
-/* ---- greedy ----------------------------------------------------------------------------------- */
-typedef struct tfe__ein_cand { double key; int i, j; } tfe__ein_cand;
-typedef struct tfe__ein_heap { tfe__ein_cand *a; int n, cap; } tfe__ein_heap;
-
 TFE_INTERNAL bool tfe__ein_heap_push(tfe__ein_heap *h, tfe__ein_cand c) {
   if (h->n == h->cap) {
     int cap = h->cap ? 2 * h->cap : 256;
@@ -270,17 +290,6 @@ TFE_INTERNAL tfe__ein_cand tfe__ein_heap_pop(tfe__ein_heap *h) {
   if (h->n) h->a[k] = last;
   return top;
 }
-
-typedef struct tfe__ein_gstate {
-  const tfe__ein_net *net;
-  uint64_t *L;   /* (2n-1) * W label sets */
-  double *ls;    /* log2 size of each tensor */
-  int *ref;      /* live holders (+1 for the output) of each label */
-  bool *alive;
-  uint64_t *tmp; /* W */
-  double alpha, temp;
-  tfe__rng rng;
-} tfe__ein_gstate;
 
 /* Label set of the result of contracting i and j (into g->tmp); returns its log2 size. */
 TFE_INTERNAL double tfe__ein_gresult(tfe__ein_gstate *g, int i, int j) {
@@ -481,9 +490,6 @@ TFE_INTERNAL tfe_status tfe__ein_greedy(const tfe__ein_net *net, const tfe_einsu
   return st;
 }
 
-/* ---- exact dynamic programming over subsets ------------------------------------------------------ */
-#define TFE_EIN_DP_LIMIT 20
-
 TFE_INTERNAL tfe_status tfe__ein_dp(const tfe__ein_net *net, double write_weight, tfe__ein_tree *t) {
   int n = net->n, W = net->W;
   if (n > TFE_EIN_DP_LIMIT)
@@ -554,5 +560,4 @@ done:
   tfe__free(U); tfe__free(Lo); tfe__free(best); tfe__free(lsz); tfe__free(split); tfe__free(u); tfe__free(stack);
   return st;
 }
-
 #endif

@@ -5,6 +5,7 @@
  * (one arena; each buffer gets an offset by first fit over its live range). Executing a plan
  * (einsum_tpl.h) only builds views and calls tfe_contract_S. Plans are immutable and counted;
  * one plan may run on several threads at once. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_EINSUM_PLAN_H
 #define TENFERRO_EINSUM_PLAN_H
 
@@ -65,27 +66,14 @@ typedef struct tfe_einsum_plan {
   bool int_labels;
 } tfe_einsum_plan;
 
-TFE_API void tfe_einsum_plan_release(tfe_einsum_plan *p) {
-  if (!p || atomic_fetch_sub_explicit(&p->refcount, 1, memory_order_acq_rel) != 1) return;
-  if (p->axis) for (int k = 0; k < p->n; k++) tfe__free(p->axis[k]);
-  tfe__free(p->axis); tfe__free(p->in); tfe__free(p->leaf); tfe__free(p->pre); tfe__free(p->step);
-  tfe__free(p->sliced); tfe__free(p->sliced_dim); tfe__free(p->buf_off); tfe__free(p->path);
-  tfe__free(p->buf_bytes); tfe__free(p->buf_from); tfe__free(p->consumed); /* buf_to lives in buf_from */
-  tfe__free(p->label_id); tfe__free(p->slice_of);
-  tfe__free(p);
-}
-TFE_API void tfe_einsum_plan_retain(tfe_einsum_plan *p) {
-  if (p) atomic_fetch_add_explicit(&p->refcount, 1, memory_order_relaxed);
-}
+TFE_API void tfe_einsum_plan_release(tfe_einsum_plan *p);
+TFE_API void tfe_einsum_plan_retain(tfe_einsum_plan *p);
 /* Cost of the chosen path (flops over all slices, largest intermediate, slices). */
-TFE_API tfe_einsum_cost tfe_einsum_plan_cost(const tfe_einsum_plan *p) { return p->cost; }
+TFE_API tfe_einsum_cost tfe_einsum_plan_cost(const tfe_einsum_plan *p);
 /* Seconds spent building the plan (0 for a plan served from the cache). */
-TFE_API double tfe_einsum_plan_seconds(const tfe_einsum_plan *p) { return p->plan_seconds; }
+TFE_API double tfe_einsum_plan_seconds(const tfe_einsum_plan *p);
 /* The path in opt_einsum's linear format: pairs[2k], pairs[2k+1]; returns the step count. */
-TFE_API int tfe_einsum_plan_path(const tfe_einsum_plan *p, const int **pairs) {
-  if (pairs) *pairs = p->path;
-  return p->nsteps;
-}
+TFE_API int tfe_einsum_plan_path(const tfe_einsum_plan *p, const int **pairs);
 
 /* ---- per-step profile ---------------------------------------------------------------------------- */
 /* What one executed step did, for a profiling hook: which pairwise step (leaf reductions are
@@ -105,10 +93,96 @@ typedef struct tfe_einsum_step_info {
 } tfe_einsum_step_info;
 typedef void (*tfe_einsum_step_hook)(void *ctx, const tfe_einsum_step_info *info);
 typedef struct tfe__ein_hook_t { _Atomic(tfe_einsum_step_hook) fn; void *_Atomic ctx; } tfe__ein_hook_t;
-TFE_GLOBAL tfe__ein_hook_t tfe__ein_hook;
 /* Calls fn(ctx, info) after every step of every plan execution in the process (NULL: off, the
  * default; then nothing is timed). For profiling: the hook runs on the calling thread, between
  * steps, and must not call einsum itself. */
+TFE_API void tfe_einsum_set_step_hook(tfe_einsum_step_hook fn, void *ctx);
+
+/* ---- the execution workspace -------------------------------------------------------------------- */
+/* The arena of a big network is hundreds of MiB: fresh pages on every call cost a page fault
+ * per 4 KiB (more than the copies that fill them). The last arena is kept for the next call
+ * (one block, process-wide, lock-free; the bigger of two is kept), only when it comes from the
+ * default allocator: user allocators get every block back at once. Huge pages are asked for
+ * before the first touch. tfe_einsum_workspace_release() frees the kept block. */
+typedef struct tfe__ein_block {
+  size_t bytes;
+  tfe_allocator from;
+  char pad[64 - sizeof(size_t) - sizeof(tfe_allocator) > 0 ? 64 - sizeof(size_t) - sizeof(tfe_allocator) : 1];
+} tfe__ein_block;
+/* Frees the workspace kept for the next einsum call (it is otherwise kept until exit). */
+TFE_API void tfe_einsum_workspace_release(void);
+
+/* ---- building: the whole plan ------------------------------------------------------------------ */
+typedef struct tfe__ein_bw { /* scratch of plan building */
+  tfe__ein_prob pb;
+  tfe__ein_net net;
+  tfe__ein_tree tree;
+  double *lsize;
+  uint64_t *L;
+  int32_t (*ord)[TFE_MAX_RANK];
+  int *ordn, *parent, *bfrom, *bto, *live;
+  int64_t *bbytes;
+  bool *is_sliced;
+} tfe__ein_bw;
+
+/* ---- the plan cache ------------------------------------------------------------------------------ */
+/* Keyed on everything the plan depends on: kind, expression (or labels), operand layouts
+ * (dims and strides) and options. Least recently used entries are dropped. */
+#define TFE_EIN_CACHE_SIZE 64
+typedef struct tfe__ein_cache_entry {
+  uint64_t hash;
+  size_t len;
+  unsigned char *key;
+  tfe_einsum_plan *plan;
+  uint64_t tick;
+} tfe__ein_cache_entry;
+typedef struct tfe__ein_cache_t {
+  atomic_flag lock;
+  uint64_t tick;
+  long hits, misses;
+  tfe__ein_cache_entry e[TFE_EIN_CACHE_SIZE];
+} tfe__ein_cache_t;
+
+typedef struct tfe__ein_key { unsigned char *b; size_t n, cap; bool oom; } tfe__ein_key;
+/* Drops every cached plan (plans still held by callers stay valid). */
+TFE_API void tfe_einsum_cache_clear(void);
+/* Cache hits and misses since the start of the process. */
+TFE_API void tfe_einsum_cache_stats(long *hits, long *misses);
+
+/* ---- public plan constructors ---------------------------------------------------------------------- */
+/* Plan for expression expr over n operands of the given layouts and kind (no cache). */
+TFE_API tfe_status tfe_einsum_plan_new(tfe_einsum_plan **plan, tfe_dtype dt, const char *expr, int n,
+                                       const tfe_layout *const *layouts, const tfe_einsum_opts *opts);
+/* The same for integer labels: labels[k] has layouts[k]->rank entries; out_labels NULL means
+ * implicit output (labels seen once, ascending). */
+TFE_API tfe_status tfe_einsum_plan_new_labels(tfe_einsum_plan **plan, tfe_dtype dt, int n,
+                                              const tfe_layout *const *layouts, const int32_t *const *labels,
+                                              const int32_t *out_labels, int out_rank, const tfe_einsum_opts *opts);
+
+#endif
+#elif !defined(TENFERRO_EINSUM_PLAN_BODY) /* bodies */
+#define TENFERRO_EINSUM_PLAN_BODY
+#include <tenferro/einsum/anneal.h>
+#include <tenferro/kernel/kernel.h>
+TFE_API void tfe_einsum_plan_release(tfe_einsum_plan *p) {
+  if (!p || atomic_fetch_sub_explicit(&p->refcount, 1, memory_order_acq_rel) != 1) return;
+  if (p->axis) for (int k = 0; k < p->n; k++) tfe__free(p->axis[k]);
+  tfe__free(p->axis); tfe__free(p->in); tfe__free(p->leaf); tfe__free(p->pre); tfe__free(p->step);
+  tfe__free(p->sliced); tfe__free(p->sliced_dim); tfe__free(p->buf_off); tfe__free(p->path);
+  tfe__free(p->buf_bytes); tfe__free(p->buf_from); tfe__free(p->consumed); /* buf_to lives in buf_from */
+  tfe__free(p->label_id); tfe__free(p->slice_of);
+  tfe__free(p);
+}
+TFE_API void tfe_einsum_plan_retain(tfe_einsum_plan *p) {
+  if (p) atomic_fetch_add_explicit(&p->refcount, 1, memory_order_relaxed);
+}
+TFE_API tfe_einsum_cost tfe_einsum_plan_cost(const tfe_einsum_plan *p) { return p->cost; }
+TFE_API double tfe_einsum_plan_seconds(const tfe_einsum_plan *p) { return p->plan_seconds; }
+TFE_API int tfe_einsum_plan_path(const tfe_einsum_plan *p, const int **pairs) {
+  if (pairs) *pairs = p->path;
+  return p->nsteps;
+}
+TFE_GLOBAL tfe__ein_hook_t tfe__ein_hook;
 TFE_API void tfe_einsum_set_step_hook(tfe_einsum_step_hook fn, void *ctx) {
   atomic_store(&tfe__ein_hook.ctx, ctx);
   atomic_store(&tfe__ein_hook.fn, fn);
@@ -144,18 +218,6 @@ TFE_INTERNAL void tfe__ein_report(tfe_einsum_step_hook fn, int step, int nsteps,
   in.lay_a = a; in.lay_b = b; in.lay_c = c; in.lab_a = la; in.lab_b = lb; in.lab_c = lc;
   fn(atomic_load(&tfe__ein_hook.ctx), &in);
 }
-
-/* ---- the execution workspace -------------------------------------------------------------------- */
-/* The arena of a big network is hundreds of MiB: fresh pages on every call cost a page fault
- * per 4 KiB (more than the copies that fill them). The last arena is kept for the next call
- * (one block, process-wide, lock-free; the bigger of two is kept), only when it comes from the
- * default allocator: user allocators get every block back at once. Huge pages are asked for
- * before the first touch. tfe_einsum_workspace_release() frees the kept block. */
-typedef struct tfe__ein_block {
-  size_t bytes;
-  tfe_allocator from;
-  char pad[64 - sizeof(size_t) - sizeof(tfe_allocator) > 0 ? 64 - sizeof(size_t) - sizeof(tfe_allocator) : 1];
-} tfe__ein_block;
 TFE_GLOBAL _Atomic(tfe__ein_block *) tfe__ein_pool;
 
 TFE_INTERNAL void tfe__ein_block_free(tfe__ein_block *b) {
@@ -183,7 +245,6 @@ TFE_INTERNAL void tfe__ein_ws_put(void *p) {
   if (old && old->bytes > b->bytes) old = atomic_exchange(&tfe__ein_pool, old); /* keep the bigger */
   tfe__ein_block_free(old);
 }
-/* Frees the workspace kept for the next einsum call (it is otherwise kept until exit). */
 TFE_API void tfe_einsum_workspace_release(void) { tfe__ein_block_free(atomic_exchange(&tfe__ein_pool, NULL)); }
 
 /* ---- building: the tree over groups ----------------------------------------------------------- */
@@ -414,19 +475,6 @@ TFE_INTERNAL tfe_status tfe__ein_dense(const tfe__ein_prob *pb, const bool *is_s
   return TFE_OK;
 }
 
-/* ---- building: the whole plan ------------------------------------------------------------------ */
-typedef struct tfe__ein_bw { /* scratch of plan building */
-  tfe__ein_prob pb;
-  tfe__ein_net net;
-  tfe__ein_tree tree;
-  double *lsize;
-  uint64_t *L;
-  int32_t (*ord)[TFE_MAX_RANK];
-  int *ordn, *parent, *bfrom, *bto, *live;
-  int64_t *bbytes;
-  bool *is_sliced;
-} tfe__ein_bw;
-
 TFE_INTERNAL void tfe__ein_bw_free(tfe__ein_bw *w) {
   tfe__ein_prob_free(&w->pb); tfe__ein_net_free(&w->net); tfe__ein_tree_free(&w->tree);
   tfe__free(w->lsize); tfe__free(w->L); tfe__free(w->ord); tfe__free(w->ordn); tfe__free(w->parent);
@@ -652,30 +700,10 @@ TFE_INTERNAL tfe_status tfe__ein_plan_build(const tfe__ein_expr *e, const char *
   *out = p;
   return TFE_OK;
 }
-
-/* ---- the plan cache ------------------------------------------------------------------------------ */
-/* Keyed on everything the plan depends on: kind, expression (or labels), operand layouts
- * (dims and strides) and options. Least recently used entries are dropped. */
-#define TFE_EIN_CACHE_SIZE 64
-typedef struct tfe__ein_cache_entry {
-  uint64_t hash;
-  size_t len;
-  unsigned char *key;
-  tfe_einsum_plan *plan;
-  uint64_t tick;
-} tfe__ein_cache_entry;
-typedef struct tfe__ein_cache_t {
-  atomic_flag lock;
-  uint64_t tick;
-  long hits, misses;
-  tfe__ein_cache_entry e[TFE_EIN_CACHE_SIZE];
-} tfe__ein_cache_t;
 TFE_GLOBAL tfe__ein_cache_t tfe__ein_cache;
 
 TFE_INTERNAL void tfe__ein_cache_lock(void) { while (atomic_flag_test_and_set_explicit(&tfe__ein_cache.lock, memory_order_acquire)) {} }
 TFE_INTERNAL void tfe__ein_cache_unlock(void) { atomic_flag_clear_explicit(&tfe__ein_cache.lock, memory_order_release); }
-
-typedef struct tfe__ein_key { unsigned char *b; size_t n, cap; bool oom; } tfe__ein_key;
 TFE_INTERNAL void tfe__ein_key_put(tfe__ein_key *k, const void *x, size_t len) {
   if (k->oom) return;
   if (k->n + len > k->cap) {
@@ -765,7 +793,6 @@ TFE_INTERNAL void tfe__ein_cache_put(tfe__ein_key *k, uint64_t h, tfe_einsum_pla
   tfe__free(old.key);
   tfe_einsum_plan_release(old.plan);
 }
-/* Drops every cached plan (plans still held by callers stay valid). */
 TFE_API void tfe_einsum_cache_clear(void) {
   for (int i = 0; i < TFE_EIN_CACHE_SIZE; i++) {
     tfe__ein_cache_lock();
@@ -776,7 +803,6 @@ TFE_API void tfe_einsum_cache_clear(void) {
     tfe_einsum_plan_release(old.plan);
   }
 }
-/* Cache hits and misses since the start of the process. */
 TFE_API void tfe_einsum_cache_stats(long *hits, long *misses) {
   tfe__ein_cache_lock();
   if (hits) *hits = tfe__ein_cache.hits;
@@ -792,9 +818,6 @@ TFE_INTERNAL size_t tfe__ein_elem_size(tfe_dtype dt) {
   if ((int)dt > (int)TFE_DT_CUSTOM && (int)dt <= (int)TFE_DT_CUSTOM + 256) return (size_t)((int)dt - (int)TFE_DT_CUSTOM);
   return 0;
 }
-
-/* ---- public plan constructors ---------------------------------------------------------------------- */
-/* Plan for expression expr over n operands of the given layouts and kind (no cache). */
 TFE_API tfe_status tfe_einsum_plan_new(tfe_einsum_plan **plan, tfe_dtype dt, const char *expr, int n,
                                        const tfe_layout *const *layouts, const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(plan);
@@ -807,8 +830,6 @@ TFE_API tfe_status tfe_einsum_plan_new(tfe_einsum_plan **plan, tfe_dtype dt, con
   tfe__ein_expr_free(&e);
   return st;
 }
-/* The same for integer labels: labels[k] has layouts[k]->rank entries; out_labels NULL means
- * implicit output (labels seen once, ascending). */
 TFE_API tfe_status tfe_einsum_plan_new_labels(tfe_einsum_plan **plan, tfe_dtype dt, int n,
                                               const tfe_layout *const *layouts, const int32_t *const *labels,
                                               const int32_t *out_labels, int out_rank, const tfe_einsum_opts *opts) {
@@ -857,5 +878,4 @@ TFE_INTERNAL tfe_status tfe__ein_plan_cached(tfe_einsum_plan **plan, tfe_dtype d
   tfe__free(k.b);
   return st;
 }
-
 #endif

@@ -3,6 +3,7 @@
  * Table of contents (docs/io.md)
  *   io_npy.h    tfe_npy_parse_header, tfe_npy_load, tfe_npy_load_mem, tfe_npy_save (dtype-tagged)
  *   io_json.h   tfe_json_parse, tfe_json_get, tfe_json_at, tfe_json_free */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_IO_H
 #define TENFERRO_IO_H
 
@@ -10,4 +11,10 @@
 #include <tenferro/io/npy.h>
 #include <tenferro/io/json.h>
 
+#endif
+#elif !defined(TENFERRO_IO_BODY) /* bodies */
+#define TENFERRO_IO_BODY
+#include <tenferro/tensor/tensor.h>
+#include <tenferro/io/npy.h>
+#include <tenferro/io/json.h>
 #endif

@@ -6,6 +6,7 @@
  *   tfe_json_free(&doc)
  * Strings are unescaped into one buffer (UTF-8, \uXXXX with surrogate pairs). Nesting is
  * limited to 512 levels. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_IO_JSON_H
 #define TENFERRO_IO_JSON_H
 
@@ -32,13 +33,26 @@ typedef struct tfe_json {
 
 #define TFE_JSON_MAX_DEPTH 512
 
+TFE_API void tfe_json_free(tfe_json *j);
+
+typedef struct tfe__jp { const char *s; size_t len, i; tfe_json *j; int depth; } tfe__jp;
+
+/* Parses len bytes of JSON text. */
+TFE_API tfe_status tfe_json_parse(const char *text, size_t len, tfe_json *out);
+/* Member `key` of object node obj, or -1. */
+TFE_API int tfe_json_get(const tfe_json *j, int obj, const char *key);
+/* Element i of array node arr, or -1. */
+TFE_API int tfe_json_at(const tfe_json *j, int arr, int i);
+
+#endif
+#elif !defined(TENFERRO_IO_JSON_BODY) /* bodies */
+#define TENFERRO_IO_JSON_BODY
+#include <tenferro/core/core.h>
 TFE_API void tfe_json_free(tfe_json *j) {
   if (!j) return;
   tfe__free(j->nodes); tfe__free(j->strs);
   memset(j, 0, sizeof *j);
 }
-
-typedef struct tfe__jp { const char *s; size_t len, i; tfe_json *j; int depth; } tfe__jp;
 
 TFE_INTERNAL tfe_status tfe__json_err(const tfe__jp *p, const char *what) {
   size_t line = 1, col = 1;
@@ -201,8 +215,6 @@ TFE_INTERNAL tfe_status tfe__json_value(tfe__jp *p, int *id) {
   *id = me;
   return TFE_OK;
 }
-
-/* Parses len bytes of JSON text. */
 TFE_API tfe_status tfe_json_parse(const char *text, size_t len, tfe_json *out) {
   TFE_CHECK_NULL(out);
   memset(out, 0, sizeof *out);
@@ -224,19 +236,16 @@ TFE_API tfe_status tfe_json_parse(const char *text, size_t len, tfe_json *out) {
   }
   return TFE_OK;
 }
-/* Member `key` of object node obj, or -1. */
 TFE_API int tfe_json_get(const tfe_json *j, int obj, const char *key) {
   if (!j || obj < 0 || obj >= j->n || j->nodes[obj].type != TFE_JSON_OBJECT) return -1;
   for (int c = j->nodes[obj].first; c >= 0; c = j->nodes[c].next)
     if (strcmp(j->nodes[c].key, key) == 0) return c;
   return -1;
 }
-/* Element i of array node arr, or -1. */
 TFE_API int tfe_json_at(const tfe_json *j, int arr, int i) {
   if (!j || arr < 0 || arr >= j->n || j->nodes[arr].type != TFE_JSON_ARRAY || i < 0) return -1;
   int c = j->nodes[arr].first;
   while (c >= 0 && i-- > 0) c = j->nodes[c].next;
   return c;
 }
-
 #endif

@@ -9,6 +9,7 @@
  * column-major views of the same bytes. Big-endian files are byte-swapped in place.
  * Supported dtypes: <f4 <f8 <c8 <c16 <i4 <i8 (and their big-endian forms). Tropical kinds are
  * saved as their real type (numpy has no tropical dtype). */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_IO_NPY_H
 #define TENFERRO_IO_NPY_H
 
@@ -25,6 +26,24 @@ typedef struct tfe_npy_info {
 } tfe_npy_info;
 
 #define TFE__NPY_FAIL(...) tfe__fail(TFE_ERR_PARSE, "tfe_npy", __VA_ARGS__)
+
+/* Parses the header of a .npy image of len bytes. */
+TFE_API tfe_status tfe_npy_parse_header(const void *buf, size_t len, tfe_npy_info *info);
+
+/* Loads a .npy image from memory (copied once into a new storage). */
+TFE_API tfe_status tfe_npy_load_mem(const void *buf, size_t len, tfe_dyn *out);
+
+/* Loads a .npy file: one read into one allocation, the view wraps the data where it lies. */
+TFE_API tfe_status tfe_npy_load(const char *path, tfe_dyn *out);
+
+/* Saves a run-time typed view. Dense column-major and row-major views are written directly;
+ * other strides (and lazily conjugated views) are gathered in column-major order. */
+TFE_API tfe_status tfe_npy_save(const char *path, const tfe_dyn *t);
+
+#endif
+#elif !defined(TENFERRO_IO_NPY_BODY) /* bodies */
+#define TENFERRO_IO_NPY_BODY
+#include <tenferro/tensor/tensor.h>
 
 TFE_INTERNAL const char *tfe__npy_ws(const char *p, const char *e) {
   while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
@@ -51,8 +70,6 @@ TFE_INTERNAL bool tfe__npy_descr(const char *s, size_t n, tfe_npy_info *info) {
     if (strlen(map[i].code) == n - 1 && memcmp(map[i].code, s + 1, n - 1) == 0) { info->dtype = map[i].dt; return true; }
   return false;
 }
-
-/* Parses the header of a .npy image of len bytes. */
 TFE_API tfe_status tfe_npy_parse_header(const void *buf, size_t len, tfe_npy_info *info) {
   TFE_CHECK_NULL(info);
   if (!buf && len) return TFE_FAIL(TFE_ERR_NULL, "argument 'buf' is NULL");
@@ -158,8 +175,6 @@ TFE_INTERNAL tfe_status tfe__npy_wrap(unsigned char *buf, size_t len, tfe_dyn *o
   out->dtype = info.dtype; out->data = data; out->lay = L; out->conj = false; out->st = s;
   return TFE_OK;
 }
-
-/* Loads a .npy image from memory (copied once into a new storage). */
 TFE_API tfe_status tfe_npy_load_mem(const void *buf, size_t len, tfe_dyn *out) {
   TFE_CHECK_NULL(out);
   if (!buf && len) return TFE_FAIL(TFE_ERR_NULL, "argument 'buf' is NULL");
@@ -168,8 +183,6 @@ TFE_API tfe_status tfe_npy_load_mem(const void *buf, size_t len, tfe_dyn *out) {
   if (len) memcpy(b, buf, len);
   return tfe__npy_wrap(b, len, out);
 }
-
-/* Loads a .npy file: one read into one allocation, the view wraps the data where it lies. */
 TFE_API tfe_status tfe_npy_load(const char *path, tfe_dyn *out) {
   TFE_CHECK_NULL(path);
   TFE_CHECK_NULL(out);
@@ -224,9 +237,6 @@ TFE_INTERNAL size_t tfe__npy_header(char *h, size_t cap, const char *code, bool 
   h[total - 1] = '\n';
   return total;
 }
-
-/* Saves a run-time typed view. Dense column-major and row-major views are written directly;
- * other strides (and lazily conjugated views) are gathered in column-major order. */
 TFE_API tfe_status tfe_npy_save(const char *path, const tfe_dyn *t) {
   TFE_CHECK_NULL(path);
   TFE_CHECK_NULL(t);
@@ -278,5 +288,4 @@ TFE_API tfe_status tfe_npy_save(const char *path, const tfe_dyn *t) {
   tfe__free(gather);
   return ok ? TFE_OK : TFE_FAIL(TFE_ERR_IO, "write to '%s' failed", path);
 }
-
 #endif

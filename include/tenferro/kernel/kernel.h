@@ -12,6 +12,7 @@
  *
  * Kind-independent pieces live here: overlap tests and the loop planner that orders, fuses
  * and tiles the dimensions of up to three operands. Per-kind bodies are in kernel_tpl.h. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_KERNEL_H
 #define TENFERRO_KERNEL_H
 
@@ -35,20 +36,9 @@ typedef enum tfe_redop {
   TFE_RED_NORM1, TFE_RED_NORM2, TFE_RED_NORMINF, TFE_RED_COUNT_
 } tfe_redop;
 
-TFE_API const char *tfe_unop_name(tfe_unop op) {
-  static const char *const n[] = {"neg", "conj", "abs", "real", "imag", "sqrt", "exp", "log",
-                                  "sin", "cos", "tanh", "pow", "recip", "square"};
-  return (unsigned)op < (unsigned)TFE_UN_COUNT_ ? n[op] : "unknown";
-}
-TFE_API const char *tfe_binop_name(tfe_binop op) {
-  static const char *const n[] = {"add", "sub", "mul", "div", "max", "min"};
-  return (unsigned)op < (unsigned)TFE_BIN_COUNT_ ? n[op] : "unknown";
-}
-TFE_API const char *tfe_redop_name(tfe_redop op) {
-  static const char *const n[] = {"sum", "prod", "max", "min", "mean", "sumsq",
-                                  "norm1", "norm2", "norminf"};
-  return (unsigned)op < (unsigned)TFE_RED_COUNT_ ? n[op] : "unknown";
-}
+TFE_API const char *tfe_unop_name(tfe_unop op);
+TFE_API const char *tfe_binop_name(tfe_binop op);
+TFE_API const char *tfe_redop_name(tfe_redop op);
 
 /* Real and complex math by argument type (no <tgmath.h>: it would redefine the user's sqrt). */
 #define TFE__M(name, x) \
@@ -68,6 +58,140 @@ TFE_API const char *tfe_redop_name(tfe_redop op) {
 #if defined(__linux__)
 extern int madvise(void *addr, size_t len, int advice);
 #endif
+#define TFE__KOPS 3
+#define TFE__KTAB 256     /* entries of a group table */
+#define TFE__KGD 16       /* dims in a group */
+
+typedef struct tfe__kgroup {
+  int nd;                       /* dims in the group, inner first; 0: the group is empty */
+  int64_t len;                  /* elements of a full block */
+  int64_t inner;                /* elements per step of the last (outermost) dim */
+  int64_t last_n, last_b;       /* that dim's size and block (block < size: cut) */
+  bool arith[TFE__KOPS];
+  int64_t step[TFE__KOPS];
+  int64_t tab[TFE__KOPS][TFE__KTAB];
+  /* distinct entries per op: entries that differ only along dims where op o has stride 0
+   * share an id (cid, in [0, ncid)); a gather tile gathers each distinct column of an
+   * input once per tile. ncid = 0: not computed (group longer than a table). */
+  int64_t ncid[TFE__KOPS];
+  int16_t cid[TFE__KOPS][TFE__KTAB];
+} tfe__kgroup;
+
+typedef struct tfe__kplan {
+  int nops, key;
+  int64_t numel;
+  int64_t base[TFE__KOPS];               /* element offset of the origin after flips */
+  int rank;                              /* sorted, fused dims */
+  int64_t dims[TFE_MAX_RANK];
+  int64_t str[TFE__KOPS][TFE_MAX_RANK];
+  tfe__kgroup g[2];
+  int no;                                /* tile odometer: counts and per-op steps */
+  int64_t ocount[TFE_MAX_RANK + 2];
+  int64_t ostep[TFE__KOPS][TFE_MAX_RANK + 2];
+  int oclip[TFE_MAX_RANK + 2];           /* 1: cut dim of G0, 2: of G1, 0: plain */
+  int64_t ntiles, nseq;                  /* tiles; leading tiles that share op 0 (reductions) */
+  bool gather;                           /* G1 is a column group of a gather tile, not a transpose */
+  bool tiny;                             /* a transpose whose destination run starts with a tiny dim */
+  bool along_src;                        /* tiles step along the transposed input (table tiles) */
+} tfe__kplan;
+
+typedef struct tfe__ktile {
+  int64_t off[TFE__KOPS];
+  int64_t n0, n1;
+  int tid;
+} tfe__ktile;
+
+/* Group build modes: gather tiles forced; table tiles (see tfe__kplan_make). */
+enum { TFE__KM_GATHER = 1, TFE__KM_TABLE = 2 };
+
+typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *t);
+
+/* Offset of entry e of group gi for op o. */
+#define TFE__KOFF(p, gi, o, e) \
+  ((p)->g[gi].arith[o] ? (e) * (p)->g[gi].step[o] : (p)->g[gi].tab[o][e])
+
+/* Reductions: folds and the transform applied before folding. */
+enum { TFE__KF_ADD, TFE__KF_MUL, TFE__KF_MAX, TFE__KF_MIN };
+enum { TFE__KP_NONE, TFE__KP_ABS, TFE__KP_ABS2 };
+#if TFE__IMPL && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TFE__KHAVE_TR8 1
+#if defined(__AVX512F__) || defined(__AVX2__)
+#define tfe__ksimd() (!tfe__kportable)
+#else
+#define TFE__KSIMD_PRAGMA 1
+#endif
+#if defined(__AVX512F__)
+typedef __m512d tfe__kv8;
+#define tfe__kv8_ld(p) _mm512_loadu_pd(p)
+#define tfe__kv8_st(p, v) _mm512_storeu_pd(p, v)
+#define tfe__kv8_nt(p, v) _mm512_stream_pd(p, v)
+#define tfe__kv8_set1(x) _mm512_set1_pd(x)
+#define tfe__kv8_add(x, y) _mm512_add_pd(x, y)
+#define tfe__kv8_sub(x, y) _mm512_sub_pd(x, y)
+#define tfe__kv8_mul(x, y) _mm512_mul_pd(x, y)
+#define tfe__kv8_div(x, y) _mm512_div_pd(x, y)
+#define tfe__kv8_neg(x) _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(x), _mm512_set1_epi64(INT64_MIN)))
+#else /* AVX2: a line is two 256-bit halves */
+typedef struct { __m256d lo, hi; } tfe__kv8;
+#define TFE__KV8_BIN(name, f) \
+  TFE_INTERNAL tfe__kv8 tfe__kv8_##name(tfe__kv8 x, tfe__kv8 y) { tfe__kv8 v = {f(x.lo, y.lo), f(x.hi, y.hi)}; return v; }
+#endif
+/* Ops that run inside the register transpose (f64): identity (conj, real), neg, square,
+ * and zip's add, sub, mul, div with the transposed input on either side. */
+enum { TFE__KFU_NONE, TFE__KFU_ID, TFE__KFU_NEG, TFE__KFU_SQUARE, TFE__KFU_ADD, TFE__KFU_SUB,
+       TFE__KFU_MUL, TFE__KFU_DIV };
+#else
+#define TFE__KHAVE_TR8 0
+#define tfe__ksimd() 0
+enum { TFE__KFU_NONE, TFE__KFU_ID, TFE__KFU_NEG, TFE__KFU_SQUARE, TFE__KFU_ADD, TFE__KFU_SUB,
+       TFE__KFU_MUL, TFE__KFU_DIV };
+#endif
+
+#define TFE_TEMPLATE <tenferro/kernel/kernel_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+
+/* ---- _Generic front ends (dispatch on the first view pointer) ------------------------------ */
+#define tfe_copy(dst, src) _Generic((dst), TFE_GCASES_ALL(copy, view))(dst, src)
+#define tfe_conj_copy(dst, src) _Generic((dst), TFE_GCASES_ALL(conj_copy, view))(dst, src)
+#define tfe_contiguous(src, order, out) _Generic((src), TFE_GCASES_ALL(contiguous, view))(src, order, out)
+#define tfe_fill(dst, value) _Generic((dst), TFE_GCASES_ALL(fill, view))(dst, value)
+#define tfe_scale(y, alpha) _Generic((y), TFE_GCASES_ALL(scale, view))(y, alpha)
+#define tfe_axpby(y, a, x, b) _Generic((y), TFE_GCASES_ALL(axpby, view))(y, a, x, b)
+#define tfe_map(dst, src, op, param) _Generic((dst), TFE_GCASES_ALL(map, view))(dst, src, op, param)
+#define tfe_map_fn(dst, src, fn, ctx) _Generic((dst), TFE_GCASES_ALL(map_fn, view))(dst, src, fn, ctx)
+#define tfe_zip(dst, a, b, op) _Generic((dst), TFE_GCASES_ALL(zip, view))(dst, a, b, op)
+#define tfe_zip_fn(dst, a, b, fn, ctx) _Generic((dst), TFE_GCASES_ALL(zip_fn, view))(dst, a, b, fn, ctx)
+#define tfe_reduce(out, src, op, naxes, axes, alpha, beta) \
+  _Generic((out), TFE_GCASES_ALL(reduce, view))(out, src, op, naxes, axes, alpha, beta)
+#define tfe_reduce_all(src, op, result) _Generic((src), TFE_GCASES_ALL(reduce_all, view))(src, op, result)
+
+/* dst = src for tensors whose kind is known at run time only; kinds must match. */
+TFE_API tfe_status tfe_copy_dyn(const tfe_dyn *dst, const tfe_dyn *src);
+/* dst = op(src); param points to one value of the kind (the exponent of TFE_UN_POW), or NULL. */
+TFE_API tfe_status tfe_map_dyn(const tfe_dyn *dst, const tfe_dyn *src, tfe_unop op, const void *param);
+/* dst = a op b with broadcasting; the three kinds must match. */
+TFE_API tfe_status tfe_zip_dyn(const tfe_dyn *dst, const tfe_dyn *a, const tfe_dyn *b, tfe_binop op);
+
+#endif
+#elif !defined(TENFERRO_KERNEL_BODY) /* bodies */
+#define TENFERRO_KERNEL_BODY
+#include <tenferro/tensor/tensor.h>
+TFE_API const char *tfe_unop_name(tfe_unop op) {
+  static const char *const n[] = {"neg", "conj", "abs", "real", "imag", "sqrt", "exp", "log",
+                                  "sin", "cos", "tanh", "pow", "recip", "square"};
+  return (unsigned)op < (unsigned)TFE_UN_COUNT_ ? n[op] : "unknown";
+}
+TFE_API const char *tfe_binop_name(tfe_binop op) {
+  static const char *const n[] = {"add", "sub", "mul", "div", "max", "min"};
+  return (unsigned)op < (unsigned)TFE_BIN_COUNT_ ? n[op] : "unknown";
+}
+TFE_API const char *tfe_redop_name(tfe_redop op) {
+  static const char *const n[] = {"sum", "prod", "max", "min", "mean", "sumsq",
+                                  "norm1", "norm2", "norminf"};
+  return (unsigned)op < (unsigned)TFE_RED_COUNT_ ? n[op] : "unknown";
+}
 TFE_INTERNAL void tfe__kadvise_huge(void *p, size_t bytes) {
 #if defined(__linux__)
   const uintptr_t huge = (uintptr_t)2 << 20;
@@ -271,50 +395,8 @@ TFE_INTERNAL void tfe__kstat_add(int k) {
 }
 /* Table tiles (tfe__kplan_make): G1 at least this many bytes along the input, G0 twice. */
 TFE_GLOBAL int64_t tfe__ktable_bytes = 512;
-#define TFE__KOPS 3
-#define TFE__KTAB 256     /* entries of a group table */
 TFE_GLOBAL int tfe__kgather_all = 0;
 TFE_GLOBAL int64_t tfe__ktiny_dim = 8; /* a destination run below this many elements is tiny */
-#define TFE__KGD 16       /* dims in a group */
-
-typedef struct tfe__kgroup {
-  int nd;                       /* dims in the group, inner first; 0: the group is empty */
-  int64_t len;                  /* elements of a full block */
-  int64_t inner;                /* elements per step of the last (outermost) dim */
-  int64_t last_n, last_b;       /* that dim's size and block (block < size: cut) */
-  bool arith[TFE__KOPS];
-  int64_t step[TFE__KOPS];
-  int64_t tab[TFE__KOPS][TFE__KTAB];
-  /* distinct entries per op: entries that differ only along dims where op o has stride 0
-   * share an id (cid, in [0, ncid)); a gather tile gathers each distinct column of an
-   * input once per tile. ncid = 0: not computed (group longer than a table). */
-  int64_t ncid[TFE__KOPS];
-  int16_t cid[TFE__KOPS][TFE__KTAB];
-} tfe__kgroup;
-
-typedef struct tfe__kplan {
-  int nops, key;
-  int64_t numel;
-  int64_t base[TFE__KOPS];               /* element offset of the origin after flips */
-  int rank;                              /* sorted, fused dims */
-  int64_t dims[TFE_MAX_RANK];
-  int64_t str[TFE__KOPS][TFE_MAX_RANK];
-  tfe__kgroup g[2];
-  int no;                                /* tile odometer: counts and per-op steps */
-  int64_t ocount[TFE_MAX_RANK + 2];
-  int64_t ostep[TFE__KOPS][TFE_MAX_RANK + 2];
-  int oclip[TFE_MAX_RANK + 2];           /* 1: cut dim of G0, 2: of G1, 0: plain */
-  int64_t ntiles, nseq;                  /* tiles; leading tiles that share op 0 (reductions) */
-  bool gather;                           /* G1 is a column group of a gather tile, not a transpose */
-  bool tiny;                             /* a transpose whose destination run starts with a tiny dim */
-  bool along_src;                        /* tiles step along the transposed input (table tiles) */
-} tfe__kplan;
-
-typedef struct tfe__ktile {
-  int64_t off[TFE__KOPS];
-  int64_t n0, n1;
-  int tid;
-} tfe__ktile;
 
 TFE_INTERNAL int64_t tfe__kabs(int64_t x) { return x < 0 ? -x : x; }
 
@@ -470,9 +552,6 @@ TFE_INTERNAL int64_t tfe__kblock_run(const tfe__kplan *p, int o, int64_t t0) {
   }
   return r;
 }
-
-/* Group build modes: gather tiles forced; table tiles (see tfe__kplan_make). */
-enum { TFE__KM_GATHER = 1, TFE__KM_TABLE = 2 };
 
 /* Plan the loops. strides[o] are op o's strides over dims; offsets[o] its origin. t0
  * bounds G0 of a plain block, tt0 and tt1 G0 and G1 of a transpose tile, tg0 (0: never)
@@ -759,8 +838,6 @@ TFE_INTERNAL void tfe__ktile_clip(const tfe__kplan *p, int q, int64_t c, tfe__kt
   if (p->oclip[q] == 1) tl->n0 = n; else tl->n1 = n;
 }
 
-typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *t);
-
 /* Tuning (process-wide; tests lower them to drive every path with small tensors):
  * tensors of at most tfe__ktiny elements take plain odometer loops without planning, and
  * below tfe__kpar_min elements a kernel runs on one thread. */
@@ -856,18 +933,10 @@ TFE_INTERNAL void tfe__kplan_run(const tfe__kplan *p, tfe__ktile_fn fn, void *ct
   }
 }
 
-/* Offset of entry e of group gi for op o. */
-#define TFE__KOFF(p, gi, o, e) \
-  ((p)->g[gi].arith[o] ? (e) * (p)->g[gi].step[o] : (p)->g[gi].tab[o][e])
-
 /* Register transpose blocks by element size: rows (source rows, destination-contiguous) and
  * columns per block; 0 rows: no register kernel for that size (portable loops). */
 TFE_INTERNAL int64_t tfe__krb(size_t es) { return es == 8 ? 8 : es == 4 ? 16 : es == 16 ? 4 : 0; }
 TFE_INTERNAL int64_t tfe__kcb(size_t es) { return es == 16 ? 4 : 8; }
-
-/* Reductions: folds and the transform applied before folding. */
-enum { TFE__KF_ADD, TFE__KF_MUL, TFE__KF_MAX, TFE__KF_MIN };
-enum { TFE__KP_NONE, TFE__KP_ABS, TFE__KP_ABS2 };
 
 /* ---- transpose micro-kernels ---------------------------------------------------------------
  * An 8x8 block of 8-byte elements: column j of the destination (8 consecutive elements at
@@ -894,12 +963,8 @@ TFE_GLOBAL int tfe__kcol_nt = 1;
  * portable loops (tests). */
 TFE_GLOBAL int tfe__kportable = 0;
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define TFE__KHAVE_TR8 1
 #if defined(__AVX512F__) || defined(__AVX2__)
-#define tfe__ksimd() (!tfe__kportable)
 #else
-#define TFE__KSIMD_PRAGMA 1
 TFE_INTERNAL bool tfe__ksimd(void) { return !tfe__kportable && __builtin_cpu_supports("avx2"); }
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
@@ -909,16 +974,6 @@ TFE_INTERNAL bool tfe__ksimd(void) { return !tfe__kportable && __builtin_cpu_sup
 #endif
 #endif
 #if defined(__AVX512F__)
-typedef __m512d tfe__kv8;
-#define tfe__kv8_ld(p) _mm512_loadu_pd(p)
-#define tfe__kv8_st(p, v) _mm512_storeu_pd(p, v)
-#define tfe__kv8_nt(p, v) _mm512_stream_pd(p, v)
-#define tfe__kv8_set1(x) _mm512_set1_pd(x)
-#define tfe__kv8_add(x, y) _mm512_add_pd(x, y)
-#define tfe__kv8_sub(x, y) _mm512_sub_pd(x, y)
-#define tfe__kv8_mul(x, y) _mm512_mul_pd(x, y)
-#define tfe__kv8_div(x, y) _mm512_div_pd(x, y)
-#define tfe__kv8_neg(x) _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(x), _mm512_set1_epi64(INT64_MIN)))
 /* Registers r[i] (source rows) to c[j] (destination columns). */
 TFE_INTERNAL void tfe__ktr8_regs(const __m512d *r, __m512d *c) {
   __m512d a[8], b[8];
@@ -946,13 +1001,10 @@ TFE_INTERNAL tfe__kv8 tfe__kv8_gather(const double *s, const int64_t *tab) {
   return _mm512_i64gather_pd(_mm512_loadu_si512((const void *)tab), s, 8);
 }
 #else /* AVX2: a line is two 256-bit halves */
-typedef struct { __m256d lo, hi; } tfe__kv8;
 TFE_INTERNAL tfe__kv8 tfe__kv8_ld(const double *p) { tfe__kv8 v = {_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}; return v; }
 TFE_INTERNAL void tfe__kv8_st(double *p, tfe__kv8 v) { _mm256_storeu_pd(p, v.lo); _mm256_storeu_pd(p + 4, v.hi); }
 TFE_INTERNAL void tfe__kv8_nt(double *p, tfe__kv8 v) { _mm256_stream_pd(p, v.lo); _mm256_stream_pd(p + 4, v.hi); }
 TFE_INTERNAL tfe__kv8 tfe__kv8_set1(double x) { tfe__kv8 v = {_mm256_set1_pd(x), _mm256_set1_pd(x)}; return v; }
-#define TFE__KV8_BIN(name, f) \
-  TFE_INTERNAL tfe__kv8 tfe__kv8_##name(tfe__kv8 x, tfe__kv8 y) { tfe__kv8 v = {f(x.lo, y.lo), f(x.hi, y.hi)}; return v; }
 TFE__KV8_BIN(add, _mm256_add_pd)
 TFE__KV8_BIN(sub, _mm256_sub_pd)
 TFE__KV8_BIN(mul, _mm256_mul_pd)
@@ -1121,10 +1173,6 @@ TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *con
     tfe__ktr16(dc, sr, nt);
   }
 }
-/* Ops that run inside the register transpose (f64): identity (conj, real), neg, square,
- * and zip's add, sub, mul, div with the transposed input on either side. */
-enum { TFE__KFU_NONE, TFE__KFU_ID, TFE__KFU_NEG, TFE__KFU_SQUARE, TFE__KFU_ADD, TFE__KFU_SUB,
-       TFE__KFU_MUL, TFE__KFU_DIV };
 TFE_INTERNAL tfe__kv8 tfe__kfu_apply(int op, tfe__kv8 x, tfe__kv8 y) {
   switch (op) {
   case TFE__KFU_NEG: return tfe__kv8_neg(x); /* flip the sign bit: -x exactly, -0 included */
@@ -1246,10 +1294,6 @@ TFE_INTERNAL void tfe__kgather8_simd(double *d, const double *s, const int64_t *
 #endif
 TFE_INTERNAL void tfe__ksfence(void) { _mm_sfence(); }
 #else
-#define TFE__KHAVE_TR8 0
-#define tfe__ksimd() 0
-enum { TFE__KFU_NONE, TFE__KFU_ID, TFE__KFU_NEG, TFE__KFU_SQUARE, TFE__KFU_ADD, TFE__KFU_SUB,
-       TFE__KFU_MUL, TFE__KFU_DIV };
 TFE_INTERNAL void tfe__ksfence(void) {}
 #endif
 
@@ -1284,25 +1328,9 @@ TFE_INTERNAL bool tfe__kgather8(void *dst, const void *src, const int64_t *tab, 
   return false;
 #endif
 }
-
 #define TFE_TEMPLATE <tenferro/kernel/kernel_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-
-/* ---- _Generic front ends (dispatch on the first view pointer) ------------------------------ */
-#define tfe_copy(dst, src) _Generic((dst), TFE_GCASES_ALL(copy, view))(dst, src)
-#define tfe_conj_copy(dst, src) _Generic((dst), TFE_GCASES_ALL(conj_copy, view))(dst, src)
-#define tfe_contiguous(src, order, out) _Generic((src), TFE_GCASES_ALL(contiguous, view))(src, order, out)
-#define tfe_fill(dst, value) _Generic((dst), TFE_GCASES_ALL(fill, view))(dst, value)
-#define tfe_scale(y, alpha) _Generic((y), TFE_GCASES_ALL(scale, view))(y, alpha)
-#define tfe_axpby(y, a, x, b) _Generic((y), TFE_GCASES_ALL(axpby, view))(y, a, x, b)
-#define tfe_map(dst, src, op, param) _Generic((dst), TFE_GCASES_ALL(map, view))(dst, src, op, param)
-#define tfe_map_fn(dst, src, fn, ctx) _Generic((dst), TFE_GCASES_ALL(map_fn, view))(dst, src, fn, ctx)
-#define tfe_zip(dst, a, b, op) _Generic((dst), TFE_GCASES_ALL(zip, view))(dst, a, b, op)
-#define tfe_zip_fn(dst, a, b, fn, ctx) _Generic((dst), TFE_GCASES_ALL(zip_fn, view))(dst, a, b, fn, ctx)
-#define tfe_reduce(out, src, op, naxes, axes, alpha, beta) \
-  _Generic((out), TFE_GCASES_ALL(reduce, view))(out, src, op, naxes, axes, alpha, beta)
-#define tfe_reduce_all(src, op, result) _Generic((src), TFE_GCASES_ALL(reduce_all, view))(src, op, result)
 
 /* ---- the dtype-tagged layer --------------------------------------------------------------- */
 TFE_INTERNAL tfe_status tfe__dyn_same(const tfe_dyn *a, const tfe_dyn *b, const char *where,
@@ -1313,8 +1341,6 @@ TFE_INTERNAL tfe_status tfe__dyn_same(const tfe_dyn *a, const tfe_dyn *b, const 
                      bn, tfe_dtype_name(b->dtype));
   return TFE_OK;
 }
-
-/* dst = src for tensors whose kind is known at run time only; kinds must match. */
 TFE_API tfe_status tfe_copy_dyn(const tfe_dyn *dst, const tfe_dyn *src) {
   TFE_TRY(tfe__dyn_same(dst, src, __func__, "destination", "source"));
   switch (dst->dtype) {
@@ -1326,7 +1352,6 @@ TFE_API tfe_status tfe_copy_dyn(const tfe_dyn *dst, const tfe_dyn *src) {
   default: return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dst->dtype);
   }
 }
-/* dst = op(src); param points to one value of the kind (the exponent of TFE_UN_POW), or NULL. */
 TFE_API tfe_status tfe_map_dyn(const tfe_dyn *dst, const tfe_dyn *src, tfe_unop op, const void *param) {
   TFE_TRY(tfe__dyn_same(dst, src, __func__, "destination", "source"));
   switch (dst->dtype) {
@@ -1338,7 +1363,6 @@ TFE_API tfe_status tfe_map_dyn(const tfe_dyn *dst, const tfe_dyn *src, tfe_unop 
   default: return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dst->dtype);
   }
 }
-/* dst = a op b with broadcasting; the three kinds must match. */
 TFE_API tfe_status tfe_zip_dyn(const tfe_dyn *dst, const tfe_dyn *a, const tfe_dyn *b, tfe_binop op) {
   TFE_TRY(tfe__dyn_same(dst, a, __func__, "destination", "first input"));
   TFE_TRY(tfe__dyn_same(dst, b, __func__, "destination", "second input"));
@@ -1351,5 +1375,4 @@ TFE_API tfe_status tfe_zip_dyn(const tfe_dyn *dst, const tfe_dyn *a, const tfe_d
   default: return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dst->dtype);
   }
 }
-
 #endif

@@ -4,6 +4,140 @@
  * needs arithmetic of the standard algebra is under #if. */
 
 /* Elements per operand buffer of the elementwise engine (8 KiB, at least 64). */
+#if !TFE__BODY_PHASE
+#define TFE__KBUF (8192 / sizeof(TFE_T) < 64 ? 64 : 8192 / sizeof(TFE_T))
+
+typedef struct TFE_TY(kcopy_) {
+  TFE_T *d;
+  const TFE_T *s;
+  bool cj, nt;
+  TFE_T *buf;       /* per-thread tile buffers (tile_elems each) of k_copy_buffered_, or NULL */
+  int64_t tile_elems;
+} TFE_TY(kcopy_);
+
+/* Copy src into dst (same dims). src may have any strides; the result read through dst
+ * (honouring dst->conj) equals src read through src->conj. */
+TFE_API tfe_status TFE_FN(copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src);
+
+/* Copy with conjugation: reading dst gives conj(src). */
+TFE_API tfe_status TFE_FN(conj_copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src);
+
+/* A new dense tensor (column- or row-major) holding the values of src, conjugation applied
+ * (the result has conj = false). *out is written only on success. */
+TFE_API tfe_status TFE_FN(contiguous)(const TFE_TY(view) *src, tfe_order order, TFE_TY(tensor) *out);
+
+/* ==== the elementwise engine ==============================================================
+ * dst[idx] = body(in0[idx], in1[idx]) over contiguous runs: inputs that are not unit-stride
+ * (or need conjugation) are gathered into buffers, the body runs on contiguous arrays (so it
+ * vectorizes), and a non-unit or conjugated destination is scattered back. */
+typedef void (*TFE_TY(kbody_))(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b);
+
+typedef struct TFE_TY(kew_) {
+  TFE_T *d;
+  const TFE_T *in[2];
+  bool cj_in[2], cj_out;
+  int nin;
+  TFE_TY(kbody_) body;
+  void *bctx;
+  bool nt; /* stream transpose-tile results past the cache (large outputs) */
+  TFE_T *scratch;       /* transpose tiles: whole-tile buffers, per thread and input */
+  int64_t tile_elems;   /* elements of one such buffer (0: no scratch, strips on the stack) */
+  int64_t *last;        /* gather tiles: per thread (8 slots) the tile each column cache holds */
+  int fop;              /* TFE__KFU_*: the body as an op the 8x8 transpose can apply (f64) */
+} TFE_TY(kew_);
+
+/* Elements per operand of a transpose strip on the stack (8 columns of up to TFE__KCOL
+ * elements), and of a column buffer (the longest G0 block of an elementwise tile). */
+#define TFE__KSTRIP (16384 / sizeof(TFE_T) < 128 ? 128 : 16384 / sizeof(TFE_T))
+#define TFE__KCOL (4096 / sizeof(TFE_T) < 64 ? 64 : 4096 / sizeof(TFE_T))
+/* Every element of dst becomes value (as read through dst->conj). */
+TFE_API tfe_status TFE_FN(fill)(const TFE_TY(view) *dst, TFE_T value);
+
+typedef struct TFE_TY(kab_) { TFE_T a, b; bool b_zero; } TFE_TY(kab_);
+/* y = alpha * y (semiring product). */
+TFE_API tfe_status TFE_FN(scale)(const TFE_TY(view) *y, TFE_T alpha);
+/* y = a*x + b*y in the semiring (x broadcasts to y's dims). With b the semiring zero y is
+ * not read (NaN in y does not leak, as in BLAS). */
+TFE_API tfe_status TFE_FN(axpby)(const TFE_TY(view) *y, TFE_T a, const TFE_TY(view) *x, TFE_T b);
+
+/* ==== unary map =========================================================================== */
+typedef struct TFE_TY(kun_) { tfe_unop op; TFE_T param; } TFE_TY(kun_);
+
+#if TFE_ALG == TFE_ALG_STANDARD && !TFE_FLOAT
+/* Integer arithmetic wraps (two's complement, like numpy) instead of overflowing. */
+#define TFE__WADD(a, b) ((TFE_T)((uint64_t)(a) + (uint64_t)(b)))
+#define TFE__WSUB(a, b) ((TFE_T)((uint64_t)(a) - (uint64_t)(b)))
+#define TFE__WMUL(a, b) ((TFE_T)((uint64_t)(a) * (uint64_t)(b)))
+#define TFE__WNEG(a) ((TFE_T)(0 - (uint64_t)(a)))
+#endif
+
+#define TFE__KMAP(expr) do { for (int64_t i = 0; i < n; i++) { TFE_T x = a[i]; out[i] = (expr); } } while (0)
+#undef TFE__KMAP
+
+/* dst = op(src) elementwise (src broadcasts to dst's dims). param is the exponent of
+ * TFE_UN_POW and ignored otherwise. abs/real/imag of a complex kind stay complex with a
+ * zero imaginary part. Kinds without an op (integers: sqrt exp log sin cos tanh; tropical
+ * and user kinds: all but conj) return TFE_ERR_UNSUPPORTED. */
+TFE_API tfe_status TFE_FN(map)(const TFE_TY(view) *dst, const TFE_TY(view) *src, tfe_unop op, TFE_T param);
+
+/* User function over contiguous arrays: out[i] = f(in[i]) for i < n. */
+typedef void (*TFE_TY(unary_fn))(int64_t n, TFE_T *out, const TFE_T *in, void *ctx);
+typedef struct TFE_TY(kufn_) { TFE_TY(unary_fn) f; void *ctx; } TFE_TY(kufn_);
+/* dst = fn(src): fn is called on contiguous runs (buffers or the tensors themselves), from
+ * several threads at once when the tensor is large. */
+TFE_API tfe_status TFE_FN(map_fn)(const TFE_TY(view) *dst, const TFE_TY(view) *src,
+                                  TFE_TY(unary_fn) fn, void *ctx);
+
+#define TFE__KZIP(expr) do { for (int64_t i = 0; i < n; i++) { TFE_T x = a[i], y = b[i]; out[i] = (expr); } } while (0)
+#undef TFE__KZIP
+
+/* dst = a op b with numpy broadcasting of a and b to dst's dims. For tropical and user
+ * kinds add and mul are the semiring's; complex kinds have no max/min. */
+TFE_API tfe_status TFE_FN(zip)(const TFE_TY(view) *dst, const TFE_TY(view) *a, const TFE_TY(view) *b, tfe_binop op);
+
+typedef void (*TFE_TY(binary_fn))(int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b, void *ctx);
+typedef struct TFE_TY(kzfn_) { TFE_TY(binary_fn) f; void *ctx; } TFE_TY(kzfn_);
+/* dst = fn(a, b) over contiguous runs, with broadcasting (see tfe_map_fn). */
+TFE_API tfe_status TFE_FN(zip_fn)(const TFE_TY(view) *dst, const TFE_TY(view) *a, const TFE_TY(view) *b,
+                                  TFE_TY(binary_fn) fn, void *ctx);
+
+
+
+/* ==== reductions ==========================================================================
+ * Accumulation runs into a dense scratch accumulator (kept dims only) that starts at the
+ * fold's identity; the result is combined into out at the end as out = alpha*r + beta*out,
+ * so out may even alias the source. A partial reduction splits only kept dims between
+ * threads (each accumulator element is owned by one thread); a full reduction gives each
+ * thread a padded partial and combines them in thread order. */
+
+typedef struct TFE_TY(kred_) {
+  int fold, pre;
+  TFE_T *acc;            /* accumulator (partial reductions) */
+  const TFE_T *src;
+  bool cj;
+  char *partials;        /* full reductions: one padded slot per thread */
+  size_t slot;
+} TFE_TY(kred_);
+
+typedef struct TFE_TY(kfin_) { tfe_redop op; int64_t count; TFE_T alpha, beta; bool beta_zero; } TFE_TY(kfin_);
+
+/* Reduce src over `axes` (naxes of them; naxes < 0: all axes) into out:
+ *   out = alpha * reduce(src) + beta * out      (semiring operations; beta = zero: out is
+ *                                                not read)
+ * out has the kept dims in order, or src's rank with 1 on the reduced axes (keepdims).
+ * SUM and PROD are the semiring's (max and + for max-plus); MAX/MIN for real and tropical
+ * kinds; MEAN, NORM1, NORM2, NORMINF for float kinds; SUMSQ for the standard algebra. For
+ * complex kinds the norms and sum of squares are real values stored with zero imaginary
+ * part. MAX and MIN over zero elements are refused. */
+TFE_API tfe_status TFE_FN(reduce)(const TFE_TY(view) *out, const TFE_TY(view) *src, tfe_redop op,
+                                  int naxes, const int *axes, TFE_T alpha, TFE_T beta);
+
+/* The reduction of every element of src into *result (see tfe_reduce_S). */
+TFE_API tfe_status TFE_FN(reduce_all)(const TFE_TY(view) *src, tfe_redop op, TFE_T *result);
+#undef TFE__KBUF
+#undef TFE__KSTRIP
+#undef TFE__KCOL
+#else /* bodies */
 #define TFE__KBUF (8192 / sizeof(TFE_T) < 64 ? 64 : 8192 / sizeof(TFE_T))
 
 /* Whether reading src and writing dst needs a conjugation (the conj flags differ). */
@@ -36,14 +170,6 @@ TFE_INTERNAL void TFE_FN(k_copy_odo_)(const TFE_TY(view) *dst, const TFE_TY(view
     if (k == r) return;
   }
 }
-
-typedef struct TFE_TY(kcopy_) {
-  TFE_T *d;
-  const TFE_T *s;
-  bool cj, nt;
-  TFE_T *buf;       /* per-thread tile buffers (tile_elems each) of k_copy_buffered_, or NULL */
-  int64_t tile_elems;
-} TFE_TY(kcopy_);
 
 /* Strided tile rows miss every cache level and no hardware prefetcher follows them: ask for
  * the `rows` rows starting at `row` (tfe__kpf strips ahead of use; 0: off) along G1 in
@@ -378,9 +504,6 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
   tfe__kplan_run(&p, TFE_FN(k_copy_tile_), &c, nt);
   if (c.buf) { tfe_allocator a = tfe_get_allocator(); a.free(a.ctx, c.buf); }
 }
-
-/* Copy src into dst (same dims). src may have any strides; the result read through dst
- * (honouring dst->conj) equals src read through src->conj. */
 TFE_API tfe_status TFE_FN(copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src) {
   TFE_CHECK_NULL(dst);
   TFE_CHECK_NULL(src);
@@ -394,17 +517,12 @@ TFE_API tfe_status TFE_FN(copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src
   TFE_FN(k_copy_run_)(dst, src, n, false);
   return TFE_OK;
 }
-
-/* Copy with conjugation: reading dst gives conj(src). */
 TFE_API tfe_status TFE_FN(conj_copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src) {
   TFE_CHECK_NULL(src);
   TFE_TY(view) s = *src;
   s.conj = !s.conj;
   return TFE_FN(copy)(dst, &s);
 }
-
-/* A new dense tensor (column- or row-major) holding the values of src, conjugation applied
- * (the result has conj = false). *out is written only on success. */
 TFE_API tfe_status TFE_FN(contiguous)(const TFE_TY(view) *src, tfe_order order, TFE_TY(tensor) *out) {
   TFE_CHECK_NULL(src);
   TFE_CHECK_NULL(out);
@@ -421,26 +539,6 @@ TFE_API tfe_status TFE_FN(contiguous)(const TFE_TY(view) *src, tfe_order order, 
   *out = t;
   return TFE_OK;
 }
-
-/* ==== the elementwise engine ==============================================================
- * dst[idx] = body(in0[idx], in1[idx]) over contiguous runs: inputs that are not unit-stride
- * (or need conjugation) are gathered into buffers, the body runs on contiguous arrays (so it
- * vectorizes), and a non-unit or conjugated destination is scattered back. */
-typedef void (*TFE_TY(kbody_))(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b);
-
-typedef struct TFE_TY(kew_) {
-  TFE_T *d;
-  const TFE_T *in[2];
-  bool cj_in[2], cj_out;
-  int nin;
-  TFE_TY(kbody_) body;
-  void *bctx;
-  bool nt; /* stream transpose-tile results past the cache (large outputs) */
-  TFE_T *scratch;       /* transpose tiles: whole-tile buffers, per thread and input */
-  int64_t tile_elems;   /* elements of one such buffer (0: no scratch, strips on the stack) */
-  int64_t *last;        /* gather tiles: per thread (8 slots) the tile each column cache holds */
-  int fop;              /* TFE__KFU_*: the body as an op the 8x8 transpose can apply (f64) */
-} TFE_TY(kew_);
 
 /* Gather rows [i0, i1) x columns [j0 + c0, j0 + c1) of input op's part of a transpose tile
  * into buf (entry (i, c) at i + c*n0, c counted from j0) in 8x8 blocks, so the strided
@@ -498,9 +596,6 @@ TFE_INTERNAL void TFE_FN(k_gather_tile_)(const tfe__kplan *p, int op, const TFE_
   if (m1 < nj) TFE_FN(k_gather_blocks_)(p, op, s, cj, buf, n0, j0, 0, m0, m1, nj);
   if (m0 < n0) TFE_FN(k_gather_blocks_)(p, op, s, cj, buf, n0, j0, m0, n0, 0, nj);
 }
-
-/* Elements per operand of a transpose strip on the stack (8 columns of up to TFE__KCOL
- * elements), and of a column buffer (the longest G0 block of an elementwise tile). */
 #define TFE__KSTRIP (16384 / sizeof(TFE_T) < 128 ? 128 : 16384 / sizeof(TFE_T))
 #define TFE__KCOL (4096 / sizeof(TFE_T) < 64 ? 64 : 4096 / sizeof(TFE_T))
 
@@ -865,19 +960,15 @@ TFE_INTERNAL void TFE_FN(k_fill_body_)(void *ctx, int64_t n, TFE_T *out, const T
   TFE_T v = *(const TFE_T *)ctx;
   for (int64_t i = 0; i < n; i++) out[i] = v;
 }
-/* Every element of dst becomes value (as read through dst->conj). */
 TFE_API tfe_status TFE_FN(fill)(const TFE_TY(view) *dst, TFE_T value) {
   return TFE_FN(k_ew_)(__func__, dst, 0, NULL, NULL, TFE_FN(k_fill_body_), &value);
 }
-
-typedef struct TFE_TY(kab_) { TFE_T a, b; bool b_zero; } TFE_TY(kab_);
 
 TFE_INTERNAL void TFE_FN(k_scale_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *x, const TFE_T *b) {
   (void)b;
   TFE_T a = *(const TFE_T *)ctx;
   for (int64_t i = 0; i < n; i++) out[i] = TFE_FN(sr_mul)(a, x[i]);
 }
-/* y = alpha * y (semiring product). */
 TFE_API tfe_status TFE_FN(scale)(const TFE_TY(view) *y, TFE_T alpha) {
   return TFE_FN(k_ew_)(__func__, y, 1, y, NULL, TFE_FN(k_scale_body_), &alpha);
 }
@@ -888,19 +979,12 @@ TFE_INTERNAL void TFE_FN(k_axpby_body_)(void *ctx, int64_t n, TFE_T *out, const 
   if (c->b_zero) { for (int64_t i = 0; i < n; i++) out[i] = TFE_FN(sr_mul)(a, x[i]); return; }
   for (int64_t i = 0; i < n; i++) out[i] = TFE_FN(sr_add)(TFE_FN(sr_mul)(a, x[i]), TFE_FN(sr_mul)(b, y[i]));
 }
-/* y = a*x + b*y in the semiring (x broadcasts to y's dims). With b the semiring zero y is
- * not read (NaN in y does not leak, as in BLAS). */
 TFE_API tfe_status TFE_FN(axpby)(const TFE_TY(view) *y, TFE_T a, const TFE_TY(view) *x, TFE_T b) {
   TFE_TY(kab_) c = {a, b, TFE_FN(sr_eq)(b, TFE_FN(sr_zero)())};
   if (c.b_zero) return TFE_FN(k_ew_)(__func__, y, 1, x, NULL, TFE_FN(k_axpby_body_), &c);
   return TFE_FN(k_ew_)(__func__, y, 2, x, y, TFE_FN(k_axpby_body_), &c);
 }
-
-/* ==== unary map =========================================================================== */
-typedef struct TFE_TY(kun_) { tfe_unop op; TFE_T param; } TFE_TY(kun_);
-
 #if TFE_ALG == TFE_ALG_STANDARD && !TFE_FLOAT
-/* Integer arithmetic wraps (two's complement, like numpy) instead of overflowing. */
 #define TFE__WADD(a, b) ((TFE_T)((uint64_t)(a) + (uint64_t)(b)))
 #define TFE__WSUB(a, b) ((TFE_T)((uint64_t)(a) - (uint64_t)(b)))
 #define TFE__WMUL(a, b) ((TFE_T)((uint64_t)(a) * (uint64_t)(b)))
@@ -931,7 +1015,6 @@ TFE_INTERNAL bool TFE_FN(k_un_ok_)(tfe_unop op) {
   return false;
 #endif
 }
-
 #define TFE__KMAP(expr) do { for (int64_t i = 0; i < n; i++) { TFE_T x = a[i]; out[i] = (expr); } } while (0)
 TFE_INTERNAL void TFE_FN(k_un_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b) {
   (void)b;
@@ -972,11 +1055,6 @@ TFE_INTERNAL void TFE_FN(k_un_body_)(void *ctx, int64_t n, TFE_T *out, const TFE
   }
 }
 #undef TFE__KMAP
-
-/* dst = op(src) elementwise (src broadcasts to dst's dims). param is the exponent of
- * TFE_UN_POW and ignored otherwise. abs/real/imag of a complex kind stay complex with a
- * zero imaginary part. Kinds without an op (integers: sqrt exp log sin cos tanh; tropical
- * and user kinds: all but conj) return TFE_ERR_UNSUPPORTED. */
 TFE_API tfe_status TFE_FN(map)(const TFE_TY(view) *dst, const TFE_TY(view) *src, tfe_unop op, TFE_T param) {
   if ((unsigned)op >= (unsigned)TFE_UN_COUNT_)
     return TFE_FAIL(TFE_ERR_INVALID, "unknown unary op %d", (int)op);
@@ -991,17 +1069,11 @@ TFE_API tfe_status TFE_FN(map)(const TFE_TY(view) *dst, const TFE_TY(view) *src,
 #endif
   return TFE_FN(k_ew2_)(__func__, dst, 1, src, NULL, TFE_FN(k_un_body_), &u, fop);
 }
-
-/* User function over contiguous arrays: out[i] = f(in[i]) for i < n. */
-typedef void (*TFE_TY(unary_fn))(int64_t n, TFE_T *out, const TFE_T *in, void *ctx);
-typedef struct TFE_TY(kufn_) { TFE_TY(unary_fn) f; void *ctx; } TFE_TY(kufn_);
 TFE_INTERNAL void TFE_FN(k_ufn_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b) {
   (void)b;
   const TFE_TY(kufn_) *u = (const TFE_TY(kufn_) *)ctx;
   u->f(n, out, a, u->ctx);
 }
-/* dst = fn(src): fn is called on contiguous runs (buffers or the tensors themselves), from
- * several threads at once when the tensor is large. */
 TFE_API tfe_status TFE_FN(map_fn)(const TFE_TY(view) *dst, const TFE_TY(view) *src,
                                   TFE_TY(unary_fn) fn, void *ctx) {
   TFE_CHECK_NULL(fn);
@@ -1021,7 +1093,6 @@ TFE_INTERNAL bool TFE_FN(k_bin_ok_)(tfe_binop op) {
   return op == TFE_BIN_ADD || op == TFE_BIN_MUL || op == TFE_BIN_MAX || op == TFE_BIN_MIN;
 #endif
 }
-
 #define TFE__KZIP(expr) do { for (int64_t i = 0; i < n; i++) { TFE_T x = a[i], y = b[i]; out[i] = (expr); } } while (0)
 TFE_INTERNAL void TFE_FN(k_bin_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b) {
   switch (*(const tfe_binop *)ctx) {
@@ -1053,9 +1124,6 @@ TFE_INTERNAL void TFE_FN(k_bin_body_)(void *ctx, int64_t n, TFE_T *out, const TF
   }
 }
 #undef TFE__KZIP
-
-/* dst = a op b with numpy broadcasting of a and b to dst's dims. For tropical and user
- * kinds add and mul are the semiring's; complex kinds have no max/min. */
 TFE_API tfe_status TFE_FN(zip)(const TFE_TY(view) *dst, const TFE_TY(view) *a, const TFE_TY(view) *b, tfe_binop op) {
   if ((unsigned)op >= (unsigned)TFE_BIN_COUNT_)
     return TFE_FAIL(TFE_ERR_INVALID, "unknown binary op %d", (int)op);
@@ -1069,38 +1137,16 @@ TFE_API tfe_status TFE_FN(zip)(const TFE_TY(view) *dst, const TFE_TY(view) *a, c
 #endif
   return TFE_FN(k_ew2_)(__func__, dst, 2, a, b, TFE_FN(k_bin_body_), &op, fop);
 }
-
-typedef void (*TFE_TY(binary_fn))(int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b, void *ctx);
-typedef struct TFE_TY(kzfn_) { TFE_TY(binary_fn) f; void *ctx; } TFE_TY(kzfn_);
 TFE_INTERNAL void TFE_FN(k_zfn_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b) {
   const TFE_TY(kzfn_) *u = (const TFE_TY(kzfn_) *)ctx;
   u->f(n, out, a, b, u->ctx);
 }
-/* dst = fn(a, b) over contiguous runs, with broadcasting (see tfe_map_fn). */
 TFE_API tfe_status TFE_FN(zip_fn)(const TFE_TY(view) *dst, const TFE_TY(view) *a, const TFE_TY(view) *b,
                                   TFE_TY(binary_fn) fn, void *ctx) {
   TFE_CHECK_NULL(fn);
   TFE_TY(kzfn_) u = {fn, ctx};
   return TFE_FN(k_ew_)(__func__, dst, 2, a, b, TFE_FN(k_zfn_body_), &u);
 }
-
-
-
-/* ==== reductions ==========================================================================
- * Accumulation runs into a dense scratch accumulator (kept dims only) that starts at the
- * fold's identity; the result is combined into out at the end as out = alpha*r + beta*out,
- * so out may even alias the source. A partial reduction splits only kept dims between
- * threads (each accumulator element is owned by one thread); a full reduction gives each
- * thread a padded partial and combines them in thread order. */
-
-typedef struct TFE_TY(kred_) {
-  int fold, pre;
-  TFE_T *acc;            /* accumulator (partial reductions) */
-  const TFE_T *src;
-  bool cj;
-  char *partials;        /* full reductions: one padded slot per thread */
-  size_t slot;
-} TFE_TY(kred_);
 
 TFE_INTERNAL bool TFE_FN(k_red_ok_)(tfe_redop op) {
   if (op == TFE_RED_SUM || op == TFE_RED_PROD) return true;
@@ -1253,8 +1299,6 @@ TFE_INTERNAL TFE_T TFE_FN(k_red_final_)(tfe_redop op, TFE_T a, int64_t count) {
   (void)op; (void)count;
   return a;
 }
-
-typedef struct TFE_TY(kfin_) { tfe_redop op; int64_t count; TFE_T alpha, beta; bool beta_zero; } TFE_TY(kfin_);
 TFE_INTERNAL void TFE_FN(k_fin_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *acc, const TFE_T *old) {
   const TFE_TY(kfin_) *f = (const TFE_TY(kfin_) *)ctx;
   for (int64_t i = 0; i < n; i++) {
@@ -1281,15 +1325,6 @@ TFE_INTERNAL tfe_status TFE_FN(k_red_all_)(const TFE_TY(view) *src, int fold, in
   *result = a;
   return TFE_OK;
 }
-
-/* Reduce src over `axes` (naxes of them; naxes < 0: all axes) into out:
- *   out = alpha * reduce(src) + beta * out      (semiring operations; beta = zero: out is
- *                                                not read)
- * out has the kept dims in order, or src's rank with 1 on the reduced axes (keepdims).
- * SUM and PROD are the semiring's (max and + for max-plus); MAX/MIN for real and tropical
- * kinds; MEAN, NORM1, NORM2, NORMINF for float kinds; SUMSQ for the standard algebra. For
- * complex kinds the norms and sum of squares are real values stored with zero imaginary
- * part. MAX and MIN over zero elements are refused. */
 TFE_API tfe_status TFE_FN(reduce)(const TFE_TY(view) *out, const TFE_TY(view) *src, tfe_redop op,
                                   int naxes, const int *axes, TFE_T alpha, TFE_T beta) {
   TFE_CHECK_NULL(out);
@@ -1373,8 +1408,6 @@ TFE_API tfe_status TFE_FN(reduce)(const TFE_TY(view) *out, const TFE_TY(view) *s
   tfe__free(acc);
   return st;
 }
-
-/* The reduction of every element of src into *result (see tfe_reduce_S). */
 TFE_API tfe_status TFE_FN(reduce_all)(const TFE_TY(view) *src, tfe_redop op, TFE_T *result) {
   TFE_CHECK_NULL(src);
   TFE_CHECK_NULL(result);
@@ -1384,3 +1417,4 @@ TFE_API tfe_status TFE_FN(reduce_all)(const TFE_TY(view) *src, tfe_redop op, TFE
 #undef TFE__KBUF
 #undef TFE__KSTRIP
 #undef TFE__KCOL
+#endif

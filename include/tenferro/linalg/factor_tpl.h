@@ -1,7 +1,75 @@
 /* tenferro/linalg_tpl.h — matrix helpers and factorizations of one float kind; re-included per
  * kind by linalg.h (no include guard). Only IEEE kinds (TFE_FLOAT) have a body. */
+#if !TFE__BODY_PHASE
 #if TFE_FLOAT
 
+#define TFE__LP(name) TFE_CAT(TFE_CAT(LAPACKE_, TFE_CAT(TFE__LPFX_, TFE_S)), name)
+#define TFE__RS TFE_CAT(TFE__RSUF_, TFE_S)
+#define TFE__CS TFE_CAT(TFE__CSUF_, TFE_S)
+#define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
+#define TFE__CT TFE_CAT(tfe_tensor_, TFE__CS)
+#define TFE__CTY TFE_CAT(TFE__CTYPE_, TFE_S)
+
+/* Shapes of one matrix-valued result: rank and dims. */
+typedef struct TFE_TY(la_shape_) { int rank; int64_t dims[TFE_MAX_RANK]; } TFE_TY(la_shape_);
+
+/* Batched SVD: A (m, n, batch...) = U (m, k, batch...) diag(S (k, batch...)) Vh (k, n, batch...). */
+TFE_API tfe_status TFE_FN(svd)(const TFE_TY(view) *A, tfe_svd_mode mode, TFE_TY(tensor) *U, TFE__RT *S,
+                               TFE_TY(tensor) *Vh);
+
+/* N-D SVD: rows = the named axes; U (row dims..., k), S (k), Vh (k, column dims...). */
+TFE_API tfe_status TFE_FN(svd_nd)(const TFE_TY(view) *A, int nrow, const int *row_axes, tfe_svd_mode mode,
+                                  TFE_TY(tensor) *U, TFE__RT *S, TFE_TY(tensor) *Vh);
+
+/* Truncated N-D SVD: like tfe_svd_nd (thin) but keeping the rank the rule allows; info (may be
+ * NULL) reports the kept rank and the discarded weight. */
+TFE_API tfe_status TFE_FN(svd_trunc)(const TFE_TY(view) *A, int nrow, const int *row_axes, const tfe_trunc *tr,
+                                     TFE_TY(tensor) *U, TFE__RT *S, TFE_TY(tensor) *Vh, tfe_trunc_info *info);
+
+/* Batched QR: A (m, n, batch...) = Q (m, kq, batch...) R (kq, n, batch...), R upper with a
+ * real non-negative diagonal; kq = min(m, n) (thin) or m (full). */
+TFE_API tfe_status TFE_FN(qr)(const TFE_TY(view) *A, bool full, TFE_TY(tensor) *Q, TFE_TY(tensor) *R);
+
+/* N-D QR: Q (row dims..., kq), R (kq, column dims...). */
+TFE_API tfe_status TFE_FN(qr_nd)(const TFE_TY(view) *A, int nrow, const int *row_axes, bool full, TFE_TY(tensor) *Q,
+                                 TFE_TY(tensor) *R);
+
+/* Batched LQ: A = L (m, kq, batch...) Q (kq, n, batch...), L lower with a real non-negative
+ * diagonal, Q with orthonormal rows; kq = min(m, n) (thin) or n (full). */
+TFE_API tfe_status TFE_FN(lq)(const TFE_TY(view) *A, bool full, TFE_TY(tensor) *L, TFE_TY(tensor) *Q);
+
+/* N-D LQ: L (row dims..., kq), Q (kq, column dims...). */
+TFE_API tfe_status TFE_FN(lq_nd)(const TFE_TY(view) *A, int nrow, const int *row_axes, bool full, TFE_TY(tensor) *L,
+                                 TFE_TY(tensor) *Q);
+
+/* ---- eigendecompositions -------------------------------------------------------------------- */
+/* Hermitian (real symmetric) eigendecomposition A = V diag(W) V^H, eigenvalues ascending.
+ * Only the lower triangle of A is read. V may be NULL for eigenvalues only. */
+TFE_API tfe_status TFE_FN(eigh)(const TFE_TY(view) *A, TFE__RT *W, TFE_TY(tensor) *V);
+
+/* General eigendecomposition A V = V diag(W) with complex W (n, batch...) and right
+ * eigenvectors V (n, n, batch...) of unit 2-norm (LAPACK's geev normalization). V may be NULL. */
+TFE_API tfe_status TFE_FN(eig)(const TFE_TY(view) *A, TFE__CT *W, TFE__CT *V);
+
+/* ---- LU and Cholesky ------------------------------------------------------------------------ */
+/* LU with partial pivoting: A[perm[i], :] = (L U)[i, :]; perm (m, batch...) as int64, L
+ * (m, k, batch...) unit lower, U (k, n, batch...) upper, k = min(m, n). A singular A is not an
+ * error here (its U has a zero on the diagonal). */
+TFE_API tfe_status TFE_FN(lu)(const TFE_TY(view) *A, tfe_tensor_i64 *perm, TFE_TY(tensor) *L, TFE_TY(tensor) *U);
+
+/* Cholesky A = L L^H of a Hermitian positive definite A (lower triangle read); L (n, n, batch...)
+ * lower. Not positive definite: TFE_ERR_SINGULAR. */
+TFE_API tfe_status TFE_FN(cholesky)(const TFE_TY(view) *A, TFE_TY(tensor) *L);
+
+#undef TFE__LP
+#undef TFE__RS
+#undef TFE__CS
+#undef TFE__RT
+#undef TFE__CT
+#undef TFE__CTY
+#endif /* TFE_FLOAT */
+#else /* bodies */
+#if TFE_FLOAT
 #define TFE__LP(name) TFE_CAT(TFE_CAT(LAPACKE_, TFE_CAT(TFE__LPFX_, TFE_S)), name)
 #define TFE__RS TFE_CAT(TFE__RSUF_, TFE_S)
 #define TFE__CS TFE_CAT(TFE__CSUF_, TFE_S)
@@ -92,9 +160,6 @@ TFE_INTERNAL tfe_status TFE_FN(la_check_view_)(const TFE_TY(view) *A, const char
   return TFE_OK;
 }
 
-/* Shapes of one matrix-valued result: rank and dims. */
-typedef struct TFE_TY(la_shape_) { int rank; int64_t dims[TFE_MAX_RANK]; } TFE_TY(la_shape_);
-
 /* Batched result shape (lead dims + batch dims of M). */
 TFE_INTERNAL tfe_status TFE_FN(la_bshape_)(const tfe__mat *M, const tfe_layout *L, int nl, int64_t d0, int64_t d1,
                                            TFE_TY(la_shape_) *sh, const char *fn) {
@@ -157,8 +222,6 @@ TFE_INTERNAL tfe_status TFE_FN(svd_args_)(const TFE_TY(view) *A, tfe_svd_mode mo
   if (mode != TFE_SVD_VALUES && (!U || !Vh)) return tfe__fail(TFE_ERR_NULL, fn, "argument 'U' or 'Vh' is NULL");
   return TFE_OK;
 }
-
-/* Batched SVD: A (m, n, batch...) = U (m, k, batch...) diag(S (k, batch...)) Vh (k, n, batch...). */
 TFE_API tfe_status TFE_FN(svd)(const TFE_TY(view) *A, tfe_svd_mode mode, TFE_TY(tensor) *U, TFE__RT *S,
                                TFE_TY(tensor) *Vh) {
   TFE_TRY(TFE_FN(svd_args_)(A, mode, U, S, Vh, __func__));
@@ -174,8 +237,6 @@ TFE_API tfe_status TFE_FN(svd)(const TFE_TY(view) *A, tfe_svd_mode mode, TFE_TY(
   tfe__mat_free(&M);
   return st;
 }
-
-/* N-D SVD: rows = the named axes; U (row dims..., k), S (k), Vh (k, column dims...). */
 TFE_API tfe_status TFE_FN(svd_nd)(const TFE_TY(view) *A, int nrow, const int *row_axes, tfe_svd_mode mode,
                                   TFE_TY(tensor) *U, TFE__RT *S, TFE_TY(tensor) *Vh) {
   TFE_TRY(TFE_FN(svd_args_)(A, mode, U, S, Vh, __func__));
@@ -207,9 +268,6 @@ TFE_INTERNAL int64_t TFE_FN(la_trunc_rank_)(const TFE_R *s, int64_t k, const tfe
   }
   return r == 0 && k > 0 ? 1 : r;
 }
-
-/* Truncated N-D SVD: like tfe_svd_nd (thin) but keeping the rank the rule allows; info (may be
- * NULL) reports the kept rank and the discarded weight. */
 TFE_API tfe_status TFE_FN(svd_trunc)(const TFE_TY(view) *A, int nrow, const int *row_axes, const tfe_trunc *tr,
                                      TFE_TY(tensor) *U, TFE__RT *S, TFE_TY(tensor) *Vh, tfe_trunc_info *info) {
   TFE_CHECK_NULL(tr);
@@ -343,9 +401,6 @@ TFE_INTERNAL tfe_status TFE_FN(lq_core_)(const TFE_TY(view) *A, const tfe__mat *
   *L = l; *Q = q;
   return TFE_OK;
 }
-
-/* Batched QR: A (m, n, batch...) = Q (m, kq, batch...) R (kq, n, batch...), R upper with a
- * real non-negative diagonal; kq = min(m, n) (thin) or m (full). */
 TFE_API tfe_status TFE_FN(qr)(const TFE_TY(view) *A, bool full, TFE_TY(tensor) *Q, TFE_TY(tensor) *R) {
   TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
   TFE_CHECK_NULL(Q);
@@ -360,8 +415,6 @@ TFE_API tfe_status TFE_FN(qr)(const TFE_TY(view) *A, bool full, TFE_TY(tensor) *
   tfe__mat_free(&M);
   return st;
 }
-
-/* N-D QR: Q (row dims..., kq), R (kq, column dims...). */
 TFE_API tfe_status TFE_FN(qr_nd)(const TFE_TY(view) *A, int nrow, const int *row_axes, bool full, TFE_TY(tensor) *Q,
                                  TFE_TY(tensor) *R) {
   TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
@@ -382,9 +435,6 @@ TFE_API tfe_status TFE_FN(qr_nd)(const TFE_TY(view) *A, int nrow, const int *row
   tfe__mat_free(&M);
   return st;
 }
-
-/* Batched LQ: A = L (m, kq, batch...) Q (kq, n, batch...), L lower with a real non-negative
- * diagonal, Q with orthonormal rows; kq = min(m, n) (thin) or n (full). */
 TFE_API tfe_status TFE_FN(lq)(const TFE_TY(view) *A, bool full, TFE_TY(tensor) *L, TFE_TY(tensor) *Q) {
   TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
   TFE_CHECK_NULL(L);
@@ -399,8 +449,6 @@ TFE_API tfe_status TFE_FN(lq)(const TFE_TY(view) *A, bool full, TFE_TY(tensor) *
   tfe__mat_free(&M);
   return st;
 }
-
-/* N-D LQ: L (row dims..., kq), Q (kq, column dims...). */
 TFE_API tfe_status TFE_FN(lq_nd)(const TFE_TY(view) *A, int nrow, const int *row_axes, bool full, TFE_TY(tensor) *L,
                                  TFE_TY(tensor) *Q) {
   TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
@@ -433,10 +481,6 @@ TFE_INTERNAL tfe_status TFE_FN(la_square_)(const TFE_TY(view) *A, tfe__mat *M, c
   }
   return TFE_OK;
 }
-
-/* ---- eigendecompositions -------------------------------------------------------------------- */
-/* Hermitian (real symmetric) eigendecomposition A = V diag(W) V^H, eigenvalues ascending.
- * Only the lower triangle of A is read. V may be NULL for eigenvalues only. */
 TFE_API tfe_status TFE_FN(eigh)(const TFE_TY(view) *A, TFE__RT *W, TFE_TY(tensor) *V) {
   TFE_CHECK_NULL(W);
   tfe__mat M;
@@ -474,9 +518,6 @@ TFE_API tfe_status TFE_FN(eigh)(const TFE_TY(view) *A, TFE__RT *W, TFE_TY(tensor
   if (V) *V = v;
   return TFE_OK;
 }
-
-/* General eigendecomposition A V = V diag(W) with complex W (n, batch...) and right
- * eigenvectors V (n, n, batch...) of unit 2-norm (LAPACK's geev normalization). V may be NULL. */
 TFE_API tfe_status TFE_FN(eig)(const TFE_TY(view) *A, TFE__CT *W, TFE__CT *V) {
   TFE_CHECK_NULL(W);
   tfe__mat M;
@@ -528,11 +569,6 @@ TFE_API tfe_status TFE_FN(eig)(const TFE_TY(view) *A, TFE__CT *W, TFE__CT *V) {
   if (V) *V = v;
   return TFE_OK;
 }
-
-/* ---- LU and Cholesky ------------------------------------------------------------------------ */
-/* LU with partial pivoting: A[perm[i], :] = (L U)[i, :]; perm (m, batch...) as int64, L
- * (m, k, batch...) unit lower, U (k, n, batch...) upper, k = min(m, n). A singular A is not an
- * error here (its U has a zero on the diagonal). */
 TFE_API tfe_status TFE_FN(lu)(const TFE_TY(view) *A, tfe_tensor_i64 *perm, TFE_TY(tensor) *L, TFE_TY(tensor) *U) {
   TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
   TFE_CHECK_NULL(perm);
@@ -580,9 +616,6 @@ TFE_API tfe_status TFE_FN(lu)(const TFE_TY(view) *A, tfe_tensor_i64 *perm, TFE_T
   *perm = p; *L = l; *U = u;
   return TFE_OK;
 }
-
-/* Cholesky A = L L^H of a Hermitian positive definite A (lower triangle read); L (n, n, batch...)
- * lower. Not positive definite: TFE_ERR_SINGULAR. */
 TFE_API tfe_status TFE_FN(cholesky)(const TFE_TY(view) *A, TFE_TY(tensor) *L) {
   TFE_CHECK_NULL(L);
   tfe__mat M;
@@ -607,7 +640,6 @@ TFE_API tfe_status TFE_FN(cholesky)(const TFE_TY(view) *A, TFE_TY(tensor) *L) {
   *L = l;
   return TFE_OK;
 }
-
 #undef TFE__LP
 #undef TFE__RS
 #undef TFE__CS
@@ -615,3 +647,4 @@ TFE_API tfe_status TFE_FN(cholesky)(const TFE_TY(view) *A, TFE_TY(tensor) *L) {
 #undef TFE__CT
 #undef TFE__CTY
 #endif /* TFE_FLOAT */
+#endif

@@ -12,15 +12,13 @@
  * remaining axes, in increasing order, form the columns. Inputs may have any strides and a lazy
  * conjugate flag: they are packed into one LAPACK-shaped work buffer (LAPACK overwrites its
  * input), outputs are written by LAPACK in place. On error every output is left untouched. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_LINALG_H
 #define TENFERRO_LINALG_H
 
 #include <tenferro/tensor/tensor.h>
 #include <tenferro/gen/generic.h>
 #include <tenferro/tensor/dyn.h>
-#include <float.h>
-#include <limits.h>
-#include <lapacke.h>
 
 /* CBLAS GEMM from the linked BLAS (BLIS), bound under tenferro-private C names so that these
  * declarations cannot clash with another header's prototype of the same symbols. The enum
@@ -94,6 +92,114 @@ typedef struct tfe__mat {
   int nr, nc, nb;
   int r[TFE_MAX_RANK], c[TFE_MAX_RANK], b[TFE_MAX_RANK];
 } tfe__mat;
+
+#define TFE_TEMPLATE <tenferro/linalg/factor_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/linalg/ops_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+
+/* ---- dtype-tagged entries (kinds known at run time) ----------------------------------------
+ * tfe_svd_dyn, tfe_qr_dyn, tfe_eigh_dyn, tfe_solve_dyn, tfe_inv_dyn, tfe_det_dyn: the typed
+ * functions for a tfe_dyn input of kind f32, f64, c64 or c128; results are owning tfe_dyn
+ * handles (release with tfe_dyn_release). Another kind, or operands of different kinds:
+ * TFE_ERR_DTYPE naming both. */
+#define TFE__LA_DYN_KINDS(X) X(f32, f32, TFE_DT_F32) X(f64, f64, TFE_DT_F64) X(c64, f32, TFE_DT_C64) X(c128, f64, TFE_DT_C128)
+#define TFE__LA_DYN_SVD(s, r, DT)                                                                  \
+  case DT: {                                                                                       \
+    tfe_view_##s a;                                                                                \
+    tfe_tensor_##s u = {0}, vh = {0};                                                              \
+    tfe_tensor_##r sv = {0};                                                                       \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(tfe_svd_##s(&a, mode, U ? &u : NULL, &sv, Vh ? &vh : NULL));                           \
+    if (U) tfe_dyn_adopt__##s(&u, U);                                                              \
+    if (Vh) tfe_dyn_adopt__##s(&vh, Vh);                                                           \
+    tfe_dyn_adopt__##r(&sv, S);                                                                    \
+    return TFE_OK;                                                                                 \
+  }
+/* A = U diag(S) Vh (see tfe_svd_S); U and Vh may be NULL with TFE_SVD_VALUES. */
+TFE_API tfe_status tfe_svd_dyn(const tfe_dyn *A, tfe_svd_mode mode, tfe_dyn *U, tfe_dyn *S, tfe_dyn *Vh);
+#define TFE__LA_DYN_QR(s, r, DT)                                                                   \
+  case DT: {                                                                                       \
+    tfe_view_##s a;                                                                                \
+    tfe_tensor_##s q = {0}, rr = {0};                                                              \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(tfe_qr_##s(&a, full, &q, &rr));                                                        \
+    tfe_dyn_adopt__##s(&q, Q);                                                                     \
+    tfe_dyn_adopt__##s(&rr, R);                                                                    \
+    return TFE_OK;                                                                                 \
+  }
+TFE_API tfe_status tfe_qr_dyn(const tfe_dyn *A, bool full, tfe_dyn *Q, tfe_dyn *R);
+#define TFE__LA_DYN_EIGH(s, r, DT)                                                                 \
+  case DT: {                                                                                       \
+    tfe_view_##s a;                                                                                \
+    tfe_tensor_##s v = {0};                                                                        \
+    tfe_tensor_##r w = {0};                                                                        \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(tfe_eigh_##s(&a, &w, V ? &v : NULL));                                                  \
+    tfe_dyn_adopt__##r(&w, W);                                                                     \
+    if (V) tfe_dyn_adopt__##s(&v, V);                                                              \
+    return TFE_OK;                                                                                 \
+  }
+/* Hermitian A = V diag(W) V^H; V may be NULL. */
+TFE_API tfe_status tfe_eigh_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V);
+#define TFE__LA_DYN_SOLVE(s, r, DT)                                                                \
+  case DT: {                                                                                       \
+    tfe_view_##s a, b;                                                                             \
+    tfe_tensor_##s x = {0};                                                                        \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(tfe_dyn_as_view_##s(B, &b));                                                           \
+    TFE_TRY(tfe_solve_##s(&a, &b, &x));                                                            \
+    tfe_dyn_adopt__##s(&x, X);                                                                     \
+    return TFE_OK;                                                                                 \
+  }
+/* X = A^-1 B; A and B of the same kind. */
+TFE_API tfe_status tfe_solve_dyn(const tfe_dyn *A, const tfe_dyn *B, tfe_dyn *X);
+#define TFE__LA_DYN_ONE(s, r, DT)                                                                  \
+  case DT: {                                                                                       \
+    tfe_view_##s a;                                                                                \
+    tfe_tensor_##s x = {0};                                                                        \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(det ? tfe_det_##s(&a, &x) : tfe_inv_##s(&a, &x));                                      \
+    tfe_dyn_adopt__##s(&x, X);                                                                     \
+    return TFE_OK;                                                                                 \
+  }
+TFE_API tfe_status tfe_inv_dyn(const tfe_dyn *A, tfe_dyn *X);
+TFE_API tfe_status tfe_det_dyn(const tfe_dyn *A, tfe_dyn *D);
+
+/* ---- _Generic front ends (dispatch on the first view argument) ------------------------------- */
+#define tfe_svd(A, ...) _Generic((A), TFE_GCASES_FLOAT(svd, view))(A, __VA_ARGS__)
+#define tfe_svd_nd(A, ...) _Generic((A), TFE_GCASES_FLOAT(svd_nd, view))(A, __VA_ARGS__)
+#define tfe_svd_trunc(A, ...) _Generic((A), TFE_GCASES_FLOAT(svd_trunc, view))(A, __VA_ARGS__)
+#define tfe_qr(A, ...) _Generic((A), TFE_GCASES_FLOAT(qr, view))(A, __VA_ARGS__)
+#define tfe_qr_nd(A, ...) _Generic((A), TFE_GCASES_FLOAT(qr_nd, view))(A, __VA_ARGS__)
+#define tfe_lq(A, ...) _Generic((A), TFE_GCASES_FLOAT(lq, view))(A, __VA_ARGS__)
+#define tfe_lq_nd(A, ...) _Generic((A), TFE_GCASES_FLOAT(lq_nd, view))(A, __VA_ARGS__)
+#define tfe_eigh(A, ...) _Generic((A), TFE_GCASES_FLOAT(eigh, view))(A, __VA_ARGS__)
+#define tfe_eig(A, ...) _Generic((A), TFE_GCASES_FLOAT(eig, view))(A, __VA_ARGS__)
+#define tfe_lu(A, ...) _Generic((A), TFE_GCASES_FLOAT(lu, view))(A, __VA_ARGS__)
+#define tfe_cholesky(A, ...) _Generic((A), TFE_GCASES_FLOAT(cholesky, view))(A, __VA_ARGS__)
+#define tfe_solve(A, ...) _Generic((A), TFE_GCASES_FLOAT(solve, view))(A, __VA_ARGS__)
+#define tfe_trisolve(A, ...) _Generic((A), TFE_GCASES_FLOAT(trisolve, view))(A, __VA_ARGS__)
+#define tfe_lstsq(A, ...) _Generic((A), TFE_GCASES_FLOAT(lstsq, view))(A, __VA_ARGS__)
+#define tfe_inv(A, ...) _Generic((A), TFE_GCASES_FLOAT(inv, view))(A, __VA_ARGS__)
+#define tfe_pinv(A, ...) _Generic((A), TFE_GCASES_FLOAT(pinv, view))(A, __VA_ARGS__)
+#define tfe_det(A, ...) _Generic((A), TFE_GCASES_FLOAT(det, view))(A, __VA_ARGS__)
+#define tfe_slogdet(A, ...) _Generic((A), TFE_GCASES_FLOAT(slogdet, view))(A, __VA_ARGS__)
+#define tfe_norm(A, ...) _Generic((A), TFE_GCASES_FLOAT(norm, view))(A, __VA_ARGS__)
+#define tfe_expm(A, ...) _Generic((A), TFE_GCASES_FLOAT(expm, view))(A, __VA_ARGS__)
+#define tfe_polar(A, ...) _Generic((A), TFE_GCASES_FLOAT(polar, view))(A, __VA_ARGS__)
+
+#endif
+#elif !defined(TENFERRO_LINALG_BODY) /* bodies */
+#define TENFERRO_LINALG_BODY
+#include <float.h>
+#include <limits.h>
+#include <lapacke.h>
+#include <tenferro/tensor/tensor.h>
+#include <tenferro/gen/generic.h>
+#include <tenferro/tensor/dyn.h>
 
 TFE_INTERNAL void tfe__mat_free(tfe__mat *M) {
   tfe__free(M->roff);
@@ -202,20 +308,12 @@ TFE_INTERNAL tfe_status tfe__lapack_info(int info, const char *routine, const ch
     return tfe__fail(TFE_ERR_INVALID, fn, "%s rejected argument %d (NaN or Inf in the input?)", routine, -info);
   return TFE_OK;
 }
-
 #define TFE_TEMPLATE <tenferro/linalg/factor_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 #define TFE_TEMPLATE <tenferro/linalg/ops_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-
-/* ---- dtype-tagged entries (kinds known at run time) ----------------------------------------
- * tfe_svd_dyn, tfe_qr_dyn, tfe_eigh_dyn, tfe_solve_dyn, tfe_inv_dyn, tfe_det_dyn: the typed
- * functions for a tfe_dyn input of kind f32, f64, c64 or c128; results are owning tfe_dyn
- * handles (release with tfe_dyn_release). Another kind, or operands of different kinds:
- * TFE_ERR_DTYPE naming both. */
-#define TFE__LA_DYN_KINDS(X) X(f32, f32, TFE_DT_F32) X(f64, f64, TFE_DT_F64) X(c64, f32, TFE_DT_C64) X(c128, f64, TFE_DT_C128)
 TFE_INTERNAL tfe_status tfe__la_dyn_kind(const tfe_dyn *A, const char *fn) {
   if (!A) return tfe__fail(TFE_ERR_NULL, fn, "argument 'A' is NULL");
   switch (A->dtype) {
@@ -232,35 +330,12 @@ TFE_INTERNAL tfe_status tfe__la_dyn_same(const tfe_dyn *A, const tfe_dyn *B, con
                      B->dtype == TFE_DT_CUSTOM ? "user-kind" : tfe_dtype_name(B->dtype));
   return TFE_OK;
 }
-#define TFE__LA_DYN_SVD(s, r, DT)                                                                  \
-  case DT: {                                                                                       \
-    tfe_view_##s a;                                                                                \
-    tfe_tensor_##s u = {0}, vh = {0};                                                              \
-    tfe_tensor_##r sv = {0};                                                                       \
-    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
-    TFE_TRY(tfe_svd_##s(&a, mode, U ? &u : NULL, &sv, Vh ? &vh : NULL));                           \
-    if (U) tfe_dyn_adopt__##s(&u, U);                                                              \
-    if (Vh) tfe_dyn_adopt__##s(&vh, Vh);                                                           \
-    tfe_dyn_adopt__##r(&sv, S);                                                                    \
-    return TFE_OK;                                                                                 \
-  }
-/* A = U diag(S) Vh (see tfe_svd_S); U and Vh may be NULL with TFE_SVD_VALUES. */
 TFE_API tfe_status tfe_svd_dyn(const tfe_dyn *A, tfe_svd_mode mode, tfe_dyn *U, tfe_dyn *S, tfe_dyn *Vh) {
   TFE_TRY(tfe__la_dyn_kind(A, __func__));
   TFE_CHECK_NULL(S);
   switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_SVD) default: break; }
   return TFE_FAIL(TFE_ERR_INTERNAL, "unreachable");
 }
-#define TFE__LA_DYN_QR(s, r, DT)                                                                   \
-  case DT: {                                                                                       \
-    tfe_view_##s a;                                                                                \
-    tfe_tensor_##s q = {0}, rr = {0};                                                              \
-    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
-    TFE_TRY(tfe_qr_##s(&a, full, &q, &rr));                                                        \
-    tfe_dyn_adopt__##s(&q, Q);                                                                     \
-    tfe_dyn_adopt__##s(&rr, R);                                                                    \
-    return TFE_OK;                                                                                 \
-  }
 TFE_API tfe_status tfe_qr_dyn(const tfe_dyn *A, bool full, tfe_dyn *Q, tfe_dyn *R) {
   TFE_TRY(tfe__la_dyn_kind(A, __func__));
   TFE_CHECK_NULL(Q);
@@ -268,35 +343,12 @@ TFE_API tfe_status tfe_qr_dyn(const tfe_dyn *A, bool full, tfe_dyn *Q, tfe_dyn *
   switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_QR) default: break; }
   return TFE_FAIL(TFE_ERR_INTERNAL, "unreachable");
 }
-#define TFE__LA_DYN_EIGH(s, r, DT)                                                                 \
-  case DT: {                                                                                       \
-    tfe_view_##s a;                                                                                \
-    tfe_tensor_##s v = {0};                                                                        \
-    tfe_tensor_##r w = {0};                                                                        \
-    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
-    TFE_TRY(tfe_eigh_##s(&a, &w, V ? &v : NULL));                                                  \
-    tfe_dyn_adopt__##r(&w, W);                                                                     \
-    if (V) tfe_dyn_adopt__##s(&v, V);                                                              \
-    return TFE_OK;                                                                                 \
-  }
-/* Hermitian A = V diag(W) V^H; V may be NULL. */
 TFE_API tfe_status tfe_eigh_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V) {
   TFE_TRY(tfe__la_dyn_kind(A, __func__));
   TFE_CHECK_NULL(W);
   switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_EIGH) default: break; }
   return TFE_FAIL(TFE_ERR_INTERNAL, "unreachable");
 }
-#define TFE__LA_DYN_SOLVE(s, r, DT)                                                                \
-  case DT: {                                                                                       \
-    tfe_view_##s a, b;                                                                             \
-    tfe_tensor_##s x = {0};                                                                        \
-    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
-    TFE_TRY(tfe_dyn_as_view_##s(B, &b));                                                           \
-    TFE_TRY(tfe_solve_##s(&a, &b, &x));                                                            \
-    tfe_dyn_adopt__##s(&x, X);                                                                     \
-    return TFE_OK;                                                                                 \
-  }
-/* X = A^-1 B; A and B of the same kind. */
 TFE_API tfe_status tfe_solve_dyn(const tfe_dyn *A, const tfe_dyn *B, tfe_dyn *X) {
   TFE_TRY(tfe__la_dyn_kind(A, __func__));
   TFE_TRY(tfe__la_dyn_same(A, B, __func__));
@@ -304,15 +356,6 @@ TFE_API tfe_status tfe_solve_dyn(const tfe_dyn *A, const tfe_dyn *B, tfe_dyn *X)
   switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_SOLVE) default: break; }
   return TFE_FAIL(TFE_ERR_INTERNAL, "unreachable");
 }
-#define TFE__LA_DYN_ONE(s, r, DT)                                                                  \
-  case DT: {                                                                                       \
-    tfe_view_##s a;                                                                                \
-    tfe_tensor_##s x = {0};                                                                        \
-    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
-    TFE_TRY(det ? tfe_det_##s(&a, &x) : tfe_inv_##s(&a, &x));                                      \
-    tfe_dyn_adopt__##s(&x, X);                                                                     \
-    return TFE_OK;                                                                                 \
-  }
 TFE_INTERNAL tfe_status tfe__la_dyn_one(const tfe_dyn *A, bool det, tfe_dyn *X, const char *fn) {
   TFE_TRY(tfe__la_dyn_kind(A, fn));
   if (!X) return tfe__fail(TFE_ERR_NULL, fn, "argument 'X' is NULL");
@@ -327,28 +370,4 @@ TFE_API tfe_status tfe_det_dyn(const tfe_dyn *A, tfe_dyn *D) { return tfe__la_dy
 #undef TFE__LA_DYN_SOLVE
 #undef TFE__LA_DYN_ONE
 #undef TFE__LA_DYN_KINDS
-
-/* ---- _Generic front ends (dispatch on the first view argument) ------------------------------- */
-#define tfe_svd(A, ...) _Generic((A), TFE_GCASES_FLOAT(svd, view))(A, __VA_ARGS__)
-#define tfe_svd_nd(A, ...) _Generic((A), TFE_GCASES_FLOAT(svd_nd, view))(A, __VA_ARGS__)
-#define tfe_svd_trunc(A, ...) _Generic((A), TFE_GCASES_FLOAT(svd_trunc, view))(A, __VA_ARGS__)
-#define tfe_qr(A, ...) _Generic((A), TFE_GCASES_FLOAT(qr, view))(A, __VA_ARGS__)
-#define tfe_qr_nd(A, ...) _Generic((A), TFE_GCASES_FLOAT(qr_nd, view))(A, __VA_ARGS__)
-#define tfe_lq(A, ...) _Generic((A), TFE_GCASES_FLOAT(lq, view))(A, __VA_ARGS__)
-#define tfe_lq_nd(A, ...) _Generic((A), TFE_GCASES_FLOAT(lq_nd, view))(A, __VA_ARGS__)
-#define tfe_eigh(A, ...) _Generic((A), TFE_GCASES_FLOAT(eigh, view))(A, __VA_ARGS__)
-#define tfe_eig(A, ...) _Generic((A), TFE_GCASES_FLOAT(eig, view))(A, __VA_ARGS__)
-#define tfe_lu(A, ...) _Generic((A), TFE_GCASES_FLOAT(lu, view))(A, __VA_ARGS__)
-#define tfe_cholesky(A, ...) _Generic((A), TFE_GCASES_FLOAT(cholesky, view))(A, __VA_ARGS__)
-#define tfe_solve(A, ...) _Generic((A), TFE_GCASES_FLOAT(solve, view))(A, __VA_ARGS__)
-#define tfe_trisolve(A, ...) _Generic((A), TFE_GCASES_FLOAT(trisolve, view))(A, __VA_ARGS__)
-#define tfe_lstsq(A, ...) _Generic((A), TFE_GCASES_FLOAT(lstsq, view))(A, __VA_ARGS__)
-#define tfe_inv(A, ...) _Generic((A), TFE_GCASES_FLOAT(inv, view))(A, __VA_ARGS__)
-#define tfe_pinv(A, ...) _Generic((A), TFE_GCASES_FLOAT(pinv, view))(A, __VA_ARGS__)
-#define tfe_det(A, ...) _Generic((A), TFE_GCASES_FLOAT(det, view))(A, __VA_ARGS__)
-#define tfe_slogdet(A, ...) _Generic((A), TFE_GCASES_FLOAT(slogdet, view))(A, __VA_ARGS__)
-#define tfe_norm(A, ...) _Generic((A), TFE_GCASES_FLOAT(norm, view))(A, __VA_ARGS__)
-#define tfe_expm(A, ...) _Generic((A), TFE_GCASES_FLOAT(expm, view))(A, __VA_ARGS__)
-#define tfe_polar(A, ...) _Generic((A), TFE_GCASES_FLOAT(polar, view))(A, __VA_ARGS__)
-
 #endif

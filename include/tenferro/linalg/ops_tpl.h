@@ -1,7 +1,58 @@
 /* tenferro/linalg_ops_tpl.h — solvers, inverses, determinants, norms, expm and polar of one
  * float kind; re-included per kind by linalg.h (no include guard). */
+#if !TFE__BODY_PHASE
 #if TFE_FLOAT
 
+#define TFE__LP(name) TFE_CAT(TFE_CAT(LAPACKE_, TFE_CAT(TFE__LPFX_, TFE_S)), name)
+#define TFE__RS TFE_CAT(TFE__RSUF_, TFE_S)
+#define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
+
+/* ---- solvers -------------------------------------------------------------------------------- */
+/* X = A^-1 B for square A (n, n, batch...) and B (n, r, batch...) or (n, batch...). Singular A:
+ * TFE_ERR_SINGULAR. */
+TFE_API tfe_status TFE_FN(solve)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X);
+
+/* X = T^-1 B for triangular T (only the lower or upper triangle of A is read; unit_diag: the
+ * diagonal is taken as ones). A is passed to LAPACK without a copy when its columns are
+ * unit-stride and not lazily conjugated. A zero on the diagonal: TFE_ERR_SINGULAR. */
+TFE_API tfe_status TFE_FN(trisolve)(const TFE_TY(view) *A, const TFE_TY(view) *B, bool lower, bool unit_diag,
+                                    TFE_TY(tensor) *X);
+
+/* Least squares: X (n, r, batch...) minimizes |A X - B| for A (m, n, batch...), B (m, r, batch...)
+ * or (m, batch...); rank-deficient A gets the minimum-norm solution (gelsd, rcond = eps). */
+TFE_API tfe_status TFE_FN(lstsq)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X);
+
+/* ---- inverse, determinant ------------------------------------------------------------------- */
+/* X = A^-1 (n, n, batch...). Singular A: TFE_ERR_SINGULAR. */
+TFE_API tfe_status TFE_FN(inv)(const TFE_TY(view) *A, TFE_TY(tensor) *X);
+
+/* det(A) for each batch item: a tensor of the batch shape (rank 0 for one matrix). */
+TFE_API tfe_status TFE_FN(det)(const TFE_TY(view) *A, TFE_TY(tensor) *D);
+
+/* det(A) = sign * exp(logabs): sign has |sign| = 1 (0 when A is singular, then logabs = -inf). */
+TFE_API tfe_status TFE_FN(slogdet)(const TFE_TY(view) *A, TFE_TY(tensor) *sign, TFE__RT *logabs);
+
+/* ---- pseudo-inverse and polar --------------------------------------------------------------- */
+/* X = A^+ (n, m, batch...) from the SVD; singular values <= rcond * s_max count as zero
+ * (rcond < 0: max(m, n) * eps). */
+TFE_API tfe_status TFE_FN(pinv)(const TFE_TY(view) *A, double rcond, TFE_TY(tensor) *X);
+
+/* Polar decomposition A = Up P: Up (m, n, batch...) with orthonormal columns (rows when m < n),
+ * P (n, n, batch...) Hermitian positive semidefinite; from the SVD (Up = U Vh, P = V S V^H). */
+TFE_API tfe_status TFE_FN(polar)(const TFE_TY(view) *A, TFE_TY(tensor) *Up, TFE_TY(tensor) *P);
+
+/* Matrix norm of each batch item into a real tensor of the batch shape. */
+TFE_API tfe_status TFE_FN(norm)(const TFE_TY(view) *A, tfe_norm_kind kind, TFE__RT *out);
+
+/* X = exp(A) for square A (n, n, batch...). */
+TFE_API tfe_status TFE_FN(expm)(const TFE_TY(view) *A, TFE_TY(tensor) *X);
+
+#undef TFE__LP
+#undef TFE__RS
+#undef TFE__RT
+#endif /* TFE_FLOAT */
+#else /* bodies */
+#if TFE_FLOAT
 #define TFE__LP(name) TFE_CAT(TFE_CAT(LAPACKE_, TFE_CAT(TFE__LPFX_, TFE_S)), name)
 #define TFE__RS TFE_CAT(TFE__RSUF_, TFE_S)
 #define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
@@ -31,10 +82,6 @@ TFE_INTERNAL tfe_status TFE_FN(la_like_rows_)(const TFE_TY(view) *B, int64_t row
   L.dims[0] = rows;
   return TFE_FN(empty)(X, L.rank, L.dims, TFE_COLMAJOR);
 }
-
-/* ---- solvers -------------------------------------------------------------------------------- */
-/* X = A^-1 B for square A (n, n, batch...) and B (n, r, batch...) or (n, batch...). Singular A:
- * TFE_ERR_SINGULAR. */
 TFE_API tfe_status TFE_FN(solve)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X) {
   TFE_CHECK_NULL(X);
   tfe__mat MA, MB;
@@ -69,10 +116,6 @@ TFE_API tfe_status TFE_FN(solve)(const TFE_TY(view) *A, const TFE_TY(view) *B, T
   *X = x;
   return TFE_OK;
 }
-
-/* X = T^-1 B for triangular T (only the lower or upper triangle of A is read; unit_diag: the
- * diagonal is taken as ones). A is passed to LAPACK without a copy when its columns are
- * unit-stride and not lazily conjugated. A zero on the diagonal: TFE_ERR_SINGULAR. */
 TFE_API tfe_status TFE_FN(trisolve)(const TFE_TY(view) *A, const TFE_TY(view) *B, bool lower, bool unit_diag,
                                     TFE_TY(tensor) *X) {
   TFE_CHECK_NULL(X);
@@ -111,9 +154,6 @@ TFE_API tfe_status TFE_FN(trisolve)(const TFE_TY(view) *A, const TFE_TY(view) *B
   *X = x;
   return TFE_OK;
 }
-
-/* Least squares: X (n, r, batch...) minimizes |A X - B| for A (m, n, batch...), B (m, r, batch...)
- * or (m, batch...); rank-deficient A gets the minimum-norm solution (gelsd, rcond = eps). */
 TFE_API tfe_status TFE_FN(lstsq)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X) {
   TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
   TFE_CHECK_NULL(X);
@@ -154,9 +194,6 @@ TFE_API tfe_status TFE_FN(lstsq)(const TFE_TY(view) *A, const TFE_TY(view) *B, T
   *X = x;
   return TFE_OK;
 }
-
-/* ---- inverse, determinant ------------------------------------------------------------------- */
-/* X = A^-1 (n, n, batch...). Singular A: TFE_ERR_SINGULAR. */
 TFE_API tfe_status TFE_FN(inv)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
   TFE_CHECK_NULL(X);
   tfe__mat M;
@@ -234,23 +271,15 @@ TFE_INTERNAL tfe_status TFE_FN(la_detcore_)(const TFE_TY(view) *A, bool logs, TF
   if (logs) *LA = la;
   return TFE_OK;
 }
-
-/* det(A) for each batch item: a tensor of the batch shape (rank 0 for one matrix). */
 TFE_API tfe_status TFE_FN(det)(const TFE_TY(view) *A, TFE_TY(tensor) *D) {
   TFE_CHECK_NULL(D);
   return TFE_FN(la_detcore_)(A, false, D, NULL, __func__);
 }
-
-/* det(A) = sign * exp(logabs): sign has |sign| = 1 (0 when A is singular, then logabs = -inf). */
 TFE_API tfe_status TFE_FN(slogdet)(const TFE_TY(view) *A, TFE_TY(tensor) *sign, TFE__RT *logabs) {
   TFE_CHECK_NULL(sign);
   TFE_CHECK_NULL(logabs);
   return TFE_FN(la_detcore_)(A, true, sign, logabs, __func__);
 }
-
-/* ---- pseudo-inverse and polar --------------------------------------------------------------- */
-/* X = A^+ (n, m, batch...) from the SVD; singular values <= rcond * s_max count as zero
- * (rcond < 0: max(m, n) * eps). */
 TFE_API tfe_status TFE_FN(pinv)(const TFE_TY(view) *A, double rcond, TFE_TY(tensor) *X) {
   TFE_CHECK_NULL(X);
   TFE_TY(tensor) u = {0}, v = {0}, x = {0};
@@ -282,9 +311,6 @@ TFE_API tfe_status TFE_FN(pinv)(const TFE_TY(view) *A, double rcond, TFE_TY(tens
   *X = x;
   return TFE_OK;
 }
-
-/* Polar decomposition A = Up P: Up (m, n, batch...) with orthonormal columns (rows when m < n),
- * P (n, n, batch...) Hermitian positive semidefinite; from the SVD (Up = U Vh, P = V S V^H). */
 TFE_API tfe_status TFE_FN(polar)(const TFE_TY(view) *A, TFE_TY(tensor) *Up, TFE_TY(tensor) *P) {
   TFE_CHECK_NULL(Up);
   TFE_CHECK_NULL(P);
@@ -350,8 +376,6 @@ TFE_INTERNAL TFE_R TFE_FN(la_norm1_)(const TFE_TY(view) *A, const tfe__mat *M, i
   }
   return (TFE_R)best;
 }
-
-/* Matrix norm of each batch item into a real tensor of the batch shape. */
 TFE_API tfe_status TFE_FN(norm)(const TFE_TY(view) *A, tfe_norm_kind kind, TFE__RT *out) {
   TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
   TFE_CHECK_NULL(out);
@@ -420,8 +444,6 @@ TFE_INTERNAL tfe_status TFE_FN(la_expm1_)(TFE_T *a, int64_t n, TFE_T *w, lapack_
   }
   return TFE_OK;
 }
-
-/* X = exp(A) for square A (n, n, batch...). */
 TFE_API tfe_status TFE_FN(expm)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
   TFE_CHECK_NULL(X);
   tfe__mat M;
@@ -450,8 +472,8 @@ TFE_API tfe_status TFE_FN(expm)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
   *X = x;
   return TFE_OK;
 }
-
 #undef TFE__LP
 #undef TFE__RS
 #undef TFE__RT
 #endif /* TFE_FLOAT */
+#endif

@@ -9,6 +9,7 @@
  * Custom semirings plug in at the level they choose: a kind stamped from the templates gets
  * the CPU backend's generic kernels for free; a copy of tfe_prims_cpu() with its own
  * batched_gemm slot keeps everything else; or a whole vtable replaces the protocol. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_PRIMS_BACKEND_H
 #define TENFERRO_PRIMS_BACKEND_H
 
@@ -44,17 +45,27 @@ typedef struct tfe_prims_backend {
   tfe_status (*exec[TFE_PRIM_COUNT])(void *ctx, const tfe_prim_desc *d, void *plan);
 } tfe_prims_backend;
 
+TFE_API const char *tfe_prim_op_name(tfe_prim_op op);
+
+TFE_API bool tfe_prims_supports(const tfe_prims_backend *be, tfe_prim_op op);
+
+/* plan (may be skipped: execute with plan == NULL plans on the fly where the backend needs it). */
+TFE_API tfe_status tfe_prims_plan(const tfe_prims_backend *be, const tfe_prim_desc *d, void **plan);
+TFE_API tfe_status tfe_prims_execute(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan);
+TFE_API void tfe_prims_plan_free(const tfe_prims_backend *be, void *plan);
+
+#endif
+#elif !defined(TENFERRO_PRIMS_BACKEND_BODY) /* bodies */
+#define TENFERRO_PRIMS_BACKEND_BODY
+#include <tenferro/tensor/tensor.h>
 TFE_API const char *tfe_prim_op_name(tfe_prim_op op) {
   static const char *const n[] = {"batched_gemm", "reduce", "trace", "permute", "anti_trace",
                                   "anti_diag", "contract", "elementwise_mul"};
   return (unsigned)op < (unsigned)TFE_PRIM_COUNT ? n[op] : "unknown";
 }
-
 TFE_API bool tfe_prims_supports(const tfe_prims_backend *be, tfe_prim_op op) {
   return be && (unsigned)op < (unsigned)TFE_PRIM_COUNT && be->exec[op] != NULL;
 }
-
-/* plan (may be skipped: execute with plan == NULL plans on the fly where the backend needs it). */
 TFE_API tfe_status tfe_prims_plan(const tfe_prims_backend *be, const tfe_prim_desc *d, void **plan) {
   TFE_CHECK_NULL(be);
   TFE_CHECK_NULL(d);
@@ -121,5 +132,4 @@ TFE_INTERNAL tfe_status tfe__pb_check_labels(const tfe_prim_desc *d) {
   }
   return TFE_OK;
 }
-
 #endif

@@ -14,12 +14,12 @@
  * BLIS_ARCH_TYPE keeps their choice. tfe_blas_arch() says what BLIS ended up using.
  * The choice only takes effect when tenferro's first BLIS call precedes any direct BLIS
  * call of the program (BLIS reads the variable once, in bli_init). */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_BLAS_H
 #define TENFERRO_BLAS_H
 
 #include <tenferro/core/core.h>
 #include <stdatomic.h>
-#include <complex.h>
 
 /* ---- BLIS declarations under our own names ------------------------------------------------ */
 /* trans_t / conj_t values of BLIS 0.9 (bli_type_defs.h). */
@@ -67,13 +67,51 @@ void tfe__bli_rntm_init_from_global(void *rntm) __asm__("bli_rntm_init_from_glob
                               int64_t csb, const T *beta, T *c, int64_t rsc, int64_t csc,      \
                               const void *cntx, const tfe__bli_rntm *rntm)                     \
       __asm__("bli_" #ch "gemm_ex");
+
+int setenv(const char *name, const char *value, int overwrite); /* POSIX; hidden by -std=c11 */
+
+/* The kernel set BLIS runs ("skx", "haswell", "zen3", "generic", ...). Initializes BLIS. */
+TFE_API const char *tfe_blas_arch(void);
+/* BLIS's version string ("0.9.0"). */
+TFE_API const char *tfe_blas_version(void);
+/* Whether tenferro can give BLIS a thread count per call (BLIS 0.9.x whose runtime struct
+ * passed the layout probe); otherwise BLIS runs its process-wide setting. */
+TFE_API bool tfe_blas_per_call_threads(void);
+/* BLIS's process-wide thread count (used for GEMMs tenferro does not size itself). */
+TFE_API void tfe_blas_set_num_threads(int n);
+TFE_API int tfe_blas_get_num_threads(void);
+
+/* One typed GEMM with general strides: C = alpha*op(A)*op(B) + beta*C, op from ta/tb
+ * (TFE__BLIS_* codes). nthreads > 0 asks for that many BLIS threads for this call only
+ * (0: BLIS's process-wide setting). */
+#define TFE__BLAS_GEMM_DEF(S, ch, T)                                                             \
+  TFE_INTERNAL void tfe__blas_gemm_##S(int ta, int tb, int64_t m, int64_t n, int64_t k,           \
+                                       T alpha, const T *a, int64_t rsa, int64_t csa, const T *b, \
+                                       int64_t rsb, int64_t csb, T beta, T *c, int64_t rsc,       \
+                                       int64_t csc, int nthreads) {                               \
+    tfe__blas_init();                                                                             \
+    if (nthreads > 0 && tfe__blas_rntm_ok) {                                                      \
+      tfe__bli_rntm r = tfe__blas_rntm_tpl;                                                        \
+      r.auto_factor = true;                                                                       \
+      r.num_threads = nthreads;                                                                   \
+      for (int i_ = 0; i_ < 6; i_++) r.thrloop[i_] = -1;                                          \
+      tfe__bli_##ch##gemm_ex(ta, tb, m, n, k, &alpha, a, rsa, csa, b, rsb, csb, &beta, c, rsc,    \
+                             csc, NULL, &r);                                                      \
+    } else {                                                                                      \
+      tfe__bli_##ch##gemm(ta, tb, m, n, k, &alpha, a, rsa, csa, b, rsb, csb, &beta, c, rsc, csc); \
+    }                                                                                             \
+  }
+
+#endif
+#elif !defined(TENFERRO_BLAS_BODY) /* bodies */
+#define TENFERRO_BLAS_BODY
+#include <complex.h>
+#include <tenferro/core/core.h>
 TFE__BLI_GEMM_DECL(s, float)
 TFE__BLI_GEMM_DECL(d, double)
 TFE__BLI_GEMM_DECL(c, float _Complex)
 TFE__BLI_GEMM_DECL(z, double _Complex)
 #undef TFE__BLI_GEMM_DECL
-
-int setenv(const char *name, const char *value, int overwrite); /* POSIX; hidden by -std=c11 */
 
 /* ---- once-per-process initialization ------------------------------------------------------ */
 /* 0: not started, 1: running, 2: done. */
@@ -146,24 +184,18 @@ TFE_INTERNAL void tfe__blas_init(void) {
   while (atomic_load_explicit(&tfe__blas_state, memory_order_acquire) != 2) {
   }
 }
-
-/* The kernel set BLIS runs ("skx", "haswell", "zen3", "generic", ...). Initializes BLIS. */
 TFE_API const char *tfe_blas_arch(void) {
   tfe__blas_init();
   return tfe__blas_arch_name ? tfe__blas_arch_name : "unknown";
 }
-/* BLIS's version string ("0.9.0"). */
 TFE_API const char *tfe_blas_version(void) {
   tfe__blas_init();
   return tfe__bli_info_get_version_str();
 }
-/* Whether tenferro can give BLIS a thread count per call (BLIS 0.9.x whose runtime struct
- * passed the layout probe); otherwise BLIS runs its process-wide setting. */
 TFE_API bool tfe_blas_per_call_threads(void) {
   tfe__blas_init();
   return tfe__blas_rntm_ok;
 }
-/* BLIS's process-wide thread count (used for GEMMs tenferro does not size itself). */
 TFE_API void tfe_blas_set_num_threads(int n) {
   tfe__blas_init();
   tfe__bli_thread_set_num_threads(n > 0 ? n : 1);
@@ -173,31 +205,9 @@ TFE_API int tfe_blas_get_num_threads(void) {
   int64_t n = tfe__bli_thread_get_num_threads(); /* -1 when never set: BLIS runs one thread */
   return n > 0 ? (int)n : 1;
 }
-
-/* One typed GEMM with general strides: C = alpha*op(A)*op(B) + beta*C, op from ta/tb
- * (TFE__BLIS_* codes). nthreads > 0 asks for that many BLIS threads for this call only
- * (0: BLIS's process-wide setting). */
-#define TFE__BLAS_GEMM_DEF(S, ch, T)                                                             \
-  TFE_INTERNAL void tfe__blas_gemm_##S(int ta, int tb, int64_t m, int64_t n, int64_t k,           \
-                                       T alpha, const T *a, int64_t rsa, int64_t csa, const T *b, \
-                                       int64_t rsb, int64_t csb, T beta, T *c, int64_t rsc,       \
-                                       int64_t csc, int nthreads) {                               \
-    tfe__blas_init();                                                                             \
-    if (nthreads > 0 && tfe__blas_rntm_ok) {                                                      \
-      tfe__bli_rntm r = tfe__blas_rntm_tpl;                                                        \
-      r.auto_factor = true;                                                                       \
-      r.num_threads = nthreads;                                                                   \
-      for (int i_ = 0; i_ < 6; i_++) r.thrloop[i_] = -1;                                          \
-      tfe__bli_##ch##gemm_ex(ta, tb, m, n, k, &alpha, a, rsa, csa, b, rsb, csb, &beta, c, rsc,    \
-                             csc, NULL, &r);                                                      \
-    } else {                                                                                      \
-      tfe__bli_##ch##gemm(ta, tb, m, n, k, &alpha, a, rsa, csa, b, rsb, csb, &beta, c, rsc, csc); \
-    }                                                                                             \
-  }
 TFE__BLAS_GEMM_DEF(f32, s, float)
 TFE__BLAS_GEMM_DEF(f64, d, double)
 TFE__BLAS_GEMM_DEF(c64, c, float _Complex)
 TFE__BLAS_GEMM_DEF(c128, z, double _Complex)
 #undef TFE__BLAS_GEMM_DEF
-
 #endif

@@ -2,6 +2,33 @@
  * Semiring arithmetic only through tfe_sr_*_S, so user kinds (TFE_ALG_CUSTOM) work too. */
 
 /* ---- small helpers ------------------------------------------------------------------------ */
+#if !TFE__BODY_PHASE
+
+#include <tenferro/prims/small_gemm_tpl.h>
+
+/* ---- describe -> plan -> execute ---------------------------------------------------------- */
+/* Fills a descriptor (B == NULL: unary). Validation happens in tfe_contract_plan_create. */
+TFE_API tfe_status TFE_FN(contract_describe)(tfe_contract_desc *d, const TFE_TY(view) *A, const int32_t *la,
+                                             const TFE_TY(view) *B, const int32_t *lb, const TFE_TY(view) *C,
+                                             const int32_t *lc);
+
+/* Views must have the ranks, labels, dims and strides the plan was made for; data pointers
+ * and offsets may differ. */
+TFE_API tfe_status TFE_FN(contract_execute)(const tfe_contract_plan *P, TFE_T alpha, const TFE_TY(view) *A,
+                                            const TFE_TY(view) *B, TFE_T beta, const TFE_TY(view) *C);
+
+/* ---- public entry points ------------------------------------------------------------------ */
+/* C = alpha * (sum over labels not in C of A*B) + beta * C, in the kind's semiring.
+ * See docs/prims.md for the label rules. C is left untouched on any error. */
+TFE_API tfe_status TFE_FN(contract)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
+                                    const TFE_TY(view) *B, const int32_t *lb, TFE_T beta,
+                                    const TFE_TY(view) *C, const int32_t *lc);
+
+/* C = alpha * (sum over labels not in C of A) + beta * C: trace, partial sums, diagonal
+ * extraction, permutation and embedding (repeated output labels) in one call. */
+TFE_API tfe_status TFE_FN(contract_unary)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
+                                          TFE_T beta, const TFE_TY(view) *C, const int32_t *lc);
+#else /* bodies */
 TFE_INTERNAL bool TFE_FN(pr_is_zero_)(TFE_T x) { return TFE_FN(sr_eq)(x, TFE_FN(sr_zero)()); }
 TFE_INTERNAL bool TFE_FN(pr_is_one_)(TFE_T x) { return TFE_FN(sr_eq)(x, TFE_FN(sr_one)()); }
 
@@ -202,7 +229,6 @@ TFE_INTERNAL void TFE_FN(pr_gemm_)(const tfe_contract_plan *P, TFE_T alpha, cons
                             P->rs[2], P->cs[2], threads, sgws);
 #endif
 }
-
 #include <tenferro/prims/small_gemm_tpl.h>
 
 /* Multiply-adds of one GEMM of the plan (saturating). */
@@ -352,9 +378,6 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_contract_plan *P, TFE_T al
   tfe__pr_ws_put(ws);
   return TFE_OK;
 }
-
-/* ---- describe -> plan -> execute ---------------------------------------------------------- */
-/* Fills a descriptor (B == NULL: unary). Validation happens in tfe_contract_plan_create. */
 TFE_API tfe_status TFE_FN(contract_describe)(tfe_contract_desc *d, const TFE_TY(view) *A, const int32_t *la,
                                              const TFE_TY(view) *B, const int32_t *lb, const TFE_TY(view) *C,
                                              const int32_t *lc) {
@@ -362,9 +385,6 @@ TFE_API tfe_status TFE_FN(contract_describe)(tfe_contract_desc *d, const TFE_TY(
   if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : "C");
   return tfe__pr_describe(d, TFE_DT, &A->lay, la, B ? &B->lay : NULL, lb, &C->lay, lc);
 }
-
-/* Views must have the ranks, labels, dims and strides the plan was made for; data pointers
- * and offsets may differ. */
 TFE_API tfe_status TFE_FN(contract_execute)(const tfe_contract_plan *P, TFE_T alpha, const TFE_TY(view) *A,
                                             const TFE_TY(view) *B, TFE_T beta, const TFE_TY(view) *C) {
   TFE_CHECK_NULL(P);
@@ -389,21 +409,15 @@ TFE_INTERNAL tfe_status TFE_FN(pr_cached_)(TFE_T alpha, const TFE_TY(view) *A, c
   tfe_contract_plan_release(P);
   return st;
 }
-
-/* ---- public entry points ------------------------------------------------------------------ */
-/* C = alpha * (sum over labels not in C of A*B) + beta * C, in the kind's semiring.
- * See docs/prims.md for the label rules. C is left untouched on any error. */
 TFE_API tfe_status TFE_FN(contract)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
                                     const TFE_TY(view) *B, const int32_t *lb, TFE_T beta,
                                     const TFE_TY(view) *C, const int32_t *lc) {
   if (!A || !B || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : !B ? "B" : "C");
   return TFE_FN(pr_cached_)(alpha, A, la, B, lb, beta, C, lc, __func__);
 }
-
-/* C = alpha * (sum over labels not in C of A) + beta * C: trace, partial sums, diagonal
- * extraction, permutation and embedding (repeated output labels) in one call. */
 TFE_API tfe_status TFE_FN(contract_unary)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
                                           TFE_T beta, const TFE_TY(view) *C, const int32_t *lc) {
   if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : "C");
   return TFE_FN(pr_cached_)(alpha, A, la, NULL, NULL, beta, C, lc, __func__);
 }
+#endif

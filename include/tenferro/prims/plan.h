@@ -11,6 +11,7 @@
  * carries the group (the check that `jk,kj->` and `ijk,kjl->il` with transposed inputs need).
  * An operand that cannot be addressed that way is copied into a dense temporary laid out
  * [M|K|batch] (A), [K|N|batch] (B) or [M|N|batch] (C); nothing else is copied. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_PRIMS_PLAN_H
 #define TENFERRO_PRIMS_PLAN_H
 
@@ -53,6 +54,88 @@ typedef struct tfe_contract_plan {
   int nl;
   tfe__pr_plab lab[];   /* nl entries, then the key */
 } tfe_contract_plan;
+
+/* One way to lay out the GEMM: which operands are copied, GEMM sizes and strides, the
+ * elements of each copy, and the stride every label has in the operands the GEMM reads. */
+typedef struct tfe__pr_lay {
+  bool copy[3];
+  int64_t m, n, k;
+  int64_t rs[3], cs[3], wsz[3];
+  int64_t fin[TFE__PR_MAXL][3];
+} tfe__pr_lay;
+
+/* Most M / N labels the planner loops over (the search tries this many steps). */
+#define TFE__PR_MAXLOOP 4
+/* Cost of one extra GEMM call, in copied elements: BLIS's fixed cost plus the lower rate of a
+ * small GEMM, about 10-20 us here (a 256x64x64 dgemm runs at about half the rate of a
+ * 65536x64x64 one). */
+#define TFE__PR_CALL_COST 32768.0
+
+/* ---- the small-GEMM path (float kinds; kernel in prims_small_tpl.h) -------------------------- */
+#ifndef TFE__PR_SMALL_MNK
+#define TFE__PR_SMALL_MNK 512000
+#endif
+TFE_API void tfe_contract_plan_retain(tfe_contract_plan *P);
+TFE_API void tfe_contract_plan_release(tfe_contract_plan *P);
+/* Bytes of temporary memory one execution of the plan allocates. */
+TFE_API size_t tfe_contract_plan_workspace(const tfe_contract_plan *P);
+
+/* The process-wide plan cache: TFE_PLAN_CACHE_SIZE entries, chained hash buckets keyed on
+ * the full key (kind, ranks, labels, dims, strides), least-recently-used eviction when full.
+ * One lock guards it; it is held only for the lookup and the list updates (never while a
+ * plan is made or freed), so two threads making the same plan at once both succeed and the
+ * first one stored is kept. */
+#ifndef TFE_PLAN_CACHE_SIZE
+#define TFE_PLAN_CACHE_SIZE 256
+#endif
+#define TFE__PR_NBUCKET (2 * TFE_PLAN_CACHE_SIZE)
+/* Entry indices are stored plus one: 0 means none. */
+typedef struct tfe__pr_cent {
+  tfe_contract_plan *plan;
+  int32_t prev, next; /* LRU list, most recent first */
+  int32_t chain;      /* next entry in the same bucket */
+} tfe__pr_cent;
+
+int sched_yield(void); /* POSIX; hidden by -std=c11 */
+/* Drops every cached plan (plans held by callers stay valid). One entry per lock hold, so
+ * plans are freed outside the lock and the stack use does not grow with the capacity. */
+TFE_API void tfe_contract_cache_clear(void);
+TFE_API void tfe_contract_cache_stats(long *hits, long *misses);
+/* Plans cached now, the capacity (TFE_PLAN_CACHE_SIZE) and how many were evicted so far. */
+TFE_API void tfe_contract_cache_info(long *entries, long *capacity, long *evictions);
+
+/* ---- workspace pool ------------------------------------------------------------------------ */
+/* Big temporaries are fresh pages on every malloc: the page faults cost more than the
+ * copies. The last workspace block is kept for the next call (one block, process-wide,
+ * lock-free; only with the default allocator: user allocators get every block back at once). tfe_contract_workspace_release()
+ * hands it back. */
+typedef struct tfe__pr_block {
+  size_t bytes;
+  tfe_allocator from;
+  char pad[64 - sizeof(size_t) - sizeof(tfe_allocator) > 0 ? 64 - sizeof(size_t) - sizeof(tfe_allocator) : 1];
+} tfe__pr_block;
+/* Frees the cached contraction workspace (it is otherwise kept for the next call). */
+TFE_API void tfe_contract_workspace_release(void);
+
+/* ---- describe -> plan ------------------------------------------------------------------- */
+/* What a contraction is, without data: kind, layouts (offsets ignored) and labels. */
+typedef struct tfe_contract_desc {
+  tfe_dtype dtype;
+  bool unary; /* no B */
+  tfe_layout a, b, c;
+  int32_t la[TFE_MAX_RANK], lb[TFE_MAX_RANK], lc[TFE_MAX_RANK];
+} tfe_contract_desc;
+
+#define TFE__PR_KEYMAX (5 + 9 * TFE_MAX_RANK)
+
+/* Plans a described contraction. The plan is reusable from any thread and for any data
+ * with the same kind, ranks, labels, dims and strides; release it when done. */
+TFE_API tfe_status tfe_contract_plan_create(const tfe_contract_desc *d, tfe_contract_plan **out);
+
+#endif
+#elif !defined(TENFERRO_PRIMS_PLAN_BODY) /* bodies */
+#define TENFERRO_PRIMS_PLAN_BODY
+#include <tenferro/tensor/tensor.h>
 
 /* ---- the key: everything a plan depends on ---------------------------------------------- */
 TFE_INTERNAL int tfe__pr_key_len(const tfe_layout *A, const tfe_layout *B, const tfe_layout *C) {
@@ -138,18 +221,6 @@ TFE_INTERNAL int64_t tfe__pr_dense(const tfe__pr_plab *lab, int64_t (*dst)[3], i
   return s;
 }
 
-/* One way to lay out the GEMM: which operands are copied, GEMM sizes and strides, the
- * elements of each copy, and the stride every label has in the operands the GEMM reads. */
-typedef struct tfe__pr_lay {
-  bool copy[3];
-  int64_t m, n, k;
-  int64_t rs[3], cs[3], wsz[3];
-  int64_t fin[TFE__PR_MAXL][3];
-} tfe__pr_lay;
-
-/* Most M / N labels the planner loops over (the search tries this many steps). */
-#define TFE__PR_MAXLOOP 4
-
 /* Lays out groups gm / gn / gk (reordered in place), the batch labels bl and the loop labels
  * xs[0..nx): M or N labels taken out of their groups and looped over like batch labels, so
  * that the other labels of the groups fuse. blas: BLIS's stride restrictions. */
@@ -209,10 +280,6 @@ TFE_INTERNAL void tfe__pr_layout(tfe__pr_lay *L, const tfe__pr_plab *lab, int n,
 
 /* Loop-label choice. 0: cost model; 1: loop whenever it saves a copy (tests); -1: never. */
 TFE_GLOBAL int tfe__pr_loop_mode;
-/* Cost of one extra GEMM call, in copied elements: BLIS's fixed cost plus the lower rate of a
- * small GEMM, about 10-20 us here (a 256x64x64 dgemm runs at about half the rate of a
- * 65536x64x64 one). */
-#define TFE__PR_CALL_COST 32768.0
 
 /* Elements a layout moves: each copy reads and writes its operand; looping over M labels of
  * sizes dM (product) makes the GEMM repack B dM times instead of once (BLIS and the semiring
@@ -323,11 +390,6 @@ TFE_INTERNAL int tfe__pr_pick_loop(const tfe__pr_lay *base, const tfe__pr_plab *
 /* Problems of at most this many label combinations run the reference engine (tests lower it
  * so that tiny shapes go through the GEMM paths too). */
 TFE_GLOBAL int64_t tfe__pr_naive_work = 512;
-
-/* ---- the small-GEMM path (float kinds; kernel in prims_small_tpl.h) -------------------------- */
-#ifndef TFE__PR_SMALL_MNK
-#define TFE__PR_SMALL_MNK 512000
-#endif
 /* 0: measured crossover; 1: whenever the buffers fit (tests); -1: never. */
 TFE_GLOBAL int tfe__pr_small_mode;
 /* Largest m*n*k of one GEMM that the small path runs instead of BLIS (the crossover measured
@@ -567,33 +629,14 @@ TFE_API void tfe_contract_plan_retain(tfe_contract_plan *P) {
 TFE_API void tfe_contract_plan_release(tfe_contract_plan *P) {
   if (P && atomic_fetch_sub_explicit(&P->refs, 1, memory_order_acq_rel) == 1) tfe__free(P);
 }
-/* Bytes of temporary memory one execution of the plan allocates. */
 TFE_API size_t tfe_contract_plan_workspace(const tfe_contract_plan *P) {
   return P ? (size_t)P->ws[TFE__PR_WS_N] * tfe_dtype_get(P->dtype)->size : 0;
 }
-
-/* The process-wide plan cache: TFE_PLAN_CACHE_SIZE entries, chained hash buckets keyed on
- * the full key (kind, ranks, labels, dims, strides), least-recently-used eviction when full.
- * One lock guards it; it is held only for the lookup and the list updates (never while a
- * plan is made or freed), so two threads making the same plan at once both succeed and the
- * first one stored is kept. */
-#ifndef TFE_PLAN_CACHE_SIZE
-#define TFE_PLAN_CACHE_SIZE 256
-#endif
-#define TFE__PR_NBUCKET (2 * TFE_PLAN_CACHE_SIZE)
-/* Entry indices are stored plus one: 0 means none. */
-typedef struct tfe__pr_cent {
-  tfe_contract_plan *plan;
-  int32_t prev, next; /* LRU list, most recent first */
-  int32_t chain;      /* next entry in the same bucket */
-} tfe__pr_cent;
 TFE_GLOBAL tfe__pr_cent tfe__pr_cent_[TFE_PLAN_CACHE_SIZE];
 TFE_GLOBAL int32_t tfe__pr_bucket[TFE__PR_NBUCKET];
 TFE_GLOBAL int32_t tfe__pr_lru_head, tfe__pr_lru_tail, tfe__pr_nused;
 TFE_GLOBAL atomic_flag tfe__pr_cache_lock;
 TFE_GLOBAL atomic_long tfe__pr_cache_hits, tfe__pr_cache_misses, tfe__pr_cache_evictions;
-
-int sched_yield(void); /* POSIX; hidden by -std=c11 */
 TFE_INTERNAL void tfe__pr_lock(void) {
   /* spin briefly, then yield: a holder descheduled on a loaded machine must get to run */
   for (int spins = 0; atomic_flag_test_and_set_explicit(&tfe__pr_cache_lock, memory_order_acquire); spins++)
@@ -672,8 +715,6 @@ TFE_INTERNAL void tfe__pr_cache_put(tfe_contract_plan *P) {
   tfe__pr_unlock();
   tfe_contract_plan_release(old);
 }
-/* Drops every cached plan (plans held by callers stay valid). One entry per lock hold, so
- * plans are freed outside the lock and the stack use does not grow with the capacity. */
 TFE_API void tfe_contract_cache_clear(void) {
   for (;;) {
     tfe__pr_lock();
@@ -704,7 +745,6 @@ TFE_API void tfe_contract_cache_stats(long *hits, long *misses) {
   if (hits) *hits = atomic_load(&tfe__pr_cache_hits);
   if (misses) *misses = atomic_load(&tfe__pr_cache_misses);
 }
-/* Plans cached now, the capacity (TFE_PLAN_CACHE_SIZE) and how many were evicted so far. */
 TFE_API void tfe_contract_cache_info(long *entries, long *capacity, long *evictions) {
   tfe__pr_lock();
   long n = tfe__pr_nused;
@@ -713,17 +753,6 @@ TFE_API void tfe_contract_cache_info(long *entries, long *capacity, long *evicti
   if (capacity) *capacity = TFE_PLAN_CACHE_SIZE;
   if (evictions) *evictions = atomic_load(&tfe__pr_cache_evictions);
 }
-
-/* ---- workspace pool ------------------------------------------------------------------------ */
-/* Big temporaries are fresh pages on every malloc: the page faults cost more than the
- * copies. The last workspace block is kept for the next call (one block, process-wide,
- * lock-free; only with the default allocator: user allocators get every block back at once). tfe_contract_workspace_release()
- * hands it back. */
-typedef struct tfe__pr_block {
-  size_t bytes;
-  tfe_allocator from;
-  char pad[64 - sizeof(size_t) - sizeof(tfe_allocator) > 0 ? 64 - sizeof(size_t) - sizeof(tfe_allocator) : 1];
-} tfe__pr_block;
 TFE_GLOBAL _Atomic(tfe__pr_block *) tfe__pr_pool;
 
 TFE_INTERNAL void tfe__pr_block_free(tfe__pr_block *b) {
@@ -754,17 +783,7 @@ TFE_INTERNAL void tfe__pr_ws_put(void *p) {
   }
   tfe__pr_block_free(old);
 }
-/* Frees the cached contraction workspace (it is otherwise kept for the next call). */
 TFE_API void tfe_contract_workspace_release(void) { tfe__pr_block_free(atomic_exchange(&tfe__pr_pool, NULL)); }
-
-/* ---- describe -> plan ------------------------------------------------------------------- */
-/* What a contraction is, without data: kind, layouts (offsets ignored) and labels. */
-typedef struct tfe_contract_desc {
-  tfe_dtype dtype;
-  bool unary; /* no B */
-  tfe_layout a, b, c;
-  int32_t la[TFE_MAX_RANK], lb[TFE_MAX_RANK], lc[TFE_MAX_RANK];
-} tfe_contract_desc;
 
 TFE_INTERNAL tfe_status tfe__pr_copy_labels(int32_t *dst, const tfe_layout *L, const int32_t *l, const char *name,
                                             const char *where) {
@@ -789,8 +808,6 @@ TFE_INTERNAL tfe_status tfe__pr_describe(tfe_contract_desc *d, tfe_dtype dt, con
   return TFE_OK;
 }
 
-#define TFE__PR_KEYMAX (5 + 9 * TFE_MAX_RANK)
-
 /* Validates, analyses and plans (not cached). */
 TFE_INTERNAL tfe_status tfe__pr_plan_make(tfe_contract_plan **out, tfe_dtype dt, const tfe_layout *A, const int32_t *la,
                                           const tfe_layout *B, const int32_t *lb, const tfe_layout *C,
@@ -810,9 +827,6 @@ TFE_INTERNAL tfe_status tfe__pr_plan_make(tfe_contract_plan **out, tfe_dtype dt,
   *out = P;
   return TFE_OK;
 }
-
-/* Plans a described contraction. The plan is reusable from any thread and for any data
- * with the same kind, ranks, labels, dims and strides; release it when done. */
 TFE_API tfe_status tfe_contract_plan_create(const tfe_contract_desc *d, tfe_contract_plan **out) {
   TFE_CHECK_NULL(d);
   TFE_CHECK_NULL(out);
@@ -866,5 +880,4 @@ TFE_INTERNAL tfe_status tfe__pr_match(const tfe_contract_plan *P, const tfe_layo
   }
   return TFE_OK;
 }
-
 #endif

@@ -12,6 +12,7 @@
  *   tfe_prims_backend, tfe_prims_cpu()                 the backend protocol (prims_backend.h)
  *   tfe_blas_arch(), tfe_blas_set_num_threads()        the BLIS binding (blas.h)
  * Labels are int32 values, one per axis. See docs/prims.md. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_PRIMS_H
 #define TENFERRO_PRIMS_H
 
@@ -40,6 +41,51 @@ typedef struct tfe__pr_prob {
   bool c_embed; /* a label repeated in C: off-diagonal elements get beta*C */
   tfe__pr_lab lab[TFE__PR_MAXL];
 } tfe__pr_prob;
+
+/* The small-GEMM path (prims_small_tpl.h, included by contract_tpl.h) needs GNU vector types. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TFE__PS_HAVE_VEC 1
+#endif
+/* ISO C modes (-std=c11) turn off gcc's fusing of a*b+c into one FMA; the small kernel's tile
+ * loop asks for it back (one rounding instead of two per multiply-add, like BLIS's kernels). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define TFE__PS_CONTRACT __attribute__((optimize("fp-contract=fast")))
+#else
+#define TFE__PS_CONTRACT
+#endif
+
+#include <tenferro/prims/plan.h>
+#include <tenferro/prims/backend.h>
+#include <tenferro/prims/semiring_gemm_simd.h>
+
+#define TFE_TEMPLATE <tenferro/prims/semiring_gemm_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+
+#define TFE_TEMPLATE <tenferro/prims/contract_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+
+/* _Generic front ends: dispatch on the type of A (variadic so that compound-literal label
+ * arrays, which contain commas, pass through). */
+#define tfe_contract(alpha, A, ...) _Generic((A), TFE_GCASES_ALL(contract, view))(alpha, A, __VA_ARGS__)
+#define tfe_contract_unary(alpha, A, ...) _Generic((A), TFE_GCASES_ALL(contract_unary, view))(alpha, A, __VA_ARGS__)
+
+/* ---- the dtype-tagged layer ------------------------------------------------------------------ */
+/* tfe_contract_S for operands whose kind is known at run time; B == NULL is the unary form.
+ * alpha and beta point at scalars of the operands' kind. */
+TFE_API tfe_status tfe_contract_dyn(const void *alpha, const tfe_dyn *A, const int32_t *la, const tfe_dyn *B,
+                                    const int32_t *lb, const void *beta, const tfe_dyn *C, const int32_t *lc);
+/* The CPU backend's vtable: all eight operations. Copy it to override single slots. */
+TFE_API tfe_prims_backend tfe_prims_cpu(void);
+
+#endif
+#elif !defined(TENFERRO_PRIMS_BODY) /* bodies */
+#define TENFERRO_PRIMS_BODY
+#include <tenferro/tensor/tensor.h>
+#include <tenferro/prims/blis.h>
+#include <tenferro/gen/generic.h>
+#include <tenferro/kernel/kernel.h>
 
 TFE_INTERNAL const char *tfe__pr_opname(int op) { return op == 0 ? "A" : op == 1 ? "B" : "C"; }
 
@@ -93,41 +139,17 @@ TFE_INTERNAL tfe_status tfe__pr_analyze(const tfe_layout *A, const int32_t *la, 
     return tfe__fail(TFE_ERR_OVERLAP, where, "output C has overlapping elements (zero or interleaved strides)");
   return TFE_OK;
 }
-
-/* The small-GEMM path (prims_small_tpl.h, included by contract_tpl.h) needs GNU vector types. */
-#if defined(__GNUC__) || defined(__clang__)
-#define TFE__PS_HAVE_VEC 1
-#endif
 /* Calls of the small path that read X / read Y / wrote C in place (tests check the paths ran). */
 TFE_GLOBAL atomic_long tfe__ps_direct_calls[3];
-/* ISO C modes (-std=c11) turn off gcc's fusing of a*b+c into one FMA; the small kernel's tile
- * loop asks for it back (one rounding instead of two per multiply-add, like BLIS's kernels). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define TFE__PS_CONTRACT __attribute__((optimize("fp-contract=fast")))
-#else
-#define TFE__PS_CONTRACT
-#endif
-
 #include <tenferro/prims/plan.h>
 #include <tenferro/prims/backend.h>
 #include <tenferro/prims/semiring_gemm_simd.h>
-
 #define TFE_TEMPLATE <tenferro/prims/semiring_gemm_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-
 #define TFE_TEMPLATE <tenferro/prims/contract_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-
-/* _Generic front ends: dispatch on the type of A (variadic so that compound-literal label
- * arrays, which contain commas, pass through). */
-#define tfe_contract(alpha, A, ...) _Generic((A), TFE_GCASES_ALL(contract, view))(alpha, A, __VA_ARGS__)
-#define tfe_contract_unary(alpha, A, ...) _Generic((A), TFE_GCASES_ALL(contract_unary, view))(alpha, A, __VA_ARGS__)
-
-/* ---- the dtype-tagged layer ------------------------------------------------------------------ */
-/* tfe_contract_S for operands whose kind is known at run time; B == NULL is the unary form.
- * alpha and beta point at scalars of the operands' kind. */
 TFE_API tfe_status tfe_contract_dyn(const void *alpha, const tfe_dyn *A, const int32_t *la, const tfe_dyn *B,
                                     const int32_t *lb, const void *beta, const tfe_dyn *C, const int32_t *lc) {
   if (!alpha || !beta) return TFE_FAIL(TFE_ERR_NULL, "scalar %s is NULL", !alpha ? "alpha" : "beta");
@@ -159,7 +181,6 @@ TFE_INTERNAL tfe_status tfe__pb_cpu_exec(void *ctx, const tfe_prim_desc *d, void
   TFE_TRY(tfe__pb_check_labels(d));
   return tfe_contract_dyn(d->alpha, d->a, d->la, d->b, d->lb, d->beta, d->c, d->lc);
 }
-/* The CPU backend's vtable: all eight operations. Copy it to override single slots. */
 TFE_API tfe_prims_backend tfe_prims_cpu(void) {
   tfe_prims_backend be;
   memset(&be, 0, sizeof be);
@@ -167,5 +188,4 @@ TFE_API tfe_prims_backend tfe_prims_cpu(void) {
   for (int op = 0; op < TFE_PRIM_COUNT; op++) be.exec[op] = tfe__pb_cpu_exec;
   return be;
 }
-
 #endif

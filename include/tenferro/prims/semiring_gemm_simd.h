@@ -8,13 +8,19 @@
  * target attributes, so the rest of the program needs no -mavx flags; __builtin_cpu_supports
  * picks the widest one the CPU runs. vmaxpd(x, y) = x > y ? x : y matches tfe_sr_add
  * (x >= y ? x : y) on every value but signed zeros. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_SEMIRING_GEMM_SIMD_H
 #define TENFERRO_SEMIRING_GEMM_SIMD_H
+#include <tenferro/core/core.h>
+/* A micro-kernel (internal; its type is named in the per-kind GEMM plans). */
+typedef void (*tfe__sg_ukr)(int64_t kc, int mr, int nr, const void *a, const void *b, void *tile);
+#endif
+#elif !defined(TENFERRO_SEMIRING_GEMM_SIMD_BODY)
+#define TENFERRO_SEMIRING_GEMM_SIMD_BODY
 
 #include <tenferro/core/core.h>
 #include <math.h>
 
-typedef void (*tfe__sg_ukr)(int64_t kc, int mr, int nr, const void *a, const void *b, void *tile);
 
 /* 0 = generic, 1 = AVX2, 2 = AVX-512. tfe__sg_isa_force: 0 auto, else isa + 1 (tests). */
 TFE_GLOBAL int tfe__sg_isa_force;

@@ -9,6 +9,39 @@
  * pack padding never reaches C (padded rows / columns are not stored). */
 
 /* Generic micro-kernel: tile[i + j*mr] = sum_p a[p*mr + i] * b[p*nr + j]. */
+#if !TFE__BODY_PHASE
+
+/* Micro-kernel choice for this kind: SIMD tropical kernels where available. */
+typedef struct TFE_TY(sg_kernel) { tfe__sg_ukr fn; int mr, nr; const char *name; } TFE_TY(sg_kernel);
+
+/* Name of the micro-kernel this kind uses on this CPU ("avx512", "avx2", "generic"). */
+TFE_API const char *TFE_FN(semiring_gemm_kernel)(void);
+
+#define TFE__SG_MC 128
+#define TFE__SG_KC 256
+#define TFE__SG_NC 2048
+
+/* Public entry: semiring GEMM with general strides for any kind (allocates its packing
+ * workspace; C untouched on failure). threads <= 0: tfe_get_num_threads(). */
+TFE_API tfe_status TFE_FN(semiring_gemm)(int64_t m, int64_t n, int64_t k, TFE_T alpha, const TFE_T *a,
+                                         int64_t rsa, int64_t csa, const TFE_T *b, int64_t rsb, int64_t csb,
+                                         TFE_T beta, TFE_T *c, int64_t rsc, int64_t csc, int threads);
+
+#if TFE_ALG == TFE_ALG_MAXPLUS || TFE_ALG == TFE_ALG_MINPLUS || TFE_ALG == TFE_ALG_MAXTIMES
+
+/* Tropical GEMM that also records which k won each C element (first k on ties), for the
+ * backward pass: C[i,j] = alpha * max_k A[i,k]*B[k,j] (beta must be the semiring zero: the
+ * winner of a sum with the old C would be ambiguous). argmax is m x n with strides
+ * rsi/csi; k == 0 stores -1. Packed panels as in tfe_semiring_gemm_S, with an AVX-512 argmax
+ * micro-kernel for f32/f64 (generic kernel elsewhere); threads from tfe_get_num_threads()
+ * when the product is large enough. NaN inputs: which k wins is unspecified. */
+TFE_API tfe_status TFE_FN(semiring_gemm_argmax)(int64_t m, int64_t n, int64_t k, TFE_T alpha, const TFE_T *a,
+                                                int64_t rsa, int64_t csa, const TFE_T *b, int64_t rsb,
+                                                int64_t csb, TFE_T *c, int64_t rsc, int64_t csc, int64_t *argmax,
+                                                int64_t rsi, int64_t csi);
+#endif
+
+#else /* bodies */
 TFE_INTERNAL void TFE_FN(sg_ukr_generic_)(int64_t kc, int mr, int nr, const void *av, const void *bv, void *tv) {
   const TFE_T *a = (const TFE_T *)av, *b = (const TFE_T *)bv;
   TFE_T *tile = (TFE_T *)tv;
@@ -19,9 +52,6 @@ TFE_INTERNAL void TFE_FN(sg_ukr_generic_)(int64_t kc, int mr, int nr, const void
       for (int i = 0; i < mr; i++) tile[i + j * mr] = TFE_FN(sr_add)(tile[i + j * mr], TFE_FN(sr_mul)(ap[i], bp[j]));
   }
 }
-
-/* Micro-kernel choice for this kind: SIMD tropical kernels where available. */
-typedef struct TFE_TY(sg_kernel) { tfe__sg_ukr fn; int mr, nr; const char *name; } TFE_TY(sg_kernel);
 
 TFE_INTERNAL TFE_TY(sg_kernel) TFE_FN(sg_pick_)(void) {
   TFE_TY(sg_kernel) k = {TFE_FN(sg_ukr_generic_), 4, 4, "generic"};
@@ -39,10 +69,7 @@ TFE_INTERNAL TFE_TY(sg_kernel) TFE_FN(sg_pick_)(void) {
 #endif
   return k;
 }
-
-/* Name of the micro-kernel this kind uses on this CPU ("avx512", "avx2", "generic"). */
 TFE_API const char *TFE_FN(semiring_gemm_kernel)(void) { return TFE_FN(sg_pick_)().name; }
-
 #define TFE__SG_MC 128
 #define TFE__SG_KC 256
 #define TFE__SG_NC 2048
@@ -148,9 +175,6 @@ TFE_INTERNAL void TFE_FN(semiring_gemm_ws_)(int64_t m, int64_t n, int64_t k, TFE
     }
   }
 }
-
-/* Public entry: semiring GEMM with general strides for any kind (allocates its packing
- * workspace; C untouched on failure). threads <= 0: tfe_get_num_threads(). */
 TFE_API tfe_status TFE_FN(semiring_gemm)(int64_t m, int64_t n, int64_t k, TFE_T alpha, const TFE_T *a,
                                          int64_t rsa, int64_t csa, const TFE_T *b, int64_t rsb, int64_t csb,
                                          TFE_T beta, TFE_T *c, int64_t rsc, int64_t csc, int threads) {
@@ -164,7 +188,6 @@ TFE_API tfe_status TFE_FN(semiring_gemm)(int64_t m, int64_t n, int64_t k, TFE_T 
   tfe__free(ws);
   return TFE_OK;
 }
-
 #if TFE_ALG == TFE_ALG_MAXPLUS || TFE_ALG == TFE_ALG_MINPLUS || TFE_ALG == TFE_ALG_MAXTIMES
 /* ---- argmax: the same packed blocking, a kernel that also keeps which k won -------------------- */
 /* Strictly better in the semiring order: sr_add(best, v) is not best. */
@@ -201,13 +224,6 @@ TFE_INTERNAL void TFE_FN(sga_store_)(const TFE_T *tile, const int64_t *itile, in
       if (first || TFE_FN(sga_better_)(v, *cp)) { *cp = v; arg[i * rsi + j * csi] = itile[i + j * mr]; }
     }
 }
-
-/* Tropical GEMM that also records which k won each C element (first k on ties), for the
- * backward pass: C[i,j] = alpha * max_k A[i,k]*B[k,j] (beta must be the semiring zero: the
- * winner of a sum with the old C would be ambiguous). argmax is m x n with strides
- * rsi/csi; k == 0 stores -1. Packed panels as in tfe_semiring_gemm_S, with an AVX-512 argmax
- * micro-kernel for f32/f64 (generic kernel elsewhere); threads from tfe_get_num_threads()
- * when the product is large enough. NaN inputs: which k wins is unspecified. */
 TFE_API tfe_status TFE_FN(semiring_gemm_argmax)(int64_t m, int64_t n, int64_t k, TFE_T alpha, const TFE_T *a,
                                                 int64_t rsa, int64_t csa, const TFE_T *b, int64_t rsb,
                                                 int64_t csb, TFE_T *c, int64_t rsc, int64_t csc, int64_t *argmax,
@@ -277,4 +293,4 @@ TFE_API tfe_status TFE_FN(semiring_gemm_argmax)(int64_t m, int64_t n, int64_t k,
   return TFE_OK;
 }
 #endif
-
+#endif

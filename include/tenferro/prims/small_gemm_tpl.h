@@ -16,6 +16,7 @@
  *     beta == 0 never reads C);
  *   - batches run in an odometer (no divisions after the first) over the batch labels sorted
  *     by stride (the planner's order), split into contiguous ranges over OpenMP threads. */
+#if !TFE__BODY_PHASE
 #if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
 
 #define TFE__PS_W ((int64_t)(64 / sizeof(TFE_R))) /* lanes of one 64-byte vector */
@@ -51,6 +52,106 @@ typedef struct TFE_FN(ps_call_) {
   int nb;                    /* batch labels (odometer order) */
   int64_t bd[TFE__PR_MAXL], bx[TFE__PR_MAXL], by[TFE__PR_MAXL], bc[TFE__PR_MAXL];
 } TFE_FN(ps_call_);
+
+/* T[q * RP + r] = sum_p X[p * RP + r] * Y[q * K + p] over the whole padded tile (RP x QP), in
+ * blocks of NV row vectors x NQ columns: NV * NQ accumulators (twice that for complex) stay in
+ * registers for the whole depth, enough independent FMA chains to hide their latency. Buffers
+ * are 64-byte aligned and RP is a multiple of the vector width: every row vector is an aligned
+ * load. The accumulators are named by macros (not arrays) so that -O2 keeps them in registers. */
+#define TFE__PS_J1(M) M(0)
+#define TFE__PS_J2(M) M(0) M(1)
+#define TFE__PS_J3(M) M(0) M(1) M(2)
+#define TFE__PS_J4(M) M(0) M(1) M(2) M(3)
+#define TFE__PS_J5(M) M(0) M(1) M(2) M(3) M(4)
+#define TFE__PS_J6(M) M(0) M(1) M(2) M(3) M(4) M(5)
+#define TFE__PS_DECL(j) V a0_##j = zero, a1_##j = zero, a2_##j = zero, a3_##j = zero, i0_##j = zero, i1_##j = zero;
+#define TFE__PS_UPD(j)                                                                         \
+  {                                                                                            \
+    TFE_R yr = yy[j * ysq];                                                                    \
+    a0_##j += x0 * yr;                                                                         \
+    if (NV >= 2) a1_##j += x1 * yr;                                                            \
+    if (NV >= 4) { a2_##j += x2 * yr; a3_##j += x3 * yr; }                                     \
+    if (TFE_CPLX) {                                                                            \
+      TFE_R yi = yy[j * ysq + s->QP * K];                                                      \
+      a0_##j -= xi0 * yi;                                                                      \
+      i0_##j += x0 * yi + xi0 * yr;                                                            \
+      if (NV >= 2) { a1_##j -= xi1 * yi; i1_##j += x1 * yi + xi1 * yr; }                      \
+    }                                                                                          \
+  }
+#define TFE__PS_PUT(j)                                                                         \
+  {                                                                                            \
+    TFE_R *tq = t + (q0 + j) * tsq + r0;                                                       \
+    if (cdir) { /* straight into C: alpha * acc (+ beta * C) */                                \
+      Vu *cv = (Vu *)tq;                                                                       \
+      V v = a0_##j * alpha;                                                                    \
+      if (!bzero) v += cv[0] * beta;                                                           \
+      cv[0] = v;                                                                               \
+      if (NV >= 2) { v = a1_##j * alpha; if (!bzero) v += cv[1] * beta; cv[1] = v; }           \
+      if (NV >= 4) {                                                                           \
+        v = a2_##j * alpha; if (!bzero) v += cv[2] * beta; cv[2] = v;                          \
+        v = a3_##j * alpha; if (!bzero) v += cv[3] * beta; cv[3] = v;                          \
+      }                                                                                        \
+    } else {                                                                                   \
+      *(V *)tq = a0_##j;                                                                       \
+      if (NV >= 2) *(V *)(tq + TFE__PS_W) = a1_##j;                                            \
+      if (NV >= 4) { *(V *)(tq + 2 * TFE__PS_W) = a2_##j; *(V *)(tq + 3 * TFE__PS_W) = a3_##j; } \
+      if (TFE_CPLX) {                                                                          \
+        *(V *)(tq + s->RP * s->QP) = i0_##j;                                                   \
+        if (NV >= 2) *(V *)(tq + s->RP * s->QP + TFE__PS_W) = i1_##j;                          \
+      }                                                                                        \
+    }                                                                                          \
+  }
+#define TFE__PS_BODY(NV, J)                                                                    \
+  for (int64_t q0 = 0; q0 < s->QP; q0 += s->NQ)                                                \
+    for (int64_t r0 = r_begin; r0 + NV * TFE__PS_W <= r_end; r0 += NV * TFE__PS_W) {           \
+      J(TFE__PS_DECL)                                                                          \
+      for (int64_t p = 0; p < K; p++) {                                                        \
+        const TFE_R *xx = xp + p * xsp + r0, *yy = yp + q0 * ysq + p * ysp;                    \
+        V x0 = *(const Vu *)xx, x1 = zero, x2 = zero, x3 = zero, xi0 = zero, xi1 = zero;       \
+        if (NV >= 2) x1 = *(const Vu *)(xx + TFE__PS_W);                                       \
+        if (NV >= 4) { x2 = *(const Vu *)(xx + 2 * TFE__PS_W); x3 = *(const Vu *)(xx + 3 * TFE__PS_W); } \
+        if (TFE_CPLX) {                                                                        \
+          xi0 = *(const V *)(xx + s->RP * K);                                                  \
+          if (NV >= 2) xi1 = *(const V *)(xx + s->RP * K + TFE__PS_W);                         \
+        }                                                                                      \
+        J(TFE__PS_UPD)                                                                         \
+      }                                                                                        \
+      J(TFE__PS_PUT)                                                                           \
+    }
+#define TFE__PS_BY_NQ(NV)                                                                      \
+  switch (s->NQ) {                                                                             \
+  case 6: TFE__PS_BODY(NV, TFE__PS_J6) break;                                                  \
+  case 5: TFE__PS_BODY(NV, TFE__PS_J5) break;                                                  \
+  case 4: TFE__PS_BODY(NV, TFE__PS_J4) break;                                                  \
+  case 3: TFE__PS_BODY(NV, TFE__PS_J3) break;                                                  \
+  case 2: TFE__PS_BODY(NV, TFE__PS_J2) break;                                                  \
+  default: TFE__PS_BODY(NV, TFE__PS_J1) break;                                                 \
+  }
+#undef TFE__PS_BY_NQ
+#undef TFE__PS_BODY
+#undef TFE__PS_PUT
+#undef TFE__PS_UPD
+#undef TFE__PS_DECL
+#undef TFE__PS_J1
+#undef TFE__PS_J2
+#undef TFE__PS_J3
+#undef TFE__PS_J4
+#undef TFE__PS_J5
+#undef TFE__PS_J6
+
+/* Batches ahead of the current one whose X and Y blocks are prefetched: the packing loops are
+ * too short for out-of-order execution to reach the next batch's loads by itself, so without
+ * this the batch loop streams A and B at memory latency (about a third of the bandwidth). */
+#define TFE__PS_PD 4
+
+#undef TFE__PS_W
+#undef TFE__PS_PD
+#undef TFE__PS_PL
+#endif
+#else /* bodies */
+#if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
+#define TFE__PS_W ((int64_t)(64 / sizeof(TFE_R))) /* lanes of one 64-byte vector */
+#define TFE__PS_PL (TFE_CPLX ? 2 : 1)             /* planes: real (and imaginary) */
 
 /* Real elements of Y's planes, rounded to whole vectors so that the tile after them stays
  * 64-byte aligned. */
@@ -110,12 +211,6 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
 #endif
   }
 }
-
-/* T[q * RP + r] = sum_p X[p * RP + r] * Y[q * K + p] over the whole padded tile (RP x QP), in
- * blocks of NV row vectors x NQ columns: NV * NQ accumulators (twice that for complex) stay in
- * registers for the whole depth, enough independent FMA chains to hide their latency. Buffers
- * are 64-byte aligned and RP is a multiple of the vector width: every row vector is an aligned
- * load. The accumulators are named by macros (not arrays) so that -O2 keeps them in registers. */
 #define TFE__PS_J1(M) M(0)
 #define TFE__PS_J2(M) M(0) M(1)
 #define TFE__PS_J3(M) M(0) M(1) M(2)
@@ -278,10 +373,6 @@ TFE_INTERNAL void TFE_FN(ps_store_)(const TFE_FN(ps_call_) *s, const TFE_R *t, i
     }
 #endif
 }
-
-/* Batches ahead of the current one whose X and Y blocks are prefetched: the packing loops are
- * too short for out-of-order execution to reach the next batch's loads by itself, so without
- * this the batch loop streams A and B at memory latency (about a third of the bandwidth). */
 #define TFE__PS_PD 4
 
 /* Odometer: batch index digits idx and offsets o[3] of batch number b. */
@@ -500,8 +591,8 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
     TFE_FN(ps_range_)(&s, b0, b1, (TFE_R *)(void *)(bufs + (size_t)tid * stride));
   }
 }
-
 #undef TFE__PS_W
 #undef TFE__PS_PD
 #undef TFE__PS_PL
+#endif
 #endif

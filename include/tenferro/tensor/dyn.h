@@ -8,34 +8,17 @@
  * tfe_view_to_dyn_S, tfe_tensor_to_dyn_S, tfe_dyn_as_view_S, tfe_dyn_as_tensor_S (the last two
  * fail with TFE_ERR_DTYPE when the kinds differ). User kinds carry TFE_DT_CUSTOM: their handles
  * go through the view ops and conversions, not through the dtype switch. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_DYN_H
 #define TENFERRO_DYN_H
 
 #include <tenferro/tensor/tensor.h>
 #include <tenferro/gen/generic.h>
 
-TFE_INTERNAL tfe_status tfe__dtype_unknown(tfe_dtype dt, const char *where) {
-  if (dt == TFE_DT_CUSTOM)
-    return TFE_FAIL_AT(TFE_ERR_DTYPE, where, "user-kind handles (TFE_DT_CUSTOM) need the typed API here");
-  return TFE_FAIL_AT(TFE_ERR_DTYPE, where, "unknown dtype %d", (int)dt);
-}
-
 /* ---- lifetime ---------------------------------------------------------------------------------- */
-TFE_API void tfe_dyn_release(tfe_dyn *d) {
-  if (!d) return;
-  tfe_storage_release(d->st);
-  d->st = NULL;
-  d->data = NULL;
-  d->lay.rank = 0;
-}
+TFE_API void tfe_dyn_release(tfe_dyn *d);
 /* A second handle on the same elements (one more reference when d owns). */
-TFE_API tfe_status tfe_dyn_retain(const tfe_dyn *d, tfe_dyn *out) {
-  TFE_CHECK_NULL(d);
-  TFE_CHECK_NULL(out);
-  tfe_storage_retain(d->st);
-  *out = *d;
-  return TFE_OK;
-}
+TFE_API tfe_status tfe_dyn_retain(const tfe_dyn *d, tfe_dyn *out);
 
 /* ---- constructors ---------------------------------------------------------------------------- */
 #define TFE__DYN_MAKE(s, DT)                                            \
@@ -47,6 +30,66 @@ TFE_API tfe_status tfe_dyn_retain(const tfe_dyn *d, tfe_dyn *out) {
     tfe_dyn_adopt__##s(&t, out);                                        \
     return TFE_OK;                                                      \
   }
+TFE_API tfe_status tfe_dyn_empty(tfe_dyn *out, tfe_dtype dt, int rank, const int64_t *dims, tfe_order order);
+TFE_API tfe_status tfe_dyn_zeros(tfe_dyn *out, tfe_dtype dt, int rank, const int64_t *dims, tfe_order order);
+TFE_API tfe_status tfe_dyn_ones(tfe_dyn *out, tfe_dtype dt, int rank, const int64_t *dims, tfe_order order);
+
+/* ---- element access ----------------------------------------------------------------------------- */
+/* out / value point to one element of d's C type (double for f64, tfe_maxplus_f32 for ...). */
+#define TFE__DYN_GET(s, DT) case DT: return tfe_dyn_get__##s(d, idx, out);
+#define TFE__DYN_SET(s, DT) case DT: return tfe_dyn_set__##s(d, idx, value);
+TFE_API tfe_status tfe_dyn_get(const tfe_dyn *d, const int64_t *idx, void *out);
+TFE_API tfe_status tfe_dyn_set(const tfe_dyn *d, const int64_t *idx, const void *value);
+#define TFE__DYN_OP(call)         \
+  do {                            \
+    TFE_CHECK_NULL(in);           \
+    TFE_CHECK_NULL(out);          \
+    tfe_layout L;                 \
+    TFE_TRY(call);                \
+    return tfe__dyn_put(in, &L, out); \
+  } while (0)
+TFE_API tfe_status tfe_dyn_permute(const tfe_dyn *in, const int *perm, tfe_dyn *out);
+TFE_API tfe_status tfe_dyn_reshape(const tfe_dyn *in, int rank, const int64_t *dims, tfe_order order, tfe_dyn *out);
+TFE_API tfe_status tfe_dyn_broadcast(const tfe_dyn *in, int rank, const int64_t *dims, tfe_dyn *out);
+TFE_API tfe_status tfe_dyn_diagonal(const tfe_dyn *in, int a1, int a2, tfe_dyn *out);
+TFE_API tfe_status tfe_dyn_diagonal_map(const tfe_dyn *in, const int *map, int out_rank, tfe_dyn *out);
+TFE_API tfe_status tfe_dyn_slice(const tfe_dyn *in, const int64_t *start, const int64_t *stop, const int64_t *step,
+                                 tfe_dyn *out);
+TFE_API tfe_status tfe_dyn_slice_axis(const tfe_dyn *in, int axis, int64_t start, int64_t stop, int64_t step,
+                                      tfe_dyn *out);
+TFE_API tfe_status tfe_dyn_select(const tfe_dyn *in, int axis, int64_t index, tfe_dyn *out);
+TFE_API tfe_status tfe_dyn_squeeze(const tfe_dyn *in, int axis, tfe_dyn *out);
+TFE_API tfe_status tfe_dyn_unsqueeze(const tfe_dyn *in, int axis, tfe_dyn *out);
+TFE_API tfe_status tfe_dyn_conj(const tfe_dyn *in, tfe_dyn *out);
+TFE_API tfe_status tfe_dyn_split(const tfe_dyn *in, int axis, int nparts, const int64_t *sizes, tfe_dyn *outs);
+/* TFE_OK when d may be written (no two indices share an element), else TFE_ERR_OVERLAP. */
+TFE_API tfe_status tfe_dyn_check_writable(const tfe_dyn *d);
+
+#endif
+#elif !defined(TENFERRO_DYN_BODY) /* bodies */
+#define TENFERRO_DYN_BODY
+#include <tenferro/tensor/tensor.h>
+#include <tenferro/gen/generic.h>
+
+TFE_INTERNAL tfe_status tfe__dtype_unknown(tfe_dtype dt, const char *where) {
+  if (dt == TFE_DT_CUSTOM)
+    return TFE_FAIL_AT(TFE_ERR_DTYPE, where, "user-kind handles (TFE_DT_CUSTOM) need the typed API here");
+  return TFE_FAIL_AT(TFE_ERR_DTYPE, where, "unknown dtype %d", (int)dt);
+}
+TFE_API void tfe_dyn_release(tfe_dyn *d) {
+  if (!d) return;
+  tfe_storage_release(d->st);
+  d->st = NULL;
+  d->data = NULL;
+  d->lay.rank = 0;
+}
+TFE_API tfe_status tfe_dyn_retain(const tfe_dyn *d, tfe_dyn *out) {
+  TFE_CHECK_NULL(d);
+  TFE_CHECK_NULL(out);
+  tfe_storage_retain(d->st);
+  *out = *d;
+  return TFE_OK;
+}
 /* fill: 0 uninitialized, 1 the semiring zero, 2 the semiring one. */
 TFE_INTERNAL tfe_status tfe__dyn_make(tfe_dyn *out, tfe_dtype dt, int rank, const int64_t *dims, tfe_order order,
                                       int fill, const char *where) {
@@ -66,11 +109,6 @@ TFE_API tfe_status tfe_dyn_zeros(tfe_dyn *out, tfe_dtype dt, int rank, const int
 TFE_API tfe_status tfe_dyn_ones(tfe_dyn *out, tfe_dtype dt, int rank, const int64_t *dims, tfe_order order) {
   return tfe__dyn_make(out, dt, rank, dims, order, 2, __func__);
 }
-
-/* ---- element access ----------------------------------------------------------------------------- */
-/* out / value point to one element of d's C type (double for f64, tfe_maxplus_f32 for ...). */
-#define TFE__DYN_GET(s, DT) case DT: return tfe_dyn_get__##s(d, idx, out);
-#define TFE__DYN_SET(s, DT) case DT: return tfe_dyn_set__##s(d, idx, value);
 TFE_API tfe_status tfe_dyn_get(const tfe_dyn *d, const int64_t *idx, void *out) {
   TFE_CHECK_NULL(d);
   TFE_CHECK_NULL(out);
@@ -99,14 +137,6 @@ TFE_INTERNAL tfe_status tfe__dyn_put(const tfe_dyn *in, const tfe_layout *L, tfe
   *out = r;
   return TFE_OK;
 }
-#define TFE__DYN_OP(call)         \
-  do {                            \
-    TFE_CHECK_NULL(in);           \
-    TFE_CHECK_NULL(out);          \
-    tfe_layout L;                 \
-    TFE_TRY(call);                \
-    return tfe__dyn_put(in, &L, out); \
-  } while (0)
 TFE_API tfe_status tfe_dyn_permute(const tfe_dyn *in, const int *perm, tfe_dyn *out) {
   TFE__DYN_OP(tfe_layout_permute(&in->lay, perm, &L));
 }
@@ -161,10 +191,8 @@ TFE_API tfe_status tfe_dyn_split(const tfe_dyn *in, int axis, int nparts, const 
   }
   return TFE_OK;
 }
-/* TFE_OK when d may be written (no two indices share an element), else TFE_ERR_OVERLAP. */
 TFE_API tfe_status tfe_dyn_check_writable(const tfe_dyn *d) {
   TFE_CHECK_NULL(d);
   return tfe_layout_check_writable(&d->lay);
 }
-
 #endif

@@ -5,6 +5,7 @@
  *   data[layout.offset + i0*strides[0] + ... + ik*strides[k]]
  * Strides are signed element counts: 0 broadcasts, negative reverses. A tensor is a view plus
  * a counted reference to the storage that owns the memory. */
+#if !TFE__BODY_PHASE
 #ifndef TENFERRO_TENSOR_H
 #define TENFERRO_TENSOR_H
 
@@ -38,9 +39,174 @@ typedef struct tfe_storage {
   void *free_ctx;
 } tfe_storage;
 
-TFE_INTERNAL void tfe__storage_free_hook(void *ctx, void *p) { (void)ctx; tfe__free(p); }
-
 /* A new host storage of `bytes` from the allocation hook, refcount 1. */
+TFE_API tfe_status tfe_storage_new(size_t bytes, tfe_storage **out);
+/* Wrap memory the caller owns (not freed by tenferro; free_fn may be given to hand it over). */
+TFE_API tfe_status tfe_storage_wrap(void *ptr, size_t bytes, tfe_memspace space,
+                                    void (*free_fn)(void *, void *), void *free_ctx,
+                                    tfe_storage **out);
+TFE_API void tfe_storage_retain(tfe_storage *s);
+TFE_API void tfe_storage_release(tfe_storage *s);
+
+/* ---- layout helpers (kind-independent) --------------------------------------------------------- */
+/* Number of elements; fails on negative dims, rank out of range or overflow. */
+TFE_API tfe_status tfe_layout_check(const tfe_layout *L, int64_t *count);
+TFE_API int64_t tfe_layout_numel(const tfe_layout *L);
+/* Smallest and largest element offset touched (relative to data); false when empty. */
+TFE_API bool tfe_layout_extent(const tfe_layout *L, int64_t *lo, int64_t *hi);
+/* Dense strides in column- or row-major order (fails on overflow). */
+TFE_API tfe_status tfe_layout_dense(int rank, const int64_t *dims, tfe_order order, tfe_layout *L);
+
+/* A layout is dense in `order` when its strides are those tfe_layout_dense would give
+ * (dims of size 1 may carry any stride; the offset is free). */
+TFE_API bool tfe_layout_is_dense(const tfe_layout *L, tfe_order order);
+
+/* ================================================================================================
+ * Zero-copy layout operations. The typed view ops (view_tpl.h) and the dtype-tagged ones (dyn.h)
+ * are thin wrappers around these: a view op never touches the data, only the layout. Each
+ * validates its input layout (rank, dims, element count and every address fit in int64), writes
+ * *out only on success, and allows out == in.
+ * ============================================================================================== */
+
+/* Pass to squeeze to drop every axis of size 1. */
+#define TFE_ALL_AXES (-1)
+
+/* out axis k is input axis perm[k]. */
+TFE_API tfe_status tfe_layout_permute(const tfe_layout *in, const int *perm, tfe_layout *out);
+
+/* New shape with the same elements, reading the index in column-major order (TFE_ROWMAJOR:
+ * row-major, as numpy's default). Zero-copy only: TFE_ERR_STRIDES when the strides need a copy. */
+TFE_API tfe_status tfe_layout_reshape(const tfe_layout *in, int rank, const int64_t *dims, tfe_order order,
+                                      tfe_layout *out);
+
+/* numpy rules: align trailing axes; an input axis of size 1 or a missing leading axis gets
+ * stride 0 and the target size; any other axis must match. */
+TFE_API tfe_status tfe_layout_broadcast(const tfe_layout *in, int rank, const int64_t *dims, tfe_layout *out);
+
+/* Merge axes: input axis k becomes output axis map[k] (0 <= map[k] < out_rank, every output axis
+ * hit). Merged axes must have equal sizes; the merged stride is the sum: "iij->ij" is the
+ * diagonal of the first two axes. */
+TFE_API tfe_status tfe_layout_diagonal_map(const tfe_layout *in, const int *map, int out_rank, tfe_layout *out);
+/* Diagonal of axes a1 and a2 (equal sizes): one axis at position min(a1, a2), stride s1 + s2. */
+TFE_API tfe_status tfe_layout_diagonal(const tfe_layout *in, int a1, int a2, tfe_layout *out);
+TFE_API tfe_status tfe_layout_slice_axis(const tfe_layout *in, int axis, int64_t start, int64_t stop, int64_t step,
+                                         tfe_layout *out);
+/* Every axis at once: start[k]:stop[k]:step[k]; step NULL means all 1. */
+TFE_API tfe_status tfe_layout_slice(const tfe_layout *in, const int64_t *start, const int64_t *stop,
+                                    const int64_t *step, tfe_layout *out);
+
+/* Fix axis to index and drop it. */
+TFE_API tfe_status tfe_layout_select(const tfe_layout *in, int axis, int64_t index, tfe_layout *out);
+
+/* Drop axis (it must have size 1), or every size-1 axis for TFE_ALL_AXES. */
+TFE_API tfe_status tfe_layout_squeeze(const tfe_layout *in, int axis, tfe_layout *out);
+/* Insert a size-1 axis before position axis (0..rank). Its stride is the one a dense layout
+ * would give it, so dense stays dense. */
+TFE_API tfe_status tfe_layout_unsqueeze(const tfe_layout *in, int axis, tfe_layout *out);
+TFE_API tfe_status tfe_layout_split(const tfe_layout *in, int axis, int nparts, const int64_t *sizes, tfe_layout *outs);
+
+/* ---- overlap analysis ------------------------------------------------------------------------- */
+typedef enum tfe_overlap {
+  TFE_DISJOINT = 0,     /* proven: no element address is shared */
+  TFE_OVERLAPS = 1,     /* proven: some address is shared (two indices alias) */
+  TFE_MAYBE_OVERLAPS = 2 /* the search budget ran out: treat as overlapping (conservative) */
+} tfe_overlap;
+
+/* Nodes the exact search may visit before answering TFE_MAYBE_OVERLAPS. */
+#ifndef TFE_OVERLAP_BUDGET
+#define TFE_OVERLAP_BUDGET 100000
+#endif
+
+/* Bounded linear Diophantine problem: is there x with 0 <= x[m] <= u[m] and sum c[m] x[m] = R?
+ * Terms are sorted by c descending with distinct c; depth-first search with interval and gcd
+ * pruning. Returns 1 (solution), 0 (none) or -1 (budget exhausted). */
+typedef struct tfe__term { int64_t c, u; } tfe__term;
+typedef struct tfe__dioph {
+  tfe__term t[2 * TFE_MAX_RANK + 1];
+  int64_t sum[2 * TFE_MAX_RANK + 2]; /* sum[m] = max of sum over terms m.. */
+  int64_t gcd[2 * TFE_MAX_RANK + 2];
+  int n;
+  int64_t work;
+} tfe__dioph;
+
+/* Do layouts a and b share an address, b's base lying `shift` elements after a's? Exact unless
+ * the search budget runs out (then TFE_MAYBE_OVERLAPS). Layouts are not validated here. */
+TFE_API tfe_overlap tfe_layout_overlap(const tfe_layout *a, const tfe_layout *b, int64_t shift);
+
+/* Do two different indices of L address the same element? Exact unless the search budget runs
+ * out. Zero stride on an axis of size > 1 overlaps; otherwise, with axes sorted by |stride|, no
+ * overlap when each |stride| exceeds the span of the smaller ones (the common case, decided at
+ * once); else one bounded search per axis k for e with e_k in [1, d_k-1], e_j in
+ * [-(d_j-1), d_j-1] below k, zero above, and sum e_j |s_j| = 0. */
+TFE_API tfe_overlap tfe_layout_self_overlap(const tfe_layout *L);
+
+/* TFE_OK when every element of L has its own address (a write through it is well defined);
+ * TFE_ERR_OVERLAP with the reason otherwise (undecided cases are refused too). */
+TFE_API tfe_status tfe_layout_check_writable(const tfe_layout *L);
+
+/* ---- the dtype-tagged handle -------------------------------------------------------------------- */
+typedef struct tfe_dyn {
+  tfe_dtype dtype;
+  void *data;
+  tfe_layout lay;
+  bool conj;
+  tfe_storage *st; /* NULL for a non-owning view */
+} tfe_dyn;
+
+#define TFE_TEMPLATE <tenferro/tensor/tensor_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/tensor/view_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+
+/* ---- _Generic front ends ------------------------------------------------------------------------
+ * tfe_zeros(&t, ...) is tfe_zeros_f64(&t, ...) for a tfe_tensor_f64 *t; view ops accept a view
+ * or a tensor pointer (tfe_permute(&t, ...) on a tensor is tfe_tensor_permute_S). A pointer of
+ * any other type is a compile error ("'_Generic' selector of type 'X *' is not compatible with
+ * any association"). */
+#define TFE__GVT(fn, x) _Generic((x), TFE_GCASES_ALL(fn, view), TFE_GCASES_ALL(tensor_##fn, tensor))
+#define tfe_empty(out, rank, dims, order) _Generic((out), TFE_GCASES_ALL(empty, tensor))(out, rank, dims, order)
+#define tfe_zeros(out, rank, dims, order) _Generic((out), TFE_GCASES_ALL(zeros, tensor))(out, rank, dims, order)
+#define tfe_ones(out, rank, dims, order) _Generic((out), TFE_GCASES_ALL(ones, tensor))(out, rank, dims, order)
+#define tfe_full(out, rank, dims, order, value) \
+  _Generic((out), TFE_GCASES_ALL(full, tensor))(out, rank, dims, order, value)
+#define tfe_release(t) _Generic((t), TFE_GCASES_ALL(tensor_release, tensor))(t)
+#define tfe_retain(t, out) _Generic((t), TFE_GCASES_ALL(tensor_retain, tensor))(t, out)
+#define tfe_wrap(out, buf, buflen, rank, dims, strides, offset, order) \
+  _Generic((out), TFE_GCASES_ALL(wrap, view), TFE_GCASES_ALL(tensor_wrap, tensor))( \
+      out, buf, buflen, rank, dims, strides, offset, order)
+#define tfe_from_buffer(out, buf, buflen, rank, dims, strides, offset, order) \
+  _Generic((out), TFE_GCASES_ALL(from_buffer, tensor))(out, buf, buflen, rank, dims, strides, offset, order)
+#define tfe_get(v, idx, out) _Generic((v), TFE_GCASES_ALL(get, view))(v, idx, out)
+#define tfe_set(v, idx, value) _Generic((v), TFE_GCASES_ALL(set, view))(v, idx, value)
+#define tfe_permute(in, perm, out) TFE__GVT(permute, in)(in, perm, out)
+#define tfe_reshape(in, rank, dims, order, out) TFE__GVT(reshape, in)(in, rank, dims, order, out)
+#define tfe_broadcast(in, rank, dims, out) TFE__GVT(broadcast, in)(in, rank, dims, out)
+#define tfe_diagonal(in, a1, a2, out) TFE__GVT(diagonal, in)(in, a1, a2, out)
+#define tfe_diagonal_map(in, map, out_rank, out) TFE__GVT(diagonal_map, in)(in, map, out_rank, out)
+#define tfe_slice(in, start, stop, step, out) TFE__GVT(slice, in)(in, start, stop, step, out)
+#define tfe_slice_axis(in, axis, start, stop, step, out) TFE__GVT(slice_axis, in)(in, axis, start, stop, step, out)
+#define tfe_select(in, axis, index, out) TFE__GVT(select, in)(in, axis, index, out)
+#define tfe_squeeze(in, axis, out) TFE__GVT(squeeze, in)(in, axis, out)
+#define tfe_unsqueeze(in, axis, out) TFE__GVT(unsqueeze, in)(in, axis, out)
+#define tfe_conj(in, out) TFE__GVT(conj, in)(in, out)
+#define tfe_split(in, axis, nparts, sizes, outs) TFE__GVT(split, in)(in, axis, nparts, sizes, outs)
+#define tfe_views_overlap(a, b, res) _Generic((a), TFE_GCASES_ALL(views_overlap, view))(a, b, res)
+#define tfe_self_overlap(v, res) _Generic((v), TFE_GCASES_ALL(self_overlap, view))(v, res)
+#define tfe_check_writable(v) _Generic((v), TFE_GCASES_ALL(check_writable, view))(v)
+#define tfe_dyn_as(d, out) _Generic((out), TFE_GCASES_ALL(dyn_as_view, view), TFE_GCASES_ALL(dyn_as_tensor, tensor))(d, out)
+#define tfe_to_dyn(x, out) _Generic((x), TFE_GCASES_ALL(view_to_dyn, view), TFE_GCASES_ALL(tensor_to_dyn, tensor))(x, out)
+
+#include <tenferro/tensor/dyn.h>
+
+#endif
+#elif !defined(TENFERRO_TENSOR_BODY) /* bodies */
+#define TENFERRO_TENSOR_BODY
+#include <tenferro/core/kinds.h>
+#include <tenferro/gen/generic.h>
+
+TFE_INTERNAL void tfe__storage_free_hook(void *ctx, void *p) { (void)ctx; tfe__free(p); }
 TFE_API tfe_status tfe_storage_new(size_t bytes, tfe_storage **out) {
   TFE_CHECK_NULL(out);
   tfe_storage *s = (tfe_storage *)tfe__alloc(sizeof *s);
@@ -53,7 +219,6 @@ TFE_API tfe_status tfe_storage_new(size_t bytes, tfe_storage **out) {
   *out = s;
   return TFE_OK;
 }
-/* Wrap memory the caller owns (not freed by tenferro; free_fn may be given to hand it over). */
 TFE_API tfe_status tfe_storage_wrap(void *ptr, size_t bytes, tfe_memspace space,
                                     void (*free_fn)(void *, void *), void *free_ctx,
                                     tfe_storage **out) {
@@ -77,9 +242,6 @@ TFE_API void tfe_storage_release(tfe_storage *s) {
     tfe__free(s);
   }
 }
-
-/* ---- layout helpers (kind-independent) --------------------------------------------------------- */
-/* Number of elements; fails on negative dims, rank out of range or overflow. */
 TFE_API tfe_status tfe_layout_check(const tfe_layout *L, int64_t *count) {
   TFE_CHECK_NULL(L);
   if (L->rank < 0 || L->rank > TFE_MAX_RANK)
@@ -98,7 +260,6 @@ TFE_API int64_t tfe_layout_numel(const tfe_layout *L) {
   for (int i = 0; i < L->rank; i++) n *= L->dims[i];
   return n;
 }
-/* Smallest and largest element offset touched (relative to data); false when empty. */
 TFE_API bool tfe_layout_extent(const tfe_layout *L, int64_t *lo, int64_t *hi) {
   int64_t a = L->offset, b = L->offset;
   for (int i = 0; i < L->rank; i++) {
@@ -109,7 +270,6 @@ TFE_API bool tfe_layout_extent(const tfe_layout *L, int64_t *lo, int64_t *hi) {
   *lo = a; *hi = b;
   return true;
 }
-/* Dense strides in column- or row-major order (fails on overflow). */
 TFE_API tfe_status tfe_layout_dense(int rank, const int64_t *dims, tfe_order order, tfe_layout *L) {
   TFE_CHECK_NULL(L);
   if (rank < 0 || rank > TFE_MAX_RANK)
@@ -129,9 +289,6 @@ TFE_API tfe_status tfe_layout_dense(int rank, const int64_t *dims, tfe_order ord
   *L = t;
   return TFE_OK;
 }
-
-/* A layout is dense in `order` when its strides are those tfe_layout_dense would give
- * (dims of size 1 may carry any stride; the offset is free). */
 TFE_API bool tfe_layout_is_dense(const tfe_layout *L, tfe_order order) {
   int64_t s = 1;
   for (int k = 0; k < L->rank; k++) {
@@ -142,16 +299,6 @@ TFE_API bool tfe_layout_is_dense(const tfe_layout *L, tfe_order order) {
   }
   return true;
 }
-
-/* ================================================================================================
- * Zero-copy layout operations. The typed view ops (view_tpl.h) and the dtype-tagged ones (dyn.h)
- * are thin wrappers around these: a view op never touches the data, only the layout. Each
- * validates its input layout (rank, dims, element count and every address fit in int64), writes
- * *out only on success, and allows out == in.
- * ============================================================================================== */
-
-/* Pass to squeeze to drop every axis of size 1. */
-#define TFE_ALL_AXES (-1)
 
 /* "[2, 3, 4]" into buf (truncated to size). Used in messages. */
 TFE_INTERNAL const char *tfe__fmt_dims(char *buf, size_t size, int n, const int64_t *a) {
@@ -205,8 +352,6 @@ TFE_INTERNAL tfe_status tfe__axis_ok(int axis, int rank, const char *where, cons
     return TFE_FAIL_AT(TFE_ERR_INVALID, where, "%s %d is not an axis of a rank-%d tensor", what, axis, rank);
   return TFE_OK;
 }
-
-/* out axis k is input axis perm[k]. */
 TFE_API tfe_status tfe_layout_permute(const tfe_layout *in, const int *perm, tfe_layout *out) {
   TFE_TRY(tfe__lay_ok(in, __func__, "in"));
   TFE_CHECK_NULL(out);
@@ -263,9 +408,6 @@ TFE_INTERNAL bool tfe__reshape_col(const tfe_layout *in, tfe_layout *r, int *bad
   for (; ni < r->rank; ni++) r->strides[ni] = last; /* size-1 axes left over */
   return true;
 }
-
-/* New shape with the same elements, reading the index in column-major order (TFE_ROWMAJOR:
- * row-major, as numpy's default). Zero-copy only: TFE_ERR_STRIDES when the strides need a copy. */
 TFE_API tfe_status tfe_layout_reshape(const tfe_layout *in, int rank, const int64_t *dims, tfe_order order,
                                       tfe_layout *out) {
   TFE_TRY(tfe__lay_ok(in, __func__, "in"));
@@ -306,9 +448,6 @@ TFE_API tfe_status tfe_layout_reshape(const tfe_layout *in, int rank, const int6
   *out = r;
   return TFE_OK;
 }
-
-/* numpy rules: align trailing axes; an input axis of size 1 or a missing leading axis gets
- * stride 0 and the target size; any other axis must match. */
 TFE_API tfe_status tfe_layout_broadcast(const tfe_layout *in, int rank, const int64_t *dims, tfe_layout *out) {
   TFE_TRY(tfe__lay_ok(in, __func__, "in"));
   TFE_CHECK_NULL(out);
@@ -328,10 +467,6 @@ TFE_API tfe_status tfe_layout_broadcast(const tfe_layout *in, int rank, const in
   *out = r;
   return TFE_OK;
 }
-
-/* Merge axes: input axis k becomes output axis map[k] (0 <= map[k] < out_rank, every output axis
- * hit). Merged axes must have equal sizes; the merged stride is the sum: "iij->ij" is the
- * diagonal of the first two axes. */
 TFE_API tfe_status tfe_layout_diagonal_map(const tfe_layout *in, const int *map, int out_rank, tfe_layout *out) {
   TFE_TRY(tfe__lay_ok(in, __func__, "in"));
   TFE_CHECK_NULL(out);
@@ -357,7 +492,6 @@ TFE_API tfe_status tfe_layout_diagonal_map(const tfe_layout *in, const int *map,
   *out = r;
   return TFE_OK;
 }
-/* Diagonal of axes a1 and a2 (equal sizes): one axis at position min(a1, a2), stride s1 + s2. */
 TFE_API tfe_status tfe_layout_diagonal(const tfe_layout *in, int a1, int a2, tfe_layout *out) {
   TFE_TRY(tfe__lay_ok(in, __func__, "in"));
   TFE_TRY(tfe__axis_ok(a1, in->rank, __func__, "axis"));
@@ -410,7 +544,6 @@ TFE_API tfe_status tfe_layout_slice_axis(const tfe_layout *in, int axis, int64_t
   *out = r;
   return TFE_OK;
 }
-/* Every axis at once: start[k]:stop[k]:step[k]; step NULL means all 1. */
 TFE_API tfe_status tfe_layout_slice(const tfe_layout *in, const int64_t *start, const int64_t *stop,
                                     const int64_t *step, tfe_layout *out) {
   TFE_TRY(tfe__lay_ok(in, __func__, "in"));
@@ -422,8 +555,6 @@ TFE_API tfe_status tfe_layout_slice(const tfe_layout *in, const int64_t *start, 
   *out = r;
   return TFE_OK;
 }
-
-/* Fix axis to index and drop it. */
 TFE_API tfe_status tfe_layout_select(const tfe_layout *in, int axis, int64_t index, tfe_layout *out) {
   TFE_TRY(tfe__lay_ok(in, __func__, "in"));
   TFE_CHECK_NULL(out);
@@ -438,8 +569,6 @@ TFE_API tfe_status tfe_layout_select(const tfe_layout *in, int axis, int64_t ind
   *out = r;
   return TFE_OK;
 }
-
-/* Drop axis (it must have size 1), or every size-1 axis for TFE_ALL_AXES. */
 TFE_API tfe_status tfe_layout_squeeze(const tfe_layout *in, int axis, tfe_layout *out) {
   TFE_TRY(tfe__lay_ok(in, __func__, "in"));
   TFE_CHECK_NULL(out);
@@ -458,8 +587,6 @@ TFE_API tfe_status tfe_layout_squeeze(const tfe_layout *in, int axis, tfe_layout
   *out = r;
   return TFE_OK;
 }
-/* Insert a size-1 axis before position axis (0..rank). Its stride is the one a dense layout
- * would give it, so dense stays dense. */
 TFE_API tfe_status tfe_layout_unsqueeze(const tfe_layout *in, int axis, tfe_layout *out) {
   TFE_TRY(tfe__lay_ok(in, __func__, "in"));
   TFE_CHECK_NULL(out);
@@ -540,30 +667,6 @@ TFE_INTERNAL tfe_status tfe__buffer_layout(const void *buf, int64_t buflen, int 
   return TFE_OK;
 }
 
-/* ---- overlap analysis ------------------------------------------------------------------------- */
-typedef enum tfe_overlap {
-  TFE_DISJOINT = 0,     /* proven: no element address is shared */
-  TFE_OVERLAPS = 1,     /* proven: some address is shared (two indices alias) */
-  TFE_MAYBE_OVERLAPS = 2 /* the search budget ran out: treat as overlapping (conservative) */
-} tfe_overlap;
-
-/* Nodes the exact search may visit before answering TFE_MAYBE_OVERLAPS. */
-#ifndef TFE_OVERLAP_BUDGET
-#define TFE_OVERLAP_BUDGET 100000
-#endif
-
-/* Bounded linear Diophantine problem: is there x with 0 <= x[m] <= u[m] and sum c[m] x[m] = R?
- * Terms are sorted by c descending with distinct c; depth-first search with interval and gcd
- * pruning. Returns 1 (solution), 0 (none) or -1 (budget exhausted). */
-typedef struct tfe__term { int64_t c, u; } tfe__term;
-typedef struct tfe__dioph {
-  tfe__term t[2 * TFE_MAX_RANK + 1];
-  int64_t sum[2 * TFE_MAX_RANK + 2]; /* sum[m] = max of sum over terms m.. */
-  int64_t gcd[2 * TFE_MAX_RANK + 2];
-  int n;
-  int64_t work;
-} tfe__dioph;
-
 TFE_INTERNAL int64_t tfe__lay_gcd(int64_t a, int64_t b) {
   while (b) { int64_t t = a % b; a = b; b = t; }
   return a;
@@ -641,9 +744,6 @@ TFE_INTERNAL bool tfe__ranges_meet(const void *pa, const tfe_layout *La, const v
   const char *b0 = (const char *)pb + blo * (int64_t)elem, *b1 = (const char *)pb + (bhi + 1) * (int64_t)elem;
   return a0 < b1 && b0 < a1;
 }
-
-/* Do layouts a and b share an address, b's base lying `shift` elements after a's? Exact unless
- * the search budget runs out (then TFE_MAYBE_OVERLAPS). Layouts are not validated here. */
 TFE_API tfe_overlap tfe_layout_overlap(const tfe_layout *a, const tfe_layout *b, int64_t shift) {
   int64_t alo, ahi, blo, bhi, D;
   if (!tfe_layout_extent(a, &alo, &ahi) || !tfe_layout_extent(b, &blo, &bhi)) return TFE_DISJOINT;
@@ -660,12 +760,6 @@ TFE_API tfe_overlap tfe_layout_overlap(const tfe_layout *a, const tfe_layout *b,
   int r = tfe__dioph_solve(&P, D);
   return r > 0 ? TFE_OVERLAPS : r == 0 ? TFE_DISJOINT : TFE_MAYBE_OVERLAPS;
 }
-
-/* Do two different indices of L address the same element? Exact unless the search budget runs
- * out. Zero stride on an axis of size > 1 overlaps; otherwise, with axes sorted by |stride|, no
- * overlap when each |stride| exceeds the span of the smaller ones (the common case, decided at
- * once); else one bounded search per axis k for e with e_k in [1, d_k-1], e_j in
- * [-(d_j-1), d_j-1] below k, zero above, and sum e_j |s_j| = 0. */
 TFE_API tfe_overlap tfe_layout_self_overlap(const tfe_layout *L) {
   int64_t d[TFE_MAX_RANK], s[TFE_MAX_RANK];
   int n = 0;
@@ -705,9 +799,6 @@ TFE_API tfe_overlap tfe_layout_self_overlap(const tfe_layout *L) {
   }
   return res;
 }
-
-/* TFE_OK when every element of L has its own address (a write through it is well defined);
- * TFE_ERR_OVERLAP with the reason otherwise (undecided cases are refused too). */
 TFE_API tfe_status tfe_layout_check_writable(const tfe_layout *L) {
   TFE_TRY(tfe__lay_ok(L, __func__, "L"));
   for (int k = 0; k < L->rank; k++)
@@ -721,61 +812,11 @@ TFE_API tfe_status tfe_layout_check_writable(const tfe_layout *L) {
                                              "(search budget TFE_OVERLAP_BUDGET exhausted)");
   }
 }
-
-/* ---- the dtype-tagged handle -------------------------------------------------------------------- */
-typedef struct tfe_dyn {
-  tfe_dtype dtype;
-  void *data;
-  tfe_layout lay;
-  bool conj;
-  tfe_storage *st; /* NULL for a non-owning view */
-} tfe_dyn;
-
 #define TFE_TEMPLATE <tenferro/tensor/tensor_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 #define TFE_TEMPLATE <tenferro/tensor/view_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-
-/* ---- _Generic front ends ------------------------------------------------------------------------
- * tfe_zeros(&t, ...) is tfe_zeros_f64(&t, ...) for a tfe_tensor_f64 *t; view ops accept a view
- * or a tensor pointer (tfe_permute(&t, ...) on a tensor is tfe_tensor_permute_S). A pointer of
- * any other type is a compile error ("'_Generic' selector of type 'X *' is not compatible with
- * any association"). */
-#define TFE__GVT(fn, x) _Generic((x), TFE_GCASES_ALL(fn, view), TFE_GCASES_ALL(tensor_##fn, tensor))
-#define tfe_empty(out, rank, dims, order) _Generic((out), TFE_GCASES_ALL(empty, tensor))(out, rank, dims, order)
-#define tfe_zeros(out, rank, dims, order) _Generic((out), TFE_GCASES_ALL(zeros, tensor))(out, rank, dims, order)
-#define tfe_ones(out, rank, dims, order) _Generic((out), TFE_GCASES_ALL(ones, tensor))(out, rank, dims, order)
-#define tfe_full(out, rank, dims, order, value) \
-  _Generic((out), TFE_GCASES_ALL(full, tensor))(out, rank, dims, order, value)
-#define tfe_release(t) _Generic((t), TFE_GCASES_ALL(tensor_release, tensor))(t)
-#define tfe_retain(t, out) _Generic((t), TFE_GCASES_ALL(tensor_retain, tensor))(t, out)
-#define tfe_wrap(out, buf, buflen, rank, dims, strides, offset, order) \
-  _Generic((out), TFE_GCASES_ALL(wrap, view), TFE_GCASES_ALL(tensor_wrap, tensor))( \
-      out, buf, buflen, rank, dims, strides, offset, order)
-#define tfe_from_buffer(out, buf, buflen, rank, dims, strides, offset, order) \
-  _Generic((out), TFE_GCASES_ALL(from_buffer, tensor))(out, buf, buflen, rank, dims, strides, offset, order)
-#define tfe_get(v, idx, out) _Generic((v), TFE_GCASES_ALL(get, view))(v, idx, out)
-#define tfe_set(v, idx, value) _Generic((v), TFE_GCASES_ALL(set, view))(v, idx, value)
-#define tfe_permute(in, perm, out) TFE__GVT(permute, in)(in, perm, out)
-#define tfe_reshape(in, rank, dims, order, out) TFE__GVT(reshape, in)(in, rank, dims, order, out)
-#define tfe_broadcast(in, rank, dims, out) TFE__GVT(broadcast, in)(in, rank, dims, out)
-#define tfe_diagonal(in, a1, a2, out) TFE__GVT(diagonal, in)(in, a1, a2, out)
-#define tfe_diagonal_map(in, map, out_rank, out) TFE__GVT(diagonal_map, in)(in, map, out_rank, out)
-#define tfe_slice(in, start, stop, step, out) TFE__GVT(slice, in)(in, start, stop, step, out)
-#define tfe_slice_axis(in, axis, start, stop, step, out) TFE__GVT(slice_axis, in)(in, axis, start, stop, step, out)
-#define tfe_select(in, axis, index, out) TFE__GVT(select, in)(in, axis, index, out)
-#define tfe_squeeze(in, axis, out) TFE__GVT(squeeze, in)(in, axis, out)
-#define tfe_unsqueeze(in, axis, out) TFE__GVT(unsqueeze, in)(in, axis, out)
-#define tfe_conj(in, out) TFE__GVT(conj, in)(in, out)
-#define tfe_split(in, axis, nparts, sizes, outs) TFE__GVT(split, in)(in, axis, nparts, sizes, outs)
-#define tfe_views_overlap(a, b, res) _Generic((a), TFE_GCASES_ALL(views_overlap, view))(a, b, res)
-#define tfe_self_overlap(v, res) _Generic((v), TFE_GCASES_ALL(self_overlap, view))(v, res)
-#define tfe_check_writable(v) _Generic((v), TFE_GCASES_ALL(check_writable, view))(v)
-#define tfe_dyn_as(d, out) _Generic((out), TFE_GCASES_ALL(dyn_as_view, view), TFE_GCASES_ALL(dyn_as_tensor, tensor))(d, out)
-#define tfe_to_dyn(x, out) _Generic((x), TFE_GCASES_ALL(view_to_dyn, view), TFE_GCASES_ALL(tensor_to_dyn, tensor))(x, out)
-
 #include <tenferro/tensor/dyn.h>
-
 #endif

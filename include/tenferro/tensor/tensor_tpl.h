@@ -1,6 +1,7 @@
 /* tenferro/tensor_tpl.h — typed views and tensors of one kind; re-included per kind. */
 
 /* Non-owning view. */
+#if !TFE__BODY_PHASE
 typedef struct TFE_TY(view) {
   TFE_T *data;
   tfe_layout lay;
@@ -14,6 +15,44 @@ typedef struct TFE_TY(tensor) {
   tfe_storage *st;
 } TFE_TY(tensor);
 
+TFE_API void TFE_FN(tensor_release)(TFE_TY(tensor) *t);
+/* A second owning handle to the same storage and view. */
+TFE_API tfe_status TFE_FN(tensor_retain)(const TFE_TY(tensor) *t, TFE_TY(tensor) *out);
+
+/* New uninitialized dense tensor. */
+TFE_API tfe_status TFE_FN(empty)(TFE_TY(tensor) *out, int rank, const int64_t *dims, tfe_order order);
+
+TFE_API tfe_status TFE_FN(full)(TFE_TY(tensor) *out, int rank, const int64_t *dims, tfe_order order, TFE_T value);
+/* zeros/ones are the semiring's zero and one (max-plus zeros are -inf). */
+TFE_API tfe_status TFE_FN(zeros)(TFE_TY(tensor) *out, int rank, const int64_t *dims, tfe_order order);
+TFE_API tfe_status TFE_FN(ones)(TFE_TY(tensor) *out, int rank, const int64_t *dims, tfe_order order);
+/* Element get/set by index with bounds checks; get applies the lazy conjugate. */
+TFE_API tfe_status TFE_FN(get)(const TFE_TY(view) *v, const int64_t *idx, TFE_T *out);
+/* set refuses a view whose elements overlap (a broadcast view, say): TFE_ERR_OVERLAP. */
+TFE_API tfe_status TFE_FN(set)(const TFE_TY(view) *v, const int64_t *idx, TFE_T value);
+
+/* ---- views of user buffers, contiguous copies ---------------------------------------------------- */
+/* A view of buf (no copy): dims, strides (NULL: dense in order), offset, bounds-checked against
+ * buflen elements. The caller keeps buf alive. */
+TFE_API tfe_status TFE_FN(wrap)(TFE_TY(view) *out, TFE_T *buf, int64_t buflen, int rank, const int64_t *dims,
+                                const int64_t *strides, int64_t offset, tfe_order order);
+/* The same as an owning tensor whose storage never frees buf (it only counts references). */
+TFE_API tfe_status TFE_FN(tensor_wrap)(TFE_TY(tensor) *out, TFE_T *buf, int64_t buflen, int rank,
+                                       const int64_t *dims, const int64_t *strides, int64_t offset, tfe_order order);
+/* A new dense tensor copied from a user buffer described as in tfe_wrap_S. */
+TFE_API tfe_status TFE_FN(from_buffer)(TFE_TY(tensor) *out, const TFE_T *buf, int64_t buflen, int rank,
+                                       const int64_t *dims, const int64_t *strides, int64_t offset, tfe_order order);
+
+/* ---- typed <-> dtype-tagged --------------------------------------------------------------------- */
+/* A non-owning dyn handle on v (st = NULL). */
+TFE_API tfe_status TFE_FN(view_to_dyn)(const TFE_TY(view) *v, tfe_dyn *out);
+/* An owning dyn handle: one new reference to t's storage (release both). */
+TFE_API tfe_status TFE_FN(tensor_to_dyn)(const TFE_TY(tensor) *t, tfe_dyn *out);
+/* The typed view of d (no reference taken); TFE_ERR_DTYPE when d holds another kind. */
+TFE_API tfe_status TFE_FN(dyn_as_view)(const tfe_dyn *d, TFE_TY(view) *out);
+/* The typed tensor of d with one new reference to its storage (st NULL stays NULL: borrowed). */
+TFE_API tfe_status TFE_FN(dyn_as_tensor)(const tfe_dyn *d, TFE_TY(tensor) *out);
+#else /* bodies */
 TFE_API void TFE_FN(tensor_release)(TFE_TY(tensor) *t) {
   if (!t) return;
   tfe_storage_release(t->st);
@@ -21,7 +60,6 @@ TFE_API void TFE_FN(tensor_release)(TFE_TY(tensor) *t) {
   t->v.data = NULL;
   t->v.lay.rank = 0;
 }
-/* A second owning handle to the same storage and view. */
 TFE_API tfe_status TFE_FN(tensor_retain)(const TFE_TY(tensor) *t, TFE_TY(tensor) *out) {
   TFE_CHECK_NULL(t);
   TFE_CHECK_NULL(out);
@@ -29,8 +67,6 @@ TFE_API tfe_status TFE_FN(tensor_retain)(const TFE_TY(tensor) *t, TFE_TY(tensor)
   *out = *t;
   return TFE_OK;
 }
-
-/* New uninitialized dense tensor. */
 TFE_API tfe_status TFE_FN(empty)(TFE_TY(tensor) *out, int rank, const int64_t *dims, tfe_order order) {
   TFE_CHECK_NULL(out);
   tfe_layout L;
@@ -47,14 +83,12 @@ TFE_API tfe_status TFE_FN(empty)(TFE_TY(tensor) *out, int rank, const int64_t *d
   out->v.conj = false;
   return TFE_OK;
 }
-
 TFE_API tfe_status TFE_FN(full)(TFE_TY(tensor) *out, int rank, const int64_t *dims, tfe_order order, TFE_T value) {
   TFE_TRY(TFE_FN(empty)(out, rank, dims, order));
   int64_t n = tfe_layout_numel(&out->v.lay);
   for (int64_t i = 0; i < n; i++) out->v.data[i] = value;
   return TFE_OK;
 }
-/* zeros/ones are the semiring's zero and one (max-plus zeros are -inf). */
 TFE_API tfe_status TFE_FN(zeros)(TFE_TY(tensor) *out, int rank, const int64_t *dims, tfe_order order) {
   return TFE_FN(full)(out, rank, dims, order, TFE_FN(sr_zero)());
 }
@@ -68,7 +102,6 @@ TFE_INTERNAL TFE_T *TFE_FN(view_ptr_)(const TFE_TY(view) *v, const int64_t *idx)
   for (int i = 0; i < v->lay.rank; i++) o += idx[i] * v->lay.strides[i];
   return v->data + o;
 }
-/* Element get/set by index with bounds checks; get applies the lazy conjugate. */
 TFE_API tfe_status TFE_FN(get)(const TFE_TY(view) *v, const int64_t *idx, TFE_T *out) {
   TFE_CHECK_NULL(v);
   TFE_CHECK_NULL(out);
@@ -84,7 +117,6 @@ TFE_API tfe_status TFE_FN(get)(const TFE_TY(view) *v, const int64_t *idx, TFE_T 
   *out = v->conj ? TFE_FN(sr_conj)(x) : x;
   return TFE_OK;
 }
-/* set refuses a view whose elements overlap (a broadcast view, say): TFE_ERR_OVERLAP. */
 TFE_API tfe_status TFE_FN(set)(const TFE_TY(view) *v, const int64_t *idx, TFE_T value) {
   TFE_CHECK_NULL(v);
   if (v->lay.rank > 0 && !idx) return TFE_FAIL(TFE_ERR_NULL, "argument 'idx' is NULL");
@@ -99,10 +131,6 @@ TFE_API tfe_status TFE_FN(set)(const TFE_TY(view) *v, const int64_t *idx, TFE_T 
   *TFE_FN(view_ptr_)(v, idx) = v->conj ? TFE_FN(sr_conj)(value) : value;
   return TFE_OK;
 }
-
-/* ---- views of user buffers, contiguous copies ---------------------------------------------------- */
-/* A view of buf (no copy): dims, strides (NULL: dense in order), offset, bounds-checked against
- * buflen elements. The caller keeps buf alive. */
 TFE_API tfe_status TFE_FN(wrap)(TFE_TY(view) *out, TFE_T *buf, int64_t buflen, int rank, const int64_t *dims,
                                 const int64_t *strides, int64_t offset, tfe_order order) {
   TFE_CHECK_NULL(out);
@@ -113,7 +141,6 @@ TFE_API tfe_status TFE_FN(wrap)(TFE_TY(view) *out, TFE_T *buf, int64_t buflen, i
   out->conj = false;
   return TFE_OK;
 }
-/* The same as an owning tensor whose storage never frees buf (it only counts references). */
 TFE_API tfe_status TFE_FN(tensor_wrap)(TFE_TY(tensor) *out, TFE_T *buf, int64_t buflen, int rank,
                                        const int64_t *dims, const int64_t *strides, int64_t offset, tfe_order order) {
   TFE_CHECK_NULL(out);
@@ -160,7 +187,6 @@ TFE_INTERNAL tfe_status TFE_FN(dense_copy_)(TFE_TY(tensor) *out, const TFE_TY(vi
   *out = t; /* out may be the owner of src: written only now */
   return TFE_OK;
 }
-/* A new dense tensor copied from a user buffer described as in tfe_wrap_S. */
 TFE_API tfe_status TFE_FN(from_buffer)(TFE_TY(tensor) *out, const TFE_T *buf, int64_t buflen, int rank,
                                        const int64_t *dims, const int64_t *strides, int64_t offset, tfe_order order) {
   TFE_CHECK_NULL(out);
@@ -170,16 +196,12 @@ TFE_API tfe_status TFE_FN(from_buffer)(TFE_TY(tensor) *out, const TFE_T *buf, in
   v.conj = false;
   return TFE_FN(dense_copy_)(out, &v, order);
 }
-
-/* ---- typed <-> dtype-tagged --------------------------------------------------------------------- */
-/* A non-owning dyn handle on v (st = NULL). */
 TFE_API tfe_status TFE_FN(view_to_dyn)(const TFE_TY(view) *v, tfe_dyn *out) {
   TFE_CHECK_NULL(v);
   TFE_CHECK_NULL(out);
   out->dtype = TFE_DT; out->data = v->data; out->lay = v->lay; out->conj = v->conj; out->st = NULL;
   return TFE_OK;
 }
-/* An owning dyn handle: one new reference to t's storage (release both). */
 TFE_API tfe_status TFE_FN(tensor_to_dyn)(const TFE_TY(tensor) *t, tfe_dyn *out) {
   TFE_CHECK_NULL(t);
   TFE_CHECK_NULL(out);
@@ -193,7 +215,6 @@ TFE_INTERNAL tfe_status TFE_FN(dyn_check_)(const tfe_dyn *d, const char *where) 
                      d->dtype == TFE_DT_CUSTOM ? "user-kind" : tfe_dtype_name(d->dtype));
   return TFE_OK;
 }
-/* The typed view of d (no reference taken); TFE_ERR_DTYPE when d holds another kind. */
 TFE_API tfe_status TFE_FN(dyn_as_view)(const tfe_dyn *d, TFE_TY(view) *out) {
   TFE_CHECK_NULL(d);
   TFE_CHECK_NULL(out);
@@ -201,7 +222,6 @@ TFE_API tfe_status TFE_FN(dyn_as_view)(const tfe_dyn *d, TFE_TY(view) *out) {
   out->data = (TFE_T *)d->data; out->lay = d->lay; out->conj = d->conj;
   return TFE_OK;
 }
-/* The typed tensor of d with one new reference to its storage (st NULL stays NULL: borrowed). */
 TFE_API tfe_status TFE_FN(dyn_as_tensor)(const tfe_dyn *d, TFE_TY(tensor) *out) {
   TFE_CHECK_NULL(d);
   TFE_CHECK_NULL(out);
@@ -230,3 +250,4 @@ TFE_INTERNAL tfe_status TFE_FN(dyn_set_)(const tfe_dyn *d, const int64_t *idx, c
 TFE_INTERNAL void TFE_FN(dyn_adopt_)(TFE_TY(tensor) *t, tfe_dyn *out) {
   out->dtype = TFE_DT; out->data = t->v.data; out->lay = t->v.lay; out->conj = t->v.conj; out->st = t->st;
 }
+#endif

@@ -9,6 +9,91 @@
  * returns a tfe_status and writes out only on success; out may equal in. */
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
+#if !TFE__BODY_PHASE
+#define TFE__VIEW_ARGS_OK(in, out) \
+  do { TFE_CHECK_NULL(in); TFE_CHECK_NULL(out); } while (0)
+
+/* ---- permute ---------------------------------------------------------------------------------- */
+/* out axis k is in axis perm[k]. */
+TFE_API tfe_status TFE_FN(permute)(const TFE_TY(view) *in, const int *perm, TFE_TY(view) *out);
+TFE_API tfe_status TFE_FN(tensor_permute)(const TFE_TY(tensor) *in, const int *perm, TFE_TY(tensor) *out);
+
+/* ---- reshape ---------------------------------------------------------------------------------- */
+/* Same elements, new shape; the index is read in `order` (TFE_COLMAJOR by default). Zero-copy
+ * only: TFE_ERR_STRIDES names the axes that would need a copy. */
+TFE_API tfe_status TFE_FN(reshape)(const TFE_TY(view) *in, int rank, const int64_t *dims, tfe_order order,
+                                   TFE_TY(view) *out);
+TFE_API tfe_status TFE_FN(tensor_reshape)(const TFE_TY(tensor) *in, int rank, const int64_t *dims, tfe_order order,
+                                          TFE_TY(tensor) *out);
+
+/* ---- broadcast -------------------------------------------------------------------------------- */
+/* numpy rules (trailing axes aligned, size 1 stretches with stride 0). The result is read-only
+ * in the sense that writes through it are refused (TFE_ERR_OVERLAP). */
+TFE_API tfe_status TFE_FN(broadcast)(const TFE_TY(view) *in, int rank, const int64_t *dims, TFE_TY(view) *out);
+TFE_API tfe_status TFE_FN(tensor_broadcast)(const TFE_TY(tensor) *in, int rank, const int64_t *dims,
+                                            TFE_TY(tensor) *out);
+
+/* ---- diagonal --------------------------------------------------------------------------------- */
+/* Axes a1, a2 (equal sizes) become one axis at min(a1, a2) with stride s1 + s2. */
+TFE_API tfe_status TFE_FN(diagonal)(const TFE_TY(view) *in, int a1, int a2, TFE_TY(view) *out);
+TFE_API tfe_status TFE_FN(tensor_diagonal)(const TFE_TY(tensor) *in, int a1, int a2, TFE_TY(tensor) *out);
+/* General merge: input axis k goes to output axis map[k] ("iijkj" -> map {0,0,1,2,1}). */
+TFE_API tfe_status TFE_FN(diagonal_map)(const TFE_TY(view) *in, const int *map, int out_rank, TFE_TY(view) *out);
+TFE_API tfe_status TFE_FN(tensor_diagonal_map)(const TFE_TY(tensor) *in, const int *map, int out_rank,
+                                               TFE_TY(tensor) *out);
+
+/* ---- slice ------------------------------------------------------------------------------------ */
+/* start[k]:stop[k]:step[k] on every axis (step NULL: all 1). No clamping, no wrap-around:
+ * out of range is TFE_ERR_BOUNDS (rules in tensor.h, tfe__slice1). */
+TFE_API tfe_status TFE_FN(slice)(const TFE_TY(view) *in, const int64_t *start, const int64_t *stop,
+                                 const int64_t *step, TFE_TY(view) *out);
+TFE_API tfe_status TFE_FN(tensor_slice)(const TFE_TY(tensor) *in, const int64_t *start, const int64_t *stop,
+                                        const int64_t *step, TFE_TY(tensor) *out);
+/* One axis: start:stop:step. */
+TFE_API tfe_status TFE_FN(slice_axis)(const TFE_TY(view) *in, int axis, int64_t start, int64_t stop, int64_t step,
+                                      TFE_TY(view) *out);
+TFE_API tfe_status TFE_FN(tensor_slice_axis)(const TFE_TY(tensor) *in, int axis, int64_t start, int64_t stop,
+                                             int64_t step, TFE_TY(tensor) *out);
+
+/* ---- select ----------------------------------------------------------------------------------- */
+/* Fix axis at index, dropping the axis. */
+TFE_API tfe_status TFE_FN(select)(const TFE_TY(view) *in, int axis, int64_t index, TFE_TY(view) *out);
+TFE_API tfe_status TFE_FN(tensor_select)(const TFE_TY(tensor) *in, int axis, int64_t index, TFE_TY(tensor) *out);
+
+/* ---- squeeze / unsqueeze ---------------------------------------------------------------------- */
+/* Drop a size-1 axis (TFE_ALL_AXES: every size-1 axis). */
+TFE_API tfe_status TFE_FN(squeeze)(const TFE_TY(view) *in, int axis, TFE_TY(view) *out);
+TFE_API tfe_status TFE_FN(tensor_squeeze)(const TFE_TY(tensor) *in, int axis, TFE_TY(tensor) *out);
+/* Insert a size-1 axis before position axis (0..rank). */
+TFE_API tfe_status TFE_FN(unsqueeze)(const TFE_TY(view) *in, int axis, TFE_TY(view) *out);
+TFE_API tfe_status TFE_FN(tensor_unsqueeze)(const TFE_TY(tensor) *in, int axis, TFE_TY(tensor) *out);
+
+/* ---- conj ------------------------------------------------------------------------------------- */
+/* Toggle the lazy-conjugate flag (tfe_get_S and the kernels apply it when reading). For real
+ * kinds sr_conj is the identity, so the flag changes nothing observable. */
+TFE_API tfe_status TFE_FN(conj)(const TFE_TY(view) *in, TFE_TY(view) *out);
+TFE_API tfe_status TFE_FN(tensor_conj)(const TFE_TY(tensor) *in, TFE_TY(tensor) *out);
+
+/* ---- split ------------------------------------------------------------------------------------ */
+/* Cut axis into nparts consecutive sub-views of sizes[0..nparts-1] (summing to its size). The
+ * parts are pairwise disjoint when in does not overlap itself. outs has nparts entries. */
+TFE_API tfe_status TFE_FN(split)(const TFE_TY(view) *in, int axis, int nparts, const int64_t *sizes,
+                                 TFE_TY(view) *outs);
+TFE_API tfe_status TFE_FN(tensor_split)(const TFE_TY(tensor) *in, int axis, int nparts, const int64_t *sizes,
+                                        TFE_TY(tensor) *outs);
+
+/* ---- overlap checks --------------------------------------------------------------------------- */
+/* Do a and b share an element address? *res: TFE_DISJOINT / TFE_OVERLAPS (both exact) or
+ * TFE_MAYBE_OVERLAPS (search budget exhausted: treat as overlapping). Views into different
+ * buffers are compared by address. */
+TFE_API tfe_status TFE_FN(views_overlap)(const TFE_TY(view) *a, const TFE_TY(view) *b, tfe_overlap *res);
+/* Do two indices of v address the same element? (exact unless the budget runs out) */
+TFE_API tfe_status TFE_FN(self_overlap)(const TFE_TY(view) *v, tfe_overlap *res);
+/* TFE_OK when v may be written (every element has its own address), else TFE_ERR_OVERLAP. */
+TFE_API tfe_status TFE_FN(check_writable)(const TFE_TY(view) *v);
+
+#undef TFE__VIEW_ARGS_OK
+#else /* bodies */
 TFE_INTERNAL tfe_status TFE_FN(view_put_)(const TFE_TY(view) *in, const tfe_layout *L, TFE_TY(view) *out) {
   TFE_TY(view) r;
   r.data = in->data;
@@ -27,9 +112,6 @@ TFE_INTERNAL tfe_status TFE_FN(tensor_put_)(const TFE_TY(tensor) *in, const TFE_
 }
 #define TFE__VIEW_ARGS_OK(in, out) \
   do { TFE_CHECK_NULL(in); TFE_CHECK_NULL(out); } while (0)
-
-/* ---- permute ---------------------------------------------------------------------------------- */
-/* out axis k is in axis perm[k]. */
 TFE_API tfe_status TFE_FN(permute)(const TFE_TY(view) *in, const int *perm, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
   tfe_layout L;
@@ -42,10 +124,6 @@ TFE_API tfe_status TFE_FN(tensor_permute)(const TFE_TY(tensor) *in, const int *p
   TFE_TRY(TFE_FN(permute)(&in->v, perm, &v));
   return TFE_FN(tensor_put_)(in, &v, out);
 }
-
-/* ---- reshape ---------------------------------------------------------------------------------- */
-/* Same elements, new shape; the index is read in `order` (TFE_COLMAJOR by default). Zero-copy
- * only: TFE_ERR_STRIDES names the axes that would need a copy. */
 TFE_API tfe_status TFE_FN(reshape)(const TFE_TY(view) *in, int rank, const int64_t *dims, tfe_order order,
                                    TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
@@ -60,10 +138,6 @@ TFE_API tfe_status TFE_FN(tensor_reshape)(const TFE_TY(tensor) *in, int rank, co
   TFE_TRY(TFE_FN(reshape)(&in->v, rank, dims, order, &v));
   return TFE_FN(tensor_put_)(in, &v, out);
 }
-
-/* ---- broadcast -------------------------------------------------------------------------------- */
-/* numpy rules (trailing axes aligned, size 1 stretches with stride 0). The result is read-only
- * in the sense that writes through it are refused (TFE_ERR_OVERLAP). */
 TFE_API tfe_status TFE_FN(broadcast)(const TFE_TY(view) *in, int rank, const int64_t *dims, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
   tfe_layout L;
@@ -77,9 +151,6 @@ TFE_API tfe_status TFE_FN(tensor_broadcast)(const TFE_TY(tensor) *in, int rank, 
   TFE_TRY(TFE_FN(broadcast)(&in->v, rank, dims, &v));
   return TFE_FN(tensor_put_)(in, &v, out);
 }
-
-/* ---- diagonal --------------------------------------------------------------------------------- */
-/* Axes a1, a2 (equal sizes) become one axis at min(a1, a2) with stride s1 + s2. */
 TFE_API tfe_status TFE_FN(diagonal)(const TFE_TY(view) *in, int a1, int a2, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
   tfe_layout L;
@@ -92,7 +163,6 @@ TFE_API tfe_status TFE_FN(tensor_diagonal)(const TFE_TY(tensor) *in, int a1, int
   TFE_TRY(TFE_FN(diagonal)(&in->v, a1, a2, &v));
   return TFE_FN(tensor_put_)(in, &v, out);
 }
-/* General merge: input axis k goes to output axis map[k] ("iijkj" -> map {0,0,1,2,1}). */
 TFE_API tfe_status TFE_FN(diagonal_map)(const TFE_TY(view) *in, const int *map, int out_rank, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
   tfe_layout L;
@@ -106,10 +176,6 @@ TFE_API tfe_status TFE_FN(tensor_diagonal_map)(const TFE_TY(tensor) *in, const i
   TFE_TRY(TFE_FN(diagonal_map)(&in->v, map, out_rank, &v));
   return TFE_FN(tensor_put_)(in, &v, out);
 }
-
-/* ---- slice ------------------------------------------------------------------------------------ */
-/* start[k]:stop[k]:step[k] on every axis (step NULL: all 1). No clamping, no wrap-around:
- * out of range is TFE_ERR_BOUNDS (rules in tensor.h, tfe__slice1). */
 TFE_API tfe_status TFE_FN(slice)(const TFE_TY(view) *in, const int64_t *start, const int64_t *stop,
                                  const int64_t *step, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
@@ -124,7 +190,6 @@ TFE_API tfe_status TFE_FN(tensor_slice)(const TFE_TY(tensor) *in, const int64_t 
   TFE_TRY(TFE_FN(slice)(&in->v, start, stop, step, &v));
   return TFE_FN(tensor_put_)(in, &v, out);
 }
-/* One axis: start:stop:step. */
 TFE_API tfe_status TFE_FN(slice_axis)(const TFE_TY(view) *in, int axis, int64_t start, int64_t stop, int64_t step,
                                       TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
@@ -139,9 +204,6 @@ TFE_API tfe_status TFE_FN(tensor_slice_axis)(const TFE_TY(tensor) *in, int axis,
   TFE_TRY(TFE_FN(slice_axis)(&in->v, axis, start, stop, step, &v));
   return TFE_FN(tensor_put_)(in, &v, out);
 }
-
-/* ---- select ----------------------------------------------------------------------------------- */
-/* Fix axis at index, dropping the axis. */
 TFE_API tfe_status TFE_FN(select)(const TFE_TY(view) *in, int axis, int64_t index, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
   tfe_layout L;
@@ -154,9 +216,6 @@ TFE_API tfe_status TFE_FN(tensor_select)(const TFE_TY(tensor) *in, int axis, int
   TFE_TRY(TFE_FN(select)(&in->v, axis, index, &v));
   return TFE_FN(tensor_put_)(in, &v, out);
 }
-
-/* ---- squeeze / unsqueeze ---------------------------------------------------------------------- */
-/* Drop a size-1 axis (TFE_ALL_AXES: every size-1 axis). */
 TFE_API tfe_status TFE_FN(squeeze)(const TFE_TY(view) *in, int axis, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
   tfe_layout L;
@@ -169,7 +228,6 @@ TFE_API tfe_status TFE_FN(tensor_squeeze)(const TFE_TY(tensor) *in, int axis, TF
   TFE_TRY(TFE_FN(squeeze)(&in->v, axis, &v));
   return TFE_FN(tensor_put_)(in, &v, out);
 }
-/* Insert a size-1 axis before position axis (0..rank). */
 TFE_API tfe_status TFE_FN(unsqueeze)(const TFE_TY(view) *in, int axis, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
   tfe_layout L;
@@ -182,10 +240,6 @@ TFE_API tfe_status TFE_FN(tensor_unsqueeze)(const TFE_TY(tensor) *in, int axis, 
   TFE_TRY(TFE_FN(unsqueeze)(&in->v, axis, &v));
   return TFE_FN(tensor_put_)(in, &v, out);
 }
-
-/* ---- conj ------------------------------------------------------------------------------------- */
-/* Toggle the lazy-conjugate flag (tfe_get_S and the kernels apply it when reading). For real
- * kinds sr_conj is the identity, so the flag changes nothing observable. */
 TFE_API tfe_status TFE_FN(conj)(const TFE_TY(view) *in, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
   TFE_TY(view) r = *in;
@@ -199,10 +253,6 @@ TFE_API tfe_status TFE_FN(tensor_conj)(const TFE_TY(tensor) *in, TFE_TY(tensor) 
   TFE_TRY(TFE_FN(conj)(&in->v, &v));
   return TFE_FN(tensor_put_)(in, &v, out);
 }
-
-/* ---- split ------------------------------------------------------------------------------------ */
-/* Cut axis into nparts consecutive sub-views of sizes[0..nparts-1] (summing to its size). The
- * parts are pairwise disjoint when in does not overlap itself. outs has nparts entries. */
 TFE_API tfe_status TFE_FN(split)(const TFE_TY(view) *in, int axis, int nparts, const int64_t *sizes,
                                  TFE_TY(view) *outs) {
   TFE_CHECK_NULL(in);
@@ -228,11 +278,6 @@ TFE_API tfe_status TFE_FN(tensor_split)(const TFE_TY(tensor) *in, int axis, int 
   }
   return TFE_OK;
 }
-
-/* ---- overlap checks --------------------------------------------------------------------------- */
-/* Do a and b share an element address? *res: TFE_DISJOINT / TFE_OVERLAPS (both exact) or
- * TFE_MAYBE_OVERLAPS (search budget exhausted: treat as overlapping). Views into different
- * buffers are compared by address. */
 TFE_API tfe_status TFE_FN(views_overlap)(const TFE_TY(view) *a, const TFE_TY(view) *b, tfe_overlap *res) {
   TFE_CHECK_NULL(a);
   TFE_CHECK_NULL(b);
@@ -252,7 +297,6 @@ TFE_API tfe_status TFE_FN(views_overlap)(const TFE_TY(view) *a, const TFE_TY(vie
   *res = apart ? TFE_DISJOINT : TFE_MAYBE_OVERLAPS;
   return TFE_OK;
 }
-/* Do two indices of v address the same element? (exact unless the budget runs out) */
 TFE_API tfe_status TFE_FN(self_overlap)(const TFE_TY(view) *v, tfe_overlap *res) {
   TFE_CHECK_NULL(v);
   TFE_CHECK_NULL(res);
@@ -260,10 +304,9 @@ TFE_API tfe_status TFE_FN(self_overlap)(const TFE_TY(view) *v, tfe_overlap *res)
   *res = tfe_layout_self_overlap(&v->lay);
   return TFE_OK;
 }
-/* TFE_OK when v may be written (every element has its own address), else TFE_ERR_OVERLAP. */
 TFE_API tfe_status TFE_FN(check_writable)(const TFE_TY(view) *v) {
   TFE_CHECK_NULL(v);
   return tfe_layout_check_writable(&v->lay);
 }
-
 #undef TFE__VIEW_ARGS_OK
+#endif

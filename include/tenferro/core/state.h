@@ -1,0 +1,73 @@
+/* tenferro/core/state.h — the one process-state block, and the one thread-local block.
+ *
+ * Everything tenferro keeps between calls lives here: the buffer pool, the allocation hook,
+ * the settings and tuning knobs, the plan caches, the workspaces, the BLIS binding's state.
+ * The umbrella includes this file at the start of the bodies, after every room's
+ * declarations, so that the block can hold any room's types.
+ *
+ * Linkage: in the implementation unit the blocks are file-local (nothing exported); in the
+ * default mode they are weak, so that every unit of a program shares one. Their symbol names
+ * carry TFE_MAX_RANK, the only setting that changes their layout: units built with other
+ * values never share a block of another layout. Rooms add members only within their own
+ * section, with their defaults in the same section of TFE__STATE_INIT. */
+#if TFE__BODY_PHASE && !defined(TENFERRO_CORE_STATE_BODY)
+#define TENFERRO_CORE_STATE_BODY
+
+typedef struct tfe__state {
+  tfe_tuning tune;
+  /* ---- core room ------------------------------------------------------------------------ */
+  int core_reserved_;
+
+
+  /* ---- kernel room ---------------------------------------------------------------------- */
+  int kernel_reserved_;
+
+
+  /* ---- prims room ----------------------------------------------------------------------- */
+  int prims_reserved_;
+
+
+  /* ---- einsum room ---------------------------------------------------------------------- */
+  int einsum_reserved_;
+
+
+} tfe__state;
+
+#define TFE__STATE_INIT { \
+  .tune = TFE__TUNING_DEFAULTS, \
+  /* core */ \
+  .core_reserved_ = 0, \
+  \
+  \
+  /* kernel */ \
+  .kernel_reserved_ = 0, \
+  \
+  \
+  /* prims */ \
+  .prims_reserved_ = 0, \
+  \
+  \
+  /* einsum */ \
+  .einsum_reserved_ = 0, \
+  \
+  \
+}
+
+/* Per thread: the last error, and what each room keeps per thread. */
+typedef struct tfe__tstate {
+  /* ---- core room ------------------------------------------------------------------------ */
+  int core_reserved_;
+
+
+  /* ---- other rooms ---------------------------------------------------------------------- */
+  int rooms_reserved_;
+
+
+} tfe__tstate;
+
+#define tfe__st TFE_CAT(tfe__state_r, TFE_MAX_RANK)
+#define tfe__ts TFE_CAT(tfe__tstate_r, TFE_MAX_RANK)
+TFE_GLOBAL tfe__state tfe__st = TFE__STATE_INIT;
+TFE_GLOBAL TFE_THREAD_LOCAL tfe__tstate tfe__ts;
+
+#endif

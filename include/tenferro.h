@@ -30,8 +30,6 @@ extern "C" {
 #define TFE__BODY_PHASE 1
 #include <tenferro/core/state.h>
 #include <tenferro/core/core.h>
-#include <tenferro/core/lock.h>
-#include <tenferro/core/tuning.h>
 #include <tenferro/core/kinds.h>
 #include <tenferro/tensor/tensor.h>
 #include <tenferro/kernel/kernel.h>

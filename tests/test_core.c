@@ -154,14 +154,14 @@ static void test_pool_env(void **s) {
   const char *bad[] = {"abc", "-5", "", "99999999999999999999", "x12"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     setenv("TFE_POOL_BYTES", bad[i], 1);
-    tfe__pool_max = -1;
+    tfe__st.pool.max = -1;
     assert_int_equal(tfe_pool_limit(), (size_t)TFE__POOL_DEFAULT);
   }
   setenv("TFE_POOL_BYTES", "12345", 1);
-  tfe__pool_max = -1;
+  tfe__st.pool.max = -1;
   assert_int_equal(tfe_pool_limit(), 12345);
   setenv("TFE_POOL_BYTES", "0", 1);
-  tfe__pool_max = -1;
+  tfe__st.pool.max = -1;
   assert_int_equal(tfe_pool_limit(), 0);
   tfe_pool_set_limit(before);
 }

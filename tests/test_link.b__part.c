@@ -13,7 +13,7 @@ tfe_status link_b_make(tfe_tensor_f64 *t, int64_t n) {
   return TFE_OK;
 }
 void link_b_release(tfe_tensor_f64 *t) { tfe_tensor_release_f64(t); }
-int link_b_threads(void) { return tfe__num_threads; }
+int link_b_threads(void) { return tfe__st.num_threads; }
 const char *link_b_fail(void) {
   double buf[2] = {0, 0};
   tfe_view_f64 v = {0};

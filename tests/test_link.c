@@ -39,7 +39,7 @@ static void test_shared_allocator(void **st) {
 static void test_shared_settings(void **st) {
   (void)st;
   tfe_set_num_threads(3);
-  assert_int_equal(tfe__num_threads, 3);
+  assert_int_equal(tfe__st.num_threads, 3);
   assert_int_equal(link_b_threads(), 3);
   tfe_set_num_threads(0);
   assert_int_equal(link_b_threads(), 0);

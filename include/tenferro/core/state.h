@@ -16,7 +16,9 @@
 typedef struct tfe__state {
   tfe_tuning tune;
   /* ---- core room ------------------------------------------------------------------------ */
-  int core_reserved_;
+  tfe_allocator allocator; /* zero: the default allocator with the pool */
+  tfe__pool pool;
+  int num_threads;         /* 0: OpenMP's default */
 
 
   /* ---- kernel room ---------------------------------------------------------------------- */
@@ -36,7 +38,7 @@ typedef struct tfe__state {
 #define TFE__STATE_INIT { \
   .tune = TFE__TUNING_DEFAULTS, \
   /* core */ \
-  .core_reserved_ = 0, \
+  .pool = {.max = -1}, \
   \
   \
   /* kernel */ \
@@ -56,7 +58,9 @@ typedef struct tfe__state {
 /* Per thread: the last error, and what each room keeps per thread. */
 typedef struct tfe__tstate {
   /* ---- core room ------------------------------------------------------------------------ */
-  int core_reserved_;
+  char errmsg[TFE_ERRMSG_MAX];
+  tfe_status errcode;
+  bool pool_recycled; /* the last large default allocation was a kept buffer (pages written) */
 
 
   /* ---- other rooms ---------------------------------------------------------------------- */
@@ -69,5 +73,10 @@ typedef struct tfe__tstate {
 #define tfe__ts TFE_CAT(tfe__tstate_r, TFE_MAX_RANK)
 TFE_GLOBAL tfe__state tfe__st = TFE__STATE_INIT;
 TFE_GLOBAL TFE_THREAD_LOCAL tfe__tstate tfe__ts;
+
+/* Earlier names of thread-local state, still read by some rooms. */
+#define tfe__errmsg (tfe__ts.errmsg)
+#define tfe__errcode (tfe__ts.errcode)
+#define tfe__pool_recycled (tfe__ts.pool_recycled)
 
 #endif

@@ -1,0 +1,28 @@
+/* tenferro/core/threads.h — the thread count tenferro's own kernels use (OpenMP, the runtime
+ * BLIS uses too: no oversubscription). BLIS keeps its own setting (tfe_blas_set_num_threads). */
+#if !TFE__BODY_PHASE
+#ifndef TENFERRO_CORE_THREADS_H
+#define TENFERRO_CORE_THREADS_H
+#include <tenferro/config.h>
+
+/* n > 0: that many threads; 0 (or negative): OpenMP's default. */
+TFE_API void tfe_set_num_threads(int n);
+/* The count in effect (1 in a build without OpenMP). */
+TFE_API int tfe_get_num_threads(void);
+
+#endif
+#elif !defined(TENFERRO_CORE_THREADS_BODY) /* bodies */
+#define TENFERRO_CORE_THREADS_BODY
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+TFE_API void tfe_set_num_threads(int n) { tfe__st.num_threads = n > 0 ? n : 0; }
+TFE_API int tfe_get_num_threads(void) {
+#ifdef _OPENMP
+  return tfe__st.num_threads > 0 ? tfe__st.num_threads : omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+#endif

@@ -32,7 +32,8 @@ typedef struct tfe_tuning {
   int kernel_portable;             /* 0; 1: portable loops instead of the vector micro-kernels */
   int64_t copy_tile_bytes;         /* 512: transpose tiles along the source (x2 along the destination;
                                     * x2 again into written pages) */
-  int64_t copy_run_split_bytes;    /* 256: shorter runs continued outside a block tile as a transpose (0: never) */
+  int64_t copy_run_split_bytes;    /* 256: shorter common runs continued outside a block are
+                                    * tiled as a transpose (0: never) */
   int64_t copy_run_prefetch_bytes; /* 512: run copies of large outputs prefetch this far ahead */
   int copy_buffered_tiles;         /* -1: per CPU; 2: streamed transposes through a tile buffer;
                                     * 1: only unaligned ones; 0: never */

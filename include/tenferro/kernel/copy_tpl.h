@@ -4,13 +4,6 @@
  * include guard). Parameters: TFE_S, TFE_T, TFE_R, TFE_ALG, TFE_CPLX, TFE_FLOAT. Generic code
  * uses only the tfe_sr_* semiring functions so that a user kind (TFE_ALG_CUSTOM) stamps too. */
 #if !TFE__BODY_PHASE
-typedef struct TFE_TY(kcopy_) {
-  TFE_T *d;
-  const TFE_T *s;
-  bool cj, nt;
-  TFE_T *buf;       /* per-thread tile buffers (tile_elems each) of k_copy_buffered_, or NULL */
-  int64_t tile_elems;
-} TFE_TY(kcopy_);
 
 /* Copy src into dst (same dims). src may have any strides; the result read through dst
  * (honouring dst->conj) equals src read through src->conj. */
@@ -23,6 +16,14 @@ TFE_API tfe_status TFE_FN(conj_copy)(const TFE_TY(view) *dst, const TFE_TY(view)
  * (the result has conj = false). *out is written only on success. */
 TFE_API tfe_status TFE_FN(contiguous)(const TFE_TY(view) *src, tfe_order order, TFE_TY(tensor) *out);
 #else /* bodies */
+typedef struct TFE_TY(kcopy_) {
+  TFE_T *d;
+  const TFE_T *s;
+  bool cj, nt;
+  TFE_T *buf;       /* per-thread tile buffers (tile_elems each) of k_copy_buffered_, or NULL */
+  int64_t tile_elems;
+} TFE_TY(kcopy_);
+
 /* Whether reading src and writing dst needs a conjugation (the conj flags differ). */
 TFE_INTERNAL bool TFE_FN(k_conj_)(bool dst_conj, bool src_conj) {
 #if TFE_ALG == TFE_ALG_STANDARD && !TFE_CPLX

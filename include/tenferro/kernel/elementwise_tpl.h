@@ -4,6 +4,8 @@
  * transpose tiles, gather tiles). Re-included per kind through kernel_tpl.h, after
  * copy_tpl.h (whose k_prefetch_rows_ and k_gather_col_ it uses); no include guard. */
 #if !TFE__BODY_PHASE
+/* (no public declarations: the engine is internal; its types come with the bodies) */
+#else /* bodies */
 /* ==== the elementwise engine ==============================================================
  * dst[idx] = body(in0[idx], in1[idx]) over contiguous runs: inputs that are not unit-stride
  * (or need conjugation) are gathered into buffers, the body runs on contiguous arrays (so it
@@ -23,7 +25,7 @@ typedef struct TFE_TY(kew_) {
   int64_t *last;        /* gather tiles: per thread (8 slots) the tile each column cache holds */
   int fop;              /* TFE__KFU_*: the body as an op the 8x8 transpose can apply (f64) */
 } TFE_TY(kew_);
-#else /* bodies */
+
 /* Elements per operand buffer of the engine (8 KiB, at least 64); of a transpose strip on
  * the stack (8 columns of up to TFE__KCOL elements); and of a column buffer (the longest G0
  * block of an elementwise tile). */

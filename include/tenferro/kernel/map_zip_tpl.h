@@ -7,7 +7,6 @@
 /* Every element of dst becomes value (as read through dst->conj). */
 TFE_API tfe_status TFE_FN(fill)(const TFE_TY(view) *dst, TFE_T value);
 
-typedef struct TFE_TY(kab_) { TFE_T a, b; bool b_zero; } TFE_TY(kab_);
 /* y = alpha * y (semiring product). */
 TFE_API tfe_status TFE_FN(scale)(const TFE_TY(view) *y, TFE_T alpha);
 /* y = a*x + b*y in the semiring (x broadcasts to y's dims). With b the semiring zero y is
@@ -15,7 +14,6 @@ TFE_API tfe_status TFE_FN(scale)(const TFE_TY(view) *y, TFE_T alpha);
 TFE_API tfe_status TFE_FN(axpby)(const TFE_TY(view) *y, TFE_T a, const TFE_TY(view) *x, TFE_T b);
 
 /* ==== unary map =========================================================================== */
-typedef struct TFE_TY(kun_) { tfe_unop op; TFE_T param; } TFE_TY(kun_);
 
 /* dst = op(src) elementwise (src broadcasts to dst's dims). param is the exponent of
  * TFE_UN_POW and ignored otherwise. abs/real/imag of a complex kind stay complex with a
@@ -25,7 +23,6 @@ TFE_API tfe_status TFE_FN(map)(const TFE_TY(view) *dst, const TFE_TY(view) *src,
 
 /* User function over contiguous arrays: out[i] = f(in[i]) for i < n. */
 typedef void (*TFE_TY(unary_fn))(int64_t n, TFE_T *out, const TFE_T *in, void *ctx);
-typedef struct TFE_TY(kufn_) { TFE_TY(unary_fn) f; void *ctx; } TFE_TY(kufn_);
 /* dst = fn(src): fn is called on contiguous runs (buffers or the tensors themselves), from
  * several threads at once when the tensor is large. */
 TFE_API tfe_status TFE_FN(map_fn)(const TFE_TY(view) *dst, const TFE_TY(view) *src,
@@ -37,11 +34,15 @@ TFE_API tfe_status TFE_FN(map_fn)(const TFE_TY(view) *dst, const TFE_TY(view) *s
 TFE_API tfe_status TFE_FN(zip)(const TFE_TY(view) *dst, const TFE_TY(view) *a, const TFE_TY(view) *b, tfe_binop op);
 
 typedef void (*TFE_TY(binary_fn))(int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b, void *ctx);
-typedef struct TFE_TY(kzfn_) { TFE_TY(binary_fn) f; void *ctx; } TFE_TY(kzfn_);
 /* dst = fn(a, b) over contiguous runs, with broadcasting (see tfe_map_fn). */
 TFE_API tfe_status TFE_FN(zip_fn)(const TFE_TY(view) *dst, const TFE_TY(view) *a, const TFE_TY(view) *b,
                                   TFE_TY(binary_fn) fn, void *ctx);
 #else /* bodies */
+typedef struct TFE_TY(kab_) { TFE_T a, b; bool b_zero; } TFE_TY(kab_);
+typedef struct TFE_TY(kun_) { tfe_unop op; TFE_T param; } TFE_TY(kun_);
+typedef struct TFE_TY(kufn_) { TFE_TY(unary_fn) f; void *ctx; } TFE_TY(kufn_);
+typedef struct TFE_TY(kzfn_) { TFE_TY(binary_fn) f; void *ctx; } TFE_TY(kzfn_);
+
 /* ==== fill, scale, axpby ================================================================== */
 TFE_INTERNAL void TFE_FN(k_fill_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b) {
   (void)a; (void)b;

@@ -13,11 +13,17 @@
  *   4. the remaining dims and the block counts form the tile odometer, threads split it.
  * A tile is G0 x G1: for j < n1, for i < n0 the element at off(G0, i) + off(G1, j). Offsets
  * along a group are an arithmetic step (single dim) or a table (several small dims).
- * docs/kernel.md ("How it runs") walks through the cases with examples. */
+ * docs/kernel.md ("How it runs") walks through the cases with examples. Internal only: the
+ * types and functions are in the bodies phase (nothing here for declarations-only units). */
 #if !TFE__BODY_PHASE
 #ifndef TENFERRO_KERNEL_PLAN_H
 #define TENFERRO_KERNEL_PLAN_H
 #include <tenferro/config.h>
+
+#endif
+#elif !defined(TENFERRO_KERNEL_PLAN_BODY) /* bodies */
+#define TENFERRO_KERNEL_PLAN_BODY
+#include <string.h>
 
 #define TFE__KOPS 3
 #define TFE__KTAB 256     /* entries of a group table */
@@ -70,11 +76,6 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
 /* Offset of entry e of group gi for op o. */
 #define TFE__KOFF(p, gi, o, e) \
   ((p)->g[gi].arith[o] ? (e) * (p)->g[gi].step[o] : (p)->g[gi].tab[o][e])
-
-#endif
-#elif !defined(TENFERRO_KERNEL_PLAN_BODY) /* bodies */
-#define TENFERRO_KERNEL_PLAN_BODY
-#include <string.h>
 
 /* Path counters for tests (tfe__st.kernel_stat, counted only while tfe__st.kernel_stat_on is
  * set). By the calling thread: [0] map/zip plans with gather tiles, [1] of them with column

@@ -10,17 +10,6 @@
  * threads (each accumulator element is owned by one thread); a full reduction gives each
  * thread a padded partial and combines them in thread order. */
 
-typedef struct TFE_TY(kred_) {
-  int fold, pre;
-  TFE_T *acc;            /* accumulator (partial reductions) */
-  const TFE_T *src;
-  bool cj;
-  char *partials;        /* full reductions: one padded slot per thread */
-  size_t slot;
-} TFE_TY(kred_);
-
-typedef struct TFE_TY(kfin_) { tfe_redop op; int64_t count; TFE_T alpha, beta; bool beta_zero; } TFE_TY(kfin_);
-
 /* Reduce src over `axes` (naxes of them; naxes < 0: all axes) into out:
  *   out = alpha * reduce(src) + beta * out      (semiring operations; beta = zero: out is
  *                                                not read)
@@ -37,6 +26,17 @@ TFE_API tfe_status TFE_FN(reduce_all)(const TFE_TY(view) *src, tfe_redop op, TFE
 #else /* bodies */
 /* Elements of the per-tile buffer of a strided or conjugated source (8 KiB, at least 64). */
 #define TFE__KBUF (8192 / sizeof(TFE_T) < 64 ? 64 : 8192 / sizeof(TFE_T))
+
+typedef struct TFE_TY(kred_) {
+  int fold, pre;
+  TFE_T *acc;            /* accumulator (partial reductions) */
+  const TFE_T *src;
+  bool cj;
+  char *partials;        /* full reductions: one padded slot per thread */
+  size_t slot;
+} TFE_TY(kred_);
+
+typedef struct TFE_TY(kfin_) { tfe_redop op; int64_t count; TFE_T alpha, beta; bool beta_zero; } TFE_TY(kfin_);
 
 TFE_INTERNAL bool TFE_FN(k_red_ok_)(tfe_redop op) {
   if (op == TFE_RED_SUM || op == TFE_RED_PROD) return true;

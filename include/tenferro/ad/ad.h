@@ -105,10 +105,19 @@ TFE_API tfe_ad_params tfe_ad_einsum_params(int na, const int32_t *la, int nb, co
 #define TFE_TEMPLATE <tenferro/ad/linalg_rules_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad/eig_rules_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad/solve_rules_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
 #define TFE_TEMPLATE <tenferro/ad/more_rules_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 #define TFE_TEMPLATE <tenferro/ad/tape_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad/wrappers_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 #define TFE_TEMPLATE <tenferro/ad/tropical_tpl.h>
@@ -204,10 +213,19 @@ TFE_API tfe_ad_params tfe_ad_einsum_params(int na, const int32_t *la, int nb, co
 #define TFE_TEMPLATE <tenferro/ad/linalg_rules_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad/eig_rules_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad/solve_rules_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
 #define TFE_TEMPLATE <tenferro/ad/more_rules_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 #define TFE_TEMPLATE <tenferro/ad/tape_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad/wrappers_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 #define TFE_TEMPLATE <tenferro/ad/tropical_tpl.h>

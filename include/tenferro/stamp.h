@@ -18,46 +18,28 @@
 #ifndef TENFERRO_H
 #error "include <tenferro.h> before <tenferro/stamp.h>"
 #endif
-#ifndef __has_include
-#error "tenferro/stamp.h needs __has_include (gcc >= 5, clang)"
-#endif
 #if !defined(TFE_S) || !defined(TFE_T) || !defined(TFE_R) || !defined(TFE_ALG) || !defined(TFE_CPLX) || \
     !defined(TFE_FLOAT) || !defined(TFE_DT)
 #error "tenferro/stamp.h needs TFE_S, TFE_T, TFE_R, TFE_ALG, TFE_CPLX, TFE_FLOAT and TFE_DT defined"
 #endif
 
-/* Every room's per-kind templates, in dependency order (docs/architecture.md). A room adds its
- * templates in its own block; `__has_include` keeps a listed template that does not exist yet
- * from being an error. A template listed here must compile for TFE_ALG_CUSTOM kinds (guard
- * float-only code with `#if TFE_FLOAT`, write the rest with the tfe_sr_* functions). */
-
-/* tensor room */
-#include <tenferro/tensor/tensor_tpl.h>
-#include <tenferro/tensor/view_tpl.h>
-
-/* kernel room */
-#if __has_include(<tenferro/kernel/kernel_tpl.h>)
-#include <tenferro/kernel/kernel_tpl.h>
+#if !TFE__IMPL
+#error "tenferro/stamp.h stamps bodies: use it in the default mode (or the implementation unit), not with TFE_HEADER"
 #endif
 
-/* prims room (same order as in prims.h) */
-#if __has_include(<tenferro/prims/semiring_gemm_tpl.h>)
-#include <tenferro/prims/semiring_gemm_tpl.h>
-#endif
-#if __has_include(<tenferro/prims/contract_tpl.h>)
-#include <tenferro/prims/contract_tpl.h>
-#endif
-
-/* einsum room */
-#if __has_include(<tenferro/einsum/einsum_tpl.h>)
-#include <tenferro/einsum/einsum_tpl.h>
-#endif
-
-/* linalg room (float kinds only: nothing to stamp for user kinds unless TFE_FLOAT) */
-
-/* ad room */
-
-/* io room */
+/* Every room's per-kind templates that take a user kind, in dependency order: the list is
+ * generated (gen/stamp_list.h, from the TFE_TEMPLATE lines of the tensor, kernel, prims and
+ * einsum rooms). A template listed there must compile for TFE_ALG_CUSTOM kinds (guard
+ * float-only code with `#if TFE_FLOAT`, write the rest with the tfe_sr_* functions). As the
+ * umbrella does for the shipped kinds: every declaration first, then every body. */
+#undef TFE__BODY_PHASE
+#define TFE__BODY_PHASE 0
+#include <tenferro/gen/stamp_list.h>
+#undef TFE__BODY_PHASE
+#define TFE__BODY_PHASE 1
+#include <tenferro/gen/stamp_list.h>
+#undef TFE__BODY_PHASE
+#define TFE__BODY_PHASE 0
 
 #undef TFE_S
 #undef TFE_T

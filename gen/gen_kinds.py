@@ -4,9 +4,10 @@
 From the table in include/tenferro/core/kinds.h (pure text, no compiler):
   foreach_kind.h  re-includes TFE_TEMPLATE once per kind with the template parameters defined
                   (a kind left out by an opt-out: declarations only, as `extern`; no bodies)
-  generic.h       _Generic case lists (TFE_GCASES_*, TFE_GSCALAR_*) and TFE_KIND_SUFFIXES
+  generic.h       _Generic case lists (TFE_GCASES_*, TFE_GSCALAR_*); TFE_KIND_SUFFIXES and
+                  TFE_KINDS_ON, the kinds a unit compiles (for the dtype-tagged layer)
   optouts.h       TFE__KON_<suffix>: 1 when a unit compiles the kind (TFE_NO_KIND_<S>,
-                  TFE_ONLY_KIND_<S>)
+                  TFE_ONLY_KIND_<S>); TFE__KINDS_LEFT_OUT, TFE__FLOAT_KINDS_ON
 From the headers:
   stamp_list.h    every per-kind template a user kind is stamped through (tenferro/stamp.h):
                   the TFE_TEMPLATE lines of the rooms in STAMP_ROOMS, in the umbrella's order
@@ -80,12 +81,17 @@ def generic(ks):
         out.append(f"#define TFE_GCASES_{name}(fn, prefix) \\\n  " + ", \\\n  ".join(cases) + "\n")
         scases = [f"{k['T']}: tfe_##fn##_{k['s']}" for k in sub]
         out.append(f"#define TFE_GSCALAR_{name}(fn) \\\n  " + ", \\\n  ".join(scases) + "\n")
-    out.append("/* X(suffix, dtype) for every kind this unit compiles (every shipped kind unless an\n"
-               " * opt-out leaves some out): drives the dtype-tagged layer. */\n")
+    out.append("/* X(suffix, dtype) for every kind this unit compiles (every shipped kind unless an opt-out\n"
+               " * leaves some out, gen/optouts.h): drives the dtype-tagged layer, whose switches then\n"
+               " * refuse a kind left out as an unknown dtype. TFE_KINDS_ON(X): the rows of TFE_KINDS\n"
+               " * (core/kinds.h) of those kinds, with the same seven columns. */\n")
     for k in ks:
+        row = f"X({k['s']}, {k['T']}, {k['R']}, {k['alg']}, {k['cplx']}, {k['flt']}, {k['DT']})"
         out.append(f"#if TFE__KON_{k['s']}\n#define TFE__KS_{k['s']}(X) X({k['s']}, {k['DT']})\n"
-                   f"#else\n#define TFE__KS_{k['s']}(X)\n#endif\n")
+                   f"#define TFE__KR_{k['s']}(X) {row}\n"
+                   f"#else\n#define TFE__KS_{k['s']}(X)\n#define TFE__KR_{k['s']}(X)\n#endif\n")
     out.append("#define TFE_KIND_SUFFIXES(X) " + " ".join(f"TFE__KS_{k['s']}(X)" for k in ks) + "\n")
+    out.append("#define TFE_KINDS_ON(X) " + " ".join(f"TFE__KR_{k['s']}(X)" for k in ks) + "\n")
     out.append("#endif\n")
     return "".join(out)
 
@@ -101,6 +107,8 @@ def optouts(ks):
         out.append(f"#if defined(TFE_NO_KIND_{k['U']}) || (TFE__KONLY && !defined(TFE_ONLY_KIND_{k['U']}))\n"
                    f"#define TFE__KON_{k['s']} 0\n#else\n#define TFE__KON_{k['s']} 1\n#endif\n")
     out.append("#define TFE__KINDS_LEFT_OUT (" + " || ".join(f"!TFE__KON_{k['s']}" for k in ks) + ")\n")
+    out.append("/* Every float kind (is_float: the BLAS and LAPACK kinds) compiled. */\n")
+    out.append("#define TFE__FLOAT_KINDS_ON (" + " && ".join(f"TFE__KON_{k['s']}" for k in ks if k["flt"]) + ")\n")
     out.append("#endif\n")
     return "".join(out)
 

@@ -84,7 +84,21 @@ static void complex_einsum() {
   tfe_release(&y);
 }
 
+/* A caller's buffer in a storage: TFE_HOST (a public macro) and the C11 atomic count. */
+static void storage() {
+  double buf[8] = {0};
+  tfe_storage *s = nullptr;
+  CHECK(tfe_storage_wrap(buf, sizeof buf, TFE_HOST, nullptr, nullptr, &s) == TFE_OK);
+  CHECK(s && s->ptr == buf && s->bytes == sizeof buf && s->space.kind == TFE_MEM_HOST);
+  tfe_storage_retain(s);
+  CHECK(s->refcount.load() == 2);
+  tfe_storage_release(s);
+  CHECK(s->refcount.load() == 1);
+  tfe_storage_release(s);
+}
+
 int main() {
+  storage();
   real_einsum();
   complex_einsum();
   CHECK(std::strcmp(tfe_version_string(), TFE_VERSION_STRING) == 0);

@@ -61,14 +61,19 @@
  * (TFE_NO_KIND_C64, TFE_NO_KIND_MAXPLUS_F32, ...) leaves one kind out; TFE_ONLY_KIND_<S> (one
  * or more) keeps only those (gen/optouts.h, generated from the kind table). Declarations stay
  * (types, prototypes, front ends; every unit has the same process-state layout); the bodies of
- * what is left out are not parsed. Real eig/eigvals and their AD rules use the complex kind of
- * the same precision (c64 for f32, c128 for f64). */
+ * what is left out are not parsed; calling it is a link error. linalg needs every float kind
+ * (f32, f64, c64, c128): leaving one out needs TFE_NO_LINALG too. The dtype-tagged layer
+ * of the tensor room (tfe_dyn_*) refuses a kind left out as an unknown dtype; the other rooms' dyn
+ * functions may call every kind (a link error names what is missing). */
 #if (defined(TFE_NO_LINALG) || defined(TFE_NO_EINSUM)) && !defined(TFE_NO_AD)
 #define TFE_NO_AD
 #endif
 #include <tenferro/gen/optouts.h>
 #if defined(TFE_IMPLEMENTATION) && TFE__KINDS_LEFT_OUT
 #error "tenferro: kind opt-outs are for the default mode (the library's dtype-tagged layer uses every kind)"
+#endif
+#if !defined(TFE_NO_LINALG) && !TFE__FLOAT_KINDS_ON
+#error "tenferro: linalg needs the kinds f32, f64, c64 and c128: keep them, or leave linalg out (TFE_NO_LINALG)"
 #endif
 #ifndef TFE__BODY_PHASE
 #define TFE__BODY_PHASE 0

@@ -70,4 +70,6 @@
 #define TFE__KON_maxtimes_f64 1
 #endif
 #define TFE__KINDS_LEFT_OUT (!TFE__KON_f32 || !TFE__KON_f64 || !TFE__KON_c64 || !TFE__KON_c128 || !TFE__KON_i32 || !TFE__KON_i64 || !TFE__KON_maxplus_f32 || !TFE__KON_maxplus_f64 || !TFE__KON_minplus_f32 || !TFE__KON_minplus_f64 || !TFE__KON_maxtimes_f32 || !TFE__KON_maxtimes_f64)
+/* Every float kind (is_float: the BLAS and LAPACK kinds) compiled. */
+#define TFE__FLOAT_KINDS_ON (TFE__KON_f32 && TFE__KON_f64 && TFE__KON_c64 && TFE__KON_c128)
 #endif

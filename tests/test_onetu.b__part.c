@@ -1,5 +1,6 @@
 /* Second unit of tests/test_onetu.c, in TFE_EXTERN mode. */
 #define TFE_EXTERN
+#include <complex.h>
 #include <tenferro.h>
 
 typedef tfe_status (*zeros_fn)(tfe_tensor_f64 *, int, const int64_t *, tfe_order);

@@ -23,23 +23,21 @@
 #error "tenferro/stamp.h needs TFE_S, TFE_T, TFE_R, TFE_ALG, TFE_CPLX, TFE_FLOAT and TFE_DT defined"
 #endif
 
-#if !TFE__IMPL
-#error "tenferro/stamp.h stamps bodies: use it in the default mode (or the implementation unit), not with TFE_HEADER"
-#endif
-
-/* Every room's per-kind templates that take a user kind, in dependency order: the list is
- * generated (gen/stamp_list.h, from the TFE_TEMPLATE lines of the tensor, kernel, prims and
- * einsum rooms). A template listed there must compile for TFE_ALG_CUSTOM kinds (guard
- * float-only code with `#if TFE_FLOAT`, write the rest with the tfe_sr_* functions). As the
- * umbrella does for the shipped kinds: every declaration first, then every body. */
+/* Every room's per-kind templates that take a user kind, in dependency order: declarations
+ * first, then (unless TFE_HEADER) the bodies. The list is generated (gen/stamp_list.h: the
+ * TFE_TEMPLATE lines of the tensor, kernel, prims and einsum rooms, gen/gen_kinds.py). A
+ * template listed there must compile for TFE_ALG_CUSTOM kinds (guard float-only code with
+ * `#if TFE_FLOAT`, write the rest with the tfe_sr_* functions). */
 #undef TFE__BODY_PHASE
 #define TFE__BODY_PHASE 0
 #include <tenferro/gen/stamp_list.h>
+#if TFE__IMPL
 #undef TFE__BODY_PHASE
 #define TFE__BODY_PHASE 1
 #include <tenferro/gen/stamp_list.h>
 #undef TFE__BODY_PHASE
 #define TFE__BODY_PHASE 0
+#endif
 
 #undef TFE_S
 #undef TFE_T

@@ -1,6 +1,5 @@
 # tenferro — header-only C11 tensor library. `make help` lists the targets.
 CC       ?= cc
-CXX      ?= c++
 PYTHON   ?= python3
 BUILD    ?= build
 PREFIX   ?= /usr/local
@@ -46,7 +45,7 @@ all: $(TOOLS) $(EXAMPLES) $(TESTS)
 help:
 	@echo "make deps            install the Debian packages (as root) or print the command"
 	@echo "make run             build and run the main job (see README)"
-	@echo "make test            build and run every cmocka suite and every example"
+	@echo "make test            every suite and example, headers on their own, the library, C++, install, opt-outs"
 	@echo "make test-sanitize   the same under AddressSanitizer + UndefinedBehaviorSanitizer"
 	@echo "make test-clang      the same built by clang (without OpenMP or -march)"
 	@echo "make bench           build the benchmark programs; bench-permute runs the permutation table"
@@ -56,7 +55,8 @@ help:
 	@echo "make install PREFIX=/usr/local   headers, libraries, pkg-config file, CMake package"
 	@echo "make test-cxx        a C++17 program (g++ and clang++) against the library"
 	@echo "make test-install    install into a temporary prefix; build C, C++ and CMake clients"
-	@echo "make bench-compile   compile times of the three linkage modes (docs/benchmarks.md)"
+	@echo "make bench-compile   compile times of the three linkage modes (docs/linkage.md)"
+	@echo "make test-optout     a unit without ad, linalg, io and all kinds but f64: faster, runs"
 
 # A test is tests/test_X.c plus any tests/test_X.*__part.c (extra translation units).
 $(BUILD)/tests/%: tests/%.c $(HDRS) $(wildcard tests/*.h)
@@ -136,7 +136,8 @@ lib: $(LIB_A) $(LIB_SO)
 install: lib
 	mkdir -p $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/tenferro
 	cp -r include/tenferro.h include/tenferro $(DESTDIR)$(INCLUDEDIR)/
-	cp $(LIB_A) $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libtenferro.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtenferro.so.$(SOVERSION)
 	ln -sf libtenferro.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libtenferro.so
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \

@@ -307,20 +307,28 @@ def frontends(overlay, macros):
         g = rest.find("_Generic")
         if g < 0:
             continue
+        res[name] = None  # a _Generic front end; None unless it is `_Generic(...)(args)` exactly
+        if rest[:g].strip("( ") != "":
+            continue
         p = rest.find("(", g)
         e = match_paren(rest, p)
         inner = split_top(rest[p + 1:e - 1])
         tail = rest[e:].strip()
         if not tail.startswith("("):
-            res[name] = None
             continue
-        call = split_top(tail[1:match_paren(tail, 0) - 1])
+        ce = match_paren(tail, 0)
+        if tail[ce:].strip(") ") != "" or tail[ce:].count(")") != rest[:g].count("("):
+            continue
+        call = split_top(tail[1:ce - 1])
         assoc = []
         for a in inner[1:]:
             typ, _, fn = a.rpartition(":")
             fn = fn.strip()
-            if re.fullmatch(r"tfe_[a-z0-9_]+", fn):
-                assoc.append((typ.strip(), fn))
+            if not re.fullmatch(r"tfe_[a-z0-9_]+", fn):
+                break
+            assoc.append((typ.strip(), fn))
+        if len(assoc) != len(inner) - 1:
+            continue
         probe_args = [("tfe_va_rest" if p == "..." else f"tfe_pa{i}") for i, p in enumerate(macros[name][0])]
         res[name] = (call, probe_args, assoc)
     return res
@@ -340,7 +348,7 @@ extern "C++" {
 
 def cxx(fes, protos):
     out = [HEAD_H, CXX_HEAD]
-    skipped = []
+    skipped, missing = [], []
     for name in sorted(fes):
         fe = fes[name]
         if fe is None:
@@ -361,6 +369,7 @@ def cxx(fes, protos):
         for fn in fns:
             p = protos.get(fn)
             if p is None or p["n"] < len(fixed) or (not variadic and p["n"] != len(fixed)):
+                missing.append(fn)
                 continue
             out.append(f"{p['ret']} {name}({p['params']}) TFE__CXX_AS({fn});\n")
     if skipped:
@@ -368,6 +377,9 @@ def cxx(fes, protos):
                    + ", ".join(skipped) + " */\n")
         for name in skipped:
             out.append(f"#undef {name}\n")
+    if missing:
+        out.append("/* Selected by a front end but without a public prototype of matching arity (not overloaded): "
+                   + ", ".join(missing) + " */\n")
     out.append("}\n#undef TFE__CXX_AS\n#endif\n")
     return "".join(out)
 

@@ -22,6 +22,14 @@
 
 #include "bench_common.h"
 
+/* Set one tuning field (docs/kernel.md, "Tuning"); a value out of range stops the run. */
+#define BK_TUNE(field, value) \
+  do { \
+    tfe_tuning bk_t_ = tfe_tuning_get(); \
+    bk_t_.field = (value); \
+    if (tfe_tuning_set(&bk_t_) != TFE_OK) { fprintf(stderr, "%s\n", tfe_last_error()); exit(1); } \
+  } while (0)
+
 enum { OP_MEMCPY, OP_COPY, OP_NEG, OP_SQUARE, OP_ADD, OP_MUL, OP_SUM };
 
 /* ---- the small-dims set ------------------------------------------------------------------ */
@@ -180,10 +188,10 @@ static void run_small(int reps, const char *only) {
 
 /* --set outer: C[i,j] = a[i]*b[j] (4096^2, f64 and c128) into an existing dense C, as
  * einsum's bin_outer_product_4096 (tfe_zip with stride-0 broadcast inputs), with streaming
- * stores on (tfe__kew_nt = 1) and off, against memset and a pure streaming write of the
+ * stores on (elementwise_stream_blocks = 1) and off, against memset and a pure streaming write of the
  * same bytes, interleaved rounds. What the op must move is the write of C. */
 static void stream_write(double *d, int64_t n) {
-  static double ones[512];
+  static double ones[512]);
   if (ones[0] != 1.0) for (int i = 0; i < 512; i++) ones[i] = 1.0;
   for (int64_t i = 0; i < n; i += 512) tfe__kstream(d + i, ones, (size_t)(n - i < 512 ? n - i : 512) * sizeof(double));
   tfe__ksfence();
@@ -203,7 +211,7 @@ static void run_outer(int reps) {
   for (int r = -1; r < reps; r++)
     for (int k = 0; k < NO; k++) {
       int64_t m = k < 4 ? n : 2 * n;
-      tfe__kew_nt = k % 4 == 2;
+      BK_TUNE(elementwise_stream_blocks, k % 4 == 2);
       double t0 = now_ms();
       tfe_status st = TFE_OK;
       switch (k % 4) {
@@ -215,7 +223,7 @@ static void run_outer(int reps) {
       if (st) { fprintf(stderr, "%s\n", tfe_last_error()); exit(1); }
       if (r >= 0) t[k][r] = now_ms() - t0;
     }
-  tfe__kew_nt = 1;
+  BK_TUNE(elementwise_stream_blocks, 1);
   printf("# outer product 4096^2 into an existing C, %d thread(s), median of %d interleaved rounds\n",
          tfe_get_num_threads(), reps);
   for (int k = 0; k < NO; k++) {
@@ -277,17 +285,17 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--tile") && i + 1 < argc) tfe__ktile_bytes = atoi(argv[++i]); /* tuning */
-    else if (!strcmp(argv[i], "--gather-all") && i + 1 < argc) tfe__kgather_all = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--vg") && i + 1 < argc) tfe__kvgather = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--ew-tile") && i + 1 < argc) tfe__kew_tile_bytes = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--ew-run") && i + 1 < argc) tfe__kew_run_bytes = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--ew-gather") && i + 1 < argc) tfe__kew_gather_bytes = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--ew-cache") && i + 1 < argc) tfe__kew_cache = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--tiny-dim") && i + 1 < argc) tfe__ktiny_dim = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--pf") && i + 1 < argc) tfe__kpf = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--vgather") && i + 1 < argc) tfe__kvgather = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--nt-min") && i + 1 < argc) tfe__knt_min = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--tile") && i + 1 < argc) BK_TUNE(copy_tile_bytes, atoi(argv[++i])); /* tuning */
+    else if (!strcmp(argv[i], "--gather-all") && i + 1 < argc) BK_TUNE(kernel_gather_all, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--vg") && i + 1 < argc) BK_TUNE(kernel_vector_gather, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--ew-tile") && i + 1 < argc) BK_TUNE(elementwise_tile_bytes, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--ew-run") && i + 1 < argc) BK_TUNE(elementwise_run_bytes, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--ew-gather") && i + 1 < argc) BK_TUNE(elementwise_gather_bytes, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--ew-cache") && i + 1 < argc) BK_TUNE(elementwise_column_cache_elems, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--tiny-dim") && i + 1 < argc) BK_TUNE(kernel_tiny_dim, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--pf") && i + 1 < argc) BK_TUNE(kernel_prefetch_strips, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--vgather") && i + 1 < argc) BK_TUNE(kernel_vector_gather, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--nt-min") && i + 1 < argc) BK_TUNE(kernel_stream_min_bytes, atoll(argv[++i]));
     else if (!strcmp(argv[i], "--fuse") && i + 1 < argc) fuse = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--set") && i + 1 < argc) set = argv[++i]; /* all, transpose, small */
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i]; /* small cases by name */
@@ -310,8 +318,8 @@ int main(int argc, char **argv) {
   tfe_view_f64 at = A.v; /* the transpose of A: strides (n, 1) */
   at.lay.strides[0] = n; at.lay.strides[1] = 1;
   double mb = (double)(n * n) * 8 / 1e6;
-  /* "_old" rows: the same call with the round-4 paths off (tfe__kfuse: op fused into the
-   * register transpose; tfe__kew_nt: streamed contiguous blocks), interleaved with the new */
+  /* "_old" rows: the same call with the round-4 paths off (elementwise_fuse: op fused into
+   * the register transpose; elementwise_stream_blocks: streamed contiguous blocks), interleaved with the new */
   struct { const char *name; int op; tfe_view_f64 *a, *b; double moved; int old; } cases[] = {
       {"memcpy", OP_MEMCPY, &A.v, NULL, 2, 0},
       {"copy_transposed", OP_COPY, &at, NULL, 2, 0},
@@ -330,11 +338,11 @@ int main(int argc, char **argv) {
   static double t[NC][64];
   for (int r = -1; r < reps; r++)
     for (int k = 0; k < NC; k++) {
-      tfe__kfuse = cases[k].old ? 0 : fuse;
-      tfe__kew_nt = !cases[k].old;
+      BK_TUNE(elementwise_fuse, cases[k].old ? 0 : fuse);
+      BK_TUNE(elementwise_stream_blocks, !cases[k].old);
       double ms = once(cases[k].op, &D.v, cases[k].a, cases[k].b);
-      tfe__kfuse = fuse;
-      tfe__kew_nt = 1;
+      BK_TUNE(elementwise_fuse, fuse);
+      BK_TUNE(elementwise_stream_blocks, 1);
       if (r >= 0) t[k][r] = ms;
     }
   double med[NC];

@@ -100,6 +100,14 @@ static int parse(const char *json, pattern *pats) {
 
 #include "bench_common.h"
 
+/* Set one tuning field (docs/kernel.md, "Tuning"); a value out of range stops the run. */
+#define BK_TUNE(field, value) \
+  do { \
+    tfe_tuning bk_t_ = tfe_tuning_get(); \
+    bk_t_.field = (value); \
+    if (tfe_tuning_set(&bk_t_) != TFE_OK) { fprintf(stderr, "%s\n", tfe_last_error()); exit(1); } \
+  } while (0)
+
 static double median(double *v, int n) { qsort(v, (size_t)n, sizeof *v, cmpd); return v[n / 2]; }
 
 /* One timed tfe_contiguous (+ release) on `threads` threads; with `check`, compares a
@@ -190,11 +198,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--warm")) evict_on = false;
     else if (!strcmp(argv[i], "--no-4k")) no4k = true;
     else if (!strcmp(argv[i], "--no-pool")) tfe_pool_set_limit(0); /* fresh pages every call */
-    else if (!strcmp(argv[i], "--tile") && i + 1 < argc) tfe__ktile_bytes = atoi(argv[++i]); /* tuning */
-    else if (!strcmp(argv[i], "--gather-all") && i + 1 < argc) tfe__kgather_all = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--vg") && i + 1 < argc) tfe__kvgather = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--run-pf") && i + 1 < argc) tfe__krun_pf = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--nt-min") && i + 1 < argc) tfe__knt_min = atoll(argv[++i]);  /* tuning */
+    else if (!strcmp(argv[i], "--tile") && i + 1 < argc) BK_TUNE(copy_tile_bytes, atoi(argv[++i])); /* tuning */
+    else if (!strcmp(argv[i], "--gather-all") && i + 1 < argc) BK_TUNE(kernel_gather_all, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--vg") && i + 1 < argc) BK_TUNE(kernel_vector_gather, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--run-pf") && i + 1 < argc) BK_TUNE(copy_run_prefetch_bytes, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--nt-min") && i + 1 < argc) BK_TUNE(kernel_stream_min_bytes, atoll(argv[++i]));  /* tuning */
     else path = argv[i];
   }
   if (reps < 1) reps = 1;

@@ -1,5 +1,5 @@
 /* bench_permute_ab — A/B timing of one permutation under two settings of the kernel room's
- * tuning globals, alternating in one process next to a memcpy of the same bytes (the method
+ * tuning fields, alternating in one process next to a memcpy of the same bytes (the method
  * of docs/bench-kernel.md, round 5: single bench_permute runs vary by +-0.1 on the 2-vCPU VM).
  *
  *   A="tile=128" B="tile=256" bench_permute_ab 2048 2048 -- 1 0
@@ -8,9 +8,10 @@
  *   T=2 ...   (threads for the tenferro calls, default 1)
  *   WARM=1 ... (no untimed read of 64 MiB before each timed call: the source stays cached
  *              from the call before when it fits in the last-level cache)
- * Keys: tile, table, kpf, runpf, buf, prefault, ntmin, edge, colnt, forder
- * (tfe__ktile_bytes, tfe__ktable_bytes, tfe__kpf, tfe__krun_pf, tfe__kcopy_buf,
- * tfe__kprefault_on, tfe__knt_min, tfe__kedge_nt, tfe__kcol_nt, tfe__kfresh_order).
+ * Keys: tile, table, kpf, runpf, buf, prefault, ntmin, edge, colnt, forder (the tfe_tuning
+ * fields copy_tile_bytes, kernel_table_tile_bytes, kernel_prefetch_strips,
+ * copy_run_prefetch_bytes, copy_buffered_tiles, copy_fresh_prefault, kernel_stream_min_bytes,
+ * kernel_stream_edge_lines, copy_stream_narrow_columns, copy_fresh_in_order).
  * Source col-major of SHAPE, out[i] = src[i_perm]. */
 #define _GNU_SOURCE /* sysconf(_SC_LEVEL3_CACHE_SIZE) */
 #include <tenferro.h>
@@ -18,11 +19,18 @@
 
 #include "bench_common.h"
 
+/* Set one tuning field (docs/kernel.md, "Tuning"); a value out of range stops the run. */
+#define BK_TUNE(field, value) \
+  do { \
+    tfe_tuning bk_t_ = tfe_tuning_get(); \
+    bk_t_.field = (value); \
+    if (tfe_tuning_set(&bk_t_) != TFE_OK) { fprintf(stderr, "%s\n", tfe_last_error()); exit(1); } \
+  } while (0)
+
 /* Defaults first, then "key=value,..." from the environment variable `var`. */
 static void setcfg(const char *var) {
-  tfe__ktile_bytes = 512; tfe__ktable_bytes = 512; tfe__kpf = 2; tfe__krun_pf = 512;
-  tfe__kcopy_buf = -1; tfe__kprefault_on = 1; tfe__knt_min = (int64_t)16 << 20;
-  tfe__kedge_nt = -1; tfe__kcol_nt = 1; tfe__kfresh_order = -1;
+  tfe_tuning d = tfe_tuning_default();
+  tfe_tuning_set(&d);
   const char *c = getenv(var);
   if (!c) return;
   char buf[256];
@@ -31,16 +39,16 @@ static void setcfg(const char *var) {
     char k[64];
     long long v;
     if (sscanf(t, "%63[^=]=%lld", k, &v) != 2) { fprintf(stderr, "bad setting %s\n", t); exit(2); }
-    if (!strcmp(k, "tile")) tfe__ktile_bytes = v;
-    else if (!strcmp(k, "table")) tfe__ktable_bytes = v;
-    else if (!strcmp(k, "kpf")) tfe__kpf = (int)v;
-    else if (!strcmp(k, "runpf")) tfe__krun_pf = v;
-    else if (!strcmp(k, "buf")) tfe__kcopy_buf = (int)v;
-    else if (!strcmp(k, "prefault")) tfe__kprefault_on = (int)v;
-    else if (!strcmp(k, "ntmin")) tfe__knt_min = v;
-    else if (!strcmp(k, "edge")) tfe__kedge_nt = (int)v;
-    else if (!strcmp(k, "colnt")) tfe__kcol_nt = (int)v;
-    else if (!strcmp(k, "forder")) tfe__kfresh_order = (int)v;
+    if (!strcmp(k, "tile")) BK_TUNE(copy_tile_bytes, v);
+    else if (!strcmp(k, "table")) BK_TUNE(kernel_table_tile_bytes, v);
+    else if (!strcmp(k, "kpf")) BK_TUNE(kernel_prefetch_strips, (int)v);
+    else if (!strcmp(k, "runpf")) BK_TUNE(copy_run_prefetch_bytes, v);
+    else if (!strcmp(k, "buf")) BK_TUNE(copy_buffered_tiles, (int)v);
+    else if (!strcmp(k, "prefault")) BK_TUNE(copy_fresh_prefault, (int)v);
+    else if (!strcmp(k, "ntmin")) BK_TUNE(kernel_stream_min_bytes, v);
+    else if (!strcmp(k, "edge")) BK_TUNE(kernel_stream_edge_lines, (int)v);
+    else if (!strcmp(k, "colnt")) BK_TUNE(copy_stream_narrow_columns, (int)v);
+    else if (!strcmp(k, "forder")) BK_TUNE(copy_fresh_in_order, (int)v);
     else { fprintf(stderr, "unknown key %s\n", k); exit(2); }
   }
 }

@@ -61,30 +61,40 @@ static bool tk_cl(double x, double y, double tol) {
  * drive map/zip transpose tiles through whole-tile heap buffers (2) or narrow stack strips
  * of 1 to 2 columns (3). Mode 2 gathers with vector gathers; mode 3 plans gather tiles for every
  * transpose that starts with a tiny dim and caps their column caches. */
+/* One tuning field set (tfe_tuning_set checks the value). */
+#define TK_TUNE(field, value) \
+  do { \
+    tfe_tuning tk_t_ = tfe_tuning_get(); \
+    tk_t_.field = (value); \
+    assert_int_equal(tfe_tuning_set(&tk_t_), TFE_OK); \
+  } while (0)
+
 static void tk_paths(int mode) {
-  tfe__ktiny = mode ? 0 : 1024;
-  tfe__kpar_min = mode ? 64 : 32768;
-  tfe__ktile_bytes = mode >= 2 ? 64 : mode == 1 ? 256 : 512; /* 512: the default */
-  tfe__kew_tile_bytes = mode >= 2 ? 96 : 2048;
-  tfe__kew_run_bytes = mode >= 2 ? 128 : 2048;
-  tfe__kew_map_tile_bytes = mode >= 2 ? 96 : 512;
-  tfe__kew_gather_bytes = mode >= 2 ? 128 : 2048;
-  tfe__knt_min = mode >= 2 ? 0 : (int64_t)16 << 20;
-  tfe__kew_scratch = mode != 3;
-  tfe__kew_strip = mode >= 2 ? 24 : (int64_t)1 << 30;
-  tfe__kvgather = mode == 2 ? 1 : mode == 3 ? -1 : 0; /* vector gathers: always, never, auto */
-  tfe__kgather_all = mode == 3;  /* gather tiles for every transpose starting with a tiny dim */
-  tfe__ktiny_dim = mode == 3 ? 16 : 8;
-  tfe__kew_cache = mode == 3 ? 64 : 16384; /* small caches: some inputs skip them */
+  tfe_tuning t = tfe_tuning_get();
+  t.kernel_small_elems = mode ? 0 : 1024;
+  t.kernel_parallel_min = mode ? 64 : 32768;
+  t.copy_tile_bytes = mode >= 2 ? 64 : mode == 1 ? 256 : 512; /* 512: the default */
+  t.elementwise_tile_bytes = mode >= 2 ? 96 : 2048;
+  t.elementwise_run_bytes = mode >= 2 ? 128 : 2048;
+  t.elementwise_fused_map_tile_bytes = mode >= 2 ? 96 : 512;
+  t.elementwise_gather_bytes = mode >= 2 ? 128 : 2048;
+  t.kernel_stream_min_bytes = mode >= 2 ? 0 : (int64_t)16 << 20;
+  t.elementwise_tile_buffers = mode != 3;
+  t.elementwise_strip_elems = mode >= 2 ? 24 : (int64_t)1 << 30;
+  t.kernel_vector_gather = mode == 2 ? 1 : mode == 3 ? -1 : 0; /* vector gathers: always, never, auto */
+  t.kernel_gather_all = mode == 3;  /* gather tiles for every transpose starting with a tiny dim */
+  t.kernel_tiny_dim = mode == 3 ? 16 : 8;
+  t.elementwise_column_cache_elems = mode == 3 ? 64 : 16384; /* small caches: some inputs skip them */
   /* f64 ops fused into the 8x8 transpose: the CPU's default (0), never (1), maps and zips
    * (2); copy tiles buffered: default, when unaligned, always, never; mode 3 runs the
    * portable loops instead of the vector micro-kernels */
-  tfe__kfuse = mode == 0 ? -1 : mode == 1 ? 0 : 2;
-  tfe__kcopy_buf = mode == 0 ? -1 : mode == 1 ? 1 : mode == 2 ? 2 : 0;
-  tfe__kedge_nt = mode == 0 ? -1 : mode == 2 ? 1 : 0; /* streamed run edges: auto, on, off */
-  tfe__kfresh_order = mode == 0 ? -1 : mode == 1 ? 0 : 1; /* fresh in-order transposes via cache */
-  tfe__kfresh_min = mode == 0 ? (int64_t)4 << 20 : 0;     /* (their small tensors count as fresh) */
-  tfe__kportable = mode == 3;
+  t.elementwise_fuse = mode == 0 ? -1 : mode == 1 ? 0 : 2;
+  t.copy_buffered_tiles = mode == 0 ? -1 : mode == 1 ? 1 : mode == 2 ? 2 : 0;
+  t.kernel_stream_edge_lines = mode == 0 ? -1 : mode == 2 ? 1 : 0; /* streamed run edges: auto, on, off */
+  t.copy_fresh_in_order = mode == 0 ? -1 : mode == 1 ? 0 : 1; /* fresh in-order transposes via cache */
+  t.copy_fresh_min_bytes = mode == 0 ? (int64_t)4 << 20 : 0;  /* (their small tensors count as fresh) */
+  t.kernel_portable = mode == 3;
+  assert_int_equal(tfe_tuning_set(&t), TFE_OK);
 }
 
 #define TK_KIND
@@ -137,13 +147,13 @@ static void test_reduce_random(void **st) { (void)st; tu_rng r = {31337}; TK_MOD
 static void test_small_dims(void **st) {
   (void)st;
   tu_rng r = {2026};
-  tfe__kstat_on = 1;
-  memset(tfe__kstat, 0, sizeof tfe__kstat);
+  tfe__st.kernel_stat_on = 1;
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
   TK_MODES(TK_TESTS(TK_RUN_SMALL))
-  tfe__kstat_on = 1;
-  assert_true(tfe__kstat[0] > 0); /* map/zip gather tiles */
-  assert_true(tfe__kstat[1] > 0); /* with column caches */
-  assert_true(tfe__kstat[2] > 0); /* copy gather tiles */
+  tfe__st.kernel_stat_on = 1;
+  assert_true(tfe__st.kernel_stat[0] > 0); /* map/zip gather tiles */
+  assert_true(tfe__st.kernel_stat[1] > 0); /* with column caches */
+  assert_true(tfe__st.kernel_stat[2] > 0); /* copy gather tiles */
   /* tn_light's permutation at rank 14: runs of 16 from a table of the other dims */
   enum { R = 14 };
   int perm[R] = {0, 1, 2, 3, 12, 4, 13, 5, 6, 7, 8, 9, 10, 11};
@@ -160,9 +170,9 @@ static void test_small_dims(void **st) {
   for (int pass = 0; pass < 4; pass++) {
     tfe_set_num_threads(1 + pass % 2);
     tk_paths(pass / 2);
-    int64_t before = tfe__kstat[3];
+    int64_t before = tfe__st.kernel_stat[3];
     assert_int_equal(tfe_copy_f64(&dv, &sv), TFE_OK);
-    assert_true(tfe__kstat[3] > before);
+    assert_true(tfe__st.kernel_stat[3] > before);
     int64_t idx[R] = {0};
     do {
       int64_t so = 0, dof = 0;
@@ -172,14 +182,14 @@ static void test_small_dims(void **st) {
   }
   tk_paths(0);
   tfe_set_num_threads(0);
-  tfe__kstat_on = 0;
+  tfe__st.kernel_stat_on = 0;
   free(src); free(dst);
 }
 
 /* Round-4 paths on f64: ops fused into the 8x8 register transpose (a transposed input, the
  * other read in place, destination written straight: any sizes, rims, negative strides,
  * in-place on the other input) and plain blocks of large outputs streamed through an L1
- * buffer (tfe__knt_min = 0 makes every output "large"). Naive loops give the reference;
+ * buffer (kernel_stream_min_bytes = 0 makes every output "large"). Naive loops give the reference;
  * the counters prove the paths ran. */
 static double tk_fu_ref(int op, bool zip, double x, double y) {
   if (!zip) return op == TFE_UN_NEG ? -x : op == TFE_UN_SQUARE ? x * x : op == TFE_UN_ABS ? fabs(x) : x;
@@ -188,14 +198,14 @@ static double tk_fu_ref(int op, bool zip, double x, double y) {
 static void test_fused_paths(void **st) {
   (void)st;
   tu_rng r = {404};
-  tfe__kstat_on = 1;
-  memset(tfe__kstat, 0, sizeof tfe__kstat);
+  tfe__st.kernel_stat_on = 1;
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
   const int unops[] = {TFE_UN_NEG, TFE_UN_SQUARE, TFE_UN_CONJ, TFE_UN_REAL, TFE_UN_ABS}; /* abs: not fused */
   const int binops[] = {TFE_BIN_ADD, TFE_BIN_SUB, TFE_BIN_MUL, TFE_BIN_DIV};
   for (int mode = 0; mode < 8; mode++) {
     tfe_set_num_threads(1 + mode % 2);
     tk_paths(mode / 2);
-    tfe__knt_min = mode / 2 == 1 ? (int64_t)16 << 20 : 0; /* streamed, except mode 1 */
+    TK_TUNE(kernel_stream_min_bytes, mode / 2 == 1 ? (int64_t)16 << 20 : 0); /* streamed, except mode 1 */
     for (int c = 0; c < tu_cases(40); c++) {
       int64_t m = tu_int(&r, 1, 70), n = tu_int(&r, 1, 70), mn = m * n;
       double *a = malloc(sizeof(double) * (size_t)mn), *b = malloc(sizeof(double) * (size_t)mn);
@@ -232,13 +242,13 @@ static void test_fused_paths(void **st) {
   }
   tk_paths(0);
   tfe_set_num_threads(0);
-  tfe__kstat_on = 0;
+  tfe__st.kernel_stat_on = 0;
 #if TFE__KHAVE_TR8
-  assert_true(tfe__kstat[4] > 0); /* fused transpose tiles */
+  assert_true(tfe__st.kernel_stat[4] > 0); /* fused transpose tiles */
 #endif
-  assert_true(tfe__kstat[5] > 0); /* streamed plain blocks (a map with a contiguous source) */
+  assert_true(tfe__st.kernel_stat[5] > 0); /* streamed plain blocks (a map with a contiguous source) */
 #if TFE__KHAVE_TR8
-  assert_true(tfe__kstat[6] > 0); /* one-pass fused rows (contiguous maps, outer products) */
+  assert_true(tfe__st.kernel_stat[6] > 0); /* one-pass fused rows (contiguous maps, outer products) */
 #endif
 }
 
@@ -247,8 +257,8 @@ static void test_fused_paths(void **st) {
  * destination columns; offsets and views shifted so that no run starts aligned. */
 static void test_table_tiles(void **st) {
   (void)st;
-  tfe__kstat_on = 1;
-  memset(tfe__kstat, 0, sizeof tfe__kstat);
+  tfe__st.kernel_stat_on = 1;
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
   for (int mode = 0; mode < 8; mode++) {
     tfe_set_num_threads(1 + mode % 2);
     tk_paths(mode / 2);
@@ -284,10 +294,10 @@ static void test_table_tiles(void **st) {
   }
   tk_paths(0);
   tfe_set_num_threads(0);
-  tfe__kstat_on = 0;
-  assert_true(tfe__kstat[8] > 0); /* table tiles */
+  tfe__st.kernel_stat_on = 0;
+  assert_true(tfe__st.kernel_stat[8] > 0); /* table tiles */
 #if TFE__KHAVE_TR8
-  assert_true(tfe__kstat[7] > 0); /* buffered transpose tiles */
+  assert_true(tfe__st.kernel_stat[7] > 0); /* buffered transpose tiles */
 #endif
 }
 
@@ -354,8 +364,8 @@ TK_BLOCKS(maxplus_f32, tfe_maxplus_f32, TK_MPVAL)
 static void test_block_sizes(void **st) {
   (void)st;
   tu_rng r = {2026};
-  tfe__kstat_on = 1;
-  memset(tfe__kstat, 0, sizeof tfe__kstat);
+  tfe__st.kernel_stat_on = 1;
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
   for (int mode = 0; mode < 8; mode++) {
     tfe_set_num_threads(1 + mode % 2);
     tk_paths(mode / 2);
@@ -365,11 +375,11 @@ static void test_block_sizes(void **st) {
   }
   tk_paths(0);
   tfe_set_num_threads(0);
-  tfe__kstat_on = 0;
+  tfe__st.kernel_stat_on = 0;
 #if TFE__KHAVE_TR8
-  if (tfe__ksimd()) assert_true(tfe__kstat[9] > 0); /* register blocks of 4- and 16-byte kinds */
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[9] > 0); /* register blocks of 4- and 16-byte kinds */
 #endif
-  assert_true(tfe__kstat[10] > 0); /* short common runs tiled as transposes */
+  assert_true(tfe__st.kernel_stat[10] > 0); /* short common runs tiled as transposes */
 }
 
 static void test_copy_errors(void **st) {
@@ -558,7 +568,7 @@ static void test_user_kind(void **st) {
   for (int i = 0; i < M * N; i++) a[i].v = (i * 5) % 7;
   tfe_view_mod7 src = {a, {2, 0, {M, N}, {N, 1}}, false}, dst = {b, {2, 0, {M, N}, {1, M}}, false};
   for (int pass = 0; pass < 2; pass++) { /* planned and tiny paths */
-    tfe__ktiny = pass ? 0 : 1 << 20;
+    TK_TUNE(kernel_small_elems, pass ? 0 : 1 << 20);
     assert_int_equal(tfe_copy_mod7(&dst, &src), TFE_OK);
     for (int i = 0; i < M; i++) for (int j = 0; j < N; j++) assert_int_equal(b[i + j * M].v, a[i * N + j].v);
     assert_int_equal(tfe_zip_mod7(&dst, &dst, &src, TFE_BIN_MUL), TFE_OK);
@@ -568,7 +578,7 @@ static void test_user_kind(void **st) {
     assert_int_equal(tfe_reduce_all_mod7(&dst, TFE_RED_SUM, &sum), TFE_OK);
     assert_int_equal(sum.v, want.v);
   }
-  tfe__ktiny = 1024;
+  TK_TUNE(kernel_small_elems, 1024);
   assert_true(tfe_sr_dist_mod7(tfe_sr_from_f64_mod7(-1), tfe_sr_from_f64_mod7(6)) == 0);
   TU_EXPECT_ERR(tfe_map_mod7(&dst, &src, TFE_UN_NEG, tfe_sr_one_mod7()), TFE_ERR_UNSUPPORTED, "'neg'");
   TU_EXPECT_ERR(tfe_zip_mod7(&dst, &dst, &src, TFE_BIN_MAX), TFE_ERR_UNSUPPORTED, "'max'");
@@ -576,8 +586,43 @@ static void test_user_kind(void **st) {
   free(b);
 }
 
+/* The kernel's tuning fields: documented defaults, range checks (a refused set changes
+ * nothing), and a set that the kernels read. */
+static void test_tuning_kernel(void **st) {
+  (void)st;
+  tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
+  assert_int_equal(d.kernel_small_elems, 1024);
+  assert_int_equal(d.kernel_parallel_min, 32768);
+  assert_int_equal(d.copy_tile_bytes, 512);
+  assert_int_equal(d.kernel_stream_min_bytes, (int64_t)16 << 20);
+  assert_int_equal(d.copy_fresh_min_bytes, (int64_t)4 << 20);
+  assert_int_equal(d.elementwise_fuse, -1);
+  assert_int_equal(d.elementwise_column_cache_elems, 16384);
+  assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
+  tfe_tuning bad = t;
+  bad.copy_tile_bytes = 0;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_tile_bytes");
+  bad = t;
+  bad.elementwise_fuse = 3;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "elementwise_fuse");
+  bad = t;
+  bad.kernel_small_elems = -1;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "kernel_small_elems");
+  assert_int_equal(tfe_tuning_get().kernel_small_elems, t.kernel_small_elems); /* unchanged */
+  TU_EXPECT_ERR(tfe_tuning_set(NULL), TFE_ERR_NULL, "");
+  /* the kernels read what was set: with the plain loops off a small copy still copies */
+  TK_TUNE(kernel_small_elems, 0);
+  assert_int_equal(tfe__st.tune.kernel_small_elems, 0);
+  double a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b[8] = {0};
+  tfe_view_f64 av = {a, {2, 0, {2, 4}, {4, 1}}, false}, bv = {b, {2, 0, {2, 4}, {1, 2}}, false};
+  assert_int_equal(tfe_copy_f64(&bv, &av), TFE_OK);
+  for (int i = 0; i < 2; i++) for (int j = 0; j < 4; j++) assert_true(b[i + 2 * j] == a[4 * i + j]);
+  assert_int_equal(tfe_tuning_set(&d), TFE_OK);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
       cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),

@@ -22,7 +22,10 @@ typedef struct tfe__state {
 
 
   /* ---- kernel room ---------------------------------------------------------------------- */
-  int kernel_reserved_;
+  /* Path counters for tests (kernel/plan.h lists what each one counts), counted only while
+   * kernel_stat_on is set. */
+  int kernel_stat_on;
+  int64_t kernel_stat[11];
 
 
   /* ---- prims room ----------------------------------------------------------------------- */
@@ -42,7 +45,7 @@ typedef struct tfe__state {
   \
   \
   /* kernel */ \
-  .kernel_reserved_ = 0, \
+  .kernel_stat_on = 0, .kernel_stat = {0}, \
   \
   \
   /* prims */ \

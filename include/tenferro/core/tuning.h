@@ -18,8 +18,41 @@
 #include <tenferro/core/status.h>
 
 typedef struct tfe_tuning {
-  /* ---- kernel room (docs/kernel.md) ---------------------------------------------------- */
-  int64_t kernel_reserved_; /* placeholder, replaced by the kernel room's knobs */
+  /* ---- kernel room (docs/kernel.md, "Tuning") ----------------------------------------- */
+  /* Modes: -1 picks per CPU (the default where it exists), 0 off, 1 (2) on. Sizes in bytes
+   * are converted to elements of the kind at hand (at least 8 elements where a tile needs it). */
+  int64_t kernel_small_elems;      /* 1024: views up to this many elements run plain loops, unplanned */
+  int64_t kernel_parallel_min;     /* 32768: fewer elements run on one thread */
+  int64_t kernel_tiny_dim;         /* 8: a destination run shorter than this is tiny (gather tiles) */
+  int64_t kernel_table_tile_bytes; /* 512: table tiles span this much along the input, twice along G0 */
+  int kernel_gather_all;           /* 0; 1: gather tiles for every transpose led by a tiny dim */
+  int kernel_prefetch_strips;      /* 2: software prefetch of strided rows, in 8-row strips (0: off) */
+  int64_t kernel_stream_min_bytes; /* 16 MiB: outputs from this size use streaming stores */
+  int kernel_stream_edge_lines;    /* -1 (AMD on): partial edge lines of streamed runs streamed too */
+  int kernel_vector_gather;        /* 0: vector gathers for copy gather tiles only; 1 always; -1 never */
+  int kernel_portable;             /* 0; 1: portable loops instead of the vector micro-kernels */
+  int64_t copy_tile_bytes;         /* 512: transpose tiles along the source (x2 along the destination;
+                                    * x2 again into written pages) */
+  int64_t copy_run_split_bytes;    /* 256: shorter common runs continued outside a block are
+                                    * tiled as a transpose (0: never) */
+  int64_t copy_run_prefetch_bytes; /* 512: run copies of large outputs prefetch this far ahead */
+  int copy_buffered_tiles;         /* -1: per CPU; 2: streamed transposes through a tile buffer;
+                                    * 1: only unaligned ones; 0: never */
+  int copy_stream_narrow_columns;  /* 1: columns of tiles narrower than 8 streamed as whole lines */
+  int copy_fresh_prefault;         /* 1: fresh destinations of transposing copies faulted in first */
+  int copy_fresh_in_order;         /* -1 (AMD on): in-order fresh transposes written through the cache */
+  int64_t copy_fresh_min_bytes;    /* 4 MiB: smaller fresh destinations take neither of the two */
+  int64_t elementwise_tile_bytes;  /* 0 (2048 where ops fuse, else 1024): map/zip transpose tiles
+                                    * along the transposed input */
+  int64_t elementwise_fused_map_tile_bytes; /* 512: the same for maps fused into the transpose */
+  int64_t elementwise_run_bytes;   /* 2048: map/zip tiles along the destination */
+  int64_t elementwise_gather_bytes; /* 2048: map/zip gather tiles along the destination */
+  int elementwise_tile_buffers;    /* 1: whole-tile heap buffers; 0: strips on the stack */
+  int64_t elementwise_strip_elems; /* 2^30: most elements of a stack strip (capped at 16 KiB) */
+  int elementwise_fuse;            /* -1: per CPU; 2: f64 maps and zips fused into the register
+                                    * transpose; 1: zips only; 0: never */
+  int elementwise_stream_blocks;   /* 1: plain blocks of large outputs streamed; 0: normal stores */
+  int64_t elementwise_column_cache_elems; /* 16384: most elements of one input's column cache */
 
 
   /* ---- prims room (docs/prims.md) ------------------------------------------------------ */
@@ -34,7 +67,18 @@ typedef struct tfe_tuning {
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
 #define TFE__TUNING_DEFAULTS { \
-  /* kernel */ 0, \
+  /* kernel */ \
+  .kernel_small_elems = 1024, .kernel_parallel_min = 32768, .kernel_tiny_dim = 8, \
+  .kernel_table_tile_bytes = 512, .kernel_gather_all = 0, .kernel_prefetch_strips = 2, \
+  .kernel_stream_min_bytes = (int64_t)16 << 20, .kernel_stream_edge_lines = -1, \
+  .kernel_vector_gather = 0, .kernel_portable = 0, .copy_tile_bytes = 512, \
+  .copy_run_split_bytes = 256, .copy_run_prefetch_bytes = 512, .copy_buffered_tiles = -1, \
+  .copy_stream_narrow_columns = 1, .copy_fresh_prefault = 1, .copy_fresh_in_order = -1, \
+  .copy_fresh_min_bytes = (int64_t)4 << 20, .elementwise_tile_bytes = 0, \
+  .elementwise_fused_map_tile_bytes = 512, .elementwise_run_bytes = 2048, \
+  .elementwise_gather_bytes = 2048, .elementwise_tile_buffers = 1, \
+  .elementwise_strip_elems = (int64_t)1 << 30, .elementwise_fuse = -1, \
+  .elementwise_stream_blocks = 1, .elementwise_column_cache_elems = 16384, \
   /* prims */ 0, \
   /* einsum */ 0, \
 }
@@ -49,6 +93,45 @@ TFE_API tfe_status tfe_tuning_set(const tfe_tuning *t);
 #endif
 #elif !defined(TENFERRO_CORE_TUNING_BODY) /* bodies */
 #define TENFERRO_CORE_TUNING_BODY
+/* kernel room: every knob in its range (docs/kernel.md, "Tuning"). */
+#define TFE__TUNE_RANGE(f, lo, hi) \
+  do { \
+    if (t->f < (lo) || t->f > (hi)) \
+      return TFE_FAIL_AT(TFE_ERR_INVALID, "tfe_tuning_set", "field %s is %lld, outside [%lld, %lld]", \
+                         #f, (long long)t->f, (long long)(lo), (long long)(hi)); \
+  } while (0)
+TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
+  const int64_t big = (int64_t)1 << 40, tile = (int64_t)1 << 24;
+  TFE__TUNE_RANGE(kernel_small_elems, 0, big);
+  TFE__TUNE_RANGE(kernel_parallel_min, 0, big);
+  TFE__TUNE_RANGE(kernel_tiny_dim, 0, big);
+  TFE__TUNE_RANGE(kernel_table_tile_bytes, 1, tile);
+  TFE__TUNE_RANGE(kernel_gather_all, 0, 1);
+  TFE__TUNE_RANGE(kernel_prefetch_strips, 0, 64);
+  TFE__TUNE_RANGE(kernel_stream_min_bytes, 0, big);
+  TFE__TUNE_RANGE(kernel_stream_edge_lines, -1, 1);
+  TFE__TUNE_RANGE(kernel_vector_gather, -1, 1);
+  TFE__TUNE_RANGE(kernel_portable, 0, 1);
+  TFE__TUNE_RANGE(copy_tile_bytes, 1, tile);
+  TFE__TUNE_RANGE(copy_run_split_bytes, 0, tile);
+  TFE__TUNE_RANGE(copy_run_prefetch_bytes, 0, tile);
+  TFE__TUNE_RANGE(copy_buffered_tiles, -1, 2);
+  TFE__TUNE_RANGE(copy_stream_narrow_columns, 0, 1);
+  TFE__TUNE_RANGE(copy_fresh_prefault, 0, 1);
+  TFE__TUNE_RANGE(copy_fresh_in_order, -1, 1);
+  TFE__TUNE_RANGE(copy_fresh_min_bytes, 0, big);
+  TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
+  TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);
+  TFE__TUNE_RANGE(elementwise_run_bytes, 1, tile);
+  TFE__TUNE_RANGE(elementwise_gather_bytes, 1, tile);
+  TFE__TUNE_RANGE(elementwise_tile_buffers, 0, 1);
+  TFE__TUNE_RANGE(elementwise_strip_elems, 1, big);
+  TFE__TUNE_RANGE(elementwise_fuse, -1, 2);
+  TFE__TUNE_RANGE(elementwise_stream_blocks, 0, 1);
+  TFE__TUNE_RANGE(elementwise_column_cache_elems, 0, big);
+  return TFE_OK;
+}
+#undef TFE__TUNE_RANGE
 
 
 TFE_API tfe_tuning tfe_tuning_default(void) {
@@ -60,6 +143,7 @@ TFE_API tfe_tuning tfe_tuning_get(void) { return tfe__st.tune; }
 TFE_API tfe_status tfe_tuning_set(const tfe_tuning *t) {
   TFE_CHECK_NULL(t);
   /* kernel checks */
+  TFE_TRY(tfe__tuning_check_kernel(t));
 
   /* prims checks */
 

@@ -1,0 +1,435 @@
+/* tenferro/kernel/copy_tpl.h — copy, conj_copy and contiguous of one kind: the planned
+ * strided copy (plain blocks, transpose tiles through register blocks, gather tiles, run
+ * copies, buffered tiles for streamed outputs). Re-included per kind through kernel_tpl.h (no
+ * include guard). Parameters: TFE_S, TFE_T, TFE_R, TFE_ALG, TFE_CPLX, TFE_FLOAT. Generic code
+ * uses only the tfe_sr_* semiring functions so that a user kind (TFE_ALG_CUSTOM) stamps too. */
+#if !TFE__BODY_PHASE
+
+/* Copy src into dst (same dims). src may have any strides; the result read through dst
+ * (honouring dst->conj) equals src read through src->conj. */
+TFE_API tfe_status TFE_FN(copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src);
+
+/* Copy with conjugation: reading dst gives conj(src). */
+TFE_API tfe_status TFE_FN(conj_copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src);
+
+/* A new dense tensor (column- or row-major) holding the values of src, conjugation applied
+ * (the result has conj = false). *out is written only on success. */
+TFE_API tfe_status TFE_FN(contiguous)(const TFE_TY(view) *src, tfe_order order, TFE_TY(tensor) *out);
+#else /* bodies */
+typedef struct TFE_TY(kcopy_) {
+  TFE_T *d;
+  const TFE_T *s;
+  bool cj, nt;
+  TFE_T *buf;       /* per-thread tile buffers (tile_elems each) of k_copy_buffered_, or NULL */
+  int64_t tile_elems;
+} TFE_TY(kcopy_);
+
+/* Whether reading src and writing dst needs a conjugation (the conj flags differ). */
+TFE_INTERNAL bool TFE_FN(k_conj_)(bool dst_conj, bool src_conj) {
+#if TFE_ALG == TFE_ALG_STANDARD && !TFE_CPLX
+  (void)dst_conj; (void)src_conj;
+  return false;
+#else
+  return dst_conj != src_conj;
+#endif
+}
+
+/* ==== copy ================================================================================ */
+
+/* Plain odometer copy: the short path for tiny tensors. */
+TFE_INTERNAL void TFE_FN(k_copy_odo_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, bool cj) {
+  int r = dst->lay.rank;
+  int64_t idx[TFE_MAX_RANK] = {0};
+  TFE_T *d = dst->data + dst->lay.offset;
+  const TFE_T *s = src->data + src->lay.offset;
+  for (;;) {
+    *d = cj ? TFE_FN(sr_conj)(*s) : *s;
+    int k = 0;
+    for (; k < r; k++) {
+      if (++idx[k] < dst->lay.dims[k]) { d += dst->lay.strides[k]; s += src->lay.strides[k]; break; }
+      d -= (dst->lay.dims[k] - 1) * dst->lay.strides[k];
+      s -= (src->lay.dims[k] - 1) * src->lay.strides[k];
+      idx[k] = 0;
+    }
+    if (k == r) return;
+  }
+}
+
+/* Strided tile rows miss every cache level and no hardware prefetcher follows them: ask for
+ * the `rows` rows starting at `row` (kernel_prefetch_strips ahead of use; 0: off) along G1 in
+ * advance. */
+TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TFE_T *s, int64_t row,
+                                           int64_t rows, int64_t n0, int64_t n1) {
+  int64_t line = 64 / (int64_t)sizeof(TFE_T) > 0 ? 64 / (int64_t)sizeof(TFE_T) : 1;
+  if (!tfe__st.tune.kernel_prefetch_strips || !(p->g[1].arith[op] && p->g[1].step[op] == 1)) return;
+  for (int64_t i = row; i < row + rows && i < n0; i++) {
+    const TFE_T *r = s + TFE__KOFF(p, 0, op, i);
+    for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(r + j, 0, 3);
+  }
+}
+
+/* Rows [i0, n0) x columns [j0, n1) of a transposing copy tile, in 8x8 blocks: block
+ * (ib, jb) reads 8 source rows (G0 entries) of 8 elements along G1 and writes 8 destination
+ * columns (G1 entries) of 8 elements along G0, so every line touched is used whole before
+ * it can be evicted. Any group layout (tables included). */
+TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
+                                         const TFE_T *s, int64_t i0, int64_t n0, int64_t j0, int64_t n1) {
+  const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+  int64_t rb = tfe__krb(sizeof(TFE_T)), cb = tfe__kcb(sizeof(TFE_T));
+  bool fast = TFE__KHAVE_TR8 && tfe__ksimd() && rb && !c->cj && g0->arith[0] && g0->step[0] == 1 &&
+              g1->arith[1] && g1->step[1] == 1;
+  (void)fast;
+  if (!fast) rb = cb = 8; /* (scalar loops: 8x8 blocks, fewer setups per element) */
+  const int pf = tfe__st.tune.kernel_prefetch_strips;
+  for (int64_t ib = i0; ib < n0; ib += rb) {
+    int bi = n0 - ib < rb ? (int)(n0 - ib) : (int)rb;
+    const TFE_T *srow[16];
+    int64_t doff[16];
+    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
+    for (int i = 0; i < bi; i++) {
+      srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
+      doff[i] = TFE__KOFF(p, 0, 0, ib + i);
+    }
+    for (int64_t jb = j0; jb < n1; jb += cb) {
+      int bj = n1 - jb < cb ? (int)(n1 - jb) : (int)cb;
+#if TFE__KHAVE_TR8
+      if (fast && bi == rb && bj == cb) {
+        void *dcol[8];
+        const void *sr[16];
+        bool al = c->nt;
+        for (int j = 0; j < cb; j++) {
+          dcol[j] = d + TFE__KOFF(p, 1, 0, jb + j) + doff[0];
+          al = al && ((uintptr_t)dcol[j] & 63) == 0;
+        }
+        for (int i = 0; i < rb; i++) sr[i] = srow[i] + jb;
+        tfe__ktrx(sizeof(TFE_T), dcol, sr, al);
+        if (sizeof(TFE_T) != 8 && ib == i0 && jb == j0) tfe__kstat_add(9);
+        continue;
+      }
+#endif
+      for (int j = 0; j < bj; j++) {
+        TFE_T *dj = d + TFE__KOFF(p, 1, 0, jb + j);
+        int64_t so = TFE__KOFF(p, 1, 1, jb + j);
+        if (c->cj) for (int i = 0; i < bi; i++) dj[doff[i]] = TFE_FN(sr_conj)(srow[i][so]);
+        else for (int i = 0; i < bi; i++) dj[doff[i]] = srow[i][so];
+      }
+    }
+  }
+}
+
+/* d[i + j*ldd] = s[i*lds + j] for i < n0, j < n1: a strided transpose (rows contiguous in
+ * the destination, columns in the source). The part in whole register blocks (4, 8 and
+ * 16-byte kinds) runs register transposes addressed by strides (8-byte kinds: no per-block
+ * pointer arrays); rims and conjugating copies run scalar loops. */
+TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TFE_T *s, int64_t n0, int64_t n1,
+                                     int64_t lds, int64_t ldd) {
+  const int64_t es = (int64_t)sizeof(TFE_T);
+  int64_t m0 = 0, m1 = 0;
+#if TFE__KHAVE_TR8
+  const int64_t rb = tfe__krb(sizeof(TFE_T)), cb = tfe__kcb(sizeof(TFE_T));
+  if (rb && !c->cj && tfe__ksimd()) { m0 = n0 - n0 % rb; m1 = n1 - n1 % cb; }
+  if (m1 == 0) m0 = 0;
+  bool al = c->nt && ((uintptr_t)d & 63) == 0 && ((ldd * es) & 63) == 0;
+  if (es != 8 && m0 > 0) tfe__kstat_add(9);
+  const int pf = tfe__st.tune.kernel_prefetch_strips;
+  for (int64_t ib = 0; ib < m0; ib += rb) {
+    /* strided rows miss every cache level and no hardware prefetcher follows them */
+    for (int64_t i = ib + rb * pf; pf && i < ib + rb * (pf + 1) && i < n0; i++)
+      for (int64_t j = 0; j < n1; j += 64 / es) __builtin_prefetch(s + i * lds + j, 0, 3);
+    if (es == 8) { tfe__ktr8s_row((double *)(void *)(d + ib), ldd, (const double *)(const void *)(s + ib * lds), lds, m1, al); continue; }
+    const void *srow[16];
+    for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds;
+    tfe__ktrx_row(sizeof(TFE_T), d + ib, ldd, srow, m1, al);
+  }
+  if (es == 4 && m1 > 0 && n0 - m0 >= 8) { /* 8 of the last rows */
+    tfe__ktr4h_row((float *)(void *)(d + m0), ldd, (const float *)(const void *)(s + m0 * lds), lds, m1);
+    m0 += 8;
+  }
+#endif
+  /* rims (all of a tile narrower than a block, as the 3-wide de-interleave of a cyclic
+   * shift): one destination column at a time, the source read with its stride; streamed
+   * 8-byte outputs stream whole lines (copy_stream_narrow_columns: element-wise normal stores
+   * read each line first) */
+  const int colnt = tfe__st.tune.copy_stream_narrow_columns;
+  for (int64_t j = m1; j < n1; j++) {
+#if TFE__KHAVE_TR8
+    if (es == 8 && c->nt && colnt && !c->cj && tfe__ksimd()) {
+      tfe__kcol_simd((double *)(void *)(d + j * ldd), (const double *)(const void *)(s + j), lds, n0);
+      continue;
+    }
+#endif
+    if (c->cj) for (int64_t i = 0; i < n0; i++) d[i + j * ldd] = TFE_FN(sr_conj)(s[i * lds + j]);
+    else for (int64_t i = 0; i < n0; i++) d[i + j * ldd] = s[i * lds + j];
+  }
+  for (int64_t j = 0; j < m1; j++)
+    for (int64_t i = m0; i < n0; i++) d[i + j * ldd] = s[i * lds + j];
+}
+
+/* The common transpose tile: each group one arithmetic step, unit stride along G0 in the
+ * destination and along G1 in the source, or -1 there (a reversed source dim: the columns
+ * are walked from the last, so the source is read ascending and the destination columns
+ * descending, rather than scalar loops). Returns
+ * false when the tile is not of that form. */
+TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
+                                     const TFE_T *s, int64_t n0, int64_t n1) {
+  const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+  if (!g0->arith[0] || !g0->arith[1] || !g1->arith[0] || !g1->arith[1] || g0->step[0] != 1 ||
+      (g1->step[1] != 1 && g1->step[1] != -1))
+    return false;
+  if (g1->step[1] == 1) TFE_FN(k_copy_st_)(c, d, s, n0, n1, g0->step[1], g1->step[0]);
+  else TFE_FN(k_copy_st_)(c, d + (n1 - 1) * g1->step[0], s - (n1 - 1), n0, n1, g0->step[1], -g1->step[0]);
+  return true;
+}
+
+/* A transpose tile whose groups are tables but whose first dims are runs: G0's first dim
+ * unit-stride in the destination, G1's first dim in the source (a 59 x (9 x 28) tile: runs
+ * of 9 along the source). Each pair of a G0 run and a G1 run is a strided transpose; 8x8
+ * blocks over the whole table would straddle the runs and fall back to scalar loops.
+ * Returns false when the first dims are not such runs. */
+TFE_INTERNAL bool TFE_FN(k_copy_runs_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
+                                       const TFE_T *s, int64_t n0, int64_t n1) {
+  int nd0 = p->g[0].nd;
+  if (nd0 == 0 || p->str[0][0] != 1 || p->str[1][nd0] != 1) return false;
+  int64_t r0 = nd0 > 1 ? p->dims[0] : n0, r1 = p->g[1].nd > 1 ? p->dims[nd0] : n1;
+  int64_t lds = p->str[1][0], ldd = p->str[0][nd0];
+  for (int64_t i0 = 0; i0 < n0; i0 += r0)
+    for (int64_t j0 = 0; j0 < n1; j0 += r1)
+      TFE_FN(k_copy_st_)(c, d + TFE__KOFF(p, 0, 0, i0) + TFE__KOFF(p, 1, 0, j0),
+                         s + TFE__KOFF(p, 0, 1, i0) + TFE__KOFF(p, 1, 1, j0), n0 - i0 < r0 ? n0 - i0 : r0,
+                         n1 - j0 < r1 ? n1 - j0 : r1, lds, ldd);
+  return true;
+}
+
+/* out[i] = s[off(G0, i)] for input op over n entries of G0: one column of a gather tile
+ * or a plain block. Tables of 8-byte kinds go through vector gathers (nt: stream out past
+ * the cache where aligned). */
+TFE_INTERNAL void TFE_FN(k_gather_col_)(const tfe__kplan *p, int op, const TFE_T *s, bool cj, TFE_T *out,
+                                        int64_t n, bool nt, bool vec) {
+  const tfe__kgroup *g = &p->g[0];
+  if (cj) { for (int64_t i = 0; i < n; i++) out[i] = TFE_FN(sr_conj)(s[TFE__KOFF(p, 0, op, i)]); return; }
+  if (g->arith[op]) {
+    int64_t st = g->step[op];
+    for (int64_t i = 0; i < n; i++) out[i] = s[i * st];
+    return;
+  }
+  if (sizeof(TFE_T) == 8 && tfe__kgather8(out, s, g->tab[op], n, nt, vec)) return;
+  for (int64_t i = 0; i < n; i++) out[i] = s[g->tab[op][i]];
+}
+
+/* One G0 run of a plain copy block or gather tile column. */
+TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
+                                      const TFE_T *s, int64_t n0) {
+  const tfe__kgroup *g0 = &p->g[0];
+  if (c->cj) {
+    for (int64_t i = 0; i < n0; i++) d[TFE__KOFF(p, 0, 0, i)] = TFE_FN(sr_conj)(s[TFE__KOFF(p, 0, 1, i)]);
+    return;
+  }
+  if (g0->arith[0] && g0->arith[1]) {
+    int64_t ds = g0->step[0], ss = g0->step[1];
+    if (ds == 1 && ss == 1) memcpy(d, s, (size_t)n0 * sizeof(TFE_T));
+    else if (ds == 1) for (int64_t i = 0; i < n0; i++) d[i] = s[i * ss];
+    else for (int64_t i = 0; i < n0; i++) d[i * ds] = s[i * ss];
+    return;
+  }
+  int64_t run = p->dims[0];
+  if (g0->arith[0] && g0->step[0] == 1 && g0->nd > 1 && run >= 8 && tfe__kabs(p->str[1][0]) == 1) {
+    /* the table's first dim is unit-stride in both (tn_light: runs of 16 from 16 places):
+     * copy run by run, vectorized, instead of element by element. Large outputs also
+     * prefetch each run's continuation in the source (the same stream's next run, read a few
+     * tiles later: 16 streams are more than the hardware prefetchers follow). Normal
+     * stores: streamed ones measured slower with the prefetch (docs/bench-kernel.md). */
+    const int64_t rpf = tfe__st.tune.copy_run_prefetch_bytes;
+    for (int64_t e = 0; e < n0; e += run) {
+      const TFE_T *q = s + g0->tab[1][e];
+      TFE_T *o = d + e;
+      if (p->str[1][0] < 0) { for (int64_t i = 0; i < run; i++) o[i] = q[-i]; continue; } /* (a reversed run) */
+      if (c->nt)
+        for (int64_t b = 0; b < run * (int64_t)sizeof(TFE_T); b += 64) __builtin_prefetch((const char *)q + rpf + b, 0, 3);
+      for (int64_t i = 0; i < run; i++) o[i] = q[i];
+    }
+    return;
+  }
+  if (g0->arith[0] && g0->step[0] == 1) TFE_FN(k_gather_col_)(p, 1, s, false, d, n0, c->nt && p->gather, p->gather);
+  else for (int64_t i = 0; i < n0; i++) d[TFE__KOFF(p, 0, 0, i)] = s[TFE__KOFF(p, 0, 1, i)];
+}
+
+/* A transpose tile whose destination columns are not 64-byte aligned (runs of 243 in a
+ * reversal of 3s): the 8x8 blocks would store partial lines with normal stores (each line
+ * read before it is written), so the tile goes through a buffer in L2 (columns of n0
+ * contiguous), then each column is streamed out whole (its partial edge lines as
+ * tfe__kstream_edge stores them). Kinds with register blocks (4, 8, 16 bytes) without
+ * conjugation, G0 contiguous in the destination and G1 in the source. */
+TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
+                                           const TFE_T *s, int64_t n0, int64_t n1, int tid) {
+  TFE_T *b = c->buf + (int64_t)tid * c->tile_elems;
+  const int64_t rb = tfe__krb(sizeof(TFE_T)), cb = tfe__kcb(sizeof(TFE_T)); /* (rb > 0: see k_copy_wants_buf_) */
+  int64_t m0 = n0 - n0 % rb, m1 = n1 - n1 % cb;
+  bool simd = tfe__ksimd();
+  (void)simd;
+  const int pf = tfe__st.tune.kernel_prefetch_strips;
+  for (int64_t ib = 0; ib < m0; ib += rb) {
+    const void *srow[16];
+    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
+    for (int i = 0; i < rb; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
+#if TFE__KHAVE_TR8
+    if (simd) { /* the buffer's columns lie n0 apart: one call per row of blocks */
+      if (sizeof(TFE_T) != 8 && ib == 0 && m1 > 0) tfe__kstat_add(9);
+      tfe__ktrx_row(sizeof(TFE_T), b + ib, n0, srow, m1, false);
+      continue;
+    }
+#endif
+    for (int64_t jb = 0; jb < m1; jb++)
+      for (int i = 0; i < rb; i++) b[jb * n0 + ib + i] = ((const TFE_T *)srow[i])[jb];
+  }
+  for (int64_t j = 0; j < n1; j++) /* rims */
+    for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * n0 + i] = s[TFE__KOFF(p, 0, 1, i) + j];
+  for (int64_t j = 0; j < n1; j++) tfe__kstream(d + TFE__KOFF(p, 1, 0, j), b + j * n0, (size_t)n0 * sizeof(TFE_T));
+}
+
+/* Whether a copy plan's transpose tiles go through k_copy_buffered_: large outputs (streamed)
+ * whose destination columns are not all 64-byte aligned, or (tfe__kcopy_buf_mode() 2) all
+ * of them but narrow columns (copy_buffered_tiles; the choices measured best on each CPU
+ * family are in docs/bench-kernel.md). */
+TFE_INTERNAL bool TFE_FN(k_copy_wants_buf_)(const tfe__kplan *p, const TFE_T *d, bool nt, bool cj) {
+  const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+  int mode = tfe__kcopy_buf_mode();
+  const int64_t es = (int64_t)sizeof(TFE_T);
+  if (!nt || cj || !mode || !tfe__krb(sizeof(TFE_T)) || g1->nd == 0 || p->gather || !g0->arith[0] ||
+      g0->step[0] != 1 || !g1->arith[1] || g1->step[1] != 1 || g1->len < tfe__kcb(sizeof(TFE_T)) ||
+      g0->len < tfe__krb(sizeof(TFE_T)))
+    return false; /* (tiles narrower or shorter than a block have no blocks: a cyclic shift of
+                   * 3s; f32 columns of 15, which ran slower buffered than written in place) */
+  /* (always: but not for columns under 512 B, whose streaming per column costs more than
+   * the buffer saves) */
+  if (mode == 2 && g0->len * es >= 512) return true;
+  if (((uintptr_t)(d + p->base[0]) & 63) != 0) return true;
+  for (int64_t j = 0; j < g1->len; j++)
+    if ((TFE__KOFF(p, 1, 0, j) * es) & 63) return true;
+  for (int q = 0; q < p->no; q++)
+    if ((p->ostep[0][q] * es) & 63) return true;
+  return false;
+}
+
+TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
+  const TFE_TY(kcopy_) *c = (const TFE_TY(kcopy_) *)ctx;
+  TFE_T *d = c->d + t->off[0];
+  const TFE_T *s = c->s + t->off[1];
+  int64_t n0 = t->n0, n1 = t->n1;
+  if (c->buf) { TFE_FN(k_copy_buffered_)(c, p, d, s, n0, n1, t->tid); return; }
+  if (p->g[1].nd > 0 && !p->gather) { /* a transpose tile */
+    const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+    if (TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1)) return;
+    /* tables: register blocks by pointers where both groups are unit steps on their sides,
+     * else strided transposes run by run where the groups' first dims are runs */
+    bool blocks = g0->arith[0] && g0->step[0] == 1 && g1->arith[1] && g1->step[1] == 1;
+    if (!blocks && TFE_FN(k_copy_runs_)(c, p, d, s, n0, n1)) return;
+    if (!blocks && p->str[0][0] == 1 && tfe__kabs(p->str[1][0]) == 1) { /* a transpose of short runs */
+      for (int64_t j = 0; j < n1; j++)
+        TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
+      return;
+    }
+    TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1);
+    return;
+  }
+  for (int64_t j = 0; j < n1; j++) /* a gather tile's columns, or one plain block (n1 = 1) */
+    TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
+}
+
+/* Planned copy of validated views (dims equal, numel > 0); `fresh`: dst is a new dense
+ * buffer of n elements whose pages were never written: a transpose faults it in first
+ * (tfe__kprefault) and then runs the tiles for written pages; other fresh copies take the
+ * smaller tiles. Plain and run copies take their faults in order, as a memcpy does (faulted
+ * first they measured slower).
+ * Transpose tiles (copy_tile_bytes): G1 spans this many bytes along the source, G0 twice as
+ * many. A copy into an existing destination takes tiles twice as large: a fresh one is
+ * faulted in by the tiles' own stores (the system zeroes each 2 MiB page as a tile first
+ * touches it) and favours small tiles, while written-before pages favour larger ones
+ * (docs/bench-kernel.md has the measurements behind both sizes). */
+TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, int64_t n, bool fresh) {
+  bool cj = TFE_FN(k_conj_)(dst->conj, src->conj);
+  const tfe_tuning *tu = &tfe__st.tune;
+  if (n <= tu->kernel_small_elems) { TFE_FN(k_copy_odo_)(dst, src, cj); return; }
+  tfe__kplan p;
+  const int64_t *str[2] = {dst->lay.strides, src->lay.strides};
+  int64_t off[2] = {dst->lay.offset, src->lay.offset};
+  int64_t es = (int64_t)sizeof(TFE_T);
+  int64_t tt = tu->copy_tile_bytes / es < 8 ? 8 : tu->copy_tile_bytes / es;
+  int64_t tg = 8 * tt < TFE__KTAB ? 8 * tt : TFE__KTAB, tw = fresh ? tt : 2 * tt;
+  int nt = tfe__kthreads(n);
+  bool cached = false; /* fresh pages written in order through the cache (copy_fresh_in_order) */
+  tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es, true);
+  if (fresh && n * es >= tu->copy_fresh_min_bytes && p.g[1].nd > 0 && !p.gather && !p.along_src) {
+    /* the tiles for written pages, then: in order, or faulted in first, or else as they were */
+    tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 4 * tt, 2 * tt, tg, false, es, true);
+    cached = tfe__kon_amd(tu->copy_fresh_in_order) && tfe__kplan_in_order(&p, ((int64_t)2 << 20) / es);
+    if (!cached && !tfe__kprefault(dst->data, (size_t)n * sizeof(TFE_T), nt))
+      tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es, true);
+  }
+  if (p.gather) TFE__KSTAT(2);
+  if (!p.gather && p.g[1].nd == 0 && p.g[0].nd > 1 && p.dims[0] >= 8 && p.str[1][0] == 1)
+    TFE__KSTAT(3); /* runs of a table block */
+  if (p.rank == 1 && p.str[0][0] == 1 && p.str[1][0] == 1 && !cj) {
+    /* one contiguous run in both: each thread copies its whole share with one memcpy (the C
+     * library streams large copies; 64 KiB blocks took the cached path and scaled worse on
+     * 2 threads) */
+    TFE_T *d0 = dst->data + p.base[0];
+    const TFE_T *s0 = src->data + p.base[1];
+    TFE_OMP(parallel num_threads(nt) if (nt > 1))
+    {
+      int64_t t = 0, m = 1;
+#ifdef _OPENMP
+      t = omp_get_thread_num();
+      m = omp_get_num_threads();
+#endif
+      int64_t lo = n * t / m, hi = n * (t + 1) / m;
+      memcpy(d0 + lo, s0 + lo, (size_t)(hi - lo) * sizeof(TFE_T));
+    }
+    return;
+  }
+  TFE_TY(kcopy_) c = {dst->data, src->data, cj, !cached && n * (int64_t)sizeof(TFE_T) >= tu->kernel_stream_min_bytes, NULL, 0};
+  if (TFE_FN(k_copy_wants_buf_)(&p, dst->data, c.nt, cj)) {
+    /* (without the buffers the tiles run unbuffered: slower, same result) */
+    c.tile_elems = (p.g[0].len * p.g[1].len + 7) & ~(int64_t)7;
+    tfe_allocator a = tfe_get_allocator();
+    c.buf = (TFE_T *)a.alloc(a.ctx, (size_t)nt * (size_t)c.tile_elems * sizeof(TFE_T), TFE_ALIGN);
+    if (c.buf) TFE__KSTAT(7);
+  }
+  tfe__kplan_run(&p, TFE_FN(k_copy_tile_), &c, nt);
+  if (c.buf) { tfe_allocator a = tfe_get_allocator(); a.free(a.ctx, c.buf); }
+}
+TFE_API tfe_status TFE_FN(copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src) {
+  TFE_CHECK_NULL(dst);
+  TFE_CHECK_NULL(src);
+  int64_t n = 0;
+  TFE_TRY(tfe__check_layout(&src->lay, src->data, __func__, "source", NULL));
+  TFE_TRY(tfe__same_shape(&dst->lay, &src->lay, __func__));
+  TFE_TRY(tfe__check_dst(&dst->lay, dst->data, __func__, &n));
+  if (n == 0) return TFE_OK;
+  if (tfe__views_conflict(dst->data, &dst->lay, src->data, &src->lay, sizeof(TFE_T)))
+    return TFE_FAIL(TFE_ERR_OVERLAP, "destination overlaps the source");
+  TFE_FN(k_copy_run_)(dst, src, n, false);
+  return TFE_OK;
+}
+TFE_API tfe_status TFE_FN(conj_copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src) {
+  TFE_CHECK_NULL(src);
+  TFE_TY(view) s = *src;
+  s.conj = !s.conj;
+  return TFE_FN(copy)(dst, &s);
+}
+TFE_API tfe_status TFE_FN(contiguous)(const TFE_TY(view) *src, tfe_order order, TFE_TY(tensor) *out) {
+  TFE_CHECK_NULL(src);
+  TFE_CHECK_NULL(out);
+  if (order != TFE_COLMAJOR && order != TFE_ROWMAJOR)
+    return TFE_FAIL(TFE_ERR_INVALID, "order %d is neither TFE_COLMAJOR nor TFE_ROWMAJOR", (int)order);
+  TFE_TRY(tfe__check_layout(&src->lay, src->data, __func__, "source", NULL));
+  TFE_TY(tensor) t = {0};
+  tfe__pool_recycled = false;
+  TFE_TRY(TFE_FN(empty)(&t, src->lay.rank, src->lay.dims, order));
+  bool fresh = !tfe__pool_recycled; /* a kept buffer's pages are written already */
+  int64_t n = tfe_layout_numel(&t.v.lay);
+  if (fresh) tfe__kadvise_huge(t.v.data, (size_t)n * sizeof(TFE_T));
+  if (n > 0) TFE_FN(k_copy_run_)(&t.v, src, n, fresh);
+  *out = t;
+  return TFE_OK;
+}
+#endif

@@ -1,0 +1,572 @@
+/* tenferro/kernel/plan.h — the loop planner of the kernel room, kind-independent: it orders,
+ * fuses and tiles the dimensions of up to three operands (one written, the others read),
+ * and runs the tiles on threads.
+ *
+ * Operands share one index space (dims); each has its own strides. Op 0 is the written one
+ * (or, for reductions, the accumulator), ops 1.. are read. The plan:
+ *   1. drops size-1 dims, flips dims where the key operand's stride is negative,
+ *   2. sorts dims by the key operand's |stride| and fuses dims contiguous in every operand,
+ *   3. forms group G0 of the innermost dims (contiguous in the key operand) up to a block of
+ *      about `t0` elements, and, when an input reads with large strides along G0 (a
+ *      transpose), a group G1 of the dims that input reads contiguously, up to `t1`;
+ *      the last dim of a group may be cut into blocks (its tail tile is clipped),
+ *   4. the remaining dims and the block counts form the tile odometer, threads split it.
+ * A tile is G0 x G1: for j < n1, for i < n0 the element at off(G0, i) + off(G1, j). Offsets
+ * along a group are an arithmetic step (single dim) or a table (several small dims).
+ * docs/kernel.md ("How it runs") walks through the cases with examples. Internal only: the
+ * types and functions are in the bodies phase (nothing here for declarations-only units). */
+#if !TFE__BODY_PHASE
+#ifndef TENFERRO_KERNEL_PLAN_H
+#define TENFERRO_KERNEL_PLAN_H
+#include <tenferro/config.h>
+
+#endif
+#elif !defined(TENFERRO_KERNEL_PLAN_BODY) /* bodies */
+#define TENFERRO_KERNEL_PLAN_BODY
+#include <string.h>
+
+#define TFE__KOPS 3
+#define TFE__KTAB 256     /* entries of a group table */
+#define TFE__KGD 16       /* dims in a group */
+
+typedef struct tfe__kgroup {
+  int nd;                       /* dims in the group, inner first; 0: the group is empty */
+  int64_t len;                  /* elements of a full block */
+  int64_t inner;                /* elements per step of the last (outermost) dim */
+  int64_t last_n, last_b;       /* that dim's size and block (block < size: cut) */
+  bool arith[TFE__KOPS];
+  int64_t step[TFE__KOPS];
+  int64_t tab[TFE__KOPS][TFE__KTAB];
+  /* distinct entries per op: entries that differ only along dims where op o has stride 0
+   * share an id (cid, in [0, ncid)); a gather tile gathers each distinct column of an
+   * input once per tile. ncid = 0: not computed (group longer than a table). */
+  int64_t ncid[TFE__KOPS];
+  int16_t cid[TFE__KOPS][TFE__KTAB];
+} tfe__kgroup;
+
+typedef struct tfe__kplan {
+  int nops, key;
+  int64_t numel;
+  int64_t base[TFE__KOPS];               /* element offset of the origin after flips */
+  int rank;                              /* sorted, fused dims */
+  int64_t dims[TFE_MAX_RANK];
+  int64_t str[TFE__KOPS][TFE_MAX_RANK];
+  tfe__kgroup g[2];
+  int no;                                /* tile odometer: counts and per-op steps */
+  int64_t ocount[TFE_MAX_RANK + 2];
+  int64_t ostep[TFE__KOPS][TFE_MAX_RANK + 2];
+  int oclip[TFE_MAX_RANK + 2];           /* 1: cut dim of G0, 2: of G1, 0: plain */
+  int64_t ntiles, nseq;                  /* tiles; leading tiles that share op 0 (reductions) */
+  bool gather;                           /* G1 is a column group of a gather tile, not a transpose */
+  bool tiny;                             /* a transpose whose destination run starts with a tiny dim */
+  bool along_src;                        /* tiles step along the transposed input (table tiles) */
+} tfe__kplan;
+
+typedef struct tfe__ktile {
+  int64_t off[TFE__KOPS];
+  int64_t n0, n1;
+  int tid;
+} tfe__ktile;
+
+/* Group build modes: gather tiles forced; table tiles (see tfe__kplan_make). */
+enum { TFE__KM_GATHER = 1, TFE__KM_TABLE = 2 };
+
+typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *t);
+
+/* Offset of entry e of group gi for op o. */
+#define TFE__KOFF(p, gi, o, e) \
+  ((p)->g[gi].arith[o] ? (e) * (p)->g[gi].step[o] : (p)->g[gi].tab[o][e])
+
+/* Path counters for tests (tfe__st.kernel_stat, counted only while tfe__st.kernel_stat_on is
+ * set). By the calling thread: [0] map/zip plans with gather tiles, [1] of them with column
+ * caches, [2] copy plans with gather tiles, [3] copy plans whose table blocks copy runs;
+ * by the tile's thread (atomically): [4] map/zip transpose tiles with the op fused into the
+ * 8x8 register transpose, [5] plain map/zip blocks streamed through an L1 buffer, [6] plain
+ * f64 blocks of a fusable op computed and streamed in one pass (tfe__kfu_row); by the
+ * calling thread again: [7] copy plans with buffered transpose tiles (k_copy_buffered_), [8]
+ * plans with table tiles (tfe__kplan_make); by the tile's thread: [9] copy tiles that ran
+ * register blocks of a 4- or 16-byte kind; by the calling thread: [10] plans that tile short
+ * common runs as a transpose (copy_run_split_bytes). */
+TFE_INTERNAL void tfe__kstat_add(int k) {
+  if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
+}
+/* The same from the calling thread (no atomics). */
+#define TFE__KSTAT(k) do { if (tfe__st.kernel_stat_on) tfe__st.kernel_stat[k]++; } while (0)
+
+TFE_INTERNAL int64_t tfe__kabs(int64_t x) { return x < 0 ? -x : x; }
+
+/* Whether input op j reads G0's first dim with a large stride while some other dim is
+ * contiguous for it: then a 2-D tile keeps its cache lines in use. */
+TFE_INTERNAL bool tfe__kmisaligned(const tfe__kplan *p, int j) {
+  int64_t s0 = tfe__kabs(p->str[j][0]);
+  if (s0 <= 1) return false; /* (stride 2 or 3, as in an interleaved source: tiles read it once) */
+  for (int d = 1; d < p->rank; d++) {
+    int64_t s = tfe__kabs(p->str[j][d]);
+    if (s != 0 && s < s0) return true;
+  }
+  return false;
+}
+
+/* Move dims `sel` (in this order) to positions [at, at + n) keeping the others' order. */
+TFE_INTERNAL void tfe__kmove(tfe__kplan *p, int at, int n, const int *sel) {
+  int64_t dims[TFE_MAX_RANK], str[TFE__KOPS][TFE_MAX_RANK];
+  bool used[TFE_MAX_RANK] = {false};
+  int k = 0;
+  for (int i = 0; i < at; i++) { used[i] = true; }
+  for (int i = 0; i < at; i++, k++) {
+    dims[k] = p->dims[i];
+    for (int o = 0; o < p->nops; o++) str[o][k] = p->str[o][i];
+  }
+  for (int m = 0; m < n; m++, k++) {
+    used[sel[m]] = true;
+    dims[k] = p->dims[sel[m]];
+    for (int o = 0; o < p->nops; o++) str[o][k] = p->str[o][sel[m]];
+  }
+  for (int i = 0; i < p->rank; i++) if (!used[i]) {
+    dims[k] = p->dims[i];
+    for (int o = 0; o < p->nops; o++) str[o][k] = p->str[o][i];
+    k++;
+  }
+  memcpy(p->dims, dims, sizeof(int64_t) * (size_t)p->rank);
+  for (int o = 0; o < p->nops; o++) memcpy(p->str[o], str[o], sizeof(int64_t) * (size_t)p->rank);
+}
+
+/* The distinct-entry ids of a group (see tfe__kgroup): a mixed-radix index over the dims
+ * where the op moves. */
+TFE_INTERNAL void tfe__kgroup_ids(const tfe__kplan *p, tfe__kgroup *g, int at) {
+  for (int o = 0; o < p->nops; o++) {
+    g->ncid[o] = 0;
+    if (g->len > TFE__KTAB) continue;
+    int64_t rad[TFE__KGD], m = 1, idx[TFE__KGD] = {0}, id = 0;
+    for (int k = 0; k < g->nd; k++) {
+      int64_t n = k == g->nd - 1 ? g->last_b : p->dims[at + k];
+      rad[k] = p->str[o][at + k] != 0 ? m : 0;
+      if (p->str[o][at + k] != 0) m *= n;
+    }
+    g->ncid[o] = m;
+    for (int64_t e = 0; e < g->len; e++) {
+      g->cid[o][e] = (int16_t)id;
+      for (int k = 0; k < g->nd; k++) {
+        int64_t n = k == g->nd - 1 ? g->last_b : p->dims[at + k];
+        if (++idx[k] < n) { id += rad[k]; break; }
+        id -= (n - 1) * rad[k];
+        idx[k] = 0;
+      }
+    }
+  }
+}
+
+/* Group of dims [at, at + nd): fill the block shape, steps or tables. The last dim is cut
+ * to `last_b` (= its size when whole). */
+TFE_INTERNAL void tfe__kgroup_make(tfe__kplan *p, tfe__kgroup *g, int at, int nd, int64_t last_b) {
+  g->nd = nd;
+  g->inner = 1;
+  for (int d = at; d < at + nd - 1; d++) g->inner *= p->dims[d];
+  g->last_n = p->dims[at + nd - 1];
+  g->last_b = last_b;
+  g->len = g->inner * last_b;
+  for (int o = 0; o < p->nops; o++) {
+    g->arith[o] = nd == 1;
+    g->step[o] = p->str[o][at];
+    if (nd == 1) continue;
+    int64_t idx[TFE__KGD] = {0}, off = 0;
+    for (int64_t e = 0; e < g->len; e++) {
+      g->tab[o][e] = off;
+      for (int k = 0; k < nd; k++) {
+        int64_t n = k == nd - 1 ? last_b : p->dims[at + k];
+        if (++idx[k] < n) { off += p->str[o][at + k]; break; }
+        off -= (n - 1) * p->str[o][at + k];
+        idx[k] = 0;
+      }
+    }
+    bool ar = true; /* an arithmetic table is a step (faster inner loops) */
+    for (int64_t e = 1; e < g->len && ar; e++) ar = g->tab[o][e] == e * g->tab[o][1];
+    if (ar) { g->arith[o] = true; g->step[o] = g->len > 1 ? g->tab[o][1] : 0; }
+  }
+  tfe__kgroup_ids(p, g, at);
+}
+
+/* Choose a group starting at `at` among dims [at, rank): whole dims while the block stays
+ * within `target` (and the table within TFE__KTAB), then a cut of the next dim. Returns the
+ * dims used; *cut gets the block of the last one. */
+TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int end, int64_t target, int64_t *cut) {
+  int nd = 0;
+  int64_t prod = 1;
+  while (at + nd < end && nd < TFE__KGD) {
+    int64_t n = p->dims[at + nd];
+    if (prod * n <= target && (nd == 0 || prod * n <= TFE__KTAB)) {
+      prod *= n; nd++; *cut = n;
+      continue;
+    }
+    int64_t lim = nd == 0 ? target : (target < TFE__KTAB ? target : TFE__KTAB);
+    int64_t b = lim / prod;
+    if (b >= 2 || nd == 0) { *cut = b < 1 ? 1 : b; nd++; }
+    break;
+  }
+  return nd;
+}
+
+/* Whole dims from `at` until the block reaches `target` (or the table TFE__KTAB entries):
+ * table tiles of 3s take 81 rather than a cut 54 for a target of 64. A next dim too large
+ * for the table is cut so that the block reaches the target (a 21 x 8138 pair: 21 x 7, not
+ * 21 alone, whose 168-byte destination columns were slow). */
+TFE_INTERNAL int tfe__kgroup_pick_up(const tfe__kplan *p, int at, int end, int64_t target, int64_t *cut, bool may_cut) {
+  int nd = 0;
+  int64_t prod = 1;
+  if (may_cut && at < end && p->dims[at] > TFE__KTAB && target >= 8) { /* (a 2460-long first dim: */
+    *cut = target;                                                    /* tiles of 2.4 MB) */
+    return 1;
+  }
+  while (at + nd < end && nd < TFE__KGD && prod < target && (nd == 0 || prod * p->dims[at + nd] <= TFE__KTAB)) {
+    prod *= p->dims[at + nd];
+    *cut = p->dims[at + nd];
+    nd++;
+  }
+  if (may_cut && nd > 0 && at + nd < end && nd < TFE__KGD && prod < target) {
+    int64_t b = (target + prod - 1) / prod;
+    if (b > TFE__KTAB / prod) b = TFE__KTAB / prod;
+    if (b >= 2) { *cut = b; nd++; }
+  }
+  return nd;
+}
+
+/* Elements of input o contiguous within one plain block of target t0 (dims from 0, as
+ * tfe__kgroup_pick takes them): the longest chunk of o a block reads in one piece. */
+TFE_INTERNAL int64_t tfe__kblock_run(const tfe__kplan *p, int o, int64_t t0) {
+  int64_t cut = 1, r = 1;
+  int nd = tfe__kgroup_pick(p, 0, p->rank, t0, &cut);
+  for (bool more = true; more;) {
+    more = false;
+    for (int i = 0; i < nd; i++)
+      if (tfe__kabs(p->str[o][i]) == r) {
+        if (i == nd - 1) return r * cut; /* the cut dim ends the chunk */
+        r *= p->dims[i];
+        more = true;
+        break;
+      }
+  }
+  return r;
+}
+
+/* Plan the loops. strides[o] are op o's strides over dims; offsets[o] its origin. t0
+ * bounds G0 of a plain block, tt0 and tt1 G0 and G1 of a transpose tile, tg0 (0: never)
+ * G0 of a gather tile. Returns false when there are no elements.
+ * Gather tiles: when the destination's run before a transposed input's innermost dim is
+ * shorter than a register block (dims of 2, 3, 4: a 3 x 243 transpose tile would run its
+ * body on runs of 3), G0 instead takes the destination's leading dims up to tg0 elements
+ * and every input is read along G0 through its offset table (vector gathers); G1 is still
+ * chosen by the transposed input's strides, so each tile uses that input's lines whole. */
+TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
+                                   const int64_t *const *strides, const int64_t *offsets, int64_t t0,
+                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max);
+/* The plan of a call, built by tfe__kplan_build and rebuilt in the cases below. es: the
+ * element size; copy: a copy (short common runs may be tiled as a transpose).
+ * Copies (copy_run_split_bytes): when the source's contiguous chunks within a plain block
+ * are shorter than this many bytes while the source continues along a dim outside the block
+ * (runs of 22 doubles common to both, the next one 726 elements on in the source: each block
+ * reads 176-byte pieces of lines it never finishes), the copy is tiled as a transpose of
+ * runs (k_copy_tile_), which reads the source row by row; blocks that read 512-byte chunks
+ * stay plain, which measured better for them (docs/bench-kernel.md). 0: never. */
+TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
+                                  const int64_t *const *strides, const int64_t *offsets,
+                                  int64_t t0, int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int64_t es,
+                                  bool copy) {
+  int64_t run_max = copy ? tfe__st.tune.copy_run_split_bytes / es : 0;
+  if (!tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, 0, run_max))
+    return false;
+  /* A transpose of tiny dims whose groups are tables (a random permutation of 3s: the
+   * destination's and the source's small dims interleave) runs its 8x8 blocks through
+   * scalar table loops; gather tiles do better there (a reversal keeps both groups unit
+   * steps and stays a transpose). */
+  if (tg0 > 0 && p->g[1].nd > 0 && !p->gather && p->tiny) {
+    bool fast = p->g[0].arith[0] && p->g[0].step[0] == 1;
+    for (int o = 0; o < nops; o++)
+      if (o != key && !(p->g[0].arith[o] && p->g[0].step[o] <= 1) && !(p->g[1].arith[o] && p->g[1].step[o] == 1))
+        fast = false;
+    if (!fast) {
+      tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, TFE__KM_GATHER, run_max);
+      return true;
+    }
+  }
+  /* A transpose whose G0 reads its input through a table (a reversal of 2s or 3s: the tile's
+   * rows lie scattered over the whole input) is rebuilt as table tiles: groups of whole dims
+   * of at least 2x and 1x kernel_table_tile_bytes elements-worth (f64: 128 x 64 for 2s,
+   * 243 x 81 for 3s; larger square tiles measured slower), stepped along the input
+   * (tfe__kplan_build). */
+  if (p->along_src) {
+    int64_t tbb = tfe__st.tune.kernel_table_tile_bytes, tb = tbb / es < 8 ? 8 : tbb / es;
+    tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tb, tb, tg0, seq_zero, TFE__KM_TABLE, run_max);
+    TFE__KSTAT(8);
+  }
+  return true;
+}
+
+TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
+                                   const int64_t *const *strides, const int64_t *offsets, int64_t t0,
+                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max) {
+  p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false; p->tiny = false;
+  p->along_src = false;
+  for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] == 0) { p->numel = 0; return false; }
+    if (dims[i] == 1) continue;
+    int k = p->rank++;
+    p->numel *= dims[i];
+    p->dims[k] = dims[i];
+    bool flip = strides[key][i] < 0;
+    for (int o = 0; o < nops; o++) {
+      int64_t s = strides[o][i];
+      if (flip) { p->base[o] += (dims[i] - 1) * s; s = -s; }
+      p->str[o][k] = s;
+    }
+  }
+  /* sort by the key's stride; ties by the sum of the others' (insertion sort: rank is small) */
+  for (int i = 1; i < p->rank; i++) {
+    for (int j = i; j > 0; j--) {
+      int64_t a = p->str[key][j - 1], b = p->str[key][j], sa = 0, sb = 0;
+      for (int o = 0; o < nops; o++) { sa += tfe__kabs(p->str[o][j - 1]); sb += tfe__kabs(p->str[o][j]); }
+      if (a < b || (a == b && sa <= sb)) break;
+      int64_t t = p->dims[j]; p->dims[j] = p->dims[j - 1]; p->dims[j - 1] = t;
+      for (int o = 0; o < nops; o++) { t = p->str[o][j]; p->str[o][j] = p->str[o][j - 1]; p->str[o][j - 1] = t; }
+    }
+  }
+  /* fuse neighbours contiguous in every operand */
+  int k = 0;
+  for (int i = 1; i < p->rank; i++) {
+    bool f = true;
+    for (int o = 0; o < nops && f; o++) f = p->str[o][i] == p->str[o][k] * p->dims[k];
+    if (f) { p->dims[k] *= p->dims[i]; continue; }
+    k++;
+    p->dims[k] = p->dims[i];
+    for (int o = 0; o < nops; o++) p->str[o][k] = p->str[o][i];
+  }
+  if (p->rank > 0) p->rank = k + 1;
+  /* groups */
+  int mis = -1;
+  for (int o = 0; o < nops && mis < 0; o++) if (o != key && tfe__kmisaligned(p, o)) mis = o;
+  int64_t cut0 = 1, cut1 = 1;
+  int end0 = p->rank; /* G0 stops before the misaligned input's innermost dim (G1 takes it) */
+  if (mis < 0 && p->rank > 2 && p->dims[0] < run_max && p->str[key][0] == 1)
+    for (int o = 0; o < nops && mis < 0; o++) /* a short common run continued elsewhere */
+      if (o != key && tfe__kabs(p->str[o][0]) == 1 && tfe__kblock_run(p, o, t0) < run_max)
+        for (int d = 2; d < p->rank; d++) /* (either direction: reversed runs or rows) */
+          if (tfe__kabs(p->str[o][d]) == p->dims[0]) { mis = o; end0 = d; TFE__KSTAT(10); break; }
+  if (mis >= 0 && end0 == p->rank)
+    for (int d = 1; d < p->rank; d++) {
+      int64_t s = tfe__kabs(p->str[mis][d]);
+      if (s != 0 && s < tfe__kabs(p->str[mis][end0 < p->rank ? end0 : 0])) end0 = d;
+    }
+  if (tg0 > 0 && p->rank > 1 && p->dims[0] < tfe__st.tune.kernel_tiny_dim) {
+    int64_t pre = 1;
+    for (int d = 0; d < end0 && d < p->rank; d++) pre *= p->dims[d];
+    bool strided = false; /* an input not unit-stride along the destination's run */
+    for (int o = 0; o < nops; o++) if (o != key && p->str[o][0] != 1) strided = true;
+    p->tiny = mis >= 0;
+    if ((mis >= 0 && (pre < 8 || (mode & TFE__KM_GATHER) || tfe__st.tune.kernel_gather_all)) || (mis < 0 && strided)) {
+      p->gather = true;
+      end0 = p->rank;
+    }
+    if (p->gather && mis < 0) mis = key == 0 ? 1 : 0;
+  }
+  int nd0 = p->rank ? tfe__kgroup_pick(p, 0, end0, p->gather ? tg0 : mis >= 0 ? tt0 : t0, &cut0) : 0;
+  bool table = (mode & TFE__KM_TABLE) && mis >= 0 && !p->gather;
+  /* (G0 cuts a dim only when the input's innermost run fills register blocks: with runs of 4
+   * the cut dim, which continues them, serves better in the odometer) */
+  if (table) nd0 = tfe__kgroup_pick_up(p, 0, end0, 2 * tt0, &cut0, end0 < p->rank && p->dims[end0] >= 8);
+  /* A transpose group of several small dims (2s and 3s) runs its 8x8 blocks through
+   * tables, and blocks clipped at its edges (27 = 3*8 + 3) element by element: four times
+   * the target makes the clipped share small (243 x 81 tiles of 3s: 2.5 %). */
+  if (mis >= 0 && !p->gather && nd0 > 1 && !table) nd0 = tfe__kgroup_pick(p, 0, end0, 4 * tt0, &cut0);
+  int nd1 = 0;
+  if (mis >= 0 && nd0 < p->rank) {
+    /* remaining dims by the misaligned input's |stride| (broadcast dims last); gather
+     * tiles: by the inputs' summed |stride|, so broadcast dims (an input reused within the
+     * tile) and small strides (its lines used whole) come first */
+    int64_t key1[TFE_MAX_RANK];
+    for (int d = nd0; d < p->rank; d++) {
+      key1[d] = tfe__kabs(p->str[mis][d]);
+      if (key1[d] == 0) key1[d] = INT64_MAX;
+      if (p->gather) {
+        key1[d] = 0;
+        for (int o = 0; o < nops; o++) if (o != key) key1[d] += tfe__kabs(p->str[o][d]);
+      }
+    }
+    int sel[TFE_MAX_RANK], ns = 0;
+    for (int d = nd0; d < p->rank; d++) {
+      int j = ns++;
+      while (j > 0 && key1[sel[j - 1]] > key1[d]) { sel[j] = sel[j - 1]; j--; }
+      sel[j] = d;
+    }
+    tfe__kmove(p, nd0, ns, sel);
+    nd1 = tfe__kgroup_pick(p, nd0, p->rank, tt1, &cut1);
+    if (nd1 > 1) nd1 = tfe__kgroup_pick(p, nd0, p->rank, 4 * tt1, &cut1);
+    if (table) nd1 = tfe__kgroup_pick_up(p, nd0, p->rank, tt1, &cut1, true);
+  }
+  if (nd0) tfe__kgroup_make(p, &p->g[0], 0, nd0, cut0);
+  else { p->g[0].nd = 0; p->g[0].len = 1; p->g[0].inner = 1; p->g[0].last_n = p->g[0].last_b = 1; }
+  if (!nd1) p->gather = false;
+  if (nd1) tfe__kgroup_make(p, &p->g[1], nd0, nd1, cut1);
+  else { p->g[1].nd = 0; p->g[1].len = 1; p->g[1].inner = 1; p->g[1].last_n = p->g[1].last_b = 1; }
+  for (int gi = 0; gi < 2; gi++) if (p->g[gi].nd == 0)
+    for (int o = 0; o < nops; o++) { p->g[gi].arith[o] = true; p->g[gi].step[o] = 0; }
+  /* tile odometer: cut dims first, then the rest by the key's stride; with seq_zero the
+   * dims where op 0 does not move come first so that they form the sequential prefix */
+  int no = 0;
+  int64_t cnt[TFE_MAX_RANK + 2], stp[TFE__KOPS][TFE_MAX_RANK + 2];
+  int clip[TFE_MAX_RANK + 2];
+  for (int gi = 0; gi < 2; gi++) {
+    int nd = gi ? nd1 : nd0, last = (gi ? nd0 : 0) + nd - 1;
+    if (!nd || p->g[gi].last_b >= p->g[gi].last_n) continue;
+    cnt[no] = (p->g[gi].last_n + p->g[gi].last_b - 1) / p->g[gi].last_b;
+    for (int o = 0; o < nops; o++) stp[o][no] = p->str[o][last] * p->g[gi].last_b;
+    clip[no++] = gi + 1;
+  }
+  for (int d = nd0 + nd1; d < p->rank; d++) {
+    cnt[no] = p->dims[d];
+    for (int o = 0; o < nops; o++) stp[o][no] = p->str[o][d];
+    clip[no++] = 0;
+  }
+  /* gather tiles with a broadcast input: tiles along dims where an input does not move (or
+   * moves little) come first, so that consecutive tiles find that input's columns in cache
+   * (without a broadcast input the destination's order is kept: a permuting copy sorted by
+   * its source's strides measured slower) */
+  bool bcast = false;
+  for (int i = 0; i < no; i++) for (int o = 0; o < nops; o++) if (o != key && stp[o][i] == 0) bcast = true;
+  for (int i = 1; p->gather && bcast && i < no; i++)
+    for (int j = i; j > 0; j--) {
+      int64_t a = 0, b = 0;
+      for (int o = 0; o < nops; o++) if (o != key) { a += tfe__kabs(stp[o][j - 1]); b += tfe__kabs(stp[o][j]); }
+      if (a <= b) break;
+      int64_t t = cnt[j]; cnt[j] = cnt[j - 1]; cnt[j - 1] = t;
+      int c = clip[j]; clip[j] = clip[j - 1]; clip[j - 1] = c;
+      for (int o = 0; o < nops; o++) { t = stp[o][j]; stp[o][j] = stp[o][j - 1]; stp[o][j - 1] = t; }
+    }
+  /* A transpose whose G0 reads the input through a table (a reversal: its rows lie
+   * scattered over the whole input) steps its tiles along that input instead: each row then
+   * continues where the previous tile left it; the destination takes whole-line streamed
+   * stores in any order. Transposes of single dims keep the destination's order (both
+   * measured best so: docs/bench-kernel.md). */
+  p->along_src = mis >= 0 && !p->gather && nd0 > 1 && !p->g[0].arith[mis];
+  bool along_src = p->along_src;
+  for (int i = 1; along_src && i < no; i++)
+    for (int j = i; j > 0; j--) {
+      if (tfe__kabs(stp[mis][j - 1]) <= tfe__kabs(stp[mis][j])) break;
+      int64_t t = cnt[j]; cnt[j] = cnt[j - 1]; cnt[j - 1] = t;
+      int c = clip[j]; clip[j] = clip[j - 1]; clip[j - 1] = c;
+      for (int o = 0; o < nops; o++) { t = stp[o][j]; stp[o][j] = stp[o][j - 1]; stp[o][j - 1] = t; }
+    }
+  p->no = 0; p->ntiles = 1; p->nseq = 1;
+  for (int pass = 0; pass < 2; pass++) /* seq_zero: op-0-stationary tiles first */
+    for (int i = 0; i < no; i++) {
+      bool z = seq_zero && stp[0][i] == 0;
+      if ((pass == 0) != z) continue;
+      int q = p->no++;
+      p->ocount[q] = cnt[i]; p->oclip[q] = clip[i];
+      for (int o = 0; o < nops; o++) p->ostep[o][q] = stp[o][i];
+      p->ntiles *= cnt[i];
+      if (z) p->nseq *= cnt[i];
+    }
+  /* Threads split the outermost odometer dim first: make it the one with op 0's largest
+   * stride, so that each thread writes (and first-touches) one contiguous share of op 0
+   * instead of pieces of every huge page (two threads faulting the same pages wait on
+   * each other). */
+  int big = -1;
+  for (int q = 0; q < p->no && !along_src; q++)
+    if (!(seq_zero && p->ostep[0][q] == 0) && p->ocount[q] > 1 &&
+        (big < 0 || tfe__kabs(p->ostep[0][q]) > tfe__kabs(p->ostep[0][big])))
+      big = q;
+  if (big >= 0 && big != p->no - 1) {
+    int64_t c = p->ocount[big], st[TFE__KOPS];
+    int cl = p->oclip[big];
+    for (int o = 0; o < nops; o++) st[o] = p->ostep[o][big];
+    for (int q = big; q < p->no - 1; q++) {
+      p->ocount[q] = p->ocount[q + 1]; p->oclip[q] = p->oclip[q + 1];
+      for (int o = 0; o < nops; o++) p->ostep[o][q] = p->ostep[o][q + 1];
+    }
+    p->ocount[p->no - 1] = c; p->oclip[p->no - 1] = cl;
+    for (int o = 0; o < nops; o++) p->ostep[o][p->no - 1] = st[o];
+  }
+  return true;
+}
+
+/* Decode tile t into offsets and clipped extents. */
+TFE_INTERNAL void tfe__ktile_at(const tfe__kplan *p, int64_t t, tfe__ktile *tl) {
+  for (int o = 0; o < p->nops; o++) tl->off[o] = p->base[o];
+  tl->n0 = p->g[0].len;
+  tl->n1 = p->g[1].len;
+  for (int q = 0; q < p->no && t; q++) {
+    int64_t c = t % p->ocount[q];
+    t /= p->ocount[q];
+    for (int o = 0; o < p->nops; o++) tl->off[o] += c * p->ostep[o][q];
+    if (p->oclip[q]) {
+      const tfe__kgroup *g = &p->g[p->oclip[q] - 1];
+      int64_t rem = g->last_n - c * g->last_b;
+      if (rem < g->last_b) {
+        if (p->oclip[q] == 1) tl->n0 = g->inner * rem; else tl->n1 = g->inner * rem;
+      }
+    }
+  }
+}
+
+/* Whether plan p's tiles write op 0 in address order, each tile within `span` elements:
+ * the odometer's op-0 steps ascend and a tile's op-0 footprint is small. */
+TFE_INTERNAL bool tfe__kplan_in_order(const tfe__kplan *p, int64_t span) {
+  int64_t s = 0;
+  for (int gi = 0; gi < 2; gi++) {
+    const tfe__kgroup *g = &p->g[gi];
+    int at = gi ? p->g[0].nd : 0;
+    for (int k = 0; k < g->nd; k++) {
+      int64_t n = k == g->nd - 1 ? g->last_b : p->dims[at + k];
+      s += (n - 1) * tfe__kabs(p->str[0][at + k]);
+    }
+  }
+  if (s > span) return false;
+  for (int q = 1; q < p->no; q++)
+    if (tfe__kabs(p->ostep[0][q]) < tfe__kabs(p->ostep[0][q - 1])) return false;
+  return true;
+}
+
+/* Extents of a tile whose cut dim q (a G0 or G1 block counter) is at c. */
+TFE_INTERNAL void tfe__ktile_clip(const tfe__kplan *p, int q, int64_t c, tfe__ktile *tl) {
+  const tfe__kgroup *g = &p->g[p->oclip[q] - 1];
+  int64_t rem = g->last_n - c * g->last_b, n = rem < g->last_b ? g->inner * rem : g->len;
+  if (p->oclip[q] == 1) tl->n0 = n; else tl->n1 = n;
+}
+
+/* Run every tile. Tiles of one sequential run (nseq consecutive, sharing op 0 elements)
+ * stay on one thread; runs are split statically so that each thread writes (and first
+ * touches) one contiguous share of the output. Each thread fences its streaming stores once,
+ * at the end of its share (a fence per tile drains the write-combining buffers every few KiB
+ * and costs a quarter of the bandwidth). */
+TFE_INTERNAL void tfe__kplan_run(const tfe__kplan *p, tfe__ktile_fn fn, void *ctx, int nt) {
+  int64_t nrun = p->ntiles / p->nseq;
+  if (nt > nrun) nt = (int)(nrun > 0 ? nrun : 1);
+  TFE_OMP(parallel num_threads(nt) if (nt > 1))
+  {
+    tfe__ktile tl;
+    int nth = 1;
+    tl.tid = 0;
+#ifdef _OPENMP
+    tl.tid = omp_get_thread_num();
+    nth = omp_get_num_threads();
+#endif
+    int64_t r0 = nrun * tl.tid / nth, r1 = nrun * (tl.tid + 1) / nth;
+    int64_t t = r0 * p->nseq, t1 = r1 * p->nseq, idx[TFE_MAX_RANK + 2];
+    /* decode the first tile, then step the odometer (a decode per tile costs two divisions
+     * per dim: at high rank as much as a small tile's copy) */
+    if (t < t1) tfe__ktile_at(p, t, &tl);
+    for (int q = 0; q < p->no; q++) { idx[q] = t % p->ocount[q]; t /= p->ocount[q]; }
+    for (t = r0 * p->nseq; t < t1; t++) {
+      fn(ctx, p, &tl);
+      for (int q = 0; q < p->no; q++) {
+        bool wrap = ++idx[q] == p->ocount[q];
+        if (wrap) idx[q] = 0;
+        for (int o = 0; o < p->nops; o++) tl.off[o] += wrap ? -(p->ocount[q] - 1) * p->ostep[o][q] : p->ostep[o][q];
+        if (p->oclip[q]) tfe__ktile_clip(p, q, idx[q], &tl);
+        if (!wrap) break;
+      }
+    }
+    tfe__ksfence();
+  }
+}
+#endif

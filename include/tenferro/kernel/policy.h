@@ -1,0 +1,110 @@
+/* tenferro/kernel/policy.h — which path for which destination and machine: fresh
+ * destinations (huge pages, faulting in first), the per-CPU defaults of the tuning modes,
+ * and the thread count of a kernel. Internal helpers only (bodies). The knobs they read are
+ * the kernel section of struct tfe_tuning (core/tuning.h); docs/kernel.md explains each
+ * choice and docs/bench-kernel.md holds the measurements behind the defaults. */
+#if !TFE__BODY_PHASE
+#ifndef TENFERRO_KERNEL_POLICY_H
+#define TENFERRO_KERNEL_POLICY_H
+#include <tenferro/core/core.h>
+#endif
+#elif !defined(TENFERRO_KERNEL_POLICY_BODY) /* bodies */
+#define TENFERRO_KERNEL_POLICY_BODY
+
+/* ---- fresh destinations ------------------------------------------------------------------
+ * A large fresh buffer costs one page fault per 4 KiB page on first touch, which makes a
+ * copy into it several times slower than the copy itself. Asking for transparent huge pages
+ * before the first touch (what numpy does for its arrays) makes those faults 512x fewer.
+ * Declared here rather than through <sys/mman.h>, which -std=c11 hides. */
+#if defined(__linux__)
+extern int madvise(void *addr, size_t len, int advice);
+#endif
+TFE_INTERNAL void tfe__kadvise_huge(void *p, size_t bytes) {
+#if defined(__linux__)
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  if (!p || bytes < 2 * huge) return;
+  uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
+  if (e > a) (void)madvise((void *)a, (size_t)(e - a), 14 /* MADV_HUGEPAGE */);
+#else
+  (void)p; (void)bytes;
+#endif
+}
+
+/* Fault in a fresh buffer of `bytes` before a kernel writes it: one write per 4 KiB, `nt`
+ * threads taking equal 2 MiB-aligned shares (as the kernels split their outputs). Returns
+ * whether it did (buffers of at least 4 MiB, copy_fresh_prefault on). A transposing copy
+ * whose own stores fault the pages in runs measurably slower than one into pages faulted
+ * first (docs/bench-kernel.md). Writes bytes: only for buffers nobody has read. */
+TFE_INTERNAL bool tfe__kprefault(void *p, size_t bytes, int nt) {
+  const size_t huge = (size_t)2 << 20;
+  if (!p || bytes < 2 * huge || !tfe__st.tune.copy_fresh_prefault) return false;
+  size_t chunks = (bytes + huge - 1) / huge;
+  if ((size_t)nt > chunks) nt = (int)chunks;
+  TFE_OMP(parallel num_threads(nt) if (nt > 1))
+  {
+    size_t t = 0, n = 1;
+#ifdef _OPENMP
+    t = (size_t)omp_get_thread_num();
+    n = (size_t)omp_get_num_threads();
+#endif
+    size_t lo = chunks * t / n * huge, hi = chunks * (t + 1) / n * huge;
+    if (hi > bytes) hi = bytes;
+    for (size_t o = lo; o < hi; o += 4096) ((volatile char *)p)[o] = 0;
+  }
+  return true;
+}
+/* copy_fresh_in_order: a transposing copy into fresh pages whose tiles walk the destination
+ * in order (tfe__kplan_in_order, tiles within 2 MiB) takes each page's faults as it reaches
+ * it and writes with normal stores: the system has just zeroed the page through the cache,
+ * and the stores find its lines there, where streaming stores or faulting everything first
+ * send the zeros to memory and back. Tiles that jump about the destination (reversals, the
+ * rotation, de-interleaves) keep the faults first and the streaming stores. It measured
+ * better on AMD CPUs and mixed elsewhere (docs/bench-kernel.md), hence -1: AMD only.
+ * copy_fresh_min_bytes: smaller fresh destinations skip both (the C library hands small
+ * buffers back from its own free lists, not as new pages; tests lower it). */
+
+/* ---- per-CPU defaults ---------------------------------------------------------------------
+ * Whether this is an AMD CPU, and a tuning mode with -1 meaning "on AMD CPUs only" (the
+ * defaults were measured per CPU family: streamed edge lines, fresh in-order transposes). */
+TFE_INTERNAL bool tfe__kcpu_amd(void) {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_cpu_is("amd");
+#else
+  return false;
+#endif
+}
+TFE_INTERNAL bool tfe__kon_amd(int setting) { return setting > 0 || (setting < 0 && tfe__kcpu_amd()); }
+/* Whether this CPU runs transposes fastest with the op fused into the register transpose and
+ * unbuffered copy tiles: measured so only on AMD parts with AVX-512; elsewhere the buffered
+ * tiles won (docs/bench-kernel.md, round 6). */
+TFE_INTERNAL bool tfe__kcpu_fuses(void) {
+#if defined(__AVX512F__)
+  return tfe__kcpu_amd();
+#else
+  return false;
+#endif
+}
+/* copy_buffered_tiles: copy transpose tiles of streamed outputs through a tile buffer: 2
+ * always, 1 only when the destination columns are not 64-byte aligned, 0 never; -1 (default)
+ * picks 1 where tfe__kcpu_fuses and 2 elsewhere. See k_copy_buffered_. */
+TFE_INTERNAL int tfe__kcopy_buf_mode(void) {
+  int m = tfe__st.tune.copy_buffered_tiles;
+  return m >= 0 ? m : tfe__kcpu_fuses() ? 1 : 2;
+}
+/* elementwise_fuse: f64 map/zip transpose tiles with a built-in op run the op on the
+ * registers of the 8x8 transpose and send the result straight to the destination, with no
+ * tile buffer: 1 for zips, 2 for maps and zips, 0 never (the transposed input goes through a
+ * tile buffer); -1 (default): 2 where tfe__kcpu_fuses, else 0. Fused tiles won where the
+ * CPU fuses (zips; maps once their tiles are narrow: elementwise_fused_map_tile_bytes),
+ * buffered ones elsewhere (docs/bench-kernel.md). */
+TFE_INTERNAL int tfe__kfuse_mode(void) {
+  int m = tfe__st.tune.elementwise_fuse;
+  return m >= 0 ? m : tfe__kcpu_fuses() ? 2 : 0;
+}
+
+/* Threads of a kernel over numel elements: one below kernel_parallel_min. */
+TFE_INTERNAL int tfe__kthreads(int64_t numel) {
+  int nt = tfe_get_num_threads();
+  return numel >= tfe__st.tune.kernel_parallel_min && nt > 1 ? nt : 1;
+}
+#endif

@@ -1,0 +1,425 @@
+/* tenferro/kernel/simd_x86.h — the vector micro-kernels of the kernel room: register
+ * transposes (8x8 blocks of 8-byte elements, 16x8 of 4-byte, 4x4 of 16-byte), the f64 ops
+ * fused into them, streamed copies and columns, and vector gathers; for x86 with gcc or
+ * clang, AVX-512 or AVX2 (under a target pragma in baseline builds). Elsewhere only the
+ * portable entry points exist (tfe__ksfence, tfe__kstream, tfe__kgather8), and the callers
+ * run their scalar loops (TFE__KHAVE_TR8 is 0, tfe__ksimd() is 0).
+ *
+ * Bodies only: <immintrin.h> and the vector types are parsed only where bodies are (never in
+ * TFE_HEADER units). */
+#if !TFE__BODY_PHASE
+#ifndef TENFERRO_KERNEL_SIMD_X86_H
+#define TENFERRO_KERNEL_SIMD_X86_H
+#include <tenferro/kernel/math.h>
+#endif
+#elif !defined(TENFERRO_KERNEL_SIMD_X86_BODY) /* bodies */
+#define TENFERRO_KERNEL_SIMD_X86_BODY
+#include <string.h>
+
+/* Register transpose blocks by element size: rows (source rows, destination-contiguous) and
+ * columns per block; 0 rows: no register kernel for that size (portable loops). */
+TFE_INTERNAL int64_t tfe__krb(size_t es) { return es == 8 ? 8 : es == 4 ? 16 : es == 16 ? 4 : 0; }
+TFE_INTERNAL int64_t tfe__kcb(size_t es) { return es == 16 ? 4 : 8; }
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TFE__KHAVE_TR8 1
+/* ---- transpose micro-kernels ---------------------------------------------------------------
+ * An 8x8 block of 8-byte elements: column j of the destination (8 consecutive elements at
+ * dcol[j]) receives element j of each source row (8 consecutive elements at srow[i]).
+ * Every source and destination line is used whole while in registers, so large power-of-two
+ * strides (which map all rows to one cache set) cost nothing extra. Kinds of other sizes
+ * use the portable loops of the templates. `nt`: stream the stores past the cache (the
+ * caller checked 64-byte alignment and issues tfe__ksfence afterwards).
+ *
+ * Eight doubles (one 64-byte line) are one tfe__kv8: an AVX-512 register, or two AVX2
+ * registers. Everything below the tfe__kv8_* primitives is written once for both; a build
+ * without AVX2 (-march lacking it) runs the portable loops.
+ *
+ * Which micro-kernels run. Built with -march covering AVX-512 or AVX2, they are inlined and
+ * always used. Built for baseline x86-64 (no -march: the common way to compile a program
+ * that includes this header), the AVX2 set is compiled for AVX2 all the same (a target
+ * pragma) and used when the CPU has it (tfe__ksimd(), checked per tile): a program built
+ * once runs the vector transposes wherever they exist. The tuning field kernel_portable = 1
+ * forces the portable loops (tests). */
+#if defined(__AVX512F__) || defined(__AVX2__)
+#define tfe__ksimd() (!tfe__st.tune.kernel_portable)
+#else
+#define TFE__KSIMD_PRAGMA 1
+TFE_INTERNAL bool tfe__ksimd(void) { return !tfe__st.tune.kernel_portable && __builtin_cpu_supports("avx2"); }
+#endif
+#if defined(__AVX512F__)
+typedef __m512d tfe__kv8;
+#define tfe__kv8_ld(p) _mm512_loadu_pd(p)
+#define tfe__kv8_st(p, v) _mm512_storeu_pd(p, v)
+#define tfe__kv8_nt(p, v) _mm512_stream_pd(p, v)
+#define tfe__kv8_set1(x) _mm512_set1_pd(x)
+#define tfe__kv8_add(x, y) _mm512_add_pd(x, y)
+#define tfe__kv8_sub(x, y) _mm512_sub_pd(x, y)
+#define tfe__kv8_mul(x, y) _mm512_mul_pd(x, y)
+#define tfe__kv8_div(x, y) _mm512_div_pd(x, y)
+#define tfe__kv8_neg(x) _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(x), _mm512_set1_epi64(INT64_MIN)))
+#else /* AVX2: a line is two 256-bit halves */
+typedef struct { __m256d lo, hi; } tfe__kv8;
+#define TFE__KV8_BIN(name, f) \
+  TFE_INTERNAL tfe__kv8 tfe__kv8_##name(tfe__kv8 x, tfe__kv8 y) { tfe__kv8 v = {f(x.lo, y.lo), f(x.hi, y.hi)}; return v; }
+#endif
+#if defined(TFE__KSIMD_PRAGMA)
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+#endif
+#if defined(__AVX512F__)
+/* Registers r[i] (source rows) to c[j] (destination columns). */
+TFE_INTERNAL void tfe__ktr8_regs(const __m512d *r, __m512d *c) {
+  __m512d a[8], b[8];
+  for (int i = 0; i < 8; i += 2) {
+    a[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);     /* r_i[0] r_i+1[0] r_i[2] r_i+1[2] ... */
+    a[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
+  }
+  const __m512i p1 = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+  const __m512i p2 = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  for (int h = 0; h < 8; h += 4) { /* rows h..h+3: b holds 4-row groups of columns */
+    b[h + 0] = _mm512_permutex2var_pd(a[h + 0], p1, a[h + 2]);
+    b[h + 1] = _mm512_permutex2var_pd(a[h + 1], p1, a[h + 3]);
+    b[h + 2] = _mm512_permutex2var_pd(a[h + 0], p2, a[h + 2]);
+    b[h + 3] = _mm512_permutex2var_pd(a[h + 1], p2, a[h + 3]);
+  }
+  const __m512i q1 = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0);
+  const __m512i q2 = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
+  for (int k = 0; k < 4; k++) {
+    c[k] = _mm512_permutex2var_pd(b[k], q1, b[k + 4]);
+    c[k + 4] = _mm512_permutex2var_pd(b[k], q2, b[k + 4]);
+  }
+}
+/* 8 gathered elements s[tab[0..7]] (AVX-512 gather). */
+TFE_INTERNAL tfe__kv8 tfe__kv8_gather(const double *s, const int64_t *tab) {
+  return _mm512_i64gather_pd(_mm512_loadu_si512((const void *)tab), s, 8);
+}
+#else /* AVX2: a line is two 256-bit halves */
+TFE_INTERNAL tfe__kv8 tfe__kv8_ld(const double *p) { tfe__kv8 v = {_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}; return v; }
+TFE_INTERNAL void tfe__kv8_st(double *p, tfe__kv8 v) { _mm256_storeu_pd(p, v.lo); _mm256_storeu_pd(p + 4, v.hi); }
+TFE_INTERNAL void tfe__kv8_nt(double *p, tfe__kv8 v) { _mm256_stream_pd(p, v.lo); _mm256_stream_pd(p + 4, v.hi); }
+TFE_INTERNAL tfe__kv8 tfe__kv8_set1(double x) { tfe__kv8 v = {_mm256_set1_pd(x), _mm256_set1_pd(x)}; return v; }
+TFE__KV8_BIN(add, _mm256_add_pd)
+TFE__KV8_BIN(sub, _mm256_sub_pd)
+TFE__KV8_BIN(mul, _mm256_mul_pd)
+TFE__KV8_BIN(div, _mm256_div_pd)
+TFE__KV8_BIN(xor, _mm256_xor_pd)
+#undef TFE__KV8_BIN
+TFE_INTERNAL tfe__kv8 tfe__kv8_neg(tfe__kv8 x) { return tfe__kv8_xor(x, tfe__kv8_set1(-0.0)); }
+/* One 4x4 block: rows r0..r3 to columns c[0..3]. */
+TFE_INTERNAL void tfe__ktr4_regs(__m256d r0, __m256d r1, __m256d r2, __m256d r3, __m256d *c) {
+  __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1); /* r0[0] r1[0] r0[2] r1[2] */
+  __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+  c[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+  c[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+  c[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+  c[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+/* Registers r[i] (source rows) to c[j] (destination columns): four 4x4 blocks; column j < 4
+ * takes its top half from rows 0-3 and its bottom half from rows 4-7. */
+TFE_INTERNAL void tfe__ktr8_regs(const tfe__kv8 *r, tfe__kv8 *c) {
+  __m256d q[4][4];
+  tfe__ktr4_regs(r[0].lo, r[1].lo, r[2].lo, r[3].lo, q[0]); /* rows 0-3, cols 0-3 */
+  tfe__ktr4_regs(r[4].lo, r[5].lo, r[6].lo, r[7].lo, q[1]); /* rows 4-7, cols 0-3 */
+  tfe__ktr4_regs(r[0].hi, r[1].hi, r[2].hi, r[3].hi, q[2]); /* rows 0-3, cols 4-7 */
+  tfe__ktr4_regs(r[4].hi, r[5].hi, r[6].hi, r[7].hi, q[3]); /* rows 4-7, cols 4-7 */
+  for (int j = 0; j < 4; j++) {
+    c[j].lo = q[0][j]; c[j].hi = q[1][j];
+    c[j + 4].lo = q[2][j]; c[j + 4].hi = q[3][j];
+  }
+}
+/* 8 gathered elements s[tab[0..7]] (two AVX2 gathers of 4). */
+TFE_INTERNAL tfe__kv8 tfe__kv8_gather(const double *s, const int64_t *tab) {
+  tfe__kv8 v = {_mm256_i64gather_pd(s, _mm256_loadu_si256((const __m256i *)(const void *)tab), 8),
+                _mm256_i64gather_pd(s, _mm256_loadu_si256((const __m256i *)(const void *)(tab + 4)), 8)};
+  return v;
+}
+#endif
+/* A row of blocks: jb = 0, 8, .. < m1, source row i at srow[i] + jb, destination column j
+ * at d + j*ldd (one call per row of blocks, so that a baseline build calling these across
+ * the target boundary pays one call per row). */
+TFE_INTERNAL void tfe__ktr8p_row(double *d, int64_t ldd, const double *const *srow, int64_t m1, bool nt) {
+  for (int64_t jb = 0; jb < m1; jb += 8) {
+    tfe__kv8 r[8], c[8];
+    for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld(srow[i] + jb);
+    tfe__ktr8_regs(r, c);
+    double *q = d + jb * ldd;
+    if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt(q + j * ldd, c[j]);
+    else for (int j = 0; j < 8; j++) tfe__kv8_st(q + j * ldd, c[j]);
+  }
+}
+/* Strided form: source row i at s + i*lds. */
+TFE_INTERNAL void tfe__ktr8s_row(double *d, int64_t ldd, const double *s, int64_t lds, int64_t m1, bool nt) {
+  const double *srow[8];
+  for (int i = 0; i < 8; i++) srow[i] = s + i * lds;
+  tfe__ktr8p_row(d, ldd, srow, m1, nt);
+}
+/* Pointer form: one pointer per source row and destination column (any layout). */
+TFE_INTERNAL void tfe__ktr8(void *const *dcol, const void *const *srow, bool nt) {
+  tfe__kv8 r[8], c[8];
+  for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld((const double *)srow[i]);
+  tfe__ktr8_regs(r, c);
+  if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt((double *)dcol[j], c[j]);
+  else for (int j = 0; j < 8; j++) tfe__kv8_st((double *)dcol[j], c[j]);
+}
+/* 4-byte kinds (f32 i32, 4-byte tropical): a block is 16 source rows x 8 columns, so that
+ * each destination column is one whole 64-byte line (two AVX2 halves, stored together: a
+ * streamed line is never left half written; they replaced the slower portable loops,
+ * docs/bench-kernel.md). AVX2 also in AVX-512 builds. */
+TFE_INTERNAL void tfe__ktr8x4_regs(const __m256 *r, __m256 *c) { /* an 8x8 block of floats */
+  __m256 t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]); /* r_i[0] r_i+1[0] r_i[1] r_i+1[1] | [4] [5] */
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int h = 0; h < 8; h += 4) { /* u[h+k]: column k (low lane) and k+4 (high) of rows h..h+3 */
+    u[h + 0] = _mm256_shuffle_ps(t[h], t[h + 2], 0x44);
+    u[h + 1] = _mm256_shuffle_ps(t[h], t[h + 2], 0xEE);
+    u[h + 2] = _mm256_shuffle_ps(t[h + 1], t[h + 3], 0x44);
+    u[h + 3] = _mm256_shuffle_ps(t[h + 1], t[h + 3], 0xEE);
+  }
+  for (int k = 0; k < 4; k++) {
+    c[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
+    c[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
+  }
+}
+/* One 16x8 block: source row i at srow[i], destination column j at dcol[j]. */
+TFE_INTERNAL void tfe__ktr4(float *const *dcol, const float *const *srow, bool nt) {
+  __m256 r[8], lo[8], hi[8];
+  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(srow[i]);
+  tfe__ktr8x4_regs(r, lo);
+  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(srow[8 + i]);
+  tfe__ktr8x4_regs(r, hi);
+  for (int j = 0; j < 8; j++) {
+    if (nt) { _mm256_stream_ps(dcol[j], lo[j]); _mm256_stream_ps(dcol[j] + 8, hi[j]); }
+    else { _mm256_storeu_ps(dcol[j], lo[j]); _mm256_storeu_ps(dcol[j] + 8, hi[j]); }
+  }
+}
+/* The last 8 rows of a 4-byte tile with fewer than 16 left (a destination run of 15): 8x8
+ * blocks, half-line columns with normal stores. Strided rows, columns jb < m1 (m1 % 8 == 0). */
+TFE_INTERNAL void tfe__ktr4h_row(float *d, int64_t ldd, const float *s, int64_t lds, int64_t m1) {
+  for (int64_t jb = 0; jb < m1; jb += 8) {
+    __m256 r[8], c[8];
+    for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(s + i * lds + jb);
+    tfe__ktr8x4_regs(r, c);
+    for (int j = 0; j < 8; j++) _mm256_storeu_ps(d + (jb + j) * ldd, c[j]);
+  }
+}
+/* 16-byte kinds (c128): a block is 4 rows x 4 columns of 16-byte elements, each row and
+ * column one 64-byte line; an element is a 128-bit lane. Row i in r[2i] (elements 0-1) and
+ * r[2i+1] (2-3); column j goes to c[2j] (rows 0-1) and c[2j+1] (rows 2-3). */
+TFE_INTERNAL void tfe__ktr16(double *const *dcol, const double *const *srow, bool nt) {
+  __m256d r[8], c[8];
+  for (int i = 0; i < 4; i++) { r[2 * i] = _mm256_loadu_pd(srow[i]); r[2 * i + 1] = _mm256_loadu_pd(srow[i] + 4); }
+  for (int h = 0; h < 2; h++) { /* columns 2h and 2h+1 come from the h-th half of each row */
+    c[4 * h + 0] = _mm256_permute2f128_pd(r[h], r[2 + h], 0x20);
+    c[4 * h + 1] = _mm256_permute2f128_pd(r[4 + h], r[6 + h], 0x20);
+    c[4 * h + 2] = _mm256_permute2f128_pd(r[h], r[2 + h], 0x31);
+    c[4 * h + 3] = _mm256_permute2f128_pd(r[4 + h], r[6 + h], 0x31);
+  }
+  for (int j = 0; j < 4; j++) {
+    if (nt) { _mm256_stream_pd(dcol[j], c[2 * j]); _mm256_stream_pd(dcol[j] + 4, c[2 * j + 1]); }
+    else { _mm256_storeu_pd(dcol[j], c[2 * j]); _mm256_storeu_pd(dcol[j] + 4, c[2 * j + 1]); }
+  }
+}
+/* Any size with register blocks (tfe__krb): one block, pointers per source row (tfe__krb of
+ * them) and destination column (tfe__kcb). */
+TFE_INTERNAL void tfe__ktrx(size_t es, void *const *dcol, const void *const *srow, bool nt) {
+  if (es == 8) { tfe__ktr8(dcol, srow, nt); return; }
+  if (es == 4) {
+    float *dc[8];
+    const float *sr[16];
+    for (int j = 0; j < 8; j++) dc[j] = (float *)dcol[j];
+    for (int i = 0; i < 16; i++) sr[i] = (const float *)srow[i];
+    tfe__ktr4(dc, sr, nt);
+    return;
+  }
+  double *dc[4];
+  const double *sr[4];
+  for (int j = 0; j < 4; j++) { dc[j] = (double *)dcol[j]; sr[j] = (const double *)srow[j]; }
+  tfe__ktr16(dc, sr, nt);
+}
+/* A row of blocks of es-byte elements: columns jb = 0, cb, .. < m1 (cb = tfe__kcb), source
+ * row i at srow[i] + jb, destination column j at d + j*ldd (ldd in elements). One call per
+ * row of blocks (see tfe__ktr8p_row). */
+TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *const *srow, int64_t m1, bool nt) {
+  if (es == 8) {
+    const double *sr[8];
+    for (int i = 0; i < 8; i++) sr[i] = (const double *)srow[i];
+    tfe__ktr8p_row((double *)d, ldd, sr, m1, nt);
+    return;
+  }
+  if (es == 4) { /* typed pointers built once per block, straight into the kernel */
+    const float *sr[16];
+    float *dc[8];
+    for (int64_t jb = 0; jb < m1; jb += 8) {
+      for (int i = 0; i < 16; i++) sr[i] = (const float *)srow[i] + jb;
+      for (int j = 0; j < 8; j++) dc[j] = (float *)d + (jb + j) * ldd;
+      tfe__ktr4(dc, sr, nt);
+    }
+    return;
+  }
+  const double *sr[4];
+  double *dc[4];
+  for (int64_t jb = 0; jb < m1; jb += 4) { /* 16-byte elements: two doubles each */
+    for (int i = 0; i < 4; i++) sr[i] = (const double *)srow[i] + 2 * jb;
+    for (int j = 0; j < 4; j++) dc[j] = (double *)d + 2 * (jb + j) * ldd;
+    tfe__ktr16(dc, sr, nt);
+  }
+}
+TFE_INTERNAL tfe__kv8 tfe__kfu_apply(int op, tfe__kv8 x, tfe__kv8 y) {
+  switch (op) {
+  case TFE__KFU_NEG: return tfe__kv8_neg(x); /* flip the sign bit: -x exactly, -0 included */
+  case TFE__KFU_SQUARE: return tfe__kv8_mul(x, x);
+  case TFE__KFU_ADD: return tfe__kv8_add(x, y);
+  case TFE__KFU_SUB: return tfe__kv8_sub(x, y);
+  case TFE__KFU_MUL: return tfe__kv8_mul(x, y);
+  case TFE__KFU_DIV: return tfe__kv8_div(x, y);
+  default: return x;
+  }
+}
+/* An 8x8 block of a transposed f64 input with the op fused: destination column j (8
+ * elements at d + j*ldd) = op(column j of the transposed block, zip's other input at
+ * o + j*ldo read in place; o NULL for a map). `tfirst`: the transposed input is the op's
+ * first operand. Aligned columns are streamed past the cache when nt (the caller fences). */
+TFE_INTERNAL void tfe__ktr8f(double *d, int64_t ldd, const double *s, int64_t lds, const double *o,
+                             int64_t ldo, int op, bool tfirst, bool nt) {
+  tfe__kv8 r[8], c[8];
+  for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld(s + i * lds);
+  tfe__ktr8_regs(r, c);
+  for (int j = 0; j < 8; j++) {
+    tfe__kv8 y = o ? tfe__kv8_ld(o + j * ldo) : c[j];
+    tfe__kv8 v = tfirst ? tfe__kfu_apply(op, c[j], y) : tfe__kfu_apply(op, y, c[j]);
+    double *q = d + j * ldd;
+    if (nt && !((uintptr_t)q & 63)) tfe__kv8_nt(q, v);
+    else tfe__kv8_st(q, v);
+  }
+}
+/* One element of a fused op (the heads and tails of tfe__kfu_row). */
+TFE_INTERNAL double tfe__kfu_apply1(int op, double x, double y) {
+  switch (op) {
+  case TFE__KFU_NEG: return -x;
+  case TFE__KFU_SQUARE: return x * x;
+  case TFE__KFU_ADD: return x + y;
+  case TFE__KFU_SUB: return x - y;
+  case TFE__KFU_MUL: return x * y;
+  case TFE__KFU_DIV: return x / y;
+  default: return x;
+  }
+}
+/* d[i] = op(x[i], y[i]) for i < n, where an input with xb / yb set is one value broadcast
+ * (stride 0: the operands of an outer product); the 64-byte-aligned middle of d is
+ * streamed past the cache (the caller fences). One pass: no buffer, no read of d. */
+TFE_INTERNAL void tfe__kfu_row(double *d, int64_t n, const double *x, bool xb, const double *y, bool yb, int op) {
+  int64_t i = 0;
+  for (; i < n && ((uintptr_t)(d + i) & 63); i++) d[i] = tfe__kfu_apply1(op, x[xb ? 0 : i], y[yb ? 0 : i]);
+  tfe__kv8 bx = tfe__kv8_set1(x[0]), by = tfe__kv8_set1(y[0]);
+  for (; i + 8 <= n; i += 8) {
+    tfe__kv8 vx = xb ? bx : tfe__kv8_ld(x + i), vy = yb ? by : tfe__kv8_ld(y + i);
+    tfe__kv8_nt(d + i, tfe__kfu_apply(op, vx, vy));
+  }
+  for (; i < n; i++) d[i] = tfe__kfu_apply1(op, x[xb ? 0 : i], y[yb ? 0 : i]);
+}
+/* The partial lines at the ends of a streamed run: 8-byte streaming stores where d and the
+ * length allow (a normal store reads the line first, and the line's other part belongs to
+ * another run), when kernel_stream_edge_lines says so (-1: on AMD CPUs only, where it
+ * measured faster; docs/bench-kernel.md). Else memcpy. */
+TFE_INTERNAL void tfe__kstream_edge(char *d, const char *s, size_t bytes) {
+  if (!tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines) || ((uintptr_t)d & 7) || (bytes & 7)) { memcpy(d, s, bytes); return; }
+  for (size_t i = 0; i < bytes; i += 8) {
+    long long x;
+    memcpy(&x, s + i, 8);
+    _mm_stream_si64((long long *)(void *)(d + i), x);
+  }
+}
+/* memcpy that streams dst past the cache: the 64-byte-aligned middle in whole lines, the
+ * edges through tfe__kstream_edge (the caller issues tfe__ksfence when done). */
+TFE_INTERNAL void tfe__kstream_simd(char *d, const char *s, size_t bytes) {
+  size_t head = (size_t)(-(uintptr_t)d & 63);
+  if (head > bytes) head = bytes;
+  tfe__kstream_edge(d, s, head);
+  d += head; s += head; bytes -= head;
+  for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
+    tfe__kv8_nt((double *)(void *)d, tfe__kv8_ld((const double *)(const void *)s));
+  tfe__kstream_edge(d, s, bytes);
+}
+/* d[i] = s[i*lds] for i < n, streamed: the 64-byte-aligned middle of d in whole lines
+ * gathered 8 at a time, the partial lines at its ends through tfe__kstream_edge (the
+ * caller fences). The destination columns of a tile narrower than 8 (the 3-way
+ * de-interleave of a cyclic shift of 3s), which element-wise normal stores read before
+ * writing. */
+TFE_INTERNAL void tfe__kcol_simd(double *d, const double *s, int64_t lds, int64_t n) {
+  int64_t i = 0;
+  double e[8];
+  if ((uintptr_t)d & 7) { /* not element-aligned (a packed struct's field): no whole lines */
+    for (; i < n; i++) d[i] = s[i * lds];
+    return;
+  }
+  int64_t h = (int64_t)((-(uintptr_t)d & 63) / sizeof(double));
+  for (; i < h && i < n; i++) e[i] = s[i * lds];
+  tfe__kstream_edge((char *)d, (const char *)e, (size_t)i * sizeof(double));
+  for (; i + 8 <= n; i += 8) { /* (scalar loads: AVX2 gathers measured slower here) */
+    const double *q = s + i * lds;
+    for (int k = 0; k < 8; k++) e[k] = q[k * lds];
+    tfe__kv8_nt(d + i, tfe__kv8_ld(e));
+  }
+  int64_t t = i;
+  for (; i < n; i++) e[i - t] = s[i * lds];
+  tfe__kstream_edge((char *)(d + t), (const char *)e, (size_t)(n - t) * sizeof(double));
+}
+/* d[i] = s[tab[i]] for i < n through vector gathers (see tfe__kgather8). */
+TFE_INTERNAL void tfe__kgather8_simd(double *d, const double *s, const int64_t *tab, int64_t n, bool nt) {
+  int64_t i = 0;
+  if (nt) for (; i < n && ((uintptr_t)(d + i) & 63); i++) d[i] = s[tab[i]];
+  for (; i + 8 <= n; i += 8) {
+    tfe__kv8 v = tfe__kv8_gather(s, tab + i);
+    if (nt) tfe__kv8_nt(d + i, v); else tfe__kv8_st(d + i, v);
+  }
+  for (; i < n; i++) d[i] = s[tab[i]];
+}
+#if defined(TFE__KSIMD_PRAGMA)
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
+TFE_INTERNAL void tfe__ksfence(void) { _mm_sfence(); }
+#else /* not x86 with gcc or clang: the portable loops */
+#define TFE__KHAVE_TR8 0
+#define tfe__ksimd() 0
+TFE_INTERNAL void tfe__ksfence(void) {}
+#endif
+
+/* memcpy that streams the 64-byte-aligned middle of dst past the cache (the caller issues
+ * tfe__ksfence when done). Without the vector kernels: plain memcpy. */
+TFE_INTERNAL void tfe__kstream(void *dst, const void *src, size_t bytes) {
+#if TFE__KHAVE_TR8
+  if (tfe__ksimd()) { tfe__kstream_simd((char *)dst, (const char *)src, bytes); return; }
+#endif
+  memcpy(dst, src, bytes);
+}
+
+/* d[i] = s[tab[i]] for i < n, 8-byte elements moved as bits: vector gathers of 8, stores
+ * streamed past the cache where d is 64-byte aligned when nt (the caller fences). Returns
+ * false without the vector kernels (the caller runs its scalar loop), and as
+ * kernel_vector_gather says: 0 (default) gathers only where the caller passes `vec` (copies
+ * through gather tiles, where they measured faster; scalar loads won for map/zip column
+ * caches and table blocks), 1 always, -1 never. */
+TFE_INTERNAL bool tfe__kgather8(void *dst, const void *src, const int64_t *tab, int64_t n, bool nt, bool vec) {
+#if TFE__KHAVE_TR8
+  int vg = tfe__st.tune.kernel_vector_gather;
+  if (vg < 0 || (vg == 0 && !vec) || !tfe__ksimd()) return false;
+  tfe__kgather8_simd((double *)dst, (const double *)src, tab, n, nt);
+  return true;
+#else
+  (void)dst; (void)src; (void)tab; (void)n; (void)nt; (void)vec;
+  return false;
+#endif
+}
+#endif

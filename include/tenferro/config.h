@@ -37,16 +37,43 @@
 
 #if defined(TFE_IMPLEMENTATION)
 #define TFE__IMPL 1
-#define TFE_API __attribute__((visibility("default")))
-#define TFE_INTERNAL static inline
+#define TFE__API_ON __attribute__((visibility("default")))
 #elif defined(TFE_HEADER)
 #define TFE__IMPL 0
-#define TFE_API extern
-#define TFE_INTERNAL static inline
+#define TFE__API_ON extern
 #else
 #define TFE__IMPL 1
-#define TFE_API static inline
+#define TFE__API_ON static inline
+#endif
 #define TFE_INTERNAL static inline
+/* A public function: TFE__API_ON for what this unit compiles; `extern` for a room or kind left
+ * out by an opt-out (below): the umbrella and gen/foreach_kind.h switch TFE__PART to OFF around
+ * the declarations of what is left out and skip its bodies, so that calling it is a link error
+ * (an undefined reference that names it) rather than a warning about a static function never
+ * defined. */
+#define TFE__API_OFF extern
+#define TFE__PART ON
+#define TFE_API TFE_CAT(TFE__API_, TFE__PART)
+
+/* ---- opt-outs for size (default and implementation modes; docs/linkage.md) -----------------
+ * Rooms: define TFE_NO_AD, TFE_NO_LINALG, TFE_NO_EINSUM or TFE_NO_IO before the include. ad
+ * needs linalg and einsum, so leaving either out leaves ad out too. Kinds: TFE_NO_KIND_<S>
+ * (TFE_NO_KIND_C64, TFE_NO_KIND_MAXPLUS_F32, ...) leaves one kind out; TFE_ONLY_KIND_<S> (one
+ * or more) keeps only those (gen/optouts.h, generated from the kind table). Declarations stay
+ * (types, prototypes, front ends; every unit has the same process-state layout); the bodies of
+ * what is left out are not parsed; calling it is a link error. linalg needs every float kind
+ * (f32, f64, c64, c128): leaving one out needs TFE_NO_LINALG too. The dtype-tagged layer
+ * of the tensor room (tfe_dyn_*) refuses a kind left out as an unknown dtype; the other rooms' dyn
+ * functions may call every kind (a link error names what is missing). */
+#if (defined(TFE_NO_LINALG) || defined(TFE_NO_EINSUM)) && !defined(TFE_NO_AD)
+#define TFE_NO_AD
+#endif
+#include <tenferro/gen/optouts.h>
+#if defined(TFE_IMPLEMENTATION) && TFE__KINDS_LEFT_OUT
+#error "tenferro: kind opt-outs are for the default mode (the library's dtype-tagged layer uses every kind)"
+#endif
+#if !defined(TFE_NO_LINALG) && !TFE__FLOAT_KINDS_ON
+#error "tenferro: linalg needs the kinds f32, f64, c64 and c128: keep them, or leave linalg out (TFE_NO_LINALG)"
 #endif
 #ifndef TFE__BODY_PHASE
 #define TFE__BODY_PHASE 0
@@ -63,6 +90,43 @@
 #define TFE_THREAD_LOCAL thread_local
 #else
 #define TFE_THREAD_LOCAL _Thread_local
+#endif
+
+/* ---- C++ (declarations mode; docs/linkage.md) -------------------------------------------------
+ * The declarations are C11. For C++ they need: complex kinds as std::complex<float> and
+ * std::complex<double> (tfe_c64 and tfe_c128 in core/kinds.h: the same layout as float _Complex
+ * and double _Complex, and the same registers when passed by value on x86-64 and AArch64), the
+ * C11 atomic spellings of a few structs as std::atomic (what C++23's <stdatomic.h> does:
+ * std::atomic<T> has the layout of _Atomic T with gcc and clang), and C++ overloads in place of
+ * the _Generic front ends (gen/cxx.h). The standard headers are included here, before the
+ * umbrella opens its extern "C" block. */
+#ifdef __cplusplus
+#include <atomic>
+#include <complex>
+#if __cplusplus > 202002L && defined(__has_include)
+#if __has_include(<stdatomic.h>)
+#include <stdatomic.h> /* C++23: _Atomic(T) and the atomic_* names */
+#endif
+#endif
+#ifndef _Atomic
+#ifdef _LIBCPP_VERSION
+#define _Atomic(_Tp) ::std::atomic<_Tp> /* spelled as libc++'s <stdatomic.h> spells it */
+#else
+#define _Atomic(_Tp) std::atomic<_Tp> /* spelled as libstdc++'s <stdatomic.h> spells it */
+#endif
+using std::atomic_bool;
+using std::atomic_flag;
+using std::atomic_int;
+using std::atomic_long;
+using std::atomic_size_t;
+using std::atomic_uint;
+using std::atomic_ulong;
+/* Before C++23, clang's C <stdatomic.h> would declare the same names again (as C11 _Atomic
+ * types) when a room header includes it: mark it as included. */
+#ifndef __CLANG_STDATOMIC_H
+#define __CLANG_STDATOMIC_H
+#endif
+#endif
 #endif
 
 /* Highest tensor rank. Views carry fixed arrays so that a view is a plain value. A unit built

@@ -23,26 +23,18 @@
 #error "tenferro/stamp.h needs TFE_S, TFE_T, TFE_R, TFE_ALG, TFE_CPLX, TFE_FLOAT and TFE_DT defined"
 #endif
 
-/* Every room's per-kind templates, in dependency order: declarations first, then (unless
- * TFE_HEADER) the bodies. A template listed here must compile for TFE_ALG_CUSTOM kinds (guard
- * float-only code with `#if TFE_FLOAT`, write the rest with the tfe_sr_* functions). */
+/* Every room's per-kind templates that take a user kind, in dependency order: declarations
+ * first, then (unless TFE_HEADER) the bodies. The list is generated (gen/stamp_list.h: the
+ * TFE_TEMPLATE lines of the tensor, kernel, prims and einsum rooms, gen/gen_kinds.py). A
+ * template listed there must compile for TFE_ALG_CUSTOM kinds (guard float-only code with
+ * `#if TFE_FLOAT`, write the rest with the tfe_sr_* functions). */
 #undef TFE__BODY_PHASE
 #define TFE__BODY_PHASE 0
-#include <tenferro/tensor/tensor_tpl.h>
-#include <tenferro/tensor/view_tpl.h>
-#include <tenferro/kernel/kernel_tpl.h>
-#include <tenferro/prims/semiring_gemm_tpl.h>
-#include <tenferro/prims/contract_tpl.h>
-#include <tenferro/einsum/einsum_tpl.h>
+#include <tenferro/gen/stamp_list.h>
 #if TFE__IMPL
 #undef TFE__BODY_PHASE
 #define TFE__BODY_PHASE 1
-#include <tenferro/tensor/tensor_tpl.h>
-#include <tenferro/tensor/view_tpl.h>
-#include <tenferro/kernel/kernel_tpl.h>
-#include <tenferro/prims/semiring_gemm_tpl.h>
-#include <tenferro/prims/contract_tpl.h>
-#include <tenferro/einsum/einsum_tpl.h>
+#include <tenferro/gen/stamp_list.h>
 #undef TFE__BODY_PHASE
 #define TFE__BODY_PHASE 0
 #endif

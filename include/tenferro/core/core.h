@@ -20,6 +20,19 @@
 TFE_API const char *tfe_version_string(void);
 TFE_API int tfe_version(void);
 
+/* Link-time ABI tag. TFE_MAX_RANK sizes every layout and view, so a unit in declarations mode
+ * must agree with the library it links: the library defines tfe_abi_rank<N> for its value N
+ * and every such unit refers to the one of its own value (a file-local pointer, kept by the
+ * `used` attribute), so that a mismatch fails to link: "undefined reference to
+ * `tfe_abi_rank8'". The default mode links no library and needs no tag. */
+#define TFE__ABI_TAG TFE_CAT(tfe_abi_rank, TFE_MAX_RANK)
+#if defined(TFE_IMPLEMENTATION)
+__attribute__((visibility("default"))) extern const int TFE__ABI_TAG;
+#elif defined(TFE_HEADER)
+extern const int TFE__ABI_TAG;
+static const int *const tfe__abi_ref __attribute__((used)) = &TFE__ABI_TAG;
+#endif
+
 #endif
 #endif
 #include <tenferro/core/status.h>
@@ -31,4 +44,7 @@ TFE_API int tfe_version(void);
 #define TENFERRO_CORE_BODY
 TFE_API const char *tfe_version_string(void) { return TFE_VERSION_STRING; }
 TFE_API int tfe_version(void) { return TFE_VERSION; }
+#if defined(TFE_IMPLEMENTATION)
+const int TFE__ABI_TAG = TFE_MAX_RANK;
+#endif
 #endif

@@ -12,12 +12,22 @@
 
 #include <tenferro/core/core.h>
 
+/* The complex kinds' element types: C's float _Complex and double _Complex; in C++ (which has no
+ * _Complex) std::complex<float> and std::complex<double>, of the same layout (config.h). */
+#ifdef __cplusplus
+typedef std::complex<float> tfe_c64;
+typedef std::complex<double> tfe_c128;
+#else
+typedef float _Complex tfe_c64;
+typedef double _Complex tfe_c128;
+#endif
+
 /* clang-format off */
 #define TFE_KINDS(X)                                                                   \
   X(f32,         float,            float,   STANDARD, 0, 1, TFE_DT_F32)                \
   X(f64,         double,           double,  STANDARD, 0, 1, TFE_DT_F64)                \
-  X(c64,         float _Complex,   float,   STANDARD, 1, 1, TFE_DT_C64)                \
-  X(c128,        double _Complex,  double,  STANDARD, 1, 1, TFE_DT_C128)               \
+  X(c64,         tfe_c64,          float,   STANDARD, 1, 1, TFE_DT_C64)                \
+  X(c128,        tfe_c128,         double,  STANDARD, 1, 1, TFE_DT_C128)               \
   X(i32,         int32_t,          int32_t, STANDARD, 0, 0, TFE_DT_I32)                \
   X(i64,         int64_t,          int64_t, STANDARD, 0, 0, TFE_DT_I64)                \
   X(maxplus_f32, tfe_maxplus_f32,  float,   MAXPLUS,  0, 0, TFE_DT_MAXPLUS_F32)        \

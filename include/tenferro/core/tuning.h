@@ -15,6 +15,7 @@
 #ifndef TENFERRO_CORE_TUNING_H
 #define TENFERRO_CORE_TUNING_H
 #include <tenferro/config.h>
+#include <tenferro/core/status.h>
 
 typedef struct tfe_tuning {
   /* ---- kernel room (docs/kernel.md, "Tuning") ----------------------------------------- */

@@ -92,7 +92,7 @@ typedef struct tfe_einsum_step_info {
   const int32_t *lab_a, *lab_b, *lab_c;
 } tfe_einsum_step_info;
 typedef void (*tfe_einsum_step_hook)(void *ctx, const tfe_einsum_step_info *info);
-typedef struct tfe__ein_hook_t { _Atomic(tfe_einsum_step_hook) fn; void *_Atomic ctx; } tfe__ein_hook_t;
+typedef struct tfe__ein_hook_t { _Atomic(tfe_einsum_step_hook) fn; _Atomic(void *) ctx; } tfe__ein_hook_t;
 /* Calls fn(ctx, info) after every step of every plan execution in the process (NULL: off, the
  * default; then nothing is timed). For profiling: the hook runs on the calling thread, between
  * steps, and must not call einsum itself. */

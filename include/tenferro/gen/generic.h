@@ -29,8 +29,8 @@
 #define TFE_GSCALAR_ALL(fn) \
   float: tfe_##fn##_f32, \
   double: tfe_##fn##_f64, \
-  float _Complex: tfe_##fn##_c64, \
-  double _Complex: tfe_##fn##_c128, \
+  tfe_c64: tfe_##fn##_c64, \
+  tfe_c128: tfe_##fn##_c128, \
   int32_t: tfe_##fn##_i32, \
   int64_t: tfe_##fn##_i64, \
   tfe_maxplus_f32: tfe_##fn##_maxplus_f32, \
@@ -51,8 +51,8 @@
 #define TFE_GSCALAR_FLOAT(fn) \
   float: tfe_##fn##_f32, \
   double: tfe_##fn##_f64, \
-  float _Complex: tfe_##fn##_c64, \
-  double _Complex: tfe_##fn##_c128
+  tfe_c64: tfe_##fn##_c64, \
+  tfe_c128: tfe_##fn##_c128
 #define TFE_GCASES_REALFLOAT(fn, prefix) \
   tfe_##prefix##_f32 *: tfe_##fn##_f32, \
   const tfe_##prefix##_f32 *: tfe_##fn##_f32, \
@@ -77,10 +77,98 @@
 #define TFE_GSCALAR_STANDARD(fn) \
   float: tfe_##fn##_f32, \
   double: tfe_##fn##_f64, \
-  float _Complex: tfe_##fn##_c64, \
-  double _Complex: tfe_##fn##_c128, \
+  tfe_c64: tfe_##fn##_c64, \
+  tfe_c128: tfe_##fn##_c128, \
   int32_t: tfe_##fn##_i32, \
   int64_t: tfe_##fn##_i64
-/* X(suffix, dtype) for every shipped kind: drives the dtype-tagged layer. */
-#define TFE_KIND_SUFFIXES(X) X(f32, TFE_DT_F32) X(f64, TFE_DT_F64) X(c64, TFE_DT_C64) X(c128, TFE_DT_C128) X(i32, TFE_DT_I32) X(i64, TFE_DT_I64) X(maxplus_f32, TFE_DT_MAXPLUS_F32) X(maxplus_f64, TFE_DT_MAXPLUS_F64) X(minplus_f32, TFE_DT_MINPLUS_F32) X(minplus_f64, TFE_DT_MINPLUS_F64) X(maxtimes_f32, TFE_DT_MAXTIMES_F32) X(maxtimes_f64, TFE_DT_MAXTIMES_F64)
+/* X(suffix, dtype) for every kind this unit compiles (every shipped kind unless an opt-out
+ * leaves some out, gen/optouts.h): drives the dtype-tagged layer, whose switches then
+ * refuse a kind left out as an unknown dtype. TFE_KINDS_ON(X): the rows of TFE_KINDS
+ * (core/kinds.h) of those kinds, with the same seven columns. */
+#if TFE__KON_f32
+#define TFE__KS_f32(X) X(f32, TFE_DT_F32)
+#define TFE__KR_f32(X) X(f32, float, float, STANDARD, 0, 1, TFE_DT_F32)
+#else
+#define TFE__KS_f32(X)
+#define TFE__KR_f32(X)
+#endif
+#if TFE__KON_f64
+#define TFE__KS_f64(X) X(f64, TFE_DT_F64)
+#define TFE__KR_f64(X) X(f64, double, double, STANDARD, 0, 1, TFE_DT_F64)
+#else
+#define TFE__KS_f64(X)
+#define TFE__KR_f64(X)
+#endif
+#if TFE__KON_c64
+#define TFE__KS_c64(X) X(c64, TFE_DT_C64)
+#define TFE__KR_c64(X) X(c64, tfe_c64, float, STANDARD, 1, 1, TFE_DT_C64)
+#else
+#define TFE__KS_c64(X)
+#define TFE__KR_c64(X)
+#endif
+#if TFE__KON_c128
+#define TFE__KS_c128(X) X(c128, TFE_DT_C128)
+#define TFE__KR_c128(X) X(c128, tfe_c128, double, STANDARD, 1, 1, TFE_DT_C128)
+#else
+#define TFE__KS_c128(X)
+#define TFE__KR_c128(X)
+#endif
+#if TFE__KON_i32
+#define TFE__KS_i32(X) X(i32, TFE_DT_I32)
+#define TFE__KR_i32(X) X(i32, int32_t, int32_t, STANDARD, 0, 0, TFE_DT_I32)
+#else
+#define TFE__KS_i32(X)
+#define TFE__KR_i32(X)
+#endif
+#if TFE__KON_i64
+#define TFE__KS_i64(X) X(i64, TFE_DT_I64)
+#define TFE__KR_i64(X) X(i64, int64_t, int64_t, STANDARD, 0, 0, TFE_DT_I64)
+#else
+#define TFE__KS_i64(X)
+#define TFE__KR_i64(X)
+#endif
+#if TFE__KON_maxplus_f32
+#define TFE__KS_maxplus_f32(X) X(maxplus_f32, TFE_DT_MAXPLUS_F32)
+#define TFE__KR_maxplus_f32(X) X(maxplus_f32, tfe_maxplus_f32, float, MAXPLUS, 0, 0, TFE_DT_MAXPLUS_F32)
+#else
+#define TFE__KS_maxplus_f32(X)
+#define TFE__KR_maxplus_f32(X)
+#endif
+#if TFE__KON_maxplus_f64
+#define TFE__KS_maxplus_f64(X) X(maxplus_f64, TFE_DT_MAXPLUS_F64)
+#define TFE__KR_maxplus_f64(X) X(maxplus_f64, tfe_maxplus_f64, double, MAXPLUS, 0, 0, TFE_DT_MAXPLUS_F64)
+#else
+#define TFE__KS_maxplus_f64(X)
+#define TFE__KR_maxplus_f64(X)
+#endif
+#if TFE__KON_minplus_f32
+#define TFE__KS_minplus_f32(X) X(minplus_f32, TFE_DT_MINPLUS_F32)
+#define TFE__KR_minplus_f32(X) X(minplus_f32, tfe_minplus_f32, float, MINPLUS, 0, 0, TFE_DT_MINPLUS_F32)
+#else
+#define TFE__KS_minplus_f32(X)
+#define TFE__KR_minplus_f32(X)
+#endif
+#if TFE__KON_minplus_f64
+#define TFE__KS_minplus_f64(X) X(minplus_f64, TFE_DT_MINPLUS_F64)
+#define TFE__KR_minplus_f64(X) X(minplus_f64, tfe_minplus_f64, double, MINPLUS, 0, 0, TFE_DT_MINPLUS_F64)
+#else
+#define TFE__KS_minplus_f64(X)
+#define TFE__KR_minplus_f64(X)
+#endif
+#if TFE__KON_maxtimes_f32
+#define TFE__KS_maxtimes_f32(X) X(maxtimes_f32, TFE_DT_MAXTIMES_F32)
+#define TFE__KR_maxtimes_f32(X) X(maxtimes_f32, tfe_maxtimes_f32, float, MAXTIMES, 0, 0, TFE_DT_MAXTIMES_F32)
+#else
+#define TFE__KS_maxtimes_f32(X)
+#define TFE__KR_maxtimes_f32(X)
+#endif
+#if TFE__KON_maxtimes_f64
+#define TFE__KS_maxtimes_f64(X) X(maxtimes_f64, TFE_DT_MAXTIMES_F64)
+#define TFE__KR_maxtimes_f64(X) X(maxtimes_f64, tfe_maxtimes_f64, double, MAXTIMES, 0, 0, TFE_DT_MAXTIMES_F64)
+#else
+#define TFE__KS_maxtimes_f64(X)
+#define TFE__KR_maxtimes_f64(X)
+#endif
+#define TFE_KIND_SUFFIXES(X) TFE__KS_f32(X) TFE__KS_f64(X) TFE__KS_c64(X) TFE__KS_c128(X) TFE__KS_i32(X) TFE__KS_i64(X) TFE__KS_maxplus_f32(X) TFE__KS_maxplus_f64(X) TFE__KS_minplus_f32(X) TFE__KS_minplus_f64(X) TFE__KS_maxtimes_f32(X) TFE__KS_maxtimes_f64(X)
+#define TFE_KINDS_ON(X) TFE__KR_f32(X) TFE__KR_f64(X) TFE__KR_c64(X) TFE__KR_c128(X) TFE__KR_i32(X) TFE__KR_i64(X) TFE__KR_maxplus_f32(X) TFE__KR_maxplus_f64(X) TFE__KR_minplus_f32(X) TFE__KR_minplus_f64(X) TFE__KR_maxtimes_f32(X) TFE__KR_maxtimes_f64(X)
 #endif

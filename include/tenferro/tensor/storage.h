@@ -9,7 +9,11 @@
 /* ---- memory spaces and storage ---------------------------------------------------------------- */
 typedef enum tfe_memkind { TFE_MEM_HOST = 0, TFE_MEM_GPU = 1 } tfe_memkind;
 typedef struct tfe_memspace { tfe_memkind kind; int device; } tfe_memspace;
+#ifdef __cplusplus /* no compound literals in C++ */
+#define TFE_HOST (tfe_memspace{TFE_MEM_HOST, 0})
+#else
 #define TFE_HOST ((tfe_memspace){TFE_MEM_HOST, 0})
+#endif
 
 typedef struct tfe_storage {
   atomic_long refcount;

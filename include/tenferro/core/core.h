@@ -106,6 +106,8 @@ TFE_API int tfe_get_num_threads(void);
 
 #include <tenferro/core/lock.h>
 #include <tenferro/core/tuning.h>
+#include <tenferro/core/lru.h>
+#include <tenferro/core/workspace.h>
 #endif
 #elif !defined(TENFERRO_CORE_BODY) /* bodies */
 #define TENFERRO_CORE_BODY
@@ -336,4 +338,6 @@ TFE_INTERNAL bool tfe__mul_ok(int64_t a, int64_t b, int64_t *out) {
 TFE_INTERNAL bool tfe__add_ok(int64_t a, int64_t b, int64_t *out) {
   return !__builtin_add_overflow(a, b, out);
 }
+#include <tenferro/core/lru.h>
+#include <tenferro/core/workspace.h>
 #endif

@@ -1,10 +1,10 @@
-/* tenferro/prims_small_tpl.h — the small-GEMM path of the contraction engine for the float
- * kinds (f32 f64 c64 c128); re-included per kind, empty for every other kind.
+/* tenferro/prims/small_gemm_tpl.h — the small-GEMM engine of the contraction (engine.h: SMALL)
+ * for the float kinds (f32 f64 c64 c128); re-included per kind, empty for every other kind.
  *
  * Many contractions of tensor networks are a huge batch of tiny GEMMs (gm_queen5_5_3: 531441
  * batches of 9x9x27). A BLIS call costs microseconds of fixed work and the planner's copies
- * of scattered operands cost whole passes over memory, so such plans (P->small, chosen in
- * prims_plan.h by a measured crossover) run this instead:
+ * of scattered operands cost whole passes over memory, so such plans (engine SMALL, chosen in
+ * plan_small.h by a measured crossover) run this instead:
  *   - every GEMM dimension is addressed through a table of element offsets built once per
  *     call from its labels, so no label group has to fuse and no operand is copied;
  *   - per batch, the operand whose row dimension is vectorized ("X": A, or B when the
@@ -550,9 +550,9 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
     if (st > 0) s.xmax += (P->lab[j].dim - 1) * st;
   }
   TFE_FN(ps_direct_)(&s);
-  atomic_fetch_add_explicit(&tfe__ps_direct_calls[0], s.xdir || s.xover, memory_order_relaxed);
-  atomic_fetch_add_explicit(&tfe__ps_direct_calls[1], s.ydir, memory_order_relaxed);
-  atomic_fetch_add_explicit(&tfe__ps_direct_calls[2], s.cdir, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[0], s.xdir || s.xover, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[1], s.ydir, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[2], s.cdir, memory_order_relaxed);
   TFE_FN(ps_span_)(s.xr, s.R, s.xp, s.K, &s.xlo, &s.xhi);
   TFE_FN(ps_span_)(s.yq, s.Q, s.yp, s.K, &s.ylo, &s.yhi);
   /* prefetch only blocks that are dense enough: at most twice their elements, 16 KiB */

@@ -8,6 +8,8 @@
  *   uint64_t h = tfe__lru_hash(key, len);
  *   plan *p = tfe__lru_get(&cache, &vt, key, len, h);       // retained, or NULL
  *   if (!p) { p = make(...); tfe__lru_put(&cache, &vt, capacity, key, len, h, p); }
+ *   (or tfe__lru_put_node(&cache, &vt, capacity, &p->node, p->key, len, h, p) for a value that
+ *   carries its own node and key)
  *   ... use p ...; release(p);
  *
  * Capacity is an argument of tfe__lru_put (the caller reads it from its tuning field, so it
@@ -31,16 +33,18 @@ typedef struct tfe__lru_vt {
   void (*release)(void *val);
 } tfe__lru_vt;
 
-/* One entry: its key bytes follow the struct. */
+/* One entry. Its memory and key bytes are either allocated by tfe__lru_put (the key copied
+ * right after the node) or part of the value itself (tfe__lru_put_node: a value that carries
+ * its own node and key, so that caching it allocates nothing more). */
 typedef struct tfe__lru_node {
   struct tfe__lru_node *prev, *next; /* recency list, most recent first */
   struct tfe__lru_node *chain;       /* next entry in the same bucket */
   uint64_t hash;
   size_t len;
+  const unsigned char *key;
   void *val;
-  void (*free_fn)(void *ctx, void *ptr); /* the allocator the node came from */
+  void (*free_fn)(void *ctx, void *ptr); /* the allocator the node came from; NULL: part of val */
   void *free_ctx;
-  unsigned char key[];
 } tfe__lru_node;
 
 /* Buckets: a fixed table (capacities far above it only make the chains longer). */
@@ -110,8 +114,10 @@ TFE_INTERNAL void tfe__lru_remove(tfe__lru *c, tfe__lru_node *e) {
 TFE_INTERNAL void tfe__lru_drop(const tfe__lru_vt *vt, tfe__lru_node *e) {
   while (e) {
     tfe__lru_node *next = e->chain; /* dropped nodes are chained through `chain` */
-    vt->release(e->val);
-    e->free_fn(e->free_ctx, e);
+    void (*free_fn)(void *, void *) = e->free_fn;
+    void *ctx = e->free_ctx;
+    vt->release(e->val); /* frees e too when it is part of the value */
+    if (free_fn) free_fn(ctx, e);
     e = next;
   }
 }
@@ -133,28 +139,16 @@ TFE_INTERNAL void *tfe__lru_get(tfe__lru *c, const tfe__lru_vt *vt, const void *
   return v;
 }
 
-/* Stores val under the key (the cache retains it) unless the key is already there; then
- * releases least recently used entries until at most `capacity` remain. Returns whether val
- * was stored. An allocation failure stores nothing (the caller's value stays valid). */
-TFE_INTERNAL bool tfe__lru_put(tfe__lru *c, const tfe__lru_vt *vt, long capacity, const void *key, size_t len,
-                               uint64_t h, void *val) {
-  if (capacity <= 0 || len > SIZE_MAX - sizeof(tfe__lru_node)) return false;
-  tfe_allocator a = tfe_get_allocator();
-  tfe__lru_node *e = (tfe__lru_node *)a.alloc(a.ctx, sizeof *e + len, TFE_ALIGN);
-  if (!e) return false;
-  memset(e, 0, sizeof *e);
-  e->hash = h;
-  e->len = len;
-  e->val = val;
-  e->free_fn = a.free;
-  e->free_ctx = a.ctx;
-  memcpy(e->key, key, len);
-  vt->retain(val);
+/* Links node e (key, hash, value set) into the cache unless its key is there already; then
+ * releases least recently used entries until at most `capacity` remain. The value was
+ * retained for the cache. Returns whether e was stored; what was evicted, or e when it was
+ * not stored, is released after the lock is given back. */
+TFE_INTERNAL bool tfe__lru_link(tfe__lru *c, const tfe__lru_vt *vt, long capacity, tfe__lru_node *e) {
   tfe__lru_node *dropped = NULL;
   bool stored = false;
   tfe__lock_take(&c->lock);
-  if (!tfe__lru_find(c, key, len, h)) {
-    tfe__lru_node **head = tfe__lru_slot(c, h);
+  if (!tfe__lru_find(c, e->key, e->len, e->hash)) {
+    tfe__lru_node **head = tfe__lru_slot(c, e->hash);
     e->chain = *head;
     *head = e;
     tfe__lru_front(c, e);
@@ -175,6 +169,39 @@ TFE_INTERNAL bool tfe__lru_put(tfe__lru *c, const tfe__lru_vt *vt, long capacity
   }
   tfe__lru_drop(vt, dropped);
   return stored;
+}
+
+/* Stores val under a copy of the key (the cache retains val) unless the key is already there.
+ * An allocation failure stores nothing (the caller's value stays valid). */
+TFE_INTERNAL bool tfe__lru_put(tfe__lru *c, const tfe__lru_vt *vt, long capacity, const void *key, size_t len,
+                               uint64_t h, void *val) {
+  if (capacity <= 0 || len > SIZE_MAX - sizeof(tfe__lru_node)) return false;
+  tfe_allocator a = tfe_get_allocator();
+  tfe__lru_node *e = (tfe__lru_node *)a.alloc(a.ctx, sizeof *e + len, TFE_ALIGN);
+  if (!e) return false;
+  memset(e, 0, sizeof *e);
+  memcpy(e + 1, key, len);
+  e->key = (const unsigned char *)(e + 1);
+  e->hash = h;
+  e->len = len;
+  e->val = val;
+  e->free_fn = a.free;
+  e->free_ctx = a.ctx;
+  vt->retain(val);
+  return tfe__lru_link(c, vt, capacity, e);
+}
+/* The same for a value that carries its own node and key bytes (both live as long as the value;
+ * a value is in at most one cache, once): nothing is allocated. */
+TFE_INTERNAL bool tfe__lru_put_node(tfe__lru *c, const tfe__lru_vt *vt, long capacity, tfe__lru_node *e,
+                                    const void *key, size_t len, uint64_t h, void *val) {
+  if (capacity <= 0) return false;
+  memset(e, 0, sizeof *e);
+  e->key = (const unsigned char *)key;
+  e->hash = h;
+  e->len = len;
+  e->val = val;
+  vt->retain(val);
+  return tfe__lru_link(c, vt, capacity, e);
 }
 
 /* Releases every entry (values held by callers stay valid): one entry per lock hold, so that

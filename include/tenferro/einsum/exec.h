@@ -115,7 +115,7 @@ TFE_INTERNAL tfe_status tfe__ein_backend(const tfe_einsum_opts *o, int n, tfe_st
                                          const tfe_prims_backend **out, const char *where) {
   const tfe_prims_backend *explicit_be = o ? o->backend : NULL;
   bool transfer = o && o->allow_transfer;
-  tfe_operand_place small[16], *ops = n <= 16 ? small : (tfe_operand_place *)tfe__alloc((size_t)n * sizeof *ops);
+  tfe_operand_place small[16] = {{NULL, NULL}}, *ops = n <= 16 ? small : (tfe_operand_place *)tfe__alloc((size_t)n * sizeof *ops);
   if (!ops) return TFE_ERR_ALLOC;
   for (int k = 0; k < n; k++) { ops[k].name = NULL; ops[k].st = st ? st[k] : NULL; }
   tfe_status s = tfe__be_select_at(explicit_be, n, ops, transfer, out, NULL, where);

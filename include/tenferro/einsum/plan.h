@@ -138,13 +138,14 @@ TFE_INTERNAL const tfe_layout *tfe__ein_node_lay(const tfe_einsum_plan *p, int i
   tfe__ein_leaf_lay(p, id, leaf);
   return leaf;
 }
-/* One contraction plan (NULL when the engine refuses the step: it then plans at run time and
- * reports why). Only an allocation failure fails. */
+/* One contraction plan, from the contraction plan cache (shared with tfe_contract_S and other
+ * einsum plans), or NULL when the engine refuses the step: it then plans at run time and
+ * reports why. Only an allocation failure fails. */
 TFE_INTERNAL tfe_status tfe__ein_cplan(const tfe_einsum_plan *p, tfe_contract_plan **out, const tfe_layout *A,
                                        const int32_t *la, const tfe_layout *B, const int32_t *lb, const tfe_layout *C,
                                        const int32_t *lc) {
   *out = NULL;
-  tfe_status st = tfe__pr_plan_make(out, p->dtype, A, la, B, lb, C, lc, TFE__PR_NATIVE, "tfe_einsum_plan_new");
+  tfe_status st = tfe__pr_plan_cached(out, p->dtype, A, la, B, lb, C, lc, TFE__PR_NATIVE, "tfe_einsum_plan_new");
   if (st == TFE_ERR_ALLOC) return st;
   if (st != TFE_OK) *out = NULL;
   return TFE_OK;

@@ -49,6 +49,7 @@ typedef struct tfe_contract_plan {
   uint64_t hash;
   int nkey;
   int64_t *key;         /* ranks, labels, dims, strides, flavor: what the plan was made for */
+  tfe__lru_node node;   /* its entry in the plan cache (the key above is the entry's key) */
   int nl;
   tfe__pr_plab lab[];   /* nl entries, then the key */
 } tfe_contract_plan;

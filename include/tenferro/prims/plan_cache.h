@@ -1,8 +1,9 @@
 /* tenferro/prims/plan_cache.h — prims room: the process-wide cache of contraction plans.
  *
  * One keyed LRU cache (core/lru.h) holds the plans of the convenience calls
- * (tfe_contract_S, tfe_contract_unary_S). The key is the plan's own key (plan.h): kind,
- * ranks, labels, dims, strides and flavor, as int64 words. The capacity is the tuning field
+ * (tfe_contract_S, tfe_contract_unary_S) and the steps of einsum plans. The key is the plan's
+ * own key (plan.h): kind, ranks, labels, dims, strides and flavor, as int64 words; a plan
+ * carries its own cache entry, so caching it allocates nothing. The capacity is the tuning field
  * contract_plan_cache_size (256 by default); the least recently used plan is dropped when
  * it is full (callers holding that plan keep it). */
 #if !TFE__BODY_PHASE
@@ -54,8 +55,8 @@ TFE_INTERNAL tfe_status tfe__pr_plan_cached(tfe_contract_plan **out, tfe_dtype d
   }
   TFE_TRY(tfe__pr_plan_make(out, dt, A, la, B, lb, C, lc, flavor, where));
   tfe_contract_plan *P = *out;
-  tfe__lru_put(&tfe__st.prims.cache, &tfe__pr_cache_vt, (long)tfe__st.tune.contract_plan_cache_size, P->key,
-               (size_t)P->nkey * sizeof *P->key, P->hash, P);
+  tfe__lru_put_node(&tfe__st.prims.cache, &tfe__pr_cache_vt, (long)tfe__st.tune.contract_plan_cache_size, &P->node,
+                    P->key, (size_t)P->nkey * sizeof *P->key, P->hash, P);
   return TFE_OK;
 }
 #endif

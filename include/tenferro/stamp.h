@@ -44,6 +44,12 @@
 #if __has_include(<tenferro/prims/semiring_gemm_tpl.h>)
 #include <tenferro/prims/semiring_gemm_tpl.h>
 #endif
+#if __has_include(<tenferro/prims/naive_tpl.h>)
+#include <tenferro/prims/naive_tpl.h>
+#endif
+#if __has_include(<tenferro/prims/small_gemm_tpl.h>)
+#include <tenferro/prims/small_gemm_tpl.h>
+#endif
 #if __has_include(<tenferro/prims/contract_tpl.h>)
 #include <tenferro/prims/contract_tpl.h>
 #endif

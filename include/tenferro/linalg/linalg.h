@@ -100,6 +100,7 @@ typedef struct tfe__mat {
  * (prims/registry.h). The CPU backend's linalg slot is the LAPACKE code of this room; another
  * backend's slot gets the call as a tfe_linalg_call (prims/backend.h): the function, the
  * element kind, and pointers to the arguments in the order of the typed function. */
+#define TFE__HAVE_LINALG 1 /* the CPU backend's linalg slot calls this room (prims/cpu_backend.h) */
 typedef enum tfe_linalg_op {
   TFE_LA_SVD, TFE_LA_SVD_ND, TFE_LA_SVD_TRUNC, TFE_LA_QR, TFE_LA_QR_ND, TFE_LA_LQ, TFE_LA_LQ_ND, TFE_LA_EIGH,
   TFE_LA_EIG, TFE_LA_LU, TFE_LA_CHOLESKY, TFE_LA_SOLVE, TFE_LA_TRISOLVE, TFE_LA_LSTSQ, TFE_LA_INV, TFE_LA_DET,
@@ -336,12 +337,8 @@ TFE_INTERNAL tfe_status tfe__lapack_info(int info, const char *routine, const ch
   return TFE_OK;
 }
 /* ---- dispatch (see the declarations) ---------------------------------------------------------- */
-TFE_INTERNAL tfe_status tfe__la_cpu_impl(const tfe_linalg_call *call);
-/* The backend of a linalg call over plain views; binds the CPU backend's linalg slot to this
- * room's code on first use (the prims room cannot name it). */
+/* The backend of a linalg call over plain views. */
 TFE_INTERNAL const tfe_prims_backend *tfe__la_backend(const char *where) {
-  if (!atomic_load_explicit(&tfe__st.prims.cpu_linalg, memory_order_acquire))
-    atomic_store_explicit(&tfe__st.prims.cpu_linalg, tfe__la_cpu_impl, memory_order_release);
   return tfe__be_for_views(NULL, 0, NULL, where);
 }
 #define TFE_TEMPLATE <tenferro/linalg/factor_tpl.h>

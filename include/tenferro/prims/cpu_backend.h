@@ -10,10 +10,6 @@
 #define TENFERRO_PRIMS_CPU_BACKEND_H
 #include <tenferro/prims/backend.h>
 
-/* The linalg room's CPU implementation, bound by the linalg entry points on their first call
- * (the prims room sits below linalg and cannot name it). */
-typedef tfe_status (*tfe__cpu_linalg_fn)(const tfe_linalg_call *call);
-
 #endif
 #elif !defined(TENFERRO_PRIMS_CPU_BACKEND_BODY) /* bodies */
 #define TENFERRO_PRIMS_CPU_BACKEND_BODY
@@ -54,13 +50,19 @@ TFE_INTERNAL tfe_status tfe__cpu_exec(const tfe_prims_backend *be, const tfe_pri
                                "tfe_prims_execute");
 }
 
-/* The linalg slot: the linalg room's LAPACKE code (bound on its first use). */
+/* The linalg slot: the linalg room's LAPACKE code (linalg.h; it says it is there by defining
+ * TFE__HAVE_LINALG in its declarations, which precede every body). */
+#ifdef TFE__HAVE_LINALG
+TFE_INTERNAL tfe_status tfe__la_cpu_impl(const tfe_linalg_call *call);
+#endif
 TFE_INTERNAL tfe_status tfe__cpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call) {
   (void)be;
-  tfe__cpu_linalg_fn fn = atomic_load_explicit(&tfe__st.prims.cpu_linalg, memory_order_acquire);
   if (!call) return TFE_FAIL(TFE_ERR_NULL, "argument 'call' is NULL");
-  if (!fn) return TFE_FAIL(TFE_ERR_UNSUPPORTED, "the linalg room is not part of this program");
-  return fn(call);
+#ifdef TFE__HAVE_LINALG
+  return tfe__la_cpu_impl(call);
+#else
+  return TFE_FAIL(TFE_ERR_UNSUPPORTED, "the linalg room is not part of this program");
+#endif
 }
 
 TFE_API tfe_prims_backend tfe_prims_cpu(void) {

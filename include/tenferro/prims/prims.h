@@ -76,7 +76,6 @@ typedef struct tfe__prims_state {
   tfe__lru cache;             /* contraction plans (plan_cache.h) */
   tfe__ws ws;                 /* the contraction workspace (engine.h) */
   tfe__be_registry reg;       /* registered backends (registry.h) */
-  _Atomic(tfe__cpu_linalg_fn) cpu_linalg; /* the linalg room's CPU code (cpu_backend.h) */
   atomic_long small_direct[3]; /* small-engine calls that read X / read Y / wrote C in place (tests) */
   tfe__blas_state blas;       /* the BLIS binding (blis.h) */
 } tfe__prims_state;

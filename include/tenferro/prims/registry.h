@@ -234,6 +234,7 @@ TFE_INTERNAL tfe_status tfe__be_infer(tfe__be_registry *r, tfe_memspace s, int n
     }
   if (count == 1) return TFE_OK;
   char who[160] = "";
+  if (n == 0) snprintf(who, sizeof who, "the operands");
   for (int k = 0; k < n && k < 4; k++) {
     size_t len = strlen(who);
     snprintf(who + len, sizeof who - len, "%s%s", k ? ", " : "", tfe__be_place_name(&ops[k], k, nb, sizeof nb));

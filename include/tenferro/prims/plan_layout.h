@@ -122,7 +122,7 @@ TFE_INTERNAL void tfe__pr_layout(tfe__pr_lay *L, const tfe__pr_plab *lab, int n,
     L->cs[2] = nn ? L->fin[gn[0]][2] : tfe__pr_abs(L->rs[2]) * rows[2];
     /* An operand without a unit stride (e.g. column-major bij with the batch label first) is
      * gathered a cache line per element by the GEMM's packing and C is scattered the same
-     * way: a dense copy is cheaper (bij,bjk->bik, b=32, n=128: 10.7 -> about 4 ms).
+     * way: a dense copy is cheaper (measured: docs/bench-prims.md, "Why the code does it").
      * BLIS 0.9 also mishandles some negative, zero and equal stride pairs (e.g. zgemm with
      * rs_c = -1, cs_c = 1): such operands are copied too. */
     int64_t cols[3] = {L->k, L->n, L->n};
@@ -155,8 +155,7 @@ TFE_INTERNAL double tfe__pr_lay_cost(const tfe__pr_lay *L, const tfe__pr_plab *l
     if (L->copy[op]) c += 2.0 * (double)L->wsz[op];
   /* an operand read in place without a unit stride is gathered element by element (a cache
    * line per element) when packed, and C is then written the same way: weighted 8 copies
-   * (measured: looping a 32x32x1024 aid,ij->ajd over a, leaving strides 1024 and 32, ran 3.5x
-   * slower than copying on a Xeon) */
+   * (the weight: docs/bench-prims.md, "Why the code does it") */
   int64_t rows[3] = {L->m, L->k, L->m}, cols[3] = {L->k, L->n, L->n};
   for (int op = 0; op < 3; op++) {
     bool unit = rows[op] <= 1 || cols[op] <= 1 || tfe__pr_abs(L->rs[op]) == 1 || tfe__pr_abs(L->cs[op]) == 1;

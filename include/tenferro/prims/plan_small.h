@@ -38,7 +38,7 @@ TFE_INTERNAL bool tfe__pr_affine_group(const int16_t *g, int n, const tfe__pr_pl
  * from gq of the other input: vector multiply-adds over the padded rows, plus element moves:
  * packing X (a gather, weighted 2, when its rows are not contiguous), packing Y (unless its
  * groups are affine and it is read in place), and C's R*Q stores (weighted 3 when C's rows
- * are not contiguous). Weights from the gm_queen steps and the crossover shapes. */
+ * are not contiguous). Weights measured on real network steps (docs/bench-prims.md). */
 TFE_INTERNAL double tfe__pr_small_cost(const tfe_contract_plan *P, const int64_t (*cur)[3], const int16_t *gr, int nr,
                                        const int16_t *gq, int nq, const int16_t *gk, int nk, int xo, int64_t w) {
   int64_t R = 1, Q = 1, K = 1;
@@ -53,8 +53,7 @@ TFE_INTERNAL double tfe__pr_small_cost(const tfe_contract_plan *P, const int64_t
   double c = (double)((R + w - 1) / w) * (double)Q * (double)K;
   c += (unit ? 1.0 : 2.0) * (double)R * (double)K;
   if (!yin) c += (double)Q * (double)K;
-  /* strided C stores weigh 3 (96x8x8 batches column-major: 1.2 ms with unit-stride rows of
-   * C, 5.1 ms transposed) */
+  /* strided C stores weigh 3 (measured: docs/bench-prims.md, "Why the code does it") */
   return c + (cunit ? 1.0 : 3.0) * (double)R * (double)Q;
 }
 
@@ -96,7 +95,7 @@ TFE_INTERNAL bool tfe__pr_small_plan(tfe_contract_plan *P, const int64_t (*cur)[
   bool swap = c1 < c0 || (c1 == c0 && (cun > cum || (cun == cum && xun > xum)));
   if (tfe__st.tune.contract_small_orient) swap = tfe__st.tune.contract_small_orient == 2;
   /* one row in a vector of 8 (f64) wastes most lanes: tiny GEMMs of that shape keep the plain
-   * loops (gm_queen step 138, 1 x 27 x 27 per batch: 16 ms plain, 27 ms small path) */
+   * loops (measured: docs/bench-prims.md, "Why the code does it") */
   if (mode == 0 && (swap ? n : m) * 4 < w && m * n * k <= 2048) return false;
   int64_t rp = swap ? np : mp, q = swap ? m : n;
   q += 5; /* columns padded to the column block (ps_nq_) */

@@ -77,8 +77,8 @@ TFE_INTERNAL int tfe__sg_isa(void) {
 #define TFE__SG_LOAD _mm512_loadu_pd
 #define TFE__SG_STORE _mm512_storeu_pd
 /* x + y as fma(x, 1, y): bit-identical (x*1 is exact, one rounding), and it runs on the FMA
- * pipes, so the adds and the maxes issue on different pipes (Zen 4/5: FADD pipes 2/3 also do
- * max/min; with plain adds both compete for them and cap max-plus at half of dgemm). */
+ * pipes, so the adds and the maxes issue on different pipes (with plain adds both compete for
+ * the add pipes that also do max/min: docs/bench-prims.md). */
 #define TFE__SG_MUL(x, y) _mm512_fmadd_pd(x, one_, y)
 #define TFE__SG_RED _mm512_max_pd
 TFE__SG_BODY(tfe__sg_maxplus_f64_avx512, "avx512f", double, 12, TFE__SG_X12, -INFINITY)

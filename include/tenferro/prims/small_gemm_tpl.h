@@ -158,9 +158,8 @@ typedef struct TFE_FN(ps_call_) {
 TFE_INTERNAL int64_t TFE_FN(ps_ylen_)(int64_t Q, int64_t K) { return (Q * K + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W; }
 
 /* Tiles kept per run of consecutive batches (up to 8, at most 262144 reals): C is then written
- * in runs along the first batch label instead of one scattered element per batch (each a
- * possible cache and TLB miss: 28% of gm_queen step 137 before; step 94, whose 81 x 243
- * tile scatters over 1.2 MB of C lines per batch, 87 -> 59 ms with runs of 8). */
+ * in runs along the first batch label instead of one scattered element per batch, each a
+ * possible cache and TLB miss (measured: docs/bench-prims.md, "Why the code does it"). */
 TFE_INTERNAL int64_t TFE_FN(ps_run_len_)(int64_t RP, int64_t Q) {
   int64_t u = (int64_t)262144 / (TFE__PS_PL * RP * Q);
   return u < 1 ? 1 : u > 8 ? 8 : u;
@@ -487,15 +486,14 @@ TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
   s->xdir = s->ydir = s->cdir = s->xover = false;
   int64_t unit;
   if (TFE_CPLX) return;
-  /* Y is read as scalars: in place whenever its tables are affine (gm_queen step 137: B's
-   * 27 x 9 block of each batch is contiguous) */
+  /* Y is read as scalars: in place whenever its tables are affine */
   bool ys = TFE_FN(ps_affine_)(s->yp, s->K, &s->ysp) && TFE_FN(ps_affine_)(s->yq, s->Q, &s->ysq);
   s->ydir = s->Q % s->NQ == 0 && ys;
   /* X in place only when its depth stride is not a multiple of 256 bytes: with such strides
    * (64^3 column-major f64: 512 bytes) the row vectors of successive p fall into a few L1 sets
-   * and conflict; packing them contiguously ran 32 x 64^3 in 0.20 ms instead of 0.32 ms */
+   * and conflict; packing them contiguously is faster (docs/bench-prims.md) */
   bool xa = s->xunit && TFE_FN(ps_affine_)(s->xp, s->K, &s->xs) && (s->xs * (int64_t)sizeof(TFE_R)) % 256 != 0;
-  s->xover = xa && s->R % TFE__PS_W != 0 && s->xs >= 0; /* gm_queen step 137: 185 -> 175 ms */
+  s->xover = xa && s->R % TFE__PS_W != 0 && s->xs >= 0; /* saves the packing (docs/bench-prims.md) */
   if (s->R % TFE__PS_W != 0) return;
   s->xdir = xa;
   s->cdir = s->Q % s->NQ == 0 && TFE_FN(ps_affine_)(s->cr, s->R, &unit) && unit == 1 &&

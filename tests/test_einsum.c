@@ -998,7 +998,7 @@ static void test_step_hook(void **state) {
 /* Threads run a mix of einsums (hits, misses and evictions in both plan caches, both workspaces
  * taken and given back, one thread dropping the kept blocks now and then) and compare every
  * result with the one computed before they started. Run under ThreadSanitizer too. */
-#include <threads.h>
+#include <pthread.h> /* not C11 threads: ThreadSanitizer intercepts pthread_create only */
 #define CT_CASES 6
 typedef struct ct_case { const char *expr; int n; int rank[3]; int64_t dims[3][3]; double *want; int64_t nout; } ct_case;
 static ct_case ct_cases[CT_CASES] = {
@@ -1010,13 +1010,13 @@ static ct_case ct_cases[CT_CASES] = {
     {"ij,ij->ij", 2, {2, 2}, {{9, 7}, {9, 7}}, NULL, 0},
 };
 static double ct_data[4096];
-typedef struct ct_job { int id, iters, bad; char msg[256]; } ct_job;
+typedef struct ct_job { int id, iters, bad; char msg[TFE_ERRMSG_MAX + 64]; } ct_job;
 static tfe_status ct_run(int c, tfe_tensor_f64 *out) {
   tfe_view_f64 v[3];
   for (int k = 0; k < ct_cases[c].n; k++) v[k] = rowmajor(ct_data + 300 * k, ct_cases[c].rank[k], ct_cases[c].dims[k]);
   return tfe_einsum_f64(out, ct_cases[c].expr, ct_cases[c].n, v);
 }
-static int ct_worker(void *arg) {
+static void *ct_worker(void *arg) {
   ct_job *j = (ct_job *)arg;
   tu_rng r = {0x1234567ULL + (uint64_t)j->id};
   for (int it = 0; it < j->iters && !j->bad; it++) {
@@ -1029,7 +1029,7 @@ static int ct_worker(void *arg) {
     tfe_tensor_release_f64(&t);
     if (j->id == 0 && it % 17 == 0) { tfe_einsum_workspace_release(); tfe_contract_workspace_release(); }
   }
-  return 0;
+  return NULL;
 }
 static void test_threads(void **state) {
   (void)state;
@@ -1050,12 +1050,12 @@ static void test_threads(void **state) {
   tfe_contract_cache_clear();
   enum { NT = 4 };
   ct_job jobs[NT];
-  thrd_t th[NT];
+  pthread_t th[NT];
   for (int i = 0; i < NT; i++) {
     jobs[i] = (ct_job){i, tu_cases(3000), 0, ""};
-    assert_int_equal(thrd_create(&th[i], ct_worker, &jobs[i]), thrd_success);
+    assert_int_equal(pthread_create(&th[i], NULL, ct_worker, &jobs[i]), 0);
   }
-  for (int i = 0; i < NT; i++) assert_int_equal(thrd_join(th[i], NULL), thrd_success);
+  for (int i = 0; i < NT; i++) assert_int_equal(pthread_join(th[i], NULL), 0);
   for (int i = 0; i < NT; i++)
     if (jobs[i].bad) fail_msg("thread %d: %s", i, jobs[i].msg);
   long h, m, ev;

@@ -67,12 +67,14 @@ TFE_API tfe_status tfe_einsum_dyn(tfe_dyn *out, const char *expr, int n, const t
 TFE_API tfe_status tfe_einsum_into_dyn(const tfe_dyn *out, const char *expr, int n, const tfe_dyn *ops,
                                        const tfe_einsum_opts *opts);
 
-/* ---- the room's process state (one member of tfe__st, core/state.h) ------------------------- */
+/* ---- the room's process state (one member of tfe__st, core/state.h; bodies only) ----------- */
+#if TFE__IMPL
 typedef struct tfe__einsum_state {
   tfe__lru cache;        /* einsum plans (plan_cache.h) */
   tfe__ws ws;            /* the arena workspace (exec.h) */
   tfe__ein_hook_t hook;  /* the profiling hook (exec.h) */
 } tfe__einsum_state;
+#endif
 
 #endif
 #elif !defined(TENFERRO_EINSUM_BODY) /* bodies */

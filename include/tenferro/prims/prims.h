@@ -71,7 +71,8 @@ TFE_API tfe_status tfe_contract_dyn_on(const tfe_prims_backend *be, const void *
                                        const int32_t *la, const tfe_dyn *B, const int32_t *lb, const void *beta,
                                        const tfe_dyn *C, const int32_t *lc);
 
-/* ---- the room's process state (one member of tfe__st, core/state.h) ------------------------- */
+/* ---- the room's process state (one member of tfe__st, core/state.h; bodies only) ----------- */
+#if TFE__IMPL
 typedef struct tfe__prims_state {
   tfe__lru cache;             /* contraction plans (plan_cache.h) */
   tfe__ws ws;                 /* the contraction workspace (engine.h) */
@@ -79,6 +80,7 @@ typedef struct tfe__prims_state {
   atomic_long small_direct[3]; /* small-engine calls that read X / read Y / wrote C in place (tests) */
   tfe__blas_state blas;       /* the BLIS binding (blis.h) */
 } tfe__prims_state;
+#endif
 
 #endif
 #elif !defined(TENFERRO_PRIMS_BODY) /* bodies */

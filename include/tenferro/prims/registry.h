@@ -62,7 +62,8 @@ TFE_API int tfe_backend_list(const tfe_prims_backend **out, int max);
 TFE_API tfe_status tfe_backend_select(const tfe_prims_backend *explicit_be, int n, const tfe_operand_place *ops,
                                       bool allow_transfer, const tfe_prims_backend **out, tfe_backend_rule *rule);
 
-/* The registry (a member of the prims section of the process state). */
+/* The registry (a member of the prims section of the process state; bodies only). */
+#if TFE__IMPL
 typedef struct tfe__be_registry {
   tfe__lock lock;
   int ready;                              /* the CPU backend is registered (read under lock) */
@@ -71,6 +72,7 @@ typedef struct tfe__be_registry {
   tfe_prims_backend be[TFE_BACKEND_MAX];
   const tfe_prims_backend *_Atomic host;  /* inferred for host memory; NULL: not set up or ambiguous */
 } tfe__be_registry;
+#endif
 
 #endif
 #elif !defined(TENFERRO_PRIMS_REGISTRY_BODY) /* bodies */

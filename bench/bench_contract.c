@@ -8,6 +8,13 @@
  *        bench_contract mera24 [threads]   the last step of str_nw_mera_open_26 (loop vs copy vs dgemm)
  *        bench_contract scaling   1 vs 2 threads, alternating, on the cases of docs/bench-prims.md */
 #include <tenferro.h>
+/* Sets one tuning field (core/tuning.h). */
+#define BC_TUNE(field, value)                 \
+  do {                                        \
+    tfe_tuning t_ = tfe_tuning_get();         \
+    t_.field = (value);                       \
+    (void)tfe_tuning_set(&t_);                \
+  } while (0)
 #include <time.h>
 
 /* Wall time; TFE_BENCH_CPU=1 counts process CPU time instead (1-thread runs on a shared machine:
@@ -164,10 +171,10 @@ static void bench_small(void) {
   tfe_contract_plan_release(P);
 }
 
-/* ---- loop over an unfusable label vs copy (tfe__pr_loop_mode -1 = always copy) -------------- */
+/* ---- loop over an unfusable label vs copy (contract_loop_mode -1 = always copy) -------------- */
 static double time_contract(tfe_view_f64 *A, const int32_t *la, tfe_view_f64 *B, const int32_t *lb, tfe_view_f64 *C,
                             const int32_t *lc, int mode, bool *looped) {
-  tfe__pr_loop_mode = mode;
+  BC_TUNE(contract_loop_mode, mode);
   tfe_contract_desc d;
   tfe_contract_plan *P = NULL;
   tfe_contract_describe_f64(&d, A, la, B, lb, C, lc);
@@ -178,7 +185,7 @@ static double time_contract(tfe_view_f64 *A, const int32_t *la, tfe_view_f64 *B,
   tfe_contract_execute_f64(P, 1.0, A, B, 0.0, C);
   double t = now() - t0;
   tfe_contract_plan_release(P);
-  tfe__pr_loop_mode = 0;
+  BC_TUNE(contract_loop_mode, 0);
   return t;
 }
 static void bench_loop_case(const char *name, tfe_view_f64 *A, const int32_t *la, tfe_view_f64 *B, const int32_t *lb,
@@ -289,13 +296,13 @@ static void bench_queen(int threads) {
     tfe_contract_describe_f64(&d, &A, la, &B, lb, &C, lc);
     tfe_contract_plan_create(&d, &P);
     char plan[96];
-    snprintf(plan, sizeof plan, "%s%s copy %d%d%d loop %d", P->small ? "small" : "gemm", P->small_swap ? " T" : "", P->copy[0], P->copy[1],
+    snprintf(plan, sizeof plan, "%s%s copy %d%d%d loop %d", P->engine == TFE__PR_ENG_SMALL ? "small" : "gemm", P->small_swap ? " T" : "", P->copy[0], P->copy[1],
              P->copy[2], P->loop);
     /* the same call with the small path turned off (the planner as it was before it: BLIS per
      * batch), alternating with the default */
     double t[R], toff[R];
     if (getenv("TFE_ORIENT")) { /* measure one small-path orientation (1 plain, 2 transposed) */
-      tfe__pr_small_orient = atoi(getenv("TFE_ORIENT"));
+      BC_TUNE(contract_small_orient, atoi(getenv("TFE_ORIENT")));
       tfe_contract_plan_release(P);
       tfe_contract_plan_create(&d, &P);
       tfe_contract_cache_clear();
@@ -306,7 +313,7 @@ static void bench_queen(int threads) {
       tfe_contract_f64(1.0, &A, la, &B, lb, 0.0, &C, lc);
       t[r] = now() - t0;
       if (r >= 3) { toff[r] = toff[r - 3]; continue; } /* 3 runs of the slow path are enough */
-      tfe__pr_small_mode = -1;
+      BC_TUNE(contract_small_mode, -1);
       tfe_contract_desc d2;
       tfe_contract_plan *P2 = NULL;
       tfe_contract_describe_f64(&d2, &A, la, &B, lb, &C, lc);
@@ -315,7 +322,7 @@ static void bench_queen(int threads) {
       tfe_contract_execute_f64(P2, 1.0, &A, &B, 0.0, &C);
       toff[r] = now() - t0;
       tfe_contract_plan_release(P2);
-      tfe__pr_small_mode = 0;
+      BC_TUNE(contract_small_mode, 0);
     }
     double tm = median(t), lim = bytes / bw, to = median(toff);
     printf("| gm_queen %s | %lld %lld %lld %lld | %s | %.1f ms | %.1f ms | %.1f ms (%.2f GB) | %.2fx |\n",
@@ -324,20 +331,20 @@ static void bench_queen(int threads) {
     tfe_contract_plan_release(P);
     free(A.data); free(B.data); free(C.data);
   }
-  tfe__pr_small_buf = 32768;
+  BC_TUNE(contract_small_buf, 32768);
 }
 
 
 static tfe_view_f64 dense(int rank, const int64_t *dims);
-/* ---- crossover: small-GEMM path vs BLIS per batch (tfe__pr_small_mode 1 / -1) ----------------- */
+/* ---- crossover: small-GEMM path vs BLIS per batch (contract_small_mode 1 / -1) ----------------- */
 static double time_mode(int mode, tfe_view_f64 *A, tfe_view_f64 *B, tfe_view_f64 *C, bool *small) {
   int32_t la[] = {'i', 'p', 'b'}, lb[] = {'p', 'j', 'b'}, lc[] = {'i', 'j', 'b'};
-  tfe__pr_small_mode = mode;
+  BC_TUNE(contract_small_mode, mode);
   tfe_contract_desc d;
   tfe_contract_plan *P = NULL;
   tfe_contract_describe_f64(&d, A, la, B, lb, C, lc);
   tfe_contract_plan_create(&d, &P);
-  *small = P->small;
+  *small = P->engine == TFE__PR_ENG_SMALL;
   tfe_contract_execute_f64(P, 1.0, A, B, 0.0, C);
   double t[R];
   for (int r = 0; r < R; r++) {
@@ -346,7 +353,7 @@ static double time_mode(int mode, tfe_view_f64 *A, tfe_view_f64 *B, tfe_view_f64
     t[r] = now() - t0;
   }
   tfe_contract_plan_release(P);
-  tfe__pr_small_mode = 0;
+  BC_TUNE(contract_small_mode, 0);
   return median(t);
 }
 /* ip b, pj b -> ij b, column-major, batch last; about 2e7 multiply-adds per case. */
@@ -356,7 +363,7 @@ static void bench_crossover(void) {
                                       {48, 48, 48}, {56, 56, 56}, {64, 64, 64}, {80, 80, 80}, {8, 8, 256},
                                       {64, 64, 4}, {16, 128, 16}, {96, 8, 8}, {128, 128, 8}, {32, 32, 256},
                                       {96, 96, 96}, {112, 112, 112}, {128, 128, 128}, {60, 60, 60}, {100, 100, 100}};
-  tfe__pr_small_buf = 1 << 17; /* let the forced small path take the big shapes too */
+  BC_TUNE(contract_small_buf, 1 << 17); /* let the forced small path take the big shapes too */
   printf("| m n k | m*n*k | batch | small path | BLIS per batch | BLIS / small |\n|---|---|---|---|---|---|\n");
   for (size_t q = 0; q < sizeof shapes / sizeof shapes[0]; q++) {
     int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2], mnk = m * n * k;
@@ -397,12 +404,12 @@ static void bench_bmm(int64_t b, int64_t n, int threads) {
   }
   int32_t *L[3] = {la, lb, lc};
   for (int mode = 1; mode >= -1; mode -= 2) {
-    tfe__pr_small_mode = mode;
+    BC_TUNE(contract_small_mode, mode);
     tfe_contract_desc d;
     tfe_contract_plan *P = NULL;
     tfe_contract_describe_f64(&d, &A, L[0], &B, L[1], &C, L[2]);
     tfe_contract_plan_create(&d, &P);
-    if (mode == 1) sm2 = P->small; else bl2 = !P->small;
+    if (mode == 1) sm2 = P->engine == TFE__PR_ENG_SMALL; else bl2 = P->engine != TFE__PR_ENG_SMALL;
     double *dst = mode == 1 ? tsm : tbl;
     for (int r = 0; r < R; r++) {
       double t0 = now();
@@ -410,7 +417,7 @@ static void bench_bmm(int64_t b, int64_t n, int threads) {
       dst[r] = (now() - t0) / 20;
     }
     tfe_contract_plan_release(P);
-    tfe__pr_small_mode = 0;
+    BC_TUNE(contract_small_mode, 0);
   }
   printf("| bij,bjk->bik b=%lld n=%lld | tenferro %.3f ms | raw bli_dgemm loop %.3f ms | small path%s %.3f ms | BLIS path%s %.3f ms |\n",
          (long long)b, (long long)n, 1e3 * median(tt), 1e3 * median(tr), sm2 ? "" : " (not taken)", 1e3 * median(tsm),
@@ -435,12 +442,12 @@ static void bench_crossover_c128(void) {
     double tm[2];
     bool sm[2];
     for (int mode = 0; mode < 2; mode++) {
-      tfe__pr_small_mode = mode == 0 ? 1 : -1;
+      BC_TUNE(contract_small_mode, mode == 0 ? 1 : -1);
       tfe_contract_desc d;
       tfe_contract_plan *P = NULL;
       tfe_contract_describe_c128(&d, &A, la, &B, lb, &C, lc);
       tfe_contract_plan_create(&d, &P);
-      sm[mode] = P->small;
+      sm[mode] = P->engine == TFE__PR_ENG_SMALL;
       tfe_contract_execute_c128(P, 1.0, &A, &B, 0.0, &C);
       double t[R];
       for (int r = 0; r < R; r++) {
@@ -450,7 +457,7 @@ static void bench_crossover_c128(void) {
       }
       tm[mode] = median(t);
       tfe_contract_plan_release(P);
-      tfe__pr_small_mode = 0;
+      BC_TUNE(contract_small_mode, 0);
     }
     printf("| %lld %lld %lld | %lld | %lld | %s%.2f ms | %.2f ms | %.2f |\n", (long long)m, (long long)n, (long long)k,
            (long long)mnk, (long long)nb, sm[0] ? "" : "(not small) ", 1e3 * tm[0], 1e3 * tm[1], tm[1] / tm[0]);

@@ -5,6 +5,13 @@
  * axis by axis through tfe_get_S (which applies lazy conjugation) and sums the products. */
 #ifndef TC_KIND_PASS
 #include "testutil.h"
+/* Sets one tuning field (core/tuning.h), checked. */
+#define TUNE(field, value)                                   \
+  do {                                                       \
+    tfe_tuning t_ = tfe_tuning_get();                        \
+    t_.field = (value);                                      \
+    assert_int_equal(tfe_tuning_set(&t_), TFE_OK);           \
+  } while (0)
 #include <math.h>
 
 #define TC_STR_(x) #x
@@ -145,7 +152,7 @@ typedef struct tc_stats { long naive, gemm, red, copy_ab, copy_c, batch, plain, 
  * which runs after the random tests). */
 static long tc_loop2_threads2;
 static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
-  if (P->naive) { s->naive++; return; }
+  if (P->engine == TFE__PR_ENG_NAIVE) { s->naive++; return; }
   s->gemm++;
   s->red += P->red[0] || P->red[1];
   s->copy_ab += P->copy[0] || P->copy[1];
@@ -156,9 +163,9 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
   s->loop2 += P->nloop >= 2; /* several unfusable labels looped over */
   tc_loop2_threads2 += P->nloop >= 2 && tfe_get_num_threads() == 2;
   assert_true(P->loop == (P->nloop > 0) && P->nloop <= TFE__PR_MAXLOOP);
-  s->small += P->small;
-  s->small_swap += P->small && P->small_swap;
-  s->small_batch += P->small && P->nbatch > 1;
+  s->small += P->engine == TFE__PR_ENG_SMALL;
+  s->small_swap += P->engine == TFE__PR_ENG_SMALL && P->small_swap;
+  s->small_batch += P->engine == TFE__PR_ENG_SMALL && P->nbatch > 1;
 }
 
 #define TC_KIND_PASS
@@ -173,15 +180,15 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
     tc_stats x = {0};                                                                       \
     tc_run_##s(tu_cases(10000), false, false, 0x1234 + DT, &x);                             \
     tc_run_##s(tu_cases(150), false, true, 0x4321 + DT, &x);                                \
-    long dc[3] = {atomic_load(&tfe__ps_direct_calls[0]), atomic_load(&tfe__ps_direct_calls[1]), \
-                  atomic_load(&tfe__ps_direct_calls[2])};                                   \
+    long dc[3] = {atomic_load(&tfe__st.prims.small_direct[0]), atomic_load(&tfe__st.prims.small_direct[1]), \
+                  atomic_load(&tfe__st.prims.small_direct[2])};                                   \
     tc_run_##s(tu_cases(300), false, 2, 0x5151 + DT, &x);                                   \
     print_message("%s: small path in place: X %ld, Y %ld, C %ld calls\n", #s,                \
-                  atomic_load(&tfe__ps_direct_calls[0]) - dc[0],                            \
-                  atomic_load(&tfe__ps_direct_calls[1]) - dc[1],                            \
-                  atomic_load(&tfe__ps_direct_calls[2]) - dc[2]);                           \
+                  atomic_load(&tfe__st.prims.small_direct[0]) - dc[0],                            \
+                  atomic_load(&tfe__st.prims.small_direct[1]) - dc[1],                            \
+                  atomic_load(&tfe__st.prims.small_direct[2]) - dc[2]);                           \
     if (DT == TFE_DT_F32 || DT == TFE_DT_F64)                                               \
-      for (int q = 0; q < 3; q++) assert_true(atomic_load(&tfe__ps_direct_calls[q]) > dc[q]); \
+      for (int q = 0; q < 3; q++) assert_true(atomic_load(&tfe__st.prims.small_direct[q]) > dc[q]); \
     print_message("%s: plans naive %ld gemm %ld (reduce %ld, copy A/B %ld, copy C %ld, batch %ld, no copy %ld, " \
                   "loop %ld, of several labels %ld)\n", #s, x.naive, x.gemm, x.red, x.copy_ab, x.copy_c, x.batch, x.plain, x.loop, x.loop2); \
     assert_true(x.gemm > 0 && x.red > 0 && x.copy_ab > 0 && x.copy_c > 0 && x.batch > 0 && x.plain > 0); \
@@ -322,19 +329,19 @@ static void test_loop_two_labels_values(void **st) {
   tfe_contract_desc ds;
   tfe_contract_plan *P = NULL;
   assert_int_equal(tfe_contract_describe_f64(&ds, &A, la, &B, lb, &C, lc), TFE_OK);
-  tfe__pr_loop_mode = 1;
-  tfe__pr_small_mode = -1; /* the small path (tiny GEMMs) would take it, without loops */
+  TUNE(contract_loop_mode, 1);
+  TUNE(contract_small_mode, -1); /* the small path (tiny GEMMs) would take it, without loops */
   assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
-  tfe__pr_loop_mode = 0;
-  tfe__pr_small_mode = 0;
+  TUNE(contract_loop_mode, 0);
+  TUNE(contract_small_mode, 0);
   assert_true(P->nloop == 2 && !P->copy[0] && !P->copy[1] && !P->copy[2] && P->nbatch == 9);
   assert_int_equal(tfe_contract_execute_f64(P, 0.5, &A, &B, 2.0, &C), TFE_OK);
   tfe_contract_plan_release(P);
-  int64_t keep = tfe__pr_naive_work;
-  tfe__pr_naive_work = INT64_MAX; /* the reference engine */
+  int64_t keep = tfe_tuning_get().contract_naive_work;
+  TUNE(contract_naive_work, INT64_MAX); /* the reference engine */
   assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
-  tfe__pr_naive_work = keep;
-  assert_true(P->naive);
+  TUNE(contract_naive_work, keep);
+  assert_true(P->engine == TFE__PR_ENG_NAIVE);
   assert_int_equal(tfe_contract_execute_f64(P, 0.5, &A, &B, 2.0, &Cr), TFE_OK);
   tfe_contract_plan_release(P);
   for (int i = 0; i < NC; i++) assert_true(fabs(c[i] - r[i]) <= 1e-12 * (1 + fabs(r[i])));
@@ -366,9 +373,9 @@ static void test_loop_two_labels(void **st) {
   assert_int_equal(tfe_contract_plan_workspace(P), 0);
   tfe_contract_plan_release(P);
   /* never looping: C copied */
-  tfe__pr_loop_mode = -1;
+  TUNE(contract_loop_mode, -1);
   assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
-  tfe__pr_loop_mode = 0;
+  TUNE(contract_loop_mode, 0);
   assert_true(!P->loop && P->nloop == 0 && P->copy[2]);
   tfe_contract_plan_release(P);
 }
@@ -525,14 +532,14 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, int shape, uint64_t 
     tfe_status s;
     /* every third case runs on two threads with the parallel thresholds at their minimum, so
      * the parallel batch loop and multi-threaded GEMMs run on small tensors */
-    tfe__pr_par_grain = cs % 3 == 0 ? 1 : (int64_t)1 << 20;
+    TUNE(contract_par_grain, cs % 3 == 0 ? 1 : (int64_t)1 << 20);
     tfe_set_num_threads(cs % 3 == 0 ? 2 : 1);
     /* every fourth planned case loops over an unfusable label whenever that saves a copy */
-    tfe__pr_loop_mode = cs % 4 == 0 ? 1 : 0;
+    TUNE(contract_loop_mode, cs % 4 == 0 ? 1 : 0);
     /* the small-GEMM path: never (so the BLIS paths stay covered), forced whenever its buffers
      * fit, or by the crossover; every other case skips the reference engine for tiny shapes */
-    tfe__pr_small_mode = cs % 5 == 0 ? -1 : cs % 5 == 1 ? 1 : 0;
-    tfe__pr_naive_work = cs % 2 == 0 ? 0 : 512;
+    TUNE(contract_small_mode, cs % 5 == 0 ? -1 : cs % 5 == 1 ? 1 : 0);
+    TUNE(contract_naive_work, cs % 2 == 0 ? 0 : 512);
     if (cs % 2) { /* the convenience front end (cached plans) */
       s = unary ? TFE_FN(contract_unary)(alpha, &A, k.la, beta, &C, k.lc)
                 : TFE_FN(contract)(alpha, &A, k.la, &B, k.lb, beta, &C, k.lc);
@@ -545,10 +552,10 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, int shape, uint64_t 
       tc_count(stats, P);
       tfe_contract_plan_release(P);
     }
-    tfe__pr_loop_mode = 0;
-    tfe__pr_small_mode = 0;
-    tfe__pr_naive_work = 512;
-    tfe__pr_par_grain = (int64_t)1 << 20;
+    TUNE(contract_loop_mode, 0);
+    TUNE(contract_small_mode, 0);
+    TUNE(contract_naive_work, 512);
+    TUNE(contract_par_grain, (int64_t)1 << 20);
     tfe_set_num_threads(0);
     if (s != TFE_OK) fail_msg("case %d: status %d: %s", cs, (int)s, tfe_last_error());
     TFE_TY(view) Cold = C;

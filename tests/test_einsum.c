@@ -994,11 +994,86 @@ static void test_step_hook(void **state) {
   tfe_einsum_plan_release(p);
 }
 
+/* ---- several threads through the shared caches and workspaces ------------------------------------ */
+/* Threads run a mix of einsums (hits, misses and evictions in both plan caches, both workspaces
+ * taken and given back, one thread dropping the kept blocks now and then) and compare every
+ * result with the one computed before they started. Run under ThreadSanitizer too. */
+#include <pthread.h> /* not C11 threads: ThreadSanitizer intercepts pthread_create only */
+#define CT_CASES 6
+typedef struct ct_case { const char *expr; int n; int rank[3]; int64_t dims[3][3]; double *want; int64_t nout; } ct_case;
+static ct_case ct_cases[CT_CASES] = {
+    {"ij,jk->ik", 2, {2, 2}, {{3, 4}, {4, 5}}, NULL, 0},
+    {"ij,jk,kl->il", 3, {2, 2, 2}, {{5, 6}, {6, 7}, {7, 3}}, NULL, 0},
+    {"abc,cd->abd", 2, {3, 2}, {{2, 3, 4}, {4, 6}}, NULL, 0},
+    {"ii,ij->j", 2, {2, 2}, {{4, 4}, {4, 3}}, NULL, 0},
+    {"bij,bjk->bik", 2, {3, 3}, {{3, 8, 9}, {3, 9, 8}}, NULL, 0},
+    {"ij,ij->ij", 2, {2, 2}, {{9, 7}, {9, 7}}, NULL, 0},
+};
+static double ct_data[4096];
+typedef struct ct_job { int id, iters, bad; char msg[TFE_ERRMSG_MAX + 64]; } ct_job;
+static tfe_status ct_run(int c, tfe_tensor_f64 *out) {
+  tfe_view_f64 v[3];
+  for (int k = 0; k < ct_cases[c].n; k++) v[k] = rowmajor(ct_data + 300 * k, ct_cases[c].rank[k], ct_cases[c].dims[k]);
+  return tfe_einsum_f64(out, ct_cases[c].expr, ct_cases[c].n, v);
+}
+static void *ct_worker(void *arg) {
+  ct_job *j = (ct_job *)arg;
+  tu_rng r = {0x1234567ULL + (uint64_t)j->id};
+  for (int it = 0; it < j->iters && !j->bad; it++) {
+    int c = (int)tu_int(&r, 0, CT_CASES - 1);
+    tfe_tensor_f64 t = {0};
+    tfe_status st = ct_run(c, &t);
+    if (st != TFE_OK) { j->bad++; snprintf(j->msg, sizeof j->msg, "%s: %s", ct_cases[c].expr, tfe_last_error()); break; }
+    for (int64_t i = 0; i < ct_cases[c].nout; i++)
+      if (t.v.data[i] != ct_cases[c].want[i]) { j->bad++; snprintf(j->msg, sizeof j->msg, "%s: element %lld", ct_cases[c].expr, (long long)i); break; }
+    tfe_tensor_release_f64(&t);
+    if (j->id == 0 && it % 17 == 0) { tfe_einsum_workspace_release(); tfe_contract_workspace_release(); }
+  }
+  return NULL;
+}
+static void test_threads(void **state) {
+  (void)state;
+  for (int i = 0; i < 4096; i++) ct_data[i] = (double)(i % 11) - 5;
+  for (int c = 0; c < CT_CASES; c++) {
+    tfe_tensor_f64 t = {0};
+    assert_int_equal(ct_run(c, &t), TFE_OK);
+    ct_cases[c].nout = tfe_layout_numel(&t.v.lay);
+    ct_cases[c].want = malloc((size_t)ct_cases[c].nout * sizeof(double) + 8);
+    memcpy(ct_cases[c].want, t.v.data, (size_t)ct_cases[c].nout * sizeof(double));
+    tfe_tensor_release_f64(&t);
+  }
+  tfe_tuning keep = tfe_tuning_get(), small = keep;
+  small.einsum_plan_cache_size = 3; /* evictions in both caches while the others look up */
+  small.contract_plan_cache_size = 4;
+  assert_int_equal(tfe_tuning_set(&small), TFE_OK);
+  tfe_einsum_cache_clear();
+  tfe_contract_cache_clear();
+  enum { NT = 4 };
+  ct_job jobs[NT];
+  pthread_t th[NT];
+  for (int i = 0; i < NT; i++) {
+    jobs[i] = (ct_job){i, tu_cases(3000), 0, ""};
+    assert_int_equal(pthread_create(&th[i], NULL, ct_worker, &jobs[i]), 0);
+  }
+  for (int i = 0; i < NT; i++) assert_int_equal(pthread_join(th[i], NULL), 0);
+  for (int i = 0; i < NT; i++)
+    if (jobs[i].bad) fail_msg("thread %d: %s", i, jobs[i].msg);
+  long h, m, ev;
+  tfe_einsum_cache_stats(&h, &m);
+  tfe_einsum_cache_info(NULL, NULL, &ev);
+  print_message("einsum cache after %d threads: %ld hits, %ld misses, %ld evictions\n", NT, h, m, ev);
+  assert_true(ev > 0 && h > 0);
+  assert_int_equal(tfe_tuning_set(&keep), TFE_OK);
+  tfe_einsum_cache_clear();
+  tfe_contract_cache_clear();
+  for (int c = 0; c < CT_CASES; c++) free(ct_cases[c].want);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_semantics),   cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_bind_errors),
       cmocka_unit_test(test_exec_errors), cmocka_unit_test(test_alloc_failures), cmocka_unit_test(test_optimizers),
-      cmocka_unit_test(test_cache),       cmocka_unit_test(test_owned_dyn), cmocka_unit_test(test_step_hook),    cmocka_unit_test(test_differential),
+      cmocka_unit_test(test_cache),       cmocka_unit_test(test_owned_dyn), cmocka_unit_test(test_step_hook),    cmocka_unit_test(test_differential), cmocka_unit_test(test_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

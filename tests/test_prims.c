@@ -1,7 +1,14 @@
 /* tests/test_prims.c — semiring GEMM (every micro-kernel this CPU runs) and argmax against
  * naive loops with ties; the backend protocol; describe/plan/execute misuse. */
 #include "testutil.h"
-#include <threads.h>
+/* Sets one tuning field (core/tuning.h), checked. */
+#define TUNE(field, value)                                   \
+  do {                                                       \
+    tfe_tuning t_ = tfe_tuning_get();                        \
+    t_.field = (value);                                      \
+    assert_int_equal(tfe_tuning_set(&t_), TFE_OK);           \
+  } while (0)
+#include <pthread.h> /* not C11 threads: ThreadSanitizer intercepts pthread_create only */
 
 /* Naive tropical/integer reference: C = alpha * sum_k A*B + beta*C, semiring ops. */
 #define TP_REF(S, T)                                                                                       \
@@ -83,7 +90,7 @@ static void test_tropical_gemm_all_kernels(void **st) {
 #endif
   for (int isa = 0; isa < 3; isa++) {
     if (!isas[isa]) continue;
-    tfe__sg_isa_force = isa + 1;
+    TUNE(semiring_gemm_isa, isa + 1);
     tu_rng r = {0xabc + (uint64_t)isa};
     int n = tu_cases(120);
     tp_gemm_maxplus_f64(&r, n); tp_gemm_maxplus_f32(&r, n);
@@ -91,7 +98,7 @@ static void test_tropical_gemm_all_kernels(void **st) {
     tp_gemm_maxtimes_f64(&r, n); tp_gemm_maxtimes_f32(&r, n);
     print_message("kernel %s checked\n", tfe_semiring_gemm_kernel_maxplus_f64());
   }
-  tfe__sg_isa_force = 0;
+  TUNE(semiring_gemm_isa, 0);
 }
 
 static void test_integer_gemm(void **st) {
@@ -183,10 +190,10 @@ static void test_argmax_blocked(void **st) {
 #else
     if (isa > 0) continue;
 #endif
-    tfe__sg_isa_force = isa + 1;
+    TUNE(semiring_gemm_isa, isa + 1);
     for (int th = 1; th <= 2; th++) {
       tfe_set_num_threads(th);
-      tfe__pr_par_grain = th == 2 ? 1 : (int64_t)1 << 20;
+      TUNE(contract_par_grain, th == 2 ? 1 : (int64_t)1 << 20);
       tu_rng r = {0x5eed + (uint64_t)(isa * 2 + th)};
       int n = tu_cases(40);
       tp_argmax_maxplus_f64(&r, n); tp_argmax_maxplus_f32(&r, n);
@@ -194,9 +201,9 @@ static void test_argmax_blocked(void **st) {
       tp_argmax_maxtimes_f64(&r, n); tp_argmax_maxtimes_f32(&r, n);
     }
   }
-  tfe__sg_isa_force = 0;
+  TUNE(semiring_gemm_isa, 0);
   tfe_set_num_threads(0);
-  tfe__pr_par_grain = (int64_t)1 << 20;
+  TUNE(contract_par_grain, (int64_t)1 << 20);
 }
 
 /* ---- the backend protocol ------------------------------------------------------------------- */
@@ -329,7 +336,7 @@ static tfe_status pc_call(int64_t d, double *a, double *b, double *c) {
   tfe_view_f64 C = {c, {2, 0, {2, 2}, {1, 2}}, false};
   return tfe_contract_f64(1.0, &A, (int32_t[]){0, 1}, &B, (int32_t[]){1, 2}, 0.0, &C, (int32_t[]){0, 2});
 }
-#define PC_MAXD (TFE_PLAN_CACHE_SIZE + 64)
+#define PC_MAXD (256 + 64) /* the default capacity (contract_plan_cache_size) + 64 */
 static bool pc_hit(int64_t d, double *a, double *b, double *c) {
   long h0, h1;
   tfe_contract_cache_stats(&h0, NULL);
@@ -346,7 +353,7 @@ static void test_plan_cache_lru(void **st) {
   long n, cap, ev0, ev1;
   tfe_contract_cache_info(&n, &cap, &ev0);
   assert_int_equal(n, 0);
-  assert_int_equal(cap, TFE_PLAN_CACHE_SIZE);
+  assert_int_equal(cap, tfe_tuning_default().contract_plan_cache_size);
   for (int64_t d = 1; d <= cap + 10; d++) assert_false(pc_hit(d, a, b, c)); /* all new keys */
   tfe_contract_cache_info(&n, NULL, &ev1);
   assert_int_equal(n, cap);
@@ -366,7 +373,7 @@ static void test_plan_cache_lru(void **st) {
 }
 
 typedef struct pc_job { uint64_t seed; int iters; int bad; } pc_job;
-static int pc_worker(void *arg) {
+static void *pc_worker(void *arg) {
   pc_job *j = (pc_job *)arg;
   double *a = malloc(sizeof(double) * 2 * PC_MAXD), *b = malloc(sizeof(double) * 2 * PC_MAXD), c[4];
   for (int i = 0; i < 2 * PC_MAXD; i++) a[i] = b[i] = 1;
@@ -378,15 +385,15 @@ static int pc_worker(void *arg) {
     if (pc_call(d, a, b, c) != TFE_OK || c[0] != (double)d || c[3] != (double)d) j->bad++;
   }
   free(a); free(b);
-  return 0;
+  return NULL;
 }
 static void test_plan_cache_threads(void **st) {
   (void)st;
   tfe_contract_cache_clear();
   pc_job jobs[2] = {{11, tu_cases(20000), 0}, {12, tu_cases(20000), 0}};
-  thrd_t t[2];
-  for (int i = 0; i < 2; i++) assert_int_equal(thrd_create(&t[i], pc_worker, &jobs[i]), thrd_success);
-  for (int i = 0; i < 2; i++) assert_int_equal(thrd_join(t[i], NULL), thrd_success);
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&t[i], NULL, pc_worker, &jobs[i]), 0);
+  for (int i = 0; i < 2; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
   assert_int_equal(jobs[0].bad + jobs[1].bad, 0);
   long n, cap, ev, hits, misses;
   tfe_contract_cache_info(&n, &cap, &ev);

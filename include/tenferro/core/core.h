@@ -40,6 +40,8 @@ static const int *const tfe__abi_ref __attribute__((used)) = &TFE__ABI_TAG;
 #include <tenferro/core/alloc.h>
 #include <tenferro/core/threads.h>
 #include <tenferro/core/tuning.h>
+#include <tenferro/core/lru.h>
+#include <tenferro/core/workspace.h>
 #if TFE__BODY_PHASE && !defined(TENFERRO_CORE_BODY)
 #define TENFERRO_CORE_BODY
 TFE_API const char *tfe_version_string(void) { return TFE_VERSION_STRING; }

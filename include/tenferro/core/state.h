@@ -29,11 +29,11 @@ typedef struct tfe__state {
 
 
   /* ---- prims room ----------------------------------------------------------------------- */
-  int prims_reserved_;
+  tfe__prims_state prims;  /* plan cache, workspace, backend registry, BLIS binding (prims.h) */
 
 
   /* ---- einsum room ---------------------------------------------------------------------- */
-  int einsum_reserved_;
+  tfe__einsum_state einsum; /* plan cache, arena workspace, profiling hook (einsum.h) */
 
 
 } tfe__state;
@@ -48,12 +48,12 @@ typedef struct tfe__state {
   .kernel_stat_on = 0, .kernel_stat = {0}, \
   \
   \
-  /* prims */ \
-  .prims_reserved_ = 0, \
+  /* prims: all zero (an empty cache, no kept block, the registry filled on first use) */ \
   \
   \
-  /* einsum */ \
-  .einsum_reserved_ = 0, \
+  \
+  /* einsum: all zero (an empty cache, no kept block, no hook) */ \
+  \
   \
   \
 }

@@ -55,12 +55,27 @@ typedef struct tfe_tuning {
   int64_t elementwise_column_cache_elems; /* 16384: most elements of one input's column cache */
 
 
-  /* ---- prims room (docs/prims.md) ------------------------------------------------------ */
-  int64_t prims_reserved_; /* placeholder, replaced by the prims room's knobs */
+  /* ---- prims room (docs/prims.md, "Tuning") -------------------------------------------- */
+  int64_t contract_naive_work;   /* contractions of at most this many label combinations run the
+                                    reference loops (512; 0: every non-empty one is planned) */
+  int64_t contract_small_mnk;    /* largest m*n*k of one GEMM of a batch that the small-GEMM
+                                    engine runs instead of BLIS (512000) */
+  int64_t contract_small_buf;    /* most real elements of one thread's small-GEMM buffers (32768) */
+  int64_t contract_small_mode;   /* small-GEMM engine: 0 by the crossover, 1 whenever its buffers
+                                    fit, -1 never (0) */
+  int64_t contract_small_orient; /* its orientation: 0 by cost, 1 never transposed, 2 always (0) */
+  int64_t contract_loop_mode;    /* looping over labels that block fusion: 0 by cost, 1 whenever
+                                    it saves a copy, -1 never (copy instead) (0) */
+  int64_t contract_par_grain;    /* multiply-adds one more thread must get to be woken (2^20) */
+  int64_t contract_plan_cache_size; /* contraction plans kept (256; 0: none) */
+  int64_t semiring_gemm_isa;     /* tropical GEMM kernels: 0 the best the CPU runs, 1 generic C,
+                                    2 AVX2, 3 AVX-512 (0) */
 
 
-  /* ---- einsum room (docs/einsum.md) ---------------------------------------------------- */
-  int64_t einsum_reserved_; /* placeholder, replaced by the einsum room's knobs */
+  /* ---- einsum room (docs/einsum.md, "Tuning") ------------------------------------------ */
+  double einsum_write_weight;    /* cost of writing one intermediate element, in multiply-adds,
+                                    for options that leave write_weight at 0 (0) */
+  int64_t einsum_plan_cache_size; /* einsum plans kept (64; 0: none) */
 
 
 } tfe_tuning;
@@ -79,8 +94,10 @@ typedef struct tfe_tuning {
   .elementwise_gather_bytes = 2048, .elementwise_tile_buffers = 1, \
   .elementwise_strip_elems = (int64_t)1 << 30, .elementwise_fuse = -1, \
   .elementwise_stream_blocks = 1, .elementwise_column_cache_elems = 16384, \
-  /* prims */ 0, \
-  /* einsum */ 0, \
+  /* prims */ .contract_naive_work = 512, .contract_small_mnk = 512000, .contract_small_buf = 32768, \
+  .contract_small_mode = 0, .contract_small_orient = 0, .contract_loop_mode = 0, \
+  .contract_par_grain = (int64_t)1 << 20, .contract_plan_cache_size = 256, .semiring_gemm_isa = 0, \
+  /* einsum */ .einsum_write_weight = 0, .einsum_plan_cache_size = 64, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -146,8 +163,18 @@ TFE_API tfe_status tfe_tuning_set(const tfe_tuning *t) {
   TFE_TRY(tfe__tuning_check_kernel(t));
 
   /* prims checks */
-
+  if (t->contract_naive_work < 0 || t->contract_small_mnk < 0 || t->contract_small_buf < 1 ||
+      t->contract_par_grain < 1 || t->contract_plan_cache_size < 0)
+    return TFE_FAIL(TFE_ERR_INVALID, "contract_naive_work, contract_small_mnk and contract_plan_cache_size must be "
+                                     ">= 0, contract_small_buf and contract_par_grain >= 1");
+  if (t->contract_small_mode < -1 || t->contract_small_mode > 1 || t->contract_loop_mode < -1 ||
+      t->contract_loop_mode > 1 || t->contract_small_orient < 0 || t->contract_small_orient > 2 ||
+      t->semiring_gemm_isa < 0 || t->semiring_gemm_isa > 3)
+    return TFE_FAIL(TFE_ERR_INVALID, "contract_small_mode and contract_loop_mode take -1, 0 or 1, "
+                                     "contract_small_orient 0-2, semiring_gemm_isa 0-3");
   /* einsum checks */
+  if (!(t->einsum_write_weight >= 0 && t->einsum_write_weight < 1e300) || t->einsum_plan_cache_size < 0)
+    return TFE_FAIL(TFE_ERR_INVALID, "einsum_write_weight must be finite and >= 0, einsum_plan_cache_size >= 0");
 
   tfe__st.tune = *t;
   return TFE_OK;

@@ -1,6 +1,6 @@
-/* tenferro/einsum_tpl.h — N-ary einsum execution of one kind; re-included per kind.
- * Parameters: TFE_S, TFE_T, TFE_DT (see config.h). Only tfe_sr_* and tfe_contract_S are used,
- * so user kinds work too. */
+/* tenferro/einsum/einsum_tpl.h — N-ary einsum execution of one kind; re-included per kind.
+ * Parameters: TFE_S, TFE_T, TFE_DT (see config.h). Only tfe_sr_* and the contraction engine
+ * of the kind are used, so user kinds work too. Every step runs on the call's backend. */
 /* The plan's kind code: shipped kinds use their dtype; user kinds (TFE_DT_CUSTOM) add their
  * element size, which is what plans depend on (see tfe__ein_elem_size). */
 #if !TFE__BODY_PHASE
@@ -12,6 +12,9 @@
  * was made for (their offsets and data pointers are free). out is untouched on error. */
 TFE_API tfe_status TFE_FN(einsum_execute)(const tfe_einsum_plan *p, TFE_T alpha, const TFE_TY(view) *ops,
                                           TFE_T beta, const TFE_TY(view) *out);
+/* The same on an explicit backend (NULL: the one inferred for host memory). */
+TFE_API tfe_status TFE_FN(einsum_execute_on)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
+                                             const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out);
 
 /* out = alpha * einsum(expr, ops) + beta * out (string form) with options (NULL: defaults). */
 TFE_API tfe_status TFE_FN(einsum_into_with)(const TFE_TY(view) *out, TFE_T alpha, TFE_T beta, const char *expr, int n,
@@ -121,27 +124,59 @@ TFE_INTERNAL tfe_status TFE_FN(ein_zip_)(const TFE_TY(view) *a, const int32_t *l
   }
   return TFE_FN(zip)(c, &x[0], &x[1], TFE_BIN_MUL);
 }
-/* One pairwise step: c = alpha * (a . b) + beta * c. */
-TFE_INTERNAL tfe_status TFE_FN(ein_step_)(const tfe__ein_step *s, TFE_T alpha, const TFE_TY(view) *a, const int32_t *la,
-                                          const TFE_TY(view) *b, const int32_t *lb, TFE_T beta,
-                                          const TFE_TY(view) *c, const int32_t *lc) {
-  if (s->zip && TFE_FN(sr_eq)(alpha, TFE_FN(sr_one)()) && TFE_FN(sr_eq)(beta, TFE_FN(sr_zero)()))
-    return TFE_FN(ein_zip_)(a, la, b, lb, c, lc);
-  return TFE_FN(contract)(alpha, a, la, b, lb, beta, c, lc);
+/* The elementwise step c = a * b on the backend's elementwise_mul slot. */
+TFE_INTERNAL tfe_status TFE_FN(ein_ew_slot_)(const tfe_prims_backend *be, const TFE_TY(view) *a, const int32_t *la,
+                                             const TFE_TY(view) *b, const int32_t *lb, const TFE_TY(view) *c,
+                                             const int32_t *lc) {
+  tfe_dyn x = {TFE_DT, a->data, a->lay, a->conj, NULL}, y = {TFE_DT, b->data, b->lay, b->conj, NULL};
+  tfe_dyn z = {TFE_DT, c->data, c->lay, false, NULL};
+  TFE_T one = TFE_FN(sr_one)(), zero = TFE_FN(sr_zero)();
+  tfe_prim_desc d = {TFE_PRIM_ELEMENTWISE_MUL, &x, &y, &z, la, lb, lc, &one, &zero};
+  return be->exec[TFE_PRIM_ELEMENTWISE_MUL](be, &d, NULL);
+}
+/* One pairwise step on backend be: c = alpha * (a . b) + beta * c. P is the step's stored
+ * contraction plan when it serves (plans made for the CPU's engines, views as planned). */
+TFE_INTERNAL tfe_status TFE_FN(ein_step_)(const tfe_prims_backend *be, const tfe_contract_plan *P, const tfe__ein_step *s,
+                                          TFE_T alpha, const TFE_TY(view) *a, const int32_t *la, const TFE_TY(view) *b,
+                                          const int32_t *lb, TFE_T beta, const TFE_TY(view) *c, const int32_t *lc) {
+  if (s->zip && TFE_FN(sr_eq)(alpha, TFE_FN(sr_one)()) && TFE_FN(sr_eq)(beta, TFE_FN(sr_zero)())) {
+    if (tfe__be_native(be, TFE_PRIM_ELEMENTWISE_MUL) && tfe__be_native(be, TFE_PRIM_CONTRACT))
+      return TFE_FN(ein_zip_)(a, la, b, lb, c, lc);
+    if (!tfe__be_native(be, TFE_PRIM_ELEMENTWISE_MUL) &&
+        tfe__ein_all_shared(la, a->lay.rank, lb, b->lay.rank, lc, c->lay.rank))
+      return TFE_FN(ein_ew_slot_)(be, a, la, b, lb, c, lc);
+  }
+  if (P) return TFE_FN(pr_run_plan_)(be, P, alpha, a, b, beta, c, "tfe_einsum");
+  return TFE_FN(pr_run_)(be, alpha, a, la, b, lb, beta, c, lc, "tfe_einsum");
+}
+/* A unary contraction of the plan (leaf reduction, output write) on backend be. */
+TFE_INTERNAL tfe_status TFE_FN(ein_unary_)(const tfe_prims_backend *be, const tfe_contract_plan *P, TFE_T alpha,
+                                           const TFE_TY(view) *a, const int32_t *la, TFE_T beta,
+                                           const TFE_TY(view) *c, const int32_t *lc) {
+  if (P) return TFE_FN(pr_run_plan_)(be, P, alpha, a, NULL, beta, c, "tfe_einsum");
+  return TFE_FN(pr_run_)(be, alpha, a, la, NULL, NULL, beta, c, lc, "tfe_einsum");
+}
+/* Whether out has the layout the output-writing steps were planned for. */
+TFE_INTERNAL bool TFE_FN(ein_out_planned_)(const tfe_einsum_plan *p, const TFE_TY(view) *out) {
+  for (int i = 0; i < p->out_rank; i++)
+    if (out->lay.strides[i] != p->out_lay.strides[i] && out->lay.dims[i] > 1) return false;
+  return out->lay.rank == p->out_rank;
 }
 
 /* One slice: leaf reductions, then the pairwise steps; the last writes into `target`. With a
- * profiling hook set, every step is timed and reported. */
-TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *const *bp,
-                                           const int64_t *idx, int64_t slice, TFE_T alpha, TFE_T beta,
+ * profiling hook set, every step is timed and reported. cp: the stored plans (NULL: none
+ * serve); the last step's only when target_planned. */
+TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_prims_backend *be, tfe_contract_plan *const *cp,
+                                           bool target_planned, const tfe_einsum_plan *p, const TFE_TY(view) *ops,
+                                           char *const *bp, const int64_t *idx, int64_t slice, TFE_T alpha, TFE_T beta,
                                            const TFE_TY(view) *target) {
   TFE_T one = TFE_FN(sr_one)(), zero = TFE_FN(sr_zero)();
-  tfe_einsum_step_hook hook = atomic_load(&tfe__ein_hook.fn);
+  tfe_einsum_step_hook hook = atomic_load(&tfe__st.einsum.hook.fn);
   double t0 = hook ? tfe__now() : 0;
   for (int q = 0; q < p->npre; q++) {
     const tfe__ein_step *s = &p->pre[q];
     TFE_TY(view) a = TFE_FN(ein_leaf_)(p, &ops[s->a], s->a, idx), c = TFE_FN(ein_buf_)(bp, s);
-    TFE_TRY(TFE_FN(contract_unary)(one, &a, p->leaf[s->a].lab, zero, &c, s->lab));
+    TFE_TRY(TFE_FN(ein_unary_)(be, cp ? cp[q] : NULL, one, &a, p->leaf[s->a].lab, zero, &c, s->lab));
     if (hook) {
       double t1 = tfe__now();
       tfe__ein_report(hook, -1 - q, p->nsteps, slice, "reduce", &a.lay, p->leaf[s->a].lab, NULL, NULL, &c.lay, s->lab,
@@ -156,7 +191,8 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_einsum_plan *p, const TFE_T
     TFE_TY(view) b = TFE_FN(ein_node_)(p, ops, bp, s->b, idx, &lb);
     bool last = k + 1 == p->nsteps;
     TFE_TY(view) c = last ? *target : TFE_FN(ein_buf_)(bp, s);
-    TFE_TRY(TFE_FN(ein_step_)(s, last ? alpha : one, &a, la, &b, lb, last ? beta : zero, &c,
+    const tfe_contract_plan *P = cp && (!last || target_planned) ? cp[p->npre + k] : NULL;
+    TFE_TRY(TFE_FN(ein_step_)(be, P, s, last ? alpha : one, &a, la, &b, lb, last ? beta : zero, &c,
                               last ? p->out_lab : s->lab));
     if (hook) {
       double t1 = tfe__now();
@@ -170,15 +206,18 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_einsum_plan *p, const TFE_T
 
 /* The plan's run over all slices with the buffers at bp[] (an arena, or owned operands'
  * storage). */
-TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_einsum_plan *p, TFE_T alpha, const TFE_TY(view) *ops, TFE_T beta,
-                                         const TFE_TY(view) *out, char *const *bp) {
+TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
+                                         const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out, char *const *bp) {
   int64_t idx[TFE_MAX_RANK * 2 + 1];
   memset(idx, 0, sizeof idx);
-  if (p->nslices <= 1) return TFE_FN(ein_slice_)(p, ops, bp, idx, 0, alpha, beta, out);
+  tfe_contract_plan *const *cp = tfe__ein_stored_ok(be) ? p->cplan : NULL;
+  tfe_contract_plan *outp = cp ? cp[p->npre + p->nsteps] : NULL;
+  bool planned = TFE_FN(ein_out_planned_)(p, out);
+  if (p->nslices <= 1) return TFE_FN(ein_slice_)(be, cp, planned, p, ops, bp, idx, 0, alpha, beta, out);
   /* Slices accumulate into a dense buffer; the output is written once at the end. */
   TFE_TY(view) tmp;
   tmp.data = (TFE_T *)bp[p->tmp_buf]; tmp.conj = false;
-  tfe_layout_dense(p->out_rank, p->out_dims, p->out_order, &tmp.lay);
+  tmp.lay = p->out_lay;
   int64_t cnt = tfe_layout_numel(&tmp.lay);
   for (int64_t i = 0; i < cnt; i++) tmp.data[i] = TFE_FN(sr_zero)();
   tfe_status st = TFE_OK;
@@ -188,24 +227,26 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_einsum_plan *p, TFE_T alpha, 
       int q = p->slice_of[p->out_lab[i]];
       if (q >= 0) { t.lay.offset += idx[q] * t.lay.strides[i]; t.lay.dims[i] = 1; }
     }
-    st = TFE_FN(ein_slice_)(p, ops, bp, idx, s, TFE_FN(sr_one)(), TFE_FN(sr_one)(), &t);
+    st = TFE_FN(ein_slice_)(be, cp, true, p, ops, bp, idx, s, TFE_FN(sr_one)(), TFE_FN(sr_one)(), &t);
     for (int d = 0; d < p->nsliced; d++) { /* odometer over the sliced labels */
       if (++idx[d] < p->sliced_dim[d]) break;
       idx[d] = 0;
     }
   }
-  if (st == TFE_OK) st = TFE_FN(contract_unary)(alpha, &tmp, p->out_lab, beta, out, p->out_lab);
+  if (st == TFE_OK) st = TFE_FN(ein_unary_)(be, planned ? outp : NULL, alpha, &tmp, p->out_lab, beta, out, p->out_lab);
   return st;
 }
 
 /* Runs p with buffer i at reuse[i] when reuse is given and reuse[i] is not NULL (owned
  * operands' storage), the others in the (kept) arena of arena_bytes at offsets off[]. */
-TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_einsum_plan *p, TFE_T alpha, const TFE_TY(view) *ops, TFE_T beta,
-                                          const TFE_TY(view) *out, char *const *reuse, const int64_t *off,
-                                          int64_t arena_bytes) {
+TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
+                                          const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out,
+                                          char *const *reuse, const int64_t *off, int64_t arena_bytes) {
   if (p->n == 1) {
     TFE_TY(view) a = TFE_FN(ein_leaf_)(p, &ops[0], 0, NULL);
-    return TFE_FN(contract_unary)(alpha, &a, p->leaf[0].lab, beta, out, p->out_lab);
+    const tfe_contract_plan *P =
+        tfe__ein_stored_ok(be) && TFE_FN(ein_out_planned_)(p, out) ? p->cplan[p->npre + p->nsteps] : NULL;
+    return TFE_FN(ein_unary_)(be, P, alpha, &a, p->leaf[0].lab, beta, out, p->out_lab);
   }
   char *small[64], **bp = p->nbuf <= 64 ? small : (char **)tfe__alloc((size_t)p->nbuf * sizeof(char *));
   if (!bp) return TFE_ERR_ALLOC;
@@ -213,18 +254,29 @@ TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_einsum_plan *p, TFE_T alpha,
   tfe_status st = TFE_OK;
   if (arena_bytes > 0 && !(arena = (char *)tfe__ein_ws_get((size_t)arena_bytes))) st = TFE_ERR_ALLOC;
   for (int i = 0; st == TFE_OK && i < p->nbuf; i++) bp[i] = reuse && reuse[i] ? reuse[i] : arena + off[i];
-  if (st == TFE_OK) st = TFE_FN(ein_run_)(p, alpha, ops, beta, out, bp);
+  if (st == TFE_OK) st = TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp);
   tfe__ein_ws_put(arena);
   if (bp != small) tfe__free(bp);
   return st;
 }
-TFE_API tfe_status TFE_FN(einsum_execute)(const tfe_einsum_plan *p, TFE_T alpha, const TFE_TY(view) *ops,
-                                          TFE_T beta, const TFE_TY(view) *out) {
+TFE_INTERNAL tfe_status TFE_FN(ein_execute_)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
+                                             const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out) {
   TFE_CHECK_NULL(p);
   TFE_CHECK_NULL(out);
   TFE_TRY(TFE_FN(ein_check_)(p, ops, out));
   if (tfe_layout_numel(&out->lay) == 0) return TFE_OK;
-  return TFE_FN(ein_exec_)(p, alpha, ops, beta, out, NULL, p->buf_off, p->arena_bytes);
+  return TFE_FN(ein_exec_)(be, p, alpha, ops, beta, out, NULL, p->buf_off, p->arena_bytes);
+}
+TFE_API tfe_status TFE_FN(einsum_execute_on)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
+                                             const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out) {
+  if (!(be = tfe__be_for_views(be, 0, NULL, __func__))) return tfe__errcode;
+  return TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out);
+}
+TFE_API tfe_status TFE_FN(einsum_execute)(const tfe_einsum_plan *p, TFE_T alpha, const TFE_TY(view) *ops,
+                                          TFE_T beta, const TFE_TY(view) *out) {
+  const tfe_prims_backend *be = tfe__be_for_views(NULL, 0, NULL, __func__);
+  if (!be) return tfe__errcode;
+  return TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out);
 }
 
 /* ---- one-call entry points ------------------------------------------------------------------------ */
@@ -242,11 +294,13 @@ TFE_API tfe_status TFE_FN(einsum_into_with)(const TFE_TY(view) *out, TFE_T alpha
   TFE_CHECK_NULL(out);
   const tfe_layout *small[16], **lay;
   TFE_TRY(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16));
+  const tfe_prims_backend *be = tfe__be_for_views(opts ? opts->backend : NULL, 0, NULL, __func__);
+  if (!be) { if (lay != small) tfe__free((void *)lay); return tfe__errcode; }
   tfe_einsum_plan *p = NULL;
   tfe_status st = tfe__ein_plan_cached(&p, TFE__EIN_DT, expr, n, lay, NULL, NULL, 0, opts);
   if (lay != small) tfe__free((void *)lay);
   if (st != TFE_OK) return st;
-  st = TFE_FN(einsum_execute)(p, alpha, ops, beta, out);
+  st = TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out);
   tfe_einsum_plan_release(p);
   return st;
 }
@@ -262,13 +316,15 @@ TFE_INTERNAL tfe_status TFE_FN(ein_alloc_)(TFE_TY(tensor) *out, const char *expr
   TFE_CHECK_NULL(out);
   const tfe_layout *small[16], **lay;
   TFE_TRY(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16));
+  const tfe_prims_backend *be = tfe__be_for_views(opts ? opts->backend : NULL, 0, NULL, __func__);
+  if (!be) { if (lay != small) tfe__free((void *)lay); return tfe__errcode; }
   tfe_einsum_plan *p = NULL;
   tfe_status st = tfe__ein_plan_cached(&p, TFE__EIN_DT, expr, n, lay, labels, out_labels, out_rank, opts);
   if (lay != small) tfe__free((void *)lay);
   if (st != TFE_OK) return st;
   TFE_TY(tensor) t = {0};
   st = TFE_FN(empty)(&t, p->out_rank, p->out_dims, p->out_order);
-  if (st == TFE_OK) st = TFE_FN(einsum_execute)(p, TFE_FN(sr_one)(), ops, TFE_FN(sr_zero)(), &t.v);
+  if (st == TFE_OK) st = TFE_FN(ein_execute_)(be, p, TFE_FN(sr_one)(), ops, TFE_FN(sr_zero)(), &t.v);
   tfe_einsum_plan_release(p);
   if (st != TFE_OK) { TFE_FN(tensor_release)(&t); return st; }
   *out = t;
@@ -313,8 +369,8 @@ TFE_INTERNAL int TFE_FN(ein_pick_)(const TFE_TY(tensor) *ops, int n, const int *
  * before the last step when one is big enough, intermediates into operands' storage once
  * they are read (the arena shrinks accordingly). ops' storage moved to the result is cleared
  * from its handle. Unsliced plans only: slices re-read every operand. */
-TFE_INTERNAL tfe_status TFE_FN(ein_owned_run_)(const tfe_einsum_plan *p, TFE_TY(tensor) *ops, const TFE_TY(view) *v,
-                                               TFE_TY(tensor) *out) {
+TFE_INTERNAL tfe_status TFE_FN(ein_owned_run_)(const tfe_prims_backend *be, const tfe_einsum_plan *p,
+                                               TFE_TY(tensor) *ops, const TFE_TY(view) *v, TFE_TY(tensor) *out) {
   int n = p->n, nb = p->nbuf;
   TFE_TRY(TFE_FN(ein_check_ops_)(p, v));
   int64_t cnt = 1, obytes;
@@ -344,7 +400,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_owned_run_)(const tfe_einsum_plan *p, TFE_TY(
       tfe_layout_dense(p->out_rank, p->out_dims, p->out_order, &t.v.lay);
       ops[owner].st = NULL; ops[owner].v.data = NULL;
     }
-    if (st == TFE_OK) st = TFE_FN(ein_exec_)(p, TFE_FN(sr_one)(), v, TFE_FN(sr_zero)(), &t.v, reuse, off, arena);
+    if (st == TFE_OK) st = TFE_FN(ein_exec_)(be, p, TFE_FN(sr_one)(), v, TFE_FN(sr_zero)(), &t.v, reuse, off, arena);
   }
   tfe__free(free_at); tfe__free(reuse); tfe__free(off);
   if (st != TFE_OK) { TFE_FN(tensor_release)(&t); return st; }
@@ -362,10 +418,18 @@ TFE_API tfe_status TFE_FN(einsum_owned)(TFE_TY(tensor) *out, const char *expr, i
     for (int k = 0; k < n; k++) v[k] = ops[k].v;
     st = TFE_FN(ein_layouts_)(n, v, &lay, lsmall, 16);
   }
+  const tfe_prims_backend *be = NULL; /* from the operands' storage: compute device, memory space */
+  if (st == TFE_OK) {
+    tfe_storage *ssmall[16], **sts = n <= 16 ? ssmall : (tfe_storage **)tfe__alloc((size_t)n * sizeof *sts);
+    st = sts ? TFE_OK : TFE_ERR_ALLOC;
+    for (int k = 0; st == TFE_OK && k < n; k++) sts[k] = ops[k].st;
+    if (st == TFE_OK) st = tfe__ein_backend(opts, n, sts, &be, __func__);
+    if (sts && sts != ssmall) tfe__free(sts);
+  }
   tfe_einsum_plan *p = NULL;
   if (st == TFE_OK) st = tfe__ein_plan_cached(&p, TFE__EIN_DT, expr, n, lay, NULL, NULL, 0, opts);
   if (lay && lay != lsmall) tfe__free((void *)lay);
-  if (st == TFE_OK) st = TFE_FN(ein_owned_run_)(p, ops, v, out);
+  if (st == TFE_OK) st = TFE_FN(ein_owned_run_)(be, p, ops, v, out);
   tfe_einsum_plan_release(p);
   if (v && v != small) tfe__free(v);
   for (int k = 0; k < n; k++) TFE_FN(tensor_release)(&ops[k]);

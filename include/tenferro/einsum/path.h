@@ -43,6 +43,10 @@ typedef struct tfe_einsum_opts {
   bool no_cache;          /* plan without consulting or filling the plan cache */
   tfe_order out_order;    /* memory order of the output the plan is laid out for, and of the
                              allocating forms' result: TFE_COLMAJOR (default) or TFE_ROWMAJOR */
+  const struct tfe_prims_backend *backend; /* run on this backend (NULL: chosen from the operands,
+                             prims/registry.h); plain views are then taken to be its memory */
+  bool allow_transfer;    /* accept operands outside the backend's memory space (moving them
+                             needs the runtime room: until then such a call fails) */
 } tfe_einsum_opts;
 
 typedef struct tfe_einsum_cost {

@@ -270,6 +270,19 @@ tfe_status tfe_einsum_execute(const tfe_einsum_plan *p, tfe_minplus_f32 alpha, c
 tfe_status tfe_einsum_execute(const tfe_einsum_plan *p, tfe_minplus_f64 alpha, const tfe_view_minplus_f64 *ops, tfe_minplus_f64 beta, const tfe_view_minplus_f64 *out) TFE__CXX_AS(tfe_einsum_execute_minplus_f64);
 tfe_status tfe_einsum_execute(const tfe_einsum_plan *p, tfe_maxtimes_f32 alpha, const tfe_view_maxtimes_f32 *ops, tfe_maxtimes_f32 beta, const tfe_view_maxtimes_f32 *out) TFE__CXX_AS(tfe_einsum_execute_maxtimes_f32);
 tfe_status tfe_einsum_execute(const tfe_einsum_plan *p, tfe_maxtimes_f64 alpha, const tfe_view_maxtimes_f64 *ops, tfe_maxtimes_f64 beta, const tfe_view_maxtimes_f64 *out) TFE__CXX_AS(tfe_einsum_execute_maxtimes_f64);
+#undef tfe_einsum_execute_on
+tfe_status tfe_einsum_execute_on(const tfe_prims_backend *be, const tfe_einsum_plan *p, float alpha, const tfe_view_f32 *ops, float beta, const tfe_view_f32 *out) TFE__CXX_AS(tfe_einsum_execute_on_f32);
+tfe_status tfe_einsum_execute_on(const tfe_prims_backend *be, const tfe_einsum_plan *p, double alpha, const tfe_view_f64 *ops, double beta, const tfe_view_f64 *out) TFE__CXX_AS(tfe_einsum_execute_on_f64);
+tfe_status tfe_einsum_execute_on(const tfe_prims_backend *be, const tfe_einsum_plan *p, tfe_c64 alpha, const tfe_view_c64 *ops, tfe_c64 beta, const tfe_view_c64 *out) TFE__CXX_AS(tfe_einsum_execute_on_c64);
+tfe_status tfe_einsum_execute_on(const tfe_prims_backend *be, const tfe_einsum_plan *p, tfe_c128 alpha, const tfe_view_c128 *ops, tfe_c128 beta, const tfe_view_c128 *out) TFE__CXX_AS(tfe_einsum_execute_on_c128);
+tfe_status tfe_einsum_execute_on(const tfe_prims_backend *be, const tfe_einsum_plan *p, int32_t alpha, const tfe_view_i32 *ops, int32_t beta, const tfe_view_i32 *out) TFE__CXX_AS(tfe_einsum_execute_on_i32);
+tfe_status tfe_einsum_execute_on(const tfe_prims_backend *be, const tfe_einsum_plan *p, int64_t alpha, const tfe_view_i64 *ops, int64_t beta, const tfe_view_i64 *out) TFE__CXX_AS(tfe_einsum_execute_on_i64);
+tfe_status tfe_einsum_execute_on(const tfe_prims_backend *be, const tfe_einsum_plan *p, tfe_maxplus_f32 alpha, const tfe_view_maxplus_f32 *ops, tfe_maxplus_f32 beta, const tfe_view_maxplus_f32 *out) TFE__CXX_AS(tfe_einsum_execute_on_maxplus_f32);
+tfe_status tfe_einsum_execute_on(const tfe_prims_backend *be, const tfe_einsum_plan *p, tfe_maxplus_f64 alpha, const tfe_view_maxplus_f64 *ops, tfe_maxplus_f64 beta, const tfe_view_maxplus_f64 *out) TFE__CXX_AS(tfe_einsum_execute_on_maxplus_f64);
+tfe_status tfe_einsum_execute_on(const tfe_prims_backend *be, const tfe_einsum_plan *p, tfe_minplus_f32 alpha, const tfe_view_minplus_f32 *ops, tfe_minplus_f32 beta, const tfe_view_minplus_f32 *out) TFE__CXX_AS(tfe_einsum_execute_on_minplus_f32);
+tfe_status tfe_einsum_execute_on(const tfe_prims_backend *be, const tfe_einsum_plan *p, tfe_minplus_f64 alpha, const tfe_view_minplus_f64 *ops, tfe_minplus_f64 beta, const tfe_view_minplus_f64 *out) TFE__CXX_AS(tfe_einsum_execute_on_minplus_f64);
+tfe_status tfe_einsum_execute_on(const tfe_prims_backend *be, const tfe_einsum_plan *p, tfe_maxtimes_f32 alpha, const tfe_view_maxtimes_f32 *ops, tfe_maxtimes_f32 beta, const tfe_view_maxtimes_f32 *out) TFE__CXX_AS(tfe_einsum_execute_on_maxtimes_f32);
+tfe_status tfe_einsum_execute_on(const tfe_prims_backend *be, const tfe_einsum_plan *p, tfe_maxtimes_f64 alpha, const tfe_view_maxtimes_f64 *ops, tfe_maxtimes_f64 beta, const tfe_view_maxtimes_f64 *out) TFE__CXX_AS(tfe_einsum_execute_on_maxtimes_f64);
 #undef tfe_einsum_into
 tfe_status tfe_einsum_into(const tfe_view_f32 *out, float alpha, float beta, const char *expr, int n, const tfe_view_f32 *ops) TFE__CXX_AS(tfe_einsum_into_f32);
 tfe_status tfe_einsum_into(const tfe_view_f64 *out, double alpha, double beta, const char *expr, int n, const tfe_view_f64 *ops) TFE__CXX_AS(tfe_einsum_into_f64);

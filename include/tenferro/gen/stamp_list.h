@@ -6,5 +6,7 @@
 #include <tenferro/tensor/view_tpl.h>
 #include <tenferro/kernel/kernel_tpl.h>
 #include <tenferro/prims/semiring_gemm_tpl.h>
+#include <tenferro/prims/naive_tpl.h>
+#include <tenferro/prims/small_gemm_tpl.h>
 #include <tenferro/prims/contract_tpl.h>
 #include <tenferro/einsum/einsum_tpl.h>

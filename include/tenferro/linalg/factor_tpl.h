@@ -222,37 +222,37 @@ TFE_INTERNAL tfe_status TFE_FN(svd_args_)(const TFE_TY(view) *A, tfe_svd_mode mo
   if (mode != TFE_SVD_VALUES && (!U || !Vh)) return tfe__fail(TFE_ERR_NULL, fn, "argument 'U' or 'Vh' is NULL");
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(svd)(const TFE_TY(view) *A, tfe_svd_mode mode, TFE_TY(tensor) *U, TFE__RT *S,
+TFE_INTERNAL tfe_status TFE_FN(svd_cpu_)(const TFE_TY(view) *A, tfe_svd_mode mode, TFE_TY(tensor) *U, TFE__RT *S,
                                TFE_TY(tensor) *Vh) {
-  TFE_TRY(TFE_FN(svd_args_)(A, mode, U, S, Vh, __func__));
+  TFE_TRY(TFE_FN(svd_args_)(A, mode, U, S, Vh, TFE__LA_WHERE(svd)));
   tfe__mat M;
-  TFE_TRY(tfe__mat_batched(&M, &A->lay, __func__));
+  TFE_TRY(tfe__mat_batched(&M, &A->lay, TFE__LA_WHERE(svd)));
   int64_t m = M.m, n = M.n, k = m < n ? m : n;
   bool full = mode == TFE_SVD_FULL;
   TFE_TY(la_shape_) su = {0}, ss = {0}, sv = {0};
-  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 2, m, full ? m : k, &su, __func__);
-  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 1, k, 0, &ss, __func__);
-  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, full ? n : k, n, &sv, __func__);
-  if (!st) st = TFE_FN(svd_core_)(A, &M, mode, &su, &ss, &sv, U, S, Vh, __func__);
+  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 2, m, full ? m : k, &su, TFE__LA_WHERE(svd));
+  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 1, k, 0, &ss, TFE__LA_WHERE(svd));
+  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, full ? n : k, n, &sv, TFE__LA_WHERE(svd));
+  if (!st) st = TFE_FN(svd_core_)(A, &M, mode, &su, &ss, &sv, U, S, Vh, TFE__LA_WHERE(svd));
   tfe__mat_free(&M);
   return st;
 }
-TFE_API tfe_status TFE_FN(svd_nd)(const TFE_TY(view) *A, int nrow, const int *row_axes, tfe_svd_mode mode,
+TFE_INTERNAL tfe_status TFE_FN(svd_nd_cpu_)(const TFE_TY(view) *A, int nrow, const int *row_axes, tfe_svd_mode mode,
                                   TFE_TY(tensor) *U, TFE__RT *S, TFE_TY(tensor) *Vh) {
-  TFE_TRY(TFE_FN(svd_args_)(A, mode, U, S, Vh, __func__));
+  TFE_TRY(TFE_FN(svd_args_)(A, mode, U, S, Vh, TFE__LA_WHERE(svd_nd)));
   tfe__mat M;
-  TFE_TRY(tfe__mat_nd(&M, &A->lay, nrow, row_axes, __func__));
+  TFE_TRY(tfe__mat_nd(&M, &A->lay, nrow, row_axes, TFE__LA_WHERE(svd_nd)));
   int64_t m = M.m, n = M.n, k = m < n ? m : n;
   bool full = mode == TFE_SVD_FULL;
   TFE_TY(la_shape_) su = {0}, ss = {0}, sv = {0};
   tfe_status st = TFE_OK;
   if (M.nr + 1 > TFE_MAX_RANK || M.nc + 1 > TFE_MAX_RANK)
-    st = tfe__fail(TFE_ERR_RANK, __func__, "a factor would have rank %d", TFE_MAX_RANK + 1);
+    st = tfe__fail(TFE_ERR_RANK, TFE__LA_WHERE(svd_nd), "a factor would have rank %d", TFE_MAX_RANK + 1);
   if (!st) {
     su.rank = TFE_FN(la_nd_dims_)(&A->lay, &M, true, full ? m : k, su.dims);
     sv.rank = TFE_FN(la_nd_dims_)(&A->lay, &M, false, full ? n : k, sv.dims);
     ss.rank = 1; ss.dims[0] = k;
-    st = TFE_FN(svd_core_)(A, &M, mode, &su, &ss, &sv, U, S, Vh, __func__);
+    st = TFE_FN(svd_core_)(A, &M, mode, &su, &ss, &sv, U, S, Vh, TFE__LA_WHERE(svd_nd));
   }
   tfe__mat_free(&M);
   return st;
@@ -268,14 +268,14 @@ TFE_INTERNAL int64_t TFE_FN(la_trunc_rank_)(const TFE_R *s, int64_t k, const tfe
   }
   return r == 0 && k > 0 ? 1 : r;
 }
-TFE_API tfe_status TFE_FN(svd_trunc)(const TFE_TY(view) *A, int nrow, const int *row_axes, const tfe_trunc *tr,
+TFE_INTERNAL tfe_status TFE_FN(svd_trunc_cpu_)(const TFE_TY(view) *A, int nrow, const int *row_axes, const tfe_trunc *tr,
                                      TFE_TY(tensor) *U, TFE__RT *S, TFE_TY(tensor) *Vh, tfe_trunc_info *info) {
-  TFE_CHECK_NULL(tr);
+  TFE__LA_CHECK_NULL(tr, TFE__LA_WHERE(svd_trunc));
   if (tr->max_rank < 0 || !(tr->cutoff >= 0))
-    return TFE_FAIL(TFE_ERR_INVALID, "max_rank %lld and cutoff %g must be >= 0", (long long)tr->max_rank, tr->cutoff);
+    return TFE_FAIL_AT(TFE_ERR_INVALID, TFE__LA_WHERE(svd_trunc), "max_rank %lld and cutoff %g must be >= 0", (long long)tr->max_rank, tr->cutoff);
   TFE_TY(tensor) u = {0}, v = {0};
   TFE__RT s = {0};
-  TFE_TRY(TFE_FN(svd_args_)(A, TFE_SVD_THIN, U, S, Vh, __func__));
+  TFE_TRY(TFE_FN(svd_args_)(A, TFE_SVD_THIN, U, S, Vh, TFE__LA_WHERE(svd_trunc)));
   TFE_TRY(TFE_FN(svd_nd)(A, nrow, row_axes, TFE_SVD_THIN, &u, &s, &v));
   int64_t k = s.v.lay.dims[0];
   int64_t r = TFE_FN(la_trunc_rank_)(s.v.data, k, tr);
@@ -401,70 +401,70 @@ TFE_INTERNAL tfe_status TFE_FN(lq_core_)(const TFE_TY(view) *A, const tfe__mat *
   *L = l; *Q = q;
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(qr)(const TFE_TY(view) *A, bool full, TFE_TY(tensor) *Q, TFE_TY(tensor) *R) {
-  TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
-  TFE_CHECK_NULL(Q);
-  TFE_CHECK_NULL(R);
+TFE_INTERNAL tfe_status TFE_FN(qr_cpu_)(const TFE_TY(view) *A, bool full, TFE_TY(tensor) *Q, TFE_TY(tensor) *R) {
+  TFE_TRY(TFE_FN(la_check_view_)(A, TFE__LA_WHERE(qr)));
+  TFE__LA_CHECK_NULL(Q, TFE__LA_WHERE(qr));
+  TFE__LA_CHECK_NULL(R, TFE__LA_WHERE(qr));
   tfe__mat M;
-  TFE_TRY(tfe__mat_batched(&M, &A->lay, __func__));
+  TFE_TRY(tfe__mat_batched(&M, &A->lay, TFE__LA_WHERE(qr)));
   int64_t k = M.m < M.n ? M.m : M.n, kq = full ? M.m : k;
   TFE_TY(la_shape_) sq = {0}, sr = {0};
-  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 2, M.m, kq, &sq, __func__);
-  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, kq, M.n, &sr, __func__);
-  if (!st) st = TFE_FN(qr_core_)(A, &M, full, &sq, &sr, Q, R, __func__);
+  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 2, M.m, kq, &sq, TFE__LA_WHERE(qr));
+  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, kq, M.n, &sr, TFE__LA_WHERE(qr));
+  if (!st) st = TFE_FN(qr_core_)(A, &M, full, &sq, &sr, Q, R, TFE__LA_WHERE(qr));
   tfe__mat_free(&M);
   return st;
 }
-TFE_API tfe_status TFE_FN(qr_nd)(const TFE_TY(view) *A, int nrow, const int *row_axes, bool full, TFE_TY(tensor) *Q,
+TFE_INTERNAL tfe_status TFE_FN(qr_nd_cpu_)(const TFE_TY(view) *A, int nrow, const int *row_axes, bool full, TFE_TY(tensor) *Q,
                                  TFE_TY(tensor) *R) {
-  TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
-  TFE_CHECK_NULL(Q);
-  TFE_CHECK_NULL(R);
+  TFE_TRY(TFE_FN(la_check_view_)(A, TFE__LA_WHERE(qr_nd)));
+  TFE__LA_CHECK_NULL(Q, TFE__LA_WHERE(qr_nd));
+  TFE__LA_CHECK_NULL(R, TFE__LA_WHERE(qr_nd));
   tfe__mat M;
-  TFE_TRY(tfe__mat_nd(&M, &A->lay, nrow, row_axes, __func__));
+  TFE_TRY(tfe__mat_nd(&M, &A->lay, nrow, row_axes, TFE__LA_WHERE(qr_nd)));
   int64_t k = M.m < M.n ? M.m : M.n, kq = full ? M.m : k;
   TFE_TY(la_shape_) sq = {0}, sr = {0};
   tfe_status st = TFE_OK;
   if (M.nr + 1 > TFE_MAX_RANK || M.nc + 1 > TFE_MAX_RANK)
-    st = TFE_FAIL(TFE_ERR_RANK, "a factor would have rank %d", TFE_MAX_RANK + 1);
+    st = TFE_FAIL_AT(TFE_ERR_RANK, TFE__LA_WHERE(qr_nd), "a factor would have rank %d", TFE_MAX_RANK + 1);
   if (!st) {
     sq.rank = TFE_FN(la_nd_dims_)(&A->lay, &M, true, kq, sq.dims);
     sr.rank = TFE_FN(la_nd_dims_)(&A->lay, &M, false, kq, sr.dims);
-    st = TFE_FN(qr_core_)(A, &M, full, &sq, &sr, Q, R, __func__);
+    st = TFE_FN(qr_core_)(A, &M, full, &sq, &sr, Q, R, TFE__LA_WHERE(qr_nd));
   }
   tfe__mat_free(&M);
   return st;
 }
-TFE_API tfe_status TFE_FN(lq)(const TFE_TY(view) *A, bool full, TFE_TY(tensor) *L, TFE_TY(tensor) *Q) {
-  TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
-  TFE_CHECK_NULL(L);
-  TFE_CHECK_NULL(Q);
+TFE_INTERNAL tfe_status TFE_FN(lq_cpu_)(const TFE_TY(view) *A, bool full, TFE_TY(tensor) *L, TFE_TY(tensor) *Q) {
+  TFE_TRY(TFE_FN(la_check_view_)(A, TFE__LA_WHERE(lq)));
+  TFE__LA_CHECK_NULL(L, TFE__LA_WHERE(lq));
+  TFE__LA_CHECK_NULL(Q, TFE__LA_WHERE(lq));
   tfe__mat M;
-  TFE_TRY(tfe__mat_batched(&M, &A->lay, __func__));
+  TFE_TRY(tfe__mat_batched(&M, &A->lay, TFE__LA_WHERE(lq)));
   int64_t k = M.m < M.n ? M.m : M.n, kq = full ? M.n : k;
   TFE_TY(la_shape_) sl = {0}, sq = {0};
-  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 2, M.m, kq, &sl, __func__);
-  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, kq, M.n, &sq, __func__);
-  if (!st) st = TFE_FN(lq_core_)(A, &M, full, &sl, &sq, L, Q, __func__);
+  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 2, M.m, kq, &sl, TFE__LA_WHERE(lq));
+  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, kq, M.n, &sq, TFE__LA_WHERE(lq));
+  if (!st) st = TFE_FN(lq_core_)(A, &M, full, &sl, &sq, L, Q, TFE__LA_WHERE(lq));
   tfe__mat_free(&M);
   return st;
 }
-TFE_API tfe_status TFE_FN(lq_nd)(const TFE_TY(view) *A, int nrow, const int *row_axes, bool full, TFE_TY(tensor) *L,
+TFE_INTERNAL tfe_status TFE_FN(lq_nd_cpu_)(const TFE_TY(view) *A, int nrow, const int *row_axes, bool full, TFE_TY(tensor) *L,
                                  TFE_TY(tensor) *Q) {
-  TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
-  TFE_CHECK_NULL(L);
-  TFE_CHECK_NULL(Q);
+  TFE_TRY(TFE_FN(la_check_view_)(A, TFE__LA_WHERE(lq_nd)));
+  TFE__LA_CHECK_NULL(L, TFE__LA_WHERE(lq_nd));
+  TFE__LA_CHECK_NULL(Q, TFE__LA_WHERE(lq_nd));
   tfe__mat M;
-  TFE_TRY(tfe__mat_nd(&M, &A->lay, nrow, row_axes, __func__));
+  TFE_TRY(tfe__mat_nd(&M, &A->lay, nrow, row_axes, TFE__LA_WHERE(lq_nd)));
   int64_t k = M.m < M.n ? M.m : M.n, kq = full ? M.n : k;
   TFE_TY(la_shape_) sl = {0}, sq = {0};
   tfe_status st = TFE_OK;
   if (M.nr + 1 > TFE_MAX_RANK || M.nc + 1 > TFE_MAX_RANK)
-    st = TFE_FAIL(TFE_ERR_RANK, "a factor would have rank %d", TFE_MAX_RANK + 1);
+    st = TFE_FAIL_AT(TFE_ERR_RANK, TFE__LA_WHERE(lq_nd), "a factor would have rank %d", TFE_MAX_RANK + 1);
   if (!st) {
     sl.rank = TFE_FN(la_nd_dims_)(&A->lay, &M, true, kq, sl.dims);
     sq.rank = TFE_FN(la_nd_dims_)(&A->lay, &M, false, kq, sq.dims);
-    st = TFE_FN(lq_core_)(A, &M, full, &sl, &sq, L, Q, __func__);
+    st = TFE_FN(lq_core_)(A, &M, full, &sl, &sq, L, Q, TFE__LA_WHERE(lq_nd));
   }
   tfe__mat_free(&M);
   return st;
@@ -481,17 +481,17 @@ TFE_INTERNAL tfe_status TFE_FN(la_square_)(const TFE_TY(view) *A, tfe__mat *M, c
   }
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(eigh)(const TFE_TY(view) *A, TFE__RT *W, TFE_TY(tensor) *V) {
-  TFE_CHECK_NULL(W);
+TFE_INTERNAL tfe_status TFE_FN(eigh_cpu_)(const TFE_TY(view) *A, TFE__RT *W, TFE_TY(tensor) *V) {
+  TFE__LA_CHECK_NULL(W, TFE__LA_WHERE(eigh));
   tfe__mat M;
-  TFE_TRY(TFE_FN(la_square_)(A, &M, __func__));
+  TFE_TRY(TFE_FN(la_square_)(A, &M, TFE__LA_WHERE(eigh)));
   int64_t n = M.n;
   TFE_TY(la_shape_) sw = {0}, sv = {0};
   TFE_TY(tensor) v = {0};
   TFE__RT w = {0};
   TFE_T *work = NULL;
-  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 1, n, 0, &sw, __func__);
-  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, n, n, &sv, __func__);
+  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 1, n, 0, &sw, TFE__LA_WHERE(eigh));
+  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, n, n, &sv, TFE__LA_WHERE(eigh));
   if (!st) st = TFE_CAT(tfe_empty_, TFE__RS)(&w, sw.rank, sw.dims, TFE_COLMAJOR);
   if (!st && V) st = TFE_FN(empty)(&v, sv.rank, sv.dims, TFE_COLMAJOR);
   if (!st && !V) {
@@ -503,13 +503,13 @@ TFE_API tfe_status TFE_FN(eigh)(const TFE_TY(view) *A, TFE__RT *W, TFE_TY(tensor
     TFE_FN(la_pack_)(A, &M, b, buf, n);
 #if TFE_CPLX
     int info = (int)TFE__LP(heevd)(LAPACK_COL_MAJOR, V ? 'V' : 'N', 'L', (int)n, buf, (int)n, w.v.data + b * n);
-    st = tfe__lapack_info(info, "heevd", __func__);
+    st = tfe__lapack_info(info, "heevd", TFE__LA_WHERE(eigh));
 #else
     int info = (int)TFE__LP(syevd)(LAPACK_COL_MAJOR, V ? 'V' : 'N', 'L', (int)n, buf, (int)n, w.v.data + b * n);
-    st = tfe__lapack_info(info, "syevd", __func__);
+    st = tfe__lapack_info(info, "syevd", TFE__LA_WHERE(eigh));
 #endif
     if (!st && info > 0)
-      st = TFE_FAIL(TFE_ERR_NOCONV, "eigensolver did not converge on batch item %lld (info %d)", (long long)b, info);
+      st = TFE_FAIL_AT(TFE_ERR_NOCONV, TFE__LA_WHERE(eigh), "eigensolver did not converge on batch item %lld (info %d)", (long long)b, info);
   }
   tfe__free(work);
   tfe__mat_free(&M);
@@ -518,16 +518,16 @@ TFE_API tfe_status TFE_FN(eigh)(const TFE_TY(view) *A, TFE__RT *W, TFE_TY(tensor
   if (V) *V = v;
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(eig)(const TFE_TY(view) *A, TFE__CT *W, TFE__CT *V) {
-  TFE_CHECK_NULL(W);
+TFE_INTERNAL tfe_status TFE_FN(eig_cpu_)(const TFE_TY(view) *A, TFE__CT *W, TFE__CT *V) {
+  TFE__LA_CHECK_NULL(W, TFE__LA_WHERE(eig));
   tfe__mat M;
-  TFE_TRY(TFE_FN(la_square_)(A, &M, __func__));
+  TFE_TRY(TFE_FN(la_square_)(A, &M, TFE__LA_WHERE(eig)));
   int64_t n = M.n;
   TFE_TY(la_shape_) sw = {0}, sv = {0};
   TFE__CT w = {0}, v = {0};
   TFE_T *work = NULL;
-  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 1, n, 0, &sw, __func__);
-  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, n, n, &sv, __func__);
+  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 1, n, 0, &sw, TFE__LA_WHERE(eig));
+  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, n, n, &sv, TFE__LA_WHERE(eig));
   if (!st) st = TFE_CAT(tfe_empty_, TFE__CS)(&w, sw.rank, sw.dims, TFE_COLMAJOR);
   if (!st && V) st = TFE_CAT(tfe_empty_, TFE__CS)(&v, sv.rank, sv.dims, TFE_COLMAJOR);
   if (!st) { /* A copy, plus (real kinds) wr, wi and the packed real eigenvectors */
@@ -558,9 +558,9 @@ TFE_API tfe_status TFE_FN(eig)(const TFE_TY(view) *A, TFE__CT *W, TFE__CT *V) {
       }
     }
 #endif
-    st = tfe__lapack_info(info, "geev", __func__);
+    st = tfe__lapack_info(info, "geev", TFE__LA_WHERE(eig));
     if (!st && info > 0)
-      st = TFE_FAIL(TFE_ERR_NOCONV, "QR algorithm did not converge on batch item %lld (info %d)", (long long)b, info);
+      st = TFE_FAIL_AT(TFE_ERR_NOCONV, TFE__LA_WHERE(eig), "QR algorithm did not converge on batch item %lld (info %d)", (long long)b, info);
   }
   tfe__free(work);
   tfe__mat_free(&M);
@@ -569,21 +569,21 @@ TFE_API tfe_status TFE_FN(eig)(const TFE_TY(view) *A, TFE__CT *W, TFE__CT *V) {
   if (V) *V = v;
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(lu)(const TFE_TY(view) *A, tfe_tensor_i64 *perm, TFE_TY(tensor) *L, TFE_TY(tensor) *U) {
-  TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
-  TFE_CHECK_NULL(perm);
-  TFE_CHECK_NULL(L);
-  TFE_CHECK_NULL(U);
+TFE_INTERNAL tfe_status TFE_FN(lu_cpu_)(const TFE_TY(view) *A, tfe_tensor_i64 *perm, TFE_TY(tensor) *L, TFE_TY(tensor) *U) {
+  TFE_TRY(TFE_FN(la_check_view_)(A, TFE__LA_WHERE(lu)));
+  TFE__LA_CHECK_NULL(perm, TFE__LA_WHERE(lu));
+  TFE__LA_CHECK_NULL(L, TFE__LA_WHERE(lu));
+  TFE__LA_CHECK_NULL(U, TFE__LA_WHERE(lu));
   tfe__mat M;
-  TFE_TRY(tfe__mat_batched(&M, &A->lay, __func__));
+  TFE_TRY(tfe__mat_batched(&M, &A->lay, TFE__LA_WHERE(lu)));
   int64_t m = M.m, n = M.n, k = m < n ? m : n;
   TFE_TY(la_shape_) sp = {0}, sl = {0}, su = {0};
   TFE_TY(tensor) l = {0}, u = {0};
   tfe_tensor_i64 p = {0};
   TFE_T *work = NULL;
-  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 1, m, 0, &sp, __func__);
-  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, m, k, &sl, __func__);
-  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, k, n, &su, __func__);
+  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 1, m, 0, &sp, TFE__LA_WHERE(lu));
+  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, m, k, &sl, TFE__LA_WHERE(lu));
+  if (!st) st = TFE_FN(la_bshape_)(&M, &A->lay, 2, k, n, &su, TFE__LA_WHERE(lu));
   if (!st) st = tfe_empty_i64(&p, sp.rank, sp.dims, TFE_COLMAJOR);
   if (!st) st = TFE_FN(empty)(&l, sl.rank, sl.dims, TFE_COLMAJOR);
   if (!st) st = TFE_FN(empty)(&u, su.rank, su.dims, TFE_COLMAJOR);
@@ -595,7 +595,7 @@ TFE_API tfe_status TFE_FN(lu)(const TFE_TY(view) *A, tfe_tensor_i64 *perm, TFE_T
   }
   for (int64_t b = 0; !st && b < M.nbatch; b++) {
     TFE_FN(la_pack_)(A, &M, b, work, m);
-    if (k > 0) st = tfe__lapack_info((int)TFE__LP(getrf)(LAPACK_COL_MAJOR, (int)m, (int)n, work, (int)m, ipiv), "getrf", __func__);
+    if (k > 0) st = tfe__lapack_info((int)TFE__LP(getrf)(LAPACK_COL_MAJOR, (int)m, (int)n, work, (int)m, ipiv), "getrf", TFE__LA_WHERE(lu));
     if (st) break;
     int64_t *pb = p.v.data + b * m;
     TFE_T *lb = l.v.data + b * m * k, *ub = u.v.data + b * k * n;
@@ -616,22 +616,22 @@ TFE_API tfe_status TFE_FN(lu)(const TFE_TY(view) *A, tfe_tensor_i64 *perm, TFE_T
   *perm = p; *L = l; *U = u;
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(cholesky)(const TFE_TY(view) *A, TFE_TY(tensor) *L) {
-  TFE_CHECK_NULL(L);
+TFE_INTERNAL tfe_status TFE_FN(cholesky_cpu_)(const TFE_TY(view) *A, TFE_TY(tensor) *L) {
+  TFE__LA_CHECK_NULL(L, TFE__LA_WHERE(cholesky));
   tfe__mat M;
-  TFE_TRY(TFE_FN(la_square_)(A, &M, __func__));
+  TFE_TRY(TFE_FN(la_square_)(A, &M, TFE__LA_WHERE(cholesky)));
   int64_t n = M.n;
   TFE_TY(la_shape_) sl = {0};
   TFE_TY(tensor) l = {0};
-  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 2, n, n, &sl, __func__);
+  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 2, n, n, &sl, TFE__LA_WHERE(cholesky));
   if (!st) st = TFE_FN(empty)(&l, sl.rank, sl.dims, TFE_COLMAJOR);
   for (int64_t b = 0; !st && b < M.nbatch && n > 0; b++) {
     TFE_T *lb = l.v.data + b * n * n;
     TFE_FN(la_pack_)(A, &M, b, lb, n);
     int info = (int)TFE__LP(potrf)(LAPACK_COL_MAJOR, 'L', (int)n, lb, (int)n);
-    st = tfe__lapack_info(info, "potrf", __func__);
+    st = tfe__lapack_info(info, "potrf", TFE__LA_WHERE(cholesky));
     if (!st && info > 0)
-      st = TFE_FAIL(TFE_ERR_SINGULAR, "batch item %lld is not positive definite (leading minor %d)", (long long)b, info);
+      st = TFE_FAIL_AT(TFE_ERR_SINGULAR, TFE__LA_WHERE(cholesky), "batch item %lld is not positive definite (leading minor %d)", (long long)b, info);
     for (int64_t j = 1; !st && j < n; j++)
       for (int64_t i = 0; i < j; i++) lb[i + j * n] = 0;
   }
@@ -639,6 +639,47 @@ TFE_API tfe_status TFE_FN(cholesky)(const TFE_TY(view) *A, TFE_TY(tensor) *L) {
   if (st) { TFE_FN(tensor_release)(&l); return st; }
   *L = l;
   return TFE_OK;
+}
+/* ---- the entry points: the backend chosen for the call runs them ------------------------------ */
+/* Each runs on the backend chosen for its operands (prims/registry.h; views: host memory): the
+ * CPU backend's linalg slot is the LAPACKE code above, any other backend's slot gets the call. */
+TFE_API tfe_status TFE_FN(svd)(const TFE_TY(view) *A, tfe_svd_mode mode, TFE_TY(tensor) *U, TFE__RT *S,
+                               TFE_TY(tensor) *Vh) {
+  TFE__LA_DISPATCH(TFE_LA_SVD, TFE_FN(svd_cpu_)(A, mode, U, S, Vh), (void *)&A, (void *)&mode, (void *)&U, (void *)&S, (void *)&Vh);
+}
+TFE_API tfe_status TFE_FN(svd_nd)(const TFE_TY(view) *A, int nrow, const int *row_axes, tfe_svd_mode mode,
+                                  TFE_TY(tensor) *U, TFE__RT *S, TFE_TY(tensor) *Vh) {
+  TFE__LA_DISPATCH(TFE_LA_SVD_ND, TFE_FN(svd_nd_cpu_)(A, nrow, row_axes, mode, U, S, Vh), (void *)&A, (void *)&nrow, (void *)&row_axes, (void *)&mode, (void *)&U, (void *)&S, (void *)&Vh);
+}
+TFE_API tfe_status TFE_FN(svd_trunc)(const TFE_TY(view) *A, int nrow, const int *row_axes, const tfe_trunc *tr,
+                                     TFE_TY(tensor) *U, TFE__RT *S, TFE_TY(tensor) *Vh, tfe_trunc_info *info) {
+  TFE__LA_DISPATCH(TFE_LA_SVD_TRUNC, TFE_FN(svd_trunc_cpu_)(A, nrow, row_axes, tr, U, S, Vh, info), (void *)&A, (void *)&nrow, (void *)&row_axes, (void *)&tr, (void *)&U, (void *)&S, (void *)&Vh, (void *)&info);
+}
+TFE_API tfe_status TFE_FN(qr)(const TFE_TY(view) *A, bool full, TFE_TY(tensor) *Q, TFE_TY(tensor) *R) {
+  TFE__LA_DISPATCH(TFE_LA_QR, TFE_FN(qr_cpu_)(A, full, Q, R), (void *)&A, (void *)&full, (void *)&Q, (void *)&R);
+}
+TFE_API tfe_status TFE_FN(qr_nd)(const TFE_TY(view) *A, int nrow, const int *row_axes, bool full, TFE_TY(tensor) *Q,
+                                 TFE_TY(tensor) *R) {
+  TFE__LA_DISPATCH(TFE_LA_QR_ND, TFE_FN(qr_nd_cpu_)(A, nrow, row_axes, full, Q, R), (void *)&A, (void *)&nrow, (void *)&row_axes, (void *)&full, (void *)&Q, (void *)&R);
+}
+TFE_API tfe_status TFE_FN(lq)(const TFE_TY(view) *A, bool full, TFE_TY(tensor) *L, TFE_TY(tensor) *Q) {
+  TFE__LA_DISPATCH(TFE_LA_LQ, TFE_FN(lq_cpu_)(A, full, L, Q), (void *)&A, (void *)&full, (void *)&L, (void *)&Q);
+}
+TFE_API tfe_status TFE_FN(lq_nd)(const TFE_TY(view) *A, int nrow, const int *row_axes, bool full, TFE_TY(tensor) *L,
+                                 TFE_TY(tensor) *Q) {
+  TFE__LA_DISPATCH(TFE_LA_LQ_ND, TFE_FN(lq_nd_cpu_)(A, nrow, row_axes, full, L, Q), (void *)&A, (void *)&nrow, (void *)&row_axes, (void *)&full, (void *)&L, (void *)&Q);
+}
+TFE_API tfe_status TFE_FN(eigh)(const TFE_TY(view) *A, TFE__RT *W, TFE_TY(tensor) *V) {
+  TFE__LA_DISPATCH(TFE_LA_EIGH, TFE_FN(eigh_cpu_)(A, W, V), (void *)&A, (void *)&W, (void *)&V);
+}
+TFE_API tfe_status TFE_FN(eig)(const TFE_TY(view) *A, TFE__CT *W, TFE__CT *V) {
+  TFE__LA_DISPATCH(TFE_LA_EIG, TFE_FN(eig_cpu_)(A, W, V), (void *)&A, (void *)&W, (void *)&V);
+}
+TFE_API tfe_status TFE_FN(lu)(const TFE_TY(view) *A, tfe_tensor_i64 *perm, TFE_TY(tensor) *L, TFE_TY(tensor) *U) {
+  TFE__LA_DISPATCH(TFE_LA_LU, TFE_FN(lu_cpu_)(A, perm, L, U), (void *)&A, (void *)&perm, (void *)&L, (void *)&U);
+}
+TFE_API tfe_status TFE_FN(cholesky)(const TFE_TY(view) *A, TFE_TY(tensor) *L) {
+  TFE__LA_DISPATCH(TFE_LA_CHOLESKY, TFE_FN(cholesky_cpu_)(A, L), (void *)&A, (void *)&L);
 }
 #undef TFE__LP
 #undef TFE__RS

@@ -19,6 +19,7 @@
 #include <tenferro/tensor/tensor.h>
 #include <tenferro/gen/generic.h>
 #include <tenferro/tensor/dyn.h>
+#include <tenferro/prims/prims.h>
 
 /* CBLAS GEMM from the linked BLAS (BLIS), bound under tenferro-private C names so that these
  * declarations cannot clash with another header's prototype of the same symbols. The enum
@@ -92,6 +93,33 @@ typedef struct tfe__mat {
   int nr, nc, nb;
   int r[TFE_MAX_RANK], c[TFE_MAX_RANK], b[TFE_MAX_RANK];
 } tfe__mat;
+
+/* ---- dispatch: every entry point runs on the backend chosen for its operands ---------------
+ * The typed entry points below read plain views (host memory, no compute device), so the
+ * backend is the explicit one (none yet for linalg) or the one inferred for host memory
+ * (prims/registry.h). The CPU backend's linalg slot is the LAPACKE code of this room; another
+ * backend's slot gets the call as a tfe_linalg_call (prims/backend.h): the function, the
+ * element kind, and pointers to the arguments in the order of the typed function. */
+#define TFE__HAVE_LINALG 1 /* the CPU backend's linalg slot calls this room (prims/cpu_backend.h) */
+typedef enum tfe_linalg_op {
+  TFE_LA_SVD, TFE_LA_SVD_ND, TFE_LA_SVD_TRUNC, TFE_LA_QR, TFE_LA_QR_ND, TFE_LA_LQ, TFE_LA_LQ_ND, TFE_LA_EIGH,
+  TFE_LA_EIG, TFE_LA_LU, TFE_LA_CHOLESKY, TFE_LA_SOLVE, TFE_LA_TRISOLVE, TFE_LA_LSTSQ, TFE_LA_INV, TFE_LA_DET,
+  TFE_LA_SLOGDET, TFE_LA_PINV, TFE_LA_POLAR, TFE_LA_NORM, TFE_LA_EXPM, TFE_LA_COUNT
+} tfe_linalg_op;
+/* The name of the typed function the CPU code reports errors as (tfe_svd_f64, ...). */
+#define TFE__LA_WHERE(name) ("tfe_" #name "_" TFE_STR(TFE_S))
+#define TFE__LA_CHECK_NULL(p, where) \
+  do { if (!(p)) return TFE_FAIL_AT(TFE_ERR_NULL, where, "argument '%s' is NULL", #p); } while (0)
+#define TFE__LA_DISPATCH(op, cpu_call, ...)                                                          \
+  do {                                                                                               \
+    const tfe_prims_backend *be_ = tfe__la_backend(__func__);                                        \
+    if (!be_) return tfe__errcode;                                                                   \
+    if (be_->linalg == tfe__cpu_linalg) return cpu_call;                                             \
+    if (!be_->linalg) return TFE_FAIL(TFE_ERR_UNSUPPORTED, "backend '%s' has no linalg slot", be_->name); \
+    void *const args_[] = {__VA_ARGS__};                                                             \
+    tfe_linalg_call c_ = {(int)(op), TFE_DT, (int)(sizeof args_ / sizeof args_[0]), args_};          \
+    return be_->linalg(be_, &c_);                                                                    \
+  } while (0)
 
 #define TFE_TEMPLATE <tenferro/linalg/factor_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
@@ -308,12 +336,28 @@ TFE_INTERNAL tfe_status tfe__lapack_info(int info, const char *routine, const ch
     return tfe__fail(TFE_ERR_INVALID, fn, "%s rejected argument %d (NaN or Inf in the input?)", routine, -info);
   return TFE_OK;
 }
+/* ---- dispatch (see the declarations) ---------------------------------------------------------- */
+/* The backend of a linalg call over plain views. */
+TFE_INTERNAL const tfe_prims_backend *tfe__la_backend(const char *where) {
+  return tfe__be_for_views(NULL, 0, NULL, where);
+}
 #define TFE_TEMPLATE <tenferro/linalg/factor_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
 #define TFE_TEMPLATE <tenferro/linalg/ops_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
+/* The CPU backend's linalg slot: the typed CPU code of the call's kind. */
+TFE_INTERNAL tfe_status tfe__la_cpu_impl(const tfe_linalg_call *call) {
+  switch (call->dtype) {
+  case TFE_DT_F32: return tfe_la_cpu_call__f32(call);
+  case TFE_DT_F64: return tfe_la_cpu_call__f64(call);
+  case TFE_DT_C64: return tfe_la_cpu_call__c64(call);
+  case TFE_DT_C128: return tfe_la_cpu_call__c128(call);
+  default:
+    return TFE_FAIL_AT(TFE_ERR_DTYPE, "tfe_linalg", "no linalg for %s elements", tfe_dtype_name(call->dtype));
+  }
+}
 TFE_INTERNAL tfe_status tfe__la_dyn_kind(const tfe_dyn *A, const char *fn) {
   if (!A) return tfe__fail(TFE_ERR_NULL, fn, "argument 'A' is NULL");
   switch (A->dtype) {

@@ -82,12 +82,12 @@ TFE_INTERNAL tfe_status TFE_FN(la_like_rows_)(const TFE_TY(view) *B, int64_t row
   L.dims[0] = rows;
   return TFE_FN(empty)(X, L.rank, L.dims, TFE_COLMAJOR);
 }
-TFE_API tfe_status TFE_FN(solve)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X) {
-  TFE_CHECK_NULL(X);
+TFE_INTERNAL tfe_status TFE_FN(solve_cpu_)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X) {
+  TFE__LA_CHECK_NULL(X, TFE__LA_WHERE(solve));
   tfe__mat MA, MB;
-  TFE_TRY(TFE_FN(la_square_)(A, &MA, __func__));
+  TFE_TRY(TFE_FN(la_square_)(A, &MA, TFE__LA_WHERE(solve)));
   bool vec = false;
-  tfe_status st = TFE_FN(la_rhs_)(A, MA.n, B, &MB, &vec, __func__);
+  tfe_status st = TFE_FN(la_rhs_)(A, MA.n, B, &MB, &vec, TFE__LA_WHERE(solve));
   if (st) { tfe__mat_free(&MA); return st; }
   int64_t n = MA.n, r = MB.n;
   TFE_TY(tensor) x = {0};
@@ -104,9 +104,9 @@ TFE_API tfe_status TFE_FN(solve)(const TFE_TY(view) *A, const TFE_TY(view) *B, T
     TFE_FN(la_pack_)(A, &MA, b, work, n);
     TFE_FN(la_pack_)(B, &MB, b, xb, n);
     int info = (int)TFE__LP(gesv)(LAPACK_COL_MAJOR, (int)n, (int)r, work, (int)n, ipiv, xb, (int)n);
-    st = tfe__lapack_info(info, "gesv", __func__);
+    st = tfe__lapack_info(info, "gesv", TFE__LA_WHERE(solve));
     if (!st && info > 0)
-      st = TFE_FAIL(TFE_ERR_SINGULAR, "batch item %lld is singular (U(%d,%d) = 0)", (long long)b, info - 1, info - 1);
+      st = TFE_FAIL_AT(TFE_ERR_SINGULAR, TFE__LA_WHERE(solve), "batch item %lld is singular (U(%d,%d) = 0)", (long long)b, info - 1, info - 1);
   }
   tfe__free(work);
   tfe__free(ipiv);
@@ -116,13 +116,13 @@ TFE_API tfe_status TFE_FN(solve)(const TFE_TY(view) *A, const TFE_TY(view) *B, T
   *X = x;
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(trisolve)(const TFE_TY(view) *A, const TFE_TY(view) *B, bool lower, bool unit_diag,
+TFE_INTERNAL tfe_status TFE_FN(trisolve_cpu_)(const TFE_TY(view) *A, const TFE_TY(view) *B, bool lower, bool unit_diag,
                                     TFE_TY(tensor) *X) {
-  TFE_CHECK_NULL(X);
+  TFE__LA_CHECK_NULL(X, TFE__LA_WHERE(trisolve));
   tfe__mat MA, MB;
-  TFE_TRY(TFE_FN(la_square_)(A, &MA, __func__));
+  TFE_TRY(TFE_FN(la_square_)(A, &MA, TFE__LA_WHERE(trisolve)));
   bool vec = false;
-  tfe_status st = TFE_FN(la_rhs_)(A, MA.n, B, &MB, &vec, __func__);
+  tfe_status st = TFE_FN(la_rhs_)(A, MA.n, B, &MB, &vec, TFE__LA_WHERE(trisolve));
   if (st) { tfe__mat_free(&MA); return st; }
   int64_t n = MA.n, r = MB.n;
   bool direct = n > 0 && A->lay.strides[0] == 1 && A->lay.strides[1] >= n && A->lay.strides[1] <= INT_MAX &&
@@ -143,9 +143,9 @@ TFE_API tfe_status TFE_FN(trisolve)(const TFE_TY(view) *A, const TFE_TY(view) *B
     TFE_FN(la_pack_)(B, &MB, b, xb, n);
     int info = (int)TFE__LP(trtrs)(LAPACK_COL_MAJOR, lower ? 'L' : 'U', 'N', unit_diag ? 'U' : 'N', (int)n, (int)r,
                                    ab, (int)lda, xb, (int)n);
-    st = tfe__lapack_info(info, "trtrs", __func__);
+    st = tfe__lapack_info(info, "trtrs", TFE__LA_WHERE(trisolve));
     if (!st && info > 0)
-      st = TFE_FAIL(TFE_ERR_SINGULAR, "batch item %lld: zero on the diagonal at %d", (long long)b, info - 1);
+      st = TFE_FAIL_AT(TFE_ERR_SINGULAR, TFE__LA_WHERE(trisolve), "batch item %lld: zero on the diagonal at %d", (long long)b, info - 1);
   }
   tfe__free(work);
   tfe__mat_free(&MA);
@@ -154,13 +154,13 @@ TFE_API tfe_status TFE_FN(trisolve)(const TFE_TY(view) *A, const TFE_TY(view) *B
   *X = x;
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(lstsq)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X) {
-  TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
-  TFE_CHECK_NULL(X);
+TFE_INTERNAL tfe_status TFE_FN(lstsq_cpu_)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X) {
+  TFE_TRY(TFE_FN(la_check_view_)(A, TFE__LA_WHERE(lstsq)));
+  TFE__LA_CHECK_NULL(X, TFE__LA_WHERE(lstsq));
   tfe__mat MA, MB;
-  TFE_TRY(tfe__mat_batched(&MA, &A->lay, __func__));
+  TFE_TRY(tfe__mat_batched(&MA, &A->lay, TFE__LA_WHERE(lstsq)));
   bool vec = false;
-  tfe_status st = TFE_FN(la_rhs_)(A, MA.m, B, &MB, &vec, __func__);
+  tfe_status st = TFE_FN(la_rhs_)(A, MA.m, B, &MB, &vec, TFE__LA_WHERE(lstsq));
   if (st) { tfe__mat_free(&MA); return st; }
   int64_t m = MA.m, n = MA.n, r = MB.n, ld = m > n ? m : n, k = m < n ? m : n;
   TFE_TY(tensor) x = {0};
@@ -181,8 +181,8 @@ TFE_API tfe_status TFE_FN(lstsq)(const TFE_TY(view) *A, const TFE_TY(view) *B, T
     lapack_int rank = 0;
     int info = (int)TFE__LP(gelsd)(LAPACK_COL_MAJOR, (int)m, (int)n, (int)r, work, (int)m, bw, (int)ld, sv,
                                    (TFE_R)-1, &rank);
-    st = tfe__lapack_info(info, "gelsd", __func__);
-    if (!st && info > 0) st = TFE_FAIL(TFE_ERR_NOCONV, "SVD in gelsd did not converge (info %d)", info);
+    st = tfe__lapack_info(info, "gelsd", TFE__LA_WHERE(lstsq));
+    if (!st && info > 0) st = TFE_FAIL_AT(TFE_ERR_NOCONV, TFE__LA_WHERE(lstsq), "SVD in gelsd did not converge (info %d)", info);
     for (int64_t j = 0; !st && j < r; j++)
       for (int64_t i = 0; i < n; i++) xb[i + j * n] = bw[i + j * ld];
   }
@@ -194,15 +194,15 @@ TFE_API tfe_status TFE_FN(lstsq)(const TFE_TY(view) *A, const TFE_TY(view) *B, T
   *X = x;
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(inv)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
-  TFE_CHECK_NULL(X);
+TFE_INTERNAL tfe_status TFE_FN(inv_cpu_)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
+  TFE__LA_CHECK_NULL(X, TFE__LA_WHERE(inv));
   tfe__mat M;
-  TFE_TRY(TFE_FN(la_square_)(A, &M, __func__));
+  TFE_TRY(TFE_FN(la_square_)(A, &M, TFE__LA_WHERE(inv)));
   int64_t n = M.n;
   TFE_TY(tensor) x = {0};
   lapack_int *ipiv = NULL;
   TFE_TY(la_shape_) sx = {0};
-  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 2, n, n, &sx, __func__);
+  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 2, n, n, &sx, TFE__LA_WHERE(inv));
   if (!st) st = TFE_FN(empty)(&x, sx.rank, sx.dims, TFE_COLMAJOR);
   if (!st) {
     ipiv = (lapack_int *)tfe__calloc((size_t)(n + 1), sizeof(lapack_int));
@@ -212,10 +212,10 @@ TFE_API tfe_status TFE_FN(inv)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
     TFE_T *xb = x.v.data + b * n * n;
     TFE_FN(la_pack_)(A, &M, b, xb, n);
     int info = (int)TFE__LP(getrf)(LAPACK_COL_MAJOR, (int)n, (int)n, xb, (int)n, ipiv);
-    st = tfe__lapack_info(info, "getrf", __func__);
+    st = tfe__lapack_info(info, "getrf", TFE__LA_WHERE(inv));
     if (!st && info > 0)
-      st = TFE_FAIL(TFE_ERR_SINGULAR, "batch item %lld is singular (U(%d,%d) = 0)", (long long)b, info - 1, info - 1);
-    if (!st) st = tfe__lapack_info((int)TFE__LP(getri)(LAPACK_COL_MAJOR, (int)n, xb, (int)n, ipiv), "getri", __func__);
+      st = TFE_FAIL_AT(TFE_ERR_SINGULAR, TFE__LA_WHERE(inv), "batch item %lld is singular (U(%d,%d) = 0)", (long long)b, info - 1, info - 1);
+    if (!st) st = tfe__lapack_info((int)TFE__LP(getri)(LAPACK_COL_MAJOR, (int)n, xb, (int)n, ipiv), "getri", TFE__LA_WHERE(inv));
   }
   tfe__free(ipiv);
   tfe__mat_free(&M);
@@ -271,17 +271,17 @@ TFE_INTERNAL tfe_status TFE_FN(la_detcore_)(const TFE_TY(view) *A, bool logs, TF
   if (logs) *LA = la;
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(det)(const TFE_TY(view) *A, TFE_TY(tensor) *D) {
-  TFE_CHECK_NULL(D);
-  return TFE_FN(la_detcore_)(A, false, D, NULL, __func__);
+TFE_INTERNAL tfe_status TFE_FN(det_cpu_)(const TFE_TY(view) *A, TFE_TY(tensor) *D) {
+  TFE__LA_CHECK_NULL(D, TFE__LA_WHERE(det));
+  return TFE_FN(la_detcore_)(A, false, D, NULL, TFE__LA_WHERE(det));
 }
-TFE_API tfe_status TFE_FN(slogdet)(const TFE_TY(view) *A, TFE_TY(tensor) *sign, TFE__RT *logabs) {
-  TFE_CHECK_NULL(sign);
-  TFE_CHECK_NULL(logabs);
-  return TFE_FN(la_detcore_)(A, true, sign, logabs, __func__);
+TFE_INTERNAL tfe_status TFE_FN(slogdet_cpu_)(const TFE_TY(view) *A, TFE_TY(tensor) *sign, TFE__RT *logabs) {
+  TFE__LA_CHECK_NULL(sign, TFE__LA_WHERE(slogdet));
+  TFE__LA_CHECK_NULL(logabs, TFE__LA_WHERE(slogdet));
+  return TFE_FN(la_detcore_)(A, true, sign, logabs, TFE__LA_WHERE(slogdet));
 }
-TFE_API tfe_status TFE_FN(pinv)(const TFE_TY(view) *A, double rcond, TFE_TY(tensor) *X) {
-  TFE_CHECK_NULL(X);
+TFE_INTERNAL tfe_status TFE_FN(pinv_cpu_)(const TFE_TY(view) *A, double rcond, TFE_TY(tensor) *X) {
+  TFE__LA_CHECK_NULL(X, TFE__LA_WHERE(pinv));
   TFE_TY(tensor) u = {0}, v = {0}, x = {0};
   TFE__RT s = {0};
   TFE_TRY(TFE_FN(svd)(A, TFE_SVD_THIN, &u, &s, &v));
@@ -311,9 +311,9 @@ TFE_API tfe_status TFE_FN(pinv)(const TFE_TY(view) *A, double rcond, TFE_TY(tens
   *X = x;
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(polar)(const TFE_TY(view) *A, TFE_TY(tensor) *Up, TFE_TY(tensor) *P) {
-  TFE_CHECK_NULL(Up);
-  TFE_CHECK_NULL(P);
+TFE_INTERNAL tfe_status TFE_FN(polar_cpu_)(const TFE_TY(view) *A, TFE_TY(tensor) *Up, TFE_TY(tensor) *P) {
+  TFE__LA_CHECK_NULL(Up, TFE__LA_WHERE(polar));
+  TFE__LA_CHECK_NULL(P, TFE__LA_WHERE(polar));
   TFE_TY(tensor) u = {0}, v = {0}, up = {0}, p = {0};
   TFE__RT s = {0};
   TFE_TRY(TFE_FN(svd)(A, TFE_SVD_THIN, &u, &s, &v));
@@ -376,15 +376,15 @@ TFE_INTERNAL TFE_R TFE_FN(la_norm1_)(const TFE_TY(view) *A, const tfe__mat *M, i
   }
   return (TFE_R)best;
 }
-TFE_API tfe_status TFE_FN(norm)(const TFE_TY(view) *A, tfe_norm_kind kind, TFE__RT *out) {
-  TFE_TRY(TFE_FN(la_check_view_)(A, __func__));
-  TFE_CHECK_NULL(out);
-  if ((unsigned)kind > (unsigned)TFE_NORM_INF) return TFE_FAIL(TFE_ERR_INVALID, "unknown norm kind %d", (int)kind);
+TFE_INTERNAL tfe_status TFE_FN(norm_cpu_)(const TFE_TY(view) *A, tfe_norm_kind kind, TFE__RT *out) {
+  TFE_TRY(TFE_FN(la_check_view_)(A, TFE__LA_WHERE(norm)));
+  TFE__LA_CHECK_NULL(out, TFE__LA_WHERE(norm));
+  if ((unsigned)kind > (unsigned)TFE_NORM_INF) return TFE_FAIL_AT(TFE_ERR_INVALID, TFE__LA_WHERE(norm), "unknown norm kind %d", (int)kind);
   tfe__mat M;
-  TFE_TRY(tfe__mat_batched(&M, &A->lay, __func__));
+  TFE_TRY(tfe__mat_batched(&M, &A->lay, TFE__LA_WHERE(norm)));
   TFE__RT r = {0}, s = {0};
   TFE_TY(la_shape_) sr = {0};
-  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 0, 0, 0, &sr, __func__);
+  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 0, 0, 0, &sr, TFE__LA_WHERE(norm));
   if (!st) st = TFE_CAT(tfe_empty_, TFE__RS)(&r, sr.rank, sr.dims, TFE_COLMAJOR);
   int64_t k = M.m < M.n ? M.m : M.n;
   if (!st && (kind == TFE_NORM_NUC || kind == TFE_NORM_2) && k > 0)
@@ -444,16 +444,16 @@ TFE_INTERNAL tfe_status TFE_FN(la_expm1_)(TFE_T *a, int64_t n, TFE_T *w, lapack_
   }
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(expm)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
-  TFE_CHECK_NULL(X);
+TFE_INTERNAL tfe_status TFE_FN(expm_cpu_)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
+  TFE__LA_CHECK_NULL(X, TFE__LA_WHERE(expm));
   tfe__mat M;
-  TFE_TRY(TFE_FN(la_square_)(A, &M, __func__));
+  TFE_TRY(TFE_FN(la_square_)(A, &M, TFE__LA_WHERE(expm)));
   int64_t n = M.n;
   TFE_TY(tensor) x = {0};
   TFE_T *w = NULL;
   lapack_int *ipiv = NULL;
   TFE_TY(la_shape_) sx = {0};
-  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 2, n, n, &sx, __func__);
+  tfe_status st = TFE_FN(la_bshape_)(&M, &A->lay, 2, n, n, &sx, TFE__LA_WHERE(expm));
   if (!st) st = TFE_FN(empty)(&x, sx.rank, sx.dims, TFE_COLMAJOR);
   if (!st) {
     w = (TFE_T *)tfe__calloc((size_t)(7 * n * n + 1), sizeof(TFE_T));
@@ -463,7 +463,7 @@ TFE_API tfe_status TFE_FN(expm)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
   for (int64_t b = 0; !st && b < M.nbatch && n > 0; b++) {
     TFE_T *xb = x.v.data + b * n * n;
     TFE_FN(la_pack_)(A, &M, b, xb, n);
-    st = TFE_FN(la_expm1_)(xb, n, w, ipiv, __func__);
+    st = TFE_FN(la_expm1_)(xb, n, w, ipiv, TFE__LA_WHERE(expm));
   }
   tfe__free(w);
   tfe__free(ipiv);
@@ -472,6 +472,114 @@ TFE_API tfe_status TFE_FN(expm)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
   *X = x;
   return TFE_OK;
 }
+/* ---- the entry points: the backend chosen for the call runs them ------------------------------ */
+/* Each runs on the backend chosen for its operands (prims/registry.h; views: host memory): the
+ * CPU backend's linalg slot is the LAPACKE code above, any other backend's slot gets the call. */
+TFE_API tfe_status TFE_FN(solve)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X) {
+  TFE__LA_DISPATCH(TFE_LA_SOLVE, TFE_FN(solve_cpu_)(A, B, X), (void *)&A, (void *)&B, (void *)&X);
+}
+TFE_API tfe_status TFE_FN(trisolve)(const TFE_TY(view) *A, const TFE_TY(view) *B, bool lower, bool unit_diag,
+                                    TFE_TY(tensor) *X) {
+  TFE__LA_DISPATCH(TFE_LA_TRISOLVE, TFE_FN(trisolve_cpu_)(A, B, lower, unit_diag, X), (void *)&A, (void *)&B, (void *)&lower, (void *)&unit_diag, (void *)&X);
+}
+TFE_API tfe_status TFE_FN(lstsq)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X) {
+  TFE__LA_DISPATCH(TFE_LA_LSTSQ, TFE_FN(lstsq_cpu_)(A, B, X), (void *)&A, (void *)&B, (void *)&X);
+}
+TFE_API tfe_status TFE_FN(inv)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
+  TFE__LA_DISPATCH(TFE_LA_INV, TFE_FN(inv_cpu_)(A, X), (void *)&A, (void *)&X);
+}
+TFE_API tfe_status TFE_FN(det)(const TFE_TY(view) *A, TFE_TY(tensor) *D) {
+  TFE__LA_DISPATCH(TFE_LA_DET, TFE_FN(det_cpu_)(A, D), (void *)&A, (void *)&D);
+}
+TFE_API tfe_status TFE_FN(slogdet)(const TFE_TY(view) *A, TFE_TY(tensor) *sign, TFE__RT *logabs) {
+  TFE__LA_DISPATCH(TFE_LA_SLOGDET, TFE_FN(slogdet_cpu_)(A, sign, logabs), (void *)&A, (void *)&sign, (void *)&logabs);
+}
+TFE_API tfe_status TFE_FN(pinv)(const TFE_TY(view) *A, double rcond, TFE_TY(tensor) *X) {
+  TFE__LA_DISPATCH(TFE_LA_PINV, TFE_FN(pinv_cpu_)(A, rcond, X), (void *)&A, (void *)&rcond, (void *)&X);
+}
+TFE_API tfe_status TFE_FN(polar)(const TFE_TY(view) *A, TFE_TY(tensor) *Up, TFE_TY(tensor) *P) {
+  TFE__LA_DISPATCH(TFE_LA_POLAR, TFE_FN(polar_cpu_)(A, Up, P), (void *)&A, (void *)&Up, (void *)&P);
+}
+TFE_API tfe_status TFE_FN(norm)(const TFE_TY(view) *A, tfe_norm_kind kind, TFE__RT *out) {
+  TFE__LA_DISPATCH(TFE_LA_NORM, TFE_FN(norm_cpu_)(A, kind, out), (void *)&A, (void *)&kind, (void *)&out);
+}
+TFE_API tfe_status TFE_FN(expm)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
+  TFE__LA_DISPATCH(TFE_LA_EXPM, TFE_FN(expm_cpu_)(A, X), (void *)&A, (void *)&X);
+}
+/* The CPU backend's linalg slot for this kind: the LAPACKE code of the call's function. */
+#define TFE__CT TFE_CAT(tfe_tensor_, TFE_CAT(TFE__CSUF_, TFE_S))
+TFE_INTERNAL tfe_status TFE_FN(la_cpu_call_)(const tfe_linalg_call *c) {
+  switch ((tfe_linalg_op)c->op) {
+  case TFE_LA_SVD:
+    if (c->nargs != 5) break;
+    return TFE_FN(svd_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(tfe_svd_mode *)c->args[1], *(TFE_TY(tensor) * *)c->args[2], *(TFE__RT * *)c->args[3], *(TFE_TY(tensor) * *)c->args[4]);
+  case TFE_LA_SVD_ND:
+    if (c->nargs != 7) break;
+    return TFE_FN(svd_nd_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(int *)c->args[1], *(const int * *)c->args[2], *(tfe_svd_mode *)c->args[3], *(TFE_TY(tensor) * *)c->args[4], *(TFE__RT * *)c->args[5], *(TFE_TY(tensor) * *)c->args[6]);
+  case TFE_LA_SVD_TRUNC:
+    if (c->nargs != 8) break;
+    return TFE_FN(svd_trunc_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(int *)c->args[1], *(const int * *)c->args[2], *(const tfe_trunc * *)c->args[3], *(TFE_TY(tensor) * *)c->args[4], *(TFE__RT * *)c->args[5], *(TFE_TY(tensor) * *)c->args[6], *(tfe_trunc_info * *)c->args[7]);
+  case TFE_LA_QR:
+    if (c->nargs != 4) break;
+    return TFE_FN(qr_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(bool *)c->args[1], *(TFE_TY(tensor) * *)c->args[2], *(TFE_TY(tensor) * *)c->args[3]);
+  case TFE_LA_QR_ND:
+    if (c->nargs != 6) break;
+    return TFE_FN(qr_nd_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(int *)c->args[1], *(const int * *)c->args[2], *(bool *)c->args[3], *(TFE_TY(tensor) * *)c->args[4], *(TFE_TY(tensor) * *)c->args[5]);
+  case TFE_LA_LQ:
+    if (c->nargs != 4) break;
+    return TFE_FN(lq_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(bool *)c->args[1], *(TFE_TY(tensor) * *)c->args[2], *(TFE_TY(tensor) * *)c->args[3]);
+  case TFE_LA_LQ_ND:
+    if (c->nargs != 6) break;
+    return TFE_FN(lq_nd_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(int *)c->args[1], *(const int * *)c->args[2], *(bool *)c->args[3], *(TFE_TY(tensor) * *)c->args[4], *(TFE_TY(tensor) * *)c->args[5]);
+  case TFE_LA_EIGH:
+    if (c->nargs != 3) break;
+    return TFE_FN(eigh_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(TFE__RT * *)c->args[1], *(TFE_TY(tensor) * *)c->args[2]);
+  case TFE_LA_EIG:
+    if (c->nargs != 3) break;
+    return TFE_FN(eig_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(TFE__CT * *)c->args[1], *(TFE__CT * *)c->args[2]);
+  case TFE_LA_LU:
+    if (c->nargs != 4) break;
+    return TFE_FN(lu_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(tfe_tensor_i64 * *)c->args[1], *(TFE_TY(tensor) * *)c->args[2], *(TFE_TY(tensor) * *)c->args[3]);
+  case TFE_LA_CHOLESKY:
+    if (c->nargs != 2) break;
+    return TFE_FN(cholesky_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(TFE_TY(tensor) * *)c->args[1]);
+  case TFE_LA_SOLVE:
+    if (c->nargs != 3) break;
+    return TFE_FN(solve_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(const TFE_TY(view) * *)c->args[1], *(TFE_TY(tensor) * *)c->args[2]);
+  case TFE_LA_TRISOLVE:
+    if (c->nargs != 5) break;
+    return TFE_FN(trisolve_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(const TFE_TY(view) * *)c->args[1], *(bool *)c->args[2], *(bool *)c->args[3], *(TFE_TY(tensor) * *)c->args[4]);
+  case TFE_LA_LSTSQ:
+    if (c->nargs != 3) break;
+    return TFE_FN(lstsq_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(const TFE_TY(view) * *)c->args[1], *(TFE_TY(tensor) * *)c->args[2]);
+  case TFE_LA_INV:
+    if (c->nargs != 2) break;
+    return TFE_FN(inv_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(TFE_TY(tensor) * *)c->args[1]);
+  case TFE_LA_DET:
+    if (c->nargs != 2) break;
+    return TFE_FN(det_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(TFE_TY(tensor) * *)c->args[1]);
+  case TFE_LA_SLOGDET:
+    if (c->nargs != 3) break;
+    return TFE_FN(slogdet_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(TFE_TY(tensor) * *)c->args[1], *(TFE__RT * *)c->args[2]);
+  case TFE_LA_PINV:
+    if (c->nargs != 3) break;
+    return TFE_FN(pinv_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(double *)c->args[1], *(TFE_TY(tensor) * *)c->args[2]);
+  case TFE_LA_POLAR:
+    if (c->nargs != 3) break;
+    return TFE_FN(polar_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(TFE_TY(tensor) * *)c->args[1], *(TFE_TY(tensor) * *)c->args[2]);
+  case TFE_LA_NORM:
+    if (c->nargs != 3) break;
+    return TFE_FN(norm_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(tfe_norm_kind *)c->args[1], *(TFE__RT * *)c->args[2]);
+  case TFE_LA_EXPM:
+    if (c->nargs != 2) break;
+    return TFE_FN(expm_cpu_)(*(const TFE_TY(view) * *)c->args[0], *(TFE_TY(tensor) * *)c->args[1]);
+  default:
+    break;
+  }
+  return TFE_FAIL_AT(TFE_ERR_INVALID, "tfe_linalg", "linalg call %d with %d arguments is not one of tenferro's", c->op,
+                     c->nargs);
+}
+#undef TFE__CT
 #undef TFE__LP
 #undef TFE__RS
 #undef TFE__RT

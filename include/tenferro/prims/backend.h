@@ -1,10 +1,27 @@
-/* tenferro/prims_backend.h — prims room: the backend protocol.
+/* tenferro/prims/backend.h — prims room: the backend protocol.
  *
- * A backend is one vtable of primitive operations over dtype-tagged views (tfe_dyn), each
- * described in label form by a tfe_prim_desc (describe), optionally planned once (plan) and
- * executed any number of times (execute). Slots may be NULL: the six core operations are
- * required, contract and elementwise_mul are extensions a backend may lack; callers ask
- * tfe_prims_supports() at run time, and tfe_prims_execute() answers TFE_ERR_UNSUPPORTED.
+ * A backend is one vtable (tfe_prims_backend). Its slots are the primitive operations over
+ * dtype-tagged views (tfe_dyn), each described in label form by a tfe_prim_desc (describe),
+ * optionally planned once (plan) and executed any number of times (execute), plus one slot
+ * for the decompositions and solvers of the linalg room. Slots may be NULL: the six core
+ * operations are what the contraction engine lowers to, contract and elementwise_mul are
+ * extensions; callers ask tfe_prims_supports() at run time, and tfe_prims_execute() answers
+ * TFE_ERR_UNSUPPORTED.
+ *
+ * Every slot receives the vtable it was called through (`be`; be->ctx is the backend's own
+ * data). A slot that forwards to another backend passes that backend's vtable, e.g. a
+ * counting GEMM that calls the CPU's:
+ *     const tfe_prims_backend *cpu = tfe_backend_find("cpu");
+ *     return cpu->exec[TFE_PRIM_BATCHED_GEMM](cpu, d, plan);
+ *
+ * The CPU backend (tfe_prims_cpu(), cpu_backend.h) is one instance of this vtable: its slots
+ * are tenferro's CPU engines. Einsum, the contraction entry points, the elementwise steps of
+ * einsum and the linalg entry points call the slots of the backend chosen for the call
+ * (registry.h: explicit argument, compute device, memory space). Where a slot is the CPU's
+ * own, the call goes straight to the engine (no descriptor is built); where it is another
+ * function, that function gets the label-form descriptor. So a copy of the CPU vtable with
+ * one slot replaced (say batched_gemm) keeps every other engine and has einsum call its
+ * slot for the GEMM phase of every contraction (examples/custom_backend.c).
  *
  * Custom semirings plug in at the level they choose: a kind stamped from the templates gets
  * the CPU backend's generic kernels for free; a copy of tfe_prims_cpu() with its own
@@ -12,7 +29,6 @@
 #if !TFE__BODY_PHASE
 #ifndef TENFERRO_PRIMS_BACKEND_H
 #define TENFERRO_PRIMS_BACKEND_H
-
 #include <tenferro/tensor/tensor.h>
 
 typedef enum tfe_prim_op {
@@ -27,7 +43,9 @@ typedef enum tfe_prim_op {
   TFE_PRIM_COUNT
 } tfe_prim_op;
 
-/* describe: the operation, its operands and labels. Scalars point at values of the dtype. */
+/* describe: the operation, its operands and labels. Scalars point at values of the dtype.
+ * Every label of a primitive is an int32; a label repeated within one operand means its
+ * diagonal (the tfe_contract_S rules, docs/prims.md). */
 typedef struct tfe_prim_desc {
   tfe_prim_op op;
   const tfe_dyn *a, *b, *c; /* b is NULL for unary operations */
@@ -35,15 +53,34 @@ typedef struct tfe_prim_desc {
   const void *alpha, *beta;
 } tfe_prim_desc;
 
-typedef struct tfe_prims_backend {
+/* One call of a linalg entry point, as the linalg slot sees it: which function (a
+ * tfe_linalg_op of linalg/linalg.h), the element kind of its first operand, and pointers to
+ * its arguments in the order of the typed function (tfe_svd_S(A, mode, U, S, Vh): args[0]
+ * points at A, args[1] at mode, ...). */
+typedef struct tfe_linalg_call {
+  int op;
+  tfe_dtype dtype;
+  int nargs;
+  void *const *args;
+} tfe_linalg_call;
+
+/* Backend flags. */
+#define TFE_BACKEND_INFER 1u /* may be chosen by inference from the operands' memory space */
+
+typedef struct tfe_prims_backend tfe_prims_backend;
+struct tfe_prims_backend {
   const char *name;
   void *ctx;
+  tfe_memspace space; /* the memory its slots read and write */
+  unsigned flags;     /* TFE_BACKEND_* */
   /* Optional: analyse once (NULL slot = nothing to plan); *plan may stay NULL. */
-  tfe_status (*plan)(void *ctx, const tfe_prim_desc *d, void **plan);
-  void (*plan_free)(void *ctx, void *plan);
+  tfe_status (*plan)(const tfe_prims_backend *be, const tfe_prim_desc *d, void **plan);
+  void (*plan_free)(const tfe_prims_backend *be, void *plan);
   /* One slot per operation; NULL = not provided. */
-  tfe_status (*exec[TFE_PRIM_COUNT])(void *ctx, const tfe_prim_desc *d, void *plan);
-} tfe_prims_backend;
+  tfe_status (*exec[TFE_PRIM_COUNT])(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan);
+  /* Decompositions and solvers (linalg room); NULL = not provided. */
+  tfe_status (*linalg)(const tfe_prims_backend *be, const tfe_linalg_call *call);
+};
 
 TFE_API const char *tfe_prim_op_name(tfe_prim_op op);
 
@@ -54,10 +91,24 @@ TFE_API tfe_status tfe_prims_plan(const tfe_prims_backend *be, const tfe_prim_de
 TFE_API tfe_status tfe_prims_execute(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan);
 TFE_API void tfe_prims_plan_free(const tfe_prims_backend *be, void *plan);
 
+/* The CPU backend's vtable: all eight operations and linalg. Copy it to override single slots. */
+TFE_API tfe_prims_backend tfe_prims_cpu(void);
+
 #endif
 #elif !defined(TENFERRO_PRIMS_BACKEND_BODY) /* bodies */
 #define TENFERRO_PRIMS_BACKEND_BODY
 #include <tenferro/tensor/tensor.h>
+
+/* The CPU backend's slots (cpu_backend.h): the engines compare slots against them. */
+TFE_INTERNAL tfe_status tfe__cpu_exec(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan);
+TFE_INTERNAL tfe_status tfe__cpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call);
+
+/* Whether op runs in tenferro's own CPU code under be: the CPU's slot, or no slot at all
+ * (the engine's glue then runs on the host). */
+TFE_INTERNAL bool tfe__be_native(const tfe_prims_backend *be, tfe_prim_op op) {
+  return be->exec[op] == tfe__cpu_exec || be->exec[op] == NULL;
+}
+
 TFE_API const char *tfe_prim_op_name(tfe_prim_op op) {
   static const char *const n[] = {"batched_gemm", "reduce", "trace", "permute", "anti_trace",
                                   "anti_diag", "contract", "elementwise_mul"};
@@ -73,17 +124,17 @@ TFE_API tfe_status tfe_prims_plan(const tfe_prims_backend *be, const tfe_prim_de
   *plan = NULL;
   if (!tfe_prims_supports(be, d->op))
     return TFE_FAIL(TFE_ERR_UNSUPPORTED, "backend '%s' does not provide %s", be->name, tfe_prim_op_name(d->op));
-  return be->plan ? be->plan(be->ctx, d, plan) : TFE_OK;
+  return be->plan ? be->plan(be, d, plan) : TFE_OK;
 }
 TFE_API tfe_status tfe_prims_execute(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan) {
   TFE_CHECK_NULL(be);
   TFE_CHECK_NULL(d);
   if (!tfe_prims_supports(be, d->op))
     return TFE_FAIL(TFE_ERR_UNSUPPORTED, "backend '%s' does not provide %s", be->name, tfe_prim_op_name(d->op));
-  return be->exec[d->op](be->ctx, d, plan);
+  return be->exec[d->op](be, d, plan);
 }
 TFE_API void tfe_prims_plan_free(const tfe_prims_backend *be, void *plan) {
-  if (be && plan && be->plan_free) be->plan_free(be->ctx, plan);
+  if (be && plan && be->plan_free) be->plan_free(be, plan);
 }
 
 /* ---- label checks per operation ------------------------------------------------------------ */
@@ -92,6 +143,20 @@ TFE_INTERNAL int tfe__pb_count(const int32_t *l, int n, int32_t x) {
   for (int i = 0; i < n; i++) c += l[i] == x;
   return c;
 }
+TFE_INTERNAL bool tfe__pb_repeats(const int32_t *l, int n) {
+  for (int i = 0; i < n; i++)
+    if (tfe__pb_count(l, n, l[i]) > 1) return true;
+  return false;
+}
+/* The primitive a unary contraction (labels la of rank ra onto lc of rank rc) is, or
+ * TFE_PRIM_COUNT when it is none of them (repeats on both sides). */
+TFE_INTERNAL tfe_prim_op tfe__pb_unary_op(const int32_t *la, int ra, const int32_t *lc, int rc) {
+  bool rep_a = tfe__pb_repeats(la, ra), rep_c = tfe__pb_repeats(lc, rc);
+  if (rep_a && rep_c) return TFE_PRIM_COUNT;
+  if (rep_a) return TFE_PRIM_TRACE;
+  if (rep_c) return TFE_PRIM_ANTI_DIAG;
+  return ra == rc ? TFE_PRIM_PERMUTE : TFE_PRIM_REDUCE;
+}
 /* Checks that the labels have the shape the operation names (the general engine would accept
  * more; a backend implementing only the named primitive relies on this). */
 TFE_INTERNAL tfe_status tfe__pb_check_labels(const tfe_prim_desc *d) {
@@ -99,9 +164,9 @@ TFE_INTERNAL tfe_status tfe__pb_check_labels(const tfe_prim_desc *d) {
   int ra = d->a->lay.rank, rc = d->c->lay.rank, rb = d->b ? d->b->lay.rank : 0;
   bool unary = d->op != TFE_PRIM_BATCHED_GEMM && d->op != TFE_PRIM_CONTRACT && d->op != TFE_PRIM_ELEMENTWISE_MUL;
   if (unary != (d->b == NULL)) return tfe__fail(TFE_ERR_INVALID, w, "%s takes %s", tfe_prim_op_name(d->op), unary ? "one input" : "two inputs");
-  bool rep_a = false, rep_c = false;
-  for (int i = 0; i < ra; i++) rep_a = rep_a || tfe__pb_count(d->la, ra, d->la[i]) > 1;
-  for (int i = 0; i < rc; i++) rep_c = rep_c || tfe__pb_count(d->lc, rc, d->lc[i]) > 1;
+  if ((ra > 0 && !d->la) || (rb > 0 && !d->lb) || (rc > 0 && !d->lc))
+    return tfe__fail(TFE_ERR_NULL, w, "labels of %s are NULL", ra > 0 && !d->la ? "A" : rb > 0 && !d->lb ? "B" : "C");
+  bool rep_a = tfe__pb_repeats(d->la, ra), rep_c = tfe__pb_repeats(d->lc, rc);
   switch (d->op) {
   case TFE_PRIM_REDUCE:
   case TFE_PRIM_PERMUTE:

@@ -1,4 +1,4 @@
-/* tenferro/blas.h — prims room: the BLIS binding.
+/* tenferro/prims/blis.h — prims room: the BLIS binding.
  *
  * We never include <blis.h>: it is not -Wall -Wextra -Wpedantic clean and it clashes with
  * lapack.h (lsame_). The few BLIS functions we call are declared here under our own names,
@@ -70,6 +70,15 @@ void tfe__bli_rntm_init_from_global(void *rntm) __asm__("bli_rntm_init_from_glob
 
 int setenv(const char *name, const char *value, int overwrite); /* POSIX; hidden by -std=c11 */
 
+/* Once-per-process state of the binding (a member of the prims section of tfe__st). */
+typedef struct tfe__blas_state {
+  atomic_int state;        /* 0: not started, 1: running, 2: done */
+  const char *arch;        /* the kernel set BLIS runs */
+  bool rntm_ok;            /* the rntm_t mirror matches the loaded BLIS */
+  tfe__bli_rntm rntm;      /* BLIS's global runtime (pack/sup settings) */
+  char chosen[16];         /* what tenferro asked for ("" = BLIS's own choice) */
+} tfe__blas_state;
+
 /* The kernel set BLIS runs ("skx", "haswell", "zen3", "generic", ...). Initializes BLIS. */
 TFE_API const char *tfe_blas_arch(void);
 /* BLIS's version string ("0.9.0"). */
@@ -90,8 +99,8 @@ TFE_API int tfe_blas_get_num_threads(void);
                                        int64_t rsb, int64_t csb, T beta, T *c, int64_t rsc,       \
                                        int64_t csc, int nthreads) {                               \
     tfe__blas_init();                                                                             \
-    if (nthreads > 0 && tfe__blas_rntm_ok) {                                                      \
-      tfe__bli_rntm r = tfe__blas_rntm_tpl;                                                        \
+    if (nthreads > 0 && tfe__st.prims.blas.rntm_ok) {                                                      \
+      tfe__bli_rntm r = tfe__st.prims.blas.rntm;                                                        \
       r.auto_factor = true;                                                                       \
       r.num_threads = nthreads;                                                                   \
       for (int i_ = 0; i_ < 6; i_++) r.thrloop[i_] = -1;                                          \
@@ -113,13 +122,7 @@ TFE__BLI_GEMM_DECL(c, float _Complex)
 TFE__BLI_GEMM_DECL(z, double _Complex)
 #undef TFE__BLI_GEMM_DECL
 
-/* ---- once-per-process initialization ------------------------------------------------------ */
-/* 0: not started, 1: running, 2: done. */
-TFE_GLOBAL atomic_int tfe__blas_state;
-TFE_GLOBAL const char *tfe__blas_arch_name;
-TFE_GLOBAL bool tfe__blas_rntm_ok;      /* the rntm_t mirror matches the loaded BLIS */
-TFE_GLOBAL tfe__bli_rntm tfe__blas_rntm_tpl; /* BLIS's global runtime (pack/sup settings) */
-TFE_GLOBAL char tfe__blas_chosen[16];  /* what tenferro asked for ("" = BLIS's own choice) */
+/* ---- once-per-process initialization (state: tfe__st.prims.blas) -------------------------- */
 
 /* Which BLIS_ARCH_TYPE id this CPU should use; -1 = leave BLIS's choice. */
 TFE_INTERNAL int tfe__blas_pick_arch(void) {
@@ -162,31 +165,31 @@ TFE_INTERNAL void tfe__blas_do_init(void) {
       char buf[16];
       snprintf(buf, sizeof buf, "%d", id);
       setenv("BLIS_ARCH_TYPE", buf, 0);
-      snprintf(tfe__blas_chosen, sizeof tfe__blas_chosen, "%s", id == 0 ? "skx" : "haswell");
+      snprintf(tfe__st.prims.blas.chosen, sizeof tfe__st.prims.blas.chosen, "%s", id == 0 ? "skx" : "haswell");
     }
   }
   tfe__bli_init(); /* must precede bli_arch_query_id, which aborts on an uninitialized gks */
-  tfe__blas_arch_name = tfe__bli_arch_string(tfe__bli_arch_query_id());
+  tfe__st.prims.blas.arch = tfe__bli_arch_string(tfe__bli_arch_query_id());
   const char *ver = tfe__bli_info_get_version_str();
   /* only 0.9.x is probed: another version may lack bli_rntm_init_from_global's semantics */
-  tfe__blas_rntm_ok = ver && strncmp(ver, "0.9.", 4) == 0 && tfe__blas_rntm_probe(&tfe__blas_rntm_tpl);
+  tfe__st.prims.blas.rntm_ok = ver && strncmp(ver, "0.9.", 4) == 0 && tfe__blas_rntm_probe(&tfe__st.prims.blas.rntm);
 }
 
 /* Thread-safe, once per process; cheap after the first call. */
 TFE_INTERNAL void tfe__blas_init(void) {
-  if (atomic_load_explicit(&tfe__blas_state, memory_order_acquire) == 2) return;
+  if (atomic_load_explicit(&tfe__st.prims.blas.state, memory_order_acquire) == 2) return;
   int expect = 0;
-  if (atomic_compare_exchange_strong(&tfe__blas_state, &expect, 1)) {
+  if (atomic_compare_exchange_strong(&tfe__st.prims.blas.state, &expect, 1)) {
     tfe__blas_do_init();
-    atomic_store_explicit(&tfe__blas_state, 2, memory_order_release);
+    atomic_store_explicit(&tfe__st.prims.blas.state, 2, memory_order_release);
     return;
   }
-  while (atomic_load_explicit(&tfe__blas_state, memory_order_acquire) != 2) {
+  while (atomic_load_explicit(&tfe__st.prims.blas.state, memory_order_acquire) != 2) {
   }
 }
 TFE_API const char *tfe_blas_arch(void) {
   tfe__blas_init();
-  return tfe__blas_arch_name ? tfe__blas_arch_name : "unknown";
+  return tfe__st.prims.blas.arch ? tfe__st.prims.blas.arch : "unknown";
 }
 TFE_API const char *tfe_blas_version(void) {
   tfe__blas_init();
@@ -194,7 +197,7 @@ TFE_API const char *tfe_blas_version(void) {
 }
 TFE_API bool tfe_blas_per_call_threads(void) {
   tfe__blas_init();
-  return tfe__blas_rntm_ok;
+  return tfe__st.prims.blas.rntm_ok;
 }
 TFE_API void tfe_blas_set_num_threads(int n) {
   tfe__blas_init();

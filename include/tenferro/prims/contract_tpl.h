@@ -1,10 +1,8 @@
-/* tenferro/contract_tpl.h — binary and unary contraction of one kind; re-included per kind.
- * Semiring arithmetic only through tfe_sr_*_S, so user kinds (TFE_ALG_CUSTOM) work too. */
-
-/* ---- small helpers ------------------------------------------------------------------------ */
+/* tenferro/prims/contract_tpl.h — binary and unary contraction of one kind: the execution of
+ * a plan (one switch on its engine) and the entry points, which run on the backend chosen
+ * for the call (registry.h); re-included per kind. Semiring arithmetic only through
+ * tfe_sr_*_S, so user kinds (TFE_ALG_CUSTOM) work too. */
 #if !TFE__BODY_PHASE
-
-#include <tenferro/prims/small_gemm_tpl.h>
 
 /* ---- describe -> plan -> execute ---------------------------------------------------------- */
 /* Fills a descriptor (B == NULL: unary). Validation happens in tfe_contract_plan_create. */
@@ -28,120 +26,17 @@ TFE_API tfe_status TFE_FN(contract)(TFE_T alpha, const TFE_TY(view) *A, const in
  * extraction, permutation and embedding (repeated output labels) in one call. */
 TFE_API tfe_status TFE_FN(contract_unary)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
                                           TFE_T beta, const TFE_TY(view) *C, const int32_t *lc);
+
+/* The same on an explicit backend (NULL: chosen as usual, registry.h). The views are memory
+ * the backend reads and writes (its memory space). */
+TFE_API tfe_status TFE_FN(contract_on)(const tfe_prims_backend *be, TFE_T alpha, const TFE_TY(view) *A,
+                                       const int32_t *la, const TFE_TY(view) *B, const int32_t *lb, TFE_T beta,
+                                       const TFE_TY(view) *C, const int32_t *lc);
+TFE_API tfe_status TFE_FN(contract_unary_on)(const tfe_prims_backend *be, TFE_T alpha, const TFE_TY(view) *A,
+                                             const int32_t *la, TFE_T beta, const TFE_TY(view) *C,
+                                             const int32_t *lc);
 #else /* bodies */
-TFE_INTERNAL bool TFE_FN(pr_is_zero_)(TFE_T x) { return TFE_FN(sr_eq)(x, TFE_FN(sr_zero)()); }
-TFE_INTERNAL bool TFE_FN(pr_is_one_)(TFE_T x) { return TFE_FN(sr_eq)(x, TFE_FN(sr_one)()); }
-
-/* alpha*acc + beta*c, where beta == zero never reads c (so NaN in C does not leak). */
-TFE_INTERNAL TFE_T TFE_FN(pr_axpby_)(TFE_T alpha, TFE_T acc, TFE_T beta, const TFE_T *c) {
-  TFE_T r = TFE_FN(sr_mul)(alpha, acc);
-  if (TFE_FN(pr_is_zero_)(beta)) return r;
-  return TFE_FN(sr_add)(r, TFE_FN(sr_mul)(beta, *c));
-}
-
-/* C := beta * C over a whole layout (beta == zero writes zeros without reading). */
-TFE_INTERNAL void TFE_FN(pr_scale_)(const tfe_layout *L, TFE_T *data, TFE_T beta) {
-  if (TFE_FN(pr_is_one_)(beta) || tfe_layout_numel(L) == 0) return;
-  bool zero = TFE_FN(pr_is_zero_)(beta);
-  int64_t idx[TFE_MAX_RANK] = {0};
-  int64_t off = L->offset;
-  for (;;) {
-    data[off] = zero ? TFE_FN(sr_zero)() : TFE_FN(sr_mul)(beta, data[off]);
-    int d = 0;
-    for (; d < L->rank; d++) {
-      off += L->strides[d];
-      if (++idx[d] < L->dims[d]) break;
-      off -= L->strides[d] * L->dims[d];
-      idx[d] = 0;
-    }
-    if (d == L->rank) return;
-  }
-}
-
-/* The reference engine: odometer over the distinct output labels, inner odometer over the
- * summed labels. b == NULL means unary. Offsets are absolute element offsets. */
-TFE_INTERNAL void TFE_FN(pr_naive_)(TFE_T alpha, const TFE_T *a, bool ca, const TFE_T *b, bool cb,
-                                    TFE_T beta, TFE_T *c, const tfe__pr_prob *p) {
-  int on = 0, rn = 0;
-  int out[TFE__PR_MAXL], red[TFE__PR_MAXL];
-  for (int j = 0; j < p->n; j++) {
-    if (p->lab[j].dim == 0 && (p->lab[j].in & TFE__PR_IN_C)) return; /* empty output */
-    if (p->lab[j].in & TFE__PR_IN_C) out[on++] = j; else red[rn++] = j;
-  }
-  int64_t oi[TFE__PR_MAXL] = {0}, ri[TFE__PR_MAXL] = {0};
-  int64_t oa = 0, ob = 0, oc = 0;
-  bool rempty = false;
-  for (int r = 0; r < rn; r++) rempty = rempty || p->lab[red[r]].dim == 0;
-  for (;;) {
-    TFE_T acc = TFE_FN(sr_zero)();
-    if (!rempty) {
-      int64_t ra = oa, rb = ob;
-      for (;;) {
-        TFE_T x = a[ra];
-        if (TFE_CPLX && ca) x = TFE_FN(sr_conj)(x);
-        if (b) {
-          TFE_T y = b[rb];
-          if (TFE_CPLX && cb) y = TFE_FN(sr_conj)(y);
-          x = TFE_FN(sr_mul)(x, y);
-        }
-        acc = TFE_FN(sr_add)(acc, x);
-        int d = 0;
-        for (; d < rn; d++) {
-          const tfe__pr_lab *l = &p->lab[red[d]];
-          ra += l->s[0]; rb += l->s[1];
-          if (++ri[d] < l->dim) break;
-          ra -= l->s[0] * l->dim; rb -= l->s[1] * l->dim;
-          ri[d] = 0;
-        }
-        if (d == rn) break;
-      }
-    }
-    c[oc] = TFE_FN(pr_axpby_)(alpha, acc, beta, &c[oc]);
-    int d = 0;
-    for (; d < on; d++) {
-      const tfe__pr_lab *l = &p->lab[out[d]];
-      oa += l->s[0]; ob += l->s[1]; oc += l->s[2];
-      if (++oi[d] < l->dim) break;
-      oa -= l->s[0] * l->dim; ob -= l->s[1] * l->dim; oc -= l->s[2] * l->dim;
-      oi[d] = 0;
-    }
-    if (d == on) return;
-  }
-}
-
-/* ---- argument checks shared by the front ends ------------------------------------------------ */
-TFE_INTERNAL tfe_status TFE_FN(pr_check_views_)(const TFE_TY(view) *A, const TFE_TY(view) *B,
-                                                const TFE_TY(view) *C, const char *where) {
-  const TFE_TY(view) *v[3] = {A, B, C};
-  for (int op = 0; op < 3; op++) {
-    if (!v[op]) continue;
-    if (!v[op]->data && tfe_layout_numel(&v[op]->lay) > 0)
-      return tfe__fail(TFE_ERR_NULL, where, "data of %s is NULL", tfe__pr_opname(op));
-  }
-  if (tfe__ranges_meet(A->data, &A->lay, C->data, &C->lay, sizeof(TFE_T)))
-    return tfe__fail(TFE_ERR_OVERLAP, where, "output C overlaps input A");
-  if (B && tfe__ranges_meet(B->data, &B->lay, C->data, &C->lay, sizeof(TFE_T)))
-    return tfe__fail(TFE_ERR_OVERLAP, where, "output C overlaps input B");
-  return TFE_OK;
-}
-
-/* A conjugated output view stores conj(value): conjugate everything instead, so the engines
- * only ever see a plain C. */
-TFE_INTERNAL void TFE_FN(pr_fold_cconj_)(bool cconj, TFE_T *alpha, TFE_T *beta, bool *ca, bool *cb) {
-#if TFE_CPLX
-  if (cconj) {
-    *alpha = TFE_FN(sr_conj)(*alpha);
-    *beta = TFE_FN(sr_conj)(*beta);
-    *ca = !*ca;
-    *cb = !*cb;
-  }
-#else
-  TFE_UNUSED(cconj); TFE_UNUSED(alpha); TFE_UNUSED(beta);
-  *ca = false; *cb = false;
-#endif
-}
-
-/* ---- the planned engine ---------------------------------------------------------------- */
+/* ---- views of a plan's operands ------------------------------------------------------------ */
 /* The label table of a plan, with strides `which` (0 as given, 1 reduced, 2 GEMM operand),
  * in the reference engine's form. */
 TFE_INTERNAL void TFE_FN(pr_prob_from_plan_)(const tfe_contract_plan *P, tfe__pr_prob *q) {
@@ -188,14 +83,109 @@ TFE_INTERNAL void TFE_FN(pr_reduce_)(const tfe_contract_plan *P, int op, const T
   TFE_FN(pr_naive_)(TFE_FN(sr_one)(), src, conj, NULL, false, TFE_FN(sr_zero)(), dst, &q);
 }
 
-/* One GEMM of the plan's shape: BLIS for the float kinds, the semiring kernel otherwise. */
+/* The dtype-tagged view of operand op for a backend slot: the same labels as pr_view_ (each
+ * named by its index in the plan's table), or with every label of op and its strides as
+ * given (all = true, for a reduction's input). */
+TFE_INTERNAL void TFE_FN(pr_dyn_)(tfe_dyn *v, int32_t *lab, const TFE_T *base, const tfe_contract_plan *P, int op,
+                                  int which, bool conj, bool all) {
+  uint8_t bit = (uint8_t)(1u << op);
+  int r = 0;
+  for (int j = 0; j < P->nl; j++) {
+    const tfe__pr_plab *l = &P->lab[j];
+    if (!(l->in & bit)) continue;
+    if (!all && (l->dim == 1 || (op < 2 && P->red[op] && l->in == bit))) continue;
+    v->lay.dims[r] = l->dim;
+    v->lay.strides[r] = which == 0 ? l->so[op] : which == 1 ? l->sr[op] : l->sf[op];
+    lab[r++] = j;
+  }
+  v->lay.rank = r;
+  v->lay.offset = 0;
+  v->dtype = TFE_DT;
+  v->data = (void *)base;
+  v->conj = conj;
+  v->st = NULL;
+}
+
+/* ---- the phases around the GEMM: native, or the backend's slot ------------------------------- */
+/* dst (dense, the kept labels) = sum of src over the labels only operand op carries. */
+TFE_INTERNAL tfe_status TFE_FN(pr_reduce_phase_)(const tfe_prims_backend *be, const tfe_contract_plan *P, int op,
+                                                 const TFE_T *src, bool conj, TFE_T *dst) {
+  if (tfe__be_native(be, TFE_PRIM_REDUCE)) {
+    TFE_FN(pr_reduce_)(P, op, src, conj, dst);
+    return TFE_OK;
+  }
+  tfe_dyn x, y;
+  int32_t lx[TFE__PR_MAXL], ly[TFE__PR_MAXL];
+  TFE_FN(pr_dyn_)(&x, lx, src, P, op, 0, conj, true);
+  int r = 0; /* the kept labels, strides in the temporary */
+  for (int i = 0; i < x.lay.rank; i++) {
+    const tfe__pr_plab *l = &P->lab[lx[i]];
+    if (l->in == (uint8_t)(1u << op)) continue;
+    y.lay.dims[r] = l->dim;
+    y.lay.strides[r] = l->sr[op];
+    ly[r++] = lx[i];
+  }
+  y.lay.rank = r; y.lay.offset = 0; y.dtype = TFE_DT; y.data = dst; y.conj = false; y.st = NULL;
+  TFE_T one = TFE_FN(sr_one)(), zero = TFE_FN(sr_zero)();
+  tfe_prim_desc d = {TFE_PRIM_REDUCE, &x, NULL, &y, lx, NULL, ly, &one, &zero};
+  return be->exec[TFE_PRIM_REDUCE](be, &d, NULL);
+}
+/* to = from (same labels, other strides): a permuting copy. */
+TFE_INTERNAL tfe_status TFE_FN(pr_copy_phase_)(const tfe_prims_backend *be, const tfe_contract_plan *P, int op,
+                                               const TFE_T *from, int fwhich, bool conj, TFE_T *to, int twhich) {
+  if (tfe__be_native(be, TFE_PRIM_PERMUTE)) {
+    TFE_TY(view) f, t;
+    TFE_FN(pr_view_)(&f, from, P, op, fwhich, conj);
+    TFE_FN(pr_view_)(&t, to, P, op, twhich, false);
+    return TFE_FN(copy)(&t, &f);
+  }
+  tfe_dyn f, t;
+  int32_t lf[TFE__PR_MAXL], lt[TFE__PR_MAXL];
+  TFE_FN(pr_dyn_)(&f, lf, from, P, op, fwhich, conj, false);
+  TFE_FN(pr_dyn_)(&t, lt, to, P, op, twhich, false, false);
+  TFE_T one = TFE_FN(sr_one)(), zero = TFE_FN(sr_zero)();
+  tfe_prim_desc d = {TFE_PRIM_PERMUTE, &f, NULL, &t, lf, NULL, lt, &one, &zero};
+  return be->exec[TFE_PRIM_PERMUTE](be, &d, NULL);
+}
+/* The GEMM phase as one call of the backend's batched_gemm slot (engine BACKEND): labels M,
+ * N, K (fused dimensions) and the batch labels, with the plan's strides. */
+TFE_INTERNAL tfe_status TFE_FN(pr_gemm_slot_)(const tfe_prims_backend *be, const tfe_contract_plan *P, TFE_T alpha,
+                                              const TFE_T *a, bool ca, const TFE_T *b, bool cb, TFE_T beta, TFE_T *c) {
+  if (!be->exec[TFE_PRIM_BATCHED_GEMM])
+    return TFE_FAIL(TFE_ERR_UNSUPPORTED, "backend '%s' provides neither contract nor batched_gemm", be->name);
+  if (P->nb + 2 > TFE_MAX_RANK)
+    return TFE_FAIL(TFE_ERR_UNSUPPORTED, "%d batch labels do not fit a batched_gemm descriptor", P->nb);
+  tfe_dyn v[3];
+  int32_t lab[3][TFE_MAX_RANK];
+  const int32_t M = P->nl, N = P->nl + 1, K = P->nl + 2;
+  const int32_t rows[3] = {M, K, M}, cols[3] = {K, N, N};
+  const int64_t dr[3] = {P->m, P->k, P->m}, dc[3] = {P->k, P->n, P->n};
+  const TFE_T *base[3] = {a, b, c};
+  bool cj[3] = {ca, cb, false};
+  for (int op = 0; op < 3; op++) {
+    tfe_layout *L = &v[op].lay;
+    L->rank = 2 + P->nb; L->offset = 0;
+    L->dims[0] = dr[op]; L->strides[0] = P->rs[op]; lab[op][0] = rows[op];
+    L->dims[1] = dc[op]; L->strides[1] = P->cs[op]; lab[op][1] = cols[op];
+    for (int q = 0; q < P->nb; q++) {
+      const tfe__pr_plab *l = &P->lab[P->bl[q]];
+      L->dims[2 + q] = l->dim; L->strides[2 + q] = l->sf[op]; lab[op][2 + q] = P->bl[q];
+    }
+    v[op].dtype = TFE_DT; v[op].data = (void *)base[op]; v[op].conj = cj[op]; v[op].st = NULL;
+  }
+  tfe_prim_desc d = {TFE_PRIM_BATCHED_GEMM, &v[0], &v[1], &v[2], lab[0], lab[1], lab[2], &alpha, &beta};
+  return be->exec[TFE_PRIM_BATCHED_GEMM](be, &d, NULL);
+}
+
+/* ---- the GEMM engines -------------------------------------------------------------------- */
+/* One GEMM of the plan's shape, by the plan's engine: plain loops or BLIS for the float kinds,
+ * the semiring kernel for every other kind. */
 TFE_INTERNAL void TFE_FN(pr_gemm_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_T *a, bool ca,
                                    const TFE_T *b, bool cb, TFE_T beta, TFE_T *c, int threads, TFE_T *sgws) {
   int64_t m = P->m, n = P->n, k = P->k;
 #if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD
   (void)sgws;
-  if (m * n * k <= 2048) { /* BLIS's per-call cost exceeds the work: plain loops (used only
-                             * when the small-GEMM path is off or unavailable) */
+  if (P->engine == TFE__PR_ENG_LOOPS) { /* BLIS's per-call cost would exceed the work */
     bool bz = TFE_FN(pr_is_zero_)(beta);
     for (int64_t j = 0; j < n; j++)
       for (int64_t i = 0; i < m; i++) {
@@ -229,15 +219,8 @@ TFE_INTERNAL void TFE_FN(pr_gemm_)(const tfe_contract_plan *P, TFE_T alpha, cons
                             P->rs[2], P->cs[2], threads, sgws);
 #endif
 }
-#include <tenferro/prims/small_gemm_tpl.h>
-
 /* Multiply-adds of one GEMM of the plan (saturating). */
-TFE_INTERNAL int64_t TFE_FN(pr_mnk_)(const tfe_contract_plan *P) {
-  int64_t w = P->m, lim = (int64_t)1 << 62;
-  w = P->n && w > lim / P->n ? lim : w * P->n;
-  w = P->k && w > lim / P->k ? lim : w * P->k;
-  return w;
-}
+TFE_INTERNAL int64_t TFE_FN(pr_mnk_)(const tfe_contract_plan *P) { return tfe__pr_mnk(P->m, P->n, P->k); }
 /* Threads worth using for the whole execution (see tfe__pr_threads_for). */
 TFE_INTERNAL int TFE_FN(pr_threads_)(const tfe_contract_plan *P) {
   int64_t w = TFE_FN(pr_mnk_)(P), lim = (int64_t)1 << 62;
@@ -250,10 +233,9 @@ TFE_INTERNAL int TFE_FN(pr_threads_)(const tfe_contract_plan *P) {
 TFE_INTERNAL bool TFE_FN(pr_batch_parallel_)(const tfe_contract_plan *P, int threads) {
   if (threads <= 1 || P->nbatch <= 1) return false;
 #if TFE_FLOAT && TFE_CPLX
-  /* BLIS 0.9 runs complex GEMM through its 1m method, and concurrent single-threaded
-   * ?gemm calls from several OpenMP threads serialize inside BLIS: measured on Zen 5, 32
-   * zgemm of 128^3 take 6.6 ms serially, 13.9 ms from 2 threads (64^3: 0.81 vs 1.80 ms).
-   * Complex batches therefore run serially, each GEMM with the threads its size earns. */
+  /* BLIS 0.9 runs complex GEMM through its 1m method, and concurrent single-threaded ?gemm
+   * calls from several OpenMP threads serialize inside BLIS (measured: docs/bench-prims.md):
+   * complex batches run serially, each GEMM with the threads its size earns. */
   return false;
 #endif
   return tfe__pr_threads_for(TFE_FN(pr_mnk_)(P), threads) < threads || P->nbatch >= 4 * (int64_t)threads;
@@ -261,7 +243,7 @@ TFE_INTERNAL bool TFE_FN(pr_batch_parallel_)(const tfe_contract_plan *P, int thr
 TFE_INTERNAL int64_t TFE_FN(pr_sg_elems_)(const tfe_contract_plan *P, int threads) {
 #if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD
 #ifdef TFE__PS_HAVE_VEC
-  if (P->small) return TFE_FN(ps_ws_elems_)(P, threads);
+  if (P->engine == TFE__PR_ENG_SMALL) return TFE_FN(ps_ws_elems_)(P, threads);
 #endif
   (void)P; (void)threads;
   return 0;
@@ -283,8 +265,7 @@ TFE_INTERNAL void TFE_FN(pr_batch_off_)(const tfe_contract_plan *P, int64_t bi, 
 
 /* Serial batches call the GEMM outside any OpenMP region: a GEMM inside even an inactive
  * (if(false)) region is a nested one, and libgomp then creates and joins fresh threads for
- * BLIS's own team on every call (measured: 4.8 us -> 180 ms per call for a d=8 abc,cbd->ad
- * on a loaded 2-core machine). */
+ * BLIS's own team on every call (measured: docs/bench-prims.md, "Nested regions"). */
 TFE_INTERNAL void TFE_FN(pr_batches_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_T *a, bool ca,
                                       const TFE_T *b, bool cb, TFE_T beta, TFE_T *c, int threads, TFE_T *sgws) {
   int64_t oa, ob, oc;
@@ -310,16 +291,20 @@ TFE_INTERNAL void TFE_FN(pr_batches_)(const tfe_contract_plan *P, TFE_T alpha, c
   }
 }
 
-/* Runs a plan on views that match it (checked by the caller). C untouched on failure. */
-TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_TY(view) *A,
-                                            const TFE_TY(view) *B, TFE_T beta, const TFE_TY(view) *C) {
+/* ---- execution: plan -> engine --------------------------------------------------------------- */
+/* Runs a plan on views that match it (checked by the caller) under backend be. C untouched on
+ * failure (but for a backend slot that fails half-way). */
+TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_prims_backend *be, const tfe_contract_plan *P, TFE_T alpha,
+                                            const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_T beta,
+                                            const TFE_TY(view) *C) {
   bool ca = A->conj, cb = B ? B->conj : false;
   TFE_FN(pr_fold_cconj_)(C->conj, &alpha, &beta, &ca, &cb);
   const TFE_T *a = A->data + A->lay.offset + P->off[0];
   const TFE_T *b = B ? B->data + B->lay.offset + P->off[1] : NULL;
   TFE_T *c = C->data + C->lay.offset + P->off[2];
-  int threads = P->naive ? 1 : TFE_FN(pr_threads_)(P);
-  int64_t sgn = P->naive ? 0 : TFE_FN(pr_sg_elems_)(P, threads);
+  bool naive = P->engine == TFE__PR_ENG_NAIVE;
+  int threads = naive ? 1 : TFE_FN(pr_threads_)(P);
+  int64_t sgn = naive || P->engine == TFE__PR_ENG_BACKEND ? 0 : TFE_FN(pr_sg_elems_)(P, threads);
   int64_t total = P->ws[TFE__PR_WS_N] + sgn;
   TFE_T *ws = NULL;
   if (total > 0) {
@@ -333,51 +318,59 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_contract_plan *P, TFE_T al
     TFE_FN(pr_scale_)(&C->lay, C->data, beta);
     beta = TFE_FN(sr_one)();
   }
-  if (P->naive) {
+  tfe_status st = TFE_OK;
+  if (naive) {
     tfe__pr_prob q;
     TFE_FN(pr_prob_from_plan_)(P, &q);
     TFE_FN(pr_naive_)(alpha, a, ca, b, cb, beta, c, &q);
     tfe__pr_ws_put(ws);
     return TFE_OK;
   }
+  /* before the GEMM: labels of one input summed away, operands copied where they do not fuse */
   const TFE_T *src[2] = {a, b};
   bool cj[2] = {ca, cb};
-  for (int op = 0; op < 2; op++) {
+  for (int op = 0; op < 2 && st == TFE_OK; op++) {
     if (P->red[op]) {
       TFE_T *dst = ws + P->ws[op == 0 ? TFE__PR_WS_RA : TFE__PR_WS_RB];
-      TFE_FN(pr_reduce_)(P, op, src[op], cj[op], dst);
+      st = TFE_FN(pr_reduce_phase_)(be, P, op, src[op], cj[op], dst);
       src[op] = dst;
       cj[op] = false;
     }
-    if (P->copy[op]) {
-      TFE_TY(view) from, to;
-      TFE_FN(pr_view_)(&from, src[op], P, op, P->red[op] ? 1 : 0, cj[op]);
-      TFE_FN(pr_view_)(&to, ws + P->ws[op == 0 ? TFE__PR_WS_CA : TFE__PR_WS_CB], P, op, 2, false);
-      TFE_FN(copy)(&to, &from);
-      src[op] = to.data;
+    if (P->copy[op] && st == TFE_OK) {
+      TFE_T *dst = ws + P->ws[op == 0 ? TFE__PR_WS_CA : TFE__PR_WS_CB];
+      st = TFE_FN(pr_copy_phase_)(be, P, op, src[op], P->red[op] ? 1 : 0, cj[op], dst, 2);
+      src[op] = dst;
       cj[op] = false;
     }
   }
   TFE_T *cc = c;
-  TFE_TY(view) cv, ct;
-  if (P->copy[2]) {
-    TFE_FN(pr_view_)(&cv, c, P, 2, 0, false);
-    TFE_FN(pr_view_)(&ct, ws + P->ws[TFE__PR_WS_CC], P, 2, 2, false);
-    if (!TFE_FN(pr_is_zero_)(beta)) TFE_FN(copy)(&ct, &cv);
-    cc = ct.data;
+  if (P->copy[2] && st == TFE_OK) {
+    cc = ws + P->ws[TFE__PR_WS_CC];
+    if (!TFE_FN(pr_is_zero_)(beta)) st = TFE_FN(pr_copy_phase_)(be, P, 2, c, 0, false, cc, 2);
   }
+  if (st == TFE_OK) {
+    switch (P->engine) {
 #if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
-  if (P->small) {
-    TFE_FN(ps_run_)(P, alpha, src[0], cj[0], src[1], cj[1], beta, cc, threads, ws + P->ws[TFE__PR_WS_N]);
-    tfe__pr_ws_put(ws);
-    return TFE_OK;
-  }
+    case TFE__PR_ENG_SMALL:
+      TFE_FN(ps_run_)(P, alpha, src[0], cj[0], src[1], cj[1], beta, cc, threads, ws + P->ws[TFE__PR_WS_N]);
+      break;
 #endif
-  TFE_FN(pr_batches_)(P, alpha, src[0], cj[0], src[1], cj[1], beta, cc, threads, sgn ? ws + P->ws[TFE__PR_WS_N] : NULL);
-  if (P->copy[2]) TFE_FN(copy)(&cv, &ct);
+    case TFE__PR_ENG_BACKEND:
+      st = TFE_FN(pr_gemm_slot_)(be, P, alpha, src[0], cj[0], src[1], cj[1], beta, cc);
+      break;
+    default: /* LOOPS, BLIS, SEMIRING: one GEMM per batch */
+      TFE_FN(pr_batches_)(P, alpha, src[0], cj[0], src[1], cj[1], beta, cc, threads,
+                          sgn ? ws + P->ws[TFE__PR_WS_N] : NULL);
+      break;
+    }
+  }
+  /* after the GEMM: a copied C is written back */
+  if (P->copy[2] && st == TFE_OK) st = TFE_FN(pr_copy_phase_)(be, P, 2, cc, 2, false, c, 0);
   tfe__pr_ws_put(ws);
-  return TFE_OK;
+  return st;
 }
+
+/* ---- describe -> plan -> execute ------------------------------------------------------------ */
 TFE_API tfe_status TFE_FN(contract_describe)(tfe_contract_desc *d, const TFE_TY(view) *A, const int32_t *la,
                                              const TFE_TY(view) *B, const int32_t *lb, const TFE_TY(view) *C,
                                              const int32_t *lc) {
@@ -395,29 +388,92 @@ TFE_API tfe_status TFE_FN(contract_execute)(const tfe_contract_plan *P, TFE_T al
   if (P->unary != (B == NULL)) return TFE_FAIL(TFE_ERR_INVALID, "plan is %s but B %s given", P->unary ? "unary" : "binary", B ? "was" : "was not");
   TFE_TRY(tfe__pr_match(P, &A->lay, B ? &B->lay : NULL, &C->lay, __func__));
   TFE_TRY(TFE_FN(pr_check_views_)(A, B, C, __func__));
-  return TFE_FN(pr_execute_)(P, alpha, A, B, beta, C);
+  const tfe_prims_backend *be = tfe__be_for_views(NULL, 3, tfe__pr_names, __func__);
+  if (!be) return tfe__errcode;
+  return TFE_FN(pr_execute_)(be, P, alpha, A, B, beta, C);
 }
 
-/* The convenience path: plan from the cache (or made and cached), then execute. */
-TFE_INTERNAL tfe_status TFE_FN(pr_cached_)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
-                                           const TFE_TY(view) *B, const int32_t *lb, TFE_T beta,
-                                           const TFE_TY(view) *C, const int32_t *lc, const char *where) {
+/* ---- the entry points: the backend's slot, or the engine ------------------------------------- */
+/* A contraction handed whole to a backend's slot (its contract slot, or the unary primitive
+ * the labels make): validated here, described in label form, executed there. */
+TFE_INTERNAL tfe_status TFE_FN(pr_slot_)(const tfe_prims_backend *be, tfe_prim_op op, TFE_T alpha,
+                                         const TFE_TY(view) *A, const int32_t *la, const TFE_TY(view) *B,
+                                         const int32_t *lb, TFE_T beta, const TFE_TY(view) *C, const int32_t *lc,
+                                         const char *where) {
+  tfe__pr_prob p;
+  TFE_TRY(tfe__pr_analyze(&A->lay, la, B ? &B->lay : NULL, lb, &C->lay, lc, &p, where));
+  TFE_TRY(TFE_FN(pr_check_views_)(A, B, C, where));
+  tfe_dyn x, y, z;
+  TFE_TY(view) const *v[3] = {A, B, C};
+  tfe_dyn *d[3] = {&x, &y, &z};
+  for (int k = 0; k < 3; k++) {
+    if (!v[k]) continue;
+    d[k]->dtype = TFE_DT; d[k]->data = v[k]->data; d[k]->lay = v[k]->lay; d[k]->conj = v[k]->conj; d[k]->st = NULL;
+  }
+  tfe_prim_desc desc = {op, &x, B ? &y : NULL, &z, la, B ? lb : NULL, lc, &alpha, &beta};
+  return be->exec[op](be, &desc, NULL);
+}
+/* Whether be computes this contraction in a slot of its own rather than in the engine. */
+TFE_INTERNAL tfe_prim_op TFE_FN(pr_slot_op_)(const tfe_prims_backend *be, const TFE_TY(view) *A, const int32_t *la,
+                                             const TFE_TY(view) *B, const TFE_TY(view) *C, const int32_t *lc) {
+  if (B) return tfe__be_native(be, TFE_PRIM_CONTRACT) ? TFE_PRIM_COUNT : TFE_PRIM_CONTRACT;
+  if (tfe__be_native(be, TFE_PRIM_REDUCE) && tfe__be_native(be, TFE_PRIM_PERMUTE) && tfe__be_native(be, TFE_PRIM_TRACE) &&
+      tfe__be_native(be, TFE_PRIM_ANTI_DIAG))
+    return TFE_PRIM_COUNT;
+  if (A->lay.rank < 0 || A->lay.rank > TFE_MAX_RANK || C->lay.rank < 0 || C->lay.rank > TFE_MAX_RANK ||
+      (A->lay.rank && !la) || (C->lay.rank && !lc))
+    return TFE_PRIM_COUNT; /* the engine reports it */
+  tfe_prim_op op = tfe__pb_unary_op(la, A->lay.rank, lc, C->lay.rank);
+  return op != TFE_PRIM_COUNT && !tfe__be_native(be, op) ? op : TFE_PRIM_COUNT;
+}
+/* Runs a plan made for these views (einsum's stored plans). */
+TFE_INTERNAL tfe_status TFE_FN(pr_run_plan_)(const tfe_prims_backend *be, const tfe_contract_plan *P, TFE_T alpha,
+                                             const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_T beta,
+                                             const TFE_TY(view) *C, const char *where) {
+  TFE_TRY(TFE_FN(pr_check_views_)(A, B, C, where));
+  return TFE_FN(pr_execute_)(be, P, alpha, A, B, beta, C);
+}
+/* One contraction on backend be: its own slot, or a plan from the cache (made for be's GEMM:
+ * the CPU's engines, or be's batched_gemm slot) and the engine. */
+TFE_INTERNAL tfe_status TFE_FN(pr_run_)(const tfe_prims_backend *be, TFE_T alpha, const TFE_TY(view) *A,
+                                        const int32_t *la, const TFE_TY(view) *B, const int32_t *lb, TFE_T beta,
+                                        const TFE_TY(view) *C, const int32_t *lc, const char *where) {
+  tfe_prim_op op = TFE_FN(pr_slot_op_)(be, A, la, B, C, lc);
+  if (op != TFE_PRIM_COUNT) return TFE_FN(pr_slot_)(be, op, alpha, A, la, B, lb, beta, C, lc, where);
+  tfe__pr_flavor fl = tfe__be_native(be, TFE_PRIM_BATCHED_GEMM) ? TFE__PR_NATIVE : TFE__PR_LOWERED;
   tfe_contract_plan *P = NULL;
-  TFE_TRY(tfe__pr_plan_cached(&P, TFE_DT, &A->lay, la, B ? &B->lay : NULL, lb, &C->lay, lc, where));
-  tfe_status st = TFE_FN(pr_check_views_)(A, B, C, where);
-  if (st == TFE_OK) st = TFE_FN(pr_execute_)(P, alpha, A, B, beta, C);
+  TFE_TRY(tfe__pr_plan_cached(&P, TFE_DT, &A->lay, la, B ? &B->lay : NULL, lb, &C->lay, lc, fl, where));
+  tfe_status st = TFE_FN(pr_run_plan_)(be, P, alpha, A, B, beta, C, where);
   tfe_contract_plan_release(P);
   return st;
+}
+TFE_API tfe_status TFE_FN(contract_on)(const tfe_prims_backend *be, TFE_T alpha, const TFE_TY(view) *A,
+                                       const int32_t *la, const TFE_TY(view) *B, const int32_t *lb, TFE_T beta,
+                                       const TFE_TY(view) *C, const int32_t *lc) {
+  if (!A || !B || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : !B ? "B" : "C");
+  if (!(be = tfe__be_for_views(be, 3, tfe__pr_names, __func__))) return tfe__errcode;
+  return TFE_FN(pr_run_)(be, alpha, A, la, B, lb, beta, C, lc, __func__);
+}
+TFE_API tfe_status TFE_FN(contract_unary_on)(const tfe_prims_backend *be, TFE_T alpha, const TFE_TY(view) *A,
+                                             const int32_t *la, TFE_T beta, const TFE_TY(view) *C,
+                                             const int32_t *lc) {
+  if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : "C");
+  if (!(be = tfe__be_for_views(be, 2, tfe__pr_names_unary, __func__))) return tfe__errcode;
+  return TFE_FN(pr_run_)(be, alpha, A, la, NULL, NULL, beta, C, lc, __func__);
 }
 TFE_API tfe_status TFE_FN(contract)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
                                     const TFE_TY(view) *B, const int32_t *lb, TFE_T beta,
                                     const TFE_TY(view) *C, const int32_t *lc) {
   if (!A || !B || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : !B ? "B" : "C");
-  return TFE_FN(pr_cached_)(alpha, A, la, B, lb, beta, C, lc, __func__);
+  const tfe_prims_backend *be = tfe__be_for_views(NULL, 3, tfe__pr_names, __func__);
+  if (!be) return tfe__errcode;
+  return TFE_FN(pr_run_)(be, alpha, A, la, B, lb, beta, C, lc, __func__);
 }
 TFE_API tfe_status TFE_FN(contract_unary)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
                                           TFE_T beta, const TFE_TY(view) *C, const int32_t *lc) {
   if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : "C");
-  return TFE_FN(pr_cached_)(alpha, A, la, NULL, NULL, beta, C, lc, __func__);
+  const tfe_prims_backend *be = tfe__be_for_views(NULL, 2, tfe__pr_names_unary, __func__);
+  if (!be) return tfe__errcode;
+  return TFE_FN(pr_run_)(be, alpha, A, la, NULL, NULL, beta, C, lc, __func__);
 }
 #endif

@@ -1,4 +1,4 @@
-/* tenferro/semiring_gemm_simd.h — SIMD micro-kernels for the tropical GEMMs (max-plus,
+/* tenferro/prims/semiring_gemm_simd.h — SIMD micro-kernels for the tropical GEMMs (max-plus,
  * min-plus, max-times in f32 and f64), AVX-512 and AVX2, chosen at run time.
  *
  * Each kernel reduces a packed MR x kc sliver of A (column p = MR contiguous values) against a
@@ -22,15 +22,14 @@ typedef void (*tfe__sg_ukr)(int64_t kc, int mr, int nr, const void *a, const voi
 #include <math.h>
 
 
-/* 0 = generic, 1 = AVX2, 2 = AVX-512. tfe__sg_isa_force: 0 auto, else isa + 1 (tests). */
-TFE_GLOBAL int tfe__sg_isa_force;
+/* 0 = generic, 1 = AVX2, 2 = AVX-512; the tuning field semiring_gemm_isa forces isa + 1 (tests). */
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TFE__SG_HAVE_SIMD 1
 #include <immintrin.h>
 
 TFE_INTERNAL int tfe__sg_isa(void) {
-  if (tfe__sg_isa_force > 0) return tfe__sg_isa_force - 1;
+  if (tfe__st.tune.semiring_gemm_isa > 0) return (int)tfe__st.tune.semiring_gemm_isa - 1;
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) return 2;
   if (__builtin_cpu_supports("avx2")) return 1;
@@ -78,8 +77,8 @@ TFE_INTERNAL int tfe__sg_isa(void) {
 #define TFE__SG_LOAD _mm512_loadu_pd
 #define TFE__SG_STORE _mm512_storeu_pd
 /* x + y as fma(x, 1, y): bit-identical (x*1 is exact, one rounding), and it runs on the FMA
- * pipes, so the adds and the maxes issue on different pipes (Zen 4/5: FADD pipes 2/3 also do
- * max/min; with plain adds both compete for them and cap max-plus at half of dgemm). */
+ * pipes, so the adds and the maxes issue on different pipes (with plain adds both compete for
+ * the add pipes that also do max/min: docs/bench-prims.md). */
 #define TFE__SG_MUL(x, y) _mm512_fmadd_pd(x, one_, y)
 #define TFE__SG_RED _mm512_max_pd
 TFE__SG_BODY(tfe__sg_maxplus_f64_avx512, "avx512f", double, 12, TFE__SG_X12, -INFINITY)

@@ -1,10 +1,10 @@
-/* tenferro/prims_small_tpl.h — the small-GEMM path of the contraction engine for the float
- * kinds (f32 f64 c64 c128); re-included per kind, empty for every other kind.
+/* tenferro/prims/small_gemm_tpl.h — the small-GEMM engine of the contraction (engine.h: SMALL)
+ * for the float kinds (f32 f64 c64 c128); re-included per kind, empty for every other kind.
  *
  * Many contractions of tensor networks are a huge batch of tiny GEMMs (gm_queen5_5_3: 531441
  * batches of 9x9x27). A BLIS call costs microseconds of fixed work and the planner's copies
- * of scattered operands cost whole passes over memory, so such plans (P->small, chosen in
- * prims_plan.h by a measured crossover) run this instead:
+ * of scattered operands cost whole passes over memory, so such plans (engine SMALL, chosen in
+ * plan_small.h by a measured crossover) run this instead:
  *   - every GEMM dimension is addressed through a table of element offsets built once per
  *     call from its labels, so no label group has to fuse and no operand is copied;
  *   - per batch, the operand whose row dimension is vectorized ("X": A, or B when the
@@ -158,9 +158,8 @@ typedef struct TFE_FN(ps_call_) {
 TFE_INTERNAL int64_t TFE_FN(ps_ylen_)(int64_t Q, int64_t K) { return (Q * K + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W; }
 
 /* Tiles kept per run of consecutive batches (up to 8, at most 262144 reals): C is then written
- * in runs along the first batch label instead of one scattered element per batch (each a
- * possible cache and TLB miss: 28% of gm_queen step 137 before; step 94, whose 81 x 243
- * tile scatters over 1.2 MB of C lines per batch, 87 -> 59 ms with runs of 8). */
+ * in runs along the first batch label instead of one scattered element per batch, each a
+ * possible cache and TLB miss (measured: docs/bench-prims.md, "Why the code does it"). */
 TFE_INTERNAL int64_t TFE_FN(ps_run_len_)(int64_t RP, int64_t Q) {
   int64_t u = (int64_t)262144 / (TFE__PS_PL * RP * Q);
   return u < 1 ? 1 : u > 8 ? 8 : u;
@@ -487,15 +486,14 @@ TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
   s->xdir = s->ydir = s->cdir = s->xover = false;
   int64_t unit;
   if (TFE_CPLX) return;
-  /* Y is read as scalars: in place whenever its tables are affine (gm_queen step 137: B's
-   * 27 x 9 block of each batch is contiguous) */
+  /* Y is read as scalars: in place whenever its tables are affine */
   bool ys = TFE_FN(ps_affine_)(s->yp, s->K, &s->ysp) && TFE_FN(ps_affine_)(s->yq, s->Q, &s->ysq);
   s->ydir = s->Q % s->NQ == 0 && ys;
   /* X in place only when its depth stride is not a multiple of 256 bytes: with such strides
    * (64^3 column-major f64: 512 bytes) the row vectors of successive p fall into a few L1 sets
-   * and conflict; packing them contiguously ran 32 x 64^3 in 0.20 ms instead of 0.32 ms */
+   * and conflict; packing them contiguously is faster (docs/bench-prims.md) */
   bool xa = s->xunit && TFE_FN(ps_affine_)(s->xp, s->K, &s->xs) && (s->xs * (int64_t)sizeof(TFE_R)) % 256 != 0;
-  s->xover = xa && s->R % TFE__PS_W != 0 && s->xs >= 0; /* gm_queen step 137: 185 -> 175 ms */
+  s->xover = xa && s->R % TFE__PS_W != 0 && s->xs >= 0; /* saves the packing (docs/bench-prims.md) */
   if (s->R % TFE__PS_W != 0) return;
   s->xdir = xa;
   s->cdir = s->Q % s->NQ == 0 && TFE_FN(ps_affine_)(s->cr, s->R, &unit) && unit == 1 &&
@@ -550,9 +548,9 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
     if (st > 0) s.xmax += (P->lab[j].dim - 1) * st;
   }
   TFE_FN(ps_direct_)(&s);
-  atomic_fetch_add_explicit(&tfe__ps_direct_calls[0], s.xdir || s.xover, memory_order_relaxed);
-  atomic_fetch_add_explicit(&tfe__ps_direct_calls[1], s.ydir, memory_order_relaxed);
-  atomic_fetch_add_explicit(&tfe__ps_direct_calls[2], s.cdir, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[0], s.xdir || s.xover, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[1], s.ydir, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[2], s.cdir, memory_order_relaxed);
   TFE_FN(ps_span_)(s.xr, s.R, s.xp, s.K, &s.xlo, &s.xhi);
   TFE_FN(ps_span_)(s.yq, s.Q, s.yp, s.K, &s.ylo, &s.yhi);
   /* prefetch only blocks that are dense enough: at most twice their elements, 16 KiB */

@@ -1,0 +1,426 @@
+/* tenferro/einsum/build.h — einsum room: building a plan.
+ *
+ * From the bound expression: the contraction tree (the chosen optimizer per parenthesised
+ * group, path.h and anneal.h), the slicing to the memory limit, the leaf reductions and
+ * pairwise steps with the label order of every intermediate (GEMM-ready orders chosen
+ * top-down from the output), the buffers and their first-fit offsets in one arena, and the
+ * path in opt_einsum's linear format. */
+#if !TFE__BODY_PHASE
+#ifndef TENFERRO_EINSUM_BUILD_H
+#define TENFERRO_EINSUM_BUILD_H
+#include <tenferro/einsum/plan.h>
+
+/* ---- building: the whole plan ------------------------------------------------------------------ */
+typedef struct tfe__ein_bw { /* scratch of plan building */
+  tfe__ein_prob pb;
+  tfe__ein_net net;
+  tfe__ein_tree tree;
+  double *lsize;
+  uint64_t *L;
+  int32_t (*ord)[TFE_MAX_RANK];
+  int *ordn, *parent, *bfrom, *bto, *live;
+  int64_t *bbytes;
+  bool *is_sliced;
+} tfe__ein_bw;
+
+#endif
+#elif !defined(TENFERRO_EINSUM_BUILD_BODY) /* bodies */
+#define TENFERRO_EINSUM_BUILD_BODY
+#include <tenferro/einsum/anneal.h>
+
+/* ---- building: the tree over groups ----------------------------------------------------------- */
+/* Runs the chosen optimizer on one network. */
+TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_opts *o, tfe__ein_tree *t) {
+  int n = net->n;
+  if (n < 2) return TFE_OK;
+  if (n == 2) { t->ch[0] = 0; t->ch[1] = 1; return TFE_OK; }
+  int dpmax = o->dp_max > 0 ? o->dp_max : 12;
+  if (o->algo == TFE_PATH_DP || (o->algo == TFE_PATH_AUTO && n <= dpmax))
+    return tfe__ein_dp(net, o->write_weight, t);
+  double budget = o->algo == TFE_PATH_ANNEAL ? (o->time_budget > 0 ? o->time_budget : 1.0)
+                : o->algo == TFE_PATH_AUTO ? o->time_budget : 0;
+  double t0 = tfe__now();
+  /* 15% of the budget on randomized greedy runs; then independent short annealing chains,
+   * each from the best greedy tree with its own seed, the best kept: one long chain settles
+   * in one basin, several short ones sample several basins (docs/bench-prims.md, "Annealing
+   * chains"); every other chain continues from the best tree so far (re-heating it). */
+  TFE_TRY(tfe__ein_greedy(net, o, t, NULL, budget > 0 ? t0 + 0.15 * budget : 0));
+  uint64_t seed = o->seed ? o->seed : 0xA11EA1;
+  if (budget > 0) {
+    int m = 2 * (n - 1);
+    tfe__ein_tree cur, best;
+    TFE_TRY(tfe__ein_tree_new(n, &cur));
+    tfe_status st = tfe__ein_tree_new(n, &best);
+    if (st != TFE_OK) { tfe__ein_tree_free(&cur); return st; }
+    memcpy(best.ch, t->ch, (size_t)m * sizeof(int));
+    double bscore = INFINITY, chain = 0.75 * budget / 32;
+    if (chain < 0.02) chain = 0.02;
+    tfe_einsum_cost c;
+    for (int r = 0; st == TFE_OK; r++) {
+      double left = t0 + 0.9 * budget - tfe__now();
+      if (left <= 0.5 * chain && r > 0) break;
+      memcpy(cur.ch, (r & 1) ? best.ch : t->ch, (size_t)m * sizeof(int));
+      st = tfe__ein_anneal(net, o->write_weight, left < chain ? left : chain, seed + 7919u * (uint64_t)r, &cur);
+      double sc;
+      if (st == TFE_OK) st = tfe__ein_tree_cost(net, &cur, o->write_weight, &c, &sc);
+      if (st == TFE_OK && sc < bscore) { bscore = sc; memcpy(best.ch, cur.ch, (size_t)m * sizeof(int)); }
+    }
+    if (st == TFE_OK) memcpy(t->ch, best.ch, (size_t)m * sizeof(int));
+    tfe__ein_tree_free(&cur); tfe__ein_tree_free(&best);
+    TFE_TRY(st);
+  }
+  /* exact re-solution of subtrees polishes what annealing leaves */
+  if (budget > 0) TFE_TRY(tfe__ein_reconf(net, o->write_weight, 10, t0 + budget, t));
+  return TFE_OK;
+}
+
+/* Builds the global tree: innermost parenthesised groups first, each group optimized as its own
+ * network whose output is what the rest of the expression needs. */
+TFE_INTERNAL tfe_status tfe__ein_build_tree(const tfe__ein_prob *pb, const tfe__ein_net *gnet,
+                                           const tfe_einsum_opts *o, tfe__ein_tree *t) {
+  int n = pb->n, G = pb->ngroups, W = gnet->W;
+  TFE_TRY(tfe__ein_tree_new(n, t));
+  if (o->algo == TFE_PATH_GIVEN) {
+    tfe__ein_tree_free(t);
+    if (G > 1) return TFE_FAIL(TFE_ERR_INVALID, "a given path cannot be combined with parentheses");
+    return tfe__ein_path_to_tree(n, o->path_nsteps, o->path, o->path_format, t);
+  }
+  if (G == 1) {
+    tfe__ein_net net = *gnet;
+    tfe_status st = tfe__ein_optimize(&net, o, t);
+    if (st != TFE_OK) tfe__ein_tree_free(t);
+    return st;
+  }
+  /* node[g]: global node holding group g's result; members listed per group. */
+  int *gnode = (int *)tfe__alloc((size_t)(2 * G + 2 * n + 2) * sizeof(int));
+  uint64_t *gL = (uint64_t *)tfe__calloc((size_t)(2 * n) * (size_t)W + 2 * (size_t)W, sizeof(uint64_t));
+  tfe_status st = (!gnode || !gL) ? TFE_ERR_ALLOC : TFE_OK;
+  int *mem = gnode + G, *insub = mem + n + G;
+  int k = 0; /* next global step */
+  uint64_t *outside = gL + (size_t)(2 * n) * (size_t)W, *un = outside + W;
+  for (int i = 0; st == TFE_OK && i < n; i++) memcpy(TFE__BS(gL, W, i), TFE__BS(gnet->leaf, W, i), (size_t)W * 8);
+  for (int g = G - 1; st == TFE_OK && g >= 0; g--) {
+    int m = 0;
+    for (int i = 0; i < n; i++) if (pb->group[i] == g) mem[m++] = i;
+    for (int c = g + 1; c < G; c++) if (pb->gparent[c] == g) mem[m++] = gnode[c];
+    /* labels outside the group: operands not under g, and the output */
+    memcpy(outside, gnet->out, (size_t)W * 8);
+    for (int i = 0; i < n; i++) {
+      int h = pb->group[i];
+      while (h > g) h = pb->gparent[h];
+      insub[i] = h == g;
+      if (!insub[i]) for (int w = 0; w < W; w++) outside[w] |= TFE__BS(gnet->leaf, W, i)[w];
+    }
+    if (m == 1) { gnode[g] = mem[0]; continue; }
+    tfe__ein_net sub;
+    if ((st = tfe__ein_net_new(m, gnet->nlab, gnet->lsize, &sub)) != TFE_OK) break;
+    memset(un, 0, (size_t)W * 8);
+    for (int q = 0; q < m; q++) {
+      memcpy(TFE__BS(sub.leaf, W, q), TFE__BS(gL, W, mem[q]), (size_t)W * 8);
+      for (int w = 0; w < W; w++) un[w] |= TFE__BS(gL, W, mem[q])[w];
+    }
+    for (int w = 0; w < W; w++) sub.out[w] = outside[w] & un[w];
+    tfe__ein_tree st_t;
+    st = tfe__ein_net_reduce(&sub);
+    if (st == TFE_OK) st = tfe__ein_tree_new(m, &st_t);
+    if (st == TFE_OK) {
+      st = tfe__ein_optimize(&sub, o, &st_t);
+      for (int q = 0; st == TFE_OK && q + 1 < m; q++) { /* map to global ids */
+        int a = st_t.ch[2 * q], b = st_t.ch[2 * q + 1];
+        t->ch[2 * k] = a < m ? mem[a] : n + (k - q) + (a - m);
+        t->ch[2 * k + 1] = b < m ? mem[b] : n + (k - q) + (b - m);
+        k++;
+      }
+      tfe__ein_tree_free(&st_t);
+    }
+    gnode[g] = n + k - 1;
+    memcpy(TFE__BS(gL, W, gnode[g]), sub.out, (size_t)W * 8);
+    tfe__ein_net_free(&sub);
+  }
+  tfe__free(gnode); tfe__free(gL);
+  if (st == TFE_OK && k != n - 1) st = TFE_FAIL(TFE_ERR_INTERNAL, "group tree has %d steps, expected %d", k, n - 1);
+  if (st != TFE_OK) tfe__ein_tree_free(t);
+  return st;
+}
+
+/* ---- building: layouts, buffers ---------------------------------------------------------------- */
+/* Position of label l in lab[0..r), -1 if absent. */
+TFE_INTERNAL int tfe__ein_pos(const int32_t *lab, int r, int32_t l) {
+  for (int i = 0; i < r; i++) if (lab[i] == l) return i;
+  return -1;
+}
+/* Memory rank of label l in a layout: its smallest |stride| (for ordering contracted labels
+ * like the sibling stores them). */
+TFE_INTERNAL int64_t tfe__ein_stride_of(const tfe_layout *L, const int32_t *lab, int32_t l) {
+  int64_t best = INT64_MAX;
+  for (int i = 0; i < L->rank; i++)
+    if (lab[i] == l) { int64_t s = L->strides[i] < 0 ? -L->strides[i] : L->strides[i]; if (s < best) best = s; }
+  return best;
+}
+
+/* Chooses the label order of every intermediate, top-down from the output: for a step
+ * C = A * B, the left operand stores (free, contracted, batch) and the right one
+ * (contracted, free, batch) in column-major order — the GEMM-ready shapes — with free and
+ * batch labels in the order of the result and contracted labels in the order the sibling
+ * already stores them when it is an operand. */
+TFE_INTERNAL void tfe__ein_choose_orders(tfe_einsum_plan *p, const uint64_t *L, int W, int32_t (*ord)[TFE_MAX_RANK],
+                                         int *ordn) {
+  int n = p->n;
+  for (int k = n - 2; k >= 0; k--) {
+    int v = n + k;
+    const int32_t *po = ord[v];
+    int pr = ordn[v];
+    for (int side = 0; side < 2; side++) {
+      int c = p->step[k].a, s = p->step[k].b;
+      if (side) { c = p->step[k].b; s = p->step[k].a; }
+      if (c < n) continue;
+      const uint64_t *Lc = TFE__BS(L, W, c), *Ls = TFE__BS(L, W, s), *Lv = TFE__BS(L, W, v);
+      int32_t F[TFE_MAX_RANK], K[TFE_MAX_RANK], Bt[TFE_MAX_RANK];
+      int nf = 0, nk = 0, nb = 0;
+      for (int i = 0; i < pr; i++) {
+        int32_t l = po[i];
+        if (!tfe__bs_test(Lc, l)) continue;
+        if (tfe__bs_test(Ls, l)) Bt[nb++] = l; else F[nf++] = l;
+      }
+      for (int l = 0; l < p->nlab; l++)
+        if (tfe__bs_test(Lc, l) && tfe__bs_test(Ls, l) && !tfe__bs_test(Lv, l)) K[nk++] = l;
+      if (s < n || (side == 1 && p->step[k].a >= n)) { /* follow the sibling's order */
+        const tfe_layout *SL = s < n ? &p->leaf[s].lay : &p->step[s - n].lay;
+        const int32_t *slab = s < n ? p->leaf[s].lab : ord[s];
+        if (s < n && p->leaf[s].pre >= 0) { SL = &p->pre[p->leaf[s].pre].lay; slab = p->pre[p->leaf[s].pre].lab; }
+        if (s >= n) SL = NULL;
+        for (int i = 1; i < nk; i++) { /* insertion sort by the sibling's stride or position */
+          int32_t l = K[i];
+          int64_t key = SL ? tfe__ein_stride_of(SL, slab, l) : tfe__ein_pos(slab, ordn[s], l);
+          int j = i;
+          while (j > 0) {
+            int64_t kj = SL ? tfe__ein_stride_of(SL, slab, K[j - 1]) : tfe__ein_pos(slab, ordn[s], K[j - 1]);
+            if (kj <= key) break;
+            K[j] = K[j - 1]; j--;
+          }
+          K[j] = l;
+        }
+      }
+      int r = 0;
+      int32_t *o = ord[c];
+      if (side == 0) { for (int i = 0; i < nf; i++) o[r++] = F[i]; for (int i = 0; i < nk; i++) o[r++] = K[i]; }
+      else { for (int i = 0; i < nk; i++) o[r++] = K[i]; for (int i = 0; i < nf; i++) o[r++] = F[i]; }
+      for (int i = 0; i < nb; i++) o[r++] = Bt[i];
+      ordn[c] = r;
+    }
+  }
+}
+
+/* First-fit offsets for buffers with live ranges [from, to] (in step numbers). */
+TFE_INTERNAL tfe_status tfe__ein_arena(int nbuf, const int64_t *bytes, const int *from, const int *to, int64_t *off,
+                                      int64_t *total) {
+  int *order = (int *)tfe__alloc((size_t)(nbuf + 1) * sizeof(int));
+  if (!order) return TFE_ERR_ALLOC;
+  for (int i = 0; i < nbuf; i++) order[i] = i;
+  for (int i = 1; i < nbuf; i++) { /* biggest first packs better */
+    int x = order[i], j = i;
+    while (j > 0 && bytes[order[j - 1]] < bytes[x]) { order[j] = order[j - 1]; j--; }
+    order[j] = x;
+  }
+  *total = 0;
+  for (int q = 0; q < nbuf; q++) {
+    int i = order[q];
+    int64_t at = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int r = 0; r < q; r++) {
+        int j = order[r];
+        if (to[j] < from[i] || to[i] < from[j]) continue;
+        if (at < off[j] + bytes[j] && off[j] < at + bytes[i]) { at = (off[j] + bytes[j] + 63) / 64 * 64; moved = true; }
+      }
+    }
+    off[i] = at;
+    if (at + bytes[i] > *total) *total = at + bytes[i];
+  }
+  tfe__free(order);
+  return TFE_OK;
+}
+
+/* Dense column-major layout of labels lab[0..r) (sliced labels get dim 1); byte count out. */
+TFE_INTERNAL tfe_status tfe__ein_dense(const tfe__ein_prob *pb, const bool *is_sliced, const int32_t *lab, int r,
+                                      size_t elem, tfe_layout *L, int64_t *bytes) {
+  int64_t dims[TFE_MAX_RANK], nb;
+  for (int i = 0; i < r; i++) dims[i] = is_sliced[lab[i]] ? 1 : pb->size[lab[i]];
+  TFE_TRY(tfe_layout_dense(r, dims, TFE_COLMAJOR, L));
+  int64_t cnt;
+  TFE_TRY(tfe_layout_check(L, &cnt));
+  if (!tfe__mul_ok(cnt, (int64_t)elem, &nb) || nb > INT64_MAX - 128)
+    return TFE_FAIL(TFE_ERR_OVERFLOW, "an intermediate of %lld elements overflows the byte count", (long long)cnt);
+  *bytes = nb;
+  return TFE_OK;
+}
+
+TFE_INTERNAL void tfe__ein_bw_free(tfe__ein_bw *w) {
+  tfe__ein_prob_free(&w->pb); tfe__ein_net_free(&w->net); tfe__ein_tree_free(&w->tree);
+  tfe__free(w->lsize); tfe__free(w->L); tfe__free(w->ord); tfe__free(w->ordn); tfe__free(w->parent);
+  tfe__free(w->bfrom); tfe__free(w->bto); tfe__free(w->live); tfe__free(w->bbytes); tfe__free(w->is_sliced);
+}
+
+/* Operand views as the plan reads them, the network and its reductions. */
+TFE_INTERNAL tfe_status tfe__ein_plan_leaves(tfe_einsum_plan *p, tfe__ein_bw *w, const tfe_layout *const *lay) {
+  tfe__ein_prob *pb = &w->pb;
+  int n = pb->n;
+  for (int k = 0; k < n; k++) {
+    p->in[k] = *lay[k];
+    p->in[k].offset = 0;
+    tfe__ein_leaf *lf = &p->leaf[k];
+    lf->lay.rank = pb->rank[k]; lf->lay.offset = 0; lf->pre = -1;
+    p->axis[k] = (int *)tfe__alloc((size_t)(pb->rank[k] + 1) * sizeof(int));
+    if (!p->axis[k]) return TFE_ERR_ALLOC;
+    for (int i = 0; i < pb->rank[k]; i++) {
+      int a = pb->axis[k][i];
+      p->axis[k][i] = a;
+      lf->lay.dims[i] = lay[k]->dims[a]; lf->lay.strides[i] = lay[k]->strides[a];
+      lf->lab[i] = pb->lab[k][i];
+    }
+  }
+  w->lsize = (double *)tfe__alloc((size_t)(pb->nlab + 1) * sizeof(double));
+  if (!w->lsize) return TFE_ERR_ALLOC;
+  for (int l = 0; l < pb->nlab; l++) w->lsize[l] = pb->size[l] > 1 ? log2((double)pb->size[l]) : 0;
+  TFE_TRY(tfe__ein_net_new(n, pb->nlab, w->lsize, &w->net));
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < pb->rank[k]; i++) tfe__bs_set(TFE__BS(w->net.leaf, w->net.W, k), pb->lab[k][i]);
+  for (int i = 0; i < pb->out_rank; i++) tfe__bs_set(w->net.out, pb->out_lab[i]);
+  return tfe__ein_net_reduce(&w->net);
+}
+
+/* Slicing to the memory limit; fills sliced[], slice_of[] and nslices. */
+TFE_INTERNAL tfe_status tfe__ein_plan_slice(tfe_einsum_plan *p, tfe__ein_bw *w, const tfe_einsum_opts *o) {
+  int nl = w->pb.nlab;
+  p->sliced = (int32_t *)tfe__alloc((size_t)(nl + 1) * sizeof(int32_t));
+  p->sliced_dim = (int64_t *)tfe__alloc((size_t)(nl + 1) * sizeof(int64_t));
+  p->slice_of = (int *)tfe__alloc((size_t)(nl + 1) * sizeof(int));
+  w->is_sliced = (bool *)tfe__calloc((size_t)nl + 1, sizeof(bool));
+  if (!p->sliced || !p->sliced_dim || !p->slice_of || !w->is_sliced) return TFE_ERR_ALLOC;
+  for (int l = 0; l < nl; l++) p->slice_of[l] = -1;
+  p->nslices = 1;
+  if (o->memory_limit <= 0) return TFE_OK;
+  double elems = (double)o->memory_limit / (double)p->elem;
+  if (elems < 1)
+    return TFE_FAIL(TFE_ERR_INVALID, "memory limit of %lld bytes is below one element", (long long)o->memory_limit);
+  int *tmp = (int *)tfe__alloc((size_t)(nl + 1) * sizeof(int));
+  if (!tmp) return TFE_ERR_ALLOC;
+  tfe_status st = tfe__ein_slice(&w->net, w->lsize, &w->tree, log2(elems), tmp, &p->nsliced);
+  for (int i = 0; st == TFE_OK && i < p->nsliced; i++) {
+    int l = tmp[i];
+    p->sliced[i] = l; p->sliced_dim[i] = w->pb.size[l]; p->slice_of[l] = i; w->is_sliced[l] = true;
+    if (!tfe__mul_ok(p->nslices, w->pb.size[l], &p->nslices)) st = TFE_FAIL(TFE_ERR_OVERFLOW, "slice count overflows");
+  }
+  tfe__free(tmp);
+  return st;
+}
+
+/* Leaf reductions, pairwise steps, layouts, buffers and the linear path. */
+TFE_INTERNAL tfe_status tfe__ein_plan_steps(tfe_einsum_plan *p, tfe__ein_bw *w) {
+  tfe__ein_prob *pb = &w->pb;
+  int n = pb->n, W = w->net.W, N = 2 * n - 1;
+  p->nsteps = n - 1;
+  w->L = (uint64_t *)tfe__alloc((size_t)(N + 1) * (size_t)W * sizeof(uint64_t));
+  w->ord = (int32_t(*)[TFE_MAX_RANK])tfe__alloc((size_t)N * sizeof *w->ord);
+  w->ordn = (int *)tfe__calloc((size_t)N, sizeof(int));
+  w->parent = (int *)tfe__alloc((size_t)N * sizeof(int));
+  int nbmax = 2 * n + 1;
+  w->bfrom = (int *)tfe__alloc((size_t)nbmax * sizeof(int));
+  w->bto = (int *)tfe__alloc((size_t)nbmax * sizeof(int));
+  w->bbytes = (int64_t *)tfe__alloc((size_t)nbmax * sizeof(int64_t));
+  w->live = (int *)tfe__alloc((size_t)(n + 1) * sizeof(int));
+  p->buf_off = (int64_t *)tfe__alloc((size_t)nbmax * sizeof(int64_t));
+  p->pre = (tfe__ein_step *)tfe__alloc((size_t)(n + 1) * sizeof(tfe__ein_step));
+  p->step = (tfe__ein_step *)tfe__alloc((size_t)(n + 1) * sizeof(tfe__ein_step));
+  p->path = (int *)tfe__alloc((size_t)(2 * n + 2) * sizeof(int));
+  if (!w->L || !w->ord || !w->ordn || !w->parent || !w->bfrom || !w->bto || !w->bbytes || !w->live ||
+      !p->buf_off || !p->pre || !p->step || !p->path)
+    return TFE_ERR_ALLOC;
+  TFE_TRY(tfe__ein_tree_labels(&w->net, &w->tree, w->L));
+  for (int v = 0; v < N; v++) {
+    w->parent[v] = -1;
+    if (tfe__bs_count(TFE__BS(w->L, W, v), W) > TFE_MAX_RANK)
+      return TFE_FAIL(TFE_ERR_RANK, "the path makes an intermediate of rank %d (above %d): choose another path",
+                      tfe__bs_count(TFE__BS(w->L, W, v), W), TFE_MAX_RANK);
+  }
+  for (int k = 0; k + 1 < n; k++) {
+    p->step[k].a = w->tree.ch[2 * k]; p->step[k].b = w->tree.ch[2 * k + 1];
+    w->parent[p->step[k].a] = k; w->parent[p->step[k].b] = k;
+  }
+  int nb = 0;
+  /* Leaf reductions: labels of the operand that nothing else needs are summed first. */
+  for (int k = 0; n > 1 && k < n; k++) {
+    tfe__ein_leaf *lf = &p->leaf[k];
+    const uint64_t *E = TFE__BS(w->net.leaf, W, k);
+    bool need = false;
+    for (int i = 0; i < lf->lay.rank; i++) need = need || !tfe__bs_test(E, lf->lab[i]);
+    if (!need) continue;
+    tfe__ein_step *s = &p->pre[p->npre];
+    s->a = k; s->b = -1; s->buf = nb; s->zip = false;
+    int r = 0;
+    for (int i = 0; i < lf->lay.rank; i++)
+      if (tfe__bs_test(E, lf->lab[i]) && tfe__ein_pos(s->lab, r, lf->lab[i]) < 0) s->lab[r++] = lf->lab[i];
+    TFE_TRY(tfe__ein_dense(pb, w->is_sliced, s->lab, r, p->elem, &s->lay, &w->bbytes[nb]));
+    w->bfrom[nb] = 0; w->bto[nb] = w->parent[k] + 1;
+    lf->pre = p->npre++;
+    nb++;
+  }
+  /* Orders: the output's memory order for the root, then top-down. */
+  if (n > 1) {
+    for (int i = 0; i < p->out_rank; i++)
+      w->ord[N - 1][i] = p->out_lab[p->out_order == TFE_ROWMAJOR ? p->out_rank - 1 - i : i];
+    w->ordn[N - 1] = p->out_rank;
+    tfe__ein_choose_orders(p, w->L, W, w->ord, w->ordn);
+  }
+  for (int k = 0; k + 1 < n; k++) {
+    tfe__ein_step *s = &p->step[k];
+    int v = n + k, r = w->ordn[v];
+    memcpy(s->lab, w->ord[v], (size_t)r * sizeof(int32_t));
+    int64_t bytes;
+    TFE_TRY(tfe__ein_dense(pb, w->is_sliced, s->lab, r, p->elem, &s->lay, &bytes));
+    s->buf = -1;
+    /* every label of the operands survives: the step is a broadcast product */
+    uint64_t *u = TFE__BS(w->L, W, N); /* scratch word set past the last node */
+    for (int q = 0; q < W; q++) u[q] = TFE__BS(w->L, W, s->a)[q] | TFE__BS(w->L, W, s->b)[q];
+    s->zip = tfe__bs_count(u, W) == tfe__bs_count(TFE__BS(w->L, W, v), W);
+    if (k + 2 < n) {
+      s->buf = nb; w->bbytes[nb] = bytes; w->bfrom[nb] = k + 1; w->bto[nb] = w->parent[v] + 1; nb++;
+    }
+  }
+  p->tmp_buf = -1;
+  if (p->nslices > 1) { /* the output accumulates slice by slice in a dense buffer */
+    int64_t cnt = 1;
+    for (int i = 0; i < p->out_rank; i++)
+      if (!tfe__mul_ok(cnt, p->out_dims[i], &cnt)) return TFE_FAIL(TFE_ERR_OVERFLOW, "output size overflows");
+    if (!tfe__mul_ok(cnt, (int64_t)p->elem, &w->bbytes[nb])) return TFE_FAIL(TFE_ERR_OVERFLOW, "output size overflows");
+    w->bfrom[nb] = 0; w->bto[nb] = n + 1;
+    p->tmp_buf = nb++;
+  }
+  p->nbuf = nb;
+  TFE_TRY(tfe__ein_arena(nb, w->bbytes, w->bfrom, w->bto, p->buf_off, &p->arena_bytes));
+  /* live ranges kept for execution-time buffer reuse (tfe_einsum_owned_S) */
+  p->buf_bytes = (int64_t *)tfe__alloc((size_t)(nb + 1) * sizeof(int64_t));
+  p->buf_from = (int *)tfe__alloc((size_t)(2 * nb + 2) * sizeof(int));
+  p->consumed = (int *)tfe__alloc((size_t)(n + 1) * sizeof(int));
+  if (!p->buf_bytes || !p->buf_from || !p->consumed) return TFE_ERR_ALLOC;
+  p->buf_to = p->buf_from + nb + 1;
+  memcpy(p->buf_bytes, w->bbytes, (size_t)nb * sizeof(int64_t));
+  memcpy(p->buf_from, w->bfrom, (size_t)nb * sizeof(int));
+  memcpy(p->buf_to, w->bto, (size_t)nb * sizeof(int));
+  for (int k = 0; k < n; k++) p->consumed[k] = p->leaf[k].pre >= 0 ? 0 : w->parent[k] + 1;
+  /* The tree as opt_einsum pairs (positions in the shrinking operand list). */
+  int m = n;
+  for (int i = 0; i < n; i++) w->live[i] = i;
+  for (int k = 0; k + 1 < n; k++) {
+    int pa = -1, pbp = -1;
+    for (int q = 0; q < m; q++) { if (w->live[q] == p->step[k].a) pa = q; if (w->live[q] == p->step[k].b) pbp = q; }
+    p->path[2 * k] = pa; p->path[2 * k + 1] = pbp;
+    int x = 0;
+    for (int q = 0; q < m; q++) if (q != pa && q != pbp) w->live[x++] = w->live[q];
+    w->live[x] = n + k;
+    m--;
+  }
+  return TFE_OK;
+}
+
+#endif

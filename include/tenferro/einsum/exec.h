@@ -1,0 +1,135 @@
+/* tenferro/einsum/exec.h — einsum room: what executing a plan needs besides the kind: the
+ * arena workspace, the per-step profiling hook, and the backend a call runs on.
+ *
+ * The backend of a call is chosen once (prims/registry.h: the explicit opts.backend, the
+ * operands' compute device, their memory space) and every step of the plan runs on it: a
+ * step's contraction calls the backend's slots (prims/contract_tpl.h), an elementwise step
+ * its elementwise_mul slot. */
+#if !TFE__BODY_PHASE
+#ifndef TENFERRO_EINSUM_EXEC_H
+#define TENFERRO_EINSUM_EXEC_H
+#include <tenferro/einsum/plan.h>
+
+/* ---- per-step profile ---------------------------------------------------------------------------- */
+/* What one executed step did, for a profiling hook: which pairwise step (leaf reductions are
+ * reported with step = -1 - q), what ran (a GEMM-class contraction, an elementwise product,
+ * a reduction), its multiply-adds and output elements, and its wall time. */
+typedef struct tfe_einsum_step_info {
+  int step, nsteps;
+  int64_t slice;             /* 0 .. nslices-1 */
+  const char *what;          /* "contract", "zip" or "reduce" */
+  int rank_a, rank_b, rank_c;
+  double flops;              /* multiply-adds (product of the sizes of every label involved) */
+  double out_elems;
+  double seconds;
+  /* the step's views (b NULL for a reduction) and their dense label ids: valid during the call */
+  const tfe_layout *lay_a, *lay_b, *lay_c;
+  const int32_t *lab_a, *lab_b, *lab_c;
+} tfe_einsum_step_info;
+typedef void (*tfe_einsum_step_hook)(void *ctx, const tfe_einsum_step_info *info);
+typedef struct tfe__ein_hook_t { _Atomic(tfe_einsum_step_hook) fn; _Atomic(void *) ctx; } tfe__ein_hook_t;
+/* Calls fn(ctx, info) after every step of every plan execution in the process (NULL: off, the
+ * default; then nothing is timed). For profiling: the hook runs on the calling thread, between
+ * steps, and must not call einsum itself. */
+TFE_API void tfe_einsum_set_step_hook(tfe_einsum_step_hook fn, void *ctx);
+
+/* ---- the execution workspace -------------------------------------------------------------------- */
+/* The arena of a big network is hundreds of MiB: fresh pages on every call cost a page fault
+ * per 4 KiB (more than the copies that fill them). The last arena is kept for the next call
+ * (core/workspace.h); huge pages are asked for before the first touch. */
+/* Frees the workspace kept for the next einsum call (it is otherwise kept until exit). */
+TFE_API void tfe_einsum_workspace_release(void);
+
+#endif
+#elif !defined(TENFERRO_EINSUM_EXEC_BODY) /* bodies */
+#define TENFERRO_EINSUM_EXEC_BODY
+#include <tenferro/einsum/plan.h>
+
+TFE_API void tfe_einsum_set_step_hook(tfe_einsum_step_hook fn, void *ctx) {
+  atomic_store(&tfe__st.einsum.hook.ctx, ctx);
+  atomic_store(&tfe__st.einsum.hook.fn, fn);
+}
+/* Multiply-adds of a step over views a (labels la) and b (lb; NULL for a reduction): the
+ * product of the sizes of the distinct labels involved. */
+TFE_INTERNAL double tfe__ein_step_flops(const tfe_layout *a, const int32_t *la, const tfe_layout *b,
+                                        const int32_t *lb) {
+  double f = 1;
+  for (int i = 0; i < a->rank; i++) {
+    bool seen = false;
+    for (int j = 0; j < i; j++) seen = seen || la[j] == la[i];
+    if (!seen) f *= (double)a->dims[i];
+  }
+  for (int i = 0; b && i < b->rank; i++) {
+    bool seen = false;
+    for (int j = 0; j < a->rank; j++) seen = seen || la[j] == lb[i];
+    for (int j = 0; j < i; j++) seen = seen || lb[j] == lb[i];
+    if (!seen) f *= (double)b->dims[i];
+  }
+  return f;
+}
+/* Reports one step to the hook (called only when a hook is set). */
+TFE_INTERNAL void tfe__ein_report(tfe_einsum_step_hook fn, int step, int nsteps, int64_t slice, const char *what,
+                                  const tfe_layout *a, const int32_t *la, const tfe_layout *b, const int32_t *lb,
+                                  const tfe_layout *c, const int32_t *lc, double seconds) {
+  tfe_einsum_step_info in;
+  in.step = step; in.nsteps = nsteps; in.slice = slice; in.what = what;
+  in.rank_a = a->rank; in.rank_b = b ? b->rank : 0; in.rank_c = c->rank;
+  in.flops = tfe__ein_step_flops(a, la, b, lb);
+  in.out_elems = (double)tfe_layout_numel(c);
+  in.seconds = seconds;
+  in.lay_a = a; in.lay_b = b; in.lay_c = c; in.lab_a = la; in.lab_b = lb; in.lab_c = lc;
+  fn(atomic_load(&tfe__st.einsum.hook.ctx), &in);
+}
+
+/* ---- the arena workspace --------------------------------------------------------------------- */
+/* A workspace of at least `bytes` (64-byte aligned), NULL on failure (message set). */
+TFE_INTERNAL void *tfe__ein_ws_get(size_t bytes) {
+  bool fresh;
+  void *p = tfe__ws_get(&tfe__st.einsum.ws, bytes, &fresh);
+  if (p && fresh) tfe__kadvise_huge(p, bytes);
+  return p;
+}
+TFE_INTERNAL void tfe__ein_ws_put(void *p) { tfe__ws_put(&tfe__st.einsum.ws, p); }
+TFE_API void tfe_einsum_workspace_release(void) { tfe__ws_release(&tfe__st.einsum.ws); }
+
+/* ---- the backend of a call ------------------------------------------------------------------- */
+/* Whether the plan's stored contraction plans (made for the CPU's engines) serve backend be:
+ * every slot a step may call is the CPU's own. */
+TFE_INTERNAL bool tfe__ein_stored_ok(const tfe_prims_backend *be) {
+  return tfe__be_native(be, TFE_PRIM_CONTRACT) && tfe__be_native(be, TFE_PRIM_BATCHED_GEMM) &&
+         tfe__be_native(be, TFE_PRIM_REDUCE) && tfe__be_native(be, TFE_PRIM_TRACE) &&
+         tfe__be_native(be, TFE_PRIM_PERMUTE) && tfe__be_native(be, TFE_PRIM_ANTI_DIAG);
+}
+/* Whether an elementwise step c = a * b (labels la, lb, lc) has every label in all three
+ * operands once: the shape of the elementwise_mul primitive. */
+TFE_INTERNAL bool tfe__ein_all_shared(const int32_t *la, int ra, const int32_t *lb, int rb, const int32_t *lc, int rc) {
+  if (ra != rc || rb != rc) return false;
+  for (int i = 0; i < rc; i++)
+    if (tfe__pb_count(la, ra, lc[i]) != 1 || tfe__pb_count(lb, rb, lc[i]) != 1 || tfe__pb_count(lc, rc, lc[i]) != 1)
+      return false;
+  return true;
+}
+/* The backend of an einsum over n operands whose storage is st[k] (NULL: a plain view), with
+ * the explicit choice and transfer wish of the options. */
+TFE_INTERNAL tfe_status tfe__ein_backend(const tfe_einsum_opts *o, int n, tfe_storage *const *st,
+                                         const tfe_prims_backend **out, const char *where) {
+  const tfe_prims_backend *explicit_be = o ? o->backend : NULL;
+  bool transfer = o && o->allow_transfer;
+  tfe_operand_place small[16] = {{NULL, NULL}}, *ops = n <= 16 ? small : (tfe_operand_place *)tfe__alloc((size_t)n * sizeof *ops);
+  if (!ops) return TFE_ERR_ALLOC;
+  for (int k = 0; k < n; k++) { ops[k].name = NULL; ops[k].st = st ? st[k] : NULL; }
+  tfe_status s = tfe__be_select_at(explicit_be, n, ops, transfer, out, NULL, where);
+  for (int k = 0; s == TFE_OK && transfer && k < n; k++) {
+    tfe_memspace sp = tfe__be_place_space(&ops[k]);
+    if (!tfe__be_same_space(sp, (*out)->space)) {
+      char a[32], b[32];
+      s = tfe__fail(TFE_ERR_UNSUPPORTED, where,
+                    "operand %d is in %s memory and backend '%s' computes in %s memory: transfers between memory "
+                    "spaces arrive with the runtime room; move it first",
+                    k, tfe__be_space_str(sp, a, sizeof a), (*out)->name, tfe__be_space_str((*out)->space, b, sizeof b));
+    }
+  }
+  if (ops != small) tfe__free(ops);
+  return s;
+}
+#endif

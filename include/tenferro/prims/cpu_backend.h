@@ -1,0 +1,93 @@
+/* tenferro/prims/cpu_backend.h — prims room: the CPU backend, one instance of the vtable.
+ *
+ * Its eight operation slots are one function: check the labels against the operation, then
+ * run tenferro's contraction engine (plan from the cache, engine switch) for the operands'
+ * kind, natively: a CPU slot never calls back into another backend's slots. Its linalg slot
+ * runs the LAPACKE code of the linalg room. It computes in host memory and is the backend
+ * inferred for host memory (TFE_BACKEND_INFER). */
+#if !TFE__BODY_PHASE
+#ifndef TENFERRO_PRIMS_CPU_BACKEND_H
+#define TENFERRO_PRIMS_CPU_BACKEND_H
+#include <tenferro/prims/backend.h>
+
+#endif
+#elif !defined(TENFERRO_PRIMS_CPU_BACKEND_BODY) /* bodies */
+#define TENFERRO_PRIMS_CPU_BACKEND_BODY
+#include <tenferro/prims/backend.h>
+
+/* A contraction over dtype-tagged operands (B NULL: unary) on backend be: the typed entry of
+ * the operands' kind (which routes to be's slots where they are not the CPU's). */
+TFE_INTERNAL tfe_status tfe__pr_contract_dyn(const tfe_prims_backend *be, const void *alpha, const tfe_dyn *A,
+                                              const int32_t *la, const tfe_dyn *B, const int32_t *lb,
+                                              const void *beta, const tfe_dyn *C, const int32_t *lc,
+                                              const char *where) {
+  if ((B && B->dtype != A->dtype) || C->dtype != A->dtype)
+    return tfe__fail(TFE_ERR_DTYPE, where, "operands differ in kind: A is %s, B is %s, C is %s",
+                     tfe_dtype_name(A->dtype), B ? tfe_dtype_name(B->dtype) : "absent", tfe_dtype_name(C->dtype));
+  switch (A->dtype) {
+#define TFE__CPU_DYN_CASE(s, T, R, alg, cplx, flt, DT)                                                    \
+  case DT: {                                                                                              \
+    tfe_view_##s a = {(T *)A->data, A->lay, A->conj}, c = {(T *)C->data, C->lay, C->conj};               \
+    tfe_view_##s b = {(T *)(B ? B->data : NULL), B ? B->lay : A->lay, B ? B->conj : false};              \
+    return tfe_pr_run__##s(be, *(const T *)alpha, &a, la, B ? &b : NULL, lb, *(const T *)beta, &c, lc, where); \
+  }
+    TFE_KINDS(TFE__CPU_DYN_CASE)
+#undef TFE__CPU_DYN_CASE
+  default:
+    return tfe__fail(TFE_ERR_UNSUPPORTED, where, "dtype %d has no contraction here (user kinds: call tfe_contract_S)",
+                     (int)A->dtype);
+  }
+}
+
+/* Every operation slot: the labels must have the operation's shape; then the engine. */
+TFE_INTERNAL tfe_status tfe__cpu_exec(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan) {
+  (void)be; (void)plan;
+  if (!d->a || !d->c) return TFE_FAIL_AT(TFE_ERR_NULL, "tfe_prims_execute", "operand %s is NULL", !d->a ? "A" : "C");
+  if (!d->alpha || !d->beta)
+    return TFE_FAIL_AT(TFE_ERR_NULL, "tfe_prims_execute", "scalar %s is NULL", !d->alpha ? "alpha" : "beta");
+  TFE_TRY(tfe__pb_check_labels(d));
+  return tfe__pr_contract_dyn(tfe__be_cpu(), d->alpha, d->a, d->la, d->b, d->lb, d->beta, d->c, d->lc,
+                               "tfe_prims_execute");
+}
+
+/* The linalg slot: the linalg room's LAPACKE code (linalg.h; it says it is there by defining
+ * TFE__HAVE_LINALG in its declarations, which precede every body). */
+#ifdef TFE__HAVE_LINALG
+TFE_INTERNAL tfe_status tfe__la_cpu_impl(const tfe_linalg_call *call);
+#endif
+TFE_INTERNAL tfe_status tfe__cpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call) {
+  (void)be;
+  if (!call) return TFE_FAIL(TFE_ERR_NULL, "argument 'call' is NULL");
+#ifdef TFE__HAVE_LINALG
+  return tfe__la_cpu_impl(call);
+#else
+  return TFE_FAIL(TFE_ERR_UNSUPPORTED, "the linalg room is not part of this program");
+#endif
+}
+
+TFE_API tfe_prims_backend tfe_prims_cpu(void) {
+  tfe_prims_backend be;
+  memset(&be, 0, sizeof be);
+  be.name = "cpu";
+  be.space = TFE_HOST;
+  be.flags = TFE_BACKEND_INFER;
+  for (int op = 0; op < TFE_PRIM_COUNT; op++) be.exec[op] = tfe__cpu_exec;
+  be.linalg = tfe__cpu_linalg;
+  return be;
+}
+
+/* tfe_contract_S for operands whose kind is known at run time (see prims.h). */
+TFE_API tfe_status tfe_contract_dyn_on(const tfe_prims_backend *be, const void *alpha, const tfe_dyn *A,
+                                       const int32_t *la, const tfe_dyn *B, const int32_t *lb, const void *beta,
+                                       const tfe_dyn *C, const int32_t *lc) {
+  if (!alpha || !beta) return TFE_FAIL(TFE_ERR_NULL, "scalar %s is NULL", !alpha ? "alpha" : "beta");
+  if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "operand %s is NULL", !A ? "A" : "C");
+  tfe_operand_place ops[3] = {{"A", A->st}, {"C", C->st}, {"B", B ? B->st : NULL}};
+  TFE_TRY(tfe__be_select_at(be, B ? 3 : 2, ops, false, &be, NULL, __func__));
+  return tfe__pr_contract_dyn(be, alpha, A, la, B, lb, beta, C, lc, __func__);
+}
+TFE_API tfe_status tfe_contract_dyn(const void *alpha, const tfe_dyn *A, const int32_t *la, const tfe_dyn *B,
+                                    const int32_t *lb, const void *beta, const tfe_dyn *C, const int32_t *lc) {
+  return tfe_contract_dyn_on(NULL, alpha, A, la, B, lb, beta, C, lc);
+}
+#endif

@@ -191,7 +191,7 @@ static void run_small(int reps, const char *only) {
  * stores on (elementwise_stream_blocks = 1) and off, against memset and a pure streaming write of the
  * same bytes, interleaved rounds. What the op must move is the write of C. */
 static void stream_write(double *d, int64_t n) {
-  static double ones[512]);
+  static double ones[512];
   if (ones[0] != 1.0) for (int i = 0; i < 512; i++) ones[i] = 1.0;
   for (int64_t i = 0; i < n; i += 512) tfe__kstream(d + i, ones, (size_t)(n - i < 512 ? n - i : 512) * sizeof(double));
   tfe__ksfence();

@@ -31,7 +31,7 @@ TFE_INTERNAL tfe_status tfe__pr_contract_dyn(const tfe_prims_backend *be, const 
     tfe_view_##s b = {(T *)(B ? B->data : NULL), B ? B->lay : A->lay, B ? B->conj : false};              \
     return tfe_pr_run__##s(be, *(const T *)alpha, &a, la, B ? &b : NULL, lb, *(const T *)beta, &c, lc, where); \
   }
-    TFE_KINDS(TFE__CPU_DYN_CASE)
+    TFE_KINDS_ON(TFE__CPU_DYN_CASE)
 #undef TFE__CPU_DYN_CASE
   default:
     return tfe__fail(TFE_ERR_UNSUPPORTED, where, "dtype %d has no contraction here (user kinds: call tfe_contract_S)",
@@ -51,14 +51,16 @@ TFE_INTERNAL tfe_status tfe__cpu_exec(const tfe_prims_backend *be, const tfe_pri
 }
 
 /* The linalg slot: the linalg room's LAPACKE code (linalg.h; it says it is there by defining
- * TFE__HAVE_LINALG in its declarations, which precede every body). */
-#ifdef TFE__HAVE_LINALG
+ * TFE__HAVE_LINALG in its declarations, which precede every body; TFE_NO_LINALG leaves its
+ * bodies out). */
+#if defined(TFE__HAVE_LINALG) && !defined(TFE_NO_LINALG)
+#define TFE__CPU_LINALG 1
 TFE_INTERNAL tfe_status tfe__la_cpu_impl(const tfe_linalg_call *call);
 #endif
 TFE_INTERNAL tfe_status tfe__cpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call) {
   (void)be;
   if (!call) return TFE_FAIL(TFE_ERR_NULL, "argument 'call' is NULL");
-#ifdef TFE__HAVE_LINALG
+#ifdef TFE__CPU_LINALG
   return tfe__la_cpu_impl(call);
 #else
   return TFE_FAIL(TFE_ERR_UNSUPPORTED, "the linalg room is not part of this program");

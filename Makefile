@@ -204,7 +204,7 @@ $(BUILD)/check-headers/%.ok: include/%.h $(HDRS)
 	@touch $@
 # Headers of other rooms not self-contained yet, checked without failing the target (remove a
 # header from this list once it passes).
-CHECK_PENDING := include/tenferro/prims/plan.h
+CHECK_PENDING :=
 check-headers: $(filter-out $(patsubst include/%.h,$(BUILD)/check-headers/%.ok,$(CHECK_PENDING)),$(CHECK_OK))
 	@for h in $(CHECK_PENDING); do if [ -f $$h ]; then \
 	  if $(MAKE) -s --no-print-directory $$(echo $$h | sed 's|^include/\(.*\)\.h$$|$(BUILD)/check-headers/\1.ok|') >/dev/null 2>&1; \

@@ -1,5 +1,8 @@
-/* tenferro/linalg_tpl.h — matrix helpers and factorizations of one float kind; re-included per
- * kind by linalg.h (no include guard). Only IEEE kinds (TFE_FLOAT) have a body. */
+/* tenferro/linalg/factor_tpl.h — matrix helpers and factorizations of one float kind; re-included
+ * per kind by linalg.h (no include guard). Only IEEE kinds (TFE_FLOAT) have a body.
+ * Size: ~690 lines, over the 600-line guide: the SVD, QR/LQ, eigen, LU and Cholesky bodies share
+ * the dense helpers and LAPACKE macros defined here; the split into a square-matrix template
+ * (eig, LU, Cholesky and the entry points) is the next step, not yet done. */
 #if !TFE__BODY_PHASE
 #if TFE_FLOAT
 

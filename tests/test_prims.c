@@ -403,6 +403,27 @@ static void test_plan_cache_threads(void **st) {
   tfe_contract_cache_clear(); /* LeakSanitizer: every evicted or cleared plan was freed */
 }
 
+/* tfe_tuning_set refuses a bad prims or einsum field, names it, and changes nothing. */
+static void test_tuning_prims_bad(void **st) {
+  (void)st;
+  tfe_tuning keep = tfe_tuning_get(), bad = keep;
+  bad.contract_small_mode = 5;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "contract_small_mode");
+  bad = keep; bad.contract_plan_cache_size = -1;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "contract_plan_cache_size");
+  bad = keep; bad.semiring_gemm_isa = 4;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "semiring_gemm_isa");
+  bad = keep; bad.einsum_write_weight = NAN;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "einsum_write_weight");
+  bad = keep; bad.einsum_plan_cache_size = -3;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "einsum_plan_cache_size");
+  tfe_tuning now = tfe_tuning_get();
+  assert_memory_equal(&now, &keep, sizeof now);
+  tfe_tuning d = tfe_tuning_default();
+  assert_int_equal(d.contract_plan_cache_size, 256);
+  assert_int_equal(d.einsum_plan_cache_size, 64);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tropical_gemm_all_kernels),
@@ -413,6 +434,7 @@ int main(void) {
       cmocka_unit_test(test_plan_misuse),
       cmocka_unit_test(test_plan_cache_lru),
       cmocka_unit_test(test_plan_cache_threads),
+      cmocka_unit_test(test_tuning_prims_bad),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

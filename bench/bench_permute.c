@@ -143,7 +143,7 @@ static double once_memcpy(const double *src, size_t bytes, bool huge) {
   double t0 = now_ms();
   void *p = huge ? a.alloc(a.ctx, bytes, TFE_ALIGN) : malloc(bytes);
   if (!p) { fprintf(stderr, "memcpy: out of memory\n"); exit(1); }
-  if (huge && !tfe__pool_recycled) tfe__kadvise_huge(p, bytes);
+  if (huge && !tfe__ts.pool_recycled) tfe__kadvise_huge(p, bytes);
   memcpy(p, src, bytes);
   __asm__ volatile("" : : "r"(p) : "memory");
   if (huge) a.free(a.ctx, p); else free(p);

@@ -78,16 +78,16 @@ static void test_pool(void **s) {
   assert_int_equal(tfe_pool_limit(), 64 * MiB);
   void *p = a.alloc(a.ctx, 8 * MiB, 64);
   assert_non_null(p);
-  assert_false(tfe__pool_recycled);
+  assert_false(tfe__ts.pool_recycled);
   assert_int_equal((uintptr_t)p % (2 * MiB), 0);
   memset(p, 1, 8 * MiB);
   a.free(a.ctx, p);
   assert_int_equal(tfe_pool_kept_bytes(), 8 * MiB);
   void *small = a.alloc(a.ctx, 5 * MiB, 64); /* 8 MiB is more than 1/8 above 5 MiB: not given */
-  assert_false(tfe__pool_recycled);
+  assert_false(tfe__ts.pool_recycled);
   assert_ptr_not_equal(small, p);
   void *q = a.alloc(a.ctx, 8 * MiB - 100, 64); /* rounds to the kept size */
-  assert_true(tfe__pool_recycled);
+  assert_true(tfe__ts.pool_recycled);
   assert_ptr_equal(q, p);
   assert_int_equal(tfe_pool_kept_bytes(), 0);
   a.free(a.ctx, q);

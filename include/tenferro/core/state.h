@@ -77,9 +77,4 @@ typedef struct tfe__tstate {
 TFE_GLOBAL tfe__state tfe__st = TFE__STATE_INIT;
 TFE_GLOBAL TFE_THREAD_LOCAL tfe__tstate tfe__ts;
 
-/* Earlier names of thread-local state, still read by some rooms. */
-#define tfe__errmsg (tfe__ts.errmsg)
-#define tfe__errcode (tfe__ts.errcode)
-#define tfe__pool_recycled (tfe__ts.pool_recycled)
-
 #endif

@@ -269,13 +269,13 @@ TFE_INTERNAL tfe_status TFE_FN(ein_execute_)(const tfe_prims_backend *be, const 
 }
 TFE_API tfe_status TFE_FN(einsum_execute_on)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
                                              const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out) {
-  if (!(be = tfe__be_for_views(be, 0, NULL, __func__))) return tfe__errcode;
+  if (!(be = tfe__be_for_views(be, 0, NULL, __func__))) return tfe__ts.errcode;
   return TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out);
 }
 TFE_API tfe_status TFE_FN(einsum_execute)(const tfe_einsum_plan *p, TFE_T alpha, const TFE_TY(view) *ops,
                                           TFE_T beta, const TFE_TY(view) *out) {
   const tfe_prims_backend *be = tfe__be_for_views(NULL, 0, NULL, __func__);
-  if (!be) return tfe__errcode;
+  if (!be) return tfe__ts.errcode;
   return TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out);
 }
 
@@ -295,7 +295,7 @@ TFE_API tfe_status TFE_FN(einsum_into_with)(const TFE_TY(view) *out, TFE_T alpha
   const tfe_layout *small[16], **lay;
   TFE_TRY(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16));
   const tfe_prims_backend *be = tfe__be_for_views(opts ? opts->backend : NULL, 0, NULL, __func__);
-  if (!be) { if (lay != small) tfe__free((void *)lay); return tfe__errcode; }
+  if (!be) { if (lay != small) tfe__free((void *)lay); return tfe__ts.errcode; }
   tfe_einsum_plan *p = NULL;
   tfe_status st = tfe__ein_plan_cached(&p, TFE__EIN_DT, expr, n, lay, NULL, NULL, 0, opts);
   if (lay != small) tfe__free((void *)lay);
@@ -317,7 +317,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_alloc_)(TFE_TY(tensor) *out, const char *expr
   const tfe_layout *small[16], **lay;
   TFE_TRY(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16));
   const tfe_prims_backend *be = tfe__be_for_views(opts ? opts->backend : NULL, 0, NULL, __func__);
-  if (!be) { if (lay != small) tfe__free((void *)lay); return tfe__errcode; }
+  if (!be) { if (lay != small) tfe__free((void *)lay); return tfe__ts.errcode; }
   tfe_einsum_plan *p = NULL;
   tfe_status st = tfe__ein_plan_cached(&p, TFE__EIN_DT, expr, n, lay, labels, out_labels, out_rank, opts);
   if (lay != small) tfe__free((void *)lay);

@@ -423,9 +423,9 @@ TFE_API tfe_status TFE_FN(contiguous)(const TFE_TY(view) *src, tfe_order order, 
     return TFE_FAIL(TFE_ERR_INVALID, "order %d is neither TFE_COLMAJOR nor TFE_ROWMAJOR", (int)order);
   TFE_TRY(tfe__check_layout(&src->lay, src->data, __func__, "source", NULL));
   TFE_TY(tensor) t = {0};
-  tfe__pool_recycled = false;
+  tfe__ts.pool_recycled = false;
   TFE_TRY(TFE_FN(empty)(&t, src->lay.rank, src->lay.dims, order));
-  bool fresh = !tfe__pool_recycled; /* a kept buffer's pages are written already */
+  bool fresh = !tfe__ts.pool_recycled; /* a kept buffer's pages are written already */
   int64_t n = tfe_layout_numel(&t.v.lay);
   if (fresh) tfe__kadvise_huge(t.v.data, (size_t)n * sizeof(TFE_T));
   if (n > 0) TFE_FN(k_copy_run_)(&t.v, src, n, fresh);

@@ -113,7 +113,7 @@ typedef enum tfe_linalg_op {
 #define TFE__LA_DISPATCH(op, cpu_call, ...)                                                          \
   do {                                                                                               \
     const tfe_prims_backend *be_ = tfe__la_backend(__func__);                                        \
-    if (!be_) return tfe__errcode;                                                                   \
+    if (!be_) return tfe__ts.errcode;                                                                   \
     if (be_->linalg == tfe__cpu_linalg) return cpu_call;                                             \
     if (!be_->linalg) return TFE_FAIL(TFE_ERR_UNSUPPORTED, "backend '%s' has no linalg slot", be_->name); \
     void *const args_[] = {__VA_ARGS__};                                                             \

@@ -312,7 +312,7 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_prims_backend *be, const t
     if (!tfe__mul_ok(total, (int64_t)sizeof(TFE_T), &bytes))
       return TFE_FAIL(TFE_ERR_OVERFLOW, "workspace of %lld elements overflows", (long long)total);
     ws = (TFE_T *)tfe__pr_ws_get((size_t)bytes);
-    if (!ws) return tfe__errcode;
+    if (!ws) return tfe__ts.errcode;
   }
   if (P->c_embed) { /* off-diagonal elements: beta * C; the diagonal then accumulates */
     TFE_FN(pr_scale_)(&C->lay, C->data, beta);
@@ -389,7 +389,7 @@ TFE_API tfe_status TFE_FN(contract_execute)(const tfe_contract_plan *P, TFE_T al
   TFE_TRY(tfe__pr_match(P, &A->lay, B ? &B->lay : NULL, &C->lay, __func__));
   TFE_TRY(TFE_FN(pr_check_views_)(A, B, C, __func__));
   const tfe_prims_backend *be = tfe__be_for_views(NULL, 3, tfe__pr_names, __func__);
-  if (!be) return tfe__errcode;
+  if (!be) return tfe__ts.errcode;
   return TFE_FN(pr_execute_)(be, P, alpha, A, B, beta, C);
 }
 
@@ -451,14 +451,14 @@ TFE_API tfe_status TFE_FN(contract_on)(const tfe_prims_backend *be, TFE_T alpha,
                                        const int32_t *la, const TFE_TY(view) *B, const int32_t *lb, TFE_T beta,
                                        const TFE_TY(view) *C, const int32_t *lc) {
   if (!A || !B || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : !B ? "B" : "C");
-  if (!(be = tfe__be_for_views(be, 3, tfe__pr_names, __func__))) return tfe__errcode;
+  if (!(be = tfe__be_for_views(be, 3, tfe__pr_names, __func__))) return tfe__ts.errcode;
   return TFE_FN(pr_run_)(be, alpha, A, la, B, lb, beta, C, lc, __func__);
 }
 TFE_API tfe_status TFE_FN(contract_unary_on)(const tfe_prims_backend *be, TFE_T alpha, const TFE_TY(view) *A,
                                              const int32_t *la, TFE_T beta, const TFE_TY(view) *C,
                                              const int32_t *lc) {
   if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : "C");
-  if (!(be = tfe__be_for_views(be, 2, tfe__pr_names_unary, __func__))) return tfe__errcode;
+  if (!(be = tfe__be_for_views(be, 2, tfe__pr_names_unary, __func__))) return tfe__ts.errcode;
   return TFE_FN(pr_run_)(be, alpha, A, la, NULL, NULL, beta, C, lc, __func__);
 }
 TFE_API tfe_status TFE_FN(contract)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
@@ -466,14 +466,14 @@ TFE_API tfe_status TFE_FN(contract)(TFE_T alpha, const TFE_TY(view) *A, const in
                                     const TFE_TY(view) *C, const int32_t *lc) {
   if (!A || !B || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : !B ? "B" : "C");
   const tfe_prims_backend *be = tfe__be_for_views(NULL, 3, tfe__pr_names, __func__);
-  if (!be) return tfe__errcode;
+  if (!be) return tfe__ts.errcode;
   return TFE_FN(pr_run_)(be, alpha, A, la, B, lb, beta, C, lc, __func__);
 }
 TFE_API tfe_status TFE_FN(contract_unary)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
                                           TFE_T beta, const TFE_TY(view) *C, const int32_t *lc) {
   if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : "C");
   const tfe_prims_backend *be = tfe__be_for_views(NULL, 2, tfe__pr_names_unary, __func__);
-  if (!be) return tfe__errcode;
+  if (!be) return tfe__ts.errcode;
   return TFE_FN(pr_run_)(be, alpha, A, la, NULL, NULL, beta, C, lc, __func__);
 }
 #endif

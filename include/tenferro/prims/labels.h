@@ -76,9 +76,9 @@ TFE_INTERNAL tfe_status tfe__pr_analyze(const tfe_layout *A, const int32_t *la, 
     if (!L[op]) continue;
     if (tfe_layout_check(L[op], NULL) != TFE_OK) {
       char msg[TFE_ERRMSG_MAX]; /* the layout check's message, without its function name */
-      const char *colon = strchr(tfe__errmsg, ':');
-      snprintf(msg, sizeof msg, "%s", colon ? colon + 2 : tfe__errmsg);
-      return tfe__fail(tfe__errcode, where, "operand %s: %s", tfe__pr_opname(op), msg);
+      const char *colon = strchr(tfe__ts.errmsg, ':');
+      snprintf(msg, sizeof msg, "%s", colon ? colon + 2 : tfe__ts.errmsg);
+      return tfe__fail(tfe__ts.errcode, where, "operand %s: %s", tfe__pr_opname(op), msg);
     }
   }
   p->n = 0;

@@ -79,6 +79,8 @@ TFE_API tfe_status TFE_FN(cholesky)(const TFE_TY(view) *A, TFE_TY(tensor) *L);
 #define TFE__RT TFE_CAT(tfe_tensor_, TFE__RS)
 #define TFE__CT TFE_CAT(tfe_tensor_, TFE__CS)
 #define TFE__CTY TFE_CAT(TFE__CTYPE_, TFE_S)
+/* The CPU backend's linalg slot for this kind (ops_tpl.h), enrolled by TFE__LA_DISPATCH. */
+TFE_INTERNAL tfe_status TFE_FN(la_cpu_call_)(const tfe_linalg_call *c);
 
 /* ---- scalar helpers ----------------------------------------------------------------------- */
 TFE_INTERNAL TFE_R TFE_FN(la_abs_)(TFE_T x) {

@@ -116,6 +116,7 @@ typedef enum tfe_linalg_op {
     if (!be_) return tfe__ts.errcode;                                                                   \
     if (be_->linalg == tfe__cpu_linalg) return cpu_call;                                             \
     if (!be_->linalg) return TFE_FAIL(TFE_ERR_UNSUPPORTED, "backend '%s' has no linalg slot", be_->name); \
+    tfe__cpu_enroll_la(TFE_DT, TFE_FN(la_cpu_call_)); /* be_'s slot may forward to the CPU's */      \
     void *const args_[] = {__VA_ARGS__};                                                             \
     tfe_linalg_call c_ = {(int)(op), TFE_DT, (int)(sizeof args_ / sizeof args_[0]), args_};          \
     return be_->linalg(be_, &c_);                                                                    \
@@ -347,16 +348,11 @@ TFE_INTERNAL const tfe_prims_backend *tfe__la_backend(const char *where) {
 #define TFE_TEMPLATE <tenferro/linalg/ops_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
-/* The CPU backend's linalg slot: the typed CPU code of the call's kind. */
-TFE_INTERNAL tfe_status tfe__la_cpu_impl(const tfe_linalg_call *call) {
-  switch (call->dtype) {
-  case TFE_DT_F32: return tfe_la_cpu_call__f32(call);
-  case TFE_DT_F64: return tfe_la_cpu_call__f64(call);
-  case TFE_DT_C64: return tfe_la_cpu_call__c64(call);
-  case TFE_DT_C128: return tfe_la_cpu_call__c128(call);
-  default:
-    return TFE_FAIL_AT(TFE_ERR_DTYPE, "tfe_linalg", "no linalg for %s elements", tfe_dtype_name(call->dtype));
-  }
+/* Every float kind's CPU code in the CPU backend's linalg slot (prims/cpu_backend.h). */
+TFE_INTERNAL void tfe__la_enroll_all(void) {
+#define TFE__LA_ENROLL(s, r, DT) tfe__cpu_enroll_la(DT, tfe_la_cpu_call__##s);
+  TFE__LA_DYN_KINDS(TFE__LA_ENROLL)
+#undef TFE__LA_ENROLL
 }
 TFE_INTERNAL tfe_status tfe__la_dyn_kind(const tfe_dyn *A, const char *fn) {
   if (!A) return tfe__fail(TFE_ERR_NULL, fn, "argument 'A' is NULL");

@@ -109,6 +109,23 @@ TFE_INTERNAL bool tfe__be_native(const tfe_prims_backend *be, tfe_prim_op op) {
   return be->exec[op] == tfe__cpu_exec || be->exec[op] == NULL;
 }
 
+/* A kind's CPU code enters the CPU slots' tables on the kind's first typed call (a load and a
+ * compare after that). The slots themselves name no kind, so a unit that calls einsum on f64
+ * does not compile the eleven other kinds' engines and LAPACKE code. */
+TFE_INTERNAL void tfe__cpu_enroll(tfe_dtype dt, tfe__cpu_kind_fn fn) {
+  if (atomic_load_explicit(&tfe__st.prims.cpu_kind[dt], memory_order_relaxed) != fn)
+    atomic_store_explicit(&tfe__st.prims.cpu_kind[dt], fn, memory_order_relaxed);
+}
+TFE_INTERNAL void tfe__cpu_enroll_la(tfe_dtype dt, tfe__cpu_la_fn fn) {
+  if (atomic_load_explicit(&tfe__st.prims.cpu_la[dt], memory_order_relaxed) != fn)
+    atomic_store_explicit(&tfe__st.prims.cpu_la[dt], fn, memory_order_relaxed);
+}
+/* Every kind this unit compiles (cpu_backend.h): for the entries whose kind is known only at
+ * run time (the dtype-tagged layer, and the vtable handed to users). */
+TFE_INTERNAL void tfe__cpu_enroll_all(void);
+/* The CPU vtable as the registry holds it (no enrolment: its slots reach the kinds enrolled). */
+TFE_INTERNAL tfe_prims_backend tfe__prims_cpu_bare(void);
+
 TFE_API const char *tfe_prim_op_name(tfe_prim_op op) {
   static const char *const n[] = {"batched_gemm", "reduce", "trace", "permute", "anti_trace",
                                   "anti_diag", "contract", "elementwise_mul"};
@@ -118,6 +135,7 @@ TFE_API bool tfe_prims_supports(const tfe_prims_backend *be, tfe_prim_op op) {
   return be && (unsigned)op < (unsigned)TFE_PRIM_COUNT && be->exec[op] != NULL;
 }
 TFE_API tfe_status tfe_prims_plan(const tfe_prims_backend *be, const tfe_prim_desc *d, void **plan) {
+  tfe__cpu_enroll_all();
   TFE_CHECK_NULL(be);
   TFE_CHECK_NULL(d);
   TFE_CHECK_NULL(plan);
@@ -127,6 +145,7 @@ TFE_API tfe_status tfe_prims_plan(const tfe_prims_backend *be, const tfe_prim_de
   return be->plan ? be->plan(be, d, plan) : TFE_OK;
 }
 TFE_API tfe_status tfe_prims_execute(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan) {
+  tfe__cpu_enroll_all();
   TFE_CHECK_NULL(be);
   TFE_CHECK_NULL(d);
   if (!tfe_prims_supports(be, d->op))

@@ -291,12 +291,28 @@ TFE_INTERNAL void TFE_FN(pr_batches_)(const tfe_contract_plan *P, TFE_T alpha, c
   }
 }
 
+/* ---- this kind in the CPU backend's slots (cpu_backend.h) ----------------------------------- */
+TFE_INTERNAL tfe_status TFE_FN(pr_run_)(const tfe_prims_backend *be, TFE_T alpha, const TFE_TY(view) *A,
+                                        const int32_t *la, const TFE_TY(view) *B, const int32_t *lb, TFE_T beta,
+                                        const TFE_TY(view) *C, const int32_t *lc, const char *where);
+/* A label-form operation of this kind on backend be (operands checked to be of this kind). */
+TFE_INTERNAL tfe_status TFE_FN(pr_dyn_run_)(const tfe_prims_backend *be, const tfe_prim_desc *d, const char *where) {
+  const tfe_dyn *A = d->a, *B = d->b, *C = d->c;
+  TFE_TY(view) a = {(TFE_T *)A->data, A->lay, A->conj}, c = {(TFE_T *)C->data, C->lay, C->conj};
+  TFE_TY(view) b = {(TFE_T *)(B ? B->data : NULL), B ? B->lay : A->lay, B ? B->conj : false};
+  return TFE_FN(pr_run_)(be, *(const TFE_T *)d->alpha, &a, d->la, B ? &b : NULL, d->lb, *(const TFE_T *)d->beta, &c,
+                         d->lc, where);
+}
+/* Called wherever this kind may reach another backend's slot, which may forward to the CPU's. */
+TFE_INTERNAL void TFE_FN(pr_enroll_)(void) { tfe__cpu_enroll(TFE_DT, TFE_FN(pr_dyn_run_)); }
+
 /* ---- execution: plan -> engine --------------------------------------------------------------- */
 /* Runs a plan on views that match it (checked by the caller) under backend be. C untouched on
  * failure (but for a backend slot that fails half-way). */
 TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_prims_backend *be, const tfe_contract_plan *P, TFE_T alpha,
                                             const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_T beta,
                                             const TFE_TY(view) *C) {
+  TFE_FN(pr_enroll_)();
   bool ca = A->conj, cb = B ? B->conj : false;
   TFE_FN(pr_fold_cconj_)(C->conj, &alpha, &beta, &ca, &cb);
   const TFE_T *a = A->data + A->lay.offset + P->off[0];
@@ -400,6 +416,7 @@ TFE_INTERNAL tfe_status TFE_FN(pr_slot_)(const tfe_prims_backend *be, tfe_prim_o
                                          const TFE_TY(view) *A, const int32_t *la, const TFE_TY(view) *B,
                                          const int32_t *lb, TFE_T beta, const TFE_TY(view) *C, const int32_t *lc,
                                          const char *where) {
+  TFE_FN(pr_enroll_)();
   tfe__pr_prob p;
   TFE_TRY(tfe__pr_analyze(&A->lay, la, B ? &B->lay : NULL, lb, &C->lay, lc, &p, where));
   TFE_TRY(TFE_FN(pr_check_views_)(A, B, C, where));

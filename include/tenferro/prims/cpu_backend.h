@@ -17,26 +17,18 @@
 
 /* A contraction over dtype-tagged operands (B NULL: unary) on backend be: the typed entry of
  * the operands' kind (which routes to be's slots where they are not the CPU's). */
-TFE_INTERNAL tfe_status tfe__pr_contract_dyn(const tfe_prims_backend *be, const void *alpha, const tfe_dyn *A,
-                                              const int32_t *la, const tfe_dyn *B, const int32_t *lb,
-                                              const void *beta, const tfe_dyn *C, const int32_t *lc,
-                                              const char *where) {
+TFE_INTERNAL tfe_status tfe__pr_contract_dyn(const tfe_prims_backend *be, const tfe_prim_desc *d, const char *where) {
+  const tfe_dyn *A = d->a, *B = d->b, *C = d->c;
   if ((B && B->dtype != A->dtype) || C->dtype != A->dtype)
     return tfe__fail(TFE_ERR_DTYPE, where, "operands differ in kind: A is %s, B is %s, C is %s",
                      tfe_dtype_name(A->dtype), B ? tfe_dtype_name(B->dtype) : "absent", tfe_dtype_name(C->dtype));
-  switch (A->dtype) {
-#define TFE__CPU_DYN_CASE(s, T, R, alg, cplx, flt, DT)                                                    \
-  case DT: {                                                                                              \
-    tfe_view_##s a = {(T *)A->data, A->lay, A->conj}, c = {(T *)C->data, C->lay, C->conj};               \
-    tfe_view_##s b = {(T *)(B ? B->data : NULL), B ? B->lay : A->lay, B ? B->conj : false};              \
-    return tfe_pr_run__##s(be, *(const T *)alpha, &a, la, B ? &b : NULL, lb, *(const T *)beta, &c, lc, where); \
-  }
-    TFE_KINDS_ON(TFE__CPU_DYN_CASE)
-#undef TFE__CPU_DYN_CASE
-  default:
-    return tfe__fail(TFE_ERR_UNSUPPORTED, where, "dtype %d has no contraction here (user kinds: call tfe_contract_S)",
-                     (int)A->dtype);
-  }
+  tfe__cpu_kind_fn fn = (unsigned)A->dtype < (unsigned)TFE_DT_COUNT
+                            ? atomic_load_explicit(&tfe__st.prims.cpu_kind[A->dtype], memory_order_relaxed)
+                            : NULL;
+  if (!fn)
+    return tfe__fail(TFE_ERR_UNSUPPORTED, where, "%s has no contraction in this program (user kinds: call tfe_contract_S)",
+                     A->dtype == TFE_DT_CUSTOM ? "a user kind" : tfe_dtype_name(A->dtype));
+  return fn(be, d, where);
 }
 
 /* Every operation slot: the labels must have the operation's shape; then the engine. */
@@ -46,28 +38,38 @@ TFE_INTERNAL tfe_status tfe__cpu_exec(const tfe_prims_backend *be, const tfe_pri
   if (!d->alpha || !d->beta)
     return TFE_FAIL_AT(TFE_ERR_NULL, "tfe_prims_execute", "scalar %s is NULL", !d->alpha ? "alpha" : "beta");
   TFE_TRY(tfe__pb_check_labels(d));
-  return tfe__pr_contract_dyn(tfe__be_cpu(), d->alpha, d->a, d->la, d->b, d->lb, d->beta, d->c, d->lc,
-                               "tfe_prims_execute");
+  return tfe__pr_contract_dyn(tfe__be_cpu(), d, "tfe_prims_execute");
 }
 
-/* The linalg slot: the linalg room's LAPACKE code (linalg.h; it says it is there by defining
- * TFE__HAVE_LINALG in its declarations, which precede every body; TFE_NO_LINALG leaves its
- * bodies out). */
+/* The linalg slot: the linalg room's LAPACKE code for the call's kind (linalg.h; it says it is
+ * there by defining TFE__HAVE_LINALG in its declarations, which precede every body;
+ * TFE_NO_LINALG leaves its bodies out). */
 #if defined(TFE__HAVE_LINALG) && !defined(TFE_NO_LINALG)
 #define TFE__CPU_LINALG 1
-TFE_INTERNAL tfe_status tfe__la_cpu_impl(const tfe_linalg_call *call);
+TFE_INTERNAL void tfe__la_enroll_all(void);
 #endif
 TFE_INTERNAL tfe_status tfe__cpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call) {
   (void)be;
   if (!call) return TFE_FAIL(TFE_ERR_NULL, "argument 'call' is NULL");
+  tfe__cpu_la_fn fn = (unsigned)call->dtype < (unsigned)TFE_DT_COUNT
+                          ? atomic_load_explicit(&tfe__st.prims.cpu_la[call->dtype], memory_order_relaxed)
+                          : NULL;
+  if (!fn) return TFE_FAIL_AT(TFE_ERR_DTYPE, "tfe_linalg", "no linalg for %s elements in this program",
+                              call->dtype == TFE_DT_CUSTOM ? "user-kind" : tfe_dtype_name(call->dtype));
+  return fn(call);
+}
+
+TFE_INTERNAL void tfe__cpu_enroll_all(void) {
+#define TFE__CPU_ENROLL(s, ...) tfe_pr_enroll__##s();
+  TFE_KINDS_ON(TFE__CPU_ENROLL)
+#undef TFE__CPU_ENROLL
 #ifdef TFE__CPU_LINALG
-  return tfe__la_cpu_impl(call);
-#else
-  return TFE_FAIL(TFE_ERR_UNSUPPORTED, "the linalg room is not part of this program");
+  tfe__la_enroll_all();
 #endif
 }
 
-TFE_API tfe_prims_backend tfe_prims_cpu(void) {
+/* The vtable as the registry holds it: its slots reach only the kinds enrolled so far. */
+TFE_INTERNAL tfe_prims_backend tfe__prims_cpu_bare(void) {
   tfe_prims_backend be;
   memset(&be, 0, sizeof be);
   be.name = "cpu";
@@ -77,6 +79,11 @@ TFE_API tfe_prims_backend tfe_prims_cpu(void) {
   be.linalg = tfe__cpu_linalg;
   return be;
 }
+/* Handed to users, who may call its slots with any kind: every kind this unit compiles. */
+TFE_API tfe_prims_backend tfe_prims_cpu(void) {
+  tfe__cpu_enroll_all();
+  return tfe__prims_cpu_bare();
+}
 
 /* tfe_contract_S for operands whose kind is known at run time (see prims.h). */
 TFE_API tfe_status tfe_contract_dyn_on(const tfe_prims_backend *be, const void *alpha, const tfe_dyn *A,
@@ -84,9 +91,11 @@ TFE_API tfe_status tfe_contract_dyn_on(const tfe_prims_backend *be, const void *
                                        const tfe_dyn *C, const int32_t *lc) {
   if (!alpha || !beta) return TFE_FAIL(TFE_ERR_NULL, "scalar %s is NULL", !alpha ? "alpha" : "beta");
   if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "operand %s is NULL", !A ? "A" : "C");
+  tfe__cpu_enroll_all();
   tfe_operand_place ops[3] = {{"A", A->st}, {"C", C->st}, {"B", B ? B->st : NULL}};
   TFE_TRY(tfe__be_select_at(be, B ? 3 : 2, ops, false, &be, NULL, __func__));
-  return tfe__pr_contract_dyn(be, alpha, A, la, B, lb, beta, C, lc, __func__);
+  tfe_prim_desc d = {TFE_PRIM_CONTRACT, A, B, C, la, lb, lc, alpha, beta};
+  return tfe__pr_contract_dyn(be, &d, __func__);
 }
 TFE_API tfe_status tfe_contract_dyn(const void *alpha, const tfe_dyn *A, const int32_t *la, const tfe_dyn *B,
                                     const int32_t *lb, const void *beta, const tfe_dyn *C, const int32_t *lc) {

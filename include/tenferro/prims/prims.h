@@ -73,12 +73,19 @@ TFE_API tfe_status tfe_contract_dyn_on(const tfe_prims_backend *be, const void *
 
 /* ---- the room's process state (one member of tfe__st, core/state.h; bodies only) ----------- */
 #if TFE__IMPL
+/* The CPU backend's code for one kind (cpu_backend.h): its operation slots and its linalg slot. */
+typedef tfe_status (*tfe__cpu_kind_fn)(const tfe_prims_backend *be, const tfe_prim_desc *d, const char *where);
+typedef tfe_status (*tfe__cpu_la_fn)(const tfe_linalg_call *call);
 typedef struct tfe__prims_state {
   tfe__lru cache;             /* contraction plans (plan_cache.h) */
   tfe__ws ws;                 /* the contraction workspace (engine.h) */
   tfe__be_registry reg;       /* registered backends (registry.h) */
   atomic_long small_direct[3]; /* small-engine calls that read X / read Y / wrote C in place (tests) */
   tfe__blas_state blas;       /* the BLIS binding (blis.h) */
+  /* The CPU slots' code per kind, enrolled by the kind's own typed entry points, so that a
+   * unit compiles only the kinds it calls (cpu_backend.h). */
+  _Atomic(tfe__cpu_kind_fn) cpu_kind[TFE_DT_COUNT];
+  _Atomic(tfe__cpu_la_fn) cpu_la[TFE_DT_COUNT];
 } tfe__prims_state;
 #endif
 

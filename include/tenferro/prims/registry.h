@@ -120,7 +120,7 @@ TFE_INTERNAL void tfe__be_rehost(tfe__be_registry *r) {
 /* Registers the CPU backend on first use (lock held). */
 TFE_INTERNAL void tfe__be_setup_locked(tfe__be_registry *r) {
   if (r->ready) return;
-  r->be[0] = tfe_prims_cpu();
+  r->be[0] = tfe__prims_cpu_bare();
   snprintf(r->names[0], TFE__BE_NAME_MAX, "cpu");
   r->be[0].name = r->names[0];
   r->used[0] = true;
@@ -184,6 +184,7 @@ TFE_API tfe_status tfe_backend_unregister(const char *name) {
   return st;
 }
 TFE_API const tfe_prims_backend *tfe_backend_find(const char *name) {
+  tfe__cpu_enroll_all(); /* the caller may call the CPU's slots with any kind */
   if (!name) return NULL;
   tfe__be_registry *r = tfe__be_lock();
   const tfe_prims_backend *b = NULL;
@@ -192,12 +193,16 @@ TFE_API const tfe_prims_backend *tfe_backend_find(const char *name) {
   tfe__be_unlock(r);
   return b;
 }
-TFE_API const tfe_prims_backend *tfe_backend_get(int id) {
+TFE_INTERNAL const tfe_prims_backend *tfe__be_get(int id) {
   if (id < 0 || id >= TFE_BACKEND_MAX) return NULL;
   tfe__be_registry *r = tfe__be_lock();
   const tfe_prims_backend *b = r->used[id] ? &r->be[id] : NULL;
   tfe__be_unlock(r);
   return b;
+}
+TFE_API const tfe_prims_backend *tfe_backend_get(int id) {
+  tfe__cpu_enroll_all(); /* the caller may call the CPU's slots with any kind */
+  return tfe__be_get(id);
 }
 TFE_API int tfe_backend_id(const tfe_prims_backend *be) {
   tfe__be_registry *r = &tfe__st.prims.reg;
@@ -209,6 +214,7 @@ TFE_API int tfe_backend_id(const tfe_prims_backend *be) {
   return used ? id : -1;
 }
 TFE_API int tfe_backend_list(const tfe_prims_backend **out, int max) {
+  tfe__cpu_enroll_all(); /* the caller may call the CPU's slots with any kind */
   tfe__be_registry *r = tfe__be_lock();
   int n = 0;
   for (int i = 0; i < TFE_BACKEND_MAX; i++)
@@ -287,7 +293,7 @@ TFE_INTERNAL tfe_status tfe__be_select_at(const tfe_prims_backend *explicit_be, 
       who = k;
     }
     if (dev >= 0) {
-      be = tfe_backend_get(dev);
+      be = tfe__be_get(dev);
       if (!be)
         return tfe__fail(TFE_ERR_DEVICE, where, "%s asks for compute device %d, which no registered backend is",
                          tfe__be_place_name(&ops[who], who, na, sizeof na), dev);
@@ -324,6 +330,7 @@ TFE_INTERNAL tfe_status tfe__be_select_at(const tfe_prims_backend *explicit_be, 
 }
 TFE_API tfe_status tfe_backend_select(const tfe_prims_backend *explicit_be, int n, const tfe_operand_place *ops,
                                       bool allow_transfer, const tfe_prims_backend **out, tfe_backend_rule *rule) {
+  tfe__cpu_enroll_all(); /* the caller may call the chosen slots with any kind */
   TFE_CHECK_NULL(out);
   if (n < 0 || (n > 0 && !ops)) return TFE_FAIL(TFE_ERR_INVALID, "need n >= 0 operands (got %d, ops %p)", n, (const void *)ops);
   return tfe__be_select_at(explicit_be, n, ops, allow_transfer, out, rule, __func__);

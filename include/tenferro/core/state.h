@@ -66,6 +66,9 @@ typedef struct tfe__tstate {
   bool pool_recycled; /* the last large default allocation was a kept buffer (pages written) */
 
 
+  /* ---- linalg room ---------------------------------------------------------------------- */
+  const struct tfe_prims_backend *la_backend; /* chosen by a dtype-tagged call for its typed call */
+
   /* ---- other rooms ---------------------------------------------------------------------- */
   int rooms_reserved_;
 

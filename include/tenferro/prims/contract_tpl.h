@@ -137,7 +137,7 @@ TFE_INTERNAL tfe_status TFE_FN(pr_copy_phase_)(const tfe_prims_backend *be, cons
     TFE_TY(view) f, t;
     TFE_FN(pr_view_)(&f, from, P, op, fwhich, conj);
     TFE_FN(pr_view_)(&t, to, P, op, twhich, false);
-    return TFE_FN(copy)(&t, &f);
+    return TFE_FN(k_copy_cpu_)(&t, &f);
   }
   tfe_dyn f, t;
   int32_t lf[TFE__PR_MAXL], lt[TFE__PR_MAXL];

@@ -30,6 +30,7 @@
 #ifndef TENFERRO_PRIMS_BACKEND_H
 #define TENFERRO_PRIMS_BACKEND_H
 #include <tenferro/tensor/tensor.h>
+#include <tenferro/kernel/kernel.h> /* tfe_ew_desc */
 
 typedef enum tfe_prim_op {
   TFE_PRIM_BATCHED_GEMM,   /* C[b,m,n] = alpha sum_k A[b,m,k] B[b,k,n] + beta C (labels: batch, M, N, K only) */

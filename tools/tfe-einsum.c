@@ -79,7 +79,7 @@ static int parse_args(int argc, char **argv, args *a) {
     else if (!strcmp(s, "--write-weight")) {
       NEED_VAL();
       if (!parse_num(argv[++i], 0, 1e300, &a->write_weight))
-        return fail(2, "--write-weight wants a finite non-negative number, got '%s'", argv[i]);
+        return fail(2, "--write-weight wants a non-negative number (finite), got '%s'", argv[i]);
     }
     else if (!strcmp(s, "--max-time")) {
       NEED_VAL();

@@ -209,7 +209,7 @@ TFE_API tfe_status TFE_FN(semiring_gemm)(int64_t m, int64_t n, int64_t k, TFE_T 
   if (m < 0 || n < 0 || k < 0)
     return TFE_FAIL(TFE_ERR_INVALID, "negative size (m %lld, n %lld, k %lld)", (long long)m, (long long)n, (long long)k);
   if ((m && n && !c) || (m && k && !a) || (k && n && !b)) return TFE_FAIL(TFE_ERR_NULL, "a matrix pointer is NULL");
-  if (threads <= 0) threads = tfe_get_num_threads();
+  threads = threads <= 0 ? tfe_get_num_threads() : tfe__threads_cap(threads); /* no 10^6 thread workspaces */
   TFE_T *ws = (TFE_T *)tfe__alloc((size_t)TFE_FN(sg_workspace_)(threads, m, n, k) * sizeof(TFE_T));
   if (!ws) return TFE_ERR_ALLOC;
   TFE_FN(semiring_gemm_ws_)(m, n, k, alpha, a, rsa, csa, false, b, rsb, csb, false, beta, c, rsc, csc, threads, ws);

@@ -423,13 +423,13 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/in%d.npy", a.save_inputs, k);
     if (tfe_npy_save(path, &pr.in[k]) != TFE_OK) { rc = fail(1, "%s", tfe_last_error()); goto done; }
   }
-  tfe_set_num_threads(a.threads);
-  if (tfe_get_num_threads() < a.threads) { /* the library caps far oversubscribed counts */
-    fprintf(stderr, "tfe-einsum: warning: --threads %d is far above this machine's processors; using %d\n", a.threads,
-            tfe_get_num_threads());
-    a.threads = tfe_get_num_threads();
-  }
   tfe_blas_set_num_threads(a.threads);
+  if (tfe_blas_get_num_threads() < a.threads) { /* the library caps far oversubscribed counts */
+    fprintf(stderr, "tfe-einsum: warning: --threads %d is far above this machine's processors; using %d\n", a.threads,
+            tfe_blas_get_num_threads());
+    a.threads = tfe_blas_get_num_threads();
+  }
+  tfe_set_num_threads(a.threads);
 
   tfe_einsum_opts o;
   memset(&o, 0, sizeof o);

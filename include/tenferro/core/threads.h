@@ -18,7 +18,7 @@ TFE_API int tfe_get_num_threads(void);
 #include <omp.h>
 #endif
 
-/* A thread count capped at 4 per processor (OpenMP builds): far oversubscribed counts only
+/* A thread count capped at 4 per processor (256 without OpenMP): far oversubscribed counts only
  * cost (a typo of 10000 threads would start them all), and 4x keeps tests of many threads on
  * small machines meaningful. */
 TFE_INTERNAL int tfe__threads_cap(int n) {
@@ -26,7 +26,7 @@ TFE_INTERNAL int tfe__threads_cap(int n) {
   int cap = 4 * omp_get_num_procs();
   return n > cap ? cap : n;
 #else
-  return n; /* the processor count is unknown (and tenferro's kernels run one thread) */
+  return n > 256 ? 256 : n; /* the processor count is unknown here: a fixed bound (BLIS still threads) */
 #endif
 }
 TFE_API void tfe_set_num_threads(int n) { tfe__st.num_threads = n > 0 ? tfe__threads_cap(n) : 0; }

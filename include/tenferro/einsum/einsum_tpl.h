@@ -293,7 +293,7 @@ TFE_API tfe_status TFE_FN(einsum_into_with)(const TFE_TY(view) *out, TFE_T alpha
                                             const TFE_TY(view) *ops, const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(out);
   if (!expr) return TFE_FAIL(TFE_ERR_NULL, "argument 'expr' is NULL");
-  const tfe_layout *small[16], **lay;
+  const tfe_layout *small[16], **lay = NULL;
   TFE_TRY(TFE_AS_API(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16)));
   const tfe_prims_backend *be = tfe__be_for_views(opts ? opts->backend : NULL, 0, NULL, __func__);
   if (!be) { if (lay != small) tfe__free((void *)lay); return tfe__ts.errcode; }
@@ -315,7 +315,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_alloc_)(TFE_TY(tensor) *out, const char *expr
                                            const int32_t *const *labels, const int32_t *out_labels, int out_rank,
                                            const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(out);
-  const tfe_layout *small[16], **lay;
+  const tfe_layout *small[16], **lay = NULL;
   TFE_TRY(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16));
   const tfe_prims_backend *be = tfe__be_for_views(opts ? opts->backend : NULL, 0, NULL, __func__);
   if (!be) { if (lay != small) tfe__free((void *)lay); return tfe__ts.errcode; }

@@ -96,10 +96,10 @@ TFE_INTERNAL tfe_status TFE_FN(ein_check_)(const tfe_einsum_plan *p, const TFE_T
                       (long long)out->lay.dims[i], (long long)p->out_dims[i]);
   if (tfe_layout_numel(&out->lay) == 0) return TFE_OK;
   if (!out->data) return TFE_FAIL(TFE_ERR_NULL, "data of the output is NULL");
-  if (!tfe__layout_nested(&out->lay))
-    return TFE_FAIL(TFE_ERR_OVERLAP, "output has overlapping elements (zero or interleaved strides)");
+  if (!tfe__layout_distinct(&out->lay))
+    return TFE_FAIL(TFE_ERR_OVERLAP, "output has overlapping elements (two indices address one element)");
   for (int k = 0; k < p->n; k++)
-    if (tfe__ranges_meet(ops[k].data, &ops[k].lay, out->data, &out->lay, sizeof(TFE_T)))
+    if (tfe__views_meet(ops[k].data, &ops[k].lay, out->data, &out->lay, sizeof(TFE_T)))
       return TFE_FAIL(TFE_ERR_OVERLAP, "output overlaps operand %d", k);
   return TFE_OK;
 }
@@ -285,13 +285,13 @@ TFE_INTERNAL tfe_status TFE_FN(ein_execute_)(const tfe_prims_backend *be, const 
 TFE_API tfe_status TFE_FN(einsum_execute_on)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
                                              const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out) {
   if (!(be = tfe__be_for_views(be, 0, NULL, __func__))) return tfe__ts.errcode;
-  return TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out);
+  return TFE_AS_API(TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out));
 }
 TFE_API tfe_status TFE_FN(einsum_execute)(const tfe_einsum_plan *p, TFE_T alpha, const TFE_TY(view) *ops,
                                           TFE_T beta, const TFE_TY(view) *out) {
   const tfe_prims_backend *be = tfe__be_for_views(NULL, 0, NULL, __func__);
   if (!be) return tfe__ts.errcode;
-  return TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out);
+  return TFE_AS_API(TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out));
 }
 
 /* ---- one-call entry points ------------------------------------------------------------------------ */
@@ -307,17 +307,18 @@ TFE_INTERNAL tfe_status TFE_FN(ein_layouts_)(int n, const TFE_TY(view) *ops, con
 TFE_API tfe_status TFE_FN(einsum_into_with)(const TFE_TY(view) *out, TFE_T alpha, TFE_T beta, const char *expr, int n,
                                             const TFE_TY(view) *ops, const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(out);
-  const tfe_layout *small[16], **lay;
-  TFE_TRY(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16));
+  if (!expr) return TFE_FAIL(TFE_ERR_NULL, "argument 'expr' is NULL");
+  const tfe_layout *small[16], **lay = NULL;
+  TFE_TRY(TFE_AS_API(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16)));
   const tfe_prims_backend *be = tfe__be_for_views(opts ? opts->backend : NULL, 0, NULL, __func__);
   if (!be) { if (lay != small) tfe__free((void *)lay); return tfe__ts.errcode; }
   tfe_einsum_plan *p = NULL;
   tfe_status st = tfe__ein_plan_cached(&p, TFE__EIN_DT, expr, n, lay, NULL, NULL, 0, opts);
   if (lay != small) tfe__free((void *)lay);
-  if (st != TFE_OK) return st;
+  if (st != TFE_OK) return TFE_AS_API(st);
   st = TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out);
   tfe_einsum_plan_release(p);
-  return st;
+  return TFE_AS_API(st);
 }
 TFE_API tfe_status TFE_FN(einsum_into)(const TFE_TY(view) *out, TFE_T alpha, TFE_T beta, const char *expr, int n,
                                        const TFE_TY(view) *ops) {
@@ -347,7 +348,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_alloc_)(TFE_TY(tensor) *out, const char *expr
                                            const int32_t *const *labels, const int32_t *out_labels, int out_rank,
                                            const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(out);
-  const tfe_layout *small[16], **lay;
+  const tfe_layout *small[16], **lay = NULL;
   TFE_TRY(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16));
   const tfe_prims_backend *be = tfe__be_for_views(opts ? opts->backend : NULL, 0, NULL, __func__);
   if (!be) { if (lay != small) tfe__free((void *)lay); return tfe__ts.errcode; }
@@ -366,7 +367,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_alloc_)(TFE_TY(tensor) *out, const char *expr
 TFE_API tfe_status TFE_FN(einsum_with)(TFE_TY(tensor) *out, const char *expr, int n, const TFE_TY(view) *ops,
                                        const tfe_einsum_opts *opts) {
   if (!expr) return TFE_FAIL(TFE_ERR_NULL, "argument 'expr' is NULL");
-  return TFE_FN(ein_alloc_)(out, expr, n, ops, NULL, NULL, 0, opts);
+  return TFE_AS_API(TFE_FN(ein_alloc_)(out, expr, n, ops, NULL, NULL, 0, opts));
 }
 TFE_API tfe_status TFE_FN(einsum)(TFE_TY(tensor) *out, const char *expr, int n, const TFE_TY(view) *ops) {
   return TFE_FN(einsum_with)(out, expr, n, ops, NULL);
@@ -375,7 +376,7 @@ TFE_API tfe_status TFE_FN(einsum_labels)(TFE_TY(tensor) *out, int n, const TFE_T
                                          const int32_t *const *labels, const int32_t *out_labels, int out_rank,
                                          const tfe_einsum_opts *opts) {
   if (!labels) return TFE_FAIL(TFE_ERR_NULL, "argument 'labels' is NULL");
-  return TFE_FN(ein_alloc_)(out, NULL, n, ops, labels, out_labels, out_rank, opts);
+  return TFE_AS_API(TFE_FN(ein_alloc_)(out, NULL, n, ops, labels, out_labels, out_rank, opts));
 }
 /* ---- the consuming form ---------------------------------------------------------------------------- */
 /* Storage of operand k that the call may overwrite once the operand is read: held by the
@@ -466,6 +467,6 @@ TFE_API tfe_status TFE_FN(einsum_owned)(TFE_TY(tensor) *out, const char *expr, i
   tfe_einsum_plan_release(p);
   if (v && v != small) tfe__free(v);
   for (int k = 0; k < n; k++) TFE_FN(tensor_release)(&ops[k]);
-  return st;
+  return TFE_AS_API(st);
 }
 #endif

@@ -36,6 +36,10 @@ typedef struct tfe__state {
   tfe__einsum_state einsum; /* plan cache, arena workspace, profiling hook (einsum.h) */
 
 
+  /* ---- runtime room --------------------------------------------------------------------- */
+  tfe__rt_state rt;         /* compute devices, pending-work tracking, stream serials (runtime.h) */
+
+
 } tfe__state;
 
 #define TFE__STATE_INIT { \
@@ -56,6 +60,9 @@ typedef struct tfe__state {
   \
   \
   \
+  /* runtime: all zero (devices discovered on first use, nothing pending) */ \
+  \
+  \
 }
 
 /* Per thread: the last error, and what each room keeps per thread. */
@@ -64,6 +71,10 @@ typedef struct tfe__tstate {
   char errmsg[TFE_ERRMSG_MAX];
   tfe_status errcode;
   bool pool_recycled; /* the last large default allocation was a kept buffer (pages written) */
+
+
+  /* ---- runtime room --------------------------------------------------------------------- */
+  tfe__rt_tstate rt;  /* scoped devices and contexts, the thread count of this thread, task flag */
 
 
   /* ---- other rooms ---------------------------------------------------------------------- */

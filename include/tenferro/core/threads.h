@@ -5,7 +5,8 @@
 #define TENFERRO_CORE_THREADS_H
 #include <tenferro/config.h>
 
-/* n > 0: that many threads; 0 (or negative): OpenMP's default. */
+/* n > 0: that many threads; 0 (or negative): OpenMP's default. A stream's worker and a scoped
+ * context (runtime room) override it on their own thread. */
 TFE_API void tfe_set_num_threads(int n);
 /* The count in effect (1 in a build without OpenMP). */
 TFE_API int tfe_get_num_threads(void);
@@ -19,6 +20,8 @@ TFE_API int tfe_get_num_threads(void);
 
 TFE_API void tfe_set_num_threads(int n) { tfe__st.num_threads = n > 0 ? n : 0; }
 TFE_API int tfe_get_num_threads(void) {
+  /* a stream worker or a scoped context sets this thread's count (runtime room) */
+  if (tfe__ts.rt.threads > 0) return tfe__ts.rt.threads;
 #ifdef _OPENMP
   return tfe__st.num_threads > 0 ? tfe__st.num_threads : omp_get_max_threads();
 #else

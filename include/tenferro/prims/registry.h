@@ -355,6 +355,12 @@ TFE_INTERNAL const tfe_prims_backend *tfe__be_for_views(const tfe_prims_backend 
   if (n > 4) n = 4;
   for (int k = 0; k < n; k++) ops[k].name = names ? names[k] : NULL;
   if (tfe__be_select_at(NULL, n, ops, false, &be, NULL, where) != TFE_OK) return NULL;
+  if (!tfe__be_same_space(be->space, TFE_HOST)) { /* a scoped device elsewhere: views are host memory */
+    char b[32];
+    tfe__fail(TFE_ERR_DEVICE, where, "the operands are in host memory but backend '%s' computes in %s memory (ask "
+              "for a transfer, or move them)", be->name, tfe__be_space_str(be->space, b, sizeof b));
+    return NULL;
+  }
   return be;
 }
 #endif

@@ -45,6 +45,9 @@ TFE_API tfe_status tfe_stream_record(tfe_stream *s, tfe_event **out);
 TFE_API tfe_status tfe_stream_wait_event(tfe_stream *s, tfe_event *e);
 /* The compute device of s. */
 TFE_API int tfe_stream_device(const tfe_stream *s);
+/* Queues fn(arg) on s (a host function in stream order); *done (may be NULL) gets an event
+ * completing with fn's status. fn runs on the worker: its tfe_last_error() travels to waiters. */
+TFE_API tfe_status tfe_stream_host_fn(tfe_stream *s, tfe_status (*fn)(void *arg), void *arg, tfe_event **done);
 
 /* ---- results: pending or ready ----------------------------------------------------------- */
 /* Blocks until the work pending on x's elements (writes by stream tasks) has run. Returns the
@@ -294,7 +297,8 @@ TFE_INTERNAL tfe_status tfe__rt_check(tfe__task *t, uint64_t serial, const tfe_d
       return tfe__fail(TFE_ERR_OVERLAP, where,
                        "%s overlaps elements that another stream is still writing (overlapping writers are "
                        "refused; wait for the first one, or write disjoint sub-views)", name);
-    if (write || u->write) TFE_TRY(tfe__task_dep(t, u->ev));
+    /* a reader waits for writes (and inherits their failure); a writer only for pending uses */
+    if (write ? pending : u->write) TFE_TRY(tfe__task_dep(t, u->ev));
   }
   return TFE_OK;
 }
@@ -447,8 +451,12 @@ TFE_INTERNAL void tfe__task_exec(tfe__task *t) {
   if (st == TFE_OK) {
     tfe_clear_error();
     st = t->run(t->arg);
-    msg = tfe__ts.errmsg;
+    snprintf(buf, sizeof buf, "%s", tfe__ts.errmsg);
+    msg = buf;
   }
+  /* references go before the event completes: a waiter may then count on them being gone */
+  if (t->drop) t->drop(t->arg);
+  t->drop = NULL;
   tfe__ev_complete(t->ev, st, msg);
 }
 TFE_INTERNAL void *tfe__stream_main(void *arg) {
@@ -582,4 +590,16 @@ TFE_API tfe_status tfe_stream_wait_event(tfe_stream *s, tfe_event *e) {
   return TFE_OK;
 }
 TFE_API int tfe_stream_device(const tfe_stream *s) { return s ? s->device : -1; }
+TFE_API tfe_status tfe_stream_host_fn(tfe_stream *s, tfe_status (*fn)(void *arg), void *arg, tfe_event **done) {
+  TFE_CHECK_NULL(s);
+  TFE_CHECK_NULL(fn);
+  tfe__task *t;
+  TFE_TRY(tfe__task_new(fn, NULL, arg, &t));
+  tfe_event *e = t->ev;
+  tfe_event_retain(e);
+  tfe_status st = tfe__rt_submit(s, t, 0, NULL, __func__);
+  if (st != TFE_OK || !done) tfe_event_release(e);
+  else *done = e;
+  return st;
+}
 #endif

@@ -615,8 +615,8 @@ static void test_alloc_failures(void **st) {
     tfe_status r = tfe_einsum_async_dyn(s, &c, "ij,jk->ik", 2, ops, NULL), w = TFE_OK;
     if (r == TFE_OK) w = tfe_wait(&c);
     tu_fail_countdown = -1;
+    tfe_stream_free(s); /* joins the worker: its last frees are done before ours */
     if (r == TFE_OK) tfe_dyn_release(&c);
-    tfe_stream_free(s);
     assert_int_equal(tfe_wait(&a), TFE_OK); /* drops the round's records on a */
     long live = tu_live_allocs;
     tu_alloc_restore();

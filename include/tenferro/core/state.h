@@ -45,7 +45,7 @@ typedef struct tfe__state {
 #define TFE__STATE_INIT { \
   .tune = TFE__TUNING_DEFAULTS, \
   /* core */ \
-  .pool = {.max = -1}, \
+  .pool = {.max = -1, .fail_countdown = -1}, \
   \
   \
   /* kernel */ \

@@ -58,6 +58,15 @@ TFE_API bool tfe_ready(const tfe_dyn *x);
 /* Blocks until all work pending on storage s has run (first failure returned). */
 TFE_API tfe_status tfe_storage_wait(tfe_storage *s);
 
+/* ---- memory and events ---------------------------------------------------------------------- */
+/* Gives p (from tenferro's allocator) back once e completes: the default allocator's pool keeps
+ * it locked by e (never handed out, nor returned to the system, before e completes); with a
+ * custom allocator this waits for e, then frees. e is retained as needed. */
+TFE_API void tfe_free_after(void *p, tfe_event *e);
+/* The pool of memory space `space` (host memory: TFE_HOST). A space without a pool (GPU
+ * memory, until a GPU backend brings one) is TFE_ERR_DEVICE. */
+TFE_API tfe_status tfe_memspace_pool_stats(tfe_memspace space, tfe_pool_stats *out);
+
 /* ---- internal: tasks and pending-use records (bodies only) -------------------------------- */
 #if TFE__IMPL
 typedef tfe_status (*tfe__task_run)(void *arg);
@@ -180,6 +189,30 @@ TFE_INTERNAL tfe_status tfe__ev_raise(const tfe_event *e) {
   snprintf(tfe__ts.errmsg, TFE_ERRMSG_MAX, "%s", e->msg);
   tfe__ts.errcode = e->status;
   return e->status;
+}
+TFE_INTERNAL bool tfe__ev_done_v(void *e) { return tfe_event_done((const tfe_event *)e); }
+TFE_INTERNAL void tfe__ev_release_v(void *e) { tfe_event_release((tfe_event *)e); }
+TFE_API void tfe_free_after(void *p, tfe_event *e) {
+  if (!p) return;
+  if (!e || tfe_event_done(e) || tfe__st.allocator.alloc) {
+    if (e) tfe__ev_wait(e);
+    tfe__free(p);
+    return;
+  }
+  tfe__pool *P = &tfe__st.pool;
+  tfe__lock_take(&P->lock);
+  P->ev_done = tfe__ev_done_v;
+  P->ev_release = tfe__ev_release_v;
+  tfe__lock_give(&P->lock);
+  tfe_event_retain(e); /* the pool's reference, dropped once the block is unlocked */
+  tfe__default_free_after(p, e);
+}
+TFE_API tfe_status tfe_memspace_pool_stats(tfe_memspace space, tfe_pool_stats *out) {
+  TFE_CHECK_NULL(out);
+  if (space.kind != TFE_MEM_HOST)
+    return TFE_FAIL(TFE_ERR_DEVICE, "no pool serves gpu:%d memory: a GPU backend brings it", space.device);
+  tfe_pool_get_stats(out);
+  return TFE_OK;
 }
 TFE_API tfe_status tfe_event_wait(tfe_event *e) {
   TFE_CHECK_NULL(e);

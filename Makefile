@@ -37,7 +37,7 @@ LIB_SO   := $(BUILD)/lib/libtenferro.so.$(VERSION)
 LIB_LINK = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -ltenferro
 CXX_WARN := -Wall -Wextra -Wpedantic -Werror
 
-.PHONY: all help test test-unit test-examples test-sanitize test-clang check-gen gen bench bench-permute install deps clean run bench-einsum fuzz \
+.PHONY: all help test test-unit test-examples test-sanitize test-tsan test-clang check-gen gen bench bench-permute install deps clean run bench-einsum fuzz \
   lib test-cxx test-install check-headers bench-compile test-optout
 
 all: $(TOOLS) $(EXAMPLES) $(TESTS)
@@ -48,6 +48,7 @@ help:
 	@echo "make test            every suite and example, headers on their own, the library, C++, install, opt-outs"
 	@echo "make test-sanitize   the same under AddressSanitizer + UndefinedBehaviorSanitizer"
 	@echo "make test-clang      the same built by clang (without OpenMP or -march)"
+	@echo "make test-tsan       the suites of TSAN_TESTS under ThreadSanitizer"
 	@echo "make bench           build the benchmark programs; bench-permute runs the permutation table"
 	@echo "make check-gen       verify that include/tenferro/gen matches gen/gen_kinds.py"
 	@echo "make check-headers   compile every header on its own (default and TFE_HEADER modes)"
@@ -88,6 +89,15 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fr
 test-sanitize:
 	$(MAKE) test-unit test-examples BUILD=build-san OPT="-O1 $(SAN)" \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 TFE_TEST_QUICK=1
+
+# ThreadSanitizer over the suites that run work on several threads (each owner lists its own;
+# quick case counts). TSAN_TESTS: names of tests/test_X.c.
+TSAN_TESTS := test_runtime test_runtime_pool
+TSAN := -fsanitize=thread -fno-omit-frame-pointer
+test-tsan:
+	$(MAKE) $(patsubst %,build-tsan/tests/%,$(TSAN_TESTS)) BUILD=build-tsan OPT="-O1 $(TSAN)"
+	@set -e; for t in $(TSAN_TESTS); do echo "== build-tsan/tests/$$t"; \
+	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" TFE_TEST_QUICK=1 build-tsan/tests/$$t; done
 
 # clang, without OpenMP and without -march: the vector kernels run through run-time dispatch
 # (test-sanitize builds without -march too, with gcc; `make test` inlines them)
@@ -237,4 +247,4 @@ fuzz: $(FUZZERS)
 	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(BUILD)/fuzz/corpus-$$(basename $$f) tests/fuzz/seeds; done
 
 clean:
-	rm -rf build build-san build-clang
+	rm -rf build build-san build-clang build-tsan

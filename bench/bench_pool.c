@@ -50,14 +50,15 @@ int main(int argc, char **argv) {
     const bcase *k = &cases[c];
     int64_t n = k->n, d2[2] = {n, n}, d1[1] = {n};
     bool vec = strcmp(k->expr, "i,j->ij") == 0;
-    tfe_tensor_f64 t[3] = {{0}, {0}, {0}};
+    tfe_tensor_f64 t[3];
+    memset(t, 0, sizeof t);
     tfe_view_f64 v[3];
     for (int i = 0; i < k->nops; i++) {
       if (tfe_ones_f64(&t[i], vec ? 1 : 2, vec ? d1 : d2, TFE_COLMAJOR)) return 1;
       v[i] = t[i].v;
     }
     double on[99], off[99];
-    tfe_pool_stats s;
+    tfe_pool_stats s = {0};
     run(k, v); /* warm: plan cache, workspace */
     for (int r = 0; r < rounds; r++) {
       tfe_pool_set_limit(limit);

@@ -12,6 +12,13 @@
 #define TENFERRO_RUNTIME_ASYNC_H
 #include <tenferro/runtime/stream.h>
 #include <tenferro/runtime/device.h>
+#include <tenferro/kernel/kernel.h>
+#ifndef TFE_NO_EINSUM
+#include <tenferro/einsum/einsum.h>
+#endif
+#ifndef TFE_NO_LINALG
+#include <tenferro/linalg/linalg.h>
+#endif
 
 #ifndef TFE_NO_EINSUM
 /* out = einsum(expr, ops): out becomes a new owning handle, pending. */

@@ -71,19 +71,27 @@ TFE_API size_t tfe_pool_class_bytes(size_t bytes);
 #define TFE__POOL_MIN ((size_t)4 << 20)
 #define TFE__POOL_SUB 8        /* classes per power of two: a class is at most 1/8 above a request */
 #define TFE__POOL_CLASSES 512
-/* The header before every block of the default allocator (its first cache line): what the
- * block is, and the lists it is on while kept. */
+#define TFE__POOL_LIVE 8192    /* blocks handed out whose class the pool remembers (hash table) */
+#define TFE__POOL_NODES 2048   /* most blocks kept at once */
+/* A block handed out: what aligned_alloc returned (the caller gets that very pointer, so that a
+ * block freed by another allocator's free still is freed right) and its class size. */
+typedef struct tfe__plive { void *p; size_t bytes; } tfe__plive;
+/* A kept block and the lists it is on. */
 typedef struct tfe__pblock {
-  uint64_t magic;
-  void *raw;                   /* what aligned_alloc returned */
-  size_t bytes;                /* the class size (usable bytes) */
-  struct tfe__pblock *next, *prev;         /* its class's list while kept, newest first */
+  void *p;
+  size_t bytes;                            /* the class size */
+  struct tfe__pblock *next, *prev;         /* its class's list, newest first (next: spare list too) */
   struct tfe__pblock *older, *newer;       /* all kept blocks, oldest first (eviction order) */
-  void *event;                 /* a pending event that still reads it (NULL: free to hand out) */
+  void *event;                             /* a pending event that still reads it (NULL: none) */
 } tfe__pblock;
 /* The pool's part of the process state (core/state.h). */
 typedef struct tfe__pool {
   tfe__lock lock;
+  tfe__plive live[TFE__POOL_LIVE];         /* open addressing, linear probing */
+  int nlive;
+  tfe__pblock node[TFE__POOL_NODES];
+  tfe__pblock *spare;                      /* nodes given back (the first nnode were used) */
+  int nnode;
   tfe__pblock *head[TFE__POOL_CLASSES];
   tfe__pblock *oldest, *newest;
   size_t kept_sum;
@@ -96,6 +104,7 @@ typedef struct tfe__pool {
   void *unheld[16];            /* events of unlocked blocks, released after the lock is given */
   int nunheld;
 } tfe__pool;
+
 #if defined(__SANITIZE_ADDRESS__)
 #define TFE__POOL_DEFAULT 0
 #elif defined(__has_feature)
@@ -113,9 +122,6 @@ typedef struct tfe__pool {
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#define TFE__PB_MAGIC 0x7466655f706f6f6cULL /* "tfe_pool" */
-#define TFE__PB_HDR ((size_t)64)          /* one cache line: the user block stays 64-aligned */
-
 /* The limit (lock held). */
 TFE_INTERNAL size_t tfe__pool_limit_locked(void) {
   tfe__pool *P = &tfe__st.pool;
@@ -128,7 +134,7 @@ TFE_INTERNAL size_t tfe__pool_limit_locked(void) {
   return (size_t)P->max;
 }
 /* Size classes: TFE__POOL_SUB per power of two from 64 bytes, so a class is at most 1/8 above
- * any request it serves. Returns the class index; *cb gets its size (0 on overflow). */
+ * any request it serves. Returns the class index; *cb gets its size. */
 TFE_INTERNAL int tfe__pool_class(size_t bytes, size_t *cb) {
   if (bytes <= 64) { *cb = 64; return 0; }
   int e = 63 - __builtin_clzll((unsigned long long)(bytes - 1)); /* 2^e < bytes <= 2^(e+1) */
@@ -143,9 +149,41 @@ TFE_API size_t tfe_pool_class_bytes(size_t bytes) {
   tfe__pool_class(bytes, &cb);
   return cb;
 }
-TFE_INTERNAL tfe__pblock *tfe__pb_of(void *p) { return (tfe__pblock *)((char *)p - TFE__PB_HDR); }
-TFE_INTERNAL void *tfe__pb_user(tfe__pblock *b) { return (char *)b + TFE__PB_HDR; }
-/* Takes b off its lists (lock held). */
+
+/* ---- the table of blocks handed out (lock held) ---------------------------------------------- */
+TFE_INTERNAL size_t tfe__pool_slot(const void *p) {
+  return (size_t)(((uint64_t)(uintptr_t)p >> 6) * 0x9E3779B97F4A7C15ULL >> 50) % TFE__POOL_LIVE;
+}
+/* Remembers p's class; false when the table is three-quarters full (p is then not pooled). */
+TFE_INTERNAL bool tfe__pool_live_put(tfe__pool *P, void *p, size_t bytes) {
+  if (4 * (P->nlive + 1) > 3 * TFE__POOL_LIVE) return false;
+  size_t i = tfe__pool_slot(p);
+  while (P->live[i].p) i = (i + 1) % TFE__POOL_LIVE;
+  P->live[i] = (tfe__plive){p, bytes};
+  P->nlive++;
+  return true;
+}
+/* Forgets p and returns its class size; 0 when p is not a block the pool handed out. */
+TFE_INTERNAL size_t tfe__pool_live_take(tfe__pool *P, void *p) {
+  size_t i = tfe__pool_slot(p);
+  while (P->live[i].p && P->live[i].p != p) i = (i + 1) % TFE__POOL_LIVE;
+  if (!P->live[i].p) return 0;
+  size_t bytes = P->live[i].bytes;
+  P->live[i].p = NULL;
+  P->nlive--;
+  /* backward-shift deletion keeps every probe run unbroken */
+  for (size_t j = (i + 1) % TFE__POOL_LIVE; P->live[j].p; j = (j + 1) % TFE__POOL_LIVE) {
+    size_t h = tfe__pool_slot(P->live[j].p);
+    bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+    if (stays) continue;
+    P->live[i] = P->live[j];
+    P->live[j].p = NULL;
+    i = j;
+  }
+  return bytes;
+}
+
+/* ---- kept blocks (lock held) ------------------------------------------------------------------- */
 TFE_INTERNAL void tfe__pool_unlink(tfe__pool *P, tfe__pblock *b, int c) {
   if (b->prev) b->prev->next = b->next; else P->head[c] = b->next;
   if (b->next) b->next->prev = b->prev;
@@ -154,8 +192,10 @@ TFE_INTERNAL void tfe__pool_unlink(tfe__pool *P, tfe__pblock *b, int c) {
   P->kept_sum -= b->bytes;
   P->nkept--;
   if (b->event) P->nlocked--;
+  b->next = P->spare; /* the node is spare again */
+  P->spare = b;
 }
-/* Whether a kept block may be handed out; an event that completed is let go (lock held). */
+/* Whether a kept block may be handed out; an event that completed is let go. */
 TFE_INTERNAL bool tfe__pool_unlocked(tfe__pool *P, tfe__pblock *b) {
   if (!b->event) return true;
   /* releasing an event may free it through this pool: that waits for tfe__pool_unheld */
@@ -175,42 +215,43 @@ TFE_INTERNAL void tfe__pool_unheld(tfe__pool *P) {
     P->ev_release(e);
   }
 }
-/* Drops kept blocks, oldest first, until `need` more bytes fit under `limit`; blocks still
- * locked by pending work stay. The dropped ones are chained on *out (freed after unlocking). */
-TFE_INTERNAL void tfe__pool_evict(size_t limit, size_t need, tfe__pblock **out) {
+/* Drops kept blocks, oldest first, until `need` more bytes (and, when need > 0, one more node)
+ * fit under limit; blocks still locked by pending work stay. Their memory goes to out[] (at
+ * most max; freed by the caller after unlocking); returns how many. */
+TFE_INTERNAL int tfe__pool_evict(size_t limit, size_t need, void **out, int max) {
   tfe__pool *P = &tfe__st.pool;
-  tfe__pblock *b = P->oldest;
-  while (b && P->kept_sum + need > limit) {
+  int n = 0;
+  for (tfe__pblock *b = P->oldest; b && n < max;) {
+    bool room = !need || P->spare || P->nnode < TFE__POOL_NODES;
+    if (P->kept_sum + need <= limit && room) break;
     tfe__pblock *nb = b->newer;
     if (tfe__pool_unlocked(P, b)) {
       size_t cb;
+      out[n++] = b->p;
       tfe__pool_unlink(P, b, tfe__pool_class(b->bytes, &cb));
-      b->next = *out;
-      *out = b;
     }
     b = nb;
   }
+  return n;
 }
-TFE_INTERNAL void tfe__pool_release_chain(tfe__pblock *b) {
-  while (b) {
-    tfe__pblock *n = b->next;
-    free(b->raw);
-    b = n;
-  }
+TFE_INTERNAL void tfe__pool_release(void **v, int n) {
+  for (int i = 0; i < n; i++) free(v[i]);
 }
-/* A kept block of class c (or of the next larger one), aligned to align; NULL when none. */
-TFE_INTERNAL tfe__pblock *tfe__pool_take(int c, size_t align) {
+/* A kept block of class c (or of the next larger ones) aligned to align, handed out and
+ * remembered; NULL when none. */
+TFE_INTERNAL void *tfe__pool_take(int c, size_t align) {
   tfe__pool *P = &tfe__st.pool;
-  tfe__pblock *got = NULL;
+  void *got = NULL;
   int reach = (int)tfe__st.tune.pool_reuse_classes;
   tfe__lock_take(&P->lock);
   for (int k = c; k <= c + reach && k < TFE__POOL_CLASSES && !got; k++)
     for (tfe__pblock *b = P->head[k]; b && !got; b = b->next) {
-      if ((uintptr_t)tfe__pb_user(b) % align) continue;
+      if ((uintptr_t)b->p % align) continue;
       if (!tfe__pool_unlocked(P, b)) { P->locked_skips++; continue; }
-      tfe__pool_unlink(P, b, k);
-      got = b;
+      if (!tfe__pool_live_put(P, b->p, b->bytes)) break;
+      got = b->p;
       P->larger += k > c;
+      tfe__pool_unlink(P, b, k);
     }
   if (got) P->hits++; else P->misses++;
   bool unheld = P->nunheld > 0;
@@ -218,84 +259,81 @@ TFE_INTERNAL tfe__pblock *tfe__pool_take(int c, size_t align) {
   if (unheld) tfe__pool_unheld(P);
   return got;
 }
-/* Keeps a freed block (newest first in its class) when it fits under the limit, locked by
- * `event` when not NULL; false when it was not kept (the caller frees it). */
-TFE_INTERNAL bool tfe__pool_give(tfe__pblock *b, void *event) {
+/* Keeps a freed block of the pool (locked by `event` when not NULL) when it fits under the
+ * limit. Returns 0 when kept, 1 when it is the pool's but not kept (the caller frees it), -1
+ * when the pool did not hand it out. */
+TFE_INTERNAL int tfe__pool_give(void *p, void *event) {
   tfe__pool *P = &tfe__st.pool;
-  tfe__pblock *drop = NULL;
-  bool kept = false;
-  size_t cb;
-  int c = tfe__pool_class(b->bytes, &cb);
+  void *drop[64];
+  int nd = 0, r = 1;
   tfe__lock_take(&P->lock);
-  size_t limit = tfe__pool_limit_locked();
-  if (b->bytes <= limit && cb == b->bytes) {
-    tfe__pool_evict(limit, b->bytes, &drop);
-    if (P->kept_sum + b->bytes <= limit) {
-      b->event = event;
-      b->prev = NULL;
-      b->next = P->head[c];
+  size_t bytes = tfe__pool_live_take(P, p), limit = tfe__pool_limit_locked();
+  if (!bytes) r = -1;
+  else if (bytes <= limit) {
+    nd = tfe__pool_evict(limit, bytes, drop, 64);
+    if (P->kept_sum + bytes <= limit && (P->spare || P->nnode < TFE__POOL_NODES)) {
+      tfe__pblock *b = P->spare ? P->spare : &P->node[P->nnode++];
+      if (b == P->spare) P->spare = b->next;
+      size_t cb;
+      int c = tfe__pool_class(bytes, &cb);
+      *b = (tfe__pblock){p, bytes, P->head[c], NULL, P->newest, NULL, event};
       if (b->next) b->next->prev = b;
       P->head[c] = b;
-      b->older = P->newest;
-      b->newer = NULL;
       if (P->newest) P->newest->newer = b; else P->oldest = b;
       P->newest = b;
-      P->kept_sum += b->bytes;
+      P->kept_sum += bytes;
       P->nkept++;
       P->nlocked += event != NULL;
-      kept = true;
+      r = 0;
     }
   }
   bool unheld = P->nunheld > 0;
   tfe__lock_give(&P->lock);
-  tfe__pool_release_chain(drop);
+  tfe__pool_release(drop, nd);
   if (unheld) tfe__pool_unheld(P);
-  return kept;
+  return r;
 }
 
-/* The default allocator: every block carries a header (its class and raw address) one cache
- * line before it, and comes from the pool of its size class when one is kept. Buffers from
+/* The default allocator: blocks of size classes, from the pool or the system. Buffers from
  * 4 MiB start on a 2 MiB boundary: lines of a strided tile then never straddle 4 KiB pages
  * where the prefetchers stop, and huge pages cover the whole buffer (docs/bench-kernel.md,
- * "allocation alignment"); the unused head is address space, its last line the header. */
+ * "allocation alignment"); their class is a multiple of 2 MiB. The caller gets what
+ * aligned_alloc returned: a table remembers the class of each block handed out. */
 TFE_INTERNAL void *tfe__default_alloc(void *ctx, size_t bytes, size_t align) {
   (void)ctx;
-  if (align < TFE__PB_HDR) align = TFE__PB_HDR;
+  if (align < sizeof(void *)) align = sizeof(void *);
   if (bytes >= TFE__POOL_MIN && align < ((size_t)2 << 20)) align = (size_t)2 << 20;
-  if (bytes > SIZE_MAX / 2 - 2 * align) return NULL;
+  if (bytes > SIZE_MAX / 2 - align) return NULL;
   size_t cb;
   int c = tfe__pool_class(bytes, &cb);
-  bool big = bytes >= TFE__POOL_MIN;
-  tfe__pblock *b = bytes >= (size_t)tfe__st.tune.pool_min_bytes ? tfe__pool_take(c, align) : NULL;
-  if (big) tfe__ts.pool_recycled = b != NULL;
-  if (b) return tfe__pb_user(b);
+  for (int i = 0; i < 4 && cb % align; i++) /* a class whose size is a multiple of align */
+    c = tfe__pool_class((cb + align - 1) / align * align, &cb);
+  bool big = bytes >= TFE__POOL_MIN, pooled = bytes >= (size_t)tfe__st.tune.pool_min_bytes && cb % align == 0;
+  void *p = pooled ? tfe__pool_take(c, align) : NULL;
+  if (big) tfe__ts.pool_recycled = p != NULL;
+  if (p) return p;
   tfe__pool *P = &tfe__st.pool;
   if (__atomic_load_n(&P->fail_countdown, __ATOMIC_RELAXED) >= 0 && /* tests: injected failure */
       __atomic_fetch_sub(&P->fail_countdown, 1, __ATOMIC_RELAXED) == 0)
     return NULL;
   /* C11 aligned_alloc wants a size that is a multiple of the alignment. */
-  char *raw = (char *)aligned_alloc(align, (cb + align + align - 1) / align * align);
-  if (!raw) return NULL;
-  b = (tfe__pblock *)(raw + align - TFE__PB_HDR);
-  b->magic = TFE__PB_MAGIC;
-  b->raw = raw;
-  b->bytes = cb;
-  b->event = NULL;
-  return tfe__pb_user(b);
+  p = aligned_alloc(align, pooled ? cb : (bytes + align - 1) / align * align);
+  if (p && pooled) { /* a block the pool may keep later */
+    tfe__lock_take(&P->lock);
+    tfe__pool_live_put(P, p, cb);
+    tfe__lock_give(&P->lock);
+  }
+  return p;
 }
 /* Gives p back to the pool (locked by event while that is pending), or to the system. */
 TFE_INTERNAL void tfe__default_free_after(void *p, void *event) {
   if (!p) return;
-  tfe__pblock *b = tfe__pb_of(p);
-  if (b->magic != TFE__PB_MAGIC) abort(); /* not a block of the default allocator: a caller's bug */
-  if (!tfe__pool_give(b, event)) {
-    if (event) { /* not kept: the memory must outlive the work still reading it */
-      while (!tfe__st.pool.ev_done(event)) sched_yield();
-      tfe__st.pool.ev_release(event);
-    }
-    b->magic = 0;
-    free(b->raw);
+  if (tfe__pool_give(p, event) == 0) return;
+  if (event) { /* not kept: the memory must outlive the work still reading it */
+    while (!tfe__st.pool.ev_done(event)) sched_yield();
+    tfe__st.pool.ev_release(event);
   }
+  free(p);
 }
 TFE_INTERNAL void tfe__default_free(void *ctx, void *p) {
   (void)ctx;
@@ -317,21 +355,29 @@ TFE_API size_t tfe_pool_kept_bytes(void) {
 }
 TFE_API void tfe_pool_set_limit(size_t bytes) {
   tfe__pool *P = &tfe__st.pool;
-  tfe__pblock *drop = NULL;
+  void *drop[256];
+  int nd;
   tfe__lock_take(&P->lock);
   P->max = bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes;
-  tfe__pool_evict(bytes, 0, &drop);
   tfe__lock_give(&P->lock);
-  tfe__pool_release_chain(drop);
+  do { /* in batches: memory goes back to the system outside the lock */
+    tfe__lock_take(&P->lock);
+    nd = tfe__pool_evict(bytes, 0, drop, 256);
+    tfe__lock_give(&P->lock);
+    tfe__pool_release(drop, nd);
+  } while (nd == 256);
   tfe__pool_unheld(P);
 }
 TFE_API void tfe_pool_trim(void) {
   tfe__pool *P = &tfe__st.pool;
-  tfe__pblock *drop = NULL;
-  tfe__lock_take(&P->lock);
-  tfe__pool_evict(0, 1, &drop);
-  tfe__lock_give(&P->lock);
-  tfe__pool_release_chain(drop);
+  void *drop[256];
+  int nd;
+  do {
+    tfe__lock_take(&P->lock);
+    nd = tfe__pool_evict(0, 0, drop, 256);
+    tfe__lock_give(&P->lock);
+    tfe__pool_release(drop, nd);
+  } while (nd == 256);
   tfe__pool_unheld(P);
 }
 TFE_API void tfe_pool_get_stats(tfe_pool_stats *out) {

@@ -4,6 +4,7 @@
  * Built under ThreadSanitizer by `make test-tsan` (TSAN_TESTS in the Makefile). */
 #include <pthread.h> /* not C11 threads: ThreadSanitizer intercepts pthread_create only */
 #include <math.h>
+#include <sched.h>
 #include <time.h>
 #include "testutil.h"
 
@@ -40,9 +41,13 @@ static double rt_diff(const tfe_dyn *x, const tfe_dyn *y) {
     }
   return d / s;
 }
-static void rt_sleep_ms(int ms) {
-  struct timespec t = {0, (long)ms * 1000000L};
-  nanosleep(&t, NULL);
+static double rt_now_ms(void) {
+  struct timespec t;
+  timespec_get(&t, TIME_UTC);
+  return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
+static void rt_sleep_ms(int ms) { /* nanosleep is POSIX, hidden by -std=c11 under clang */
+  for (double end = rt_now_ms() + ms; rt_now_ms() < end;) sched_yield();
 }
 /* A gate: a user event some stream waits on, so that what follows stays pending. */
 static tfe_event *rt_gate(tfe_stream *s) {

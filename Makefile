@@ -95,7 +95,7 @@ test-sanitize:
 # does not see libgomp's synchronization and reports its barriers as races, so the run checks
 # tenferro's own sharing between user threads (caches, workspace pools, state), which is what
 # the pthreads of these suites exercise. No suppressions.
-TSAN_TESTS := test_stress
+TSAN_TESTS := test_stress test_runtime test_runtime_pool
 TSAN_OPT   := -O1 -g -fsanitize=thread
 test-tsan:
 	$(MAKE) BUILD=build-tsan OPT="$(TSAN_OPT)" OPENMP= $(patsubst %,build-tsan/tests/%,$(TSAN_TESTS))

@@ -1,6 +1,6 @@
 /* tenferro.h — the umbrella header: include this, link BLIS and LAPACKE (or libtenferro).
  * Rooms, bottom up (docs/architecture.md): core, tensor, kernel, prims, einsum, linalg, ad,
- * io (runtime, gpu and dist to come). Linkage modes: tenferro/config.h, docs/linkage.md.
+ * io, runtime (gpu and dist to come). Linkage modes: tenferro/config.h, docs/linkage.md.
  *
  * Every room header is included twice: first for its declarations (types, prototypes, the
  * generic front ends), then, unless TFE_HEADER, for its bodies (TFE__BODY_PHASE = 1). A unit
@@ -76,6 +76,7 @@ extern "C" {
 #ifdef TFE_NO_IO
 #pragma pop_macro("TFE__PART")
 #endif
+#include <tenferro/runtime/runtime.h>
 
 #if TFE__IMPL
 #undef TFE__BODY_PHASE
@@ -100,6 +101,7 @@ extern "C" {
 #ifndef TFE_NO_IO
 #include <tenferro/io/io.h>
 #endif
+#include <tenferro/runtime/runtime.h>
 #undef TFE__BODY_PHASE
 #define TFE__BODY_PHASE 0
 #endif

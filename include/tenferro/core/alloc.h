@@ -1,15 +1,19 @@
-/* tenferro/core/alloc.h — allocation hooks and the pool of large buffers.
+/* tenferro/core/alloc.h — allocation hooks and the buffer pool of host memory.
  *
  * Every tenferro allocation goes through one process-wide allocator (tfe_set_allocator
- * replaces it). The default allocator keeps large freed buffers (from 4 MiB) and hands them
- * out again: a fresh buffer costs the system zeroing every page on first touch, and the
- * intermediates of a contraction sequence and repeated permutations are exactly such
- * short-lived buffers (measurements: docs/bench-kernel.md, round 6). Kept: at most
- * tfe_pool_limit() bytes in at most TFE__POOL_SLOTS buffers, oldest given back first; a
- * request takes a kept buffer at most 1/8 larger than itself. The limit is 2 GiB, or the
+ * replaces it). The default allocator keeps freed buffers of every size and hands them out
+ * again: a fresh large buffer costs the system zeroing every page on first touch, and small
+ * ones cost malloc's locks; the intermediates of a contraction sequence and repeated
+ * permutations are exactly such short-lived buffers (docs/bench-kernel.md, round 6;
+ * docs/runtime.md, "Memory pools"). Buffers live in size classes (8 per power of two, so a
+ * class is at most 1/8 above a request); a request takes a kept buffer of its class, or of
+ * the next tfe_tuning.pool_reuse_classes larger ones ("larger serves smaller"). Kept: at most
+ * tfe_pool_limit() bytes, oldest given back first. A buffer may be given back locked by an
+ * event of pending work that still reads it (tfe_free_after, runtime room): it is not handed
+ * out, nor given back to the system, before that event completes. The limit is 2 GiB, or the
  * environment's TFE_POOL_BYTES read at first use, or tfe_pool_set_limit(); 0 turns the pool
  * off (as under AddressSanitizer, whose use-after-free checks a pool would blunt). Custom
- * allocators bypass it. */
+ * allocators bypass it. NUMA: one pool for host memory (see docs/runtime.md). */
 #if !TFE__BODY_PHASE
 #ifndef TENFERRO_CORE_ALLOC_H
 #define TENFERRO_CORE_ALLOC_H
@@ -30,31 +34,75 @@ typedef struct tfe_allocator {
 TFE_API void tfe_set_allocator(const tfe_allocator *a);
 TFE_API tfe_allocator tfe_get_allocator(void);
 
+/* ---- the buffer pool of host memory ------------------------------------------------------ */
 /* The pool's limit in bytes (0: off). */
 TFE_API size_t tfe_pool_limit(void);
 /* Bytes the pool keeps now. */
 TFE_API size_t tfe_pool_kept_bytes(void);
 /* Set the limit (0 turns the pool off); kept buffers over it are given back at once. */
 TFE_API void tfe_pool_set_limit(size_t bytes);
-/* Give every kept buffer back to the system (the limit stays). */
+/* Give every kept buffer back to the system (the limit stays; buffers still locked by
+ * pending work stay until it completes). */
 TFE_API void tfe_pool_trim(void);
+
+/* What a memory space's pool did (tfe_pool_stats). */
+typedef struct tfe_pool_stats {
+  int64_t hits;          /* requests served from kept buffers */
+  int64_t misses;        /* requests that went to the system */
+  int64_t larger;        /* hits served by a buffer of a larger class ("larger serves smaller") */
+  int64_t locked_skips;  /* kept buffers passed over because work that reads them is pending */
+  size_t kept_bytes;     /* bytes held */
+  int64_t kept_buffers;
+  int64_t locked_buffers; /* kept buffers waiting for an event */
+  size_t limit;
+} tfe_pool_stats;
+/* The host pool's statistics (per memory space: tfe_memspace_pool_stats, runtime room). */
+TFE_API void tfe_pool_get_stats(tfe_pool_stats *out);
+/* Zeroes the counters (hits, misses, larger, locked_skips). */
+TFE_API void tfe_pool_stats_reset(void);
+/* The size class a request of `bytes` is served from (what a kept buffer holds). */
+TFE_API size_t tfe_pool_class_bytes(size_t bytes);
 
 /* Internal: the allocation front every room uses (the message names the caller). */
 #define tfe__alloc(bytes) tfe__alloc_at((bytes), __func__)
 #define tfe__calloc(n, size) tfe__calloc_at((n), (size), __func__)
 
+/* Buffers from 4 MiB are 2 MiB aligned (huge pages, no straddled 4 KiB pages). */
 #define TFE__POOL_MIN ((size_t)4 << 20)
-#define TFE__POOL_LIVE 1024 /* large buffers handed out whose size the pool remembers */
-#define TFE__POOL_SLOTS 32
-typedef struct { void *p; size_t bytes; } tfe__pblock;
+#define TFE__POOL_SUB 8        /* classes per power of two: a class is at most 1/8 above a request */
+#define TFE__POOL_CLASSES 512
+#define TFE__POOL_LIVE 8192    /* blocks handed out whose class the pool remembers (hash table) */
+#define TFE__POOL_NODES 2048   /* most blocks kept at once */
+/* A block handed out: what aligned_alloc returned (the caller gets that very pointer, so that a
+ * block freed by another allocator's free still is freed right) and its class size. */
+typedef struct tfe__plive { void *p; size_t bytes; } tfe__plive;
+/* A kept block and the lists it is on. */
+typedef struct tfe__pblock {
+  void *p;
+  size_t bytes;                            /* the class size */
+  struct tfe__pblock *next, *prev;         /* its class's list, newest first (next: spare list too) */
+  struct tfe__pblock *older, *newer;       /* all kept blocks, oldest first (eviction order) */
+  void *event;                             /* a pending event that still reads it (NULL: none) */
+} tfe__pblock;
 /* The pool's part of the process state (core/state.h). */
 typedef struct tfe__pool {
   tfe__lock lock;
-  tfe__pblock live[TFE__POOL_LIVE];
-  tfe__pblock kept[TFE__POOL_SLOTS]; /* oldest first */
-  int nlive, nkept;
+  tfe__plive live[TFE__POOL_LIVE];         /* open addressing, linear probing */
+  int nlive;
+  tfe__pblock node[TFE__POOL_NODES];
+  tfe__pblock *spare;                      /* nodes given back (the first nnode were used) */
+  int nnode;
+  tfe__pblock *head[TFE__POOL_CLASSES];
+  tfe__pblock *oldest, *newest;
   size_t kept_sum;
-  int64_t max; /* -1: not read from the environment yet */
+  int64_t nkept, nlocked;
+  int64_t hits, misses, larger, locked_skips;
+  int64_t max;                 /* -1: not read from the environment yet */
+  long fail_countdown;         /* tests: > 0 counts system allocations down, 0 fails them; -1 off */
+  bool (*ev_done)(void *ev);   /* the runtime's event functions (tfe_free_after) */
+  void (*ev_release)(void *ev);
+  void *unheld[16];            /* events of unlocked blocks, released after the lock is given */
+  int nunheld;
 } tfe__pool;
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -71,9 +119,9 @@ typedef struct tfe__pool {
 #endif
 #elif !defined(TENFERRO_CORE_ALLOC_BODY) /* bodies */
 #define TENFERRO_CORE_ALLOC_BODY
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-
 /* The limit (lock held). */
 TFE_INTERNAL size_t tfe__pool_limit_locked(void) {
   tfe__pool *P = &tfe__st.pool;
@@ -85,93 +133,211 @@ TFE_INTERNAL size_t tfe__pool_limit_locked(void) {
   }
   return (size_t)P->max;
 }
-/* Drop kept buffers, oldest first, until `need` more bytes (and, when need > 0, one more
- * buffer) fit under `limit`; the dropped ones go to out[] (freed by the caller after unlocking). */
-TFE_INTERNAL int tfe__pool_evict(size_t limit, size_t need, void **out) {
+/* Size classes: TFE__POOL_SUB per power of two from 64 bytes, so a class is at most 1/8 above
+ * any request it serves. Returns the class index; *cb gets its size. */
+TFE_INTERNAL int tfe__pool_class(size_t bytes, size_t *cb) {
+  if (bytes <= 64) { *cb = 64; return 0; }
+  int e = 63 - __builtin_clzll((unsigned long long)(bytes - 1)); /* 2^e < bytes <= 2^(e+1) */
+  size_t step = (size_t)1 << (e - 3), base = (size_t)1 << e;
+  size_t k = (bytes - base + step - 1) / step;                   /* 1..8 */
+  *cb = base + k * step;
+  int c = (e - 6) * TFE__POOL_SUB + (int)k;
+  return c < TFE__POOL_CLASSES ? c : TFE__POOL_CLASSES - 1;
+}
+TFE_API size_t tfe_pool_class_bytes(size_t bytes) {
+  size_t cb;
+  tfe__pool_class(bytes, &cb);
+  return cb;
+}
+
+/* ---- the table of blocks handed out (lock held) ---------------------------------------------- */
+TFE_INTERNAL size_t tfe__pool_slot(const void *p) {
+  return (size_t)(((uint64_t)(uintptr_t)p >> 6) * 0x9E3779B97F4A7C15ULL >> 50) % TFE__POOL_LIVE;
+}
+/* Remembers p's class; false when the table is three-quarters full (p is then not pooled). */
+TFE_INTERNAL bool tfe__pool_live_put(tfe__pool *P, void *p, size_t bytes) {
+  if (4 * (P->nlive + 1) > 3 * TFE__POOL_LIVE) return false;
+  size_t i = tfe__pool_slot(p);
+  while (P->live[i].p) i = (i + 1) % TFE__POOL_LIVE;
+  P->live[i] = (tfe__plive){p, bytes};
+  P->nlive++;
+  return true;
+}
+/* Forgets p and returns its class size; 0 when p is not a block the pool handed out. */
+TFE_INTERNAL size_t tfe__pool_live_take(tfe__pool *P, void *p) {
+  size_t i = tfe__pool_slot(p);
+  while (P->live[i].p && P->live[i].p != p) i = (i + 1) % TFE__POOL_LIVE;
+  if (!P->live[i].p) return 0;
+  size_t bytes = P->live[i].bytes;
+  P->live[i].p = NULL;
+  P->nlive--;
+  /* backward-shift deletion keeps every probe run unbroken */
+  for (size_t j = (i + 1) % TFE__POOL_LIVE; P->live[j].p; j = (j + 1) % TFE__POOL_LIVE) {
+    size_t h = tfe__pool_slot(P->live[j].p);
+    bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+    if (stays) continue;
+    P->live[i] = P->live[j];
+    P->live[j].p = NULL;
+    i = j;
+  }
+  return bytes;
+}
+
+/* ---- kept blocks (lock held) ------------------------------------------------------------------- */
+TFE_INTERNAL void tfe__pool_unlink(tfe__pool *P, tfe__pblock *b, int c) {
+  if (b->prev) b->prev->next = b->next; else P->head[c] = b->next;
+  if (b->next) b->next->prev = b->prev;
+  if (b->older) b->older->newer = b->newer; else P->oldest = b->newer;
+  if (b->newer) b->newer->older = b->older; else P->newest = b->older;
+  P->kept_sum -= b->bytes;
+  P->nkept--;
+  if (b->event) P->nlocked--;
+  b->next = P->spare; /* the node is spare again */
+  P->spare = b;
+}
+/* Whether a kept block may be handed out; an event that completed is let go. */
+TFE_INTERNAL bool tfe__pool_unlocked(tfe__pool *P, tfe__pblock *b) {
+  if (!b->event) return true;
+  /* releasing an event may free it through this pool: that waits for tfe__pool_unheld */
+  if (!P->ev_done(b->event) || P->nunheld == 16) return false;
+  P->unheld[P->nunheld++] = b->event;
+  b->event = NULL;
+  P->nlocked--;
+  return true;
+}
+/* Releases the events of blocks unlocked meanwhile (lock not held). */
+TFE_INTERNAL void tfe__pool_unheld(tfe__pool *P) {
+  for (;;) {
+    tfe__lock_take(&P->lock);
+    void *e = P->nunheld ? P->unheld[--P->nunheld] : NULL;
+    tfe__lock_give(&P->lock);
+    if (!e) return;
+    P->ev_release(e);
+  }
+}
+/* Drops kept blocks, oldest first, until `need` more bytes (and, when need > 0, one more node)
+ * fit under limit; blocks still locked by pending work stay. Their memory goes to out[] (at
+ * most max; freed by the caller after unlocking); returns how many. */
+TFE_INTERNAL int tfe__pool_evict(size_t limit, size_t need, void **out, int max) {
   tfe__pool *P = &tfe__st.pool;
   int n = 0;
-  while (P->nkept > 0 && (P->kept_sum + need > limit || (need && P->nkept >= TFE__POOL_SLOTS))) {
-    out[n++] = P->kept[0].p;
-    P->kept_sum -= P->kept[0].bytes;
-    memmove(P->kept, P->kept + 1, (size_t)--P->nkept * sizeof *P->kept);
+  for (tfe__pblock *b = P->oldest; b && n < max;) {
+    bool room = !need || P->spare || P->nnode < TFE__POOL_NODES;
+    if (P->kept_sum + need <= limit && room) break;
+    tfe__pblock *nb = b->newer;
+    if (tfe__pool_unlocked(P, b)) {
+      size_t cb;
+      out[n++] = b->p;
+      tfe__pool_unlink(P, b, tfe__pool_class(b->bytes, &cb));
+    }
+    b = nb;
   }
   return n;
 }
-/* A kept buffer of at least `bytes` (at most 1/8 more) aligned to `align`, or NULL. */
-TFE_INTERNAL void *tfe__pool_take(size_t bytes, size_t align) {
-  tfe__pool *P = &tfe__st.pool;
-  void *p = NULL;
-  tfe__lock_take(&P->lock);
-  int best = -1;
-  for (int i = 0; i < P->nkept; i++) {
-    size_t b = P->kept[i].bytes;
-    if (b >= bytes && b - bytes <= bytes / 8 && (uintptr_t)P->kept[i].p % align == 0 &&
-        (best < 0 || b < P->kept[best].bytes))
-      best = i;
-  }
-  if (best >= 0 && P->nlive < TFE__POOL_LIVE) {
-    p = P->kept[best].p;
-    P->live[P->nlive++] = P->kept[best];
-    P->kept_sum -= P->kept[best].bytes;
-    memmove(P->kept + best, P->kept + best + 1, (size_t)(--P->nkept - best) * sizeof *P->kept);
-  }
-  tfe__lock_give(&P->lock);
-  return p;
+TFE_INTERNAL void tfe__pool_release(void **v, int n) {
+  for (int i = 0; i < n; i++) free(v[i]);
 }
-/* Remember a new large buffer's size (when the table is full it is simply not pooled). */
-TFE_INTERNAL void tfe__pool_track(void *p, size_t bytes) {
+/* A kept block of class c (or of the next larger ones) aligned to align, handed out and
+ * remembered; NULL when none. */
+TFE_INTERNAL void *tfe__pool_take(int c, size_t align) {
   tfe__pool *P = &tfe__st.pool;
+  void *got = NULL;
+  int reach = (int)tfe__st.tune.pool_reuse_classes;
   tfe__lock_take(&P->lock);
-  if (P->nlive < TFE__POOL_LIVE) P->live[P->nlive++] = (tfe__pblock){p, bytes};
-  tfe__lock_give(&P->lock);
-}
-/* Keep a freed buffer if it is a tracked large one and fits; true when it was taken. */
-TFE_INTERNAL bool tfe__pool_give(void *p) {
-  tfe__pool *P = &tfe__st.pool;
-  void *drop[TFE__POOL_SLOTS + 1];
-  int nd = 0;
-  bool kept = false;
-  tfe__lock_take(&P->lock);
-  for (int i = 0; i < P->nlive; i++)
-    if (P->live[i].p == p) {
-      tfe__pblock b = P->live[i];
-      P->live[i] = P->live[--P->nlive];
-      size_t limit = tfe__pool_limit_locked();
-      if (b.bytes <= limit) {
-        nd = tfe__pool_evict(limit, b.bytes, drop);
-        P->kept[P->nkept++] = b;
-        P->kept_sum += b.bytes;
-        kept = true;
-      }
-      break;
+  for (int k = c; k <= c + reach && k < TFE__POOL_CLASSES && !got; k++)
+    for (tfe__pblock *b = P->head[k]; b && !got; b = b->next) {
+      if ((uintptr_t)b->p % align) continue;
+      if (!tfe__pool_unlocked(P, b)) { P->locked_skips++; continue; }
+      if (!tfe__pool_live_put(P, b->p, b->bytes)) break;
+      got = b->p;
+      P->larger += k > c;
+      tfe__pool_unlink(P, b, k);
     }
+  if (got) P->hits++; else P->misses++;
+  bool unheld = P->nunheld > 0;
   tfe__lock_give(&P->lock);
-  for (int i = 0; i < nd; i++) free(drop[i]);
-  return kept;
+  if (unheld) tfe__pool_unheld(P);
+  return got;
+}
+/* Keeps a freed block of the pool (locked by `event` when not NULL) when it fits under the
+ * limit. Returns 0 when kept, 1 when it is the pool's but not kept (the caller frees it), -1
+ * when the pool did not hand it out. */
+TFE_INTERNAL int tfe__pool_give(void *p, void *event) {
+  tfe__pool *P = &tfe__st.pool;
+  void *drop[64];
+  int nd = 0, r = 1;
+  tfe__lock_take(&P->lock);
+  size_t bytes = tfe__pool_live_take(P, p), limit = tfe__pool_limit_locked();
+  if (!bytes) r = -1;
+  else if (bytes <= limit) {
+    nd = tfe__pool_evict(limit, bytes, drop, 64);
+    if (P->kept_sum + bytes <= limit && (P->spare || P->nnode < TFE__POOL_NODES)) {
+      tfe__pblock *b = P->spare ? P->spare : &P->node[P->nnode++];
+      if (b == P->spare) P->spare = b->next;
+      size_t cb;
+      int c = tfe__pool_class(bytes, &cb);
+      *b = (tfe__pblock){p, bytes, P->head[c], NULL, P->newest, NULL, event};
+      if (b->next) b->next->prev = b;
+      P->head[c] = b;
+      if (P->newest) P->newest->newer = b; else P->oldest = b;
+      P->newest = b;
+      P->kept_sum += bytes;
+      P->nkept++;
+      P->nlocked += event != NULL;
+      r = 0;
+    }
+  }
+  bool unheld = P->nunheld > 0;
+  tfe__lock_give(&P->lock);
+  tfe__pool_release(drop, nd);
+  if (unheld) tfe__pool_unheld(P);
+  return r;
 }
 
-/* Buffers from 4 MiB start on a 2 MiB boundary: lines of a strided tile then never straddle
- * 4 KiB pages where the prefetchers stop, and huge pages cover the whole buffer; smaller
- * buffers keep the C library's placement (docs/bench-kernel.md, "allocation alignment"). The
- * unused head is address space, never touched. Large buffers go through the pool above. */
+/* The default allocator: blocks of size classes, from the pool or the system. Buffers from
+ * 4 MiB start on a 2 MiB boundary: lines of a strided tile then never straddle 4 KiB pages
+ * where the prefetchers stop, and huge pages cover the whole buffer (docs/bench-kernel.md,
+ * "allocation alignment"); their class is a multiple of 2 MiB. The caller gets what
+ * aligned_alloc returned: a table remembers the class of each block handed out. */
 TFE_INTERNAL void *tfe__default_alloc(void *ctx, size_t bytes, size_t align) {
   (void)ctx;
   if (align < sizeof(void *)) align = sizeof(void *);
   if (bytes >= TFE__POOL_MIN && align < ((size_t)2 << 20)) align = (size_t)2 << 20;
-  /* C11 aligned_alloc wants a size that is a multiple of the alignment. */
-  if (bytes > SIZE_MAX - align) return NULL;
-  size_t rounded = (bytes + align - 1) / align * align;
-  if (rounded < TFE__POOL_MIN) return aligned_alloc(align, rounded ? rounded : align);
-  void *p = tfe__pool_take(rounded, align);
-  tfe__ts.pool_recycled = p != NULL;
+  if (bytes > SIZE_MAX / 2 - align) return NULL;
+  size_t cb;
+  int c = tfe__pool_class(bytes, &cb);
+  for (int i = 0; i < 4 && cb % align; i++) /* a class whose size is a multiple of align */
+    c = tfe__pool_class((cb + align - 1) / align * align, &cb);
+  bool big = bytes >= TFE__POOL_MIN, pooled = bytes >= (size_t)tfe__st.tune.pool_min_bytes && cb % align == 0;
+  void *p = pooled ? tfe__pool_take(c, align) : NULL;
+  if (big) tfe__ts.pool_recycled = p != NULL;
   if (p) return p;
-  p = aligned_alloc(align, rounded);
-  if (p) tfe__pool_track(p, rounded);
+  tfe__pool *P = &tfe__st.pool;
+  if (__atomic_load_n(&P->fail_countdown, __ATOMIC_RELAXED) >= 0 && /* tests: injected failure */
+      __atomic_fetch_sub(&P->fail_countdown, 1, __ATOMIC_RELAXED) == 0)
+    return NULL;
+  /* C11 aligned_alloc wants a size that is a multiple of the alignment. */
+  p = aligned_alloc(align, pooled ? cb : (bytes + align - 1) / align * align);
+  if (p && pooled) { /* a block the pool may keep later */
+    tfe__lock_take(&P->lock);
+    tfe__pool_live_put(P, p, cb);
+    tfe__lock_give(&P->lock);
+  }
   return p;
+}
+/* Gives p back to the pool (locked by event while that is pending), or to the system. */
+TFE_INTERNAL void tfe__default_free_after(void *p, void *event) {
+  if (!p) return;
+  if (tfe__pool_give(p, event) == 0) return;
+  if (event) { /* not kept: the memory must outlive the work still reading it */
+    while (!tfe__st.pool.ev_done(event)) sched_yield();
+    tfe__st.pool.ev_release(event);
+  }
+  free(p);
 }
 TFE_INTERNAL void tfe__default_free(void *ctx, void *p) {
   (void)ctx;
-  if (p && !tfe__pool_give(p)) free(p);
+  tfe__default_free_after(p, NULL);
 }
 TFE_API size_t tfe_pool_limit(void) {
   tfe__pool *P = &tfe__st.pool;
@@ -189,22 +355,44 @@ TFE_API size_t tfe_pool_kept_bytes(void) {
 }
 TFE_API void tfe_pool_set_limit(size_t bytes) {
   tfe__pool *P = &tfe__st.pool;
-  void *drop[TFE__POOL_SLOTS + 1];
+  void *drop[256];
+  int nd;
   tfe__lock_take(&P->lock);
   P->max = bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes;
-  int nd = tfe__pool_evict(bytes, 0, drop);
   tfe__lock_give(&P->lock);
-  for (int i = 0; i < nd; i++) free(drop[i]);
+  do { /* in batches: memory goes back to the system outside the lock */
+    tfe__lock_take(&P->lock);
+    nd = tfe__pool_evict(bytes, 0, drop, 256);
+    tfe__lock_give(&P->lock);
+    tfe__pool_release(drop, nd);
+  } while (nd == 256);
+  tfe__pool_unheld(P);
 }
 TFE_API void tfe_pool_trim(void) {
   tfe__pool *P = &tfe__st.pool;
-  void *drop[TFE__POOL_SLOTS + 1];
-  int nd = 0;
+  void *drop[256];
+  int nd;
+  do {
+    tfe__lock_take(&P->lock);
+    nd = tfe__pool_evict(0, 0, drop, 256);
+    tfe__lock_give(&P->lock);
+    tfe__pool_release(drop, nd);
+  } while (nd == 256);
+  tfe__pool_unheld(P);
+}
+TFE_API void tfe_pool_get_stats(tfe_pool_stats *out) {
+  if (!out) return;
+  tfe__pool *P = &tfe__st.pool;
   tfe__lock_take(&P->lock);
-  while (P->nkept > 0) drop[nd++] = P->kept[--P->nkept].p;
-  P->kept_sum = 0;
+  *out = (tfe_pool_stats){P->hits, P->misses, P->larger, P->locked_skips, P->kept_sum, P->nkept, P->nlocked,
+                          tfe__pool_limit_locked()};
   tfe__lock_give(&P->lock);
-  for (int i = 0; i < nd; i++) free(drop[i]);
+}
+TFE_API void tfe_pool_stats_reset(void) {
+  tfe__pool *P = &tfe__st.pool;
+  tfe__lock_take(&P->lock);
+  P->hits = P->misses = P->larger = P->locked_skips = 0;
+  tfe__lock_give(&P->lock);
 }
 
 TFE_API void tfe_set_allocator(const tfe_allocator *a) {

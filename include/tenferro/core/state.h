@@ -36,12 +36,16 @@ typedef struct tfe__state {
   tfe__einsum_state einsum; /* plan cache, arena workspace, profiling hook (einsum.h) */
 
 
+  /* ---- runtime room --------------------------------------------------------------------- */
+  tfe__rt_state rt;         /* compute devices, pending-work tracking, stream serials (runtime.h) */
+
+
 } tfe__state;
 
 #define TFE__STATE_INIT { \
   .tune = TFE__TUNING_DEFAULTS, \
   /* core */ \
-  .pool = {.max = -1}, \
+  .pool = {.max = -1, .fail_countdown = -1}, \
   \
   \
   /* kernel */ \
@@ -56,6 +60,9 @@ typedef struct tfe__state {
   \
   \
   \
+  /* runtime: all zero (devices discovered on first use, nothing pending) */ \
+  \
+  \
 }
 
 /* Per thread: the last error, and what each room keeps per thread. */
@@ -68,6 +75,10 @@ typedef struct tfe__tstate {
 
   /* ---- linalg room ---------------------------------------------------------------------- */
   const struct tfe_prims_backend *la_backend; /* chosen by a dtype-tagged call for its typed call */
+
+  /* ---- runtime room --------------------------------------------------------------------- */
+  tfe__rt_tstate rt;  /* scoped devices and contexts, the thread count of this thread, task flag */
+
 
   /* ---- other rooms ---------------------------------------------------------------------- */
   int rooms_reserved_;

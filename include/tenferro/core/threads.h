@@ -6,7 +6,8 @@
 #include <tenferro/config.h>
 
 /* n > 0: that many threads, at most 4 per processor (more only slows down: the count is
- * capped there, docs/core.md); 0 (or negative): OpenMP's default. */
+ * capped there, docs/core.md); 0 (or negative): OpenMP's default. A stream's worker and a
+ * scoped context (runtime room) override it on their own thread. */
 TFE_API void tfe_set_num_threads(int n);
 /* The count in effect (1 in a build without OpenMP). */
 TFE_API int tfe_get_num_threads(void);
@@ -31,6 +32,8 @@ TFE_INTERNAL int tfe__threads_cap(int n) {
 }
 TFE_API void tfe_set_num_threads(int n) { tfe__st.num_threads = n > 0 ? tfe__threads_cap(n) : 0; }
 TFE_API int tfe_get_num_threads(void) {
+  /* a stream worker or a scoped context sets this thread's count (runtime room) */
+  if (tfe__ts.rt.threads > 0) return tfe__ts.rt.threads;
 #ifdef _OPENMP
   return tfe__st.num_threads > 0 ? tfe__st.num_threads : omp_get_max_threads();
 #else

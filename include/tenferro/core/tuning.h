@@ -78,6 +78,12 @@ typedef struct tfe_tuning {
   int64_t einsum_plan_cache_size; /* einsum plans kept (64; 0: none) */
 
 
+  /* ---- runtime room (docs/runtime.md, "Tuning") ---------------------------------------- */
+  int64_t pool_reuse_classes;    /* larger size classes that may serve a request from the pool
+                                    (1: a buffer at most ~1/4 above the request; 0: its own class) */
+  int64_t pool_min_bytes;        /* smaller requests bypass the pool (0: every size is pooled) */
+
+
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -98,6 +104,7 @@ typedef struct tfe_tuning {
   .contract_small_mode = 0, .contract_small_orient = 0, .contract_loop_mode = 0, \
   .contract_par_grain = (int64_t)1 << 20, .contract_plan_cache_size = 256, .semiring_gemm_isa = 0, \
   /* einsum */ .einsum_write_weight = 0, .einsum_plan_cache_size = 64, \
+  /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -175,6 +182,9 @@ TFE_API tfe_status tfe_tuning_set(const tfe_tuning *t) {
   /* einsum checks */
   if (!(t->einsum_write_weight >= 0 && t->einsum_write_weight < 1e300) || t->einsum_plan_cache_size < 0)
     return TFE_FAIL(TFE_ERR_INVALID, "einsum_write_weight must be finite and >= 0, einsum_plan_cache_size >= 0");
+  /* runtime checks */
+  if (t->pool_reuse_classes < 0 || t->pool_reuse_classes > 16 || t->pool_min_bytes < 0)
+    return TFE_FAIL(TFE_ERR_INVALID, "pool_reuse_classes must lie in [0, 16], pool_min_bytes >= 0");
 
   tfe__st.tune = *t;
   return TFE_OK;

@@ -257,6 +257,19 @@ tfe_status tfe_einsum(tfe_tensor_minplus_f32 *out, const char *expr, int n, cons
 tfe_status tfe_einsum(tfe_tensor_minplus_f64 *out, const char *expr, int n, const tfe_view_minplus_f64 *ops) TFE__CXX_AS(tfe_einsum_minplus_f64);
 tfe_status tfe_einsum(tfe_tensor_maxtimes_f32 *out, const char *expr, int n, const tfe_view_maxtimes_f32 *ops) TFE__CXX_AS(tfe_einsum_maxtimes_f32);
 tfe_status tfe_einsum(tfe_tensor_maxtimes_f64 *out, const char *expr, int n, const tfe_view_maxtimes_f64 *ops) TFE__CXX_AS(tfe_einsum_maxtimes_f64);
+#undef tfe_einsum_async
+tfe_status tfe_einsum_async(tfe_stream *s, tfe_tensor_f32 *out, const char *expr, int n, const tfe_tensor_f32 *ops, const tfe_einsum_opts *opts) TFE__CXX_AS(tfe_einsum_async_f32);
+tfe_status tfe_einsum_async(tfe_stream *s, tfe_tensor_f64 *out, const char *expr, int n, const tfe_tensor_f64 *ops, const tfe_einsum_opts *opts) TFE__CXX_AS(tfe_einsum_async_f64);
+tfe_status tfe_einsum_async(tfe_stream *s, tfe_tensor_c64 *out, const char *expr, int n, const tfe_tensor_c64 *ops, const tfe_einsum_opts *opts) TFE__CXX_AS(tfe_einsum_async_c64);
+tfe_status tfe_einsum_async(tfe_stream *s, tfe_tensor_c128 *out, const char *expr, int n, const tfe_tensor_c128 *ops, const tfe_einsum_opts *opts) TFE__CXX_AS(tfe_einsum_async_c128);
+tfe_status tfe_einsum_async(tfe_stream *s, tfe_tensor_i32 *out, const char *expr, int n, const tfe_tensor_i32 *ops, const tfe_einsum_opts *opts) TFE__CXX_AS(tfe_einsum_async_i32);
+tfe_status tfe_einsum_async(tfe_stream *s, tfe_tensor_i64 *out, const char *expr, int n, const tfe_tensor_i64 *ops, const tfe_einsum_opts *opts) TFE__CXX_AS(tfe_einsum_async_i64);
+tfe_status tfe_einsum_async(tfe_stream *s, tfe_tensor_maxplus_f32 *out, const char *expr, int n, const tfe_tensor_maxplus_f32 *ops, const tfe_einsum_opts *opts) TFE__CXX_AS(tfe_einsum_async_maxplus_f32);
+tfe_status tfe_einsum_async(tfe_stream *s, tfe_tensor_maxplus_f64 *out, const char *expr, int n, const tfe_tensor_maxplus_f64 *ops, const tfe_einsum_opts *opts) TFE__CXX_AS(tfe_einsum_async_maxplus_f64);
+tfe_status tfe_einsum_async(tfe_stream *s, tfe_tensor_minplus_f32 *out, const char *expr, int n, const tfe_tensor_minplus_f32 *ops, const tfe_einsum_opts *opts) TFE__CXX_AS(tfe_einsum_async_minplus_f32);
+tfe_status tfe_einsum_async(tfe_stream *s, tfe_tensor_minplus_f64 *out, const char *expr, int n, const tfe_tensor_minplus_f64 *ops, const tfe_einsum_opts *opts) TFE__CXX_AS(tfe_einsum_async_minplus_f64);
+tfe_status tfe_einsum_async(tfe_stream *s, tfe_tensor_maxtimes_f32 *out, const char *expr, int n, const tfe_tensor_maxtimes_f32 *ops, const tfe_einsum_opts *opts) TFE__CXX_AS(tfe_einsum_async_maxtimes_f32);
+tfe_status tfe_einsum_async(tfe_stream *s, tfe_tensor_maxtimes_f64 *out, const char *expr, int n, const tfe_tensor_maxtimes_f64 *ops, const tfe_einsum_opts *opts) TFE__CXX_AS(tfe_einsum_async_maxtimes_f64);
 #undef tfe_einsum_execute
 tfe_status tfe_einsum_execute(const tfe_einsum_plan *p, float alpha, const tfe_view_f32 *ops, float beta, const tfe_view_f32 *out) TFE__CXX_AS(tfe_einsum_execute_f32);
 tfe_status tfe_einsum_execute(const tfe_einsum_plan *p, double alpha, const tfe_view_f64 *ops, double beta, const tfe_view_f64 *out) TFE__CXX_AS(tfe_einsum_execute_f64);

@@ -10,8 +10,8 @@
  *   1. an explicit argument (tfe_einsum_opts.backend, tfe_contract_on_S, ...);
  *   2. the operands' compute device (tfe_storage.compute_device; operands that name
  *      different ones are an error);
- *   3. a scoped device, then 4. a scoped context: both arrive with the runtime room, and are
- *      skipped until then (tfe__be_scoped_device / tfe__be_scoped_context answer "none");
+ *   3. a scoped device (tfe_with_device), then 4. a scoped context (tfe_with_context): the
+ *      runtime room's per-thread overrides (runtime/device.h);
  *   5. inference from the operands' memory space: the one registered backend that computes
  *      in that space and lets itself be inferred (TFE_BACKEND_INFER); none or several is an
  *      error naming the operands and their devices.
@@ -32,8 +32,8 @@
 typedef enum tfe_backend_rule {
   TFE_RULE_ARGUMENT = 0,    /* the caller named it */
   TFE_RULE_COMPUTE_DEVICE,  /* an operand's compute device */
-  TFE_RULE_SCOPED_DEVICE,   /* (runtime room, not yet) */
-  TFE_RULE_SCOPED_CONTEXT,  /* (runtime room, not yet) */
+  TFE_RULE_SCOPED_DEVICE,   /* the thread's scoped device (tfe_with_device) */
+  TFE_RULE_SCOPED_CONTEXT,  /* the thread's scoped context (tfe_with_context) */
   TFE_RULE_MEMORY_SPACE     /* inferred from the operands' memory space */
 } tfe_backend_rule;
 
@@ -80,12 +80,16 @@ typedef struct tfe__be_registry {
 #include <tenferro/prims/backend.h>
 #include <stdio.h>
 
-/* ---- the runtime room's scoped levels: not yet ------------------------------------------- */
-/* Rule 3 (a device set for the current scope, e.g. "run what follows on gpu:1") and rule 4
- * (a context: stream, pool and device together) arrive with the runtime room; until then
- * both answer "none set" and the choice goes on to the memory space. */
-TFE_INTERNAL const tfe_prims_backend *tfe__be_scoped_device(void) { return NULL; }
-TFE_INTERNAL const tfe_prims_backend *tfe__be_scoped_context(void) { return NULL; }
+/* ---- the runtime room's scoped levels ------------------------------------------------------ */
+/* Rule 3 (a device set for the current scope, e.g. "run what follows on cpu:1") and rule 4
+ * (a context: device, threads, stream and allocator together): the thread's innermost
+ * override (runtime/device.h); NULL when none is open. */
+TFE_INTERNAL const tfe_prims_backend *tfe__be_scoped_device(void) {
+  return tfe__ts.rt.ndev ? tfe__rt_scoped_device() : NULL;
+}
+TFE_INTERNAL const tfe_prims_backend *tfe__be_scoped_context(void) {
+  return tfe__ts.rt.nctx ? tfe__rt_scoped_context() : NULL;
+}
 
 /* "host" or "gpu:N". */
 TFE_INTERNAL const char *tfe__be_space_str(tfe_memspace s, char *buf, size_t n) {
@@ -293,7 +297,7 @@ TFE_INTERNAL tfe_status tfe__be_select_at(const tfe_prims_backend *explicit_be, 
       who = k;
     }
     if (dev >= 0) {
-      be = tfe__be_get(dev);
+      be = tfe__rt_device_backend(dev); /* a backend's id, or a further CPU pool (runtime room) */
       if (!be)
         return tfe__fail(TFE_ERR_DEVICE, where, "%s asks for compute device %d, which no registered backend is",
                          tfe__be_place_name(&ops[who], who, na, sizeof na), dev);
@@ -324,6 +328,9 @@ TFE_INTERNAL tfe_status tfe__be_select_at(const tfe_prims_backend *explicit_be, 
     why = TFE_RULE_MEMORY_SPACE;
   }
   TFE_TRY(tfe__be_reach(be, n, ops, allow_transfer, where));
+  /* operands still being written by stream tasks: the call waits (runtime room) */
+  for (int k = 0; k < n; k++)
+    if (ops[k].st) TFE_TRY(tfe__rt_storage_sync((tfe_storage *)ops[k].st, where));
   *out = be;
   if (rule) *rule = why;
   return TFE_OK;
@@ -343,11 +350,17 @@ TFE_INTERNAL const tfe_prims_backend *tfe__be_for_views(const tfe_prims_backend 
                                                         const char *const *names, const char *where) {
   if (explicit_be) return explicit_be;
   const tfe_prims_backend *be = atomic_load_explicit(&tfe__st.prims.reg.host, memory_order_acquire);
-  if (be) return be;
+  if (be && !(tfe__ts.rt.ndev | tfe__ts.rt.nctx)) return be; /* no scoped device or context */
   tfe_operand_place ops[4] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
   if (n > 4) n = 4;
   for (int k = 0; k < n; k++) ops[k].name = names ? names[k] : NULL;
   if (tfe__be_select_at(NULL, n, ops, false, &be, NULL, where) != TFE_OK) return NULL;
+  if (!tfe__be_same_space(be->space, TFE_HOST)) { /* a scoped device elsewhere: views are host memory */
+    char b[32];
+    tfe__fail(TFE_ERR_DEVICE, where, "the operands are in host memory but backend '%s' computes in %s memory (ask "
+              "for a transfer, or move them)", be->name, tfe__be_space_str(be->space, b, sizeof b));
+    return NULL;
+  }
   return be;
 }
 #endif

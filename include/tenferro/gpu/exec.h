@@ -201,8 +201,8 @@ done:
 static tfe_status tfe__gpu_exec_unary(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan) {
   (void)plan;
   const char *where = "tfe_prims_execute";
-  int g;
-  size_t es;
+  int g = 0;
+  size_t es = 0;
   TFE_TRY(tfe__gpu_begin(be, d, &g, &es, where));
   if (d->b) return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "%s takes one input", tfe_prim_op_name(d->op));
   tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;

@@ -241,8 +241,8 @@ static tfe_status tfe__gpu_binary_body(tfe__gpu_dev *D, const tfe_prim_desc *d, 
 static tfe_status tfe__gpu_exec_binary(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan) {
   (void)plan;
   const char *where = "tfe_prims_execute";
-  int g;
-  size_t es;
+  int g = 0;
+  size_t es = 0;
   TFE_TRY(tfe__gpu_begin(be, d, &g, &es, where));
   if (!d->b) return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "%s takes two inputs", tfe_prim_op_name(d->op));
   tfe__gplan *P = (tfe__gplan *)malloc(sizeof *P);

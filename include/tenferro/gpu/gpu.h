@@ -85,6 +85,18 @@ TFE_GPU_API tfe_status tfe_gpu_synchronize(int dev);
  * in the default mode; in the library mode tfe_last_error cannot be set from outside). */
 TFE_GPU_API const char *tfe_gpu_last_error(void);
 
+/* Default mode: the unit that calls tfe_gpu_init sets the backend registry up first. The
+ * engine recognises the CPU backend's slots by address, and in this mode every unit has its own
+ * copy of them (static functions): the unit that sets the registry up gives the registered CPU
+ * vtable its slots, and a CPU contraction from another unit does not recognise them (it calls
+ * the slot as a foreign backend's, which recurses). Without this, the companion (which
+ * registers the GPU backends) would be that unit. Until the prims room shares the CPU slots
+ * across units, run CPU contractions from the unit that calls tfe_gpu_init (docs/gpu.md). */
+#if TFE__IMPL && !defined(TFE_IMPLEMENTATION) && !defined(TFE__GPU_COMPANION)
+#define tfe_gpu_init() ((void)tfe_backend_id(&tfe__st.prims.reg.be[0]), tfe_gpu_init())
+#define tfe_gpu_load_cuda(path) ((void)tfe_backend_id(&tfe__st.prims.reg.be[0]), tfe_gpu_load_cuda(path))
+#endif
+
 #endif
 #elif !defined(TENFERRO_GPU_BODY) /* bodies: none here (the companion unit holds them) */
 #define TENFERRO_GPU_BODY

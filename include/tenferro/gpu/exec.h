@@ -77,6 +77,8 @@ static tfe__gscal tfe__gpu_scalar(int g, const void *v) {
   else if (g == TFE__GK_F64) s.re = *(const double *)v;
   else if (g == TFE__GK_C64) s.re = ((const float *)v)[0], s.im = ((const float *)v)[1];
   else s.re = ((const double *)v)[0], s.im = ((const double *)v)[1];
+  if (s.re == 0) s.re = 0; /* -0 becomes +0: cuBLAS reads C for a beta of -0 */
+  if (s.im == 0) s.im = 0;
   return s;
 }
 /* The scalar in the kind's own type (for cuBLAS), in buf. */
@@ -89,6 +91,12 @@ static const void *tfe__gpu_scalar_as(int g, tfe__gscal s, double buf[2]) {
   return buf;
 }
 static bool tfe__gpu_iszero(tfe__gscal s) { return s.re == 0 && s.im == 0; }
+/* C stores its conjugate: C' = conj(alpha) op(A..) + conj(beta) C'. A zero keeps +0 parts
+ * (cuBLAS reads C for a beta of -0). */
+static void tfe__gpu_conj_c(tfe__gscal *alpha, tfe__gscal *beta) {
+  alpha->im = alpha->im == 0 ? 0 : -alpha->im;
+  beta->im = beta->im == 0 ? 0 : -beta->im;
+}
 
 /* The device address of element (0, ..., 0). */
 static tfe__cu_ptr tfe__gpu_addr(const tfe_dyn *v, size_t es) {
@@ -180,11 +188,11 @@ static tfe_status tfe__gpu_unary_body(tfe__gpu_dev *D, const tfe_prim_desc *d, i
   tfe__gscal alpha = tfe__gpu_scalar(g, d->alpha), beta = tfe__gpu_scalar(g, d->beta);
   bool conj = d->a->conj;
   if (st == TFE_OK && tfe_layout_numel(&d->c->lay) == 0) goto done;
+  if (d->c->conj) tfe__gpu_conj_c(&alpha, &beta), conj = !conj;
   if (st == TFE_OK && T->crep) { /* off-diagonal elements become beta*C; the diagonal accumulates */
     st = tfe__gpu_scale(D, g, d->c, es, beta, where);
     beta.re = 1, beta.im = 0;
   }
-  if (d->c->conj) alpha.im = -alpha.im, beta.im = -beta.im, conj = !conj;
   tfe__gpu_kparams p;
   memset(&p, 0, sizeof p);
   for (int j = 0; j < T->n && st == TFE_OK; j++) {

@@ -225,12 +225,12 @@ static tfe_status tfe__gpu_binary_body(tfe__gpu_dev *D, const tfe_prim_desc *d, 
   TFE_TRY(tfe__gpu_table(&P->T, d, where));
   if (tfe_layout_numel(&d->c->lay) == 0) return TFE_OK;
   tfe__gscal alpha = tfe__gpu_scalar(g, d->alpha), beta = tfe__gpu_scalar(g, d->beta);
+  bool cplx = g >= TFE__GK_C64, ca = cplx && d->a->conj, cb = cplx && d->b->conj;
+  if (d->c->conj) tfe__gpu_conj_c(&alpha, &beta), ca = cplx && !ca, cb = cplx && !cb;
   if (P->T.crep) { /* off-diagonal elements become beta*C; the diagonal accumulates */
     TFE_TRY(tfe__gpu_scale(D, g, d->c, es, beta, where));
     beta.re = 1, beta.im = 0;
   }
-  bool cplx = g >= TFE__GK_C64, ca = cplx && d->a->conj, cb = cplx && d->b->conj;
-  if (d->c->conj) alpha.im = -alpha.im, beta.im = -beta.im, ca = cplx && !ca, cb = cplx && !cb;
   tfe__gg_classify(P);
   if (P->k.size == 0 || P->sa.size == 0 || P->sb.size == 0) /* an empty sum: C = beta*C */
     return tfe__gpu_scale(D, g, d->c, es, beta, where);

@@ -343,5 +343,7 @@ int main(void) {
       cmocka_unit_test(test_prims_execute), cmocka_unit_test(test_gemm_shapes), cmocka_unit_test(test_einsum_into),
       cmocka_unit_test(test_binary_random), cmocka_unit_test(test_unary_random),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  tfe_gpu_shutdown(); /* every device resource back (compute-sanitizer's leak check) */
+  return failed;
 }

@@ -133,12 +133,26 @@ static void test_stub_driver(void **state) {
   assert_int_equal(tfe_gpu_device_count(), 0);
 }
 
+/* Shutdown gives the devices back and unregisters their backends; discovery works again. */
+static void test_shutdown_reinit(void **state) {
+  (void)state;
+  int n = tfe_gpu_device_count();
+  tfe_gpu_shutdown();
+  assert_int_equal(tfe_gpu_device_count(), 0);
+  assert_null(tfe_backend_find("cuda:0"));
+  assert_int_equal(tfe_gpu_init(), have_gpu ? TFE_OK : TFE_ERR_DEVICE);
+  assert_int_equal(tfe_gpu_device_count(), n);
+  if (have_gpu) assert_non_null(tfe_backend_find("cuda:0"));
+  tfe_gpu_shutdown();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_absent_paths),      cmocka_unit_test(test_discovery),
       cmocka_unit_test(test_devices),           cmocka_unit_test(test_memory_without_device),
       cmocka_unit_test(test_registry_refuses_gpu_memory), cmocka_unit_test(test_cpu_unchanged),
       cmocka_unit_test(test_kernels_compile),   cmocka_unit_test(test_stub_driver),
+      cmocka_unit_test(test_shutdown_reinit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
  *   libraries        tfe_gpu_library_path: which vendor library backs which slot, or NULL
  *   backends         tfe_gpu_backend: the registered vtable "cuda:N" of device N
  *   memory           tfe_gpu_alloc_dyn, tfe_gpu_upload, tfe_gpu_download, tfe_gpu_synchronize
+ *   lifetime         tfe_gpu_shutdown
  * A missing library, driver or device is a clean "no GPU" answer (TFE_ERR_DEVICE with a message,
  * device count 0), never a crash; the CPU keeps working. */
 #if !TFE__BODY_PHASE
@@ -79,6 +80,10 @@ TFE_GPU_API tfe_status tfe_gpu_download(const tfe_dyn *device, const tfe_dyn *ho
 /* Diagnostic: compiles every generated kernel for compute capability major.minor with NVRTC
  * (needs libnvrtc, not a device). */
 TFE_GPU_API tfe_status tfe_gpu_compile_check(int cc_major, int cc_minor);
+/* Gives every device's resources back (workspace, kernels, cuBLAS handles, streams, contexts)
+ * and unregisters the backends; release every device tensor first. The libraries stay loaded;
+ * tfe_gpu_init discovers the devices again. */
+TFE_GPU_API void tfe_gpu_shutdown(void);
 /* Waits until every operation queued on device dev has finished. */
 TFE_GPU_API tfe_status tfe_gpu_synchronize(int dev);
 /* The message of the companion's last failure on this thread (the same text as tfe_last_error

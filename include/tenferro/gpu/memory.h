@@ -148,5 +148,36 @@ TFE_GPU_API tfe_status tfe_gpu_synchronize(int dev) {
   return TFE_OK;
 }
 
+/* Device D's resources (lock held by the caller): workspace, kernels, cuBLAS handle, stream,
+ * primary context. */
+static void tfe__gpu_teardown(tfe__gpu_dev *D) {
+  if (!D->ready || tfe__gpu.cu.cuCtxSetCurrent(D->ctx) != 0) return;
+  tfe__gpu.cu.cuStreamSynchronize(D->stream);
+  if (D->ws) tfe__gpu.cu.cuMemFree(D->ws);
+  for (int g = 0; g < TFE__GK_COUNT; g++)
+    if (D->mod[g]) tfe__gpu.cu.cuModuleUnload(D->mod[g]);
+  if (D->blas) tfe__gpu.blas.destroy(D->blas);
+  tfe__gpu.cu.cuStreamDestroy(D->stream);
+  tfe__gpu.cu.cuDevicePrimaryCtxRelease(D->cudev);
+  memset(D->mod, 0, sizeof D->mod), memset(D->f_unary, 0, sizeof D->f_unary), memset(D->f_scale, 0, sizeof D->f_scale);
+  D->ws = 0, D->ws_bytes = 0, D->blas = NULL, D->stream = NULL, D->ctx = NULL, D->ready = false;
+}
+
+TFE_GPU_API void tfe_gpu_shutdown(void) {
+  pthread_mutex_lock(&tfe__gpu.lock);
+  for (int i = 0; i < tfe__gpu.ndev; i++) {
+    tfe__gpu_dev *D = &tfe__gpu.dev[i];
+    if (D->info.backend_id >= 0) tfe_backend_unregister(D->bename);
+    pthread_mutex_lock(&D->lock);
+    tfe__gpu_teardown(D);
+    pthread_mutex_unlock(&D->lock);
+    pthread_mutex_destroy(&D->lock);
+  }
+  tfe__gpu.ndev = 0;
+  tfe__gpu.init_done = tfe__gpu.tried_cuda = tfe__gpu.tried_hip = false;
+  tfe__gpu.status[0] = 0;
+  pthread_mutex_unlock(&tfe__gpu.lock);
+}
+
 #endif /* TFE__GPU_COMPANION */
 #endif

@@ -299,6 +299,39 @@ static void test_einsum_into(void **state) {
   hfree(&A), hfree(&B), hfree(&C), hfree(&C1), hfree(&C2);
 }
 
+/* Permutations large enough for the tiled kernel (labels of 16 and more), random layouts
+ * (negative and zero strides in A), alpha/beta, conjugation; and their plain copies. */
+static void test_permute_large(void **state) {
+  (void)state;
+  tu_rng r = {99};
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    for (int i = 0; i < 12; i++) {
+      tfe_dtype dt = kinds[k];
+      int rank = (int)tu_int(&r, 2, 4);
+      int64_t da[4], dc[4];
+      int32_t la[4], lc[4];
+      for (int q = 0; q < rank; q++) la[q] = lc[q] = q, da[q] = rank == 4 ? tu_int(&r, 3, 20) : tu_int(&r, 9, 70);
+      shuffle(&r, lc, rank);
+      for (int q = 0; q < rank; q++) dc[q] = da[lc[q]];
+      hostop A, C, C1, C2;
+      make_view(&r, dt, rank, da, true, &A), make_view(&r, dt, rank, dc, false, &C);
+      A.v.conj = cplx(dt) && tu_int(&r, 0, 1);
+      C.v.conj = cplx(dt) && tu_int(&r, 0, 3) == 0;
+      double alpha[2], beta[2];
+      put(dt, alpha, i % 3 ? rnd(&r) : 1, rnd(&r));
+      put(dt, beta, i % 2 ? rnd(&r) : 0, i % 2 ? rnd(&r) : 0);
+      copy_op(&C, &C1), copy_op(&C, &C2);
+      assert_int_equal(tfe_contract_dyn(alpha, &A.v, la, NULL, NULL, beta, &C1.v, lc), TFE_OK);
+      tfe_dyn dA, dC;
+      upload(&A, 0, &dA), upload(&C, 0, &dC);
+      if (tfe_contract_dyn(alpha, &dA, la, NULL, NULL, beta, &dC, lc) != TFE_OK) fail_msg("%s", tfe_last_error());
+      assert_int_equal(tfe_gpu_download(&dC, &C2.v), TFE_OK);
+      compare(dt, &C1, &C2, i, "permute_large");
+      tfe_dyn_release(&dA), tfe_dyn_release(&dC);
+      hfree(&A), hfree(&C), hfree(&C1), hfree(&C2);
+    }
+}
+
 /* The slots through tfe_prims_execute: batched_gemm in label form on device memory. */
 static void test_prims_execute(void **state) {
   (void)state;
@@ -341,6 +374,7 @@ int main(void) {
   printf("# %s\n", tfe_gpu_status());
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prims_execute), cmocka_unit_test(test_gemm_shapes), cmocka_unit_test(test_einsum_into),
+      cmocka_unit_test(test_permute_large),
       cmocka_unit_test(test_binary_random), cmocka_unit_test(test_unary_random),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);

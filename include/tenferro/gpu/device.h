@@ -9,7 +9,7 @@
 /* The kernels' parameter block: the layout of struct P in kernels.h. */
 typedef struct tfe__gpu_kparams {
   long long total, nsum_total;
-  int nout, nsum, beta_zero, conj;
+  int nout, nsum, beta_zero, conj, pj, pad; /* pj: tfe_perm2d's second tiled label */
   double alpha_re, alpha_im, beta_re, beta_im;
   long long dout[TFE__GPU_KMAXR], sc[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR], dsum[TFE__GPU_KMAXR],
       ssum[TFE__GPU_KMAXR];
@@ -177,9 +177,10 @@ static tfe_status tfe__gpu_kernels(tfe__gpu_dev *D, int g, const char *where) {
   free(img);
   if (r != 0) return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cuModuleLoadData (%s): %s", arch, tfe__cu_errstr(r));
   if ((r = tfe__gpu.cu.cuModuleGetFunction(&D->f_unary[g], m, "tfe_unary")) != 0 ||
+      (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_perm[g], m, "tfe_perm2d")) != 0 ||
       (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_scale[g], m, "tfe_scale")) != 0) {
     tfe__gpu.cu.cuModuleUnload(m);
-    D->f_unary[g] = D->f_scale[g] = NULL;
+    D->f_unary[g] = D->f_scale[g] = D->f_perm[g] = NULL;
     return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cuModuleGetFunction: %s", tfe__cu_errstr(r));
   }
   D->mod[g] = m;

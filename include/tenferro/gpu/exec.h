@@ -130,6 +130,26 @@ static void tfe__gpu_kp_sort(tfe__gpu_kparams *p) {
       t = p->sa[j], p->sa[j] = p->sa[j - 1], p->sa[j - 1] = t;
     }
 }
+/* Whether a copy (no summed labels) goes through 32x32 tiles: when the label A runs fastest
+ * along (smallest |stride|) is not C's fastest, and both span at least 16 (p->pj names it). */
+static bool tfe__gpu_tiled(tfe__gpu_kparams *p) {
+  if (p->nout < 2 || llabs(p->sc[0]) == 0) return false;
+  int j = 0;
+  for (int d = 1; d < p->nout; d++)
+    if (p->sa[d] != 0 && (p->sa[j] == 0 || llabs(p->sa[d]) < llabs(p->sa[j]))) j = d;
+  if (j == 0 || p->dout[0] < 16 || p->dout[j] < 16 || llabs(p->sa[0]) <= llabs(p->sa[j])) return false;
+  p->pj = j;
+  return true;
+}
+/* tfe_perm2d: one block of 32x8 threads per tile of labels 0 and pj; grid y over the rest. */
+static tfe_status tfe__gpu_launch_tiled(tfe__gpu_dev *D, tfe__cu_function f, void **args, const tfe__gpu_kparams *p,
+                                        const char *where) {
+  long long d0 = p->dout[0], dj = p->dout[p->pj], tiles = ((d0 + 31) / 32) * ((dj + 31) / 32);
+  long long rest = p->total / (d0 * dj), gy = rest < 65535 ? rest : 65535;
+  if (tiles > 0x7fffffffLL) return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%lld tiles exceed the grid", tiles);
+  TFE__CU_TRY(tfe__gpu.cu.cuLaunchKernel(f, (unsigned)tiles, (unsigned)gy, 1, 32, 8, 1, 0, D->stream, args, NULL), where);
+  return TFE_OK;
+}
 /* C = alpha * sum op(A) + beta * C as described by p (dims and strides filled). */
 static tfe_status tfe__gpu_unary_launch(tfe__gpu_dev *D, int g, tfe__cu_ptr c, tfe__cu_ptr a, tfe__gpu_kparams *p,
                                         tfe__gscal alpha, tfe__gscal beta, bool conj, const char *where) {
@@ -143,6 +163,7 @@ static tfe_status tfe__gpu_unary_launch(tfe__gpu_dev *D, int g, tfe__cu_ptr c, t
   p->beta_zero = tfe__gpu_iszero(beta);
   p->conj = conj && g >= TFE__GK_C64;
   void *args[] = {&c, &a, p};
+  if (p->nsum == 0 && tfe__gpu_tiled(p)) return tfe__gpu_launch_tiled(D, D->f_perm[g], args, p, where);
   return tfe__gpu_launch(D, D->f_unary[g], args, p->total, where);
 }
 /* C = beta * C over C's own layout (every element once). */

@@ -7,6 +7,9 @@
  *              per output element (grid-stride), an odometer over the summed labels. It is
  *              permute, reduce, trace (A's repeated labels folded into one stride), the
  *              anti-diagonal ops (C's repeats folded) and the packing copies of the GEMM path.
+ *   tfe_perm2d: the same without summed labels, through 32x32 tiles in shared memory: reads
+ *              run along A's fastest label, writes along C's (a transposition's two sides both
+ *              coalesced); the other labels are walked by the grid's y dimension.
  *   tfe_scale: C[o] = beta * C[o] (beta == 0 writes zeros, never reads C).
  * The parameter block is passed by value (under 4 KiB); its layout is tfe__gpu_kparams in
  * tenferro_gpu.c. Split in pieces: ISO C guarantees string literals of 4095 bytes only. */
@@ -36,7 +39,7 @@ static const char *const tfe__gpu_ksrc[] = {
     "#endif\n",
     "struct P {\n"
     "  long long total, nsum_total;\n"
-    "  int nout, nsum, beta_zero, conj;\n"
+    "  int nout, nsum, beta_zero, conj, pj, pad;\n"
     "  double alpha_re, alpha_im, beta_re, beta_im;\n"
     "  long long dout[MAXR], sc[MAXR], sa[MAXR], dsum[MAXR], ssum[MAXR];\n"
     "};\n"
@@ -78,6 +81,38 @@ static const char *const tfe__gpu_ksrc[] = {
     "    c[oc] = fin(p, s, c + oc);\n"
     "  }\n"
     "}\n"
+    "extern \"C\" __global__ void tfe_perm2d(T *c, const T *a, P p) {\n"
+    "  __shared__ T tile[32][33];\n"
+    "  const int j = p.pj;\n"
+    "  const long long d0 = p.dout[0], dj = p.dout[j], t0 = (d0 + 31) / 32;\n"
+    "  const long long b0 = (blockIdx.x % t0) * 32, bj = (blockIdx.x / t0) * 32;\n"
+    "  const long long rest = p.total / (d0 * dj);\n"
+    "  for (long long q = blockIdx.y; q < rest; q += gridDim.y) {\n"
+    "    long long r = q, oc = 0, oa = 0;\n"
+    "    for (int d = 1; d < p.nout; d++) {\n"
+    "      if (d == j) continue;\n"
+    "      long long x = r % p.dout[d];\n"
+    "      r /= p.dout[d];\n"
+    "      oc += x * p.sc[d]; oa += x * p.sa[d];\n"
+    "    }\n"
+    "    for (int y = threadIdx.y; y < 32; y += blockDim.y) {\n"
+    "      long long i0 = b0 + y, ij = bj + threadIdx.x;\n"
+    "      if (i0 < d0 && ij < dj) {\n"
+    "        T v = a[oa + i0 * p.sa[0] + ij * p.sa[j]];\n"
+    "        tile[y][threadIdx.x] = p.conj ? cj(v) : v;\n"
+    "      }\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    for (int y = threadIdx.y; y < 32; y += blockDim.y) {\n"
+    "      long long ij = bj + y, i0 = b0 + threadIdx.x;\n"
+    "      if (i0 < d0 && ij < dj) {\n"
+    "        T *cp = c + oc + i0 * p.sc[0] + ij * p.sc[j];\n"
+    "        *cp = fin(p, tile[threadIdx.x][y], cp);\n"
+    "      }\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "}\n",
     "extern \"C\" __global__ void tfe_scale(T *c, P p) {\n"
     "  long long step = (long long)gridDim.x * blockDim.x;\n"
     "  T b = mk((R)p.beta_re, (R)p.beta_im);\n"

@@ -47,7 +47,7 @@ typedef struct tfe__gpu_dev {
   tfe__cu_stream stream;
   tfe__blas_handle blas;
   tfe__cu_module mod[TFE__GK_COUNT];
-  tfe__cu_function f_unary[TFE__GK_COUNT], f_scale[TFE__GK_COUNT];
+  tfe__cu_function f_unary[TFE__GK_COUNT], f_scale[TFE__GK_COUNT], f_perm[TFE__GK_COUNT];
   tfe__cu_ptr ws;
   size_t ws_bytes;
   char bename[32];

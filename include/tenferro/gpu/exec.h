@@ -145,6 +145,7 @@ static bool tfe__gpu_tiled(tfe__gpu_kparams *p) {
 static tfe_status tfe__gpu_launch_tiled(tfe__gpu_dev *D, tfe__cu_function f, void **args, const tfe__gpu_kparams *p,
                                         const char *where) {
   long long d0 = p->dout[0], dj = p->dout[p->pj], tiles = ((d0 + 31) / 32) * ((dj + 31) / 32);
+  if (p->total <= 0) return TFE_OK;
   long long rest = p->total / (d0 * dj), gy = rest < 65535 ? rest : 65535;
   if (tiles > 0x7fffffffLL) return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%lld tiles exceed the grid", tiles);
   TFE__CU_TRY(tfe__gpu.cu.cuLaunchKernel(f, (unsigned)tiles, (unsigned)gy, 1, 32, 8, 1, 0, D->stream, args, NULL), where);

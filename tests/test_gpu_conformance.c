@@ -358,7 +358,8 @@ static void test_prims_execute(void **state) {
   tfe_dyn ai = dA;
   ai.dtype = TFE_DT_I64;
   d.a = d.b = d.c = &ai;
-  TU_EXPECT_ERR(tfe_prims_execute(be, &d, NULL), TFE_ERR_UNSUPPORTED, "not i64");
+  assert_int_equal(tfe_prims_execute(be, &d, NULL), TFE_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tfe_gpu_last_error(), "not i64")); /* library mode: only the companion's copy */
   tfe_dyn_release(&dA), tfe_dyn_release(&dB), tfe_dyn_release(&dC);
   hfree(&A), hfree(&B), hfree(&C), hfree(&C1), hfree(&C2);
 }

@@ -39,7 +39,7 @@ static bool tfe__gg_chain(const tfe__gtab *T, const tfe__ggroup *G, int x, int64
 }
 static int64_t tfe__gg_max1(int64_t v) { return v > 1 ? v : 1; }
 
-/* Sorts the labels into groups; false (with *empty) when C is empty or a summed size is 0. */
+/* Sorts the labels into groups (labels of size 1 only multiply the group's size). */
 static void tfe__gg_classify(tfe__gplan *P) {
   tfe__ggroup *gs[] = {&P->m, &P->n, &P->k, &P->b, &P->sa, &P->sb};
   for (int i = 0; i < 6; i++) gs[i]->n = 0, gs[i]->size = 1;
@@ -112,7 +112,7 @@ static void tfe__gg_layout(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A
   bool ca = P->xa == TFE__GA ? conj_a : conj_b, cb = P->xa == TFE__GA ? conj_b : conj_a;
   const tfe__ggroup *only_a = P->xa == TFE__GA ? &P->sa : &P->sb, *only_b = P->xa == TFE__GA ? &P->sb : &P->sa;
   tfe__gg_sort(&P->T, &P->k, P->xa);
-  A->direct = only_a->size == 1 && only_a->n == 0 && tfe__gg_direct(P, P->xa, &P->m, &P->k, ca, A);
+  A->direct = only_a->n == 0 && tfe__gg_direct(P, P->xa, &P->m, &P->k, ca, A);
   if (!A->direct) tfe__gg_sort(&P->T, &P->k, P->xb);
   B->direct = only_b->n == 0 && tfe__gg_direct(P, P->xb, &P->k, &P->n, cb, B);
 }

@@ -74,8 +74,9 @@ TFE_GPU_API tfe_status tfe_gpu_alloc_dyn(tfe_dyn *out, int dev, tfe_dtype dt, in
 /* A device copy of a host view with the same dims, strides and offset (the bytes its elements
  * span are copied; negative and zero strides are kept). */
 TFE_GPU_API tfe_status tfe_gpu_upload(tfe_dyn *out, int dev, const tfe_dyn *host);
-/* Copies the elements of a device view into a host view of the same dims (any strides); only
- * the host view's elements are written. Waits for the device's pending work. */
+/* Copies the stored elements of a device view into a host view of the same dims and kind (any
+ * strides; conj flags are not applied); only the host view's elements are written. Waits for
+ * the device's pending work. */
 TFE_GPU_API tfe_status tfe_gpu_download(const tfe_dyn *device, const tfe_dyn *host);
 /* Diagnostic: compiles every generated kernel for compute capability major.minor with NVRTC
  * (needs libnvrtc, not a device). */

@@ -364,7 +364,15 @@ static void test_prims_execute(void **state) {
   hfree(&A), hfree(&B), hfree(&C), hfree(&C1), hfree(&C2);
 }
 
+#ifdef TU_GPU_EMULATED /* tests/test_gpu_emulated.c: the same suite on an emulated device */
+void tu_gpu_emulate(void);
+#endif
+
 int main(void) {
+#ifdef TU_GPU_EMULATED
+  (void)tfe_backend_find("cpu"); /* this unit sets the registry up first (gpu.h says why) */
+  tu_gpu_emulate();
+#endif
   tfe_status st = tfe_gpu_init();
   const char *req = getenv("TFE_GPU_REQUIRED");
   if (st != TFE_OK) {

@@ -34,7 +34,9 @@ static tfe_status tfe__gpu_storage(tfe__gpu_dev *D, size_t bytes, tfe_storage **
 
 static tfe__gpu_dev *tfe__gpu_dev_of(int dev, const char *where) {
   tfe__gpu_dev *D = tfe__gpu_device(dev);
-  if (!D) TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "no GPU device %d (%d found: %s)", dev, tfe_gpu_device_count(), tfe_gpu_status());
+  if (!D)
+    TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "no GPU device %d (%d found: %s)", dev, tfe_gpu_device_count(),
+                     tfe_gpu_status());
   return D;
 }
 
@@ -44,7 +46,8 @@ TFE_GPU_API tfe_status tfe_gpu_alloc_dyn(tfe_dyn *out, int dev, tfe_dtype dt, in
   tfe__gpu_dev *D = tfe__gpu_dev_of(dev, __func__);
   if (!D) return TFE_ERR_DEVICE;
   const tfe_dtype_info *info = tfe_dtype_get(dt);
-  if (!info || (unsigned)dt >= (unsigned)TFE_DT_COUNT) return TFE__GPU_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dt);
+  if (!info || (unsigned)dt >= (unsigned)TFE_DT_COUNT)
+    return TFE__GPU_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dt);
   tfe_layout L;
   int64_t n = 0, bytes = 0;
   if (tfe_layout_dense(rank, dims, order, &L) != TFE_OK || tfe_layout_check(&L, &n) != TFE_OK)
@@ -77,7 +80,8 @@ TFE_GPU_API tfe_status tfe_gpu_upload(tfe_dyn *out, int dev, const tfe_dyn *host
   tfe_status rs = tfe__gpu_enter(D, __func__);
   if (rs == TFE_OK) {
     tfe__cu_result r = 0;
-    if (bytes) r = tfe__gpu.cu.cuMemcpyHtoDAsync((tfe__cu_ptr)(uintptr_t)st->ptr, (const char *)host->data + lo * (int64_t)es, bytes, D->stream);
+    const char *src = (const char *)host->data + lo * (int64_t)es;
+    if (bytes) r = tfe__gpu.cu.cuMemcpyHtoDAsync((tfe__cu_ptr)(uintptr_t)st->ptr, src, bytes, D->stream);
     if (r == 0) r = tfe__gpu.cu.cuStreamSynchronize(D->stream);
     if (r != 0) rs = TFE__GPU_FAIL(TFE_ERR_DEVICE, "copy of %zu bytes to %s: %s", bytes, D->bename, tfe__cu_errstr(r));
     tfe__gpu_leave(D);
@@ -113,9 +117,13 @@ TFE_GPU_API tfe_status tfe_gpu_download(const tfe_dyn *device, const tfe_dyn *ho
   if (!device || !host) return TFE__GPU_FAIL(TFE_ERR_NULL, "argument '%s' is NULL", !device ? "device" : "host");
   if (!device->st || device->st->space.kind != TFE_MEM_GPU)
     return TFE__GPU_FAIL(TFE_ERR_DEVICE, "the source is not a device tensor (no storage in GPU memory)");
-  if (host->st && host->st->space.kind != TFE_MEM_HOST) return TFE__GPU_FAIL(TFE_ERR_DEVICE, "the target is not in host memory");
-  if (device->dtype != host->dtype) return TFE__GPU_FAIL(TFE_ERR_DTYPE, "kinds differ (%s, %s)", tfe_dtype_name(device->dtype), tfe_dtype_name(host->dtype));
-  if (device->lay.rank != host->lay.rank || memcmp(device->lay.dims, host->lay.dims, sizeof(int64_t) * (size_t)host->lay.rank) != 0)
+  if (host->st && host->st->space.kind != TFE_MEM_HOST)
+    return TFE__GPU_FAIL(TFE_ERR_DEVICE, "the target is not in host memory");
+  if (device->dtype != host->dtype)
+    return TFE__GPU_FAIL(TFE_ERR_DTYPE, "kinds differ (%s, %s)", tfe_dtype_name(device->dtype),
+                         tfe_dtype_name(host->dtype));
+  if (device->lay.rank != host->lay.rank ||
+      memcmp(device->lay.dims, host->lay.dims, sizeof(int64_t) * (size_t)host->lay.rank) != 0)
     return TFE__GPU_FAIL(TFE_ERR_SHAPE, "dims differ");
   tfe__gpu_dev *D = tfe__gpu_dev_of(device->st->space.device, __func__);
   if (!D) return TFE_ERR_DEVICE;
@@ -126,7 +134,8 @@ TFE_GPU_API tfe_status tfe_gpu_download(const tfe_dyn *device, const tfe_dyn *ho
   if (!tmp) return TFE__GPU_FAIL(TFE_ERR_ALLOC, "no memory for a %zu-byte staging buffer", bytes);
   tfe_status rs = tfe__gpu_enter(D, __func__);
   if (rs == TFE_OK) {
-    tfe__cu_result r = tfe__gpu.cu.cuMemcpyDtoHAsync(tmp, (tfe__cu_ptr)(uintptr_t)device->data + (tfe__cu_ptr)(lo * (int64_t)es), bytes, D->stream);
+    tfe__cu_ptr src = (tfe__cu_ptr)(uintptr_t)device->data + (tfe__cu_ptr)(lo * (int64_t)es);
+    tfe__cu_result r = tfe__gpu.cu.cuMemcpyDtoHAsync(tmp, src, bytes, D->stream);
     if (r == 0) r = tfe__gpu.cu.cuStreamSynchronize(D->stream);
     if (r != 0) rs = TFE__GPU_FAIL(TFE_ERR_DEVICE, "copy of %zu bytes from %s: %s", bytes, D->bename, tfe__cu_errstr(r));
     tfe__gpu_leave(D);

@@ -68,6 +68,7 @@ TFE_GPU_API tfe_status tfe_gpu_upload(tfe_dyn *out, int dev, const tfe_dyn *host
   if (!out || !host) return TFE__GPU_FAIL(TFE_ERR_NULL, "argument '%s' is NULL", !out ? "out" : "host");
   if (host->st && host->st->space.kind != TFE_MEM_HOST)
     return TFE__GPU_FAIL(TFE_ERR_DEVICE, "the source is not in host memory");
+  if (!tfe_dtype_get(host->dtype)) return TFE__GPU_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)host->dtype);
   tfe__gpu_dev *D = tfe__gpu_dev_of(dev, __func__);
   if (!D) return TFE_ERR_DEVICE;
   int64_t lo = 0, hi = -1, count;
@@ -119,7 +120,7 @@ TFE_GPU_API tfe_status tfe_gpu_download(const tfe_dyn *device, const tfe_dyn *ho
     return TFE__GPU_FAIL(TFE_ERR_DEVICE, "the source is not a device tensor (no storage in GPU memory)");
   if (host->st && host->st->space.kind != TFE_MEM_HOST)
     return TFE__GPU_FAIL(TFE_ERR_DEVICE, "the target is not in host memory");
-  if (device->dtype != host->dtype)
+  if (device->dtype != host->dtype || !tfe_dtype_get(host->dtype))
     return TFE__GPU_FAIL(TFE_ERR_DTYPE, "kinds differ (%s, %s)", tfe_dtype_name(device->dtype),
                          tfe_dtype_name(host->dtype));
   if (device->lay.rank != host->lay.rank ||

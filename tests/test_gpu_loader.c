@@ -90,6 +90,9 @@ static void test_memory_without_device(void **state) {
   GPU_EXPECT_ERR(tfe_gpu_upload(&d, n, &h), TFE_ERR_DEVICE, "no GPU device");
   GPU_EXPECT_ERR(tfe_gpu_download(&h, &h), TFE_ERR_DEVICE, "not a device tensor");
   GPU_EXPECT_ERR(tfe_gpu_upload(NULL, 0, &h), TFE_ERR_NULL, "'out' is NULL");
+  tfe_dyn bad = h;
+  bad.dtype = (tfe_dtype)99;
+  GPU_EXPECT_ERR(tfe_gpu_upload(&d, 0, &bad), TFE_ERR_DTYPE, "unknown dtype");
   tfe_dyn_release(&h);
 }
 

@@ -38,7 +38,7 @@ LIB_LINK = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -ltenferro
 CXX_WARN := -Wall -Wextra -Wpedantic -Werror
 
 .PHONY: all help test test-unit test-examples test-sanitize test-tsan test-clang check-gen gen bench bench-permute install deps clean run bench-einsum fuzz \
-  lib test-cxx test-install check-headers bench-compile test-optout
+  lib test-cxx test-install check-headers bench-compile test-optout test-gpu
 
 all: $(TOOLS) $(EXAMPLES) $(TESTS)
 
@@ -52,6 +52,7 @@ help:
 	@echo "make bench           build the benchmark programs; bench-permute runs the permutation table"
 	@echo "make check-gen       verify that include/tenferro/gen matches gen/gen_kinds.py"
 	@echo "make check-headers   compile every header on its own (default and TFE_HEADER modes)"
+	@echo "make test-gpu        the GPU backend: loader and conformance suites (needs a GPU; docs/gpu.md)"
 	@echo "make lib             build/lib/libtenferro.a and libtenferro.so (docs/linkage.md)"
 	@echo "make install PREFIX=/usr/local   headers, libraries, pkg-config file, CMake package"
 	@echo "make test-cxx        a C++17 program (g++ and clang++) against the library"
@@ -81,6 +82,12 @@ test: check-gen check-headers test-unit test-examples test-optout test-cxx test-
 test-unit: $(TESTS) $(TOOLS)
 	@mkdir -p build
 	@set -e; for t in $(TESTS); do echo "== $$t"; TFE_TOOL=$(BUILD)/tfe-einsum $$t; done
+
+# The GPU backend's suites on a machine with a GPU (docs/gpu.md): the loader, then the
+# conformance suite against the CPU, which fails here when no GPU is found (test-unit skips it).
+test-gpu: $(BUILD)/tests/test_gpu_loader $(BUILD)/tests/test_gpu_conformance
+	$(BUILD)/tests/test_gpu_loader
+	TFE_GPU_REQUIRED=1 $(BUILD)/tests/test_gpu_conformance
 
 test-examples: $(EXAMPLES)
 	@set -e; for e in $(EXAMPLES); do echo "== $$e"; (cd examples && ../$$e); done

@@ -67,6 +67,7 @@ extern "C" {
 #ifdef TFE_NO_AD
 #pragma pop_macro("TFE__PART")
 #endif
+#include <tenferro/gpu/gpu.h> /* declarations only: the bodies are the companion unit's */
 #ifdef TFE_NO_IO
 #pragma push_macro("TFE__PART")
 #undef TFE__PART

@@ -1,0 +1,261 @@
+/* tenferro/gpu/gemm.h — gpu room, companion only: binary contraction on cuBLAS (exec.h says
+ * how labels become one strided-batched GEMM). Parsed only inside tenferro_gpu.c. */
+#ifndef TENFERRO_GPU_GEMM_H
+#define TENFERRO_GPU_GEMM_H
+#ifdef TFE__GPU_COMPANION
+
+/* The label groups of one contraction (indices into the label table), sizes as products. */
+#define TFE__GG_MAX (3 * TFE_MAX_RANK)
+typedef struct tfe__ggroup {
+  int n;
+  int64_t size;
+  int l[TFE__GG_MAX];
+} tfe__ggroup;
+typedef struct tfe__gplan {
+  tfe__gtab T;
+  tfe__ggroup m, n, k, b, sa, sb; /* rows of C, columns of C, contracted, batch, A-only, B-only */
+  int xa, xb;                    /* which operand gives C's rows (A, or B after a transpose) */
+} tfe__gplan;
+
+static void tfe__gg_add(tfe__ggroup *G, const tfe__glabel *L, int j) {
+  G->size *= L->dim;
+  if (L->dim != 1) G->l[G->n++] = j;
+}
+/* Sorts labels by their stride's magnitude in operand x. */
+static void tfe__gg_sort(const tfe__gtab *T, tfe__ggroup *G, int x) {
+  for (int i = 1; i < G->n; i++)
+    for (int j = i; j > 0 && llabs(T->l[G->l[j]].s[x]) < llabs(T->l[G->l[j - 1]].s[x]); j--) {
+      int t = G->l[j];
+      G->l[j] = G->l[j - 1], G->l[j - 1] = t;
+    }
+}
+/* Whether the group fuses into one dimension in operand x (each stride is the previous one
+ * times the previous size); *first is the fused stride (0 for an empty group). */
+static bool tfe__gg_chain(const tfe__gtab *T, const tfe__ggroup *G, int x, int64_t *first) {
+  *first = G->n ? T->l[G->l[0]].s[x] : 0;
+  for (int i = 1; i < G->n; i++)
+    if (T->l[G->l[i]].s[x] != T->l[G->l[i - 1]].s[x] * T->l[G->l[i - 1]].dim) return false;
+  return true;
+}
+static int64_t tfe__gg_max1(int64_t v) { return v > 1 ? v : 1; }
+
+/* Sorts the labels into groups (labels of size 1 only multiply the group's size). */
+static void tfe__gg_classify(tfe__gplan *P) {
+  tfe__ggroup *gs[] = {&P->m, &P->n, &P->k, &P->b, &P->sa, &P->sb};
+  for (int i = 0; i < 6; i++) gs[i]->n = 0, gs[i]->size = 1;
+  for (int j = 0; j < P->T.n; j++) {
+    const tfe__glabel *L = &P->T.l[j];
+    bool a = L->in[TFE__GA], b = L->in[TFE__GB], c = L->in[TFE__GC];
+    tfe__ggroup *G = a && b && c ? &P->b : a && c ? &P->m : b && c ? &P->n : a && b ? &P->k : a ? &P->sa : &P->sb;
+    tfe__gg_add(G, L, j);
+  }
+  P->xa = TFE__GA, P->xb = TFE__GB;
+}
+
+/* One GEMM operand: where it starts, its op, leading dimension and batch stride; or packed. */
+typedef struct tfe__gmat {
+  bool direct;
+  int op;
+  int64_t ld, bs;
+} tfe__gmat;
+
+/* Whether operand x is addressable in place as a rows x cols matrix per batch (see exec.h). */
+static bool tfe__gg_direct(const tfe__gplan *P, int x, const tfe__ggroup *R, const tfe__ggroup *Cg, bool conj,
+                           tfe__gmat *M) {
+  int64_t sr, sc, sb;
+  if (!tfe__gg_chain(&P->T, R, x, &sr) || !tfe__gg_chain(&P->T, Cg, x, &sc) || !tfe__gg_chain(&P->T, &P->b, x, &sb))
+    return false;
+  if (P->b.size > 1 && sb < 0) return false;
+  M->bs = P->b.size > 1 ? sb : 0;
+  int64_t r = R->size, c = Cg->size;
+  if (!conj && (r == 1 || sr == 1)) {
+    M->ld = c > 1 ? sc : tfe__gg_max1(r);
+    M->op = TFE__BLAS_OP_N;
+    if (M->ld >= tfe__gg_max1(r)) return M->direct = true;
+  }
+  if (c == 1 || sc == 1) {
+    M->ld = r > 1 ? sr : tfe__gg_max1(c);
+    M->op = conj ? TFE__BLAS_OP_C : TFE__BLAS_OP_T;
+    if (M->ld >= tfe__gg_max1(c)) return M->direct = true;
+  }
+  return false;
+}
+/* Whether C is addressable in place as a column-major rows x cols matrix per batch. */
+static bool tfe__gg_cdirect(const tfe__gplan *P, tfe__gmat *M) {
+  int64_t sr, sc, sb;
+  if (!tfe__gg_chain(&P->T, &P->m, TFE__GC, &sr) || !tfe__gg_chain(&P->T, &P->n, TFE__GC, &sc) ||
+      !tfe__gg_chain(&P->T, &P->b, TFE__GC, &sb))
+    return false;
+  if ((P->m.size > 1 && sr != 1) || (P->b.size > 1 && sb <= 0)) return false;
+  M->ld = P->n.size > 1 ? sc : tfe__gg_max1(P->m.size);
+  M->bs = P->b.size > 1 ? sb : 0;
+  M->op = TFE__BLAS_OP_N;
+  return M->direct = M->ld >= tfe__gg_max1(P->m.size);
+}
+static void tfe__gg_swap(tfe__gplan *P) {
+  tfe__ggroup t = P->m;
+  P->m = P->n, P->n = t;
+  int x = P->xa;
+  P->xa = P->xb, P->xb = x;
+}
+
+/* Chooses the group orders and which operands are copied. */
+static void tfe__gg_layout(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A, tfe__gmat *B, tfe__gmat *C) {
+  tfe__gg_sort(&P->T, &P->m, TFE__GC), tfe__gg_sort(&P->T, &P->n, TFE__GC), tfe__gg_sort(&P->T, &P->b, TFE__GC);
+  if (!tfe__gg_cdirect(P, C)) {
+    tfe__gg_swap(P); /* C^T = B^T A^T: C's columns may be the unit-stride side */
+    if (!tfe__gg_cdirect(P, C)) {
+      tfe__gg_swap(P);
+      tfe__gg_sort(&P->T, &P->m, P->xa), tfe__gg_sort(&P->T, &P->n, P->xb), tfe__gg_sort(&P->T, &P->b, P->xa);
+    }
+  }
+  bool ca = P->xa == TFE__GA ? conj_a : conj_b, cb = P->xa == TFE__GA ? conj_b : conj_a;
+  const tfe__ggroup *only_a = P->xa == TFE__GA ? &P->sa : &P->sb, *only_b = P->xa == TFE__GA ? &P->sb : &P->sa;
+  tfe__gg_sort(&P->T, &P->k, P->xa);
+  A->direct = only_a->n == 0 && tfe__gg_direct(P, P->xa, &P->m, &P->k, ca, A);
+  if (!A->direct) tfe__gg_sort(&P->T, &P->k, P->xb);
+  B->direct = only_b->n == 0 && tfe__gg_direct(P, P->xb, &P->k, &P->n, cb, B);
+}
+
+/* Copies operand x into a dense [R | Cg | batch] block at w (summing its one-input labels S,
+ * conjugating when conj). */
+static tfe_status tfe__gg_pack(tfe__gpu_dev *D, int g, const tfe__gplan *P, int x, const tfe__ggroup *R,
+                               const tfe__ggroup *Cg, const tfe__ggroup *S, tfe__cu_ptr w, tfe__cu_ptr src, bool conj,
+                               const char *where) {
+  tfe__gpu_kparams p;
+  memset(&p, 0, sizeof p);
+  const tfe__ggroup *parts[3] = {R, Cg, &P->b};
+  int64_t stride = 1;
+  for (int q = 0; q < 3; q++)
+    for (int i = 0; i < parts[q]->n; i++) {
+      const tfe__glabel *L = &P->T.l[parts[q]->l[i]];
+      TFE_TRY(tfe__gpu_kp_out(&p, L->dim, stride, L->s[x], where));
+      stride *= L->dim;
+    }
+  for (int i = 0; i < S->n; i++) TFE_TRY(tfe__gpu_kp_sum(&p, P->T.l[S->l[i]].dim, P->T.l[S->l[i]].s[x], where));
+  tfe__gscal one = {1, 0}, zero = {0, 0};
+  return tfe__gpu_unary_launch(D, g, w, src, &p, one, zero, conj, where);
+}
+/* Copies between C and its dense [M | N | batch] block (to_block: C into the block). */
+static tfe_status tfe__gg_cblock(tfe__gpu_dev *D, int g, const tfe__gplan *P, tfe__cu_ptr w, tfe__cu_ptr c,
+                                 bool to_block, const char *where) {
+  tfe__gpu_kparams p;
+  memset(&p, 0, sizeof p);
+  const tfe__ggroup *parts[3] = {&P->m, &P->n, &P->b};
+  int64_t stride = 1;
+  for (int q = 0; q < 3; q++)
+    for (int i = 0; i < parts[q]->n; i++) {
+      const tfe__glabel *L = &P->T.l[parts[q]->l[i]];
+      int64_t sc = L->s[TFE__GC];
+      TFE_TRY(tfe__gpu_kp_out(&p, L->dim, to_block ? stride : sc, to_block ? sc : stride, where));
+      stride *= L->dim;
+    }
+  tfe__gscal one = {1, 0}, zero = {0, 0};
+  return tfe__gpu_unary_launch(D, g, to_block ? w : c, to_block ? c : w, &p, one, zero, false, where);
+}
+
+/* Bytes of a block of n elements, rounded up to 256 (0 when not needed); false on overflow. */
+static bool tfe__gg_bytes(bool need, int64_t a, int64_t b, int64_t c, size_t es, size_t *out) {
+  int64_t n;
+  *out = 0;
+  if (!need) return true;
+  if (__builtin_mul_overflow(a, b, &n) || __builtin_mul_overflow(n, c, &n) ||
+      __builtin_mul_overflow(n, (int64_t)es, &n) || n > INT64_MAX - 256)
+    return false;
+  *out = (size_t)((n + 255) / 256 * 256);
+  return true;
+}
+
+static tfe__blas_gemm_sb_fn_t tfe__gg_gemm_fn(int g) {
+  return g == TFE__GK_F32 ? tfe__gpu.blas.sgemm_sb
+         : g == TFE__GK_F64 ? tfe__gpu.blas.dgemm_sb
+         : g == TFE__GK_C64 ? tfe__gpu.blas.cgemm_sb
+                            : tfe__gpu.blas.zgemm_sb;
+}
+
+/* The GEMM over the chosen layout, copying what must be copied. */
+static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, size_t es, tfe__gplan *P,
+                              tfe__gscal alpha, tfe__gscal beta, bool conj_a, bool conj_b, const char *where) {
+  tfe__gmat A, B, C;
+  memset(&A, 0, sizeof A), memset(&B, 0, sizeof B), memset(&C, 0, sizeof C);
+  tfe__gg_layout(P, conj_a, conj_b, &A, &B, &C);
+  int64_t m = P->m.size, n = P->n.size, k = P->k.size, nb = P->b.size;
+  size_t ba, bb, bc;
+  if (!tfe__gg_bytes(!A.direct, m, k, nb, es, &ba) || !tfe__gg_bytes(!B.direct, k, n, nb, es, &bb) ||
+      !tfe__gg_bytes(!C.direct, m, n, nb, es, &bc))
+    return TFE__GPU_FAIL_AT(TFE_ERR_OVERFLOW, where, "workspace size overflows");
+  int64_t lim = INT_MAX;
+  if (m > lim || n > lim || k > lim || nb > lim || A.ld > lim || B.ld > lim || C.ld > lim)
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "GEMM of %lld x %lld x %lld (batch %lld) exceeds cuBLAS's int",
+                            (long long)m, (long long)n, (long long)k, (long long)nb);
+  tfe__cu_ptr w = 0;
+  if (ba + bb + bc) TFE_TRY(tfe__gpu_ws(D, ba + bb + bc, &w, where));
+  const tfe_dyn *opnd[2] = {d->a, d->b};
+  bool cj[2] = {conj_a, conj_b};
+  tfe__cu_ptr pa = tfe__gpu_addr(opnd[P->xa], es), pb = tfe__gpu_addr(opnd[P->xb], es), pc = tfe__gpu_addr(d->c, es);
+  const tfe__ggroup *oa = P->xa == TFE__GA ? &P->sa : &P->sb, *ob = P->xa == TFE__GA ? &P->sb : &P->sa;
+  if (!A.direct) {
+    TFE_TRY(tfe__gg_pack(D, g, P, P->xa, &P->m, &P->k, oa, w, pa, cj[P->xa], where));
+    pa = w, A.op = TFE__BLAS_OP_N, A.ld = tfe__gg_max1(m), A.bs = nb > 1 ? m * k : 0;
+  }
+  if (!B.direct) {
+    TFE_TRY(tfe__gg_pack(D, g, P, P->xb, &P->k, &P->n, ob, w + ba, pb, cj[P->xb], where));
+    pb = w + ba, B.op = TFE__BLAS_OP_N, B.ld = tfe__gg_max1(k), B.bs = nb > 1 ? k * n : 0;
+  }
+  tfe__cu_ptr cc = pc;
+  if (!C.direct) {
+    cc = w + ba + bb, C.ld = tfe__gg_max1(m), C.bs = nb > 1 ? m * n : 0;
+    if (!tfe__gpu_iszero(beta)) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, true, where));
+  }
+  double al[2], be[2];
+  tfe__blas_status bs = tfe__gg_gemm_fn(g)(D->blas, A.op, B.op, (int)m, (int)n, (int)k, tfe__gpu_scalar_as(g, alpha, al),
+                                           (const void *)(uintptr_t)pa, (int)A.ld, (long long)A.bs,
+                                           (const void *)(uintptr_t)pb, (int)B.ld, (long long)B.bs,
+                                           tfe__gpu_scalar_as(g, beta, be), (void *)(uintptr_t)cc, (int)C.ld,
+                                           (long long)C.bs, (int)nb);
+  if (bs != 0)
+    return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cuBLAS GEMM (%lld x %lld x %lld, batch %lld) failed: status %d",
+                            (long long)m, (long long)n, (long long)k, (long long)nb, bs);
+  if (!C.direct) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, false, where));
+  return TFE_OK;
+}
+
+static tfe_status tfe__gpu_binary_body(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, size_t es, tfe__gplan *P,
+                                       const char *where) {
+  TFE_TRY(tfe__gpu_table(&P->T, d, where));
+  if (tfe_layout_numel(&d->c->lay) == 0) return TFE_OK;
+  tfe__gscal alpha = tfe__gpu_scalar(g, d->alpha), beta = tfe__gpu_scalar(g, d->beta);
+  bool cplx = g >= TFE__GK_C64, ca = cplx && d->a->conj, cb = cplx && d->b->conj;
+  if (d->c->conj) tfe__gpu_conj_c(&alpha, &beta), ca = cplx && !ca, cb = cplx && !cb;
+  if (P->T.crep) { /* off-diagonal elements become beta*C; the diagonal accumulates */
+    TFE_TRY(tfe__gpu_scale(D, g, d->c, es, beta, where));
+    beta.re = 1, beta.im = 0;
+  }
+  tfe__gg_classify(P);
+  if (P->k.size == 0 || P->sa.size == 0 || P->sb.size == 0) /* an empty sum: C = beta*C */
+    return tfe__gpu_scale(D, g, d->c, es, beta, where);
+  if (!D->blas)
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%s has no cuBLAS (%s)", D->bename, tfe_gpu_status());
+  return tfe__gg_run(D, d, g, es, P, alpha, beta, ca, cb, where);
+}
+static tfe_status tfe__gpu_exec_binary(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan) {
+  (void)plan;
+  const char *where = "tfe_prims_execute";
+  int g = 0;
+  size_t es = 0;
+  TFE_TRY(tfe__gpu_begin(be, d, &g, &es, where));
+  if (!d->b) return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "%s takes two inputs", tfe_prim_op_name(d->op));
+  tfe__gplan *P = (tfe__gplan *)malloc(sizeof *P);
+  if (!P) return TFE__GPU_FAIL_AT(TFE_ERR_ALLOC, where, "no memory for the contraction plan");
+  tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
+  tfe_status st = tfe__gpu_enter(D, where);
+  if (st == TFE_OK) {
+    st = tfe__gpu_binary_body(D, d, g, es, P, where);
+    tfe__gpu_leave(D);
+  }
+  free(P);
+  return st;
+}
+
+#endif /* TFE__GPU_COMPANION */
+#endif

@@ -1,0 +1,131 @@
+/* tenferro/gpu/vendor.h — gpu room, companion only: the few types, constants and entry points of
+ * the vendor libraries that the companion calls, declared here so that no CUDA or ROCm header is
+ * needed to build it. Every function is reached through a pointer filled at run time (dlopen +
+ * cuGetProcAddress / dlsym). Values are the vendors' documented ABI (CUDA 11.3 and later,
+ * ROCm 5 and later). Parsed only inside tenferro_gpu.c (TFE__GPU_COMPANION). */
+#ifndef TENFERRO_GPU_VENDOR_H
+#define TENFERRO_GPU_VENDOR_H
+#ifdef TFE__GPU_COMPANION
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- CUDA driver API ------------------------------------------------------------------------ */
+typedef int tfe__cu_result;                   /* CUresult: 0 = CUDA_SUCCESS */
+typedef int tfe__cu_device;                   /* CUdevice */
+typedef unsigned long long tfe__cu_ptr;       /* CUdeviceptr (the _v2 ABI: 64 bits) */
+typedef struct tfe__cu_ctx_s *tfe__cu_ctx;    /* CUcontext */
+typedef struct tfe__cu_mod_s *tfe__cu_module; /* CUmodule */
+typedef struct tfe__cu_fn_s *tfe__cu_function;/* CUfunction */
+typedef struct tfe__cu_stream_s *tfe__cu_stream; /* CUstream (= cudaStream_t) */
+typedef struct tfe__cu_event_s *tfe__cu_event;   /* CUevent */
+#define TFE__CU_ATTR_CC_MAJOR 75                 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
+#define TFE__CU_ATTR_CC_MINOR 76
+#define TFE__CU_STREAM_NON_BLOCKING 1u
+#define TFE__CU_EVENT_DEFAULT 0u
+#define TFE__CU_ERROR_NO_DEVICE 100
+
+/* Driver entry points: name without version suffix (as cuGetProcAddress takes it), the _v2
+ * name dlsym needs on drivers without cuGetProcAddress, and the pointer's type. */
+#define TFE__CU_FUNCS(X)                                                                                 \
+  X(cuInit, "cuInit", tfe__cu_result, (unsigned))                                                     \
+  X(cuDriverGetVersion, "cuDriverGetVersion", tfe__cu_result, (int *))                                 \
+  X(cuDeviceGetCount, "cuDeviceGetCount", tfe__cu_result, (int *))                                     \
+  X(cuDeviceGet, "cuDeviceGet", tfe__cu_result, (tfe__cu_device *, int))                               \
+  X(cuDeviceGetName, "cuDeviceGetName", tfe__cu_result, (char *, int, tfe__cu_device))                 \
+  X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", tfe__cu_result, (size_t *, tfe__cu_device))               \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", tfe__cu_result, (int *, int, tfe__cu_device))        \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", tfe__cu_result, (tfe__cu_ctx *, tfe__cu_device)) \
+  X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", tfe__cu_result, (tfe__cu_device))       \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent", tfe__cu_result, (tfe__cu_ctx))                                 \
+  X(cuCtxSynchronize, "cuCtxSynchronize", tfe__cu_result, (void))                                      \
+  X(cuMemAlloc, "cuMemAlloc_v2", tfe__cu_result, (tfe__cu_ptr *, size_t))                              \
+  X(cuMemFree, "cuMemFree_v2", tfe__cu_result, (tfe__cu_ptr))                                          \
+  X(cuMemAllocHost, "cuMemAllocHost_v2", tfe__cu_result, (void **, size_t))                            \
+  X(cuMemFreeHost, "cuMemFreeHost", tfe__cu_result, (void *))                                          \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", tfe__cu_result, (tfe__cu_ptr, const void *, size_t, tfe__cu_stream)) \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", tfe__cu_result, (void *, tfe__cu_ptr, size_t, tfe__cu_stream)) \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", tfe__cu_result, (tfe__cu_ptr, tfe__cu_ptr, size_t, tfe__cu_stream)) \
+  X(cuStreamCreate, "cuStreamCreate", tfe__cu_result, (tfe__cu_stream *, unsigned))                    \
+  X(cuStreamDestroy, "cuStreamDestroy_v2", tfe__cu_result, (tfe__cu_stream))                           \
+  X(cuStreamSynchronize, "cuStreamSynchronize", tfe__cu_result, (tfe__cu_stream))                      \
+  X(cuEventCreate, "cuEventCreate", tfe__cu_result, (tfe__cu_event *, unsigned))                       \
+  X(cuEventDestroy, "cuEventDestroy_v2", tfe__cu_result, (tfe__cu_event))                              \
+  X(cuEventRecord, "cuEventRecord", tfe__cu_result, (tfe__cu_event, tfe__cu_stream))                   \
+  X(cuEventSynchronize, "cuEventSynchronize", tfe__cu_result, (tfe__cu_event))                         \
+  X(cuEventElapsedTime, "cuEventElapsedTime", tfe__cu_result, (float *, tfe__cu_event, tfe__cu_event)) \
+  X(cuModuleLoadData, "cuModuleLoadData", tfe__cu_result, (tfe__cu_module *, const void *))            \
+  X(cuModuleUnload, "cuModuleUnload", tfe__cu_result, (tfe__cu_module))                                \
+  X(cuModuleGetFunction, "cuModuleGetFunction", tfe__cu_result, (tfe__cu_function *, tfe__cu_module, const char *)) \
+  X(cuLaunchKernel, "cuLaunchKernel", tfe__cu_result,                                                   \
+    (tfe__cu_function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,            \
+     tfe__cu_stream, void **, void **))                                                                  \
+  X(cuGetErrorString, "cuGetErrorString", tfe__cu_result, (tfe__cu_result, const char **))
+
+/* cuGetProcAddress as CUDA 12 exports it (cuGetProcAddress_v2: with a status out-parameter)
+ * and as CUDA 11.3 did (cuGetProcAddress). flags 0 = CU_GET_PROC_ADDRESS_DEFAULT. */
+typedef tfe__cu_result (*tfe__cu_getproc2_fn)(const char *, void **, int, uint64_t, int *);
+typedef tfe__cu_result (*tfe__cu_getproc1_fn)(const char *, void **, int, uint64_t);
+
+/* ---- cuBLAS (v2 API) / hipBLAS --------------------------------------------------------------- */
+typedef struct tfe__blas_s *tfe__blas_handle;
+typedef int tfe__blas_status; /* 0 = success */
+enum { TFE__BLAS_OP_N = 0, TFE__BLAS_OP_T = 1, TFE__BLAS_OP_C = 2 };
+/* One signature for the four GEMMs of each form: scalars and matrices are passed by address,
+ * so the element type does not change the ABI. */
+#define TFE__BLAS_GEMM_SB_ARGS                                                                   \
+  (tfe__blas_handle, int, int, int, int, int, const void *, const void *, int, long long, const void *, \
+   int, long long, const void *, void *, int, long long, int)
+typedef tfe__blas_status(*tfe__blas_gemm_sb_fn_t) TFE__BLAS_GEMM_SB_ARGS;
+#define TFE__BLAS_GEMM_ARGS \
+  (tfe__blas_handle, int, int, int, int, int, const void *, const void *, int, const void *, int, const void *, void *, int)
+#define TFE__CUBLAS_FUNCS(X)                                                                   \
+  X(create, "cublasCreate_v2", tfe__blas_status, (tfe__blas_handle *))                        \
+  X(destroy, "cublasDestroy_v2", tfe__blas_status, (tfe__blas_handle))                        \
+  X(set_stream, "cublasSetStream_v2", tfe__blas_status, (tfe__blas_handle, tfe__cu_stream))   \
+  X(get_version, "cublasGetVersion_v2", tfe__blas_status, (tfe__blas_handle, int *))          \
+  X(sgemm, "cublasSgemm_v2", tfe__blas_status, TFE__BLAS_GEMM_ARGS)                                                 \
+  X(dgemm, "cublasDgemm_v2", tfe__blas_status, TFE__BLAS_GEMM_ARGS)                                                 \
+  X(cgemm, "cublasCgemm_v2", tfe__blas_status, TFE__BLAS_GEMM_ARGS)                                                 \
+  X(zgemm, "cublasZgemm_v2", tfe__blas_status, TFE__BLAS_GEMM_ARGS)                                                 \
+  X(sgemm_sb, "cublasSgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)                                \
+  X(dgemm_sb, "cublasDgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)                                \
+  X(cgemm_sb, "cublasCgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)                                \
+  X(zgemm_sb, "cublasZgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)
+
+/* ---- NVRTC / HIPRTC -------------------------------------------------------------------------- */
+typedef struct tfe__rtc_s *tfe__rtc_prog;
+typedef int tfe__rtc_result; /* 0 = success */
+#define TFE__NVRTC_FUNCS(X)                                                                          \
+  X(version, "nvrtcVersion", tfe__rtc_result, (int *, int *))                                       \
+  X(create, "nvrtcCreateProgram", tfe__rtc_result,                                                    \
+    (tfe__rtc_prog *, const char *, const char *, int, const char *const *, const char *const *))      \
+  X(destroy, "nvrtcDestroyProgram", tfe__rtc_result, (tfe__rtc_prog *))                             \
+  X(compile, "nvrtcCompileProgram", tfe__rtc_result, (tfe__rtc_prog, int, const char *const *))     \
+  X(log_size, "nvrtcGetProgramLogSize", tfe__rtc_result, (tfe__rtc_prog, size_t *))                 \
+  X(log, "nvrtcGetProgramLog", tfe__rtc_result, (tfe__rtc_prog, char *))                            \
+  X(cubin_size, "nvrtcGetCUBINSize", tfe__rtc_result, (tfe__rtc_prog, size_t *))                    \
+  X(cubin, "nvrtcGetCUBIN", tfe__rtc_result, (tfe__rtc_prog, char *))                               \
+  X(ptx_size, "nvrtcGetPTXSize", tfe__rtc_result, (tfe__rtc_prog, size_t *))                        \
+  X(ptx, "nvrtcGetPTX", tfe__rtc_result, (tfe__rtc_prog, char *))                                   \
+  X(error_string, "nvrtcGetErrorString", const char *, (tfe__rtc_result))
+
+/* ---- cuSOLVER, cuTENSOR: loaded when present; one entry each proves the library usable ----- */
+#define TFE__CUSOLVER_PROBE "cusolverDnCreate"
+#define TFE__CUTENSOR_PROBE "cutensorCreate"
+
+/* ---- HIP (AMD): the loader's absent path is what is tested; never run on AMD hardware ------- */
+typedef int tfe__hip_result; /* 0 = hipSuccess */
+#define TFE__HIP_FUNCS(X)                                                                  \
+  X(hipInit, "hipInit", tfe__hip_result, (unsigned))                                      \
+  X(hipGetDeviceCount, "hipGetDeviceCount", tfe__hip_result, (int *))                     \
+  X(hipDeviceGet, "hipDeviceGet", tfe__hip_result, (int *, int))                          \
+  X(hipDeviceGetName, "hipDeviceGetName", tfe__hip_result, (char *, int, int))            \
+  X(hipDeviceTotalMem, "hipDeviceTotalMem", tfe__hip_result, (size_t *, int))             \
+  X(hipGetErrorString, "hipGetErrorString", const char *, (tfe__hip_result))
+#define TFE__HIPBLAS_PROBE "hipblasCreate"
+#define TFE__HIPRTC_PROBE "hiprtcCreateProgram"
+#define TFE__HIPSOLVER_PROBE "hipsolverDnCreate"
+#define TFE__HIPTENSOR_PROBE "hiptensorCreate"
+
+#endif /* TFE__GPU_COMPANION */
+#endif

@@ -1,0 +1,160 @@
+/* Second translation unit of tests/test_gpu_emulated.c: the GPU companion with an emulated
+ * device. The driver and cuBLAS tables are filled with host functions (device memory is host
+ * memory; the generated kernels and the strided-batched GEMMs are interpreted on the CPU), so
+ * that the backend's layout logic (label folding, groups, the copy-free/packed choice, leading
+ * dimensions, transposes, conjugation, workspace offsets) runs in CI without a GPU. NVRTC and
+ * the CUDA calls themselves are not exercised here: test_gpu_loader and the real device do. */
+#include <tenferro/gpu/tenferro_gpu.c>
+
+void tu_gpu_emulate(void);
+
+/* ---- elements as (re, im) doubles ------------------------------------------------------------ */
+typedef struct emu_c { double re, im; } emu_c;
+static const size_t emu_es[TFE__GK_COUNT] = {4, 8, 8, 16};
+static emu_c emu_ld(int g, const char *p) {
+  emu_c v = {0, 0};
+  if (g == TFE__GK_F32) v.re = *(const float *)p;
+  else if (g == TFE__GK_F64) v.re = *(const double *)p;
+  else if (g == TFE__GK_C64) v.re = ((const float *)p)[0], v.im = ((const float *)p)[1];
+  else v.re = ((const double *)p)[0], v.im = ((const double *)p)[1];
+  return v;
+}
+static void emu_st(int g, char *p, emu_c v) {
+  if (g == TFE__GK_F32) *(float *)p = (float)v.re;
+  else if (g == TFE__GK_F64) *(double *)p = v.re;
+  else if (g == TFE__GK_C64) ((float *)p)[0] = (float)v.re, ((float *)p)[1] = (float)v.im;
+  else ((double *)p)[0] = v.re, ((double *)p)[1] = v.im;
+}
+static emu_c emu_mul(emu_c a, emu_c b) {
+  emu_c r = {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+  return r;
+}
+static emu_c emu_add(emu_c a, emu_c b) {
+  emu_c r = {a.re + b.re, a.im + b.im};
+  return r;
+}
+
+/* ---- the kernels: tfe_unary and tfe_perm2d compute the same thing; tfe_scale ------------------ */
+enum { EMU_UNARY, EMU_PERM, EMU_SCALE };
+static void emu_unary(int g, char *c, const char *a, const tfe__gpu_kparams *p, bool scale) {
+  size_t es = emu_es[g];
+  emu_c al = {p->alpha_re, p->alpha_im}, be = {p->beta_re, p->beta_im};
+  for (long long i = 0; i < p->total; i++) {
+    long long r = i, oc = 0, oa = 0;
+    for (int d = 0; d < p->nout; d++) oc += r % p->dout[d] * p->sc[d], oa += r % p->dout[d] * p->sa[d], r /= p->dout[d];
+    char *cp = c + oc * (long long)es;
+    if (scale) {
+      emu_c z = {0, 0};
+      emu_st(g, cp, p->beta_zero ? z : emu_mul(be, emu_ld(g, cp)));
+      continue;
+    }
+    emu_c s = {0, 0};
+    for (long long t = 0; t < p->nsum_total; t++) {
+      long long q = t, os = 0;
+      for (int d = 0; d < p->nsum; d++) os += q % p->dsum[d] * p->ssum[d], q /= p->dsum[d];
+      emu_c v = emu_ld(g, a + (oa + os) * (long long)es);
+      if (p->conj) v.im = -v.im;
+      s = emu_add(s, v);
+    }
+    emu_c out = emu_mul(al, s);
+    if (!p->beta_zero) out = emu_add(out, emu_mul(be, emu_ld(g, cp)));
+    emu_st(g, cp, out);
+  }
+}
+/* Function handles are small integers: 1 + 3 * kind + which. */
+static tfe__cu_result emu_launch(tfe__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                 unsigned bz, unsigned shm, tfe__cu_stream s, void **args, void **extra) {
+  (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shm, (void)s, (void)extra;
+  int h = (int)(uintptr_t)f - 1, g = h / 3, which = h % 3;
+  char *c = (char *)(uintptr_t) * (tfe__cu_ptr *)args[0];
+  if (which == EMU_SCALE) emu_unary(g, c, NULL, (const tfe__gpu_kparams *)args[1], true);
+  else emu_unary(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const tfe__gpu_kparams *)args[2], false);
+  return 0;
+}
+
+/* ---- cuBLAS's strided-batched GEMM, column-major, op N / T / C --------------------------------- */
+static emu_c emu_op(int g, const char *m, int op, int ld, int i, int l) {
+  emu_c v = emu_ld(g, m + (size_t)(op == TFE__BLAS_OP_N ? i + (long long)l * ld : l + (long long)i * ld) * emu_es[g]);
+  if (op == TFE__BLAS_OP_C) v.im = -v.im;
+  return v;
+}
+static tfe__blas_status emu_gemm(int g, int ta, int tb, int m, int n, int k, const void *alpha, const void *A, int lda,
+                                 long long sa, const void *B, int ldb, long long sb, const void *beta, void *C, int ldc,
+                                 long long sc, int batch) {
+  emu_c al = emu_ld(g, (const char *)alpha), be = emu_ld(g, (const char *)beta);
+  size_t es = emu_es[g];
+  for (int b = 0; b < batch; b++)
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < n; j++) {
+        emu_c s = {0, 0};
+        for (int l = 0; l < k; l++)
+          s = emu_add(s, emu_mul(emu_op(g, (const char *)A + sa * b * (long long)es, ta, lda, i, l),
+                                 emu_op(g, (const char *)B + sb * b * (long long)es, tb, ldb, l, j)));
+        char *cp = (char *)C + (size_t)(sc * b + i + (long long)j * ldc) * es;
+        emu_c out = emu_mul(al, s);
+        if (be.re != 0 || be.im != 0) out = emu_add(out, emu_mul(be, emu_ld(g, cp)));
+        emu_st(g, cp, out);
+      }
+  return 0;
+}
+#define EMU_GEMM(name, g)                                                                                         \
+  static tfe__blas_status name(tfe__blas_handle h, int ta, int tb, int m, int n, int k, const void *al, const void *A, \
+                               int lda, long long sa, const void *B, int ldb, long long sb, const void *be, void *C,  \
+                               int ldc, long long sc, int batch) {                                                   \
+    (void)h;                                                                                                       \
+    return emu_gemm(g, ta, tb, m, n, k, al, A, lda, sa, B, ldb, sb, be, C, ldc, sc, batch);                        \
+  }
+EMU_GEMM(emu_sgemm, TFE__GK_F32)
+EMU_GEMM(emu_dgemm, TFE__GK_F64)
+EMU_GEMM(emu_cgemm, TFE__GK_C64)
+EMU_GEMM(emu_zgemm, TFE__GK_C128)
+
+/* ---- the driver: host memory, no-op streams and contexts --------------------------------------- */
+static tfe__cu_result emu_ok_ctx(tfe__cu_ctx c) { (void)c; return 0; }
+static tfe__cu_result emu_retain(tfe__cu_ctx *c, tfe__cu_device d) { (void)d; *c = (tfe__cu_ctx)(uintptr_t)1; return 0; }
+static tfe__cu_result emu_release(tfe__cu_device d) { (void)d; return 0; }
+static tfe__cu_result emu_stream_create(tfe__cu_stream *s, unsigned f) { (void)f; *s = (tfe__cu_stream)(uintptr_t)1; return 0; }
+static tfe__cu_result emu_stream_ok(tfe__cu_stream s) { (void)s; return 0; }
+static tfe__cu_result emu_alloc(tfe__cu_ptr *p, size_t n) {
+  void *m = malloc(n);
+  *p = (tfe__cu_ptr)(uintptr_t)m;
+  return m ? 0 : 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+}
+static tfe__cu_result emu_free(tfe__cu_ptr p) { free((void *)(uintptr_t)p); return 0; }
+static tfe__cu_result emu_htod(tfe__cu_ptr d, const void *h, size_t n, tfe__cu_stream s) { (void)s; memcpy((void *)(uintptr_t)d, h, n); return 0; }
+static tfe__cu_result emu_dtoh(void *h, tfe__cu_ptr d, size_t n, tfe__cu_stream s) { (void)s; memcpy(h, (const void *)(uintptr_t)d, n); return 0; }
+static tfe__cu_result emu_unload(tfe__cu_module m) { (void)m; return 0; }
+static tfe__cu_result emu_errstr(tfe__cu_result r, const char **s) { (void)r; *s = "emulated device error"; return 0; }
+static tfe__blas_status emu_blas_create(tfe__blas_handle *h) { *h = (tfe__blas_handle)(uintptr_t)1; return 0; }
+static tfe__blas_status emu_blas_destroy(tfe__blas_handle h) { (void)h; return 0; }
+static tfe__blas_status emu_blas_stream(tfe__blas_handle h, tfe__cu_stream s) { (void)h, (void)s; return 0; }
+
+/* Registers one emulated device "cuda:0" with its kernels in place (no NVRTC). */
+void tu_gpu_emulate(void) {
+  pthread_mutex_lock(&tfe__gpu.lock);
+  tfe__cu_api *cu = &tfe__gpu.cu;
+  cu->cuDevicePrimaryCtxRetain = emu_retain, cu->cuDevicePrimaryCtxRelease = emu_release;
+  cu->cuCtxSetCurrent = emu_ok_ctx, cu->cuStreamCreate = emu_stream_create, cu->cuStreamDestroy = emu_stream_ok;
+  cu->cuStreamSynchronize = emu_stream_ok, cu->cuMemAlloc = emu_alloc, cu->cuMemFree = emu_free;
+  cu->cuMemcpyHtoDAsync = emu_htod, cu->cuMemcpyDtoHAsync = emu_dtoh, cu->cuModuleUnload = emu_unload;
+  cu->cuLaunchKernel = emu_launch, cu->cuGetErrorString = emu_errstr;
+  tfe__gpu.blas.create = emu_blas_create, tfe__gpu.blas.destroy = emu_blas_destroy, tfe__gpu.blas.set_stream = emu_blas_stream;
+  tfe__gpu.blas.sgemm_sb = emu_sgemm, tfe__gpu.blas.dgemm_sb = emu_dgemm;
+  tfe__gpu.blas.cgemm_sb = emu_cgemm, tfe__gpu.blas.zgemm_sb = emu_zgemm;
+  tfe__gpu_dev *D = &tfe__gpu.dev[0];
+  memset(D, 0, sizeof *D);
+  snprintf(D->info.name, sizeof D->info.name, "emulated device");
+  D->info.vendor = TFE_GPU_NVIDIA, D->info.total_mem = (size_t)1 << 30, D->info.cc_major = 9;
+  pthread_mutex_init(&D->lock, NULL);
+  snprintf(D->bename, sizeof D->bename, "cuda:0");
+  for (int g = 0; g < TFE__GK_COUNT; g++) {
+    D->f_unary[g] = (tfe__cu_function)(uintptr_t)(1 + 3 * g + EMU_UNARY);
+    D->f_perm[g] = (tfe__cu_function)(uintptr_t)(1 + 3 * g + EMU_PERM);
+    D->f_scale[g] = (tfe__cu_function)(uintptr_t)(1 + 3 * g + EMU_SCALE);
+  }
+  tfe__gpu.ndev = 1;
+  tfe__gpu_register(D);
+  tfe__gpu.init_done = true, tfe__gpu.init_st = TFE_OK;
+  snprintf(tfe__gpu.status, sizeof tfe__gpu.status, "cuda:0 = an emulated device (host memory, kernels and GEMMs on the CPU)");
+  pthread_mutex_unlock(&tfe__gpu.lock);
+}

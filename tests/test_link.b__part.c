@@ -6,6 +6,7 @@ void link_b_release(tfe_tensor_f64 *t);
 int link_b_threads(void);
 const char *link_b_fail(void);
 const char *link_b_last_error(void);
+double link_b_einsum(void);
 
 tfe_status link_b_make(tfe_tensor_f64 *t, int64_t n) {
   TFE_TRY(tfe_empty_f64(t, 1, &n, TFE_COLMAJOR));
@@ -23,3 +24,14 @@ const char *link_b_fail(void) {
   return tfe_last_error();
 }
 const char *link_b_last_error(void) { return tfe_last_error(); }
+/* A 2x2 matrix product through einsum: the first call of the program sets up the backend
+ * registry from this unit. */
+double link_b_einsum(void) {
+  double a[4] = {1, 2, 3, 4};
+  tfe_view_f64 v = {a, {2, 0, {2, 2}, {1, 2}}, false};
+  tfe_tensor_f64 c = {0};
+  if (tfe_einsum_f64(&c, "ij,jk->ik", 2, (tfe_view_f64[]){v, v}) != TFE_OK) return -1;
+  double r = c.v.data[0];
+  tfe_tensor_release_f64(&c);
+  return r;
+}

@@ -20,6 +20,20 @@ static void *count_alloc(void *ctx, size_t bytes, size_t align) {
 }
 static void count_free(void *ctx, void *p) { (void)ctx; counted--; free(p); }
 
+double link_b_einsum(void);
+/* The registry set up by the other unit, then a contraction from this one: the CPU backend's
+ * slots are one per program (TFE_SHARED_FN), so this unit sees them as its own and runs its
+ * engine (with a static copy per unit it recursed between the units until the stack ran out). */
+static void test_shared_cpu_slots(void **st) {
+  (void)st;
+  assert_true(link_b_einsum() == 1 * 1 + 3 * 2);
+  double a[4] = {1, 2, 3, 4}, c[4] = {0};
+  tfe_view_f64 A = {a, {2, 0, {2, 2}, {1, 2}}, false}, C = {c, {2, 0, {2, 2}, {1, 2}}, false};
+  assert_int_equal(tfe_contract_f64(1, &A, (int32_t[]){0, 1}, &A, (int32_t[]){1, 2}, 0, &C, (int32_t[]){0, 2}), TFE_OK);
+  assert_true(c[0] == 7 && c[3] == 3 * 2 + 4 * 4);
+  assert_int_equal(tfe_contract_unary_f64(1, &A, (int32_t[]){0, 1}, 0, &C, (int32_t[]){1, 0}), TFE_OK);
+  assert_true(c[1] == 3 && c[2] == 2);
+}
 static void test_shared_allocator(void **st) {
   (void)st;
   tfe_allocator a = {count_alloc, count_free, NULL};
@@ -53,6 +67,6 @@ static void test_shared_settings(void **st) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_shared_allocator), cmocka_unit_test(test_shared_settings)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_shared_cpu_slots), cmocka_unit_test(test_shared_allocator), cmocka_unit_test(test_shared_settings)};
   return cmocka_run_group_tests_name("link", tests, NULL, NULL);
 }

@@ -86,6 +86,15 @@
 #else
 #define TFE_GLOBAL __attribute__((weak))
 #endif
+/* A function whose address is its identity (the CPU backend's slots, compared by the engines):
+ * one weak definition shared by every unit of a program in the default mode, like the state
+ * (each unit's static copy would have its own address: a slot set up by one unit would look
+ * foreign to another); file-local in the implementation unit. Its name carries TFE_MAX_RANK. */
+#if defined(TFE_IMPLEMENTATION)
+#define TFE_SHARED_FN static
+#else
+#define TFE_SHARED_FN __attribute__((weak))
+#endif
 #ifdef __cplusplus
 #define TFE_THREAD_LOCAL thread_local
 #else

@@ -131,7 +131,7 @@ TFE_INTERNAL const tfe_prims_backend *tfe__be_for_views(const tfe_prims_backend 
 TFE_INTERNAL tfe_status tfe__be_select_at(const tfe_prims_backend *explicit_be, int n, const tfe_operand_place *ops,
                                           bool allow_transfer, const tfe_prims_backend **out, tfe_backend_rule *rule,
                                           const char *where);
-TFE_INTERNAL tfe_status tfe__cpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d);
+TFE_SHARED_FN tfe_status tfe__cpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d);
 TFE_INTERNAL void tfe__cpu_enroll_ew(tfe_dtype dt, tfe__cpu_ew_fn fn);
 /* The backend whose own slot runs a typed call over host views, or NULL when the CPU code of
  * this room does (the common case: one atomic load); *st is set when no backend serves host

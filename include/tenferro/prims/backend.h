@@ -32,6 +32,11 @@
 #include <tenferro/tensor/tensor.h>
 #include <tenferro/kernel/kernel.h> /* tfe_ew_desc */
 
+/* The CPU backend's slots (cpu_backend.h), one per program (TFE_SHARED_FN). */
+#define tfe__cpu_exec TFE_CAT(tfe__cpu_exec_r, TFE_MAX_RANK)
+#define tfe__cpu_linalg TFE_CAT(tfe__cpu_linalg_r, TFE_MAX_RANK)
+#define tfe__cpu_elementwise TFE_CAT(tfe__cpu_elementwise_r, TFE_MAX_RANK)
+
 typedef enum tfe_prim_op {
   TFE_PRIM_BATCHED_GEMM,   /* C[b,m,n] = alpha sum_k A[b,m,k] B[b,k,n] + beta C (labels: batch, M, N, K only) */
   TFE_PRIM_REDUCE,         /* C = alpha sum over the labels of A missing in C + beta C (no repeats) */
@@ -118,9 +123,9 @@ TFE_API tfe_status tfe_backend_storage_new(const tfe_prims_backend *be, size_t b
 #include <tenferro/tensor/tensor.h>
 
 /* The CPU backend's slots (cpu_backend.h): the engines compare slots against them. */
-TFE_INTERNAL tfe_status tfe__cpu_exec(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan);
-TFE_INTERNAL tfe_status tfe__cpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call);
-TFE_INTERNAL tfe_status tfe__cpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d);
+TFE_SHARED_FN tfe_status tfe__cpu_exec(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan);
+TFE_SHARED_FN tfe_status tfe__cpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call);
+TFE_SHARED_FN tfe_status tfe__cpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d);
 
 /* Whether op runs in tenferro's own CPU code under be: the CPU's slot, or no slot at all
  * (the engine's glue then runs on the host). */

@@ -32,7 +32,7 @@ TFE_INTERNAL tfe_status tfe__pr_contract_dyn(const tfe_prims_backend *be, const 
 }
 
 /* Every operation slot: the labels must have the operation's shape; then the engine. */
-TFE_INTERNAL tfe_status tfe__cpu_exec(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan) {
+TFE_SHARED_FN tfe_status tfe__cpu_exec(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan) {
   (void)be; (void)plan;
   if (!d->a || !d->c) return TFE_FAIL_AT(TFE_ERR_NULL, "tfe_prims_execute", "operand %s is NULL", !d->a ? "A" : "C");
   if (!d->alpha || !d->beta)
@@ -48,7 +48,7 @@ TFE_INTERNAL tfe_status tfe__cpu_exec(const tfe_prims_backend *be, const tfe_pri
 #define TFE__CPU_LINALG 1
 TFE_INTERNAL void tfe__la_enroll_all(void);
 #endif
-TFE_INTERNAL tfe_status tfe__cpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call) {
+TFE_SHARED_FN tfe_status tfe__cpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call) {
   (void)be;
   if (!call) return TFE_FAIL(TFE_ERR_NULL, "argument 'call' is NULL");
   tfe__cpu_la_fn fn = (unsigned)call->dtype < (unsigned)TFE_DT_COUNT
@@ -60,7 +60,7 @@ TFE_INTERNAL tfe_status tfe__cpu_linalg(const tfe_prims_backend *be, const tfe_l
 }
 
 /* The elementwise slot: the kernel room's CPU code for the descriptor's kind. */
-TFE_INTERNAL tfe_status tfe__cpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d) {
+TFE_SHARED_FN tfe_status tfe__cpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d) {
   (void)be;
   if (!d || !d->dst) return TFE_FAIL_AT(TFE_ERR_NULL, "tfe_elementwise", "%s is NULL", !d ? "the descriptor" : "dst");
   tfe__cpu_ew_fn fn = (unsigned)d->dst->dtype < (unsigned)TFE_DT_COUNT

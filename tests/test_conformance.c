@@ -31,6 +31,32 @@ static tfe_status ck_wrap_linalg(const tfe_prims_backend *be, const tfe_linalg_c
   const tfe_prims_backend *cpu = tfe_backend_find("cpu");
   return cpu->linalg(cpu, c);
 }
+static long ck_ew_calls, ck_allocs, ck_frees; /* elementwise slot calls; memory slot calls */
+static tfe_status ck_wrap_ew(const tfe_prims_backend *be, const tfe_ew_desc *d) {
+  (void)be;
+  ck_ew_calls++;
+  const tfe_prims_backend *cpu = tfe_backend_find("cpu");
+  return cpu->elementwise(cpu, d);
+}
+/* "Device" memory that is host memory with a guard word, so that a free of memory the slot did
+ * not hand out, or a double free, is caught. */
+static tfe_status ck_mem_alloc(const tfe_prims_backend *be, size_t bytes, void **out) {
+  (void)be;
+  uint64_t *p = malloc(bytes + 64);
+  if (!p) return TFE_ERR_ALLOC;
+  p[0] = 0xC0FFEEu;
+  ck_allocs++;
+  *out = (char *)p + 64;
+  return TFE_OK;
+}
+static void ck_mem_free(const tfe_prims_backend *be, void *q) {
+  (void)be;
+  uint64_t *p = (uint64_t *)((char *)q - 64);
+  assert_true(p[0] == 0xC0FFEEu);
+  p[0] = 0;
+  ck_frees++;
+  free(p);
+}
 /* Every slot replaced by a counting forwarder (a backend with its own contract slot). */
 static tfe_prims_backend ck_wrapper(const char *name) {
   tfe_prims_backend be = tfe_prims_cpu();
@@ -38,6 +64,7 @@ static tfe_prims_backend ck_wrapper(const char *name) {
   be.flags = 0;
   for (int op = 0; op < TFE_PRIM_COUNT; op++) be.exec[op] = ck_wrap_exec;
   be.linalg = ck_wrap_linalg;
+  be.elementwise = ck_wrap_ew;
   return be;
 }
 /* The engine's leaves replaced, the contract slot the CPU's: contractions are planned for the
@@ -457,13 +484,99 @@ static void test_missing_slots(void **st) {
   assert_int_equal(tfe_backend_unregister("ck_lean"), TFE_OK);
 }
 
+/* A backend with its own memory: einsum allocates its intermediates and result there, and the
+ * kernel room's dtype-tagged entries run in its elementwise slot, with the CPU's results. */
+static void test_device_memory(void **st) {
+  (void)st;
+  tfe_memspace gpu1 = {TFE_MEM_GPU, 1};
+  tfe_prims_backend fake = ck_wrapper("ck_gpu1");
+  fake.space = gpu1;
+  fake.flags = TFE_BACKEND_INFER;
+  fake.mem_alloc = ck_mem_alloc;
+  fake.mem_free = ck_mem_free;
+  assert_int_equal(tfe_backend_register(&fake, NULL), TFE_OK);
+  const tfe_prims_backend *be = tfe_backend_find("ck_gpu1");
+  ck_allocs = ck_frees = ck_ew_calls = 0;
+  /* operands in the backend's memory, made through it */
+  tfe_storage *sa = NULL, *sb = NULL;
+  assert_int_equal(tfe_backend_storage_new(be, 24 * sizeof(double), &sa), TFE_OK);
+  assert_int_equal(tfe_backend_storage_new(be, 24 * sizeof(double), &sb), TFE_OK);
+  assert_true(sa->space.kind == TFE_MEM_GPU && sa->space.device == 1 && ck_allocs == 2);
+  double *a = sa->ptr, *b = sb->ptr;
+  for (int i = 0; i < 24; i++) { a[i] = 0.25 * i - 2; b[i] = 1.0 / (1 + i); }
+  int64_t d234[3] = {2, 3, 4}, d43[2] = {4, 3};
+  tfe_dyn A = {TFE_DT_F64, a, {0}, false, sa}, B = {TFE_DT_F64, b, {0}, false, sb}, R;
+  tfe_layout_dense(3, d234, TFE_COLMAJOR, &A.lay);
+  tfe_layout_dense(2, d43, TFE_COLMAJOR, &B.lay);
+  tfe_dyn Q = B; /* the first 9 elements of b as 3x3 */
+  tfe_layout_dense(2, (int64_t[]){3, 3}, TFE_COLMAJOR, &Q.lay);
+  /* a three-operand einsum (an intermediate) and its result in the backend's memory */
+  long allocs0 = ck_allocs;
+  assert_int_equal(tfe_einsum_dyn(&R, "ijk,kl,lj->i", 3, (tfe_dyn[]){A, B, Q}, NULL), TFE_OK);
+  assert_true(R.st->space.kind == TFE_MEM_GPU && R.st->space.device == 1);
+  assert_true(ck_allocs >= allocs0 + 2); /* the arena of the intermediates, the result */
+  tfe_view_f64 av = {a, A.lay, false}, bv = {b, B.lay, false}, qv = {b, Q.lay, false};
+  tfe_tensor_f64 ref = {0};
+  tfe_einsum_opts o = {0};
+  o.backend = tfe_backend_find("cpu");
+  assert_int_equal(tfe_einsum_with_f64(&ref, "ijk,kl,lj->i", 3, (tfe_view_f64[]){av, bv, qv}, &o), TFE_OK);
+  for (int i = 0; i < 2; i++) assert_true(fabs(((double *)R.data)[i] - ref.v.data[i]) < 1e-12);
+  tfe_tensor_release_f64(&ref);
+  tfe_storage_release(R.st);
+  /* the kernel room's dtype-tagged entries: copy, fill, map, zip, reduce in the slot */
+  tfe_dyn C = A;
+  C.data = b; C.st = sb; /* b as 2x3x4 */
+  double two = 2, half = 0.5, zero = 0, v = 7;
+  assert_int_equal(tfe_copy_dyn(&C, &A), TFE_OK);
+  for (int i = 0; i < 24; i++) assert_true(b[i] == a[i]);
+  assert_int_equal(tfe_map_dyn(&C, &A, TFE_UN_SQUARE, NULL), TFE_OK);
+  for (int i = 0; i < 24; i++) assert_true(b[i] == a[i] * a[i]);
+  assert_int_equal(tfe_zip_dyn(&C, &A, &C, TFE_BIN_SUB), TFE_OK);
+  for (int i = 0; i < 24; i++) assert_true(b[i] == a[i] - a[i] * a[i]);
+  tfe_dyn O = {TFE_DT_F64, b, {0}, false, sb};
+  int64_t d2[1] = {2};
+  tfe_layout_dense(1, d2, TFE_COLMAJOR, &O.lay);
+  assert_int_equal(tfe_reduce_dyn(&O, &A, TFE_RED_SUM, 2, (int[]){1, 2}, &two, &zero), TFE_OK);
+  for (int i = 0; i < 2; i++) {
+    double s = 0;
+    for (int j = 0; j < 12; j++) s += a[i + 2 * j];
+    assert_true(fabs(b[i] - 2 * s) < 1e-12);
+  }
+  assert_int_equal(tfe_fill_dyn(&C, &v), TFE_OK);
+  for (int i = 0; i < 24; i++) assert_true(b[i] == 7);
+  assert_int_equal(tfe_map_dyn(&C, &C, TFE_UN_POW, &half), TFE_OK);
+  assert_true(fabs(b[5] - sqrt(7.0)) < 1e-15);
+  assert_int_equal(ck_ew_calls, 6);
+  /* the dtype-tagged linalg entries run in the backend's linalg slot */
+  for (int i = 0; i < 9; i++) b[i] = (i % 4 == 0) ? 4.0 : 1.0 / (2 + i); /* Q: diagonally dominant 3x3 */
+  ck_calls[TFE_PRIM_COUNT] = 0;
+  tfe_dyn S = {0}, X = {0};
+  assert_int_equal(tfe_svd_dyn(&Q, TFE_SVD_VALUES, NULL, &S, NULL), TFE_OK);
+  assert_int_equal(tfe_solve_dyn(&Q, &Q, &X), TFE_OK);
+  assert_int_equal(ck_calls[TFE_PRIM_COUNT], 2);
+  for (int j = 0; j < 3; j++)
+    for (int i = 0; i < 3; i++) assert_true(fabs(((double *)X.data)[i + 3 * j] - (i == j)) < 1e-12);
+  tfe_dyn_release(&S);
+  tfe_dyn_release(&X);
+  /* a host operand next to device ones: refused, naming both */
+  double h[24];
+  tfe_dyn H = A;
+  H.data = h; H.st = NULL;
+  TU_EXPECT_ERR(tfe_copy_dyn(&C, &H), TFE_ERR_DEVICE, "destination is in gpu:1 memory, source in host memory");
+  assert_int_equal(ck_ew_calls, 6);
+  tfe_storage_release(sa);
+  tfe_storage_release(sb);
+  assert_int_equal(tfe_backend_unregister("ck_gpu1"), TFE_OK);
+  assert_int_equal(ck_allocs, ck_frees); /* every buffer it handed out came back to it */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_registry),        cmocka_unit_test(test_select_order),
       cmocka_unit_test(test_select_spaces),   cmocka_unit_test(test_select_ambiguous),
       cmocka_unit_test(test_missing_slots),   cmocka_unit_test(test_cpu),
       cmocka_unit_test(test_wrapper),         cmocka_unit_test(test_leaves),
-      cmocka_unit_test(test_einsum_on_backends),
+      cmocka_unit_test(test_einsum_on_backends), cmocka_unit_test(test_device_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,9 +7,12 @@
  *          --dtype f32|f64|c64|c128   --algebra standard|maxplus|minplus|maxtimes
  *          --threads N  --repeat K  --memory-limit BYTES  --time-budget SECONDS
  *          --seed N  --colmajor  --print-path  --max-time SECONDS  --warmup  --profile[-layouts]
- * One summary line on stdout; errors are one line on stderr and exit status 1 (usage: 2). */
+ * One summary line on stdout, printed once everything (the output file included) succeeded;
+ * errors are one line on stderr and exit status 1 (usage: 2). Files are written whole or not
+ * at all (a temporary file renamed into place). Every size is computed with overflow checks. */
 #include <tenferro.h>
 #include <errno.h>
+#include <limits.h>
 
 typedef struct args {
   const char *expr, *out, *instance, *path, *dtype, *algebra, *save_inputs;
@@ -40,6 +43,16 @@ static bool parse_i64(const char *s, int64_t lo, int64_t *v) {
   return true;
 }
 
+/* A finite number in [lo, hi] (strtod also takes "inf" and "nan": refused here). */
+static bool parse_num(const char *s, double lo, double hi, double *v) {
+  char *e;
+  errno = 0;
+  double x = strtod(s, &e);
+  if (errno || e == s || *e || !isfinite(x) || x < lo || x > hi) return false;
+  *v = x;
+  return true;
+}
+
 static int parse_args(int argc, char **argv, args *a) {
   memset(a, 0, sizeof *a);
   a->threads = 1; a->repeat = 1; a->path = "auto"; a->algebra = "standard"; a->budget = 1.5; a->seed = 42;
@@ -60,21 +73,17 @@ static int parse_args(int argc, char **argv, args *a) {
     else if (!strcmp(s, "--seed")) { NEED_VAL(); if (!parse_i64(argv[++i], 0, &v)) return fail(2, "--seed wants a non-negative integer, got '%s'", argv[i]); a->seed = (uint64_t)v; }
     else if (!strcmp(s, "--time-budget")) {
       NEED_VAL();
-      char *e;
-      a->budget = strtod(argv[++i], &e);
-      if (*e || e == argv[i] || !(a->budget >= 0)) return fail(2, "--time-budget wants seconds, got '%s'", argv[i]);
+      if (!parse_num(argv[++i], 0, 86400, &a->budget))
+        return fail(2, "--time-budget wants finite seconds in [0, 86400], got '%s'", argv[i]);
     }
     else if (!strcmp(s, "--write-weight")) {
       NEED_VAL();
-      char *e;
-      a->write_weight = strtod(argv[++i], &e);
-      if (*e || e == argv[i] || !(a->write_weight >= 0)) return fail(2, "--write-weight wants a non-negative number, got '%s'", argv[i]);
+      if (!parse_num(argv[++i], 0, 1e300, &a->write_weight))
+        return fail(2, "--write-weight wants a non-negative number (finite), got '%s'", argv[i]);
     }
     else if (!strcmp(s, "--max-time")) {
       NEED_VAL();
-      char *e;
-      a->max_time = strtod(argv[++i], &e);
-      if (*e || e == argv[i] || !(a->max_time >= 0)) return fail(2, "--max-time wants seconds, got '%s'", argv[i]);
+      if (!parse_num(argv[++i], 0, 1e9, &a->max_time)) return fail(2, "--max-time wants finite seconds, got '%s'", argv[i]);
     }
     else if (!strcmp(s, "--warmup")) a->warmup = true;
     else if (!strcmp(s, "--profile")) a->profile = true;
@@ -260,17 +269,24 @@ static char *dupstr(const char *s) {
 }
 static uint64_t rng_next(uint64_t *s) { *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27; return *s * 2685821657736338717ULL; }
 
-/* Reads a whole file into a NUL-terminated buffer. */
+/* Reads a whole file into a NUL-terminated buffer; NULL with errno set on failure (a
+ * directory fails with EISDIR at the first read). */
 static char *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   size_t cap = 1 << 16, n = 0;
   char *b = (char *)malloc(cap);
+  errno = 0;
   for (size_t got; b && (got = fread(b + n, 1, cap - n - 1, f)) > 0;) {
     n += got;
-    if (n + 1 == cap) { char *nb = (char *)realloc(b, cap *= 2); if (!nb) { free(b); b = NULL; } else b = nb; }
+    if (n + 1 < cap) continue;
+    char *nb = cap <= SIZE_MAX / 2 ? (char *)realloc(b, cap *= 2) : NULL;
+    if (!nb) { free(b); b = NULL; errno = ENOMEM; } else b = nb;
   }
+  int e = errno;
+  if (b && ferror(f)) { free(b); b = NULL; if (!e) e = EIO; }
   fclose(f);
+  errno = e;
   if (b) b[n] = 0;
   *len = n;
   return b;
@@ -281,6 +297,7 @@ static int load_instance(const args *a, tfe_dtype dt, problem *pr) {
   size_t len;
   char *text = slurp(a->instance, &len);
   if (!text) return fail(1, "cannot read instance '%s': %s", a->instance, strerror(errno));
+  if (memchr(text, 0, len)) { free(text); return fail(1, "instance '%s' is not text (it holds a NUL byte)", a->instance); }
   tfe_status st = tfe_json_parse(text, len, &pr->doc);
   free(text);
   if (st != TFE_OK) return fail(1, "instance '%s': %s", a->instance, tfe_last_error());
@@ -292,9 +309,12 @@ static int load_instance(const args *a, tfe_dtype dt, problem *pr) {
     return fail(1, "instance '%s' lacks %s / %s", a->instance, a->colmajor ? "format_string_colmajor" : "format_string",
                 a->colmajor ? "shapes_colmajor" : "shapes");
   snprintf(pr->name, sizeof pr->name, "%s", nm >= 0 && j->nodes[nm].type == TFE_JSON_STRING ? j->nodes[nm].str : a->instance);
+  if (strlen(j->nodes[fs].str) != j->nodes[fs].len)
+    return fail(1, "instance '%s': the expression holds a NUL character (\\u0000)", a->instance);
   pr->expr = dupstr(j->nodes[fs].str);
   pr->n = j->nodes[sh].count;
   pr->in = (tfe_dyn *)calloc((size_t)pr->n + 1, sizeof(tfe_dyn));
+  if (!pr->expr || !pr->in) return fail(1, "out of memory");
   const tfe_dtype_info *di = tfe_dtype_get(dt);
   uint64_t rs = a->seed * 0x9E3779B97F4A7C15ULL + 12345;
   int k = 0;
@@ -313,8 +333,11 @@ static int load_instance(const args *a, tfe_dtype dt, problem *pr) {
     t->dtype = dt;
     if (tfe_layout_dense(r, dims, a->colmajor ? TFE_COLMAJOR : TFE_ROWMAJOR, &t->lay) != TFE_OK)
       return fail(1, "instance '%s': shape %d: %s", a->instance, k, tfe_last_error());
-    int64_t cnt = tfe_layout_numel(&t->lay);
-    if (tfe_storage_new((size_t)cnt * di->size, &t->st) != TFE_OK) return fail(1, "%s", tfe_last_error());
+    int64_t cnt = tfe_layout_numel(&t->lay), bytes;
+    if (!tfe__mul_ok(cnt, (int64_t)di->size, &bytes))
+      return fail(1, "instance '%s': shape %d: %lld elements of %zu bytes overflow the byte count", a->instance, k,
+                  (long long)cnt, di->size);
+    if (tfe_storage_new((size_t)bytes, &t->st) != TFE_OK) return fail(1, "%s", tfe_last_error());
     t->data = t->st->ptr;
     size_t parts = di->is_complex ? 2 : 1, psz = di->size / parts;
     for (int64_t e = 0; e < cnt * (int64_t)parts; e++) {
@@ -332,6 +355,7 @@ static int load_npy(const args *a, const char *dtype_opt, tfe_dtype *dt, problem
   pr->n = a->ninputs;
   if (pr->n == 0) return fail(2, "no input files given");
   pr->in = (tfe_dyn *)calloc((size_t)pr->n + 1, sizeof(tfe_dyn));
+  if (!pr->expr || !pr->in) return fail(1, "out of memory");
   for (int k = 0; k < pr->n; k++) {
     if (tfe_npy_load(a->inputs[k], &pr->in[k]) != TFE_OK) return fail(1, "%s", tfe_last_error());
     if (pr->in[k].dtype != pr->in[0].dtype)
@@ -347,6 +371,12 @@ static int load_npy(const args *a, const char *dtype_opt, tfe_dtype *dt, problem
   return rc;
 }
 
+/* One position of a stored path: a whole number that fits an int (the library checks the range). */
+static bool path_entry(const tfe_json_node *x, int *v) {
+  if (x->type != TFE_JSON_NUMBER || x->num != floor(x->num) || !(x->num >= 0 && x->num <= INT_MAX)) return false;
+  *v = (int)x->num;
+  return true;
+}
 /* Path of the instance (`which` = opt_flops / opt_size) as pairs. */
 static int instance_path(const problem *pr, const char *which, int **pairs, int *nsteps, double *l10) {
   const tfe_json *j = &pr->doc;
@@ -355,11 +385,13 @@ static int instance_path(const problem *pr, const char *which, int **pairs, int 
   if (arr < 0 || j->nodes[arr].type != TFE_JSON_ARRAY) return fail(1, "the instance has no paths.%s.path", which);
   *nsteps = j->nodes[arr].count;
   *pairs = (int *)calloc(2 * (size_t)*nsteps + 2, sizeof(int));
+  if (!*pairs) return fail(1, "out of memory");
   int k = 0;
   for (int s = j->nodes[arr].first; s >= 0; s = j->nodes[s].next, k++) {
     if (j->nodes[s].type != TFE_JSON_ARRAY || j->nodes[s].count != 2) return fail(1, "paths.%s.path step %d is not a pair", which, k);
-    (*pairs)[2 * k] = (int)j->nodes[j->nodes[s].first].num;
-    (*pairs)[2 * k + 1] = (int)j->nodes[j->nodes[j->nodes[s].first].next].num;
+    int x = j->nodes[s].first, y = j->nodes[x].next;
+    if (!path_entry(&j->nodes[x], &(*pairs)[2 * k]) || !path_entry(&j->nodes[y], &(*pairs)[2 * k + 1]))
+      return fail(1, "paths.%s.path step %d is not a pair of operand positions (integers in [0, %d))", which, k, pr->n);
   }
   int f = tfe_json_get(j, p, "log10_flops");
   *l10 = f >= 0 ? j->nodes[f].num : NAN;
@@ -391,8 +423,13 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/in%d.npy", a.save_inputs, k);
     if (tfe_npy_save(path, &pr.in[k]) != TFE_OK) { rc = fail(1, "%s", tfe_last_error()); goto done; }
   }
-  tfe_set_num_threads(a.threads);
   tfe_blas_set_num_threads(a.threads);
+  if (tfe_blas_get_num_threads() < a.threads) { /* the library caps far oversubscribed counts */
+    fprintf(stderr, "tfe-einsum: warning: --threads %d is far above this machine's processors; using %d\n", a.threads,
+            tfe_blas_get_num_threads());
+    a.threads = tfe_blas_get_num_threads();
+  }
+  tfe_set_num_threads(a.threads);
 
   tfe_einsum_opts o;
   memset(&o, 0, sizeof o);
@@ -431,7 +468,8 @@ int main(int argc, char **argv) {
     int *rp = NULL, rn = 0;
     double l10;
     int q = tfe_json_get(&pr.doc, tfe_json_get(&pr.doc, 0, "paths"), "opt_flops");
-    if (q >= 0 && instance_path(&pr, "opt_flops", &rp, &rn, &l10) == 0) {
+    if (q >= 0 && (rc = instance_path(&pr, "opt_flops", &rp, &rn, &l10)) != 0) { free(rp); goto done; } /* malformed */
+    if (q >= 0) {
       tfe_einsum_opts ro = o;
       ro.algo = TFE_PATH_GIVEN; ro.path = rp; ro.path_nsteps = rn; ro.memory_limit = 0;
       tfe_einsum_plan *rplan = NULL;
@@ -447,11 +485,13 @@ int main(int argc, char **argv) {
   out.dtype = dt;
   int64_t odims[TFE_MAX_RANK];
   for (int i = 0; i < plan->out_rank; i++) odims[i] = plan->out_dims[i];
-  if (tfe_layout_dense(plan->out_rank, odims, o.out_order, &out.lay) != TFE_OK ||
-      tfe_storage_new((size_t)tfe_layout_numel(&out.lay) * tfe_dtype_get(dt)->size, &out.st) != TFE_OK) {
-    rc = fail(1, "%s", tfe_last_error());
+  int64_t obytes = 0;
+  if (tfe_layout_dense(plan->out_rank, odims, o.out_order, &out.lay) != TFE_OK) { rc = fail(1, "%s", tfe_last_error()); goto done; }
+  if (!tfe__mul_ok(tfe_layout_numel(&out.lay), (int64_t)tfe_dtype_get(dt)->size, &obytes)) {
+    rc = fail(1, "the output's %lld elements overflow the byte count", (long long)tfe_layout_numel(&out.lay));
     goto done;
   }
+  if (tfe_storage_new((size_t)obytes, &out.st) != TFE_OK) { rc = fail(1, "%s", tfe_last_error()); goto done; }
   out.data = out.st->ptr;
   double sum = 0;
   ms = (double *)calloc((size_t)a.repeat, sizeof(double));
@@ -473,6 +513,8 @@ int main(int argc, char **argv) {
     prof_print(&prof);
     g_prof = NULL;
   }
+  /* the output file first: the summary says the run succeeded, so it comes after the write */
+  if (a.out && !a.plan_only && tfe_npy_save(a.out, &out) != TFE_OK) { rc = fail(1, "%s", tfe_last_error()); goto done; }
   qsort(ms, (size_t)a.repeat, sizeof *ms, cmp_d);
   double med = a.repeat % 2 ? ms[a.repeat / 2] : 0.5 * (ms[a.repeat / 2 - 1] + ms[a.repeat / 2]);
 
@@ -492,7 +534,6 @@ int main(int argc, char **argv) {
          (long long)cost.slices);
   if (!isnan(ref_flops)) printf(" flops_vs_opt_flops=%.4f", cost.flops / ref_flops);
   printf(" checksum=%.10g\n", sum);
-  if (a.out && !a.plan_only && tfe_npy_save(a.out, &out) != TFE_OK) rc = fail(1, "%s", tfe_last_error());
 done:
   if (plan) tfe_einsum_plan_release(plan);
   tfe_storage_release(out.st);

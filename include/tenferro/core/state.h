@@ -73,6 +73,9 @@ typedef struct tfe__tstate {
   bool pool_recycled; /* the last large default allocation was a kept buffer (pages written) */
 
 
+  /* ---- linalg room ---------------------------------------------------------------------- */
+  const struct tfe_prims_backend *la_backend; /* chosen by a dtype-tagged call for its typed call */
+
   /* ---- runtime room --------------------------------------------------------------------- */
   tfe__rt_tstate rt;  /* scoped devices and contexts, the thread count of this thread, task flag */
 

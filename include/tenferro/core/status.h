@@ -45,12 +45,16 @@ TFE_API void tfe_clear_error(void);
   do { if (!(p)) return TFE_FAIL(TFE_ERR_NULL, "argument '%s' is NULL", #p); } while (0)
 #define TFE_TRY(expr) \
   do { tfe_status tfe__st_ = (expr); if (tfe__st_ != TFE_OK) return tfe__st_; } while (0)
+/* return TFE_AS_API(st): a public entry's result, its message naming the entry (__func__)
+ * where a helper (a name holding "__", e.g. tfe__ein_bind or tfe_ein_check__f64) wrote it. */
+#define TFE_AS_API(st) tfe__as_api((st), __func__)
 
 #endif
 #elif !defined(TENFERRO_CORE_STATUS_BODY) /* bodies */
 #define TENFERRO_CORE_STATUS_BODY
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 TFE_API const char *tfe_status_name(tfe_status s) {
   static const char *const names[] = {
@@ -75,6 +79,26 @@ TFE_INTERNAL tfe_status tfe__fail(tfe_status st, const char *where, const char *
   va_end(ap);
   tfe__ts.errcode = st;
   return st;
+}
+
+/* The message of a failure on behalf of public function `api`: a helper's name ("tfe__x: ",
+ * "tfe_x__f64: ") in front is replaced by api's, so the user reads the function they called. */
+TFE_INTERNAL tfe_status tfe__as_api(tfe_status st, const char *api) {
+  char *m = tfe__ts.errmsg, *colon = strchr(m, ':');
+  if (st == TFE_OK || !colon || !strstr(m, "__") || strstr(m, "__") > colon) return st;
+  size_t na = strlen(api), nr = strlen(colon) + 1;
+  if (na >= TFE_ERRMSG_MAX / 2) return st;
+  if (na + nr > TFE_ERRMSG_MAX) nr = TFE_ERRMSG_MAX - na; /* cut the end, keep the NUL below */
+  memmove(m + na, colon, nr);
+  memcpy(m, api, na);
+  m[TFE_ERRMSG_MAX - 1] = 0;
+  return st;
+}
+
+/* The last message without its "where: " prefix (to restate it for a caller). */
+TFE_INTERNAL const char *tfe__msg_body(void) {
+  const char *c = strstr(tfe__ts.errmsg, ": ");
+  return c ? c + 2 : tfe__ts.errmsg;
 }
 
 /* Overflow-checked size arithmetic: every size is computed through these before allocating. */

@@ -5,8 +5,9 @@
 #define TENFERRO_CORE_THREADS_H
 #include <tenferro/config.h>
 
-/* n > 0: that many threads; 0 (or negative): OpenMP's default. A stream's worker and a scoped
- * context (runtime room) override it on their own thread. */
+/* n > 0: that many threads, at most 4 per processor (more only slows down: the count is
+ * capped there, docs/core.md); 0 (or negative): OpenMP's default. A stream's worker and a
+ * scoped context (runtime room) override it on their own thread. */
 TFE_API void tfe_set_num_threads(int n);
 /* The count in effect (1 in a build without OpenMP). */
 TFE_API int tfe_get_num_threads(void);
@@ -18,7 +19,18 @@ TFE_API int tfe_get_num_threads(void);
 #include <omp.h>
 #endif
 
-TFE_API void tfe_set_num_threads(int n) { tfe__st.num_threads = n > 0 ? n : 0; }
+/* A thread count capped at 4 per processor (256 without OpenMP): far oversubscribed counts only
+ * cost (a typo of 10000 threads would start them all), and 4x keeps tests of many threads on
+ * small machines meaningful. */
+TFE_INTERNAL int tfe__threads_cap(int n) {
+#ifdef _OPENMP
+  int cap = 4 * omp_get_num_procs();
+  return n > cap ? cap : n;
+#else
+  return n > 256 ? 256 : n; /* the processor count is unknown here: a fixed bound (BLIS still threads) */
+#endif
+}
+TFE_API void tfe_set_num_threads(int n) { tfe__st.num_threads = n > 0 ? tfe__threads_cap(n) : 0; }
 TFE_API int tfe_get_num_threads(void) {
   /* a stream worker or a scoped context sets this thread's count (runtime room) */
   if (tfe__ts.rt.threads > 0) return tfe__ts.rt.threads;

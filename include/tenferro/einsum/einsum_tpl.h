@@ -96,10 +96,10 @@ TFE_INTERNAL tfe_status TFE_FN(ein_check_)(const tfe_einsum_plan *p, const TFE_T
                       (long long)out->lay.dims[i], (long long)p->out_dims[i]);
   if (tfe_layout_numel(&out->lay) == 0) return TFE_OK;
   if (!out->data) return TFE_FAIL(TFE_ERR_NULL, "data of the output is NULL");
-  if (!tfe__layout_nested(&out->lay))
-    return TFE_FAIL(TFE_ERR_OVERLAP, "output has overlapping elements (zero or interleaved strides)");
+  if (!tfe__layout_distinct(&out->lay))
+    return TFE_FAIL(TFE_ERR_OVERLAP, "output has overlapping elements (two indices address one element)");
   for (int k = 0; k < p->n; k++)
-    if (tfe__ranges_meet(ops[k].data, &ops[k].lay, out->data, &out->lay, sizeof(TFE_T)))
+    if (tfe__views_meet(ops[k].data, &ops[k].lay, out->data, &out->lay, sizeof(TFE_T)))
       return TFE_FAIL(TFE_ERR_OVERLAP, "output overlaps operand %d", k);
   return TFE_OK;
 }
@@ -122,7 +122,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_zip_)(const TFE_TY(view) *a, const int32_t *l
       x[q].lay.dims[i] = dim; x[q].lay.strides[i] = dim == 1 ? 0 : st;
     }
   }
-  return TFE_FN(zip)(c, &x[0], &x[1], TFE_BIN_MUL);
+  return TFE_FN(k_zip_cpu_)(c, &x[0], &x[1], TFE_BIN_MUL);
 }
 /* The elementwise step c = a * b on the backend's elementwise_mul slot. */
 TFE_INTERNAL tfe_status TFE_FN(ein_ew_slot_)(const tfe_prims_backend *be, const TFE_TY(view) *a, const int32_t *la,
@@ -204,6 +204,18 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_prims_backend *be, tfe_cont
   return TFE_OK;
 }
 
+/* t = the semiring's zero, in be's memory (its elementwise slot where it has its own). */
+TFE_INTERNAL tfe_status TFE_FN(ein_zero_)(const tfe_prims_backend *be, const TFE_TY(view) *t) {
+  TFE_T z = TFE_FN(sr_zero)();
+  if (be->elementwise && be->elementwise != tfe__cpu_elementwise) {
+    tfe_dyn D = TFE_FN(k_dyn_)(t);
+    tfe_ew_desc d = {TFE_EW_FILL, 0, &D, NULL, NULL, &z, NULL, 0, NULL};
+    return be->elementwise(be, &d);
+  }
+  int64_t cnt = tfe_layout_numel(&t->lay);
+  for (int64_t i = 0; i < cnt; i++) t->data[t->lay.offset + i] = z;
+  return TFE_OK;
+}
 /* The plan's run over all slices with the buffers at bp[] (an arena, or owned operands'
  * storage). */
 TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
@@ -218,9 +230,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_prims_backend *be, const tfe_
   TFE_TY(view) tmp;
   tmp.data = (TFE_T *)bp[p->tmp_buf]; tmp.conj = false;
   tmp.lay = p->out_lay;
-  int64_t cnt = tfe_layout_numel(&tmp.lay);
-  for (int64_t i = 0; i < cnt; i++) tmp.data[i] = TFE_FN(sr_zero)();
-  tfe_status st = TFE_OK;
+  tfe_status st = TFE_FN(ein_zero_)(be, &tmp);
   for (int64_t s = 0; st == TFE_OK && s < p->nslices; s++) {
     TFE_TY(view) t = tmp;
     for (int i = 0; i < t.lay.rank; i++) {
@@ -252,10 +262,15 @@ TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_prims_backend *be, const tfe
   if (!bp) return TFE_ERR_ALLOC;
   char *arena = NULL;
   tfe_status st = TFE_OK;
-  if (arena_bytes > 0 && !(arena = (char *)tfe__ein_ws_get((size_t)arena_bytes))) st = TFE_ERR_ALLOC;
+  bool device = be->mem_alloc != NULL; /* intermediates in the backend's memory */
+  if (arena_bytes > 0) {
+    if (device) st = tfe_backend_alloc(be, (size_t)arena_bytes, (void **)&arena);
+    else if (!(arena = (char *)tfe__ein_ws_get((size_t)arena_bytes))) st = TFE_ERR_ALLOC;
+  }
   for (int i = 0; st == TFE_OK && i < p->nbuf; i++) bp[i] = reuse && reuse[i] ? reuse[i] : arena + off[i];
   if (st == TFE_OK) st = TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp);
-  tfe__ein_ws_put(arena);
+  if (device) tfe_backend_free(be, arena);
+  else tfe__ein_ws_put(arena);
   if (bp != small) tfe__free(bp);
   return st;
 }
@@ -270,13 +285,13 @@ TFE_INTERNAL tfe_status TFE_FN(ein_execute_)(const tfe_prims_backend *be, const 
 TFE_API tfe_status TFE_FN(einsum_execute_on)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
                                              const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out) {
   if (!(be = tfe__be_for_views(be, 0, NULL, __func__))) return tfe__ts.errcode;
-  return TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out);
+  return TFE_AS_API(TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out));
 }
 TFE_API tfe_status TFE_FN(einsum_execute)(const tfe_einsum_plan *p, TFE_T alpha, const TFE_TY(view) *ops,
                                           TFE_T beta, const TFE_TY(view) *out) {
   const tfe_prims_backend *be = tfe__be_for_views(NULL, 0, NULL, __func__);
   if (!be) return tfe__ts.errcode;
-  return TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out);
+  return TFE_AS_API(TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out));
 }
 
 /* ---- one-call entry points ------------------------------------------------------------------------ */
@@ -292,29 +307,48 @@ TFE_INTERNAL tfe_status TFE_FN(ein_layouts_)(int n, const TFE_TY(view) *ops, con
 TFE_API tfe_status TFE_FN(einsum_into_with)(const TFE_TY(view) *out, TFE_T alpha, TFE_T beta, const char *expr, int n,
                                             const TFE_TY(view) *ops, const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(out);
-  const tfe_layout *small[16], **lay;
-  TFE_TRY(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16));
+  if (!expr) return TFE_FAIL(TFE_ERR_NULL, "argument 'expr' is NULL");
+  const tfe_layout *small[16], **lay = NULL;
+  TFE_TRY(TFE_AS_API(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16)));
   const tfe_prims_backend *be = tfe__be_for_views(opts ? opts->backend : NULL, 0, NULL, __func__);
   if (!be) { if (lay != small) tfe__free((void *)lay); return tfe__ts.errcode; }
   tfe_einsum_plan *p = NULL;
   tfe_status st = tfe__ein_plan_cached(&p, TFE__EIN_DT, expr, n, lay, NULL, NULL, 0, opts);
   if (lay != small) tfe__free((void *)lay);
-  if (st != TFE_OK) return st;
+  if (st != TFE_OK) return TFE_AS_API(st);
   st = TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out);
   tfe_einsum_plan_release(p);
-  return st;
+  return TFE_AS_API(st);
 }
 TFE_API tfe_status TFE_FN(einsum_into)(const TFE_TY(view) *out, TFE_T alpha, TFE_T beta, const char *expr, int n,
                                        const TFE_TY(view) *ops) {
   return TFE_FN(einsum_into_with)(out, alpha, beta, expr, n, ops, NULL);
 }
 
+/* A dense result in be's memory (host memory from the allocator where be has no memory slots). */
+TFE_INTERNAL tfe_status TFE_FN(ein_empty_)(const tfe_prims_backend *be, TFE_TY(tensor) *out, int rank,
+                                           const int64_t *dims, tfe_order order) {
+  if (!be->mem_alloc) return TFE_FN(empty)(out, rank, dims, order);
+  tfe_layout L;
+  int64_t n = 0, bytes = 0;
+  TFE_TRY(tfe_layout_dense(rank, dims, order, &L));
+  TFE_TRY(tfe_layout_check(&L, &n));
+  if (!tfe__mul_ok(n, (int64_t)sizeof(TFE_T), &bytes))
+    return TFE_FAIL(TFE_ERR_OVERFLOW, "%lld elements overflow the byte count", (long long)n);
+  tfe_storage *st = NULL;
+  TFE_TRY(tfe_backend_storage_new(be, (size_t)bytes, &st));
+  out->st = st;
+  out->v.data = (TFE_T *)st->ptr;
+  out->v.lay = L;
+  out->v.conj = false;
+  return TFE_OK;
+}
 /* Allocating form shared by the string and the label entry points. */
 TFE_INTERNAL tfe_status TFE_FN(ein_alloc_)(TFE_TY(tensor) *out, const char *expr, int n, const TFE_TY(view) *ops,
                                            const int32_t *const *labels, const int32_t *out_labels, int out_rank,
                                            const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(out);
-  const tfe_layout *small[16], **lay;
+  const tfe_layout *small[16], **lay = NULL;
   TFE_TRY(TFE_FN(ein_layouts_)(n, ops, &lay, small, 16));
   const tfe_prims_backend *be = tfe__be_for_views(opts ? opts->backend : NULL, 0, NULL, __func__);
   if (!be) { if (lay != small) tfe__free((void *)lay); return tfe__ts.errcode; }
@@ -323,7 +357,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_alloc_)(TFE_TY(tensor) *out, const char *expr
   if (lay != small) tfe__free((void *)lay);
   if (st != TFE_OK) return st;
   TFE_TY(tensor) t = {0};
-  st = TFE_FN(empty)(&t, p->out_rank, p->out_dims, p->out_order);
+  st = TFE_FN(ein_empty_)(be, &t, p->out_rank, p->out_dims, p->out_order);
   if (st == TFE_OK) st = TFE_FN(ein_execute_)(be, p, TFE_FN(sr_one)(), ops, TFE_FN(sr_zero)(), &t.v);
   tfe_einsum_plan_release(p);
   if (st != TFE_OK) { TFE_FN(tensor_release)(&t); return st; }
@@ -333,7 +367,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_alloc_)(TFE_TY(tensor) *out, const char *expr
 TFE_API tfe_status TFE_FN(einsum_with)(TFE_TY(tensor) *out, const char *expr, int n, const TFE_TY(view) *ops,
                                        const tfe_einsum_opts *opts) {
   if (!expr) return TFE_FAIL(TFE_ERR_NULL, "argument 'expr' is NULL");
-  return TFE_FN(ein_alloc_)(out, expr, n, ops, NULL, NULL, 0, opts);
+  return TFE_AS_API(TFE_FN(ein_alloc_)(out, expr, n, ops, NULL, NULL, 0, opts));
 }
 TFE_API tfe_status TFE_FN(einsum)(TFE_TY(tensor) *out, const char *expr, int n, const TFE_TY(view) *ops) {
   return TFE_FN(einsum_with)(out, expr, n, ops, NULL);
@@ -342,7 +376,7 @@ TFE_API tfe_status TFE_FN(einsum_labels)(TFE_TY(tensor) *out, int n, const TFE_T
                                          const int32_t *const *labels, const int32_t *out_labels, int out_rank,
                                          const tfe_einsum_opts *opts) {
   if (!labels) return TFE_FAIL(TFE_ERR_NULL, "argument 'labels' is NULL");
-  return TFE_FN(ein_alloc_)(out, NULL, n, ops, labels, out_labels, out_rank, opts);
+  return TFE_AS_API(TFE_FN(ein_alloc_)(out, NULL, n, ops, labels, out_labels, out_rank, opts));
 }
 /* ---- the consuming form ---------------------------------------------------------------------------- */
 /* Storage of operand k that the call may overwrite once the operand is read: held by the
@@ -433,6 +467,6 @@ TFE_API tfe_status TFE_FN(einsum_owned)(TFE_TY(tensor) *out, const char *expr, i
   tfe_einsum_plan_release(p);
   if (v && v != small) tfe__free(v);
   for (int k = 0; k < n; k++) TFE_FN(tensor_release)(&ops[k]);
-  return st;
+  return TFE_AS_API(st);
 }
 #endif

@@ -99,6 +99,77 @@ TFE_API tfe_status tfe_einsum_plan_new_labels(tfe_einsum_plan **plan, tfe_dtype 
 #define TENFERRO_EINSUM_PLAN_BODY
 #include <tenferro/einsum/anneal.h>
 #include <tenferro/einsum/build.h>
+
+/* ---- validation: every argument of a request, before any is used (docs/einsum.md) ---------------- */
+/* Limits on the options: a value past them is refused, not clamped (a typo must not turn into a
+ * planning run of days). */
+#define TFE__EIN_MAX_BUDGET 86400.0 /* seconds of annealing: one day */
+#define TFE__EIN_MAX_TRIALS 1000000 /* randomized greedy runs */
+#define TFE__EIN_FIN(o, f, where) \
+  do { if (!isfinite((o)->f)) return TFE_FAIL_AT(TFE_ERR_INVALID, where, "option " #f " must be a finite number (got %g)", (o)->f); } while (0)
+TFE_INTERNAL tfe_status tfe__ein_opts_check(const tfe_einsum_opts *o, const char *where) {
+  if (!o) return TFE_OK;
+  if ((int)o->algo < (int)TFE_PATH_AUTO || (int)o->algo > (int)TFE_PATH_GIVEN)
+    return TFE_FAIL_AT(TFE_ERR_INVALID, where, "unknown path algorithm %d (option algo)", (int)o->algo);
+  if (o->path_format != TFE_PATH_LINEAR && o->path_format != TFE_PATH_SSA)
+    return TFE_FAIL_AT(TFE_ERR_INVALID, where, "unknown path format %d (option path_format: TFE_PATH_LINEAR or TFE_PATH_SSA)",
+                       (int)o->path_format);
+  if (o->out_order != TFE_COLMAJOR && o->out_order != TFE_ROWMAJOR)
+    return TFE_FAIL_AT(TFE_ERR_INVALID, where, "out_order %d is not TFE_COLMAJOR or TFE_ROWMAJOR", (int)o->out_order);
+  TFE__EIN_FIN(o, time_budget, where);
+  TFE__EIN_FIN(o, greedy_alpha, where);
+  TFE__EIN_FIN(o, greedy_temp, where);
+  TFE__EIN_FIN(o, write_weight, where);
+  if (o->time_budget < 0 || o->time_budget > TFE__EIN_MAX_BUDGET)
+    return TFE_FAIL_AT(TFE_ERR_INVALID, where, "option time_budget is %g s, outside [0, %g] (one day)", o->time_budget,
+                       TFE__EIN_MAX_BUDGET);
+  if (o->greedy_trials < 0 || o->greedy_trials > TFE__EIN_MAX_TRIALS)
+    return TFE_FAIL_AT(TFE_ERR_INVALID, where, "option greedy_trials is %d, outside [0, %d]", o->greedy_trials,
+                       TFE__EIN_MAX_TRIALS);
+  if (o->dp_max < 0) return TFE_FAIL_AT(TFE_ERR_INVALID, where, "option dp_max is %d, negative", o->dp_max);
+  if (o->memory_limit < 0)
+    return TFE_FAIL_AT(TFE_ERR_INVALID, where, "option memory_limit is %lld bytes, negative (0: no limit)",
+                       (long long)o->memory_limit);
+  if (o->algo != TFE_PATH_GIVEN) return TFE_OK; /* path and path_nsteps are read only for a given path */
+  if (o->path_nsteps < 0) return TFE_FAIL_AT(TFE_ERR_INVALID, where, "option path_nsteps is %d, negative", o->path_nsteps);
+  if (!o->path) return TFE_FAIL_AT(TFE_ERR_NULL, where, "algo TFE_PATH_GIVEN needs option path (it is NULL)");
+  return TFE_OK;
+}
+#undef TFE__EIN_FIN
+/* The operands' layouts: n in range, each present and valid (rank, dims, strides). */
+TFE_INTERNAL tfe_status tfe__ein_lays_check(int n, const tfe_layout *const *lay, const char *where) {
+  if (n < 1) return TFE_FAIL_AT(TFE_ERR_INVALID, where, "einsum needs at least one operand (got %d)", n);
+  if (!lay) return TFE_FAIL_AT(TFE_ERR_NULL, where, "argument 'layouts' is NULL");
+  for (int k = 0; k < n; k++) {
+    if (!lay[k]) return TFE_FAIL_AT(TFE_ERR_NULL, where, "layout of operand %d is NULL", k);
+    if (lay[k]->rank < 0 || lay[k]->rank > TFE_MAX_RANK)
+      return TFE_FAIL_AT(TFE_ERR_RANK, where, "operand %d has rank %d, outside [0, %d]", k, lay[k]->rank, TFE_MAX_RANK);
+    if (tfe_layout_check(lay[k], NULL) != TFE_OK) {
+      char why[TFE_ERRMSG_MAX];
+      snprintf(why, sizeof why, "%s", tfe__msg_body());
+      return TFE_FAIL_AT(tfe__ts.errcode, where, "operand %d: %s", k, why);
+    }
+  }
+  return TFE_OK;
+}
+/* A whole request: expr (string form) or labels/out_labels/out_rank (integer form), layouts and
+ * options. The plan cache key and the plan are built only from a request that passed. */
+TFE_INTERNAL tfe_status tfe__ein_request_check(const char *expr, int n, const tfe_layout *const *lay,
+                                              const int32_t *const *labels, const int32_t *out_labels, int out_rank,
+                                              const tfe_einsum_opts *o, const char *where) {
+  TFE_TRY(tfe__ein_lays_check(n, lay, where));
+  if (!expr) {
+    if (!labels) return TFE_FAIL_AT(TFE_ERR_NULL, where, "argument 'labels' is NULL");
+    for (int k = 0; k < n; k++)
+      if (lay[k]->rank > 0 && !labels[k]) return TFE_FAIL_AT(TFE_ERR_NULL, where, "labels of operand %d are NULL", k);
+    if (out_labels && (out_rank < 0 || out_rank > TFE_MAX_RANK))
+      return TFE_FAIL_AT(TFE_ERR_RANK, where, "output rank %d, outside [0, %d]", out_rank, TFE_MAX_RANK);
+  }
+  TFE_TRY(tfe__ein_opts_check(o, where));
+  if (o && o->algo == TFE_PATH_GIVEN && o->path_nsteps != n - 1) /* the key reads 2 * path_nsteps ints */
+    return TFE_FAIL_AT(TFE_ERR_INVALID, where, "the path has %d steps but %d operands need %d", o->path_nsteps, n, n - 1);
+  return TFE_OK;
+}
 TFE_API void tfe_einsum_plan_release(tfe_einsum_plan *p) {
   if (!p || atomic_fetch_sub_explicit(&p->refcount, 1, memory_order_acq_rel) != 1) return;
   if (p->axis) for (int k = 0; k < p->n; k++) tfe__free(p->axis[k]);
@@ -253,22 +324,23 @@ TFE_INTERNAL size_t tfe__ein_elem_size(tfe_dtype dt) {
 TFE_API tfe_status tfe_einsum_plan_new(tfe_einsum_plan **plan, tfe_dtype dt, const char *expr, int n,
                                        const tfe_layout *const *layouts, const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(plan);
-  TFE_CHECK_NULL(layouts);
+  TFE_CHECK_NULL(expr);
   size_t elem = tfe__ein_elem_size(dt);
   if (!elem) return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dt);
+  TFE_TRY(tfe__ein_request_check(expr, n, layouts, NULL, NULL, 0, opts, __func__));
   tfe__ein_expr e;
-  TFE_TRY(tfe__ein_parse(expr, &e));
+  TFE_TRY(TFE_AS_API(tfe__ein_parse(expr, &e)));
   tfe_status st = tfe__ein_plan_build(&e, expr, dt, elem, n, layouts, opts, plan);
   tfe__ein_expr_free(&e);
-  return st;
+  return TFE_AS_API(st);
 }
 TFE_API tfe_status tfe_einsum_plan_new_labels(tfe_einsum_plan **plan, tfe_dtype dt, int n,
                                               const tfe_layout *const *layouts, const int32_t *const *labels,
                                               const int32_t *out_labels, int out_rank, const tfe_einsum_opts *opts) {
   TFE_CHECK_NULL(plan);
-  TFE_CHECK_NULL(layouts);
   size_t elem = tfe__ein_elem_size(dt);
   if (!elem) return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dt);
+  TFE_TRY(tfe__ein_request_check(NULL, n, layouts, labels, out_labels, out_rank, opts, __func__));
   int ranks[1024] = {0}, *rk = n <= 1024 ? ranks : (int *)tfe__alloc((size_t)(n > 0 ? n : 1) * sizeof(int));
   if (!rk) return TFE_ERR_ALLOC;
   for (int k = 0; k < n; k++) {
@@ -278,10 +350,10 @@ TFE_API tfe_status tfe_einsum_plan_new_labels(tfe_einsum_plan **plan, tfe_dtype 
   tfe__ein_expr e;
   tfe_status st = tfe__ein_from_labels(n, rk, labels, out_labels, out_rank, &e);
   if (rk != ranks) tfe__free(rk);
-  if (st != TFE_OK) return st;
+  if (st != TFE_OK) return TFE_AS_API(st);
   st = tfe__ein_plan_build(&e, NULL, dt, elem, n, layouts, opts, plan);
   tfe__ein_expr_free(&e);
-  return st;
+  return TFE_AS_API(st);
 }
 
 #endif

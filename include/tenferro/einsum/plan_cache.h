@@ -97,7 +97,7 @@ TFE_INTERNAL tfe_status tfe__ein_make_key(tfe__ein_key *k, tfe_dtype dt, const c
     tfe__ein_key_put(k, &o->seed, sizeof(uint64_t)); tfe__ein_key_put(k, &o->path_nsteps, sizeof(int));
     tfe__ein_key_put(k, &o->path_format, sizeof o->path_format);
     tfe__ein_key_put(k, &o->out_order, sizeof o->out_order);
-    if (o->path && o->path_nsteps > 0) tfe__ein_key_put(k, o->path, 2 * (size_t)o->path_nsteps * sizeof(int));
+    if (o->algo == TFE_PATH_GIVEN && o->path_nsteps > 0) tfe__ein_key_put(k, o->path, 2 * (size_t)o->path_nsteps * sizeof(int));
   }
   if (k->oom) { tfe__ein_key_free(k); return TFE_FAIL(TFE_ERR_ALLOC, "plan cache key allocation failed"); }
   return TFE_OK;
@@ -107,14 +107,9 @@ TFE_INTERNAL tfe_status tfe__ein_make_key(tfe__ein_key *k, tfe_dtype dt, const c
 TFE_INTERNAL tfe_status tfe__ein_plan_cached(tfe_einsum_plan **plan, tfe_dtype dt, const char *expr, int n,
                                             const tfe_layout *const *lay, const int32_t *const *labels,
                                             const int32_t *out_labels, int out_rank, const tfe_einsum_opts *o) {
+  /* every argument is checked before the key is built from it (ranks, counts, labels) */
+  TFE_TRY(tfe__ein_request_check(expr, n, lay, labels, out_labels, out_rank, o, __func__));
   bool use = !(o && o->no_cache);
-  if (use) {
-    for (int i = 0; i < n; i++) if (!lay[i]) return TFE_FAIL(TFE_ERR_NULL, "operand %d is NULL", i);
-    if (expr || labels) {
-      if (!expr) for (int i = 0; i < n; i++) if (lay[i]->rank > 0 && !labels[i]) return TFE_FAIL(TFE_ERR_NULL, "labels of operand %d are NULL", i);
-      if (lay && n > 0) for (int i = 0; i < n; i++) if (lay[i]->rank < 0 || lay[i]->rank > TFE_MAX_RANK) use = false;
-    } else use = false;
-  }
   tfe__ein_key k;
   uint64_t h = 0;
   if (use) {

@@ -14,6 +14,7 @@
 #define TENFERRO_IO_NPY_H
 
 #include <tenferro/tensor/tensor.h>
+#include <tenferro/io/file.h>
 
 typedef struct tfe_npy_info {
   tfe_dtype dtype;
@@ -44,6 +45,8 @@ TFE_API tfe_status tfe_npy_save(const char *path, const tfe_dyn *t);
 #elif !defined(TENFERRO_IO_NPY_BODY) /* bodies */
 #define TENFERRO_IO_NPY_BODY
 #include <tenferro/tensor/tensor.h>
+#include <tenferro/io/file.h>
+#include <errno.h>
 
 TFE_INTERNAL const char *tfe__npy_ws(const char *p, const char *e) {
   while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
@@ -183,20 +186,43 @@ TFE_API tfe_status tfe_npy_load_mem(const void *buf, size_t len, tfe_dyn *out) {
   if (len) memcpy(b, buf, len);
   return tfe__npy_wrap(b, len, out);
 }
+/* The whole of an open file into a tfe__alloc'ed buffer, read until its end (no seeking: a
+ * directory or a pipe has no usable size). */
+TFE_INTERNAL tfe_status tfe__npy_read_all(FILE *f, const char *path, unsigned char **out, size_t *len) {
+  size_t cap = 1 << 16, n = 0;
+  unsigned char *b = (unsigned char *)tfe__alloc(cap);
+  if (!b) return TFE_ERR_ALLOC;
+  for (;;) {
+    errno = 0;
+    n += fread(b + n, 1, cap - n, f);
+    if (ferror(f)) {
+      int e = errno;
+      tfe__free(b);
+      return tfe__fail(TFE_ERR_IO, "tfe_npy_load", "cannot read '%s' (%s)", path, e ? strerror(e) : "read error");
+    }
+    if (n < cap) break; /* end of file */
+    if (cap > SIZE_MAX / 2) { tfe__free(b); return tfe__fail(TFE_ERR_OVERFLOW, "tfe_npy_load", "'%s' is too large", path); }
+    unsigned char *nb = (unsigned char *)tfe__alloc(cap * 2);
+    if (!nb) { tfe__free(b); return TFE_ERR_ALLOC; }
+    memcpy(nb, b, n);
+    tfe__free(b);
+    b = nb; cap *= 2;
+  }
+  *out = b; *len = n;
+  return TFE_OK;
+}
 TFE_API tfe_status tfe_npy_load(const char *path, tfe_dyn *out) {
   TFE_CHECK_NULL(path);
   TFE_CHECK_NULL(out);
+  errno = 0;
   FILE *f = fopen(path, "rb");
-  if (!f) return TFE_FAIL(TFE_ERR_IO, "cannot open '%s' for reading", path);
-  long sz = -1;
-  if (fseek(f, 0, SEEK_END) == 0) sz = ftell(f);
-  if (sz < 0 || fseek(f, 0, SEEK_SET) != 0) { fclose(f); return TFE_FAIL(TFE_ERR_IO, "cannot size '%s'", path); }
-  unsigned char *b = (unsigned char *)tfe__alloc((size_t)sz + 1);
-  if (!b) { fclose(f); return TFE_ERR_ALLOC; }
-  size_t got = fread(b, 1, (size_t)sz, f);
+  if (!f) return TFE_FAIL(TFE_ERR_IO, "cannot open '%s' for reading (%s)", path, errno ? strerror(errno) : "unknown");
+  unsigned char *b = NULL;
+  size_t sz = 0;
+  tfe_status rd = tfe__npy_read_all(f, path, &b, &sz);
   fclose(f);
-  if (got != (size_t)sz) { tfe__free(b); return TFE_FAIL(TFE_ERR_IO, "short read on '%s'", path); }
-  tfe_status st = tfe__npy_wrap(b, (size_t)sz, out);
+  if (rd != TFE_OK) return rd;
+  tfe_status st = tfe__npy_wrap(b, sz, out);
   if (st != TFE_OK) {
     char msg[TFE_ERRMSG_MAX];
     snprintf(msg, sizeof msg, "%s", tfe_last_error());
@@ -281,11 +307,11 @@ TFE_API tfe_status tfe_npy_save(const char *path, const tfe_dyn *t) {
   }
   char h[TFE_MAX_RANK * 24 + 256];
   size_t hn = tfe__npy_header(h, sizeof h, code, fortran, t->lay.rank, t->lay.dims);
-  FILE *f = fopen(path, "wb");
-  if (!f) { tfe__free(gather); return TFE_FAIL(TFE_ERR_IO, "cannot open '%s' for writing", path); }
-  bool ok = fwrite(h, 1, hn, f) == hn && (numel == 0 || fwrite(src, di->size, (size_t)numel, f) == (size_t)numel);
-  ok = (fclose(f) == 0) && ok;
+  tfe__afile af; /* whole or not at all: a failed write leaves the target as it was */
+  tfe_status st = tfe__afile_open(&af, path, __func__);
+  if (st != TFE_OK) { tfe__free(gather); return st; }
+  bool ok = fwrite(h, 1, hn, af.f) == hn && (numel == 0 || fwrite(src, di->size, (size_t)numel, af.f) == (size_t)numel);
   tfe__free(gather);
-  return ok ? TFE_OK : TFE_FAIL(TFE_ERR_IO, "write to '%s' failed", path);
+  return tfe__afile_commit(&af, ok, __func__);
 }
 #endif

@@ -97,9 +97,8 @@ TFE_INTERNAL tfe_status tfe__check_layout(const tfe_layout *L, const void *data,
 TFE_INTERNAL tfe_status tfe__check_dst(const tfe_layout *L, const void *data, const char *where,
                                        int64_t *count) {
   TFE_TRY(tfe__check_layout(L, data, where, "destination", count));
-  if (!tfe__layout_nested(L))
-    return tfe__fail(TFE_ERR_OVERLAP, where,
-                     "destination elements overlap (zero or interleaved strides)");
+  if (!tfe__layout_distinct(L))
+    return tfe__fail(TFE_ERR_OVERLAP, where, "destination elements overlap (two indices address one element)");
   return TFE_OK;
 }
 #endif

@@ -397,7 +397,8 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
   tfe__kplan_run(&p, TFE_FN(k_copy_tile_), &c, nt);
   if (c.buf) { tfe_allocator a = tfe_get_allocator(); a.free(a.ctx, c.buf); }
 }
-TFE_API tfe_status TFE_FN(copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src) {
+/* copy on the CPU (the public tfe_copy_S routes through the backend: route_tpl.h) */
+TFE_INTERNAL tfe_status TFE_FN(k_copy_cpu_)(const TFE_TY(view) *dst, const TFE_TY(view) *src) {
   TFE_CHECK_NULL(dst);
   TFE_CHECK_NULL(src);
   int64_t n = 0;
@@ -409,12 +410,6 @@ TFE_API tfe_status TFE_FN(copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src
     return TFE_FAIL(TFE_ERR_OVERLAP, "destination overlaps the source");
   TFE_FN(k_copy_run_)(dst, src, n, false);
   return TFE_OK;
-}
-TFE_API tfe_status TFE_FN(conj_copy)(const TFE_TY(view) *dst, const TFE_TY(view) *src) {
-  TFE_CHECK_NULL(src);
-  TFE_TY(view) s = *src;
-  s.conj = !s.conj;
-  return TFE_FN(copy)(dst, &s);
 }
 TFE_API tfe_status TFE_FN(contiguous)(const TFE_TY(view) *src, tfe_order order, TFE_TY(tensor) *out) {
   TFE_CHECK_NULL(src);

@@ -49,6 +49,32 @@ TFE_API const char *tfe_unop_name(tfe_unop op);
 TFE_API const char *tfe_binop_name(tfe_binop op);
 TFE_API const char *tfe_redop_name(tfe_redop op);
 
+/* ---- the operations as a backend's elementwise slot receives them (prims/backend.h) ---------
+ * Every public elementwise entry (typed and dtype-tagged) runs on the backend chosen for its
+ * operands (prims/registry.h); where that backend's elementwise slot is not the CPU's, the
+ * slot gets this descriptor. Operands are dtype-tagged views of one kind in the backend's
+ * memory; scalars point at values of that kind. map_fn / zip_fn (user C functions) always
+ * run on the host. */
+typedef enum tfe_ew_op {
+  TFE_EW_COPY,   /* dst = a (a->conj applies: conj_copy is a copy of a conjugated view) */
+  TFE_EW_FILL,   /* dst = *s0 */
+  TFE_EW_SCALE,  /* dst = *s0 * dst */
+  TFE_EW_AXPBY,  /* dst = *s0 * a + *s1 * dst (semiring operations; *s1 zero: dst not read) */
+  TFE_EW_MAP,    /* dst = code(a), code a tfe_unop, *s0 its parameter */
+  TFE_EW_ZIP,    /* dst = code(a, b), code a tfe_binop, numpy broadcasting */
+  TFE_EW_REDUCE, /* dst = *s0 * code(a over axes) + *s1 * dst, code a tfe_redop (tfe_reduce_S) */
+  TFE_EW_COUNT
+} tfe_ew_op;
+typedef struct tfe_ew_desc {
+  tfe_ew_op op;
+  int code;                   /* tfe_unop / tfe_binop / tfe_redop, else 0 */
+  const tfe_dyn *dst, *a, *b; /* a: COPY, AXPBY, MAP, ZIP, REDUCE; b: ZIP */
+  const void *s0, *s1;        /* scalars of the kind (see each op) */
+  int naxes;                  /* REDUCE: the axes of a reduced (naxes < 0: all) */
+  const int *axes;
+} tfe_ew_desc;
+TFE_API const char *tfe_ew_op_name(tfe_ew_op op);
+
 /* ---- the room's pieces and the per-kind functions (tfe_copy_f64, ...) ---------------------- */
 #include <tenferro/kernel/math.h>
 #include <tenferro/kernel/check.h>
@@ -82,6 +108,13 @@ TFE_API tfe_status tfe_copy_dyn(const tfe_dyn *dst, const tfe_dyn *src);
 TFE_API tfe_status tfe_map_dyn(const tfe_dyn *dst, const tfe_dyn *src, tfe_unop op, const void *param);
 /* dst = a op b with broadcasting; the three kinds must match. */
 TFE_API tfe_status tfe_zip_dyn(const tfe_dyn *dst, const tfe_dyn *a, const tfe_dyn *b, tfe_binop op);
+/* dst = *value (a value of dst's kind). */
+TFE_API tfe_status tfe_fill_dyn(const tfe_dyn *dst, const void *value);
+/* out = *alpha * reduce(src over axes) + *beta * out (tfe_reduce_S); alpha/beta NULL: one, zero. */
+TFE_API tfe_status tfe_reduce_dyn(const tfe_dyn *out, const tfe_dyn *src, tfe_redop op, int naxes, const int *axes,
+                                  const void *alpha, const void *beta);
+/* The dtype-tagged entries run on the backend chosen from the operands' storage (compute
+ * device, memory space: prims/registry.h); views without storage are host memory. */
 
 #endif
 #elif !defined(TENFERRO_KERNEL_BODY) /* bodies */
@@ -91,6 +124,24 @@ TFE_API tfe_status tfe_zip_dyn(const tfe_dyn *dst, const tfe_dyn *a, const tfe_d
 #include <tenferro/kernel/policy.h>
 #include <tenferro/kernel/simd_x86.h>
 #include <tenferro/kernel/plan.h>
+/* ---- the backend of an elementwise call (route_tpl.h, dyn.h) ------------------------------ */
+/* Defined by the prims room, whose bodies follow this room's. */
+TFE_INTERNAL const tfe_prims_backend *tfe__be_for_views(const tfe_prims_backend *explicit_be, int n,
+                                                        const char *const *names, const char *where);
+TFE_INTERNAL tfe_status tfe__be_select_at(const tfe_prims_backend *explicit_be, int n, const tfe_operand_place *ops,
+                                          bool allow_transfer, const tfe_prims_backend **out, tfe_backend_rule *rule,
+                                          const char *where);
+TFE_INTERNAL tfe_status tfe__cpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d);
+TFE_INTERNAL void tfe__cpu_enroll_ew(tfe_dtype dt, tfe__cpu_ew_fn fn);
+/* The backend whose own slot runs a typed call over host views, or NULL when the CPU code of
+ * this room does (the common case: one atomic load); *st is set when no backend serves host
+ * memory. */
+TFE_INTERNAL const tfe_prims_backend *tfe__k_route(const char *where, tfe_status *st) {
+  *st = TFE_OK;
+  const tfe_prims_backend *be = tfe__be_for_views(NULL, 0, NULL, where);
+  if (!be) { *st = tfe__ts.errcode; return NULL; }
+  return be->elementwise && be->elementwise != tfe__cpu_elementwise ? be : NULL;
+}
 #define TFE_TEMPLATE <tenferro/kernel/kernel_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE

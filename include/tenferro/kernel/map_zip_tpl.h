@@ -49,7 +49,7 @@ TFE_INTERNAL void TFE_FN(k_fill_body_)(void *ctx, int64_t n, TFE_T *out, const T
   TFE_T v = *(const TFE_T *)ctx;
   for (int64_t i = 0; i < n; i++) out[i] = v;
 }
-TFE_API tfe_status TFE_FN(fill)(const TFE_TY(view) *dst, TFE_T value) {
+TFE_INTERNAL tfe_status TFE_FN(k_fill_cpu_)(const TFE_TY(view) *dst, TFE_T value) {
   return TFE_FN(k_ew_)(__func__, dst, 0, NULL, NULL, TFE_FN(k_fill_body_), &value);
 }
 
@@ -58,7 +58,7 @@ TFE_INTERNAL void TFE_FN(k_scale_body_)(void *ctx, int64_t n, TFE_T *out, const 
   TFE_T a = *(const TFE_T *)ctx;
   for (int64_t i = 0; i < n; i++) out[i] = TFE_FN(sr_mul)(a, x[i]);
 }
-TFE_API tfe_status TFE_FN(scale)(const TFE_TY(view) *y, TFE_T alpha) {
+TFE_INTERNAL tfe_status TFE_FN(k_scale_cpu_)(const TFE_TY(view) *y, TFE_T alpha) {
   return TFE_FN(k_ew_)(__func__, y, 1, y, NULL, TFE_FN(k_scale_body_), &alpha);
 }
 
@@ -68,7 +68,7 @@ TFE_INTERNAL void TFE_FN(k_axpby_body_)(void *ctx, int64_t n, TFE_T *out, const 
   if (c->b_zero) { for (int64_t i = 0; i < n; i++) out[i] = TFE_FN(sr_mul)(a, x[i]); return; }
   for (int64_t i = 0; i < n; i++) out[i] = TFE_FN(sr_add)(TFE_FN(sr_mul)(a, x[i]), TFE_FN(sr_mul)(b, y[i]));
 }
-TFE_API tfe_status TFE_FN(axpby)(const TFE_TY(view) *y, TFE_T a, const TFE_TY(view) *x, TFE_T b) {
+TFE_INTERNAL tfe_status TFE_FN(k_axpby_cpu_)(const TFE_TY(view) *y, TFE_T a, const TFE_TY(view) *x, TFE_T b) {
   TFE_TY(kab_) c = {a, b, TFE_FN(sr_eq)(b, TFE_FN(sr_zero)())};
   if (c.b_zero) return TFE_FN(k_ew_)(__func__, y, 1, x, NULL, TFE_FN(k_axpby_body_), &c);
   return TFE_FN(k_ew_)(__func__, y, 2, x, y, TFE_FN(k_axpby_body_), &c);
@@ -140,7 +140,7 @@ TFE_INTERNAL void TFE_FN(k_un_body_)(void *ctx, int64_t n, TFE_T *out, const TFE
   }
 }
 #undef TFE__KMAP
-TFE_API tfe_status TFE_FN(map)(const TFE_TY(view) *dst, const TFE_TY(view) *src, tfe_unop op, TFE_T param) {
+TFE_INTERNAL tfe_status TFE_FN(k_map_cpu_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, tfe_unop op, TFE_T param) {
   if ((unsigned)op >= (unsigned)TFE_UN_COUNT_)
     return TFE_FAIL(TFE_ERR_INVALID, "unknown unary op %d", (int)op);
   if (!TFE_FN(k_un_ok_)(op))
@@ -209,7 +209,7 @@ TFE_INTERNAL void TFE_FN(k_bin_body_)(void *ctx, int64_t n, TFE_T *out, const TF
   }
 }
 #undef TFE__KZIP
-TFE_API tfe_status TFE_FN(zip)(const TFE_TY(view) *dst, const TFE_TY(view) *a, const TFE_TY(view) *b, tfe_binop op) {
+TFE_INTERNAL tfe_status TFE_FN(k_zip_cpu_)(const TFE_TY(view) *dst, const TFE_TY(view) *a, const TFE_TY(view) *b, tfe_binop op) {
   if ((unsigned)op >= (unsigned)TFE_BIN_COUNT_)
     return TFE_FAIL(TFE_ERR_INVALID, "unknown binary op %d", (int)op);
   if (!TFE_FN(k_bin_ok_)(op))

@@ -215,8 +215,8 @@ TFE_INTERNAL tfe_status TFE_FN(k_red_all_)(const TFE_TY(view) *src, int fold, in
   *result = a;
   return TFE_OK;
 }
-TFE_API tfe_status TFE_FN(reduce)(const TFE_TY(view) *out, const TFE_TY(view) *src, tfe_redop op,
-                                  int naxes, const int *axes, TFE_T alpha, TFE_T beta) {
+TFE_INTERNAL tfe_status TFE_FN(k_reduce_cpu_)(const TFE_TY(view) *out, const TFE_TY(view) *src, tfe_redop op,
+                                             int naxes, const int *axes, TFE_T alpha, TFE_T beta) {
   TFE_CHECK_NULL(out);
   TFE_CHECK_NULL(src);
   if ((unsigned)op >= (unsigned)TFE_RED_COUNT_) return TFE_FAIL(TFE_ERR_INVALID, "unknown reduction %d", (int)op);

@@ -157,12 +157,43 @@ TFE_INTERNAL int TFE_FN(la_nd_dims_)(const tfe_layout *L, const tfe__mat *M, boo
   return r;
 }
 
+/* Whether x (every real part of it) is finite. */
+TFE_INTERNAL bool TFE_FN(la_finite_)(TFE_T x) {
+  TFE_R part[sizeof(TFE_T) / sizeof(TFE_R)];
+  memcpy(part, &x, sizeof x);
+  for (size_t q = 0; q < sizeof part / sizeof part[0]; q++)
+    if (!isfinite(part[q])) return false;
+  return true;
+}
+/* The one check of every linalg input: a NaN or an infinity is an error at every entry point
+ * (LAPACK would return NaNs or loop); names the first such element. n: the element count. */
+TFE_INTERNAL tfe_status TFE_FN(la_check_finite_)(const TFE_TY(view) *A, int64_t n, const char *fn) {
+  const tfe_layout *L = &A->lay;
+  int64_t idx[TFE_MAX_RANK] = {0}, off = L->offset;
+  for (int64_t e = 0; e < n; e++) {
+    if (!TFE_FN(la_finite_)(A->data[off])) {
+      char at[TFE_MAX_RANK * 21 + 4];
+      size_t w = 0;
+      for (int i = 0; i < L->rank; i++)
+        w += (size_t)snprintf(at + w, sizeof at - w, "%s%lld", i ? ", " : "", (long long)idx[i]);
+      return tfe__fail(TFE_ERR_INVALID, fn, "input holds a NaN or an infinity at (%s): non-finite input is refused",
+                       L->rank ? at : "");
+    }
+    for (int i = 0; i < L->rank; i++) { /* odometer, first axis fastest */
+      off += L->strides[i];
+      if (++idx[i] < L->dims[i]) break;
+      off -= idx[i] * L->strides[i];
+      idx[i] = 0;
+    }
+  }
+  return TFE_OK;
+}
 TFE_INTERNAL tfe_status TFE_FN(la_check_view_)(const TFE_TY(view) *A, const char *fn) {
   if (!A) return tfe__fail(TFE_ERR_NULL, fn, "argument 'A' is NULL");
   int64_t n = 0;
   TFE_TRY(tfe_layout_check(&A->lay, &n));
   if (n > 0 && !A->data) return tfe__fail(TFE_ERR_NULL, fn, "view of %lld elements has NULL data", (long long)n);
-  return TFE_OK;
+  return TFE_FN(la_check_finite_)(A, n, fn);
 }
 
 /* Batched result shape (lead dims + batch dims of M). */

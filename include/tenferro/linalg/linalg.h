@@ -340,6 +340,7 @@ TFE_INTERNAL tfe_status tfe__lapack_info(int info, const char *routine, const ch
 /* ---- dispatch (see the declarations) ---------------------------------------------------------- */
 /* The backend of a linalg call over plain views. */
 TFE_INTERNAL const tfe_prims_backend *tfe__la_backend(const char *where) {
+  if (tfe__ts.la_backend) return tfe__ts.la_backend; /* a dtype-tagged call chose it */
   return tfe__be_for_views(NULL, 0, NULL, where);
 }
 #define TFE_TEMPLATE <tenferro/linalg/factor_tpl.h>
@@ -370,37 +371,77 @@ TFE_INTERNAL tfe_status tfe__la_dyn_same(const tfe_dyn *A, const tfe_dyn *B, con
                      B->dtype == TFE_DT_CUSTOM ? "user-kind" : tfe_dtype_name(B->dtype));
   return TFE_OK;
 }
+/* The backend of a dtype-tagged call, from the storage of A (and B): the typed call it makes
+ * runs there (tfe__la_backend). */
+TFE_INTERNAL tfe_status tfe__la_dyn_enter(const tfe_dyn *A, const tfe_dyn *B, const tfe_prims_backend **prev,
+                                          const char *fn) {
+  tfe_operand_place pl[2] = {{"A", A->st}, {"B", B ? B->st : NULL}};
+  const tfe_prims_backend *be = NULL;
+  TFE_TRY(tfe__be_select_at(NULL, B ? 2 : 1, pl, false, &be, NULL, fn));
+  *prev = tfe__ts.la_backend;
+  tfe__ts.la_backend = be;
+  return TFE_OK;
+}
+TFE_INTERNAL tfe_status tfe__la_dyn_leave(const tfe_prims_backend *prev, tfe_status st) {
+  tfe__ts.la_backend = prev;
+  return st;
+}
+TFE_INTERNAL tfe_status tfe__la_svd_dyn(const tfe_dyn *A, tfe_svd_mode mode, tfe_dyn *U, tfe_dyn *S, tfe_dyn *Vh) {
+  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_SVD) default: break; }
+  return TFE_FAIL_AT(TFE_ERR_INTERNAL, "tfe_svd_dyn", "unreachable");
+}
+TFE_INTERNAL tfe_status tfe__la_qr_dyn(const tfe_dyn *A, bool full, tfe_dyn *Q, tfe_dyn *R) {
+  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_QR) default: break; }
+  return TFE_FAIL_AT(TFE_ERR_INTERNAL, "tfe_qr_dyn", "unreachable");
+}
+TFE_INTERNAL tfe_status tfe__la_eigh_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V) {
+  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_EIGH) default: break; }
+  return TFE_FAIL_AT(TFE_ERR_INTERNAL, "tfe_eigh_dyn", "unreachable");
+}
+TFE_INTERNAL tfe_status tfe__la_solve_dyn(const tfe_dyn *A, const tfe_dyn *B, tfe_dyn *X) {
+  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_SOLVE) default: break; }
+  return TFE_FAIL_AT(TFE_ERR_INTERNAL, "tfe_solve_dyn", "unreachable");
+}
+TFE_INTERNAL tfe_status tfe__la_one_dyn(const tfe_dyn *A, bool det, tfe_dyn *X, const char *fn) {
+  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_ONE) default: break; }
+  return tfe__fail(TFE_ERR_INTERNAL, fn, "unreachable");
+}
 TFE_API tfe_status tfe_svd_dyn(const tfe_dyn *A, tfe_svd_mode mode, tfe_dyn *U, tfe_dyn *S, tfe_dyn *Vh) {
   TFE_TRY(tfe__la_dyn_kind(A, __func__));
   TFE_CHECK_NULL(S);
-  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_SVD) default: break; }
-  return TFE_FAIL(TFE_ERR_INTERNAL, "unreachable");
+  const tfe_prims_backend *prev;
+  TFE_TRY(tfe__la_dyn_enter(A, NULL, &prev, __func__));
+  return tfe__la_dyn_leave(prev, tfe__la_svd_dyn(A, mode, U, S, Vh));
 }
 TFE_API tfe_status tfe_qr_dyn(const tfe_dyn *A, bool full, tfe_dyn *Q, tfe_dyn *R) {
   TFE_TRY(tfe__la_dyn_kind(A, __func__));
   TFE_CHECK_NULL(Q);
   TFE_CHECK_NULL(R);
-  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_QR) default: break; }
-  return TFE_FAIL(TFE_ERR_INTERNAL, "unreachable");
+  const tfe_prims_backend *prev;
+  TFE_TRY(tfe__la_dyn_enter(A, NULL, &prev, __func__));
+  return tfe__la_dyn_leave(prev, tfe__la_qr_dyn(A, full, Q, R));
 }
 TFE_API tfe_status tfe_eigh_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V) {
   TFE_TRY(tfe__la_dyn_kind(A, __func__));
   TFE_CHECK_NULL(W);
-  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_EIGH) default: break; }
-  return TFE_FAIL(TFE_ERR_INTERNAL, "unreachable");
+  const tfe_prims_backend *prev;
+  TFE_TRY(tfe__la_dyn_enter(A, NULL, &prev, __func__));
+  return tfe__la_dyn_leave(prev, tfe__la_eigh_dyn(A, W, V));
 }
 TFE_API tfe_status tfe_solve_dyn(const tfe_dyn *A, const tfe_dyn *B, tfe_dyn *X) {
   TFE_TRY(tfe__la_dyn_kind(A, __func__));
   TFE_TRY(tfe__la_dyn_same(A, B, __func__));
   TFE_CHECK_NULL(X);
-  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_SOLVE) default: break; }
-  return TFE_FAIL(TFE_ERR_INTERNAL, "unreachable");
+  const tfe_prims_backend *prev;
+  TFE_TRY(tfe__la_dyn_enter(A, B, &prev, __func__));
+  return tfe__la_dyn_leave(prev, tfe__la_solve_dyn(A, B, X));
 }
 TFE_INTERNAL tfe_status tfe__la_dyn_one(const tfe_dyn *A, bool det, tfe_dyn *X, const char *fn) {
   TFE_TRY(tfe__la_dyn_kind(A, fn));
   if (!X) return tfe__fail(TFE_ERR_NULL, fn, "argument 'X' is NULL");
-  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_ONE) default: break; }
-  return tfe__fail(TFE_ERR_INTERNAL, fn, "unreachable");
+  const tfe_prims_backend *prev;
+  TFE_TRY(tfe__la_dyn_enter(A, NULL, &prev, fn));
+  return tfe__la_dyn_leave(prev, tfe__la_one_dyn(A, det, X, fn));
 }
 TFE_API tfe_status tfe_inv_dyn(const tfe_dyn *A, tfe_dyn *X) { return tfe__la_dyn_one(A, false, X, __func__); }
 TFE_API tfe_status tfe_det_dyn(const tfe_dyn *A, tfe_dyn *D) { return tfe__la_dyn_one(A, true, D, __func__); }

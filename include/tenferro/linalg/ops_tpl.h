@@ -282,6 +282,7 @@ TFE_INTERNAL tfe_status TFE_FN(slogdet_cpu_)(const TFE_TY(view) *A, TFE_TY(tenso
 }
 TFE_INTERNAL tfe_status TFE_FN(pinv_cpu_)(const TFE_TY(view) *A, double rcond, TFE_TY(tensor) *X) {
   TFE__LA_CHECK_NULL(X, TFE__LA_WHERE(pinv));
+  TFE_TRY(TFE_FN(la_check_view_)(A, TFE__LA_WHERE(pinv))); /* errors under pinv's name, not svd's */
   TFE_TY(tensor) u = {0}, v = {0}, x = {0};
   TFE__RT s = {0};
   TFE_TRY(TFE_FN(svd)(A, TFE_SVD_THIN, &u, &s, &v));
@@ -314,6 +315,7 @@ TFE_INTERNAL tfe_status TFE_FN(pinv_cpu_)(const TFE_TY(view) *A, double rcond, T
 TFE_INTERNAL tfe_status TFE_FN(polar_cpu_)(const TFE_TY(view) *A, TFE_TY(tensor) *Up, TFE_TY(tensor) *P) {
   TFE__LA_CHECK_NULL(Up, TFE__LA_WHERE(polar));
   TFE__LA_CHECK_NULL(P, TFE__LA_WHERE(polar));
+  TFE_TRY(TFE_FN(la_check_view_)(A, TFE__LA_WHERE(polar)));
   TFE_TY(tensor) u = {0}, v = {0}, up = {0}, p = {0};
   TFE__RT s = {0};
   TFE_TRY(TFE_FN(svd)(A, TFE_SVD_THIN, &u, &s, &v));

@@ -30,6 +30,7 @@
 #ifndef TENFERRO_PRIMS_BACKEND_H
 #define TENFERRO_PRIMS_BACKEND_H
 #include <tenferro/tensor/tensor.h>
+#include <tenferro/kernel/kernel.h> /* tfe_ew_desc */
 
 typedef enum tfe_prim_op {
   TFE_PRIM_BATCHED_GEMM,   /* C[b,m,n] = alpha sum_k A[b,m,k] B[b,k,n] + beta C (labels: batch, M, N, K only) */
@@ -80,6 +81,16 @@ struct tfe_prims_backend {
   tfe_status (*exec[TFE_PRIM_COUNT])(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan);
   /* Decompositions and solvers (linalg room); NULL = not provided. */
   tfe_status (*linalg)(const tfe_prims_backend *be, const tfe_linalg_call *call);
+  /* The kernel room's elementwise operations (copy, fill, scale, axpby, map, zip, reduce:
+   * kernel/kernel.h, tfe_ew_desc); NULL = not provided. */
+  tfe_status (*elementwise)(const tfe_prims_backend *be, const tfe_ew_desc *d);
+  /* Memory in the backend's space, for the buffers tenferro allocates on its behalf (einsum's
+   * intermediates and results). All three NULL: host memory from tenferro's allocator. */
+  tfe_status (*mem_alloc)(const tfe_prims_backend *be, size_t bytes, void **out);
+  void (*mem_free)(const tfe_prims_backend *be, void *p);
+  /* bytes from src to dst, each in its own space (host, or this backend's). */
+  tfe_status (*mem_copy)(const tfe_prims_backend *be, void *dst, tfe_memspace dst_space, const void *src,
+                         tfe_memspace src_space, size_t bytes);
 };
 
 TFE_API const char *tfe_prim_op_name(tfe_prim_op op);
@@ -91,8 +102,15 @@ TFE_API tfe_status tfe_prims_plan(const tfe_prims_backend *be, const tfe_prim_de
 TFE_API tfe_status tfe_prims_execute(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan);
 TFE_API void tfe_prims_plan_free(const tfe_prims_backend *be, void *plan);
 
-/* The CPU backend's vtable: all eight operations and linalg. Copy it to override single slots. */
+/* The CPU backend's vtable: all eight operations, linalg and elementwise; host memory. Copy
+ * it to override single slots. */
 TFE_API tfe_prims_backend tfe_prims_cpu(void);
+
+/* Memory in be's space (host memory where be has no memory slots); bytes == 0 gives NULL. */
+TFE_API tfe_status tfe_backend_alloc(const tfe_prims_backend *be, size_t bytes, void **out);
+TFE_API void tfe_backend_free(const tfe_prims_backend *be, void *p);
+/* A storage of `bytes` in be's space, freed through be (refcount 1). */
+TFE_API tfe_status tfe_backend_storage_new(const tfe_prims_backend *be, size_t bytes, tfe_storage **out);
 
 #endif
 #elif !defined(TENFERRO_PRIMS_BACKEND_BODY) /* bodies */
@@ -102,6 +120,7 @@ TFE_API tfe_prims_backend tfe_prims_cpu(void);
 /* The CPU backend's slots (cpu_backend.h): the engines compare slots against them. */
 TFE_INTERNAL tfe_status tfe__cpu_exec(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan);
 TFE_INTERNAL tfe_status tfe__cpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call);
+TFE_INTERNAL tfe_status tfe__cpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d);
 
 /* Whether op runs in tenferro's own CPU code under be: the CPU's slot, or no slot at all
  * (the engine's glue then runs on the host). */
@@ -113,10 +132,17 @@ TFE_INTERNAL bool tfe__be_native(const tfe_prims_backend *be, tfe_prim_op op) {
  * compare after that). The slots themselves name no kind, so a unit that calls einsum on f64
  * does not compile the eleven other kinds' engines and LAPACKE code. */
 TFE_INTERNAL void tfe__cpu_enroll(tfe_dtype dt, tfe__cpu_kind_fn fn) {
+  if ((unsigned)dt >= (unsigned)TFE_DT_COUNT) return; /* a user kind: its own typed entries only */
   if (atomic_load_explicit(&tfe__st.prims.cpu_kind[dt], memory_order_relaxed) != fn)
     atomic_store_explicit(&tfe__st.prims.cpu_kind[dt], fn, memory_order_relaxed);
 }
+TFE_INTERNAL void tfe__cpu_enroll_ew(tfe_dtype dt, tfe__cpu_ew_fn fn) {
+  if ((unsigned)dt >= (unsigned)TFE_DT_COUNT) return;
+  if (atomic_load_explicit(&tfe__st.prims.cpu_ew[dt], memory_order_relaxed) != fn)
+    atomic_store_explicit(&tfe__st.prims.cpu_ew[dt], fn, memory_order_relaxed);
+}
 TFE_INTERNAL void tfe__cpu_enroll_la(tfe_dtype dt, tfe__cpu_la_fn fn) {
+  if ((unsigned)dt >= (unsigned)TFE_DT_COUNT) return;
   if (atomic_load_explicit(&tfe__st.prims.cpu_la[dt], memory_order_relaxed) != fn)
     atomic_store_explicit(&tfe__st.prims.cpu_la[dt], fn, memory_order_relaxed);
 }
@@ -154,6 +180,36 @@ TFE_API tfe_status tfe_prims_execute(const tfe_prims_backend *be, const tfe_prim
 }
 TFE_API void tfe_prims_plan_free(const tfe_prims_backend *be, void *plan) {
   if (be && plan && be->plan_free) be->plan_free(be, plan);
+}
+
+/* ---- memory in a backend's space ------------------------------------------------------------ */
+TFE_API tfe_status tfe_backend_alloc(const tfe_prims_backend *be, size_t bytes, void **out) {
+  TFE_CHECK_NULL(be);
+  TFE_CHECK_NULL(out);
+  *out = NULL;
+  if (bytes == 0) return TFE_OK;
+  if (!be->mem_alloc) {
+    if (be->space.kind != TFE_MEM_HOST)
+      return TFE_FAIL(TFE_ERR_UNSUPPORTED, "backend '%s' computes in device memory but has no mem_alloc slot", be->name);
+    return (*out = tfe__alloc(bytes)) ? TFE_OK : TFE_ERR_ALLOC;
+  }
+  TFE_TRY(be->mem_alloc(be, bytes, out));
+  if (!*out) return TFE_FAIL(TFE_ERR_ALLOC, "backend '%s' returned no memory for %zu bytes", be->name, bytes);
+  return TFE_OK;
+}
+TFE_API void tfe_backend_free(const tfe_prims_backend *be, void *p) {
+  if (!be || !p) return;
+  if (be->mem_free) be->mem_free(be, p);
+  else if (!be->mem_alloc) tfe__free(p);
+}
+TFE_INTERNAL void tfe__be_storage_free(void *ctx, void *p) { tfe_backend_free((const tfe_prims_backend *)ctx, p); }
+TFE_API tfe_status tfe_backend_storage_new(const tfe_prims_backend *be, size_t bytes, tfe_storage **out) {
+  TFE_CHECK_NULL(out);
+  void *p = NULL;
+  TFE_TRY(tfe_backend_alloc(be, bytes, &p));
+  tfe_status st = tfe_storage_wrap(p, bytes, be->mem_alloc ? be->space : TFE_HOST, tfe__be_storage_free, (void *)be, out);
+  if (st != TFE_OK) tfe_backend_free(be, p);
+  return st;
 }
 
 /* ---- label checks per operation ------------------------------------------------------------ */

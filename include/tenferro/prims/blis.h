@@ -201,7 +201,7 @@ TFE_API bool tfe_blas_per_call_threads(void) {
 }
 TFE_API void tfe_blas_set_num_threads(int n) {
   tfe__blas_init();
-  tfe__bli_thread_set_num_threads(n > 0 ? n : 1);
+  tfe__bli_thread_set_num_threads(n > 0 ? tfe__threads_cap(n) : 1); /* capped like tfe_set_num_threads */
 }
 TFE_API int tfe_blas_get_num_threads(void) {
   tfe__blas_init();

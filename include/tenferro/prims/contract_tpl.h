@@ -137,7 +137,7 @@ TFE_INTERNAL tfe_status TFE_FN(pr_copy_phase_)(const tfe_prims_backend *be, cons
     TFE_TY(view) f, t;
     TFE_FN(pr_view_)(&f, from, P, op, fwhich, conj);
     TFE_FN(pr_view_)(&t, to, P, op, twhich, false);
-    return TFE_FN(copy)(&t, &f);
+    return TFE_FN(k_copy_cpu_)(&t, &f);
   }
   tfe_dyn f, t;
   int32_t lf[TFE__PR_MAXL], lt[TFE__PR_MAXL];
@@ -392,7 +392,7 @@ TFE_API tfe_status TFE_FN(contract_describe)(tfe_contract_desc *d, const TFE_TY(
                                              const int32_t *lc) {
   TFE_CHECK_NULL(d);
   if (!A || !C) return TFE_FAIL(TFE_ERR_NULL, "view %s is NULL", !A ? "A" : "C");
-  return tfe__pr_describe(d, TFE_DT, &A->lay, la, B ? &B->lay : NULL, lb, &C->lay, lc);
+  return TFE_AS_API(tfe__pr_describe(d, TFE_DT, &A->lay, la, B ? &B->lay : NULL, lb, &C->lay, lc));
 }
 TFE_API tfe_status TFE_FN(contract_execute)(const tfe_contract_plan *P, TFE_T alpha, const TFE_TY(view) *A,
                                             const TFE_TY(view) *B, TFE_T beta, const TFE_TY(view) *C) {
@@ -406,7 +406,7 @@ TFE_API tfe_status TFE_FN(contract_execute)(const tfe_contract_plan *P, TFE_T al
   TFE_TRY(TFE_FN(pr_check_views_)(A, B, C, __func__));
   const tfe_prims_backend *be = tfe__be_for_views(NULL, 3, tfe__pr_names, __func__);
   if (!be) return tfe__ts.errcode;
-  return TFE_FN(pr_execute_)(be, P, alpha, A, B, beta, C);
+  return TFE_AS_API(TFE_FN(pr_execute_)(be, P, alpha, A, B, beta, C));
 }
 
 /* ---- the entry points: the backend's slot, or the engine ------------------------------------- */

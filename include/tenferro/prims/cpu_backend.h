@@ -59,8 +59,20 @@ TFE_INTERNAL tfe_status tfe__cpu_linalg(const tfe_prims_backend *be, const tfe_l
   return fn(call);
 }
 
+/* The elementwise slot: the kernel room's CPU code for the descriptor's kind. */
+TFE_INTERNAL tfe_status tfe__cpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d) {
+  (void)be;
+  if (!d || !d->dst) return TFE_FAIL_AT(TFE_ERR_NULL, "tfe_elementwise", "%s is NULL", !d ? "the descriptor" : "dst");
+  tfe__cpu_ew_fn fn = (unsigned)d->dst->dtype < (unsigned)TFE_DT_COUNT
+                          ? atomic_load_explicit(&tfe__st.prims.cpu_ew[d->dst->dtype], memory_order_relaxed)
+                          : NULL;
+  if (!fn) return TFE_FAIL_AT(TFE_ERR_DTYPE, "tfe_elementwise", "no elementwise code for %s elements in this program",
+                              d->dst->dtype == TFE_DT_CUSTOM ? "user-kind" : tfe_dtype_name(d->dst->dtype));
+  return fn(d);
+}
+
 TFE_INTERNAL void tfe__cpu_enroll_all(void) {
-#define TFE__CPU_ENROLL(s, ...) tfe_pr_enroll__##s();
+#define TFE__CPU_ENROLL(s, T, R, alg, cplx, flt, DT) tfe_pr_enroll__##s(); tfe__cpu_enroll_ew(DT, tfe_k_ew_call__##s);
   TFE_KINDS_ON(TFE__CPU_ENROLL)
 #undef TFE__CPU_ENROLL
 #ifdef TFE__CPU_LINALG
@@ -77,6 +89,7 @@ TFE_INTERNAL tfe_prims_backend tfe__prims_cpu_bare(void) {
   be.flags = TFE_BACKEND_INFER;
   for (int op = 0; op < TFE_PRIM_COUNT; op++) be.exec[op] = tfe__cpu_exec;
   be.linalg = tfe__cpu_linalg;
+  be.elementwise = tfe__cpu_elementwise;
   return be;
 }
 /* Handed to users, who may call its slots with any kind: every kind this unit compiles. */

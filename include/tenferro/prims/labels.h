@@ -86,8 +86,8 @@ TFE_INTERNAL tfe_status tfe__pr_analyze(const tfe_layout *A, const int32_t *la, 
   TFE_TRY(tfe__pr_add_operand(p, 0, A, la, where));
   if (B) TFE_TRY(tfe__pr_add_operand(p, 1, B, lb, where));
   TFE_TRY(tfe__pr_add_operand(p, 2, C, lc, where));
-  if (!tfe__layout_nested(C))
-    return tfe__fail(TFE_ERR_OVERLAP, where, "output C has overlapping elements (zero or interleaved strides)");
+  if (!tfe__layout_distinct(C))
+    return tfe__fail(TFE_ERR_OVERLAP, where, "output C has overlapping elements (two indices address one element)");
   return TFE_OK;
 }
 #endif

@@ -93,9 +93,9 @@ TFE_INTERNAL tfe_status TFE_FN(pr_check_views_)(const TFE_TY(view) *A, const TFE
     if (!v[op]->data && tfe_layout_numel(&v[op]->lay) > 0)
       return tfe__fail(TFE_ERR_NULL, where, "data of %s is NULL", tfe__pr_opname(op));
   }
-  if (tfe__ranges_meet(A->data, &A->lay, C->data, &C->lay, sizeof(TFE_T)))
+  if (tfe__views_meet(A->data, &A->lay, C->data, &C->lay, sizeof(TFE_T)))
     return tfe__fail(TFE_ERR_OVERLAP, where, "output C overlaps input A");
-  if (B && tfe__ranges_meet(B->data, &B->lay, C->data, &C->lay, sizeof(TFE_T)))
+  if (B && tfe__views_meet(B->data, &B->lay, C->data, &C->lay, sizeof(TFE_T)))
     return tfe__fail(TFE_ERR_OVERLAP, where, "output C overlaps input B");
   return TFE_OK;
 }

@@ -76,6 +76,7 @@ TFE_API tfe_status tfe_contract_dyn_on(const tfe_prims_backend *be, const void *
 /* The CPU backend's code for one kind (cpu_backend.h): its operation slots and its linalg slot. */
 typedef tfe_status (*tfe__cpu_kind_fn)(const tfe_prims_backend *be, const tfe_prim_desc *d, const char *where);
 typedef tfe_status (*tfe__cpu_la_fn)(const tfe_linalg_call *call);
+typedef tfe_status (*tfe__cpu_ew_fn)(const tfe_ew_desc *d);
 typedef struct tfe__prims_state {
   tfe__lru cache;             /* contraction plans (plan_cache.h) */
   tfe__ws ws;                 /* the contraction workspace (engine.h) */
@@ -86,6 +87,7 @@ typedef struct tfe__prims_state {
    * unit compiles only the kinds it calls (cpu_backend.h). */
   _Atomic(tfe__cpu_kind_fn) cpu_kind[TFE_DT_COUNT];
   _Atomic(tfe__cpu_la_fn) cpu_la[TFE_DT_COUNT];
+  _Atomic(tfe__cpu_ew_fn) cpu_ew[TFE_DT_COUNT];
 } tfe__prims_state;
 #endif
 

@@ -34,7 +34,8 @@ TFE_API tfe_status TFE_FN(semiring_gemm)(int64_t m, int64_t n, int64_t k, TFE_T 
  * winner of a sum with the old C would be ambiguous). argmax is m x n with strides
  * rsi/csi; k == 0 stores -1. Packed panels as in tfe_semiring_gemm_S, with an AVX-512 argmax
  * micro-kernel for f32/f64 (generic kernel elsewhere); threads from tfe_get_num_threads()
- * when the product is large enough. NaN inputs: which k wins is unspecified. */
+ * when the product is large enough. A NaN product wins (the first NaN k); NaN and infinities
+ * follow the semiring's rules (docs/core.md). */
 TFE_API tfe_status TFE_FN(semiring_gemm_argmax)(int64_t m, int64_t n, int64_t k, TFE_T alpha, const TFE_T *a,
                                                 int64_t rsa, int64_t csa, const TFE_T *b, int64_t rsb,
                                                 int64_t csb, TFE_T *c, int64_t rsc, int64_t csc, int64_t *argmax,
@@ -76,34 +77,60 @@ TFE_API const char *TFE_FN(semiring_gemm_kernel)(void) { return TFE_FN(sg_pick_)
 /* Per-thread part: packed A block (rows rounded up to MR <= 32) and one tile (<= 32 x 16). */
 TFE_INTERNAL int64_t TFE_FN(sg_thread_ws_)(int64_t mc, int64_t kc) { return (mc + 32) * kc + 32 * 16; }
 
+/* Whether v needs the generic micro-kernel's NaN and infinity rules (core/semiring_tpl.h): the
+ * SIMD kernels' vmax/vmin pass a NaN on by operand order, and the zero times the opposite
+ * infinity gives NaN in IEEE arithmetic. Packing flags such values, so the fast kernels run
+ * unchanged on everything else. */
+TFE_INTERNAL bool TFE_FN(sg_special_)(TFE_T v) {
+#if TFE_ALG == TFE_ALG_MAXPLUS
+  return !(v.v < (TFE_R)INFINITY); /* NaN or +inf */
+#elif TFE_ALG == TFE_ALG_MINPLUS
+  return !(v.v > (TFE_R)-INFINITY); /* NaN or -inf */
+#elif TFE_ALG == TFE_ALG_MAXTIMES
+  return !(v.v < (TFE_R)INFINITY && v.v > (TFE_R)-INFINITY); /* NaN or an infinity */
+#else
+  (void)v;
+  return false;
+#endif
+}
 /* Pack rows [0, mc) x cols [0, kc) of A into MR-row slivers (column p of a sliver is MR
- * contiguous values); rows past mc are padded with zero. */
-TFE_INTERNAL void TFE_FN(sg_pack_a_)(int64_t mc, int64_t kc, int mr, const TFE_T *a, int64_t rs, int64_t cs,
+ * contiguous values); rows past mc are padded with zero. Returns whether a value is special. */
+TFE_INTERNAL bool TFE_FN(sg_pack_a_)(int64_t mc, int64_t kc, int mr, const TFE_T *a, int64_t rs, int64_t cs,
                                      bool cj, TFE_T *dst) {
+  bool sp = false;
   for (int64_t i0 = 0; i0 < mc; i0 += mr) {
     int64_t me = mc - i0 < mr ? mc - i0 : mr;
     for (int64_t p = 0; p < kc; p++) {
       const TFE_T *src = a + i0 * rs + p * cs;
       int64_t i = 0;
-      for (; i < me; i++) dst[i] = cj ? TFE_FN(sr_conj)(src[i * rs]) : src[i * rs];
+      for (; i < me; i++) {
+        dst[i] = cj ? TFE_FN(sr_conj)(src[i * rs]) : src[i * rs];
+        sp |= TFE_FN(sg_special_)(dst[i]);
+      }
       for (; i < mr; i++) dst[i] = TFE_FN(sr_zero)();
       dst += mr;
     }
   }
+  return sp;
 }
-/* Pack rows [0, kc) x cols [0, nc) of B into NR-column slivers. */
-TFE_INTERNAL void TFE_FN(sg_pack_b_)(int64_t kc, int64_t nc, int nr, const TFE_T *b, int64_t rs, int64_t cs,
+/* Pack rows [0, kc) x cols [0, nc) of B into NR-column slivers (special values as above). */
+TFE_INTERNAL bool TFE_FN(sg_pack_b_)(int64_t kc, int64_t nc, int nr, const TFE_T *b, int64_t rs, int64_t cs,
                                      bool cj, TFE_T *dst) {
+  bool sp = false;
   for (int64_t j0 = 0; j0 < nc; j0 += nr) {
     int64_t ne = nc - j0 < nr ? nc - j0 : nr;
     for (int64_t p = 0; p < kc; p++) {
       const TFE_T *src = b + p * rs + j0 * cs;
       int64_t j = 0;
-      for (; j < ne; j++) dst[j] = cj ? TFE_FN(sr_conj)(src[j * cs]) : src[j * cs];
+      for (; j < ne; j++) {
+        dst[j] = cj ? TFE_FN(sr_conj)(src[j * cs]) : src[j * cs];
+        sp |= TFE_FN(sg_special_)(dst[j]);
+      }
       for (; j < nr; j++) dst[j] = TFE_FN(sr_zero)();
       dst += nr;
     }
   }
+  return sp;
 }
 
 /* Workspace (elements) the kernel needs for an m x n x k product on `threads` threads:
@@ -153,7 +180,7 @@ TFE_INTERNAL void TFE_FN(semiring_gemm_ws_)(int64_t m, int64_t n, int64_t k, TFE
     int64_t nc = n - jc < TFE__SG_NC ? n - jc : TFE__SG_NC;
     for (int64_t pc = 0; pc < k; pc += TFE__SG_KC) {
       int64_t kc = k - pc < TFE__SG_KC ? k - pc : TFE__SG_KC;
-      TFE_FN(sg_pack_b_)(kc, nc, nr, b + pc * rsb + jc * csb, rsb, csb, cb, bpack);
+      bool spb = TFE_FN(sg_pack_b_)(kc, nc, nr, b + pc * rsb + jc * csb, rsb, csb, cb, bpack);
       int64_t nblk = (m + TFE__SG_MC - 1) / TFE__SG_MC;
       TFE_OMP(parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && nblk > 1))
       for (int64_t ib = 0; ib < nblk; ib++) {
@@ -164,10 +191,11 @@ TFE_INTERNAL void TFE_FN(semiring_gemm_ws_)(int64_t m, int64_t n, int64_t k, TFE
         TFE_T *apack = apack0 + (int64_t)tid * per;
         TFE_T *tile = apack + (mcmax + 32) * kcmax;
         int64_t ic = ib * TFE__SG_MC, mc = m - ic < TFE__SG_MC ? m - ic : TFE__SG_MC;
-        TFE_FN(sg_pack_a_)(mc, kc, mr, a + ic * rsa + pc * csa, rsa, csa, ca, apack);
+        bool sp = TFE_FN(sg_pack_a_)(mc, kc, mr, a + ic * rsa + pc * csa, rsa, csa, ca, apack) || spb;
+        tfe__sg_ukr fn = sp ? TFE_FN(sg_ukr_generic_) : K.fn; /* same packed layout, NaN rules */
         for (int64_t jr = 0; jr < nc; jr += nr)
           for (int64_t ir = 0; ir < mc; ir += mr) {
-            K.fn(kc, mr, nr, apack + ir * kc, bpack + jr * kc, tile);
+            fn(kc, mr, nr, apack + ir * kc, bpack + jr * kc, tile);
             int64_t me = mc - ir < mr ? mc - ir : mr, ne = nc - jr < nr ? nc - jr : nr;
             TFE_FN(sg_store_)(tile, mr, me, ne, alpha, beta, pc == 0, c + (ic + ir) * rsc + (jc + jr) * csc, rsc, csc);
           }
@@ -181,7 +209,7 @@ TFE_API tfe_status TFE_FN(semiring_gemm)(int64_t m, int64_t n, int64_t k, TFE_T 
   if (m < 0 || n < 0 || k < 0)
     return TFE_FAIL(TFE_ERR_INVALID, "negative size (m %lld, n %lld, k %lld)", (long long)m, (long long)n, (long long)k);
   if ((m && n && !c) || (m && k && !a) || (k && n && !b)) return TFE_FAIL(TFE_ERR_NULL, "a matrix pointer is NULL");
-  if (threads <= 0) threads = tfe_get_num_threads();
+  threads = threads <= 0 ? tfe_get_num_threads() : tfe__threads_cap(threads); /* no 10^6 thread workspaces */
   TFE_T *ws = (TFE_T *)tfe__alloc((size_t)TFE_FN(sg_workspace_)(threads, m, n, k) * sizeof(TFE_T));
   if (!ws) return TFE_ERR_ALLOC;
   TFE_FN(semiring_gemm_ws_)(m, n, k, alpha, a, rsa, csa, false, b, rsb, csb, false, beta, c, rsc, csc, threads, ws);
@@ -262,7 +290,7 @@ TFE_API tfe_status TFE_FN(semiring_gemm_argmax)(int64_t m, int64_t n, int64_t k,
     int64_t nc = n - jc < TFE__SG_NC ? n - jc : TFE__SG_NC;
     for (int64_t pc = 0; pc < k; pc += TFE__SG_KC) {
       int64_t kc = k - pc < TFE__SG_KC ? k - pc : TFE__SG_KC;
-      TFE_FN(sg_pack_b_)(kc, nc, nr, b + pc * rsb + jc * csb, rsb, csb, false, bpack);
+      bool spb = TFE_FN(sg_pack_b_)(kc, nc, nr, b + pc * rsb + jc * csb, rsb, csb, false, bpack);
       int64_t nblk = (m + TFE__SG_MC - 1) / TFE__SG_MC;
       TFE_OMP(parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && nblk > 1))
       for (int64_t ib = 0; ib < nblk; ib++) {
@@ -273,10 +301,10 @@ TFE_API tfe_status TFE_FN(semiring_gemm_argmax)(int64_t m, int64_t n, int64_t k,
         TFE_T *apack = apack0 + (int64_t)tid * per, *tile = apack + (mcmax + 32) * kcmax;
         int64_t *itile = itile0 + (int64_t)tid * 32 * 16;
         int64_t ic = ib * TFE__SG_MC, mc = m - ic < TFE__SG_MC ? m - ic : TFE__SG_MC;
-        TFE_FN(sg_pack_a_)(mc, kc, mr, a + ic * rsa + pc * csa, rsa, csa, false, apack);
+        bool sp = TFE_FN(sg_pack_a_)(mc, kc, mr, a + ic * rsa + pc * csa, rsa, csa, false, apack) || spb;
         for (int64_t jr = 0; jr < nc; jr += nr)
           for (int64_t ir = 0; ir < mc; ir += mr) {
-            if (simd) simd(kc, pc, apack + ir * kc, bpack + jr * kc, tile, itile);
+            if (simd && !sp) simd(kc, pc, apack + ir * kc, bpack + jr * kc, tile, itile);
             else TFE_FN(sga_ukr_generic_)(kc, pc, mr, nr, apack + ir * kc, bpack + jr * kc, tile, itile);
             int64_t me = mc - ir < mr ? mc - ir : mr, ne = nc - jr < nr ? nc - jr : nr;
             int64_t ci = ic + ir, cj = jc + jr;

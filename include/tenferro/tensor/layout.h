@@ -105,6 +105,8 @@ TFE_API bool tfe_layout_extent(const tfe_layout *L, int64_t *lo, int64_t *hi) {
 }
 TFE_API tfe_status tfe_layout_dense(int rank, const int64_t *dims, tfe_order order, tfe_layout *L) {
   TFE_CHECK_NULL(L);
+  if (order != TFE_COLMAJOR && order != TFE_ROWMAJOR)
+    return TFE_FAIL(TFE_ERR_INVALID, "order %d is not TFE_COLMAJOR or TFE_ROWMAJOR", (int)order);
   if (rank < 0 || rank > TFE_MAX_RANK)
     return TFE_FAIL(TFE_ERR_RANK, "rank %d outside [0, %d]", rank, TFE_MAX_RANK);
   if (rank > 0 && !dims) return TFE_FAIL(TFE_ERR_NULL, "argument 'dims' is NULL");
@@ -477,11 +479,15 @@ TFE_API tfe_status tfe_layout_split(const tfe_layout *in, int axis, int nparts, 
 /* The layout of a user buffer: strides NULL means dense in `order`; every element must lie in
  * buf[0 .. buflen). */
 TFE_INTERNAL tfe_status tfe__buffer_layout(const void *buf, int64_t buflen, int rank, const int64_t *dims,
-                                           const int64_t *strides, int64_t offset, tfe_order order,
+                                           const int64_t *strides, int64_t offset, tfe_order order, size_t elem,
                                            tfe_layout *L, const char *where) {
   if (order != TFE_COLMAJOR && order != TFE_ROWMAJOR)
     return TFE_FAIL_AT(TFE_ERR_INVALID, where, "order %d is not TFE_COLMAJOR or TFE_ROWMAJOR", (int)order);
   if (buflen < 0) return TFE_FAIL_AT(TFE_ERR_INVALID, where, "buflen is negative (%lld)", (long long)buflen);
+  int64_t bytes; /* a buffer of buflen elements must be addressable: its byte size fits */
+  if (!tfe__mul_ok(buflen, (int64_t)elem, &bytes))
+    return TFE_FAIL_AT(TFE_ERR_OVERFLOW, where, "buflen of %lld elements of %zu bytes overflows the byte count",
+                       (long long)buflen, elem);
   if (!buf && buflen > 0) return TFE_FAIL_AT(TFE_ERR_NULL, where, "buffer is NULL but buflen is %lld", (long long)buflen);
   tfe_layout t;
   TFE_TRY(tfe__dims_ok(rank, dims, where, &t));

@@ -124,6 +124,20 @@ TFE_INTERNAL bool tfe__ranges_meet(const void *pa, const tfe_layout *La, const v
   const char *b0 = (const char *)pb + blo * (int64_t)elem, *b1 = (const char *)pb + (bhi + 1) * (int64_t)elem;
   return a0 < b1 && b0 < a1;
 }
+/* Whether two views of elements of `elem` bytes may share an element: the range test, then,
+ * for views into one buffer a whole number of elements apart, the exact test (even and odd
+ * elements of one buffer are disjoint). Undecided cases count as meeting. */
+TFE_INTERNAL bool tfe__views_meet(const void *pa, const tfe_layout *La, const void *pb, const tfe_layout *Lb,
+                                  size_t elem) {
+  if (!tfe__ranges_meet(pa, La, pb, Lb, elem)) return false;
+  intptr_t d = (intptr_t)(uintptr_t)pb - (intptr_t)(uintptr_t)pa; /* no pointer arithmetic across objects */
+  if (d % (intptr_t)elem != 0) return true;
+  return tfe_layout_overlap(La, Lb, (int64_t)(d / (intptr_t)elem)) != TFE_DISJOINT;
+}
+/* Whether every element of L has its own address: the fast nested test, else the exact one. */
+TFE_INTERNAL bool tfe__layout_distinct(const tfe_layout *L) {
+  return tfe__layout_nested(L) || tfe_layout_self_overlap(L) == TFE_DISJOINT;
+}
 TFE_API tfe_overlap tfe_layout_overlap(const tfe_layout *a, const tfe_layout *b, int64_t shift) {
   int64_t alo, ahi, blo, bhi, D;
   if (!tfe_layout_extent(a, &alo, &ahi) || !tfe_layout_extent(b, &blo, &bhi)) return TFE_DISJOINT;

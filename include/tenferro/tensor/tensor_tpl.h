@@ -135,7 +135,7 @@ TFE_API tfe_status TFE_FN(wrap)(TFE_TY(view) *out, TFE_T *buf, int64_t buflen, i
                                 const int64_t *strides, int64_t offset, tfe_order order) {
   TFE_CHECK_NULL(out);
   tfe_layout L;
-  TFE_TRY(tfe__buffer_layout(buf, buflen, rank, dims, strides, offset, order, &L, __func__));
+  TFE_TRY(tfe__buffer_layout(buf, buflen, rank, dims, strides, offset, order, sizeof(TFE_T), &L, __func__));
   out->data = buf;
   out->lay = L;
   out->conj = false;
@@ -145,7 +145,7 @@ TFE_API tfe_status TFE_FN(tensor_wrap)(TFE_TY(tensor) *out, TFE_T *buf, int64_t 
                                        const int64_t *dims, const int64_t *strides, int64_t offset, tfe_order order) {
   TFE_CHECK_NULL(out);
   tfe_layout L;
-  TFE_TRY(tfe__buffer_layout(buf, buflen, rank, dims, strides, offset, order, &L, __func__));
+  TFE_TRY(tfe__buffer_layout(buf, buflen, rank, dims, strides, offset, order, sizeof(TFE_T), &L, __func__));
   tfe_storage *st = NULL;
   TFE_TRY(tfe_storage_wrap(buf, (size_t)buflen * sizeof(TFE_T), TFE_HOST, NULL, NULL, &st));
   out->st = st;
@@ -191,7 +191,7 @@ TFE_API tfe_status TFE_FN(from_buffer)(TFE_TY(tensor) *out, const TFE_T *buf, in
                                        const int64_t *dims, const int64_t *strides, int64_t offset, tfe_order order) {
   TFE_CHECK_NULL(out);
   TFE_TY(view) v;
-  TFE_TRY(tfe__buffer_layout(buf, buflen, rank, dims, strides, offset, order, &v.lay, __func__));
+  TFE_TRY(tfe__buffer_layout(buf, buflen, rank, dims, strides, offset, order, sizeof(TFE_T), &v.lay, __func__));
   v.data = (TFE_T *)buf; /* only read */
   v.conj = false;
   return TFE_FN(dense_copy_)(out, &v, order);

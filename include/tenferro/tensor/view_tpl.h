@@ -122,7 +122,7 @@ TFE_API tfe_status TFE_FN(tensor_permute)(const TFE_TY(tensor) *in, const int *p
   TFE__VIEW_ARGS_OK(in, out);
   TFE_TY(view) v;
   TFE_TRY(TFE_FN(permute)(&in->v, perm, &v));
-  return TFE_FN(tensor_put_)(in, &v, out);
+  return TFE_AS_API(TFE_FN(tensor_put_)(in, &v, out));
 }
 TFE_API tfe_status TFE_FN(reshape)(const TFE_TY(view) *in, int rank, const int64_t *dims, tfe_order order,
                                    TFE_TY(view) *out) {
@@ -136,7 +136,7 @@ TFE_API tfe_status TFE_FN(tensor_reshape)(const TFE_TY(tensor) *in, int rank, co
   TFE__VIEW_ARGS_OK(in, out);
   TFE_TY(view) v;
   TFE_TRY(TFE_FN(reshape)(&in->v, rank, dims, order, &v));
-  return TFE_FN(tensor_put_)(in, &v, out);
+  return TFE_AS_API(TFE_FN(tensor_put_)(in, &v, out));
 }
 TFE_API tfe_status TFE_FN(broadcast)(const TFE_TY(view) *in, int rank, const int64_t *dims, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
@@ -149,7 +149,7 @@ TFE_API tfe_status TFE_FN(tensor_broadcast)(const TFE_TY(tensor) *in, int rank, 
   TFE__VIEW_ARGS_OK(in, out);
   TFE_TY(view) v;
   TFE_TRY(TFE_FN(broadcast)(&in->v, rank, dims, &v));
-  return TFE_FN(tensor_put_)(in, &v, out);
+  return TFE_AS_API(TFE_FN(tensor_put_)(in, &v, out));
 }
 TFE_API tfe_status TFE_FN(diagonal)(const TFE_TY(view) *in, int a1, int a2, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
@@ -161,7 +161,7 @@ TFE_API tfe_status TFE_FN(tensor_diagonal)(const TFE_TY(tensor) *in, int a1, int
   TFE__VIEW_ARGS_OK(in, out);
   TFE_TY(view) v;
   TFE_TRY(TFE_FN(diagonal)(&in->v, a1, a2, &v));
-  return TFE_FN(tensor_put_)(in, &v, out);
+  return TFE_AS_API(TFE_FN(tensor_put_)(in, &v, out));
 }
 TFE_API tfe_status TFE_FN(diagonal_map)(const TFE_TY(view) *in, const int *map, int out_rank, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
@@ -174,7 +174,7 @@ TFE_API tfe_status TFE_FN(tensor_diagonal_map)(const TFE_TY(tensor) *in, const i
   TFE__VIEW_ARGS_OK(in, out);
   TFE_TY(view) v;
   TFE_TRY(TFE_FN(diagonal_map)(&in->v, map, out_rank, &v));
-  return TFE_FN(tensor_put_)(in, &v, out);
+  return TFE_AS_API(TFE_FN(tensor_put_)(in, &v, out));
 }
 TFE_API tfe_status TFE_FN(slice)(const TFE_TY(view) *in, const int64_t *start, const int64_t *stop,
                                  const int64_t *step, TFE_TY(view) *out) {
@@ -188,7 +188,7 @@ TFE_API tfe_status TFE_FN(tensor_slice)(const TFE_TY(tensor) *in, const int64_t 
   TFE__VIEW_ARGS_OK(in, out);
   TFE_TY(view) v;
   TFE_TRY(TFE_FN(slice)(&in->v, start, stop, step, &v));
-  return TFE_FN(tensor_put_)(in, &v, out);
+  return TFE_AS_API(TFE_FN(tensor_put_)(in, &v, out));
 }
 TFE_API tfe_status TFE_FN(slice_axis)(const TFE_TY(view) *in, int axis, int64_t start, int64_t stop, int64_t step,
                                       TFE_TY(view) *out) {
@@ -202,7 +202,7 @@ TFE_API tfe_status TFE_FN(tensor_slice_axis)(const TFE_TY(tensor) *in, int axis,
   TFE__VIEW_ARGS_OK(in, out);
   TFE_TY(view) v;
   TFE_TRY(TFE_FN(slice_axis)(&in->v, axis, start, stop, step, &v));
-  return TFE_FN(tensor_put_)(in, &v, out);
+  return TFE_AS_API(TFE_FN(tensor_put_)(in, &v, out));
 }
 TFE_API tfe_status TFE_FN(select)(const TFE_TY(view) *in, int axis, int64_t index, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
@@ -214,7 +214,7 @@ TFE_API tfe_status TFE_FN(tensor_select)(const TFE_TY(tensor) *in, int axis, int
   TFE__VIEW_ARGS_OK(in, out);
   TFE_TY(view) v;
   TFE_TRY(TFE_FN(select)(&in->v, axis, index, &v));
-  return TFE_FN(tensor_put_)(in, &v, out);
+  return TFE_AS_API(TFE_FN(tensor_put_)(in, &v, out));
 }
 TFE_API tfe_status TFE_FN(squeeze)(const TFE_TY(view) *in, int axis, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
@@ -226,7 +226,7 @@ TFE_API tfe_status TFE_FN(tensor_squeeze)(const TFE_TY(tensor) *in, int axis, TF
   TFE__VIEW_ARGS_OK(in, out);
   TFE_TY(view) v;
   TFE_TRY(TFE_FN(squeeze)(&in->v, axis, &v));
-  return TFE_FN(tensor_put_)(in, &v, out);
+  return TFE_AS_API(TFE_FN(tensor_put_)(in, &v, out));
 }
 TFE_API tfe_status TFE_FN(unsqueeze)(const TFE_TY(view) *in, int axis, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
@@ -238,7 +238,7 @@ TFE_API tfe_status TFE_FN(tensor_unsqueeze)(const TFE_TY(tensor) *in, int axis, 
   TFE__VIEW_ARGS_OK(in, out);
   TFE_TY(view) v;
   TFE_TRY(TFE_FN(unsqueeze)(&in->v, axis, &v));
-  return TFE_FN(tensor_put_)(in, &v, out);
+  return TFE_AS_API(TFE_FN(tensor_put_)(in, &v, out));
 }
 TFE_API tfe_status TFE_FN(conj)(const TFE_TY(view) *in, TFE_TY(view) *out) {
   TFE__VIEW_ARGS_OK(in, out);
@@ -251,7 +251,7 @@ TFE_API tfe_status TFE_FN(tensor_conj)(const TFE_TY(tensor) *in, TFE_TY(tensor) 
   TFE__VIEW_ARGS_OK(in, out);
   TFE_TY(view) v;
   TFE_TRY(TFE_FN(conj)(&in->v, &v));
-  return TFE_FN(tensor_put_)(in, &v, out);
+  return TFE_AS_API(TFE_FN(tensor_put_)(in, &v, out));
 }
 TFE_API tfe_status TFE_FN(split)(const TFE_TY(view) *in, int axis, int nparts, const int64_t *sizes,
                                  TFE_TY(view) *outs) {

@@ -2,7 +2,8 @@
  *
  * Table of contents (docs/io.md)
  *   io_npy.h    tfe_npy_parse_header, tfe_npy_load, tfe_npy_load_mem, tfe_npy_save (dtype-tagged)
- *   io_json.h   tfe_json_parse, tfe_json_get, tfe_json_at, tfe_json_free */
+ *   io_json.h   tfe_json_parse, tfe_json_get, tfe_json_at, tfe_json_free
+ *   dlpack.h    tfe_dlpack_import(_versioned), tfe_dlpack_export(_versioned), tfe_dlpack_dtype */
 #if !TFE__BODY_PHASE
 #ifndef TENFERRO_IO_H
 #define TENFERRO_IO_H
@@ -10,6 +11,7 @@
 #include <tenferro/tensor/tensor.h>
 #include <tenferro/io/npy.h>
 #include <tenferro/io/json.h>
+#include <tenferro/io/dlpack.h>
 
 #endif
 #elif !defined(TENFERRO_IO_BODY) /* bodies */
@@ -17,4 +19,5 @@
 #include <tenferro/tensor/tensor.h>
 #include <tenferro/io/npy.h>
 #include <tenferro/io/json.h>
+#include <tenferro/io/dlpack.h>
 #endif

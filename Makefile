@@ -39,7 +39,7 @@ LIB_LINK = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -ltenferro
 CXX_WARN := -Wall -Wextra -Wpedantic -Werror
 
 .PHONY: all help test test-unit test-examples test-sanitize test-clang check-gen gen bench bench-permute install deps clean run bench-einsum fuzz \
-  lib test-cxx test-install check-headers bench-compile test-optout test-fortran test-hdf5 test-python
+  lib test-cxx test-install check-headers bench-compile test-optout test-capi test-fortran test-hdf5 test-python
 
 all: $(TOOLS) $(EXAMPLES) $(TESTS)
 
@@ -55,6 +55,7 @@ help:
 	@echo "make lib             build/lib/libtenferro.a and libtenferro.so (docs/linkage.md)"
 	@echo "make install PREFIX=/usr/local   headers, libraries, pkg-config file, CMake package"
 	@echo "make test-cxx        a C++17 program (g++ and clang++) against the library"
+	@echo "make test-capi       a client of tenferro/capi.h alone against libtenferro.so"
 	@echo "make test-fortran    examples/fortran/contract.f90 (gfortran) against the stable C ABI"
 	@echo "make test-hdf5       tenferro/io/hdf5.h: the C suite and the cross-check with h5py"
 	@echo "make test-python     pip install . into a venv, then tests/python (pytest)"
@@ -79,7 +80,7 @@ $(BUILD)/%: tools/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O3 -o $@ $< $(LDLIBS)
 
-test: check-gen check-headers test-unit test-examples test-optout test-cxx test-install test-fortran test-hdf5 test-python
+test: check-gen check-headers test-unit test-examples test-optout test-cxx test-install test-capi test-fortran test-hdf5 test-python
 
 test-unit: $(TESTS) $(TOOLS)
 	@mkdir -p build
@@ -193,6 +194,17 @@ test-cxx: lib $(BUILD)/tests/test_cxx_gxx $(BUILD)/tests/test_cxx_clangxx
 	@set -e; for t in $(BUILD)/tests/test_cxx_gxx $(BUILD)/tests/test_cxx_clangxx; do echo "== $$t"; $$t; done
 
 # make lib && make install PREFIX=<tmp>, then C, C++17 and CMake clients of the installed copy.
+# A client of the stable C ABI that sees include/tenferro/capi.h only; every entry point of the
+# header must be a dynamic symbol of the library.
+$(BUILD)/tests/test_capi: tests/capi/test_capi.c include/tenferro/capi.h $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -Iinclude -o $@ $< $(LIB_LINK)
+
+test-capi: lib $(BUILD)/tests/test_capi
+	@for f in $$(sed -n 's/^TFE_CAPI_EXPORT [^(]*[ *]\(tfe_[a-z_]*\)(.*/\1/p' include/tenferro/capi.h); do \
+	  nm -D --defined-only $(LIB_SO) | grep -q " $$f$$" || { echo "test-capi: $$f is not exported"; exit 1; }; done
+	$(BUILD)/tests/test_capi
+
 # examples/fortran/contract.f90 (Fortran 2008, ISO_C_BINDING) against the stable C ABI of libtenferro.so.
 ifeq ($(origin FC),default)
 FC := gfortran

@@ -91,9 +91,9 @@ def test_dlpack_shares_memory_with_numpy():
     assert y[1, 2] == -5.0
     y[0, 0] = 42.0
     assert x[0, 0] == 42.0
-    z = np.from_dlpack(t)  # tenferro as the producer
-    z[2, 3] = 9.0
-    assert x[2, 3] == 9.0
+    z = np.from_dlpack(t)  # tenferro as the producer (numpy makes such arrays read-only)
+    x[2, 3] = 9.0
+    assert z[2, 3] == 9.0
     del t, y
     assert z[0, 0] == 42.0  # z keeps the memory alive on its own
 

@@ -18,7 +18,7 @@ static void elem(tfe_dtype dt, int64_t k, unsigned char *out) {
   bool flt = i->is_float || i->algebra != TFE_ALGEBRA_STANDARD;
   size_t part = i->is_complex ? i->size / 2 : i->size;
   for (int c = 0; c < (i->is_complex ? 2 : 1); c++) {
-    double v = c ? -(double)k : (double)k + (flt ? 0.5 : 0);
+    double v = c ? (double)(-k) : (double)k + (flt ? 0.5 : 0); /* -k: no negative zero */
     if (flt && part == 4) { float f = (float)v; memcpy(out + c * part, &f, 4); }
     else if (flt) memcpy(out + c * part, &v, 8);
     else if (part == 4) { int32_t x = (int32_t)k; memcpy(out, &x, 4); }

@@ -143,19 +143,88 @@ static tfe_status capi_ops(int n, tfe_handle *const *ops, tfe_dyn **v) {
   return TFE_OK;
 }
 
-TFE_CAPI_EXPORT int tfe_handle_einsum(const char *expr, int n, tfe_handle *const *ops, int order, tfe_handle **out) {
+/* Parses the options string into o (zero: every default). */
+static tfe_status capi_opts(const char *s, tfe_einsum_opts *o, const char *where) {
+  memset(o, 0, sizeof *o);
+  o->out_order = TFE_ROWMAJOR;
+  static const char *const algos[] = {"auto", "greedy", "dp", "anneal"};
+  while (s && *s) {
+    char key[32], val[64];
+    size_t k = strcspn(s, " ,");
+    if (k == 0) { s++; continue; }
+    const char *eq = memchr(s, '=', k);
+    if (!eq || (size_t)(eq - s) >= sizeof key || k - (size_t)(eq - s) - 1 >= sizeof val)
+      return capi_fail(TFE_ERR_PARSE, where, "options: expected key=value words");
+    memcpy(key, s, (size_t)(eq - s)); key[eq - s] = 0;
+    memcpy(val, eq + 1, k - (size_t)(eq - s) - 1); val[k - (size_t)(eq - s) - 1] = 0;
+    char *end;
+    double x = strtod(val, &end);
+    bool num = *val && !*end;
+    int a = -1;
+    for (int i = 0; i < 4; i++) if (!strcmp(val, algos[i])) a = i;
+    if (!strcmp(key, "algo") && a >= 0) o->algo = (tfe_path_algo)a;
+    else if (!strcmp(key, "memory_limit") && num && x >= 0) o->memory_limit = (int64_t)x;
+    else if (!strcmp(key, "time_budget") && num && x >= 0) o->time_budget = x;
+    else if (!strcmp(key, "greedy_trials") && num && x >= 1) o->greedy_trials = (int)x;
+    else if (!strcmp(key, "seed") && num && x >= 0) o->seed = (uint64_t)x;
+    else if (!strcmp(key, "order") && (!strcmp(val, "row") || !strcmp(val, "col")))
+      o->out_order = val[0] == 'r' ? TFE_ROWMAJOR : TFE_COLMAJOR;
+    else if (!strcmp(key, "cache") && num) o->no_cache = x == 0;
+    else {
+      snprintf(capi_msg, sizeof capi_msg, "%s: option '%s=%s' is unknown or out of range", where, key, val);
+      return TFE_ERR_INVALID;
+    }
+    s += k;
+  }
+  return TFE_OK;
+}
+
+TFE_CAPI_EXPORT int tfe_handle_einsum_ex(const char *expr, int n, tfe_handle *const *ops, const char *options,
+                                         tfe_handle **out) {
   capi_enter();
   CAPI_NULL(out);
   CAPI_NULL(expr);
+  tfe_einsum_opts o;
+  TFE_TRY(capi_opts(options, &o, __func__));
   tfe_dyn *v, r;
   TFE_TRY(capi_ops(n, ops, &v));
-  tfe_einsum_opts o = {0}; /* zero: every default */
-  o.out_order = order == TFE_ROWMAJOR ? TFE_ROWMAJOR : TFE_COLMAJOR;
   tfe_status st = tfe_einsum_dyn(&r, expr, n, v, &o);
   free(v);
   if (st) return st;
   st = capi_new(&r, out);
   if (st) tfe_dyn_release(&r);
+  return st;
+}
+
+TFE_CAPI_EXPORT int tfe_handle_einsum(const char *expr, int n, tfe_handle *const *ops, int order, tfe_handle **out) {
+  return tfe_handle_einsum_ex(expr, n, ops, order == TFE_ROWMAJOR ? "order=row" : "order=col", out);
+}
+
+TFE_CAPI_EXPORT int tfe_handle_einsum_path(const char *expr, int n, tfe_handle *const *ops, const char *options,
+                                           int *pairs, int cap, int *nsteps, double *cost) {
+  capi_enter();
+  CAPI_NULL(expr);
+  CAPI_NULL(nsteps);
+  tfe_einsum_opts o;
+  TFE_TRY(capi_opts(options, &o, __func__));
+  tfe_dyn *v;
+  TFE_TRY(capi_ops(n, ops, &v));
+  const tfe_layout **lays = (const tfe_layout **)malloc(sizeof *lays * (size_t)n);
+  tfe_einsum_plan *p = NULL;
+  tfe_status st = lays ? TFE_OK : capi_fail(TFE_ERR_ALLOC, __func__, "no memory");
+  for (int i = 0; !st && i < n; i++) lays[i] = &v[i].lay;
+  if (!st) st = tfe_einsum_plan_new(&p, v[0].dtype, expr, n, lays, &o);
+  if (!st) {
+    const int *path;
+    int k = tfe_einsum_plan_path(p, &path);
+    *nsteps = k;
+    for (int i = 0; pairs && i < 2 * k && i < 2 * cap; i++) pairs[i] = path[i];
+    tfe_einsum_cost c = tfe_einsum_plan_cost(p);
+    if (cost) { cost[0] = c.flops; cost[1] = c.log2_inter; cost[2] = (double)c.slices; cost[3] = c.max_rank; }
+    tfe_einsum_plan_release(p);
+  }
+  free(lays);
+  free(v);
   return st;
 }
 

@@ -62,6 +62,18 @@ TFE_CAPI_EXPORT void *tfe_handle_data(const tfe_handle *h);
  * Operands and outputs share one dtype. */
 /* *out = einsum(expr, ops): a new handle, dense in `order`. */
 TFE_CAPI_EXPORT int tfe_handle_einsum(const char *expr, int n, tfe_handle *const *ops, int order, tfe_handle **out);
+/* The same with options, a string of key=value words separated by spaces or commas (NULL or ""
+ * for the defaults): algo=auto|greedy|dp|anneal, memory_limit=BYTES (slice above it),
+ * time_budget=SECONDS, greedy_trials=N, seed=N, order=row|col (of the result; default row),
+ * cache=0|1 (the plan cache; default 1).
+ * A string keeps the ABI free of an options struct whose layout would grow. */
+TFE_CAPI_EXPORT int tfe_handle_einsum_ex(const char *expr, int n, tfe_handle *const *ops, const char *options,
+                                         tfe_handle **out);
+/* The contraction path (opt_einsum's linear format: pairs[2k], pairs[2k+1], at most cap pairs)
+ * and cost einsum would use, without computing: *nsteps pairs; cost[0] flops (multiply-adds),
+ * cost[1] log2 of the largest intermediate, cost[2] slices, cost[3] largest rank (cost may be NULL). */
+TFE_CAPI_EXPORT int tfe_handle_einsum_path(const char *expr, int n, tfe_handle *const *ops, const char *options,
+                                           int *pairs, int cap, int *nsteps, double *cost);
 /* out = einsum(expr, ops), written into out's memory (the shape must match). */
 TFE_CAPI_EXPORT int tfe_handle_einsum_into(tfe_handle *out, const char *expr, int n, tfe_handle *const *ops);
 /* c = sum over the labels absent from lc of a * b, integer labels (la[rank(a)], ...), in place. */

@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-__all__ = ["einsum", "from_dlpack", "Tensor", "TenferroError"]
+__all__ = ["einsum", "einsum_path", "from_dlpack", "Tensor", "TenferroError"]
 
 
 class TenferroError(RuntimeError):
@@ -42,6 +42,11 @@ for _name, _res, _args in [
     ("tfe_handle_data", ctypes.c_void_p, [_H]),
     ("tfe_handle_einsum", ctypes.c_int, [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_H), ctypes.c_int,
                                          ctypes.POINTER(_H)]),
+    ("tfe_handle_einsum_ex", ctypes.c_int, [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_H), ctypes.c_char_p,
+                                            ctypes.POINTER(_H)]),
+    ("tfe_handle_einsum_path", ctypes.c_int, [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_H), ctypes.c_char_p,
+                                              ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                                              ctypes.POINTER(ctypes.c_double)]),
     ("tfe_handle_from_dlpack", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.POINTER(_H)]),
     ("tfe_handle_to_dlpack", ctypes.c_int, [_H, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]),
 ]:
@@ -71,11 +76,15 @@ def _release(h):
     _lib.tfe_handle_release(h)
 
 
-def _borrow(a):
+def _borrow(a, semiring=None):
     """A handle on a numpy array's memory (no copy; the caller keeps `a` alive)."""
     kind = _KIND.get(a.dtype)
     if kind is None:
         raise TypeError(f"tenferro has no kind for numpy dtype {a.dtype}")
+    if semiring is not None:
+        if semiring not in _SEMIRINGS or kind > 1:
+            raise TypeError(f"semiring {semiring!r} needs float32/float64 operands and one of {list(_SEMIRINGS)}")
+        kind = _SEMIRINGS[semiring] + kind
     nd = a.ndim
     dims = (ctypes.c_int64 * max(nd, 1))(*a.shape)
     strides = (ctypes.c_int64 * max(nd, 1))(*[s // a.itemsize for s in a.strides])
@@ -83,6 +92,56 @@ def _borrow(a):
     _check(_lib.tfe_handle_borrow(kind, nd, dims, strides, _ROWMAJOR, a.ctypes.data or None, None, None,
                                   ctypes.byref(h)))
     return h
+
+
+_SEMIRINGS = {"maxplus": 6, "minplus": 8, "maxtimes": 10}  # + 0 for float32, + 1 for float64
+_OPTIONS = {"algo", "memory_limit", "time_budget", "greedy_trials", "seed", "order", "cache"}
+
+
+def _options(opts):
+    words = []
+    for key, value in opts.items():
+        key = "algo" if key == "optimize" else key
+        if key not in _OPTIONS:
+            raise TypeError(f"unknown einsum option {key!r} (known: optimize/algo, {', '.join(sorted(_OPTIONS - {'algo'}))})")
+        words.append(f"{key}={int(value) if isinstance(value, bool) else value}")
+    return " ".join(words).encode()
+
+
+def _label(k, chars):
+    if k not in chars:
+        i = len(chars)
+        chars[k] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[i] if i < 52 else chr(0x4E00 + i)
+    return chars[k]
+
+
+def _sublists(args):
+    """numpy's integer-label form (a, [0, 1], b, [1, 2], [0, 2]) as an expression and operands."""
+    args = list(args)
+    out = args.pop() if len(args) % 2 else None
+    chars = {}
+    term = lambda labels: "".join("..." if k is Ellipsis else _label(int(k), chars) for k in labels)
+    ops, terms = args[0::2], [term(labels) for labels in args[1::2]]
+    expr = ",".join(terms) + ("->" + term(out) if out is not None else "")
+    return expr, ops
+
+
+def _handles(expr_and_arrays, semiring):
+    if isinstance(expr_and_arrays[0], str):
+        expr, arrays = expr_and_arrays[0], expr_and_arrays[1:]
+    else:
+        expr, arrays = _sublists(expr_and_arrays)
+    ops = [_as_operand(x) for x in arrays]
+    handles = (_H * max(len(ops), 1))()
+    try:
+        for i, a in enumerate(ops):
+            handles[i] = _borrow(a, semiring)
+    except Exception:
+        for h in handles:
+            if h:
+                _release(h)
+        raise
+    return expr, ops, handles
 
 
 def _as_operand(x):
@@ -115,24 +174,43 @@ def _to_numpy(h, keep):
                       strides=tuple(s * dt.itemsize for s in strides[:rank]))
 
 
-def einsum(expr, *arrays):
-    """einsum(expr, *arrays) -> numpy array, computed by tenferro (automatic path, plan cache).
+def einsum(*operands, semiring=None, **options):
+    """einsum(expr, *arrays, **options) or einsum(a, [0, 1], b, [1, 2], [0, 2], ...) -> numpy array.
 
-    Operands are read in place (numpy arrays of float32/64, complex64/128, int32/64, one dtype);
-    the result is tenferro's own memory, owned by the returned array."""
-    ops = [_as_operand(x) for x in arrays]
-    handles = (_H * max(len(ops), 1))()
-    made = []
+    Operands are read in place (numpy arrays of one dtype: float32/64, complex64/128, int32/64);
+    the result is tenferro's own memory, owned by the returned array. semiring="maxplus",
+    "minplus" or "maxtimes" computes in that tropical semiring (float32/64 operands and result).
+    Options: optimize (or algo) = "auto" | "greedy" | "dp" | "anneal", memory_limit (bytes of
+    the largest intermediate; larger ones are sliced), time_budget, greedy_trials, seed,
+    order = "row" | "col" (the result's memory order), cache (the plan cache)."""
+    opts = _options(options)
+    expr, ops, handles = _handles(operands, semiring)
+    out = _H()
     try:
-        for i, a in enumerate(ops):
-            handles[i] = _borrow(a)
-            made.append(handles[i])
-        out = _H()
-        _check(_lib.tfe_handle_einsum(expr.encode(), len(ops), handles, _ROWMAJOR, ctypes.byref(out)))
+        _check(_lib.tfe_handle_einsum_ex(expr.encode(), len(ops), handles, opts, ctypes.byref(out)))
     finally:
-        for h in made:
+        for h in handles[:len(ops)]:
             _release(h)
     return _to_numpy(out, ops)
+
+
+def einsum_path(*operands, semiring=None, **options):
+    """The contraction path and cost einsum would use: (pairs, cost), pairs in opt_einsum's
+    linear format, cost = {"flops", "log2_size", "slices", "max_rank"}; nothing is computed."""
+    opts = _options(options)
+    expr, ops, handles = _handles(operands, semiring)
+    cap = max(len(ops), 1)
+    pairs = (ctypes.c_int * (2 * cap))()
+    nsteps = ctypes.c_int()
+    cost = (ctypes.c_double * 4)()
+    try:
+        _check(_lib.tfe_handle_einsum_path(expr.encode(), len(ops), handles, opts, pairs, cap, ctypes.byref(nsteps),
+                                           cost))
+    finally:
+        for h in handles[:len(ops)]:
+            _release(h)
+    path = [(pairs[2 * k], pairs[2 * k + 1]) for k in range(nsteps.value)]
+    return path, {"flops": cost[0], "log2_size": cost[1], "slices": int(cost[2]), "max_rank": int(cost[3])}
 
 
 # ---- DLPack ----------------------------------------------------------------------------------------

@@ -34,6 +34,19 @@ int main(void) {
   const double *pc = (const double *)tfe_handle_data(c);
   CHECK(pc[0] == 4 && pc[1] == 10 && pc[2] == 5 && pc[3] == 11); /* [[1+3, 2+3], [4+6, 5+6]] */
 
+  /* options and the path query: a chain of three, sliced under a small memory limit */
+  tfe_handle *r2 = NULL;
+  int pairs[8], nsteps = 0;
+  double cost[4];
+  tfe_handle *chain[3] = {ops[0], ops[1], ops[0]};
+  CHECK(tfe_handle_einsum_path("ij,jk,kl->il", 3, chain, "algo=dp", pairs, 4, &nsteps, cost) == 0);
+  CHECK(nsteps == 2 && cost[0] > 0 && cost[2] == 1);
+  CHECK(tfe_handle_einsum_ex("ij,jk,kl->il", 3, chain, "algo=greedy, memory_limit=8 order=col cache=0", &r2) == 0);
+  CHECK(((const double *)tfe_handle_data(r2))[0] == 4 * 1 + 5 * 4); /* (ab)a: [[4,5],[10,11]] [[1,2,3],[4,5,6]] */
+  tfe_handle_release(r2);
+  CHECK(tfe_handle_einsum_ex("ij,jk->ik", 2, ops, "algo=magic", &r2) != 0 && strstr(tfe_capi_last_error(), "algo=magic"));
+  CHECK(tfe_handle_einsum_ex("ij,jk->ik", 2, ops, "memory_limit", &r2) != 0 && strstr(tfe_capi_last_error(), "key=value"));
+
   /* a transposed view of a through explicit strides, copied */
   tfe_handle *at = NULL;
   int64_t dt[2] = {3, 2}, st[2] = {1, 3};

@@ -114,3 +114,50 @@ def test_torch_roundtrip():
     back = torch.from_dlpack(t)
     back[0, 0] = -1.0
     assert a[0, 0] == -1.0
+
+
+@pytest.mark.parametrize("opts", [{}, {"optimize": "greedy"}, {"optimize": "dp"}, {"memory_limit": 64},
+                                  {"order": "col"}, {"cache": False, "seed": 3}])
+def test_options(opts):
+    rng = np.random.default_rng(5)
+    ops = operands("ab,bc,cd,de->ae", np.float64, rng)
+    got = tenferro.einsum("ab,bc,cd,de->ae", *ops, **opts)
+    assert np.allclose(got, np.einsum("ab,bc,cd,de->ae", *ops))
+    if opts.get("order") == "col":
+        assert got.flags.f_contiguous
+
+
+def test_einsum_path_and_cost():
+    ops = [np.ones((8, 8))] * 4
+    path, cost = tenferro.einsum_path("ab,bc,cd,de->ae", *ops)
+    assert len(path) == 3 and cost["flops"] > 0 and cost["slices"] == 1
+    _, sliced = tenferro.einsum_path("ab,bc,cd,de->ae", *ops, memory_limit=64)
+    assert sliced["slices"] > 1
+
+
+def test_integer_label_form():
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
+    assert np.allclose(tenferro.einsum(a, [10, 20], b, [20, 30], [10, 30]), a @ b)
+    assert np.allclose(tenferro.einsum(a, [0, 1], b, [1, 2]), np.einsum(a, [0, 1], b, [1, 2]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tropical_semirings(dtype):
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((3, 4)).astype(dtype), rng.standard_normal((4, 5)).astype(dtype)
+    want = {"maxplus": (a[:, :, None] + b[None]).max(1), "minplus": (a[:, :, None] + b[None]).min(1),
+            "maxtimes": (np.abs(a)[:, :, None] * np.abs(b)[None]).max(1)}
+    for sr, w in want.items():
+        x, y = (np.abs(a), np.abs(b)) if sr == "maxtimes" else (a, b)
+        got = tenferro.einsum("ij,jk->ik", x, y, semiring=sr)
+        assert got.dtype == dtype and np.allclose(got, w, rtol=1e-5)
+    with pytest.raises(TypeError):
+        tenferro.einsum("ij,jk->ik", a.astype(np.complex64), b.astype(np.complex64), semiring="maxplus")
+
+
+def test_option_errors():
+    with pytest.raises(TypeError, match="unknown einsum option"):
+        tenferro.einsum("i->i", np.ones(2), path=1)
+    with pytest.raises(tenferro.TenferroError, match="algo=magic"):
+        tenferro.einsum("i->i", np.ones(2), optimize="magic")

@@ -161,3 +161,21 @@ def test_option_errors():
         tenferro.einsum("i->i", np.ones(2), path=1)
     with pytest.raises(tenferro.TenferroError, match="algo=magic"):
         tenferro.einsum("i->i", np.ones(2), optimize="magic")
+
+
+def test_dlpack_versioned_capsules():
+    x = np.arange(6, dtype=np.int64).reshape(2, 3)
+    t = tenferro.from_dlpack(x)
+
+    class Producer:  # hands out tenferro's own versioned capsule
+        def __dlpack__(self, **kw):
+            return t.__dlpack__(**kw)
+
+    u = tenferro.from_dlpack(Producer())  # asks max_version=(1, 0): a "dltensor_versioned" capsule
+    x[1, 1] = 77
+    assert u.numpy()[1, 1] == 77
+    for versioned in (None, (1, 0)):
+        cap = t.__dlpack__(max_version=versioned)
+        del cap  # never consumed: the capsule's destructor calls the deleter (no leak, no crash)
+    del t, u
+    assert x[1, 1] == 77

@@ -229,6 +229,14 @@ test-hdf5: $(BUILD)/tests/test_hdf5
 	$(BUILD)/tests/test_hdf5
 	$(H5PY_PYTHON) tests/hdf5/crosscheck.py $(BUILD)/tests/test_hdf5 $(BUILD)/hdf5-crosscheck
 
+# The HDF5 part of the Python package (python/tenferro/_hdf5.c): its own copy of tenferro (default
+# mode, without einsum, linalg, ad) and libhdf5, meeting libtenferro through DLPack; setup.py
+# builds it when libhdf5 is there.
+$(BUILD)/python/libtenferro_hdf5.so: python/tenferro/_hdf5.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(OPT) $(OPENMP) $(CFLAGS) -fPIC -shared -fvisibility=hidden -DTFE_NO_EINSUM -DTFE_NO_LINALG -DTFE_NO_AD \
+	  -Iinclude $(HDF5_CFLAGS) -o $@ $< -Wl,--no-undefined $(HDF5_LIBS) $(LDLIBS)
+
 # The Python package (python/tenferro, ctypes over the stable C ABI): pip-installed into a venv
 # that sees Debian's numpy (and torch, if present), then its pytest suite.
 PY_VENV := $(BUILD)/pyvenv

@@ -20,6 +20,12 @@ class BuildWithLibrary(build_py):
         dst = os.path.join(self.build_lib, "tenferro", "libtenferro.so")
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         shutil.copyfile(src, dst)
+        # tenferro.hdf5 when libhdf5 is installed (its own small library, see Makefile)
+        if shutil.which("pkg-config") and subprocess.run(["pkg-config", "--exists", "hdf5"]).returncode == 0 \
+                or os.path.exists("/usr/include/hdf5/serial/hdf5.h"):
+            subprocess.run(["make", "-C", ROOT, "build/python/libtenferro_hdf5.so", f"OPT={opt}"], check=True)
+            shutil.copyfile(os.path.join(ROOT, "build/python/libtenferro_hdf5.so"),
+                            os.path.join(self.build_lib, "tenferro", "libtenferro_hdf5.so"))
 
 
 setup(cmdclass={"build_py": BuildWithLibrary}, options={"build": {"build_base": "build/python"}})

@@ -15,7 +15,7 @@ EXPORT const char *tfe_py_hdf5_error(void) { return tfe_last_error(); }
 EXPORT int tfe_py_hdf5_write(const char *file, const char *path, void *managed, const char *kind, unsigned flags) {
   tfe_dl_managed_tensor *m = (tfe_dl_managed_tensor *)managed;
   tfe_dtype dt = kind ? tfe_dtype_from_name(kind) : TFE_DT_COUNT;
-  tfe_dyn d;
+  tfe_dyn d = {0};
   tfe_status st = kind && dt == TFE_DT_COUNT ? TFE_FAIL(TFE_ERR_DTYPE, "'%s' is not a tenferro kind", kind)
                                              : tfe_dlpack_import(m, dt, &d);
   if (st) {
@@ -30,7 +30,7 @@ EXPORT int tfe_py_hdf5_write(const char *file, const char *path, void *managed, 
 /* Reads a dataset into a new managed tensor (the caller calls its deleter, or hands it on);
  * *kind receives the stored kind's name (tropical kinds arrive as their float carrier). */
 EXPORT int tfe_py_hdf5_read(const char *file, const char *path, void **managed, const char **kind) {
-  tfe_dyn d;
+  tfe_dyn d = {0};
   TFE_TRY(tfe_hdf5_read(file, path, &d));
   *kind = tfe_dtype_name(d.dtype);
   tfe_status st = tfe_dlpack_export(&d, (tfe_dl_managed_tensor **)managed);

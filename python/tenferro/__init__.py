@@ -224,6 +224,10 @@ _api.PyCapsule_New.restype, _api.PyCapsule_New.argtypes = ctypes.py_object, [cty
                                                                              _CapsuleDestructor]
 _get_ptr_raw2 = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(("PyCapsule_GetPointer", _api))
 _DELETER_V = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# Capsule names: PyCapsule_New and PyCapsule_SetName keep the pointer, not a copy, so the names
+# must outlive every capsule: module constants.
+_NAME_V, _NAME_L = b"dltensor_versioned", b"dltensor"
+_USED = {_NAME_V: b"used_dltensor_versioned", _NAME_L: b"used_dltensor"}
 
 
 def _call_deleter(managed, versioned):
@@ -237,7 +241,7 @@ def _call_deleter(managed, versioned):
 @_CapsuleDestructor
 def _capsule_destructor(cap):
     # An unused capsule (the consumer never took it) still owns its tensor: delete it.
-    for name, versioned in ((b"dltensor_versioned", True), (b"dltensor", False)):
+    for name, versioned in ((_NAME_V, True), (_NAME_L, False)):
         if _api.PyCapsule_IsValid(cap, name):
             _call_deleter(_get_ptr_raw2(cap, name), versioned)
             return
@@ -286,8 +290,7 @@ class Tensor:
         versioned = max_version is not None and max_version[0] >= 1
         managed = ctypes.c_void_p()
         _check(_lib.tfe_handle_to_dlpack(self._h, int(versioned), ctypes.byref(managed)))
-        name = b"dltensor_versioned" if versioned else b"dltensor"
-        return _api.PyCapsule_New(managed, name, _capsule_destructor)
+        return _api.PyCapsule_New(managed, _NAME_V if versioned else _NAME_L, _capsule_destructor)
 
 
 def from_dlpack(x):
@@ -298,11 +301,10 @@ def from_dlpack(x):
         cap, versioned = x.__dlpack__(max_version=(1, 0)), True
     except TypeError:
         cap, versioned = x.__dlpack__(), False
-    name = b"dltensor_versioned" if _api.PyCapsule_IsValid(ctypes.c_void_p(id(cap)), b"dltensor_versioned") \
-        else b"dltensor"
-    versioned = name == b"dltensor_versioned"
+    name = _NAME_V if _api.PyCapsule_IsValid(ctypes.c_void_p(id(cap)), _NAME_V) else _NAME_L
+    versioned = name == _NAME_V
     managed = _api.PyCapsule_GetPointer(cap, name)
     h = _H()
     _check(_lib.tfe_handle_from_dlpack(managed, int(versioned), 0, ctypes.byref(h)))
-    _api.PyCapsule_SetName(cap, b"used_" + name)  # taken: the capsule no longer deletes it
+    _api.PyCapsule_SetName(cap, _USED[name])  # taken: the capsule no longer deletes it
     return Tensor(h)

@@ -179,3 +179,16 @@ def test_dlpack_versioned_capsules():
         del cap  # never consumed: the capsule's destructor calls the deleter (no leak, no crash)
     del t, u
     assert x[1, 1] == 77
+
+
+def test_jax_roundtrip():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    a = jnp.arange(6.0).reshape(2, 3)  # float32 unless x64 is enabled
+    t = tenferro.from_dlpack(a)
+    v = t.numpy()
+    assert v.ctypes.data == a.unsafe_buffer_pointer()  # the same memory
+    b = jnp.from_dlpack(t)
+    assert b.unsafe_buffer_pointer() == v.ctypes.data
+    v[0, 0] = 42.0  # written through tenferro, seen by both jax arrays
+    assert float(a[0, 0]) == 42.0 and float(b[0, 0]) == 42.0

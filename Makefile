@@ -25,7 +25,7 @@ TOOLS     := $(patsubst tools/%.c,$(BUILD)/%,$(wildcard tools/*.c))
 
 DEB_PACKAGES := build-essential python3 libblis-openmp-dev liblapacke-dev libcmocka-dev clang libclang-rt-14-dev \
   g++ pkg-config cmake gfortran libhdf5-dev python3-h5py \
-  python3-numpy python3-pytest python3-venv python3-setuptools python3-pip python3-torch
+  python3-numpy python3-pytest python3-venv python3-setuptools python3-pip python3-wheel python3-torch
 
 # The library (make lib): the one implementation unit lib/tenferro.c, position-independent, every
 # symbol hidden but the public tfe_ API (TFE_API carries visibility default; lib/tenferro.map).

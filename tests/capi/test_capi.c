@@ -15,6 +15,15 @@
     }                                                                             \
   } while (0)
 
+/* DLPack's DLManagedTensorVersioned, declared here from the spec: it is an ABI. */
+typedef struct { uint32_t major, minor; } dl_version;
+typedef struct { int32_t type, id; } dl_device;
+typedef struct { uint8_t code, bits; uint16_t lanes; } dl_dtype;
+typedef struct { void *data; dl_device device; int32_t ndim; dl_dtype dtype; int64_t *shape, *strides; uint64_t byte_offset; } dl_tensor;
+typedef struct dl_mtv { dl_version version; void *ctx; void (*deleter)(struct dl_mtv *); uint64_t flags; dl_tensor t; } dl_mtv;
+static int dl_deleted;
+static void dl_delete(dl_mtv *m) { (void)m; dl_deleted++; }
+
 static int released;
 static void on_release(void *ctx) { released += *(int *)ctx; }
 
@@ -76,6 +85,17 @@ int main(void) {
   tfe_handle_release(mp_a);
   tfe_handle_release(mp_v);
   tfe_handle_release(mp_w);
+
+  /* CUDA memory comes in as a GPU storage (never dereferenced); the CPU build has no backend for
+   * it, so einsum refuses it with a message instead of touching device memory */
+  int64_t shape4[1] = {4};
+  dl_mtv cuda = {{1, 0}, NULL, dl_delete, 0, {(void *)(uintptr_t)0x7f0000001000u, {2, 0}, 1, {2, 64, 1}, shape4, NULL, 0}};
+  tfe_handle *hg = NULL, *rg = NULL;
+  CHECK(tfe_handle_from_dlpack(&cuda, 1, 0, &hg) == 0);
+  CHECK(tfe_handle_einsum("i->", 1, &hg, 0, &rg) != 0);
+  printf("test_capi: einsum on CUDA memory without a GPU backend: %s\n", tfe_capi_last_error());
+  tfe_handle_release(hg);
+  CHECK(dl_deleted == 1);
 
   /* errors carry a message; a failed borrow does not call release */
   tfe_handle *bad = NULL;

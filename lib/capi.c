@@ -239,6 +239,38 @@ TFE_CAPI_EXPORT int tfe_handle_einsum_into(tfe_handle *out, const char *expr, in
   return st;
 }
 
+#define CAPI_LABELS(s, DT)                                                                      \
+  case DT: {                                                                                    \
+    tfe_view_##s *w = (tfe_view_##s *)malloc(sizeof *w * (size_t)n);                           \
+    tfe_tensor_##s t = {0};                                                                     \
+    st = w ? TFE_OK : capi_fail(TFE_ERR_ALLOC, __func__, "no memory");                          \
+    for (int i = 0; !st && i < n; i++) st = tfe_dyn_as_view_##s(&v[i], &w[i]);                  \
+    if (!st) st = tfe_einsum_labels_##s(&t, n, w, labels, out_labels, out_rank, &o);            \
+    if (!st) st = tfe_tensor_to_dyn_##s(&t, &r);                                                \
+    free(w);                                                                                    \
+    break;                                                                                      \
+  }
+TFE_CAPI_EXPORT int tfe_handle_einsum_labels(int n, tfe_handle *const *ops, const int32_t *const *labels,
+                                             const int32_t *out_labels, int out_rank, const char *options,
+                                             tfe_handle **out) {
+  capi_enter();
+  CAPI_NULL(out);
+  CAPI_NULL(labels);
+  tfe_einsum_opts o;
+  TFE_TRY(capi_opts(options, &o, __func__));
+  tfe_dyn *v, r = {0};
+  TFE_TRY(capi_ops(n, ops, &v));
+  tfe_status st;
+  switch (v[0].dtype) {
+    TFE_KIND_SUFFIXES(CAPI_LABELS)
+  default: st = capi_fail(TFE_ERR_DTYPE, __func__, "unknown dtype");
+  }
+  free(v);
+  if (!st) st = capi_new(&r, out);
+  if (st) tfe_dyn_release(&r);
+  return st;
+}
+
 #define CAPI_CONTRACT(s, DT)                                                                  \
   case DT: {                                                                                  \
     tfe_view_##s va, vb, vc;                                                                  \

@@ -74,6 +74,11 @@ TFE_CAPI_EXPORT int tfe_handle_einsum_ex(const char *expr, int n, tfe_handle *co
  * cost[1] log2 of the largest intermediate, cost[2] slices, cost[3] largest rank (cost may be NULL). */
 TFE_CAPI_EXPORT int tfe_handle_einsum_path(const char *expr, int n, tfe_handle *const *ops, const char *options,
                                            int *pairs, int cap, int *nsteps, double *cost);
+/* Integer labels, any number of operands: labels[k] names the axes of ops[k] (rank(ops[k])
+ * int32 each); out_labels[out_rank] the result's (NULL: labels seen once, ascending). */
+TFE_CAPI_EXPORT int tfe_handle_einsum_labels(int n, tfe_handle *const *ops, const int32_t *const *labels,
+                                             const int32_t *out_labels, int out_rank, const char *options,
+                                             tfe_handle **out);
 /* out = einsum(expr, ops), written into out's memory (the shape must match). */
 TFE_CAPI_EXPORT int tfe_handle_einsum_into(tfe_handle *out, const char *expr, int n, tfe_handle *const *ops);
 /* c = sum over the labels absent from lc of a * b, integer labels (la[rank(a)], ...), in place. */

@@ -56,6 +56,15 @@ int main(void) {
   CHECK(tfe_handle_einsum_ex("ij,jk->ik", 2, ops, "algo=magic", &r2) != 0 && strstr(tfe_capi_last_error(), "algo=magic"));
   CHECK(tfe_handle_einsum_ex("ij,jk->ik", 2, ops, "memory_limit", &r2) != 0 && strstr(tfe_capi_last_error(), "key=value"));
 
+  /* integer labels over three operands: a(i,j) b(j,k) a(k',l)... here (a b)(i,k) a(k,l) */
+  const int32_t l0[2] = {100, 200}, l1[2] = {200, 300}, l2[2] = {300, 400}, lout[2] = {100, 400};
+  const int32_t *labs[3] = {l0, l1, l2};
+  CHECK(tfe_handle_einsum_labels(3, chain, labs, lout, 2, "order=col", &r2) == 0);
+  CHECK(((const double *)tfe_handle_data(r2))[0] == 4 * 1 + 5 * 4);
+  tfe_handle_release(r2);
+  CHECK(tfe_handle_einsum_labels(3, chain, labs, NULL, 0, NULL, &r2) == 0 && tfe_handle_rank(r2) == 2);
+  tfe_handle_release(r2);
+
   /* a transposed view of a through explicit strides, copied */
   tfe_handle *at = NULL;
   int64_t dt[2] = {3, 2}, st[2] = {1, 3};

@@ -204,6 +204,8 @@ test-capi: lib $(BUILD)/tests/test_capi
 	@for f in $$(sed -n 's/^TFE_CAPI_EXPORT [^(]*[ *]\(tfe_[a-z_]*\)(.*/\1/p' include/tenferro/capi.h); do \
 	  nm -D --defined-only $(LIB_SO) | grep -q " $$f$$" || { echo "test-capi: $$f is not exported"; exit 1; }; done
 	$(BUILD)/tests/test_capi
+	$(CC) $(WARN) -O1 -g $(SAN) -Iinclude -o $(BUILD)/tests/test_capi_san tests/capi/test_capi.c $(LIB_LINK)
+	$(BUILD)/tests/test_capi_san >/dev/null && echo "test-capi: clean under ASan + UBSan (the library's allocations included)"
 
 # examples/fortran/contract.f90 (Fortran 2008, ISO_C_BINDING) against the stable C ABI of libtenferro.so.
 ifeq ($(origin FC),default)

@@ -246,7 +246,8 @@ TFE_CAPI_EXPORT int tfe_handle_einsum_into(tfe_handle *out, const char *expr, in
     st = w ? TFE_OK : capi_fail(TFE_ERR_ALLOC, __func__, "no memory");                          \
     for (int i = 0; !st && i < n; i++) st = tfe_dyn_as_view_##s(&v[i], &w[i]);                  \
     if (!st) st = tfe_einsum_labels_##s(&t, n, w, labels, out_labels, out_rank, &o);            \
-    if (!st) st = tfe_tensor_to_dyn_##s(&t, &r);                                                \
+    if (!st) st = tfe_tensor_to_dyn_##s(&t, &r); /* r takes a reference of its own */           \
+    tfe_storage_release(t.st);                                                                  \
     free(w);                                                                                    \
     break;                                                                                      \
   }

@@ -8,6 +8,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+os.makedirs(os.path.join(ROOT, "build", "python"), exist_ok=True)  # egg-info and build files go there
 
 
 class BuildWithLibrary(build_py):
@@ -28,4 +29,5 @@ class BuildWithLibrary(build_py):
                             os.path.join(self.build_lib, "tenferro", "libtenferro_hdf5.so"))
 
 
-setup(cmdclass={"build_py": BuildWithLibrary}, options={"build": {"build_base": "build/python"}})
+setup(cmdclass={"build_py": BuildWithLibrary},
+      options={"build": {"build_base": "build/python"}, "egg_info": {"egg_base": "build/python"}})

@@ -24,7 +24,8 @@ BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 TOOLS     := $(patsubst tools/%.c,$(BUILD)/%,$(wildcard tools/*.c))
 
 DEB_PACKAGES := build-essential python3 libblis-openmp-dev liblapacke-dev libcmocka-dev clang libclang-rt-14-dev \
-  g++ pkg-config cmake
+  g++ pkg-config cmake gfortran libhdf5-dev python3-h5py \
+  python3-numpy python3-pytest python3-venv python3-setuptools python3-pip python3-wheel python3-torch
 
 # The library (make lib): the one implementation unit lib/tenferro.c, position-independent, every
 # symbol hidden but the public tfe_ API (TFE_API carries visibility default; lib/tenferro.map).
@@ -38,7 +39,7 @@ LIB_LINK = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -ltenferro
 CXX_WARN := -Wall -Wextra -Wpedantic -Werror
 
 .PHONY: all help test test-unit test-examples test-sanitize test-tsan test-clang check-gen gen bench bench-permute install deps clean run bench-einsum fuzz \
-  lib test-cxx test-install check-headers bench-compile test-optout test-gpu
+  lib test-cxx test-install check-headers bench-compile test-optout test-gpu test-capi test-fortran test-hdf5 test-python
 
 all: $(TOOLS) $(EXAMPLES) $(TESTS)
 
@@ -56,6 +57,10 @@ help:
 	@echo "make lib             build/lib/libtenferro.a and libtenferro.so (docs/linkage.md)"
 	@echo "make install PREFIX=/usr/local   headers, libraries, pkg-config file, CMake package"
 	@echo "make test-cxx        a C++17 program (g++ and clang++) against the library"
+	@echo "make test-capi       a client of tenferro/capi.h alone against libtenferro.so"
+	@echo "make test-fortran    examples/fortran/contract.f90 (gfortran) against the stable C ABI"
+	@echo "make test-hdf5       tenferro/io/hdf5.h: the C suite and the cross-check with h5py"
+	@echo "make test-python     pip install . into a venv, then tests/python (pytest)"
 	@echo "make test-install    install into a temporary prefix; build C, C++ and CMake clients"
 	@echo "make bench-compile   compile times of the three linkage modes (docs/linkage.md)"
 	@echo "make test-optout     a unit without ad, linalg, io and all kinds but f64: faster, runs"
@@ -77,7 +82,7 @@ $(BUILD)/%: tools/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O3 -o $@ $< $(LDLIBS)
 
-test: check-gen check-headers test-unit test-examples test-optout test-cxx test-install
+test: check-gen check-headers test-unit test-examples test-optout test-cxx test-install test-capi test-fortran test-hdf5 test-python
 
 test-unit: $(TESTS) $(TOOLS)
 	@mkdir -p build
@@ -137,12 +142,18 @@ $(BUILD)/lib/tenferro.o: lib/tenferro.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
-$(LIB_A): $(BUILD)/lib/tenferro.o
-	rm -f $@
-	$(AR) rcs $@ $<
+# The stable C ABI (include/tenferro/capi.h): a declarations-mode unit, compiled in a second.
+$(BUILD)/lib/capi.o: lib/capi.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
-$(LIB_SO): $(BUILD)/lib/tenferro.o lib/tenferro.map
-	$(CC) -shared -o $@ $< -Wl,-soname,libtenferro.so.$(SOVERSION) -Wl,--version-script=lib/tenferro.map \
+LIB_OBJS := $(BUILD)/lib/tenferro.o $(BUILD)/lib/capi.o
+$(LIB_A): $(LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS) lib/tenferro.map
+	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,-soname,libtenferro.so.$(SOVERSION) -Wl,--version-script=lib/tenferro.map \
 	  -Wl,--no-undefined $(LDLIBS)
 	ln -sf libtenferro.so.$(VERSION) $(BUILD)/lib/libtenferro.so.$(SOVERSION)
 	ln -sf libtenferro.so.$(SOVERSION) $(BUILD)/lib/libtenferro.so
@@ -204,6 +215,59 @@ test-cxx: lib $(BUILD)/tests/test_cxx_gxx $(BUILD)/tests/test_cxx_clangxx
 	@set -e; for t in $(BUILD)/tests/test_cxx_gxx $(BUILD)/tests/test_cxx_clangxx; do echo "== $$t"; $$t; done
 
 # make lib && make install PREFIX=<tmp>, then C, C++17 and CMake clients of the installed copy.
+# A client of the stable C ABI that sees include/tenferro/capi.h only; every entry point of the
+# header must be a dynamic symbol of the library.
+$(BUILD)/tests/test_capi: tests/capi/test_capi.c include/tenferro/capi.h $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -Iinclude -o $@ $< $(LIB_LINK)
+
+test-capi: lib $(BUILD)/tests/test_capi
+	@for f in $$(sed -n 's/^TFE_CAPI_EXPORT [^(]*[ *]\(tfe_[a-z_]*\)(.*/\1/p' include/tenferro/capi.h); do \
+	  nm -D --defined-only $(LIB_SO) | grep -q " $$f$$" || { echo "test-capi: $$f is not exported"; exit 1; }; done
+	$(BUILD)/tests/test_capi
+	$(CC) $(WARN) -O1 -g $(SAN) -Iinclude -o $(BUILD)/tests/test_capi_san tests/capi/test_capi.c $(LIB_LINK)
+	$(BUILD)/tests/test_capi_san >/dev/null && echo "test-capi: clean under ASan + UBSan (the library's allocations included)"
+
+# examples/fortran/contract.f90 (Fortran 2008, ISO_C_BINDING) against the stable C ABI of libtenferro.so.
+ifeq ($(origin FC),default)
+FC := gfortran
+endif
+$(BUILD)/examples/fortran/contract: examples/fortran/contract.f90 $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(FC) -std=f2008 -Wall -Wextra -Werror -O2 -J $(dir $@) -o $@ $< $(LIB_LINK)
+
+test-fortran: lib $(BUILD)/examples/fortran/contract
+	$(BUILD)/examples/fortran/contract
+
+# tenferro/io/hdf5.h (opt-in, links Debian's libhdf5): the C suite, then the cross-check with h5py
+# (Debian's python3-h5py, hence /usr/bin/python3): files each side wrote, read by the other.
+HDF5_CFLAGS := $(shell pkg-config --cflags hdf5 2>/dev/null || echo -I/usr/include/hdf5/serial)
+HDF5_LIBS   := $(shell pkg-config --libs hdf5 2>/dev/null || echo -lhdf5_serial)
+H5PY_PYTHON ?= /usr/bin/python3
+$(BUILD)/tests/test_hdf5: tests/hdf5/test_hdf5.c $(HDRS) tests/testutil.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(HDF5_CFLAGS) -Itests -o $@ $< $(TEST_LIBS) $(HDF5_LIBS) $(LDLIBS)
+
+test-hdf5: $(BUILD)/tests/test_hdf5
+	$(BUILD)/tests/test_hdf5
+	$(H5PY_PYTHON) tests/hdf5/crosscheck.py $(BUILD)/tests/test_hdf5 $(BUILD)/hdf5-crosscheck
+
+# The HDF5 part of the Python package (python/tenferro/_hdf5.c): its own copy of tenferro (default
+# mode, without einsum, linalg, ad) and libhdf5, meeting libtenferro through DLPack; setup.py
+# builds it when libhdf5 is there.
+$(BUILD)/python/libtenferro_hdf5.so: python/tenferro/_hdf5.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(OPT) $(OPENMP) $(CFLAGS) -fPIC -shared -fvisibility=hidden -DTFE_NO_EINSUM -DTFE_NO_LINALG -DTFE_NO_AD \
+	  -Iinclude $(HDF5_CFLAGS) -o $@ $< -Wl,--no-undefined $(HDF5_LIBS) $(LDLIBS)
+
+# The Python package (python/tenferro, ctypes over the stable C ABI): pip-installed into a venv
+# that sees Debian's numpy (and torch, if present), then its pytest suite.
+PY_VENV := $(BUILD)/pyvenv
+test-python: lib
+	rm -rf $(PY_VENV) && $(H5PY_PYTHON) -m venv --system-site-packages $(PY_VENV)
+	$(PY_VENV)/bin/pip install -q --no-build-isolation --no-deps --no-index .
+	cd tests/python && $(abspath $(PY_VENV))/bin/python -m pytest -q -p no:cacheprovider .
+
 test-install: lib
 	+MAKE="$(MAKE)" tests/install/run.sh
 
@@ -213,7 +277,7 @@ test-install: lib
 # by test-cxx, stamp.h (after <tenferro.h>) by test_userkind, state.h is bodies only. In the
 # default mode a lone header has prototypes of static functions whose bodies would come with the
 # umbrella: -Wno-unused-function.
-CHECK_HDRS := $(filter-out %_tpl.h include/tenferro/gen/% include/tenferro/stamp.h,$(HDRS))
+CHECK_HDRS := $(filter-out %_tpl.h include/tenferro/gen/% include/tenferro/stamp.h include/tenferro/io/hdf5.h,$(HDRS))
 CHECK_OK := $(patsubst include/%.h,$(BUILD)/check-headers/%.ok,$(CHECK_HDRS))
 $(BUILD)/check-headers/%.ok: include/%.h $(HDRS)
 	@mkdir -p $(dir $@)

@@ -7,6 +7,7 @@
 #   (d) ABI: the clients load libtenferro.so.0 from the prefix; a unit built with another
 #       TFE_MAX_RANK fails to link (tfe_abi_rank<N>); a static link (pkg-config --static) runs
 #   (e) DESTDIR staging: the files land under DESTDIR, the .pc names the final prefix
+#   (f) the stable C ABI: a client of tenferro/capi.h alone, built with another TFE_MAX_RANK
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 MAKE=${MAKE:-make}
@@ -18,7 +19,7 @@ say() { printf '== install: %s\n' "$*"; }
 $MAKE --no-print-directory lib >/dev/null
 $MAKE --no-print-directory install PREFIX="$prefix" >/dev/null
 mkdir -p "$tmp/src"
-cp examples/readme.c tests/test_cxx.cpp tests/install/CMakeLists.txt "$tmp/src/"
+cp examples/readme.c tests/test_cxx.cpp tests/install/CMakeLists.txt tests/capi/test_capi.c "$tmp/src/"
 cd "$tmp/src"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 cflags=$(pkg-config --cflags tenferro)
@@ -62,6 +63,12 @@ cc -std=c11 -O2 $cflags -o readme_static readme.c "$prefix/lib/libtenferro.a" \
 ./readme_static >/dev/null 2>&1
 ! ldd readme_static | grep -q libtenferro
 say "static link (libtenferro.a, pkg-config --static) ran"
+
+# (f) tenferro/capi.h has no layout that depends on a build macro: a client built with
+#     TFE_MAX_RANK=8 links against and runs with the installed TFE_MAX_RANK=64 library
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -DTFE_MAX_RANK=8 $cflags -o capi_client test_capi.c $libs
+./capi_client >/dev/null
+say "C ABI client (tenferro/capi.h only, TFE_MAX_RANK=8) ran against the installed library"
 
 # (e) DESTDIR
 cd - >/dev/null

@@ -299,6 +299,34 @@ static void test_einsum_into(void **state) {
   hfree(&A), hfree(&B), hfree(&C), hfree(&C1), hfree(&C2);
 }
 
+/* An einsum with intermediates, allocating its result: the arena and the result come from the
+ * backend's memory slots (device memory), and the result stays there. */
+static void test_einsum_chain(void **state) {
+  (void)state;
+  int64_t da[2] = {12, 9}, db[2] = {9, 14}, dc[2] = {14, 7};
+  tu_rng r = {23};
+  hostop A, B, C;
+  make_view(&r, TFE_DT_F64, 2, da, false, &A), make_view(&r, TFE_DT_F64, 2, db, false, &B);
+  make_view(&r, TFE_DT_F64, 2, dc, false, &C);
+  tfe_dyn ref, d[3], out;
+  assert_int_equal(tfe_einsum_dyn(&ref, "ij,jk,kl->il", 3, (tfe_dyn[]){A.v, B.v, C.v}, NULL), TFE_OK);
+  upload(&A, 0, &d[0]), upload(&B, 0, &d[1]), upload(&C, 0, &d[2]);
+  tfe_status st = tfe_einsum_dyn(&out, "ij,jk,kl->il", 3, d, NULL);
+  if (st != TFE_OK) fail_msg("einsum_dyn with intermediates on device operands: %s", tfe_last_error());
+  assert_true(out.st->space.kind == TFE_MEM_GPU);
+  hostop H;
+  int64_t dh[2] = {12, 7};
+  make_view(&r, TFE_DT_F64, 2, dh, false, &H);
+  H.v.lay = ref.lay;
+  assert_int_equal(tfe_gpu_download(&out, &H.v), TFE_OK);
+  for (int i = 0; i < 12 * 7; i++)
+    assert_true(fabs(((double *)H.v.data)[i] - ((double *)ref.data)[i]) <= 1e-12 * (1 + fabs(((double *)ref.data)[i])));
+  for (int k = 0; k < 3; k++) tfe_dyn_release(&d[k]);
+  tfe_dyn_release(&out);
+  tfe_dyn_release(&ref);
+  hfree(&A), hfree(&B), hfree(&C), hfree(&H);
+}
+
 /* Permutations large enough for the tiled kernel (labels of 16 and more), random layouts
  * (negative and zero strides in A), alpha/beta, conjugation; and their plain copies. */
 static void test_permute_large(void **state) {
@@ -382,7 +410,7 @@ int main(void) {
   dev_count = tfe_gpu_device_count();
   printf("# %s\n", tfe_gpu_status());
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_prims_execute), cmocka_unit_test(test_gemm_shapes), cmocka_unit_test(test_einsum_into),
+      cmocka_unit_test(test_prims_execute), cmocka_unit_test(test_gemm_shapes), cmocka_unit_test(test_einsum_into), cmocka_unit_test(test_einsum_chain),
       cmocka_unit_test(test_permute_large),
       cmocka_unit_test(test_binary_random), cmocka_unit_test(test_unary_random),
   };

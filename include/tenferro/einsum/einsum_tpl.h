@@ -212,6 +212,8 @@ TFE_INTERNAL tfe_status TFE_FN(ein_zero_)(const tfe_prims_backend *be, const TFE
     tfe_ew_desc d = {TFE_EW_FILL, 0, &D, NULL, NULL, &z, NULL, 0, NULL};
     return be->elementwise(be, &d);
   }
+  if (be->space.kind != TFE_MEM_HOST) /* no host loop over device memory */
+    return TFE_FAIL(TFE_ERR_UNSUPPORTED, "backend '%s' has no elementwise slot to zero a sliced accumulator", be->name);
   int64_t cnt = tfe_layout_numel(&t->lay);
   for (int64_t i = 0; i < cnt; i++) t->data[t->lay.offset + i] = z;
   return TFE_OK;
@@ -262,7 +264,8 @@ TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_prims_backend *be, const tfe
   if (!bp) return TFE_ERR_ALLOC;
   char *arena = NULL;
   tfe_status st = TFE_OK;
-  bool device = be->mem_alloc != NULL; /* intermediates in the backend's memory */
+  /* intermediates in the backend's memory (a device backend without memory slots: refused) */
+  bool device = be->mem_alloc != NULL || be->space.kind != TFE_MEM_HOST;
   if (arena_bytes > 0) {
     if (device) st = tfe_backend_alloc(be, (size_t)arena_bytes, (void **)&arena);
     else if (!(arena = (char *)tfe__ein_ws_get((size_t)arena_bytes))) st = TFE_ERR_ALLOC;
@@ -328,7 +331,7 @@ TFE_API tfe_status TFE_FN(einsum_into)(const TFE_TY(view) *out, TFE_T alpha, TFE
 /* A dense result in be's memory (host memory from the allocator where be has no memory slots). */
 TFE_INTERNAL tfe_status TFE_FN(ein_empty_)(const tfe_prims_backend *be, TFE_TY(tensor) *out, int rank,
                                            const int64_t *dims, tfe_order order) {
-  if (!be->mem_alloc) return TFE_FN(empty)(out, rank, dims, order);
+  if (!be->mem_alloc && be->space.kind == TFE_MEM_HOST) return TFE_FN(empty)(out, rank, dims, order);
   tfe_layout L;
   int64_t n = 0, bytes = 0;
   TFE_TRY(tfe_layout_dense(rank, dims, order, &L));

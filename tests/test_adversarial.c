@@ -280,7 +280,8 @@ static void test_linalg_nonfinite(void **s) {
     tfe_tensor_c128 C = {0}, CQ = {0}, CR = {0};
     assert_int_equal(tfe_zeros_c128(&C, 2, (int64_t[]){3, 3}, TFE_COLMAJOR), TFE_OK);
     for (int i = 0; i < 3; i++) C.v.data[4 * i] = 1;
-    C.v.data[8] = CMPLX(1.0, bad); /* the imaginary part alone */
+    double parts[2] = {1.0, bad}; /* the imaginary part alone (no CMPLX: clang's glibc header lacks it) */
+    memcpy(&C.v.data[8], parts, sizeof parts);
     LA_CASE(tfe_qr_c128(&C.v, false, &CQ, &CR), "tfe_qr");
     LA_CASE(tfe_eig_c128(&C.v, &W, &Z), "tfe_eig");
     /* outputs untouched */

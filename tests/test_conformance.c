@@ -570,6 +570,19 @@ static void test_device_memory(void **st) {
   tfe_storage_release(sb);
   assert_int_equal(tfe_backend_unregister("ck_gpu1"), TFE_OK);
   assert_int_equal(ck_allocs, ck_frees); /* every buffer it handed out came back to it */
+  /* bad input to the new entries: status and message, nothing allocated */
+  void *p = (void *)1;
+  TU_EXPECT_ERR(tfe_backend_alloc(NULL, 8, &p), TFE_ERR_NULL, "be");
+  tfe_prims_backend bare = ck_wrapper("ck_bare");
+  bare.space = gpu1;
+  TU_EXPECT_ERR(tfe_backend_alloc(&bare, 8, &p), TFE_ERR_UNSUPPORTED, "has no mem_alloc slot");
+  assert_null(p);
+  double hb[4] = {0};
+  tfe_dyn HD = {TFE_DT_F64, hb, {0}, false, NULL}, HI = HD;
+  tfe_layout_dense(1, (int64_t[]){4}, TFE_COLMAJOR, &HD.lay);
+  HI.dtype = TFE_DT_I32; HI.lay = HD.lay;
+  TU_EXPECT_ERR(tfe_fill_dyn(&HD, NULL), TFE_ERR_NULL, "value");
+  TU_EXPECT_ERR(tfe_reduce_dyn(&HD, &HI, TFE_RED_SUM, -1, NULL, NULL, NULL), TFE_ERR_DTYPE, "output is f64 but source is i32");
 }
 
 int main(void) {

@@ -147,7 +147,7 @@ $(BUILD)/lib/capi.o: lib/capi.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
-LIB_OBJS := $(BUILD)/lib/tenferro.o $(BUILD)/lib/capi.o
+LIB_OBJS := $(BUILD)/lib/tenferro.o
 $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -158,11 +158,32 @@ $(LIB_SO): $(LIB_OBJS) lib/tenferro.map
 	ln -sf libtenferro.so.$(VERSION) $(BUILD)/lib/libtenferro.so.$(SOVERSION)
 	ln -sf libtenferro.so.$(SOVERSION) $(BUILD)/lib/libtenferro.so
 
+# The stable C ABI in a library of its own, libtenferro_c.so.<TFE_CAPI_VERSION>: the implementation
+# unit, the ABI unit lib/capi.c and the GPU companion (library mode, for tfe_capi_backend_load)
+# linked together, with a version script made from include/tenferro/capi.h that exports the
+# header's entry points (symbol version TENFERRO_C_<N>) and nothing else. test-capi checks that
+# `nm -D` lists exactly the header's names.
+CAPI_VERSION := $(shell sed -n 's/^\#define TFE_CAPI_VERSION \([0-9]*\).*/\1/p' include/tenferro/capi.h)
+LIBC_SO := $(BUILD)/lib/libtenferro_c.so.$(CAPI_VERSION)
+CAPI_NAMES = sed -n 's/^TFE_CAPI_EXPORT [^(]*[ *]\(tfe_[a-z_0-9]*\)(.*/\1/p' include/tenferro/capi.h
+$(BUILD)/lib/gpu_c.o: include/tenferro/gpu/tenferro_gpu.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -DTFE_HEADER -c -o $@ $<
+$(BUILD)/lib/tenferro_c.map: include/tenferro/capi.h
+	@mkdir -p $(dir $@)
+	{ echo "TENFERRO_C_$(CAPI_VERSION) {"; echo "  global:"; $(CAPI_NAMES) | sed 's/.*/    &;/'; \
+	  echo "  local: *;"; echo "};"; } > $@
+$(LIBC_SO): $(BUILD)/lib/tenferro.o $(BUILD)/lib/capi.o $(BUILD)/lib/gpu_c.o $(BUILD)/lib/tenferro_c.map
+	$(CC) -shared -o $@ $(filter %.o,$^) -Wl,-soname,libtenferro_c.so.$(CAPI_VERSION) \
+	  -Wl,--version-script=$(BUILD)/lib/tenferro_c.map -Wl,--no-undefined $(LDLIBS)
+	ln -sf libtenferro_c.so.$(CAPI_VERSION) $(BUILD)/lib/libtenferro_c.so
+CAPI_LINK = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -ltenferro_c
+
 # Only tfe_ names leave the library: `nm -D` shows no tfe__ internal.
-lib: $(LIB_A) $(LIB_SO)
+lib: $(LIB_A) $(LIB_SO) $(LIBC_SO)
 	@if nm -D --defined-only $(LIB_SO) | grep -q ' tfe__'; then \
 	  echo "lib: tfe__ internals exported:"; nm -D --defined-only $(LIB_SO) | grep ' tfe__'; exit 1; fi
-	@echo "lib: $(LIB_SO) ($$(nm -D --defined-only $(LIB_SO) | grep -c ' tfe_') tfe_ symbols), $(LIB_A)"
+	@echo "lib: $(LIB_SO) ($$(nm -D --defined-only $(LIB_SO) | grep -c ' tfe_') tfe_ symbols), $(LIB_A), $(LIBC_SO) (the stable C ABI)"
 
 # ---- install (DESTDIR honoured): headers, libraries with their soname links, pkg-config, CMake ----
 install: lib
@@ -172,6 +193,8 @@ install: lib
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libtenferro.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtenferro.so.$(SOVERSION)
 	ln -sf libtenferro.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libtenferro.so
+	install -m 755 $(LIBC_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libtenferro_c.so.$(CAPI_VERSION) $(DESTDIR)$(LIBDIR)/libtenferro_c.so
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 	  -e 's|@VERSION@|$(VERSION)|g' -e 's|@BLIS_LIBDIR@|$(BLIS_LIBDIR)|g' -e 's|@OPENMP@|$(OPENMP)|g' \
 	  tenferro.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/tenferro.pc
@@ -217,24 +240,28 @@ test-cxx: lib $(BUILD)/tests/test_cxx_gxx $(BUILD)/tests/test_cxx_clangxx
 # make lib && make install PREFIX=<tmp>, then C, C++17 and CMake clients of the installed copy.
 # A client of the stable C ABI that sees include/tenferro/capi.h only; every entry point of the
 # header must be a dynamic symbol of the library.
-$(BUILD)/tests/test_capi: tests/capi/test_capi.c include/tenferro/capi.h $(LIB_SO)
+$(BUILD)/tests/test_capi: tests/capi/test_capi.c include/tenferro/capi.h $(LIBC_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) -O2 -Iinclude -o $@ $< $(LIB_LINK)
+	$(CC) $(WARN) -O2 -Iinclude -o $@ $< $(CAPI_LINK)
 
 test-capi: lib $(BUILD)/tests/test_capi
-	@for f in $$(sed -n 's/^TFE_CAPI_EXPORT [^(]*[ *]\(tfe_[a-z_]*\)(.*/\1/p' include/tenferro/capi.h); do \
-	  nm -D --defined-only $(LIB_SO) | grep -q " $$f$$" || { echo "test-capi: $$f is not exported"; exit 1; }; done
+	@$(CAPI_NAMES) | sort > $(BUILD)/lib/capi_names.header
+	@nm -D --defined-only $(LIBC_SO) | awk '$$2 != "A" { sub(/@.*/, "", $$3); print $$3 }' | sort > $(BUILD)/lib/capi_names.exported
+	@diff $(BUILD)/lib/capi_names.header $(BUILD)/lib/capi_names.exported >/dev/null || { \
+	  echo "test-capi: nm -D of $(LIBC_SO) differs from capi.h's entry points (< header only, > exported only):"; \
+	  diff $(BUILD)/lib/capi_names.header $(BUILD)/lib/capi_names.exported; exit 1; }
+	@echo "test-capi: nm -D $(LIBC_SO) lists exactly the $$(wc -l < $(BUILD)/lib/capi_names.header) entry points of capi.h (version TENFERRO_C_$(CAPI_VERSION)), soname $$(objdump -p $(LIBC_SO) | awk '/SONAME/ { print $$2 }')"
 	$(BUILD)/tests/test_capi
-	$(CC) $(WARN) -O1 -g $(SAN) -Iinclude -o $(BUILD)/tests/test_capi_san tests/capi/test_capi.c $(LIB_LINK)
+	$(CC) $(WARN) -O1 -g $(SAN) -Iinclude -o $(BUILD)/tests/test_capi_san tests/capi/test_capi.c $(CAPI_LINK)
 	$(BUILD)/tests/test_capi_san >/dev/null && echo "test-capi: clean under ASan + UBSan (the library's allocations included)"
 
 # examples/fortran/contract.f90 (Fortran 2008, ISO_C_BINDING) against the stable C ABI of libtenferro.so.
 ifeq ($(origin FC),default)
 FC := gfortran
 endif
-$(BUILD)/examples/fortran/contract: examples/fortran/contract.f90 $(LIB_SO)
+$(BUILD)/examples/fortran/contract: examples/fortran/contract.f90 $(LIBC_SO)
 	@mkdir -p $(dir $@)
-	$(FC) -std=f2008 -Wall -Wextra -Werror -O2 -J $(dir $@) -o $@ $< $(LIB_LINK)
+	$(FC) -std=f2008 -Wall -Wextra -Werror -O2 -J $(dir $@) -o $@ $< $(CAPI_LINK)
 
 test-fortran: lib $(BUILD)/examples/fortran/contract
 	$(BUILD)/examples/fortran/contract

@@ -5,7 +5,8 @@
  * handles, element kinds and statuses are plain ints with the values of tfe_dtype and
  * tfe_status, shapes are caller arrays. For FFI clients (Fortran, Python ctypes, Julia ccall)
  * and programs that must survive a rebuild of the library with other options.
- * The entry points live in the library only (lib/capi.c): link -ltenferro. */
+ * The entry points live in libtenferro_c.so only (lib/capi.c, with the library inside it and
+ * nothing else exported): link -ltenferro_c. */
 #ifndef TENFERRO_CAPI_H
 #define TENFERRO_CAPI_H
 #include <stdint.h>
@@ -92,6 +93,78 @@ TFE_CAPI_EXPORT int tfe_handle_contract(const tfe_handle *a, const int32_t *la, 
  * memory; the consumer calls its deleter once. */
 TFE_CAPI_EXPORT int tfe_handle_from_dlpack(void *managed, int versioned, int allow_read_only, tfe_handle **out);
 TFE_CAPI_EXPORT int tfe_handle_to_dlpack(const tfe_handle *h, int versioned, void **managed);
+
+/* ---- plans: the hot path of a repeated einsum -----------------------------------------------------
+ * A plan fixes the expression, the kind and every operand's dims and strides (in elements); running
+ * it takes only the data addresses (element (0, ..., 0) of each operand) and writes the result dense
+ * in the plan's order (options as tfe_handle_einsum_ex; order=row by default) at `out`, which holds
+ * tfe_capi_plan_out_shape's elements. Nothing is looked up or allocated per run but the
+ * intermediates of a multi-step plan. A plan may run from several threads at once. */
+typedef struct tfe_capi_plan tfe_capi_plan;
+TFE_CAPI_EXPORT int tfe_capi_plan_new(int dtype, const char *expr, int n, const int *ranks,
+                                      const int64_t *const *dims, const int64_t *const *strides, const char *options,
+                                      tfe_capi_plan **out);
+/* Returns the result's rank; dims[rank] (may be NULL) get its dims, cost[4] (may be NULL) the
+ * cost as tfe_handle_einsum_path gives it. */
+TFE_CAPI_EXPORT int tfe_capi_plan_out_shape(const tfe_capi_plan *p, int64_t *dims, double *cost);
+TFE_CAPI_EXPORT int tfe_capi_plan_run(const tfe_capi_plan *p, const void *const *data, void *out);
+TFE_CAPI_EXPORT void tfe_capi_plan_release(tfe_capi_plan *p);
+
+/* ---- linear algebra and the stateless AD rules --------------------------------------------------
+ * Operations, numbered as tenferro's tfe_ad_op. Float kinds only (F32, F64, C64, C128). Matrices
+ * are the first two axes of a handle, batch axes follow (tenferro's convention: A (m, n, batch...)).
+ * Results are new handles, dense column-major. */
+enum {
+  TFE_CAPI_OP_EINSUM = 0,    /* [A] or [A, B] -> [C]; params: the expression (below) */
+  TFE_CAPI_OP_SVD = 10,      /* [A] -> [U, S, Vh] thin; S real */
+  TFE_CAPI_OP_QR = 12,       /* [A] -> [Q, R] thin */
+  TFE_CAPI_OP_LQ = 13,       /* [A] -> [L, Q] thin */
+  TFE_CAPI_OP_EIGH = 14,     /* [A] -> [W, V], A Hermitian (lower triangle read); W real ascending */
+  TFE_CAPI_OP_EIG = 15,      /* [A] -> [W, V] complex (linalg: every float kind; rules: complex kinds) */
+  TFE_CAPI_OP_LU = 16,       /* [A] -> linalg: [perm (I64), L, U]; rules: [L, U] (perm constant) */
+  TFE_CAPI_OP_CHOLESKY = 17, /* [A] -> [L] */
+  TFE_CAPI_OP_SOLVE = 18,    /* [A, B] -> [A^-1 B] */
+  TFE_CAPI_OP_INV = 19,      /* [A] -> [A^-1] */
+  TFE_CAPI_OP_DET = 20,      /* [A] -> [det A] */
+  TFE_CAPI_OP_SLOGDET = 21,  /* [A] -> linalg: [sign, log|det A| (real)]; rules: [log|det A|] */
+  TFE_CAPI_OP_PINV = 22,     /* [A] -> [A^+] */
+  TFE_CAPI_OP_EXPM = 24,     /* [A] -> [exp A] */
+  TFE_CAPI_OP_POLAR = 25,    /* [A] -> [Up, P] */
+  TFE_CAPI_OP_LSTSQ = 27     /* [A, B] -> [least-squares X] */
+};
+/* Inputs and outputs of op (as the rules count them); 0 or a status for an unknown op. */
+TFE_CAPI_EXPORT int tfe_capi_op_arity(int op, int *nin, int *nout);
+/* Linear algebra: y[0..nout) new handles (nout as in the enum's linalg column). Options:
+ * "full=1" (QR, LQ: complete Q), "rcond=X" (PINV). */
+TFE_CAPI_EXPORT int tfe_handle_linalg(int op, const char *options, int nin, tfe_handle *const *x, int *nout,
+                                      tfe_handle **y);
+/* Stateless rules (ChainRules' primal / frule / rrule). params: for TFE_CAPI_OP_EINSUM the
+ * expression with an explicit output, over one or two operands: characters ("ij,jk->ik") or
+ * integer labels separated by spaces ("0 1,1 2->0 2": the contraction with integer labels);
+ * for the other ops NULL or "eta=X" (spectral broadening of the SVD / eigh rules).
+ * primal: y[nout] new handles. frule: dy[nout] from the tangents dx[nin] (an entry may be NULL:
+ * zero) at x with primal outputs y. rrule: dx[nin] from the cotangents dy[nout] (NULL: zero).
+ * Complex cotangents follow PyTorch's convention (docs/ad.md). */
+TFE_CAPI_EXPORT int tfe_handle_primal(int op, const char *params, int nin, tfe_handle *const *x, tfe_handle **y);
+TFE_CAPI_EXPORT int tfe_handle_frule(int op, const char *params, int nin, tfe_handle *const *x,
+                                     tfe_handle *const *dx, tfe_handle *const *y, tfe_handle **dy);
+TFE_CAPI_EXPORT int tfe_handle_rrule(int op, const char *params, int nin, tfe_handle *const *x,
+                                     tfe_handle *const *y, tfe_handle *const *dy, tfe_handle **dx);
+
+/* ---- devices and backends -----------------------------------------------------------------------
+ * Compute devices: "cpu:0" always, CPU pools, and one per GPU once a GPU backend is loaded. */
+enum { TFE_CAPI_DEV_CPU = 0, TFE_CAPI_DEV_CUDA = 1, TFE_CAPI_DEV_ROCM = 2, TFE_CAPI_DEV_OTHER = 3 };
+/* Writes up to max device ids to ids (may be NULL); returns how many devices there are. */
+TFE_CAPI_EXPORT int tfe_capi_device_list(int *ids, int max);
+/* kind (TFE_CAPI_DEV_*), index (CPU pool k, GPU N), memory bytes (0: unknown), the name ("cpu:0",
+ * "cuda:0") into name[cap]; any output may be NULL. */
+TFE_CAPI_EXPORT int tfe_capi_device_info(int id, int *kind, int *index, int64_t *memory_bytes, char *name, int cap);
+/* Loads a GPU backend at run time (dlopen; no CUDA or ROCm needed to build): which = "auto"
+ * (CUDA, then HIP, from their usual sonames), "cuda", "cutensor", "hip", "hiptensor"; path NULL
+ * for the usual sonames. No GPU is TFE_ERR_DEVICE with a message, never a crash. */
+TFE_CAPI_EXPORT int tfe_capi_backend_load(const char *which, const char *path);
+/* One line: what the GPU discovery loaded from where, or why there is no GPU. */
+TFE_CAPI_EXPORT const char *tfe_capi_backend_status(void);
 
 #ifdef __cplusplus
 }

@@ -5,14 +5,17 @@
     t = tenferro.from_dlpack(x)                 # any __dlpack__ producer, zero-copy
     np.from_dlpack(t)                           # and back
 
-The library is loaded with ctypes from the package (pip builds it) or from $TENFERRO_LIB."""
+The library (libtenferro_c.so, the stable C ABI) is loaded with ctypes from the package (pip builds
+it) or from $TENFERRO_LIB; einsum's hot path is the C extension tenferro._ext over the same library
+(not used when $TENFERRO_LIB names another copy)."""
 import ctypes
 import os
 import weakref
 
 import numpy as np
 
-__all__ = ["einsum", "einsum_path", "from_dlpack", "Tensor", "TenferroError"]
+__all__ = ["einsum", "einsum_path", "from_dlpack", "Tensor", "TenferroError", "linalg", "vjp", "jvp", "devices",
+           "load_backend"]
 
 
 class TenferroError(RuntimeError):
@@ -21,10 +24,10 @@ class TenferroError(RuntimeError):
 
 def _load():
     here = os.path.dirname(os.path.abspath(__file__))
-    for path in (os.environ.get("TENFERRO_LIB"), os.path.join(here, "libtenferro.so")):
+    for path in (os.environ.get("TENFERRO_LIB"), os.path.join(here, "libtenferro_c.so.1")):
         if path and os.path.exists(path):
             return ctypes.CDLL(path)
-    raise ImportError("libtenferro.so not found next to the package nor in $TENFERRO_LIB")
+    raise ImportError("libtenferro_c.so.1 not found next to the package nor in $TENFERRO_LIB")
 
 
 _lib = _load()
@@ -49,6 +52,20 @@ for _name, _res, _args in [
                                               ctypes.POINTER(ctypes.c_double)]),
     ("tfe_handle_from_dlpack", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.POINTER(_H)]),
     ("tfe_handle_to_dlpack", ctypes.c_int, [_H, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]),
+    ("tfe_handle_linalg", ctypes.c_int, [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_H),
+                                         ctypes.POINTER(ctypes.c_int), ctypes.POINTER(_H)]),
+    ("tfe_capi_op_arity", ctypes.c_int, [ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]),
+    ("tfe_handle_primal", ctypes.c_int, [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_H),
+                                         ctypes.POINTER(_H)]),
+    ("tfe_handle_frule", ctypes.c_int, [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_H),
+                                        ctypes.POINTER(_H), ctypes.POINTER(_H), ctypes.POINTER(_H)]),
+    ("tfe_handle_rrule", ctypes.c_int, [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_H),
+                                        ctypes.POINTER(_H), ctypes.POINTER(_H), ctypes.POINTER(_H)]),
+    ("tfe_capi_device_list", ctypes.c_int, [ctypes.POINTER(ctypes.c_int), ctypes.c_int]),
+    ("tfe_capi_device_info", ctypes.c_int, [ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int),
+                                            ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p, ctypes.c_int]),
+    ("tfe_capi_backend_load", ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p]),
+    ("tfe_capi_backend_status", ctypes.c_char_p, []),
 ]:
     _f = getattr(_lib, _name)
     _f.restype, _f.argtypes = _res, _args
@@ -174,7 +191,7 @@ def _to_numpy(h, keep):
                       strides=tuple(s * dt.itemsize for s in strides[:rank]))
 
 
-def einsum(*operands, semiring=None, **options):
+def _einsum_py(*operands, semiring=None, **options):
     """einsum(expr, *arrays, **options) or einsum(a, [0, 1], b, [1, 2], [0, 2], ...) -> numpy array.
 
     Operands are read in place (numpy arrays of one dtype: float32/64, complex64/128, int32/64);
@@ -182,7 +199,11 @@ def einsum(*operands, semiring=None, **options):
     "minplus" or "maxtimes" computes in that tropical semiring (float32/64 operands and result).
     Options: optimize (or algo) = "auto" | "greedy" | "dp" | "anneal", memory_limit (bytes of
     the largest intermediate; larger ones are sliced), time_budget, greedy_trials, seed,
-    order = "row" | "col" (the result's memory order), cache (the plan cache)."""
+    order = "row" | "col" (the result's memory order), cache (the plan cache).
+
+    Calls with only an expression and numpy arrays of one kind take the C extension's path
+    (tenferro._ext: a plan per expression, kind, shapes and strides, kept in a table of 256; the
+    result is allocated by numpy, which owns it); every other call takes this one (ctypes)."""
     opts = _options(options)
     expr, ops, handles = _handles(operands, semiring)
     out = _H()
@@ -192,6 +213,19 @@ def einsum(*operands, semiring=None, **options):
         for h in handles[:len(ops)]:
             _release(h)
     return _to_numpy(out, ops)
+
+
+einsum = _einsum_py
+_ext = None
+if not os.environ.get("TENFERRO_LIB"):
+    try:
+        from . import _ext
+    except ImportError:  # a build without the extension: the ctypes path serves every call
+        _ext = None
+if _ext is not None:
+    _ext._setup(TenferroError, _einsum_py)
+    einsum = _ext.einsum
+    einsum.__doc__ = _einsum_py.__doc__
 
 
 def einsum_path(*operands, semiring=None, **options):
@@ -308,3 +342,31 @@ def from_dlpack(x):
     _check(_lib.tfe_handle_from_dlpack(managed, int(versioned), 0, ctypes.byref(h)))
     _api.PyCapsule_SetName(cap, _USED[name])  # taken: the capsule no longer deletes it
     return Tensor(h)
+
+
+# ---- linear algebra, rules, devices ------------------------------------------------------------------
+from . import _linalg as linalg  # noqa: E402
+from ._linalg import vjp, jvp  # noqa: E402,F401
+
+
+def devices():
+    """The compute devices: a list of {"id", "kind" ("cpu", "cuda", "rocm", "other"), "index", "name",
+    "memory_bytes"} ("cpu:0" always; one per GPU once a GPU backend is loaded)."""
+    n = _lib.tfe_capi_device_list(None, 0)
+    ids = (ctypes.c_int * max(n, 1))()
+    n = min(n, _lib.tfe_capi_device_list(ids, n))
+    out = []
+    for i in range(n):
+        kind, index, mem, name = ctypes.c_int(), ctypes.c_int(), ctypes.c_int64(), ctypes.create_string_buffer(64)
+        _check(_lib.tfe_capi_device_info(ids[i], ctypes.byref(kind), ctypes.byref(index), ctypes.byref(mem), name, 64))
+        out.append({"id": ids[i], "kind": ["cpu", "cuda", "rocm", "other"][kind.value], "index": index.value,
+                    "name": name.value.decode(), "memory_bytes": mem.value})
+    return out
+
+
+def load_backend(which="auto", path=None):
+    """Loads a GPU backend at run time ("auto", "cuda", "cutensor", "hip", "hiptensor"; path None for
+    the usual sonames). Raises TenferroError ("no GPU: ...") when there is none; returns the
+    discovery's status line."""
+    _check(_lib.tfe_capi_backend_load(which.encode(), path.encode() if path else None))
+    return _lib.tfe_capi_backend_status().decode()

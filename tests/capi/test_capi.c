@@ -1,6 +1,6 @@
 /* tests/capi/test_capi.c — a client of the stable C ABI (make test-capi): it includes
  * tenferro/capi.h only (no other tenferro header, so no TFE_MAX_RANK or kind list) and links
- * libtenferro.so. Plain asserts, no cmocka: it is meant to look like a foreign client. */
+ * libtenferro_c.so. Plain asserts, no cmocka: it is meant to look like a foreign client. */
 #include <tenferro/capi.h>
 #include <math.h>
 #include <stdio.h>
@@ -106,6 +106,139 @@ int main(void) {
   tfe_handle_release(hg);
   CHECK(dl_deleted == 1);
 
+  /* plans: einsum with a transposed operand, planned once, run on two sets of data */
+  {
+    int ranks[2] = {2, 2};
+    int64_t d0[2] = {2, 3}, s0[2] = {1, 2} /* column-major 2x3 */, d1[2] = {3, 2}, s1[2] = {2, 1};
+    const int64_t *dims[2] = {d0, d1}, *strides[2] = {s0, s1};
+    tfe_capi_plan *p = NULL;
+    CHECK(tfe_capi_plan_new(TFE_CAPI_F64, "ij,jk->ik", 2, ranks, dims, strides, NULL, &p) == 0);
+    int64_t od[2];
+    double cost[4];
+    CHECK(tfe_capi_plan_out_shape(p, od, cost) == 2 && od[0] == 2 && od[1] == 2 && cost[0] > 0);
+    for (int rep = 0; rep < 2; rep++) {
+      double x[6], y[6], z[4];
+      for (int i = 0; i < 6; i++) { x[i] = i + rep; y[i] = 1.0 / (i + 1); }
+      const void *data[2] = {x, y};
+      CHECK(tfe_capi_plan_run(p, data, z) == 0);
+      for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++) {
+          double r = 0;
+          for (int j = 0; j < 3; j++) r += x[i + 2 * j] * y[2 * j + k];
+          CHECK(fabs(z[2 * i + k] - r) < 1e-12); /* row-major result */
+        }
+    }
+    tfe_capi_plan_release(p);
+    CHECK(tfe_capi_plan_new(TFE_CAPI_F64, "ij,jk->ik", 2, ranks, dims, strides, "algo=nope", &p) != 0);
+    int64_t bad3[2] = {4, 2};
+    const int64_t *dims_bad[2] = {d0, bad3};
+    CHECK(tfe_capi_plan_new(TFE_CAPI_F64, "ij,jk->ik", 2, ranks, dims_bad, NULL, NULL, &p) != 0);
+    printf("test_capi: plan with mismatched dims refused: %s\n", tfe_capi_last_error());
+  }
+
+  /* linear algebra: svd reconstructs, solve solves, det, cholesky, lu's permutation */
+  {
+    double m[9] = {4, 1, 2, 1, 3, 0, 2, 0, 5}; /* symmetric positive definite */
+    double rhs[3] = {1, 2, 3};
+    int64_t d33[2] = {3, 3}, d31[2] = {3, 1};
+    tfe_handle *hm, *hb, *y[3];
+    int nout;
+    CHECK(tfe_handle_borrow(TFE_CAPI_F64, 2, d33, NULL, TFE_CAPI_ROWMAJOR, m, NULL, NULL, &hm) == 0);
+    CHECK(tfe_handle_borrow(TFE_CAPI_F64, 2, d31, NULL, TFE_CAPI_ROWMAJOR, rhs, NULL, NULL, &hb) == 0);
+    CHECK(tfe_handle_linalg(TFE_CAPI_OP_SVD, NULL, 1, &hm, &nout, y) == 0 && nout == 3);
+    tfe_handle *usv[3] = {y[0], y[1], y[2]}, *rec;
+    CHECK(tfe_handle_einsum("ik,k,kj->ij", 3, usv, TFE_CAPI_ROWMAJOR, &rec) == 0);
+    for (int i = 0; i < 9; i++) CHECK(fabs(((double *)tfe_handle_data(rec))[i] - m[i]) < 1e-12);
+    tfe_handle_release(rec);
+    for (int i = 0; i < 3; i++) tfe_handle_release(y[i]);
+    tfe_handle *ab[2] = {hm, hb};
+    CHECK(tfe_handle_linalg(TFE_CAPI_OP_SOLVE, NULL, 2, ab, &nout, y) == 0 && nout == 1);
+    const double *xs = (const double *)tfe_handle_data(y[0]);
+    for (int i = 0; i < 3; i++) CHECK(fabs(m[3 * i] * xs[0] + m[3 * i + 1] * xs[1] + m[3 * i + 2] * xs[2] - rhs[i]) < 1e-12);
+    tfe_handle_release(y[0]);
+    CHECK(tfe_handle_linalg(TFE_CAPI_OP_DET, NULL, 1, &hm, &nout, y) == 0 && nout == 1 && tfe_handle_rank(y[0]) == 0);
+    CHECK(fabs(*(double *)tfe_handle_data(y[0]) - 43.0) < 1e-12);
+    tfe_handle_release(y[0]);
+    CHECK(tfe_handle_linalg(TFE_CAPI_OP_CHOLESKY, NULL, 1, &hm, &nout, y) == 0 && nout == 1);
+    tfe_handle_release(y[0]);
+    CHECK(tfe_handle_linalg(TFE_CAPI_OP_LU, NULL, 1, &hm, &nout, y) == 0 && nout == 3 && tfe_handle_dtype(y[0]) == TFE_CAPI_I64);
+    for (int i = 0; i < 3; i++) tfe_handle_release(y[i]);
+    CHECK(tfe_handle_linalg(TFE_CAPI_OP_SOLVE, NULL, 1, &hm, &nout, y) != 0 && nout == 0);
+    CHECK(tfe_handle_linalg(TFE_CAPI_OP_EINSUM, NULL, 1, &hm, &nout, y) != 0);
+
+    /* rules: C = A B; rrule gives dA = dC B^T, dB = A^T dC; frule gives dC = dA B + A dB */
+    double bb[6] = {1, 2, 3, 4, 5, 6}, dc[6] = {1, 0, 0, 1, 2, -1};
+    int64_t d32[2] = {3, 2};
+    tfe_handle *hB, *hdc, *prim[1], *cot[2], *tan[1];
+    CHECK(tfe_handle_borrow(TFE_CAPI_F64, 2, d32, NULL, TFE_CAPI_ROWMAJOR, bb, NULL, NULL, &hB) == 0);
+    CHECK(tfe_handle_borrow(TFE_CAPI_F64, 2, d32, NULL, TFE_CAPI_ROWMAJOR, dc, NULL, NULL, &hdc) == 0);
+    tfe_handle *x2[2] = {hm, hB};
+    for (int form = 0; form < 2; form++) {
+      const char *e = form ? "0 1,1 2->0 2" : "ij,jk->ik";
+      CHECK(tfe_handle_primal(TFE_CAPI_OP_EINSUM, e, 2, x2, prim) == 0);
+      CHECK(tfe_handle_rrule(TFE_CAPI_OP_EINSUM, e, 2, x2, prim, &hdc, cot) == 0);
+      int64_t sA[2], sB[2];
+      CHECK(tfe_handle_shape(cot[0], NULL, sA) == 0 && tfe_handle_shape(cot[1], NULL, sB) == 0);
+      const double *gA = (const double *)tfe_handle_data(cot[0]), *gB = (const double *)tfe_handle_data(cot[1]);
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+          double r = dc[2 * i] * bb[2 * j] + dc[2 * i + 1] * bb[2 * j + 1];
+          CHECK(fabs(gA[i * sA[0] + j * sA[1]] - r) < 1e-12);
+        }
+      for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 2; k++) {
+          double r = m[j] * dc[k] + m[3 + j] * dc[2 + k] + m[6 + j] * dc[4 + k];
+          CHECK(fabs(gB[j * sB[0] + k * sB[1]] - r) < 1e-12);
+        }
+      tfe_handle *dx[2] = {NULL, hdc}; /* dA = 0, dB = dc: dC = A dc */
+      CHECK(tfe_handle_frule(TFE_CAPI_OP_EINSUM, e, 2, x2, dx, prim, tan) == 0);
+      int64_t sT[2];
+      CHECK(tfe_handle_shape(tan[0], NULL, sT) == 0);
+      for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 2; k++) {
+          double r = m[3 * i] * dc[k] + m[3 * i + 1] * dc[2 + k] + m[3 * i + 2] * dc[4 + k];
+          CHECK(fabs(((const double *)tfe_handle_data(tan[0]))[i * sT[0] + k * sT[1]] - r) < 1e-12);
+        }
+      tfe_handle_release(prim[0]); tfe_handle_release(cot[0]); tfe_handle_release(cot[1]); tfe_handle_release(tan[0]);
+    }
+    CHECK(tfe_handle_primal(TFE_CAPI_OP_EINSUM, "ij,jk", 2, x2, prim) != 0 && strstr(tfe_capi_last_error(), "->"));
+    /* a linalg rule: d det(A) = det(A) tr(A^-1 dA); rrule of det with cotangent 1 is det(A) A^-T */
+    double one1 = 1;
+    int64_t d0s[1] = {0};
+    tfe_handle *hone, *pd[1], *gd[1];
+    CHECK(tfe_handle_borrow(TFE_CAPI_F64, 0, d0s, NULL, TFE_CAPI_ROWMAJOR, &one1, NULL, NULL, &hone) == 0);
+    CHECK(tfe_handle_primal(TFE_CAPI_OP_DET, NULL, 1, &hm, pd) == 0);
+    CHECK(tfe_handle_rrule(TFE_CAPI_OP_DET, NULL, 1, &hm, pd, &hone, gd) == 0);
+    CHECK(tfe_handle_linalg(TFE_CAPI_OP_INV, NULL, 1, &hm, &nout, y) == 0);
+    int64_t sg[2], si[2];
+    CHECK(tfe_handle_shape(gd[0], NULL, sg) == 0 && tfe_handle_shape(y[0], NULL, si) == 0);
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        CHECK(fabs(((double *)tfe_handle_data(gd[0]))[i * sg[0] + j * sg[1]] -
+                   43.0 * ((double *)tfe_handle_data(y[0]))[j * si[0] + i * si[1]]) < 1e-10);
+    tfe_handle_release(y[0]); tfe_handle_release(pd[0]); tfe_handle_release(gd[0]); tfe_handle_release(hone);
+    int nin2, nout2;
+    CHECK(tfe_capi_op_arity(TFE_CAPI_OP_SVD, &nin2, &nout2) == 0 && nin2 == 1 && nout2 == 3);
+    CHECK(tfe_capi_op_arity(999, &nin2, &nout2) != 0);
+    tfe_handle_release(hB); tfe_handle_release(hdc); tfe_handle_release(hm); tfe_handle_release(hb);
+  }
+
+  /* devices: cpu:0 is there; loading a GPU backend on a machine without one is an error, not a crash */
+  {
+    int ids[8], n = tfe_capi_device_list(ids, 8), kind = -1, index = -1;
+    int64_t mem = -1;
+    char name[32];
+    CHECK(n >= 1);
+    CHECK(tfe_capi_device_info(ids[0], &kind, &index, &mem, name, sizeof name) == 0);
+    CHECK(kind == TFE_CAPI_DEV_CPU && !strcmp(name, "cpu:0"));
+    CHECK(tfe_capi_device_info(-5, NULL, NULL, NULL, NULL, 0) != 0);
+    int st = tfe_capi_backend_load("auto", NULL);
+    printf("test_capi: backend_load(auto) -> %d (%s); status: %s; %d device(s)\n", st, st ? tfe_capi_last_error() : "ok",
+           tfe_capi_backend_status(), tfe_capi_device_list(NULL, 0));
+    CHECK(st == 0 ? tfe_capi_device_list(NULL, 0) > n : strlen(tfe_capi_last_error()) > 0);
+    CHECK(tfe_capi_backend_load("opencl", NULL) != 0);
+  }
+
   /* errors carry a message; a failed borrow does not call release */
   tfe_handle *bad = NULL;
   CHECK(tfe_handle_einsum("ij,jk->ik", 1, ops, 0, &bad) != 0 && strlen(tfe_capi_last_error()) > 0);
@@ -119,6 +252,6 @@ int main(void) {
   tfe_handle_release(ops[1]);
   tfe_handle_release(at);
   CHECK(released == 2); /* each borrowed buffer given back once */
-  printf("test_capi: ok (a client of tenferro/capi.h alone, against libtenferro.so)\n");
+  printf("test_capi: ok (a client of tenferro/capi.h alone, against libtenferro_c.so)\n");
   return 0;
 }

@@ -66,9 +66,16 @@ say "static link (libtenferro.a, pkg-config --static) ran"
 
 # (f) tenferro/capi.h has no layout that depends on a build macro: a client built with
 #     TFE_MAX_RANK=8 links against and runs with the installed TFE_MAX_RANK=64 library
-cc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -DTFE_MAX_RANK=8 $cflags -o capi_client test_capi.c $libs
+#     libtenferro_c.so.1 exports exactly capi.h's entry points
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -DTFE_MAX_RANK=8 -I"$prefix/include" -o capi_client test_capi.c \
+  -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -ltenferro_c
 ./capi_client >/dev/null
-say "C ABI client (tenferro/capi.h only, TFE_MAX_RANK=8) ran against the installed library"
+where=$(ldd capi_client | awk '$1 == "libtenferro_c.so.1" { print $3 }')
+[ "$where" = "$prefix/lib/libtenferro_c.so.1" ] || { echo "capi_client loads libtenferro_c from '$where'"; exit 1; }
+sed -n 's/^TFE_CAPI_EXPORT [^(]*[ *]\(tfe_[a-z_0-9]*\)(.*/\1/p' "$prefix/include/tenferro/capi.h" | sort > names.h
+nm -D --defined-only "$prefix/lib/libtenferro_c.so.1" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort > names.so
+diff names.h names.so
+say "C ABI client (tenferro/capi.h only, TFE_MAX_RANK=8) ran against the installed libtenferro_c.so.1 ($(wc -l < names.so) names, exactly the header's)"
 
 # (e) DESTDIR
 cd - >/dev/null

@@ -216,16 +216,15 @@ def _einsum_py(*operands, semiring=None, **options):
 
 
 einsum = _einsum_py
-_ext = None
+_fast = None  # the extension (no global named _ext: `from . import _ext` would return it, not import)
 if not os.environ.get("TENFERRO_LIB"):
     try:
-        from . import _ext
+        from . import _ext as _fast
     except ImportError:  # a build without the extension: the ctypes path serves every call
-        _ext = None
-if _ext is not None:
-    _ext._setup(TenferroError, _einsum_py)
-    einsum = _ext.einsum
-    einsum.__doc__ = _einsum_py.__doc__
+        _fast = None
+if _fast is not None:
+    _fast._setup(TenferroError, _einsum_py)
+    einsum = _fast.einsum
 
 
 def einsum_path(*operands, semiring=None, **options):

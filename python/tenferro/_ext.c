@@ -194,7 +194,7 @@ static PyObject *ext_cache_info(PyObject *self, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"einsum", (PyCFunction)(void (*)(void))ext_einsum, METH_FASTCALL | METH_KEYWORDS,
-     "einsum(expr, *arrays, **options) -> numpy array (the C fast path; see tenferro.einsum)"},
+     "einsum(expr, *arrays, **options) -> numpy array: the C fast path of tenferro.einsum; other calls go to tenferro._einsum_py, whose help tells the options"},
     {"_setup", ext_setup, METH_VARARGS, "_setup(TenferroError, fallback)"},
     {"cache_clear", ext_cache_clear, METH_NOARGS, "drop the plans of the fast path"},
     {"cache_info", ext_cache_info, METH_NOARGS, "hits, misses, entries, capacity of the fast path's plan table"},

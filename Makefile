@@ -25,7 +25,7 @@ TOOLS     := $(patsubst tools/%.c,$(BUILD)/%,$(wildcard tools/*.c))
 
 DEB_PACKAGES := build-essential python3 libblis-openmp-dev liblapacke-dev libcmocka-dev clang libclang-rt-14-dev \
   g++ pkg-config cmake gfortran libhdf5-dev python3-h5py \
-  python3-numpy python3-pytest python3-venv python3-setuptools python3-pip python3-wheel python3-torch
+  python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-pip python3-wheel python3-torch
 
 # The library (make lib): the one implementation unit lib/tenferro.c, position-independent, every
 # symbol hidden but the public tfe_ API (TFE_API carries visibility default; lib/tenferro.map).
@@ -39,7 +39,7 @@ LIB_LINK = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -ltenferro
 CXX_WARN := -Wall -Wextra -Wpedantic -Werror
 
 .PHONY: all help test test-unit test-examples test-sanitize test-tsan test-clang check-gen gen bench bench-permute install deps clean run bench-einsum fuzz \
-  lib test-cxx test-install check-headers bench-compile test-optout test-gpu test-capi test-fortran test-hdf5 test-python
+  lib test-cxx test-install check-headers bench-compile test-optout test-gpu test-capi test-fortran test-hdf5 test-python bench-python
 
 all: $(TOOLS) $(EXAMPLES) $(TESTS)
 
@@ -61,6 +61,7 @@ help:
 	@echo "make test-fortran    examples/fortran/contract.f90 (gfortran) against the stable C ABI"
 	@echo "make test-hdf5       tenferro/io/hdf5.h: the C suite and the cross-check with h5py"
 	@echo "make test-python     pip install . into a venv, then tests/python (pytest)"
+	@echo "make bench-python    tenferro.einsum per call against numpy.einsum and opt_einsum (2x2 and more)"
 	@echo "make test-install    install into a temporary prefix; build C, C++ and CMake clients"
 	@echo "make bench-compile   compile times of the three linkage modes (docs/linkage.md)"
 	@echo "make test-optout     a unit without ad, linalg, io and all kinds but f64: faster, runs"
@@ -293,7 +294,17 @@ PY_VENV := $(BUILD)/pyvenv
 test-python: lib
 	rm -rf $(PY_VENV) && $(H5PY_PYTHON) -m venv --system-site-packages $(PY_VENV)
 	$(PY_VENV)/bin/pip install -q --no-build-isolation --no-deps --no-index .
+	$(PY_VENV)/bin/python -c "import tenferro, sys; sys.exit(tenferro._fast is None and 'test-python: the extension tenferro._ext was not built (python3-dev?)')"
 	cd tests/python && $(abspath $(PY_VENV))/bin/python -m pytest -q -p no:cacheprovider .
+
+# Per-call time of small einsums from Python against numpy.einsum and opt_einsum (docs/benchmarks.md):
+# the package pip-installed into its own venv, opt_einsum from PyPI when reachable (else left out).
+BENCH_VENV := $(BUILD)/benchvenv
+bench-python: lib
+	test -x $(BENCH_VENV)/bin/python || $(H5PY_PYTHON) -m venv --system-site-packages $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install -q --no-build-isolation --no-deps --no-index .
+	-$(BENCH_VENV)/bin/pip install -q opt_einsum
+	cd $(BUILD) && $(abspath $(BENCH_VENV))/bin/python $(abspath bench/python_einsum.py)
 
 test-install: lib
 	+MAKE="$(MAKE)" tests/install/run.sh

@@ -1,5 +1,5 @@
 ! examples/fortran/contract.f90 -- contract column-major Fortran arrays in place with tenferro,
-! through the stable C ABI (include/tenferro/capi.h, libtenferro.so) and ISO_C_BINDING.
+! through the stable C ABI (include/tenferro/capi.h, libtenferro_c.so) and ISO_C_BINDING.
 ! Fortran 2008; `make test-fortran` builds and runs it. Each array is lent to tenferro as a
 ! handle on its own memory (no copy, column-major, Fortran's dims); results land in the
 ! Fortran output array itself.

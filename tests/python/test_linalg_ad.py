@@ -152,6 +152,24 @@ def test_fast_path():
         tenferro.einsum("ij,jk->ik", a, np.ones((3, 2)))
 
 
+def test_fast_path_threads():
+    # runs above 65536 multiply-adds release the GIL: threads share one plan of the table
+    import threading
+    a, b = rng.standard_normal((48, 48)), rng.standard_normal((48, 48))
+    ref, errors = a @ b, []
+
+    def work():
+        for _ in range(5):
+            if not np.allclose(tenferro.einsum("ij,jk->ik", a, b), ref):
+                errors.append("mismatch")
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
 def test_devices():
     d = tenferro.devices()
     assert d[0]["name"] == "cpu:0" and d[0]["kind"] == "cpu"

@@ -1,11 +1,13 @@
 /* python/tenferro/_ext.c — the hot path of tenferro.einsum as a CPython extension (docs/python.md).
  *
- * einsum(expr, *arrays) on numpy arrays of one kind (float32/64, complex64/128, int32/64), no
- * keyword: the operands' kind, dims and strides with the expression form a key; a small table
+ * einsum(expr, *arrays, **options) on numpy arrays of one kind (float32/64, complex64/128,
+ * int32/64; the tropical semirings on float32/64): the operands' kind, dims and strides with the
+ * expression and the options form a key (cache=False: no key, a plan for this call); a small table
  * maps keys to plans of the stable C ABI (tfe_capi_plan, include/tenferro/capi.h), so a repeated
  * call builds no plan, no handle and no Python object but the result, a numpy array that numpy
- * allocates (and owns) and the plan writes into. Anything else (keywords, the integer-label
- * form, other kinds or objects, empty operands, byte-swapped or misaligned arrays) goes to the
+ * allocates (and owns) and the plan writes into. Anything else (unknown keywords or value types,
+ * the integer-label form, other kinds or objects, empty operands, byte-swapped or misaligned
+ * arrays) goes to the
  * package's Python path (ctypes, set with _setup). Built by setup.py against libtenferro_c.so,
  * the same library the Python path loads. */
 #define PY_SSIZE_T_CLEAN
@@ -31,7 +33,7 @@ typedef struct {
   unsigned char *key;
   tfe_capi_plan *plan;
   int busy;                   /* runs in progress without the GIL: not evicted meanwhile */
-  int out_rank, typenum;
+  int out_rank, typenum, col; /* col: the result is column-major (order="col") */
   npy_intp out_dims[NPY_MAXDIMS];
   double flops;
 } ext_entry;
@@ -61,6 +63,55 @@ static PyObject *raise_tfe(void) {
   return NULL;
 }
 
+#define EXT_OPTS_MAX 256
+
+/* The keywords of a call as the ABI's option string (tfe_handle_einsum_ex): 0, or -1 for anything
+ * the fast path leaves to the Python path (an unknown keyword or value type, which raises there). */
+static int parse_options(PyObject *const *vals, PyObject *kwnames, char *opts, int *semiring, int *col, int *cache_on) {
+  static const char *const known[] = {"algo", "memory_limit", "time_budget", "greedy_trials", "seed", "order", "cache"};
+  size_t len = 0;
+  opts[0] = 0;
+  Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nk; i++) {
+    const char *k = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+    PyObject *v = vals[i];
+    if (!k) { PyErr_Clear(); return -1; }
+    if (!strcmp(k, "semiring")) {
+      if (v == Py_None) continue;
+      const char *sv = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+      if (!sv) return -1;
+      if (!strcmp(sv, "maxplus")) *semiring = TFE_CAPI_MAXPLUS_F32;
+      else if (!strcmp(sv, "minplus")) *semiring = TFE_CAPI_MINPLUS_F32;
+      else if (!strcmp(sv, "maxtimes")) *semiring = TFE_CAPI_MAXTIMES_F32;
+      else return -1;
+      continue;
+    }
+    if (!strcmp(k, "optimize")) k = "algo";
+    int ok = 0;
+    for (size_t j = 0; j < sizeof known / sizeof *known; j++) ok |= !strcmp(k, known[j]);
+    if (!ok) return -1;
+    char val[64];
+    if (PyBool_Check(v)) snprintf(val, sizeof val, "%d", v == Py_True);
+    else if (PyLong_CheckExact(v)) {
+      long long x = PyLong_AsLongLong(v);
+      if (x == -1 && PyErr_Occurred()) { PyErr_Clear(); return -1; }
+      snprintf(val, sizeof val, "%lld", x);
+    } else if (PyFloat_CheckExact(v)) snprintf(val, sizeof val, "%.17g", PyFloat_AS_DOUBLE(v));
+    else if (PyUnicode_Check(v)) {
+      Py_ssize_t sl;
+      const char *sv = PyUnicode_AsUTF8AndSize(v, &sl);
+      if (!sv || (size_t)sl >= sizeof val || strpbrk(sv, " ,=")) { PyErr_Clear(); return -1; }
+      memcpy(val, sv, (size_t)sl + 1);
+    } else return -1;
+    if (!strcmp(k, "order")) *col = !strcmp(val, "col");
+    if (!strcmp(k, "cache")) *cache_on = strcmp(val, "0") != 0;
+    int w = snprintf(opts + len, EXT_OPTS_MAX - len, "%s%s=%s", len ? " " : "", k, val);
+    if (w < 0 || (size_t)w >= EXT_OPTS_MAX - len) return -1;
+    len += (size_t)w;
+  }
+  return 0;
+}
+
 static void entry_clear(ext_entry *e) {
   tfe_capi_plan_release(e->plan);
   PyMem_Free(e->key);
@@ -77,19 +128,27 @@ static uint64_t hash_bytes(const unsigned char *p, size_t n) {
 static PyObject *ext_einsum(PyObject *self, PyObject *const *args, Py_ssize_t nargsf, PyObject *kwnames) {
   (void)self;
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  if (kwnames || nargs < 2 || nargs - 1 > EXT_MAX_OPS || !PyUnicode_Check(args[0]))
+  if (nargs < 2 || nargs - 1 > EXT_MAX_OPS || !PyUnicode_Check(args[0]))
     return call_fallback(args, (size_t)nargsf, kwnames);
   int n = (int)(nargs - 1);
+  /* keywords: the planner's options as the C ABI's option string, semiring as a kind offset */
+  char opts[EXT_OPTS_MAX];
+  int semiring = -1, col = 0, cache_on = 1;
+  if (parse_options(args + nargs, kwnames, opts, &semiring, &col, &cache_on))
+    return call_fallback(args, (size_t)nargsf, kwnames);
   Py_ssize_t elen;
   const char *expr = PyUnicode_AsUTF8AndSize(args[0], &elen);
   if (!expr) return NULL;
-  /* the key: expr, n, kind, then per operand rank, dims, strides (bytes) */
+  /* the key: expr, options, n, kind, then per operand rank, dims, strides (bytes) */
   unsigned char key[EXT_KEY_MAX];
-  size_t klen = 0;
+  size_t klen = 0, olen = strlen(opts);
   int kind = -1, typenum = 0;
   const void *data[EXT_MAX_OPS];
-  bool keyed = (size_t)elen + 16 < sizeof key;
-  if (keyed) { memcpy(key, expr, (size_t)elen + 1); klen = (size_t)elen + 1; }
+  bool keyed = cache_on && (size_t)elen + olen + 16 < sizeof key;
+  if (keyed) {
+    memcpy(key, expr, (size_t)elen + 1); klen = (size_t)elen + 1;
+    memcpy(key + klen, opts, olen + 1); klen += olen + 1;
+  }
   for (int k = 0; k < n; k++) {
     PyObject *o = args[k + 1];
     if (!PyArray_Check(o)) return call_fallback(args, (size_t)nargsf, kwnames);
@@ -109,6 +168,10 @@ static PyObject *ext_einsum(PyObject *self, PyObject *const *args, Py_ssize_t na
       memcpy(key + klen, dims, (size_t)nd * sizeof(npy_intp)); klen += (size_t)nd * sizeof(npy_intp);
       memcpy(key + klen, str, (size_t)nd * sizeof(npy_intp)); klen += (size_t)nd * sizeof(npy_intp);
     } else keyed = false;
+  }
+  if (semiring >= 0) {
+    if (kind != TFE_CAPI_F32 && kind != TFE_CAPI_F64) return call_fallback(args, (size_t)nargsf, kwnames);
+    kind = semiring + (kind == TFE_CAPI_F64);
   }
   if (keyed) key[klen++] = (unsigned char)kind;
   uint64_t h = keyed ? hash_bytes(key, klen) : 0;
@@ -132,7 +195,7 @@ static PyObject *ext_einsum(PyObject *self, PyObject *const *args, Py_ssize_t na
       sp[k] = strbuf[k];
     }
     tfe_capi_plan *p = NULL;
-    if (tfe_capi_plan_new(kind, expr, n, ranks, dp, sp, NULL, &p)) return raise_tfe();
+    if (tfe_capi_plan_new(kind, expr, n, ranks, dp, sp, opts, &p)) return raise_tfe();
     int64_t od[NPY_MAXDIMS + 64];
     double cost[4];
     int r = tfe_capi_plan_out_shape(p, od, cost);
@@ -148,10 +211,10 @@ static PyObject *ext_einsum(PyObject *self, PyObject *const *args, Py_ssize_t na
       memcpy(kc, key, klen);
       e->key = kc; e->klen = klen; e->hash = h;
     }
-    e->plan = p; e->out_rank = r; e->typenum = typenum; e->flops = cost[0];
+    e->plan = p; e->out_rank = r; e->typenum = typenum; e->flops = cost[0]; e->col = col;
     for (int i = 0; i < r; i++) e->out_dims[i] = (npy_intp)od[i];
   }
-  PyObject *out = PyArray_SimpleNew(e->out_rank, e->out_dims, e->typenum);
+  PyObject *out = PyArray_New(&PyArray_Type, e->out_rank, e->out_dims, e->typenum, NULL, NULL, 0, e->col, NULL);
   if (!out) { if (own) tfe_capi_plan_release(e->plan); return NULL; }
   int st;
   if (e->flops > EXT_GIL_FLOPS) {

@@ -236,6 +236,11 @@ int main(void) {
     printf("test_capi: backend_load(auto) -> %d (%s); status: %s; %d device(s)\n", st, st ? tfe_capi_last_error() : "ok",
            tfe_capi_backend_status(), tfe_capi_device_list(NULL, 0));
     CHECK(st == 0 ? tfe_capi_device_list(NULL, 0) > n : strlen(tfe_capi_last_error()) > 0);
+    n = tfe_capi_device_list(ids, 8);
+    for (int i = 0; i < n && i < 8; i++) {
+      CHECK(tfe_capi_device_info(ids[i], &kind, &index, &mem, name, sizeof name) == 0);
+      printf("test_capi: device %d: %s kind %d index %d, %lld bytes\n", ids[i], name, kind, index, (long long)mem);
+    }
     CHECK(tfe_capi_backend_load("opencl", NULL) != 0);
   }
 

@@ -146,8 +146,21 @@ def test_fast_path():
         assert np.allclose(tenferro.einsum("ij,jk->ki", xx, yy), np.einsum("ij,jk->ki", xx, yy), rtol=1e-5)
     assert np.allclose(tenferro.einsum("i,i->", a[0], b[0]), a[0] @ b[0])
     assert tenferro.einsum("ij->ij", np.ones((0, 3))).shape == (0, 3)  # empty: the Python path
-    c = tenferro.einsum("ij,jk->ik", a, b, cache=True)  # a keyword: the Python path, tenferro's memory
+    c = tenferro.einsum(a, [0, 1], b, [1, 2], [0, 2])  # integer labels: the Python path, tenferro's memory
     assert np.allclose(c, a @ b) and not c.flags.owndata
+    # options on the fast path: in the key, passed to the plan
+    info = fast.cache_info()
+    c = tenferro.einsum("ij,jk->ik", a, b, order="col", optimize="greedy")
+    assert np.allclose(c, a @ b) and c.flags.owndata and c.flags.f_contiguous
+    mp = tenferro.einsum("ij,jk->ik", a, b, semiring="maxplus")
+    assert np.allclose(mp, np.max(a[:, :, None] + b[None, :, :], axis=1)) and mp.flags.owndata
+    assert fast.cache_info()["misses"] == info["misses"] + 2
+    tenferro.einsum("ij,jk->ik", a, b, cache=False)  # a plan for this call only
+    assert fast.cache_info()["entries"] == info["entries"] + 2
+    with pytest.raises(TypeError):
+        tenferro.einsum("ij,jk->ik", a, b, optimise="greedy")  # unknown keyword: the Python path raises
+    with pytest.raises(tenferro.TenferroError, match="algo=nope"):
+        tenferro.einsum("ij,jk->ik", a, b, optimize="nope")
     with pytest.raises(tenferro.TenferroError, match="size"):
         tenferro.einsum("ij,jk->ik", a, np.ones((3, 2)))
 

@@ -67,9 +67,9 @@ def test_strides_and_orders():
 
 
 def test_result_owns_tenferro_memory():
-    # the Python path (any keyword): tenferro's memory, kept by the array; the fast path's result
-    # is numpy's own memory (test_linalg_ad.py::test_fast_path)
-    c = tenferro.einsum("ij,jk->ik", np.ones((3, 4)), np.ones((4, 2)), cache=True)
+    # the Python path (here: the integer-label form): tenferro's memory, kept by the array; the
+    # fast path's result is numpy's own memory (test_linalg_ad.py::test_fast_path)
+    c = tenferro.einsum(np.ones((3, 4)), [0, 1], np.ones((4, 2)), [1, 2], [0, 2])
     assert not c.flags.owndata and c.base is not None
     c[0, 0] = 7  # writable
     del c

@@ -201,9 +201,10 @@ def _einsum_py(*operands, semiring=None, **options):
     the largest intermediate; larger ones are sliced), time_budget, greedy_trials, seed,
     order = "row" | "col" (the result's memory order), cache (the plan cache).
 
-    Calls with only an expression and numpy arrays of one kind take the C extension's path
-    (tenferro._ext: a plan per expression, kind, shapes and strides, kept in a table of 256; the
-    result is allocated by numpy, which owns it); every other call takes this one (ctypes)."""
+    Calls with an expression, numpy arrays of one kind and known options take the C extension's
+    path (tenferro._ext: a plan per expression, options, kind, shapes and strides, kept in a table
+    of 256; the result is allocated by numpy, which owns it); every other call takes this one
+    (ctypes), whose result lives in tenferro's memory."""
     opts = _options(options)
     expr, ops, handles = _handles(operands, semiring)
     out = _H()

@@ -152,16 +152,38 @@ static tfe_status capi_ops(int n, tfe_handle *const *ops, tfe_dyn **v) {
   return TFE_OK;
 }
 
+/* A given path's pairs (path=A:B;C:D...), valid during the call that parsed them. */
+#define CAPI_PATH_MAX 4096
+static _Thread_local int capi_path[2 * CAPI_PATH_MAX];
+
 /* Parses the options string into o (zero: every default). */
 static tfe_status capi_opts(const char *s, tfe_einsum_opts *o, const char *where) {
   memset(o, 0, sizeof *o);
   o->out_order = TFE_ROWMAJOR;
-  static const char *const algos[] = {"auto", "greedy", "dp", "anneal"};
+  static const char *const algos[] = {"auto", "greedy", "dp", "anneal", "given"};
+  bool have_path = false;
   while (s && *s) {
     char key[32], val[64];
     size_t k = strcspn(s, " ,");
     if (k == 0) { s++; continue; }
     const char *eq = memchr(s, '=', k);
+    if (eq && (size_t)(eq - s) == 4 && !strncmp(s, "path", 4)) { /* pairs A:B;C:D... (any length) */
+      const char *q = eq + 1, *end = s + k;
+      int np = 0;
+      while (q < end) {
+        char *e1, *e2;
+        long a = strtol(q, &e1, 10);
+        if (e1 == q || *e1 != ':') break;
+        long b = strtol(e1 + 1, &e2, 10);
+        if (e2 == e1 + 1 || (e2 < end && *e2 != ';') || np >= CAPI_PATH_MAX || a < 0 || b < 0) break;
+        capi_path[2 * np] = (int)a; capi_path[2 * np + 1] = (int)b; np++;
+        q = e2 < end ? e2 + 1 : e2;
+      }
+      if (q < end) return capi_fail(TFE_ERR_PARSE, where, "options: path=A:B;C:D... (pairs of operand positions)");
+      o->path = capi_path; o->path_nsteps = np; have_path = true;
+      s += k;
+      continue;
+    }
     if (!eq || (size_t)(eq - s) >= sizeof key || k - (size_t)(eq - s) - 1 >= sizeof val)
       return capi_fail(TFE_ERR_PARSE, where, "options: expected key=value words");
     memcpy(key, s, (size_t)(eq - s)); key[eq - s] = 0;
@@ -170,21 +192,29 @@ static tfe_status capi_opts(const char *s, tfe_einsum_opts *o, const char *where
     double x = strtod(val, &end);
     bool num = *val && !*end;
     int a = -1;
-    for (int i = 0; i < 4; i++) if (!strcmp(val, algos[i])) a = i;
+    for (int i = 0; i < 5; i++) if (!strcmp(val, algos[i])) a = i;
     if (!strcmp(key, "algo") && a >= 0) o->algo = (tfe_path_algo)a;
     else if (!strcmp(key, "memory_limit") && num && x >= 0) o->memory_limit = (int64_t)x;
     else if (!strcmp(key, "time_budget") && num && x >= 0) o->time_budget = x;
     else if (!strcmp(key, "greedy_trials") && num && x >= 1) o->greedy_trials = (int)x;
+    else if (!strcmp(key, "greedy_alpha") && num) o->greedy_alpha = x;
+    else if (!strcmp(key, "greedy_temp") && num && x >= 0) o->greedy_temp = x;
+    else if (!strcmp(key, "dp_max") && num && x >= 1) o->dp_max = (int)x;
+    else if (!strcmp(key, "write_weight") && num && x >= 0) o->write_weight = x;
     else if (!strcmp(key, "seed") && num && x >= 0) o->seed = (uint64_t)x;
     else if (!strcmp(key, "order") && (!strcmp(val, "row") || !strcmp(val, "col")))
       o->out_order = val[0] == 'r' ? TFE_ROWMAJOR : TFE_COLMAJOR;
     else if (!strcmp(key, "cache") && num) o->no_cache = x == 0;
+    else if (!strcmp(key, "path_format") && (!strcmp(val, "linear") || !strcmp(val, "ssa")))
+      o->path_format = val[0] == 'l' ? TFE_PATH_LINEAR : TFE_PATH_SSA;
     else {
       snprintf(capi_msg, sizeof capi_msg, "%s: option '%s=%s' is unknown or out of range", where, key, val);
       return TFE_ERR_INVALID;
     }
     s += k;
   }
+  if (have_path && o->algo == TFE_PATH_AUTO) o->algo = TFE_PATH_GIVEN; /* a path alone means: use it */
+  if (o->algo == TFE_PATH_GIVEN && !have_path) return capi_fail(TFE_ERR_INVALID, where, "algo=given needs path=A:B;...");
   return TFE_OK;
 }
 

@@ -112,7 +112,8 @@ def _borrow(a, semiring=None):
 
 
 _SEMIRINGS = {"maxplus": 6, "minplus": 8, "maxtimes": 10}  # + 0 for float32, + 1 for float64
-_OPTIONS = {"algo", "memory_limit", "time_budget", "greedy_trials", "seed", "order", "cache"}
+_OPTIONS = {"algo", "memory_limit", "time_budget", "greedy_trials", "greedy_alpha", "greedy_temp", "dp_max",
+            "write_weight", "seed", "order", "cache", "path_format"}
 
 
 def _options(opts):
@@ -121,6 +122,12 @@ def _options(opts):
         key = "algo" if key == "optimize" else key
         if key not in _OPTIONS:
             raise TypeError(f"unknown einsum option {key!r} (known: optimize/algo, {', '.join(sorted(_OPTIONS - {'algo'}))})")
+        if key == "algo" and isinstance(value, (list, tuple)):  # a given path, numpy's / opt_einsum's format
+            pairs = [p for p in value if not isinstance(p, str)]  # numpy's einsum_path starts with 'einsum_path'
+            if any(len(p) != 2 for p in pairs):
+                raise TypeError("a given path is a list of pairs of operand positions (opt_einsum's linear format)")
+            words.append("path=" + ";".join(f"{int(a)}:{int(b)}" for a, b in pairs))
+            continue
         words.append(f"{key}={int(value) if isinstance(value, bool) else value}")
     return " ".join(words).encode()
 

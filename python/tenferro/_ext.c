@@ -68,7 +68,8 @@ static PyObject *raise_tfe(void) {
 /* The keywords of a call as the ABI's option string (tfe_handle_einsum_ex): 0, or -1 for anything
  * the fast path leaves to the Python path (an unknown keyword or value type, which raises there). */
 static int parse_options(PyObject *const *vals, PyObject *kwnames, char *opts, int *semiring, int *col, int *cache_on) {
-  static const char *const known[] = {"algo", "memory_limit", "time_budget", "greedy_trials", "seed", "order", "cache"};
+  static const char *const known[] = {"algo", "memory_limit", "time_budget", "greedy_trials", "greedy_alpha", "greedy_temp",
+                                      "dp_max", "write_weight", "seed", "order", "cache", "path_format"};
   size_t len = 0;
   opts[0] = 0;
   Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;

@@ -55,6 +55,20 @@ int main(void) {
   tfe_handle_release(r2);
   CHECK(tfe_handle_einsum_ex("ij,jk->ik", 2, ops, "algo=magic", &r2) != 0 && strstr(tfe_capi_last_error(), "algo=magic"));
   CHECK(tfe_handle_einsum_ex("ij,jk->ik", 2, ops, "memory_limit", &r2) != 0 && strstr(tfe_capi_last_error(), "key=value"));
+  /* a given path (the second pair of operands first), in both formats, and the other planner fields */
+  CHECK(tfe_handle_einsum_path("ij,jk,kl->il", 3, chain, "path=1:2;0:1", pairs, 4, &nsteps, cost) == 0);
+  CHECK(nsteps == 2 && pairs[0] == 1 && pairs[1] == 2 && pairs[2] == 0 && pairs[3] == 1);
+  CHECK(tfe_handle_einsum_path("ij,jk,kl->il", 3, chain, "path=1:2;0:3 path_format=ssa", pairs, 4, &nsteps, cost) == 0);
+  CHECK(nsteps == 2 && pairs[0] == 1 && pairs[1] == 2);
+  CHECK(tfe_handle_einsum_ex("ij,jk,kl->il", 3, chain, "path=1:2;0:1 order=col", &r2) == 0);
+  CHECK(((const double *)tfe_handle_data(r2))[0] == 4 * 1 + 5 * 4); /* a (b a): the same value */
+  tfe_handle_release(r2);
+  CHECK(tfe_handle_einsum_ex("ij,jk,kl->il", 3, chain, "greedy_alpha=0.5 greedy_temp=0.1 dp_max=4 write_weight=1", &r2) == 0);
+  tfe_handle_release(r2);
+  CHECK(tfe_handle_einsum_ex("ij,jk,kl->il", 3, chain, "path=1:2", &r2) != 0);
+  printf("test_capi: a path of one step for three operands: %s\n", tfe_capi_last_error());
+  CHECK(tfe_handle_einsum_ex("ij,jk,kl->il", 3, chain, "path=1-2", &r2) != 0 && strstr(tfe_capi_last_error(), "path=A:B"));
+  CHECK(tfe_handle_einsum_ex("ij,jk,kl->il", 3, chain, "algo=given", &r2) != 0);
 
   /* integer labels over three operands: a(i,j) b(j,k) a(k',l)... here (a b)(i,k) a(k,l) */
   const int32_t l0[2] = {100, 200}, l1[2] = {200, 300}, l2[2] = {300, 400}, lout[2] = {100, 400};

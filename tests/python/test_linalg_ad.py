@@ -165,6 +165,18 @@ def test_fast_path():
         tenferro.einsum("ij,jk->ik", a, np.ones((3, 2)))
 
 
+def test_given_path():
+    a, b, c = rng.standard_normal((3, 4)), rng.standard_normal((4, 5)), rng.standard_normal((5, 2))
+    ref = a @ b @ c
+    for path in ([(1, 2), (0, 1)], ["einsum_path", (0, 1), (0, 1)], np.einsum_path("ij,jk,kl->il", a, b, c)[0]):
+        assert np.allclose(tenferro.einsum("ij,jk,kl->il", a, b, c, optimize=path), ref)
+    pairs, _ = tenferro.einsum_path("ij,jk,kl->il", a, b, c, optimize=[(1, 2), (0, 1)])
+    assert pairs == [(1, 2), (0, 1)]
+    assert np.allclose(tenferro.einsum("ij,jk,kl->il", a, b, c, greedy_alpha=0.5, dp_max=2, write_weight=1.0), ref)
+    with pytest.raises(tenferro.TenferroError):
+        tenferro.einsum("ij,jk,kl->il", a, b, c, optimize=[(0, 1)])  # one step short
+
+
 def test_fast_path_threads():
     # runs above 65536 multiply-adds release the GIL: threads share one plan of the table
     import threading

@@ -68,7 +68,7 @@ TFE_CAPI_EXPORT int tfe_handle_einsum(const char *expr, int n, tfe_handle *const
  * positions per step, opt_einsum's linear format unless path_format=ssa; implies algo=given),
  * memory_limit=BYTES (slice above it), time_budget=SECONDS, greedy_trials=N, greedy_alpha=X,
  * greedy_temp=X, dp_max=N, write_weight=X, seed=N, order=row|col (of the result; default row),
- * cache=0|1 (the plan cache; default 1) -- the fields of tenferro's tfe_einsum_opts.
+ * cache=0|1 (the plan cache; default 1) -- the planner fields of tenferro's tfe_einsum_opts.
  * A string keeps the ABI free of an options struct whose layout would grow. */
 TFE_CAPI_EXPORT int tfe_handle_einsum_ex(const char *expr, int n, tfe_handle *const *ops, const char *options,
                                          tfe_handle **out);

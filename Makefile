@@ -98,9 +98,11 @@ test-gpu: $(BUILD)/tests/test_gpu_loader $(BUILD)/tests/test_gpu_conformance
 test-examples: $(EXAMPLES)
 	@set -e; for e in $(EXAMPLES); do echo "== $$e"; (cd examples && ../$$e); done
 
+# -O0: the sanitized units compile 3.4x faster than at -O1 (34 s against 116 s of CPU for
+# tests/test_contract.c; UBSan's checks dominate at -O1) and the quick suites still run in seconds.
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 test-sanitize:
-	$(MAKE) test-unit test-examples BUILD=build-san OPT="-O1 $(SAN)" \
+	$(MAKE) test-unit test-examples BUILD=build-san OPT="-O0 $(SAN)" \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 TFE_TEST_QUICK=1
 
 # ThreadSanitizer over the suites that share caches and pools between threads (the runtime's

@@ -57,6 +57,12 @@ static tfe_event *rt_gate(tfe_stream *s) {
   return g;
 }
 
+/* A host function that opens a gate a little later (from another stream's worker). */
+static tfe_status rt_open_gate_later(void *gate) {
+  rt_sleep_ms(30);
+  return tfe_event_signal((tfe_event *)gate, TFE_OK, NULL);
+}
+
 /* ---- basics -------------------------------------------------------------------------------- */
 static void test_einsum_async(void **st) {
   (void)st;
@@ -93,6 +99,37 @@ static void test_einsum_async(void **st) {
   assert_int_equal(tfe_einsum_dyn(&c3, "ik->ik", 1, ops2, NULL), TFE_OK);
   assert_true(rt_diff(&c3, &ref) == 0);
   tfe_event_release(g);
+  /* element access waits too: a read for pending writes, a write for pending reads */
+  tfe_stream *s2 = NULL;
+  assert_int_equal(tfe_stream_new(0, &s2), TFE_OK);
+  g = rt_gate(s);
+  tfe_dyn c4, c5;
+  assert_int_equal(tfe_einsum_async_dyn(s, &c4, "ij,jk->ik", 2, ops, NULL), TFE_OK);
+  tfe_event *opener = NULL;
+  assert_int_equal(tfe_stream_host_fn(s2, rt_open_gate_later, g, &opener), TFE_OK);
+  double v = -1, want = 0;
+  int64_t at[2] = {3, 4};
+  assert_int_equal(tfe_dyn_get(&c4, at, &v), TFE_OK); /* blocks until the gate opens */
+  assert_int_equal(tfe_dyn_get(&ref, at, &want), TFE_OK);
+  assert_true(v == want && tfe_ready(&c4));
+  tfe_event_release(g);
+  tfe_event_release(opener);
+  g = rt_gate(s);
+  ops2[0] = a;
+  assert_int_equal(tfe_einsum_async_dyn(s, &c5, "ik->ki", 1, ops2, NULL), TFE_OK); /* reads a */
+  assert_int_equal(tfe_stream_host_fn(s2, rt_open_gate_later, g, &opener), TFE_OK);
+  double a34 = 0, seven = 7;
+  int64_t at2[2] = {3, 4};
+  assert_int_equal(tfe_dyn_get(&a, at2, &a34), TFE_OK);   /* reads do not wait for reads */
+  assert_int_equal(tfe_dyn_set(&a, at2, &seven), TFE_OK); /* waits for the transpose */
+  assert_true(tfe_ready(&c5));
+  int64_t at3[2] = {4, 3};
+  double t43 = 0;
+  assert_int_equal(tfe_dyn_get(&c5, at3, &t43), TFE_OK);
+  assert_true(t43 == a34); /* the transpose read a before the write */
+  tfe_event_release(g); tfe_event_release(opener);
+  tfe_stream_free(s2);
+  tfe_dyn_release(&c4); tfe_dyn_release(&c5);
   tfe_stream_free(s);
   tfe_dyn_release(&c); tfe_dyn_release(&c2); tfe_dyn_release(&c3); tfe_dyn_release(&dc);
   tfe_tensor_release_f64(&ta); tfe_tensor_release_f64(&tb); tfe_tensor_release_f64(&tc);
@@ -389,7 +426,7 @@ static void test_devices(void **st) {
   tfe_stream_free(s);
   /* the tensor compute device: get, set, with */
   int64_t d[2] = {2, 2};
-  tfe_dyn x, y;
+  tfe_dyn x = {0}, y = {0};
   assert_int_equal(tfe_dyn_ones(&x, TFE_DT_F64, 2, d, TFE_COLMAJOR), TFE_OK);
   assert_int_equal(tfe_dyn_device(&x), -1);
   assert_int_equal(tfe_dyn_with_device(&x, pool, &y), TFE_OK);

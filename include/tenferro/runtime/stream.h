@@ -99,6 +99,9 @@ TFE_INTERNAL void tfe__rt_track_drop(void *track);
 /* Waits for all pending work on a storage, unless the caller is itself a stream task (whose
  * dependencies were waited for when it started). prims/registry.h calls it for operands. */
 TFE_INTERNAL tfe_status tfe__rt_storage_sync(tfe_storage *s, const char *where);
+/* Element access (tensor/dyn.h): a read waits for pending writes that overlap x, a write for
+ * every pending use that overlaps it. */
+TFE_INTERNAL tfe_status tfe__rt_access_sync(const tfe_dyn *x, bool write);
 #endif
 
 #endif
@@ -446,6 +449,11 @@ TFE_INTERNAL tfe_status tfe__rt_storage_sync(tfe_storage *s, const char *where) 
   (void)where;
   if (!s || tfe__ts.rt.in_task || !tfe__rt_pending(s)) return TFE_OK;
   return tfe__rt_wait_on(s, NULL, false);
+}
+TFE_INTERNAL tfe_status tfe__rt_access_sync(const tfe_dyn *x, bool write) {
+  if (!x->st || tfe__ts.rt.in_task || !tfe__rt_pending(x->st)) return TFE_OK;
+  tfe__rt_use me = tfe__rt_use_of(x, write);
+  return tfe__rt_wait_on(x->st, &me, !write);
 }
 TFE_API tfe_status tfe_storage_wait(tfe_storage *s) {
   TFE_CHECK_NULL(s);

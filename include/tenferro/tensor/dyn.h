@@ -36,6 +36,9 @@ TFE_API tfe_status tfe_dyn_ones(tfe_dyn *out, tfe_dtype dt, int rank, const int6
 
 /* ---- element access ----------------------------------------------------------------------------- */
 /* out / value point to one element of d's C type (double for f64, tfe_maxplus_f32 for ...). */
+/* Inlined into a caller, gcc checks every kind's branch against the caller's buffer (a double
+ * handed to the c128 branch: a false -Warray-bounds); an empty asm hides which object it is. */
+#define TFE__HIDE_OBJECT(p) __asm__("" : "+r"(p))
 #define TFE__DYN_GET(s, DT) case DT: return tfe_dyn_get__##s(d, idx, out);
 #define TFE__DYN_SET(s, DT) case DT: return tfe_dyn_set__##s(d, idx, value);
 TFE_API tfe_status tfe_dyn_get(const tfe_dyn *d, const int64_t *idx, void *out);
@@ -112,6 +115,8 @@ TFE_API tfe_status tfe_dyn_ones(tfe_dyn *out, tfe_dtype dt, int rank, const int6
 TFE_API tfe_status tfe_dyn_get(const tfe_dyn *d, const int64_t *idx, void *out) {
   TFE_CHECK_NULL(d);
   TFE_CHECK_NULL(out);
+  TFE_TRY(tfe__rt_access_sync(d, false)); /* pending stream work that writes d */
+  TFE__HIDE_OBJECT(out);
   switch (d->dtype) {
     TFE_KIND_SUFFIXES(TFE__DYN_GET)
   default: return tfe__dtype_unknown(d->dtype, __func__);
@@ -120,6 +125,8 @@ TFE_API tfe_status tfe_dyn_get(const tfe_dyn *d, const int64_t *idx, void *out) 
 TFE_API tfe_status tfe_dyn_set(const tfe_dyn *d, const int64_t *idx, const void *value) {
   TFE_CHECK_NULL(d);
   TFE_CHECK_NULL(value);
+  TFE_TRY(tfe__rt_access_sync(d, true)); /* pending stream work that reads or writes d */
+  TFE__HIDE_OBJECT(value);
   switch (d->dtype) {
     TFE_KIND_SUFFIXES(TFE__DYN_SET)
   default: return tfe__dtype_unknown(d->dtype, __func__);
@@ -127,6 +134,7 @@ TFE_API tfe_status tfe_dyn_set(const tfe_dyn *d, const int64_t *idx, const void 
 }
 #undef TFE__DYN_GET
 #undef TFE__DYN_SET
+#undef TFE__HIDE_OBJECT
 
 /* ---- view ops: the layout ops plus ownership -------------------------------------------------- */
 /* out gets in's elements with layout L; one new reference unless out == in. */

@@ -237,10 +237,71 @@ static void test_threads(void **st) {
   pool_fresh(0);
 }
 
+/* NUMA: the CPU list parser, a pool bound to node 0 (its worker's CPU mask is the node's), and
+ * the pool's rule that a thread bound to a node reuses only blocks of that node (the thread's
+ * node is set by hand here: the machines that run the suite have one node). */
+typedef struct numa_probe { uint64_t mask[TFE__CPU_WORDS]; int node1; int rc; } numa_probe;
+static tfe_status numa_look(void *arg) {
+  numa_probe *p = (numa_probe *)arg;
+  int (*getaffinity)(int, size_t, void *) = NULL;
+  memset(p->mask, 0, sizeof p->mask);
+  p->rc = tfe__rt_sym(NULL, "sched_getaffinity", &getaffinity) ? getaffinity(0, sizeof p->mask, p->mask) : -2;
+  p->node1 = tfe__ts.numa_node1;
+  return TFE_OK;
+}
+static void test_numa(void **st) {
+  (void)st;
+  uint64_t m[TFE__CPU_WORDS];
+  assert_int_equal(tfe__cpulist_parse("0-3,8,10-11\n", m), 7);
+  assert_true(m[0] == 0xD0Full && m[1] == 0);
+  assert_int_equal(tfe__cpulist_parse("65", m), 1);
+  assert_true(m[0] == 0 && m[1] == 2);
+  assert_int_equal(tfe__cpulist_parse("", m), 0);
+  assert_int_equal(tfe__cpulist_parse("3-1", m), 0);
+  TU_EXPECT_ERR(tfe_cpu_device_add(1, tfe_numa_nodes(), &(int){0}), TFE_ERR_INVALID, "does not exist");
+  if (tfe__numa_cpus(0, m) > 0) { /* /sys lists node 0: bind a pool to it */
+    int id = -1;
+    assert_int_equal(tfe_cpu_device_add(1, 0, &id), TFE_OK);
+    tfe_stream *s = NULL;
+    assert_int_equal(tfe_stream_new(id, &s), TFE_OK);
+    numa_probe pr = {{0}, 0, -1};
+    tfe_event *e = NULL;
+    assert_int_equal(tfe_stream_host_fn(s, numa_look, &pr, &e), TFE_OK);
+    assert_int_equal(tfe_event_wait(e), TFE_OK);
+    tfe_event_release(e);
+    tfe_stream_free(s);
+    assert_int_equal(pr.rc, 0);
+    assert_int_equal(pr.node1, 1);
+    assert_memory_equal(pr.mask, m, sizeof m);
+  }
+  pool_fresh((size_t)64 << 20);
+  tfe_allocator a = tfe_get_allocator();
+  tfe__ts.numa_node1 = 2; /* as if bound to node 1 */
+  void *p = a.alloc(a.ctx, 100000, 64);
+  a.free(a.ctx, p);
+  tfe__ts.numa_node1 = 1; /* node 0 does not get node 1's block */
+  void *q = a.alloc(a.ctx, 100000, 64);
+  assert_ptr_not_equal(q, p);
+  tfe_pool_stats ps;
+  tfe_pool_get_stats(&ps);
+  assert_int_equal(ps.node_skips, 1);
+  tfe__ts.numa_node1 = 2; /* node 1 does */
+  void *r = a.alloc(a.ctx, 100000, 64);
+  assert_ptr_equal(r, p);
+  tfe__ts.numa_node1 = 0; /* and so would an unbound thread */
+  a.free(a.ctx, q);
+  void *u = a.alloc(a.ctx, 100000, 64);
+  assert_ptr_equal(u, q);
+  a.free(a.ctx, r);
+  a.free(a.ctx, u);
+  pool_fresh(0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_classes),  cmocka_unit_test(test_reuse),    cmocka_unit_test(test_event_lock),
       cmocka_unit_test(test_release_while_pending), cmocka_unit_test(test_failures), cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_numa),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,10 +55,11 @@ typedef struct tfe_pool_stats {
   int64_t kept_buffers;
   int64_t locked_buffers; /* kept buffers waiting for an event */
   size_t limit;
+  int64_t node_skips;    /* kept buffers passed over by a thread bound to another NUMA node */
 } tfe_pool_stats;
 /* The host pool's statistics (per memory space: tfe_memspace_pool_stats, runtime room). */
 TFE_API void tfe_pool_get_stats(tfe_pool_stats *out);
-/* Zeroes the counters (hits, misses, larger, locked_skips). */
+/* Zeroes the counters (hits, misses, larger, locked_skips, node_skips). */
 TFE_API void tfe_pool_stats_reset(void);
 /* The size class a request of `bytes` is served from (what a kept buffer holds). */
 TFE_API size_t tfe_pool_class_bytes(size_t bytes);
@@ -74,8 +75,10 @@ TFE_API size_t tfe_pool_class_bytes(size_t bytes);
 #define TFE__POOL_LIVE 8192    /* blocks handed out whose class the pool remembers (hash table) */
 #define TFE__POOL_NODES 2048   /* most blocks kept at once */
 /* A block handed out: what aligned_alloc returned (the caller gets that very pointer, so that a
- * block freed by another allocator's free still is freed right) and its class size. */
+ * block freed by another allocator's free still is freed right), its class size, and in the top
+ * byte the NUMA node of the thread that allocated it, plus 1 (0: an unbound thread). */
 typedef struct tfe__plive { void *p; size_t bytes; } tfe__plive;
+#define TFE__PLIVE_NODE_SHIFT 56
 /* A kept block and the lists it is on. */
 typedef struct tfe__pblock {
   void *p;
@@ -83,6 +86,7 @@ typedef struct tfe__pblock {
   struct tfe__pblock *next, *prev;         /* its class's list, newest first (next: spare list too) */
   struct tfe__pblock *older, *newer;       /* all kept blocks, oldest first (eviction order) */
   void *event;                             /* a pending event that still reads it (NULL: none) */
+  int node1;                               /* NUMA node of its pages plus 1 (0: unknown) */
 } tfe__pblock;
 /* The pool's part of the process state (core/state.h). */
 typedef struct tfe__pool {
@@ -96,7 +100,7 @@ typedef struct tfe__pool {
   tfe__pblock *oldest, *newest;
   size_t kept_sum;
   int64_t nkept, nlocked;
-  int64_t hits, misses, larger, locked_skips;
+  int64_t hits, misses, larger, locked_skips, node_skips;
   int64_t max;                 /* -1: not read from the environment yet */
   long fail_countdown;         /* tests: > 0 counts system allocations down, 0 fails them; -1 off */
   bool (*ev_done)(void *ev);   /* the runtime's event functions (tfe_free_after) */
@@ -154,21 +158,24 @@ TFE_API size_t tfe_pool_class_bytes(size_t bytes) {
 TFE_INTERNAL size_t tfe__pool_slot(const void *p) {
   return (size_t)(((uint64_t)(uintptr_t)p >> 6) * 0x9E3779B97F4A7C15ULL >> 50) % TFE__POOL_LIVE;
 }
-/* Remembers p's class; false when the table is three-quarters full (p is then not pooled). */
-TFE_INTERNAL bool tfe__pool_live_put(tfe__pool *P, void *p, size_t bytes) {
+/* Remembers p's class and node; false when the table is three-quarters full (p is then not
+ * pooled). */
+TFE_INTERNAL bool tfe__pool_live_put(tfe__pool *P, void *p, size_t bytes, int node1) {
   if (4 * (P->nlive + 1) > 3 * TFE__POOL_LIVE) return false;
   size_t i = tfe__pool_slot(p);
   while (P->live[i].p) i = (i + 1) % TFE__POOL_LIVE;
-  P->live[i] = (tfe__plive){p, bytes};
+  P->live[i] = (tfe__plive){p, bytes | (size_t)(node1 & 0xff) << TFE__PLIVE_NODE_SHIFT};
   P->nlive++;
   return true;
 }
-/* Forgets p and returns its class size; 0 when p is not a block the pool handed out. */
-TFE_INTERNAL size_t tfe__pool_live_take(tfe__pool *P, void *p) {
+/* Forgets p and returns its class size (and its node in *node1); 0 when p is not a block the
+ * pool handed out. */
+TFE_INTERNAL size_t tfe__pool_live_take(tfe__pool *P, void *p, int *node1) {
   size_t i = tfe__pool_slot(p);
   while (P->live[i].p && P->live[i].p != p) i = (i + 1) % TFE__POOL_LIVE;
   if (!P->live[i].p) return 0;
-  size_t bytes = P->live[i].bytes;
+  size_t bytes = P->live[i].bytes & (((size_t)1 << TFE__PLIVE_NODE_SHIFT) - 1);
+  *node1 = (int)(P->live[i].bytes >> TFE__PLIVE_NODE_SHIFT);
   P->live[i].p = NULL;
   P->nlive--;
   /* backward-shift deletion keeps every probe run unbroken */
@@ -238,17 +245,18 @@ TFE_INTERNAL void tfe__pool_release(void **v, int n) {
   for (int i = 0; i < n; i++) free(v[i]);
 }
 /* A kept block of class c (or of the next larger ones) aligned to align, handed out and
- * remembered; NULL when none. */
+ * remembered; NULL when none. A thread bound to a NUMA node takes only blocks of its node. */
 TFE_INTERNAL void *tfe__pool_take(int c, size_t align) {
   tfe__pool *P = &tfe__st.pool;
   void *got = NULL;
-  int reach = (int)tfe__st.tune.pool_reuse_classes;
+  int reach = (int)tfe__st.tune.pool_reuse_classes, node1 = tfe__ts.numa_node1;
   tfe__lock_take(&P->lock);
   for (int k = c; k <= c + reach && k < TFE__POOL_CLASSES && !got; k++)
     for (tfe__pblock *b = P->head[k]; b && !got; b = b->next) {
       if ((uintptr_t)b->p % align) continue;
+      if (node1 && b->node1 != node1) { P->node_skips++; continue; }
       if (!tfe__pool_unlocked(P, b)) { P->locked_skips++; continue; }
-      if (!tfe__pool_live_put(P, b->p, b->bytes)) break;
+      if (!tfe__pool_live_put(P, b->p, b->bytes, b->node1)) break;
       got = b->p;
       P->larger += k > c;
       tfe__pool_unlink(P, b, k);
@@ -265,9 +273,9 @@ TFE_INTERNAL void *tfe__pool_take(int c, size_t align) {
 TFE_INTERNAL int tfe__pool_give(void *p, void *event) {
   tfe__pool *P = &tfe__st.pool;
   void *drop[64];
-  int nd = 0, r = 1;
+  int nd = 0, r = 1, node1 = 0;
   tfe__lock_take(&P->lock);
-  size_t bytes = tfe__pool_live_take(P, p), limit = tfe__pool_limit_locked();
+  size_t bytes = tfe__pool_live_take(P, p, &node1), limit = tfe__pool_limit_locked();
   if (!bytes) r = -1;
   else if (bytes <= limit) {
     nd = tfe__pool_evict(limit, bytes, drop, 64);
@@ -276,7 +284,7 @@ TFE_INTERNAL int tfe__pool_give(void *p, void *event) {
       if (b == P->spare) P->spare = b->next;
       size_t cb;
       int c = tfe__pool_class(bytes, &cb);
-      *b = (tfe__pblock){p, bytes, P->head[c], NULL, P->newest, NULL, event};
+      *b = (tfe__pblock){p, bytes, P->head[c], NULL, P->newest, NULL, event, node1};
       if (b->next) b->next->prev = b;
       P->head[c] = b;
       if (P->newest) P->newest->newer = b; else P->oldest = b;
@@ -320,7 +328,7 @@ TFE_INTERNAL void *tfe__default_alloc(void *ctx, size_t bytes, size_t align) {
   p = aligned_alloc(align, pooled ? cb : (bytes + align - 1) / align * align);
   if (p && pooled) { /* a block the pool may keep later */
     tfe__lock_take(&P->lock);
-    tfe__pool_live_put(P, p, cb);
+    tfe__pool_live_put(P, p, cb, tfe__ts.numa_node1);
     tfe__lock_give(&P->lock);
   }
   return p;
@@ -385,13 +393,13 @@ TFE_API void tfe_pool_get_stats(tfe_pool_stats *out) {
   tfe__pool *P = &tfe__st.pool;
   tfe__lock_take(&P->lock);
   *out = (tfe_pool_stats){P->hits, P->misses, P->larger, P->locked_skips, P->kept_sum, P->nkept, P->nlocked,
-                          tfe__pool_limit_locked()};
+                          tfe__pool_limit_locked(), P->node_skips};
   tfe__lock_give(&P->lock);
 }
 TFE_API void tfe_pool_stats_reset(void) {
   tfe__pool *P = &tfe__st.pool;
   tfe__lock_take(&P->lock);
-  P->hits = P->misses = P->larger = P->locked_skips = 0;
+  P->hits = P->misses = P->larger = P->locked_skips = P->node_skips = 0;
   tfe__lock_give(&P->lock);
 }
 

@@ -71,6 +71,7 @@ typedef struct tfe__tstate {
   char errmsg[TFE_ERRMSG_MAX];
   tfe_status errcode;
   bool pool_recycled; /* the last large default allocation was a kept buffer (pages written) */
+  int numa_node1;     /* the NUMA node this thread is bound to, plus 1 (0: unbound; runtime sets it) */
 
 
   /* ---- linalg room ---------------------------------------------------------------------- */

@@ -111,6 +111,7 @@ TFE_INTERNAL const tfe_prims_backend *tfe__rt_scoped_context(void);
 #define TENFERRO_RUNTIME_DEVICE_BODY
 #include <unistd.h>
 #include <dirent.h>
+#include <dlfcn.h>
 
 TFE_INTERNAL bool tfe__rt_is_pool(int id) {
   return id >= TFE_BACKEND_MAX && id < TFE_BACKEND_MAX + TFE_CPU_POOLS_MAX;
@@ -137,6 +138,72 @@ TFE_API int tfe_numa_nodes(void) {
   tfe__st.rt.numa_nodes = n > 0 ? n : 1; /* the same answer from every thread: a benign race */
   return tfe__st.rt.numa_nodes;
 }
+/* ---- NUMA: the threads of a CPU pool bound to a node ------------------------------------------
+ * Without feature macros (-std=c11) glibc declares neither sched_setaffinity nor libnuma's calls:
+ * both are looked up at run time. Binding a worker binds the OpenMP/BLIS threads it starts (they
+ * inherit its CPU mask), and the pages they touch first land on the node (Linux's local policy);
+ * where libnuma is installed and the machine has several nodes, numa_set_preferred makes that
+ * explicit for the worker. */
+#define TFE__CPU_WORDS 16 /* CPU masks of 1024 CPUs */
+/* A CPU list of /sys ("0-3,8,10-11") as a mask; returns how many CPUs it names. */
+TFE_INTERNAL int tfe__cpulist_parse(const char *s, uint64_t *mask) {
+  int n = 0;
+  memset(mask, 0, TFE__CPU_WORDS * sizeof *mask);
+  for (;;) {
+    char *end;
+    long a = strtol(s, &end, 10), b = a;
+    if (end == s || a < 0) break;
+    s = end;
+    if (*s == '-') {
+      b = strtol(s + 1, &end, 10);
+      if (end == s + 1 || b < a) break;
+      s = end;
+    }
+    for (long c = a; c <= b && c < 64 * TFE__CPU_WORDS; c++)
+      if (!(mask[c / 64] >> (c % 64) & 1)) { mask[c / 64] |= (uint64_t)1 << (c % 64); n++; }
+    if (*s != ',') break;
+    s++;
+  }
+  return n;
+}
+TFE_INTERNAL int tfe__numa_cpus(int node, uint64_t *mask) {
+  char path[80], line[4096] = "";
+  snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", node);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  bool got = fgets(line, sizeof line, f) != NULL;
+  fclose(f);
+  return got ? tfe__cpulist_parse(line, mask) : 0;
+}
+/* A function of the running program or of lib (NULL: none), as an object pointer's bits. */
+TFE_INTERNAL bool tfe__rt_sym(const char *lib, const char *name, void *slot) {
+  void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_LOCAL) : dlopen(NULL, RTLD_NOW);
+  void *p = h ? dlsym(h, name) : NULL;
+  if (p) memcpy(slot, &p, sizeof p); /* lib stays loaded: the pointer is used after */
+  return p != NULL;
+}
+/* Binds the calling thread (a stream's worker) to the CPUs of `node`. */
+TFE_INTERNAL tfe_status tfe__rt_bind_numa(int node) {
+  uint64_t mask[TFE__CPU_WORDS];
+  if (tfe__numa_cpus(node, mask) == 0) /* no /sys information: nothing to bind to */
+    return TFE_FAIL(TFE_ERR_DEVICE, "NUMA node %d lists no CPUs in /sys/devices/system/node", node);
+  int (*setaffinity)(int, size_t, const void *) = NULL;
+  if (!tfe__rt_sym(NULL, "sched_setaffinity", &setaffinity) || setaffinity(0, sizeof mask, mask) != 0)
+    return TFE_FAIL(TFE_ERR_DEVICE, "could not bind a worker to the CPUs of NUMA node %d", node);
+  void (*preferred)(int) = NULL;
+  if (tfe_numa_nodes() > 1 && tfe__rt_sym("libnuma.so.1", "numa_set_preferred", &preferred)) preferred(node);
+  tfe__ts.numa_node1 = node + 1; /* the pool hands this thread blocks of its node only */
+  return TFE_OK;
+}
+/* The NUMA node of compute device id (-1: none). */
+TFE_INTERNAL int tfe__device_numa_node(int id) {
+  if (!tfe__rt_is_pool(id)) return -1;
+  tfe__rt_lock();
+  int node = tfe__st.rt.pool[id - TFE_BACKEND_MAX].numa_node;
+  tfe__rt_unlock();
+  return node;
+}
+
 /* Threads one task of device id uses (0: the process's setting). */
 TFE_INTERNAL int tfe__device_threads(int id) {
   if (!tfe__rt_is_pool(id)) return 0;

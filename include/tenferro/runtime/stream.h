@@ -128,6 +128,8 @@ struct tfe_stream {
   int nwaits, capwaits;
   bool stop;
   int device, threads;
+  int numa_node;            /* the device's node (-1: unbound) */
+  int bind_state;           /* 0: the worker has not bound itself yet, 1: done, 2: failed */
   uint64_t serial;
 };
 
@@ -500,10 +502,17 @@ TFE_INTERNAL void tfe__task_exec(tfe__task *t) {
   t->drop = NULL;
   tfe__ev_complete(t->ev, st, msg);
 }
+TFE_INTERNAL tfe_status tfe__rt_bind_numa(int node);
 TFE_INTERNAL void *tfe__stream_main(void *arg) {
   tfe_stream *s = (tfe_stream *)arg;
   tfe__ts.rt.in_task = true;
   tfe__ts.rt.threads = s->threads;
+  tfe_status bound = s->numa_node >= 0 ? tfe__rt_bind_numa(s->numa_node) : TFE_OK;
+  pthread_mutex_lock(&s->mu); /* tfe_stream_new waits for this (and reports a failure) */
+  s->bind_state = bound == TFE_OK ? 1 : 2;
+  if (bound != TFE_OK) s->stop = true;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
   for (;;) {
     pthread_mutex_lock(&s->mu);
     while (!s->head && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
@@ -538,6 +547,7 @@ TFE_INTERNAL void tfe__stream_push(tfe_stream *s, tfe__task *t) {
   tfe_event_release(old);
 }
 TFE_INTERNAL int tfe__device_threads(int device);
+TFE_INTERNAL int tfe__device_numa_node(int id);
 TFE_INTERNAL tfe_status tfe__device_check_cpu(int device, const char *where);
 TFE_API tfe_status tfe_stream_new(int device, tfe_stream **out) {
   TFE_CHECK_NULL(out);
@@ -548,12 +558,22 @@ TFE_API tfe_status tfe_stream_new(int device, tfe_stream **out) {
   pthread_cond_init(&s->cv, NULL);
   s->device = device;
   s->threads = tfe__device_threads(device);
+  int node = s->numa_node = tfe__device_numa_node(device);
   s->serial = (uint64_t)atomic_fetch_add(&tfe__st.rt.serial, 1) + 1;
   int rc = pthread_create(&s->th, NULL, tfe__stream_main, s);
-  if (rc != 0) {
+  int bound = 1;
+  if (rc == 0) { /* the worker binds itself to its node first */
+    pthread_mutex_lock(&s->mu);
+    while (!s->bind_state) pthread_cond_wait(&s->cv, &s->mu);
+    bound = s->bind_state;
+    pthread_mutex_unlock(&s->mu);
+    if (bound != 1) pthread_join(s->th, NULL);
+  }
+  if (rc != 0 || bound != 1) {
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
     tfe__free(s);
+    if (rc == 0) return TFE_FAIL(TFE_ERR_DEVICE, "could not bind the stream's worker to NUMA node %d", node);
     return TFE_FAIL(TFE_ERR_DEVICE, "could not start the stream's worker thread (pthread_create: %d)", rc);
   }
   *out = s;

@@ -20,6 +20,7 @@
  * least-squares line time = t0 + flops / rate over the dims.
  *
  *   bench_chain [--sites N] [--d d] [--dims 2,4,...] [--reps R] [--threads T] [--peers] [--python PY] [--steps]
+ * --tune contract_naive_work|contract_small_mnk V: sets that tuning field first.
  * --steps: the middle steps' own times (einsum's step hook) and engines against BLIS alone.
  * Defaults: N = 100, d = 2, dims 2,4,8,10,16,24,32,40,48,60,64,96,128, R = 21. Each repetition
  * times the three own columns alternately (einsum, contract, dgemm), so load slows them alike;
@@ -29,9 +30,13 @@
 #include <math.h>
 #include <time.h>
 
+/* Wall time; TFE_BENCH_CPU=1: the process's CPU time (1-thread runs on a loaded machine: the
+ * time it spends descheduled is left out; the peer script then counts CPU time too). */
 static double now(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  static int cpu = -1;
+  if (cpu < 0) cpu = getenv("TFE_BENCH_CPU") && atoi(getenv("TFE_BENCH_CPU")) > 0;
+  clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 static int cmpd(const void *a, const void *b) {
@@ -54,6 +59,7 @@ typedef struct chain {
   tfe_layout *lay;             /* n */
   int32_t **lab;               /* n */
   tfe_einsum_plan *plan;
+  tfe_view_f64 *ops;           /* the operands as views (made once, as a caller would) */
   double *E, *T;               /* contract / dgemm buffers */
   double madds;                /* multiply-adds of the chain */
   int steps;
@@ -94,23 +100,22 @@ static int chain_make(chain *c, int N, int d, int D) {
   free(lays); free(path);
   if (st != TFE_OK) { fprintf(stderr, "plan: %s\n", tfe_last_error()); return 1; }
   c->madds = tfe_einsum_plan_cost(c->plan).flops;
+  c->ops = malloc(sizeof *c->ops * (size_t)c->n);
+  for (int k = 0; k < c->n; k++) { c->ops[k].data = c->data[k]; c->ops[k].lay = c->lay[k]; c->ops[k].conj = false; }
   c->E = calloc((size_t)D * D + 1, sizeof(double));
   c->T = calloc((size_t)D * d * D + 1, sizeof(double));
   return 0;
 }
 static void chain_free(chain *c) {
   for (int k = 0; k < c->n; k++) { free(c->data[k]); free(c->lab[k]); }
-  free(c->data); free(c->lay); free(c->lab); free(c->E); free(c->T);
+  free(c->data); free(c->lay); free(c->lab); free(c->E); free(c->T); free(c->ops);
   tfe_einsum_plan_release(c->plan);
 }
 
 static double run_einsum(chain *c) {
-  tfe_view_f64 *ops = malloc(sizeof *ops * (size_t)c->n);
-  for (int k = 0; k < c->n; k++) { ops[k].data = c->data[k]; ops[k].lay = c->lay[k]; ops[k].conj = false; }
   double out = 0;
   tfe_view_f64 o = {&out, {0}, false};
-  if (tfe_einsum_execute_f64(c->plan, 1.0, ops, 0.0, &o) != TFE_OK) { fprintf(stderr, "einsum: %s\n", tfe_last_error()); exit(1); }
-  free(ops);
+  if (tfe_einsum_execute_f64(c->plan, 1.0, c->ops, 0.0, &o) != TFE_OK) { fprintf(stderr, "einsum: %s\n", tfe_last_error()); exit(1); }
   return out;
 }
 
@@ -181,6 +186,17 @@ typedef struct hook_acc { double *t[2]; int n[2], cap; } hook_acc;
 static void hook_fn(void *ctx, const tfe_einsum_step_info *info) {
   hook_acc *h = ctx;
   if (info->step <= 0 || info->step >= info->nsteps - 2) return;
+  if (getenv("CHAIN_SHOW") && h->n[info->step % 2 ? 0 : 1] == 0) { /* the layouts the executor chose */
+    const tfe_layout *L[3] = {info->lay_a, info->lay_b, info->lay_c};
+    const int32_t *lb[3] = {info->lab_a, info->lab_b, info->lab_c};
+    printf("step %d:", info->step);
+    for (int o = 0; o < 3; o++) {
+      printf(" %c(", "abc"[o]);
+      for (int i = 0; i < L[o]->rank; i++) printf("%s%d:%lld/%lld", i ? "," : "", lb[o][i], (long long)L[o]->dims[i], (long long)L[o]->strides[i]);
+      printf(")");
+    }
+    printf("\n");
+  }
   int w = info->step % 2 ? 0 : 1;
   if (h->n[w] < h->cap) h->t[w][h->n[w]++] = info->seconds;
 }
@@ -232,6 +248,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--python") && i + 1 < argc) py = argv[++i];
     else if (!strcmp(argv[i], "--peers")) peers = true;
     else if (!strcmp(argv[i], "--steps")) steps = true;
+    else if (!strcmp(argv[i], "--tune") && i + 2 < argc) { /* --tune contract_naive_work|contract_small_mnk VALUE */
+      tfe_tuning t = tfe_tuning_get();
+      if (!strcmp(argv[i + 1], "contract_naive_work")) t.contract_naive_work = atoll(argv[i + 2]);
+      else if (!strcmp(argv[i + 1], "contract_small_mnk")) t.contract_small_mnk = atoll(argv[i + 2]);
+      else { fprintf(stderr, "--tune: unknown field %s\n", argv[i + 1]); return 2; }
+      if (tfe_tuning_set(&t) != TFE_OK) { fprintf(stderr, "%s\n", tfe_last_error()); return 2; }
+      i += 2;
+    }
     else { fprintf(stderr, "usage: %s [--sites N] [--d d] [--dims a,b,..] [--reps R] [--threads T] [--peers] [--python PY]\n", argv[0]); return 2; }
   }
   for (const char *p = dimstr; *p && nd < MAXD; p = strchr(p, ',') ? strchr(p, ',') + 1 : p + strlen(p)) dims[nd++] = atoi(p);
@@ -245,9 +269,10 @@ int main(int argc, char **argv) {
   double load[3] = {0};
   FILE *lf = fopen("/proc/loadavg", "r");
   if (lf) { if (fscanf(lf, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = -1; fclose(lf); }
-  printf("# MPS inner product, N=%d sites, d=%d, 2N-1=%d steps, f64, %d thread(s), median of %d; "
+  printf("# MPS inner product, N=%d sites, d=%d, 2N-1=%d steps, f64, %d thread(s), median of %d, %s time; "
          "large GEMM (n=1024, BLIS %s) %.1f GFLOP/s; load %.2f %.2f %.2f\n",
-         N, d, 2 * N - 1, threads, reps, tfe_blas_arch(), big, load[0], load[1], load[2]);
+         N, d, 2 * N - 1, threads, reps, getenv("TFE_BENCH_CPU") && atoi(getenv("TFE_BENCH_CPU")) > 0 ? "CPU" : "wall",
+         tfe_blas_arch(), big, load[0], load[1], load[2]);
   int S = 2 * N - 1;
   double own[2][MAXD][3], res[MAXD][3], mad[MAXD], peer[MAXD][2];
   for (int q = 0; q < MAXD; q++) peer[q][0] = peer[q][1] = NAN;

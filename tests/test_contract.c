@@ -539,7 +539,7 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, int shape, uint64_t 
     /* the small-GEMM path: never (so the BLIS paths stay covered), forced whenever its buffers
      * fit, or by the crossover; every other case skips the reference engine for tiny shapes */
     TUNE(contract_small_mode, cs % 5 == 0 ? -1 : cs % 5 == 1 ? 1 : 0);
-    TUNE(contract_naive_work, cs % 2 == 0 ? 0 : 512);
+    TUNE(contract_naive_work, cs % 2 == 0 ? 0 : cs % 4 == 1 ? 512 : tfe_tuning_default().contract_naive_work);
     if (cs % 2) { /* the convenience front end (cached plans) */
       s = unary ? TFE_FN(contract_unary)(alpha, &A, k.la, beta, &C, k.lc)
                 : TFE_FN(contract)(alpha, &A, k.la, &B, k.lb, beta, &C, k.lc);
@@ -554,7 +554,7 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, int shape, uint64_t 
     }
     TUNE(contract_loop_mode, 0);
     TUNE(contract_small_mode, 0);
-    TUNE(contract_naive_work, 512);
+    TUNE(contract_naive_work, tfe_tuning_default().contract_naive_work);
     TUNE(contract_par_grain, (int64_t)1 << 20);
     tfe_set_num_threads(0);
     if (s != TFE_OK) fail_msg("case %d: status %d: %s", cs, (int)s, tfe_last_error());

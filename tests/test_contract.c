@@ -243,6 +243,80 @@ static void test_ijk_kjl_transposed(void **st) {
   for (int x = 0; x < NI * NL; x++) assert_true(fabs(c[x] - want[x]) < 1e-12);
 }
 
+/* The steps of a matrix-product-state chain (bench/bench_chain.c): E(b,e) A(b,s,c) -> T and
+ * T B(e,s,f) -> E', with T and E' in the GEMM's natural order and transposed (as the einsum
+ * executor stores them), bonds D that leave partial vectors and column blocks on every target
+ * (the small engine's vector width and register blocks are the target's: plan_small.h), f64
+ * and c128, each against the reference loops. The small engine is forced (contract_small_mode
+ * 1) and, for f64, must take the plans. */
+static void tc_mps_fill(double *p, int64_t n, int salt) {
+  for (int64_t i = 0; i < n; i++) p[i] = (double)((i * 7919 + salt * 104729) % 23) / 23.0 - 0.5;
+}
+static void test_mps_chain_steps(void **st) {
+  (void)st;
+  const int64_t Ds[] = {5, 10, 33, 60}, d = 2;
+  enum { LB = 1, LE, LS, LC, LF };
+  for (int di = 0; di < 4; di++) {
+    int64_t D = Ds[di], nE = D * D, nA = D * d * D;
+    for (int cplx = 0; cplx < 2; cplx++) {
+      int w = cplx ? 2 : 1; /* doubles per element */
+      double *E = tfe__alloc(sizeof(double) * (size_t)(w * nE)), *A = tfe__alloc(sizeof(double) * (size_t)(w * nA));
+      double *B = tfe__alloc(sizeof(double) * (size_t)(w * nA)), *T = tfe__alloc(sizeof(double) * (size_t)(w * nA));
+      double *R = tfe__alloc(sizeof(double) * (size_t)(w * nA));
+      assert_non_null(E); assert_non_null(A); assert_non_null(B); assert_non_null(T); assert_non_null(R);
+      tc_mps_fill(E, w * nE, 1); tc_mps_fill(A, w * nA, 2); tc_mps_fill(B, w * nA, 3);
+      tfe_layout lE, lA;
+      int64_t dE[2] = {D, D}, dA[3] = {D, d, D};
+      tfe_layout_dense(2, dE, TFE_COLMAJOR, &lE);
+      tfe_layout_dense(3, dA, TFE_COLMAJOR, &lA);
+      for (int step = 0; step < 2; step++)
+        for (int tr = 0; tr < 2; tr++) {
+          /* step 0: E(b,e) A(b,s,c) -> T(e,s,c) or T(c,e,s); step 1: T(e,s,c) B(e,s,f) -> E'(c,f) or E'(f,c) */
+          int32_t la0[2] = {LB, LE}, lb0[3] = {LB, LS, LC}, lc0[2][3] = {{LE, LS, LC}, {LC, LE, LS}};
+          int32_t la1[3] = {LE, LS, LC}, lb1[3] = {LE, LS, LF}, lc1[2][2] = {{LC, LF}, {LF, LC}};
+          const int32_t *la = step ? la1 : la0, *lb = step ? lb1 : lb0, *lc = step ? lc1[tr] : lc0[tr];
+          tfe_layout LX = step ? lA : lE, LC_;
+          if (step) tfe_layout_dense(2, dE, TFE_COLMAJOR, &LC_);
+          else tfe_layout_dense(3, (int64_t[]){tr ? D : D, tr ? D : d, tr ? d : D}, TFE_COLMAJOR, &LC_);
+          const double *x = step ? A : E; /* step 1 reads A's data as T (same shape) */
+          int64_t nc = tfe_layout_numel(&LC_);
+          for (int run = 0; run < 2; run++) { /* 0: reference loops, 1: the small engine forced */
+            double *out = run ? T : R;
+            TUNE(contract_naive_work, run ? 0 : INT64_MAX);
+            TUNE(contract_small_mode, run ? 1 : 0);
+            tfe_contract_desc ds;
+            tfe_contract_plan *P = NULL;
+            tfe_status s2;
+            if (cplx) {
+              tfe_view_c128 X = {(tfe_c128 *)(void *)x, LX, false}, Y = {(tfe_c128 *)(void *)(step ? B : A), lA, false};
+              tfe_view_c128 Z = {(tfe_c128 *)(void *)out, LC_, false};
+              assert_int_equal(tfe_contract_describe_c128(&ds, &X, la, &Y, lb, &Z, lc), TFE_OK);
+              assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
+              s2 = tfe_contract_execute_c128(P, 1.0, &X, &Y, 0.0, &Z);
+            } else {
+              tfe_view_f64 X = {(double *)x, LX, false}, Y = {step ? B : A, lA, false}, Z = {out, LC_, false};
+              assert_int_equal(tfe_contract_describe_f64(&ds, &X, la, &Y, lb, &Z, lc), TFE_OK);
+              assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
+              s2 = tfe_contract_execute_f64(P, 1.0, &X, &Y, 0.0, &Z);
+            }
+            assert_int_equal(s2, TFE_OK);
+            if (run == 0) assert_true(P->engine == TFE__PR_ENG_NAIVE);
+            if (run == 1 && !cplx) assert_true(P->engine == TFE__PR_ENG_SMALL);
+            tfe_contract_plan_release(P);
+          }
+          TUNE(contract_naive_work, tfe_tuning_default().contract_naive_work);
+          TUNE(contract_small_mode, 0);
+          double k = (double)(step ? d * D : D);
+          for (int64_t i = 0; i < w * nc; i++)
+            if (!(fabs(T[i] - R[i]) <= 1e-13 * k * (1 + fabs(R[i]))))
+              fail_msg("D=%lld %s step %d transposed %d: element %lld is %.17g, the reference %.17g", (long long)D,
+                       cplx ? "c128" : "f64", step, tr, (long long)i, T[i], R[i]);
+        }
+      tfe__free(E); tfe__free(A); tfe__free(B); tfe__free(T); tfe__free(R);
+    }
+  }
+}
+
 /* ---- bad input ------------------------------------------------------------------------------ */
 static void test_bad_inputs(void **st) {
   (void)st;
@@ -386,6 +460,7 @@ int main(void) {
       TFE_KINDS(TC_KIND_ENTRIES)
       cmocka_unit_test(test_trace_of_product_transposed),
       cmocka_unit_test(test_ijk_kjl_transposed),
+      cmocka_unit_test(test_mps_chain_steps),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_loop_choice),
       cmocka_unit_test(test_loop_two_labels),
@@ -539,7 +614,7 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, int shape, uint64_t 
     /* the small-GEMM path: never (so the BLIS paths stay covered), forced whenever its buffers
      * fit, or by the crossover; every other case skips the reference engine for tiny shapes */
     TUNE(contract_small_mode, cs % 5 == 0 ? -1 : cs % 5 == 1 ? 1 : 0);
-    TUNE(contract_naive_work, cs % 2 == 0 ? 0 : 512);
+    TUNE(contract_naive_work, cs % 2 == 0 ? 0 : cs % 4 == 1 ? 512 : tfe_tuning_default().contract_naive_work);
     if (cs % 2) { /* the convenience front end (cached plans) */
       s = unary ? TFE_FN(contract_unary)(alpha, &A, k.la, beta, &C, k.lc)
                 : TFE_FN(contract)(alpha, &A, k.la, &B, k.lb, beta, &C, k.lc);
@@ -554,7 +629,7 @@ static void TFE_CAT(tc_run_, TFE_S)(int ncases, bool unary, int shape, uint64_t 
     }
     TUNE(contract_loop_mode, 0);
     TUNE(contract_small_mode, 0);
-    TUNE(contract_naive_work, 512);
+    TUNE(contract_naive_work, tfe_tuning_default().contract_naive_work);
     TUNE(contract_par_grain, (int64_t)1 << 20);
     tfe_set_num_threads(0);
     if (s != TFE_OK) fail_msg("case %d: status %d: %s", cs, (int)s, tfe_last_error());

@@ -57,7 +57,7 @@ typedef struct tfe_tuning {
 
   /* ---- prims room (docs/prims.md, "Tuning") -------------------------------------------- */
   int64_t contract_naive_work;   /* contractions of at most this many label combinations run the
-                                    reference loops (512; 0: every non-empty one is planned) */
+                                    reference loops (128; 0: every non-empty one is planned) */
   int64_t contract_small_mnk;    /* largest m*n*k of one GEMM of a batch that the small-GEMM
                                     engine runs instead of BLIS (512000) */
   int64_t contract_small_buf;    /* most real elements of one thread's small-GEMM buffers (32768) */
@@ -100,7 +100,7 @@ typedef struct tfe_tuning {
   .elementwise_gather_bytes = 2048, .elementwise_tile_buffers = 1, \
   .elementwise_strip_elems = (int64_t)1 << 30, .elementwise_fuse = -1, \
   .elementwise_stream_blocks = 1, .elementwise_column_cache_elems = 16384, \
-  /* prims */ .contract_naive_work = 512, .contract_small_mnk = 512000, .contract_small_buf = 32768, \
+  /* prims */ .contract_naive_work = 128, .contract_small_mnk = 512000, .contract_small_buf = 32768, \
   .contract_small_mode = 0, .contract_small_orient = 0, .contract_loop_mode = 0, \
   .contract_par_grain = (int64_t)1 << 20, .contract_plan_cache_size = 256, .semiring_gemm_isa = 0, \
   /* einsum */ .einsum_write_weight = 0, .einsum_plan_cache_size = 64, \

@@ -14,6 +14,23 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define TFE__PS_HAVE_VEC 1
 #endif
+/* Its vectors are the target's own registers: 64 bytes with AVX-512, 32 with AVX/AVX2, 16
+ * elsewhere (SSE, NEON), and it has TFE__PS_NREG of them (32 with AVX-512 and on AArch64, else
+ * 16). Wider GNU vectors than the target has are lowered by gcc through the stack: 64-byte
+ * vectors on an AVX2 Zen ran the engine 10-17x slower than BLIS on 32-60 bonds
+ * (docs/bench-prims.md, session 9). */
+#if defined(__AVX512F__)
+#define TFE__PS_VB 64
+#elif defined(__AVX__)
+#define TFE__PS_VB 32
+#else
+#define TFE__PS_VB 16
+#endif
+#if defined(__AVX512F__) || defined(__aarch64__)
+#define TFE__PS_NREG 32
+#else
+#define TFE__PS_NREG 16
+#endif
 /* ISO C modes (-std=c11) turn off gcc's fusing of a*b+c into one FMA; the small kernel's tile
  * loop asks for it back (one rounding instead of two per multiply-add, like BLIS's kernels). */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -83,7 +100,7 @@ TFE_INTERNAL bool tfe__pr_small_plan(tfe_contract_plan *P, const int64_t (*cur)[
   for (int i = 0; i < nm; i++) m *= P->lab[gm[i]].dim;
   for (int i = 0; i < nn; i++) n *= P->lab[gn[i]].dim;
   for (int i = 0; i < nk; i++) k *= P->lab[gk[i]].dim;
-  int64_t lim = tfe__st.tune.contract_small_buf, pl = di->is_complex ? 2 : 1, w = 64 / ((int64_t)di->size / pl);
+  int64_t lim = tfe__st.tune.contract_small_buf, pl = di->is_complex ? 2 : 1, w = TFE__PS_VB / ((int64_t)di->size / pl);
   if (m > lim || n > lim || k > lim) return false;
   int64_t mp = (m + w - 1) / w * w, np = (n + w - 1) / w * w;
   /* Orientation: a cost in vector multiply-adds plus element moves per batch (see

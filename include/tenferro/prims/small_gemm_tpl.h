@@ -19,11 +19,11 @@
 #if !TFE__BODY_PHASE
 #if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
 
-#define TFE__PS_W ((int64_t)(64 / sizeof(TFE_R))) /* lanes of one 64-byte vector */
+#define TFE__PS_W ((int64_t)(TFE__PS_VB / sizeof(TFE_R))) /* lanes of one vector (plan_small.h) */
 #define TFE__PS_PL (TFE_CPLX ? 2 : 1)             /* planes: real (and imaginary) */
-typedef TFE_R TFE_FN(ps_vec_) __attribute__((vector_size(64)));
+typedef TFE_R TFE_FN(ps_vec_) __attribute__((vector_size(TFE__PS_VB)));
 /* The same vector at element alignment, for loads and stores straight from the operands. */
-typedef TFE_R TFE_FN(ps_vecu_) __attribute__((vector_size(64), aligned(sizeof(TFE_R)), may_alias));
+typedef TFE_R TFE_FN(ps_vecu_) __attribute__((vector_size(TFE__PS_VB), aligned(sizeof(TFE_R)), may_alias));
 
 /* One call of the small path: operands as seen by the kernel after the optional swap. */
 typedef struct TFE_FN(ps_call_) {
@@ -150,7 +150,7 @@ typedef struct TFE_FN(ps_call_) {
 #endif
 #else /* bodies */
 #if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
-#define TFE__PS_W ((int64_t)(64 / sizeof(TFE_R))) /* lanes of one 64-byte vector */
+#define TFE__PS_W ((int64_t)(TFE__PS_VB / sizeof(TFE_R))) /* lanes of one vector (plan_small.h) */
 #define TFE__PS_PL (TFE_CPLX ? 2 : 1)             /* planes: real (and imaginary) */
 
 /* Real elements of Y's planes, rounded to whole vectors so that the tile after them stays
@@ -317,12 +317,12 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
 #undef TFE__PS_J4
 #undef TFE__PS_J5
 #undef TFE__PS_J6
-/* Rows in blocks of 4 vectors (real kinds: 4 x 6 accumulators fit the 32 registers), then 2,
- * then 1. The tile is t (column q at t + q * tsq), or C itself when cdir. */
+/* Rows in blocks of 4 vectors (real kinds: 4 x 6 accumulators fit 32 registers; with 16, 2 x
+ * 6 do), then 2, then 1. The tile is t (column q at t + q * tsq), or C itself when cdir. */
 TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, int64_t xsp, const TFE_R *yp,
                                    int64_t ysp, int64_t ysq, TFE_R *t, int64_t tsq, bool cdir, bool bzero) {
   int64_t r = 0, w = TFE__PS_W;
-  if (!TFE_CPLX && s->RP >= 4 * w) {
+  if (!TFE_CPLX && TFE__PS_NREG >= 32 && s->RP >= 4 * w) {
     r = s->RP / (4 * w) * (4 * w);
     TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, r, 4);
   }
@@ -459,14 +459,15 @@ TFE_INTERNAL void TFE_FN(ps_table_)(const tfe_contract_plan *P, const int16_t *g
   }
 }
 
-/* The column block: Q itself up to the largest block (6 real, 4 complex: the accumulators must
- * fit the registers), else the block that pads Q least, the larger one on ties (12 -> 6,
+/* The column block: Q itself up to the largest block (6 real, 4 complex, 2 complex with 16
+ * registers: the accumulators must fit the registers), else the block that pads Q least, the larger one on ties (12 -> 6,
  * 9 -> 3, 81 -> 3, 64 -> 4). */
 TFE_INTERNAL int64_t TFE_FN(ps_nq_)(int64_t Q) {
-  int64_t top = TFE_CPLX ? 4 : 6;
+  /* (16 registers: 2 row vectors x 6 columns real, x 2 complex) */
+  int64_t top = TFE_CPLX ? (TFE__PS_NREG >= 32 ? 4 : 2) : 6;
   if (Q <= top) return Q < 1 ? 1 : Q;
   int64_t best = top, bq = (Q + top - 1) / top * top;
-  for (int64_t nq = top - 1; nq >= 3; nq--) {
+  for (int64_t nq = top - 1; nq >= 3; nq--) { /* (top 2: Q in blocks of 2) */
     int64_t qp = (Q + nq - 1) / nq * nq;
     if (qp < bq) { best = nq; bq = qp; }
   }

@@ -84,8 +84,9 @@ TFE_INTERNAL tfe_status tfe__fail(tfe_status st, const char *where, const char *
 /* The message of a failure on behalf of public function `api`: a helper's name ("tfe__x: ",
  * "tfe_x__f64: ") in front is replaced by api's, so the user reads the function they called. */
 TFE_INTERNAL tfe_status tfe__as_api(tfe_status st, const char *api) {
+  if (st == TFE_OK) return st; /* the fast path of every successful call: no string work */
   char *m = tfe__ts.errmsg, *colon = strchr(m, ':');
-  if (st == TFE_OK || !colon || !strstr(m, "__") || strstr(m, "__") > colon) return st;
+  if (!colon || !strstr(m, "__") || strstr(m, "__") > colon) return st;
   size_t na = strlen(api), nr = strlen(colon) + 1;
   if (na >= TFE_ERRMSG_MAX / 2) return st;
   if (na + nr > TFE_ERRMSG_MAX) nr = TFE_ERRMSG_MAX - na; /* cut the end, keep the NUL below */

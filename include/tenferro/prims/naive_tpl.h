@@ -43,7 +43,9 @@ TFE_INTERNAL void TFE_FN(pr_naive_)(TFE_T alpha, const TFE_T *a, bool ca, const 
     if (p->lab[j].dim == 0 && (p->lab[j].in & TFE__PR_IN_C)) return; /* empty output */
     if (p->lab[j].in & TFE__PR_IN_C) out[on++] = j; else red[rn++] = j;
   }
-  int64_t oi[TFE__PR_MAXL] = {0}, ri[TFE__PR_MAXL] = {0};
+  int64_t oi[TFE__PR_MAXL], ri[TFE__PR_MAXL]; /* only the used entries are zeroed: small calls */
+  for (int d = 0; d < on; d++) oi[d] = 0;
+  for (int d = 0; d < rn; d++) ri[d] = 0;
   int64_t oa = 0, ob = 0, oc = 0;
   bool rempty = false;
   for (int r = 0; r < rn; r++) rempty = rempty || p->lab[red[r]].dim == 0;

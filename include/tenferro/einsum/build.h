@@ -345,13 +345,30 @@ TFE_INTERNAL tfe_status tfe__ein_plan_slice(tfe_einsum_plan *p, tfe__ein_bw *w, 
   if (!p->sliced || !p->sliced_dim || !p->slice_of || !w->is_sliced) return TFE_ERR_ALLOC;
   for (int l = 0; l < nl; l++) p->slice_of[l] = -1;
   p->nslices = 1;
+  p->slice_workers = 1;
   if (o->memory_limit <= 0) return TFE_OK;
   double elems = (double)o->memory_limit / (double)p->elem;
   if (elems < 1)
     return TFE_FAIL(TFE_ERR_INVALID, "memory limit of %lld bytes is below one element", (long long)o->memory_limit);
   int *tmp = (int *)tfe__alloc((size_t)(nl + 1) * sizeof(int));
-  if (!tmp) return TFE_ERR_ALLOC;
+  double *keep = (double *)tfe__alloc((size_t)(nl + 1) * sizeof(double));
+  if (!tmp || !keep) { tfe__free(tmp); tfe__free(keep); return TFE_ERR_ALLOC; }
+  memcpy(keep, w->lsize, (size_t)nl * sizeof(double));
   tfe_status st = tfe__ein_slice(&w->net, w->lsize, &w->tree, log2(elems), tmp, &p->nsliced);
+  /* Slices run concurrently on the threads (einsum_tpl.h): when the network needs slicing,
+   * slice it for the memory limit divided among the threads, so that every running slice's
+   * intermediates fit its share; if that cannot be met, one slice at a time. */
+  int th = tfe_get_num_threads();
+  if (st == TFE_OK && p->nsliced > 0 && th > 1 && elems / th >= 1) {
+    memcpy(w->lsize, keep, (size_t)nl * sizeof(double));
+    if (tfe__ein_slice(&w->net, w->lsize, &w->tree, log2(elems / th), tmp, &p->nsliced) == TFE_OK) p->slice_workers = th;
+    else { /* back to the slicing for the whole limit */
+      tfe_clear_error();
+      memcpy(w->lsize, keep, (size_t)nl * sizeof(double));
+      st = tfe__ein_slice(&w->net, w->lsize, &w->tree, log2(elems), tmp, &p->nsliced);
+    }
+  }
+  tfe__free(keep);
   for (int i = 0; st == TFE_OK && i < p->nsliced; i++) {
     int l = tmp[i];
     p->sliced[i] = l; p->sliced_dim[i] = w->pb.size[l]; p->slice_of[l] = i; w->is_sliced[l] = true;

@@ -940,7 +940,7 @@ static void test_plan_time(void **state) {
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   double tf = plan_time(expr, 40, lp, 10, NULL), tc = plan_time(expr, 40, lp, 0.02, NULL);
   print_message("floor 250 ms: %.1f ms; budget 20 ms: %.1f ms\n", 1e3 * tf, 1e3 * tc);
-  assert_true(tf >= 0.2);
+  assert_true(tf >= 0.18); /* the annealing chains alone run to 85% of it, less half a chain */
   assert_true(tc < 0.2);
   t.einsum_plan_rate = 0; /* the knobs are checked */
   TU_EXPECT_ERR(tfe_tuning_set(&t), TFE_ERR_INVALID, "einsum_plan_rate");

@@ -335,6 +335,12 @@ TFE_INTERNAL tfe_status tfe__ein_plan_leaves(tfe_einsum_plan *p, tfe__ein_bw *w,
   return tfe__ein_net_reduce(&w->net);
 }
 
+/* log2 of the slice count: the sizes that slicing took out of lsize (full: the sizes before). */
+TFE_INTERNAL double tfe__ein_sliced_log2(const double *full, const double *lsize, int nl) {
+  double s = 0;
+  for (int l = 0; l < nl; l++) s += full[l] - lsize[l];
+  return s;
+}
 /* Slicing to the memory limit; fills sliced[], slice_of[] and nslices. */
 TFE_INTERNAL tfe_status tfe__ein_plan_slice(tfe_einsum_plan *p, tfe__ein_bw *w, const tfe_einsum_opts *o) {
   int nl = w->pb.nlab;
@@ -360,9 +366,18 @@ TFE_INTERNAL tfe_status tfe__ein_plan_slice(tfe_einsum_plan *p, tfe__ein_bw *w, 
    * intermediates fit its share; if that cannot be met, one slice at a time. */
   int th = tfe_get_num_threads();
   if (st == TFE_OK && p->nsliced > 0 && th > 1 && elems / th >= 1) {
+    /* kept only when the finer slicing adds few flops: at most th / 1.5 times those of the
+     * slicing for the whole limit (total multiply-adds: per-slice cost times the slices) */
+    tfe_einsum_cost c1, cT;
+    double f1 = 0, fT = INFINITY;
+    st = tfe__ein_tree_cost(&w->net, &w->tree, 0, &c1, NULL);
+    if (st == TFE_OK) f1 = c1.flops * exp2(tfe__ein_sliced_log2(keep, w->lsize, nl));
     memcpy(w->lsize, keep, (size_t)nl * sizeof(double));
-    if (tfe__ein_slice(&w->net, w->lsize, &w->tree, log2(elems / th), tmp, &p->nsliced) == TFE_OK) p->slice_workers = th;
-    else { /* back to the slicing for the whole limit */
+    if (st == TFE_OK && tfe__ein_slice(&w->net, w->lsize, &w->tree, log2(elems / th), tmp, &p->nsliced) == TFE_OK &&
+        tfe__ein_tree_cost(&w->net, &w->tree, 0, &cT, NULL) == TFE_OK)
+      fT = cT.flops * exp2(tfe__ein_sliced_log2(keep, w->lsize, nl));
+    if (st == TFE_OK && fT <= f1 * th / 1.5) p->slice_workers = th;
+    else if (st == TFE_OK) { /* back to the slicing for the whole limit, one slice at a time */
       tfe_clear_error();
       memcpy(w->lsize, keep, (size_t)nl * sizeof(double));
       st = tfe__ein_slice(&w->net, w->lsize, &w->tree, log2(elems), tmp, &p->nsliced);

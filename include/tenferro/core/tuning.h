@@ -77,7 +77,7 @@ typedef struct tfe_tuning {
                                     for options that leave write_weight at 0 (0) */
   int64_t einsum_plan_cache_size; /* einsum plans kept (64; 0: none) */
   double einsum_plan_fraction;   /* TFE_PATH_AUTO with a time_budget: planning time as a share of
-                                    the estimated contraction time (0.05; docs/einsum.md) */
+                                    the estimated contraction time (0.04; docs/einsum.md) */
   double einsum_plan_floor;      /* ... but at least this many seconds (0.015) */
   double einsum_plan_rate;       /* multiply-adds (plus elements written) per second and thread
                                     that the estimate assumes (2e10) */
@@ -108,7 +108,7 @@ typedef struct tfe_tuning {
   /* prims */ .contract_naive_work = 512, .contract_small_mnk = 512000, .contract_small_buf = 32768, \
   .contract_small_mode = 0, .contract_small_orient = 0, .contract_loop_mode = 0, \
   .contract_par_grain = (int64_t)1 << 20, .contract_plan_cache_size = 256, .semiring_gemm_isa = 0, \
-  /* einsum */ .einsum_write_weight = 0, .einsum_plan_cache_size = 64, .einsum_plan_fraction = 0.05, \
+  /* einsum */ .einsum_write_weight = 0, .einsum_plan_cache_size = 64, .einsum_plan_fraction = 0.04, \
   .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, \
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
 }

@@ -957,8 +957,8 @@ static void test_parallel_slices(void **state) {
   tu_rng g = {31337};
   static double data[1 << 16];
   for (int i = 0; i < (1 << 16); i++) data[i] = (double)((i * 7919) % 1013) / 1013.0 - 0.45;
-  int par = 0;
-  for (int c = 0; c < tu_cases(40); c++) {
+  int par = 0, cases = tu_cases(40) < 16 ? 16 : tu_cases(40); /* small networks: cheap even under sanitizers */
+  for (int c = 0; c < cases; c++) {
     int n = (int)tu_int(&g, 4, 10);
     char expr[800];
     tfe_layout lay[40];
@@ -1007,7 +1007,11 @@ static void test_parallel_slices(void **state) {
   }
   tfe_set_num_threads(0);
   print_message("sliced plans run 3 slices at a time: %d\n", par);
+#ifdef _OPENMP
   assert_true(par > 0);
+#else
+  assert_int_equal(par, 0); /* one thread without OpenMP: slices one at a time */
+#endif
 }
 
 /* The cache serves a repeated call; a changed stride makes a new plan. */

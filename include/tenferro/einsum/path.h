@@ -395,12 +395,24 @@ TFE_INTERNAL tfe_status tfe__ein_greedy_run(const tfe__ein_net *net, double alph
         if (!tfe__ein_heap_push(&h, d)) { st = TFE_ERR_ALLOC; goto done; }
       }
   }
-  while (k + 1 < n) { /* disconnected parts: outer products, smallest first */
-    int a = -1, b = -1;
+  while (k + 1 < n) { /* parts linked by output labels only, or not at all: the pair with the
+                         smallest result (a batched product before an outer product), ties and
+                         more than 256 parts: the two smallest */
+    int a = -1, b = -1, m = 0;
     for (int q = 0; q < n + k; q++) {
       if (!g.alive[q]) continue;
+      m++;
       if (a < 0 || g.ls[q] < g.ls[a]) { b = a; a = q; }
       else if (b < 0 || g.ls[q] < g.ls[b]) b = q;
+    }
+    if (m <= 256) {
+      double best = tfe__ein_gresult(&g, a, b);
+      for (int q = 0; q < n + k; q++)
+        for (int r = q + 1; g.alive[q] && r < n + k; r++) {
+          if (!g.alive[r]) continue;
+          double lr = tfe__ein_gresult(&g, q, r);
+          if (lr < best - 1e-9) { best = lr; a = q; b = r; }
+        }
     }
     tfe__ein_gmerge(&g, t, k++, a, b);
   }

@@ -870,6 +870,158 @@ static void test_optimizers(void **state) {
   }
 }
 
+/* ---- planning time (docs/einsum.md, "Planning time") ------------------------------------------- */
+/* A chain of n matrices (labels A, B, ... along it; dims from g), optionally with a batch label
+ * 'z' on every matrix and in the output. */
+static void chain_network(tu_rng *g, int n, bool batch, char *expr, tfe_layout *lay, const tfe_layout **lp) {
+  int64_t dim[128];
+  for (int i = 0; i <= n; i++) dim[i] = tu_int(g, 2, 40);
+  char *e = expr;
+  for (int t = 0; t < n; t++) {
+    if (t) *e++ = ',';
+    int64_t d[3] = {dim[t], dim[t + 1], 3};
+    *e++ = (char)(t < 26 ? 'A' + t : 'a' + t - 26); *e++ = (char)(t + 1 < 26 ? 'A' + t + 1 : 'a' + t + 1 - 26);
+    if (batch) *e++ = 'z';
+    tfe_layout_dense(batch ? 3 : 2, d, TFE_COLMAJOR, &lay[t]);
+    lp[t] = &lay[t];
+  }
+  *e++ = '-'; *e++ = '>'; *e++ = 'A'; *e++ = (char)(n < 26 ? 'A' + n : 'a' + n - 26);
+  if (batch) *e++ = 'z';
+  *e = 0;
+}
+static double plan_time(const char *expr, int n, const tfe_layout *const *lp, double budget, double *flops) {
+  tfe_einsum_opts o;
+  memset(&o, 0, sizeof o);
+  o.algo = TFE_PATH_AUTO; o.time_budget = budget; o.no_cache = true;
+  tfe_einsum_plan *p = NULL;
+  if (tfe_einsum_plan_new(&p, TFE_DT_F64, expr, n, lp, &o) != TFE_OK) fail_msg("plan %s: %s", expr, tfe_last_error());
+  double s = tfe_einsum_plan_seconds(p);
+  if (flops) *flops = tfe_einsum_plan_cost(p).flops;
+  tfe_einsum_plan_release(p);
+  return s;
+}
+static void test_plan_time(void **state) {
+  (void)state;
+  tu_rng g = {4242};
+  char expr[1200];
+  tfe_layout lay[64];
+  const tfe_layout *lp[64];
+  /* chains above dp_max: the interval DP finds the exact optimum (the subset DP's) */
+  for (int c = 0; c < tu_cases(24); c++) {
+    int n = (int)tu_int(&g, 3, 11);
+    chain_network(&g, n, c % 2 == 1, expr, lay, lp);
+    double dp = plan_flops(expr, n, lp, TFE_PATH_DP, 0, NULL, 0);
+    tfe_einsum_opts o;
+    memset(&o, 0, sizeof o);
+    o.algo = TFE_PATH_AUTO; o.dp_max = 2; o.no_cache = true;
+    tfe_einsum_plan *p = NULL;
+    assert_int_equal(tfe_einsum_plan_new(&p, TFE_DT_F64, expr, n, lp, &o), TFE_OK);
+    double f = tfe_einsum_plan_cost(p).flops;
+    tfe_einsum_plan_release(p);
+    if (fabs(f - dp) > 1e-9 * dp) fail_msg("%s: chain DP %g, subset DP %g", expr, f, dp);
+  }
+  /* tensors linked by output labels only: greedy makes the batched (Hadamard) products first */
+  {
+    int64_t d8[2] = {8, 8};
+    for (int t = 0; t < 4; t++) { tfe_layout_dense(2, d8, TFE_COLMAJOR, &lay[t]); lp[t] = &lay[t]; }
+    double dp = plan_flops("ab,cd,ab,cd->abcd", 4, lp, TFE_PATH_DP, 0, NULL, 0);
+    double gr = plan_flops("ab,cd,ab,cd->abcd", 4, lp, TFE_PATH_GREEDY, 0, NULL, 0);
+    assert_true(gr <= dp * (1 + 1e-9));
+  }
+  /* a 50-matrix chain with a budget of 10 s plans in milliseconds */
+  chain_network(&g, 50, false, expr, lay, lp);
+  double f60, t60 = plan_time(expr, 50, lp, 10, &f60);
+  print_message("50-matrix chain: planned in %.2f ms\n", 1e3 * t60);
+  assert_true(t60 < 0.5);
+  /* the rule: a cheap network of 40 small tensors with a budget of 10 s takes about the floor,
+   * and its path is no worse than greedy's */
+  random_network(&g, 40, expr, lay, lp);
+  double fa, ta = plan_time(expr, 40, lp, 10, &fa);
+  double gr = plan_flops(expr, 40, lp, TFE_PATH_GREEDY, 0, NULL, 0);
+  print_message("40 small tensors: planned in %.2f ms (floor %.0f ms), flops %.4g vs greedy %.4g\n", 1e3 * ta,
+                1e3 * tfe_tuning_get().einsum_plan_floor, fa, gr);
+  assert_true(ta < 1.0);
+  assert_true(fa <= gr * (1 + 1e-9));
+  /* the floor is spent when the estimate is below it, and the budget caps it */
+  tfe_tuning keep = tfe_tuning_get(), t = keep;
+  t.einsum_plan_floor = 0.25; t.einsum_plan_fraction = 0;
+  assert_int_equal(tfe_tuning_set(&t), TFE_OK);
+  double tf = plan_time(expr, 40, lp, 10, NULL), tc = plan_time(expr, 40, lp, 0.02, NULL);
+  print_message("floor 250 ms: %.1f ms; budget 20 ms: %.1f ms\n", 1e3 * tf, 1e3 * tc);
+  assert_true(tf >= 0.18); /* the annealing chains alone run to 85% of it, less half a chain */
+  assert_true(tc < 0.2);
+  t.einsum_plan_rate = 0; /* the knobs are checked */
+  TU_EXPECT_ERR(tfe_tuning_set(&t), TFE_ERR_INVALID, "einsum_plan_rate");
+  t.einsum_plan_rate = 1e10; t.einsum_plan_fraction = -1;
+  TU_EXPECT_ERR(tfe_tuning_set(&t), TFE_ERR_INVALID, "einsum_plan_fraction");
+  assert_int_equal(tfe_tuning_set(&keep), TFE_OK);
+}
+
+/* ---- slices in parallel ---------------------------------------------------------------------------- */
+/* A sliced plan made with 3 threads runs its slices 3 at a time; the result equals the one of
+ * the same plan run one slice after another, bit for bit, and the unsliced result to rounding. */
+static void test_parallel_slices(void **state) {
+  (void)state;
+  tu_rng g = {31337};
+  static double data[1 << 16];
+  for (int i = 0; i < (1 << 16); i++) data[i] = (double)((i * 7919) % 1013) / 1013.0 - 0.45;
+  int par = 0, cases = tu_cases(40) < 16 ? 16 : tu_cases(40); /* small networks: cheap even under sanitizers */
+  for (int c = 0; c < cases; c++) {
+    int n = (int)tu_int(&g, 4, 10);
+    char expr[800];
+    tfe_layout lay[40];
+    const tfe_layout *lp[40];
+    random_network(&g, n, expr, lay, lp);
+    tfe_view_f64 v[40];
+    int64_t at = 0;
+    bool fits = true;
+    for (int k = 0; k < n; k++) {
+      int64_t cnt = tfe_layout_numel(&lay[k]);
+      if (at + cnt > (1 << 16)) { fits = false; break; }
+      v[k].data = data + at; v[k].lay = lay[k]; v[k].conj = false;
+      at += cnt;
+    }
+    if (!fits) continue;
+    tfe_set_num_threads(3);
+    tfe_einsum_opts o;
+    memset(&o, 0, sizeof o);
+    o.algo = TFE_PATH_GREEDY; o.no_cache = true;
+    tfe_einsum_plan *p0 = NULL, *p = NULL;
+    assert_int_equal(tfe_einsum_plan_new(&p0, TFE_DT_F64, expr, n, lp, &o), TFE_OK);
+    double big = tfe_einsum_plan_cost(p0).log2_inter;
+    if (big < 4) { tfe_einsum_plan_release(p0); continue; }
+    o.memory_limit = (int64_t)(8 * exp2(floor(big) - 1));
+    assert_int_equal(tfe_einsum_plan_new(&p, TFE_DT_F64, expr, n, lp, &o), TFE_OK);
+    tfe_einsum_cost cs = tfe_einsum_plan_cost(p);
+    assert_true(cs.slices > 1);
+    /* every running slice keeps within its share of the limit */
+    assert_true(exp2(cs.log2_inter) * 8 * p->slice_workers <= (double)o.memory_limit * (1 + 1e-9));
+    tfe_layout ol;
+    tfe_layout_dense(p->out_rank, p->out_dims, TFE_COLMAJOR, &ol);
+    int64_t on = tfe_layout_numel(&ol);
+    double *r[3];
+    for (int q = 0; q < 3; q++) {
+      r[q] = (double *)calloc((size_t)on + 1, sizeof(double));
+      tfe_view_f64 out = {r[q], ol, false};
+      tfe_set_num_threads(q == 1 ? 1 : 3);
+      assert_int_equal(tfe_einsum_execute_f64(q == 2 ? p0 : p, 1, v, 0, &out), TFE_OK);
+    }
+    if (memcmp(r[0], r[1], (size_t)on * sizeof(double))) fail_msg("%s: 3 workers differ from one", expr);
+    for (int64_t i = 0; i < on; i++) assert_true(fabs(r[0][i] - r[2][i]) <= 1e-9 * (1 + fabs(r[2][i])) * (double)cs.slices);
+    par += p->slice_workers > 1;
+    for (int q = 0; q < 3; q++) free(r[q]);
+    tfe_einsum_plan_release(p);
+    tfe_einsum_plan_release(p0);
+  }
+  tfe_set_num_threads(0);
+  print_message("sliced plans run 3 slices at a time: %d\n", par);
+#ifdef _OPENMP
+  assert_true(par > 0);
+#else
+  assert_int_equal(par, 0); /* one thread without OpenMP: slices one at a time */
+#endif
+}
+
 /* The cache serves a repeated call; a changed stride makes a new plan. */
 static void test_cache(void **state) {
   (void)state;
@@ -1074,6 +1226,7 @@ int main(void) {
       cmocka_unit_test(test_semantics),   cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_bind_errors),
       cmocka_unit_test(test_exec_errors), cmocka_unit_test(test_alloc_failures), cmocka_unit_test(test_optimizers),
       cmocka_unit_test(test_cache),       cmocka_unit_test(test_owned_dyn), cmocka_unit_test(test_step_hook),    cmocka_unit_test(test_differential), cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_plan_time),   cmocka_unit_test(test_parallel_slices),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@ typedef struct tfe__ein_sa {
   int *lc, *rc, *par;   /* children and parent of each node (leaves: -1) */
   uint64_t *L;          /* N * W label sets */
   double *lf, *ls;      /* log2 flops and log2 size of each internal node */
+  double *term;         /* 2^lf + ww * 2^ls of each internal node (tfe__ein_sa_term) */
   double T;             /* sum of 2^lf + ww * 2^ls over the internal nodes (ls: not the root) */
   double ww;
   int root;
@@ -48,7 +49,8 @@ TFE_INTERNAL tfe_status tfe__ein_sa_load(tfe__ein_sa *s, const tfe__ein_tree *t)
     for (int w = 0; w < W; w++) s->u[w] = a[w] | b[w];
     s->lf[v] = tfe__bs_log2(s->u, W, s->net->lsize);
     s->ls[v] = tfe__bs_log2(TFE__BS(s->L, W, v), W, s->net->lsize);
-    s->T += tfe__ein_sa_term(s, v);
+    s->term[v] = tfe__ein_sa_term(s, v);
+    s->T += s->term[v];
   }
   return TFE_OK;
 }
@@ -87,8 +89,9 @@ TFE_INTERNAL bool tfe__ein_sa_try(tfe__ein_sa *s, int p, double beta, tfe__rng *
   double lfx = tfe__bs_log2(s->u, W, s->net->lsize), lsx = tfe__bs_log2(s->x, W, s->net->lsize);
   for (int w = 0; w < W; w++) s->u[w] = s->x[w] | Lo[w];
   double lfp = tfe__bs_log2(s->u, W, s->net->lsize);
-  double old = tfe__ein_sa_term(s, X) + exp2(s->lf[p]);
-  double neu = exp2(lfx) + s->ww * exp2(lsx) + exp2(lfp);
+  double fx = exp2(lfx), fp = exp2(lfp), tx = fx + (s->ww > 0 ? s->ww * exp2(lsx) : 0);
+  double old = s->term[X] + s->term[p] - (p == s->root || s->ww <= 0 ? 0 : s->ww * exp2(s->ls[p]));
+  double neu = tx + fp;
   double dT = neu - old;
   if (dT > 0) {
     double dE = log2((s->T + dT) / s->T);
@@ -100,13 +103,16 @@ TFE_INTERNAL bool tfe__ein_sa_try(tfe__ein_sa *s, int p, double beta, tfe__rng *
   s->lc[X] = A; s->rc[X] = keep; s->par[A] = X; s->par[keep] = X;
   s->lc[p] = X; s->rc[p] = out; s->par[out] = p;
   s->lf[X] = lfx; s->ls[X] = lsx; s->lf[p] = lfp;
+  s->term[X] = tx; s->term[p] = tfe__ein_sa_term(s, p);
   s->T += dT;
   return true;
 }
 
-/* Anneals tree t in place for `budget` seconds (score model: flops + ww * writes). */
+/* Anneals tree t in place for `budget` seconds (score model: flops + ww * writes), and at least
+ * min_sweeps sweeps (one try per internal node each): the schedule then advances by whichever
+ * of the two is behind, so a preempted thread does not end with a cold-started tree. */
 TFE_INTERNAL tfe_status tfe__ein_anneal(const tfe__ein_net *net, double ww, double budget, uint64_t seed,
-                                       tfe__ein_tree *t) {
+                                       tfe__ein_tree *t, long min_sweeps) {
   int n = net->n;
   if (n < 3 || budget <= 0) return TFE_OK;
   tfe__ein_sa s;
@@ -114,12 +120,12 @@ TFE_INTERNAL tfe_status tfe__ein_anneal(const tfe__ein_net *net, double ww, doub
   s.net = net; s.n = n; s.N = 2 * n - 1; s.W = net->W; s.ww = ww;
   size_t N = (size_t)s.N;
   int *iw = (int *)tfe__alloc(N * 8 * sizeof(int));
-  double *dw = (double *)tfe__alloc(N * 2 * sizeof(double));
+  double *dw = (double *)tfe__alloc(N * 3 * sizeof(double));
   s.L = (uint64_t *)tfe__alloc((N + 2) * (size_t)s.W * sizeof(uint64_t));
   if (!iw || !dw || !s.L) { tfe__free(iw); tfe__free(dw); tfe__free(s.L); return TFE_ERR_ALLOC; }
   s.lc = iw; s.rc = iw + N; s.par = iw + 2 * N;
   int *blc = iw + 3 * N, *brc = iw + 4 * N, *stack = iw + 5 * N, *id = iw + 6 * N, *inner = iw + 7 * N;
-  s.lf = dw; s.ls = dw + N;
+  s.lf = dw; s.ls = dw + N; s.term = dw + 2 * N;
   s.u = TFE__BS(s.L, s.W, N); s.x = TFE__BS(s.L, s.W, N + 1);
   tfe_status st = tfe__ein_sa_load(&s, t);
   if (st == TFE_OK) {
@@ -129,13 +135,14 @@ TFE_INTERNAL tfe_status tfe__ein_anneal(const tfe__ein_net *net, double ww, doub
     memcpy(blc, s.lc, N * sizeof(int)); memcpy(brc, s.rc, N * sizeof(int));
     int ni = 0;
     for (int v = n; v < s.N; v++) inner[ni++] = v;
-    for (;;) {
+    for (long sw = 0;; sw++) {
       double frac = (tfe__now() - t0) / budget;
+      if (sw < min_sweeps && (double)sw / (double)min_sweeps < frac) frac = (double)sw / (double)min_sweeps;
       if (frac >= 1) break;
       double beta = beta0 * pow(beta1 / beta0, frac); /* geometric schedule */
       for (int sweep = 0; sweep < ni; sweep++) tfe__ein_sa_try(&s, inner[tfe__rng_int(&rng, ni)], beta, &rng);
       s.T = 0; /* refresh the running sum: additions of far-apart magnitudes drift */
-      for (int v = n; v < s.N; v++) s.T += tfe__ein_sa_term(&s, v);
+      for (int v = n; v < s.N; v++) s.T += s.term[v];
       if (s.T < best * (1 - 1e-12)) {
         best = s.T; broot = s.root;
         memcpy(blc, s.lc, N * sizeof(int)); memcpy(brc, s.rc, N * sizeof(int));
@@ -160,7 +167,7 @@ TFE_INTERNAL tfe_status tfe__ein_reconf(const tfe__ein_net *net, double ww, int 
   s.net = net; s.n = n; s.N = 2 * n - 1; s.W = W; s.ww = ww;
   size_t N = (size_t)s.N;
   int *iw = (int *)tfe__alloc(N * 5 * sizeof(int));
-  double *dw = (double *)tfe__alloc(N * 2 * sizeof(double));
+  double *dw = (double *)tfe__alloc(N * 3 * sizeof(double));
   s.L = (uint64_t *)tfe__alloc((N + 2) * (size_t)W * sizeof(uint64_t));
   tfe__ein_net sub;
   memset(&sub, 0, sizeof sub);
@@ -170,13 +177,13 @@ TFE_INTERNAL tfe_status tfe__ein_reconf(const tfe__ein_net *net, double ww, int 
   if (st != TFE_OK) goto done;
   s.lc = iw; s.rc = iw + N; s.par = iw + 2 * N;
   int *stack = iw + 3 * N, *id = iw + 4 * N;
-  s.lf = dw; s.ls = dw + N;
+  s.lf = dw; s.ls = dw + N; s.term = dw + 2 * N;
   s.u = TFE__BS(s.L, W, N); s.x = TFE__BS(s.L, W, N + 1);
   if ((st = tfe__ein_sa_load(&s, t)) != TFE_OK) goto done;
   for (bool improved = true; improved && tfe__now() < until;) {
     improved = false;
     for (int v = n; v < s.N && st == TFE_OK; v++) {
-      if ((v & 15) == 0 && tfe__now() >= until) break;
+      if (tfe__now() >= until) break;
       int front[12], inner[12], nf = 2, ni = 1;
       front[0] = s.lc[v]; front[1] = s.rc[v]; inner[0] = v;
       while (nf < k) {

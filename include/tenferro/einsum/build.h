@@ -29,6 +29,46 @@ typedef struct tfe__ein_bw { /* scratch of plan building */
 #include <tenferro/einsum/anneal.h>
 
 /* ---- building: the tree over groups ----------------------------------------------------------- */
+/* TFE_PATH_AUTO with a time budget (docs/einsum.md, "Planning time"): the same phases as
+ * TFE_PATH_ANNEAL (greedy runs, annealing chains, subtree re-solution), each stopping at its
+ * share (20%, 85%, 100%) of tfe__ein_allow: a share of the estimated contraction time of the
+ * best tree so far, between einsum_plan_floor and the budget, so the time shrinks as the
+ * path improves and a cheap contraction is planned in milliseconds. */
+TFE_INTERNAL tfe_status tfe__ein_auto(tfe__ein_net *net, const tfe_einsum_opts *o, tfe__ein_tree *t) {
+  int n = net->n, m = 2 * (n - 1);
+  double t0 = tfe__now(), cap = o->time_budget, bscore;
+  TFE_TRY(tfe__ein_greedy(net, o, t, NULL, 0, 0.2, t0, cap));
+  tfe_einsum_cost c;
+  TFE_TRY(tfe__ein_tree_cost(net, t, o->write_weight, &c, &bscore));
+  double allow = tfe__ein_allow(c.flops + c.writes, cap);
+  uint64_t seed = o->seed ? o->seed : 0xA11EA1;
+  tfe__ein_tree cur, best;
+  TFE_TRY(tfe__ein_tree_new(n, &cur));
+  tfe_status st = tfe__ein_tree_new(n, &best);
+  if (st != TFE_OK) { tfe__ein_tree_free(&cur); return st; }
+  memcpy(best.ch, t->ch, (size_t)m * sizeof(int));
+  for (int r = 0; st == TFE_OK; r++) { /* chains as in tfe__ein_optimize, within 85% of allow */
+    double chain = 0.75 * allow / 32, left = t0 + 0.85 * allow - tfe__now();
+    if (chain < 0.02) chain = 0.02;
+    if (left <= 0.5 * chain && r > 0) break;
+    if (left < 1e-3) left = 1e-3; /* the first chain runs (its sweeps are guaranteed) */
+    memcpy(cur.ch, (r & 1) ? best.ch : t->ch, (size_t)m * sizeof(int));
+    st = tfe__ein_anneal(net, o->write_weight, left < chain ? left : chain, seed + 7919u * (uint64_t)r, &cur,
+                         r == 0 ? (n < 100 ? 500 : 50000 / n) : 0); /* 5e4 tries at least */
+    double sc;
+    if (st == TFE_OK) st = tfe__ein_tree_cost(net, &cur, o->write_weight, &c, &sc);
+    if (st == TFE_OK && sc < bscore) {
+      bscore = sc; memcpy(best.ch, cur.ch, (size_t)m * sizeof(int));
+      allow = tfe__ein_allow(c.flops + c.writes, cap);
+    }
+  }
+  if (st == TFE_OK) memcpy(t->ch, best.ch, (size_t)m * sizeof(int));
+  tfe__ein_tree_free(&cur); tfe__ein_tree_free(&best);
+  TFE_TRY(st);
+  st = tfe__ein_reconf(net, o->write_weight, 8, t0 + allow, t);
+  return st;
+}
+
 /* Runs the chosen optimizer on one network. */
 TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_opts *o, tfe__ein_tree *t) {
   int n = net->n;
@@ -37,6 +77,12 @@ TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_op
   int dpmax = o->dp_max > 0 ? o->dp_max : 12;
   if (o->algo == TFE_PATH_DP || (o->algo == TFE_PATH_AUTO && n <= dpmax))
     return tfe__ein_dp(net, o->write_weight, t);
+  if (o->algo == TFE_PATH_AUTO) {
+    bool done;
+    TFE_TRY(tfe__ein_chain_dp(net, o->write_weight, t, &done));
+    if (done) return TFE_OK;
+    if (o->time_budget > 0) return tfe__ein_auto(net, o, t);
+  }
   double budget = o->algo == TFE_PATH_ANNEAL ? (o->time_budget > 0 ? o->time_budget : 1.0)
                 : o->algo == TFE_PATH_AUTO ? o->time_budget : 0;
   double t0 = tfe__now();
@@ -44,7 +90,7 @@ TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_op
    * each from the best greedy tree with its own seed, the best kept: one long chain settles
    * in one basin, several short ones sample several basins (docs/bench-prims.md, "Annealing
    * chains"); every other chain continues from the best tree so far (re-heating it). */
-  TFE_TRY(tfe__ein_greedy(net, o, t, NULL, budget > 0 ? t0 + 0.15 * budget : 0));
+  TFE_TRY(tfe__ein_greedy(net, o, t, NULL, budget > 0 ? t0 + 0.15 * budget : 0, 0, 0, 0));
   uint64_t seed = o->seed ? o->seed : 0xA11EA1;
   if (budget > 0) {
     int m = 2 * (n - 1);
@@ -60,7 +106,7 @@ TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_op
       double left = t0 + 0.9 * budget - tfe__now();
       if (left <= 0.5 * chain && r > 0) break;
       memcpy(cur.ch, (r & 1) ? best.ch : t->ch, (size_t)m * sizeof(int));
-      st = tfe__ein_anneal(net, o->write_weight, left < chain ? left : chain, seed + 7919u * (uint64_t)r, &cur);
+      st = tfe__ein_anneal(net, o->write_weight, left < chain ? left : chain, seed + 7919u * (uint64_t)r, &cur, 0);
       double sc;
       if (st == TFE_OK) st = tfe__ein_tree_cost(net, &cur, o->write_weight, &c, &sc);
       if (st == TFE_OK && sc < bscore) { bscore = sc; memcpy(best.ch, cur.ch, (size_t)m * sizeof(int)); }
@@ -289,6 +335,12 @@ TFE_INTERNAL tfe_status tfe__ein_plan_leaves(tfe_einsum_plan *p, tfe__ein_bw *w,
   return tfe__ein_net_reduce(&w->net);
 }
 
+/* log2 of the slice count: the sizes that slicing took out of lsize (full: the sizes before). */
+TFE_INTERNAL double tfe__ein_sliced_log2(const double *full, const double *lsize, int nl) {
+  double s = 0;
+  for (int l = 0; l < nl; l++) s += full[l] - lsize[l];
+  return s;
+}
 /* Slicing to the memory limit; fills sliced[], slice_of[] and nslices. */
 TFE_INTERNAL tfe_status tfe__ein_plan_slice(tfe_einsum_plan *p, tfe__ein_bw *w, const tfe_einsum_opts *o) {
   int nl = w->pb.nlab;
@@ -299,13 +351,39 @@ TFE_INTERNAL tfe_status tfe__ein_plan_slice(tfe_einsum_plan *p, tfe__ein_bw *w, 
   if (!p->sliced || !p->sliced_dim || !p->slice_of || !w->is_sliced) return TFE_ERR_ALLOC;
   for (int l = 0; l < nl; l++) p->slice_of[l] = -1;
   p->nslices = 1;
+  p->slice_workers = 1;
   if (o->memory_limit <= 0) return TFE_OK;
   double elems = (double)o->memory_limit / (double)p->elem;
   if (elems < 1)
     return TFE_FAIL(TFE_ERR_INVALID, "memory limit of %lld bytes is below one element", (long long)o->memory_limit);
   int *tmp = (int *)tfe__alloc((size_t)(nl + 1) * sizeof(int));
-  if (!tmp) return TFE_ERR_ALLOC;
+  double *keep = (double *)tfe__alloc((size_t)(nl + 1) * sizeof(double));
+  if (!tmp || !keep) { tfe__free(tmp); tfe__free(keep); return TFE_ERR_ALLOC; }
+  memcpy(keep, w->lsize, (size_t)nl * sizeof(double));
   tfe_status st = tfe__ein_slice(&w->net, w->lsize, &w->tree, log2(elems), tmp, &p->nsliced);
+  /* Slices run concurrently on the threads (einsum_tpl.h): when the network needs slicing,
+   * slice it for the memory limit divided among the threads, so that every running slice's
+   * intermediates fit its share; if that cannot be met, one slice at a time. */
+  int th = tfe_get_num_threads();
+  if (st == TFE_OK && p->nsliced > 0 && th > 1 && elems / th >= 1) {
+    /* kept only when the finer slicing adds few flops: at most th / 1.5 times those of the
+     * slicing for the whole limit (total multiply-adds: per-slice cost times the slices) */
+    tfe_einsum_cost c1, cT;
+    double f1 = 0, fT = INFINITY;
+    st = tfe__ein_tree_cost(&w->net, &w->tree, 0, &c1, NULL);
+    if (st == TFE_OK) f1 = c1.flops * exp2(tfe__ein_sliced_log2(keep, w->lsize, nl));
+    memcpy(w->lsize, keep, (size_t)nl * sizeof(double));
+    if (st == TFE_OK && tfe__ein_slice(&w->net, w->lsize, &w->tree, log2(elems / th), tmp, &p->nsliced) == TFE_OK &&
+        tfe__ein_tree_cost(&w->net, &w->tree, 0, &cT, NULL) == TFE_OK)
+      fT = cT.flops * exp2(tfe__ein_sliced_log2(keep, w->lsize, nl));
+    if (st == TFE_OK && fT <= f1 * th / 1.5) p->slice_workers = th;
+    else if (st == TFE_OK) { /* back to the slicing for the whole limit, one slice at a time */
+      tfe_clear_error();
+      memcpy(w->lsize, keep, (size_t)nl * sizeof(double));
+      st = tfe__ein_slice(&w->net, w->lsize, &w->tree, log2(elems), tmp, &p->nsliced);
+    }
+  }
+  tfe__free(keep);
   for (int i = 0; st == TFE_OK && i < p->nsliced; i++) {
     int l = tmp[i];
     p->sliced[i] = l; p->sliced_dim[i] = w->pb.size[l]; p->slice_of[l] = i; w->is_sliced[l] = true;

@@ -218,10 +218,92 @@ TFE_INTERNAL tfe_status TFE_FN(ein_zero_)(const tfe_prims_backend *be, const TFE
   for (int64_t i = 0; i < cnt; i++) t->data[t->lay.offset + i] = z;
   return TFE_OK;
 }
+/* The part of accumulator tmp that slice idx[] writes (its sliced output labels fixed). */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ein_acc_part_)(const tfe_einsum_plan *p, const TFE_TY(view) *tmp, const int64_t *idx) {
+  TFE_TY(view) t = *tmp;
+  for (int i = 0; i < t.lay.rank; i++) {
+    int q = p->slice_of[p->out_lab[i]];
+    if (q >= 0) { t.lay.offset += idx[q] * t.lay.strides[i]; t.lay.dims[i] = 1; }
+  }
+  return t;
+}
+/* Slices in parallel (exec.h, tfe__ein_workers): W threads take slices round-robin (slice s on
+ * thread s mod W); each computes the leaf reductions and every step but the last in its own
+ * copy of the intermediates (bp[w * nbuf ...]); the last step, which adds the slice into the
+ * shared accumulator tmp, runs in slice order (an OpenMP ordered region), so the sums are
+ * those of the serial loop, bit for bit. Inside, tenferro's kernels and BLIS run on one thread
+ * each. The ordered region is where a slice is done: one thread at a time, in slice order. */
+TFE_INTERNAL tfe_status TFE_FN(ein_run_par_)(const tfe_prims_backend *be, tfe_contract_plan *const *cp,
+                                             const tfe_einsum_plan *p, const TFE_TY(view) *ops, const TFE_TY(view) *tmp,
+                                             char *const *bp, int W) {
+  tfe_status first = TFE_OK;
+  int failed = 0;
+  char msg[TFE_ERRMSG_MAX];
+  msg[0] = 0;
+  TFE_T one = TFE_FN(sr_one)(), zero = TFE_FN(sr_zero)();
+  int K = p->nsteps - 1; /* the last step */
+  (void)W;
+  TFE_OMP(parallel num_threads(W))
+  {
+    int w = 0;
+#ifdef _OPENMP
+    w = omp_get_thread_num();
+#endif
+    int saved = tfe__ts.rt.threads;
+    tfe__ts.rt.threads = 1;
+    char *const *mb = bp + (size_t)w * (size_t)p->nbuf;
+    TFE_OMP(for ordered schedule(static, 1))
+    for (int64_t s = 0; s < p->nslices; s++) {
+      int64_t idx[TFE_MAX_RANK * 2 + 1];
+      int64_t r = s;
+      for (int d = 0; d < p->nsliced; d++) { idx[d] = r % p->sliced_dim[d]; r /= p->sliced_dim[d]; } /* serial odometer */
+      tfe_status st = TFE_OK;
+      int skip;
+      TFE_OMP(atomic read)
+      skip = failed;
+      for (int q = 0; !skip && st == TFE_OK && q < p->npre; q++) {
+        const tfe__ein_step *x = &p->pre[q];
+        TFE_TY(view) a = TFE_FN(ein_leaf_)(p, &ops[x->a], x->a, idx), c = TFE_FN(ein_buf_)(mb, x);
+        st = TFE_FN(ein_unary_)(be, cp ? cp[q] : NULL, one, &a, p->leaf[x->a].lab, zero, &c, x->lab);
+      }
+      for (int k = 0; !skip && st == TFE_OK && k < K; k++) {
+        const tfe__ein_step *x = &p->step[k];
+        const int32_t *la, *lb;
+        TFE_TY(view) a = TFE_FN(ein_node_)(p, ops, mb, x->a, idx, &la), b = TFE_FN(ein_node_)(p, ops, mb, x->b, idx, &lb);
+        TFE_TY(view) c = TFE_FN(ein_buf_)(mb, x);
+        st = TFE_FN(ein_step_)(be, cp ? cp[p->npre + k] : NULL, x, one, &a, la, &b, lb, zero, &c, x->lab);
+      }
+      TFE_OMP(ordered)
+      {
+        if (!skip && st == TFE_OK && !failed) {
+          const tfe__ein_step *x = &p->step[K];
+          const int32_t *la, *lb;
+          TFE_TY(view) a = TFE_FN(ein_node_)(p, ops, mb, x->a, idx, &la), b = TFE_FN(ein_node_)(p, ops, mb, x->b, idx, &lb);
+          TFE_TY(view) t = TFE_FN(ein_acc_part_)(p, tmp, idx);
+          st = TFE_FN(ein_step_)(be, cp ? cp[p->npre + K] : NULL, x, one, &a, la, &b, lb, one, &t, p->out_lab);
+        }
+        /* slice s is done here (or failed): in slice order, one thread at a time */
+        if (st != TFE_OK && !failed) {
+          memcpy(msg, tfe__ts.errmsg, sizeof msg);
+          first = st;
+          TFE_OMP(atomic write)
+          failed = 1;
+        }
+      }
+    }
+    tfe__ts.rt.threads = saved;
+  }
+  if (first != TFE_OK) {
+    memcpy(tfe__ts.errmsg, msg, sizeof msg);
+    tfe__ts.errcode = first;
+  }
+  return first;
+}
 /* The plan's run over all slices with the buffers at bp[] (an arena, or owned operands'
- * storage). */
+ * storage); W > 1: that many slices at once, worker w's buffers at bp[w * nbuf ...]. */
 TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
-                                         const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out, char *const *bp) {
+                                         const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out, char *const *bp,
+                                         int W) {
   int64_t idx[TFE_MAX_RANK * 2 + 1];
   memset(idx, 0, sizeof idx);
   tfe_contract_plan *const *cp = tfe__ein_stored_ok(be) ? p->cplan : NULL;
@@ -233,6 +315,11 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_prims_backend *be, const tfe_
   tmp.data = (TFE_T *)bp[p->tmp_buf]; tmp.conj = false;
   tmp.lay = p->out_lay;
   tfe_status st = TFE_FN(ein_zero_)(be, &tmp);
+  if (st == TFE_OK && W > 1) {
+    st = TFE_FN(ein_run_par_)(be, cp, p, ops, &tmp, bp, W);
+    if (st == TFE_OK) st = TFE_FN(ein_unary_)(be, planned ? outp : NULL, alpha, &tmp, p->out_lab, beta, out, p->out_lab);
+    return st;
+  }
   for (int64_t s = 0; st == TFE_OK && s < p->nslices; s++) {
     TFE_TY(view) t = tmp;
     for (int i = 0; i < t.lay.rank; i++) {
@@ -260,7 +347,12 @@ TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_prims_backend *be, const tfe
         tfe__ein_stored_ok(be) && TFE_FN(ein_out_planned_)(p, out) ? p->cplan[p->npre + p->nsteps] : NULL;
     return TFE_FN(ein_unary_)(be, P, alpha, &a, p->leaf[0].lab, beta, out, p->out_lab);
   }
-  char *small[64], **bp = p->nbuf <= 64 ? small : (char **)tfe__alloc((size_t)p->nbuf * sizeof(char *));
+  /* parallel slices: worker w's copy of the intermediates at w * stride; the accumulator is one */
+  int W = reuse ? 1 : tfe__ein_workers(p, be);
+  int64_t stride = (arena_bytes + 63) / 64 * 64;
+  if (W > 1 && stride > (INT64_MAX - 64) / W) W = 1;
+  size_t nbp = (size_t)p->nbuf * (size_t)W;
+  char *small[64], **bp = nbp <= 64 ? small : (char **)tfe__alloc(nbp * sizeof(char *));
   if (!bp) return TFE_ERR_ALLOC;
   char *arena = NULL;
   tfe_status st = TFE_OK;
@@ -268,10 +360,12 @@ TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_prims_backend *be, const tfe
   bool device = be->mem_alloc != NULL || be->space.kind != TFE_MEM_HOST;
   if (arena_bytes > 0) {
     if (device) st = tfe_backend_alloc(be, (size_t)arena_bytes, (void **)&arena);
-    else if (!(arena = (char *)tfe__ein_ws_get((size_t)arena_bytes))) st = TFE_ERR_ALLOC;
+    else if (!(arena = (char *)tfe__ein_ws_get(W > 1 ? (size_t)(stride * W) : (size_t)arena_bytes))) st = TFE_ERR_ALLOC;
   }
   for (int i = 0; st == TFE_OK && i < p->nbuf; i++) bp[i] = reuse && reuse[i] ? reuse[i] : arena + off[i];
-  if (st == TFE_OK) st = TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp);
+  for (int w = 1; st == TFE_OK && w < W; w++)
+    for (int i = 0; i < p->nbuf; i++) bp[(size_t)w * (size_t)p->nbuf + (size_t)i] = i == p->tmp_buf ? bp[i] : arena + w * stride + off[i];
+  if (st == TFE_OK) st = TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp, W);
   if (device) tfe_backend_free(be, arena);
   else tfe__ein_ws_put(arena);
   if (bp != small) tfe__free(bp);

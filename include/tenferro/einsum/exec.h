@@ -100,6 +100,28 @@ TFE_INTERNAL bool tfe__ein_stored_ok(const tfe_prims_backend *be) {
          tfe__be_native(be, TFE_PRIM_REDUCE) && tfe__be_native(be, TFE_PRIM_TRACE) &&
          tfe__be_native(be, TFE_PRIM_PERMUTE) && tfe__be_native(be, TFE_PRIM_ANTI_DIAG);
 }
+/* ---- slices in parallel ------------------------------------------------------------------------ */
+/* How many slices of p run at once on backend be (einsum_tpl.h, ein_run_par_): the plan's
+ * slice_workers (the memory limit was divided among that many), at most the thread count and
+ * the slice count. 1 (one slice after another) with a profiling hook set (it reports from the
+ * calling thread), on a backend other than the CPU's own, inside a parallel region, and in a
+ * build without OpenMP. */
+TFE_INTERNAL int tfe__ein_workers(const tfe_einsum_plan *p, const tfe_prims_backend *be) {
+#ifdef _OPENMP
+  if (p->n < 2 || p->nslices < 2 || p->slice_workers < 2 || p->tmp_buf < 0) return 1;
+  if (atomic_load(&tfe__st.einsum.hook.fn) || !tfe__ein_stored_ok(be) || be->mem_alloc != NULL ||
+      be->space.kind != TFE_MEM_HOST || omp_in_parallel())
+    return 1;
+  int w = tfe_get_num_threads();
+  if (w > p->slice_workers) w = p->slice_workers;
+  if ((int64_t)w > p->nslices) w = (int)p->nslices;
+  return w < 1 ? 1 : w;
+#else
+  (void)p; (void)be;
+  return 1;
+#endif
+}
+
 /* Whether an elementwise step c = a * b (labels la, lb, lc) has every label in all three
  * operands once: the shape of the elementwise_mul primitive. */
 TFE_INTERNAL bool tfe__ein_all_shared(const int32_t *la, int ra, const int32_t *lb, int rb, const int32_t *lc, int rc) {

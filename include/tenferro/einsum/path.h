@@ -131,6 +131,12 @@ TFE_INTERNAL bool tfe__bs_meet(const uint64_t *a, const uint64_t *b, int W) {
   for (int w = 0; w < W; w++) if (a[w] & b[w]) return true;
   return false;
 }
+/* Whether a and b share a label outside x (x: the output: sharing only output labels is a
+ * batched outer product, no contraction). */
+TFE_INTERNAL bool tfe__bs_meet_but(const uint64_t *a, const uint64_t *b, const uint64_t *x, int W) {
+  for (int w = 0; w < W; w++) if (a[w] & b[w] & ~x[w]) return true;
+  return false;
+}
 TFE_INTERNAL bool tfe__bs_test(const uint64_t *b, int l) { return (b[l >> 6] >> (l & 63)) & 1; }
 TFE_INTERNAL void tfe__bs_set(uint64_t *b, int l) { b[l >> 6] |= 1ULL << (l & 63); }
 
@@ -339,7 +345,7 @@ TFE_INTERNAL void tfe__ein_gmerge(tfe__ein_gstate *g, tfe__ein_tree *t, int k, i
 /* One greedy run: always the cheapest candidate pair among tensors sharing a label, then outer
  * products of the smallest remaining tensors. */
 TFE_INTERNAL tfe_status tfe__ein_greedy_run(const tfe__ein_net *net, double alpha, double temp, uint64_t seed,
-                                            tfe__ein_tree *t) {
+                                            tfe__ein_tree *t, double until, bool *cut) {
   int n = net->n, W = net->W, N = 2 * n - 1;
   tfe__ein_gstate g;
   memset(&g, 0, sizeof g);
@@ -363,12 +369,14 @@ TFE_INTERNAL tfe_status tfe__ein_greedy_run(const tfe__ein_net *net, double alph
     for (uint64_t x = net->out[w]; x; x &= x - 1) g.ref[w * 64 + __builtin_ctzll(x)]++;
   for (int i = 0; i < n; i++)
     for (int j = i + 1; j < n; j++)
-      if (tfe__bs_meet(TFE__BS(g.L, W, i), TFE__BS(g.L, W, j), W)) {
+      if (tfe__bs_meet_but(TFE__BS(g.L, W, i), TFE__BS(g.L, W, j), net->out, W)) {
         tfe__ein_cand c = {tfe__ein_gkey(&g, i, j), i, j};
         if (!tfe__ein_heap_push(&h, c)) { st = TFE_ERR_ALLOC; goto done; }
       }
   int k = 0;
-  while (h.n > 0 && k + 1 < n) {
+  *cut = false;
+  for (int it = 1; h.n > 0 && k + 1 < n; it++) {
+    if (until > 0 && (it & 63) == 0 && tfe__now() > until) { *cut = true; goto done; }
     tfe__ein_cand c = tfe__ein_heap_pop(&h);
     if (!g.alive[c.i] || !g.alive[c.j]) continue;
     if (g.temp == 0) { /* costs change as holders merge: re-queue stale keys */
@@ -382,17 +390,29 @@ TFE_INTERNAL tfe_status tfe__ein_greedy_run(const tfe__ein_net *net, double alph
     tfe__ein_gmerge(&g, t, k, c.i, c.j);
     int r = n + k++;
     for (int q = 0; q < r; q++)
-      if (g.alive[q] && tfe__bs_meet(TFE__BS(g.L, W, q), TFE__BS(g.L, W, r), W)) {
+      if (g.alive[q] && tfe__bs_meet_but(TFE__BS(g.L, W, q), TFE__BS(g.L, W, r), net->out, W)) {
         tfe__ein_cand d = {tfe__ein_gkey(&g, q, r), q, r};
         if (!tfe__ein_heap_push(&h, d)) { st = TFE_ERR_ALLOC; goto done; }
       }
   }
-  while (k + 1 < n) { /* disconnected parts: outer products, smallest first */
-    int a = -1, b = -1;
+  while (k + 1 < n) { /* parts linked by output labels only, or not at all: the pair with the
+                         smallest result (a batched product before an outer product), ties and
+                         more than 256 parts: the two smallest */
+    int a = -1, b = -1, m = 0;
     for (int q = 0; q < n + k; q++) {
       if (!g.alive[q]) continue;
+      m++;
       if (a < 0 || g.ls[q] < g.ls[a]) { b = a; a = q; }
       else if (b < 0 || g.ls[q] < g.ls[b]) b = q;
+    }
+    if (m <= 256) {
+      double best = tfe__ein_gresult(&g, a, b);
+      for (int q = 0; q < n + k; q++)
+        for (int r = q + 1; g.alive[q] && r < n + k; r++) {
+          if (!g.alive[r]) continue;
+          double lr = tfe__ein_gresult(&g, q, r);
+          if (lr < best - 1e-9) { best = lr; a = q; b = r; }
+        }
     }
     tfe__ein_gmerge(&g, t, k++, a, b);
   }
@@ -405,7 +425,9 @@ done:
  * the label whose holders, merged, make the smallest contraction (with Gumbel noise when
  * temp > 0), merge its holders smallest first, and finish with the smallest pairs. Strong on
  * graphical models and lattices, where pair-greedy walks into huge intermediates. */
-TFE_INTERNAL tfe_status tfe__ein_elim_run(const tfe__ein_net *net, double temp, uint64_t seed, tfe__ein_tree *t) {
+/* until: a tfe__now() time after which the run gives up (*cut set, t unfinished); 0: none. */
+TFE_INTERNAL tfe_status tfe__ein_elim_run(const tfe__ein_net *net, double temp, uint64_t seed, tfe__ein_tree *t,
+                                          double until, bool *cut) {
   int n = net->n, W = net->W, N = 2 * n - 1;
   tfe__ein_gstate g;
   memset(&g, 0, sizeof g);
@@ -429,7 +451,9 @@ TFE_INTERNAL tfe_status tfe__ein_elim_run(const tfe__ein_net *net, double temp, 
   for (int w = 0; w < W; w++)
     for (uint64_t x = net->out[w]; x; x &= x - 1) g.ref[w * 64 + __builtin_ctzll(x)]++;
   int k = 0;
-  while (k + 1 < n) {
+  *cut = false;
+  for (int it = 1; k + 1 < n; it++) {
+    if (until > 0 && (it & 3) == 0 && tfe__now() > until) { *cut = true; break; }
     int bestl = -1;
     double bestc = INFINITY;
     for (int l = 0; l < net->nlab; l++) {
@@ -462,34 +486,72 @@ done:
   return st;
 }
 
+/* The planning time TFE_PATH_AUTO allows itself (docs/einsum.md, "Planning time"): a share of
+ * the estimated contraction time of the best tree so far (work = multiply-adds + elements
+ * written, at einsum_plan_rate per second), at least einsum_plan_floor, at most cap. */
+TFE_INTERNAL double tfe__ein_allow(double work, double cap) {
+  const tfe_tuning *tu = &tfe__st.tune;
+  int th = tfe_get_num_threads();
+  double a = tu->einsum_plan_fraction * work / (tu->einsum_plan_rate * (th > 1 ? th : 1));
+  if (!(a >= tu->einsum_plan_floor)) a = tu->einsum_plan_floor;
+  return a < cap ? a : cap;
+}
+
 /* Best of several greedy runs by score; writes the best tree into t (allocated by caller). */
-/* Runs at least greedy_trials runs, and more until `until` (a tfe__now() time; 0: none). */
+/* Runs at least greedy_trials runs, and more until `until` (a tfe__now() time; 0: none).
+ * share > 0 (TFE_PATH_AUTO with a budget): at least two runs, then more while the time since
+ * t0 is below share * tfe__ein_allow(best so far, cap); a run past that time is cut short. */
 TFE_INTERNAL tfe_status tfe__ein_greedy(const tfe__ein_net *net, const tfe_einsum_opts *o, tfe__ein_tree *t,
-                                       double *best_score, double until) {
-  int trials = o->greedy_trials > 0 ? o->greedy_trials : 8;
+                                       double *best_score, double until, double share, double t0, double cap) {
+  int trials = share > 0 ? 1 : o->greedy_trials > 0 ? o->greedy_trials : 8;
   double alpha = o->greedy_alpha > 0 ? o->greedy_alpha : 1.0, temp = o->greedy_temp > 0 ? o->greedy_temp : 0.3;
   tfe__rng rng = {o->seed ? o->seed : 0x5eed};
   tfe__ein_tree cur;
   TFE_TRY(tfe__ein_tree_new(net->n, &cur));
-  double best = INFINITY;
+  /* Batch labels (output labels held by three or more tensors) make every pair that holds them
+   * look alike to the greedy score and hide the contraction structure (a language model's
+   * sentence batch): one run plans as if their size were 1, and is costed as it is. */
+  tfe__ein_net nob = *net;
+  double *lsz = (double *)tfe__alloc((size_t)(net->nlab + 1) * sizeof(double));
+  if (!lsz) { tfe__ein_tree_free(&cur); return TFE_ERR_ALLOC; }
+  bool batch = false;
+  for (int l = 0; l < net->nlab; l++) {
+    lsz[l] = net->lsize[l];
+    if (!tfe__bs_test(net->out, l) || net->lsize[l] <= 0) continue;
+    int h = 0;
+    for (int i = 0; i < net->n && h < 3; i++) h += tfe__bs_test(TFE__BS(net->leaf, net->W, i), l);
+    if (h >= 3) { lsz[l] = 0; batch = true; }
+  }
+  nob.lsize = lsz;
+  if (batch) trials++;
+  double best = INFINITY, stop = 0;
   tfe_status st = TFE_OK;
-  for (int r = 0; (r < trials || (until > 0 && tfe__now() < until)) && st == TFE_OK; r++) {
+  for (int r = batch ? -1 : 0; (r < trials - batch || (until > 0 && tfe__now() < until) || (share > 0 && tfe__now() < stop)) &&
+                               st == TFE_OK;
+       r++) {
     /* run 0: deterministic with the given alpha; 1: alpha 0 (pure size); then randomized
      * (alpha uniform in [0, 2 alpha], temperature log-uniform up to 3 temp) */
     double a = r == 0 ? alpha : r == 1 ? 0.0 : alpha * tfe__rng_unif(&rng) * 2.0;
     double tp = r < 2 ? 0.0 : temp * 3.0 * exp(-5.0 * tfe__rng_unif(&rng));
-    st = (r % 2 == 1 && r > 1) ? tfe__ein_elim_run(net, r == 3 ? 0.0 : 2.0 * tfe__rng_unif(&rng), tfe__rng_next(&rng), &cur)
-                                : tfe__ein_greedy_run(net, a, tp, tfe__rng_next(&rng), &cur);
+    bool cut = false;
+    double lim = r >= trials - batch || (share > 0 && r > 0) ? (share > 0 ? stop : until) : 0;
+    st = r < 0 ? tfe__ein_greedy_run(&nob, alpha, 0, 1, &cur, 0, &cut)
+       : (r % 2 == 1 && r > 1) ? tfe__ein_elim_run(net, r == 3 ? 0.0 : 2.0 * tfe__rng_unif(&rng), tfe__rng_next(&rng), &cur,
+                                                   lim, &cut)
+                                : tfe__ein_greedy_run(batch && r > 1 ? &nob : net, a, tp, tfe__rng_next(&rng), &cur, lim, &cut);
     if (st != TFE_OK) break;
+    if (cut) continue;
     tfe_einsum_cost c;
     double s;
     st = tfe__ein_tree_cost(net, &cur, o->write_weight, &c, &s);
     if (st == TFE_OK && s < best) {
       best = s;
       if (net->n > 1) memcpy(t->ch, cur.ch, (size_t)(2 * (net->n - 1)) * sizeof(int));
+      if (share > 0) stop = t0 + share * tfe__ein_allow(c.flops + c.writes, cap);
     }
   }
   tfe__ein_tree_free(&cur);
+  tfe__free(lsz);
   if (best_score) *best_score = best;
   return st;
 }
@@ -562,6 +624,118 @@ TFE_INTERNAL tfe_status tfe__ein_dp(const tfe__ein_net *net, double write_weight
   }
 done:
   tfe__free(U); tfe__free(Lo); tfe__free(best); tfe__free(lsz); tfe__free(split); tfe__free(u); tfe__free(stack);
+  return st;
+}
+/* ---- chains: exact DP over intervals ------------------------------------------------------------ */
+/* When the tensors form a path (every label not in the output is held by exactly two tensors,
+ * and these pairs link the tensors in one line: a matrix chain, a batched chain, an MPS
+ * contracted against vectors), the trees that never multiply non-neighbours (outer products)
+ * contract intervals of that line; the best of them is found exactly in O(n^3) by dynamic
+ * programming over intervals. Sets *done when it applied (n <= TFE_EIN_CHAIN_MAX). */
+#define TFE_EIN_CHAIN_MAX 400
+TFE_INTERNAL tfe_status tfe__ein_chain_dp(const tfe__ein_net *net, double write_weight, tfe__ein_tree *t, bool *done) {
+  int n = net->n, W = net->W;
+  *done = false;
+  if (n < 3 || n > TFE_EIN_CHAIN_MAX) return TFE_OK;
+  int *hold = (int *)tfe__alloc((size_t)(2 * net->nlab + 4 * n + 2) * sizeof(int));
+  if (!hold) return TFE_ERR_ALLOC;
+  int *nb = hold + 2 * net->nlab, *deg = nb + 2 * n, *ord = deg + n; /* nb: 2 neighbours per tensor */
+  for (int l = 0; l < net->nlab; l++) hold[2 * l] = hold[2 * l + 1] = -1;
+  for (int i = 0; i < n; i++) { deg[i] = 0; nb[2 * i] = nb[2 * i + 1] = -1; }
+  bool ok = true;
+  for (int i = 0; ok && i < n; i++)
+    for (int w = 0; ok && w < W; w++)
+      for (uint64_t x = TFE__BS(net->leaf, W, i)[w] & ~net->out[w]; ok && x; x &= x - 1) {
+        int l = w * 64 + __builtin_ctzll(x);
+        if (hold[2 * l] < 0) hold[2 * l] = i;
+        else if (hold[2 * l + 1] < 0) hold[2 * l + 1] = i;
+        else ok = false; /* a hyperedge */
+      }
+  for (int l = 0; ok && l < net->nlab; l++) { /* each label links two tensors: record the edge once */
+    int a = hold[2 * l], b = hold[2 * l + 1];
+    if (a < 0 || b < 0) continue;
+    if (nb[2 * a] == b || nb[2 * a + 1] == b) continue;
+    if (deg[a] == 2 || deg[b] == 2) { ok = false; break; }
+    nb[2 * a + deg[a]++] = b; nb[2 * b + deg[b]++] = a;
+  }
+  int start = -1;
+  for (int i = 0; ok && i < n; i++) if (deg[i] == 1) { start = i; break; }
+  if (ok && start >= 0) { /* walk the line; it must visit every tensor */
+    int prev = -1, cur = start, m = 0;
+    while (cur >= 0 && m < n) {
+      ord[m++] = cur;
+      int nx = nb[2 * cur] != prev ? nb[2 * cur] : nb[2 * cur + 1];
+      prev = cur; cur = nx;
+    }
+    ok = m == n;
+  } else ok = false;
+  if (!ok) { tfe__free(hold); return TFE_OK; }
+  size_t N2 = (size_t)n * (size_t)n;
+  uint64_t *open = (uint64_t *)tfe__alloc((N2 + 3 * (size_t)(n + 1)) * (size_t)W * sizeof(uint64_t));
+  double *best = (double *)tfe__alloc(N2 * sizeof(double));
+  int *split = (int *)tfe__alloc(N2 * sizeof(int));
+  tfe_status st = TFE_OK;
+  if (!open || !best || !split) { st = TFE_ERR_ALLOC; goto done; }
+  {
+    uint64_t *pre = open + N2 * (size_t)W, *suf = pre + (size_t)(n + 1) * (size_t)W, *u = suf + (size_t)(n + 1) * (size_t)W;
+    /* pre[i]: labels of ord[0..i), suf[j]: labels of ord[j..n) */
+    memset(pre, 0, (size_t)W * 8); memset(TFE__BS(suf, W, n), 0, (size_t)W * 8);
+    for (int i = 0; i < n; i++)
+      for (int w = 0; w < W; w++) TFE__BS(pre, W, i + 1)[w] = TFE__BS(pre, W, i)[w] | TFE__BS(net->leaf, W, ord[i])[w];
+    for (int j = n - 1; j >= 0; j--)
+      for (int w = 0; w < W; w++) TFE__BS(suf, W, j)[w] = TFE__BS(suf, W, j + 1)[w] | TFE__BS(net->leaf, W, ord[j])[w];
+#define TFE__IV(i, j) ((size_t)(i) * (size_t)n + (size_t)(j))
+    for (int i = 0; i < n; i++) { /* open labels of every interval [i, j] */
+      for (int w = 0; w < W; w++) u[w] = 0;
+      for (int j = i; j < n; j++) {
+        uint64_t *o = TFE__BS(open, W, TFE__IV(i, j));
+        for (int w = 0; w < W; w++) {
+          u[w] |= TFE__BS(net->leaf, W, ord[j])[w];
+          o[w] = u[w] & (TFE__BS(pre, W, i)[w] | TFE__BS(suf, W, j + 1)[w] | net->out[w]);
+        }
+        best[TFE__IV(i, j)] = i == j ? 0 : INFINITY;
+      }
+    }
+    for (int len = 2; len <= n; len++)
+      for (int i = 0; i + len <= n; i++) {
+        int j = i + len - 1;
+        const uint64_t *oa, *ob;
+        double bc = INFINITY;
+        int bk = i;
+        for (int k = i; k < j; k++) {
+          double c = best[TFE__IV(i, k)] + best[TFE__IV(k + 1, j)];
+          if (!(c < bc)) continue;
+          oa = TFE__BS(open, W, TFE__IV(i, k)); ob = TFE__BS(open, W, TFE__IV(k + 1, j));
+          for (int w = 0; w < W; w++) u[w] = oa[w] | ob[w];
+          c += exp2(tfe__bs_log2(u, W, net->lsize));
+          if (c < bc) { bc = c; bk = k; }
+        }
+        if (len < n) bc += write_weight * exp2(tfe__bs_log2(TFE__BS(open, W, TFE__IV(i, j)), W, net->lsize));
+        best[TFE__IV(i, j)] = bc; split[TFE__IV(i, j)] = bk;
+      }
+    /* emit post-order: an explicit stack of intervals; id[] per interval start for finished ones */
+    int *stk = hold, *id = hold + n; /* reuse: hold has 2 * nlab + 4n >= 4n ints */
+    int sp = 0, k = 0;
+    int *fin = (int *)tfe__alloc(N2 * sizeof(int));
+    if (!fin) { st = TFE_ERR_ALLOC; goto done; }
+    (void)id;
+    for (size_t q = 0; q < N2; q++) fin[q] = -1;
+    for (int i = 0; i < n; i++) fin[TFE__IV(i, i)] = ord[i];
+    stk[sp++] = 0; stk[sp++] = n - 1;
+    while (sp) {
+      int i = stk[sp - 2], j = stk[sp - 1], m = split[TFE__IV(i, j)];
+      if (fin[TFE__IV(i, m)] < 0) { stk[sp++] = i; stk[sp++] = m; continue; }
+      if (fin[TFE__IV(m + 1, j)] < 0) { stk[sp++] = m + 1; stk[sp++] = j; continue; }
+      t->ch[2 * k] = fin[TFE__IV(i, m)]; t->ch[2 * k + 1] = fin[TFE__IV(m + 1, j)];
+      fin[TFE__IV(i, j)] = n + k++;
+      sp -= 2;
+    }
+    tfe__free(fin);
+#undef TFE__IV
+    *done = true;
+  }
+done:
+  tfe__free(hold); tfe__free(open); tfe__free(best); tfe__free(split);
   return st;
 }
 #endif

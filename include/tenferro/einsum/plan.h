@@ -52,6 +52,8 @@ typedef struct tfe_einsum_plan {
   int32_t *sliced;          /* labels */
   int64_t *sliced_dim;
   int64_t nslices;
+  int slice_workers;        /* slices that may run at once: the memory limit was divided among
+                               this many (the thread count at planning time; 1: one at a time) */
   int tmp_buf;              /* buffer of the sliced output accumulator (-1: none) */
   int nbuf;
   int64_t *buf_off;         /* byte offsets in the arena */

@@ -97,6 +97,10 @@ TFE_INTERNAL tfe_status tfe__ein_make_key(tfe__ein_key *k, tfe_dtype dt, const c
     tfe__ein_key_put(k, &o->seed, sizeof(uint64_t)); tfe__ein_key_put(k, &o->path_nsteps, sizeof(int));
     tfe__ein_key_put(k, &o->path_format, sizeof o->path_format);
     tfe__ein_key_put(k, &o->out_order, sizeof o->out_order);
+    if (o->memory_limit > 0) { /* a sliced plan divides the limit among the threads (build.h) */
+      int th = tfe_get_num_threads();
+      tfe__ein_key_put(k, &th, sizeof th);
+    }
     if (o->algo == TFE_PATH_GIVEN && o->path_nsteps > 0) tfe__ein_key_put(k, o->path, 2 * (size_t)o->path_nsteps * sizeof(int));
   }
   if (k->oom) { tfe__ein_key_free(k); return TFE_FAIL(TFE_ERR_ALLOC, "plan cache key allocation failed"); }

@@ -18,11 +18,14 @@
 #include <tenferro/gpu/vendor.h>
 #include <tenferro/gpu/kernels.h>
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define TFE__GPU_MAX_DEV 16
 #define TFE__GPU_PATH_MAX 512
@@ -48,8 +51,11 @@ typedef struct tfe__gpu_dev {
   tfe__blas_handle blas;
   tfe__cu_module mod[TFE__GK_COUNT];
   tfe__cu_function f_unary[TFE__GK_COUNT], f_scale[TFE__GK_COUNT], f_perm[TFE__GK_COUNT];
+  tfe__cu_function f_ew[TFE__GK_COUNT], f_ewred[TFE__GK_COUNT]; /* the elementwise slot (elementwise.h) */
+  tfe__cu_function f_tgemm[2][3][2]; /* [f32, f64][max-plus, min-plus, max-times][plain, argmax] (tropical.h) */
   tfe__cu_ptr ws;
   size_t ws_bytes;
+  int kernels_compiled, kernels_from_disk; /* modules compiled by NVRTC / read from the disk cache */
   char bename[32];
   tfe_prims_backend vt; /* the vtable as registered (the registry holds a copy) */
 } tfe__gpu_dev;

@@ -413,7 +413,7 @@ static void ew_case(tu_rng *r, int dev, tfe_dtype dt, int kcase) {
   int rank = (int)tu_int(r, 0, 4);
   int64_t dims[4], ddims[4], adims[4], bdims[4];
   for (int i = 0; i < rank; i++) dims[i] = tu_int(r, 0, 30) == 0 ? 0 : tu_int(r, 1, 6);
-  if (op == TFE_EW_REDUCE && tu_int(r, 0, 3) == 0 && rank > 0) dims[0] = 300; /* the block-per-output kernel */
+  if (op == TFE_EW_REDUCE && tu_int(r, 0, 3) == 0 && rank > 0) dims[0] = 2500; /* the block kernels (chunked when few outputs) */
   /* the input shapes: broadcast (a dim of 1, a missing leading dim) for map, zip, axpby */
   int ra = rank, rb = rank;
   for (int i = 0; i < rank; i++) adims[i] = bdims[i] = ddims[i] = dims[i];
@@ -530,7 +530,10 @@ static void test_elementwise_cuts(void **state) {
         fail_msg("%s(%g%+gi): CPU %.17g%+.17gi, device %.17g%+.17gi", tfe_unop_name(ops[k]), z[i][0], z[i][1], out1[i][0],
                  out1[i][1], out2[i][0], out2[i][1]);
       /* the sign of a zero imaginary part: the side of the cut */
-      if (out1[i][1] == 0 && out2[i][1] == 0 && signbit(out1[i][1]) != signbit(out2[i][1]) && ops[k] != TFE_UN_ABS)
+      /* (not for pow at 0: cexp(p clog(0)) takes that sign from a NaN's sign bit, which C leaves open) */
+      bool at0 = z[i][0] == 0 && z[i][1] == 0;
+      if (out1[i][1] == 0 && out2[i][1] == 0 && signbit(out1[i][1]) != signbit(out2[i][1]) && ops[k] != TFE_UN_ABS &&
+          !(ops[k] == TFE_UN_POW && at0))
         fail_msg("%s(%g%+gi): imaginary zero %g on the CPU, %g on the device", tfe_unop_name(ops[k]), z[i][0], z[i][1],
                  out1[i][1], out2[i][1]);
       if (ops[k] == TFE_UN_SQRT || ops[k] == TFE_UN_LOG) /* the cut itself: the sign of the result's imaginary part */

@@ -191,6 +191,28 @@ static void emu_tgemm(int h, char *c, const char *a, const char *b, long long *i
       }
 }
 
+/* tfe_ew_red's first pass (partial): the raw fold of each (output, chunk) into b */
+static void emu_ew_partial(int g, const char *a, char *b, const tfe__gpu_eparams *p) {
+  size_t es = emu_es[g];
+  for (long long o = 0; o < p->total; o++) {
+    long long q = o, oa = 0;
+    for (int k = 0; k < p->nout; k++) oa += q % p->dout[k] * p->sa[k], q /= p->dout[k];
+    for (long long c = 0; c < p->nchunk; c++) {
+      double complex acc = p->fold == TFE__KF_MUL ? 1 : p->fold == TFE__KF_MAX ? -INFINITY : p->fold == TFE__KF_MIN ? INFINITY : 0;
+      long long t1 = (c + 1) * p->chunk < p->nsum_total ? (c + 1) * p->chunk : p->nsum_total;
+      for (long long t = c * p->chunk; t < t1; t++) {
+        long long u = t, os = 0;
+        for (int k = 0; k < p->nsum; k++) os += u % p->dsum[k] * p->ssum[k], u /= p->dsum[k];
+        double complex x = emu_ldz(g, a + (oa + os) * (long long)es, p->cja);
+        if (p->pre == TFE__KP_ABS) x = cabs(x);
+        else if (p->pre == TFE__KP_ABS2) x = creal(x) * creal(x) + cimag(x) * cimag(x);
+        acc = emu_comb(p->fold, acc, x);
+      }
+      emu_stz(g, b + (o * p->nchunk + c) * (long long)es, acc, 0);
+    }
+  }
+}
+
 /* Function handles are small integers: 1 + EMU_NFN * kind + which. */
 static tfe__cu_result emu_launch(tfe__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                  unsigned bz, unsigned shm, tfe__cu_stream s, void **args, void **extra) {
@@ -202,7 +224,10 @@ static tfe__cu_result emu_launch(tfe__cu_function f, unsigned gx, unsigned gy, u
               (long long *)(uintptr_t) * (tfe__cu_ptr *)args[3], (const tfe__gpu_gparams *)args[4], gz);
     return 0;
   }
-  if (which == EMU_EW || which == EMU_EWRED)
+  if (which == EMU_EWRED && ((const tfe__gpu_eparams *)args[3])->partial)
+    emu_ew_partial(g, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (char *)(uintptr_t) * (tfe__cu_ptr *)args[2],
+                   (const tfe__gpu_eparams *)args[3]);
+  else if (which == EMU_EW || which == EMU_EWRED)
     emu_ew(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const char *)(uintptr_t) * (tfe__cu_ptr *)args[2],
            (const tfe__gpu_eparams *)args[3]);
   else if (which == EMU_SCALE) emu_unary(g, c, NULL, (const tfe__gpu_kparams *)args[1], true);

@@ -14,8 +14,9 @@
 /* The parameter block of tfe_ew / tfe_ew_red: the layout of struct E in kernels.h. */
 typedef struct tfe__gpu_eparams {
   long long total, nsum_total;
-  int op, code, nout, nsum, cjd, cja, cjb, s1_zero, fold, pre, fin, pad;
+  int op, code, nout, nsum, cjd, cja, cjb, s1_zero, fold, pre, fin, partial;
   double s0_re, s0_im, s1_re, s1_im, count;
+  long long chunk, nchunk; /* tfe_ew_red: summed elements per block, blocks per output */
   long long dout[TFE__GPU_KMAXR], sd[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR], sb[TFE__GPU_KMAXR], dsum[TFE__GPU_KMAXR],
       ssum[TFE__GPU_KMAXR];
 } tfe__gpu_eparams;
@@ -57,6 +58,40 @@ static void tfe__gpu_ep_sort(tfe__gpu_eparams *p) {
       t = p->sa[j], p->sa[j] = p->sa[j - 1], p->sa[j - 1] = t;
       t = p->sb[j], p->sb[j] = p->sb[j - 1], p->sb[j - 1] = t;
     }
+}
+/* Merges neighbouring output dims that continue each other in dst, a and b alike (a dense
+ * tensor becomes one dim: one multiplication per element instead of a division per dim). */
+static void tfe__gpu_ep_merge(tfe__gpu_eparams *p) {
+  int w = 0;
+  for (int k = 0; k < p->nout; k++) {
+    if (w > 0 && p->sd[k] == p->sd[w - 1] * p->dout[w - 1] && p->sa[k] == p->sa[w - 1] * p->dout[w - 1] &&
+        p->sb[k] == p->sb[w - 1] * p->dout[w - 1]) {
+      p->dout[w - 1] *= p->dout[k];
+      continue;
+    }
+    p->dout[w] = p->dout[k], p->sd[w] = p->sd[k], p->sa[w] = p->sa[k], p->sb[w] = p->sb[k];
+    w++;
+  }
+  p->nout = w;
+}
+/* The same for the summed dims of a reduction (in a's strides). */
+static void tfe__gpu_ep_merge_sum(tfe__gpu_eparams *p) {
+  for (int i = 1; i < p->nsum; i++) /* by stride, the smallest first */
+    for (int j = i; j > 0 && llabs(p->ssum[j]) < llabs(p->ssum[j - 1]); j--) {
+      long long t = p->dsum[j];
+      p->dsum[j] = p->dsum[j - 1], p->dsum[j - 1] = t;
+      t = p->ssum[j], p->ssum[j] = p->ssum[j - 1], p->ssum[j - 1] = t;
+    }
+  int w = 0;
+  for (int k = 0; k < p->nsum; k++) {
+    if (w > 0 && p->ssum[k] == p->ssum[w - 1] * p->dsum[w - 1]) {
+      p->dsum[w - 1] *= p->dsum[k];
+      continue;
+    }
+    p->dsum[w] = p->dsum[k], p->ssum[w] = p->ssum[k];
+    w++;
+  }
+  p->nsum = w;
 }
 /* A layout's dims are non-negative (the CPU's tfe__check_layout, less the data checks). */
 static tfe_status tfe__gpu_ew_dims(const tfe_dyn *v, const char *name, const char *where) {
@@ -187,6 +222,36 @@ static tfe_status tfe__gpu_ew_params(const tfe_ew_desc *d, int g, tfe__gpu_epara
   return TFE_OK;
 }
 
+/* tfe_ew_red: one block per output element, or, when there are few outputs and many summed
+ * elements, one block per (output, chunk) writing raw folds into the workspace, then a second
+ * launch that folds each output's chunks and applies the final step, alpha and beta. */
+static tfe_status tfe__gpu_ew_red_launch(tfe__gpu_dev *D, int g, tfe__cu_ptr c, tfe__cu_ptr a, tfe__cu_ptr b,
+                                         tfe__gpu_eparams *p, const char *where) {
+  long long nb = p->total * p->nchunk, blocks = nb < 65535 ? nb : 65535;
+  void *args[] = {&c, &a, &b, p};
+  tfe__cu_result r = tfe__gpu.cu.cuLaunchKernel(D->f_ewred[g], (unsigned)blocks, 1, 1, 256, 1, 1, 0, D->stream, args, NULL);
+  if (r != 0) return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cuLaunchKernel(tfe_ew_red): %s", tfe__cu_errstr(r));
+  return TFE_OK;
+}
+static tfe_status tfe__gpu_reduce_blocks(tfe__gpu_dev *D, int g, size_t es, tfe__cu_ptr c, tfe__cu_ptr a,
+                                         tfe__gpu_eparams *p, const char *where) {
+  long long want = 4 * 132; /* blocks to fill the device a few times over */
+  long long nchunk = p->total >= want ? 1 : (want + p->total - 1) / p->total;
+  if (nchunk > p->nsum_total / 2048) nchunk = p->nsum_total / 2048;
+  if (nchunk <= 1) return tfe__gpu_ew_red_launch(D, g, c, a, c, p, where);
+  tfe__cu_ptr w = 0;
+  TFE_TRY(tfe__gpu_ws(D, (size_t)(p->total * nchunk) * es, &w, where));
+  tfe__gpu_eparams q = *p; /* pass 1: raw folds of the chunks */
+  q.nchunk = nchunk, q.chunk = (p->nsum_total + nchunk - 1) / nchunk, q.partial = 1;
+  TFE_TRY(tfe__gpu_ew_red_launch(D, g, c, a, w, &q, where));
+  q = *p; /* pass 2: output o folds w[o * nchunk .. + nchunk) */
+  long long s = nchunk;
+  for (int k = 0; k < q.nout; k++) q.sa[k] = s, s *= q.dout[k];
+  q.nsum = 1, q.dsum[0] = nchunk, q.ssum[0] = 1, q.nsum_total = nchunk, q.chunk = nchunk, q.nchunk = 1;
+  q.pre = TFE__KP_NONE, q.cja = 0, q.partial = 0;
+  return tfe__gpu_ew_red_launch(D, g, c, w, w, &q, where);
+}
+
 /* The slot. */
 static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d) {
   const char *where = "tfe_elementwise";
@@ -214,21 +279,23 @@ static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew
   p.s0_re = s0.re, p.s0_im = s0.im, p.s1_re = s1.re, p.s1_im = s1.im;
   p.s1_zero = tfe__gpu_iszero(s1);
   tfe__gpu_ep_sort(&p);
+  tfe__gpu_ep_merge(&p);
+  tfe__gpu_ep_merge_sum(&p);
   p.total = 1;
   for (int i = 0; i < p.nout; i++) p.total *= p.dout[i];
+  p.chunk = p.nsum_total, p.nchunk = 1;
   tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
   TFE_TRY(tfe__gpu_enter(D, where));
   tfe_status st = tfe__gpu_kernels(D, g, where);
   if (st == TFE_OK) {
     tfe__cu_ptr c = tfe__gpu_addr(d->dst, es), a = need_a ? tfe__gpu_addr(d->a, es) : c,
                 b = d->op == TFE_EW_ZIP ? tfe__gpu_addr(d->b, es) : c;
-    void *args[] = {&c, &a, &b, &p};
-    if (d->op == TFE_EW_REDUCE && p.nsum_total >= 512 && p.total < 4096LL * 1024) {
-      long long blocks = p.total < 65535 ? p.total : 65535;
-      tfe__cu_result r = tfe__gpu.cu.cuLaunchKernel(D->f_ewred[g], (unsigned)blocks, 1, 1, 256, 1, 1, 0, D->stream, args, NULL);
-      if (r != 0) st = TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cuLaunchKernel(tfe_ew_red): %s", tfe__cu_errstr(r));
-    } else
+    if (d->op == TFE_EW_REDUCE && p.nsum_total >= 512 && p.total < 4096LL * 1024)
+      st = tfe__gpu_reduce_blocks(D, g, es, c, a, &p, where);
+    else {
+      void *args[] = {&c, &a, &b, &p};
       st = tfe__gpu_launch(D, D->f_ew[g], args, p.total, where);
+    }
   }
   tfe__gpu_leave(D);
   return st;

@@ -13,6 +13,7 @@
  *   libraries        tfe_gpu_library_path: which vendor library backs which slot, or NULL
  *   backends         tfe_gpu_backend: the registered vtable "cuda:N" of device N
  *   memory           tfe_gpu_alloc_dyn, tfe_gpu_upload, tfe_gpu_download, tfe_gpu_synchronize
+ *   tropical         tfe_gpu_tropical_matmul (max-plus, min-plus, max-times GEMM with the argmax)
  *   lifetime         tfe_gpu_shutdown
  * A missing library, driver or device is a clean "no GPU" answer (TFE_ERR_DEVICE with a message,
  * device count 0), never a crash; the CPU keeps working. */

@@ -5,6 +5,8 @@
  * dimensions, transposes, conjugation, workspace offsets) runs in CI without a GPU. NVRTC and
  * the CUDA calls themselves are not exercised here: test_gpu_loader and the real device do. */
 #include <tenferro/gpu/tenferro_gpu.c>
+#include <complex.h>
+#include <math.h>
 
 void tu_gpu_emulate(void);
 
@@ -35,7 +37,7 @@ static emu_c emu_add(emu_c a, emu_c b) {
 }
 
 /* ---- the kernels: tfe_unary and tfe_perm2d compute the same thing; tfe_scale ------------------ */
-enum { EMU_UNARY, EMU_PERM, EMU_SCALE };
+enum { EMU_UNARY, EMU_PERM, EMU_SCALE, EMU_EW, EMU_EWRED, EMU_NFN };
 static void emu_unary(int g, char *c, const char *a, const tfe__gpu_kparams *p, bool scale) {
   size_t es = emu_es[g];
   emu_c al = {p->alpha_re, p->alpha_im}, be = {p->beta_re, p->beta_im};
@@ -61,13 +63,174 @@ static void emu_unary(int g, char *c, const char *a, const tfe__gpu_kparams *p, 
     emu_st(g, cp, out);
   }
 }
-/* Function handles are small integers: 1 + 3 * kind + which. */
+/* ---- tfe_ew / tfe_ew_red: the elementwise slot's kernels, interpreted with C99 complex math
+ * (the kernel room's CPU code is what the results are compared with) */
+/* re + i im (no CMPLX: clang's view of glibc's complex.h lacks it) */
+static double complex emu_z(double re, double im) {
+  double parts[2] = {re, im};
+  double complex z;
+  memcpy(&z, parts, sizeof z);
+  return z;
+}
+static double complex emu_ldz(int g, const char *p, int cj) {
+  emu_c v = emu_ld(g, p);
+  return emu_z(v.re, cj ? -v.im : v.im);
+}
+static void emu_stz(int g, char *p, double complex z, int cj) {
+  emu_c v = {creal(z), cj ? -cimag(z) : cimag(z)};
+  emu_st(g, p, v);
+}
+static double complex emu_un(int g, int code, double complex x, double complex p) {
+  bool cplx = g >= TFE__GK_C64;
+  double r = creal(x);
+  switch (code) {
+  case TFE_UN_NEG: return -x;
+  case TFE_UN_CONJ: return conj(x);
+  case TFE_UN_ABS: return cabs(x);
+  case TFE_UN_REAL: return creal(x);
+  case TFE_UN_IMAG: return cimag(x);
+  case TFE_UN_SQRT: return cplx ? csqrt(x) : sqrt(r);
+  case TFE_UN_EXP: return cplx ? cexp(x) : exp(r);
+  case TFE_UN_LOG: return cplx ? clog(x) : log(r);
+  case TFE_UN_SIN: return cplx ? csin(x) : sin(r);
+  case TFE_UN_COS: return cplx ? ccos(x) : cos(r);
+  case TFE_UN_TANH: return cplx ? ctanh(x) : tanh(r);
+  case TFE_UN_POW: return cplx ? cpow(x, p) : pow(r, creal(p));
+  case TFE_UN_RECIP: return 1.0 / x;
+  case TFE_UN_SQUARE: return x * x;
+  default: return x;
+  }
+}
+static double complex emu_bin(int code, double complex x, double complex y) {
+  double a = creal(x), b = creal(y);
+  switch (code) {
+  case TFE_BIN_ADD: return x + y;
+  case TFE_BIN_SUB: return x - y;
+  case TFE_BIN_MUL: return x * y;
+  case TFE_BIN_DIV: return x / y;
+  case TFE_BIN_MAX: return a > b || a != a ? a : b;
+  case TFE_BIN_MIN: return a < b || a != a ? a : b;
+  default: return x;
+  }
+}
+static double complex emu_comb(int fold, double complex a, double complex b) {
+  switch (fold) {
+  case TFE__KF_MUL: return a * b;
+  case TFE__KF_MAX: return creal(a) > creal(b) || creal(a) != creal(a) ? a : b;
+  case TFE__KF_MIN: return creal(a) < creal(b) || creal(a) != creal(a) ? a : b;
+  default: return a + b;
+  }
+}
+static void emu_ew(int g, char *d, const char *a, const char *b, const tfe__gpu_eparams *p) {
+  size_t es = emu_es[g];
+  double complex s0 = emu_z(p->s0_re, p->s0_im), s1 = emu_z(p->s1_re, p->s1_im);
+  for (long long i = 0; i < p->total; i++) {
+    long long q = i, od = 0, oa = 0, ob = 0;
+    for (int k = 0; k < p->nout; k++) {
+      long long x = q % p->dout[k];
+      q /= p->dout[k];
+      od += x * p->sd[k], oa += x * p->sa[k], ob += x * p->sb[k];
+    }
+    char *dp = d + od * (long long)es;
+    const char *ap = a + oa * (long long)es, *bp = b + ob * (long long)es;
+    double complex r;
+    switch (p->op) {
+    case TFE_EW_COPY: r = emu_ldz(g, ap, p->cja); break;
+    case TFE_EW_FILL: r = s0; break;
+    case TFE_EW_SCALE: r = s0 * emu_ldz(g, dp, p->cjd); break;
+    case TFE_EW_AXPBY: r = s0 * emu_ldz(g, ap, p->cja) + (p->s1_zero ? 0 : s1 * emu_ldz(g, dp, p->cjd)); break;
+    case TFE_EW_MAP: r = emu_un(g, p->code, emu_ldz(g, ap, p->cja), s0); break;
+    case TFE_EW_ZIP: r = emu_bin(p->code, emu_ldz(g, ap, p->cja), emu_ldz(g, bp, p->cjb)); break;
+    default: {
+      double complex acc = p->fold == TFE__KF_MUL ? 1 : p->fold == TFE__KF_MAX ? -INFINITY : p->fold == TFE__KF_MIN ? INFINITY : 0;
+      for (long long t = 0; t < p->nsum_total; t++) {
+        long long u = t, os = 0;
+        for (int k = 0; k < p->nsum; k++) os += u % p->dsum[k] * p->ssum[k], u /= p->dsum[k];
+        double complex x = emu_ldz(g, ap + os * (long long)es, p->cja);
+        if (p->pre == TFE__KP_ABS) x = cabs(x);
+        else if (p->pre == TFE__KP_ABS2) x = creal(x) * creal(x) + cimag(x) * cimag(x);
+        acc = emu_comb(p->fold, acc, x);
+      }
+      if (p->fin == TFE_RED_MEAN) acc /= p->count;
+      else if (p->fin == TFE_RED_NORM2) acc = sqrt(creal(acc));
+      else if (p->fin == TFE_RED_NORMINF && p->count == 0) acc = 0;
+      r = s0 * acc + (p->s1_zero ? 0 : s1 * emu_ldz(g, dp, p->cjd));
+    }
+    }
+    emu_stz(g, dp, r, p->cjd);
+  }
+}
+
+/* tfe_tgemm_* (tropical.h): handles 1000 + 6 * kind + 2 * (semiring - 1) + argmax */
+static void emu_tgemm(int h, char *c, const char *a, const char *b, long long *idx, const tfe__gpu_gparams *p,
+                      unsigned batch) {
+  int g = h / 6, s = h % 6 / 2 + 1, arg = h % 2;
+  size_t es = emu_es[g];
+  double zero = tfe__gpu_trop_zero(s);
+  for (unsigned z = 0; z < batch; z++)
+    for (long long i = 0; i < p->m; i++)
+      for (long long j = 0; j < p->n; j++) {
+        double acc = zero;
+        long long w = -1;
+        for (long long l = 0; l < p->k; l++) {
+          double x = emu_ld(g, a + (z * p->abs_ + i * p->ars + l * p->acs) * (long long)es).re;
+          double y = emu_ld(g, b + (z * p->bbs + l * p->brs + j * p->bcs) * (long long)es).re;
+          double v = s == 3 ? x * y : x + y;
+          bool better = s == 2 ? v < acc : v > acc;
+          if (better) acc = v, w = l;
+        }
+        char *cp = c + (z * p->cbs + i * p->crs + j * p->ccs) * (long long)es;
+        double r = s == 3 ? p->alpha * acc : p->alpha + acc;
+        if (!p->beta_zero) {
+          double o = emu_ld(g, cp).re, bo = s == 3 ? p->beta * o : p->beta + o;
+          r = s == 2 ? fmin(r, bo) : fmax(r, bo);
+        }
+        emu_c out = {r, 0};
+        emu_st(g, cp, out);
+        if (arg) idx[z * p->ibs + i * p->irs + j * p->ics] = w;
+      }
+}
+
+/* tfe_ew_red's first pass (partial): the raw fold of each (output, chunk) into b */
+static void emu_ew_partial(int g, const char *a, char *b, const tfe__gpu_eparams *p) {
+  size_t es = emu_es[g];
+  for (long long o = 0; o < p->total; o++) {
+    long long q = o, oa = 0;
+    for (int k = 0; k < p->nout; k++) oa += q % p->dout[k] * p->sa[k], q /= p->dout[k];
+    for (long long c = 0; c < p->nchunk; c++) {
+      double complex acc = p->fold == TFE__KF_MUL ? 1 : p->fold == TFE__KF_MAX ? -INFINITY : p->fold == TFE__KF_MIN ? INFINITY : 0;
+      long long t1 = (c + 1) * p->chunk < p->nsum_total ? (c + 1) * p->chunk : p->nsum_total;
+      for (long long t = c * p->chunk; t < t1; t++) {
+        long long u = t, os = 0;
+        for (int k = 0; k < p->nsum; k++) os += u % p->dsum[k] * p->ssum[k], u /= p->dsum[k];
+        double complex x = emu_ldz(g, a + (oa + os) * (long long)es, p->cja);
+        if (p->pre == TFE__KP_ABS) x = cabs(x);
+        else if (p->pre == TFE__KP_ABS2) x = creal(x) * creal(x) + cimag(x) * cimag(x);
+        acc = emu_comb(p->fold, acc, x);
+      }
+      emu_stz(g, b + (o * p->nchunk + c) * (long long)es, acc, 0);
+    }
+  }
+}
+
+/* Function handles are small integers: 1 + EMU_NFN * kind + which. */
 static tfe__cu_result emu_launch(tfe__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                  unsigned bz, unsigned shm, tfe__cu_stream s, void **args, void **extra) {
-  (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shm, (void)s, (void)extra;
-  int h = (int)(uintptr_t)f - 1, g = h / 3, which = h % 3;
+  (void)gx, (void)gy, (void)bx, (void)by, (void)bz, (void)shm, (void)s, (void)extra;
+  int h = (int)(uintptr_t)f - 1, g = h / EMU_NFN, which = h % EMU_NFN;
   char *c = (char *)(uintptr_t) * (tfe__cu_ptr *)args[0];
-  if (which == EMU_SCALE) emu_unary(g, c, NULL, (const tfe__gpu_kparams *)args[1], true);
+  if (h >= 999) {
+    emu_tgemm(h - 999, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const char *)(uintptr_t) * (tfe__cu_ptr *)args[2],
+              (long long *)(uintptr_t) * (tfe__cu_ptr *)args[3], (const tfe__gpu_gparams *)args[4], gz);
+    return 0;
+  }
+  if (which == EMU_EWRED && ((const tfe__gpu_eparams *)args[3])->partial)
+    emu_ew_partial(g, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (char *)(uintptr_t) * (tfe__cu_ptr *)args[2],
+                   (const tfe__gpu_eparams *)args[3]);
+  else if (which == EMU_EW || which == EMU_EWRED)
+    emu_ew(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const char *)(uintptr_t) * (tfe__cu_ptr *)args[2],
+           (const tfe__gpu_eparams *)args[3]);
+  else if (which == EMU_SCALE) emu_unary(g, c, NULL, (const tfe__gpu_kparams *)args[1], true);
   else emu_unary(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const tfe__gpu_kparams *)args[2], false);
   return 0;
 }
@@ -148,13 +311,46 @@ void tu_gpu_emulate(void) {
   pthread_mutex_init(&D->lock, NULL);
   snprintf(D->bename, sizeof D->bename, "cuda:0");
   for (int g = 0; g < TFE__GK_COUNT; g++) {
-    D->f_unary[g] = (tfe__cu_function)(uintptr_t)(1 + 3 * g + EMU_UNARY);
-    D->f_perm[g] = (tfe__cu_function)(uintptr_t)(1 + 3 * g + EMU_PERM);
-    D->f_scale[g] = (tfe__cu_function)(uintptr_t)(1 + 3 * g + EMU_SCALE);
+    D->f_unary[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_UNARY);
+    D->f_perm[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_PERM);
+    D->f_scale[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_SCALE);
+    D->f_ew[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EW);
+    D->f_ewred[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EWRED);
+    for (int k = 0; k < 6 && g <= TFE__GK_F64; k++) D->f_tgemm[g][k / 2][k % 2] = (tfe__cu_function)(uintptr_t)(1000 + 6 * g + k);
   }
   tfe__gpu.ndev = 1;
   tfe__gpu_register(D);
   tfe__gpu.init_done = true, tfe__gpu.init_st = TFE_OK;
   snprintf(tfe__gpu.status, sizeof tfe__gpu.status, "cuda:0 = an emulated device (host memory, kernels and GEMMs on the CPU)");
   pthread_mutex_unlock(&tfe__gpu.lock);
+}
+
+/* The on-disk kernel cache (device.h): the file name follows the folder chosen by
+ * TFE_GPU_KERNEL_CACHE / XDG_CACHE_HOME / HOME, a stored image reads back, "0" turns it off,
+ * a change of the source changes the name. Returns 0 when every check holds, else the number
+ * of the first failed one. */
+int tu_gpu_cache_roundtrip(const char *dir);
+int tu_gpu_cache_roundtrip(const char *dir) {
+  char p1[TFE__GPU_PATH_MAX + 128], p2[TFE__GPU_PATH_MAX + 128], want[TFE__GPU_PATH_MAX];
+  setenv("TFE_GPU_KERNEL_CACHE", dir, 1);
+  if (!tfe__gpu_cache_path(p1, sizeof p1, "sm_90", TFE__GK_F64, "source one")) return 1;
+  snprintf(want, sizeof want, "%s/kernels-sm_90-k1-", dir);
+  if (strncmp(p1, want, strlen(want)) != 0) return 2;
+  if (!tfe__gpu_cache_path(p2, sizeof p2, "sm_90", TFE__GK_F64, "source two") || !strcmp(p1, p2)) return 3;
+  static const char img[] = "a kernel image of more than sixteen bytes";
+  if (!tfe__gpu_cache_store(p1, img, sizeof img)) return 4;
+  char *back = tfe__gpu_cache_load(p1);
+  bool same = back && memcmp(back, img, sizeof img) == 0;
+  free(back);
+  remove(p1);
+  if (!same) return 5;
+  if (tfe__gpu_cache_load(p2)) return 6;
+  setenv("TFE_GPU_KERNEL_CACHE", "0", 1);
+  if (tfe__gpu_cache_path(p1, sizeof p1, "sm_90", TFE__GK_F64, "source one")) return 7;
+  setenv("TFE_GPU_KERNEL_CACHE", "", 1);
+  setenv("XDG_CACHE_HOME", dir, 1);
+  snprintf(want, sizeof want, "%s/tenferro/kernels-", dir);
+  if (!tfe__gpu_cache_path(p1, sizeof p1, "sm_90", TFE__GK_F64, "x") || strncmp(p1, want, strlen(want)) != 0) return 8;
+  setenv("XDG_CACHE_HOME", "", 1);
+  return 0;
 }

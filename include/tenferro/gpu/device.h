@@ -89,15 +89,60 @@ static const char *tfe__gpu_kdefs[TFE__GK_COUNT][2] = {
     {"-DTFE_R=double", "-DTFE_CPLX=1"},
 };
 
-/* The kernel source, one string (malloc'd). */
+/* A growing string (the generated kernel source). */
+typedef struct tfe__gpu_sb { char *s; size_t n, cap; bool oom; } tfe__gpu_sb;
+static void tfe__gpu_sb_put(tfe__gpu_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tfe__gpu_sb_put(tfe__gpu_sb *b, const char *fmt, ...) {
+  if (b->oom) return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+    va_end(ap);
+    if (k < 0) { b->oom = true; return; }
+    if (b->s && b->n + (size_t)k < b->cap) { b->n += (size_t)k; return; }
+    size_t cap = (b->cap + (size_t)k + 1) * 2;
+    char *t = (char *)realloc(b->s, cap);
+    if (!t) { b->oom = true; return; }
+    b->s = t, b->cap = cap;
+  }
+}
+/* One switch over a table: `case code: return (expr);` for each defined entry. */
+static void tfe__gpu_sb_switch(tfe__gpu_sb *b, const char *head, const tfe__gpu_opsrc *tab, int n, bool cplx,
+                               const char *fallback) {
+  tfe__gpu_sb_put(b, "%s {\n  switch (c) {\n", head);
+  for (int i = 0; i < n; i++) {
+    const char *e = cplx ? tab[i].cplx : tab[i].real;
+    if (e) tfe__gpu_sb_put(b, "  case %d: return (%s);\n", i, e);
+  }
+  tfe__gpu_sb_put(b, "  }\n  return %s;\n}\n", fallback);
+}
+/* The kernel source, one string (malloc'd): the fixed pieces, the complex helpers, the op
+ * functions generated from the tables of kernels.h (codes as the kernel room's enums), then
+ * the elementwise kernels. */
 static char *tfe__gpu_source(void) {
-  size_t n = 1, k = sizeof tfe__gpu_ksrc / sizeof *tfe__gpu_ksrc;
-  for (size_t i = 0; i < k; i++) n += strlen(tfe__gpu_ksrc[i]);
-  char *s = (char *)malloc(n);
-  if (!s) return NULL;
-  s[0] = 0;
-  for (size_t i = 0; i < k; i++) strcat(s, tfe__gpu_ksrc[i]);
-  return s;
+  tfe__gpu_sb b = {NULL, 0, 0, false};
+  for (size_t i = 0; i < sizeof tfe__gpu_ksrc / sizeof *tfe__gpu_ksrc; i++) tfe__gpu_sb_put(&b, "%s", tfe__gpu_ksrc[i]);
+  tfe__gpu_sb_put(&b, "%s", tfe__gpu_ksrc_cmath);
+  tfe__gpu_sb_put(&b, "#define EW_COPY %d\n#define EW_FILL %d\n#define EW_SCALE %d\n#define EW_AXPBY %d\n"
+                      "#define EW_MAP %d\n#define EW_ZIP %d\n#define EW_REDUCE %d\n",
+                  TFE_EW_COPY, TFE_EW_FILL, TFE_EW_SCALE, TFE_EW_AXPBY, TFE_EW_MAP, TFE_EW_ZIP, TFE_EW_REDUCE);
+  tfe__gpu_sb_put(&b, "#define RED_MEAN %d\n#define RED_NORM2 %d\n#define RED_NORMINF %d\n", TFE_RED_MEAN, TFE_RED_NORM2,
+                  TFE_RED_NORMINF);
+  for (int cplx = 1; cplx >= 0; cplx--) {
+    tfe__gpu_sb_put(&b, cplx ? "#if TFE_CPLX\n" : "#else\n");
+    tfe__gpu_sb_switch(&b, "__device__ T un_op(int c, T x, T p)", tfe__gpu_unop_src, TFE_UN_COUNT_, cplx, "x");
+    tfe__gpu_sb_switch(&b, "__device__ T bin_op(int c, T x, T y)", tfe__gpu_binop_src, TFE_BIN_COUNT_, cplx, "x");
+    tfe__gpu_sb_switch(&b, "__device__ __forceinline__ T red_comb(int c, T a, T b)", tfe__gpu_fold_src, 4, cplx, "a");
+    tfe__gpu_sb_switch(&b, "__device__ __forceinline__ T red_pre(int c, T x)", tfe__gpu_pre_src, 3, cplx, "x");
+  }
+  tfe__gpu_sb_put(&b, "#endif\n__device__ __forceinline__ T red_id(int f) {\n"
+                      "  return f == %d ? mk((R)1, (R)0) : f == %d ? mk((R)-INFINITY, (R)0) : f == %d ? mk((R)INFINITY, (R)0) : zero();\n}\n",
+                  TFE__KF_MUL, TFE__KF_MAX, TFE__KF_MIN);
+  for (size_t i = 0; i < sizeof tfe__gpu_ksrc_ew / sizeof *tfe__gpu_ksrc_ew; i++) tfe__gpu_sb_put(&b, "%s", tfe__gpu_ksrc_ew[i]);
+  for (size_t i = 0; i < sizeof tfe__gpu_ksrc_trop / sizeof *tfe__gpu_ksrc_trop; i++) tfe__gpu_sb_put(&b, "%s", tfe__gpu_ksrc_trop[i]);
+  if (b.oom) { free(b.s); return NULL; }
+  return b.s;
 }
 
 /* The compiler's log, appended to the message (first 300 bytes). */
@@ -115,7 +160,7 @@ static tfe_status tfe__gpu_rtc_fail(tfe__rtc_prog p, tfe__rtc_result r, const ch
 
 /* Compiles the kernels of kind g for arch ("sm_90": a cubin; "compute_90": PTX); *image is
  * malloc'd. Needs no device. */
-static tfe_status tfe__gpu_rtc_compile(const char *arch, int g, char **image, const char *where) {
+static tfe_status tfe__gpu_rtc_compile(const char *arch, int g, char **image, size_t *nimage, const char *where) {
   if (!tfe__gpu.rtc.create)
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "NVRTC is not loaded (%s): kernels cannot be generated",
                             tfe_gpu_status());
@@ -144,6 +189,7 @@ static tfe_status tfe__gpu_rtc_compile(const char *arch, int g, char **image, co
     return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "NVRTC gave no %s image for %s", cubin ? "CUBIN" : "PTX", arch);
   }
   *image = img;
+  if (nimage) *nimage = cubin ? n : strlen(img) + 1;
   return TFE_OK;
 }
 
@@ -156,34 +202,130 @@ TFE_GPU_API tfe_status tfe_gpu_compile_check(int cc_major, int cc_minor) {
   snprintf(arch, sizeof arch, "sm_%d%d", cc_major, cc_minor);
   for (int g = 0; g < TFE__GK_COUNT; g++) {
     char *img = NULL;
-    TFE_TRY(tfe__gpu_rtc_compile(arch, g, &img, __func__));
+    TFE_TRY(tfe__gpu_rtc_compile(arch, g, &img, NULL, __func__));
     free(img);
   }
   return TFE_OK;
 }
 
-/* The kernels of kind g on device D (device lock held): compiled at first use (a CUBIN for the
- * device's architecture; PTX for the driver to finish when NVRTC does not know it). */
-static tfe_status tfe__gpu_kernels(tfe__gpu_dev *D, int g, const char *where) {
-  if (D->f_unary[g]) return TFE_OK;
-  char arch[32], *img = NULL;
-  snprintf(arch, sizeof arch, "sm_%d%d", D->info.cc_major, D->info.cc_minor);
-  if (tfe__gpu_rtc_compile(arch, g, &img, where) != TFE_OK) {
-    snprintf(arch, sizeof arch, "compute_%d%d", D->info.cc_major, D->info.cc_minor);
-    TFE_TRY(tfe__gpu_rtc_compile(arch, g, &img, where));
+/* ---- the on-disk cache of compiled kernels ----------------------------------------------------
+ * One file per (architecture, kind, driver version, NVRTC version, source hash):
+ * $XDG_CACHE_HOME/tenferro/ (else ~/.cache/tenferro/) kernels-sm_90-k1-d13000-r13.0-<hash>.bin.
+ * TFE_GPU_KERNEL_CACHE=0 (or off, no) turns it off; TFE_GPU_KERNEL_CACHE=<dir> puts it there.
+ * A file that is missing, short or refused by the driver is recompiled and rewritten (written
+ * to a temporary name, then renamed: concurrent processes never read half a file). */
+static uint64_t tfe__gpu_fnv(const char *s, uint64_t h) {
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+  return h;
+}
+/* The cache folder in buf, or false when the cache is off or no folder can be named. */
+static bool tfe__gpu_cache_dir(char *buf, size_t n) {
+  const char *e = getenv("TFE_GPU_KERNEL_CACHE");
+  if (e && (!strcmp(e, "0") || !strcmp(e, "off") || !strcmp(e, "no") || !strcmp(e, "OFF"))) return false;
+  if (e && e[0] == '/') return snprintf(buf, n, "%s", e) < (int)n;
+  const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+  if (x && x[0] == '/') return snprintf(buf, n, "%s/tenferro", x) < (int)n;
+  if (h && h[0]) return snprintf(buf, n, "%s/.cache/tenferro", h) < (int)n;
+  return false;
+}
+/* The file of kind g's kernels for arch (false: no cache). */
+static bool tfe__gpu_cache_path(char *buf, size_t n, const char *arch, int g, const char *src) {
+  char dir[TFE__GPU_PATH_MAX];
+  if (!tfe__gpu_cache_dir(dir, sizeof dir)) return false;
+  int maj = 0, min = 0;
+  if (tfe__gpu.rtc.version) tfe__gpu.rtc.version(&maj, &min);
+  uint64_t h = tfe__gpu_fnv(src, 0xcbf29ce484222325ULL);
+  h = tfe__gpu_fnv(tfe__gpu_kdefs[g][0], h), h = tfe__gpu_fnv(tfe__gpu_kdefs[g][1], h);
+  return snprintf(buf, n, "%s/kernels-%s-k%d-d%d-r%d.%d-%016llx.bin", dir, arch, g, tfe__gpu.driver_version, maj, min,
+                  (unsigned long long)h) < (int)n;
+}
+static char *tfe__gpu_cache_load(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *img = NULL;
+  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  if (n > 16 && fseek(f, 0, SEEK_SET) == 0 && (img = (char *)malloc((size_t)n + 1)) != NULL) {
+    if (fread(img, 1, (size_t)n, f) != (size_t)n) free(img), img = NULL;
+    else img[n] = 0;
   }
+  fclose(f);
+  return img;
+}
+/* Creates the folders of path (mode 0700 for new ones) and writes img there atomically. */
+static bool tfe__gpu_cache_store(const char *path, const char *img, size_t n) {
+  char tmp[TFE__GPU_PATH_MAX + 160];
+  snprintf(tmp, sizeof tmp, "%s", path);
+  for (char *q = tmp + 1; *q; q++)
+    if (*q == '/') {
+      *q = 0;
+      mkdir(tmp, 0700);
+      *q = '/';
+    }
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f) return false;
+  bool ok = fwrite(img, 1, n, f) == n;
+  ok = fclose(f) == 0 && ok;
+  if (ok) ok = rename(tmp, path) == 0;
+  if (!ok) remove(tmp);
+  return ok;
+}
+
+/* Loads an image as kind g's module on D (device lock held). */
+static tfe__cu_result tfe__gpu_module(tfe__gpu_dev *D, int g, const char *img) {
   tfe__cu_module m = NULL;
   tfe__cu_result r = tfe__gpu.cu.cuModuleLoadData(&m, img);
-  free(img);
-  if (r != 0) return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cuModuleLoadData (%s): %s", arch, tfe__cu_errstr(r));
+  if (r != 0) return r;
   if ((r = tfe__gpu.cu.cuModuleGetFunction(&D->f_unary[g], m, "tfe_unary")) != 0 ||
       (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_perm[g], m, "tfe_perm2d")) != 0 ||
-      (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_scale[g], m, "tfe_scale")) != 0) {
+      (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_scale[g], m, "tfe_scale")) != 0 ||
+      (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_ew[g], m, "tfe_ew")) != 0 ||
+      (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_ewred[g], m, "tfe_ew_red")) != 0) {
     tfe__gpu.cu.cuModuleUnload(m);
-    D->f_unary[g] = D->f_scale[g] = D->f_perm[g] = NULL;
-    return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cuModuleGetFunction: %s", tfe__cu_errstr(r));
+    D->f_unary[g] = D->f_scale[g] = D->f_perm[g] = D->f_ew[g] = D->f_ewred[g] = NULL;
+    return r;
+  }
+  for (int s = 0; s < 3 && g <= TFE__GK_F64; s++) { /* the tropical GEMMs of the real kinds */
+    char nm[32];
+    snprintf(nm, sizeof nm, "tfe_tgemm_%d", s + 1);
+    tfe__cu_result r1 = tfe__gpu.cu.cuModuleGetFunction(&D->f_tgemm[g][s][0], m, nm);
+    snprintf(nm, sizeof nm, "tfe_tgemm_arg_%d", s + 1);
+    tfe__cu_result r2 = tfe__gpu.cu.cuModuleGetFunction(&D->f_tgemm[g][s][1], m, nm);
+    if (r1 != 0 || r2 != 0) D->f_tgemm[g][s][0] = D->f_tgemm[g][s][1] = NULL;
   }
   D->mod[g] = m;
+  return 0;
+}
+
+/* The kernels of kind g on device D (device lock held): from the disk cache, else compiled
+ * (a CUBIN for the device's architecture; PTX for the driver to finish when NVRTC does not
+ * know it) and stored there. */
+static tfe_status tfe__gpu_kernels(tfe__gpu_dev *D, int g, const char *where) {
+  if (D->f_unary[g]) return TFE_OK;
+  char arch[32], *img = NULL, path[TFE__GPU_PATH_MAX + 128];
+  snprintf(arch, sizeof arch, "sm_%d%d", D->info.cc_major, D->info.cc_minor);
+  char *src = tfe__gpu_source();
+  bool cached = src && tfe__gpu_cache_path(path, sizeof path, arch, g, src);
+  free(src);
+  if (cached && (img = tfe__gpu_cache_load(path)) != NULL) {
+    tfe__cu_result r = tfe__gpu_module(D, g, img);
+    free(img);
+    if (r == 0) {
+      D->kernels_from_disk++;
+      return TFE_OK;
+    }
+  }
+  size_t n = 0;
+  if (tfe__gpu_rtc_compile(arch, g, &img, &n, where) != TFE_OK) {
+    snprintf(arch, sizeof arch, "compute_%d%d", D->info.cc_major, D->info.cc_minor);
+    TFE_TRY(tfe__gpu_rtc_compile(arch, g, &img, &n, where));
+    cached = false; /* PTX: the driver's JIT has its own cache */
+  }
+  tfe__cu_result r = tfe__gpu_module(D, g, img);
+  if (r == 0 && cached) tfe__gpu_cache_store(path, img, n);
+  free(img);
+  if (r != 0) return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "loading the kernels (%s): %s", arch, tfe__cu_errstr(r));
+  D->kernels_compiled++;
   return TFE_OK;
 }
 

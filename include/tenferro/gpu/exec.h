@@ -90,6 +90,15 @@ static const void *tfe__gpu_scalar_as(int g, tfe__gscal s, double buf[2]) {
   else buf[0] = s.re, buf[1] = s.im;
   return buf;
 }
+/* The same without the -0 rule (the elementwise kernels keep a value's bits). */
+static tfe__gscal tfe__gpu_scalar_raw(int g, const void *v) {
+  tfe__gscal s = {0, 0};
+  if (g == TFE__GK_F32) s.re = *(const float *)v;
+  else if (g == TFE__GK_F64) s.re = *(const double *)v;
+  else if (g == TFE__GK_C64) s.re = ((const float *)v)[0], s.im = ((const float *)v)[1];
+  else s.re = ((const double *)v)[0], s.im = ((const double *)v)[1];
+  return s;
+}
 static bool tfe__gpu_iszero(tfe__gscal s) { return s.re == 0 && s.im == 0; }
 /* C stores its conjugate: C' = conj(alpha) op(A..) + conj(beta) C'. A zero keeps +0 parts
  * (cuBLAS reads C for a beta of -0). */
@@ -242,7 +251,9 @@ static tfe_status tfe__gpu_exec_unary(const tfe_prims_backend *be, const tfe_pri
   return st;
 }
 
+#include <tenferro/gpu/tropical.h>
 #include <tenferro/gpu/gemm.h>
+#include <tenferro/gpu/elementwise.h>
 
 /* ---- the vtable -------------------------------------------------------------------------------- */
 static tfe_status tfe__gpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call) {
@@ -280,6 +291,7 @@ static tfe_prims_backend tfe__gpu_vtable(tfe__gpu_dev *D) {
   be.exec[TFE_PRIM_CONTRACT] = tfe__gpu_exec_binary;
   be.exec[TFE_PRIM_ELEMENTWISE_MUL] = tfe__gpu_exec_binary;
   be.linalg = tfe__gpu_linalg;
+  be.elementwise = tfe__gpu_elementwise;
   be.mem_alloc = tfe__gpu_mem_alloc;
   be.mem_free = tfe__gpu_mem_free;
   return be;

@@ -174,8 +174,10 @@ static tfe__blas_gemm_sb_fn_t tfe__gg_gemm_fn(int g) {
 }
 
 /* The GEMM over the chosen layout, copying what must be copied. */
+/* trop: the tropical semiring (tropical.h) whose GEMM replaces cuBLAS's, 0 for cuBLAS. */
 static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, size_t es, tfe__gplan *P,
-                              tfe__gscal alpha, tfe__gscal beta, bool conj_a, bool conj_b, const char *where) {
+                              tfe__gscal alpha, tfe__gscal beta, bool conj_a, bool conj_b, int trop, const char *where) {
+  bool beta_zero = trop ? beta.re == tfe__gpu_trop_zero(trop) : tfe__gpu_iszero(beta);
   tfe__gmat A, B, C;
   memset(&A, 0, sizeof A), memset(&B, 0, sizeof B), memset(&C, 0, sizeof C);
   tfe__gg_layout(P, conj_a, conj_b, &A, &B, &C);
@@ -205,7 +207,19 @@ static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, si
   tfe__cu_ptr cc = pc;
   if (!C.direct) {
     cc = w + ba + bb, C.ld = tfe__gg_max1(m), C.bs = nb > 1 ? m * n : 0;
-    if (!tfe__gpu_iszero(beta)) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, true, where));
+    if (!beta_zero) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, true, where));
+  }
+  if (trop) {
+    tfe__gpu_gparams q;
+    memset(&q, 0, sizeof q);
+    q.m = m, q.n = n, q.k = k;
+    q.ars = A.op == TFE__BLAS_OP_N ? 1 : A.ld, q.acs = A.op == TFE__BLAS_OP_N ? A.ld : 1, q.abs_ = A.bs;
+    q.brs = B.op == TFE__BLAS_OP_N ? 1 : B.ld, q.bcs = B.op == TFE__BLAS_OP_N ? B.ld : 1, q.bbs = B.bs;
+    q.crs = 1, q.ccs = C.ld, q.cbs = C.bs;
+    q.alpha = alpha.re, q.beta = beta.re, q.beta_zero = beta_zero;
+    TFE_TRY(tfe__gpu_tgemm(D, g, trop, false, cc, pa, pb, 0, &q, nb, where));
+    if (!C.direct) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, false, where));
+    return TFE_OK;
   }
   double al[2], be[2];
   tfe__blas_status bs = tfe__gg_gemm_fn(g)(D->blas, A.op, B.op, (int)m, (int)n, (int)k, tfe__gpu_scalar_as(g, alpha, al),
@@ -236,13 +250,46 @@ static tfe_status tfe__gpu_binary_body(tfe__gpu_dev *D, const tfe_prim_desc *d, 
     return tfe__gpu_scale(D, g, d->c, es, beta, where);
   if (!D->blas)
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%s has no cuBLAS (%s)", D->bename, tfe_gpu_status());
-  return tfe__gg_run(D, d, g, es, P, alpha, beta, ca, cb, where);
+  return tfe__gg_run(D, d, g, es, P, alpha, beta, ca, cb, 0, where);
+}
+/* A binary contraction of tropical device operands: GEMM-shaped ones (every label a batch, M,
+ * N or K label, no repeat in C) on the tropical GEMM; the rest is refused. */
+static tfe_status tfe__gpu_trop_binary(const tfe_prims_backend *be, const tfe_prim_desc *d, int s, int g,
+                                       const char *where) {
+  if (!d->b || !d->c) return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "operand %s is NULL", !d->b ? "B" : "C");
+  if (!d->alpha || !d->beta)
+    return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "scalar %s is NULL", !d->alpha ? "alpha" : "beta");
+  if (d->b->dtype != d->a->dtype || d->c->dtype != d->a->dtype)
+    return TFE__GPU_FAIL_AT(TFE_ERR_DTYPE, where, "operands differ in kind");
+  size_t es = tfe_dtype_get(d->a->dtype)->size;
+  tfe__gplan *P = (tfe__gplan *)malloc(sizeof *P);
+  if (!P) return TFE__GPU_FAIL_AT(TFE_ERR_ALLOC, where, "no memory for the contraction plan");
+  tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
+  tfe_status st = tfe__gpu_table(&P->T, d, where);
+  if (st == TFE_OK) {
+    tfe__gg_classify(P);
+    if (P->T.crep || P->sa.n || P->sb.n || P->k.size == 0)
+      st = TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where,
+                            "backend '%s' runs GEMM-shaped %s contractions only (no label of one input alone, no "
+                            "repeat in C, a non-empty sum)", be->name, tfe_dtype_name(d->a->dtype));
+  }
+  if (st == TFE_OK && tfe_layout_numel(&d->c->lay) > 0 && (st = tfe__gpu_enter(D, where)) == TFE_OK) {
+    st = tfe__gpu_kernels(D, g, where);
+    if (st == TFE_OK)
+      st = tfe__gg_run(D, d, g, es, P, tfe__gpu_scalar_raw(g, d->alpha), tfe__gpu_scalar_raw(g, d->beta), false, false,
+                       s, where);
+    tfe__gpu_leave(D);
+  }
+  free(P);
+  return st;
 }
 static tfe_status tfe__gpu_exec_binary(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan) {
   (void)plan;
   const char *where = "tfe_prims_execute";
   int g = 0;
   size_t es = 0;
+  int trop = d && d->a ? tfe__gpu_trop(d->a->dtype, &g) : 0;
+  if (trop) return tfe__gpu_trop_binary(be, d, trop, g, where);
   TFE_TRY(tfe__gpu_begin(be, d, &g, &es, where));
   if (!d->b) return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "%s takes two inputs", tfe_prim_op_name(d->op));
   tfe__gplan *P = (tfe__gplan *)malloc(sizeof *P);

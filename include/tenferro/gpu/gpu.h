@@ -13,6 +13,7 @@
  *   libraries        tfe_gpu_library_path: which vendor library backs which slot, or NULL
  *   backends         tfe_gpu_backend: the registered vtable "cuda:N" of device N
  *   memory           tfe_gpu_alloc_dyn, tfe_gpu_upload, tfe_gpu_download, tfe_gpu_synchronize
+ *   tropical         tfe_gpu_tropical_matmul (max-plus, min-plus, max-times GEMM with the argmax)
  *   lifetime         tfe_gpu_shutdown
  * A missing library, driver or device is a clean "no GPU" answer (TFE_ERR_DEVICE with a message,
  * device count 0), never a crash; the CPU keeps working. */
@@ -85,6 +86,12 @@ TFE_GPU_API tfe_status tfe_gpu_compile_check(int cc_major, int cc_minor);
  * and unregisters the backends; release every device tensor first. The libraries stay loaded;
  * tfe_gpu_init discovers the devices again. */
 TFE_GPU_API void tfe_gpu_shutdown(void);
+/* C = A B in the semiring of A's kind (max-plus, min-plus or max-times, f32 or f64) for device
+ * matrices A (m x k), B (k x n), C (m x n) of any strides, on NVRTC-generated kernels; argmax
+ * (i64, m x n, device memory; NULL: not kept) receives the k that won each C[i,j], the input of
+ * tfe_rrule_tropical_matmul_S. Asynchronous on the device's stream. */
+TFE_GPU_API tfe_status tfe_gpu_tropical_matmul(const tfe_dyn *A, const tfe_dyn *B, const tfe_dyn *C,
+                                               const tfe_dyn *argmax);
 /* Waits until every operation queued on device dev has finished. */
 TFE_GPU_API tfe_status tfe_gpu_synchronize(int dev);
 /* The message of the companion's last failure on this thread (the same text as tfe_last_error

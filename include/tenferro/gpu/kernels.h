@@ -21,6 +21,9 @@
 
 static const char *const tfe__gpu_ksrc[] = {
     "typedef TFE_R R;\n"
+    "#ifndef INFINITY\n"
+    "#define INFINITY __int_as_float(0x7f800000)\n"
+    "#endif\n"
     "#define MAXR 24\n"
     "#if TFE_CPLX\n"
     "struct T { R re, im; };\n"
@@ -122,6 +125,302 @@ static const char *const tfe__gpu_ksrc[] = {
     "    c[oc] = p.beta_zero ? zero() : mul(b, c[oc]);\n"
     "  }\n"
     "}\n"};
+
+/* ---- the elementwise kernels (the backend's elementwise slot: tfe_ew_desc, kernel/kernel.h) ----
+ * The op functions are generated from the tables below, indexed by the kernel room's own enums
+ * (tfe_unop, tfe_binop; folds and transforms of kernel/math.h), so that a code means the same
+ * operation on the CPU and on the device; tfe__gpu_source() writes them out as switch
+ * statements (and #defines of the codes) between the pieces above and the kernels below. Each
+ * entry is an expression of x (and y, or p the parameter of pow) in the kernel's type T: the
+ * real form (float, double) and the complex form (interleaved pairs, T = struct {re, im}).
+ * Complex functions follow C99 Annex G and glibc (branch cuts on the negative real axis with
+ * the sign of a zero imaginary part kept: csqrt(-4 - 0i) = -2i, clog(-1 - 0i) = -i pi;
+ * cpow(x, p) = cexp(p clog(x)), as glibc computes it). NULL: not defined for that form (the
+ * slot refuses it before launching, as the CPU does). */
+typedef struct tfe__gpu_opsrc { const char *real, *cplx; } tfe__gpu_opsrc;
+static const tfe__gpu_opsrc tfe__gpu_unop_src[TFE_UN_COUNT_] = {
+    [TFE_UN_NEG] = {"-x", "mk(-x.re, -x.im)"},
+    [TFE_UN_CONJ] = {"x", "cj(x)"},
+    [TFE_UN_ABS] = {"fabs(x)", "mk(hypot(x.re, x.im), (R)0)"},
+    [TFE_UN_REAL] = {"x", "mk(x.re, (R)0)"},
+    [TFE_UN_IMAG] = {"(R)0", "mk(x.im, (R)0)"},
+    [TFE_UN_SQRT] = {"sqrt(x)", "c_sqrt(x)"},
+    [TFE_UN_EXP] = {"exp(x)", "c_exp(x)"},
+    [TFE_UN_LOG] = {"log(x)", "c_log(x)"},
+    [TFE_UN_SIN] = {"sin(x)", "c_sin(x)"},
+    [TFE_UN_COS] = {"cos(x)", "c_cos(x)"},
+    [TFE_UN_TANH] = {"tanh(x)", "c_tanh(x)"},
+    [TFE_UN_POW] = {"pow(x, p)", "c_exp(mul(p, c_log(x)))"},
+    [TFE_UN_RECIP] = {"(R)1 / x", "c_div(mk((R)1, (R)0), x)"},
+    [TFE_UN_SQUARE] = {"x * x", "mul(x, x)"},
+};
+static const tfe__gpu_opsrc tfe__gpu_binop_src[TFE_BIN_COUNT_] = {
+    [TFE_BIN_ADD] = {"x + y", "add(x, y)"},
+    [TFE_BIN_SUB] = {"x - y", "mk(x.re - y.re, x.im - y.im)"},
+    [TFE_BIN_MUL] = {"x * y", "mul(x, y)"},
+    [TFE_BIN_DIV] = {"x / y", "c_div(x, y)"},
+    [TFE_BIN_MAX] = {"(x > y || x != x) ? x : y", NULL}, /* NaN propagates, as on the CPU */
+    [TFE_BIN_MIN] = {"(x < y || x != x) ? x : y", NULL},
+};
+/* Reductions: the fold (TFE__KF_*), the transform before it (TFE__KP_*), as reduce_tpl.h. */
+static const tfe__gpu_opsrc tfe__gpu_fold_src[4] = {
+    [TFE__KF_ADD] = {"a + b", "add(a, b)"},
+    [TFE__KF_MUL] = {"a * b", "mul(a, b)"},
+    [TFE__KF_MAX] = {"(a > b || a != a) ? a : b", "a.re >= b.re ? a : b"}, /* complex: norminf only */
+    [TFE__KF_MIN] = {"(a < b || a != a) ? a : b", "a.re <= b.re ? a : b"},
+};
+static const tfe__gpu_opsrc tfe__gpu_pre_src[3] = {
+    [TFE__KP_NONE] = {"x", "x"},
+    [TFE__KP_ABS] = {"fabs(x)", "mk(hypot(x.re, x.im), (R)0)"},
+    [TFE__KP_ABS2] = {"x * x", "mk(x.re * x.re + x.im * x.im, (R)0)"},
+};
+
+/* Complex helpers (C99 Annex G forms, as glibc for finite arguments). */
+static const char *const tfe__gpu_ksrc_cmath =
+    "#if TFE_CPLX\n"
+    "__device__ T c_div(T a, T b) {\n" /* Smith's algorithm */
+    "  R c = b.re, d = b.im;\n"
+    "  if (fabs(c) >= fabs(d)) {\n"
+    "    if (c == 0) return mk(a.re / c, a.im / c);\n"
+    "    R r = d / c, den = c + d * r;\n"
+    "    return mk((a.re + a.im * r) / den, (a.im - a.re * r) / den);\n"
+    "  }\n"
+    "  R r = c / d, den = c * r + d;\n"
+    "  return mk((a.re * r + a.im) / den, (a.im * r - a.re) / den);\n"
+    "}\n"
+    "__device__ T c_sqrt(T z) {\n"
+    "  R x = z.re, y = z.im;\n"
+    "  if (x == 0 && y == 0) return mk((R)0, y);\n"
+    "  if (isinf(y)) return mk((R)INFINITY, y);\n"
+    "  R t = sqrt((fabs(x) + hypot(x, y)) * (R)0.5);\n"
+    "  if (x >= 0) return mk(t, y / (2 * t));\n"
+    "  return mk(fabs(y) / (2 * t), copysign(t, y));\n"
+    "}\n"
+    "__device__ T c_exp(T z) {\n"
+    "  if (isinf(z.re) && !isfinite(z.im))\n" /* Annex G: cexp(-inf + i nan) = 0 (+-) i0 */
+    "    return z.re < 0 ? mk((R)0, copysign((R)0, z.im)) : mk(z.re, z.im - z.im);\n"
+    "  R e = exp(z.re);\n"
+    "  if (z.im == 0) return mk(e, z.im);\n"
+    "  return mk(e * cos(z.im), e * sin(z.im));\n"
+    "}\n"
+    "__device__ T c_log(T z) { return mk(log(hypot(z.re, z.im)), atan2(z.im, z.re)); }\n"
+    "__device__ T c_sin(T z) { return mk(sin(z.re) * cosh(z.im), cos(z.re) * sinh(z.im)); }\n"
+    "__device__ T c_cos(T z) { return mk(cos(z.re) * cosh(z.im), -(sin(z.re) * sinh(z.im))); }\n"
+    "__device__ T c_tanh(T z) {\n"
+    "  if (fabs(z.re) > (R)(sizeof(R) == 8 ? 354 : 44)) {\n" /* sinh^2 overflows: the limit */
+    "    R e = exp(-2 * fabs(z.re));\n"
+    "    return mk(copysign((R)1, z.re), 4 * sin(z.im) * cos(z.im) * e);\n"
+    "  }\n"
+    "  R sx = sinh(z.re), cx = cosh(z.re), si = sin(z.im), ci = cos(z.im), den = sx * sx + ci * ci;\n"
+    "  return mk(sx * cx / den, si * ci / den);\n"
+    "}\n"
+    "#endif\n";
+
+/* The parameter block of tfe_ew and tfe_ew_red: the layout of tfe__gpu_eparams in device.h.
+ * Output dims (dout) with the strides of dst, a and b (0: broadcast), summed dims of a. */
+static const char *const tfe__gpu_ksrc_ew[] = {
+    "struct E {\n"
+    "  long long total, nsum_total;\n"
+    "  int op, code, nout, nsum, cjd, cja, cjb, s1_zero, fold, pre, fin, partial;\n"
+    "  double s0_re, s0_im, s1_re, s1_im, count;\n"
+    "  long long chunk, nchunk;\n"
+    "  long long dout[MAXR], sd[MAXR], sa[MAXR], sb[MAXR], dsum[MAXR], ssum[MAXR];\n"
+    "};\n"
+    "__device__ __forceinline__ T ld(const T *p, int c) { T v = *p; return c ? cj(v) : v; }\n"
+    "__device__ __forceinline__ T red_final(const E &p, T a) {\n"
+    "#if TFE_CPLX\n"
+    "  if (p.fin == RED_MEAN) return mk(a.re / (R)p.count, a.im / (R)p.count);\n"
+    "  if (p.fin == RED_NORM2) return mk(sqrt(a.re), (R)0);\n"
+    "#else\n"
+    "  if (p.fin == RED_MEAN) return a / (R)p.count;\n"
+    "  if (p.fin == RED_NORM2) return sqrt(a);\n"
+    "#endif\n"
+    "  if (p.fin == RED_NORMINF && p.count == 0) return zero();\n"
+    "  return a;\n"
+    "}\n"
+    "__device__ __forceinline__ T red_out(const E &p, T acc, const T *dp) {\n"
+    "  T r = mul(mk((R)p.s0_re, (R)p.s0_im), red_final(p, acc));\n"
+    "  if (!p.s1_zero) r = add(r, mul(mk((R)p.s1_re, (R)p.s1_im), ld(dp, p.cjd)));\n"
+    "  return r;\n"
+    "}\n"
+    "__device__ __forceinline__ void eplace(const E &p, long long i, long long &od, long long &oa, long long &ob) {\n"
+    "  if (p.nout == 1) { od = i * p.sd[0]; oa = i * p.sa[0]; ob = i * p.sb[0]; return; }\n"
+    "  od = 0; oa = 0; ob = 0;\n"
+    "  for (int k = 0; k < p.nout; k++) {\n"
+    "    long long x = i % p.dout[k];\n"
+    "    i /= p.dout[k];\n"
+    "    od += x * p.sd[k]; oa += x * p.sa[k]; ob += x * p.sb[k];\n"
+    "  }\n"
+    "}\n"
+    "__device__ __forceinline__ long long splace(const E &p, long long t) {\n"
+    "  long long o = 0;\n"
+    "  if (p.nsum == 1) return t * p.ssum[0];\n"
+    "  for (int k = 0; k < p.nsum; k++) { o += (t % p.dsum[k]) * p.ssum[k]; t /= p.dsum[k]; }\n"
+    "  return o;\n"
+    "}\n",
+    /* one thread per output element */
+    "extern \"C\" __global__ void tfe_ew(T *d, const T *a, const T *b, E p) {\n"
+    "  const T s0 = mk((R)p.s0_re, (R)p.s0_im), s1 = mk((R)p.s1_re, (R)p.s1_im);\n"
+    "  long long step = (long long)gridDim.x * blockDim.x;\n"
+    "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.total; i += step) {\n"
+    "    long long od, oa, ob;\n"
+    "    eplace(p, i, od, oa, ob);\n"
+    "    T r;\n"
+    "    switch (p.op) {\n"
+    "    case EW_COPY: r = ld(a + oa, p.cja); break;\n"
+    "    case EW_FILL: r = s0; break;\n"
+    "    case EW_SCALE: r = mul(s0, ld(d + od, p.cjd)); break;\n"
+    "    case EW_AXPBY:\n"
+    "      r = mul(s0, ld(a + oa, p.cja));\n"
+    "      if (!p.s1_zero) r = add(r, mul(s1, ld(d + od, p.cjd)));\n"
+    "      break;\n"
+    "    case EW_MAP: r = un_op(p.code, ld(a + oa, p.cja), s0); break;\n"
+    "    case EW_ZIP: r = bin_op(p.code, ld(a + oa, p.cja), ld(b + ob, p.cjb)); break;\n"
+    "    default: {\n"
+    "      T acc = red_id(p.fold);\n"
+    "      for (long long t = 0; t < p.nsum_total; t++) acc = red_comb(p.fold, acc, red_pre(p.pre, ld(a + oa + splace(p, t), p.cja)));\n"
+    "      r = red_out(p, acc, d + od);\n"
+    "    }\n"
+    "    }\n"
+    "    d[od] = p.cjd ? cj(r) : r;\n"
+    "  }\n"
+    "}\n",
+    /* reductions with many summed elements: one block per (output element, chunk of its summed
+     * elements), a tree in shared memory (256 threads); with several chunks (partial) each block
+     * writes its raw fold to b[o * nchunk + c], and a second launch folds those */
+    "extern \"C\" __global__ void tfe_ew_red(T *d, const T *a, T *b, E p) {\n"
+    "  __shared__ T sh[256];\n"
+    "  const long long nb = p.total * p.nchunk;\n"
+    "  for (long long bi = blockIdx.x; bi < nb; bi += gridDim.x) {\n"
+    "    long long o = bi / p.nchunk, c = bi % p.nchunk, od, oa, ob;\n"
+    "    eplace(p, o, od, oa, ob);\n"
+    "    long long t0 = c * p.chunk, t1 = t0 + p.chunk < p.nsum_total ? t0 + p.chunk : p.nsum_total;\n"
+    "    T acc = red_id(p.fold);\n"
+    "    for (long long t = t0 + threadIdx.x; t < t1; t += blockDim.x)\n"
+    "      acc = red_comb(p.fold, acc, red_pre(p.pre, ld(a + oa + splace(p, t), p.cja)));\n"
+    "    sh[threadIdx.x] = acc;\n"
+    "    __syncthreads();\n"
+    "    for (int w = blockDim.x / 2; w > 0; w /= 2) {\n"
+    "      if (threadIdx.x < w) sh[threadIdx.x] = red_comb(p.fold, sh[threadIdx.x], sh[threadIdx.x + w]);\n"
+    "      __syncthreads();\n"
+    "    }\n"
+    "    if (threadIdx.x == 0) {\n"
+    "      if (p.partial) b[o * p.nchunk + c] = sh[0];\n"
+    "      else {\n"
+    "        T r = red_out(p, sh[0], d + od);\n"
+    "        d[od] = p.cjd ? cj(r) : r;\n"
+    "      }\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "}\n"};
+
+/* ---- tropical GEMMs (real kinds only: the modules of f32 and f64 carry them) ----------------
+ * C = alpha (x) (A B) (+) beta (x) C in max-plus (1), min-plus (2) or max-times (3), column
+ * tiles of 128 x 128 per block of 256 threads, 8 x 8 elements per thread, K in steps of 8
+ * through shared memory; any strides (the tiles are gathered), a batch index in grid z. The
+ * argmax variants keep the k that won each C[i,j] (the first among equal values; -1 when no
+ * product beats the semiring's zero, as for k = 0 on the CPU) and write it as int64. Operands are padded with the semiring's zero. Differs from the CPU's
+ * semiring_gemm only where the CPU's zero rule applies (zero (x) +inf is zero there, NaN here)
+ * and in which NaN a max keeps. */
+static const char *const tfe__gpu_ksrc_trop[] = {
+    "#if !TFE_CPLX\n"
+    "struct G {\n"
+    "  long long m, n, k;\n"
+    "  long long ars, acs, abs_, brs, bcs, bbs, crs, ccs, cbs, irs, ics, ibs;\n"
+    "  double alpha, beta;\n"
+    "  int beta_zero, pad;\n"
+    "};\n"
+    "template <int S> struct SR;\n"
+    "template <> struct SR<1> {\n"
+    "  static __device__ __forceinline__ R zero() { return (R)-INFINITY; }\n"
+    "  static __device__ __forceinline__ R mul(R a, R b) { return a + b; }\n"
+    "  static __device__ __forceinline__ R add(R a, R b) { return b > a ? b : a; }\n"
+    "  static __device__ __forceinline__ bool better(R v, R acc) { return v > acc; }\n"
+    "};\n"
+    "template <> struct SR<2> {\n"
+    "  static __device__ __forceinline__ R zero() { return (R)INFINITY; }\n"
+    "  static __device__ __forceinline__ R mul(R a, R b) { return a + b; }\n"
+    "  static __device__ __forceinline__ R add(R a, R b) { return b < a ? b : a; }\n"
+    "  static __device__ __forceinline__ bool better(R v, R acc) { return v < acc; }\n"
+    "};\n"
+    "template <> struct SR<3> {\n"
+    "  static __device__ __forceinline__ R zero() { return (R)0; }\n"
+    "  static __device__ __forceinline__ R mul(R a, R b) { return a * b; }\n"
+    "  static __device__ __forceinline__ R add(R a, R b) { return b > a ? b : a; }\n"
+    "  static __device__ __forceinline__ bool better(R v, R acc) { return v > acc; }\n"
+    "};\n",
+    "#define TB 128\n"
+    "#define TK 8\n"
+    "template <int S, bool ARG>\n"
+    "__device__ __forceinline__ void tgemm(R *c, const R *a, const R *b, long long *idx, const G &p) {\n"
+    "  __shared__ R As[TK][TB], Bs[TK][TB];\n"
+    "  const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;\n"
+    "  const long long m0 = (long long)blockIdx.x * TB, n0 = (long long)blockIdx.y * TB, z = blockIdx.z;\n"
+    "  a += z * p.abs_; b += z * p.bbs; c += z * p.cbs;\n"
+    "  if (ARG) idx += z * p.ibs;\n"
+    "  R acc[8][8];\n"
+    "  int arg[8][8];\n"
+    "#pragma unroll\n"
+    "  for (int i = 0; i < 8; i++)\n"
+    "#pragma unroll\n"
+    "    for (int j = 0; j < 8; j++) { acc[i][j] = SR<S>::zero(); if (ARG) arg[i][j] = -1; }\n"
+    "  for (long long k0 = 0; k0 < p.k; k0 += TK) {\n"
+    "#pragma unroll\n"
+    "    for (int q = 0; q < 4; q++) {\n"
+    "      int e = threadIdx.x + 256 * q, r = e % TB, kk = e / TB;\n"
+    "      long long gm = m0 + r, gk = k0 + kk;\n"
+    "      As[kk][r] = gm < p.m && gk < p.k ? a[gm * p.ars + gk * p.acs] : SR<S>::zero();\n"
+    "      int kb = e % TK, cb = e / TK;\n"
+    "      long long gn = n0 + cb, gkb = k0 + kb;\n"
+    "      Bs[kb][cb] = gn < p.n && gkb < p.k ? b[gkb * p.brs + gn * p.bcs] : SR<S>::zero();\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "#pragma unroll\n"
+    "    for (int kk = 0; kk < TK; kk++) {\n"
+    "      R av[8], bv[8];\n"
+    "#pragma unroll\n"
+    "      for (int i = 0; i < 8; i++) av[i] = As[kk][ty + 16 * i];\n"
+    "#pragma unroll\n"
+    "      for (int j = 0; j < 8; j++) bv[j] = Bs[kk][tx + 16 * j];\n"
+    "#pragma unroll\n"
+    "      for (int i = 0; i < 8; i++)\n"
+    "#pragma unroll\n"
+    "        for (int j = 0; j < 8; j++) {\n"
+    "          R v = SR<S>::mul(av[i], bv[j]);\n"
+    "          if (ARG) {\n"
+    "            if (SR<S>::better(v, acc[i][j])) { acc[i][j] = v; arg[i][j] = (int)(k0 + kk); }\n"
+    "          } else acc[i][j] = SR<S>::add(acc[i][j], v);\n"
+    "        }\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "#pragma unroll\n"
+    "  for (int i = 0; i < 8; i++)\n"
+    "#pragma unroll\n"
+    "    for (int j = 0; j < 8; j++) {\n"
+    "      long long gm = m0 + ty + 16 * i, gn = n0 + tx + 16 * j;\n"
+    "      if (gm >= p.m || gn >= p.n) continue;\n"
+    "      R r = SR<S>::mul((R)p.alpha, acc[i][j]);\n"
+    "      R *cp = c + gm * p.crs + gn * p.ccs;\n"
+    "      if (!p.beta_zero) r = SR<S>::add(r, SR<S>::mul((R)p.beta, *cp));\n"
+    "      *cp = r;\n"
+    "      if (ARG) idx[gm * p.irs + gn * p.ics] = arg[i][j];\n"
+    "    }\n"
+    "}\n",
+    "#define TGEMM(s)                                                                                      \\\n"
+    "  extern \"C\" __global__ void __launch_bounds__(256) tfe_tgemm_##s(R *c, const R *a, const R *b,      \\\n"
+    "                                                                      long long *idx, G p) {         \\\n"
+    "    tgemm<s, false>(c, a, b, idx, p);                                                                 \\\n"
+    "  }                                                                                                   \\\n"
+    "  extern \"C\" __global__ void __launch_bounds__(256) tfe_tgemm_arg_##s(R *c, const R *a, const R *b,  \\\n"
+    "                                                                          long long *idx, G p) {     \\\n"
+    "    tgemm<s, true>(c, a, b, idx, p);                                                                  \\\n"
+    "  }\n"
+    "TGEMM(1)\n"
+    "TGEMM(2)\n"
+    "TGEMM(3)\n"
+    "#endif\n"};
 
 #endif /* TFE__GPU_COMPANION */
 #endif

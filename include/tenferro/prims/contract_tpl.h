@@ -443,6 +443,47 @@ TFE_INTERNAL tfe_prim_op TFE_FN(pr_slot_op_)(const tfe_prims_backend *be, const 
   tfe_prim_op op = tfe__pb_unary_op(la, A->lay.rank, lc, C->lay.rank);
   return op != TFE_PRIM_COUNT && !tfe__be_native(be, op) ? op : TFE_PRIM_COUNT;
 }
+/* A unary contraction with repeated labels in A and in C (iij -> jj) is none of the
+ * primitives, and the engine would run it in host code: for a backend with unary slots of its
+ * own it runs as TRACE into a dense temporary in the backend's memory (the labels of A that C
+ * keeps, once each), then ANTI_DIAG from there into C. */
+TFE_INTERNAL bool TFE_FN(pr_split_wanted_)(const tfe_prims_backend *be, const TFE_TY(view) *A, const int32_t *la,
+                                           const TFE_TY(view) *C, const int32_t *lc) {
+  if (tfe__be_native(be, TFE_PRIM_TRACE) || tfe__be_native(be, TFE_PRIM_ANTI_DIAG)) return false;
+  if (A->lay.rank < 0 || A->lay.rank > TFE_MAX_RANK || C->lay.rank < 0 || C->lay.rank > TFE_MAX_RANK || !la || !lc)
+    return false;
+  return tfe__pb_repeats(la, A->lay.rank) && tfe__pb_repeats(lc, C->lay.rank);
+}
+TFE_INTERNAL tfe_status TFE_FN(pr_split_unary_)(const tfe_prims_backend *be, TFE_T alpha, const TFE_TY(view) *A,
+                                                const int32_t *la, TFE_T beta, const TFE_TY(view) *C,
+                                                const int32_t *lc, const char *where) {
+  int32_t lt[TFE_MAX_RANK];
+  TFE_TY(view) T;
+  memset(&T, 0, sizeof T);
+  int rt = 0;
+  int64_t n = 1;
+  for (int i = 0; i < A->lay.rank; i++) {
+    bool in_c = false, seen = false;
+    for (int k = 0; k < C->lay.rank; k++) in_c = in_c || lc[k] == la[i];
+    for (int k = 0; k < rt; k++) seen = seen || lt[k] == la[i];
+    if (!in_c || seen) continue;
+    lt[rt] = la[i];
+    T.lay.dims[rt] = A->lay.dims[i];
+    T.lay.strides[rt++] = n;
+    n *= A->lay.dims[i] > 0 ? A->lay.dims[i] : 0;
+  }
+  T.lay.rank = rt;
+  void *buf = NULL;
+  if (n > 0) TFE_TRY(tfe_backend_alloc(be, (size_t)n * sizeof(TFE_T), &buf));
+  T.data = (TFE_T *)buf;
+  TFE_T one = TFE_FN(sr_one)(), zero = TFE_FN(sr_zero)();
+  tfe_status st = TFE_FN(pr_slot_)(be, tfe__pb_unary_op(la, A->lay.rank, lt, rt), one, A, la, NULL, NULL, zero, &T,
+                                   lt, where);
+  if (st == TFE_OK)
+    st = TFE_FN(pr_slot_)(be, tfe__pb_unary_op(lt, rt, lc, C->lay.rank), alpha, &T, lt, NULL, NULL, beta, C, lc, where);
+  if (buf) tfe_backend_free(be, buf);
+  return st;
+}
 /* Runs a plan made for these views (einsum's stored plans). */
 TFE_INTERNAL tfe_status TFE_FN(pr_run_plan_)(const tfe_prims_backend *be, const tfe_contract_plan *P, TFE_T alpha,
                                              const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_T beta,
@@ -457,6 +498,7 @@ TFE_INTERNAL tfe_status TFE_FN(pr_run_)(const tfe_prims_backend *be, TFE_T alpha
                                         const TFE_TY(view) *C, const int32_t *lc, const char *where) {
   tfe_prim_op op = TFE_FN(pr_slot_op_)(be, A, la, B, C, lc);
   if (op != TFE_PRIM_COUNT) return TFE_FN(pr_slot_)(be, op, alpha, A, la, B, lb, beta, C, lc, where);
+  if (!B && TFE_FN(pr_split_wanted_)(be, A, la, C, lc)) return TFE_FN(pr_split_unary_)(be, alpha, A, la, beta, C, lc, where);
   tfe__pr_flavor fl = tfe__be_native(be, TFE_PRIM_BATCHED_GEMM) ? TFE__PR_NATIVE : TFE__PR_LOWERED;
   tfe_contract_plan *P = NULL;
   TFE_TRY(tfe__pr_plan_cached(&P, TFE_DT, &A->lay, la, B ? &B->lay : NULL, lb, &C->lay, lc, fl, where));

@@ -1,0 +1,305 @@
+/* tenferro/gpu/elementwise.h — gpu room, companion only: the backend's elementwise slot (the
+ * kernel room's copy, fill, scale, axpby, map, zip and reduce on device operands: tfe_ew_desc,
+ * kernel/kernel.h). One launch of the generated kernel tfe_ew (one thread per element of dst)
+ * or, for a reduction that folds many elements into few outputs, tfe_ew_red (one block per
+ * output element, a tree in shared memory). The checks are the CPU's (kernel/check.h): shapes,
+ * numpy broadcasting of the inputs to dst, reduction axes, the ops each kind defines (map and
+ * zip of a user function run on the host and never reach this slot). Not checked here, unlike
+ * the CPU: a destination that overlaps an input other than element for element (the device
+ * reads and writes in parallel). Parsed only inside tenferro_gpu.c (TFE__GPU_COMPANION). */
+#ifndef TENFERRO_GPU_ELEMENTWISE_H
+#define TENFERRO_GPU_ELEMENTWISE_H
+#ifdef TFE__GPU_COMPANION
+
+/* The parameter block of tfe_ew / tfe_ew_red: the layout of struct E in kernels.h. */
+typedef struct tfe__gpu_eparams {
+  long long total, nsum_total;
+  int op, code, nout, nsum, cjd, cja, cjb, s1_zero, fold, pre, fin, partial;
+  double s0_re, s0_im, s1_re, s1_im, count;
+  long long chunk, nchunk; /* tfe_ew_red: summed elements per block, blocks per output */
+  long long dout[TFE__GPU_KMAXR], sd[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR], sb[TFE__GPU_KMAXR], dsum[TFE__GPU_KMAXR],
+      ssum[TFE__GPU_KMAXR];
+} tfe__gpu_eparams;
+
+/* In a view's strides, for dst's dims: numpy broadcasting (trailing dims aligned; a dim of 1,
+ * or a missing one, has stride 0). */
+static tfe_status tfe__gpu_bcast(const tfe_dyn *x, const tfe_dyn *dst, int64_t *st, const char *name,
+                                 const char *where) {
+  int rd = dst->lay.rank, rx = x->lay.rank;
+  if (rx > rd)
+    return TFE__GPU_FAIL_AT(TFE_ERR_SHAPE, where, "%s has rank %d, more than the destination's %d", name, rx, rd);
+  for (int i = 0; i < rd; i++) {
+    int k = i - (rd - rx);
+    if (k < 0) { st[i] = 0; continue; }
+    if (x->lay.dims[k] == dst->lay.dims[i]) st[i] = x->lay.strides[k];
+    else if (x->lay.dims[k] == 1) st[i] = 0;
+    else
+      return TFE__GPU_FAIL_AT(TFE_ERR_SHAPE, where, "%s dim %d is %lld, the destination's is %lld: not broadcastable",
+                              name, k, (long long)x->lay.dims[k], (long long)dst->lay.dims[i]);
+  }
+  return TFE_OK;
+}
+static tfe_status tfe__gpu_ep_out(tfe__gpu_eparams *p, int64_t dim, int64_t sd, int64_t sa, int64_t sb,
+                                  const char *where) {
+  if (dim == 1) return TFE_OK;
+  if (p->nout == TFE__GPU_KMAXR)
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "more than %d dims of size > 1", TFE__GPU_KMAXR);
+  p->dout[p->nout] = dim, p->sd[p->nout] = sd, p->sa[p->nout] = sa, p->sb[p->nout] = sb;
+  p->nout++;
+  return TFE_OK;
+}
+/* Output dims by dst stride, the smallest first (neighbouring threads write neighbours). */
+static void tfe__gpu_ep_sort(tfe__gpu_eparams *p) {
+  for (int i = 1; i < p->nout; i++)
+    for (int j = i; j > 0 && llabs(p->sd[j]) < llabs(p->sd[j - 1]); j--) {
+      long long t;
+      t = p->dout[j], p->dout[j] = p->dout[j - 1], p->dout[j - 1] = t;
+      t = p->sd[j], p->sd[j] = p->sd[j - 1], p->sd[j - 1] = t;
+      t = p->sa[j], p->sa[j] = p->sa[j - 1], p->sa[j - 1] = t;
+      t = p->sb[j], p->sb[j] = p->sb[j - 1], p->sb[j - 1] = t;
+    }
+}
+/* Merges neighbouring output dims that continue each other in dst, a and b alike (a dense
+ * tensor becomes one dim: one multiplication per element instead of a division per dim). */
+static void tfe__gpu_ep_merge(tfe__gpu_eparams *p) {
+  int w = 0;
+  for (int k = 0; k < p->nout; k++) {
+    if (w > 0 && p->sd[k] == p->sd[w - 1] * p->dout[w - 1] && p->sa[k] == p->sa[w - 1] * p->dout[w - 1] &&
+        p->sb[k] == p->sb[w - 1] * p->dout[w - 1]) {
+      p->dout[w - 1] *= p->dout[k];
+      continue;
+    }
+    p->dout[w] = p->dout[k], p->sd[w] = p->sd[k], p->sa[w] = p->sa[k], p->sb[w] = p->sb[k];
+    w++;
+  }
+  p->nout = w;
+}
+/* The same for the summed dims of a reduction (in a's strides). */
+static void tfe__gpu_ep_merge_sum(tfe__gpu_eparams *p) {
+  for (int i = 1; i < p->nsum; i++) /* by stride, the smallest first */
+    for (int j = i; j > 0 && llabs(p->ssum[j]) < llabs(p->ssum[j - 1]); j--) {
+      long long t = p->dsum[j];
+      p->dsum[j] = p->dsum[j - 1], p->dsum[j - 1] = t;
+      t = p->ssum[j], p->ssum[j] = p->ssum[j - 1], p->ssum[j - 1] = t;
+    }
+  int w = 0;
+  for (int k = 0; k < p->nsum; k++) {
+    if (w > 0 && p->ssum[k] == p->ssum[w - 1] * p->dsum[w - 1]) {
+      p->dsum[w - 1] *= p->dsum[k];
+      continue;
+    }
+    p->dsum[w] = p->dsum[k], p->ssum[w] = p->ssum[k];
+    w++;
+  }
+  p->nsum = w;
+}
+/* A layout's dims are non-negative (the CPU's tfe__check_layout, less the data checks). */
+static tfe_status tfe__gpu_ew_dims(const tfe_dyn *v, const char *name, const char *where) {
+  if (v->lay.rank < 0 || v->lay.rank > TFE_MAX_RANK)
+    return TFE__GPU_FAIL_AT(TFE_ERR_RANK, where, "%s: rank %d outside [0, %d]", name, v->lay.rank, TFE_MAX_RANK);
+  for (int i = 0; i < v->lay.rank; i++)
+    if (v->lay.dims[i] < 0)
+      return TFE__GPU_FAIL_AT(TFE_ERR_SHAPE, where, "%s: dim %d is negative", name, i);
+  return TFE_OK;
+}
+/* The reduction's fold, transform before it, and whether the kind defines it (reduce_tpl.h). */
+static bool tfe__gpu_red_kind(int g, tfe_redop op, int *fold, int *pre) {
+  bool cplx = g >= TFE__GK_C64;
+  *pre = TFE__KP_NONE, *fold = TFE__KF_ADD;
+  switch (op) {
+  case TFE_RED_PROD: *fold = TFE__KF_MUL; break;
+  case TFE_RED_MAX: *fold = TFE__KF_MAX; return !cplx;
+  case TFE_RED_MIN: *fold = TFE__KF_MIN; return !cplx;
+  case TFE_RED_SUMSQ: case TFE_RED_NORM2: *pre = TFE__KP_ABS2; break;
+  case TFE_RED_NORM1: *pre = TFE__KP_ABS; break;
+  case TFE_RED_NORMINF: *fold = TFE__KF_MAX, *pre = TFE__KP_ABS; break;
+  default: break;
+  }
+  return true;
+}
+
+/* Fills p for d (dims and strides of the output, summed dims, op codes, flags, scalars); *skip
+ * when there is nothing to do (an empty destination). */
+static tfe_status tfe__gpu_ew_params(const tfe_ew_desc *d, int g, tfe__gpu_eparams *p, bool *skip,
+                                     const char *where) {
+  const tfe_dyn *D = d->dst, *A = d->a, *B = d->b;
+  memset(p, 0, sizeof *p);
+  *skip = false;
+  p->op = (int)d->op, p->code = d->code;
+  p->cjd = D->conj && g >= TFE__GK_C64;
+  p->cja = A && A->conj && g >= TFE__GK_C64;
+  p->cjb = B && B->conj && g >= TFE__GK_C64;
+  TFE_TRY(tfe__gpu_ew_dims(D, "destination", where));
+  if (A) TFE_TRY(tfe__gpu_ew_dims(A, "source", where));
+  if (B) TFE_TRY(tfe__gpu_ew_dims(B, "second input", where));
+  int64_t sa[TFE_MAX_RANK] = {0}, sb[TFE_MAX_RANK] = {0};
+  switch (d->op) {
+  case TFE_EW_COPY:
+    for (int i = 0; i < D->lay.rank || i < A->lay.rank; i++)
+      if (A->lay.rank != D->lay.rank || A->lay.dims[i] != D->lay.dims[i])
+        return TFE__GPU_FAIL_AT(TFE_ERR_SHAPE, where, "copy: the source's shape differs from the destination's");
+    for (int i = 0; i < D->lay.rank; i++) sa[i] = A->lay.strides[i];
+    break;
+  case TFE_EW_FILL: case TFE_EW_SCALE: break;
+  case TFE_EW_MAP:
+    if ((unsigned)d->code >= (unsigned)TFE_UN_COUNT_)
+      return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "unknown unary op %d", d->code);
+    TFE_TRY(tfe__gpu_bcast(A, D, sa, "source", where));
+    break;
+  case TFE_EW_AXPBY: TFE_TRY(tfe__gpu_bcast(A, D, sa, "source", where)); break;
+  case TFE_EW_ZIP: {
+    if ((unsigned)d->code >= (unsigned)TFE_BIN_COUNT_)
+      return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "unknown binary op %d", d->code);
+    const tfe__gpu_opsrc *o = &tfe__gpu_binop_src[d->code];
+    if (!(g >= TFE__GK_C64 ? o->cplx : o->real))
+      return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "binary op '%s' is not defined for this kind",
+                              tfe_binop_name((tfe_binop)d->code));
+    TFE_TRY(tfe__gpu_bcast(A, D, sa, "first input", where));
+    TFE_TRY(tfe__gpu_bcast(B, D, sb, "second input", where));
+    break;
+  }
+  case TFE_EW_REDUCE: break;
+  default: return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "unknown elementwise operation %d", (int)d->op);
+  }
+  if (d->op != TFE_EW_REDUCE) {
+    for (int i = 0; i < D->lay.rank; i++) {
+      if (D->lay.dims[i] == 0) { *skip = true; return TFE_OK; }
+      TFE_TRY(tfe__gpu_ep_out(p, D->lay.dims[i], D->lay.strides[i], sa[i], sb[i], where));
+    }
+    return TFE_OK;
+  }
+  /* REDUCE: dst holds the kept dims in order, or keepdims (reduce_tpl.h) */
+  tfe_redop op = (tfe_redop)d->code;
+  if ((unsigned)op >= (unsigned)TFE_RED_COUNT_) return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "unknown reduction %d", d->code);
+  if (!tfe__gpu_red_kind(g, op, &p->fold, &p->pre))
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "reduction '%s' is not defined for this kind", tfe_redop_name(op));
+  p->fin = (int)op;
+  int r = A->lay.rank, naxes = d->naxes;
+  bool red[TFE_MAX_RANK] = {false};
+  if (naxes < 0) {
+    for (int i = 0; i < r; i++) red[i] = true;
+    naxes = r;
+  } else {
+    if (naxes > r) return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "%d axes given for a rank-%d source", naxes, r);
+    if (naxes > 0 && !d->axes) return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "argument 'axes' is NULL");
+    for (int k = 0; k < naxes; k++) {
+      if (d->axes[k] < 0 || d->axes[k] >= r)
+        return TFE__GPU_FAIL_AT(TFE_ERR_BOUNDS, where, "axis %d outside [0, %d)", d->axes[k], r);
+      if (red[d->axes[k]]) return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "axis %d given twice", d->axes[k]);
+      red[d->axes[k]] = true;
+    }
+  }
+  bool keep = D->lay.rank == r;
+  if (!keep && D->lay.rank != r - naxes)
+    return TFE__GPU_FAIL_AT(TFE_ERR_SHAPE, where, "output rank %d is neither %d (kept dims) nor %d (keepdims)",
+                            D->lay.rank, r - naxes, r);
+  int64_t count = 1, nout = 1;
+  for (int i = 0, k = 0; i < r; i++) {
+    if (red[i]) {
+      count *= A->lay.dims[i];
+      if (keep && D->lay.dims[i] != 1)
+        return TFE__GPU_FAIL_AT(TFE_ERR_SHAPE, where, "output dim %d is %lld, expected 1", i, (long long)D->lay.dims[i]);
+      if (A->lay.dims[i] != 1) {
+        if (p->nsum == TFE__GPU_KMAXR)
+          return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "more than %d reduced dims", TFE__GPU_KMAXR);
+        p->dsum[p->nsum] = A->lay.dims[i], p->ssum[p->nsum] = A->lay.strides[i], p->nsum++;
+      }
+      if (keep) k++;
+      continue;
+    }
+    int kk = keep ? i : k++;
+    if (D->lay.dims[kk] != A->lay.dims[i])
+      return TFE__GPU_FAIL_AT(TFE_ERR_SHAPE, where, "output dim %d is %lld, expected %lld", kk,
+                              (long long)D->lay.dims[kk], (long long)A->lay.dims[i]);
+    nout *= A->lay.dims[i];
+    TFE_TRY(tfe__gpu_ep_out(p, A->lay.dims[i], D->lay.strides[kk], A->lay.strides[i], 0, where));
+  }
+  if (nout == 0) { *skip = true; return TFE_OK; }
+  if (count == 0 && (op == TFE_RED_MAX || op == TFE_RED_MIN))
+    return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "%s over zero elements has no value", tfe_redop_name(op));
+  p->count = (double)count;
+  p->nsum_total = count;
+  return TFE_OK;
+}
+
+/* tfe_ew_red: one block per output element, or, when there are few outputs and many summed
+ * elements, one block per (output, chunk) writing raw folds into the workspace, then a second
+ * launch that folds each output's chunks and applies the final step, alpha and beta. */
+static tfe_status tfe__gpu_ew_red_launch(tfe__gpu_dev *D, int g, tfe__cu_ptr c, tfe__cu_ptr a, tfe__cu_ptr b,
+                                         tfe__gpu_eparams *p, const char *where) {
+  long long nb = p->total * p->nchunk, blocks = nb < 65535 ? nb : 65535;
+  void *args[] = {&c, &a, &b, p};
+  tfe__cu_result r = tfe__gpu.cu.cuLaunchKernel(D->f_ewred[g], (unsigned)blocks, 1, 1, 256, 1, 1, 0, D->stream, args, NULL);
+  if (r != 0) return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cuLaunchKernel(tfe_ew_red): %s", tfe__cu_errstr(r));
+  return TFE_OK;
+}
+static tfe_status tfe__gpu_reduce_blocks(tfe__gpu_dev *D, int g, size_t es, tfe__cu_ptr c, tfe__cu_ptr a,
+                                         tfe__gpu_eparams *p, const char *where) {
+  long long want = 4 * 132; /* blocks to fill the device a few times over */
+  long long nchunk = p->total >= want ? 1 : (want + p->total - 1) / p->total;
+  if (nchunk > p->nsum_total / 2048) nchunk = p->nsum_total / 2048;
+  if (nchunk <= 1) return tfe__gpu_ew_red_launch(D, g, c, a, c, p, where);
+  tfe__cu_ptr w = 0;
+  TFE_TRY(tfe__gpu_ws(D, (size_t)(p->total * nchunk) * es, &w, where));
+  tfe__gpu_eparams q = *p; /* pass 1: raw folds of the chunks */
+  q.nchunk = nchunk, q.chunk = (p->nsum_total + nchunk - 1) / nchunk, q.partial = 1;
+  TFE_TRY(tfe__gpu_ew_red_launch(D, g, c, a, w, &q, where));
+  q = *p; /* pass 2: output o folds w[o * nchunk .. + nchunk) */
+  long long s = nchunk;
+  for (int k = 0; k < q.nout; k++) q.sa[k] = s, s *= q.dout[k];
+  q.nsum = 1, q.dsum[0] = nchunk, q.ssum[0] = 1, q.nsum_total = nchunk, q.chunk = nchunk, q.nchunk = 1;
+  q.pre = TFE__KP_NONE, q.cja = 0, q.partial = 0;
+  return tfe__gpu_ew_red_launch(D, g, c, w, w, &q, where);
+}
+
+/* The slot. */
+static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d) {
+  const char *where = "tfe_elementwise";
+  if (!d || !d->dst) return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "%s is NULL", !d ? "the descriptor" : "dst");
+  bool need_a = d->op != TFE_EW_FILL && d->op != TFE_EW_SCALE;
+  if ((need_a && !d->a) || (d->op == TFE_EW_ZIP && !d->b))
+    return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "%s needs operand %s", tfe_ew_op_name(d->op), !d->a ? "a" : "b");
+  tfe_dtype dt = d->dst->dtype;
+  if ((need_a && d->a->dtype != dt) || (d->op == TFE_EW_ZIP && d->b->dtype != dt))
+    return TFE__GPU_FAIL_AT(TFE_ERR_DTYPE, where, "operands differ in kind from dst (%s)", tfe_dtype_name(dt));
+  int g = tfe__gpu_kind(dt);
+  if (g < 0)
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "backend '%s' runs elementwise operations on f32, f64, c64 and c128, not %s",
+                            be->name, tfe_dtype_name(dt));
+  size_t es = tfe_dtype_get(dt)->size;
+  tfe__gpu_eparams p;
+  bool skip = false;
+  TFE_TRY(tfe__gpu_ew_params(d, g, &p, &skip, where));
+  if (skip) return TFE_OK;
+  /* scalars: s0 defaults to one (map's parameter, fill's value needs one), s1 to zero */
+  tfe__gscal s0 = {1, 0}, s1 = {0, 0};
+  if (d->op == TFE_EW_FILL && !d->s0) return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "fill needs its value");
+  if (d->s0) s0 = tfe__gpu_scalar_raw(g, d->s0);
+  if (d->s1) s1 = tfe__gpu_scalar_raw(g, d->s1);
+  p.s0_re = s0.re, p.s0_im = s0.im, p.s1_re = s1.re, p.s1_im = s1.im;
+  p.s1_zero = tfe__gpu_iszero(s1);
+  tfe__gpu_ep_sort(&p);
+  tfe__gpu_ep_merge(&p);
+  tfe__gpu_ep_merge_sum(&p);
+  p.total = 1;
+  for (int i = 0; i < p.nout; i++) p.total *= p.dout[i];
+  p.chunk = p.nsum_total, p.nchunk = 1;
+  tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
+  TFE_TRY(tfe__gpu_enter(D, where));
+  tfe_status st = tfe__gpu_kernels(D, g, where);
+  if (st == TFE_OK) {
+    tfe__cu_ptr c = tfe__gpu_addr(d->dst, es), a = need_a ? tfe__gpu_addr(d->a, es) : c,
+                b = d->op == TFE_EW_ZIP ? tfe__gpu_addr(d->b, es) : c;
+    if (d->op == TFE_EW_REDUCE && p.nsum_total >= 512 && p.total < 4096LL * 1024)
+      st = tfe__gpu_reduce_blocks(D, g, es, c, a, &p, where);
+    else {
+      void *args[] = {&c, &a, &b, &p};
+      st = tfe__gpu_launch(D, D->f_ew[g], args, p.total, where);
+    }
+  }
+  tfe__gpu_leave(D);
+  return st;
+}
+
+#endif /* TFE__GPU_COMPANION */
+#endif

@@ -8,7 +8,9 @@
 #include <tenferro.h>
 #include <stdio.h>
 
+#ifndef BENCH_OLD
 static int cb(void *ctx, const tfe_einsum_progress_info *in) { (void)in; ++*(long *)ctx; return 0; }
+#endif
 static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 
 int main(int argc, char **argv) {
@@ -33,6 +35,7 @@ int main(int argc, char **argv) {
   tfe_einsum_plan *p = NULL;
   if (tfe_einsum_plan_new(&p, TFE_DT_F64, "ij,jk->ik", 2, lp, &opts) != TFE_OK) { fprintf(stderr, "%s\n", tfe_last_error()); return 1; }
   long seen = 0;
+  (void)seen;
   for (int mode = 0; mode < 2; mode++) {
 #ifdef BENCH_OLD
     if (mode) break;

@@ -394,6 +394,8 @@ static int print_tree(const char *fmt, const tfe_einsum_plan *p, const char *exp
   double total = 0;
   for (int i = 0; i < nn; i++) total += (t[i].madds *= (double)ns);
   int root = p->nsteps > 0 ? n + p->nsteps - 1 : (p->npre ? n + p->nsteps : 0);
+  double max_share = 0;
+  for (int i = 0; i < nn && total > 0; i++) if (t[i].madds / total > max_share) max_share = t[i].madds / total;
   bool json = !strcmp(fmt, "json");
   char L[1024], S[256];
   labels_str(p, p->sliced ? p->sliced : p->out_lab, p->sliced ? p->nsliced : 0, S, sizeof S);
@@ -440,8 +442,8 @@ static int print_tree(const char *fmt, const tfe_einsum_plan *p, const char *exp
       if (x->operand >= 0) fprintf(f, ", \"operand\": %d", x->operand);
       fprintf(f, "}%s\n", i + 1 < nn ? "," : "");
     } else {
-      /* fill: white to orange by share of the multiply-adds */
-      int shade = (int)(255 - 150 * share);
+      /* fill: white to orange by share of the multiply-adds (the heaviest node deepest) */
+      int shade = (int)(255 - 175 * (max_share > 0 ? x->madds / total / max_share : 0));
       char title[64];
       if (x->operand >= 0) snprintf(title, sizeof title, "operand %d", x->operand);
       else snprintf(title, sizeof title, "%s %d", x->kind, i);

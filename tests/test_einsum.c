@@ -1123,6 +1123,29 @@ static void test_progress_cancel(void **state) {
   }
   assert_true(cancels > cases);
   assert_string_equal(tfe_status_name(TFE_ERR_CANCELLED), "cancelled");
+  /* on a stream: the task keeps the options, the cancel reaches the promise */
+  tfe_stream *s = NULL;
+  assert_int_equal(tfe_stream_new(0, &s), TFE_OK);
+  int64_t d[2] = {6, 6};
+  tfe_dyn ops[3], c = {0};
+  for (int t = 0; t < 3; t++) {
+    assert_int_equal(tfe_dyn_empty(&ops[t], TFE_DT_F64, 2, d, TFE_COLMAJOR), TFE_OK);
+    for (int i = 0; i < 36; i++) ((double *)ops[t].data)[i] = x[t][i];
+  }
+  for (int at = 0; at < 4; at++) { /* reports: start, 2 steps; the last cannot cancel */
+    prog_log L = {0, at, {0}, false};
+    tfe_einsum_opts o;
+    memset(&o, 0, sizeof o);
+    o.progress = prog_cb; o.progress_ctx = &L;
+    assert_int_equal(tfe_einsum_async_dyn(s, &c, "ij,jk,kl->il", 3, ops, &o), TFE_OK);
+    tfe_status st = tfe_wait(&c);
+    if (at < 2) assert_int_equal(st, TFE_ERR_CANCELLED);
+    else assert_int_equal(st, TFE_OK);
+    assert_int_equal(L.calls, at < 3 ? at + 1 : 3);
+    tfe_dyn_release(&c);
+  }
+  tfe_stream_free(s);
+  for (int t = 0; t < 3; t++) tfe_dyn_release(&ops[t]);
 }
 
 /* ---- several threads through the shared caches and workspaces ------------------------------------ */

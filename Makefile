@@ -25,7 +25,8 @@ TOOLS     := $(patsubst tools/%.c,$(BUILD)/%,$(wildcard tools/*.c))
 
 DEB_PACKAGES := build-essential python3 libblis-openmp-dev liblapacke-dev libcmocka-dev clang libclang-rt-14-dev \
   g++ pkg-config cmake gfortran libhdf5-dev python3-h5py \
-  python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-pip python3-wheel python3-torch
+  python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-pip python3-wheel python3-torch \
+  graphviz python3-matplotlib
 
 # The library (make lib): the one implementation unit lib/tenferro.c, position-independent, every
 # symbol hidden but the public tfe_ API (TFE_API carries visibility default; lib/tenferro.map).
@@ -38,6 +39,7 @@ LIB_SO   := $(BUILD)/lib/libtenferro.so.$(VERSION)
 LIB_LINK = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -ltenferro
 CXX_WARN := -Wall -Wextra -Wpedantic -Werror
 
+.PHONY: plots test-plots tree-svg tree-example
 .PHONY: all help test test-unit test-examples test-sanitize test-tsan test-clang check-gen gen bench bench-permute install deps clean run bench-einsum fuzz \
   lib test-cxx test-install check-headers bench-compile test-optout test-gpu test-capi test-fortran test-hdf5 test-python bench-python
 
@@ -65,6 +67,9 @@ help:
 	@echo "make test-install    install into a temporary prefix; build C, C++ and CMake clients"
 	@echo "make bench-compile   compile times of the three linkage modes (docs/linkage.md)"
 	@echo "make test-optout     a unit without ad, linalg, io and all kinds but f64: faster, runs"
+	@echo "make plots           docs/img/bench_einsum.png, bench_permute.png from the benchmark pages (matplotlib)"
+	@echo "make tree-svg INSTANCE=F.json [TREE_PATH=greedy]   build/tree.svg: the contraction tree (Graphviz)"
+	@echo "make tree-example    docs/img/tree_example.svg, the rendered tree of docs/einsum.md"
 
 # A test is tests/test_X.c plus any tests/test_X.*__part.c (extra translation units).
 $(BUILD)/tests/%: tests/%.c $(HDRS) $(wildcard tests/*.h)
@@ -83,7 +88,7 @@ $(BUILD)/%: tools/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O3 -o $@ $< $(LDLIBS)
 
-test: check-gen check-headers test-unit test-examples test-optout test-cxx test-install test-capi test-fortran test-hdf5 test-python
+test: check-gen check-headers test-unit test-examples test-optout test-cxx test-install test-capi test-fortran test-hdf5 test-python test-plots
 
 test-unit: $(TESTS) $(TOOLS)
 	@mkdir -p build
@@ -133,9 +138,35 @@ check-gen:
 
 bench: $(BENCHES) $(TOOLS)
 
-# One line per pattern of ../shared/bench/permutation_patterns.json (PATTERNS=... to override).
+# One line per pattern of ../shared/bench/permutation_patterns.json (PATTERNS=... to override),
+# kept in $(BUILD)/bench-permute.txt and plotted to $(BUILD)/bench_permute.png.
 bench-permute: $(BUILD)/bench/bench_permute
-	$(BUILD)/bench/bench_permute $(PATTERNS) --threads2
+	$(BUILD)/bench/bench_permute $(PATTERNS) --threads2 | tee $(BUILD)/bench-permute.txt
+	$(PLOT_PYTHON) bench/plot_bench.py permute --input $(BUILD)/bench-permute.txt --out $(BUILD)/bench_permute.png
+
+# ---- pictures (issue 20): benchmark plots (matplotlib) and contraction trees (Graphviz) -------------
+# Debian's matplotlib is seen by /usr/bin/python3 (a pyenv or venv python may lack it).
+PLOT_PYTHON ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,$(PYTHON))
+plots:
+	$(PLOT_PYTHON) bench/plot_bench.py einsum --table docs/bench-einsum.md --out docs/img/bench_einsum.png
+	$(PLOT_PYTHON) bench/plot_bench.py permute --input docs/benchmarks.md --out docs/img/bench_permute.png
+# The quick check in `make test`: both plots parsed and drawn from the pages into $(BUILD)/plots.
+test-plots:
+	$(PLOT_PYTHON) bench/plot_bench.py check --out $(BUILD)/plots
+INSTANCE ?= data/str_nw_mera_open_26.json
+TREE_PATH ?= auto
+tree-svg: $(BUILD)/tfe-einsum
+	$(BUILD)/tfe-einsum --instance $(INSTANCE) --path $(TREE_PATH) --plan-only --print-tree dot 2>/dev/null > $(BUILD)/tree.dot
+	dot -Tsvg $(BUILD)/tree.dot > $(BUILD)/tree.svg
+	@echo "tree-svg: $(BUILD)/tree.svg"
+tree-example: $(BUILD)/tfe-einsum
+	@mkdir -p $(BUILD)/tree-example
+	printf '{"name": "tree_example", "format_string": "abx,bc,cd,de->ae", "shapes": [[60, 70, 5], [70, 80], [80, 70], [70, 60]]}' \
+	  > $(BUILD)/tree-example/tree_example.json
+	$(BUILD)/tfe-einsum --instance $(BUILD)/tree-example/tree_example.json --path dp --plan-only --print-tree dot 2>/dev/null \
+	  | dot -Tsvg > docs/img/tree_example.svg
+	$(BUILD)/tfe-einsum --instance $(BUILD)/tree-example/tree_example.json --path dp --plan-only --print-tree json 2>/dev/null \
+	  > docs/img/tree_example.json
 
 bench-kernels: $(BUILD)/bench/bench_kernels
 	$(BUILD)/bench/bench_kernels
@@ -349,6 +380,7 @@ run: $(TOOLS)
 # The einsum benchmark table (every shared instance, paths, threads, dtypes, numpy/torch/jax).
 bench-einsum: $(TOOLS)
 	$(PYTHON) bench/bench_einsum.py --tool $(BUILD)/tfe-einsum --out docs/bench-einsum.md $(BENCH_ARGS)
+	$(PLOT_PYTHON) bench/plot_bench.py einsum --table docs/bench-einsum.md --out docs/img/bench_einsum.png
 
 # libFuzzer targets (clang): a short run of each (FUZZ_SECONDS each).
 FUZZ_SECONDS ?= 20

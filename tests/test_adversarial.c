@@ -10,6 +10,8 @@
 #include <sys/resource.h>
 
 void adv_test_tool(void **state); /* tests/test_adversarial.tool__part.c */
+void adv_test_tool_args(void **state);
+void adv_test_tool_terminal(void **state);
 
 /* An error whose message names `fn` (the public function), names no helper, and holds `needle`. */
 #define ADV_ERR(expr, code, fn, needle)                                                          \
@@ -496,7 +498,7 @@ int main(void) {
       cmocka_unit_test(test_trop_minplus_f32),   cmocka_unit_test(test_trop_maxtimes_f64),
       cmocka_unit_test(test_trop_maxtimes_f32),  cmocka_unit_test(test_trop_rules_einsum),
       cmocka_unit_test(test_int_wrap),           cmocka_unit_test(test_failed_write),
-      cmocka_unit_test(adv_test_tool),
+      cmocka_unit_test(adv_test_tool), cmocka_unit_test(adv_test_tool_args), cmocka_unit_test(adv_test_tool_terminal),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1146,6 +1146,164 @@ static void test_step_hook(void **state) {
   tfe_einsum_plan_release(p);
 }
 
+/* ---- progress and cancellation ---------------------------------------------------------------------- */
+/* The callback's log: every report checked against the previous one; cancels at report
+ * number cancel_at (-1: never). */
+typedef struct prog_log { int calls, cancel_at; tfe_einsum_progress_info last; bool bad; } prog_log;
+static int prog_cb(void *ctx, const tfe_einsum_progress_info *in) {
+  prog_log *g = (prog_log *)ctx;
+  const tfe_einsum_progress_info *o = &g->last;
+  if (g->calls == 0 ? (in->steps_done != 0 || in->madds_done != 0 || in->slices_done != 0)
+                    : (in->steps_done != o->steps_done + 1 || in->madds_done < o->madds_done || in->seconds < o->seconds ||
+                       in->slices_done < o->slices_done))
+    g->bad = true;
+  if (in->steps_done > in->steps_total || in->madds_done > in->madds_total * (1 + 1e-12) || in->live_bytes < 0 ||
+      in->slices_done > in->slices_total || in->seconds < 0 || in->steps_total < 1)
+    g->bad = true;
+  g->last = *in;
+  return g->calls++ == g->cancel_at;
+}
+static void fill99(double *y, int64_t n) { for (int64_t i = 0; i < n; i++) y[i] = 99.5; }
+static bool all99(const double *y, int64_t n) { for (int64_t i = 0; i < n; i++) if (y[i] != 99.5) return false; return true; }
+/* Random networks, sliced or not: a full run reports every step of every slice (counts and
+ * multiply-adds add up); then a cancel at every report stops the call with TFE_ERR_CANCELLED,
+ * the output untouched and nothing left allocated; a cancel at the last report is too late and
+ * the call succeeds with the right result. Per thread (tfe_einsum_set_progress, plan execution)
+ * and per call (opts.progress, which takes precedence; allocating, into and consuming forms). */
+static void test_progress_cancel(void **state) {
+  (void)state;
+  tu_rng g = {0xC0FFEE};
+  static double x[16][4096], y[4096], ref[4096];
+  for (int t = 0; t < 16; t++) for (int i = 0; i < 4096; i++) x[t][i] = tu_unif(&g) - 0.5;
+  int cases = tu_cases(24), cancels = 0;
+  for (int c = 0; c < cases; c++) {
+    int n = (int)tu_int(&g, 3, 7); /* random_network needs n >= 3 (ranks up to 4) */
+    char expr[256];
+    tfe_layout lay[16];
+    const tfe_layout *lp[16];
+    random_network(&g, n, expr, lay, lp);
+    tfe_view_f64 v[16];
+    for (int t = 0; t < n; t++) { v[t].data = x[t]; v[t].lay = lay[t]; v[t].conj = false; }
+    tfe_einsum_opts o;
+    memset(&o, 0, sizeof o);
+    o.no_cache = true;
+    o.out_order = TFE_ROWMAJOR;
+    if (c % 2) o.memory_limit = 8 * 64; /* slices */
+    tfe_einsum_plan *p = NULL;
+    if (tfe_einsum_plan_new(&p, TFE_DT_F64, expr, n, lp, &o) != TFE_OK) fail_msg("%s: %s", expr, tfe_last_error());
+    tfe_einsum_cost cost = tfe_einsum_plan_cost(p);
+    int64_t od[TFE_MAX_RANK], on = 1;
+    for (int i = 0; i < p->out_rank; i++) { od[i] = p->out_dims[i]; on *= od[i]; }
+    if (on > 4096) { tfe_einsum_plan_release(p); continue; }
+    tfe_view_f64 ov = rowmajor(y, p->out_rank, od);
+    prog_log L = {0, -1, {0}, false};
+    tfe_einsum_set_progress(prog_cb, &L);
+    assert_int_equal(tfe_einsum_execute_f64(p, 1, v, 0, &ov), TFE_OK);
+    memcpy(ref, y, (size_t)on * sizeof(double));
+    assert_false(L.bad);
+    int reports = L.calls;
+    assert_int_equal(reports, L.last.steps_total + 1); /* the start, then every step */
+    assert_int_equal(L.last.steps_done, L.last.steps_total);
+    assert_int_equal(L.last.slices_done, cost.slices);
+    assert_int_equal(L.last.slices_total, cost.slices);
+    assert_true(L.last.madds_done == L.last.madds_total);
+    assert_true(L.last.madds_total >= cost.flops * (1 - 1e-12)); /* pairwise steps plus leaf reductions */
+    /* every report of small runs; else the first 16, the last 16 and 16 between (each cancelled
+     * run costs up to a whole run: all reports of a many-slice plan would be quadratic) */
+    int step = reports <= 48 ? 1 : (reports - 32) / 16 + 1;
+    for (int at = 0; at < reports; at += at < 16 || at >= reports - 17 ? 1 : step) {
+      if (at > 16 && at < reports - 16 && at + step > reports - 16) at = reports - 16;
+      L = (prog_log){0, at, {0}, false};
+      fill99(y, on);
+      tu_fail_after(-1); /* counts allocations */
+      long live0 = tu_live_allocs;
+      tfe_status st = tfe_einsum_execute_f64(p, 1, v, 0, &ov);
+      tfe_einsum_workspace_release();
+      tu_alloc_restore();
+      if (tu_live_allocs != live0) fail_msg("%s: leak after a cancel at report %d", expr, at);
+      if (at + 1 < reports) {
+        if (st != TFE_ERR_CANCELLED || !strstr(tfe_last_error(), "cancelled by the progress callback") ||
+            !strstr(tfe_last_error(), "tfe_einsum_execute_f64"))
+          fail_msg("%s: cancel at report %d of %d: status %d (%s)", expr, at, reports, st, tfe_last_error());
+        assert_true(all99(y, on));
+        cancels++;
+      } else {
+        assert_int_equal(st, TFE_OK); /* after the last step: too late, the call completes */
+        assert_memory_equal(y, ref, (size_t)on * sizeof(double));
+      }
+      assert_int_equal(L.calls, at + 1); /* no report after the cancel */
+    }
+    /* per call: opts.progress wins over the thread's callback; the one-call forms free everything */
+    prog_log T = {0, 0, {0}, false}; /* the thread's: would cancel at once */
+    tfe_einsum_set_progress(prog_cb, &T);
+    for (int form = 0; form < 3; form++) {
+      L = (prog_log){0, reports > 1 ? 1 : -1, {0}, false};
+      o.progress = prog_cb; o.progress_ctx = &L;
+      fill99(y, on);
+      tu_fail_after(-1);
+      long live0 = tu_live_allocs;
+      tfe_tensor_f64 r = {0};
+      tfe_tensor_f64 own[16];
+      tfe_status st;
+      if (form == 0) st = tfe_einsum_into_with_f64(&ov, 1, 0, expr, n, v, &o);
+      else if (form == 1) st = tfe_einsum_with_f64(&r, expr, n, v, &o);
+      else {
+        for (int t = 0; t < n; t++) {
+          assert_int_equal(tfe_empty_f64(&own[t], lay[t].rank, lay[t].dims, TFE_COLMAJOR), TFE_OK);
+          memcpy(own[t].v.data, x[t], (size_t)tfe_layout_numel(&lay[t]) * sizeof(double));
+        }
+        st = tfe_einsum_owned_f64(&r, expr, n, own, &o);
+      }
+      tfe_einsum_workspace_release();
+      if (reports > 1) {
+        assert_int_equal(st, TFE_ERR_CANCELLED);
+        assert_null(r.st);
+        assert_true(all99(y, on));
+      } else {
+        assert_int_equal(st, TFE_OK);
+      }
+      tfe_tensor_release_f64(&r);
+      tu_alloc_restore();
+      if (tu_live_allocs != live0) fail_msg("%s: form %d leaks after a cancel", expr, form);
+      assert_int_equal(T.calls, 0);
+    }
+    o.progress = NULL; o.progress_ctx = NULL;
+    tfe_einsum_set_progress(NULL, NULL);
+    void *ctx = &o;
+    assert_null(tfe_einsum_get_progress(&ctx));
+    assert_null(ctx);
+    L = (prog_log){0, 0, {0}, false}; /* off again: no calls */
+    assert_int_equal(tfe_einsum_execute_f64(p, 1, v, 0, &ov), TFE_OK);
+    assert_int_equal(L.calls, 0);
+    tfe_einsum_plan_release(p);
+  }
+  assert_true(cancels > cases);
+  assert_string_equal(tfe_status_name(TFE_ERR_CANCELLED), "cancelled");
+  /* on a stream: the task keeps the options, the cancel reaches the promise */
+  tfe_stream *s = NULL;
+  assert_int_equal(tfe_stream_new(0, &s), TFE_OK);
+  int64_t d[2] = {6, 6};
+  tfe_dyn ops[3], c = {0};
+  for (int t = 0; t < 3; t++) {
+    assert_int_equal(tfe_dyn_empty(&ops[t], TFE_DT_F64, 2, d, TFE_COLMAJOR), TFE_OK);
+    for (int i = 0; i < 36; i++) ((double *)ops[t].data)[i] = x[t][i];
+  }
+  for (int at = 0; at < 4; at++) { /* reports: start, 2 steps; the last cannot cancel */
+    prog_log L = {0, at, {0}, false};
+    tfe_einsum_opts o;
+    memset(&o, 0, sizeof o);
+    o.progress = prog_cb; o.progress_ctx = &L;
+    assert_int_equal(tfe_einsum_async_dyn(s, &c, "ij,jk,kl->il", 3, ops, &o), TFE_OK);
+    tfe_status st = tfe_wait(&c);
+    if (at < 2) assert_int_equal(st, TFE_ERR_CANCELLED);
+    else assert_int_equal(st, TFE_OK);
+    assert_int_equal(L.calls, at < 3 ? at + 1 : 3);
+    tfe_dyn_release(&c);
+  }
+  tfe_stream_free(s);
+  for (int t = 0; t < 3; t++) tfe_dyn_release(&ops[t]);
+}
+
 /* ---- several threads through the shared caches and workspaces ------------------------------------ */
 /* Threads run a mix of einsums (hits, misses and evictions in both plan caches, both workspaces
  * taken and given back, one thread dropping the kept blocks now and then) and compare every
@@ -1225,7 +1383,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_semantics),   cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_bind_errors),
       cmocka_unit_test(test_exec_errors), cmocka_unit_test(test_alloc_failures), cmocka_unit_test(test_optimizers),
-      cmocka_unit_test(test_cache),       cmocka_unit_test(test_owned_dyn), cmocka_unit_test(test_step_hook),    cmocka_unit_test(test_differential), cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_cache),       cmocka_unit_test(test_owned_dyn), cmocka_unit_test(test_step_hook), cmocka_unit_test(test_progress_cancel),    cmocka_unit_test(test_differential), cmocka_unit_test(test_threads),
       cmocka_unit_test(test_plan_time),   cmocka_unit_test(test_parallel_slices),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,21 +7,31 @@
  *          --dtype f32|f64|c64|c128   --algebra standard|maxplus|minplus|maxtimes
  *          --threads N  --repeat K  --memory-limit BYTES  --time-budget SECONDS
  *          --seed N  --colmajor  --print-path  --max-time SECONDS  --warmup  --profile[-layouts]
- * One summary line on stdout, printed once everything (the output file included) succeeded;
- * errors are one line on stderr and exit status 1 (usage: 2). Files are written whole or not
- * at all (a temporary file renamed into place). Every size is computed with overflow checks. */
+ *          --progress  --quiet  --print-tree dot|json  --
+ * Any expression numpy.einsum accepts, scalar ones (`->`, `,->`) and ones starting with '-'
+ * included: an argument that is no option and holds "->" is the expression; after `--` every
+ * argument is. One summary line on stdout (on stderr with --print-tree, whose tree takes
+ * stdout), printed once everything (the output file included) succeeded; errors are one line
+ * on stderr and exit status 1 (usage: 2; Ctrl-C: 130, nothing written). Files are written
+ * whole or not at all (a temporary file renamed into place). Every size is computed with
+ * overflow checks. A progress line on stderr when it is a terminal and the contraction runs
+ * past a second (TFE_PROGRESS_DELAY=SECONDS changes that second; tests use 0). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
 #include <tenferro.h>
 #include <errno.h>
 #include <limits.h>
 
 typedef struct args {
-  const char *expr, *out, *instance, *path, *dtype, *algebra, *save_inputs;
+  const char *expr, *out, *instance, *path, *dtype, *algebra, *save_inputs, *tree;
   const char *inputs[1024];
   int ninputs, threads, repeat;
   int64_t memory_limit;
   double budget, max_time, write_weight;
   uint64_t seed;
-  bool colmajor, print_path, plan_only, warmup, profile, profile_layouts;
+  bool colmajor, print_path, plan_only, warmup, profile, profile_layouts, progress, quiet, threads_given;
 } args;
 
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -53,21 +63,45 @@ static bool parse_num(const char *s, double lo, double hi, double *v) {
   return true;
 }
 
+/* The cores this process may run on, as OpenMP counts them by default: OMP_NUM_THREADS when it
+ * is set (its first number), else the CPUs of the affinity mask, else the online processors. */
+static int default_threads(void) {
+  const char *e = getenv("OMP_NUM_THREADS");
+  if (e && *e) {
+    char *end;
+    long v = strtol(e, &end, 10);
+    if (end != e && (*end == 0 || *end == ',') && v >= 1 && v <= 1024) return (int)v;
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n >= 1 && n <= 1024 ? (int)n : 1;
+}
+
 static int parse_args(int argc, char **argv, args *a) {
   memset(a, 0, sizeof *a);
-  a->threads = 1; a->repeat = 1; a->path = "auto"; a->algebra = "standard"; a->budget = 1.5; a->seed = 42;
+  a->threads = default_threads(); a->repeat = 1; a->path = "auto"; a->algebra = "standard"; a->budget = 1.5; a->seed = 42;
   a->write_weight = -1; /* not given: the library's default */
+  bool opts_done = false; /* after "--" every argument is an operand (POSIX) */
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
     bool has_val = i + 1 < argc;
     int64_t v;
+    if (!opts_done && !strcmp(s, "--")) { opts_done = true; continue; }
+    if (opts_done || s[0] != '-' || !s[1] || (!a->expr && !a->instance && strstr(s, "->") && strncmp(s, "--", 2))) {
+      /* an operand: the expression (no option holds "->": "->", "->i" are expressions), then inputs */
+      if (!a->expr && !a->instance) a->expr = s;
+      else if (a->ninputs < 1024) a->inputs[a->ninputs++] = s;
+      else return fail(2, "too many inputs");
+      continue;
+    }
 #define NEED_VAL() do { if (!has_val) return fail(2, "option %s needs a value", s); } while (0)
     if (!strcmp(s, "-o") || !strcmp(s, "--output")) { NEED_VAL(); a->out = argv[++i]; }
     else if (!strcmp(s, "--instance")) { NEED_VAL(); a->instance = argv[++i]; }
     else if (!strcmp(s, "--path")) { NEED_VAL(); a->path = argv[++i]; }
     else if (!strcmp(s, "--dtype")) { NEED_VAL(); a->dtype = argv[++i]; }
     else if (!strcmp(s, "--algebra")) { NEED_VAL(); a->algebra = argv[++i]; }
-    else if (!strcmp(s, "--threads")) { NEED_VAL(); if (!parse_i64(argv[++i], 1, &v) || v > 1024) return fail(2, "--threads wants a positive integer, got '%s'", argv[i]); a->threads = (int)v; }
+    else if (!strcmp(s, "--threads")) { NEED_VAL(); if (!parse_i64(argv[++i], 1, &v) || v > 1024) return fail(2, "--threads wants a positive integer, got '%s'", argv[i]); a->threads = (int)v; a->threads_given = true; }
     else if (!strcmp(s, "--repeat")) { NEED_VAL(); if (!parse_i64(argv[++i], 1, &v) || v > 100000) return fail(2, "--repeat wants a positive integer, got '%s'", argv[i]); a->repeat = (int)v; }
     else if (!strcmp(s, "--memory-limit")) { NEED_VAL(); if (!parse_i64(argv[++i], 1, &v)) return fail(2, "--memory-limit wants a byte count, got '%s'", argv[i]); a->memory_limit = v; }
     else if (!strcmp(s, "--seed")) { NEED_VAL(); if (!parse_i64(argv[++i], 0, &v)) return fail(2, "--seed wants a non-negative integer, got '%s'", argv[i]); a->seed = (uint64_t)v; }
@@ -86,6 +120,13 @@ static int parse_args(int argc, char **argv, args *a) {
       if (!parse_num(argv[++i], 0, 1e9, &a->max_time)) return fail(2, "--max-time wants finite seconds, got '%s'", argv[i]);
     }
     else if (!strcmp(s, "--warmup")) a->warmup = true;
+    else if (!strcmp(s, "--progress")) a->progress = true;
+    else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) a->quiet = true;
+    else if (!strcmp(s, "--print-tree")) {
+      NEED_VAL();
+      a->tree = argv[++i];
+      if (strcmp(a->tree, "dot") && strcmp(a->tree, "json")) return fail(2, "--print-tree wants dot or json, got '%s'", a->tree);
+    }
     else if (!strcmp(s, "--profile")) a->profile = true;
     else if (!strcmp(s, "--profile-layouts")) a->profile = a->profile_layouts = true;
     else if (!strcmp(s, "--colmajor")) a->colmajor = true;
@@ -93,26 +134,36 @@ static int parse_args(int argc, char **argv, args *a) {
     else if (!strcmp(s, "--plan-only")) a->plan_only = true;
     else if (!strcmp(s, "--save-inputs")) { NEED_VAL(); a->save_inputs = argv[++i]; }
     else if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-      puts("usage: tfe-einsum EXPR A.npy ... -o OUT.npy [options] | tfe-einsum --instance FILE.json [options]\n"
+      puts("usage: tfe-einsum [options] [--] EXPR A.npy ... -o OUT.npy | tfe-einsum --instance FILE.json [options]\n"
+           "  EXPR: any numpy.einsum expression ('ij,jk->ik', 'ii', '...i->...', scalars '->' and ',->');\n"
+           "    an argument holding '->' is the expression even when it starts with '-'; '--' ends the options\n"
            "  --path greedy|dp|anneal|auto|instance:opt_flops|instance:opt_size  --dtype f32|f64|c64|c128\n"
-           "  --algebra standard|maxplus|minplus|maxtimes  --threads N  --repeat K  --memory-limit BYTES\n"
+           "  --algebra standard|maxplus|minplus|maxtimes (maxplus: max and +, minplus: min and +, maxtimes:\n"
+           "    max and * -- a semiring on the non-negative reals only: a negative or NaN input is refused)\n"
+           "  --threads N (default: the cores this process may use, OMP_NUM_THREADS if set; the summary\n"
+           "    says threads=N)  --repeat K  --memory-limit BYTES\n"
            "  --write-weight W (cost of one intermediate element written, in multiply-adds; 0: flops only)\n"
            "  --time-budget SECONDS (anneal/auto planning)  --seed N  --colmajor  --print-path\n"
            "  --max-time SECONDS (stop repeating once the timed runs took this long; at least one run)\n"
            "  --profile (per-step table of the timed runs on stderr: time, multiply-adds, rate)\n"
            "  --profile-layouts (the same, with each step's views: label:dim/stride)\n"
            "  --warmup (one untimed run first; counted as timed when it takes 1 s or more)\n"
-           "  --plan-only (plan and print the path, do not contract)  --save-inputs DIR (DIR/in<k>.npy)");
+           "  --plan-only (plan and print the path, do not contract)  --save-inputs DIR (DIR/in<k>.npy)\n"
+           "  --progress (a progress line on stderr even when it is no terminal, from the start: one line\n"
+           "    a second)  --quiet, -q (no progress line; on a terminal it shows once a run passes 1 s:\n"
+           "    bar, % of multiply-adds, steps, elapsed, estimated remaining time)\n"
+           "  --print-tree dot|json (the contraction tree on stdout, the summary then on stderr: per node\n"
+           "    labels, size, multiply-adds, share of the total, memory layout; schema in docs/einsum.md;\n"
+           "    render: tfe-einsum ... --plan-only --print-tree dot | dot -Tsvg > tree.svg)\n"
+           "  Ctrl-C stops the contraction at the next step: message, exit status 130, no output written");
       exit(0);
     }
-    else if (s[0] == '-' && s[1]) return fail(2, "unknown option '%s' (see --help)", s);
-    else if (!a->expr && !a->instance) a->expr = s;
-    else if (a->ninputs < 1024) a->inputs[a->ninputs++] = s;
-    else return fail(2, "too many inputs");
+    else return fail(2, "unknown option '%s' (see --help; an expression starting with '-' goes after '--')", s);
 #undef NEED_VAL
   }
   if (!a->instance && !a->expr) return fail(2, "no expression given (usage: tfe-einsum EXPR A.npy ... -o OUT.npy, or --instance FILE.json)");
   if (a->instance && (a->expr || a->ninputs)) return fail(2, "--instance takes no expression or input files");
+  if (a->progress && a->quiet) return fail(2, "--progress and --quiet contradict each other");
   if (!a->instance && !a->out) return fail(2, "no output file given (-o OUT.npy)");
   if (!a->instance && !strncmp(a->path, "instance:", 9)) return fail(2, "--path %s needs --instance", a->path);
   return 0;
@@ -198,8 +249,233 @@ static void prof_print(prof_t *pf) {
   }
 }
 
+/* ---- the progress line and Ctrl-C ------------------------------------------------------------------ */
+/* The library calls back after every step (tfe_einsum_set_progress, this thread); the line is
+ * drawn on stderr: on a terminal redrawn in place ("\r", at most 10 times a second) once the
+ * runs took `delay` seconds, elsewhere (--progress) a line a second. Ctrl-C sets a flag that the
+ * next report turns into a cancel (the library stops before its next step); a second Ctrl-C
+ * kills the program (SA_RESETHAND). */
+static volatile sig_atomic_t g_interrupted;
+static void on_sigint(int sig) { (void)sig; g_interrupted = 1; }
+typedef struct progress_t {
+  bool draw, tty;       /* draw the line at all; in place on a terminal */
+  double delay;         /* seconds of running before the first line */
+  double t_runs;        /* when the first run started (tfe__now) */
+  double last;          /* when the line was last drawn (-1: never) */
+  double run_avg;       /* mean seconds of the finished runs */
+  int run, runs;        /* the run under way (0-based), of how many at most */
+  bool shown;           /* a line is on the terminal (erase it before the summary) */
+} progress_t;
+static void fmt_secs(char *b, size_t cap, double s) {
+  if (!(s >= 0) || s > 1e7) { snprintf(b, cap, "?"); return; }
+  long t = (long)(s + 0.5);
+  if (t >= 3600) snprintf(b, cap, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else snprintf(b, cap, "%ld:%02ld", t / 60, t % 60);
+}
+static void progress_draw(progress_t *g, const tfe_einsum_progress_info *in, double now) {
+  double frac = in->madds_total > 0 ? in->madds_done / in->madds_total
+                                    : (in->steps_total > 0 ? (double)in->steps_done / (double)in->steps_total : 1);
+  if (frac > 1) frac = 1;
+  char bar[32], el[32], left[32], runs[48] = "";
+  int w = 24, full = (int)(frac * w + 1e-9);
+  for (int i = 0; i < w; i++) bar[i] = i < full ? '#' : '.';
+  bar[w] = 0;
+  double per_run = frac > 0 ? in->seconds / frac : NAN; /* this run's estimated length */
+  double rest = frac > 0 ? per_run - in->seconds : NAN;
+  if (g->runs > 1) {
+    rest += (g->run_avg > 0 ? g->run_avg : per_run) * (g->runs - g->run - 1);
+    snprintf(runs, sizeof runs, "  run %d/%d", g->run + 1, g->runs);
+  }
+  fmt_secs(el, sizeof el, now - g->t_runs);
+  fmt_secs(left, sizeof left, rest);
+  fprintf(stderr, "%s[%s] %5.1f%%  step %lld/%lld%s  %s elapsed  ~%s left%s", g->tty ? "\r" : "", bar, 100 * frac,
+          (long long)in->steps_done, (long long)in->steps_total, runs, el, left, g->tty ? "\033[K" : "\n");
+  fflush(stderr);
+  g->last = now;
+  g->shown = g->tty;
+}
+static int progress_cb(void *ctx, const tfe_einsum_progress_info *in) {
+  if (g_interrupted) return 1; /* Ctrl-C: cancel before the next step */
+  progress_t *g = (progress_t *)ctx;
+  if (!g->draw) return 0;
+  double now = tfe__now();
+  if (now - g->t_runs < g->delay) return 0;
+  bool end = in->steps_done == in->steps_total;
+  if (g->last < 0 || now - g->last >= (g->tty ? 0.1 : 1.0) || (end && g->run + 1 == g->runs && !g->tty))
+    progress_draw(g, in, now);
+  return 0;
+}
+static void progress_clear(progress_t *g) {
+  if (g->shown) fputs("\r\033[K", stderr);
+  g->shown = false;
+}
+
+/* ---- --print-tree: the contraction tree as dot or JSON (docs/einsum.md "Contraction trees") ------------ */
+/* Label `l` (a dense id of the plan) as written: UTF-8 of its code point, or #id for integer labels. */
+static size_t label_str(const tfe_einsum_plan *p, int32_t l, char *b) {
+  uint32_t c = (uint32_t)p->label_id[l];
+  if (p->int_labels) return (size_t)sprintf(b, "#%d", (int)p->label_id[l]);
+  if (c < 0x80) { b[0] = (char)c; b[1] = 0; return 1; }
+  if (c < 0x800) { b[0] = (char)(0xC0 | c >> 6); b[1] = (char)(0x80 | (c & 63)); b[2] = 0; return 2; }
+  if (c < 0x10000) { b[0] = (char)(0xE0 | c >> 12); b[1] = (char)(0x80 | (c >> 6 & 63)); b[2] = (char)(0x80 | (c & 63)); b[3] = 0; return 3; }
+  b[0] = (char)(0xF0 | c >> 18); b[1] = (char)(0x80 | (c >> 12 & 63)); b[2] = (char)(0x80 | (c >> 6 & 63));
+  b[3] = (char)(0x80 | (c & 63)); b[4] = 0;
+  return 4;
+}
+/* The labels lab[0..r) as one string, escaped for a JSON or dot string (both take \" and \\). */
+static void labels_str(const tfe_einsum_plan *p, const int32_t *lab, int r, char *b, size_t cap) {
+  size_t n = 0;
+  b[0] = 0;
+  for (int i = 0; i < r && n + 16 < cap; i++) {
+    char u[16];
+    label_str(p, lab[i], u);
+    if (p->int_labels && i) b[n++] = ' ';
+    if (u[0] == '"' || u[0] == '\\') b[n++] = '\\';
+    for (char *c = u; *c; c++) b[n++] = *c;
+    b[n] = 0;
+  }
+}
+typedef struct tree_node {
+  const char *kind;        /* "input", "reduce", "contract", "zip" */
+  int a, b;                /* children (node ids; -1: none) */
+  int operand;             /* inputs: the operand */
+  const tfe_layout *lay;   /* per-slice layout (sliced labels of dim 1 in steps) */
+  const int32_t *lab;
+  double madds;            /* all slices */
+} tree_node;
+/* Multiply-adds of a step over nodes x and y (y NULL: a reduction), per slice. */
+static double tree_madds(const tfe_einsum_plan *p, const tree_node *x, const tree_node *y) {
+  int32_t seen[2 * TFE_MAX_RANK];
+  int ns = 0;
+  double f = 1;
+  for (int q = 0; q < 2; q++) {
+    const tree_node *t = q ? y : x;
+    for (int i = 0; t && i < t->lay->rank; i++) {
+      bool dup = false;
+      for (int j = 0; j < ns; j++) dup = dup || seen[j] == t->lab[i];
+      if (dup) continue;
+      seen[ns++] = t->lab[i];
+      f *= p->slice_of[t->lab[i]] >= 0 ? 1.0 : (double)t->lay->dims[i];
+    }
+  }
+  return f;
+}
+/* s into a quoted JSON or dot string: '"' and '\\' escaped, control characters as \u00XX (dot: '?'). */
+static void put_esc(FILE *f, const char *s, bool json) {
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
+    else if (*c < 32) { if (json) fprintf(f, "\\u%04x", *c); else fputc('?', f); }
+    else fputc(*c, f);
+  }
+}
+static int print_tree(const char *fmt, const tfe_einsum_plan *p, const char *expr, tfe_dtype dt, FILE *f) {
+  int n = p->n, nn = n + p->nsteps + p->npre;
+  tree_node *t = (tree_node *)calloc((size_t)nn + 1, sizeof *t);
+  if (!t) return fail(1, "out of memory");
+  /* ids: inputs 0..n-1, pairwise step k: n+k (the plan's SSA ids), leaf reduction q: n+nsteps+q */
+  for (int k = 0; k < n; k++) t[k] = (tree_node){"input", -1, -1, k, &p->leaf[k].lay, p->leaf[k].lab, 0};
+  for (int q = 0; q < p->npre; q++) {
+    tree_node *r = &t[n + p->nsteps + q];
+    *r = (tree_node){"reduce", p->pre[q].a, -1, -1, &p->pre[q].lay, p->pre[q].lab, 0};
+    r->madds = tree_madds(p, &t[p->pre[q].a], NULL);
+  }
+  int64_t ns = p->nslices > 1 ? p->nslices : 1;
+  static const tfe_layout scalar = {0};
+  for (int k = 0; k < p->nsteps; k++) {
+    int a = p->step[k].a, b = p->step[k].b;
+    if (a < n && p->leaf[a].pre >= 0) a = n + p->nsteps + p->leaf[a].pre;
+    if (b < n && p->leaf[b].pre >= 0) b = n + p->nsteps + p->leaf[b].pre;
+    bool last = k + 1 == p->nsteps;
+    t[n + k] = (tree_node){p->step[k].zip ? "zip" : "contract", a, b, -1, last ? &p->out_lay : &p->step[k].lay,
+                           last ? p->out_lab : p->step[k].lab, 0};
+    t[n + k].madds = tree_madds(p, &t[a], &t[b]);
+  }
+  if (n == 1) t[0].madds = 0;
+  double total = 0;
+  for (int i = 0; i < nn; i++) total += (t[i].madds *= (double)ns);
+  int root = p->nsteps > 0 ? n + p->nsteps - 1 : (p->npre ? n + p->nsteps : 0);
+  double max_share = 0;
+  for (int i = 0; i < nn && total > 0; i++) if (t[i].madds / total > max_share) max_share = t[i].madds / total;
+  bool json = !strcmp(fmt, "json");
+  char L[1024], S[256];
+  labels_str(p, p->sliced ? p->sliced : p->out_lab, p->sliced ? p->nsliced : 0, S, sizeof S);
+  const tfe_dtype_info *di = tfe_dtype_get(dt);
+  if (json) {
+    fprintf(f, "{\n  \"schema\": \"tenferro-einsum-tree/1\",\n  \"expression\": \"");
+    put_esc(f, expr, true);
+    fprintf(f, "\",\n  \"dtype\": \"%s\",\n  \"elem_bytes\": %zu,\n  \"madds\": %.17g,\n", tfe_dtype_name(dt), di->size, total);
+    fprintf(f, "  \"slices\": %lld,\n  \"sliced_labels\": \"%s\",\n  \"root\": %d,\n  \"nodes\": [\n", (long long)ns, S, root);
+  } else {
+    fprintf(f, "digraph contraction {\n  rankdir=BT;\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n");
+    fprintf(f, "  label=\"");
+    put_esc(f, expr, false);
+    fprintf(f, "  (%s, %.4g multiply-adds%s%s)\"; labelloc=t; fontname=\"Helvetica\";\n", tfe_dtype_name(dt), total,
+            ns > 1 ? ", sliced over " : "", ns > 1 ? S : "");
+  }
+  for (int i = 0; i < nn; i++) {
+    const tree_node *x = &t[i];
+    const tfe_layout *lay = x->lay;
+    if (!lay) lay = &scalar;
+    labels_str(p, x->lab, lay->rank, L, sizeof L);
+    double elems = 1;
+    for (int d = 0; d < lay->rank; d++) elems *= (double)lay->dims[d];
+    /* memory order: labels by stride, the fastest first */
+    int ord[TFE_MAX_RANK];
+    for (int d = 0; d < lay->rank; d++) ord[d] = d;
+    for (int d = 1; d < lay->rank; d++)
+      for (int e = d; e > 0 && lay->strides[ord[e]] < lay->strides[ord[e - 1]]; e--) { int z = ord[e]; ord[e] = ord[e - 1]; ord[e - 1] = z; }
+    int32_t olab[TFE_MAX_RANK];
+    for (int d = 0; d < lay->rank; d++) olab[d] = x->lab[ord[d]];
+    char O[1024];
+    labels_str(p, olab, lay->rank, O, sizeof O);
+    double share = total > 0 ? x->madds / total : 0;
+    if (json) {
+      fprintf(f, "    {\"id\": %d, \"kind\": \"%s\", \"children\": [", i, x->kind);
+      if (x->a >= 0) fprintf(f, "%d", x->a);
+      if (x->b >= 0) fprintf(f, ", %d", x->b);
+      fprintf(f, "], \"labels\": \"%s\", \"dims\": [", L);
+      for (int d = 0; d < lay->rank; d++) fprintf(f, "%s%lld", d ? ", " : "", (long long)lay->dims[d]);
+      fprintf(f, "], \"strides\": [");
+      for (int d = 0; d < lay->rank; d++) fprintf(f, "%s%lld", d ? ", " : "", (long long)lay->strides[d]);
+      fprintf(f, "], \"memory_order\": \"%s\", \"elems\": %.17g, \"bytes\": %.17g, \"madds\": %.17g, \"share\": %.6f",
+              O, elems, elems * (double)di->size, x->madds, share);
+      if (x->operand >= 0) fprintf(f, ", \"operand\": %d", x->operand);
+      fprintf(f, "}%s\n", i + 1 < nn ? "," : "");
+    } else {
+      /* fill: white to orange by share of the multiply-adds (the heaviest node deepest) */
+      int shade = (int)(255 - 175 * (max_share > 0 ? x->madds / total / max_share : 0));
+      char title[64];
+      if (x->operand >= 0) snprintf(title, sizeof title, "operand %d", x->operand);
+      else snprintf(title, sizeof title, "%s %d", x->kind, i);
+      fprintf(f, "  n%d [label=\"%s\\n%s\\n%.4g elems", i, title, L[0] ? L : "(scalar)", elems);
+      if (x->madds > 0) fprintf(f, "\\n%.3g madds (%.1f%%)", x->madds, 100 * share);
+      if (lay->rank > 1) fprintf(f, "\\nmemory: %s", O);
+      fprintf(f, "\", fillcolor=\"#ff%02x%02x\"%s];\n", shade > 255 ? 255 : (shade + 255) / 2, shade < 0 ? 0 : shade,
+              i == root ? ", penwidth=2" : "");
+    }
+  }
+  if (json) fprintf(f, "  ]\n}\n");
+  else {
+    for (int i = 0; i < nn; i++) {
+      if (t[i].a >= 0) fprintf(f, "  n%d -> n%d;\n", t[i].a, i);
+      if (t[i].b >= 0) fprintf(f, "  n%d -> n%d;\n", t[i].b, i);
+    }
+    fprintf(f, "}\n");
+  }
+  free(t);
+  return ferror(f) ? fail(1, "writing the tree failed") : 0;
+}
+
 /* ---- per-kind execution and checksums ----------------------------------------------------------- */
 static prof_t *g_prof; /* on during timed runs only */
+static progress_t *g_progress; /* the progress line's state during the runs */
+/* A run ended after `sec` seconds: the next one starts (the line's run count and estimate). */
+static void progress_next_run(double sec) {
+  progress_t *g = g_progress;
+  if (!g) return;
+  g->run_avg = (g->run_avg * g->run + sec) / (g->run + 1);
+  g->run++;
+}
 static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 
 #define RUN_KIND(s, T, R, alg, cplx, flt, DT)                                                           \
@@ -216,6 +492,7 @@ static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, 
       double t0 = tfe__now();                                                                            \
       st = tfe_einsum_execute_##s(p, tfe_sr_one_##s(), v, tfe_sr_zero_##s(), &o);                        \
       double w = 1e3 * (tfe__now() - t0);                                                                \
+      progress_next_run(w / 1e3);                                                                        \
       if (w >= 1000) { ms[r++] = w; spent = w; }                                                         \
     }                                                                                                    \
     if (g_prof) g_prof->on = true;                                                                       \
@@ -223,6 +500,7 @@ static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, 
       double t0 = tfe__now();                                                                            \
       st = tfe_einsum_execute_##s(p, tfe_sr_one_##s(), v, tfe_sr_zero_##s(), &o);                        \
       ms[r] = 1e3 * (tfe__now() - t0);                                                                   \
+      progress_next_run(ms[r] / 1e3);                                                                    \
       spent += ms[r];                                                                                    \
     }                                                                                                    \
     *repeat = r;                                                                                         \
@@ -368,6 +646,20 @@ static int load_npy(const args *a, const char *dtype_opt, tfe_dtype *dt, problem
   if (pr->in[0].dtype == TFE_DT_I32 || pr->in[0].dtype == TFE_DT_I64) { *dt = pr->in[0].dtype; return 0; }
   int rc = pick_kind(name, a->algebra, dt);
   for (int k = 0; k < pr->n; k++) pr->in[k].dtype = *dt; /* same bytes, the algebra's kind */
+  if (rc == 0 && tfe_dtype_get(*dt)->algebra == TFE_ALGEBRA_MAXTIMES) /* the semiring's domain */
+    for (int k = 0; k < pr->n; k++) {
+      const tfe_dyn *t = &pr->in[k];
+      int64_t cnt = tfe_layout_numel(&t->lay), at[TFE_MAX_RANK] = {0};
+      for (int64_t e = 0; e < cnt; e++) {
+        int64_t off = t->lay.offset;
+        for (int i = 0; i < t->lay.rank; i++) off += at[i] * t->lay.strides[i];
+        double x = tfe_dtype_get(*dt)->size == 4 ? (double)((const float *)t->data)[off] : ((const double *)t->data)[off];
+        if (!(x >= 0))
+          return fail(1, "the maxtimes algebra is a semiring on the non-negative reals only, and '%s' holds %g (element %lld); "
+                         "take logarithms and use maxplus, or absolute values", a->inputs[k], x, (long long)e);
+        for (int i = t->lay.rank - 1; i >= 0 && ++at[i] == t->lay.dims[i]; i--) at[i] = 0;
+      }
+    }
   return rc;
 }
 
@@ -430,6 +722,8 @@ int main(int argc, char **argv) {
     a.threads = tfe_blas_get_num_threads();
   }
   tfe_set_num_threads(a.threads);
+  progress_t pg = {0};
+  pg.last = -1;
 
   tfe_einsum_opts o;
   memset(&o, 0, sizeof o);
@@ -503,10 +797,37 @@ int main(int argc, char **argv) {
     g_prof = &prof;
     tfe_einsum_set_step_hook(prof_hook, &prof);
   }
+  if (a.tree && (rc = print_tree(a.tree, plan, pr.expr, dt, stdout))) goto done;
   if (a.plan_only) a.repeat = 1;
-  else if (run_any(dt, plan, pr.n, pr.in, &out, &a.repeat, a.max_time > 0 ? 1e3 * a.max_time : INFINITY, a.warmup, ms, &sum) != TFE_OK) {
-    rc = fail(1, "%s", tfe_last_error());
-    goto done;
+  else {
+    /* the progress line and Ctrl-C (the callback is on for both; it costs a call per step) */
+    const char *dl = getenv("TFE_PROGRESS_DELAY");
+    pg.tty = isatty(STDERR_FILENO);
+    pg.draw = !a.quiet && (a.progress || pg.tty);
+    pg.delay = a.progress ? 0 : (dl && *dl ? atof(dl) : 1.0);
+    pg.runs = a.repeat + (a.warmup ? 1 : 0);
+    g_progress = &pg;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C kills */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    tfe_einsum_set_progress(progress_cb, &pg);
+    pg.t_runs = tfe__now();
+    tfe_status st = run_any(dt, plan, pr.n, pr.in, &out, &a.repeat, a.max_time > 0 ? 1e3 * a.max_time : INFINITY, a.warmup,
+                            ms, &sum);
+    tfe_einsum_set_progress(NULL, NULL);
+    progress_clear(&pg);
+    g_progress = NULL;
+    signal(SIGINT, SIG_DFL);
+    if (st == TFE_ERR_CANCELLED && g_interrupted) {
+      fprintf(stderr, "tfe-einsum: interrupted (Ctrl-C) after %.2f s: the contraction was cancelled at a step boundary; "
+                      "nothing written\n", tfe__now() - pg.t_runs);
+      rc = 130;
+      goto done;
+    }
+    if (st != TFE_OK) { rc = fail(1, "%s", tfe_last_error()); goto done; }
   }
   if (g_prof) {
     tfe_einsum_set_step_hook(NULL, NULL);
@@ -518,22 +839,24 @@ int main(int argc, char **argv) {
   qsort(ms, (size_t)a.repeat, sizeof *ms, cmp_d);
   double med = a.repeat % 2 ? ms[a.repeat / 2] : 0.5 * (ms[a.repeat / 2 - 1] + ms[a.repeat / 2]);
 
+  FILE *so = a.tree ? stderr : stdout; /* with --print-tree the tree has stdout to itself */
   if (a.print_path) {
     const int *pairs;
     int ns = tfe_einsum_plan_path(plan, &pairs);
-    printf("path:");
-    for (int s = 0; s < ns; s++) printf(" (%d,%d)", pairs[2 * s], pairs[2 * s + 1]);
-    printf("\nlog10_flops=%.4f log2_size=%.4f max_rank=%d slices=%lld plan_ms=%.1f", cost.log10_flops, cost.log2_size,
-           cost.max_rank, (long long)cost.slices, plan_ms);
-    if (!isnan(ref_flops)) printf(" opt_flops_path_log10_flops=%.4f (instance file: %.4f) ratio=%.4f", log10(ref_flops), inst_l10,
-                                  cost.flops / ref_flops);
-    printf("\n");
+    fprintf(so, "path:");
+    for (int s = 0; s < ns; s++) fprintf(so, " (%d,%d)", pairs[2 * s], pairs[2 * s + 1]);
+    fprintf(so, "\nlog10_flops=%.4f log2_size=%.4f max_rank=%d slices=%lld plan_ms=%.1f", cost.log10_flops, cost.log2_size,
+            cost.max_rank, (long long)cost.slices, plan_ms);
+    if (!isnan(ref_flops))
+      fprintf(so, " opt_flops_path_log10_flops=%.4f (instance file: %.4f) ratio=%.4f", log10(ref_flops), inst_l10,
+              cost.flops / ref_flops);
+    fprintf(so, "\n");
   }
-  printf("name=%s dtype=%s threads=%d path=%s median_ms=%.3f runs=%d plan_ms=%.1f log10_flops=%.4f log2_size=%.4f slices=%lld",
-         pr.name, tfe_dtype_name(dt), a.threads, a.path, med, a.repeat, plan_ms, cost.log10_flops, cost.log2_size,
-         (long long)cost.slices);
-  if (!isnan(ref_flops)) printf(" flops_vs_opt_flops=%.4f", cost.flops / ref_flops);
-  printf(" checksum=%.10g\n", sum);
+  fprintf(so, "name=%s dtype=%s threads=%d path=%s median_ms=%.3f runs=%d plan_ms=%.1f log10_flops=%.4f log2_size=%.4f slices=%lld",
+          pr.name, tfe_dtype_name(dt), a.threads, a.path, med, a.repeat, plan_ms, cost.log10_flops, cost.log2_size,
+          (long long)cost.slices);
+  if (!isnan(ref_flops)) fprintf(so, " flops_vs_opt_flops=%.4f", cost.flops / ref_flops);
+  fprintf(so, " checksum=%.10g\n", sum);
 done:
   if (plan) tfe_einsum_plan_release(plan);
   tfe_storage_release(out.st);

@@ -77,6 +77,10 @@ typedef struct tfe__tstate {
   /* ---- linalg room ---------------------------------------------------------------------- */
   const struct tfe_prims_backend *la_backend; /* chosen by a dtype-tagged call for its typed call */
 
+  /* ---- einsum room ---------------------------------------------------------------------- */
+  tfe__ein_progress_set ein_progress; /* tfe_einsum_set_progress (this thread) */
+  tfe__ein_progress_set ein_call;     /* opts.progress of the running call (exec.h) */
+
   /* ---- runtime room --------------------------------------------------------------------- */
   tfe__rt_tstate rt;  /* scoped devices and contexts, the thread count of this thread, task flag */
 

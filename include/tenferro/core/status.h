@@ -24,6 +24,7 @@ typedef enum tfe_status {
   TFE_ERR_IO,          /* file or stream error */
   TFE_ERR_DEVICE,      /* device or memory-space problem */
   TFE_ERR_INTERNAL,    /* a bug in tenferro: please report */
+  TFE_ERR_CANCELLED,   /* stopped on request (a progress callback returned non-zero) */
   TFE_STATUS_COUNT_
 } tfe_status;
 
@@ -61,7 +62,7 @@ TFE_API const char *tfe_status_name(tfe_status s) {
       "ok", "null pointer", "invalid argument", "bad rank", "shape mismatch", "size overflow",
       "allocation failed", "out of bounds", "dtype mismatch", "overlapping memory",
       "incompatible strides", "parse error", "unsupported", "singular matrix",
-      "no convergence", "i/o error", "device error", "internal error"};
+      "no convergence", "i/o error", "device error", "internal error", "cancelled"};
   return (unsigned)s < (unsigned)TFE_STATUS_COUNT_ ? names[s] : "unknown status";
 }
 TFE_API const char *tfe_last_error(void) { return tfe__ts.errmsg; }

@@ -169,7 +169,7 @@ TFE_INTERNAL bool TFE_FN(ein_out_planned_)(const tfe_einsum_plan *p, const TFE_T
 TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_prims_backend *be, tfe_contract_plan *const *cp,
                                            bool target_planned, const tfe_einsum_plan *p, const TFE_TY(view) *ops,
                                            char *const *bp, const int64_t *idx, int64_t slice, TFE_T alpha, TFE_T beta,
-                                           const TFE_TY(view) *target) {
+                                           const TFE_TY(view) *target, tfe__ein_prog *pg) {
   TFE_T one = TFE_FN(sr_one)(), zero = TFE_FN(sr_zero)();
   tfe_einsum_step_hook hook = atomic_load(&tfe__st.einsum.hook.fn);
   double t0 = hook ? tfe__now() : 0;
@@ -183,6 +183,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_prims_backend *be, tfe_cont
                       t1 - t0);
       t0 = t1;
     }
+    if (pg->fn) TFE_TRY(tfe__progress_step(pg, q, 0));
   }
   for (int k = 0; k < p->nsteps; k++) {
     const tfe__ein_step *s = &p->step[k];
@@ -200,6 +201,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_prims_backend *be, tfe_cont
                       last ? p->out_lab : s->lab, t1 - t0);
       t0 = t1;
     }
+    if (pg->fn) TFE_TRY(tfe__progress_step(pg, p->npre + k, last));
   }
   return TFE_OK;
 }
@@ -303,13 +305,13 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_par_)(const tfe_prims_backend *be, tfe_co
  * storage); W > 1: that many slices at once, worker w's buffers at bp[w * nbuf ...]. */
 TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
                                          const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out, char *const *bp,
-                                         int W) {
+                                         int W, tfe__ein_prog *pg) {
   int64_t idx[TFE_MAX_RANK * 2 + 1];
   memset(idx, 0, sizeof idx);
   tfe_contract_plan *const *cp = tfe__ein_stored_ok(be) ? p->cplan : NULL;
   tfe_contract_plan *outp = cp ? cp[p->npre + p->nsteps] : NULL;
   bool planned = TFE_FN(ein_out_planned_)(p, out);
-  if (p->nslices <= 1) return TFE_FN(ein_slice_)(be, cp, planned, p, ops, bp, idx, 0, alpha, beta, out);
+  if (p->nslices <= 1) return TFE_FN(ein_slice_)(be, cp, planned, p, ops, bp, idx, 0, alpha, beta, out, pg);
   /* Slices accumulate into a dense buffer; the output is written once at the end. */
   TFE_TY(view) tmp;
   tmp.data = (TFE_T *)bp[p->tmp_buf]; tmp.conj = false;
@@ -326,7 +328,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_prims_backend *be, const tfe_
       int q = p->slice_of[p->out_lab[i]];
       if (q >= 0) { t.lay.offset += idx[q] * t.lay.strides[i]; t.lay.dims[i] = 1; }
     }
-    st = TFE_FN(ein_slice_)(be, cp, true, p, ops, bp, idx, s, TFE_FN(sr_one)(), TFE_FN(sr_one)(), &t);
+    st = TFE_FN(ein_slice_)(be, cp, true, p, ops, bp, idx, s, TFE_FN(sr_one)(), TFE_FN(sr_one)(), &t, pg);
     for (int d = 0; d < p->nsliced; d++) { /* odometer over the sliced labels */
       if (++idx[d] < p->sliced_dim[d]) break;
       idx[d] = 0;
@@ -341,21 +343,27 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_prims_backend *be, const tfe_
 TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
                                           const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out,
                                           char *const *reuse, const int64_t *off, int64_t arena_bytes) {
+  tfe__ein_prog pg; /* progress and cancellation: off unless a callback is set (exec.h) */
+  tfe_status st = tfe__progress_begin(&pg, p);
+  if (st != TFE_OK) { tfe__progress_end(&pg); return st; }
   if (p->n == 1) {
     TFE_TY(view) a = TFE_FN(ein_leaf_)(p, &ops[0], 0, NULL);
     const tfe_contract_plan *P =
         tfe__ein_stored_ok(be) && TFE_FN(ein_out_planned_)(p, out) ? p->cplan[p->npre + p->nsteps] : NULL;
-    return TFE_FN(ein_unary_)(be, P, alpha, &a, p->leaf[0].lab, beta, out, p->out_lab);
+    st = TFE_FN(ein_unary_)(be, P, alpha, &a, p->leaf[0].lab, beta, out, p->out_lab);
+    if (st == TFE_OK && pg.fn) st = tfe__progress_step(&pg, 0, 1);
+    tfe__progress_end(&pg);
+    return st;
   }
-  /* parallel slices: worker w's copy of the intermediates at w * stride; the accumulator is one */
-  int W = reuse ? 1 : tfe__ein_workers(p, be);
+  /* parallel slices: worker w's copy of the intermediates at w * stride; the accumulator is one.
+   * With a progress callback the slices run one after another (reports in step order). */
+  int W = reuse || pg.fn ? 1 : tfe__ein_workers(p, be);
   int64_t stride = (arena_bytes + 63) / 64 * 64;
   if (W > 1 && stride > (INT64_MAX - 64) / W) W = 1;
   size_t nbp = (size_t)p->nbuf * (size_t)W;
   char *small[64], **bp = nbp <= 64 ? small : (char **)tfe__alloc(nbp * sizeof(char *));
-  if (!bp) return TFE_ERR_ALLOC;
+  if (!bp) { tfe__progress_end(&pg); return TFE_ERR_ALLOC; }
   char *arena = NULL;
-  tfe_status st = TFE_OK;
   /* intermediates in the backend's memory (a device backend without memory slots: refused) */
   bool device = be->mem_alloc != NULL || be->space.kind != TFE_MEM_HOST;
   if (arena_bytes > 0) {
@@ -365,10 +373,11 @@ TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_prims_backend *be, const tfe
   for (int i = 0; st == TFE_OK && i < p->nbuf; i++) bp[i] = reuse && reuse[i] ? reuse[i] : arena + off[i];
   for (int w = 1; st == TFE_OK && w < W; w++)
     for (int i = 0; i < p->nbuf; i++) bp[(size_t)w * (size_t)p->nbuf + (size_t)i] = i == p->tmp_buf ? bp[i] : arena + w * stride + off[i];
-  if (st == TFE_OK) st = TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp, W);
+  if (st == TFE_OK) st = TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp, W, &pg);
   if (device) tfe_backend_free(be, arena);
   else tfe__ein_ws_put(arena);
   if (bp != small) tfe__free(bp);
+  tfe__progress_end(&pg);
   return st;
 }
 TFE_INTERNAL tfe_status TFE_FN(ein_execute_)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
@@ -413,7 +422,9 @@ TFE_API tfe_status TFE_FN(einsum_into_with)(const TFE_TY(view) *out, TFE_T alpha
   tfe_status st = tfe__ein_plan_cached(&p, TFE__EIN_DT, expr, n, lay, NULL, NULL, 0, opts);
   if (lay != small) tfe__free((void *)lay);
   if (st != TFE_OK) return TFE_AS_API(st);
+  tfe__ein_progress_set saved = tfe__ein_call_begin(opts);
   st = TFE_FN(ein_execute_)(be, p, alpha, ops, beta, out);
+  tfe__ein_call_end(saved);
   tfe_einsum_plan_release(p);
   return TFE_AS_API(st);
 }
@@ -455,7 +466,9 @@ TFE_INTERNAL tfe_status TFE_FN(ein_alloc_)(TFE_TY(tensor) *out, const char *expr
   if (st != TFE_OK) return st;
   TFE_TY(tensor) t = {0};
   st = TFE_FN(ein_empty_)(be, &t, p->out_rank, p->out_dims, p->out_order);
+  tfe__ein_progress_set saved = tfe__ein_call_begin(opts);
   if (st == TFE_OK) st = TFE_FN(ein_execute_)(be, p, TFE_FN(sr_one)(), ops, TFE_FN(sr_zero)(), &t.v);
+  tfe__ein_call_end(saved);
   tfe_einsum_plan_release(p);
   if (st != TFE_OK) { TFE_FN(tensor_release)(&t); return st; }
   *out = t;
@@ -560,7 +573,9 @@ TFE_API tfe_status TFE_FN(einsum_owned)(TFE_TY(tensor) *out, const char *expr, i
   tfe_einsum_plan *p = NULL;
   if (st == TFE_OK) st = tfe__ein_plan_cached(&p, TFE__EIN_DT, expr, n, lay, NULL, NULL, 0, opts);
   if (lay && lay != lsmall) tfe__free((void *)lay);
+  tfe__ein_progress_set saved = tfe__ein_call_begin(opts);
   if (st == TFE_OK) st = TFE_FN(ein_owned_run_)(be, p, ops, v, out);
+  tfe__ein_call_end(saved);
   tfe_einsum_plan_release(p);
   if (v && v != small) tfe__free(v);
   for (int k = 0; k < n; k++) TFE_FN(tensor_release)(&ops[k]);

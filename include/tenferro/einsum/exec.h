@@ -33,6 +33,33 @@ typedef struct tfe__ein_hook_t { _Atomic(tfe_einsum_step_hook) fn; _Atomic(void 
  * steps, and must not call einsum itself. */
 TFE_API void tfe_einsum_set_step_hook(tfe_einsum_step_hook fn, void *ctx);
 
+/* ---- progress and cancellation ------------------------------------------------------------------- */
+/* Sets the progress callback of the calling thread's einsum executions (NULL: off, the
+ * default; then nothing is counted or timed). opts.progress of a call takes precedence. The
+ * callback runs after every step (and once before the first), never concurrently with itself,
+ * on a thread of the call; a non-zero return stops the call before its next step: it frees
+ * what it allocated, leaves the output untouched and returns TFE_ERR_CANCELLED. It must not
+ * call einsum itself. docs/einsum.md "Progress and cancellation". */
+TFE_API void tfe_einsum_set_progress(tfe_einsum_progress_fn fn, void *ctx);
+/* The calling thread's callback (NULL: none), its context in *ctx when ctx is not NULL. */
+TFE_API tfe_einsum_progress_fn tfe_einsum_get_progress(void **ctx);
+
+typedef struct tfe__ein_progress_set { tfe_einsum_progress_fn fn; void *ctx; } tfe__ein_progress_set;
+/* One execution's progress (exec.h: tfe__progress_begin / tfe__progress_step / _end); fn NULL
+ * when off. */
+typedef struct tfe__ein_prog {
+  tfe_einsum_progress_fn fn;
+  void *ctx;
+  int npre, nsteps;
+  double t0;
+  double *madds;          /* per slice: leaf reduction q at [q], pairwise step k at [npre + k] */
+  double *live;           /* bytes of intermediates live after step time t (0: leaf reductions) */
+  tfe_einsum_progress_info info;
+  tfe__lock lock;         /* around info */
+  atomic_int busy;        /* a thread is in the callback: others skip their report */
+  atomic_int cancelled;
+} tfe__ein_prog;
+
 /* ---- the execution workspace -------------------------------------------------------------------- */
 /* The arena of a big network is hundreds of MiB: fresh pages on every call cost a page fault
  * per 4 KiB (more than the copies that fill them). The last arena is kept for the next call
@@ -79,6 +106,101 @@ TFE_INTERNAL void tfe__ein_report(tfe_einsum_step_hook fn, int step, int nsteps,
   in.seconds = seconds;
   in.lay_a = a; in.lay_b = b; in.lay_c = c; in.lab_a = la; in.lab_b = lb; in.lab_c = lc;
   fn(atomic_load(&tfe__st.einsum.hook.ctx), &in);
+}
+
+/* ---- progress and cancellation ------------------------------------------------------------- */
+TFE_API void tfe_einsum_set_progress(tfe_einsum_progress_fn fn, void *ctx) {
+  tfe__ts.ein_progress.fn = fn;
+  tfe__ts.ein_progress.ctx = fn ? ctx : NULL;
+}
+TFE_API tfe_einsum_progress_fn tfe_einsum_get_progress(void **ctx) {
+  if (ctx) *ctx = tfe__ts.ein_progress.ctx;
+  return tfe__ts.ein_progress.fn;
+}
+/* Makes the options' callback (o->progress; NULL: none, the thread's setting applies) the one
+ * of the executions below this call; returns what to restore with tfe__ein_call_end. */
+TFE_INTERNAL tfe__ein_progress_set tfe__ein_call_begin(const tfe_einsum_opts *o) {
+  tfe__ein_progress_set saved = tfe__ts.ein_call;
+  tfe__ts.ein_call.fn = o ? o->progress : NULL;
+  tfe__ts.ein_call.ctx = o ? o->progress_ctx : NULL;
+  return saved;
+}
+TFE_INTERNAL void tfe__ein_call_end(tfe__ein_progress_set saved) { tfe__ts.ein_call = saved; }
+TFE_INTERNAL tfe_status tfe__progress_step(tfe__ein_prog *g, int i, int slice_done);
+/* Starts the progress of one execution of p: off (g->fn NULL, nothing else done) unless the
+ * call's options or the thread set a callback. Then counts each step's multiply-adds and the
+ * bytes live after each step time, and reports the start (which may cancel). */
+TFE_INTERNAL tfe_status tfe__progress_begin(tfe__ein_prog *g, const tfe_einsum_plan *p) {
+  g->fn = tfe__ts.ein_call.fn ? tfe__ts.ein_call.fn : tfe__ts.ein_progress.fn;
+  if (!g->fn) return TFE_OK;
+  g->ctx = tfe__ts.ein_call.fn ? tfe__ts.ein_call.ctx : tfe__ts.ein_progress.ctx;
+  g->npre = p->n > 1 ? p->npre : 0;
+  g->nsteps = p->n > 1 ? p->nsteps : 1; /* one operand: the one unary step */
+  g->madds = (double *)tfe__alloc((size_t)(2 * (g->npre + g->nsteps) + 2) * sizeof(double));
+  if (!g->madds) { g->fn = NULL; return TFE_FAIL(TFE_ERR_ALLOC, "no memory for the progress counts"); }
+  g->live = g->madds + g->npre + g->nsteps;
+  memset(&g->info, 0, sizeof g->info);
+  memset(&g->lock, 0, sizeof g->lock);
+  atomic_store(&g->busy, 0);
+  atomic_store(&g->cancelled, 0);
+  double total = 0;
+  tfe_layout A, B;
+  if (p->n == 1) {
+    tfe__ein_leaf_lay(p, 0, &A);
+    g->madds[0] = tfe__ein_step_flops(&A, p->leaf[0].lab, NULL, NULL);
+  }
+  for (int q = 0; p->n > 1 && q < g->npre; q++) { /* the leaf itself, not its reduction */
+    tfe__ein_leaf_lay(p, p->pre[q].a, &A);
+    g->madds[q] = tfe__ein_step_flops(&A, p->leaf[p->pre[q].a].lab, NULL, NULL);
+  }
+  for (int k = 0; p->n > 1 && k < g->nsteps; k++) {
+    const int32_t *la, *lb;
+    const tfe_layout *pa = tfe__ein_node_lay(p, p->step[k].a, &A, &la), *pb = tfe__ein_node_lay(p, p->step[k].b, &B, &lb);
+    g->madds[g->npre + k] = tfe__ein_step_flops(pa, la, pb, lb);
+  }
+  for (int i = 0; i < g->npre + g->nsteps; i++) total += g->madds[i];
+  for (int t = 0; t <= g->nsteps + 1; t++) g->live[t] = 0;
+  for (int i = 0; p->n > 1 && i < p->nbuf; i++) { /* buffer i is live over step times [from, to] */
+    int a = p->buf_from[i] < 0 ? 0 : p->buf_from[i], b = p->buf_to[i] > g->nsteps ? g->nsteps : p->buf_to[i];
+    if (a <= b) { g->live[a] += (double)p->buf_bytes[i]; g->live[b + 1] -= (double)p->buf_bytes[i]; }
+  }
+  for (int t = 1; t <= g->nsteps; t++) g->live[t] += g->live[t - 1];
+  int64_t ns = p->nslices > 1 ? p->nslices : 1;
+  g->info.steps_total = (int64_t)(g->npre + g->nsteps) * ns;
+  g->info.slices_total = ns;
+  g->info.madds_total = total * (double)ns;
+  g->t0 = tfe__now();
+  return tfe__progress_step(g, -1, 0);
+}
+TFE_INTERNAL void tfe__progress_end(tfe__ein_prog *g) {
+  if (g->fn) tfe__free(g->madds);
+  g->fn = NULL;
+}
+/* Reports that step i of the current slice is done (i: leaf reduction q, npre + k for pairwise
+ * step k; -1: nothing yet) and, with slice_done, that a slice ended; then calls the callback
+ * unless another thread is in it. TFE_ERR_CANCELLED once the callback asked to stop (any
+ * thread's later report returns it too), except after the very last step. */
+TFE_INTERNAL tfe_status tfe__progress_step(tfe__ein_prog *g, int i, int slice_done) {
+  tfe__lock_take(&g->lock);
+  if (i >= 0) {
+    g->info.steps_done++;
+    g->info.madds_done += g->madds[i];
+    int t = i < g->npre ? 0 : i - g->npre + 1;
+    g->info.live_bytes = g->live[t < g->nsteps ? t : g->nsteps];
+  }
+  g->info.slices_done += slice_done;
+  bool last = g->info.steps_done == g->info.steps_total;
+  tfe_einsum_progress_info in = g->info;
+  tfe__lock_give(&g->lock);
+  in.seconds = tfe__now() - g->t0;
+  int no = 0;
+  if (atomic_compare_exchange_strong(&g->busy, &no, 1)) {
+    if (g->fn(g->ctx, &in) != 0) atomic_store(&g->cancelled, 1);
+    atomic_store(&g->busy, 0);
+  }
+  if (last || !atomic_load(&g->cancelled)) return TFE_OK;
+  return TFE_FAIL(TFE_ERR_CANCELLED, "cancelled by the progress callback after %lld of %lld steps (%.3g s)",
+                  (long long)in.steps_done, (long long)in.steps_total, in.seconds);
 }
 
 /* ---- the arena workspace --------------------------------------------------------------------- */

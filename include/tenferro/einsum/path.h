@@ -27,6 +27,19 @@ typedef enum tfe_path_format {
   TFE_PATH_SSA = 1     /* every operand keeps its id; result k of the path gets id n+k (a tree) */
 } tfe_path_format;
 
+/* Progress of a running einsum, handed to a progress callback after every step (and once
+ * before the first): counts over all slices; live_bytes is what the intermediates of the
+ * current slice hold after the step; seconds since the execution started. */
+typedef struct tfe_einsum_progress_info {
+  int64_t steps_done, steps_total;   /* leaf reductions and pairwise steps, all slices */
+  int64_t slices_done, slices_total; /* slices finished; 1 for an unsliced plan */
+  double madds_done, madds_total;    /* multiply-adds (product of the sizes of each step's labels) */
+  double live_bytes;                 /* bytes of intermediates live after the step */
+  double seconds;                    /* wall time since the execution started */
+} tfe_einsum_progress_info;
+/* Returns 0 to go on; non-zero cancels the call before its next step (TFE_ERR_CANCELLED). */
+typedef int (*tfe_einsum_progress_fn)(void *ctx, const tfe_einsum_progress_info *info);
+
 typedef struct tfe_einsum_opts {
   tfe_path_algo algo;
   double time_budget;     /* seconds of annealing (ANNEAL: default 1.0; AUTO: 0 = none) */
@@ -47,6 +60,9 @@ typedef struct tfe_einsum_opts {
                              prims/registry.h); plain views are then taken to be its memory */
   bool allow_transfer;    /* accept operands outside the backend's memory space (moving them
                              needs the runtime room: until then such a call fails) */
+  tfe_einsum_progress_fn progress; /* called after every step of this call (NULL: the thread's
+                             setting, tfe_einsum_set_progress; not part of the plan) */
+  void *progress_ctx;     /* its first argument */
 } tfe_einsum_opts;
 
 typedef struct tfe_einsum_cost {

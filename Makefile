@@ -324,10 +324,13 @@ $(BUILD)/python/libtenferro_hdf5.so: python/tenferro/_hdf5.c $(HDRS)
 # The Python package (python/tenferro, ctypes over the stable C ABI): pip-installed into a venv
 # that sees Debian's numpy (and torch, if present), then its pytest suite.
 PY_VENV := $(BUILD)/pyvenv
+JAX_VERSION ?= 0.4.30
 test-python: lib
 	rm -rf $(PY_VENV) && $(H5PY_PYTHON) -m venv --system-site-packages $(PY_VENV)
 	$(PY_VENV)/bin/pip install -q --no-build-isolation --no-deps --no-index .
 	$(PY_VENV)/bin/python -c "import tenferro, sys; sys.exit(tenferro._fast is None and 'test-python: the extension tenferro._ext was not built (python3-dev?)')"
+	@# JAX for the DLPack round trip (PyPI; Debian has no JAX): the version that runs on Debian's numpy 1.24.
+	-$(PY_VENV)/bin/pip install -q "jax[cpu]==$(JAX_VERSION)" "numpy<2" 2>&1 | tail -2
 	cd tests/python && $(abspath $(PY_VENV))/bin/python -m pytest -q -p no:cacheprovider .
 
 # Per-call time of small einsums from Python against numpy.einsum and opt_einsum (docs/benchmarks.md):

@@ -93,6 +93,22 @@ static void test_memory_without_device(void **state) {
   tfe_dyn bad = h;
   bad.dtype = (tfe_dtype)99;
   GPU_EXPECT_ERR(tfe_gpu_upload(&d, 0, &bad), TFE_ERR_DTYPE, "unknown dtype");
+  /* tfe_gpu_tropical_matmul checks its arguments before it looks for a device */
+  tfe_dyn t = h, t2 = h, i64 = h;
+  t.dtype = TFE_DT_MAXPLUS_F64;
+  t.lay.rank = 2; t.lay.dims[0] = 2; t.lay.dims[1] = 2; t.lay.strides[0] = 1; t.lay.strides[1] = 2;
+  t2 = t; t2.dtype = TFE_DT_MINPLUS_F64;
+  i64 = t; i64.dtype = TFE_DT_F64;
+  GPU_EXPECT_ERR(tfe_gpu_tropical_matmul(&t, NULL, &t, NULL), TFE_ERR_NULL, "argument 'B' is NULL");
+  GPU_EXPECT_ERR(tfe_gpu_tropical_matmul(&h, &h, &h, NULL), TFE_ERR_DTYPE, "not a tropical kind");
+  GPU_EXPECT_ERR(tfe_gpu_tropical_matmul(&t, &t2, &t, NULL), TFE_ERR_DTYPE, "differ in kind");
+  GPU_EXPECT_ERR(tfe_gpu_tropical_matmul(&t, &t, &t, &i64), TFE_ERR_DTYPE, "not i64");
+  tfe_dyn v = t;
+  v.lay.rank = 1;
+  GPU_EXPECT_ERR(tfe_gpu_tropical_matmul(&t, &v, &t, NULL), TFE_ERR_RANK, "needs matrices");
+  v = t;
+  v.lay.dims[1] = 1;
+  GPU_EXPECT_ERR(tfe_gpu_tropical_matmul(&t, &t, &v, NULL), TFE_ERR_SHAPE, "shapes");
   tfe_dyn_release(&h);
 }
 

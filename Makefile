@@ -244,13 +244,14 @@ test-optout:
 	@mkdir -p $(BUILD)/optout
 	@u() { bash -c 'TIMEFORMAT=%3U; time "$$@" >/dev/null' _ "$$@" 2>&1 | tail -1; }; \
 	min() { awk -v a="$$1" -v b="$$2" 'BEGIN { print (a < b ? a : b) }'; }; \
-	f1=$$(u $(CC) $(ALL_CFLAGS) -c -o $(BUILD)/optout/full.o examples/readme.c); \
-	o1=$$(u $(CC) $(ALL_CFLAGS) $(OPTOUT_FLAGS) -c -o $(BUILD)/optout/optout.o examples/readme.c); \
-	full=$$f1; opt=$$o1; \
-	echo "test-optout: readme.c compiles in $$full s (user time) with everything, $$opt s with $(OPTOUT_FLAGS)"; \
+	full=9999; opt=9999; for i in 1 2 3; do \
+	  full=$$(min $$full $$(u $(CC) $(ALL_CFLAGS) -fsyntax-only examples/readme.c)); \
+	  opt=$$(min $$opt $$(u $(CC) $(ALL_CFLAGS) $(OPTOUT_FLAGS) -fsyntax-only examples/readme.c)); done; \
+	$(CC) $(ALL_CFLAGS) $(OPTOUT_FLAGS) -c -o $(BUILD)/optout/optout.o examples/readme.c; \
+	echo "test-optout: readme.c front end (parse and check, best of 3, user time): $$full s with everything, $$opt s with $(OPTOUT_FLAGS)"; \
 	$(CC) $(ALL_CFLAGS) -o $(BUILD)/optout/readme $(BUILD)/optout/optout.o $(LDLIBS); \
 	(cd examples && ../$(BUILD)/optout/readme >/dev/null 2>&1) || { echo "test-optout: the opt-out build failed to run"; exit 1; }; \
-	awk -v a="$$opt" -v b="$$full" 'BEGIN { exit !(a < b) }' || { echo "test-optout: not faster"; exit 1; }
+	awk -v a="$$opt" -v b="$$full" 'BEGIN { exit !(a < 0.8 * b) }' || { echo "test-optout: front end not 20% faster"; exit 1; }
 	@printf '#include <tenferro.h>\nint main(void) {\n  double a[4] = {1, 0, 0, 1};\n  int64_t d[2] = {2, 2};\n  tfe_view_f64 v;\n  tfe_tensor_f64 q = {0}, r = {0};\n  if (tfe_wrap(&v, a, 4, 2, d, NULL, 0, TFE_COLMAJOR)) return 1;\n  return tfe_qr(&v, false, &q, &r) != TFE_OK;\n}\n' > $(BUILD)/optout/qr.c
 	@if $(CC) $(ALL_CFLAGS) -DTFE_NO_LINALG -o $(BUILD)/optout/qr $(BUILD)/optout/qr.c $(LDLIBS) 2>$(BUILD)/optout/qr.err; then \
 	  echo "test-optout: a call into linalg linked with TFE_NO_LINALG"; exit 1; fi; \

@@ -5,16 +5,15 @@
  * time. The same products run one after another on this thread (one thread too, through a
  * scoped context) for the serial time and the reference results. Prints
  *   serial_ms=... streams_ms=... speedup=... correct=1
- * (median of three rounds each). */
+ * (median of seven rounds each, serial and stream rounds alternating). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <tenferro.h>
 
-#define NJOBS 16
-#define N 400
-#define ROUNDS 3
+#define MAXJOBS 256
+#define ROUNDS 7
 
 static double now_ms(void) {
   struct timespec t;
@@ -30,9 +29,16 @@ static int fail(const char *what) {
   return 1;
 }
 
-int main(void) {
+/* Optional arguments: the matrix size (400) and the number of products (16). */
+int main(int argc, char **argv) {
+  int64_t N = argc > 1 ? atoll(argv[1]) : 400;
+  int NJOBS = argc > 2 ? atoi(argv[2]) : 16;
+  if (N < 1 || N > 8192 || NJOBS < 2 || NJOBS > MAXJOBS) {
+    fprintf(stderr, "usage: streams [n in 1..8192] [products in 2..%d]\n", MAXJOBS);
+    return 2;
+  }
   int64_t dims[2] = {N, N};
-  tfe_dyn a[NJOBS], b[NJOBS], ref[NJOBS], out[NJOBS];
+  static tfe_dyn a[MAXJOBS], b[MAXJOBS], ref[MAXJOBS], out[MAXJOBS];
   for (int k = 0; k < NJOBS; k++) {
     if (tfe_dyn_empty(&a[k], TFE_DT_F64, 2, dims, TFE_COLMAJOR) || tfe_dyn_empty(&b[k], TFE_DT_F64, 2, dims, TFE_COLMAJOR))
       return fail("allocation");
@@ -41,11 +47,18 @@ int main(void) {
       ((double *)b[k].data)[i] = (double)((i * 5 + 3 * k) % 11) - 5;
     }
   }
-  /* serial: one thread on this thread (a scoped context sets the count) */
-  tfe_context one = {-1, 1, NULL, NULL};
-  if (tfe_with_context(&one)) return fail("context");
+  /* two streams on a CPU pool of one thread per task */
+  int pool;
+  tfe_stream *s[2];
+  if (tfe_cpu_device_add(1, -1, &pool) || tfe_stream_new(pool, &s[0]) || tfe_stream_new(pool, &s[1]))
+    return fail("streams");
+  /* serial and stream rounds alternate, so that a change of clock or of other load on the
+   * machine touches both sides alike; round 0 warms up (BLIS, plan cache, pools) */
+  tfe_context one = {-1, 1, NULL, NULL}; /* serial: one thread, on this thread */
   double serial[ROUNDS], streams[ROUNDS];
-  for (int r = 0; r <= ROUNDS; r++) { /* round 0 warms up (BLIS, plan cache) */
+  int correct = 1;
+  for (int r = 0; r <= ROUNDS; r++) {
+    if (tfe_with_context(&one)) return fail("context");
     double t0 = now_ms();
     for (int k = 0; k < NJOBS; k++) {
       tfe_dyn ops[2] = {a[k], b[k]};
@@ -53,17 +66,8 @@ int main(void) {
       if (tfe_einsum_dyn(&ref[k], "ij,jk->ik", 2, ops, NULL)) return fail("serial einsum");
     }
     if (r > 0) serial[r - 1] = now_ms() - t0;
-  }
-  tfe_end_context();
-
-  /* two streams on a CPU pool of one thread per task */
-  int pool;
-  tfe_stream *s[2];
-  if (tfe_cpu_device_add(1, -1, &pool) || tfe_stream_new(pool, &s[0]) || tfe_stream_new(pool, &s[1]))
-    return fail("streams");
-  int correct = 1;
-  for (int r = 0; r <= ROUNDS; r++) {
-    double t0 = now_ms();
+    tfe_end_context();
+    t0 = now_ms();
     for (int k = 0; k < NJOBS; k++) {
       tfe_dyn ops[2] = {a[k], b[k]};
       if (tfe_einsum_async_dyn(s[k % 2], &out[k], "ij,jk->ik", 2, ops, NULL)) return fail("submission");
@@ -72,7 +76,7 @@ int main(void) {
     if (r > 0) streams[r - 1] = now_ms() - t0;
     for (int k = 0; k < NJOBS; k++) {
       if (tfe_wait(&out[k])) return fail("wait");
-      correct &= memcmp(out[k].data, ref[k].data, sizeof(double) * N * N) == 0;
+      correct &= memcmp(out[k].data, ref[k].data, sizeof(double) * (size_t)(N * N)) == 0;
       tfe_dyn_release(&out[k]);
     }
   }

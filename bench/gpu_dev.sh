@@ -39,7 +39,7 @@ if [ "${1:-}" = build ]; then
 fi
 # the suites and benchmarks are compiled there when not carried (the lent host's 16 cores),
 # from the tree that holds build-gpudev/ (include/, tests/, bench/)
-if [ ! -x "$(dirname "$0")/bench_gpu_ew" ] && [ -f "$(dirname "$0")/../bench/bench_gpu_ew.c" ]; then
+if [ ! -x "$(dirname "$0")/bench_gpu_ew" ] && [ -f "$(dirname "$0")/../bench/bench_gpu_ew.c" ] && [ "${2:-all}" != linalg ]; then
   (cd "$(dirname "$0")/.." && B=build-gpudev &&
    F="-std=c11 -O2 -march=native -fopenmp -g -Iinclude -Itests -I$B/inc" &&
    L="-L$B -l:libcmocka.so.0 -l:libblis.so.4 -l:liblapacke.so.3 -lm -fopenmp -ldl -lpthread" &&

@@ -5,7 +5,7 @@
 #                                  bench_gpu, bench_gpu_ew (-O2 -march=x86-64-v3, the units
 #                                  `make test-gpu` builds) and the shared libraries they load;
 #                                  LINALG=1: bench_gpu_linalg too
-#   build-gpudev/run.sh x linalg -> conformance (TFE_GPU_CASES, TFE_GPU_LA_CASES), loader,
+#   build-gpudev/run.sh linalg   -> conformance (TFE_GPU_CASES, TFE_GPU_LA_CASES), loader,
 #                                  bench_linalg.txt, bench_linalg_peer.txt (torch), memcheck
 #   build-gpudev/run.sh         -> in $OUT: env.txt, loader.txt, conformance.txt,
 #                                  bench_ew_cold.txt, bench_ew_warm.txt, bench_gpu.txt,

@@ -751,7 +751,11 @@ static void make_mat(tu_rng *r, tfe_dtype dt, int64_t m, int64_t n, hostop *A, i
   make_view(r, dt, 2 + nbat, dims, false, A);
   A->v.conj = cplx(dt) && tu_int(r, 0, 2) == 0;
 }
-static int64_t rdim(tu_rng *r) { return tu_int(r, 0, 30) == 0 ? 0 : tu_int(r, 0, 5) == 0 ? tu_int(r, 12, 40) : tu_int(r, 1, 7); }
+static bool la_big; /* sizes where cuSOLVER's blocked code runs */
+static int64_t rdim(tu_rng *r) {
+  if (la_big) return tu_int(r, 64, 130);
+  return tu_int(r, 0, 30) == 0 ? 0 : tu_int(r, 0, 5) == 0 ? tu_int(r, 12, 40) : tu_int(r, 1, 7);
+}
 
 static void la_svd_case(tu_rng *r, tfe_dtype dt, int kc) {
   int64_t m = rdim(r), n = rdim(r), nb, k = m < n ? m : n;
@@ -999,6 +1003,12 @@ static void test_linalg_random(void **state) {
       la_svd_case(&r, kinds[t], c), la_qr_case(&r, kinds[t], c), la_eigh_case(&r, kinds[t], c);
       la_chol_case(&r, kinds[t], c), la_lu_case(&r, kinds[t], c), la_solve_case(&r, kinds[t], c);
     }
+  la_big = true; /* one case of each at 64 to 130 rows and columns per kind (svd: thin) */
+  for (size_t t = 0; t < sizeof kinds / sizeof *kinds; t++) {
+    la_svd_case(&r, kinds[t], 0), la_qr_case(&r, kinds[t], 0), la_eigh_case(&r, kinds[t], 0);
+    la_chol_case(&r, kinds[t], 0), la_lu_case(&r, kinds[t], 0), la_solve_case(&r, kinds[t], 0);
+  }
+  la_big = false;
 }
 /* The CPU's errors from the device: NaN/Inf (named element, through A^H for a wide SVD), shapes,
  * ranks; the functions the device does not run answer TFE_ERR_UNSUPPORTED. */
@@ -1070,6 +1080,24 @@ static void test_linalg_errors(void **state) {
 #ifdef TU_GPU_EMULATED /* tests/test_gpu_emulated.c: the same suite on an emulated device */
 void tu_gpu_emulate(void);
 int tu_gpu_cache_roundtrip(const char *dir);
+void tu_gpu_solver_absent(bool absent);
+/* Without cuSOLVER the device's linalg answers TFE_ERR_UNSUPPORTED, nothing kept; then back. */
+static void test_linalg_no_solver(void **state) {
+  (void)state;
+  tu_rng r = {1603};
+  hostop A;
+  int64_t nb;
+  make_mat(&r, TFE_DT_F64, 4, 3, &A, &nb);
+  tfe_dyn dA, U = {0}, S = {0}, V = {0};
+  upload(&A, 0, &dA);
+  tu_gpu_solver_absent(true);
+  TU_EXPECT_ERR(tfe_svd_dyn(&dA, TFE_SVD_THIN, &U, &S, &V), TFE_ERR_UNSUPPORTED, "cuSOLVER is not loaded");
+  TU_EXPECT_ERR(tfe_qr_dyn(&dA, false, &U, &S), TFE_ERR_UNSUPPORTED, "has no linalg");
+  assert_null(U.st), assert_null(S.st), assert_null(V.st);
+  tu_gpu_solver_absent(false);
+  assert_int_equal(tfe_qr_dyn(&dA, false, &U, &S), TFE_OK);
+  tfe_dyn_release(&U), tfe_dyn_release(&S), tfe_dyn_release(&dA), hfree(&A);
+}
 static void test_kernel_cache(void **state) {
   (void)state;
   char dir[64], sub[96];
@@ -1104,7 +1132,7 @@ int main(void) {
       cmocka_unit_test(test_tropical_contract), cmocka_unit_test(test_tropical_matmul_argmax),
       cmocka_unit_test(test_linalg_random), cmocka_unit_test(test_linalg_errors),
 #ifdef TU_GPU_EMULATED
-      cmocka_unit_test(test_kernel_cache),
+      cmocka_unit_test(test_kernel_cache), cmocka_unit_test(test_linalg_no_solver),
 #endif
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -586,3 +586,18 @@ int tu_gpu_cache_roundtrip(const char *dir) {
   setenv("XDG_CACHE_HOME", "", 1);
   return 0;
 }
+
+/* cuSOLVER absent (true) or back (false): the linalg slot's "not loaded" answer. */
+void tu_gpu_solver_absent(bool absent);
+void tu_gpu_solver_absent(bool absent) {
+  static tfe__cusolver_api saved;
+  tfe__gpu_dev *D = &tfe__gpu.dev[0];
+  pthread_mutex_lock(&D->lock);
+  if (absent) {
+    saved = tfe__gpu.sol;
+    memset(&tfe__gpu.sol, 0, sizeof tfe__gpu.sol);
+    D->sol = NULL, D->solp = NULL; /* the emulated handles own nothing */
+  } else
+    tfe__gpu.sol = saved;
+  pthread_mutex_unlock(&D->lock);
+}

@@ -408,8 +408,7 @@ static tfe_status tfe__la_qr_run(tfe__la_ctx *X, const tfe__la_view *A, int64_t 
   tfe__cu_ptr a = inq ? tfe__la_ptr(Q) : TFE__LA_AT(W, base, pa), tau = TFE__LA_AT(W, base, ptau);
   tfe__cu_ptr info = TFE__LA_AT(W, base, pinfo), work = TFE__LA_AT(W, base, pw), ph = TFE__LA_AT(W, base, pph);
   int64_t sa = m * n;
-  tfe_status st;
-  st = tfe__la_pack(X, A, false, a);
+  tfe_status st = tfe__la_pack(X, A, false, a);
   for (int64_t b = 0; st == TFE_OK && b < nb; b++) {
     tfe__cu_ptr ab = a + (tfe__cu_ptr)(b * sa) * X->es, tb = tau + (tfe__cu_ptr)(b * k) * X->es;
     tfe__sol_status s = tfe__gpu.sol.geqrf(D->sol, D->solp, m, n, t, TFE__LA_VP(ab), m, t, TFE__LA_VP(tb), t,

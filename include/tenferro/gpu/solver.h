@@ -113,6 +113,7 @@ static tfe_status tfe__la_view_ok(tfe__la_ctx *X, const tfe__la_view *A, const c
 }
 /* The batched convention: axes 0 and 1 are the matrix, the others a batch of nb matrices. */
 static tfe_status tfe__la_batched(tfe__la_ctx *X, const tfe__la_view *A, int64_t *m, int64_t *n, int64_t *nb) {
+  *m = *n = *nb = 0;
   if (A->lay.rank < 2) return TFE__LA_FAIL(X, TFE_ERR_RANK, "needs a matrix (rank >= 2), got rank %d", A->lay.rank);
   *m = A->lay.dims[0], *n = A->lay.dims[1], *nb = 1;
   for (int i = 2; i < A->lay.rank; i++)
@@ -349,7 +350,7 @@ static tfe_status tfe__la_svd(tfe__la_ctx *X, void *const *args) {
     return TFE__LA_FAIL(X, TFE_ERR_INVALID, "unknown SVD mode %d", (int)mode);
   if (!So) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'S' is NULL");
   if (mode != TFE_SVD_VALUES && (!Uo || !Vo)) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'U' or 'Vh' is NULL");
-  int64_t m, n, nb, k, dims[TFE_MAX_RANK + 1];
+  int64_t m = 0, n = 0, nb = 0, k, dims[TFE_MAX_RANK + 1];
   TFE_TRY(tfe__la_batched(X, A, &m, &n, &nb));
   k = m < n ? m : n;
   bool vecs = mode != TFE_SVD_VALUES, full = mode == TFE_SVD_FULL;
@@ -453,7 +454,7 @@ static tfe_status tfe__la_qr(tfe__la_ctx *X, void *const *args) {
   TFE_TRY(tfe__la_view_ok(X, A, "A", NULL));
   if (!Qo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'Q' is NULL");
   if (!Ro) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'R' is NULL");
-  int64_t m, n, nb, dims[TFE_MAX_RANK];
+  int64_t m = 0, n = 0, nb = 0, dims[TFE_MAX_RANK];
   TFE_TRY(tfe__la_batched(X, A, &m, &n, &nb));
   int64_t k = m < n ? m : n, kq = full ? m : k;
   tfe__la_tensor Q = {0}, R = {0};
@@ -473,7 +474,7 @@ static tfe_status tfe__la_qr(tfe__la_ctx *X, void *const *args) {
 
 /* ---- square matrices: eigh, cholesky, LU, solve ------------------------------------------------------ */
 static tfe_status tfe__la_square(tfe__la_ctx *X, const tfe__la_view *A, int64_t *n, int64_t *nb) {
-  int64_t m;
+  int64_t m = 0;
   TFE_TRY(tfe__la_view_ok(X, A, "A", NULL));
   TFE_TRY(tfe__la_batched(X, A, &m, n, nb));
   if (m != *n)
@@ -521,7 +522,7 @@ static tfe_status tfe__la_eigh(tfe__la_ctx *X, void *const *args) {
   const tfe__la_view *A = *(const tfe__la_view *const *)args[0];
   tfe__la_tensor *Wo = *(tfe__la_tensor *const *)args[1], *Vo = *(tfe__la_tensor *const *)args[2];
   if (!Wo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'W' is NULL");
-  int64_t n, nb, dims[TFE_MAX_RANK];
+  int64_t n = 0, nb = 0, dims[TFE_MAX_RANK];
   TFE_TRY(tfe__la_square(X, A, &n, &nb));
   tfe__la_tensor W = {0}, V = {0};
   tfe_status st = tfe__la_alloc(X, tfe__la_rdt[X->g], tfe__la_dims(A, 1, n, 0, dims), dims, &W);
@@ -579,7 +580,7 @@ static tfe_status tfe__la_cholesky(tfe__la_ctx *X, void *const *args) {
   const tfe__la_view *A = *(const tfe__la_view *const *)args[0];
   tfe__la_tensor *Lo = *(tfe__la_tensor *const *)args[1];
   if (!Lo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'L' is NULL");
-  int64_t n, nb, dims[TFE_MAX_RANK];
+  int64_t n = 0, nb = 0, dims[TFE_MAX_RANK];
   TFE_TRY(tfe__la_square(X, A, &n, &nb));
   tfe__la_tensor L = {0};
   tfe_status st = tfe__la_alloc(X, X->dt, tfe__la_dims(A, 2, n, n, dims), dims, &L);
@@ -657,7 +658,7 @@ static tfe_status tfe__la_lu(tfe__la_ctx *X, void *const *args) {
   if (!Po) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'perm' is NULL");
   if (!Lo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'L' is NULL");
   if (!Uo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'U' is NULL");
-  int64_t m, n, nb, dims[TFE_MAX_RANK];
+  int64_t m = 0, n = 0, nb = 0, dims[TFE_MAX_RANK];
   TFE_TRY(tfe__la_batched(X, A, &m, &n, &nb));
   int64_t k = m < n ? m : n;
   tfe__la_tensor P = {0}, L = {0}, U = {0};
@@ -721,7 +722,7 @@ static tfe_status tfe__la_solve(tfe__la_ctx *X, void *const *args) {
   const tfe__la_view *A = *(const tfe__la_view *const *)args[0], *B = *(const tfe__la_view *const *)args[1];
   tfe__la_tensor *Xo = *(tfe__la_tensor *const *)args[2];
   if (!Xo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'X' is NULL");
-  int64_t n, nb;
+  int64_t n = 0, nb = 0;
   TFE_TRY(tfe__la_square(X, A, &n, &nb));
   /* the right-hand side (linalg's la_rhs_): (n, r, batch...) or a vector (n, batch...) */
   if (!B) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'B' is NULL");

@@ -681,9 +681,423 @@ static void test_tropical_matmul_argmax(void **state) {
   }
 }
 
+/* ---- linalg on the device (gpu/solver.h): the dtype-tagged entries on device operands against
+ * the same calls on the host (results, shapes, error codes and messages) ---------------------------- */
+typedef double complex zc;
+static double ltol(tfe_dtype dt) { return dt == TFE_DT_F32 || dt == TFE_DT_C64 ? 2e-3 : 1e-9; }
+/* Element e (column-major over the view's dims) of a host view, its conj flag applied. */
+static int64_t voff(const tfe_dyn *v, int64_t e) {
+  int64_t off = v->lay.offset;
+  for (int i = 0; i < v->lay.rank; i++) {
+    int64_t d = v->lay.dims[i] > 0 ? v->lay.dims[i] : 1;
+    off += (e % d) * v->lay.strides[i], e /= d;
+  }
+  return off;
+}
+static zc vget(const tfe_dyn *v, int64_t e) {
+  double re, im;
+  get(v->dtype, (const char *)v->data + voff(v, e) * (int64_t)tfe_dtype_get(v->dtype)->size, &re, &im);
+  zc z = re + I * im;
+  return v->conj ? conj(z) : z;
+}
+static void vset(const tfe_dyn *v, int64_t e, zc z) {
+  if (v->conj) z = conj(z);
+  put(v->dtype, (char *)v->data + voff(v, e) * (int64_t)tfe_dtype_get(v->dtype)->size, creal(z), cimag(z));
+}
+/* A device result on the host (dense column-major, as every linalg result is). */
+static void fetch(const tfe_dyn *d, tfe_dyn *h) {
+  assert_non_null(d->st);
+  assert_int_equal(d->st->space.kind, TFE_MEM_GPU);
+  assert_int_equal(tfe_dyn_empty(h, d->dtype, d->lay.rank, d->lay.dims, TFE_COLMAJOR), TFE_OK);
+  if (tfe_gpu_download(d, h) != TFE_OK) fail_msg("download: %s", tfe_gpu_last_error());
+}
+static zc hat(const tfe_dyn *h, int64_t e) { return vget(h, e); }
+static void same_shape(const tfe_dyn *a, const tfe_dyn *b, const char *what) {
+  bool ok = a->lay.rank == b->lay.rank && a->dtype == b->dtype;
+  for (int i = 0; ok && i < a->lay.rank; i++) ok = a->lay.dims[i] == b->lay.dims[i];
+  if (!ok) fail_msg("%s: shapes or kinds differ (rank %d vs %d)", what, a->lay.rank, b->lay.rank);
+}
+/* max |a - b| over rows x cols of each of nb dense items (leading dimension lda, sb apart) */
+static double maxdiff(const tfe_dyn *a, const tfe_dyn *b, int64_t rows, int64_t cols, int64_t lda, int64_t sb, int64_t nb) {
+  double e = 0;
+  for (int64_t q = 0; q < nb; q++)
+    for (int64_t j = 0; j < cols; j++)
+      for (int64_t i = 0; i < rows; i++) e = fmax(e, cabs(hat(a, q * sb + i + j * lda) - hat(b, q * sb + i + j * lda)));
+  return e;
+}
+static double vmax(const tfe_dyn *a) {
+  double m = 0;
+  for (int64_t e = 0; e < tfe_layout_numel(&a->lay); e++) m = fmax(m, cabs(hat(a, e)));
+  return m;
+}
+#define LA_CHECK(cond, ...) do { if (!(cond)) fail_msg(__VA_ARGS__); } while (0)
+/* The same status (and message) from the host call and the device call. */
+static void same_status(tfe_status sc, const char *mc, tfe_status sg, const char *what) {
+  if (sc != sg || (sc != TFE_OK && strcmp(mc, tfe_last_error()) != 0))
+    fail_msg("%s: CPU %d (%s), device %d (%s)", what, sc, sc ? mc : "ok", sg, sg ? tfe_last_error() : "ok");
+}
+
+static int la_cases(void) {
+  const char *e = getenv("TFE_GPU_LA_CASES");
+  int n = e ? atoi(e) : 0;
+  return n > 0 ? n : 10;
+}
+/* A random batched matrix (m, n, batch...) with a random layout and conj flag. */
+static void make_mat(tu_rng *r, tfe_dtype dt, int64_t m, int64_t n, hostop *A, int64_t *nb) {
+  int64_t dims[4] = {m, n, 1, 1};
+  int nbat = (int)tu_int(r, 0, 2);
+  *nb = 1;
+  for (int i = 0; i < nbat; i++) dims[2 + i] = tu_int(r, 1, 3), *nb *= dims[2 + i];
+  make_view(r, dt, 2 + nbat, dims, false, A);
+  A->v.conj = cplx(dt) && tu_int(r, 0, 2) == 0;
+}
+static bool la_big; /* sizes where cuSOLVER's blocked code runs */
+static int64_t rdim(tu_rng *r) {
+  if (la_big) return tu_int(r, 64, 130);
+  return tu_int(r, 0, 30) == 0 ? 0 : tu_int(r, 0, 5) == 0 ? tu_int(r, 12, 40) : tu_int(r, 1, 7);
+}
+
+static void la_svd_case(tu_rng *r, tfe_dtype dt, int kc) {
+  int64_t m = rdim(r), n = rdim(r), nb, k = m < n ? m : n;
+  hostop A;
+  make_mat(r, dt, m, n, &A, &nb);
+  tfe_svd_mode mode = (tfe_svd_mode)(kc % 3);
+  tfe_dyn Uc = {0}, Sc = {0}, Vc = {0}, dA, Ug = {0}, Sg = {0}, Vg = {0}, U, S, V;
+  bool vecs = mode != TFE_SVD_VALUES;
+  tfe_status sc = tfe_svd_dyn(&A.v, mode, vecs ? &Uc : NULL, &Sc, vecs ? &Vc : NULL);
+  char mc[TFE_ERRMSG_MAX];
+  snprintf(mc, sizeof mc, "%s", tfe_last_error());
+  upload(&A, 0, &dA);
+  tfe_status sg = tfe_svd_dyn(&dA, mode, vecs ? &Ug : NULL, &Sg, vecs ? &Vg : NULL);
+  same_status(sc, mc, sg, "svd");
+  fetch(&Sg, &S);
+  same_shape(&Sc, &S, "svd S");
+  double tol = ltol(dt) * (1 + vmax(&Sc)) * (1 + sqrt((double)(m + n)));
+  LA_CHECK(maxdiff(&Sc, &S, k, 1, k, k, nb) <= tol, "svd case %d (%s, %lldx%lld): singular values differ", kc,
+           tfe_dtype_name(dt), (long long)m, (long long)n);
+  for (int64_t q = 0; q < nb; q++)
+    for (int64_t i = 1; i < k; i++) LA_CHECK(creal(hat(&S, q * k + i)) <= creal(hat(&S, q * k + i - 1)), "svd: S not descending");
+  if (vecs) {
+    fetch(&Ug, &U), fetch(&Vg, &V);
+    same_shape(&Uc, &U, "svd U"), same_shape(&Vc, &V, "svd Vh");
+    int64_t ku = U.lay.dims[1], kv = V.lay.dims[0];
+    for (int64_t q = 0; q < nb; q++) {
+      for (int64_t j = 0; j < n; j++) /* U diag(S) Vh = A */
+        for (int64_t i = 0; i < m; i++) {
+          zc s = 0;
+          for (int64_t l = 0; l < k; l++) s += hat(&U, q * m * ku + i + l * m) * creal(hat(&S, q * k + l)) * hat(&V, q * kv * n + l + j * kv);
+          LA_CHECK(cabs(s - vget(&A.v, q * m * n + i + j * m)) <= tol, "svd case %d (%s, %lldx%lld, mode %d): U S Vh != A at (%lld,%lld)",
+                   kc, tfe_dtype_name(dt), (long long)m, (long long)n, (int)mode, (long long)i, (long long)j);
+        }
+      for (int64_t a = 0; a < ku; a++) /* U^H U = I */
+        for (int64_t b = 0; b < ku; b++) {
+          zc s = 0;
+          for (int64_t i = 0; i < m; i++) s += conj(hat(&U, q * m * ku + i + a * m)) * hat(&U, q * m * ku + i + b * m);
+          LA_CHECK(cabs(s - (a == b)) <= tol, "svd case %d: U not orthonormal", kc);
+        }
+      for (int64_t a = 0; a < kv; a++) /* Vh Vh^H = I */
+        for (int64_t b = 0; b < kv; b++) {
+          zc s = 0;
+          for (int64_t j = 0; j < n; j++) s += hat(&V, q * kv * n + a + j * kv) * conj(hat(&V, q * kv * n + b + j * kv));
+          LA_CHECK(cabs(s - (a == b)) <= tol, "svd case %d: Vh not orthonormal", kc);
+        }
+    }
+    tfe_dyn_release(&U), tfe_dyn_release(&V);
+  }
+  tfe_dyn_release(&S);
+  tfe_dyn_release(&Uc), tfe_dyn_release(&Sc), tfe_dyn_release(&Vc), tfe_dyn_release(&Ug), tfe_dyn_release(&Sg), tfe_dyn_release(&Vg);
+  tfe_dyn_release(&dA), hfree(&A);
+}
+
+static void la_qr_case(tu_rng *r, tfe_dtype dt, int kc) {
+  int64_t m = rdim(r), n = rdim(r), nb, k = m < n ? m : n;
+  bool full = tu_int(r, 0, 1);
+  hostop A;
+  make_mat(r, dt, m, n, &A, &nb);
+  tfe_dyn Qc = {0}, Rc = {0}, dA, Qg = {0}, Rg = {0}, Q, R;
+  tfe_status sc = tfe_qr_dyn(&A.v, full, &Qc, &Rc);
+  char mc[TFE_ERRMSG_MAX];
+  snprintf(mc, sizeof mc, "%s", tfe_last_error());
+  upload(&A, 0, &dA);
+  same_status(sc, mc, tfe_qr_dyn(&dA, full, &Qg, &Rg), "qr");
+  fetch(&Qg, &Q), fetch(&Rg, &R);
+  same_shape(&Qc, &Q, "qr Q"), same_shape(&Rc, &R, "qr R");
+  int64_t kq = Q.lay.dims[1];
+  double tol = ltol(dt) * (1 + vmax(&Rc)) * (1 + sqrt((double)(m + n)));
+  /* the gauge (real non-negative diag R) makes R and the first k columns of Q unique */
+  LA_CHECK(maxdiff(&Rc, &R, kq, n, kq, kq * n, nb) <= tol, "qr case %d (%s, %lldx%lld, full %d): R differs from the CPU's", kc,
+           tfe_dtype_name(dt), (long long)m, (long long)n, full);
+  LA_CHECK(maxdiff(&Qc, &Q, m, k, m, m * kq, nb) <= tol, "qr case %d (%s, %lldx%lld): Q differs from the CPU's", kc, tfe_dtype_name(dt),
+           (long long)m, (long long)n);
+  for (int64_t q = 0; q < nb; q++) {
+    for (int64_t j = 0; j < k; j++) LA_CHECK(cimag(hat(&R, q * kq * n + j + j * kq)) == 0 && creal(hat(&R, q * kq * n + j + j * kq)) >= 0, "qr: diag(R) not real >= 0");
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < m; i++) {
+        zc s = 0;
+        for (int64_t l = 0; l < kq; l++) s += hat(&Q, q * m * kq + i + l * m) * hat(&R, q * kq * n + l + j * kq);
+        LA_CHECK(cabs(s - vget(&A.v, q * m * n + i + j * m)) <= tol, "qr case %d: Q R != A", kc);
+      }
+    for (int64_t a = 0; a < kq; a++)
+      for (int64_t b = 0; b < kq; b++) {
+        zc s = 0;
+        for (int64_t i = 0; i < m; i++) s += conj(hat(&Q, q * m * kq + i + a * m)) * hat(&Q, q * m * kq + i + b * m);
+        LA_CHECK(cabs(s - (a == b)) <= tol, "qr case %d (full %d): Q not orthonormal", kc, full);
+      }
+  }
+  tfe_dyn_release(&Q), tfe_dyn_release(&R), tfe_dyn_release(&Qc), tfe_dyn_release(&Rc), tfe_dyn_release(&Qg), tfe_dyn_release(&Rg);
+  tfe_dyn_release(&dA), hfree(&A);
+}
+
+static void la_eigh_case(tu_rng *r, tfe_dtype dt, int kc) {
+  int64_t n = rdim(r), nb;
+  bool vecs = tu_int(r, 0, 3) != 0;
+  hostop A;
+  make_mat(r, dt, n, n, &A, &nb);
+  tfe_dyn Wc = {0}, Vc = {0}, dA, Wg = {0}, Vg = {0}, W, V;
+  tfe_status sc = tfe_eigh_dyn(&A.v, &Wc, vecs ? &Vc : NULL);
+  char mc[TFE_ERRMSG_MAX];
+  snprintf(mc, sizeof mc, "%s", tfe_last_error());
+  upload(&A, 0, &dA);
+  same_status(sc, mc, tfe_eigh_dyn(&dA, &Wg, vecs ? &Vg : NULL), "eigh");
+  fetch(&Wg, &W);
+  same_shape(&Wc, &W, "eigh W");
+  double tol = ltol(dt) * (1 + vmax(&Wc)) * (1 + sqrt((double)n));
+  LA_CHECK(maxdiff(&Wc, &W, n, 1, n, n, nb) <= tol, "eigh case %d (%s, n %lld): eigenvalues differ", kc, tfe_dtype_name(dt), (long long)n);
+  if (vecs) {
+    fetch(&Vg, &V);
+    same_shape(&Vc, &V, "eigh V");
+    for (int64_t q = 0; q < nb; q++)
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) { /* H V = V W with H from the lower triangle */
+          zc s = 0;
+          for (int64_t l = 0; l < n; l++) {
+            zc h = i > l ? vget(&A.v, q * n * n + i + l * n) : i < l ? conj(vget(&A.v, q * n * n + l + i * n)) : creal(vget(&A.v, q * n * n + i + i * n));
+            s += h * hat(&V, q * n * n + l + j * n);
+          }
+          LA_CHECK(cabs(s - hat(&V, q * n * n + i + j * n) * creal(hat(&W, q * n + j))) <= tol, "eigh case %d (%s, n %lld): H V != V W",
+                   kc, tfe_dtype_name(dt), (long long)n);
+        }
+    tfe_dyn_release(&V);
+  }
+  tfe_dyn_release(&W), tfe_dyn_release(&Wc), tfe_dyn_release(&Vc), tfe_dyn_release(&Wg), tfe_dyn_release(&Vg);
+  tfe_dyn_release(&dA), hfree(&A);
+}
+
+/* A = M M^H + n I written into the view's elements (positive definite); neg: -A. */
+static void make_pd(hostop *A, int64_t n, int64_t nb, bool neg) {
+  zc *M = malloc(sizeof(zc) * (size_t)(n * n * nb + 1));
+  for (int64_t e = 0; e < n * n * nb; e++) M[e] = vget(&A->v, e);
+  for (int64_t q = 0; q < nb; q++)
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < n; i++) {
+        zc s = i == j ? (zc)n : 0;
+        for (int64_t l = 0; l < n; l++) s += M[q * n * n + i + l * n] * conj(M[q * n * n + j + l * n]);
+        if (!cplx(A->v.dtype)) s = creal(s);
+        vset(&A->v, q * n * n + i + j * n, neg ? -s : s);
+      }
+  free(M);
+}
+static void la_chol_case(tu_rng *r, tfe_dtype dt, int kc) {
+  int64_t n = rdim(r), nb;
+  hostop A;
+  make_mat(r, dt, n, n, &A, &nb);
+  bool neg = n > 0 && tu_int(r, 0, 5) == 0; /* not positive definite: the CPU's error and message */
+  make_pd(&A, n, nb, neg);
+  tfe_dyn Lc = {0}, dA, Lg = {0}, L;
+  tfe_status sc = tfe_cholesky_dyn(&A.v, &Lc);
+  char mc[TFE_ERRMSG_MAX];
+  snprintf(mc, sizeof mc, "%s", tfe_last_error());
+  upload(&A, 0, &dA);
+  same_status(sc, mc, tfe_cholesky_dyn(&dA, &Lg), "cholesky");
+  if (sc == TFE_OK) {
+    fetch(&Lg, &L);
+    same_shape(&Lc, &L, "cholesky L");
+    double tol = ltol(dt) * (1 + vmax(&Lc)) * (1 + (double)n);
+    LA_CHECK(maxdiff(&Lc, &L, n, n, n, n * n, nb) <= tol, "cholesky case %d (%s, n %lld): L differs", kc, tfe_dtype_name(dt), (long long)n);
+    for (int64_t q = 0; q < nb; q++)
+      for (int64_t j = 1; j < n; j++)
+        for (int64_t i = 0; i < j; i++) LA_CHECK(hat(&L, q * n * n + i + j * n) == 0, "cholesky: upper triangle not zero");
+    tfe_dyn_release(&L);
+  } else
+    assert_int_equal(sc, TFE_ERR_SINGULAR);
+  tfe_dyn_release(&Lc), tfe_dyn_release(&Lg), tfe_dyn_release(&dA), hfree(&A);
+}
+
+static void la_lu_case(tu_rng *r, tfe_dtype dt, int kc) {
+  int64_t m = rdim(r), n = rdim(r), nb, k = m < n ? m : n;
+  hostop A;
+  make_mat(r, dt, m, n, &A, &nb);
+  tfe_dyn Pc = {0}, Lc = {0}, Uc = {0}, dA, Pg = {0}, Lg = {0}, Ug = {0}, P, L, U;
+  tfe_status sc = tfe_lu_dyn(&A.v, &Pc, &Lc, &Uc);
+  char mc[TFE_ERRMSG_MAX];
+  snprintf(mc, sizeof mc, "%s", tfe_last_error());
+  upload(&A, 0, &dA);
+  same_status(sc, mc, tfe_lu_dyn(&dA, &Pg, &Lg, &Ug), "lu");
+  fetch(&Pg, &P), fetch(&Lg, &L), fetch(&Ug, &U);
+  same_shape(&Pc, &P, "lu perm"), same_shape(&Lc, &L, "lu L"), same_shape(&Uc, &U, "lu U");
+  double tol = ltol(dt) * (1 + vmax(&Uc)) * (1 + sqrt((double)(m + n)));
+  for (int64_t q = 0; q < nb; q++) {
+    const int64_t *p = (const int64_t *)P.data + q * m, *pc = (const int64_t *)Pc.data + q * m;
+    for (int64_t i = 0; i < m; i++) /* partial pivoting picks the same rows (random values: no ties) */
+      LA_CHECK(p[i] == pc[i], "lu case %d (%s, %lldx%lld): perm[%lld] = %lld on the device, %lld on the CPU", kc,
+               tfe_dtype_name(dt), (long long)m, (long long)n, (long long)i, (long long)p[i], (long long)pc[i]);
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < m; i++) {
+        zc s = 0;
+        for (int64_t l = 0; l < k; l++) s += hat(&L, q * m * k + i + l * m) * hat(&U, q * k * n + l + j * k);
+        LA_CHECK(cabs(s - vget(&A.v, q * m * n + p[i] + j * m)) <= tol, "lu case %d: P L U != A", kc);
+      }
+  }
+  LA_CHECK(maxdiff(&Lc, &L, m, k, m, m * k, nb) <= tol && maxdiff(&Uc, &U, k, n, k, k * n, nb) <= tol, "lu case %d: L or U differs", kc);
+  tfe_dyn_release(&P), tfe_dyn_release(&L), tfe_dyn_release(&U);
+  tfe_dyn_release(&Pc), tfe_dyn_release(&Lc), tfe_dyn_release(&Uc), tfe_dyn_release(&Pg), tfe_dyn_release(&Lg), tfe_dyn_release(&Ug);
+  tfe_dyn_release(&dA), hfree(&A);
+}
+
+static void la_solve_case(tu_rng *r, tfe_dtype dt, int kc) {
+  int64_t n = rdim(r), nb, rr = tu_int(r, 0, 3);
+  hostop A, B;
+  make_mat(r, dt, n, n, &A, &nb);
+  bool vec = tu_int(r, 0, 2) == 0;
+  int64_t bd[4];
+  int br = 0;
+  bd[br++] = n;
+  if (!vec) bd[br++] = rr;
+  for (int i = 2; i < A.v.lay.rank; i++) bd[br++] = A.v.lay.dims[i];
+  make_view(r, dt, br, bd, false, &B);
+  B.v.conj = cplx(dt) && tu_int(r, 0, 2) == 0;
+  if (vec) rr = 1;
+  bool sing = n >= 2 && tu_int(r, 0, 5) == 0; /* column 1 zero: U(1,1) = 0 exactly */
+  for (int64_t q = 0; sing && q < nb; q++)
+    for (int64_t i = 0; i < n; i++) vset(&A.v, q * n * n + i + n, 0);
+  tfe_dyn Xc = {0}, dA, dB, Xg = {0}, X;
+  tfe_status sc = tfe_solve_dyn(&A.v, &B.v, &Xc);
+  char mc[TFE_ERRMSG_MAX];
+  snprintf(mc, sizeof mc, "%s", tfe_last_error());
+  upload(&A, 0, &dA), upload(&B, 0, &dB);
+  same_status(sc, mc, tfe_solve_dyn(&dA, &dB, &Xg), "solve");
+  if (sc == TFE_OK) {
+    fetch(&Xg, &X);
+    same_shape(&Xc, &X, "solve X");
+    double xs = 1 + vmax(&Xc), tol = ltol(dt) * 10 * xs * (1 + (double)n);
+    LA_CHECK(maxdiff(&Xc, &X, n, rr, n, n * rr, nb) <= tol, "solve case %d (%s, n %lld, r %lld): X differs", kc, tfe_dtype_name(dt),
+             (long long)n, (long long)rr);
+    for (int64_t q = 0; q < nb; q++)
+      for (int64_t j = 0; j < rr; j++)
+        for (int64_t i = 0; i < n; i++) {
+          zc s = 0;
+          for (int64_t l = 0; l < n; l++) s += vget(&A.v, q * n * n + i + l * n) * hat(&X, q * n * rr + l + j * n);
+          LA_CHECK(cabs(s - vget(&B.v, q * n * rr + i + j * n)) <= tol, "solve case %d: A X != B", kc);
+        }
+    tfe_dyn_release(&X);
+  } else
+    assert_int_equal(sc, TFE_ERR_SINGULAR);
+  tfe_dyn_release(&Xc), tfe_dyn_release(&Xg), tfe_dyn_release(&dA), tfe_dyn_release(&dB), hfree(&A), hfree(&B);
+}
+
+static void test_linalg_random(void **state) {
+  (void)state;
+  tu_rng r = {1601};
+  for (size_t t = 0; t < sizeof kinds / sizeof *kinds; t++)
+    for (int c = 0; c < la_cases(); c++) {
+      la_svd_case(&r, kinds[t], c), la_qr_case(&r, kinds[t], c), la_eigh_case(&r, kinds[t], c);
+      la_chol_case(&r, kinds[t], c), la_lu_case(&r, kinds[t], c), la_solve_case(&r, kinds[t], c);
+    }
+  la_big = true; /* one case of each at 64 to 130 rows and columns per kind (svd: thin) */
+  for (size_t t = 0; t < sizeof kinds / sizeof *kinds; t++) {
+    la_svd_case(&r, kinds[t], 0), la_qr_case(&r, kinds[t], 0), la_eigh_case(&r, kinds[t], 0);
+    la_chol_case(&r, kinds[t], 0), la_lu_case(&r, kinds[t], 0), la_solve_case(&r, kinds[t], 0);
+  }
+  la_big = false;
+}
+/* The CPU's errors from the device: NaN/Inf (named element, through A^H for a wide SVD), shapes,
+ * ranks; the functions the device does not run answer TFE_ERR_UNSUPPORTED. */
+static void test_linalg_errors(void **state) {
+  (void)state;
+  tu_rng r = {1602};
+  for (size_t t = 0; t < sizeof kinds / sizeof *kinds; t++) {
+    tfe_dtype dt = kinds[t];
+    hostop A;
+    int64_t nb;
+    char mc[TFE_ERRMSG_MAX];
+    /* a NaN and an infinity: the first in A's own index order is named */
+    make_mat(&r, dt, 3, 5, &A, &nb);
+    vset(&A.v, nb * 15 - 2, NAN), vset(&A.v, nb * 15 - 6, INFINITY);
+    tfe_dyn dA, U = {0}, S = {0}, V = {0}, W = {0};
+    upload(&A, 0, &dA);
+    tfe_status sc = tfe_svd_dyn(&A.v, TFE_SVD_THIN, &U, &S, &V);
+    snprintf(mc, sizeof mc, "%s", tfe_last_error());
+    assert_int_equal(sc, TFE_ERR_INVALID);
+    same_status(sc, mc, tfe_svd_dyn(&dA, TFE_SVD_THIN, &U, &S, &V), "svd of a NaN");
+    assert_null(U.st), assert_null(S.st), assert_null(V.st);
+    sc = tfe_lu_dyn(&A.v, &U, &S, &V);
+    snprintf(mc, sizeof mc, "%s", tfe_last_error());
+    same_status(sc, mc, tfe_lu_dyn(&dA, &U, &S, &V), "lu of a NaN");
+    /* not square, and a NaN: the CPU names the NaN first (its one check comes first) */
+    sc = tfe_eigh_dyn(&A.v, &W, NULL);
+    snprintf(mc, sizeof mc, "%s", tfe_last_error());
+    assert_int_equal(sc, TFE_ERR_INVALID);
+    same_status(sc, mc, tfe_eigh_dyn(&dA, &W, NULL), "eigh of a 3x5 with a NaN");
+    sc = tfe_cholesky_dyn(&A.v, &W);
+    snprintf(mc, sizeof mc, "%s", tfe_last_error());
+    same_status(sc, mc, tfe_cholesky_dyn(&dA, &W), "cholesky of a 3x5");
+    /* B of the wrong rows */
+    sc = tfe_solve_dyn(&A.v, &A.v, &W);
+    snprintf(mc, sizeof mc, "%s", tfe_last_error());
+    same_status(sc, mc, tfe_solve_dyn(&dA, &dA, &W), "solve with a 3x5");
+    tfe_dyn_release(&dA), hfree(&A);
+    /* not square, finite */
+    make_mat(&r, dt, 3, 5, &A, &nb);
+    upload(&A, 0, &dA);
+    sc = tfe_eigh_dyn(&A.v, &W, NULL);
+    snprintf(mc, sizeof mc, "%s", tfe_last_error());
+    assert_int_equal(sc, TFE_ERR_SHAPE);
+    same_status(sc, mc, tfe_eigh_dyn(&dA, &W, NULL), "eigh of a 3x5");
+    tfe_dyn_release(&dA), hfree(&A);
+    /* rank 1 */
+    make_view(&r, dt, 1, (int64_t[]){4}, false, &A);
+    upload(&A, 0, &dA);
+    sc = tfe_qr_dyn(&A.v, false, &U, &V);
+    snprintf(mc, sizeof mc, "%s", tfe_last_error());
+    assert_int_equal(sc, TFE_ERR_RANK);
+    same_status(sc, mc, tfe_qr_dyn(&dA, false, &U, &V), "qr of a vector");
+    tfe_dyn_release(&dA), hfree(&A);
+    /* eigh of a square matrix with a NaN in the upper triangle (the CPU checks every element) */
+    make_mat(&r, dt, 4, 4, &A, &nb);
+    vset(&A.v, 4 * 3 + 1, NAN);
+    upload(&A, 0, &dA);
+    sc = tfe_eigh_dyn(&A.v, &W, &V);
+    snprintf(mc, sizeof mc, "%s", tfe_last_error());
+    same_status(sc, mc, tfe_eigh_dyn(&dA, &W, &V), "eigh of a NaN");
+    /* not on the device */
+    TU_EXPECT_ERR(tfe_inv_dyn(&dA, &W), TFE_ERR_UNSUPPORTED, "svd, qr, eigh, cholesky, lu and solve");
+    TU_EXPECT_ERR(tfe_det_dyn(&dA, &W), TFE_ERR_UNSUPPORTED, "not on the device");
+    assert_null(W.st);
+    tfe_dyn_release(&dA), hfree(&A);
+  }
+}
+
 #ifdef TU_GPU_EMULATED /* tests/test_gpu_emulated.c: the same suite on an emulated device */
 void tu_gpu_emulate(void);
 int tu_gpu_cache_roundtrip(const char *dir);
+void tu_gpu_solver_absent(bool absent);
+/* Without cuSOLVER the device's linalg answers TFE_ERR_UNSUPPORTED, nothing kept; then back. */
+static void test_linalg_no_solver(void **state) {
+  (void)state;
+  tu_rng r = {1603};
+  hostop A;
+  int64_t nb;
+  make_mat(&r, TFE_DT_F64, 4, 3, &A, &nb);
+  tfe_dyn dA, U = {0}, S = {0}, V = {0};
+  upload(&A, 0, &dA);
+  tu_gpu_solver_absent(true);
+  TU_EXPECT_ERR(tfe_svd_dyn(&dA, TFE_SVD_THIN, &U, &S, &V), TFE_ERR_UNSUPPORTED, "cuSOLVER is not loaded");
+  TU_EXPECT_ERR(tfe_qr_dyn(&dA, false, &U, &S), TFE_ERR_UNSUPPORTED, "has no linalg");
+  assert_null(U.st), assert_null(S.st), assert_null(V.st);
+  tu_gpu_solver_absent(false);
+  assert_int_equal(tfe_qr_dyn(&dA, false, &U, &S), TFE_OK);
+  tfe_dyn_release(&U), tfe_dyn_release(&S), tfe_dyn_release(&dA), hfree(&A);
+}
 static void test_kernel_cache(void **state) {
   (void)state;
   char dir[64], sub[96];
@@ -716,8 +1130,9 @@ int main(void) {
       cmocka_unit_test(test_binary_random), cmocka_unit_test(test_unary_random),
       cmocka_unit_test(test_elementwise_random), cmocka_unit_test(test_elementwise_cuts),
       cmocka_unit_test(test_tropical_contract), cmocka_unit_test(test_tropical_matmul_argmax),
+      cmocka_unit_test(test_linalg_random), cmocka_unit_test(test_linalg_errors),
 #ifdef TU_GPU_EMULATED
-      cmocka_unit_test(test_kernel_cache),
+      cmocka_unit_test(test_kernel_cache), cmocka_unit_test(test_linalg_no_solver),
 #endif
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,6 +127,15 @@ static void test_registry_refuses_gpu_memory(void **state) {
   double one = 1, zero = 0;
   TU_EXPECT_ERR(tfe_contract_dyn(&one, &a, (int32_t[]){0, 1}, &a, (int32_t[]){1, 2}, &zero, &a, (int32_t[]){0, 2}),
                 TFE_ERR_DEVICE, "gpu:0");
+  /* the linalg entries choose their backend from the operands' memory the same way */
+  tfe_dyn u = {0}, v = {0}, w = {0};
+  TU_EXPECT_ERR(tfe_svd_dyn(&a, TFE_SVD_THIN, &u, &v, &w), TFE_ERR_DEVICE, "gpu:0");
+  TU_EXPECT_ERR(tfe_qr_dyn(&a, false, &u, &v), TFE_ERR_DEVICE, "gpu:0");
+  TU_EXPECT_ERR(tfe_eigh_dyn(&a, &u, &v), TFE_ERR_DEVICE, "gpu:0");
+  TU_EXPECT_ERR(tfe_cholesky_dyn(&a, &u), TFE_ERR_DEVICE, "gpu:0");
+  TU_EXPECT_ERR(tfe_lu_dyn(&a, &u, &v, &w), TFE_ERR_DEVICE, "gpu:0");
+  TU_EXPECT_ERR(tfe_solve_dyn(&a, &a, &u), TFE_ERR_DEVICE, "gpu:0");
+  assert_null(u.st), assert_null(v.st), assert_null(w.st);
   tfe_storage_release(st);
 }
 

@@ -278,6 +278,30 @@ static void test_dyn(void **s) {
   assert_int_equal(tfe_inv_dyn(&a, &x), TFE_OK);
   assert_int_equal(tfe_det_dyn(&a, &d), TFE_OK);
   assert_int_equal(d.lay.rank, 0);
+  /* cholesky and lu: the typed results (A A^T + 3 I is positive definite) */
+  tfe_tensor_f64 P = {0}, Lt = {0}, Ut = {0}, Lc = {0};
+  tfe_tensor_i64 Pm = {0};
+  tfe_dyn p = {0}, l = {0}, uu = {0}, lc = {0}, pd = {0};
+  assert_int_equal(tfe_empty_f64(&P, 2, (int64_t[]){3, 3}, TFE_COLMAJOR), TFE_OK);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double t = i == j ? 3 : 0;
+      for (int k = 0; k < 3; k++) t += A.v.data[i + 3 * k] * A.v.data[j + 3 * k];
+      P.v.data[i + 3 * j] = t;
+    }
+  assert_int_equal(tfe_view_to_dyn_f64(&P.v, &pd), TFE_OK);
+  assert_int_equal(tfe_cholesky_dyn(&pd, &lc), TFE_OK);
+  assert_int_equal(tfe_cholesky_f64(&P.v, &Lc), TFE_OK);
+  for (int i = 0; i < 9; i++) assert_true(fabs(((double *)lc.data)[i] - Lc.v.data[i]) < 1e-12);
+  assert_int_equal(tfe_lu_dyn(&a, &p, &l, &uu), TFE_OK);
+  assert_int_equal(tfe_lu_f64(&A.v, &Pm, &Lt, &Ut), TFE_OK);
+  assert_int_equal(p.dtype, TFE_DT_I64);
+  for (int i = 0; i < 3; i++) assert_int_equal(((int64_t *)p.data)[i], Pm.v.data[i]);
+  for (int i = 0; i < 9; i++) assert_true(fabs(((double *)uu.data)[i] - Ut.v.data[i]) < 1e-12 && fabs(((double *)l.data)[i] - Lt.v.data[i]) < 1e-12);
+  TU_EXPECT_ERR(tfe_cholesky_dyn(&b, &lc), TFE_ERR_SHAPE, "tfe_cholesky_f64: needs a square matrix");
+  tfe_dyn_release(&p), tfe_dyn_release(&l), tfe_dyn_release(&uu), tfe_dyn_release(&lc);
+  tfe_tensor_release_f64(&P), tfe_tensor_release_f64(&Lt), tfe_tensor_release_f64(&Ut), tfe_tensor_release_f64(&Lc);
+  tfe_tensor_release_i64(&Pm);
   /* wrong kinds: integers, mixed kinds */
   tfe_tensor_i32 Ii = {0};
   tfe_tensor_f32 F = {0};
@@ -290,6 +314,9 @@ static void test_dyn(void **s) {
   TU_EXPECT_ERR(tfe_qr_dyn(&di, false, &none, &none), TFE_ERR_DTYPE, "got i32");
   TU_EXPECT_ERR(tfe_eigh_dyn(&di, &none, NULL), TFE_ERR_DTYPE, "got i32");
   TU_EXPECT_ERR(tfe_inv_dyn(&di, &none), TFE_ERR_DTYPE, "tfe_inv_dyn");
+  TU_EXPECT_ERR(tfe_cholesky_dyn(&di, &none), TFE_ERR_DTYPE, "tfe_cholesky_dyn: needs a float kind");
+  TU_EXPECT_ERR(tfe_lu_dyn(&di, &none, &none, &none), TFE_ERR_DTYPE, "tfe_lu_dyn: needs a float kind");
+  TU_EXPECT_ERR(tfe_lu_dyn(&a, NULL, &none, &none), TFE_ERR_NULL, "'perm'");
   TU_EXPECT_ERR(tfe_solve_dyn(&a, &df, &none), TFE_ERR_DTYPE, "A holds f64 elements but B holds f32");
   TU_EXPECT_ERR(tfe_solve_dyn(&a, NULL, &none), TFE_ERR_NULL, "'B'");
   TU_EXPECT_ERR(tfe_det_dyn(&df, &none), TFE_ERR_SHAPE, "square"); /* the typed checks still apply */

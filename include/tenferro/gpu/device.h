@@ -141,6 +141,7 @@ static char *tfe__gpu_source(void) {
                   TFE__KF_MUL, TFE__KF_MAX, TFE__KF_MIN);
   for (size_t i = 0; i < sizeof tfe__gpu_ksrc_ew / sizeof *tfe__gpu_ksrc_ew; i++) tfe__gpu_sb_put(&b, "%s", tfe__gpu_ksrc_ew[i]);
   for (size_t i = 0; i < sizeof tfe__gpu_ksrc_trop / sizeof *tfe__gpu_ksrc_trop; i++) tfe__gpu_sb_put(&b, "%s", tfe__gpu_ksrc_trop[i]);
+  for (size_t i = 0; i < sizeof tfe__gpu_ksrc_la / sizeof *tfe__gpu_ksrc_la; i++) tfe__gpu_sb_put(&b, "%s", tfe__gpu_ksrc_la[i]);
   if (b.oom) { free(b.s); return NULL; }
   return b.s;
 }
@@ -285,6 +286,10 @@ static tfe__cu_result tfe__gpu_module(tfe__gpu_dev *D, int g, const char *img) {
     D->f_unary[g] = D->f_scale[g] = D->f_perm[g] = D->f_ew[g] = D->f_ewred[g] = NULL;
     return r;
   }
+  static const char *const la[TFE__GPU_LA_NFN] = {"tfe_la_tri", "tfe_la_phase", "tfe_la_gauge", "tfe_la_perm",
+                                                  "tfe_la_finite"};
+  for (int i = 0; i < TFE__GPU_LA_NFN; i++) /* the linalg slot's helpers (solver.h); NULL: refused there */
+    if (tfe__gpu.cu.cuModuleGetFunction(&D->f_la[g][i], m, la[i]) != 0) D->f_la[g][i] = NULL;
   for (int s = 0; s < 3 && g <= TFE__GK_F64; s++) { /* the tropical GEMMs of the real kinds */
     char nm[32];
     snprintf(nm, sizeof nm, "tfe_tgemm_%d", s + 1);

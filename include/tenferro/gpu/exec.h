@@ -256,11 +256,8 @@ static tfe_status tfe__gpu_exec_unary(const tfe_prims_backend *be, const tfe_pri
 #include <tenferro/gpu/elementwise.h>
 
 /* ---- the vtable -------------------------------------------------------------------------------- */
-static tfe_status tfe__gpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call) {
-  (void)call;
-  return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, "tfe_linalg", "backend '%s' has no linalg yet (cuSOLVER is to come)",
-                          be->name);
-}
+/* The linalg slot: cuSOLVER (solver.h, included after memory.h). */
+static tfe_status tfe__gpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call);
 /* Memory slots: einsum's intermediates and results in the device's memory. The free waits for
  * the device's queued work (tfe__gpu_free_cb). */
 static tfe_status tfe__gpu_mem_alloc(const tfe_prims_backend *be, size_t bytes, void **out) {

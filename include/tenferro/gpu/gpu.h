@@ -32,7 +32,7 @@ typedef enum tfe_gpu_lib {
   TFE_GPU_LIB_DRIVER = 0, /* libcuda / libamdhip64: devices, memory, streams, modules */
   TFE_GPU_LIB_BLAS,       /* cuBLAS / hipBLAS: GEMMs */
   TFE_GPU_LIB_RTC,        /* NVRTC / HIPRTC: generated kernels */
-  TFE_GPU_LIB_SOLVER,     /* cuSOLVER / hipSOLVER: linalg (loaded, not used yet) */
+  TFE_GPU_LIB_SOLVER,     /* cuSOLVER / hipSOLVER: linalg (svd, qr, eigh, cholesky, lu, solve: solver.h) */
   TFE_GPU_LIB_TENSOR,     /* cuTENSOR / hipTensor: loaded when present, not used yet */
   TFE_GPU_LIB_COUNT
 } tfe_gpu_lib;

@@ -33,11 +33,13 @@
 #define TFE__GPU_PATH_MAX 512
 #define TFE__GPU_VENDORS 3 /* indexed by tfe_gpu_vendor */
 enum { TFE__GK_F32, TFE__GK_F64, TFE__GK_C64, TFE__GK_C128, TFE__GK_COUNT };
+enum { TFE__GPU_LA_TRI, TFE__GPU_LA_PHASE, TFE__GPU_LA_GAUGE, TFE__GPU_LA_PERM, TFE__GPU_LA_FINITE, TFE__GPU_LA_NFN };
 
 #define TFE__GPU_FIELD(name, sym, ret, args) ret(*name) args;
 typedef struct { TFE__CU_FUNCS(TFE__GPU_FIELD) } tfe__cu_api;
 typedef struct { TFE__CUBLAS_FUNCS(TFE__GPU_FIELD) } tfe__cublas_api;
 typedef struct { TFE__NVRTC_FUNCS(TFE__GPU_FIELD) } tfe__nvrtc_api;
+typedef struct { TFE__CUSOLVER_FUNCS(TFE__GPU_FIELD) } tfe__cusolver_api;
 typedef struct { TFE__HIP_FUNCS(TFE__GPU_FIELD) } tfe__hip_api;
 
 /* One device: its context, stream, cuBLAS handle (one per stream), generated kernels and
@@ -55,6 +57,9 @@ typedef struct tfe__gpu_dev {
   tfe__cu_function f_unary[TFE__GK_COUNT], f_scale[TFE__GK_COUNT], f_perm[TFE__GK_COUNT];
   tfe__cu_function f_ew[TFE__GK_COUNT], f_ewred[TFE__GK_COUNT]; /* the elementwise slot (elementwise.h) */
   tfe__cu_function f_tgemm[2][3][2]; /* [f32, f64][max-plus, min-plus, max-times][plain, argmax] (tropical.h) */
+  tfe__cu_function f_la[TFE__GK_COUNT][TFE__GPU_LA_NFN]; /* the linalg slot's helper kernels (solver.h) */
+  tfe__sol_handle sol;  /* cuSOLVER handle on the stream, made at the first linalg call (solver.h) */
+  tfe__sol_params solp; /* its parameter object (default algorithms) */
   tfe__cu_ptr ws;
   size_t ws_bytes;
   int kernels_compiled, kernels_from_disk; /* modules compiled by NVRTC / read from the disk cache */
@@ -74,6 +79,7 @@ static struct {
   tfe__cu_api cu;
   tfe__cublas_api blas;
   tfe__nvrtc_api rtc;
+  tfe__cusolver_api sol;
   tfe__hip_api hip;
   int driver_version;
   int ndev;
@@ -295,6 +301,12 @@ static tfe_status tfe__nvrtc_fill(const char *where) {
   TFE__GPU_FILL(tfe__gpu.rtc, h_, TFE__NVRTC_FUNCS, "NVRTC", where);
   return TFE_OK;
 }
+static tfe_status tfe__cusolver_fill(const char *where) {
+  void *h_ = tfe__gpu.lib[TFE_GPU_NVIDIA][TFE_GPU_LIB_SOLVER];
+  tfe__cusolver_api *tbl_ = &tfe__gpu.sol;
+  TFE__GPU_FILL(tfe__gpu.sol, h_, TFE__CUSOLVER_FUNCS, "cuSOLVER", where);
+  return TFE_OK;
+}
 static tfe_status tfe__hip_fill(const char *where) {
   void *h_ = tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER];
   tfe__hip_api *tbl_ = &tfe__gpu.hip;
@@ -308,7 +320,8 @@ static void tfe__cuda_optional(const char *where) {
     tfe__gpu_note("cuBLAS unusable (%s)", tfe__gpu_msg);
   if (tfe__gpu_load_lib(TFE_GPU_NVIDIA, TFE_GPU_LIB_RTC, NULL, where) == TFE_OK && tfe__nvrtc_fill(where) != TFE_OK)
     tfe__gpu_note("NVRTC unusable (%s)", tfe__gpu_msg);
-  tfe__gpu_load_lib(TFE_GPU_NVIDIA, TFE_GPU_LIB_SOLVER, NULL, where);
+  if (tfe__gpu_load_lib(TFE_GPU_NVIDIA, TFE_GPU_LIB_SOLVER, NULL, where) == TFE_OK && tfe__cusolver_fill(where) != TFE_OK)
+    tfe__gpu_note("cuSOLVER unusable (%s)", tfe__gpu_msg);
   tfe__gpu_load_lib(TFE_GPU_NVIDIA, TFE_GPU_LIB_TENSOR, NULL, where);
 }
 
@@ -463,3 +476,4 @@ TFE_GPU_API const tfe_prims_backend *tfe_gpu_backend(int dev) {
 }
 
 #include <tenferro/gpu/memory.h>
+#include <tenferro/gpu/solver.h>

@@ -109,6 +109,64 @@ typedef int tfe__rtc_result; /* 0 = success */
   X(ptx, "nvrtcGetPTX", tfe__rtc_result, (tfe__rtc_prog, char *))                                   \
   X(error_string, "nvrtcGetErrorString", const char *, (tfe__rtc_result))
 
+/* ---- cuSOLVER (dense): the 64-bit generic API (cusolverDnX*, CUDA 11.1 and later) where it
+ * exists, with one signature for the four kinds (the element type is a cudaDataType argument);
+ * Q of a QR comes from the legacy {S,D}orgqr / {C,Z}ungqr (no generic form exists). Enum
+ * arguments (cudaDataType, cusolverEigMode_t, cublasFillMode_t, cublasOperation_t) are ints. */
+typedef struct tfe__sol_s *tfe__sol_handle;   /* cusolverDnHandle_t */
+typedef struct tfe__solp_s *tfe__sol_params;  /* cusolverDnParams_t */
+typedef int tfe__sol_status;                  /* cusolverStatus_t: 0 = success */
+enum { TFE__CUDA_R_32F = 0, TFE__CUDA_R_64F = 1, TFE__CUDA_C_32F = 4, TFE__CUDA_C_64F = 5 }; /* cudaDataType */
+enum { TFE__SOL_EIG_NOVECTOR = 0, TFE__SOL_EIG_VECTOR = 1 };                              /* cusolverEigMode_t */
+enum { TFE__BLAS_FILL_LOWER = 0, TFE__BLAS_FILL_UPPER = 1 };                              /* cublasFillMode_t */
+#define TFE__SOL_ORGQR_BS_ARGS (tfe__sol_handle, int, int, int, const void *, int, const void *, int *)
+#define TFE__SOL_ORGQR_ARGS (tfe__sol_handle, int, int, int, void *, int, const void *, void *, int, int *)
+#define TFE__CUSOLVER_FUNCS(X)                                                                                      \
+  X(create, "cusolverDnCreate", tfe__sol_status, (tfe__sol_handle *))                                             \
+  X(destroy, "cusolverDnDestroy", tfe__sol_status, (tfe__sol_handle))                                             \
+  X(set_stream, "cusolverDnSetStream", tfe__sol_status, (tfe__sol_handle, tfe__cu_stream))                        \
+  X(params_create, "cusolverDnCreateParams", tfe__sol_status, (tfe__sol_params *))                                \
+  X(params_destroy, "cusolverDnDestroyParams", tfe__sol_status, (tfe__sol_params))                                \
+  X(gesvd_bs, "cusolverDnXgesvd_bufferSize", tfe__sol_status,                                                    \
+    (tfe__sol_handle, tfe__sol_params, signed char, signed char, int64_t, int64_t, int, const void *, int64_t, int, \
+     const void *, int, const void *, int64_t, int, const void *, int64_t, int, size_t *, size_t *))              \
+  X(gesvd, "cusolverDnXgesvd", tfe__sol_status,                                                                  \
+    (tfe__sol_handle, tfe__sol_params, signed char, signed char, int64_t, int64_t, int, void *, int64_t, int,     \
+     void *, int, void *, int64_t, int, void *, int64_t, int, void *, size_t, void *, size_t, int *))            \
+  X(geqrf_bs, "cusolverDnXgeqrf_bufferSize", tfe__sol_status,                                                    \
+    (tfe__sol_handle, tfe__sol_params, int64_t, int64_t, int, const void *, int64_t, int, const void *, int,     \
+     size_t *, size_t *))                                                                                        \
+  X(geqrf, "cusolverDnXgeqrf", tfe__sol_status,                                                                  \
+    (tfe__sol_handle, tfe__sol_params, int64_t, int64_t, int, void *, int64_t, int, void *, int, void *, size_t,  \
+     void *, size_t, int *))                                                                                     \
+  X(syevd_bs, "cusolverDnXsyevd_bufferSize", tfe__sol_status,                                                    \
+    (tfe__sol_handle, tfe__sol_params, int, int, int64_t, int, const void *, int64_t, int, const void *, int,    \
+     size_t *, size_t *))                                                                                        \
+  X(syevd, "cusolverDnXsyevd", tfe__sol_status,                                                                  \
+    (tfe__sol_handle, tfe__sol_params, int, int, int64_t, int, void *, int64_t, int, void *, int, void *, size_t, \
+     void *, size_t, int *))                                                                                     \
+  X(potrf_bs, "cusolverDnXpotrf_bufferSize", tfe__sol_status,                                                    \
+    (tfe__sol_handle, tfe__sol_params, int, int64_t, int, const void *, int64_t, int, size_t *, size_t *))      \
+  X(potrf, "cusolverDnXpotrf", tfe__sol_status,                                                                  \
+    (tfe__sol_handle, tfe__sol_params, int, int64_t, int, void *, int64_t, int, void *, size_t, void *, size_t,  \
+     int *))                                                                                                     \
+  X(getrf_bs, "cusolverDnXgetrf_bufferSize", tfe__sol_status,                                                    \
+    (tfe__sol_handle, tfe__sol_params, int64_t, int64_t, int, const void *, int64_t, int, size_t *, size_t *))  \
+  X(getrf, "cusolverDnXgetrf", tfe__sol_status,                                                                  \
+    (tfe__sol_handle, tfe__sol_params, int64_t, int64_t, int, void *, int64_t, int64_t *, int, void *, size_t,   \
+     void *, size_t, int *))                                                                                     \
+  X(getrs, "cusolverDnXgetrs", tfe__sol_status,                                                                  \
+    (tfe__sol_handle, tfe__sol_params, int, int64_t, int64_t, int, const void *, int64_t, const int64_t *, int,  \
+     void *, int64_t, int *))                                                                                    \
+  X(sorgqr_bs, "cusolverDnSorgqr_bufferSize", tfe__sol_status, TFE__SOL_ORGQR_BS_ARGS)                           \
+  X(dorgqr_bs, "cusolverDnDorgqr_bufferSize", tfe__sol_status, TFE__SOL_ORGQR_BS_ARGS)                           \
+  X(cungqr_bs, "cusolverDnCungqr_bufferSize", tfe__sol_status, TFE__SOL_ORGQR_BS_ARGS)                           \
+  X(zungqr_bs, "cusolverDnZungqr_bufferSize", tfe__sol_status, TFE__SOL_ORGQR_BS_ARGS)                           \
+  X(sorgqr, "cusolverDnSorgqr", tfe__sol_status, TFE__SOL_ORGQR_ARGS)                                            \
+  X(dorgqr, "cusolverDnDorgqr", tfe__sol_status, TFE__SOL_ORGQR_ARGS)                                            \
+  X(cungqr, "cusolverDnCungqr", tfe__sol_status, TFE__SOL_ORGQR_ARGS)                                            \
+  X(zungqr, "cusolverDnZungqr", tfe__sol_status, TFE__SOL_ORGQR_ARGS)
+
 /* ---- cuSOLVER, cuTENSOR: loaded when present; one entry each proves the library usable ----- */
 #define TFE__CUSOLVER_PROBE "cusolverDnCreate"
 #define TFE__CUTENSOR_PROBE "cutensorCreate"

@@ -130,7 +130,8 @@ typedef enum tfe_linalg_op {
 #undef TFE_TEMPLATE
 
 /* ---- dtype-tagged entries (kinds known at run time) ----------------------------------------
- * tfe_svd_dyn, tfe_qr_dyn, tfe_eigh_dyn, tfe_solve_dyn, tfe_inv_dyn, tfe_det_dyn: the typed
+ * tfe_svd_dyn, tfe_qr_dyn, tfe_eigh_dyn, tfe_cholesky_dyn, tfe_lu_dyn, tfe_solve_dyn, tfe_inv_dyn,
+ * tfe_det_dyn: the typed
  * functions for a tfe_dyn input of kind f32, f64, c64 or c128; results are owning tfe_dyn
  * handles (release with tfe_dyn_release). Another kind, or operands of different kinds:
  * TFE_ERR_DTYPE naming both. */
@@ -185,6 +186,31 @@ TFE_API tfe_status tfe_eigh_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V);
   }
 /* X = A^-1 B; A and B of the same kind. */
 TFE_API tfe_status tfe_solve_dyn(const tfe_dyn *A, const tfe_dyn *B, tfe_dyn *X);
+#define TFE__LA_DYN_CHOL(s, r, DT)                                                                 \
+  case DT: {                                                                                       \
+    tfe_view_##s a;                                                                                \
+    tfe_tensor_##s l = {0};                                                                        \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(tfe_cholesky_##s(&a, &l));                                                             \
+    tfe_dyn_adopt__##s(&l, L);                                                                     \
+    return TFE_OK;                                                                                 \
+  }
+/* Hermitian positive definite A = L L^H (see tfe_cholesky_S). */
+TFE_API tfe_status tfe_cholesky_dyn(const tfe_dyn *A, tfe_dyn *L);
+#define TFE__LA_DYN_LU(s, r, DT)                                                                   \
+  case DT: {                                                                                       \
+    tfe_view_##s a;                                                                                \
+    tfe_tensor_##s l = {0}, u = {0};                                                               \
+    tfe_tensor_i64 p = {0};                                                                        \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(tfe_lu_##s(&a, &p, &l, &u));                                                           \
+    tfe_dyn_adopt__i64(&p, perm);                                                                  \
+    tfe_dyn_adopt__##s(&l, L);                                                                     \
+    tfe_dyn_adopt__##s(&u, U);                                                                     \
+    return TFE_OK;                                                                                 \
+  }
+/* A[perm[i], :] = (L U)[i, :]; perm an i64 tensor (see tfe_lu_S). */
+TFE_API tfe_status tfe_lu_dyn(const tfe_dyn *A, tfe_dyn *perm, tfe_dyn *L, tfe_dyn *U);
 #define TFE__LA_DYN_ONE(s, r, DT)                                                                  \
   case DT: {                                                                                       \
     tfe_view_##s a;                                                                                \
@@ -402,6 +428,14 @@ TFE_INTERNAL tfe_status tfe__la_solve_dyn(const tfe_dyn *A, const tfe_dyn *B, tf
   switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_SOLVE) default: break; }
   return TFE_FAIL_AT(TFE_ERR_INTERNAL, "tfe_solve_dyn", "unreachable");
 }
+TFE_INTERNAL tfe_status tfe__la_chol_dyn(const tfe_dyn *A, tfe_dyn *L) {
+  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_CHOL) default: break; }
+  return TFE_FAIL_AT(TFE_ERR_INTERNAL, "tfe_cholesky_dyn", "unreachable");
+}
+TFE_INTERNAL tfe_status tfe__la_lu_dyn(const tfe_dyn *A, tfe_dyn *perm, tfe_dyn *L, tfe_dyn *U) {
+  switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_LU) default: break; }
+  return TFE_FAIL_AT(TFE_ERR_INTERNAL, "tfe_lu_dyn", "unreachable");
+}
 TFE_INTERNAL tfe_status tfe__la_one_dyn(const tfe_dyn *A, bool det, tfe_dyn *X, const char *fn) {
   switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_ONE) default: break; }
   return tfe__fail(TFE_ERR_INTERNAL, fn, "unreachable");
@@ -436,6 +470,22 @@ TFE_API tfe_status tfe_solve_dyn(const tfe_dyn *A, const tfe_dyn *B, tfe_dyn *X)
   TFE_TRY(tfe__la_dyn_enter(A, B, &prev, __func__));
   return tfe__la_dyn_leave(prev, tfe__la_solve_dyn(A, B, X));
 }
+TFE_API tfe_status tfe_cholesky_dyn(const tfe_dyn *A, tfe_dyn *L) {
+  TFE_TRY(tfe__la_dyn_kind(A, __func__));
+  TFE_CHECK_NULL(L);
+  const tfe_prims_backend *prev;
+  TFE_TRY(tfe__la_dyn_enter(A, NULL, &prev, __func__));
+  return tfe__la_dyn_leave(prev, tfe__la_chol_dyn(A, L));
+}
+TFE_API tfe_status tfe_lu_dyn(const tfe_dyn *A, tfe_dyn *perm, tfe_dyn *L, tfe_dyn *U) {
+  TFE_TRY(tfe__la_dyn_kind(A, __func__));
+  TFE_CHECK_NULL(perm);
+  TFE_CHECK_NULL(L);
+  TFE_CHECK_NULL(U);
+  const tfe_prims_backend *prev;
+  TFE_TRY(tfe__la_dyn_enter(A, NULL, &prev, __func__));
+  return tfe__la_dyn_leave(prev, tfe__la_lu_dyn(A, perm, L, U));
+}
 TFE_INTERNAL tfe_status tfe__la_dyn_one(const tfe_dyn *A, bool det, tfe_dyn *X, const char *fn) {
   TFE_TRY(tfe__la_dyn_kind(A, fn));
   if (!X) return tfe__fail(TFE_ERR_NULL, fn, "argument 'X' is NULL");
@@ -450,5 +500,7 @@ TFE_API tfe_status tfe_det_dyn(const tfe_dyn *A, tfe_dyn *D) { return tfe__la_dy
 #undef TFE__LA_DYN_EIGH
 #undef TFE__LA_DYN_SOLVE
 #undef TFE__LA_DYN_ONE
+#undef TFE__LA_DYN_CHOL
+#undef TFE__LA_DYN_LU
 #undef TFE__LA_DYN_KINDS
 #endif

@@ -36,7 +36,7 @@ typedef struct tfe__ein_bw { /* scratch of plan building */
  * path improves and a cheap contraction is planned in milliseconds. */
 TFE_INTERNAL tfe_status tfe__ein_auto(tfe__ein_net *net, const tfe_einsum_opts *o, tfe__ein_tree *t) {
   int n = net->n, m = 2 * (n - 1);
-  double t0 = tfe__now(), cap = o->time_budget, bscore;
+  double t0 = tfe__ein_pclock(), cap = o->time_budget, bscore;
   TFE_TRY(tfe__ein_greedy(net, o, t, NULL, 0, 0.2, t0, cap));
   tfe_einsum_cost c;
   TFE_TRY(tfe__ein_tree_cost(net, t, o->write_weight, &c, &bscore));
@@ -48,7 +48,7 @@ TFE_INTERNAL tfe_status tfe__ein_auto(tfe__ein_net *net, const tfe_einsum_opts *
   if (st != TFE_OK) { tfe__ein_tree_free(&cur); return st; }
   memcpy(best.ch, t->ch, (size_t)m * sizeof(int));
   for (int r = 0; st == TFE_OK; r++) { /* chains as in tfe__ein_optimize, within 85% of allow */
-    double chain = 0.75 * allow / 32, left = t0 + 0.85 * allow - tfe__now();
+    double chain = 0.75 * allow / 32, left = t0 + 0.85 * allow - tfe__ein_pclock();
     if (chain < 0.02) chain = 0.02;
     if (left <= 0.5 * chain && r > 0) break;
     if (left < 1e-3) left = 1e-3; /* the first chain runs (its sweeps are guaranteed) */
@@ -85,7 +85,7 @@ TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_op
   }
   double budget = o->algo == TFE_PATH_ANNEAL ? (o->time_budget > 0 ? o->time_budget : 1.0)
                 : o->algo == TFE_PATH_AUTO ? o->time_budget : 0;
-  double t0 = tfe__now();
+  double t0 = tfe__ein_pclock();
   /* 15% of the budget on randomized greedy runs; then independent short annealing chains,
    * each from the best greedy tree with its own seed, the best kept: one long chain settles
    * in one basin, several short ones sample several basins (docs/bench-prims.md, "Annealing
@@ -103,7 +103,7 @@ TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_op
     if (chain < 0.02) chain = 0.02;
     tfe_einsum_cost c;
     for (int r = 0; st == TFE_OK; r++) {
-      double left = t0 + 0.9 * budget - tfe__now();
+      double left = t0 + 0.9 * budget - tfe__ein_pclock();
       if (left <= 0.5 * chain && r > 0) break;
       memcpy(cur.ch, (r & 1) ? best.ch : t->ch, (size_t)m * sizeof(int));
       st = tfe__ein_anneal(net, o->write_weight, left < chain ? left : chain, seed + 7919u * (uint64_t)r, &cur, 0);

@@ -265,6 +265,7 @@ TFE_INTERNAL tfe_status tfe__ein_plan_build(const tfe__ein_expr *e, const char *
                                            const tfe_layout *const *lay, const tfe_einsum_opts *opts,
                                            tfe_einsum_plan **out) {
   double t0 = tfe__now();
+  tfe__ein_pclock_start(); /* the planners' clock (path.h) */
   tfe_einsum_opts o;
   if (opts) o = *opts; else memset(&o, 0, sizeof o);
   if (o.algo < TFE_PATH_AUTO || o.algo > TFE_PATH_GIVEN)

@@ -1227,6 +1227,13 @@ static void test_chain_orders(void **state) {
         fail_msg("N=%d D=%d: einsum %.17g, loops %.17g", N, D, out, ref);
       assert_int_equal(g.bad, 0);
       assert_int_equal(g.checked, N > 2 ? N - 2 : 0);
+      /* steps of the same shape share one stored contraction plan (labels renamed: plan.h) */
+      if (N >= 4) {
+        assert_non_null(p->cplan[p->npre + 1]);
+        assert_ptr_equal(p->cplan[p->npre + 1], p->cplan[p->npre + 3]); /* E.A at sites 1, 2 */
+        assert_ptr_equal(p->cplan[p->npre + 2], p->cplan[p->npre + 4]); /* T.B */
+        assert_ptr_not_equal(p->cplan[p->npre + 1], p->cplan[p->npre + 2]);
+      }
       tfe_einsum_plan_release(p);
       for (int k = 0; k < n; k++) free(data[k]);
       free(E); free(E2);

@@ -134,12 +134,13 @@ TFE_INTERNAL double tfe__now(void) {
 
 /* The planning clock: seconds since this thread's planning began (tfe__ein_pclock_start, at
  * the start of every plan build), counted as the process's CPU time, but at least a quarter of
- * the wall time. The allowances of TFE_PATH_AUTO and the budget of _ANNEAL are spent on it: a
- * planner preempted on a loaded machine still gets the CPU time its allowance intends (on wall
- * time, at load 11 on 2 cores, gm_queen5_5_3 came back with a greedy-quality path, 9.9x the
- * stored opt_flops), and a quiet single-threaded plan spends the same either way; the quarter
- * bounds the wall time under any load (C's clock(): process CPU time where the C library has it,
- * wall time elsewhere). */
+ * the wall time and at most the wall time (the process's other threads count in its CPU time).
+ * The allowances of TFE_PATH_AUTO and the budget of _ANNEAL are spent on it: a planner
+ * preempted on a loaded machine still gets the CPU time its allowance intends (on wall time, at
+ * load 11 on 2 cores, gm_queen5_5_3 came back with a greedy-quality path, 9.9x the stored
+ * opt_flops), and a quiet single-threaded plan spends the same either way; the quarter bounds
+ * the wall time under any load (C's clock(): process CPU time where the C library has it, wall
+ * time elsewhere). */
 TFE_INTERNAL void tfe__ein_pclock_start(void) {
   clock_t c = clock();
   tfe__ts.ein_pc0[0] = tfe__now();
@@ -150,6 +151,7 @@ TFE_INTERNAL double tfe__ein_pclock(void) {
   clock_t c = clock();
   if (c == (clock_t)-1) return w;
   double cpu = (double)c / (double)CLOCKS_PER_SEC - tfe__ts.ein_pc0[1];
+  if (cpu > w) cpu = w; /* other threads of the process (spinning OpenMP workers) count too */
   return cpu > 0.25 * w ? cpu : 0.25 * w;
 }
 

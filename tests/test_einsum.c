@@ -1146,6 +1146,100 @@ static void test_step_hook(void **state) {
   tfe_einsum_plan_release(p);
 }
 
+/* ---- chains of small steps: the intermediates' orders ---------------------------------------------- */
+/* The inner product of two matrix-product states (bench/bench_chain.c) along the natural path
+ * given in SSA form: E(b,e) A(b,s,c) -> T, T B(e,s,f) -> E'. Every middle E.A step must write T
+ * as its GEMM's natural (m, n) output, (e, s, c) — the transposed left operand of the next
+ * step — and not (c, e, s), across its columns (build.h, tfe__ein_choose_orders); the value
+ * against plain loops, for bonds that leave partial vectors (3, 5) and whole ones (8). */
+typedef struct chain_log { int bad, checked; } chain_log;
+static void chain_step(void *ctx, const tfe_einsum_step_info *in) {
+  chain_log *g = (chain_log *)ctx;
+  if (in->step <= 0 || in->step % 2 == 0 || in->step >= in->nsteps - 2) return; /* the middle E.A steps */
+  g->checked++;
+  /* c's first label is E's free one (in a, not in b), then A's free labels in A's order */
+  if (in->rank_a != 2 || in->rank_b != 3 || in->rank_c != 3) { g->bad++; return; }
+  int32_t efree = in->lab_a[in->lab_a[0] == in->lab_b[0] ? 1 : 0];
+  bool ok = in->lab_c[0] == efree &&
+            in->lab_c[1] == in->lab_b[1] && in->lab_c[2] == in->lab_b[2] && in->lay_c->strides[0] == 1 &&
+            in->lay_c->strides[2] == in->lay_c->strides[1] * in->lay_c->dims[1];
+  if (!ok) g->bad++;
+}
+static void test_chain_orders(void **state) {
+  (void)state;
+  const int Ns[] = {2, 3, 6}, Ds[] = {3, 5, 8}, d = 2;
+  for (int ni = 0; ni < 3; ni++)
+    for (int di = 0; di < 3; di++) {
+      int N = Ns[ni], D = Ds[di], n = 2 * N;
+      double *data[12];
+      tfe_layout lay[12];
+      int32_t lab[12][3];
+      for (int k = 0; k < n; k++) { /* A_i: (b_{i-1}, s_i, b_i); B_i: (e_{i-1}, s_i, e_i) */
+        int i = k / 2, r = 0;
+        int32_t bond = k % 2 ? 2 * N : N;
+        int64_t dims[3];
+        if (i > 0) { dims[r] = D; lab[k][r++] = bond + i - 1; }
+        dims[r] = d; lab[k][r++] = i;
+        if (i < N - 1) { dims[r] = D; lab[k][r++] = bond + i; }
+        tfe_layout_dense(r, dims, TFE_COLMAJOR, &lay[k]);
+        int64_t cnt = tfe_layout_numel(&lay[k]);
+        data[k] = malloc(sizeof(double) * (size_t)cnt);
+        assert_non_null(data[k]);
+        for (int64_t j = 0; j < cnt; j++) data[k][j] = (double)((j * 37 + k * 11) % 17) / 17.0 - 0.45;
+      }
+      /* reference: E[b + D e] boundary by plain loops */
+      double *E = calloc((size_t)(D * D), sizeof(double)), *E2 = calloc((size_t)(D * D), sizeof(double)), ref = 0;
+      assert_non_null(E); assert_non_null(E2);
+      for (int b = 0; b < D; b++)
+        for (int e = 0; e < D; e++)
+          for (int s = 0; s < d; s++) E[b + D * e] += data[0][s + d * b] * data[1][s + d * e];
+      for (int i = 1; i < N; i++) {
+        const double *A = data[2 * i], *B = data[2 * i + 1];
+        int last = i == N - 1, C = last ? 1 : D;
+        memset(E2, 0, sizeof(double) * (size_t)(D * D));
+        for (int c = 0; c < C; c++)
+          for (int f = 0; f < C; f++)
+            for (int b = 0; b < D; b++)
+              for (int e = 0; e < D; e++)
+                for (int s = 0; s < d; s++) E2[c + D * f] += E[b + D * e] * A[b + D * s + D * d * c] * B[e + D * s + D * d * f];
+        memcpy(E, E2, sizeof(double) * (size_t)(D * D));
+      }
+      ref = E[0];
+      int path[22];
+      path[0] = 0; path[1] = 1;
+      for (int k = 1; k < n - 1; k++) { path[2 * k] = n + k - 1; path[2 * k + 1] = k + 1; }
+      tfe_einsum_opts o;
+      memset(&o, 0, sizeof o);
+      o.algo = TFE_PATH_GIVEN; o.path = path; o.path_nsteps = n - 1; o.path_format = TFE_PATH_SSA; o.no_cache = true;
+      const tfe_layout *lp[12];
+      const int32_t *lb[12];
+      tfe_view_f64 ops[12];
+      for (int k = 0; k < n; k++) { lp[k] = &lay[k]; lb[k] = lab[k]; ops[k].data = data[k]; ops[k].lay = lay[k]; ops[k].conj = false; }
+      tfe_einsum_plan *p = NULL;
+      assert_int_equal(tfe_einsum_plan_new_labels(&p, TFE_DT_F64, n, lp, lb, NULL, 0, &o), TFE_OK);
+      double out = 0;
+      tfe_view_f64 ov = {&out, {0}, false};
+      chain_log g = {0, 0};
+      tfe_einsum_set_step_hook(chain_step, &g);
+      assert_int_equal(tfe_einsum_execute_f64(p, 1.0, ops, 0.0, &ov), TFE_OK);
+      tfe_einsum_set_step_hook(NULL, NULL);
+      if (!(fabs(out - ref) <= 1e-12 * (1 + fabs(ref)) * n))
+        fail_msg("N=%d D=%d: einsum %.17g, loops %.17g", N, D, out, ref);
+      assert_int_equal(g.bad, 0);
+      assert_int_equal(g.checked, N > 2 ? N - 2 : 0);
+      /* steps of the same shape share one stored contraction plan (labels renamed: plan.h) */
+      if (N >= 4) {
+        assert_non_null(p->cplan[p->npre + 1]);
+        assert_ptr_equal(p->cplan[p->npre + 1], p->cplan[p->npre + 3]); /* E.A at sites 1, 2 */
+        assert_ptr_equal(p->cplan[p->npre + 2], p->cplan[p->npre + 4]); /* T.B */
+        assert_ptr_not_equal(p->cplan[p->npre + 1], p->cplan[p->npre + 2]);
+      }
+      tfe_einsum_plan_release(p);
+      for (int k = 0; k < n; k++) free(data[k]);
+      free(E); free(E2);
+    }
+}
+
 /* ---- progress and cancellation ---------------------------------------------------------------------- */
 /* The callback's log: every report checked against the previous one; cancels at report
  * number cancel_at (-1: never). */
@@ -1384,7 +1478,7 @@ int main(void) {
       cmocka_unit_test(test_semantics),   cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_bind_errors),
       cmocka_unit_test(test_exec_errors), cmocka_unit_test(test_alloc_failures), cmocka_unit_test(test_optimizers),
       cmocka_unit_test(test_cache),       cmocka_unit_test(test_owned_dyn), cmocka_unit_test(test_step_hook), cmocka_unit_test(test_progress_cancel),    cmocka_unit_test(test_differential), cmocka_unit_test(test_threads),
-      cmocka_unit_test(test_plan_time),   cmocka_unit_test(test_parallel_slices),
+      cmocka_unit_test(test_plan_time),   cmocka_unit_test(test_parallel_slices), cmocka_unit_test(test_chain_orders),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,6 +80,8 @@ typedef struct tfe__tstate {
   /* ---- einsum room ---------------------------------------------------------------------- */
   tfe__ein_progress_set ein_progress; /* tfe_einsum_set_progress (this thread) */
   tfe__ein_progress_set ein_call;     /* opts.progress of the running call (exec.h) */
+  double ein_pc0[2];                  /* wall and process CPU seconds where this thread's planning
+                                       * began (path.h, tfe__ein_pclock) */
 
   /* ---- runtime room --------------------------------------------------------------------- */
   tfe__rt_tstate rt;  /* scoped devices and contexts, the thread count of this thread, task flag */

@@ -130,13 +130,13 @@ TFE_INTERNAL tfe_status tfe__ein_anneal(const tfe__ein_net *net, double ww, doub
   tfe_status st = tfe__ein_sa_load(&s, t);
   if (st == TFE_OK) {
     tfe__rng rng = {seed ? seed : 0xA11EA1};
-    double best = s.T, t0 = tfe__now(), beta0 = 2.0, beta1 = 2000.0;
+    double best = s.T, t0 = tfe__ein_pclock(), beta0 = 2.0, beta1 = 2000.0;
     int broot = s.root;
     memcpy(blc, s.lc, N * sizeof(int)); memcpy(brc, s.rc, N * sizeof(int));
     int ni = 0;
     for (int v = n; v < s.N; v++) inner[ni++] = v;
     for (long sw = 0;; sw++) {
-      double frac = (tfe__now() - t0) / budget;
+      double frac = (tfe__ein_pclock() - t0) / budget;
       if (sw < min_sweeps && (double)sw / (double)min_sweeps < frac) frac = (double)sw / (double)min_sweeps;
       if (frac >= 1) break;
       double beta = beta0 * pow(beta1 / beta0, frac); /* geometric schedule */
@@ -157,7 +157,7 @@ TFE_INTERNAL tfe_status tfe__ein_anneal(const tfe__ein_net *net, double ww, doub
 /* ---- subtree reconfiguration ----------------------------------------------------------------------- */
 /* For every internal node v, grows a subtree below v to k frontier nodes (expanding the largest
  * intermediates first), re-solves that subtree exactly by DP and keeps the result when cheaper.
- * Repeats passes until nothing improves or `until` (tfe__now time) passes. */
+ * Repeats passes until nothing improves or `until` (tfe__ein_pclock time) passes. */
 TFE_INTERNAL tfe_status tfe__ein_reconf(const tfe__ein_net *net, double ww, int k, double until, tfe__ein_tree *t) {
   int n = net->n, W = net->W;
   if (n < 4) return TFE_OK;
@@ -180,10 +180,10 @@ TFE_INTERNAL tfe_status tfe__ein_reconf(const tfe__ein_net *net, double ww, int 
   s.lf = dw; s.ls = dw + N; s.term = dw + 2 * N;
   s.u = TFE__BS(s.L, W, N); s.x = TFE__BS(s.L, W, N + 1);
   if ((st = tfe__ein_sa_load(&s, t)) != TFE_OK) goto done;
-  for (bool improved = true; improved && tfe__now() < until;) {
+  for (bool improved = true; improved && tfe__ein_pclock() < until;) {
     improved = false;
     for (int v = n; v < s.N && st == TFE_OK; v++) {
-      if (tfe__now() >= until) break;
+      if (tfe__ein_pclock() >= until) break;
       int front[12], inner[12], nf = 2, ni = 1;
       front[0] = s.lc[v]; front[1] = s.rc[v]; inner[0] = v;
       while (nf < k) {

@@ -36,7 +36,7 @@ typedef struct tfe__ein_bw { /* scratch of plan building */
  * path improves and a cheap contraction is planned in milliseconds. */
 TFE_INTERNAL tfe_status tfe__ein_auto(tfe__ein_net *net, const tfe_einsum_opts *o, tfe__ein_tree *t) {
   int n = net->n, m = 2 * (n - 1);
-  double t0 = tfe__now(), cap = o->time_budget, bscore;
+  double t0 = tfe__ein_pclock(), cap = o->time_budget, bscore;
   TFE_TRY(tfe__ein_greedy(net, o, t, NULL, 0, 0.2, t0, cap));
   tfe_einsum_cost c;
   TFE_TRY(tfe__ein_tree_cost(net, t, o->write_weight, &c, &bscore));
@@ -48,7 +48,7 @@ TFE_INTERNAL tfe_status tfe__ein_auto(tfe__ein_net *net, const tfe_einsum_opts *
   if (st != TFE_OK) { tfe__ein_tree_free(&cur); return st; }
   memcpy(best.ch, t->ch, (size_t)m * sizeof(int));
   for (int r = 0; st == TFE_OK; r++) { /* chains as in tfe__ein_optimize, within 85% of allow */
-    double chain = 0.75 * allow / 32, left = t0 + 0.85 * allow - tfe__now();
+    double chain = 0.75 * allow / 32, left = t0 + 0.85 * allow - tfe__ein_pclock();
     if (chain < 0.02) chain = 0.02;
     if (left <= 0.5 * chain && r > 0) break;
     if (left < 1e-3) left = 1e-3; /* the first chain runs (its sweeps are guaranteed) */
@@ -85,7 +85,7 @@ TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_op
   }
   double budget = o->algo == TFE_PATH_ANNEAL ? (o->time_budget > 0 ? o->time_budget : 1.0)
                 : o->algo == TFE_PATH_AUTO ? o->time_budget : 0;
-  double t0 = tfe__now();
+  double t0 = tfe__ein_pclock();
   /* 15% of the budget on randomized greedy runs; then independent short annealing chains,
    * each from the best greedy tree with its own seed, the best kept: one long chain settles
    * in one basin, several short ones sample several basins (docs/bench-prims.md, "Annealing
@@ -103,7 +103,7 @@ TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_op
     if (chain < 0.02) chain = 0.02;
     tfe_einsum_cost c;
     for (int r = 0; st == TFE_OK; r++) {
-      double left = t0 + 0.9 * budget - tfe__now();
+      double left = t0 + 0.9 * budget - tfe__ein_pclock();
       if (left <= 0.5 * chain && r > 0) break;
       memcpy(cur.ch, (r & 1) ? best.ch : t->ch, (size_t)m * sizeof(int));
       st = tfe__ein_anneal(net, o->write_weight, left < chain ? left : chain, seed + 7919u * (uint64_t)r, &cur, 0);
@@ -204,11 +204,49 @@ TFE_INTERNAL int64_t tfe__ein_stride_of(const tfe_layout *L, const int32_t *lab,
   return best;
 }
 
+/* The layout and labels operand id is read with when it is fixed before the orders are
+ * chosen (a leaf, or its reduction); false for an intermediate (its order is chosen). */
+TFE_INTERNAL bool tfe__ein_fixed(const tfe_einsum_plan *p, int id, const tfe_layout **L, const int32_t **lab) {
+  if (id >= p->n) return false;
+  if (p->leaf[id].pre >= 0) { *L = &p->pre[p->leaf[id].pre].lay; *lab = p->pre[p->leaf[id].pre].lab; }
+  else { *L = &p->leaf[id].lay; *lab = p->leaf[id].lab; }
+  return true;
+}
+/* How far order o[0..r) of node v (an intermediate) is from what its producing step writes
+ * without scattering: the number of places where two neighbours of o cannot share one GEMM
+ * dimension of the producer — they come from different operands (free labels of its left
+ * operand, of its right one, batch labels), or from the same fixed operand where the second
+ * does not continue the first's stride (stride * dim). Labels from an intermediate operand
+ * never break (that operand's order follows v's). */
+TFE_INTERNAL int tfe__ein_prod_breaks(const tfe_einsum_plan *p, const uint64_t *L, int W, int v, const int32_t *o,
+                                      int r) {
+  int n = p->n, x = p->step[v - n].a, y = p->step[v - n].b, src[TFE_MAX_RANK], brk = 0;
+  const uint64_t *Lx = TFE__BS(L, W, x), *Ly = TFE__BS(L, W, y);
+  for (int i = 0; i < r; i++) src[i] = tfe__bs_test(Lx, o[i]) ? (tfe__bs_test(Ly, o[i]) ? 2 : 0) : 1;
+  for (int i = 0; i + 1 < r; i++) {
+    if (src[i] != src[i + 1]) { brk++; continue; }
+    const tfe_layout *FL;
+    const int32_t *fl;
+    for (int q = 0; q < 2; q++) { /* a batch label continues in both operands */
+      if (src[i] != 2 && src[i] != q) continue;
+      if (!tfe__ein_fixed(p, q ? y : x, &FL, &fl)) continue;
+      int a = tfe__ein_pos(fl, FL->rank, o[i]), b = tfe__ein_pos(fl, FL->rank, o[i + 1]);
+      if (a < 0 || b < 0 || FL->strides[b] != FL->strides[a] * FL->dims[a]) { brk++; break; }
+    }
+  }
+  return brk;
+}
+
 /* Chooses the label order of every intermediate, top-down from the output: for a step
  * C = A * B, the left operand stores (free, contracted, batch) and the right one
  * (contracted, free, batch) in column-major order — the GEMM-ready shapes — with free and
  * batch labels in the order of the result and contracted labels in the order the sibling
- * already stores them when it is an operand. */
+ * already stores them when it is an operand. The transposed block order, (contracted, free,
+ * batch) for the left operand and (free, contracted, batch) for the right, is as GEMM-ready
+ * for the consumer; it is taken when the step that produces the intermediate then writes it
+ * with fewer scattered dimensions (tfe__ein_prod_breaks): in a chain E(b,e) A(b,s,c) -> T,
+ * T(e,s,c) is the producer's natural (m, n) output and a transposed left operand of
+ * T(e,s,c) B(e,s,f), where (c,e,s) would make every step write across its columns. */
 TFE_INTERNAL void tfe__ein_choose_orders(tfe_einsum_plan *p, const uint64_t *L, int W, int32_t (*ord)[TFE_MAX_RANK],
                                          int *ordn) {
   int n = p->n;
@@ -248,11 +286,19 @@ TFE_INTERNAL void tfe__ein_choose_orders(tfe_einsum_plan *p, const uint64_t *L, 
         }
       }
       int r = 0;
-      int32_t *o = ord[c];
+      int32_t *o = ord[c], alt[TFE_MAX_RANK];
       if (side == 0) { for (int i = 0; i < nf; i++) o[r++] = F[i]; for (int i = 0; i < nk; i++) o[r++] = K[i]; }
       else { for (int i = 0; i < nk; i++) o[r++] = K[i]; for (int i = 0; i < nf; i++) o[r++] = F[i]; }
       for (int i = 0; i < nb; i++) o[r++] = Bt[i];
       ordn[c] = r;
+      if (nf > 0 && nk > 0) { /* the other block order, when its producer writes it better */
+        int a0 = side == 0 ? nk : nf, a1 = r - nb - a0; /* the second block first */
+        for (int i = 0; i < a0; i++) alt[i] = o[a1 + i];
+        for (int i = 0; i < a1; i++) alt[a0 + i] = o[i];
+        for (int i = a0 + a1; i < r; i++) alt[i] = o[i];
+        if (tfe__ein_prod_breaks(p, L, W, c, alt, r) < tfe__ein_prod_breaks(p, L, W, c, o, r))
+          memcpy(o, alt, (size_t)r * sizeof(int32_t));
+      }
     }
   }
 }

@@ -218,7 +218,24 @@ TFE_INTERNAL tfe_status tfe__ein_cplan(const tfe_einsum_plan *p, tfe_contract_pl
                                        const int32_t *la, const tfe_layout *B, const int32_t *lb, const tfe_layout *C,
                                        const int32_t *lc) {
   *out = NULL;
-  tfe_status st = tfe__pr_plan_cached(out, p->dtype, A, la, B, lb, C, lc, TFE__PR_NATIVE, "tfe_einsum_plan_new");
+  /* Labels renamed in order of first appearance (a plan reads views, never label ids): steps of
+   * the same shape get one plan from the cache. A chain of 199 steps then runs on 4 plans that
+   * stay in L1, instead of 199 plans whose fields each step fetched from L2 (measured at D = 8:
+   * a tenth of the chain's time was in loads of the cold plan). */
+  int32_t ca[TFE_MAX_RANK], cb[TFE_MAX_RANK], cc[TFE_MAX_RANK], seen[3 * TFE_MAX_RANK];
+  int ns = 0;
+  const int32_t *src[3] = {la, lb, lc};
+  int32_t *dst[3] = {ca, cb, cc};
+  int rk[3] = {A->rank, B ? B->rank : 0, C->rank};
+  for (int o = 0; o < 3; o++)
+    for (int i = 0; src[o] && i < rk[o]; i++) {
+      int j = 0;
+      while (j < ns && seen[j] != src[o][i]) j++;
+      if (j == ns) seen[ns++] = src[o][i];
+      dst[o][i] = j;
+    }
+  tfe_status st = tfe__pr_plan_cached(out, p->dtype, A, la ? ca : NULL, B, lb ? cb : NULL, C, lc ? cc : NULL, TFE__PR_NATIVE,
+                                      "tfe_einsum_plan_new");
   if (st == TFE_ERR_ALLOC) return st;
   if (st != TFE_OK) *out = NULL;
   return TFE_OK;
@@ -265,6 +282,7 @@ TFE_INTERNAL tfe_status tfe__ein_plan_build(const tfe__ein_expr *e, const char *
                                            const tfe_layout *const *lay, const tfe_einsum_opts *opts,
                                            tfe_einsum_plan **out) {
   double t0 = tfe__now();
+  tfe__ein_pclock_start(); /* the planners' clock (path.h) */
   tfe_einsum_opts o;
   if (opts) o = *opts; else memset(&o, 0, sizeof o);
   if (o.algo < TFE_PATH_AUTO || o.algo > TFE_PATH_GIVEN)

@@ -33,6 +33,9 @@ typedef struct TFE_FN(ps_call_) {
   const int64_t *yp, *yq;    /* Y offsets: depth p, column q */
   const int64_t *cr, *cq;    /* C offsets: row r, column q */
   bool xunit;                /* xr[r] == r: rows of X contiguous */
+  bool xtr;                  /* real kinds: X is depth-contiguous (xp[p] == p) with rows at r * xrs
+                              * (a transposed operand): packed row by row, reading along p */
+  int64_t xrs;
   /* real kinds, whole vectors: X read in place (row vectors at x + p * xs), Y read in place
    * (element (p, q) at y + p * ysp + q * ysq), C written in place (column q at c + q * csq) */
   bool xdir, ydir, cdir;
@@ -184,6 +187,7 @@ TFE_INTERNAL void TFE_FN(ps_pack_x_)(const TFE_FN(ps_call_) *s, const TFE_T *x, 
       for (int64_t r = 0; r < s->R; r++) { dr[r] = sr[2 * s->xr[r]]; di[r] = sg * sr[2 * s->xr[r] + 1]; }
     }
 #else
+    if (s->xtr) break; /* below */
     if (s->xunit) {
       for (int64_t r = 0; r < s->R; r++) dr[r] = src[r];
     } else {
@@ -191,6 +195,15 @@ TFE_INTERNAL void TFE_FN(ps_pack_x_)(const TFE_FN(ps_call_) *s, const TFE_T *x, 
     }
 #endif
   }
+#if !TFE_CPLX
+  /* transposed X: the reads run along contiguous depth, the writes (into the L1 buffer) stride
+   * RP; gathering column by column instead would touch a new cache line per element */
+  if (s->xtr)
+    for (int64_t r = 0; r < s->R; r++) {
+      const TFE_T *src = x + r * s->xrs;
+      for (int64_t p = 0; p < s->K; p++) xp[p * s->RP + r] = src[p];
+    }
+#endif
 }
 
 /* Packs Y of one batch: plane pl holds element (p, q) at q * K + p. */
@@ -402,8 +415,14 @@ TFE_INTERNAL void TFE_FN(ps_prefetch_)(const TFE_T *base, int64_t lo, int64_t hi
 TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64_t b1, TFE_R *buf) {
   TFE_R *xp = (TFE_R *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
   TFE_R *yp = xp + TFE__PS_PL * s->RP * s->K, *t = yp + TFE__PS_PL * TFE_FN(ps_ylen_)(s->QP, s->K);
-  /* the pads (rows of X past R, columns of Y past Q) stay zero */
-  memset(xp, 0, sizeof(TFE_R) * (size_t)(TFE__PS_PL * (s->RP * s->K + TFE_FN(ps_ylen_)(s->QP, s->K))));
+  /* the pads (rows of X past R, columns of Y past Q) stay zero: their tile rows and columns
+   * are never stored, but zeros keep stray NaNs and denormals out of the accumulators; only
+   * the pads are cleared (the whole buffers were as many bytes as a 32^3 step reads) */
+  for (int pl = 0; pl < TFE__PS_PL && s->RP > s->R; pl++)
+    for (int64_t p = 0; p < s->K; p++)
+      memset(xp + pl * s->RP * s->K + p * s->RP + s->R, 0, sizeof(TFE_R) * (size_t)(s->RP - s->R));
+  for (int pl = 0; pl < TFE__PS_PL && s->QP > s->Q; pl++) /* plane pl at pl * QP * K */
+    memset(yp + pl * s->QP * s->K + s->Q * s->K, 0, sizeof(TFE_R) * (size_t)((s->QP - s->Q) * s->K));
   int64_t idx[TFE__PR_MAXL], o[3], ida[TFE__PR_MAXL], oa[3];
   TFE_FN(ps_seek_)(s, b0, idx, o); /* the only divisions: where this range starts */
   TFE_FN(ps_seek_)(s, b0 + TFE__PS_PD < b1 ? b0 + TFE__PS_PD : b0, ida, oa);
@@ -542,6 +561,9 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
   s.x = sw ? b : a; s.y = sw ? a : b; s.cx = sw ? cb : ca; s.cy = sw ? ca : cb;
   s.xunit = true;
   for (int64_t r = 0; r < s.R; r++) s.xunit = s.xunit && s.xr[r] == r;
+  int64_t ustep;
+  s.xtr = !TFE_CPLX && !s.xunit && s.K > 1 && TFE_FN(ps_affine_)(s.xp, s.K, &ustep) && ustep == 1 &&
+          TFE_FN(ps_affine_)(s.xr, s.R, &s.xrs);
   s.c = c; s.alpha = alpha; s.beta = beta;
   s.xmax = 0; /* X's largest element offset over all its labels (as the GEMM reads it) */
   for (int j = 0; j < P->nl; j++) {

@@ -76,7 +76,9 @@ TFE_GPU_API const tfe_prims_backend *tfe_gpu_backend(int dev);
 TFE_GPU_API tfe_status tfe_gpu_alloc_dyn(tfe_dyn *out, int dev, tfe_dtype dt, int rank, const int64_t *dims,
                                          tfe_order order);
 /* A device copy of a host view with the same dims, strides and offset (the bytes its elements
- * span are copied; negative and zero strides are kept). */
+ * span are copied; negative and zero strides are kept). The bytes are staged through a pinned
+ * buffer and the copy is queued: it returns without waiting, and the host view may change at
+ * once. (Asynchronous on a runtime stream: tfe_transfer_async_dyn.) */
 TFE_GPU_API tfe_status tfe_gpu_upload(tfe_dyn *out, int dev, const tfe_dyn *host);
 /* Copies the stored elements of a device view into a host view of the same dims and kind (any
  * strides; conj flags are not applied); only the host view's elements are written. Waits for

@@ -1,7 +1,8 @@
-/* tenferro/gpu/memory.h — gpu room, companion only: device tensors (tfe_dyn over storage in
- * {TFE_MEM_GPU, N}) and the copies between host and device. Until the backend protocol gains
- * memory slots, device memory comes from cuMemAlloc directly and goes back through the
- * storage's free function. Parsed only inside tenferro_gpu.c (TFE__GPU_COMPANION). */
+/* tenferro/gpu/memory.h — gpu room, companion only: the device memory pool and the pool of
+ * pinned host buffers (event-locked reuse, no free waits for the queue), device tensors (tfe_dyn
+ * over storage in {TFE_MEM_GPU, N}), the copies between host and device (staged through pinned
+ * buffers; the backend's mem_copy slot), the pools' public side. Parsed only inside
+ * tenferro_gpu.c (TFE__GPU_COMPANION). */
 #ifndef TENFERRO_GPU_MEMORY_H
 #define TENFERRO_GPU_MEMORY_H
 #ifdef TFE__GPU_COMPANION

@@ -279,10 +279,9 @@ static bool tfe__gpc_key(const tfe_prim_desc *d, int g, int64_t *key, int *nkey)
   for (int x = 0; x < 3; x++) {
     key[n++] = v[x]->lay.rank;
     for (int i = 0; i < v[x]->lay.rank; i++) {
-      /* dim (< 2^40 in practice) and label packed; the stride apart */
-      key[n++] = (int64_t)((uint64_t)v[x]->lay.dims[i] << 24 ^ (uint64_t)(uint32_t)lab[x][i]);
+      key[n++] = lab[x][i];
+      key[n++] = v[x]->lay.dims[i];
       key[n++] = v[x]->lay.strides[i];
-      if ((uint64_t)v[x]->lay.dims[i] >> 40) return false;
     }
   }
   *nkey = n;
@@ -296,7 +295,7 @@ static uint64_t tfe__gpc_hash(const int64_t *k, int n) {
 
 static tfe_status tfe__gpu_binary_body(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, size_t es, tfe__gplan *P,
                                        const char *where) {
-  int64_t key[TFE__GPC_KEY * 2];
+  int64_t key[TFE__GPC_KEY];
   int nkey = 0;
   tfe__gpc_entry *E = NULL;
   bool hit = false;

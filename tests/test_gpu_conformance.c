@@ -1077,6 +1077,235 @@ static void test_linalg_errors(void **state) {
   }
 }
 
+/* ---- the device pool, pinned staging, runtime streams, the plan cache (issue 16 / 15) ---------- */
+#ifdef TU_GPU_EMULATED
+void tu_gpu_emu_hold(int on);
+int tu_gpu_emu_stream_waits(void);
+#endif
+static void dev_f64(tfe_dyn *d, int64_t n) {
+  tfe_status st = tfe_gpu_alloc_dyn(d, 0, TFE_DT_F64, 1, &n, TFE_COLMAJOR);
+  if (st != TFE_OK) fail_msg("alloc: %s", tfe_last_error());
+}
+/* Reuse of freed device blocks, "larger serves smaller", the cap, trim, statistics per memory
+ * space; a block freed while queued work may read it is not reused before that work is done
+ * (under emulation the device is held so that the work stays pending: the block's bytes are
+ * checked untouched and the block is passed over; on a GPU the queue is synchronized first). */
+static void test_pool(void **state) {
+  (void)state;
+  tfe_pool_stats s0, s1, sm;
+  assert_int_equal(tfe_gpu_pool_trim(0), TFE_OK);
+  assert_int_equal(tfe_gpu_pool_stats_reset(0), TFE_OK);
+  assert_int_equal(tfe_gpu_pool_stats(0, &s0), TFE_OK);
+  assert_int_equal(s0.kept_buffers, 0);
+  assert_true(s0.limit > 0);
+  tfe_dyn x, y;
+  dev_f64(&x, 1024); /* 8192 bytes: a class of its own */
+  void *px = x.data;
+  tfe_dyn_release(&x);
+  assert_int_equal(tfe_gpu_synchronize(0), TFE_OK);
+  assert_int_equal(tfe_gpu_pool_stats(0, &s1), TFE_OK);
+  assert_int_equal(s1.kept_buffers, 1);
+  assert_true(s1.kept_bytes >= 8192);
+  dev_f64(&y, 960); /* 7680 bytes: the class below 8192, served by the kept 8192 block */
+  assert_ptr_equal(y.data, px);
+  assert_int_equal(tfe_gpu_pool_stats(0, &s1), TFE_OK);
+  assert_int_equal(s1.hits, 1);
+  assert_int_equal(s1.larger, 1);
+  assert_int_equal(s1.kept_buffers, 0);
+  tfe_memspace g0 = {TFE_MEM_GPU, 0};
+  assert_int_equal(tfe_memspace_pool_stats(g0, &sm), TFE_OK);
+  assert_int_equal(sm.hits, s1.hits);
+  assert_int_equal(sm.misses, s1.misses);
+  tfe_dyn_release(&y);
+  /* the cap: 0 keeps nothing */
+  size_t lim = s1.limit;
+  assert_int_equal(tfe_gpu_pool_set_limit(0, 0), TFE_OK);
+  assert_int_equal(tfe_gpu_pool_stats(0, &s1), TFE_OK);
+  assert_int_equal(s1.kept_buffers, 0);
+  dev_f64(&x, 1024);
+  tfe_dyn_release(&x);
+  assert_int_equal(tfe_gpu_pool_stats(0, &s1), TFE_OK);
+  assert_int_equal(s1.kept_buffers, 0);
+  assert_int_equal(tfe_gpu_pool_set_limit(0, lim), TFE_OK);
+  /* event-locked reuse */
+  double pat[512];
+  for (int i = 0; i < 512; i++) pat[i] = 1000 + i;
+  tfe_dyn hv = {0};
+  int64_t n512 = 512;
+  assert_int_equal(tfe_layout_dense(1, &n512, TFE_COLMAJOR, &hv.lay), TFE_OK);
+  hv.dtype = TFE_DT_F64, hv.data = pat;
+#ifdef TU_GPU_EMULATED
+  upload(&(hostop){hv, NULL, 0}, 0, &x);
+  px = x.data;
+  tu_gpu_emu_hold(1); /* from here, queued work stays pending */
+  tfe_dyn_release(&x);
+  assert_int_equal(tfe_gpu_pool_stats(0, &s0), TFE_OK);
+  assert_int_equal(s0.locked_buffers, 1);
+  dev_f64(&y, 512);
+  assert_true(y.data != px);
+  for (int i = 0; i < 512; i++) ((double *)y.data)[i] = -1; /* device memory is host memory here */
+  for (int i = 0; i < 512; i++) assert_true(((double *)px)[i] == 1000 + i); /* not handed out, not written */
+  assert_int_equal(tfe_gpu_pool_stats(0, &s1), TFE_OK);
+  assert_true(s1.locked_skips > s0.locked_skips);
+  tu_gpu_emu_hold(0); /* the work completed */
+  dev_f64(&x, 512);
+  assert_ptr_equal(x.data, px);
+  tfe_dyn_release(&x), tfe_dyn_release(&y);
+#else
+  upload(&(hostop){hv, NULL, 0}, 0, &x);
+  tfe_dyn_release(&x); /* no wait: the upload may still be running */
+  dev_f64(&y, 512);
+  double back[512];
+  tfe_dyn bv = hv;
+  bv.data = back;
+  assert_int_equal(tfe_gpu_download(&y, &bv), TFE_OK);
+  tfe_dyn_release(&y);
+#endif
+  /* pinned staging: uploads and downloads went through the pinned pool */
+  assert_int_equal(tfe_gpu_pinned_stats(0, &s1), TFE_OK);
+  assert_true(s1.hits + s1.misses >= 1);
+  assert_int_equal(tfe_gpu_pool_trim(0), TFE_OK);
+  assert_int_equal(tfe_gpu_synchronize(0), TFE_OK);
+  assert_int_equal(tfe_gpu_pool_stats(0, &s1), TFE_OK);
+  assert_int_equal(s1.kept_buffers, 0);
+  assert_int_equal(s1.kept_bytes, 0);
+}
+
+/* host reference of one step, by the synchronous CPU API */
+static tfe_dyn host_einsum(const char *expr, const tfe_dyn *a, const tfe_dyn *b) {
+  tfe_dyn r;
+  tfe_dyn ops[2] = {*a, *b};
+  tfe_status st = tfe_einsum_dyn(&r, expr, 2, ops, NULL);
+  if (st != TFE_OK) fail_msg("host einsum: %s", tfe_last_error());
+  return r;
+}
+/* Runtime streams on the device: a random task graph over two CUDA streams and one CPU
+ * stream (uploads and downloads by tfe_transfer_async_dyn, einsums on the device streams, an
+ * einsum on the CPU stream over a downloaded result), every result against the synchronous
+ * host computation; errors raised by a device task surface at tfe_wait, with their message,
+ * also on a task of the other stream that depends on it. */
+static void test_streams(void **state) {
+  (void)state;
+  tfe_stream *g[2] = {NULL, NULL}, *cpu = NULL;
+  assert_int_equal(tfe_gpu_stream_new(0, &g[0]), TFE_OK);
+  assert_int_equal(tfe_gpu_stream_new(0, &g[1]), TFE_OK);
+  assert_non_null(tfe_stream_queue(g[0]));
+  assert_int_equal(tfe_stream_new(0, &cpu), TFE_OK);
+  assert_null(tfe_stream_queue(cpu));
+  tfe_memspace g0 = {TFE_MEM_GPU, 0};
+#ifdef TU_GPU_EMULATED
+  int waits0 = tu_gpu_emu_stream_waits();
+#endif
+  enum { NT = 12, STEPS = 40 };
+  const int64_t n = 6;
+  tfe_dyn hostv[NT], devv[NT], tmp;
+  tu_rng r = {2024};
+  int have = 4;
+  for (int k = 0; k < have; k++) {
+    int64_t dims[2] = {n, n};
+    assert_int_equal(tfe_dyn_empty(&hostv[k], TFE_DT_F64, 2, dims, TFE_COLMAJOR), TFE_OK);
+    for (int i = 0; i < n * n; i++) ((double *)hostv[k].data)[i] = rnd(&r) / 2;
+    tfe_status st = tfe_transfer_async_dyn(g[k % 2], &devv[k], &hostv[k], g0);
+    if (st != TFE_OK) fail_msg("upload: %s", tfe_last_error());
+    assert_true(devv[k].st->space.kind == TFE_MEM_GPU);
+  }
+  static const char *const ex[] = {"ij,jk->ik", "ij,jk->ki", "ij,kj->ik", "ji,jk->ik"};
+  for (int step = 0; step < STEPS; step++) {
+    int a = (int)tu_int(&r, 0, have - 1), b = (int)tu_int(&r, 0, have - 1), e = (int)tu_int(&r, 0, 3);
+    bool fresh = have < NT;
+    int slot = fresh ? have++ : (int)tu_int(&r, 0, NT - 1);
+    tfe_dyn h = host_einsum(ex[e], &hostv[a], &hostv[b]), d;
+    tfe_status st = tfe_einsum_async_dyn(g[step % 2], &d, ex[e], 2, (tfe_dyn[]){devv[a], devv[b]}, NULL);
+    if (st != TFE_OK) fail_msg("einsum_async step %d: %s", step, tfe_last_error());
+    assert_true(d.st->space.kind == TFE_MEM_GPU);
+    if (!fresh) tfe_dyn_release(&hostv[slot]), tfe_dyn_release(&devv[slot]); /* the task holds its operands */
+    hostv[slot] = h, devv[slot] = d;
+    if (step % 5 == 4) { /* download on a device stream, a CPU-stream einsum over it, upload back */
+      tfe_dyn hd, hr, back;
+      st = tfe_transfer_async_dyn(g[(step + 1) % 2], &hd, &devv[slot], TFE_HOST);
+      if (st != TFE_OK) fail_msg("download: %s", tfe_last_error());
+      assert_true(hd.st->space.kind == TFE_MEM_HOST);
+      st = tfe_einsum_async_dyn(cpu, &hr, "ij,jk->ik", 2, (tfe_dyn[]){hd, hostv[0]}, NULL);
+      if (st != TFE_OK) fail_msg("cpu einsum: %s", tfe_last_error());
+      st = tfe_transfer_async_dyn(g[step % 2], &back, &hr, g0);
+      if (st != TFE_OK) fail_msg("upload back: %s", tfe_last_error());
+      tfe_dyn href = host_einsum("ij,jk->ik", &hostv[slot], &hostv[0]);
+      tfe_dyn_release(&hostv[slot]), tfe_dyn_release(&devv[slot]);
+      hostv[slot] = href, devv[slot] = back;
+      tfe_dyn_release(&hd), tfe_dyn_release(&hr);
+    }
+  }
+  for (int k = 0; k < have; k++) {
+    assert_int_equal(tfe_transfer_async_dyn(g[k % 2], &tmp, &devv[k], TFE_HOST), TFE_OK);
+    if (tfe_wait(&tmp) != TFE_OK) fail_msg("wait: %s", tfe_last_error());
+    assert_int_equal(tmp.lay.rank, 2);
+    for (int i = 0; i < n * n; i++) {
+      double want = 0, got = 0;
+      assert_int_equal(tfe_dyn_get(&hostv[k], (int64_t[]){i % n, i / n}, &want), TFE_OK);
+      assert_int_equal(tfe_dyn_get(&tmp, (int64_t[]){i % n, i / n}, &got), TFE_OK);
+      if (fabs(got - want) > 1e-9 * (1 + fabs(want))) fail_msg("tensor %d element %d: %g, want %g", k, i, got, want);
+    }
+    tfe_dyn_release(&tmp);
+  }
+#ifdef TU_GPU_EMULATED
+  assert_true(tu_gpu_emu_stream_waits() > waits0); /* cross-stream dependencies waited on the device */
+#endif
+  /* an operand in host memory is refused by a device stream, at once */
+  assert_int_equal(tfe_einsum_async_dyn(g[0], &tmp, "ij,jk->ik", 2, (tfe_dyn[]){hostv[0], devv[0]}, NULL), TFE_ERR_DEVICE);
+  /* a failure on the device stream surfaces at the wait, and in a dependent task of the other */
+  tfe_dyn bad, bad2, bad3;
+  int64_t d4 = 4;
+  assert_int_equal(tfe_gpu_alloc_dyn(&bad, 0, TFE_DT_I32, 1, &d4, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_einsum_async_dyn(g[0], &bad2, "i,i->i", 2, (tfe_dyn[]){bad, bad}, NULL), TFE_OK);
+  assert_int_equal(tfe_einsum_async_dyn(g[1], &bad3, "i,i->i", 2, (tfe_dyn[]){bad2, bad2}, NULL), TFE_OK);
+  assert_int_not_equal(tfe_wait(&bad3), TFE_OK);
+  char m3[TFE_ERRMSG_MAX];
+  snprintf(m3, sizeof m3, "%s", tfe_last_error());
+  assert_int_not_equal(tfe_wait(&bad2), TFE_OK);
+  assert_string_equal(m3, tfe_last_error());
+  assert_true(m3[0] != 0);
+  assert_int_not_equal(tfe_stream_sync(g[0]), TFE_OK);
+  tfe_dyn_release(&bad), tfe_dyn_release(&bad2), tfe_dyn_release(&bad3);
+  for (int k = 0; k < have; k++) tfe_dyn_release(&hostv[k]), tfe_dyn_release(&devv[k]);
+  tfe_stream_free(g[0]), tfe_stream_free(g[1]), tfe_stream_free(cpu);
+}
+
+/* The plan cache: a repeated contraction reuses its analysis (hits), another layout misses,
+ * and the results with the cache on equal those with it off. */
+static void test_plan_cache(void **state) {
+  (void)state;
+  tu_rng r = {77};
+  int64_t da[3] = {5, 4, 3}, db[3] = {4, 6, 3}, dc[3] = {5, 6, 3};
+  int32_t la[3] = {'i', 'k', 'b'}, lb[3] = {'k', 'j', 'b'}, lc[3] = {'i', 'j', 'b'};
+  for (size_t q = 0; q < sizeof kinds / sizeof *kinds; q++) {
+    tfe_dtype dt = kinds[q];
+    hostop A, B, C, C1, C2, C3;
+    make_view(&r, dt, 3, da, false, &A), make_view(&r, dt, 3, db, false, &B), make_view(&r, dt, 3, dc, false, &C);
+    copy_op(&C, &C1), copy_op(&C, &C2), copy_op(&C, &C3);
+    tfe_dyn a, b, c;
+    upload(&A, 0, &a), upload(&B, 0, &b);
+    double one[2] = {1, 0}, half[2] = {0.5, 0};
+    int64_t h0 = 0, m0 = 0, h1 = 0, m1 = 0;
+    assert_int_equal(tfe_gpu_plan_cache_stats(0, &h0, &m0), TFE_OK);
+    for (int rep = 0; rep < 3; rep++) {
+      hostop *out = rep == 0 ? &C1 : rep == 1 ? &C2 : &C3;
+      if (rep == 2) tfe_gpu_plan_cache_enable(false);
+      upload(&C, 0, &c);
+      if (tfe_contract_dyn(one, &a, la, &b, lb, half, &c, lc) != TFE_OK) fail_msg("contract: %s", tfe_last_error());
+      assert_int_equal(tfe_gpu_download(&c, &out->v), TFE_OK);
+      tfe_dyn_release(&c);
+      tfe_gpu_plan_cache_enable(true);
+    }
+    assert_int_equal(tfe_gpu_plan_cache_stats(0, &h1, &m1), TFE_OK);
+    assert_true(h1 - h0 >= 1); /* the second call */
+    assert_true(m1 - m0 >= 1); /* the first */
+    compare(dt, &C1, &C2, 0, "plan cache hit");
+    compare(dt, &C1, &C3, 0, "plan cache off");
+    tfe_dyn_release(&a), tfe_dyn_release(&b);
+    hfree(&A), hfree(&B), hfree(&C), hfree(&C1), hfree(&C2), hfree(&C3);
+  }
+}
+
 #ifdef TU_GPU_EMULATED /* tests/test_gpu_emulated.c: the same suite on an emulated device */
 void tu_gpu_emulate(void);
 int tu_gpu_cache_roundtrip(const char *dir);
@@ -1131,6 +1360,7 @@ int main(void) {
       cmocka_unit_test(test_elementwise_random), cmocka_unit_test(test_elementwise_cuts),
       cmocka_unit_test(test_tropical_contract), cmocka_unit_test(test_tropical_matmul_argmax),
       cmocka_unit_test(test_linalg_random), cmocka_unit_test(test_linalg_errors),
+      cmocka_unit_test(test_pool), cmocka_unit_test(test_streams), cmocka_unit_test(test_plan_cache),
 #ifdef TU_GPU_EMULATED
       cmocka_unit_test(test_kernel_cache), cmocka_unit_test(test_linalg_no_solver),
 #endif

@@ -511,6 +511,71 @@ static tfe__cu_result emu_htod(tfe__cu_ptr d, const void *h, size_t n, tfe__cu_s
 static tfe__cu_result emu_dtoh(void *h, tfe__cu_ptr d, size_t n, tfe__cu_stream s) { (void)s; memcpy(h, (const void *)(uintptr_t)d, n); return 0; }
 static tfe__cu_result emu_unload(tfe__cu_module m) { (void)m; return 0; }
 static tfe__cu_result emu_errstr(tfe__cu_result r, const char **s) { (void)r; *s = "emulated device error"; return 0; }
+static tfe__cu_result emu_dtod(tfe__cu_ptr d, tfe__cu_ptr h, size_t n, tfe__cu_stream s) { (void)s; memcpy((void *)(uintptr_t)d, (const void *)(uintptr_t)h, n); return 0; }
+static tfe__cu_result emu_alloc_host(void **p, size_t n) { *p = malloc(n); return *p ? 0 : 2; }
+static tfe__cu_result emu_free_host(void *p) { free(p); return 0; }
+/* Events: work runs when it is queued, so an event is complete when recorded, unless the test
+ * holds the device (tu_gpu_emu_hold): then events recorded stay pending (as if the queue still
+ * ran the work before them) until tu_gpu_emu_hold(false) or a wait on them. */
+typedef struct emu_ev { int pending; struct emu_ev *next; } emu_ev;
+static pthread_mutex_t emu_ev_mu = PTHREAD_MUTEX_INITIALIZER;
+static emu_ev *emu_evs;
+static int emu_hold, emu_nev_live, emu_nwait;
+void tu_gpu_emu_hold(int on);
+int tu_gpu_emu_events(void);
+int tu_gpu_emu_stream_waits(void);
+void tu_gpu_emu_hold(int on) {
+  pthread_mutex_lock(&emu_ev_mu);
+  emu_hold = on;
+  if (!on)
+    for (emu_ev *e = emu_evs; e; e = e->next) e->pending = 0;
+  pthread_mutex_unlock(&emu_ev_mu);
+}
+int tu_gpu_emu_events(void) { return emu_nev_live; }
+int tu_gpu_emu_stream_waits(void) { return emu_nwait; }
+static tfe__cu_result emu_ev_create(tfe__cu_event *e, unsigned f) {
+  (void)f;
+  emu_ev *v = (emu_ev *)calloc(1, sizeof *v);
+  if (!v) return 2;
+  pthread_mutex_lock(&emu_ev_mu);
+  v->next = emu_evs, emu_evs = v, emu_nev_live++;
+  pthread_mutex_unlock(&emu_ev_mu);
+  *e = (tfe__cu_event)(void *)v;
+  return 0;
+}
+static tfe__cu_result emu_ev_destroy(tfe__cu_event e) {
+  pthread_mutex_lock(&emu_ev_mu);
+  for (emu_ev **p = &emu_evs; *p; p = &(*p)->next)
+    if (*p == (emu_ev *)(void *)e) { *p = (*p)->next; break; }
+  emu_nev_live--;
+  pthread_mutex_unlock(&emu_ev_mu);
+  free((void *)e);
+  return 0;
+}
+static tfe__cu_result emu_ev_record(tfe__cu_event e, tfe__cu_stream s) {
+  (void)s;
+  pthread_mutex_lock(&emu_ev_mu);
+  ((emu_ev *)(void *)e)->pending = emu_hold;
+  pthread_mutex_unlock(&emu_ev_mu);
+  return 0;
+}
+static tfe__cu_result emu_ev_query(tfe__cu_event e) {
+  pthread_mutex_lock(&emu_ev_mu);
+  int p = ((emu_ev *)(void *)e)->pending;
+  pthread_mutex_unlock(&emu_ev_mu);
+  return p ? TFE__CU_ERROR_NOT_READY : 0;
+}
+static tfe__cu_result emu_ev_sync(tfe__cu_event e) {
+  pthread_mutex_lock(&emu_ev_mu);
+  ((emu_ev *)(void *)e)->pending = 0;
+  pthread_mutex_unlock(&emu_ev_mu);
+  return 0;
+}
+static tfe__cu_result emu_stream_wait(tfe__cu_stream s, tfe__cu_event e, unsigned f) {
+  (void)s, (void)e, (void)f;
+  __atomic_fetch_add(&emu_nwait, 1, __ATOMIC_RELAXED);
+  return 0;
+}
 static tfe__blas_status emu_blas_create(tfe__blas_handle *h) { *h = (tfe__blas_handle)(uintptr_t)1; return 0; }
 static tfe__blas_status emu_blas_destroy(tfe__blas_handle h) { (void)h; return 0; }
 static tfe__blas_status emu_blas_stream(tfe__blas_handle h, tfe__cu_stream s) { (void)h, (void)s; return 0; }
@@ -524,6 +589,9 @@ void tu_gpu_emulate(void) {
   cu->cuStreamSynchronize = emu_stream_ok, cu->cuMemAlloc = emu_alloc, cu->cuMemFree = emu_free;
   cu->cuMemcpyHtoDAsync = emu_htod, cu->cuMemcpyDtoHAsync = emu_dtoh, cu->cuModuleUnload = emu_unload;
   cu->cuLaunchKernel = emu_launch, cu->cuGetErrorString = emu_errstr;
+  cu->cuMemcpyDtoDAsync = emu_dtod, cu->cuMemAllocHost = emu_alloc_host, cu->cuMemFreeHost = emu_free_host;
+  cu->cuEventCreate = emu_ev_create, cu->cuEventDestroy = emu_ev_destroy, cu->cuEventRecord = emu_ev_record;
+  cu->cuEventQuery = emu_ev_query, cu->cuEventSynchronize = emu_ev_sync, cu->cuStreamWaitEvent = emu_stream_wait;
   tfe__gpu.blas.create = emu_blas_create, tfe__gpu.blas.destroy = emu_blas_destroy, tfe__gpu.blas.set_stream = emu_blas_stream;
   tfe__gpu.blas.sgemm_sb = emu_sgemm, tfe__gpu.blas.dgemm_sb = emu_dgemm;
   tfe__gpu.blas.cgemm_sb = emu_cgemm, tfe__gpu.blas.zgemm_sb = emu_zgemm;

@@ -76,6 +76,28 @@ static void test_devices(void **state) {
   assert_int_equal(tfe_gpu_device_type(n), TFE_GPU_NONE);
   assert_null(tfe_gpu_backend(n));
   GPU_EXPECT_ERR(tfe_gpu_synchronize(n), TFE_ERR_DEVICE, "no GPU device");
+  /* pools, streams and the plan cache of a device that is not there */
+  tfe_pool_stats ps;
+  tfe_stream *s = NULL;
+  int64_t hits = 0;
+  GPU_EXPECT_ERR(tfe_gpu_pool_stats(n, &ps), TFE_ERR_DEVICE, "no GPU device");
+  GPU_EXPECT_ERR(tfe_gpu_pinned_stats(n, &ps), TFE_ERR_DEVICE, "no GPU device");
+  GPU_EXPECT_ERR(tfe_gpu_pool_set_limit(n, 0), TFE_ERR_DEVICE, "no GPU device");
+  GPU_EXPECT_ERR(tfe_gpu_pool_trim(n), TFE_ERR_DEVICE, "no GPU device");
+  GPU_EXPECT_ERR(tfe_gpu_stream_new(n, &s), TFE_ERR_DEVICE, "no GPU device");
+  assert_null(s);
+  GPU_EXPECT_ERR(tfe_gpu_plan_cache_stats(n, &hits, NULL), TFE_ERR_DEVICE, "no GPU device");
+  if (n == 0) { /* the runtime has no pool for GPU memory, and no device streams */
+    tfe_memspace g0 = {TFE_MEM_GPU, 0};
+    assert_int_equal(tfe_memspace_pool_stats(g0, &ps), TFE_ERR_DEVICE);
+    tfe_dyn x = {0}, y;
+    double one = 1;
+    x.dtype = TFE_DT_F64, x.data = &one;
+    assert_int_equal(tfe_stream_new(0, &s), TFE_OK); /* cpu:0 */
+    assert_null(tfe_stream_queue(s));
+    assert_int_equal(tfe_transfer_async_dyn(s, &y, &x, g0), TFE_ERR_UNSUPPORTED);
+    tfe_stream_free(s);
+  }
 }
 
 /* Device tensors on a device that is not there; a host handle is not a device tensor. */

@@ -40,11 +40,17 @@ static tfe_status tfe__gpu_setup(tfe__gpu_dev *D, const char *where) {
     if (tfe__gpu.blas.create(&D->blas) != 0) D->blas = NULL;
     else tfe__gpu.blas.set_stream(D->blas, D->stream);
   }
+  D->stream0 = D->stream;
   D->ready = true;
   return TFE_OK;
 }
 
-/* Takes the device for one call: its lock, set up, its context current on this thread. */
+/* The runtime stream whose task runs on this thread (stream.h), NULL: none. */
+static _Thread_local tfe__gpu_q *tfe__gpu_cur;
+
+/* Takes the device for one call: its lock, set up, its context current on this thread; in a
+ * task of one of its runtime streams, that stream's queue, cuBLAS handle and workspace are
+ * swapped in (every launch reads D->stream, D->blas, D->ws) until tfe__gpu_leave. */
 static tfe_status tfe__gpu_enter(tfe__gpu_dev *D, const char *where) {
   pthread_mutex_lock(&D->lock);
   tfe_status st = TFE_OK;
@@ -54,13 +60,40 @@ static tfe_status tfe__gpu_enter(tfe__gpu_dev *D, const char *where) {
     if (r != 0)
       st = TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cuCtxSetCurrent(%s) failed: %s", D->bename, tfe__cu_errstr(r));
   }
-  if (st != TFE_OK) pthread_mutex_unlock(&D->lock);
-  return st;
+  if (st != TFE_OK) {
+    pthread_mutex_unlock(&D->lock);
+    return st;
+  }
+  tfe__gpu_q *q = tfe__gpu_cur;
+  if (q && q->D == D) {
+    tfe__blas_handle b = D->blas;
+    tfe__cu_ptr w = D->ws;
+    size_t wb = D->ws_bytes;
+    D->stream = q->s, D->blas = q->blas, D->ws = q->ws, D->ws_bytes = q->ws_bytes;
+    q->blas = b, q->ws = w, q->ws_bytes = wb; /* the device's own, kept in q while swapped */
+    D->swapped = q;
+  }
+  return TFE_OK;
 }
-static void tfe__gpu_leave(tfe__gpu_dev *D) { pthread_mutex_unlock(&D->lock); }
+static void tfe__gpu_leave(tfe__gpu_dev *D) {
+  tfe__gpu_q *q = D->swapped;
+  if (q) {
+    tfe__blas_handle b = q->blas;
+    tfe__cu_ptr w = q->ws;
+    size_t wb = q->ws_bytes;
+    q->blas = D->blas, q->ws = D->ws, q->ws_bytes = D->ws_bytes;
+    D->stream = D->stream0, D->blas = b, D->ws = w, D->ws_bytes = wb;
+    D->swapped = NULL;
+  }
+  pthread_mutex_unlock(&D->lock);
+}
 
-/* At least `bytes` of workspace (device lock held). Grows only; the old block is freed after
- * the stream drains, so queued work never reads freed memory. */
+static tfe_status tfe__gpool_alloc(tfe__gpu_dev *D, tfe__gpool *P, size_t bytes, tfe__cu_ptr *out, const char *where);
+static void tfe__gpool_free(tfe__gpu_dev *D, tfe__gpool *P, tfe__cu_ptr p);
+
+/* At least `bytes` of workspace (device lock held). Grows only; the old block goes back to the
+ * device pool locked by the queued work that may still read it (memory.h), so neither the
+ * growth nor the free waits for the stream. */
 static tfe_status tfe__gpu_ws(tfe__gpu_dev *D, size_t bytes, tfe__cu_ptr *out, const char *where) {
   if (bytes <= D->ws_bytes) {
     *out = D->ws;
@@ -68,14 +101,11 @@ static tfe_status tfe__gpu_ws(tfe__gpu_dev *D, size_t bytes, tfe__cu_ptr *out, c
   }
   size_t want = bytes + bytes / 4;
   if (D->ws) {
-    TFE__CU_TRY(tfe__gpu.cu.cuStreamSynchronize(D->stream), where);
-    tfe__gpu.cu.cuMemFree(D->ws);
+    tfe__gpool_free(D, &D->pool, D->ws);
     D->ws = 0;
     D->ws_bytes = 0;
   }
-  tfe__cu_result r = tfe__gpu.cu.cuMemAlloc(&D->ws, want);
-  if (r != 0)
-    return TFE__GPU_FAIL_AT(TFE_ERR_ALLOC, where, "%s: %zu bytes of workspace: %s", D->bename, want, tfe__cu_errstr(r));
+  TFE_TRY(tfe__gpool_alloc(D, &D->pool, want, &D->ws, where));
   D->ws_bytes = want;
   *out = D->ws;
   return TFE_OK;

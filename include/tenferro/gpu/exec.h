@@ -258,22 +258,24 @@ static tfe_status tfe__gpu_exec_unary(const tfe_prims_backend *be, const tfe_pri
 /* ---- the vtable -------------------------------------------------------------------------------- */
 /* The linalg slot: cuSOLVER (solver.h, included after memory.h). */
 static tfe_status tfe__gpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call);
-/* Memory slots: einsum's intermediates and results in the device's memory. The free waits for
- * the device's queued work (tfe__gpu_free_cb). */
+/* Memory slots: einsum's intermediates and results in the device's memory, from its pool; a
+ * free goes back to the pool locked by the queued work (memory.h). mem_copy: between host and
+ * device memory on the current queue (a runtime stream's in its tasks), staged through pinned
+ * buffers. */
+static tfe_status tfe__gpool_alloc(tfe__gpu_dev *D, tfe__gpool *P, size_t bytes, tfe__cu_ptr *out, const char *where);
 static tfe_status tfe__gpu_mem_alloc(const tfe_prims_backend *be, size_t bytes, void **out) {
   tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
   tfe__cu_ptr p = 0;
   TFE_TRY(tfe__gpu_enter(D, "tfe_backend_alloc"));
-  tfe__cu_result r = tfe__gpu.cu.cuMemAlloc(&p, bytes ? bytes : 1);
+  tfe_status st = tfe__gpool_alloc(D, &D->pool, bytes ? bytes : 1, &p, "tfe_backend_alloc");
   tfe__gpu_leave(D);
-  if (r != 0)
-    return TFE__GPU_FAIL_AT(TFE_ERR_ALLOC, "tfe_backend_alloc", "%s: cuMemAlloc of %zu bytes: %s", D->bename, bytes,
-                            tfe__cu_errstr(r));
   *out = (void *)(uintptr_t)p;
-  return TFE_OK;
+  return st;
 }
 static void tfe__gpu_free_cb(void *ctx, void *ptr); /* memory.h */
 static void tfe__gpu_mem_free(const tfe_prims_backend *be, void *p) { tfe__gpu_free_cb(be->ctx, p); }
+static tfe_status tfe__gpu_mem_copy(const tfe_prims_backend *be, void *dst, tfe_memspace dst_space, const void *src,
+                                    tfe_memspace src_space, size_t bytes); /* memory.h */
 /* Every slot is filled: a NULL slot would run host code on device memory. */
 static tfe_prims_backend tfe__gpu_vtable(tfe__gpu_dev *D) {
   tfe_prims_backend be;
@@ -291,6 +293,7 @@ static tfe_prims_backend tfe__gpu_vtable(tfe__gpu_dev *D) {
   be.elementwise = tfe__gpu_elementwise;
   be.mem_alloc = tfe__gpu_mem_alloc;
   be.mem_free = tfe__gpu_mem_free;
+  be.mem_copy = tfe__gpu_mem_copy;
   return be;
 }
 

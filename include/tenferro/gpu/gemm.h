@@ -175,12 +175,18 @@ static tfe__blas_gemm_sb_fn_t tfe__gg_gemm_fn(int g) {
 
 /* The GEMM over the chosen layout, copying what must be copied. */
 /* trop: the tropical semiring (tropical.h) whose GEMM replaces cuBLAS's, 0 for cuBLAS. */
+/* abc: the operands' GEMM forms when planned (the plan cache's), else filled here. */
 static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, size_t es, tfe__gplan *P,
-                              tfe__gscal alpha, tfe__gscal beta, bool conj_a, bool conj_b, int trop, const char *where) {
+                              tfe__gscal alpha, tfe__gscal beta, bool conj_a, bool conj_b, int trop, const char *where,
+                              tfe__gmat *abc, bool planned) {
   bool beta_zero = trop ? beta.re == tfe__gpu_trop_zero(trop) : tfe__gpu_iszero(beta);
   tfe__gmat A, B, C;
-  memset(&A, 0, sizeof A), memset(&B, 0, sizeof B), memset(&C, 0, sizeof C);
-  tfe__gg_layout(P, conj_a, conj_b, &A, &B, &C);
+  if (planned) A = abc[0], B = abc[1], C = abc[2];
+  else {
+    memset(&A, 0, sizeof A), memset(&B, 0, sizeof B), memset(&C, 0, sizeof C);
+    tfe__gg_layout(P, conj_a, conj_b, &A, &B, &C);
+    if (abc) abc[0] = A, abc[1] = B, abc[2] = C;
+  }
   int64_t m = P->m.size, n = P->n.size, k = P->k.size, nb = P->b.size;
   size_t ba, bb, bc;
   if (!tfe__gg_bytes(!A.direct, m, k, nb, es, &ba) || !tfe__gg_bytes(!B.direct, k, n, nb, es, &bb) ||
@@ -234,9 +240,75 @@ static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, si
   return TFE_OK;
 }
 
+/* ---- the plan cache ----------------------------------------------------------------------------
+ * The analysis of a binary contraction (the label table, the groups, their orders, which
+ * operands are copied, the GEMM's ops and leading dimensions) depends only on the kind, the
+ * conjugation flags, and the operands' dims, strides and labels: each device keeps the last
+ * TFE__GPU_PC_SIZE analyses (direct-mapped by a hash of that key; a colliding one replaces the
+ * entry) and reuses them (D->pc, under the device lock). Offsets and scalars are read per
+ * call. Operands of more than TFE__GPC_RANK axes in all are analysed per call. */
+#define TFE__GPC_RANK 24
+#define TFE__GPC_KEY (4 + 3 * TFE__GPC_RANK)
+typedef struct tfe__gpc_entry {
+  bool valid;
+  int nkey;
+  int64_t key[TFE__GPC_KEY];
+  tfe__gplan P;
+  tfe__gmat abc[3];
+  bool laid;     /* abc filled (the GEMM layout was chosen) */
+} tfe__gpc_entry;
+static bool tfe__gpu_pc_on = true;
+TFE_GPU_API void tfe_gpu_plan_cache_enable(bool on) { __atomic_store_n(&tfe__gpu_pc_on, on, __ATOMIC_RELAXED); }
+TFE_GPU_API tfe_status tfe_gpu_plan_cache_stats(int dev, int64_t *hits, int64_t *misses) {
+  tfe__gpu_dev *D = tfe__gpu_device(dev);
+  if (!D) return TFE__GPU_FAIL(TFE_ERR_DEVICE, "no GPU device %d (%d found)", dev, tfe_gpu_device_count());
+  pthread_mutex_lock(&D->lock);
+  if (hits) *hits = D->pc_hits;
+  if (misses) *misses = D->pc_misses;
+  pthread_mutex_unlock(&D->lock);
+  return TFE_OK;
+}
+/* The key of a call (false: too many axes to cache). */
+static bool tfe__gpc_key(const tfe_prim_desc *d, int g, int64_t *key, int *nkey) {
+  const tfe_dyn *v[3] = {d->a, d->b, d->c};
+  const int32_t *lab[3] = {d->la, d->lb, d->lc};
+  int r = v[0]->lay.rank + v[1]->lay.rank + v[2]->lay.rank;
+  if (r > TFE__GPC_RANK) return false;
+  int n = 0;
+  key[n++] = g | (int64_t)v[0]->conj << 8 | (int64_t)v[1]->conj << 9 | (int64_t)v[2]->conj << 10 | (int64_t)d->op << 12;
+  for (int x = 0; x < 3; x++) {
+    key[n++] = v[x]->lay.rank;
+    for (int i = 0; i < v[x]->lay.rank; i++) {
+      key[n++] = lab[x][i];
+      key[n++] = v[x]->lay.dims[i];
+      key[n++] = v[x]->lay.strides[i];
+    }
+  }
+  *nkey = n;
+  return n <= TFE__GPC_KEY;
+}
+static uint64_t tfe__gpc_hash(const int64_t *k, int n) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (int i = 0; i < n; i++) h = (h ^ (uint64_t)k[i]) * 0x100000001b3ULL, h ^= h >> 29;
+  return h;
+}
+
 static tfe_status tfe__gpu_binary_body(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, size_t es, tfe__gplan *P,
                                        const char *where) {
-  TFE_TRY(tfe__gpu_table(&P->T, d, where));
+  int64_t key[TFE__GPC_KEY];
+  int nkey = 0;
+  tfe__gpc_entry *E = NULL;
+  bool hit = false;
+  if (__atomic_load_n(&tfe__gpu_pc_on, __ATOMIC_RELAXED) && d->la && d->lb && d->lc && tfe__gpc_key(d, g, key, &nkey)) {
+    if (!D->pc) D->pc = (tfe__gpc_entry *)calloc(TFE__GPU_PC_SIZE, sizeof *D->pc);
+    if (D->pc) {
+      E = &D->pc[tfe__gpc_hash(key, nkey) % TFE__GPU_PC_SIZE];
+      hit = E->valid && E->nkey == nkey && memcmp(E->key, key, (size_t)nkey * sizeof *key) == 0;
+      if (hit) P = &E->P, D->pc_hits++;
+      else D->pc_misses++;
+    }
+  }
+  if (!hit) TFE_TRY(tfe__gpu_table(&P->T, d, where));
   if (tfe_layout_numel(&d->c->lay) == 0) return TFE_OK;
   tfe__gscal alpha = tfe__gpu_scalar(g, d->alpha), beta = tfe__gpu_scalar(g, d->beta);
   bool cplx = g >= TFE__GK_C64, ca = cplx && d->a->conj, cb = cplx && d->b->conj;
@@ -245,12 +317,24 @@ static tfe_status tfe__gpu_binary_body(tfe__gpu_dev *D, const tfe_prim_desc *d, 
     TFE_TRY(tfe__gpu_scale(D, g, d->c, es, beta, where));
     beta.re = 1, beta.im = 0;
   }
-  tfe__gg_classify(P);
+  if (!hit) tfe__gg_classify(P);
   if (P->k.size == 0 || P->sa.size == 0 || P->sb.size == 0) /* an empty sum: C = beta*C */
     return tfe__gpu_scale(D, g, d->c, es, beta, where);
   if (!D->blas)
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%s has no cuBLAS (%s)", D->bename, tfe_gpu_status());
-  return tfe__gg_run(D, d, g, es, P, alpha, beta, ca, cb, 0, where);
+  if (hit && E->laid) return tfe__gg_run(D, d, g, es, P, alpha, beta, ca, cb, 0, where, E->abc, true);
+  tfe__gmat abc[3];
+  tfe_status st = tfe__gg_run(D, d, g, es, P, alpha, beta, ca, cb, 0, where, abc, false);
+  if (E && !hit) { /* the analysis as it ran (the layout is chosen before anything can fail) */
+    E->valid = false;
+    E->P = *P;
+    memcpy(E->abc, abc, sizeof abc);
+    memcpy(E->key, key, (size_t)nkey * sizeof *key);
+    E->nkey = nkey;
+    E->laid = true;
+    E->valid = true;
+  }
+  return st;
 }
 /* A binary contraction of tropical device operands: GEMM-shaped ones (every label a batch, M,
  * N or K label, no repeat in C) on the tropical GEMM; the rest is refused. */
@@ -277,7 +361,7 @@ static tfe_status tfe__gpu_trop_binary(const tfe_prims_backend *be, const tfe_pr
     st = tfe__gpu_kernels(D, g, where);
     if (st == TFE_OK)
       st = tfe__gg_run(D, d, g, es, P, tfe__gpu_scalar_raw(g, d->alpha), tfe__gpu_scalar_raw(g, d->beta), false, false,
-                       s, where);
+                       s, where, NULL, false);
     tfe__gpu_leave(D);
   }
   free(P);

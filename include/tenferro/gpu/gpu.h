@@ -12,7 +12,9 @@
  *   devices          tfe_gpu_device_count, tfe_gpu_device_type, tfe_gpu_device_get
  *   libraries        tfe_gpu_library_path: which vendor library backs which slot, or NULL
  *   backends         tfe_gpu_backend: the registered vtable "cuda:N" of device N
- *   memory           tfe_gpu_alloc_dyn, tfe_gpu_upload, tfe_gpu_download, tfe_gpu_synchronize
+ *   memory           tfe_gpu_alloc_dyn, tfe_gpu_upload, tfe_gpu_download, tfe_gpu_synchronize,
+ *                    the device and pinned pools (tfe_gpu_pool_*, tfe_gpu_pinned_stats)
+ *   streams          tfe_gpu_stream_new (runtime streams on CUDA streams); plan cache stats
  *   tropical         tfe_gpu_tropical_matmul (max-plus, min-plus, max-times GEMM with the argmax)
  *   lifetime         tfe_gpu_shutdown
  * A missing library, driver or device is a clean "no GPU" answer (TFE_ERR_DEVICE with a message,
@@ -21,6 +23,7 @@
 #ifndef TENFERRO_GPU_H
 #define TENFERRO_GPU_H
 #include <tenferro/prims/prims.h>
+typedef struct tfe_stream tfe_stream; /* runtime/stream.h (below this room) */
 
 /* The companion unit defines these with external linkage in every linkage mode. */
 #define TFE_GPU_API extern __attribute__((visibility("default")))
@@ -73,7 +76,9 @@ TFE_GPU_API const tfe_prims_backend *tfe_gpu_backend(int dev);
 TFE_GPU_API tfe_status tfe_gpu_alloc_dyn(tfe_dyn *out, int dev, tfe_dtype dt, int rank, const int64_t *dims,
                                          tfe_order order);
 /* A device copy of a host view with the same dims, strides and offset (the bytes its elements
- * span are copied; negative and zero strides are kept). */
+ * span are copied; negative and zero strides are kept). The bytes are staged through a pinned
+ * buffer and the copy is queued: it returns without waiting, and the host view may change at
+ * once. (Asynchronous on a runtime stream: tfe_transfer_async_dyn.) */
 TFE_GPU_API tfe_status tfe_gpu_upload(tfe_dyn *out, int dev, const tfe_dyn *host);
 /* Copies the stored elements of a device view into a host view of the same dims and kind (any
  * strides; conj flags are not applied); only the host view's elements are written. Waits for
@@ -92,6 +97,23 @@ TFE_GPU_API void tfe_gpu_shutdown(void);
  * tfe_rrule_tropical_matmul_S. Asynchronous on the device's stream. */
 TFE_GPU_API tfe_status tfe_gpu_tropical_matmul(const tfe_dyn *A, const tfe_dyn *B, const tfe_dyn *C,
                                                const tfe_dyn *argmax);
+/* The device memory pool of device dev (device tensors, einsum's arena and results, the
+ * workspace) and its pool of pinned host buffers (the staging of transfers): statistics, the
+ * cap of the device pool in bytes (0 turns pooling off; default half the device memory, or
+ * TFE_GPU_POOL_BYTES at first use), trim (both pools give back every kept block, after the
+ * queued work that locks it), counters reset. */
+TFE_GPU_API tfe_status tfe_gpu_pool_stats(int dev, tfe_pool_stats *out);
+TFE_GPU_API tfe_status tfe_gpu_pinned_stats(int dev, tfe_pool_stats *out);
+TFE_GPU_API tfe_status tfe_gpu_pool_set_limit(int dev, size_t bytes);
+TFE_GPU_API tfe_status tfe_gpu_pool_trim(int dev);
+TFE_GPU_API tfe_status tfe_gpu_pool_stats_reset(int dev);
+/* A runtime stream on device dev (tfe_stream_new with its backend's id): a CUDA stream with
+ * its own cuBLAS handle; the asynchronous entry points enqueue there (docs/gpu.md). */
+TFE_GPU_API tfe_status tfe_gpu_stream_new(int dev, tfe_stream **out);
+/* The plan cache of binary contractions on device dev: hits and misses so far; enable(false)
+ * makes every call analyse again (the process-wide switch, for measurements). */
+TFE_GPU_API tfe_status tfe_gpu_plan_cache_stats(int dev, int64_t *hits, int64_t *misses);
+TFE_GPU_API void tfe_gpu_plan_cache_enable(bool on);
 /* Waits until every operation queued on device dev has finished. */
 TFE_GPU_API tfe_status tfe_gpu_synchronize(int dev);
 /* The message of the companion's last failure on this thread (the same text as tfe_last_error

@@ -36,15 +36,53 @@ enum { TFE__GK_F32, TFE__GK_F64, TFE__GK_C64, TFE__GK_C128, TFE__GK_COUNT };
 enum { TFE__GPU_LA_TRI, TFE__GPU_LA_PHASE, TFE__GPU_LA_GAUGE, TFE__GPU_LA_PERM, TFE__GPU_LA_FINITE, TFE__GPU_LA_NFN };
 
 #define TFE__GPU_FIELD(name, sym, ret, args) ret(*name) args;
-typedef struct { TFE__CU_FUNCS(TFE__GPU_FIELD) } tfe__cu_api;
+typedef struct { TFE__CU_FUNCS(TFE__GPU_FIELD) TFE__CU_FUNCS_RT(TFE__GPU_FIELD) } tfe__cu_api;
 typedef struct { TFE__CUBLAS_FUNCS(TFE__GPU_FIELD) } tfe__cublas_api;
 typedef struct { TFE__NVRTC_FUNCS(TFE__GPU_FIELD) } tfe__nvrtc_api;
 typedef struct { TFE__CUSOLVER_FUNCS(TFE__GPU_FIELD) } tfe__cusolver_api;
 typedef struct { TFE__HIP_FUNCS(TFE__GPU_FIELD) } tfe__hip_api;
 
+/* A pool of device memory or of pinned host buffers (memory.h): kept blocks, each locked by
+ * the events recorded on the device's queues when it was freed, and the blocks handed out
+ * (address -> size class). */
+#define TFE__GPU_MAXQ 16 /* runtime streams per device */
+typedef struct tfe__gblk {
+  tfe__cu_ptr p;
+  size_t bytes;
+  int nev;
+  tfe__cu_event ev[TFE__GPU_MAXQ + 1];
+} tfe__gblk;
+typedef struct tfe__gpool {
+  bool pinned;                 /* cuMemAllocHost blocks (host addresses) */
+  bool limit_set;
+  size_t limit, kept_bytes;
+  int n, cap;                  /* kept blocks, oldest first */
+  tfe__gblk *b;
+  size_t hcap, hn;             /* live blocks: open addressing, hk[i] == 0 empty */
+  tfe__cu_ptr *hk;
+  size_t *hv;
+  int64_t hits, misses, larger, locked_skips;
+  int nev, capev;              /* recycled events */
+  tfe__cu_event *ev;
+} tfe__gpool;
+struct tfe__gpu_dev;
+/* A runtime stream's vendor queue (stream.h): its CUDA stream, cuBLAS handle, workspace. */
+typedef struct tfe__gpu_q {
+  struct tfe__gpu_dev *D;
+  tfe__cu_stream s;
+  tfe__blas_handle blas;
+  tfe__cu_ptr ws;
+  size_t ws_bytes;
+  tfe__cu_event ev0;           /* orders the queue after the device's own stream (task start) */
+} tfe__gpu_q;
+/* The plan cache of binary contractions (gemm.h): entries defined there. */
+#define TFE__GPU_PC_SIZE 64
+struct tfe__gpc_entry;
+
 /* One device: its context, stream, cuBLAS handle (one per stream), generated kernels and
  * workspace. Set up at its first use (ready), under its lock; every call on it holds the lock
- * while it queues work, so the workspace is reused in stream order. */
+ * while it queues work, so the workspace is reused in stream order. A call made by a task of a
+ * runtime stream (stream.h) runs with that stream's queue, handle and workspace swapped in. */
 typedef struct tfe__gpu_dev {
   tfe_gpu_device_info info;
   tfe__cu_device cudev;
@@ -65,6 +103,13 @@ typedef struct tfe__gpu_dev {
   int kernels_compiled, kernels_from_disk; /* modules compiled by NVRTC / read from the disk cache */
   char bename[32];
   tfe_prims_backend vt; /* the vtable as registered (the registry holds a copy) */
+  tfe__cu_stream stream0;   /* the device's own stream (stream is a runtime stream's while swapped in) */
+  tfe__gpu_q *swapped;      /* the runtime stream whose queue is swapped in (lock held) */
+  tfe__gpu_q *qs[TFE__GPU_MAXQ];
+  int nq;
+  tfe__gpool pool, pinned;  /* device memory, pinned host buffers (memory.h) */
+  struct tfe__gpc_entry *pc; /* plan cache (gemm.h), TFE__GPU_PC_SIZE entries */
+  int64_t pc_hits, pc_misses;
 } tfe__gpu_dev;
 
 /* The companion's state: one per program (this file is compiled once). */
@@ -272,6 +317,7 @@ static tfe_status tfe__cu_driver(const char *where) {
     return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "no GPU: the CUDA driver (version %d) has no %s",     \
                             tfe__gpu.driver_version, #name);
   TFE__CU_FUNCS(TFE__GPU_CU_GET)
+  TFE__CU_FUNCS_RT(TFE__GPU_CU_GET)
 #undef TFE__GPU_CU_GET
   return TFE_OK;
 }
@@ -328,7 +374,9 @@ static void tfe__cuda_optional(const char *where) {
 #include <tenferro/gpu/exec.h>
 
 /* Registers device i's backend "cuda:N" (lock held). */
+static void tfe__gpu_hooks_install(tfe__gpu_dev *D); /* stream.h */
 static void tfe__gpu_register(tfe__gpu_dev *D) {
+  D->pinned.pinned = true;
   D->vt = tfe__gpu_vtable(D);
   int id = -1;
   if (tfe_backend_register(&D->vt, &id) != TFE_OK) {
@@ -336,6 +384,7 @@ static void tfe__gpu_register(tfe__gpu_dev *D) {
     id = -1;
   }
   D->info.backend_id = id;
+  if (id >= 0) tfe__gpu_hooks_install(D);
 }
 
 /* Lists the CUDA devices (lock held); contexts are made at each device's first use. */

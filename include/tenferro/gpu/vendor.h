@@ -185,5 +185,14 @@ typedef int tfe__hip_result; /* 0 = hipSuccess */
 #define TFE__HIPSOLVER_PROBE "hipsolverDnCreate"
 #define TFE__HIPTENSOR_PROBE "hiptensorCreate"
 
+/* ---- driver entry points of the device pool, pinned buffers and runtime streams (memory.h,
+ * stream.h); filled like TFE__CU_FUNCS ---------------------------------------------------- */
+#define TFE__CU_ERROR_NOT_READY 600       /* cuEventQuery / cuStreamQuery: work still pending */
+#define TFE__CU_EVENT_DISABLE_TIMING 2u
+#define TFE__CU_FUNCS_RT(X)                                                                              \
+  X(cuEventQuery, "cuEventQuery", tfe__cu_result, (tfe__cu_event))                                     \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent", tfe__cu_result, (tfe__cu_stream, tfe__cu_event, unsigned)) \
+  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", tfe__cu_result, (void *, tfe__cu_ptr, size_t))
+
 #endif /* TFE__GPU_COMPANION */
 #endif

@@ -70,6 +70,9 @@ typedef struct tfe__rt_op {
 #endif
   bool has_opts;
   int *path;                    /* a copy of opts.path */
+  const void *be;               /* a transfer's backend (its mem_copy slot) */
+  size_t bytes;                 /* a transfer's bytes */
+  int64_t lo_d, lo_s;           /* a transfer's element offsets */
 } tfe__rt_op;
 #endif
 
@@ -115,10 +118,27 @@ TFE_INTERNAL bool tfe__op_scalar(unsigned char *to, const void *from, tfe_dtype 
 }
 /* The stream of a call: the one given, else the scoped context's. */
 TFE_INTERNAL tfe_status tfe__op_stream(tfe_stream **s, const char *where) {
-  if (*s) return TFE_OK;
-  *s = tfe__rt_ctx_stream();
-  if (*s) return TFE_OK;
-  return tfe__fail(TFE_ERR_NULL, where, "no stream given, and no scoped context names one");
+  if (!*s) *s = tfe__rt_ctx_stream();
+  if (!*s) return tfe__fail(TFE_ERR_NULL, where, "no stream given, and no scoped context names one");
+  /* a device stream computes in its backend's memory: operands there, results allocated there */
+  tfe__ts.rt.op_be = (*s)->hk.create ? tfe__rt_device_backend((*s)->device) : NULL;
+  return TFE_OK;
+}
+/* A new dense handle for a result of the submission under way (its stream's memory). */
+TFE_INTERNAL tfe_status tfe__op_empty(tfe_dyn *out, tfe_dtype dt, int rank, const int64_t *dims, tfe_order order) {
+  const tfe_prims_backend *be = tfe__ts.rt.op_be;
+  if (!be) return tfe_dyn_empty(out, dt, rank, dims, order);
+  const tfe_dtype_info *di = tfe_dtype_get(dt);
+  if (!di) return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)dt);
+  tfe_layout L;
+  int64_t n = 0;
+  TFE_TRY(tfe_layout_dense(rank, dims, order, &L));
+  TFE_TRY(tfe_layout_check(&L, &n));
+  tfe_storage *st = NULL;
+  TFE_TRY(tfe_backend_storage_new(be, (size_t)(n > 0 ? n : 1) * di->size, &st));
+  memset(out, 0, sizeof *out);
+  out->dtype = dt, out->data = st->ptr, out->lay = L, out->st = st;
+  return TFE_OK;
 }
 /* Queues run(o) on s over the operands of the call (its outputs written). */
 TFE_INTERNAL tfe_status tfe__op_submit(tfe_stream *s, tfe__task_run run, tfe__rt_op *o, int n,
@@ -129,6 +149,13 @@ TFE_INTERNAL tfe_status tfe__op_submit(tfe_stream *s, tfe__task_run run, tfe__rt
 }
 TFE_INTERNAL tfe_status tfe__op_handle(const tfe_dyn *x, const char *name, const char *where) {
   if (!x) return tfe__fail(TFE_ERR_NULL, where, "argument '%s' is NULL", name);
+  const tfe_prims_backend *be = tfe__ts.rt.op_be;
+  if (be) {
+    if (!x->st || x->st->space.kind != be->space.kind || x->st->space.device != be->space.device)
+      return tfe__fail(TFE_ERR_DEVICE, where, "%s is not in the memory of device stream '%s' (move it with "
+                       "tfe_transfer_async_dyn)", name, be->name);
+    return TFE_OK;
+  }
   if (x->st && x->st->space.kind != TFE_MEM_HOST)
     return tfe__fail(TFE_ERR_DEVICE, where, "%s lives outside host memory: CPU streams compute in host memory", name);
   return TFE_OK;
@@ -223,7 +250,7 @@ TFE_INTERNAL tfe_status tfe__op_einsum_shape(const char *expr, int n, const tfe_
   tfe_status st = tfe__ein_plan_cached(&p, ops[0].dtype, expr, n, lay, NULL, NULL, 0, opts);
   if (lay != small) tfe__free((void *)lay);
   if (st != TFE_OK) return st;
-  st = tfe_dyn_empty(out, ops[0].dtype, p->out_rank, p->out_dims, p->out_order);
+  st = tfe__op_empty(out, ops[0].dtype, p->out_rank, p->out_dims, p->out_order);
   tfe_einsum_plan_release(p);
   return st;
 }
@@ -359,15 +386,63 @@ TFE_API tfe_status tfe_reduce_async_dyn(tfe_stream *s, const tfe_dyn *dst, const
   tfe__rt_operand ops[2] = {{&o->d[0], true, "dst"}, {&o->d[1], false, "src"}};
   return tfe__op_submit(s, tfe__op_reduce_run, o, 2, ops, __func__);
 }
+/* A transfer's task: the bytes of the source's element span into the result (same layout). */
+TFE_INTERNAL tfe_status tfe__op_xfer_run(void *arg) {
+  tfe__rt_op *o = (tfe__rt_op *)arg;
+  const tfe_prims_backend *be = (const tfe_prims_backend *)o->be;
+  tfe_dyn *d = &o->d[0], *x = &o->d[1];
+  if (!o->bytes) return TFE_OK;
+  size_t es = tfe_dtype_get(x->dtype)->size;
+  tfe_memspace ds = d->st ? d->st->space : TFE_HOST, xs = x->st ? x->st->space : TFE_HOST;
+  return be->mem_copy(be, (char *)d->data + (d->lay.offset - o->lo_d) * (int64_t)es, ds,
+                      (const char *)x->data + o->lo_s * (int64_t)es, xs, o->bytes);
+}
 TFE_API tfe_status tfe_transfer_async_dyn(tfe_stream *s, tfe_dyn *out, const tfe_dyn *src, tfe_memspace space) {
   TFE_CHECK_NULL(out);
   TFE_TRY(tfe__op_stream(&s, __func__));
-  TFE_TRY(tfe__op_handle(src, "src", __func__));
-  if (space.kind != TFE_MEM_HOST)
-    return TFE_FAIL(TFE_ERR_UNSUPPORTED, "transfers to gpu:%d memory come with a GPU backend", space.device);
+  if (!src) return TFE_FAIL(TFE_ERR_NULL, "argument 'src' is NULL");
+  tfe_memspace from = src->st ? src->st->space : TFE_HOST;
+  const tfe_prims_backend *be = tfe__ts.rt.op_be;
+  if (space.kind == TFE_MEM_HOST && from.kind == TFE_MEM_HOST && !be) {
+    tfe_dyn r = {0};
+    TFE_TRY(tfe_dyn_empty(&r, src->dtype, src->lay.rank, src->lay.dims, TFE_COLMAJOR));
+    tfe_status st = tfe_copy_async_dyn(s, &r, src);
+    if (st != TFE_OK) { tfe_dyn_release(&r); return st; }
+    *out = r;
+    return TFE_OK;
+  }
+  /* between host memory and a device's: on a stream of that device, through its mem_copy slot */
+  bool same_dev = be && space.kind == be->space.kind && space.device == be->space.device;
+  bool from_dev = be && from.kind == be->space.kind && from.device == be->space.device;
+  bool up = same_dev && from.kind == TFE_MEM_HOST, down = from_dev && space.kind == TFE_MEM_HOST;
+  if (!be || !be->mem_copy || !(up || down))
+    return TFE_FAIL(be ? TFE_ERR_DEVICE : TFE_ERR_UNSUPPORTED,
+                    "transfers between host memory and a device's memory come with a GPU backend and run on a "
+                    "stream of that device (from %s:%d to %s:%d on %s)", from.kind == TFE_MEM_HOST ? "host" : "gpu", from.device,
+                    space.kind == TFE_MEM_HOST ? "host" : "gpu", space.device, be ? be->name : "a CPU stream");
+  const tfe_dtype_info *di = tfe_dtype_get(src->dtype);
+  int64_t count = 0, lo = 0, hi = -1;
+  if (!di) return TFE_FAIL(TFE_ERR_DTYPE, "unknown dtype %d", (int)src->dtype);
+  TFE_TRY(tfe_layout_check(&src->lay, &count));
+  bool any = tfe_layout_extent(&src->lay, &lo, &hi);
+  if (any && !src->data) return TFE_FAIL(TFE_ERR_NULL, "the source's data pointer is NULL");
+  int64_t span = any ? hi - lo + 1 : 0;
+  /* the result keeps the source's dims and strides over a buffer of its element span */
   tfe_dyn r = {0};
-  TFE_TRY(tfe_dyn_empty(&r, src->dtype, src->lay.rank, src->lay.dims, TFE_COLMAJOR));
-  tfe_status st = tfe_copy_async_dyn(s, &r, src);
+  if (up) TFE_TRY(tfe__op_empty(&r, src->dtype, 1, &span, TFE_COLMAJOR));
+  else TFE_TRY(tfe_dyn_empty(&r, src->dtype, 1, &span, TFE_COLMAJOR));
+  r.lay = src->lay;
+  r.lay.offset = src->lay.offset - lo;
+  r.conj = src->conj;
+  tfe__rt_op *o = tfe__op_new(2);
+  if (!o) { tfe_dyn_release(&r); return TFE_ERR_ALLOC; }
+  o->be = be;
+  o->bytes = (size_t)span * di->size;
+  o->lo_d = src->lay.offset - lo; /* element (0..0) of r sits lo_d elements into its buffer */
+  o->lo_s = lo;
+  tfe__op_put(o, &r); tfe__op_put(o, src);
+  tfe__rt_operand ops[2] = {{&o->d[0], true, "out"}, {&o->d[1], false, "src"}};
+  tfe_status st = tfe__op_submit(s, tfe__op_xfer_run, o, 2, ops, __func__);
   if (st != TFE_OK) { tfe_dyn_release(&r); return st; }
   *out = r;
   return TFE_OK;
@@ -412,7 +487,7 @@ TFE_INTERNAL tfe_status tfe__op_la(tfe_stream *s, int code, int nin, const tfe_d
   tfe_dyn r[3] = {{0}, {0}, {0}};
   tfe_status st = TFE_OK;
   for (int k = 0; k < nres && st == TFE_OK; k++)
-    if (rank[k] >= 0) st = tfe_dyn_empty(&r[k], dt[k], rank[k], dims[k], TFE_COLMAJOR);
+    if (rank[k] >= 0) st = tfe__op_empty(&r[k], dt[k], rank[k], dims[k], TFE_COLMAJOR);
   tfe__rt_op *o = st == TFE_OK ? tfe__op_new(nin + nres) : NULL;
   if (!o) {
     for (int k = 0; k < nres; k++) tfe_dyn_release(&r[k]);

@@ -88,6 +88,7 @@ typedef struct tfe__rt_state {
   tfe__rt_cpu_pool pool[TFE_CPU_POOLS_MAX]; /* device TFE_BACKEND_MAX + k */
   int numa_nodes;                          /* 0: not read yet */
   size_t gpu_bytes[TFE_BACKEND_MAX];       /* memory of a backend's device (tfe_device_set_memory) */
+  tfe_stream_hooks hooks[TFE_BACKEND_MAX]; /* device streams of a backend (tfe_device_set_hooks) */
 } tfe__rt_state;
 /* Per thread (core/state.h): scopes, thread count, whether this is a stream worker. */
 typedef struct tfe__rt_tstate {
@@ -98,6 +99,7 @@ typedef struct tfe__rt_tstate {
   int threads;                             /* > 0: tenferro's thread count on this thread */
   int outer_threads;                       /* the count outside every context */
   bool in_task;
+  const tfe_prims_backend *op_be;          /* submission on a device stream: its backend (async.h) */
 } tfe__rt_tstate;
 /* The backend of compute device id (NULL: no such device); registry.h rule 2. */
 TFE_INTERNAL const tfe_prims_backend *tfe__rt_device_backend(int id);

@@ -67,6 +67,34 @@ TFE_API void tfe_free_after(void *p, tfe_event *e);
  * memory, until a GPU backend brings one) is TFE_ERR_DEVICE. */
 TFE_API tfe_status tfe_memspace_pool_stats(tfe_memspace space, tfe_pool_stats *out);
 
+/* ---- device streams: what a backend with its own queues (the GPU room) plugs in ---------- */
+/* A compute device whose backend has hooks gets vendor streams: tfe_stream_new(device) makes a
+ * stream whose worker thread enqueues each task's work on a vendor queue (`q`) instead of
+ * running it to completion. A task's event then completes when the device has run that work
+ * (a device event recorded after it); a task of another vendor stream that depends on it makes
+ * its queue wait for that device event (no host wait), a CPU stream task waits on the host.
+ * Every hook runs on the calling thread; ctx is the pointer given at registration. */
+typedef struct tfe_stream_hooks {
+  void *ctx;
+  tfe_status (*create)(void *ctx, void **q);          /* a vendor queue for a new stream */
+  void (*destroy)(void *ctx, void *q);                /* after its worker stopped: drain, free */
+  void (*begin)(void *ctx, void *q);                  /* on the worker before a task: this thread's calls enqueue on q */
+  void (*end)(void *ctx, void *q);                    /* after the task */
+  tfe_status (*record)(void *ctx, void *q, void **dev_event); /* a device event after q's queued work */
+  tfe_status (*wait_device)(void *ctx, void *q, void *dev_event); /* q waits for dev_event (device side) */
+  /* host side: 1 done, 0 pending, < 0 failed (sync gives the status and message) */
+  int (*query)(void *ctx, void *dev_event);
+  tfe_status (*sync)(void *ctx, void *dev_event, char *msg, size_t msg_size);
+  void (*event_free)(void *ctx, void *dev_event);
+  /* the pool of the device's memory space (tfe_memspace_pool_stats), NULL: none */
+  tfe_status (*pool_stats)(void *ctx, tfe_pool_stats *out);
+} tfe_stream_hooks;
+/* Installs (h) or removes (NULL) the hooks of compute device `device` (a registered backend's
+ * id); the hooks are copied. Streams made before keep the hooks they were made with. */
+TFE_API tfe_status tfe_device_set_hooks(int device, const tfe_stream_hooks *h);
+/* The vendor queue of a device stream (NULL for a CPU stream). */
+TFE_API void *tfe_stream_queue(const tfe_stream *s);
+
 /* ---- internal: tasks and pending-use records (bodies only) -------------------------------- */
 #if TFE__IMPL
 typedef tfe_status (*tfe__task_run)(void *arg);
@@ -116,6 +144,11 @@ struct tfe_event {
   atomic_int done;          /* 1 once completed; status and msg are final then */
   tfe_status status;
   char msg[TFE_ERRMSG_MAX];
+  /* a device stream's task: its work is queued (enq = 1) and completes with dev, a device
+   * event of the hooks hk (NULL for host work) */
+  atomic_int enq;
+  void *dev;
+  const tfe_stream_hooks *hk;
 };
 struct tfe_stream {
   pthread_t th;
@@ -131,6 +164,8 @@ struct tfe_stream {
   int numa_node;            /* the device's node (-1: unbound) */
   int bind_state;           /* 0: the worker has not bound itself yet, 1: done, 2: failed */
   uint64_t serial;
+  tfe_stream_hooks hk;      /* a device stream's hooks (hk.create == NULL: a CPU stream) */
+  void *q;                  /* its vendor queue */
 };
 
 /* ---- events ---------------------------------------------------------------------------- */
@@ -139,6 +174,9 @@ TFE_INTERNAL tfe_event *tfe__ev_new(void) {
   if (!e) return NULL;
   atomic_init(&e->refs, 1);
   atomic_init(&e->done, 0);
+  atomic_init(&e->enq, 0);
+  e->dev = NULL;
+  e->hk = NULL;
   pthread_mutex_init(&e->mu, NULL);
   pthread_cond_init(&e->cv, NULL);
   e->status = TFE_OK;
@@ -155,6 +193,7 @@ TFE_API void tfe_event_retain(tfe_event *e) {
 }
 TFE_API void tfe_event_release(tfe_event *e) {
   if (!e || atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1) return;
+  if (e->dev && e->hk && e->hk->event_free) e->hk->event_free(e->hk->ctx, e->dev);
   pthread_mutex_destroy(&e->mu);
   pthread_cond_destroy(&e->cv);
   tfe__free(e);
@@ -177,17 +216,45 @@ TFE_API tfe_status tfe_event_signal(tfe_event *e, tfe_status st, const char *msg
   if (!tfe__ev_complete(e, st, msg)) return TFE_FAIL(TFE_ERR_INVALID, "the event has completed already");
   return TFE_OK;
 }
+/* A queued device task: waits on the host for its device event and completes e with what
+ * the device says (an error raised by the device surfaces here, at the wait). */
+TFE_INTERNAL void tfe__ev_dev_finish(tfe_event *e) {
+  char msg[TFE_ERRMSG_MAX];
+  msg[0] = 0;
+  /* hooks removed since (the backend shut down after draining its queues): done */
+  tfe_status st = e->hk->sync ? e->hk->sync(e->hk->ctx, e->dev, msg, sizeof msg) : TFE_OK;
+  tfe__ev_complete(e, st, msg);
+}
 TFE_API bool tfe_event_done(const tfe_event *e) {
-  return !e || atomic_load_explicit(&e->done, memory_order_acquire);
+  if (!e || atomic_load_explicit(&e->done, memory_order_acquire)) return true;
+  if (!atomic_load_explicit(&e->enq, memory_order_acquire)) return false;
+  tfe_event *m = (tfe_event *)(uintptr_t)e; /* completing a finished device event is no change of value */
+  int q = m->hk->query ? m->hk->query(m->hk->ctx, m->dev) : 1;
+  if (q == 0) return false;
+  if (q > 0) tfe__ev_complete(m, TFE_OK, NULL);
+  else tfe__ev_dev_finish(m);
+  return true;
 }
 /* Waits without touching the thread-local message; returns the status. */
 TFE_INTERNAL tfe_status tfe__ev_wait(tfe_event *e) {
   if (!atomic_load_explicit(&e->done, memory_order_acquire)) {
     pthread_mutex_lock(&e->mu);
-    while (!atomic_load_explicit(&e->done, memory_order_relaxed)) pthread_cond_wait(&e->cv, &e->mu);
+    while (!atomic_load_explicit(&e->done, memory_order_relaxed) && !atomic_load_explicit(&e->enq, memory_order_relaxed))
+      pthread_cond_wait(&e->cv, &e->mu);
+    bool dev = !atomic_load_explicit(&e->done, memory_order_relaxed);
     pthread_mutex_unlock(&e->mu);
+    if (dev) tfe__ev_dev_finish(e);
   }
   return e->status;
+}
+/* Marks e's work as queued on a device (completion comes from dev_event). */
+TFE_INTERNAL void tfe__ev_enqueued(tfe_event *e, const tfe_stream_hooks *hk, void *dev_event) {
+  pthread_mutex_lock(&e->mu);
+  e->hk = hk;
+  e->dev = dev_event;
+  atomic_store_explicit(&e->enq, 1, memory_order_release);
+  pthread_cond_broadcast(&e->cv);
+  pthread_mutex_unlock(&e->mu);
 }
 /* The event's failure as the caller's error (its message as it was raised). */
 TFE_INTERNAL tfe_status tfe__ev_raise(const tfe_event *e) {
@@ -214,8 +281,15 @@ TFE_API void tfe_free_after(void *p, tfe_event *e) {
 }
 TFE_API tfe_status tfe_memspace_pool_stats(tfe_memspace space, tfe_pool_stats *out) {
   TFE_CHECK_NULL(out);
-  if (space.kind != TFE_MEM_HOST)
+  if (space.kind != TFE_MEM_HOST) {
+    for (int id = 0; id < TFE_BACKEND_MAX; id++) {
+      const tfe_prims_backend *be = tfe__be_get(id);
+      const tfe_stream_hooks *h = &tfe__st.rt.hooks[id];
+      if (be && h->pool_stats && be->space.kind == space.kind && be->space.device == space.device)
+        return h->pool_stats(h->ctx, out);
+    }
     return TFE_FAIL(TFE_ERR_DEVICE, "no pool serves gpu:%d memory: a GPU backend brings it", space.device);
+  }
   tfe_pool_get_stats(out);
   return TFE_OK;
 }
@@ -502,6 +576,49 @@ TFE_INTERNAL void tfe__task_exec(tfe__task *t) {
   t->drop = NULL;
   tfe__ev_complete(t->ev, st, msg);
 }
+/* The same on a device stream: a dependency queued on a device becomes a device-side wait of
+ * this stream's queue; the task's work is enqueued on the queue, and its event completes when
+ * the device has run it (a device event recorded after it). */
+TFE_INTERNAL void tfe__task_exec_dev(tfe_stream *s, tfe__task *t) {
+  tfe_status st = TFE_OK;
+  const char *msg = NULL;
+  char buf[TFE_ERRMSG_MAX];
+  const tfe_stream_hooks *hk = &s->hk;
+  for (int i = 0; i < t->ndeps && st == TFE_OK; i++) {
+    tfe_event *e = t->deps[i];
+    pthread_mutex_lock(&e->mu); /* wait until it is done, or queued on a device */
+    while (!atomic_load_explicit(&e->done, memory_order_relaxed) && !atomic_load_explicit(&e->enq, memory_order_relaxed))
+      pthread_cond_wait(&e->cv, &e->mu);
+    bool queued = !atomic_load_explicit(&e->done, memory_order_relaxed);
+    pthread_mutex_unlock(&e->mu);
+    if (queued && e->hk && e->hk->wait_device == hk->wait_device) st = hk->wait_device(hk->ctx, s->q, e->dev);
+    else if (tfe__ev_wait(e) != TFE_OK) {
+      st = e->status;
+      snprintf(buf, sizeof buf, "%s", e->msg);
+      msg = buf;
+    }
+    if (st != TFE_OK && !msg) {
+      snprintf(buf, sizeof buf, "%s", tfe__ts.errmsg);
+      msg = buf;
+    }
+  }
+  void *dev = NULL;
+  if (st == TFE_OK) {
+    tfe_clear_error();
+    hk->begin(hk->ctx, s->q);
+    st = t->run(t->arg);
+    if (st == TFE_OK) st = hk->record(hk->ctx, s->q, &dev);
+    snprintf(buf, sizeof buf, "%s", tfe__ts.errmsg);
+    msg = buf;
+    if (t->drop) t->drop(t->arg); /* device memory goes back to its pool locked by the queue's work */
+    t->drop = NULL;
+    hk->end(hk->ctx, s->q);
+  }
+  if (t->drop) t->drop(t->arg);
+  t->drop = NULL;
+  if (st == TFE_OK) tfe__ev_enqueued(t->ev, &tfe__st.rt.hooks[s->device], dev);
+  else tfe__ev_complete(t->ev, st, msg);
+}
 TFE_INTERNAL tfe_status tfe__rt_bind_numa(int node);
 TFE_INTERNAL void *tfe__stream_main(void *arg) {
   tfe_stream *s = (tfe_stream *)arg;
@@ -523,8 +640,9 @@ TFE_INTERNAL void *tfe__stream_main(void *arg) {
     }
     pthread_mutex_unlock(&s->mu);
     if (!t) break;
-    tfe__task_exec(t);
-    if (t->ev->status != TFE_OK) { /* kept for tfe_stream_sync */
+    if (s->hk.create) tfe__task_exec_dev(s, t);
+    else tfe__task_exec(t);
+    if (atomic_load(&t->ev->done) && t->ev->status != TFE_OK) { /* kept for tfe_stream_sync */
       pthread_mutex_lock(&s->mu);
       if (!s->failed) { s->failed = t->ev; tfe_event_retain(t->ev); }
       pthread_mutex_unlock(&s->mu);
@@ -551,9 +669,23 @@ TFE_INTERNAL int tfe__device_numa_node(int id);
 TFE_INTERNAL tfe_status tfe__device_check_cpu(int device, const char *where);
 TFE_API tfe_status tfe_stream_new(int device, tfe_stream **out) {
   TFE_CHECK_NULL(out);
-  TFE_TRY(tfe__device_check_cpu(device, __func__));
+  tfe_stream_hooks hk;
+  memset(&hk, 0, sizeof hk);
+  if (device >= 0 && device < TFE_BACKEND_MAX && tfe__be_get(device)) {
+    tfe__rt_lock();
+    hk = tfe__st.rt.hooks[device];
+    tfe__rt_unlock();
+  }
+  if (!hk.create) TFE_TRY(tfe__device_check_cpu(device, __func__));
+  void *q = NULL;
+  if (hk.create) TFE_TRY(hk.create(hk.ctx, &q));
   tfe_stream *s = (tfe_stream *)tfe__calloc(1, sizeof *s);
-  if (!s) return TFE_ERR_ALLOC;
+  if (!s) {
+    if (hk.create) hk.destroy(hk.ctx, q);
+    return TFE_ERR_ALLOC;
+  }
+  s->hk = hk;
+  s->q = q;
   pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->cv, NULL);
   s->device = device;
@@ -572,6 +704,7 @@ TFE_API tfe_status tfe_stream_new(int device, tfe_stream **out) {
   if (rc != 0 || bound != 1) {
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
+    if (hk.create) hk.destroy(hk.ctx, q);
     tfe__free(s);
     if (rc == 0) return TFE_FAIL(TFE_ERR_DEVICE, "could not bind the stream's worker to NUMA node %d", node);
     return TFE_FAIL(TFE_ERR_DEVICE, "could not start the stream's worker thread (pthread_create: %d)", rc);
@@ -586,6 +719,7 @@ TFE_API void tfe_stream_free(tfe_stream *s) {
   pthread_cond_signal(&s->cv);
   pthread_mutex_unlock(&s->mu);
   pthread_join(s->th, NULL); /* the worker drains the queue before it stops */
+  if (s->hk.create) s->hk.destroy(s->hk.ctx, s->q);
   for (int i = 0; i < s->nwaits; i++) tfe_event_release(s->waits[i]);
   tfe__free(s->waits);
   tfe_event_release(s->last);
@@ -651,6 +785,19 @@ TFE_API tfe_status tfe_stream_wait_event(tfe_stream *s, tfe_event *e) {
   return TFE_OK;
 }
 TFE_API int tfe_stream_device(const tfe_stream *s) { return s ? s->device : -1; }
+TFE_API void *tfe_stream_queue(const tfe_stream *s) { return s && s->hk.create ? s->q : NULL; }
+TFE_API tfe_status tfe_device_set_hooks(int device, const tfe_stream_hooks *h) {
+  if (device < 0 || device >= TFE_BACKEND_MAX || !tfe__be_get(device))
+    return TFE_FAIL(TFE_ERR_DEVICE, "device %d is not a registered backend", device);
+  if (h && (!h->create || !h->destroy || !h->begin || !h->end || !h->record || !h->wait_device || !h->query ||
+            !h->sync || !h->event_free))
+    return TFE_FAIL(TFE_ERR_NULL, "every stream hook but pool_stats is needed");
+  tfe__rt_lock();
+  if (h) tfe__st.rt.hooks[device] = *h;
+  else memset(&tfe__st.rt.hooks[device], 0, sizeof tfe__st.rt.hooks[device]);
+  tfe__rt_unlock();
+  return TFE_OK;
+}
 TFE_API tfe_status tfe_stream_host_fn(tfe_stream *s, tfe_status (*fn)(void *arg), void *arg, tfe_event **done) {
   TFE_CHECK_NULL(s);
   TFE_CHECK_NULL(fn);

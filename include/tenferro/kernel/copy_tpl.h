@@ -83,8 +83,8 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   const int pf = tfe__st.tune.kernel_prefetch_strips;
   for (int64_t ib = i0; ib < n0; ib += rb) {
     int bi = n0 - ib < rb ? (int)(n0 - ib) : (int)rb;
-    const TFE_T *srow[16];
-    int64_t doff[16];
+    const TFE_T *srow[64];
+    int64_t doff[64];
     TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
     for (int i = 0; i < bi; i++) {
       srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
@@ -94,8 +94,8 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
       int bj = n1 - jb < cb ? (int)(n1 - jb) : (int)cb;
 #if TFE__KHAVE_TR8
       if (fast && bi == rb && bj == cb) {
-        void *dcol[8];
-        const void *sr[16];
+        void *dcol[16];
+        const void *sr[64];
         bool al = c->nt;
         for (int j = 0; j < cb; j++) {
           dcol[j] = d + TFE__KOFF(p, 1, 0, jb + j) + doff[0];
@@ -137,7 +137,7 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
     for (int64_t i = ib + rb * pf; pf && i < ib + rb * (pf + 1) && i < n0; i++)
       for (int64_t j = 0; j < n1; j += 64 / es) __builtin_prefetch(s + i * lds + j, 0, 3);
     if (es == 8) { tfe__ktr8s_row((double *)(void *)(d + ib), ldd, (const double *)(const void *)(s + ib * lds), lds, m1, al); continue; }
-    const void *srow[16];
+    const void *srow[64];
     for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds;
     tfe__ktrx_row(sizeof(TFE_T), d + ib, ldd, srow, m1, al);
   }
@@ -268,7 +268,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   (void)simd;
   const int pf = tfe__st.tune.kernel_prefetch_strips;
   for (int64_t ib = 0; ib < m0; ib += rb) {
-    const void *srow[16];
+    const void *srow[64];
     TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
     for (int i = 0; i < rb; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
 #if TFE__KHAVE_TR8

@@ -214,8 +214,8 @@ TFE_INTERNAL int tfe__kgroup_pick_up(const tfe__kplan *p, int at, int end, int64
   int nd = 0;
   int64_t prod = 1;
   if (may_cut && at < end && p->dims[at] > TFE__KTAB && target >= 8) { /* (a 2460-long first dim: */
-    *cut = target;                                                    /* tiles of 2.4 MB) */
-    return 1;
+    *cut = target < p->dims[at] ? target : p->dims[at];               /* tiles of 2.4 MB; never */
+    return 1;                                 /* more than the dim: 1-byte kinds' target of 512) */
   }
   while (at + nd < end && nd < TFE__KGD && prod < target && (nd == 0 || prod * p->dims[at + nd] <= TFE__KTAB)) {
     prod *= p->dims[at + nd];

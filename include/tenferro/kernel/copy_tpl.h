@@ -94,7 +94,7 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
       int bj = n1 - jb < cb ? (int)(n1 - jb) : (int)cb;
 #if TFE__KHAVE_TR8
       if (fast && bi == rb && bj == cb) {
-        void *dcol[16];
+        void *dcol[64];
         const void *sr[64];
         bool al = c->nt;
         for (int j = 0; j < cb; j++) {

@@ -434,6 +434,7 @@ static void test_block_sizes(void **st) {
   tfe_set_num_threads(0);
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[9] > 0); /* register blocks of 4- and 16-byte kinds */
+  assert_true(tfe__st.kernel_stat[11] > 0); /* tiles of a reversed source dim: buffered or runs */
 #endif
   assert_true(tfe__st.kernel_stat[10] > 0); /* short common runs tiled as transposes */
   /* the same for 1- and 2-byte kinds: taller dims, so that tiles hold whole 64- and 32-row blocks */
@@ -448,6 +449,7 @@ static void test_block_sizes(void **st) {
   tfe__st.kernel_stat_on = 0;
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[9] > 0); /* register blocks of 1- and 2-byte kinds */
+  assert_true(tfe__st.kernel_stat[11] > 0);
 #endif
 }
 

@@ -150,6 +150,8 @@ int main(int argc, char **argv) {
   }
   if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo || nsizes < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
   tfe_set_num_threads(threads);
+  if (tfe_sr_dist_u8k(tfe_sr_from_f64_u8k(257), tfe_sr_one_u8k()) != 0 ||
+      tfe_sr_dist_u16k(tfe_sr_from_f64_u16k(65537), tfe_sr_one_u16k()) != 0) { fprintf(stderr, "user kinds\n"); return 1; }
   tfe_allocator a = tfe_get_allocator();
   printf("# random permutations, allocation-inclusive, tfe on %d thread(s), median of %d\n", threads, reps);
   int over = 0, nover13 = 0;

@@ -438,6 +438,8 @@ static void test_block_sizes(void **st) {
 #endif
   assert_true(tfe__st.kernel_stat[10] > 0); /* short common runs tiled as transposes */
   /* the same for 1- and 2-byte kinds: taller dims, so that tiles hold whole 64- and 32-row blocks */
+  assert_true(tfe_sr_dist_u8(tfe_sr_from_f64_u8(257), tfe_sr_one_u8()) == 0); /* (they wrap) */
+  assert_true(tfe_sr_dist_u16(tfe_sr_from_f64_u16(65537), tfe_sr_one_u16()) == 0);
   memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
   for (int mode = 0; mode < 8; mode++) {
     tfe_set_num_threads(1 + mode % 2);

@@ -5,7 +5,10 @@
  *
  *   bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T]
  *
- * Case k: a scalar of 4, 8 or 16 bytes (f32, f64, c128), rank 2-7, dims drawn so that the
+ *   bench_permute_sweep ... [--sizes 1,2,4,8,16] [--only K]
+ *
+ * Case k: a scalar of 1, 2, 4, 8 or 16 bytes (u8 and u16 user kinds stamped here, f32, f64,
+ * c128; --sizes picks a subset, e.g. --sizes 4,8,16 for the draws of sessions 6-9), rank 2-7, dims drawn so that the
  * tensor holds LO-HI MiB (default 48-160, above a 32 MiB L3), some dims small (2-5) and some
  * not powers of two, a random non-identity permutation, and in one case of four one source
  * dim reversed (negative stride). Timed: tfe_contiguous (allocation-inclusive, as
@@ -17,6 +20,37 @@
 #include <unistd.h>
 
 #include "bench_common.h"
+
+/* 1- and 2-byte scalars: user kinds (tenferro ships none), stamped as tests/test_userkind.c does */
+typedef struct u8k { uint8_t v; } u8k;
+typedef struct u16k { uint16_t v; } u16k;
+#define SR_INT(S, T, W)                                                                          \
+  static inline S tfe_sr_zero_##S(void) { S r = {0}; return r; }                                \
+  static inline S tfe_sr_one_##S(void) { S r = {1}; return r; }                                 \
+  static inline S tfe_sr_add_##S(S a, S b) { S r = {(T)(a.v + b.v)}; return r; }                \
+  static inline S tfe_sr_mul_##S(S a, S b) { S r = {(T)(a.v * b.v)}; return r; }                \
+  static inline S tfe_sr_conj_##S(S a) { return a; }                                            \
+  static inline bool tfe_sr_eq_##S(S a, S b) { return a.v == b.v; }                             \
+  static inline S tfe_sr_from_f64_##S(double x) { S r = {(T)(int64_t)x}; return r; }            \
+  static inline double tfe_sr_dist_##S(S a, S b) { return a.v == b.v ? 0.0 : 1.0; }
+SR_INT(u8k, uint8_t, 8)
+SR_INT(u16k, uint16_t, 16)
+#define TFE_S u8k
+#define TFE_T u8k
+#define TFE_R u8k
+#define TFE_ALG TFE_ALG_CUSTOM
+#define TFE_CPLX 0
+#define TFE_FLOAT 0
+#define TFE_DT TFE_DT_CUSTOM
+#include <tenferro/stamp.h>
+#define TFE_S u16k
+#define TFE_T u16k
+#define TFE_R u16k
+#define TFE_ALG TFE_ALG_CUSTOM
+#define TFE_CPLX 0
+#define TFE_FLOAT 0
+#define TFE_DT TFE_DT_CUSTOM
+#include <tenferro/stamp.h>
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t rnd(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
@@ -30,10 +64,10 @@ typedef struct {
 } kase;
 
 /* Dims: a few small ones, the rest grown until the element count reaches the target. */
+static int sizes[5] = {1, 2, 4, 8, 16}, nsizes = 5;
 static kase draw(int64_t lo_bytes, int64_t hi_bytes) {
   kase c;
-  static const int esz[3] = {4, 8, 16};
-  c.esz = esz[rnd() % 3];
+  c.esz = sizes[rnd() % (uint64_t)nsizes];
   c.rank = (int)rint_(2, 7);
   int64_t target = rint_(lo_bytes, hi_bytes) / c.esz;
   for (;;) {
@@ -87,12 +121,14 @@ static kase draw(int64_t lo_bytes, int64_t hi_bytes) {
     tfe_tensor_release_##S(&o);                                                                   \
     return t;                                                                                     \
   }
+TIMED_CASE(u8k, u8k)
+TIMED_CASE(u16k, u16k)
 TIMED_CASE(f32, float)
 TIMED_CASE(f64, double)
 TIMED_CASE(c128, double _Complex)
 
 int main(int argc, char **argv) {
-  int ncase = 60, reps = 3, threads = 1;
+  int ncase = 60, reps = 3, threads = 1, only = -1;
   double lo = 48, hi = 160;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cases") && i + 1 < argc) ncase = atoi(argv[++i]);
@@ -100,10 +136,22 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--mib") && i + 2 < argc) { lo = atof(argv[++i]); hi = atof(argv[++i]); }
-    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T]\n"); return 2; }
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+      nsizes = 0;
+      for (char *q = argv[++i]; *q && nsizes < 5;) {
+        int e = (int)strtol(q, &q, 10);
+        if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) { fprintf(stderr, "sizes: 1, 2, 4, 8, 16\n"); return 2; }
+        sizes[nsizes++] = e;
+        if (*q == ',') q++; else if (*q) { fprintf(stderr, "sizes: a comma list\n"); return 2; }
+      }
+    }
+    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K]\n"); return 2; }
   }
-  if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo) { fprintf(stderr, "bad arguments\n"); return 2; }
+  if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo || nsizes < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
   tfe_set_num_threads(threads);
+  if (tfe_sr_dist_u8k(tfe_sr_from_f64_u8k(257), tfe_sr_one_u8k()) != 0 ||
+      tfe_sr_dist_u16k(tfe_sr_from_f64_u16k(65537), tfe_sr_one_u16k()) != 0) { fprintf(stderr, "user kinds\n"); return 1; }
   tfe_allocator a = tfe_get_allocator();
   printf("# random permutations, allocation-inclusive, tfe on %d thread(s), median of %d\n", threads, reps);
   int over = 0, nover13 = 0;
@@ -111,6 +159,7 @@ int main(int argc, char **argv) {
   char lines[64][160];
   for (int ci = 0; ci < ncase && ci < 4096; ci++) {
     kase c = draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
+    if (only >= 0 && ci != only) continue;
     size_t bytes = (size_t)c.n * (size_t)c.esz;
     char *src = a.alloc(a.ctx, bytes, TFE_ALIGN);
     if (!src) { fprintf(stderr, "out of memory\n"); return 1; }
@@ -122,7 +171,8 @@ int main(int argc, char **argv) {
       double m = memcpy_fresh_ms(src, bytes);
       if (m < 0) { fprintf(stderr, "out of memory\n"); return 1; }
       evict();
-      double t = c.esz == 4 ? time_f32(&c, src) : c.esz == 8 ? time_f64(&c, src) : time_c128(&c, src);
+      double t = c.esz == 1 ? time_u8k(&c, src) : c.esz == 2 ? time_u16k(&c, src) : c.esz == 4 ? time_f32(&c, src)
+               : c.esz == 8 ? time_f64(&c, src) : time_c128(&c, src);
       if (t < 0) return 1;
       if (r >= 0) { tm[r] = m; tt[r] = t; }
     }
@@ -130,7 +180,7 @@ int main(int argc, char **argv) {
     qsort(tm, (size_t)reps, sizeof(double), cmpd);
     qsort(tt, (size_t)reps, sizeof(double), cmpd);
     double ratio = tt[reps / 2] / tm[reps / 2];
-    ratios[ci] = ratio;
+    ratios[over] = ratio;
     char shape[96] = "", perm[48] = "";
     for (int k = 0; k < c.rank; k++) {
       snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld%s", k ? "," : "", (long long)c.dims[k], c.rev[k] ? "r" : "");
@@ -145,6 +195,7 @@ int main(int argc, char **argv) {
     if (ratio > worst) worst = ratio;
     over++;
   }
+  if (!over) return 0;
   qsort(ratios, (size_t)over, sizeof(double), cmpd);
   printf("# %d cases: median ratio %.2f, 90th percentile %.2f, worst %.2f; %d over 1.3x\n", over,
          ratios[over / 2], ratios[(over * 9) / 10], worst, nover13);

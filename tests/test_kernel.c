@@ -361,6 +361,63 @@ TK_BLOCKS(f32, float, TK_VAL)
 TK_BLOCKS(i32, int32_t, TK_VAL)
 TK_BLOCKS(c128, double complex, TK_CVAL)
 TK_BLOCKS(maxplus_f32, tfe_maxplus_f32, TK_MPVAL)
+
+/* 1- and 2-byte user kinds (tenferro ships none): their register blocks are 64 x 16 bytes and
+ * 32 x 8 16-bit elements (tfe__ktr12). Values hash the index (a byte repeats every 256
+ * elements; the hash keeps a misplaced element from landing on an equal one nearby). */
+typedef struct tk_u8 { uint8_t v; } tk_u8;
+typedef struct tk_u16 { uint16_t v; } tk_u16;
+#define TK_SR_INT(S, T, W)                                                                       \
+  static inline S tfe_sr_zero_##W(void) { S r = {0}; return r; }                                \
+  static inline S tfe_sr_one_##W(void) { S r = {1}; return r; }                                 \
+  static inline S tfe_sr_add_##W(S a, S b) { S r = {(T)(a.v + b.v)}; return r; }                \
+  static inline S tfe_sr_mul_##W(S a, S b) { S r = {(T)(a.v * b.v)}; return r; }                \
+  static inline S tfe_sr_conj_##W(S a) { return a; }                                            \
+  static inline bool tfe_sr_eq_##W(S a, S b) { return a.v == b.v; }                             \
+  static inline S tfe_sr_from_f64_##W(double x) { S r = {(T)(int64_t)x}; return r; }            \
+  static inline double tfe_sr_dist_##W(S a, S b) { return a.v == b.v ? 0 : 1; }
+TK_SR_INT(tk_u8, uint8_t, u8)
+TK_SR_INT(tk_u16, uint16_t, u16)
+#define TFE_S u8
+#define TFE_T tk_u8
+#define TFE_R tk_u8
+#define TFE_ALG TFE_ALG_CUSTOM
+#define TFE_CPLX 0
+#define TFE_FLOAT 0
+#define TFE_DT TFE_DT_CUSTOM
+#include <tenferro/tensor/tensor_tpl.h>
+#include <tenferro/kernel/kernel_tpl.h>
+#undef TFE__BODY_PHASE
+#define TFE__BODY_PHASE 1
+#include <tenferro/tensor/tensor_tpl.h>
+#include <tenferro/kernel/kernel_tpl.h>
+#undef TFE__BODY_PHASE
+#define TFE__BODY_PHASE 0
+#undef TFE_S
+#undef TFE_T
+#undef TFE_R
+#define TFE_S u16
+#define TFE_T tk_u16
+#define TFE_R tk_u16
+#include <tenferro/tensor/tensor_tpl.h>
+#include <tenferro/kernel/kernel_tpl.h>
+#undef TFE__BODY_PHASE
+#define TFE__BODY_PHASE 1
+#include <tenferro/tensor/tensor_tpl.h>
+#include <tenferro/kernel/kernel_tpl.h>
+#undef TFE__BODY_PHASE
+#define TFE__BODY_PHASE 0
+#undef TFE_S
+#undef TFE_T
+#undef TFE_R
+#undef TFE_ALG
+#undef TFE_CPLX
+#undef TFE_FLOAT
+#undef TFE_DT
+#define TK_U8VAL(i) ((tk_u8){(uint8_t)((i) * 37 + ((i) >> 8) * 101)})
+#define TK_U16VAL(i) ((tk_u16){(uint16_t)((i) * 7919 + ((i) >> 16) * 101)})
+TK_BLOCKS(u8, tk_u8, TK_U8VAL)
+TK_BLOCKS(u16, tk_u16, TK_U16VAL)
 static void test_block_sizes(void **st) {
   (void)st;
   tu_rng r = {2026};
@@ -375,11 +432,27 @@ static void test_block_sizes(void **st) {
   }
   tk_paths(0);
   tfe_set_num_threads(0);
-  tfe__st.kernel_stat_on = 0;
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[9] > 0); /* register blocks of 4- and 16-byte kinds */
+  assert_true(tfe__st.kernel_stat[11] > 0); /* tiles of a reversed source dim: buffered or runs */
 #endif
   assert_true(tfe__st.kernel_stat[10] > 0); /* short common runs tiled as transposes */
+  /* the same for 1- and 2-byte kinds: taller dims, so that tiles hold whole 64- and 32-row blocks */
+  assert_true(tfe_sr_dist_u8(tfe_sr_from_f64_u8(257), tfe_sr_one_u8()) == 0); /* (they wrap) */
+  assert_true(tfe_sr_dist_u16(tfe_sr_from_f64_u16(65537), tfe_sr_one_u16()) == 0);
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+  for (int mode = 0; mode < 8; mode++) {
+    tfe_set_num_threads(1 + mode % 2);
+    tk_paths(mode / 2);
+    for (int c = 0; c < tu_cases(20); c++) { tk_blocks_u8(&r, mode); tk_blocks_u16(&r, mode); }
+  }
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+#if TFE__KHAVE_TR8
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[9] > 0); /* register blocks of 1- and 2-byte kinds */
+  assert_true(tfe__st.kernel_stat[11] > 0);
+#endif
 }
 
 static void test_copy_errors(void **st) {

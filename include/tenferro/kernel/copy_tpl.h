@@ -83,8 +83,8 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   const int pf = tfe__st.tune.kernel_prefetch_strips;
   for (int64_t ib = i0; ib < n0; ib += rb) {
     int bi = n0 - ib < rb ? (int)(n0 - ib) : (int)rb;
-    const TFE_T *srow[16];
-    int64_t doff[16];
+    const TFE_T *srow[64];
+    int64_t doff[64];
     TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
     for (int i = 0; i < bi; i++) {
       srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
@@ -94,8 +94,8 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
       int bj = n1 - jb < cb ? (int)(n1 - jb) : (int)cb;
 #if TFE__KHAVE_TR8
       if (fast && bi == rb && bj == cb) {
-        void *dcol[8];
-        const void *sr[16];
+        void *dcol[64];
+        const void *sr[64];
         bool al = c->nt;
         for (int j = 0; j < cb; j++) {
           dcol[j] = d + TFE__KOFF(p, 1, 0, jb + j) + doff[0];
@@ -137,7 +137,7 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
     for (int64_t i = ib + rb * pf; pf && i < ib + rb * (pf + 1) && i < n0; i++)
       for (int64_t j = 0; j < n1; j += 64 / es) __builtin_prefetch(s + i * lds + j, 0, 3);
     if (es == 8) { tfe__ktr8s_row((double *)(void *)(d + ib), ldd, (const double *)(const void *)(s + ib * lds), lds, m1, al); continue; }
-    const void *srow[16];
+    const void *srow[64];
     for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds;
     tfe__ktrx_row(sizeof(TFE_T), d + ib, ldd, srow, m1, al);
   }
@@ -183,20 +183,28 @@ TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *
 
 /* A transpose tile whose groups are tables but whose first dims are runs: G0's first dim
  * unit-stride in the destination, G1's first dim in the source (a 59 x (9 x 28) tile: runs
- * of 9 along the source). Each pair of a G0 run and a G1 run is a strided transpose; 8x8
- * blocks over the whole table would straddle the runs and fall back to scalar loops.
- * Returns false when the first dims are not such runs. */
+ * of 9 along the source), or reversed there (step -1: a reversed source dim of 80 before a
+ * dim of 203 makes G1 a table; its runs are read ascending and their destination columns
+ * walked from the last, as k_copy_ar_ does, instead of scalar 8x8 loops: 3.9x memcpy on the
+ * Xeon). Each pair of a G0 run and a G1 run is a strided transpose; 8x8 blocks over the
+ * whole table would straddle the runs and fall back to scalar loops. Returns false when the
+ * first dims are not such runs. */
 TFE_INTERNAL bool TFE_FN(k_copy_runs_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
                                        const TFE_T *s, int64_t n0, int64_t n1) {
   int nd0 = p->g[0].nd;
-  if (nd0 == 0 || p->str[0][0] != 1 || p->str[1][nd0] != 1) return false;
+  if (nd0 == 0 || p->str[0][0] != 1 || tfe__kabs(p->str[1][nd0]) != 1) return false;
+  const bool rev = p->str[1][nd0] < 0;
   int64_t r0 = nd0 > 1 ? p->dims[0] : n0, r1 = p->g[1].nd > 1 ? p->dims[nd0] : n1;
   int64_t lds = p->str[1][0], ldd = p->str[0][nd0];
+  if (rev) tfe__kstat_add(11);
   for (int64_t i0 = 0; i0 < n0; i0 += r0)
-    for (int64_t j0 = 0; j0 < n1; j0 += r1)
-      TFE_FN(k_copy_st_)(c, d + TFE__KOFF(p, 0, 0, i0) + TFE__KOFF(p, 1, 0, j0),
-                         s + TFE__KOFF(p, 0, 1, i0) + TFE__KOFF(p, 1, 1, j0), n0 - i0 < r0 ? n0 - i0 : r0,
-                         n1 - j0 < r1 ? n1 - j0 : r1, lds, ldd);
+    for (int64_t j0 = 0; j0 < n1; j0 += r1) {
+      int64_t a = n0 - i0 < r0 ? n0 - i0 : r0, b = n1 - j0 < r1 ? n1 - j0 : r1;
+      TFE_T *dd = d + TFE__KOFF(p, 0, 0, i0) + TFE__KOFF(p, 1, 0, j0);
+      const TFE_T *ss = s + TFE__KOFF(p, 0, 1, i0) + TFE__KOFF(p, 1, 1, j0);
+      if (rev) TFE_FN(k_copy_st_)(c, dd + (b - 1) * ldd, ss - (b - 1), a, b, lds, -ldd);
+      else TFE_FN(k_copy_st_)(c, dd, ss, a, b, lds, ldd);
+    }
   return true;
 }
 
@@ -257,19 +265,26 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
  * reversal of 3s): the 8x8 blocks would store partial lines with normal stores (each line
  * read before it is written), so the tile goes through a buffer in L2 (columns of n0
  * contiguous), then each column is streamed out whole (its partial edge lines as
- * tfe__kstream_edge stores them). Kinds with register blocks (4, 8, 16 bytes) without
- * conjugation, G0 contiguous in the destination and G1 in the source. */
+ * tfe__kstream_edge stores them). Kinds with register blocks (1, 2, 4, 8, 16 bytes) without
+ * conjugation, G0 contiguous in the destination and G1 in the source, ascending or reversed
+ * (step -1, a reversed source dim: the buffer is filled from the rows read ascending and its
+ * columns are streamed out to the destination's in reverse). */
 TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
                                            const TFE_T *s, int64_t n0, int64_t n1, int tid) {
   TFE_T *b = c->buf + (int64_t)tid * c->tile_elems;
+  const bool rev = p->g[1].step[1] < 0;
+  if (rev) { s -= n1 - 1; tfe__kstat_add(11); }
   const int64_t rb = tfe__krb(sizeof(TFE_T)), cb = tfe__kcb(sizeof(TFE_T)); /* (rb > 0: see k_copy_wants_buf_) */
   int64_t m0 = n0 - n0 % rb, m1 = n1 - n1 % cb;
   bool simd = tfe__ksimd();
   (void)simd;
   const int pf = tfe__st.tune.kernel_prefetch_strips;
   for (int64_t ib = 0; ib < m0; ib += rb) {
-    const void *srow[16];
-    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
+    const void *srow[64];
+    if (rev) { /* (rows read ascending from s) */
+      for (int64_t i = ib + rb * pf; pf && i < ib + rb * (pf + 1) && i < n0; i++)
+        for (int64_t j = 0; j < n1; j += 64 / (int64_t)sizeof(TFE_T)) __builtin_prefetch(s + TFE__KOFF(p, 0, 1, i) + j, 0, 3);
+    } else TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
     for (int i = 0; i < rb; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
 #if TFE__KHAVE_TR8
     if (simd) { /* the buffer's columns lie n0 apart: one call per row of blocks */
@@ -283,7 +298,8 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   }
   for (int64_t j = 0; j < n1; j++) /* rims */
     for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * n0 + i] = s[TFE__KOFF(p, 0, 1, i) + j];
-  for (int64_t j = 0; j < n1; j++) tfe__kstream(d + TFE__KOFF(p, 1, 0, j), b + j * n0, (size_t)n0 * sizeof(TFE_T));
+  for (int64_t j = 0; j < n1; j++)
+    tfe__kstream(d + TFE__KOFF(p, 1, 0, j), b + (rev ? n1 - 1 - j : j) * n0, (size_t)n0 * sizeof(TFE_T));
 }
 
 /* Whether a copy plan's transpose tiles go through k_copy_buffered_: large outputs (streamed)
@@ -295,7 +311,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_wants_buf_)(const tfe__kplan *p, const TFE_T *d,
   int mode = tfe__kcopy_buf_mode();
   const int64_t es = (int64_t)sizeof(TFE_T);
   if (!nt || cj || !mode || !tfe__krb(sizeof(TFE_T)) || g1->nd == 0 || p->gather || !g0->arith[0] ||
-      g0->step[0] != 1 || !g1->arith[1] || g1->step[1] != 1 || g1->len < tfe__kcb(sizeof(TFE_T)) ||
+      g0->step[0] != 1 || !g1->arith[1] || tfe__kabs(g1->step[1]) != 1 || g1->len < tfe__kcb(sizeof(TFE_T)) ||
       g0->len < tfe__krb(sizeof(TFE_T)))
     return false; /* (tiles narrower or shorter than a block have no blocks: a cyclic shift of
                    * 3s; f32 columns of 15, which ran slower buffered than written in place) */

@@ -86,7 +86,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * calling thread again: [7] copy plans with buffered transpose tiles (k_copy_buffered_), [8]
  * plans with table tiles (tfe__kplan_make); by the tile's thread: [9] copy tiles that ran
  * register blocks of a 4- or 16-byte kind; by the calling thread: [10] plans that tile short
- * common runs as a transpose (copy_run_split_bytes). */
+ * common runs as a transpose (copy_run_split_bytes); by the tile's thread: [11] copy transpose
+ * tiles whose G1 reads a reversed source dim through the tile buffer or as runs
+ * (k_copy_buffered_, k_copy_runs_). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -214,8 +216,8 @@ TFE_INTERNAL int tfe__kgroup_pick_up(const tfe__kplan *p, int at, int end, int64
   int nd = 0;
   int64_t prod = 1;
   if (may_cut && at < end && p->dims[at] > TFE__KTAB && target >= 8) { /* (a 2460-long first dim: */
-    *cut = target;                                                    /* tiles of 2.4 MB) */
-    return 1;
+    *cut = target < p->dims[at] ? target : p->dims[at];               /* tiles of 2.4 MB; never */
+    return 1;                                 /* more than the dim: 1-byte kinds' target of 512) */
   }
   while (at + nd < end && nd < TFE__KGD && prod < target && (nd == 0 || prod * p->dims[at + nd] <= TFE__KTAB)) {
     prod *= p->dims[at + nd];

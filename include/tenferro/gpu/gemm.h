@@ -283,6 +283,30 @@ static tfe_status tfe__gpu_trop_binary(const tfe_prims_backend *be, const tfe_pr
   free(P);
   return st;
 }
+/* An elementwise product (every label once in each of A, B and C; alpha 1, beta 0, nothing
+ * conjugated) runs as the elementwise slot's zip (one pass over the elements) instead of a GEMM
+ * of 1 x 1 x 1 per element; A and B are read as views in C's label order. False: not one. */
+static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d); /* elementwise.h */
+static bool tfe__gpu_try_zip(const tfe_prims_backend *be, const tfe_prim_desc *d, int g, tfe__gplan *P, tfe_status *st,
+                             const char *where) {
+  if (d->a->conj || d->b->conj || d->c->conj || d->c->lay.rank < 1) return false;
+  tfe__gscal al = tfe__gpu_scalar(g, d->alpha), bt = tfe__gpu_scalar(g, d->beta);
+  if (al.re != 1 || al.im != 0 || !tfe__gpu_iszero(bt)) return false;
+  if (tfe__gpu_table(&P->T, d, where) != TFE_OK || P->T.crep || P->T.n != d->c->lay.rank ||
+      P->T.n != d->a->lay.rank || P->T.n != d->b->lay.rank)
+    return false;
+  tfe_dyn x = *d->a, y = *d->b;
+  for (int i = 0; i < d->c->lay.rank; i++) {
+    int j = 0;
+    while (j < P->T.n && P->T.l[j].label != d->lc[i]) j++;
+    if (j == P->T.n || !P->T.l[j].in[TFE__GA] || !P->T.l[j].in[TFE__GB]) return false;
+    x.lay.dims[i] = y.lay.dims[i] = P->T.l[j].dim;
+    x.lay.strides[i] = P->T.l[j].s[TFE__GA], y.lay.strides[i] = P->T.l[j].s[TFE__GB];
+  }
+  tfe_ew_desc e = {TFE_EW_ZIP, TFE_BIN_MUL, d->c, &x, &y, NULL, NULL, 0, NULL};
+  *st = tfe__gpu_elementwise(be, &e);
+  return true;
+}
 static tfe_status tfe__gpu_exec_binary(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan) {
   (void)plan;
   const char *where = "tfe_prims_execute";
@@ -295,7 +319,12 @@ static tfe_status tfe__gpu_exec_binary(const tfe_prims_backend *be, const tfe_pr
   tfe__gplan *P = (tfe__gplan *)malloc(sizeof *P);
   if (!P) return TFE__GPU_FAIL_AT(TFE_ERR_ALLOC, where, "no memory for the contraction plan");
   tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
-  tfe_status st = tfe__gpu_enter(D, where);
+  tfe_status st = TFE_OK;
+  if (tfe__gpu_try_zip(be, d, g, P, &st, where)) {
+    free(P);
+    return st;
+  }
+  st = tfe__gpu_enter(D, where);
   if (st == TFE_OK) {
     st = tfe__gpu_binary_body(D, d, g, es, P, where);
     tfe__gpu_leave(D);

@@ -247,8 +247,8 @@ static void test_gemm_shapes(void **state) {
   (void)state;
   static const char *const shapes[] = {"ij,jk->ik", "ji,jk->ik", "ij,kj->ik", "ij,jk->ki", "bij,bjk->bik",
                                        "ibj,jbk->kbi", "ijk,kjl->il", "jk,kj->",
-                                       /* elementwise products: with alpha 1, beta 0 the zip kernel */
-                                       "ij,ij->ij", "ijk,kij->jki", "ij,ji->ij"};
+                                       /* products without a sum: with alpha 1, beta 0 the zip kernel */
+                                       "ij,ij->ij", "ijk,kij->jki", "ij,ji->ij", "ik,jk->kji", "i,j->ji", "jk,k->kj"};
   tu_rng r = {42};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
     for (size_t k = 0; k < 2; k++) {

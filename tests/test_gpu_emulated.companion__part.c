@@ -286,6 +286,7 @@ static tfe__cu_result emu_alloc(tfe__cu_ptr *p, size_t n) {
 static tfe__cu_result emu_free(tfe__cu_ptr p) { free((void *)(uintptr_t)p); return 0; }
 static tfe__cu_result emu_htod(tfe__cu_ptr d, const void *h, size_t n, tfe__cu_stream s) { (void)s; memcpy((void *)(uintptr_t)d, h, n); return 0; }
 static tfe__cu_result emu_dtoh(void *h, tfe__cu_ptr d, size_t n, tfe__cu_stream s) { (void)s; memcpy(h, (const void *)(uintptr_t)d, n); return 0; }
+static tfe__cu_result emu_dtod(tfe__cu_ptr d, tfe__cu_ptr a, size_t n, tfe__cu_stream s) { (void)s; memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)a, n); return 0; }
 static tfe__cu_result emu_unload(tfe__cu_module m) { (void)m; return 0; }
 static tfe__cu_result emu_errstr(tfe__cu_result r, const char **s) { (void)r; *s = "emulated device error"; return 0; }
 static tfe__blas_status emu_blas_create(tfe__blas_handle *h) { *h = (tfe__blas_handle)(uintptr_t)1; return 0; }
@@ -300,6 +301,7 @@ void tu_gpu_emulate(void) {
   cu->cuCtxSetCurrent = emu_ok_ctx, cu->cuStreamCreate = emu_stream_create, cu->cuStreamDestroy = emu_stream_ok;
   cu->cuStreamSynchronize = emu_stream_ok, cu->cuMemAlloc = emu_alloc, cu->cuMemFree = emu_free;
   cu->cuMemcpyHtoDAsync = emu_htod, cu->cuMemcpyDtoHAsync = emu_dtoh, cu->cuModuleUnload = emu_unload;
+  cu->cuMemcpyDtoDAsync = emu_dtod;
   cu->cuLaunchKernel = emu_launch, cu->cuGetErrorString = emu_errstr;
   tfe__gpu.blas.create = emu_blas_create, tfe__gpu.blas.destroy = emu_blas_destroy, tfe__gpu.blas.set_stream = emu_blas_stream;
   tfe__gpu.blas.sgemm_sb = emu_sgemm, tfe__gpu.blas.dgemm_sb = emu_dgemm;

@@ -283,25 +283,30 @@ static tfe_status tfe__gpu_trop_binary(const tfe_prims_backend *be, const tfe_pr
   free(P);
   return st;
 }
-/* An elementwise product (every label once in each of A, B and C; alpha 1, beta 0, nothing
- * conjugated) runs as the elementwise slot's zip (one pass over the elements) instead of a GEMM
- * of 1 x 1 x 1 per element; A and B are read as views in C's label order. False: not one. */
+/* A product without a sum (every label of A and of B is in C, once: elementwise, outer and
+ * broadcast products; alpha 1, beta 0, nothing conjugated) runs as the elementwise slot's zip,
+ * one pass over C with A and B read as views in C's label order (a label an input lacks has
+ * size 1 and stride 0 there: numpy broadcasting), instead of packing the operands for a GEMM
+ * with K = 1 and copying C back. False: not such a product. */
 static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d); /* elementwise.h */
 static bool tfe__gpu_try_zip(const tfe_prims_backend *be, const tfe_prim_desc *d, int g, tfe__gplan *P, tfe_status *st,
                              const char *where) {
   if (d->a->conj || d->b->conj || d->c->conj || d->c->lay.rank < 1) return false;
   tfe__gscal al = tfe__gpu_scalar(g, d->alpha), bt = tfe__gpu_scalar(g, d->beta);
   if (al.re != 1 || al.im != 0 || !tfe__gpu_iszero(bt)) return false;
-  if (tfe__gpu_table(&P->T, d, where) != TFE_OK || P->T.crep || P->T.n != d->c->lay.rank ||
-      P->T.n != d->a->lay.rank || P->T.n != d->b->lay.rank)
-    return false;
+  if (tfe__gpu_table(&P->T, d, where) != TFE_OK || P->T.crep || P->T.n != d->c->lay.rank) return false;
+  int na = 0, nb = 0;
+  for (int j = 0; j < P->T.n; j++) na += P->T.l[j].in[TFE__GA], nb += P->T.l[j].in[TFE__GB];
+  if (na != d->a->lay.rank || nb != d->b->lay.rank) return false; /* a repeated label (a diagonal) */
   tfe_dyn x = *d->a, y = *d->b;
+  x.lay.rank = y.lay.rank = d->c->lay.rank;
   for (int i = 0; i < d->c->lay.rank; i++) {
     int j = 0;
     while (j < P->T.n && P->T.l[j].label != d->lc[i]) j++;
-    if (j == P->T.n || !P->T.l[j].in[TFE__GA] || !P->T.l[j].in[TFE__GB]) return false;
-    x.lay.dims[i] = y.lay.dims[i] = P->T.l[j].dim;
-    x.lay.strides[i] = P->T.l[j].s[TFE__GA], y.lay.strides[i] = P->T.l[j].s[TFE__GB];
+    if (j == P->T.n) return false;
+    const tfe__glabel *L = &P->T.l[j];
+    x.lay.dims[i] = L->in[TFE__GA] ? L->dim : 1, x.lay.strides[i] = L->in[TFE__GA] ? L->s[TFE__GA] : 0;
+    y.lay.dims[i] = L->in[TFE__GB] ? L->dim : 1, y.lay.strides[i] = L->in[TFE__GB] ? L->s[TFE__GB] : 0;
   }
   tfe_ew_desc e = {TFE_EW_ZIP, TFE_BIN_MUL, d->c, &x, &y, NULL, NULL, 0, NULL};
   *st = tfe__gpu_elementwise(be, &e);

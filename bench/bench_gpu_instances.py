@@ -7,6 +7,8 @@ pairwise program) along the instance's stored path, on the inputs tfe-einsum sav
   bench_gpu_instances.py --instances DIR --inputs DIR [--path opt_flops] [--dtypes f64,c128]
                          [--reps 10] [--budget 1.0] [--libs torch,jax] [names...]
 
+names: instance files (without .json) to run, in that order (default: all, sorted).
+
 The pairwise program is the one of bench/peers/peer_einsum.py: each step keeps the labels still
 needed (later operands or the output), renamed to ASCII letters; no contract_path search runs
 (torch.einsum with two operands contracts them directly). Two times per instance, dtype and lib:
@@ -107,11 +109,11 @@ except Exception:
 sys.stdout.flush()
 
 files = sorted(glob.glob(os.path.join(a.instances, "*.json")))
+if a.names:  # in the order given
+    files = [os.path.join(a.instances, n + ".json") for n in a.names]
 for f in files:
     inst = json.load(open(f))
     name = inst["name"]
-    if a.names and name not in a.names and os.path.basename(f)[:-5] not in a.names:
-        continue
     n, steps = program_steps(inst, inst["paths"][a.path]["path"])
     for dt in a.dtypes.split(","):
         d = os.path.join(a.inputs, f"{name}-{dt}")

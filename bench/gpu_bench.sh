@@ -28,7 +28,7 @@ if [ ! -x $B/tfe-einsum ]; then
   L="-L$B -l:libcmocka.so.0 -l:libblis.so.4 -l:liblapacke.so.3 -lm -fopenmp -ldl -lpthread"
   t0=$(date +%s)
   gcc $F -O3 -o $B/tfe-einsum tools/tfe-einsum.c $L & gcc $F -O3 -o $B/bench_gpu_perm bench/bench_gpu_perm.c $L &
-  gcc $F -o $B/bench_gpu bench/bench_gpu.c $L &
+  [ "${2:-}" = gemm ] && gcc $F -o $B/bench_gpu bench/bench_gpu.c $L &
   gcc $F -o $B/test_gpu_conformance tests/test_gpu_conformance.c tests/test_gpu_conformance.companion__part.c $L
   wait
   echo "compiled in $(( $(date +%s) - t0 )) s"
@@ -63,7 +63,7 @@ if [ "$what" = all ] || [ "$what" = inst ]; then
   cat "$out/tfe_instances.txt"
   for lib in torch jax; do
     timeout ${PEER_TIMEOUT:-150} python3 bench/bench_gpu_instances.py --libs $lib --instances "$S/instances" --inputs "$IN" \
-      --reps ${REPS:-10} --budget ${BUDGET:-0.5} > "$out/peers_$lib.txt" 2>&1 || echo "peers exit $?" >> "$out/peers_$lib.txt"
+      --reps ${REPS:-10} --budget ${BUDGET:-0.5} $PEER_NAMES > "$out/peers_$lib.txt" 2>&1 || echo "peers exit $?" >> "$out/peers_$lib.txt"
     cat "$out/peers_$lib.txt"
   done
 fi

@@ -198,7 +198,11 @@ static tfe_status tfe__gpu_launch_tiled(tfe__gpu_dev *D, tfe__cu_function f, voi
   for (int d = nx; d < nx + ny; d++) py *= p->dout[d];
   if (p->total <= 0) return TFE_OK;
   long long tiles = ((px + TX - 1) / TX) * ((py + TY - 1) / TY);
-  long long rest = p->total / (px * py), gy = rest < 65535 ? rest : 65535;
+  /* blocks walk several positions of the other labels when there are few tiles (their offset
+   * tables are computed once): about 4096 blocks, at most 65535 in y */
+  long long rest = p->total / (px * py), gy = (4096 + tiles - 1) / tiles;
+  if (gy > rest) gy = rest;
+  if (gy > 65535) gy = 65535;
   if (tiles > 0x7fffffffLL) return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%lld tiles exceed the grid", tiles);
   TFE__CU_TRY(tfe__gpu.cu.cuLaunchKernel(f, (unsigned)tiles, (unsigned)gy, 1, 32, 8, 1, 0, D->stream, args, NULL), where);
   return TFE_OK;

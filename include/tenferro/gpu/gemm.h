@@ -284,10 +284,11 @@ static tfe_status tfe__gpu_trop_binary(const tfe_prims_backend *be, const tfe_pr
   return st;
 }
 /* A product without a sum (every label of A and of B is in C, once: elementwise, outer and
- * broadcast products; alpha 1, beta 0, nothing conjugated) runs as the elementwise slot's zip,
- * one pass over C with A and B read as views in C's label order (a label an input lacks has
- * size 1 and stride 0 there: numpy broadcasting), instead of packing the operands for a GEMM
- * with K = 1 and copying C back. False: not such a product. */
+ * broadcast products; alpha 1, beta 0, nothing conjugated) that the GEMM path would have to
+ * copy (an operand or C not addressable in place) runs as the elementwise slot's zip, one pass
+ * over C with A and B read as views in C's label order (a label an input lacks has size 1 and
+ * stride 0 there: numpy broadcasting), instead of packing the operands for a GEMM with K = 1
+ * and copying C back. False: not such a product, or one the GEMM takes in place. */
 static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d); /* elementwise.h */
 static bool tfe__gpu_try_zip(const tfe_prims_backend *be, const tfe_prim_desc *d, int g, tfe__gplan *P, tfe_status *st,
                              const char *where) {
@@ -298,6 +299,11 @@ static bool tfe__gpu_try_zip(const tfe_prims_backend *be, const tfe_prim_desc *d
   int na = 0, nb = 0;
   for (int j = 0; j < P->T.n; j++) na += P->T.l[j].in[TFE__GA], nb += P->T.l[j].in[TFE__GB];
   if (na != d->a->lay.rank || nb != d->b->lay.rank) return false; /* a repeated label (a diagonal) */
+  tfe__gmat A, B, C; /* a GEMM that takes A, B and C in place (an outer product of dense vectors) is faster */
+  memset(&A, 0, sizeof A), memset(&B, 0, sizeof B), memset(&C, 0, sizeof C);
+  tfe__gg_classify(P);
+  tfe__gg_layout(P, false, false, &A, &B, &C);
+  if (A.direct && B.direct && C.direct) return false;
   tfe_dyn x = *d->a, y = *d->b;
   x.lay.rank = y.lay.rank = d->c->lay.rank;
   for (int i = 0; i < d->c->lay.rank; i++) {

@@ -23,6 +23,9 @@ if [ "${1:-}" = libs ]; then
     cp /usr/include/x86_64-linux-gnu/lapacke*.h $B/inc/
   exit 0
 fi
+[ "${1:-}" = run ] || { echo "usage: bench/gpu_bench.sh libs | run [all|test|perm|inst|prof|gemm]" >&2; exit 2; }
+what=${2:-all}
+case "$what" in all|test|perm|inst|prof|gemm) ;; *) echo "gpu_bench.sh: unknown part '$what' (all, test, perm, inst, prof, gemm)" >&2; exit 2;; esac
 if [ ! -x $B/tfe-einsum ]; then
   F="-std=c11 -O2 -march=native -fopenmp -g -Iinclude -Itests -I$B/inc"
   L="-L$B -l:libcmocka.so.0 -l:libblis.so.4 -l:liblapacke.so.3 -lm -fopenmp -ldl -lpthread"
@@ -37,7 +40,6 @@ set +e
 export LD_LIBRARY_PATH=$PWD/$B:${LD_LIBRARY_PATH:-}
 out=${OUT:-$B/out}
 mkdir -p "$out"
-what=${2:-all}
 S=${SHARED:-../shared/bench}
 [ -d "$S" ] || S=shared-bench
 export XDG_CACHE_HOME=$PWD/$B/xdg-cache

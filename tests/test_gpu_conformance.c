@@ -246,7 +246,9 @@ static void test_unary_random(void **state) {
 static void test_gemm_shapes(void **state) {
   (void)state;
   static const char *const shapes[] = {"ij,jk->ik", "ji,jk->ik", "ij,kj->ik", "ij,jk->ki", "bij,bjk->bik",
-                                       "ibj,jbk->kbi", "ijk,kjl->il", "jk,kj->"};
+                                       "ibj,jbk->kbi", "ijk,kjl->il", "jk,kj->",
+                                       /* products without a sum: with alpha 1, beta 0 the zip kernel */
+                                       "ij,ij->ij", "ijk,kij->jki", "ij,ji->ij", "ik,jk->kji", "i,j->ji", "jk,k->kj"};
   tu_rng r = {42};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
     for (size_t k = 0; k < 2; k++) {
@@ -267,6 +269,8 @@ static void test_gemm_shapes(void **state) {
       hostop A, B, C, C1, C2;
       make_view(&r, dt, c.ra, c.da, false, &A), make_view(&r, dt, c.rb, c.db, false, &B), make_view(&r, dt, c.rc, c.dc, false, &C);
       double alpha[2] = {1.5, 0.25}, beta[2] = {0.5, -1};
+      if (s >= 8 && r.s % 3 != 0) alpha[0] = 1, alpha[1] = 0, beta[0] = beta[1] = 0; /* mostly the zip path */
+      if (s >= 8 && cplx(dt) && r.s % 5 == 0) A.v.conj = true;                        /* conjugated: the GEMM path */
       copy_op(&C, &C1), copy_op(&C, &C2);
       assert_int_equal(tfe_contract_dyn(alpha, &A.v, c.la, &B.v, c.lb, beta, &C1.v, c.lc), TFE_OK);
       tfe_dyn dA, dB, dC;
@@ -359,6 +363,40 @@ static void test_permute_large(void **state) {
       if (tfe_contract_dyn(alpha, &dA, la, NULL, NULL, beta, &dC, lc) != TFE_OK) fail_msg("%s", tfe_last_error());
       assert_int_equal(tfe_gpu_download(&dC, &C2.v), TFE_OK);
       compare(dt, &C1, &C2, i, "permute_large");
+      tfe_dyn_release(&dA), tfe_dyn_release(&dC);
+      hfree(&A), hfree(&C), hfree(&C1), hfree(&C2);
+    }
+  /* many small labels (tiles over groups of labels), one short side (tiles of TX x TY with one
+   * of them under 32), dense layouts (labels merged before tiling) */
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    for (int i = 0; i < 24; i++) {
+      tfe_dtype dt = kinds[k];
+      int kind = i % 3, rank = kind == 0 ? (int)tu_int(&r, 6, 10) : kind == 1 ? (int)tu_int(&r, 2, 3) : (int)tu_int(&r, 5, 8);
+      int64_t da[10], dc[10];
+      int32_t la[10], lc[10];
+      for (int q = 0; q < rank; q++) {
+        la[q] = lc[q] = q;
+        da[q] = kind == 0 ? tu_int(&r, 2, 4) : kind == 2 ? tu_int(&r, 2, 6) : (q == 0 ? tu_int(&r, 2, 5) : tu_int(&r, 40, 200));
+      }
+      if (kind == 1 && rank == 3) da[2] = tu_int(&r, 2, 6);
+      shuffle(&r, lc, rank);
+      for (int q = 0; q < rank; q++) dc[q] = da[lc[q]];
+      hostop A, C, C1, C2;
+      make_view(&r, dt, rank, da, kind != 2, &A), make_view(&r, dt, rank, dc, false, &C);
+      if (kind == 2) { /* dense column-major on both sides (the buffers are at least that large) */
+        assert_int_equal(tfe_layout_dense(rank, da, TFE_COLMAJOR, &A.v.lay), TFE_OK);
+        assert_int_equal(tfe_layout_dense(rank, dc, TFE_COLMAJOR, &C.v.lay), TFE_OK);
+      }
+      A.v.conj = cplx(dt) && tu_int(&r, 0, 3) == 0;
+      double alpha[2] = {1, 0}, beta[2] = {0, 0};
+      if (i % 4 == 3) put(dt, alpha, rnd(&r), rnd(&r)), put(dt, beta, rnd(&r), rnd(&r));
+      copy_op(&C, &C1), copy_op(&C, &C2);
+      assert_int_equal(tfe_contract_dyn(alpha, &A.v, la, NULL, NULL, beta, &C1.v, lc), TFE_OK);
+      tfe_dyn dA, dC;
+      upload(&A, 0, &dA), upload(&C, 0, &dC);
+      if (tfe_contract_dyn(alpha, &dA, la, NULL, NULL, beta, &dC, lc) != TFE_OK) fail_msg("%s", tfe_last_error());
+      assert_int_equal(tfe_gpu_download(&dC, &C2.v), TFE_OK);
+      compare(dt, &C1, &C2, 100 + i, "permute_large (small labels)");
       tfe_dyn_release(&dA), tfe_dyn_release(&dC);
       hfree(&A), hfree(&C), hfree(&C1), hfree(&C2);
     }

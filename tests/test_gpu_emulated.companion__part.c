@@ -509,6 +509,7 @@ static tfe__cu_result emu_alloc(tfe__cu_ptr *p, size_t n) {
 static tfe__cu_result emu_free(tfe__cu_ptr p) { free((void *)(uintptr_t)p); return 0; }
 static tfe__cu_result emu_htod(tfe__cu_ptr d, const void *h, size_t n, tfe__cu_stream s) { (void)s; memcpy((void *)(uintptr_t)d, h, n); return 0; }
 static tfe__cu_result emu_dtoh(void *h, tfe__cu_ptr d, size_t n, tfe__cu_stream s) { (void)s; memcpy(h, (const void *)(uintptr_t)d, n); return 0; }
+static tfe__cu_result emu_dtod(tfe__cu_ptr d, tfe__cu_ptr a, size_t n, tfe__cu_stream s) { (void)s; memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)a, n); return 0; }
 static tfe__cu_result emu_unload(tfe__cu_module m) { (void)m; return 0; }
 static tfe__cu_result emu_errstr(tfe__cu_result r, const char **s) { (void)r; *s = "emulated device error"; return 0; }
 static tfe__cu_result emu_dtod(tfe__cu_ptr d, tfe__cu_ptr h, size_t n, tfe__cu_stream s) { (void)s; memcpy((void *)(uintptr_t)d, (const void *)(uintptr_t)h, n); return 0; }
@@ -588,6 +589,7 @@ void tu_gpu_emulate(void) {
   cu->cuCtxSetCurrent = emu_ok_ctx, cu->cuStreamCreate = emu_stream_create, cu->cuStreamDestroy = emu_stream_ok;
   cu->cuStreamSynchronize = emu_stream_ok, cu->cuMemAlloc = emu_alloc, cu->cuMemFree = emu_free;
   cu->cuMemcpyHtoDAsync = emu_htod, cu->cuMemcpyDtoHAsync = emu_dtoh, cu->cuModuleUnload = emu_unload;
+  cu->cuMemcpyDtoDAsync = emu_dtod;
   cu->cuLaunchKernel = emu_launch, cu->cuGetErrorString = emu_errstr;
   cu->cuMemcpyDtoDAsync = emu_dtod, cu->cuMemAllocHost = emu_alloc_host, cu->cuMemFreeHost = emu_free_host;
   cu->cuEventCreate = emu_ev_create, cu->cuEventDestroy = emu_ev_destroy, cu->cuEventRecord = emu_ev_record;

@@ -197,6 +197,15 @@ static void test_tool(void **state) {
       {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --threads 0", 2, "--threads wants a positive integer"},
       {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --write-weight -1", 2, "--write-weight wants a non-negative number"},
       {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --path instance:opt_flops", 2, "needs --instance"},
+      {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --device gpu", 2, "--device wants cpu or cuda:N"},
+      {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --device cuda:", 2, "got 'cuda:'"},
+      {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --device cuda:-1", 2, "got 'cuda:-1'"},
+      {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --device cuda:+0", 2, "got 'cuda:+0'"},
+      {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --device 'cuda: 0'", 2, "--device wants cpu or cuda:N"},
+      {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --device cuda:0x", 2, "got 'cuda:0x'"},
+      {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --device CPU", 2, "got 'CPU'"},
+      {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --device", 2, "option --device needs a value"},
+      {"'ij->ij' build/tool_a.npy -o build/tool_o.npy --device cuda:1023", 1, "--device cuda:1023: "}, /* no GPU, or too few */
   };
   char err[2048];
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -211,6 +220,37 @@ static void test_tool(void **state) {
   assert_int_equal(tfe_npy_load("build/tool_o.npy", &o), TFE_OK);
   assert_true(((double *)o.data)[0] == 14 && ((double *)o.data)[3] == 77);
   tfe_storage_release(o.st);
+  /* --device cpu: the default, said in the summary */
+  remove("build/tool_o.npy");
+  assert_int_equal(run_tool("'ij,kj->ik' build/tool_a.npy build/tool_a.npy -o build/tool_o.npy --device cpu", err, sizeof err), 0);
+  assert_int_equal(tfe_npy_load("build/tool_o.npy", &o), TFE_OK);
+  assert_true(((double *)o.data)[0] == 14 && ((double *)o.data)[3] == 77);
+  tfe_storage_release(o.st);
+  FILE *so = fopen("build/tool_out.txt", "r");
+  char line[1024] = "";
+  assert_non_null(so);
+  assert_non_null(fgets(line, sizeof line, so));
+  fclose(so);
+  if (!strstr(line, " device=cpu ") || strstr(line, "median_ms_transfers")) fail_msg("--device cpu: summary '%s'", line);
+  /* --device cuda:0: without a GPU one line saying why (exit 1, no output file); with one, the
+   * same result computed there, and the median with transfers in the summary */
+  remove("build/tool_o.npy");
+  int rc = run_tool("'ij,kj->ik' build/tool_a.npy build/tool_a.npy -o build/tool_o.npy --device cuda:0 --repeat 2", err, sizeof err);
+  if (rc == 1) {
+    if (!strstr(err, "tfe-einsum: error: --device cuda:0: ") || !strstr(err, "no GPU") || strchr(err, '\n') != err + strlen(err) - 1)
+      fail_msg("--device cuda:0 without a GPU: '%s'", err);
+    assert_null(fopen("build/tool_o.npy", "rb"));
+  } else {
+    if (rc != 0) fail_msg("--device cuda:0: rc %d, '%s'", rc, err);
+    assert_int_equal(tfe_npy_load("build/tool_o.npy", &o), TFE_OK);
+    assert_true(((double *)o.data)[0] == 14 && ((double *)o.data)[3] == 77);
+    tfe_storage_release(o.st);
+    so = fopen("build/tool_out.txt", "r");
+    assert_non_null(so);
+    assert_non_null(fgets(line, sizeof line, so));
+    fclose(so);
+    if (!strstr(line, " device=cuda:0 ") || !strstr(line, " median_ms_transfers=")) fail_msg("--device cuda:0: summary '%s'", line);
+  }
   /* --profile: a per-step table on stderr, one row per pairwise step */
   assert_int_equal(run_tool("'ij,jk,kl->il' build/tool_a.npy build/tool_a.npy build/tool_a.npy -o build/tool_o.npy --profile"
                             " --repeat 3", err, sizeof err), 1); /* 2x3 . 2x3: sizes clash */

@@ -7,7 +7,7 @@
  *          --dtype f32|f64|c64|c128   --algebra standard|maxplus|minplus|maxtimes
  *          --threads N  --repeat K  --memory-limit BYTES  --time-budget SECONDS
  *          --seed N  --colmajor  --print-path  --max-time SECONDS  --warmup  --profile[-layouts]
- *          --progress  --quiet  --print-tree dot|json  --
+ *          --progress  --quiet  --print-tree dot|json  --device cpu|cuda:N  --
  * Any expression numpy.einsum accepts, scalar ones (`->`, `,->`) and ones starting with '-'
  * included: an argument that is no option and holds "->" is the expression; after `--` every
  * argument is. One summary line on stdout (on stderr with --print-tree, whose tree takes
@@ -15,19 +15,27 @@
  * on stderr and exit status 1 (usage: 2; Ctrl-C: 130, nothing written). Files are written
  * whole or not at all (a temporary file renamed into place). Every size is computed with
  * overflow checks. A progress line on stderr when it is a terminal and the contraction runs
- * past a second (TFE_PROGRESS_DELAY=SECONDS changes that second; tests use 0). */
+ * past a second (TFE_PROGRESS_DELAY=SECONDS changes that second; tests use 0).
+ *
+ * --device cuda:N: the inputs are uploaded to GPU N once, every timed run contracts them there
+ * along the same plan (the backend "cuda:N" of the GPU companion, compiled into this program:
+ * the vendor libraries are opened at run time) and waits for the device; the result is
+ * downloaded once at the end. median_ms excludes the transfers; median_ms_transfers is the
+ * median of as many runs again that upload the inputs, contract and download the result. A
+ * first run, never timed, compiles or loads the device's kernels (first_ms: its time). */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
-#include <tenferro.h>
+#include <tenferro/gpu/tenferro_gpu.c> /* the GPU companion (--device cuda:N); includes <tenferro.h> */
 #include <errno.h>
 #include <limits.h>
 
 typedef struct args {
-  const char *expr, *out, *instance, *path, *dtype, *algebra, *save_inputs, *tree;
+  const char *expr, *out, *instance, *path, *dtype, *algebra, *save_inputs, *tree, *device;
   const char *inputs[1024];
   int ninputs, threads, repeat;
+  int gpu; /* --device cuda:N: N; -1: the CPU */
   int64_t memory_limit;
   double budget, max_time, write_weight;
   uint64_t seed;
@@ -82,6 +90,7 @@ static int parse_args(int argc, char **argv, args *a) {
   memset(a, 0, sizeof *a);
   a->threads = default_threads(); a->repeat = 1; a->path = "auto"; a->algebra = "standard"; a->budget = 1.5; a->seed = 42;
   a->write_weight = -1; /* not given: the library's default */
+  a->device = "cpu"; a->gpu = -1;
   bool opts_done = false; /* after "--" every argument is an operand (POSIX) */
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
@@ -119,6 +128,17 @@ static int parse_args(int argc, char **argv, args *a) {
       NEED_VAL();
       if (!parse_num(argv[++i], 0, 1e9, &a->max_time)) return fail(2, "--max-time wants finite seconds, got '%s'", argv[i]);
     }
+    else if (!strcmp(s, "--device")) {
+      NEED_VAL();
+      a->device = argv[++i];
+      if (!strncmp(a->device, "cuda:", 5)) {
+        if (!parse_i64(a->device + 5, 0, &v) || v >= 1024 || a->device[5] < '0' || a->device[5] > '9')
+          return fail(2, "--device wants cpu or cuda:N (N a device number, 0 for the first GPU), got '%s'", a->device);
+        a->gpu = (int)v;
+      } else if (strcmp(a->device, "cpu"))
+        return fail(2, "--device wants cpu or cuda:N (N a device number, 0 for the first GPU), got '%s'", a->device);
+      else a->gpu = -1;
+    }
     else if (!strcmp(s, "--warmup")) a->warmup = true;
     else if (!strcmp(s, "--progress")) a->progress = true;
     else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) a->quiet = true;
@@ -152,6 +172,10 @@ static int parse_args(int argc, char **argv, args *a) {
            "  --progress (a progress line on stderr even when it is no terminal, from the start: one line\n"
            "    a second)  --quiet, -q (no progress line; on a terminal it shows once a run passes 1 s:\n"
            "    bar, % of multiply-adds, steps, elapsed, estimated remaining time)\n"
+           "  --device cpu|cuda:N (default cpu; cuda:N: inputs uploaded to GPU N once, each run contracts there\n"
+           "    along the same plan and waits for the device; median_ms excludes transfers, median_ms_transfers\n"
+           "    is as many runs again of upload + contraction + download; a first untimed run loads the kernels,\n"
+           "    first_ms; --profile then waits after each step)\n"
            "  --print-tree dot|json (the contraction tree on stdout, the summary then on stderr: per node\n"
            "    labels, size, multiply-adds, share of the total, memory layout; schema in docs/einsum.md;\n"
            "    render: tfe-einsum ... --plan-only --print-tree dot | dot -Tsvg > tree.svg)\n"
@@ -188,7 +212,10 @@ static int pick_kind(const char *dtype, const char *algebra, tfe_dtype *dt) {
 
 /* ---- --profile: per-step times summed over the timed runs ---------------------------------------- */
 typedef struct prof_row { double sec, flops, out; const char *what; int ra, rb, rc; long runs; char *lays; } prof_row;
-typedef struct prof_t { prof_row *row; int nsteps, npre; bool on, lays; } prof_t;
+/* On a GPU (gpu >= 0) the hook waits for the device after each step, so a step's time is its
+ * queueing plus its run on the device: the engine's step times count from the end of the
+ * previous step's report, the hook's wait included, which carry moves back to its own step. */
+typedef struct prof_t { prof_row *row; int nsteps, npre, gpu; double carry; bool on, lays; } prof_t;
 /* "lab:dim/stride ..." of one view into buf (labels are the plan's dense ids). */
 static size_t prof_lay(char *buf, size_t cap, const char *name, const tfe_layout *L, const int32_t *lab) {
   size_t n = (size_t)snprintf(buf, cap, "%s[", name);
@@ -213,7 +240,15 @@ static void prof_hook(void *ctx, const tfe_einsum_step_info *in) {
   int r = in->step >= 0 ? pf->npre + in->step : -1 - in->step;
   if (r < 0 || r >= pf->npre + pf->nsteps) return;
   prof_row *w = &pf->row[r];
-  w->sec += in->seconds; w->what = in->what; w->ra = in->rank_a; w->rb = in->rank_b; w->rc = in->rank_c;
+  double sec = in->seconds;
+  if (pf->gpu >= 0) {
+    double t0 = tfe__now();
+    tfe_gpu_synchronize(pf->gpu);
+    double h = tfe__now() - t0;
+    sec += h - pf->carry;
+    pf->carry = h;
+  }
+  w->sec += sec; w->what = in->what; w->ra = in->rank_a; w->rb = in->rank_b; w->rc = in->rank_c;
   if (in->slice == 0) { w->runs++; w->flops = in->flops; w->out = in->out_elems; }
   if (pf->lays && !w->lays) w->lays = prof_lays(in);
 }
@@ -478,55 +513,103 @@ static void progress_next_run(double sec) {
 }
 static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 
-#define RUN_KIND(s, T, R, alg, cplx, flt, DT)                                                           \
-  static tfe_status run_##s(const tfe_einsum_plan *p, int n, const tfe_dyn *in, tfe_dyn *out, int *repeat, \
-                            double max_ms, bool warmup, double *ms, double *sum) {                                    \
-    tfe_view_##s *v = (tfe_view_##s *)calloc((size_t)n + 1, sizeof *v);                                 \
-    if (!v) return TFE_ERR_ALLOC;                                                                        \
-    for (int k = 0; k < n; k++) { v[k].data = (T *)in[k].data; v[k].lay = in[k].lay; v[k].conj = false; } \
-    tfe_view_##s o = {(T *)out->data, out->lay, false};                                                  \
-    tfe_status st = TFE_OK;                                                                              \
-    double spent = 0;                                                                                    \
-    int r = 0;                                                                                           \
-    if (warmup) { /* untimed, unless it takes a second or more (the peers' rule) */                      \
-      double t0 = tfe__now();                                                                            \
-      st = tfe_einsum_execute_##s(p, tfe_sr_one_##s(), v, tfe_sr_zero_##s(), &o);                        \
-      double w = 1e3 * (tfe__now() - t0);                                                                \
-      progress_next_run(w / 1e3);                                                                        \
-      if (w >= 1000) { ms[r++] = w; spent = w; }                                                         \
-    }                                                                                                    \
-    if (g_prof) g_prof->on = true;                                                                       \
-    for (; r < *repeat && st == TFE_OK && (r == 0 || spent < max_ms); r++) {                             \
-      double t0 = tfe__now();                                                                            \
-      st = tfe_einsum_execute_##s(p, tfe_sr_one_##s(), v, tfe_sr_zero_##s(), &o);                        \
-      ms[r] = 1e3 * (tfe__now() - t0);                                                                   \
-      progress_next_run(ms[r] / 1e3);                                                                    \
-      spent += ms[r];                                                                                    \
-    }                                                                                                    \
-    *repeat = r;                                                                                         \
-    if (g_prof) g_prof->on = false;                                                                      \
-    free(v);                                                                                             \
-    int64_t cnt = tfe_layout_numel(&out->lay);                                                           \
-    double acc = 0;                                                                                      \
-    for (int64_t e = 0; e < cnt; e++) {                                                                  \
-      R parts[2] = {0, 0};                                                                               \
-      memcpy(parts, (const T *)out->data + e, sizeof(T));                                                \
-      acc += (double)parts[0] + (cplx ? (double)parts[1] : 0.0);                                         \
-    }                                                                                                    \
-    *sum = acc;                                                                                          \
-    return st;                                                                                           \
-  }
-TFE_KINDS(RUN_KIND)
-#undef RUN_KIND
-
-static tfe_status run_any(tfe_dtype dt, const tfe_einsum_plan *p, int n, const tfe_dyn *in, tfe_dyn *out, int *repeat,
-                          double max_ms, bool warmup, double *ms, double *sum) {
+/* One contraction of the plan: out = ops contracted, on backend be (NULL: the host's). */
+static tfe_status exec_any(const tfe_prims_backend *be, tfe_dtype dt, const tfe_einsum_plan *p, int n, const tfe_dyn *in,
+                           const tfe_dyn *out) {
   switch (dt) {
-#define CASE(s, T, R, alg, cplx, flt, DT) case DT: return run_##s(p, n, in, out, repeat, max_ms, warmup, ms, sum);
-    TFE_KINDS(CASE)
-#undef CASE
+#define EXEC_KIND(s, T, R, alg, cplx, flt, DT)                                                               \
+  case DT: {                                                                                               \
+    tfe_view_##s small[16], *v = n <= 16 ? small : (tfe_view_##s *)calloc((size_t)n, sizeof *v);          \
+    if (!v) return TFE_ERR_ALLOC;                                                                          \
+    for (int k = 0; k < n; k++) { v[k].data = (T *)in[k].data; v[k].lay = in[k].lay; v[k].conj = false; }   \
+    tfe_view_##s o = {(T *)out->data, out->lay, false};                                                    \
+    tfe_status st = be ? tfe_einsum_execute_on_##s(be, p, tfe_sr_one_##s(), v, tfe_sr_zero_##s(), &o)       \
+                       : tfe_einsum_execute_##s(p, tfe_sr_one_##s(), v, tfe_sr_zero_##s(), &o);             \
+    if (v != small) free(v);                                                                               \
+    return st;                                                                                             \
+  }
+    TFE_KINDS(EXEC_KIND)
+#undef EXEC_KIND
     default: return TFE_FAIL(TFE_ERR_DTYPE, "unsupported dtype");
   }
+}
+
+/* Where a run contracts: the host (gpu < 0), or GPU `gpu` with the inputs already there (din,
+ * dout) or, with `transfers`, uploaded from the host inputs and the result downloaded. */
+typedef struct runner {
+  tfe_dtype dt;
+  const tfe_einsum_plan *p;
+  int n, gpu;
+  const tfe_prims_backend *be;
+  const tfe_dyn *in, *out;   /* host */
+  tfe_dyn *din, *dout;       /* device copies (gpu >= 0) */
+  bool transfers;
+} runner;
+static tfe_status run_once(runner *r) {
+  if (g_prof) g_prof->carry = 0;
+  if (r->gpu < 0) return exec_any(NULL, r->dt, r->p, r->n, r->in, r->out);
+  if (!r->transfers) {
+    tfe_status st = exec_any(r->be, r->dt, r->p, r->n, r->din, r->dout);
+    return st == TFE_OK ? tfe_gpu_synchronize(r->gpu) : st;
+  }
+  /* upload every input into fresh device memory, contract, download the result */
+  tfe_dyn *d = (tfe_dyn *)calloc((size_t)r->n + 1, sizeof *d);
+  if (!d) return TFE_ERR_ALLOC;
+  tfe_status st = TFE_OK;
+  int k = 0;
+  for (; k < r->n && st == TFE_OK; k++) st = tfe_gpu_upload(&d[k], r->gpu, &r->in[k]);
+  if (st != TFE_OK) k--;
+  if (st == TFE_OK) st = exec_any(r->be, r->dt, r->p, r->n, d, r->dout);
+  if (st == TFE_OK) st = tfe_gpu_download(r->dout, r->out);
+  while (k > 0) tfe_dyn_release(&d[--k]);
+  free(d);
+  return st;
+}
+
+/* `*repeat` timed runs (fewer once they took max_ms; at least one) into ms[]; with warmup one
+ * untimed run first, counted as timed when it takes a second or more (the peers' rule). */
+static tfe_status time_runs(runner *r, int *repeat, double max_ms, bool warmup, double *ms) {
+  tfe_status st = TFE_OK;
+  double spent = 0;
+  int k = 0;
+  if (warmup) {
+    double t0 = tfe__now();
+    st = run_once(r);
+    double w = 1e3 * (tfe__now() - t0);
+    progress_next_run(w / 1e3);
+    if (w >= 1000) { ms[k++] = w; spent = w; }
+  }
+  if (g_prof) g_prof->on = true;
+  for (; k < *repeat && st == TFE_OK && (k == 0 || spent < max_ms); k++) {
+    double t0 = tfe__now();
+    st = run_once(r);
+    ms[k] = 1e3 * (tfe__now() - t0);
+    progress_next_run(ms[k] / 1e3);
+    spent += ms[k];
+  }
+  *repeat = k;
+  if (g_prof) g_prof->on = false;
+  return st;
+}
+
+/* Sum of the real and imaginary parts of every element of a dense host tensor. */
+static double checksum(const tfe_dyn *t) {
+  int64_t cnt = tfe_layout_numel(&t->lay);
+  double acc = 0;
+  switch (t->dtype) {
+#define SUM_KIND(s, T, R, alg, cplx, flt, DT)                                      \
+  case DT:                                                                         \
+    for (int64_t e = 0; e < cnt; e++) {                                            \
+      R parts[2] = {0, 0};                                                         \
+      memcpy(parts, (const T *)t->data + e, sizeof(T));                            \
+      acc += (double)parts[0] + (cplx ? (double)parts[1] : 0.0);                   \
+    }                                                                              \
+    break;
+    TFE_KINDS(SUM_KIND)
+#undef SUM_KIND
+    default: break;
+  }
+  return acc;
 }
 
 /* ---- inputs ---------------------------------------------------------------------------------------- */
@@ -694,6 +777,13 @@ int main(int argc, char **argv) {
   args a;
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc;
+  if (a.gpu >= 0) { /* the GPU first: without one, nothing else is worth doing */
+    if (tfe_gpu_init() != TFE_OK) return fail(1, "--device %s: %s", a.device, tfe_last_error());
+    int ndev = tfe_gpu_device_count();
+    if (a.gpu >= ndev || !tfe_gpu_backend(a.gpu))
+      return fail(1, "--device %s: this machine has %d GPU%s (cuda:0 to cuda:%d)", a.device, ndev, ndev == 1 ? "" : "s",
+                  ndev - 1);
+  }
   problem pr;
   memset(&pr, 0, sizeof pr);
   tfe_dtype dt = TFE_DT_F64;
@@ -704,8 +794,12 @@ int main(int argc, char **argv) {
   int *given = NULL, ngiven = 0;
   double *ms = NULL;
   prof_t prof = {0};
-  tfe_dyn out;
+  prof.gpu = a.gpu;
+  tfe_dyn out, dout, *din = NULL;
   memset(&out, 0, sizeof out);
+  memset(&dout, 0, sizeof dout);
+  double *ms_tr = NULL, med_tr = NAN, first_ms = NAN;
+  int repeat_tr = 0;
   if (a.instance) {
     if ((rc = pick_kind(a.dtype ? a.dtype : "f64", a.algebra, &dt))) goto done;
     if ((rc = load_instance(&a, dt, &pr))) goto done;
@@ -790,6 +884,20 @@ int main(int argc, char **argv) {
   double sum = 0;
   ms = (double *)calloc((size_t)a.repeat, sizeof(double));
   if (!ms) { rc = fail(1, "out of memory"); goto done; }
+  runner run = {dt, plan, pr.n, a.gpu, NULL, pr.in, &out, NULL, NULL, false};
+  if (a.gpu >= 0 && !a.plan_only) { /* the inputs on the device once; the result's device tensor */
+    run.be = tfe_gpu_backend(a.gpu);
+    din = (tfe_dyn *)calloc((size_t)pr.n + 1, sizeof *din);
+    ms_tr = (double *)calloc((size_t)a.repeat, sizeof(double));
+    if (!din || !ms_tr) { rc = fail(1, "out of memory"); goto done; }
+    for (int k = 0; k < pr.n; k++)
+      if (tfe_gpu_upload(&din[k], a.gpu, &pr.in[k]) != TFE_OK) { rc = fail(1, "--device %s: %s", a.device, tfe_last_error()); goto done; }
+    if (tfe_gpu_alloc_dyn(&dout, a.gpu, dt, out.lay.rank, odims, o.out_order) != TFE_OK) {
+      rc = fail(1, "--device %s: %s", a.device, tfe_last_error());
+      goto done;
+    }
+    run.din = din; run.dout = &dout;
+  }
   if (a.profile && !a.plan_only) {
     prof.npre = plan->npre; prof.nsteps = plan->nsteps; prof.lays = a.profile_layouts;
     prof.row = (prof_row *)calloc((size_t)(prof.npre + prof.nsteps) + 1, sizeof *prof.row);
@@ -805,7 +913,7 @@ int main(int argc, char **argv) {
     pg.tty = isatty(STDERR_FILENO);
     pg.draw = !a.quiet && (a.progress || pg.tty);
     pg.delay = a.progress ? 0 : (dl && *dl ? atof(dl) : 1.0);
-    pg.runs = a.repeat + (a.warmup ? 1 : 0);
+    pg.runs = a.repeat * (a.gpu >= 0 ? 2 : 1) + (a.warmup ? 1 : 0); /* a GPU: as many runs again with transfers */
     g_progress = &pg;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -815,8 +923,24 @@ int main(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     tfe_einsum_set_progress(progress_cb, &pg);
     pg.t_runs = tfe__now();
-    tfe_status st = run_any(dt, plan, pr.n, pr.in, &out, &a.repeat, a.max_time > 0 ? 1e3 * a.max_time : INFINITY, a.warmup,
-                            ms, &sum);
+    double max_ms = a.max_time > 0 ? 1e3 * a.max_time : INFINITY;
+    tfe_status st = TFE_OK;
+    if (a.gpu >= 0) { /* the first run on a device compiles (NVRTC) or loads the kernels it needs: never timed */
+      bool on = g_prof != NULL;
+      double t0 = tfe__now();
+      st = run_once(&run);
+      first_ms = 1e3 * (tfe__now() - t0);
+      if (on) memset(prof.row, 0, (size_t)(prof.npre + prof.nsteps) * sizeof *prof.row);
+    }
+    if (st == TFE_OK) st = time_runs(&run, &a.repeat, max_ms, a.warmup, ms);
+    if (st == TFE_OK && a.gpu >= 0) { /* the result to the host; then as many runs with the transfers */
+      if (g_prof) { tfe_einsum_set_step_hook(NULL, NULL); g_prof = NULL; } /* the profile is of the first runs */
+      st = tfe_gpu_download(&dout, &out);
+      repeat_tr = a.repeat;
+      run.transfers = true;
+      if (st == TFE_OK) st = time_runs(&run, &repeat_tr, max_ms, false, ms_tr);
+    }
+    if (st == TFE_OK) sum = checksum(&out);
     tfe_einsum_set_progress(NULL, NULL);
     progress_clear(&pg);
     g_progress = NULL;
@@ -829,8 +953,8 @@ int main(int argc, char **argv) {
     }
     if (st != TFE_OK) { rc = fail(1, "%s", tfe_last_error()); goto done; }
   }
-  if (g_prof) {
-    tfe_einsum_set_step_hook(NULL, NULL);
+  if (prof.row && !a.plan_only) {
+    if (g_prof) tfe_einsum_set_step_hook(NULL, NULL);
     prof_print(&prof);
     g_prof = NULL;
   }
@@ -838,6 +962,10 @@ int main(int argc, char **argv) {
   if (a.out && !a.plan_only && tfe_npy_save(a.out, &out) != TFE_OK) { rc = fail(1, "%s", tfe_last_error()); goto done; }
   qsort(ms, (size_t)a.repeat, sizeof *ms, cmp_d);
   double med = a.repeat % 2 ? ms[a.repeat / 2] : 0.5 * (ms[a.repeat / 2 - 1] + ms[a.repeat / 2]);
+  if (repeat_tr > 0) {
+    qsort(ms_tr, (size_t)repeat_tr, sizeof *ms_tr, cmp_d);
+    med_tr = repeat_tr % 2 ? ms_tr[repeat_tr / 2] : 0.5 * (ms_tr[repeat_tr / 2 - 1] + ms_tr[repeat_tr / 2]);
+  }
 
   FILE *so = a.tree ? stderr : stdout; /* with --print-tree the tree has stdout to itself */
   if (a.print_path) {
@@ -852,8 +980,10 @@ int main(int argc, char **argv) {
               cost.flops / ref_flops);
     fprintf(so, "\n");
   }
-  fprintf(so, "name=%s dtype=%s threads=%d path=%s median_ms=%.3f runs=%d plan_ms=%.1f log10_flops=%.4f log2_size=%.4f slices=%lld",
-          pr.name, tfe_dtype_name(dt), a.threads, a.path, med, a.repeat, plan_ms, cost.log10_flops, cost.log2_size,
+  fprintf(so, "name=%s dtype=%s device=%s threads=%d path=%s median_ms=%.3f runs=%d", pr.name, tfe_dtype_name(dt), a.device,
+          a.threads, a.path, med, a.repeat);
+  if (repeat_tr > 0) fprintf(so, " median_ms_transfers=%.3f first_ms=%.3f", med_tr, first_ms);
+  fprintf(so, " plan_ms=%.1f log10_flops=%.4f log2_size=%.4f slices=%lld", plan_ms, cost.log10_flops, cost.log2_size,
           (long long)cost.slices);
   if (!isnan(ref_flops)) fprintf(so, " flops_vs_opt_flops=%.4f", cost.flops / ref_flops);
   fprintf(so, " checksum=%.10g\n", sum);
@@ -861,6 +991,9 @@ done:
   if (plan) tfe_einsum_plan_release(plan);
   tfe_storage_release(out.st);
   for (int k = 0; pr.in && k < pr.n; k++) tfe_storage_release(pr.in[k].st);
+  for (int k = 0; din && k < pr.n; k++) tfe_dyn_release(&din[k]);
+  if (dout.st) tfe_dyn_release(&dout);
+  free(din); free(ms_tr);
   if (g_prof) tfe_einsum_set_step_hook(NULL, NULL);
   for (int r = 0; prof.row && r < prof.npre + prof.nsteps; r++) free(prof.row[r].lays);
   free(prof.row);

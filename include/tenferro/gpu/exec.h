@@ -139,23 +139,70 @@ static void tfe__gpu_kp_sort(tfe__gpu_kparams *p) {
       t = p->sa[j], p->sa[j] = p->sa[j - 1], p->sa[j - 1] = t;
     }
 }
-/* Whether a copy (no summed labels) goes through 32x32 tiles: when the label A runs fastest
- * along (smallest |stride|) is not C's fastest, and both span at least 16 (p->pj names it). */
+/* Merges neighbouring output labels (in C's order) whose C and A strides both continue: one
+ * label of their product size, the same elements (a permutation that keeps runs of labels
+ * together becomes one of fewer, larger labels; a plain copy becomes one label). */
+static void tfe__gpu_kp_merge(tfe__gpu_kparams *p) {
+  int w = 0;
+  for (int d = 0; d < p->nout; d++) {
+    if (w > 0 && p->sc[d] == p->sc[w - 1] * p->dout[w - 1] && p->sa[d] == p->sa[w - 1] * p->dout[w - 1]) {
+      p->dout[w - 1] *= p->dout[d];
+      continue;
+    }
+    p->dout[w] = p->dout[d], p->sc[w] = p->sc[d], p->sa[w] = p->sa[d];
+    w++;
+  }
+  p->nout = w;
+}
+/* Whether a copy (no summed labels) goes through tiles (tfe_perm2d): when A's fastest label
+ * (smallest |stride|) is not C's fastest. x = C's fastest labels, in C's order, up to 32
+ * elements or more, stopping before A's fastest; y = A's fastest of the others, in A's order,
+ * up to 32 or more (1024 / x's size when x has fewer than 32). The tile is TX x TY elements (32 x 32, or up to 1024 elements when one
+ * side has fewer than 32); the labels are reordered x, y, the rest; pj = nx | ny << 8,
+ * pad = TX | TY << 16 (kernels.h). Small tiles (under 64 elements) take the plain kernel. */
 static bool tfe__gpu_tiled(tfe__gpu_kparams *p) {
-  if (p->nout < 2 || llabs(p->sc[0]) == 0) return false;
-  int j = 0;
-  for (int d = 1; d < p->nout; d++)
-    if (p->sa[d] != 0 && (p->sa[j] == 0 || llabs(p->sa[d]) < llabs(p->sa[j]))) j = d;
-  if (j == 0 || p->dout[0] < 16 || p->dout[j] < 16 || llabs(p->sa[0]) <= llabs(p->sa[j])) return false;
-  p->pj = j;
+  if (p->nout < 2 || p->total <= 0) return false;
+  int af = -1;
+  for (int d = 0; d < p->nout; d++)
+    if (p->sa[d] != 0 && (af < 0 || llabs(p->sa[d]) < llabs(p->sa[af]))) af = d;
+  if (af <= 0) return false;
+  int nx = 0;
+  long long px = 1, py = 1;
+  while (nx < af && px < 32) px *= p->dout[nx++];
+  int ord[TFE__GPU_KMAXR], m = 0, ny = 0;
+  for (int d = nx; d < p->nout; d++) { /* the others by |A stride|, zero strides last */
+    int e = m++;
+    unsigned long long k = p->sa[d] ? (unsigned long long)llabs(p->sa[d]) : ~0ULL;
+    for (; e > 0 && (p->sa[ord[e - 1]] ? (unsigned long long)llabs(p->sa[ord[e - 1]]) : ~0ULL) > k; e--) ord[e] = ord[e - 1];
+    ord[e] = d;
+  }
+  long long ty = px < 32 ? 1024 / px : 32; /* a short x side: a longer y side */
+  while (ny < m && py < ty && p->sa[ord[ny]] != 0) py *= p->dout[ord[ny++]];
+  long long TX = px < 32 ? px : 32, TY = py < 32 ? py : 32;
+  if (TX < 32) TY = py < 1024 / TX ? py : 1024 / TX;
+  else if (TY < 32) TX = px < 1024 / TY ? px : 1024 / TY;
+  if (TX < 2 || TY < 2 || TX * TY < 64) return false;
+  long long dd[TFE__GPU_KMAXR], sc[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR];
+  for (int i = 0; i < m; i++) dd[i] = p->dout[ord[i]], sc[i] = p->sc[ord[i]], sa[i] = p->sa[ord[i]];
+  for (int i = 0; i < m; i++) p->dout[nx + i] = dd[i], p->sc[nx + i] = sc[i], p->sa[nx + i] = sa[i];
+  p->pj = nx | ny << 8;
+  p->pad = (int)TX | (int)TY << 16;
   return true;
 }
-/* tfe_perm2d: one block of 32x8 threads per tile of labels 0 and pj; grid y over the rest. */
+/* tfe_perm2d: one block of 32x8 threads per tile; grid y over the labels outside the tile. */
 static tfe_status tfe__gpu_launch_tiled(tfe__gpu_dev *D, tfe__cu_function f, void **args, const tfe__gpu_kparams *p,
                                         const char *where) {
-  long long d0 = p->dout[0], dj = p->dout[p->pj], tiles = ((d0 + 31) / 32) * ((dj + 31) / 32);
+  int nx = p->pj & 255, ny = p->pj >> 8 & 255;
+  long long px = 1, py = 1, TX = p->pad & 0xffff, TY = p->pad >> 16;
+  for (int d = 0; d < nx; d++) px *= p->dout[d];
+  for (int d = nx; d < nx + ny; d++) py *= p->dout[d];
   if (p->total <= 0) return TFE_OK;
-  long long rest = p->total / (d0 * dj), gy = rest < 65535 ? rest : 65535;
+  long long tiles = ((px + TX - 1) / TX) * ((py + TY - 1) / TY);
+  /* blocks walk several positions of the other labels when there are few tiles (their offset
+   * tables are computed once): about 4096 blocks, at most 65535 in y */
+  long long rest = p->total / (px * py), gy = (4096 + tiles - 1) / tiles;
+  if (gy > rest) gy = rest;
+  if (gy > 65535) gy = 65535;
   if (tiles > 0x7fffffffLL) return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%lld tiles exceed the grid", tiles);
   TFE__CU_TRY(tfe__gpu.cu.cuLaunchKernel(f, (unsigned)tiles, (unsigned)gy, 1, 32, 8, 1, 0, D->stream, args, NULL), where);
   return TFE_OK;
@@ -165,6 +212,7 @@ static tfe_status tfe__gpu_unary_launch(tfe__gpu_dev *D, int g, tfe__cu_ptr c, t
                                         tfe__gscal alpha, tfe__gscal beta, bool conj, const char *where) {
   TFE_TRY(tfe__gpu_kernels(D, g, where));
   tfe__gpu_kp_sort(p);
+  tfe__gpu_kp_merge(p);
   p->total = 1;
   for (int i = 0; i < p->nout; i++) p->total *= p->dout[i];
   p->nsum_total = 1;
@@ -173,8 +221,15 @@ static tfe_status tfe__gpu_unary_launch(tfe__gpu_dev *D, int g, tfe__cu_ptr c, t
   p->beta_zero = tfe__gpu_iszero(beta);
   p->conj = conj && g >= TFE__GK_C64;
   void *args[] = {&c, &a, p};
+  if (p->nsum == 0 && p->nout == 1 && p->sc[0] == 1 && p->sa[0] == 1 && !p->conj && alpha.re == 1 && alpha.im == 0 &&
+      p->beta_zero) { /* a plain copy of a dense block: the driver's device-to-device copy */
+    static const size_t es[TFE__GK_COUNT] = {4, 8, 8, 16};
+    TFE__CU_TRY(tfe__gpu.cu.cuMemcpyDtoDAsync(c, a, (size_t)p->total * es[g], D->stream), where);
+    return TFE_OK;
+  }
   if (p->nsum == 0 && tfe__gpu_tiled(p)) return tfe__gpu_launch_tiled(D, D->f_perm[g], args, p, where);
-  return tfe__gpu_launch(D, D->f_unary[g], args, p->total, where);
+  /* a copy takes four elements per thread (kernels.h): a quarter of the threads */
+  return tfe__gpu_launch(D, D->f_unary[g], args, p->nsum == 0 ? (p->total + 3) / 4 : p->total, where);
 }
 /* C = beta * C over C's own layout (every element once). */
 static tfe_status tfe__gpu_scale(tfe__gpu_dev *D, int g, const tfe_dyn *C, size_t es, tfe__gscal beta,

@@ -388,6 +388,22 @@ TFE_GPU_API tfe_status tfe_gpu_download(const tfe_dyn *device, const tfe_dyn *ho
   int64_t lo, hi;
   if (!tfe__gpu_span(device, &lo, &hi)) return TFE_OK;
   size_t es = tfe_dtype_get(host->dtype)->size, bytes = (size_t)(hi - lo + 1) * es;
+  /* the same dense layout on both sides (strides equal, no gaps): one copy straight into the
+   * host view, no staging buffer and no loop over elements */
+  bool same = host->data != NULL && tfe_layout_numel(&device->lay) == hi - lo + 1;
+  for (int i = 0; same && i < host->lay.rank; i++)
+    same = host->lay.dims[i] <= 1 || host->lay.strides[i] == device->lay.strides[i];
+  if (same) {
+    int64_t hlo = host->lay.offset + (lo - device->lay.offset); /* host element of device element lo */
+    tfe_status rs = tfe__gpu_enter(D, __func__);
+    if (rs != TFE_OK) return rs;
+    tfe__cu_ptr src = (tfe__cu_ptr)(uintptr_t)device->data + (tfe__cu_ptr)(lo * (int64_t)es);
+    tfe__cu_result r = tfe__gpu.cu.cuMemcpyDtoHAsync((char *)host->data + hlo * (int64_t)es, src, bytes, D->stream);
+    if (r == 0) r = tfe__gpu.cu.cuStreamSynchronize(D->stream);
+    if (r != 0) rs = TFE__GPU_FAIL(TFE_ERR_DEVICE, "copy of %zu bytes from %s: %s", bytes, D->bename, tfe__cu_errstr(r));
+    tfe__gpu_leave(D);
+    return rs;
+  }
   tfe__gpu_dl a;
   a.host = host, a.sl = device->lay, a.es = es;
   a.sl.offset -= lo; /* element offsets relative to the staging buffer */

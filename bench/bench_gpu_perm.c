@@ -1,0 +1,169 @@
+/* bench/bench_gpu_perm.c — the permutation patterns of ../shared/bench/permutation_patterns.json on
+ * the GPU backend against a device-to-device copy of the same bytes, in the same run.
+ *
+ *   build/bench/bench_gpu_perm [patterns.json] [reps]     (default ../shared/bench/..., 10)
+ *
+ * Each pattern (f64): out[i0, ..., ik] = src[i_perm0, ..., i_permk], the source column-major or
+ * with the pattern's explicit element strides, the destination column-major; src[e] = e (its
+ * storage index). tenferro: tfe_contract_dyn, a unary contraction (the PERMUTE primitive) of
+ * device operands into a destination allocated once (allocation not timed; the shared
+ * README's CPU timings include it). The copy: cuMemcpyDtoDAsync of the same bytes. Median of
+ * `reps` runs after 2 warm-ups between cuEvents; ratio = copy time / permute time (the target
+ * is 0.8 or more). Every result is checked: 2^20 random elements of the downloaded destination
+ * against the source index they must hold (the whole tensor when smaller). Without a GPU it
+ * says so and exits 0. One unit: it includes the companion (default mode). */
+#include <tenferro/gpu/tenferro_gpu.c>
+#include <math.h>
+#include <stdlib.h>
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+typedef tfe_status (*bench_fn)(void *ctx);
+static double time_ms(tfe__gpu_dev *D, bench_fn fn, void *ctx, int reps) {
+  double t[64];
+  tfe__cu_event e0, e1;
+  tfe__gpu_enter(D, "bench");
+  tfe__gpu.cu.cuEventCreate(&e0, 0), tfe__gpu.cu.cuEventCreate(&e1, 0);
+  tfe__gpu_leave(D);
+  if (reps > 64) reps = 64;
+  for (int i = -2; i < reps; i++) {
+    tfe__gpu_enter(D, "bench");
+    tfe__gpu.cu.cuEventRecord(e0, D->stream);
+    tfe__gpu_leave(D);
+    if (fn(ctx) != TFE_OK) {
+      fprintf(stderr, "bench: %s\n", tfe_last_error());
+      exit(1);
+    }
+    tfe__gpu_enter(D, "bench");
+    tfe__gpu.cu.cuEventRecord(e1, D->stream);
+    tfe__gpu.cu.cuEventSynchronize(e1);
+    float ms = 0;
+    tfe__gpu.cu.cuEventElapsedTime(&ms, e0, e1);
+    tfe__gpu_leave(D);
+    if (i >= 0) t[i] = ms;
+  }
+  tfe__gpu_enter(D, "bench");
+  tfe__gpu.cu.cuEventDestroy(e0), tfe__gpu.cu.cuEventDestroy(e1);
+  tfe__gpu_leave(D);
+  qsort(t, (size_t)reps, sizeof *t, cmp_d);
+  return t[reps / 2];
+}
+
+typedef struct pctx {
+  tfe_dyn src, dst;
+  int32_t la[TFE_MAX_RANK], lc[TFE_MAX_RANK];
+  tfe__gpu_dev *D;
+  size_t bytes;
+} pctx;
+static tfe_status run_perm(void *p) {
+  pctx *q = (pctx *)p;
+  double one = 1, zero = 0;
+  return tfe_contract_dyn(&one, &q->src, q->la, NULL, NULL, &zero, &q->dst, q->lc);
+}
+static tfe_status run_copy(void *p) {
+  pctx *q = (pctx *)p;
+  TFE_TRY(tfe__gpu_enter(q->D, "copy"));
+  tfe__gpu.cu.cuMemcpyDtoDAsync((tfe__cu_ptr)(uintptr_t)q->dst.data, (tfe__cu_ptr)(uintptr_t)q->src.data, q->bytes,
+                                q->D->stream);
+  tfe__gpu_leave(q->D);
+  return TFE_OK;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = (char *)malloc((size_t)n + 1);
+  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
+  fclose(f);
+  if (b) b[n] = 0;
+  *len = (size_t)n;
+  return b;
+}
+static int ints(const tfe_json *j, int arr, int64_t *out) {
+  int n = 0;
+  for (int x = j->nodes[arr].first; x >= 0 && n < TFE_MAX_RANK; x = j->nodes[x].next) out[n++] = (int64_t)j->nodes[x].num;
+  return n;
+}
+
+int main(int argc, char **argv) {
+  const char *file = argc > 1 ? argv[1] : "../shared/bench/permutation_patterns.json";
+  int reps = argc > 2 ? atoi(argv[2]) : 10;
+  if (tfe_gpu_init() != TFE_OK) {
+    printf("bench_gpu_perm: %s\n", tfe_last_error());
+    return 0;
+  }
+  tfe_gpu_device_info info;
+  tfe_gpu_device_get(0, &info);
+  printf("device: %s (sm_%d%d, %zu MiB)\n", info.name, info.cc_major, info.cc_minor, info.total_mem >> 20);
+  size_t len;
+  char *text = slurp(file, &len);
+  tfe_json j;
+  if (!text || tfe_json_parse(text, len, &j) != TFE_OK) {
+    fprintf(stderr, "cannot read %s\n", file);
+    return 1;
+  }
+  free(text);
+  int pats = tfe_json_get(&j, 0, "patterns");
+  printf("%-40s %10s %10s %8s %9s %7s\n", "pattern", "tfe ms", "copy ms", "ratio", "tfe GB/s", "check");
+  int bad = 0;
+  for (int pn = j.nodes[pats].first; pn >= 0; pn = j.nodes[pn].next) {
+    const char *id = j.nodes[tfe_json_get(&j, pn, "id")].str;
+    int64_t shape[TFE_MAX_RANK], perm[TFE_MAX_RANK], sstr[TFE_MAX_RANK];
+    int r = ints(&j, tfe_json_get(&j, pn, "shape"), shape);
+    ints(&j, tfe_json_get(&j, pn, "perm"), perm);
+    int sl = tfe_json_get(&j, pn, "src_layout");
+    bool explicit_str = !strcmp(j.nodes[tfe_json_get(&j, sl, "kind")].str, "explicit_strides");
+    pctx q;
+    memset(&q, 0, sizeof q);
+    q.D = &tfe__gpu.dev[0];
+    tfe_dyn h;
+    if (tfe_dyn_empty(&h, TFE_DT_F64, r, shape, TFE_COLMAJOR) != TFE_OK) return 1;
+    if (explicit_str) {
+      ints(&j, tfe_json_get(&j, sl, "strides"), sstr);
+      for (int d = 0; d < r; d++) h.lay.strides[d] = sstr[d];
+    }
+    int64_t n = tfe_layout_numel(&h.lay);
+    double *x = (double *)h.data;
+    for (int64_t e = 0; e < n; e++) x[e] = (double)e; /* the storage index (explicit strides are dense here) */
+    q.bytes = (size_t)n * 8;
+    int64_t cd[TFE_MAX_RANK];
+    for (int k = 0; k < r; k++) q.la[k] = k, q.lc[k] = (int32_t)perm[k], cd[k] = shape[perm[k]];
+    if (tfe_gpu_upload(&q.src, 0, &h) != TFE_OK || tfe_gpu_alloc_dyn(&q.dst, 0, TFE_DT_F64, r, cd, TFE_COLMAJOR) != TFE_OK) {
+      fprintf(stderr, "%s: %s\n", id, tfe_last_error());
+      return 1;
+    }
+    double tp = time_ms(q.D, run_perm, &q, reps), tc = time_ms(q.D, run_copy, &q, reps);
+    if (run_perm(&q) != TFE_OK) return 1;
+    /* check: dst[i] must be src's storage index of out multi-index i */
+    tfe_dyn o;
+    if (tfe_dyn_empty(&o, TFE_DT_F64, r, cd, TFE_COLMAJOR) != TFE_OK || tfe_gpu_download(&q.dst, &o) != TFE_OK) return 1;
+    const double *y = (const double *)o.data;
+    int64_t checks = n < (1 << 20) ? n : (1 << 20), wrong = 0;
+    uint64_t rs = 88172645463325252ULL;
+    for (int64_t t = 0; t < checks; t++) {
+      int64_t i = t;
+      if (checks < n) {
+        rs ^= rs << 13, rs ^= rs >> 7, rs ^= rs << 17;
+        i = (int64_t)(rs % (uint64_t)n);
+      }
+      int64_t rem = i, off = 0;
+      for (int k = 0; k < r; k++) off += (rem % cd[k]) * h.lay.strides[perm[k]], rem /= cd[k];
+      if (y[i] != (double)off) wrong++;
+    }
+    if (wrong) bad++;
+    printf("%-40s %10.4f %10.4f %8.3f %9.0f %7s\n", id, tp, tc, tc / tp, 2.0 * (double)q.bytes / tp / 1e6,
+           wrong ? "WRONG" : "ok");
+    if (wrong) printf("  %lld of %lld checked elements wrong\n", (long long)wrong, (long long)checks);
+    fflush(stdout);
+    tfe_dyn_release(&o), tfe_dyn_release(&h), tfe_dyn_release(&q.src), tfe_dyn_release(&q.dst);
+  }
+  tfe_json_free(&j);
+  printf("ratio = D2D copy time / permutation time; GB/s counts bytes read and written%s\n",
+         bad ? "; SOME RESULTS WRONG" : "");
+  return bad ? 1 : 0;
+}

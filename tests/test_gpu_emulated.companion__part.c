@@ -512,7 +512,6 @@ static tfe__cu_result emu_dtoh(void *h, tfe__cu_ptr d, size_t n, tfe__cu_stream 
 static tfe__cu_result emu_dtod(tfe__cu_ptr d, tfe__cu_ptr a, size_t n, tfe__cu_stream s) { (void)s; memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)a, n); return 0; }
 static tfe__cu_result emu_unload(tfe__cu_module m) { (void)m; return 0; }
 static tfe__cu_result emu_errstr(tfe__cu_result r, const char **s) { (void)r; *s = "emulated device error"; return 0; }
-static tfe__cu_result emu_dtod(tfe__cu_ptr d, tfe__cu_ptr h, size_t n, tfe__cu_stream s) { (void)s; memcpy((void *)(uintptr_t)d, (const void *)(uintptr_t)h, n); return 0; }
 static tfe__cu_result emu_alloc_host(void **p, size_t n) { *p = malloc(n); return *p ? 0 : 2; }
 static tfe__cu_result emu_free_host(void *p) { free(p); return 0; }
 /* Events: work runs when it is queued, so an event is complete when recorded, unless the test

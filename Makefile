@@ -86,7 +86,7 @@ $(BUILD)/bench/%: bench/%.c $(HDRS)
 
 $(BUILD)/%: tools/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O3 -o $@ $< $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(TOOL_O) -o $@ $< $(LDLIBS)
 
 test: check-gen check-headers test-unit test-examples test-optout test-cxx test-install test-capi test-fortran test-hdf5 test-python test-plots
 
@@ -105,9 +105,12 @@ test-examples: $(EXAMPLES)
 
 # -O0: the sanitized units compile 3.4x faster than at -O1 (34 s against 116 s of CPU for
 # tests/test_contract.c; UBSan's checks dominate at -O1) and the quick suites still run in seconds.
+# The tool is built at -O3 (TOOL_O), except under the sanitizers: UBSan at -O3 made it the
+# slowest unit of that build.
+TOOL_O ?= -O3
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 test-sanitize:
-	$(MAKE) test-unit test-examples BUILD=build-san OPT="-O0 $(SAN)" \
+	$(MAKE) test-unit test-examples BUILD=build-san OPT="-O0 $(SAN)" TOOL_O= \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 TFE_TEST_QUICK=1
 
 # ThreadSanitizer over the suites that share caches and pools between threads (the runtime's

@@ -285,6 +285,12 @@ static void test_errors(void **st) {
   tfe_stream *s1 = NULL, *s2 = NULL;
   assert_int_equal(tfe_stream_new(0, &s1), TFE_OK);
   assert_int_equal(tfe_stream_new(0, &s2), TFE_OK);
+  /* device stream hooks: only for a registered backend, and whole */
+  tfe_stream_hooks half = {0};
+  TU_EXPECT_ERR(tfe_device_set_hooks(-1, NULL), TFE_ERR_DEVICE, "device -1 is not a registered backend");
+  TU_EXPECT_ERR(tfe_device_set_hooks(TFE_BACKEND_MAX, NULL), TFE_ERR_DEVICE, "is not a registered backend");
+  TU_EXPECT_ERR(tfe_device_set_hooks(0, &half), TFE_ERR_NULL, "every stream hook but pool_stats is needed");
+  assert_null(tfe_stream_queue(s1)); /* a CPU stream has no vendor queue */
   int64_t d[2] = {3, 3};
   tfe_dyn z, b, x, y;
   assert_int_equal(tfe_dyn_zeros(&z, TFE_DT_F64, 2, d, TFE_COLMAJOR), TFE_OK); /* singular */

@@ -1,3 +1,67 @@
 /* Second translation unit of tests/test_gpu_loader.c: the GPU companion, compiled as a user
- * compiles it in the default mode (it shares the process state with the test's unit). */
+ * compiles it in the default mode (it shares the process state with the test's unit), and a few
+ * looks into its tables for the HIP mapping's checks. */
 #include <tenferro/gpu/tenferro_gpu.c>
+
+const char *tu_gpu_unfilled(void);
+int tu_gpu_hip_shims(void);
+void tu_gpu_hip_forget(void);
+
+/* The first entry of the HIP and hipBLAS tables, or of the driver, BLAS and RTC slots the
+ * backend calls, that is still NULL; NULL when every one is filled (cublasGetVersion's slot has
+ * no HIP counterpart and nothing calls it). */
+const char *tu_gpu_unfilled(void) {
+#define TU_CHK(tbl, name) \
+  if (!tfe__gpu.tbl.name) return #tbl "." #name;
+#define TU_CHK_HIP(name, sym, ret, args) TU_CHK(hip, name)
+#define TU_CHK_HIPBLAS(name, sym, ret, args) TU_CHK(hipblas, name)
+#define TU_CHK_CU(name, sym, ret, args) TU_CHK(cu, name)
+#define TU_CHK_BLAS(name, sym, ret, args) \
+  if (strcmp(#name, "get_version") != 0) TU_CHK(blas, name)
+#define TU_CHK_RTC(name, sym, ret, args) TU_CHK(rtc, name)
+  TFE__HIP_FUNCS(TU_CHK_HIP)
+  TFE__HIPBLAS_FUNCS(TU_CHK_HIPBLAS)
+  TFE__CU_FUNCS(TU_CHK_CU)
+  TFE__CU_FUNCS_RT(TU_CHK_CU)
+  TFE__CUBLAS_FUNCS(TU_CHK_BLAS)
+  TFE__NVRTC_FUNCS(TU_CHK_RTC)
+  if (!tfe__gpu.hip_props) return "hip_props";
+  if (tfe__gpu.api != TFE_GPU_AMD || tfe__gpu.rtc_vendor != TFE_GPU_AMD) return "vendor of the tables";
+  return NULL;
+}
+
+/* The enum shims on their own: 0 when every translation holds, else the failed check's number. */
+int tu_gpu_hip_shims(void) {
+  if (tfe__hipblas_op(TFE__BLAS_OP_N) != 111 || tfe__hipblas_op(TFE__BLAS_OP_T) != 112 ||
+      tfe__hipblas_op(TFE__BLAS_OP_C) != 113 || tfe__hipblas_op(7) != -1)
+    return 1;
+  static const int hip2cu[][2] = {{0, 0}, {1, 1}, {2, 3}, {3, 7}, {4, 11}, {5, 13}, {6, 14}, {7, 15},
+                                  {8, 8}, {9, 1}, {10, 7}, {11, 14}, {99, 14}};
+  for (size_t i = 0; i < sizeof hip2cu / sizeof *hip2cu; i++)
+    if (tfe__hipblas_status(hip2cu[i][0]) != hip2cu[i][1]) return 2 + (int)i;
+  tfe__cu_ctx c = NULL;
+  if (tfe__hip_ctx_retain(&c, 3) != 0 || (uintptr_t)c != 4) return 20;
+  int v = 0;
+  if (tfe__hip_attr(&v, 1234, 0) != TFE__HIP_ERROR_INVALID_VALUE) return 21; /* no HIP call for an unmapped id */
+  return 0;
+}
+
+/* Forgets every AMD library and empties the tables they filled (no device may be left:
+ * tfe_gpu_shutdown first), so that a test can load another runtime. The libraries stay mapped
+ * (a real libamdhip64 must not be closed once initialized). */
+void tu_gpu_hip_forget(void) {
+  pthread_mutex_lock(&tfe__gpu.lock);
+  for (int lib = 0; lib < TFE_GPU_LIB_COUNT; lib++) {
+    tfe__gpu.lib[TFE_GPU_AMD][lib] = NULL;
+    tfe__gpu.path[TFE_GPU_AMD][lib][0] = 0;
+  }
+  if (tfe__gpu.api == TFE_GPU_AMD) {
+    memset(&tfe__gpu.cu, 0, sizeof tfe__gpu.cu), memset(&tfe__gpu.blas, 0, sizeof tfe__gpu.blas);
+    tfe__gpu.api = TFE_GPU_NONE;
+  }
+  if (tfe__gpu.rtc_vendor == TFE_GPU_AMD) memset(&tfe__gpu.rtc, 0, sizeof tfe__gpu.rtc), tfe__gpu.rtc_vendor = TFE_GPU_NONE;
+  memset(&tfe__gpu.hip, 0, sizeof tfe__gpu.hip), memset(&tfe__gpu.hipblas, 0, sizeof tfe__gpu.hipblas);
+  tfe__gpu.hip_props = NULL;
+  tfe__gpu.tried_hip = false;
+  pthread_mutex_unlock(&tfe__gpu.lock);
+}

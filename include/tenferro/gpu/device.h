@@ -185,31 +185,36 @@ static tfe_status tfe__gpu_rtc_fail(tfe__rtc_prog p, tfe__rtc_result r, const ch
     if (full && tfe__gpu.rtc.log(p, full) == 0) snprintf(log, sizeof log, "%s", full);
     free(full);
   }
-  return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "NVRTC could not compile the kernels for %s: %s: %s", arch,
-                          tfe__gpu.rtc.error_string(r), log);
+  return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "%s could not compile the kernels for %s: %s: %s",
+                          tfe__gpu_libname[tfe__gpu.rtc_vendor][TFE_GPU_LIB_RTC], arch, tfe__gpu.rtc.error_string(r), log);
 }
 
-/* Compiles the kernels of kind g for arch ("sm_90": a cubin; "compute_90": PTX); *image is
+/* Compiles the kernels of kind g for arch ("sm_90": a cubin; "compute_90": PTX; with HIPRTC a
+ * gcnArchName, "gfx90a:xnack-": a code object, "": HIPRTC's default target); *image is
  * malloc'd. Needs no device. */
 static tfe_status tfe__gpu_rtc_compile(const char *arch, int g, char **image, size_t *nimage, const char *where) {
+  bool hip = tfe__gpu.rtc_vendor == TFE_GPU_AMD;
   if (!tfe__gpu.rtc.create)
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "NVRTC is not loaded (%s): kernels cannot be generated",
                             tfe_gpu_status());
-  char *src = tfe__gpu_source(), opt_arch[48];
+  char *src = tfe__gpu_source(), opt_arch[96];
   if (!src) return TFE__GPU_FAIL_AT(TFE_ERR_ALLOC, where, "no memory for the kernel source");
-  snprintf(opt_arch, sizeof opt_arch, "--gpu-architecture=%s", arch);
-  const char *opts[] = {opt_arch, tfe__gpu_kdefs[g][0], tfe__gpu_kdefs[g][1], "--std=c++14"};
+  snprintf(opt_arch, sizeof opt_arch, hip ? "--offload-arch=%s" : "--gpu-architecture=%s", arch);
+  const char *opts[] = {tfe__gpu_kdefs[g][0], tfe__gpu_kdefs[g][1], hip ? "-std=c++14" : "--std=c++14", opt_arch};
+  int nopt = hip && !arch[0] ? 3 : 4;
   tfe__rtc_prog p = NULL;
   tfe__rtc_result r = tfe__gpu.rtc.create(&p, src, "tenferro_kernels.cu", 0, NULL, NULL);
   free(src);
-  if (r != 0) return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "nvrtcCreateProgram: %s", tfe__gpu.rtc.error_string(r));
-  r = tfe__gpu.rtc.compile(p, 4, opts);
+  if (r != 0)
+    return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "%s: %s", hip ? "hiprtcCreateProgram" : "nvrtcCreateProgram",
+                            tfe__gpu.rtc.error_string(r));
+  r = tfe__gpu.rtc.compile(p, nopt, opts);
   if (r != 0) {
     tfe_status st = tfe__gpu_rtc_fail(p, r, arch, where);
     tfe__gpu.rtc.destroy(&p);
     return st;
   }
-  bool cubin = strncmp(arch, "sm_", 3) == 0;
+  bool cubin = hip || strncmp(arch, "sm_", 3) == 0;
   size_t n = 0;
   r = cubin ? tfe__gpu.rtc.cubin_size(p, &n) : tfe__gpu.rtc.ptx_size(p, &n);
   char *img = r == 0 ? (char *)malloc(n ? n : 1) : NULL;
@@ -217,7 +222,9 @@ static tfe_status tfe__gpu_rtc_compile(const char *arch, int g, char **image, si
   tfe__gpu.rtc.destroy(&p);
   if (!img || r != 0) {
     free(img);
-    return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "NVRTC gave no %s image for %s", cubin ? "CUBIN" : "PTX", arch);
+    return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "%s gave no %s image for %s",
+                            tfe__gpu_libname[tfe__gpu.rtc_vendor][TFE_GPU_LIB_RTC], hip ? "code object" : cubin ? "CUBIN" : "PTX",
+                            arch);
   }
   *image = img;
   if (nimage) *nimage = cubin ? n : strlen(img) + 1;
@@ -226,11 +233,32 @@ static tfe_status tfe__gpu_rtc_compile(const char *arch, int g, char **image, si
 
 TFE_GPU_API tfe_status tfe_gpu_compile_check(int cc_major, int cc_minor) {
   pthread_mutex_lock(&tfe__gpu.lock);
-  if (!tfe__gpu.rtc.create && tfe__gpu_load_lib(TFE_GPU_NVIDIA, TFE_GPU_LIB_RTC, NULL, __func__) == TFE_OK)
-    tfe__nvrtc_fill(__func__);
+  if (tfe__gpu.rtc_vendor != TFE_GPU_NVIDIA) {
+    if (tfe__gpu.api == TFE_GPU_AMD && tfe__gpu.ndev > 0) {
+      pthread_mutex_unlock(&tfe__gpu.lock);
+      return TFE__GPU_FAIL(TFE_ERR_UNSUPPORTED, "the HIP devices use HIPRTC's table: a process drives one vendor's GPUs");
+    }
+    memset(&tfe__gpu.rtc, 0, sizeof tfe__gpu.rtc), tfe__gpu.rtc_vendor = TFE_GPU_NONE;
+    if (tfe__gpu_load_lib(TFE_GPU_NVIDIA, TFE_GPU_LIB_RTC, NULL, __func__) == TFE_OK) tfe__nvrtc_fill(__func__);
+  }
   pthread_mutex_unlock(&tfe__gpu.lock);
   char arch[32];
   snprintf(arch, sizeof arch, "sm_%d%d", cc_major, cc_minor);
+  for (int g = 0; g < TFE__GK_COUNT; g++) {
+    char *img = NULL;
+    TFE_TRY(tfe__gpu_rtc_compile(arch, g, &img, NULL, __func__));
+    free(img);
+  }
+  return TFE_OK;
+}
+
+/* The same for an AMD architecture with HIPRTC (libhiprtc, or libamdhip64 of ROCm 5). */
+TFE_GPU_API tfe_status tfe_gpu_compile_check_hip(const char *arch) {
+  if (!arch) return TFE__GPU_FAIL(TFE_ERR_NULL, "argument 'arch' is NULL");
+  pthread_mutex_lock(&tfe__gpu.lock);
+  tfe_status st = tfe__hip_rtc_load(__func__);
+  pthread_mutex_unlock(&tfe__gpu.lock);
+  TFE_TRY(st);
   for (int g = 0; g < TFE__GK_COUNT; g++) {
     char *img = NULL;
     TFE_TRY(tfe__gpu_rtc_compile(arch, g, &img, NULL, __func__));
@@ -337,10 +365,15 @@ static tfe__cu_result tfe__gpu_module(tfe__gpu_dev *D, int g, const char *img) {
  * know it) and stored there. */
 static tfe_status tfe__gpu_kernels(tfe__gpu_dev *D, int g, const char *where) {
   if (D->f_unary[g]) return TFE_OK;
-  char arch[32], *img = NULL, path[TFE__GPU_PATH_MAX + 128];
-  snprintf(arch, sizeof arch, "sm_%d%d", D->info.cc_major, D->info.cc_minor);
+  char arch[80], *img = NULL, path[TFE__GPU_PATH_MAX + 128];
+  bool hip = D->info.vendor == TFE_GPU_AMD;
+  if (hip) snprintf(arch, sizeof arch, "%s", D->arch);
+  else snprintf(arch, sizeof arch, "sm_%d%d", D->info.cc_major, D->info.cc_minor);
+  if (hip && tfe__gpu.rtc_vendor != TFE_GPU_AMD)
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "HIPRTC is not loaded (%s): kernels cannot be generated",
+                            tfe_gpu_status());
   char *src = tfe__gpu_source();
-  bool cached = src && tfe__gpu_cache_path(path, sizeof path, arch, g, src);
+  bool cached = src && (!hip || arch[0]) && tfe__gpu_cache_path(path, sizeof path, arch, g, src);
   free(src);
   if (cached && (img = tfe__gpu_cache_load(path)) != NULL) {
     tfe__cu_result r = tfe__gpu_module(D, g, img);
@@ -352,6 +385,7 @@ static tfe_status tfe__gpu_kernels(tfe__gpu_dev *D, int g, const char *where) {
   }
   size_t n = 0;
   if (tfe__gpu_rtc_compile(arch, g, &img, &n, where) != TFE_OK) {
+    if (hip) return TFE_ERR_DEVICE; /* no intermediate form to fall back on; the message is set */
     snprintf(arch, sizeof arch, "compute_%d%d", D->info.cc_major, D->info.cc_minor);
     TFE_TRY(tfe__gpu_rtc_compile(arch, g, &img, &n, where));
     cached = false; /* PTX: the driver's JIT has its own cache */

@@ -87,6 +87,9 @@ TFE_GPU_API tfe_status tfe_gpu_download(const tfe_dyn *device, const tfe_dyn *ho
 /* Diagnostic: compiles every generated kernel for compute capability major.minor with NVRTC
  * (needs libnvrtc, not a device). */
 TFE_GPU_API tfe_status tfe_gpu_compile_check(int cc_major, int cc_minor);
+/* The same with HIPRTC for an AMD architecture ("gfx90a", "gfx942:sramecc+:xnack-"): needs
+ * libhiprtc (ROCm 6) or libamdhip64 carrying HIPRTC (ROCm 5), not a device. */
+TFE_GPU_API tfe_status tfe_gpu_compile_check_hip(const char *arch);
 /* Gives every device's resources back (workspace, kernels, cuBLAS handles, streams, contexts)
  * and unregisters the backends; release every device tensor first. The libraries stay loaded;
  * tfe_gpu_init discovers the devices again. */

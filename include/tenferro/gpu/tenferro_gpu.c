@@ -20,6 +20,7 @@
 #include <tenferro/gpu/vendor.h>
 #include <tenferro/gpu/kernels.h>
 #include <dlfcn.h>
+#include <ctype.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -41,6 +42,7 @@ typedef struct { TFE__CUBLAS_FUNCS(TFE__GPU_FIELD) } tfe__cublas_api;
 typedef struct { TFE__NVRTC_FUNCS(TFE__GPU_FIELD) } tfe__nvrtc_api;
 typedef struct { TFE__CUSOLVER_FUNCS(TFE__GPU_FIELD) } tfe__cusolver_api;
 typedef struct { TFE__HIP_FUNCS(TFE__GPU_FIELD) } tfe__hip_api;
+typedef struct { TFE__HIPBLAS_FUNCS(TFE__GPU_FIELD) } tfe__hipblas_api;
 
 /* A pool of device memory or of pinned host buffers (memory.h): kept blocks, each locked by
  * the events recorded on the device's queues when it was freed, and the blocks handed out
@@ -102,6 +104,7 @@ typedef struct tfe__gpu_dev {
   size_t ws_bytes;
   int kernels_compiled, kernels_from_disk; /* modules compiled by NVRTC / read from the disk cache */
   char bename[32];
+  char arch[64];        /* the kernels' target: "" (sm_<cc> on NVIDIA), gcnArchName on AMD ("gfx90a:xnack-") */
   tfe_prims_backend vt; /* the vtable as registered (the registry holds a copy) */
   tfe__cu_stream stream0;   /* the device's own stream (stream is a runtime stream's while swapped in) */
   tfe__gpu_q *swapped;      /* the runtime stream whose queue is swapped in (lock held) */
@@ -126,6 +129,10 @@ static struct {
   tfe__nvrtc_api rtc;
   tfe__cusolver_api sol;
   tfe__hip_api hip;
+  tfe__hipblas_api hipblas;       /* hipBLAS's own entries, behind the shims in blas */
+  tfe__hip_props_fn hip_props;    /* hipGetDeviceProperties(R0600), NULL: absent */
+  tfe_gpu_vendor api;             /* whose entries fill cu and blas: one vendor per process */
+  tfe_gpu_vendor rtc_vendor;      /* whose entries fill rtc (NVRTC or HIPRTC) */
   int driver_version;
   int ndev;
   tfe__gpu_dev dev[TFE__GPU_MAX_DEV];
@@ -345,18 +352,13 @@ static tfe_status tfe__nvrtc_fill(const char *where) {
   void *h_ = tfe__gpu.lib[TFE_GPU_NVIDIA][TFE_GPU_LIB_RTC];
   tfe__nvrtc_api *tbl_ = &tfe__gpu.rtc;
   TFE__GPU_FILL(tfe__gpu.rtc, h_, TFE__NVRTC_FUNCS, "NVRTC", where);
+  tfe__gpu.rtc_vendor = TFE_GPU_NVIDIA;
   return TFE_OK;
 }
 static tfe_status tfe__cusolver_fill(const char *where) {
   void *h_ = tfe__gpu.lib[TFE_GPU_NVIDIA][TFE_GPU_LIB_SOLVER];
   tfe__cusolver_api *tbl_ = &tfe__gpu.sol;
   TFE__GPU_FILL(tfe__gpu.sol, h_, TFE__CUSOLVER_FUNCS, "cuSOLVER", where);
-  return TFE_OK;
-}
-static tfe_status tfe__hip_fill(const char *where) {
-  void *h_ = tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER];
-  tfe__hip_api *tbl_ = &tfe__gpu.hip;
-  TFE__GPU_FILL(tfe__gpu.hip, h_, TFE__HIP_FUNCS, "libamdhip64", where);
   return TFE_OK;
 }
 
@@ -371,6 +373,7 @@ static void tfe__cuda_optional(const char *where) {
   tfe__gpu_load_lib(TFE_GPU_NVIDIA, TFE_GPU_LIB_TENSOR, NULL, where);
 }
 
+static tfe_status tfe__hip_rtc_load(const char *where); /* HIPRTC, below */
 #include <tenferro/gpu/exec.h>
 
 /* Registers device i's backend "cuda:N" (lock held). */
@@ -418,16 +421,23 @@ static tfe_status tfe__cuda_devices(const char *where) {
 
 /* Driver, libraries, devices (lock held). */
 static tfe_status tfe__cuda_load(const char *path, const char *where) {
-  if (tfe__gpu.tried_cuda && tfe__gpu.lib[TFE_GPU_NVIDIA][TFE_GPU_LIB_DRIVER] && tfe__gpu.cu.cuLaunchKernel)
+  if (tfe__gpu.api == TFE_GPU_AMD && tfe__gpu.ndev > 0)
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where,
+                            "the HIP devices (%d) hold the GPU tables: a process drives one vendor's GPUs", tfe__gpu.ndev);
+  if (tfe__gpu.tried_cuda && tfe__gpu.api == TFE_GPU_NVIDIA && tfe__gpu.lib[TFE_GPU_NVIDIA][TFE_GPU_LIB_DRIVER] &&
+      tfe__gpu.cu.cuLaunchKernel)
     return tfe__gpu.ndev > 0 ? TFE_OK : TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "no GPU: %s", tfe__gpu.status);
   tfe__gpu.tried_cuda = true;
   TFE_TRY(tfe__gpu_load_lib(TFE_GPU_NVIDIA, TFE_GPU_LIB_DRIVER, path, where));
+  tfe__gpu.api = TFE_GPU_NVIDIA;
+  memset(&tfe__gpu.blas, 0, sizeof tfe__gpu.blas); /* HIP's, from an earlier load that found no device */
   tfe_status st = tfe__cu_driver(where);
   if (st != TFE_OK) { /* a stub or broken driver: forget it, so that another path may be tried */
     dlclose(tfe__gpu.lib[TFE_GPU_NVIDIA][TFE_GPU_LIB_DRIVER]);
     tfe__gpu.lib[TFE_GPU_NVIDIA][TFE_GPU_LIB_DRIVER] = NULL;
     tfe__gpu.path[TFE_GPU_NVIDIA][TFE_GPU_LIB_DRIVER][0] = 0;
     memset(&tfe__gpu.cu, 0, sizeof tfe__gpu.cu);
+    tfe__gpu.api = TFE_GPU_NONE;
     return st;
   }
   tfe__gpu_note("CUDA driver %d.%d", tfe__gpu.driver_version / 1000, tfe__gpu.driver_version % 1000 / 10);
@@ -435,20 +445,300 @@ static tfe_status tfe__cuda_load(const char *path, const char *where) {
   return tfe__cuda_devices(where);
 }
 
-/* HIP: loads the runtime and counts devices; no backend is registered for AMD yet. */
-static tfe_status tfe__hip_load(const char *path, const char *where) {
-  tfe__gpu.tried_hip = true;
-  TFE_TRY(tfe__gpu_load_lib(TFE_GPU_AMD, TFE_GPU_LIB_DRIVER, path, where));
-  TFE_TRY(tfe__hip_fill(where));
-  int n = 0;
-  if (tfe__gpu.hip.hipInit(0) != 0 || tfe__gpu.hip.hipGetDeviceCount(&n) != 0 || n == 0) {
-    tfe__gpu_note("HIP sees no device");
-    return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "no GPU: HIP sees no device");
+/* ---- HIP (AMD): the same tables filled from HIP's names ----------------------------------------
+ * Never run on AMD hardware (docs/gpu.md). HIP's module API mirrors the CUDA driver's: an entry
+ * whose type is its CUDA slot's goes in as it is; the shims below cover the rest: device
+ * addresses (void * in HIP), contexts (HIP has a current device instead), attribute ids, the
+ * error string, pinned memory's flags, hipBLAS's operation and status enums. */
+static tfe__cu_result tfe__hip_errstr(tfe__cu_result r, const char **s) {
+  *s = tfe__gpu.hip.hipGetErrorString ? tfe__gpu.hip.hipGetErrorString(r) : NULL;
+  return *s ? 0 : TFE__HIP_ERROR_INVALID_VALUE;
+}
+static tfe__cu_result tfe__hip_attr(int *v, int attr, tfe__cu_device d) {
+  int a = attr == TFE__CU_ATTR_CC_MAJOR ? TFE__HIP_ATTR_CC_MAJOR : attr == TFE__CU_ATTR_CC_MINOR ? TFE__HIP_ATTR_CC_MINOR : -1;
+  return a < 0 ? TFE__HIP_ERROR_INVALID_VALUE : tfe__gpu.hip.hipDeviceGetAttribute(v, a, d);
+}
+/* The "primary context" of HIP device d is the handle d + 1; making it current sets the device. */
+static tfe__cu_result tfe__hip_ctx_retain(tfe__cu_ctx *c, tfe__cu_device d) {
+  *c = (tfe__cu_ctx)(uintptr_t)((unsigned)d + 1u);
+  return 0;
+}
+static tfe__cu_result tfe__hip_ctx_release(tfe__cu_device d) { (void)d; return 0; }
+static tfe__cu_result tfe__hip_ctx_set(tfe__cu_ctx c) {
+  return c ? tfe__gpu.hip.hipSetDevice((int)((uintptr_t)c - 1u)) : 0;
+}
+static tfe__cu_result tfe__hip_ctx_sync(void) { return tfe__gpu.hip.hipDeviceSynchronize(); }
+#define TFE__HIP_DP(p) ((void *)(uintptr_t)(p))
+static tfe__cu_result tfe__hip_malloc(tfe__cu_ptr *p, size_t n) {
+  void *q = NULL;
+  tfe__cu_result r = tfe__gpu.hip.hipMalloc(&q, n);
+  *p = (tfe__cu_ptr)(uintptr_t)q;
+  return r;
+}
+static tfe__cu_result tfe__hip_free(tfe__cu_ptr p) { return tfe__gpu.hip.hipFree(TFE__HIP_DP(p)); }
+static tfe__cu_result tfe__hip_host_malloc(void **p, size_t n) { return tfe__gpu.hip.hipHostMalloc(p, n, 0u); }
+static tfe__cu_result tfe__hip_htod(tfe__cu_ptr d, const void *h, size_t n, tfe__cu_stream s) {
+  return tfe__gpu.hip.hipMemcpyHtoDAsync(TFE__HIP_DP(d), (void *)(uintptr_t)h, n, s);
+}
+static tfe__cu_result tfe__hip_dtoh(void *h, tfe__cu_ptr d, size_t n, tfe__cu_stream s) {
+  return tfe__gpu.hip.hipMemcpyDtoHAsync(h, TFE__HIP_DP(d), n, s);
+}
+static tfe__cu_result tfe__hip_dtod(tfe__cu_ptr d, tfe__cu_ptr a, size_t n, tfe__cu_stream s) {
+  return tfe__gpu.hip.hipMemcpyDtoDAsync(TFE__HIP_DP(d), TFE__HIP_DP(a), n, s);
+}
+static tfe__cu_result tfe__hip_dtoh_sync(void *h, tfe__cu_ptr d, size_t n) {
+  return tfe__gpu.hip.hipMemcpyDtoH(h, TFE__HIP_DP(d), n);
+}
+
+/* hipBLAS: cuBLAS's operation codes in, cuBLAS's statuses out. */
+static int tfe__hipblas_op(int op) {
+  return op == TFE__BLAS_OP_N ? TFE__HIPBLAS_OP_N : op == TFE__BLAS_OP_T ? TFE__HIPBLAS_OP_T
+                                                    : op == TFE__BLAS_OP_C ? TFE__HIPBLAS_OP_C : -1;
+}
+static tfe__blas_status tfe__hipblas_status(tfe__blas_status s) {
+  switch (s) {
+  case 0: return 0;
+  case TFE__HIPBLAS_STATUS_NOT_INITIALIZED: return TFE__CUBLAS_STATUS_NOT_INITIALIZED;
+  case TFE__HIPBLAS_STATUS_ALLOC_FAILED: return TFE__CUBLAS_STATUS_ALLOC_FAILED;
+  case TFE__HIPBLAS_STATUS_INVALID_VALUE: return TFE__CUBLAS_STATUS_INVALID_VALUE;
+  case TFE__HIPBLAS_STATUS_MAPPING_ERROR: return TFE__CUBLAS_STATUS_MAPPING_ERROR;
+  case TFE__HIPBLAS_STATUS_EXECUTION_FAILED: return TFE__CUBLAS_STATUS_EXECUTION_FAILED;
+  case TFE__HIPBLAS_STATUS_NOT_SUPPORTED: return TFE__CUBLAS_STATUS_NOT_SUPPORTED;
+  case TFE__HIPBLAS_STATUS_ARCH_MISMATCH: return TFE__CUBLAS_STATUS_ARCH_MISMATCH;
+  case TFE__HIPBLAS_STATUS_HANDLE_IS_NULLPTR: return TFE__CUBLAS_STATUS_NOT_INITIALIZED;
+  case TFE__HIPBLAS_STATUS_INVALID_ENUM: return TFE__CUBLAS_STATUS_INVALID_VALUE;
+  default: return TFE__CUBLAS_STATUS_INTERNAL_ERROR; /* INTERNAL_ERROR, UNKNOWN, anything newer */
   }
-  for (int lib = TFE_GPU_LIB_BLAS; lib < TFE_GPU_LIB_COUNT; lib++)
-    tfe__gpu_load_lib(TFE_GPU_AMD, (tfe_gpu_lib)lib, NULL, where);
-  tfe__gpu_note("HIP sees %d device(s): no AMD backend is registered yet (never run on AMD hardware)", n);
-  return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "HIP devices found, but the AMD backend is not written yet");
+}
+#define TFE__HIPBLAS_GEMM_SHIM(nm)                                                                                  \
+  static tfe__blas_status tfe__hipblas_##nm(tfe__blas_handle h, int ta, int tb, int m, int n, int k, const void *al, \
+                                            const void *A, int lda, const void *B, int ldb, const void *be, void *C,  \
+                                            int ldc) {                                                             \
+    return tfe__hipblas_status(                                                                                    \
+        tfe__gpu.hipblas.nm(h, tfe__hipblas_op(ta), tfe__hipblas_op(tb), m, n, k, al, A, lda, B, ldb, be, C, ldc));  \
+  }
+#define TFE__HIPBLAS_GEMM_SB_SHIM(nm)                                                                                 \
+  static tfe__blas_status tfe__hipblas_##nm(tfe__blas_handle h, int ta, int tb, int m, int n, int k, const void *al,   \
+                                            const void *A, int lda, long long sa, const void *B, int ldb, long long sb, \
+                                            const void *be, void *C, int ldc, long long sc, int batch) {              \
+    return tfe__hipblas_status(tfe__gpu.hipblas.nm(h, tfe__hipblas_op(ta), tfe__hipblas_op(tb), m, n, k, al, A, lda,  \
+                                                   sa, B, ldb, sb, be, C, ldc, sc, batch));                          \
+  }
+TFE__HIPBLAS_GEMM_SHIM(sgemm)
+TFE__HIPBLAS_GEMM_SHIM(dgemm)
+TFE__HIPBLAS_GEMM_SHIM(cgemm)
+TFE__HIPBLAS_GEMM_SHIM(zgemm)
+TFE__HIPBLAS_GEMM_SB_SHIM(sgemm_sb)
+TFE__HIPBLAS_GEMM_SB_SHIM(dgemm_sb)
+TFE__HIPBLAS_GEMM_SB_SHIM(cgemm_sb)
+TFE__HIPBLAS_GEMM_SB_SHIM(zgemm_sb)
+
+/* Fills the HIP table from libamdhip64 and the driver table from it (lock held). */
+static tfe_status tfe__hip_fill(const char *where) {
+  void *h_ = tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER];
+  tfe__hip_api *tbl_ = &tfe__gpu.hip;
+  TFE__GPU_FILL(tfe__gpu.hip, h_, TFE__HIP_FUNCS, "libamdhip64", where);
+  static const char *const props[] = TFE__HIP_PROPS_NAMES;
+  tfe__gpu.hip_props = NULL;
+  for (size_t i = 0; i < sizeof props / sizeof *props && !tfe__gpu.hip_props; i++)
+    tfe__gpu_sym(h_, props[i], &tfe__gpu.hip_props);
+  const tfe__hip_api *h = &tfe__gpu.hip;
+  tfe__cu_api *cu = &tfe__gpu.cu;
+  memset(cu, 0, sizeof *cu);
+  cu->cuInit = h->hipInit, cu->cuDriverGetVersion = h->hipDriverGetVersion;
+  cu->cuDeviceGetCount = h->hipGetDeviceCount, cu->cuDeviceGet = h->hipDeviceGet;
+  cu->cuDeviceGetName = h->hipDeviceGetName, cu->cuDeviceTotalMem = h->hipDeviceTotalMem;
+  cu->cuDeviceGetAttribute = tfe__hip_attr;
+  cu->cuDevicePrimaryCtxRetain = tfe__hip_ctx_retain, cu->cuDevicePrimaryCtxRelease = tfe__hip_ctx_release;
+  cu->cuCtxSetCurrent = tfe__hip_ctx_set, cu->cuCtxSynchronize = tfe__hip_ctx_sync;
+  cu->cuMemAlloc = tfe__hip_malloc, cu->cuMemFree = tfe__hip_free;
+  cu->cuMemAllocHost = tfe__hip_host_malloc, cu->cuMemFreeHost = h->hipHostFree;
+  cu->cuMemcpyHtoDAsync = tfe__hip_htod, cu->cuMemcpyDtoHAsync = tfe__hip_dtoh, cu->cuMemcpyDtoDAsync = tfe__hip_dtod;
+  cu->cuMemcpyDtoH = tfe__hip_dtoh_sync;
+  cu->cuStreamCreate = h->hipStreamCreateWithFlags, cu->cuStreamDestroy = h->hipStreamDestroy;
+  cu->cuStreamSynchronize = h->hipStreamSynchronize, cu->cuStreamWaitEvent = h->hipStreamWaitEvent;
+  cu->cuEventCreate = h->hipEventCreateWithFlags, cu->cuEventDestroy = h->hipEventDestroy;
+  cu->cuEventRecord = h->hipEventRecord, cu->cuEventSynchronize = h->hipEventSynchronize;
+  cu->cuEventQuery = h->hipEventQuery, cu->cuEventElapsedTime = h->hipEventElapsedTime;
+  cu->cuModuleLoadData = h->hipModuleLoadData, cu->cuModuleUnload = h->hipModuleUnload;
+  cu->cuModuleGetFunction = h->hipModuleGetFunction, cu->cuLaunchKernel = h->hipModuleLaunchKernel;
+  cu->cuGetErrorString = tfe__hip_errstr;
+  return TFE_OK;
+}
+/* hipBLAS's entries, and the BLAS table from them (lock held). cublasGetVersion has no
+ * counterpart filled (nothing calls it). */
+static tfe_status tfe__hipblas_fill(const char *where) {
+  void *h_ = tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_BLAS];
+  tfe__hipblas_api *tbl_ = &tfe__gpu.hipblas;
+  memset(&tfe__gpu.blas, 0, sizeof tfe__gpu.blas);
+  TFE__GPU_FILL(tfe__gpu.hipblas, h_, TFE__HIPBLAS_FUNCS, "hipBLAS", where);
+  tfe__cublas_api *b = &tfe__gpu.blas;
+  b->create = tfe__gpu.hipblas.create, b->destroy = tfe__gpu.hipblas.destroy, b->set_stream = tfe__gpu.hipblas.set_stream;
+  b->sgemm = tfe__hipblas_sgemm, b->dgemm = tfe__hipblas_dgemm, b->cgemm = tfe__hipblas_cgemm, b->zgemm = tfe__hipblas_zgemm;
+  b->sgemm_sb = tfe__hipblas_sgemm_sb, b->dgemm_sb = tfe__hipblas_dgemm_sb;
+  b->cgemm_sb = tfe__hipblas_cgemm_sb, b->zgemm_sb = tfe__hipblas_zgemm_sb;
+  return TFE_OK;
+}
+static tfe_status tfe__hiprtc_fill(const char *where) {
+  void *h_ = tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_RTC];
+  tfe__nvrtc_api *tbl_ = &tfe__gpu.rtc;
+  TFE__GPU_FILL(tfe__gpu.rtc, h_, TFE__HIPRTC_FUNCS, "HIPRTC", where);
+  tfe__gpu.rtc_vendor = TFE_GPU_AMD;
+  return TFE_OK;
+}
+
+/* An AMD library beside the driver first (ROCm keeps them in one folder), else from its
+ * sonames (lock held). */
+static bool tfe__hip_load_beside(tfe_gpu_lib lib, const char *where) {
+  if (tfe__gpu.lib[TFE_GPU_AMD][lib]) return true;
+  const char *drv = tfe__gpu.path[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER], *slash = strrchr(drv, '/');
+  for (int i = 0; slash && tfe__gpu_sonames[TFE_GPU_AMD][lib][i]; i++) {
+    char p[TFE__GPU_PATH_MAX];
+    int k = snprintf(p, sizeof p, "%.*s/%s", (int)(slash - drv), drv, tfe__gpu_sonames[TFE_GPU_AMD][lib][i]);
+    if (k > 0 && k < (int)sizeof p && access(p, F_OK) == 0 && tfe__gpu_load_lib(TFE_GPU_AMD, lib, p, where) == TFE_OK)
+      return true;
+  }
+  return tfe__gpu_load_lib(TFE_GPU_AMD, lib, NULL, where) == TFE_OK;
+}
+/* HIPRTC: libhiprtc (ROCm 6), else the entries libamdhip64 carries itself (ROCm 5): the loaded
+ * driver's file, or the driver's sonames when none is loaded (tfe_gpu_compile_check_hip). */
+static tfe_status tfe__hip_rtc_load(const char *where) {
+  if (tfe__gpu.rtc_vendor == TFE_GPU_AMD && tfe__gpu.rtc.create) return TFE_OK;
+  if (tfe__gpu.rtc_vendor == TFE_GPU_NVIDIA && tfe__gpu.api == TFE_GPU_NVIDIA && tfe__gpu.ndev > 0)
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "the CUDA devices use NVRTC's table: a process drives one vendor's GPUs");
+  bool ok = tfe__hip_load_beside(TFE_GPU_LIB_RTC, where);
+  if (!ok && tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER])
+    ok = tfe__gpu_load_lib(TFE_GPU_AMD, TFE_GPU_LIB_RTC, tfe__gpu.path[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER], where) == TFE_OK;
+  if (!ok) {
+    char got[TFE__GPU_PATH_MAX], why[256];
+    void *h = tfe__gpu_open(NULL, tfe__gpu_sonames[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER], got, why, sizeof why);
+    if (h) {
+      ok = tfe__gpu_load_lib(TFE_GPU_AMD, TFE_GPU_LIB_RTC, got, where) == TFE_OK;
+      dlclose(h);
+    }
+  }
+  if (!ok)
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "HIPRTC is not loaded (%s): kernels cannot be generated",
+                            tfe_gpu_status());
+  memset(&tfe__gpu.rtc, 0, sizeof tfe__gpu.rtc);
+  tfe__gpu.rtc_vendor = TFE_GPU_NONE;
+  return tfe__hiprtc_fill(where);
+}
+
+/* The device's gcnArchName, found as the "gfx..." string of hipGetDeviceProperties' struct. */
+static void tfe__hip_arch(int k, char *out, size_t n) {
+  out[0] = 0;
+  unsigned char *b = tfe__gpu.hip_props ? (unsigned char *)calloc(1, TFE__HIP_PROPS_BYTES) : NULL;
+  if (!b) return;
+  if (tfe__gpu.hip_props(b, k) == 0)
+    for (size_t i = 0; i + 4 < TFE__HIP_PROPS_BYTES && !out[0]; i++) {
+      if ((i > 0 && b[i - 1] != 0) || memcmp(b + i, "gfx", 3) != 0) continue;
+      size_t j = i;
+      while (j < TFE__HIP_PROPS_BYTES && b[j] && (isalnum(b[j]) || b[j] == ':' || b[j] == '+' || b[j] == '-' || b[j] == '_'))
+        j++;
+      if (j < TFE__HIP_PROPS_BYTES && b[j] == 0 && j - i > 3 && j - i < n) memcpy(out, b + i, j - i), out[j - i] = 0;
+    }
+  free(b);
+}
+
+#define TFE__HIP_TRY(call, where)                                                                             \
+  do {                                                                                                        \
+    tfe__hip_result tfe__r_ = (call);                                                                         \
+    if (tfe__r_ != 0)                                                                                         \
+      return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "%s failed: %s (HIP error %d)", #call, tfe__cu_errstr(tfe__r_), \
+                              tfe__r_);                                                                       \
+  } while (0)
+
+/* The runtime, initialized (lock held). */
+static tfe_status tfe__hip_driver(const char *where) {
+  TFE_TRY(tfe__hip_fill(where));
+  tfe__hip_result r = tfe__gpu.hip.hipInit(0);
+  if (r != 0) {
+    tfe__gpu_note("hipInit failed: %s (HIP error %d)", tfe__cu_errstr(r), r);
+    return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "no GPU: hipInit failed: %s (HIP error %d)", tfe__cu_errstr(r), r);
+  }
+  TFE__HIP_TRY(tfe__gpu.hip.hipDriverGetVersion(&tfe__gpu.driver_version), where);
+  int n = 0;
+  r = tfe__gpu.hip.hipGetDeviceCount(&n);
+  if (r != 0 || n <= 0) {
+    tfe__gpu_note("HIP sees no device");
+    return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "no GPU: HIP (runtime %d) sees no device", tfe__gpu.driver_version);
+  }
+  return TFE_OK;
+}
+
+/* The optional libraries beside the runtime: each absent one is a note, not a failure. */
+static void tfe__hip_optional(const char *where) {
+  if (tfe__hip_load_beside(TFE_GPU_LIB_BLAS, where) && tfe__hipblas_fill(where) != TFE_OK)
+    tfe__gpu_note("hipBLAS unusable (%s)", tfe__gpu_msg);
+  if (tfe__hip_rtc_load(where) != TFE_OK) tfe__gpu_note("HIPRTC unusable (%s)", tfe__gpu_msg);
+  if (tfe__hip_load_beside(TFE_GPU_LIB_SOLVER, where))
+    tfe__gpu_note("hipSOLVER is not mapped: linalg on AMD devices answers unsupported");
+  tfe__hip_load_beside(TFE_GPU_LIB_TENSOR, where);
+}
+
+/* Lists the HIP devices and registers each as "hip:N" (lock held). */
+static tfe_status tfe__hip_devices(const char *where) {
+  int n = 0;
+  TFE__HIP_TRY(tfe__gpu.hip.hipGetDeviceCount(&n), where);
+  for (int k = 0; k < n && tfe__gpu.ndev < TFE__GPU_MAX_DEV; k++) {
+    tfe__gpu_dev *D = &tfe__gpu.dev[tfe__gpu.ndev];
+    memset(D, 0, sizeof *D);
+    TFE__HIP_TRY(tfe__gpu.cu.cuDeviceGet(&D->cudev, k), where);
+    TFE__HIP_TRY(tfe__gpu.cu.cuDeviceGetName(D->info.name, (int)sizeof D->info.name, D->cudev), where);
+    TFE__HIP_TRY(tfe__gpu.cu.cuDeviceTotalMem(&D->info.total_mem, D->cudev), where);
+    if (tfe__gpu.cu.cuDeviceGetAttribute(&D->info.cc_major, TFE__CU_ATTR_CC_MAJOR, D->cudev) != 0 ||
+        tfe__gpu.cu.cuDeviceGetAttribute(&D->info.cc_minor, TFE__CU_ATTR_CC_MINOR, D->cudev) != 0)
+      D->info.cc_major = D->info.cc_minor = 0;
+    tfe__hip_arch(D->cudev, D->arch, sizeof D->arch);
+    D->info.vendor = TFE_GPU_AMD;
+    D->info.index = tfe__gpu.ndev;
+    pthread_mutex_init(&D->lock, NULL);
+    snprintf(D->bename, sizeof D->bename, "hip:%d", k);
+    tfe__gpu.ndev++;
+    tfe__gpu_register(D);
+    tfe__gpu_note("%s = %s (%s, %zu MiB; never run on AMD hardware)", D->bename, D->info.name,
+                  D->arch[0] ? D->arch : "architecture unknown", D->info.total_mem >> 20);
+  }
+  return TFE_OK;
+}
+
+/* Forgets the HIP runtime (lock held): a runtime without a device, so that another path may be
+ * tried. A runtime that hipInit has run in stays mapped (its handle is dropped, not closed):
+ * ROCm 5.2's libamdhip64, closed after a failed hipInit and opened again, crashes the process. */
+static void tfe__hip_forget(void) {
+  bool inited = tfe__gpu.hip.hipInit != NULL;
+  if (tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER] && !inited) dlclose(tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER]);
+  tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER] = NULL;
+  tfe__gpu.path[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER][0] = 0;
+  memset(&tfe__gpu.hip, 0, sizeof tfe__gpu.hip);
+  memset(&tfe__gpu.cu, 0, sizeof tfe__gpu.cu);
+  tfe__gpu.hip_props = NULL;
+  tfe__gpu.api = TFE_GPU_NONE;
+}
+
+/* Runtime, libraries, devices (lock held). One vendor's entries fill the tables at a time: HIP
+ * is refused while CUDA devices are registered (discovery tries it only when CUDA has none). */
+static tfe_status tfe__hip_load(const char *path, const char *where) {
+  if (tfe__gpu.api == TFE_GPU_NVIDIA && tfe__gpu.ndev > 0)
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where,
+                            "the CUDA devices (%d) hold the GPU tables: a process drives one vendor's GPUs", tfe__gpu.ndev);
+  if (tfe__gpu.api == TFE_GPU_AMD && tfe__gpu.ndev > 0) {
+    if (path && strcmp(path, tfe__gpu.path[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER]) != 0)
+      return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "libamdhip64 is loaded already from %s",
+                              tfe__gpu.path[TFE_GPU_AMD][TFE_GPU_LIB_DRIVER]);
+    return TFE_OK;
+  }
+  TFE_TRY(tfe__gpu_load_lib(TFE_GPU_AMD, TFE_GPU_LIB_DRIVER, path, where));
+  tfe__gpu.api = TFE_GPU_AMD;
+  tfe_status st = tfe__hip_driver(where);
+  if (st != TFE_OK) {
+    tfe__hip_forget();
+    return st;
+  }
+  tfe__gpu_note("HIP runtime %d", tfe__gpu.driver_version);
+  tfe__hip_optional(where);
+  return tfe__hip_devices(where);
 }
 
 /* ---- discovery and explicit loads ----------------------------------------------------------- */
@@ -457,7 +747,7 @@ TFE_GPU_API tfe_status tfe_gpu_init(void) {
   if (!tfe__gpu.init_done) {
     tfe__gpu.init_done = true;
     tfe_status a = tfe__gpu.ndev > 0 ? TFE_OK : tfe__cuda_load(NULL, __func__);
-    if (a != TFE_OK && !tfe__gpu.tried_hip) tfe__hip_load(NULL, __func__);
+    if (a != TFE_OK && !tfe__gpu.tried_hip) tfe__gpu.tried_hip = true, tfe__hip_load(NULL, __func__);
     tfe__gpu.init_st = tfe__gpu.ndev > 0 ? TFE_OK : TFE_ERR_DEVICE;
   }
   tfe_status st = tfe__gpu.init_st;
@@ -475,6 +765,7 @@ TFE_GPU_API tfe_status tfe_gpu_load_cuda(const char *path) {
 TFE_GPU_API tfe_status tfe_gpu_load_hip(const char *path) {
   pthread_mutex_lock(&tfe__gpu.lock);
   tfe_status st = tfe__hip_load(path, __func__);
+  if (tfe__gpu.ndev > 0) tfe__gpu.init_done = true, tfe__gpu.init_st = TFE_OK;
   pthread_mutex_unlock(&tfe__gpu.lock);
   return st;
 }

@@ -171,15 +171,107 @@ enum { TFE__BLAS_FILL_LOWER = 0, TFE__BLAS_FILL_UPPER = 1 };                    
 #define TFE__CUSOLVER_PROBE "cusolverDnCreate"
 #define TFE__CUTENSOR_PROBE "cutensorCreate"
 
-/* ---- HIP (AMD): the loader's absent path is what is tested; never run on AMD hardware ------- */
-typedef int tfe__hip_result; /* 0 = hipSuccess */
-#define TFE__HIP_FUNCS(X)                                                                  \
-  X(hipInit, "hipInit", tfe__hip_result, (unsigned))                                      \
-  X(hipGetDeviceCount, "hipGetDeviceCount", tfe__hip_result, (int *))                     \
-  X(hipDeviceGet, "hipDeviceGet", tfe__hip_result, (int *, int))                          \
-  X(hipDeviceGetName, "hipDeviceGetName", tfe__hip_result, (char *, int, int))            \
-  X(hipDeviceTotalMem, "hipDeviceTotalMem", tfe__hip_result, (size_t *, int))             \
+/* ---- HIP (AMD): the same tables (driver, BLAS, RTC) filled from HIP, hipBLAS and HIPRTC -------
+ * Never run on AMD hardware (docs/gpu.md): the signatures are ROCm 5/6's hip_runtime_api.h,
+ * hipblas.h and hiprtc.h, checked against ROCm 5.2's headers and library; the tests load a fake
+ * libamdhip64/libhipblas built from a few lines of C. HIP's streams, events, modules and
+ * functions are opaque pointers like CUDA's, so the CUDA handle types serve both; hipDevice_t
+ * is an int like CUdevice. A device address is a void * in HIP (hipDeviceptr_t), a 64-bit
+ * integer in the CUDA tables: shims convert (tenferro_gpu.c). An entry declared here with the
+ * very type of its CUDA slot is put in the slot as it is (the compiler checks the match). */
+typedef int tfe__hip_result;                /* hipError_t: 0 = hipSuccess; 600 = hipErrorNotReady */
+#define TFE__HIP_ERROR_INVALID_VALUE 1      /* hipErrorInvalidValue */
+#define TFE__HIP_ATTR_CC_MAJOR 23           /* hipDeviceAttributeComputeCapabilityMajor (ROCm 5, 6) */
+#define TFE__HIP_ATTR_CC_MINOR 61           /* hipDeviceAttributeComputeCapabilityMinor */
+#define TFE__HIP_PROPS_BYTES 16384          /* > sizeof(hipDeviceProp_t) of any ROCm (792 in 5.2) */
+#define TFE__HIP_FUNCS(X)                                                                                   \
+  X(hipInit, "hipInit", tfe__hip_result, (unsigned))                                                       \
+  X(hipDriverGetVersion, "hipDriverGetVersion", tfe__hip_result, (int *))                                  \
+  X(hipGetDeviceCount, "hipGetDeviceCount", tfe__hip_result, (int *))                                      \
+  X(hipDeviceGet, "hipDeviceGet", tfe__hip_result, (tfe__cu_device *, int))                                \
+  X(hipDeviceGetName, "hipDeviceGetName", tfe__hip_result, (char *, int, tfe__cu_device))                  \
+  X(hipDeviceTotalMem, "hipDeviceTotalMem", tfe__hip_result, (size_t *, tfe__cu_device))                   \
+  X(hipDeviceGetAttribute, "hipDeviceGetAttribute", tfe__hip_result, (int *, int, int))                    \
+  X(hipSetDevice, "hipSetDevice", tfe__hip_result, (int))                                                  \
+  X(hipDeviceSynchronize, "hipDeviceSynchronize", tfe__hip_result, (void))                                 \
+  X(hipMalloc, "hipMalloc", tfe__hip_result, (void **, size_t))                                            \
+  X(hipFree, "hipFree", tfe__hip_result, (void *))                                                         \
+  X(hipHostMalloc, "hipHostMalloc", tfe__hip_result, (void **, size_t, unsigned))                          \
+  X(hipHostFree, "hipHostFree", tfe__hip_result, (void *))                                                 \
+  X(hipMemcpyHtoDAsync, "hipMemcpyHtoDAsync", tfe__hip_result, (void *, void *, size_t, tfe__cu_stream))    \
+  X(hipMemcpyDtoHAsync, "hipMemcpyDtoHAsync", tfe__hip_result, (void *, void *, size_t, tfe__cu_stream))    \
+  X(hipMemcpyDtoDAsync, "hipMemcpyDtoDAsync", tfe__hip_result, (void *, void *, size_t, tfe__cu_stream))    \
+  X(hipMemcpyDtoH, "hipMemcpyDtoH", tfe__hip_result, (void *, void *, size_t))                             \
+  X(hipStreamCreateWithFlags, "hipStreamCreateWithFlags", tfe__hip_result, (tfe__cu_stream *, unsigned))   \
+  X(hipStreamDestroy, "hipStreamDestroy", tfe__hip_result, (tfe__cu_stream))                               \
+  X(hipStreamSynchronize, "hipStreamSynchronize", tfe__hip_result, (tfe__cu_stream))                       \
+  X(hipStreamWaitEvent, "hipStreamWaitEvent", tfe__hip_result, (tfe__cu_stream, tfe__cu_event, unsigned))  \
+  X(hipEventCreateWithFlags, "hipEventCreateWithFlags", tfe__hip_result, (tfe__cu_event *, unsigned))      \
+  X(hipEventDestroy, "hipEventDestroy", tfe__hip_result, (tfe__cu_event))                                  \
+  X(hipEventRecord, "hipEventRecord", tfe__hip_result, (tfe__cu_event, tfe__cu_stream))                    \
+  X(hipEventSynchronize, "hipEventSynchronize", tfe__hip_result, (tfe__cu_event))                          \
+  X(hipEventQuery, "hipEventQuery", tfe__hip_result, (tfe__cu_event))                                      \
+  X(hipEventElapsedTime, "hipEventElapsedTime", tfe__hip_result, (float *, tfe__cu_event, tfe__cu_event))  \
+  X(hipModuleLoadData, "hipModuleLoadData", tfe__hip_result, (tfe__cu_module *, const void *))             \
+  X(hipModuleUnload, "hipModuleUnload", tfe__hip_result, (tfe__cu_module))                                 \
+  X(hipModuleGetFunction, "hipModuleGetFunction", tfe__hip_result,                                        \
+    (tfe__cu_function *, tfe__cu_module, const char *))                                                    \
+  X(hipModuleLaunchKernel, "hipModuleLaunchKernel", tfe__hip_result,                                      \
+    (tfe__cu_function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, tfe__cu_stream, \
+     void **, void **))                                                                                    \
   X(hipGetErrorString, "hipGetErrorString", const char *, (tfe__hip_result))
+/* The device's architecture (gcnArchName, "gfx90a:sramecc+:xnack-") is read from
+ * hipGetDeviceProperties' struct, whose layout changes between ROCm versions (ROCm 6 exports
+ * the new one as hipGetDevicePropertiesR0600): the companion looks for the "gfx" string in it
+ * rather than at an offset. Optional: without it the kernels are compiled for HIPRTC's default. */
+typedef tfe__hip_result (*tfe__hip_props_fn)(void *, int);
+#define TFE__HIP_PROPS_NAMES {"hipGetDevicePropertiesR0600", "hipGetDeviceProperties"}
+
+/* hipBLAS: operations are 111/112/113 (cuBLAS: 0/1/2) and the statuses differ past 0
+ * (HIPBLAS_STATUS_*: shims translate both); the rest has cuBLAS's ABI (hipblasStride = int64_t,
+ * scalars by address, complex types by address). */
+enum { TFE__HIPBLAS_OP_N = 111, TFE__HIPBLAS_OP_T = 112, TFE__HIPBLAS_OP_C = 113 };
+enum {
+  TFE__HIPBLAS_STATUS_NOT_INITIALIZED = 1, TFE__HIPBLAS_STATUS_ALLOC_FAILED = 2, TFE__HIPBLAS_STATUS_INVALID_VALUE = 3,
+  TFE__HIPBLAS_STATUS_MAPPING_ERROR = 4, TFE__HIPBLAS_STATUS_EXECUTION_FAILED = 5,
+  TFE__HIPBLAS_STATUS_INTERNAL_ERROR = 6, TFE__HIPBLAS_STATUS_NOT_SUPPORTED = 7, TFE__HIPBLAS_STATUS_ARCH_MISMATCH = 8,
+  TFE__HIPBLAS_STATUS_HANDLE_IS_NULLPTR = 9, TFE__HIPBLAS_STATUS_INVALID_ENUM = 10, TFE__HIPBLAS_STATUS_UNKNOWN = 11
+};
+/* cuBLAS's statuses that the hipBLAS ones become (cublasStatus_t) */
+enum {
+  TFE__CUBLAS_STATUS_NOT_INITIALIZED = 1, TFE__CUBLAS_STATUS_ALLOC_FAILED = 3, TFE__CUBLAS_STATUS_INVALID_VALUE = 7,
+  TFE__CUBLAS_STATUS_ARCH_MISMATCH = 8, TFE__CUBLAS_STATUS_MAPPING_ERROR = 11, TFE__CUBLAS_STATUS_EXECUTION_FAILED = 13,
+  TFE__CUBLAS_STATUS_INTERNAL_ERROR = 14, TFE__CUBLAS_STATUS_NOT_SUPPORTED = 15
+};
+#define TFE__HIPBLAS_FUNCS(X)                                                                 \
+  X(create, "hipblasCreate", tfe__blas_status, (tfe__blas_handle *))                         \
+  X(destroy, "hipblasDestroy", tfe__blas_status, (tfe__blas_handle))                         \
+  X(set_stream, "hipblasSetStream", tfe__blas_status, (tfe__blas_handle, tfe__cu_stream))    \
+  X(sgemm, "hipblasSgemm", tfe__blas_status, TFE__BLAS_GEMM_ARGS)                            \
+  X(dgemm, "hipblasDgemm", tfe__blas_status, TFE__BLAS_GEMM_ARGS)                            \
+  X(cgemm, "hipblasCgemm", tfe__blas_status, TFE__BLAS_GEMM_ARGS)                            \
+  X(zgemm, "hipblasZgemm", tfe__blas_status, TFE__BLAS_GEMM_ARGS)                            \
+  X(sgemm_sb, "hipblasSgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)        \
+  X(dgemm_sb, "hipblasDgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)        \
+  X(cgemm_sb, "hipblasCgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)        \
+  X(zgemm_sb, "hipblasZgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)
+
+/* HIPRTC: NVRTC's table with HIP's names (the same signatures); a code object stands for both
+ * the CUBIN and the PTX (HIP has no intermediate form the runtime finishes). ROCm 5 carries
+ * these entries in libamdhip64 itself, ROCm 6 in libhiprtc. */
+#define TFE__HIPRTC_FUNCS(X)                                                                          \
+  X(version, "hiprtcVersion", tfe__rtc_result, (int *, int *))                                      \
+  X(create, "hiprtcCreateProgram", tfe__rtc_result,                                                   \
+    (tfe__rtc_prog *, const char *, const char *, int, const char *const *, const char *const *))      \
+  X(destroy, "hiprtcDestroyProgram", tfe__rtc_result, (tfe__rtc_prog *))                            \
+  X(compile, "hiprtcCompileProgram", tfe__rtc_result, (tfe__rtc_prog, int, const char *const *))    \
+  X(log_size, "hiprtcGetProgramLogSize", tfe__rtc_result, (tfe__rtc_prog, size_t *))                \
+  X(log, "hiprtcGetProgramLog", tfe__rtc_result, (tfe__rtc_prog, char *))                           \
+  X(cubin_size, "hiprtcGetCodeSize", tfe__rtc_result, (tfe__rtc_prog, size_t *))                    \
+  X(cubin, "hiprtcGetCode", tfe__rtc_result, (tfe__rtc_prog, char *))                               \
+  X(ptx_size, "hiprtcGetCodeSize", tfe__rtc_result, (tfe__rtc_prog, size_t *))                      \
+  X(ptx, "hiprtcGetCode", tfe__rtc_result, (tfe__rtc_prog, char *))                                 \
+  X(error_string, "hiprtcGetErrorString", const char *, (tfe__rtc_result))
 #define TFE__HIPBLAS_PROBE "hipblasCreate"
 #define TFE__HIPRTC_PROBE "hiprtcCreateProgram"
 #define TFE__HIPSOLVER_PROBE "hipsolverDnCreate"

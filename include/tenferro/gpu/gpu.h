@@ -11,7 +11,8 @@
  *                    (explicit paths), tfe_gpu_status (what was loaded from where, or why not)
  *   devices          tfe_gpu_device_count, tfe_gpu_device_type, tfe_gpu_device_get
  *   libraries        tfe_gpu_library_path: which vendor library backs which slot, or NULL
- *   backends         tfe_gpu_backend: the registered vtable "cuda:N" of device N
+ *   backends         tfe_gpu_backend: the registered vtable "cuda:N" (or "hip:N": AMD, never run on
+ *                    AMD hardware) of device N
  *   memory           tfe_gpu_alloc_dyn, tfe_gpu_upload, tfe_gpu_download, tfe_gpu_synchronize,
  *                    the device and pinned pools (tfe_gpu_pool_*, tfe_gpu_pinned_stats)
  *   streams          tfe_gpu_stream_new (runtime streams on CUDA streams); plan cache stats
@@ -45,7 +46,7 @@ typedef struct tfe_gpu_device_info {
   int index;            /* N of "cuda:N" */
   char name[128];       /* "NVIDIA H100 80GB HBM3" */
   size_t total_mem;     /* bytes */
-  int cc_major, cc_minor; /* compute capability (NVIDIA) */
+  int cc_major, cc_minor; /* compute capability (NVIDIA; AMD: HIP's, e.g. 9.0 for gfx90a) */
   int backend_id;       /* registry id of its backend (tfe_backend_get), -1: not registered */
 } tfe_gpu_device_info;
 
@@ -54,7 +55,10 @@ typedef struct tfe_gpu_device_info {
  * device. TFE_OK when at least one device works; TFE_ERR_DEVICE ("no GPU: ...") otherwise. */
 TFE_GPU_API tfe_status tfe_gpu_init(void);
 /* Explicit loads: path NULL tries the usual sonames. load_cuda opens the driver (and, beside
- * it, cuBLAS, NVRTC, cuSOLVER and cuTENSOR from their sonames) and registers its devices. */
+ * it, cuBLAS, NVRTC, cuSOLVER and cuTENSOR from their sonames) and registers its devices;
+ * load_hip does the same with libamdhip64, hipBLAS, HIPRTC, hipSOLVER and hipTensor (looked for
+ * in the runtime's folder first) and registers "hip:N" (one vendor per process: refused while
+ * the other's devices are registered). */
 TFE_GPU_API tfe_status tfe_gpu_load_cuda(const char *path);
 TFE_GPU_API tfe_status tfe_gpu_load_cutensor(const char *path);
 TFE_GPU_API tfe_status tfe_gpu_load_hip(const char *path);
@@ -68,7 +72,7 @@ TFE_GPU_API const char *tfe_gpu_library_path(tfe_gpu_vendor v, tfe_gpu_lib lib);
 TFE_GPU_API int tfe_gpu_device_count(void);
 TFE_GPU_API tfe_gpu_vendor tfe_gpu_device_type(int dev);
 TFE_GPU_API tfe_status tfe_gpu_device_get(int dev, tfe_gpu_device_info *out);
-/* The backend of device dev ("cuda:N", memory space {TFE_MEM_GPU, N}), or NULL. */
+/* The backend of device dev ("cuda:N" or "hip:N", memory space {TFE_MEM_GPU, dev}), or NULL. */
 TFE_GPU_API const tfe_prims_backend *tfe_gpu_backend(int dev);
 
 /* Device tensors: a tfe_dyn whose storage is in {TFE_MEM_GPU, dev}; release with

@@ -186,7 +186,7 @@ static tfe_status tfe__gpu_rtc_fail(tfe__rtc_prog p, tfe__rtc_result r, const ch
     free(full);
   }
   return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "%s could not compile the kernels for %s: %s: %s",
-                          tfe__gpu_libname[tfe__gpu.rtc_vendor][TFE_GPU_LIB_RTC], arch, tfe__gpu.rtc.error_string(r), log);
+                          (tfe__gpu.rtc_vendor == TFE_GPU_AMD ? "HIPRTC" : "NVRTC"), arch, tfe__gpu.rtc.error_string(r), log);
 }
 
 /* Compiles the kernels of kind g for arch ("sm_90": a cubin; "compute_90": PTX; with HIPRTC a
@@ -223,7 +223,7 @@ static tfe_status tfe__gpu_rtc_compile(const char *arch, int g, char **image, si
   if (!img || r != 0) {
     free(img);
     return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "%s gave no %s image for %s",
-                            tfe__gpu_libname[tfe__gpu.rtc_vendor][TFE_GPU_LIB_RTC], hip ? "code object" : cubin ? "CUBIN" : "PTX",
+                            (tfe__gpu.rtc_vendor == TFE_GPU_AMD ? "HIPRTC" : "NVRTC"), hip ? "code object" : cubin ? "CUBIN" : "PTX",
                             arch);
   }
   *image = img;

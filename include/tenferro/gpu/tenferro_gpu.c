@@ -737,6 +737,7 @@ static tfe_status tfe__hip_load(const char *path, const char *where) {
     return st;
   }
   tfe__gpu_note("HIP runtime %d", tfe__gpu.driver_version);
+  memset(&tfe__gpu.sol, 0, sizeof tfe__gpu.sol); /* cuSOLVER's, if a CUDA driver without devices filled it */
   tfe__hip_optional(where);
   return tfe__hip_devices(where);
 }

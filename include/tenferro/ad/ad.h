@@ -18,6 +18,10 @@
  *                     + tfe_rrule_tropical_matmul_S (through the argmax): cotangents of the REAL
  *                     kind (f32 / f64), the derivative of each element's value
  *   real eig          tfe_rrule_eig_real_R / tfe_frule_eig_real_R (through complex promotion)
+ *   device tensors    leaves from tfe_ad_var_ref_S of tensors in a backend's memory (a GPU's):
+ *                     the tape computes there through the backends (contractions, elementwise
+ *                     slot, linalg slot; other rules through explicit host transfers) and the
+ *                     gradients stay there; tfe_ad_grad_tensor_S & co. give the handles
  * Conventions: every value on the tape is a dense column-major tensor of the tape's kind; real
  * valued results of complex operations (singular values, eigenvalues of eigh, norms, log|det|)
  * are stored with a zero imaginary part and only the real part of their cotangent is used.

@@ -3,6 +3,7 @@
  * on a fresh tape, backward from W, and (device) a download of both gradients (the wait).
  * Median wall milliseconds of REPS steps after 2 warm-ups. One unit: it includes the companion.
  *   bench_gpu_ad [n] [reps]   (docs/benchmarks.md) */
+#define _POSIX_C_SOURCE 200809L
 #include <tenferro/gpu/tenferro_gpu.c>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ static int cmp_d(const void *a, const void *b) {
 }
 #define CK(x) do { tfe_status s_ = (x); if (s_) { fprintf(stderr, "%s: %s\n", #x, tfe_last_error()); exit(1); } } while (0)
 
-#define BENCH_KIND(S, T)                                                                                               \
+#define BENCH_KIND(S, T, ABS)                                                                                              \
   static double step_##S(const tfe_tensor_##S *A, const tfe_tensor_##S *B, const tfe_tensor_##S *W, bool dev,          \
                          tfe_tensor_##S *gA, tfe_tensor_##S *gB) {                                                     \
     double t0 = now_ms();                                                                                              \
@@ -35,19 +36,19 @@ static int cmp_d(const void *a, const void *b) {
     CK(tfe_ad_backward_##S(&t, y, &W->v));                                                                             \
     if (dev) {                                                                                                         \
       tfe_dyn d, h;                                                                                                    \
-      CK(tfe_tensor_to_dyn_##S(tfe_ad_grad_tensor_##S(&t, a), &d)), CK(tfe_view_to_dyn_##S(&gA->v, &h));               \
-      CK(tfe_gpu_download(&d, &h)), tfe_dyn_release(&d);                                                               \
-      CK(tfe_tensor_to_dyn_##S(tfe_ad_grad_tensor_##S(&t, b), &d)), CK(tfe_view_to_dyn_##S(&gB->v, &h));               \
-      CK(tfe_gpu_download(&d, &h)), tfe_dyn_release(&d);                                                               \
+      CK(tfe_tensor_to_dyn_##S(tfe_ad_grad_tensor_##S(&t, a), &d)); CK(tfe_view_to_dyn_##S(&gA->v, &h));               \
+      CK(tfe_gpu_download(&d, &h)); tfe_dyn_release(&d);                                                               \
+      CK(tfe_tensor_to_dyn_##S(tfe_ad_grad_tensor_##S(&t, b), &d)); CK(tfe_view_to_dyn_##S(&gB->v, &h));               \
+      CK(tfe_gpu_download(&d, &h)); tfe_dyn_release(&d);                                                               \
     } else {                                                                                                           \
-      CK(tfe_copy_##S(&gA->v, tfe_ad_grad_##S(&t, a))), CK(tfe_copy_##S(&gB->v, tfe_ad_grad_##S(&t, b)));             \
+      CK(tfe_copy_##S(&gA->v, tfe_ad_grad_##S(&t, a))); CK(tfe_copy_##S(&gB->v, tfe_ad_grad_##S(&t, b)));             \
     }                                                                                                                  \
     tfe_tape_free_##S(&t);                                                                                             \
     return now_ms() - t0;                                                                                              \
   }                                                                                                                    \
   static void up_##S(const tfe_tensor_##S *h, tfe_tensor_##S *d) {                                                    \
     tfe_dyn hd, dd;                                                                                                    \
-    CK(tfe_view_to_dyn_##S(&h->v, &hd)), CK(tfe_gpu_upload(&dd, 0, &hd)), CK(tfe_dyn_as_tensor_##S(&dd, d));           \
+    CK(tfe_view_to_dyn_##S(&h->v, &hd)); CK(tfe_gpu_upload(&dd, 0, &hd)); CK(tfe_dyn_as_tensor_##S(&dd, d));           \
     tfe_dyn_release(&dd);                                                                                              \
   }                                                                                                                    \
   static void run_##S(int64_t n, int reps) {                                                                           \
@@ -67,8 +68,8 @@ static int cmp_d(const void *a, const void *b) {
       if (i >= 0) th[i] = a, td[i] = b;                                                                                \
     }                                                                                                                  \
     for (int64_t i = 0; i < n * n; i++) {                                                                              \
-      err = fmax(err, fmax(cabs(g[0].v.data[i] - g[2].v.data[i]), cabs(g[1].v.data[i] - g[3].v.data[i])));            \
-      sc = fmax(sc, cabs(g[0].v.data[i]));                                                                             \
+      err = fmax(err, fmax(ABS(g[0].v.data[i] - g[2].v.data[i]), ABS(g[1].v.data[i] - g[3].v.data[i])));            \
+      sc = fmax(sc, ABS(g[0].v.data[i]));                                                                             \
     }                                                                                                                  \
     qsort(th, (size_t)reps, sizeof *th, cmp_d), qsort(td, (size_t)reps, sizeof *td, cmp_d);                            \
     printf("%-5s n=%-5lld host_tape_ms=%9.2f device_tape_ms=%9.2f speedup=%6.1f max_rel_diff=%.2e\n", #S, (long long)n, \
@@ -77,8 +78,8 @@ static int cmp_d(const void *a, const void *b) {
     for (int k = 0; k < 4; k++) tfe_tensor_release_##S(&g[k]);                                                         \
   }
 #include <complex.h>
-BENCH_KIND(f64, double)
-BENCH_KIND(c128, double complex)
+BENCH_KIND(f64, double, fabs)
+BENCH_KIND(c128, double complex, cabs)
 
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? atoll(argv[1]) : 2048;

@@ -1593,7 +1593,7 @@ static int ad_failures;
   }                                                                                                                    \
   static void ad_cases_##S(int dev) {                                                                                  \
     tu_rng r = {0xAD0000 + (uint64_t)DT};                                                                              \
-    int n = cases() / 4 > 4 ? cases() / 4 : 4;                                                                         \
+    int n = cases() / 4 < 4 ? 4 : cases() / 4 > 30 ? 30 : cases() / 4; /* einsum cases: 4 to 30 */               \
     ad_ctx c;                                                                                                          \
     memset(&c, 0, sizeof c);                                                                                           \
     for (int i = 0; i < n; i++) { /* einsum: random labels (traces, diagonals, one-input labels, size 0) */           \

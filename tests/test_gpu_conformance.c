@@ -1378,6 +1378,310 @@ static void test_kernel_cache(void **state) {
 }
 #endif
 
+/* ---- AD on device tensors --------------------------------------------------------------------
+ * The same tape program recorded twice, on host leaves and on device leaves (ad_var_ref of
+ * uploaded tensors): output values, forward-mode tangents and reverse-mode gradients of the
+ * device tape (downloaded) against the host tape's, on random cases; plus central finite
+ * differences of L = Re<W, f(x)> computed from the device's primal values. */
+typedef struct ad_ctx {
+  lcase lc;       /* einsum labels */
+  int unop, binop;
+  tfe_ad_op op;   /* linalg op */
+} ad_ctx;
+static int ad_failures;
+#define TU_AD_KIND(S, T, DT, CPX, TOL)                                                                                 \
+  typedef tfe_status (*ad_prog_##S)(tfe_tape_##S *t, const int *leaf, int *out, int *nout, const ad_ctx *c);          \
+  static void ad_rand_##S(tu_rng *r, tfe_tensor_##S *t, int rank, const int64_t *dims, double lo, double hi) {        \
+    assert_int_equal(tfe_empty_##S(t, rank, dims, TFE_COLMAJOR), TFE_OK);                                             \
+    int64_t n = tfe_layout_numel(&t->v.lay);                                                                           \
+    for (int64_t i = 0; i < n; i++) put(DT, &t->v.data[i], lo + (hi - lo) * tu_unif(r), CPX ? rnd(r) : 0);           \
+  }                                                                                                                    \
+  static void ad_up_##S(int dev, const tfe_view_##S *h, tfe_tensor_##S *d) {                                          \
+    tfe_dyn hd, dd;                                                                                                    \
+    assert_int_equal(tfe_view_to_dyn_##S(h, &hd), TFE_OK);                                                             \
+    if (tfe_gpu_upload(&dd, dev, &hd) != TFE_OK) fail_msg("upload: %s", tfe_last_error());                           \
+    assert_int_equal(tfe_dyn_as_tensor_##S(&dd, d), TFE_OK);                                                           \
+    tfe_dyn_release(&dd);                                                                                              \
+  }                                                                                                                    \
+  static void ad_down_##S(const tfe_tensor_##S *d, tfe_tensor_##S *h) {                                               \
+    tfe_dyn dd, hd;                                                                                                    \
+    assert_true(d->st && d->st->space.kind == TFE_MEM_GPU); /* the result stayed on the device */                     \
+    assert_int_equal(tfe_empty_##S(h, d->v.lay.rank, d->v.lay.dims, TFE_COLMAJOR), TFE_OK);                           \
+    assert_int_equal(tfe_tensor_to_dyn_##S(d, &dd), TFE_OK);                                                           \
+    assert_int_equal(tfe_view_to_dyn_##S(&h->v, &hd), TFE_OK);                                                         \
+    if (tfe_gpu_download(&dd, &hd) != TFE_OK) fail_msg("download: %s", tfe_last_error());                             \
+    tfe_dyn_release(&dd);                                                                                              \
+  }                                                                                                                    \
+  /* max |dev - host| / max(1, max |host|), INFINITY when one is missing or shapes differ */                        \
+  static double ad_diff_##S(const tfe_tensor_##S *dev, const tfe_view_##S *host) {                                   \
+    if (!dev || !host) return dev || host ? INFINITY : 0;                                                              \
+    if (dev->v.lay.rank != host->lay.rank) return INFINITY;                                                            \
+    tfe_tensor_##S h = {0};                                                                                            \
+    ad_down_##S(dev, &h);                                                                                              \
+    int64_t n = tfe_layout_numel(&h.v.lay);                                                                            \
+    double scale = 1, d = 0;                                                                                           \
+    for (int64_t i = 0; i < n; i++) {                                                                                  \
+      double a, ai, b, bi;                                                                                             \
+      get(DT, &h.v.data[i], &a, &ai);                                                                                  \
+      get(DT, &host->data[host->lay.offset + i], &b, &bi);                                                             \
+      scale = fmax(scale, hypot(b, bi));                                                                               \
+      d = fmax(d, isnan(a) != isnan(b) ? INFINITY : isnan(a) ? 0 : hypot(a - b, ai - bi));                            \
+    }                                                                                                                  \
+    tfe_tensor_release_##S(&h);                                                                                        \
+    return d / scale;                                                                                                  \
+  }                                                                                                                    \
+  /* Records prog on a host tape and on a device tape; compares values, tangents, gradients. */                      \
+  static void ad_check_##S(tu_rng *r, int dev, int nleaf, tfe_tensor_##S *leaves, ad_prog_##S prog,                   \
+                           const ad_ctx *c, const char *what, int kc) {                                                \
+    tfe_tape_##S th = {0}, tg = {0};                                                                                   \
+    tfe_tensor_##S dl[2] = {{{0}, 0}, {{0}, 0}}, tan[2] = {{{0}, 0}, {{0}, 0}}, dtan[2] = {{{0}, 0}, {{0}, 0}};       \
+    int lh[2], lg[2], oh[3], og[3], no = 0, no2 = 0;                                                                  \
+    for (int k = 0; k < nleaf; k++) {                                                                                  \
+      ad_rand_##S(r, &tan[k], leaves[k].v.lay.rank, leaves[k].v.lay.dims, -1, 1);                                      \
+      assert_int_equal(tfe_ad_var_##S(&th, &leaves[k].v, &tan[k].v, &lh[k]), TFE_OK);                                  \
+      ad_up_##S(dev, &leaves[k].v, &dl[k]);                                                                            \
+      ad_up_##S(dev, &tan[k].v, &dtan[k]);                                                                             \
+      if (tfe_ad_var_ref_##S(&tg, &dl[k], &dtan[k].v, &lg[k]) != TFE_OK) fail_msg("var_ref: %s", tfe_last_error());   \
+    }                                                                                                                  \
+    tfe_status sh = prog(&th, lh, oh, &no, c);                                                                         \
+    char mh[TFE_ERRMSG_MAX];                                                                                           \
+    memcpy(mh, tfe_last_error(), sizeof mh);                                                                           \
+    tfe_status sg = prog(&tg, lg, og, &no2, c);                                                                        \
+    if (sh != sg) {                                                                                                    \
+      printf("# AD %s %s case %d: host %d (%s), device %d (%s)\n", #S, what, kc, sh, sh ? mh : "ok", sg,              \
+             sg ? tfe_last_error() : "ok");                                                                            \
+      ad_failures++;                                                                                                   \
+    }                                                                                                                  \
+    for (int j = 0; !sh && !sg && j < no; j++) {                                                                       \
+      const tfe_view_##S *yh = tfe_ad_value_##S(&th, oh[j]);                                                           \
+      tfe_tensor_##S W = {0}, dW = {0};                                                                                \
+      ad_rand_##S(r, &W, yh->lay.rank, yh->lay.dims, -1, 1);                                                           \
+      ad_up_##S(dev, &W.v, &dW);                                                                                       \
+      double ev = ad_diff_##S(tfe_ad_value_tensor_##S(&tg, og[j]), yh);                                                \
+      double et = ad_diff_##S(tfe_ad_tangent_tensor_##S(&tg, og[j]), tfe_ad_tangent_##S(&th, oh[j]));                \
+      tfe_status bh = tfe_ad_backward_##S(&th, oh[j], &W.v), bg = tfe_ad_backward_##S(&tg, og[j], &dW.v);            \
+      if (bh != TFE_OK || bg != TFE_OK || !(ev <= TOL) || !(et <= TOL)) {                                              \
+        printf("# AD %s %s case %d output %d: value %.3g tangent %.3g backward %d/%d (%s)\n", #S, what, kc, j, ev,     \
+               et, bh, bg, tfe_last_error());                                                                          \
+        ad_failures++;                                                                                                 \
+      }                                                                                                                \
+      tfe_tensor_release_##S(&W), tfe_tensor_release_##S(&dW);                                                        \
+    }                                                                                                                  \
+    for (int k = 0; !sh && !sg && k < nleaf; k++) {                                                                   \
+      double eg = ad_diff_##S(tfe_ad_grad_tensor_##S(&tg, lg[k]), tfe_ad_grad_##S(&th, lh[k]));                        \
+      if (!(eg <= TOL)) {                                                                                              \
+        printf("# AD %s %s case %d: gradient of leaf %d differs by %.3g\n", #S, what, kc, k, eg);                     \
+        ad_failures++;                                                                                                 \
+      }                                                                                                                \
+    }                                                                                                                  \
+    for (int k = 0; k < nleaf; k++)                                                                                    \
+      tfe_tensor_release_##S(&dl[k]), tfe_tensor_release_##S(&tan[k]), tfe_tensor_release_##S(&dtan[k]);             \
+    tfe_tape_free_##S(&th), tfe_tape_free_##S(&tg);                                                                    \
+  }                                                                                                                    \
+  /* Central finite differences of L = Re<W, f(x)> (f: output 0 of prog, all on the device) along a random   \
+   * direction v, against Re<grad, v> of the device tape. */                                                         \
+  static double ad_loss_##S(int dev, int nleaf, const tfe_tensor_##S *x, const tfe_tensor_##S *v, double h,            \
+                            ad_prog_##S prog, const ad_ctx *c, const tfe_tensor_##S *W) {                              \
+    tfe_tape_##S t = {0};                                                                                              \
+    int l[2], o[3], no = 0;                                                                                            \
+    tfe_tensor_##S xs[2] = {{{0}, 0}, {{0}, 0}}, d[2] = {{{0}, 0}, {{0}, 0}};                                           \
+    for (int k = 0; k < nleaf; k++) {                                                                                  \
+      assert_int_equal(tfe_empty_##S(&xs[k], x[k].v.lay.rank, x[k].v.lay.dims, TFE_COLMAJOR), TFE_OK);                 \
+      for (int64_t i = 0; i < tfe_layout_numel(&x[k].v.lay); i++) xs[k].v.data[i] = x[k].v.data[i] + (T)h * v[k].v.data[i]; \
+      ad_up_##S(dev, &xs[k].v, &d[k]);                                                                                 \
+      assert_int_equal(tfe_ad_var_ref_##S(&t, &d[k], NULL, &l[k]), TFE_OK);                                            \
+    }                                                                                                                  \
+    if (prog(&t, l, o, &no, c) != TFE_OK) fail_msg("fd program: %s", tfe_last_error());                              \
+    tfe_tensor_##S y = {0};                                                                                            \
+    ad_down_##S(tfe_ad_value_tensor_##S(&t, o[0]), &y);                                                                \
+    double L = 0;                                                                                                      \
+    for (int64_t i = 0; i < tfe_layout_numel(&y.v.lay); i++) {                                                         \
+      double a, ai, b, bi;                                                                                             \
+      get(DT, &W->v.data[i], &a, &ai), get(DT, &y.v.data[i], &b, &bi);                                                 \
+      L += a * b + ai * bi;                                                                                            \
+    }                                                                                                                  \
+    for (int k = 0; k < nleaf; k++) tfe_tensor_release_##S(&xs[k]), tfe_tensor_release_##S(&d[k]);                   \
+    tfe_tensor_release_##S(&y);                                                                                        \
+    tfe_tape_free_##S(&t);                                                                                             \
+    return L;                                                                                                          \
+  }                                                                                                                    \
+  static void ad_fd_##S(tu_rng *r, int dev, int nleaf, tfe_tensor_##S *x, ad_prog_##S prog, const ad_ctx *c,          \
+                        const char *what) {                                                                            \
+    tfe_tensor_##S v[2] = {{{0}, 0}, {{0}, 0}}, d[2] = {{{0}, 0}, {{0}, 0}}, W = {0}, dW = {0};                        \
+    tfe_tape_##S t = {0};                                                                                              \
+    int l[2], o[3], no = 0;                                                                                            \
+    for (int k = 0; k < nleaf; k++) {                                                                                  \
+      ad_rand_##S(r, &v[k], x[k].v.lay.rank, x[k].v.lay.dims, -1, 1);                                                  \
+      if (k == 0 && (c->op == TFE_AD_EIGH || c->op == TFE_AD_CHOLESKY)) { /* a Hermitian direction: one triangle read */ \
+        int64_t m = x[0].v.lay.dims[0];                                                                                \
+        for (int64_t q = 0; q < m; q++)                                                                                \
+          for (int64_t p = 0; p <= q; p++) {                                                                           \
+            T hv = (v[0].v.data[p + q * m] + TFE__AD_CONJ(v[0].v.data[q + p * m])) / 2;                                \
+            if (p == q) hv = TFE__AD_REAL(hv);                                                                         \
+            v[0].v.data[p + q * m] = hv, v[0].v.data[q + p * m] = TFE__AD_CONJ(hv);                                    \
+          }                                                                                                            \
+      }                                                                                                                \
+      ad_up_##S(dev, &x[k].v, &d[k]);                                                                                  \
+      assert_int_equal(tfe_ad_var_ref_##S(&t, &d[k], NULL, &l[k]), TFE_OK);                                            \
+    }                                                                                                                  \
+    if (prog(&t, l, o, &no, c) != TFE_OK) fail_msg("fd program: %s", tfe_last_error());                              \
+    const tfe_view_##S *y = tfe_ad_value_##S(&t, o[0]);                                                                \
+    ad_rand_##S(r, &W, y->lay.rank, y->lay.dims, -1, 1);                                                               \
+    ad_up_##S(dev, &W.v, &dW);                                                                                         \
+    if (tfe_ad_backward_##S(&t, o[0], &dW.v) != TFE_OK) fail_msg("fd backward: %s", tfe_last_error());               \
+    double vjp = 0;                                                                                                    \
+    for (int k = 0; k < nleaf; k++) {                                                                                  \
+      tfe_tensor_##S g = {0};                                                                                          \
+      ad_down_##S(tfe_ad_grad_tensor_##S(&t, l[k]), &g);                                                               \
+      for (int64_t i = 0; i < tfe_layout_numel(&g.v.lay); i++) {                                                       \
+        double a, ai, b, bi;                                                                                           \
+        get(DT, &g.v.data[i], &a, &ai), get(DT, &v[k].v.data[i], &b, &bi);                                             \
+        vjp += a * b + ai * bi;                                                                                        \
+      }                                                                                                                \
+      tfe_tensor_release_##S(&g);                                                                                      \
+    }                                                                                                                  \
+    double h = 1e-5, fd = (ad_loss_##S(dev, nleaf, x, v, h, prog, c, &W) - ad_loss_##S(dev, nleaf, x, v, -h, prog, c, &W)) / (2 * h); \
+    if (!(fabs(fd - vjp) <= 1e-6 * fmax(1, fabs(fd)))) {                                                               \
+      printf("# AD %s %s: finite difference %.12g, gradient %.12g\n", #S, what, fd, vjp);                              \
+      ad_failures++;                                                                                                   \
+    }                                                                                                                  \
+    for (int k = 0; k < nleaf; k++) tfe_tensor_release_##S(&v[k]), tfe_tensor_release_##S(&d[k]);                   \
+    tfe_tensor_release_##S(&W), tfe_tensor_release_##S(&dW);                                                           \
+    tfe_tape_free_##S(&t);                                                                                             \
+  }                                                                                                                    \
+  static tfe_status ad_prog_einsum_##S(tfe_tape_##S *t, const int *l, int *o, int *no, const ad_ctx *c) {             \
+    *no = 1;                                                                                                           \
+    return tfe_ad_einsum_##S(t, l[0], c->lc.la, c->lc.rb >= 0 ? l[1] : -1, c->lc.lb, c->lc.rc, c->lc.lc, &o[0]);      \
+  }                                                                                                                    \
+  /* y = u(x0); z = y op x1; out 0: sum over axis 0 of permute(scale(z)); out 1: z */                                \
+  static tfe_status ad_prog_ew_##S(tfe_tape_##S *t, const int *l, int *o, int *no, const ad_ctx *c) {                 \
+    int y, s, p;                                                                                                       \
+    *no = 2;                                                                                                           \
+    TFE_TRY(tfe_ad_unary_##S(t, l[0], (tfe_unop)c->unop, (T)1.5, &y));                                                \
+    TFE_TRY(tfe_ad_binary_##S(t, y, l[1], (tfe_binop)c->binop, &o[1]));                                                \
+    TFE_TRY(tfe_ad_scale_##S(t, o[1], (T)0.75, &s));                                                                   \
+    TFE_TRY(tfe_ad_permute_##S(t, s, (int[]){1, 0}, &p));                                                              \
+    return tfe_ad_sum_##S(t, p, 1, (int[]){0}, &o[0]);                                                                 \
+  }                                                                                                                    \
+  /* gauge-invariant outputs of each decomposition */                                                                  \
+  static tfe_status ad_prog_la_##S(tfe_tape_##S *t, const int *l, int *o, int *no, const ad_ctx *c) {                 \
+    int f[3], sq, us;                                                                                                  \
+    const int32_t ik[2] = {0, 1}, k1[1] = {1}, kj[2] = {1, 2}, ij[2] = {0, 2}, jk[2] = {2, 1};                         \
+    switch (c->op) {                                                                                                   \
+    case TFE_AD_SVD: /* S and U S^2 Vh */                                                                              \
+      *no = 2;                                                                                                         \
+      TFE_TRY(tfe_ad_linalg_##S(t, TFE_AD_SVD, l[0], f));                                                              \
+      o[0] = f[1];                                                                                                     \
+      TFE_TRY(tfe_ad_unary_##S(t, f[1], TFE_UN_SQUARE, 0, &sq));                                                       \
+      TFE_TRY(tfe_ad_einsum_##S(t, f[0], ik, sq, k1, 2, ik, &us));                                                     \
+      return tfe_ad_einsum_##S(t, us, ik, f[2], kj, 2, ij, &o[1]);                                                     \
+    case TFE_AD_EIGH: { /* W and V W^2 V^H */                                                                          \
+      int vc;                                                                                                          \
+      *no = 2;                                                                                                         \
+      TFE_TRY(tfe_ad_linalg_##S(t, TFE_AD_EIGH, l[0], f));                                                             \
+      o[0] = f[0];                                                                                                     \
+      TFE_TRY(tfe_ad_unary_##S(t, f[0], TFE_UN_SQUARE, 0, &sq));                                                       \
+      TFE_TRY(tfe_ad_einsum_##S(t, f[1], ik, sq, k1, 2, ik, &us));                                                     \
+      TFE_TRY(tfe_ad_unary_##S(t, f[1], TFE_UN_CONJ, 0, &vc));                                                         \
+      return tfe_ad_einsum_##S(t, us, ik, vc, jk, 2, ij, &o[1]);                                                       \
+    }                                                                                                                  \
+    case TFE_AD_SOLVE: *no = 1; return tfe_ad_solve_##S(t, l[0], l[1], &o[0]);                                        \
+    default: /* qr, lu, cholesky, inv: every output (gauge fixed on both sides) */                                    \
+      *no = tfe_ad_op_nout(c->op);                                                                                     \
+      return tfe_ad_linalg_##S(t, c->op, l[0], o);                                                                     \
+    }                                                                                                                  \
+  }                                                                                                                    \
+  static void ad_cases_##S(int dev) {                                                                                  \
+    tu_rng r = {0xAD0000 + (uint64_t)DT};                                                                              \
+    int n = cases() / 4 < 4 ? 4 : cases() / 4 > 30 ? 30 : cases() / 4; /* einsum cases: 4 to 30 */               \
+    ad_ctx c;                                                                                                          \
+    memset(&c, 0, sizeof c);                                                                                           \
+    for (int i = 0; i < n; i++) { /* einsum: random labels (traces, diagonals, one-input labels, size 0) */           \
+      bool bin = tu_int(&r, 0, 3) != 0;                                                                                \
+      make_labels(&r, bin, &c.lc);                                                                                     \
+      if (!bin) c.lc.rb = -1;                                                                                          \
+      tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                      \
+      ad_rand_##S(&r, &x[0], c.lc.ra, c.lc.da, -1, 1);                                                                 \
+      if (bin) ad_rand_##S(&r, &x[1], c.lc.rb, c.lc.db, -1, 1);                                                        \
+      ad_check_##S(&r, dev, bin ? 2 : 1, x, ad_prog_einsum_##S, &c, "einsum", i);                                      \
+      tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                    \
+    }                                                                                                                  \
+    int64_t d34[2] = {3, 4};                                                                                           \
+    for (int u = 0; u < (int)TFE_UN_COUNT_; u++) /* every unary op, with each binary op in turn */                   \
+      for (int b = 0; b < (CPX ? 4 : 6); b++) {                                                                        \
+        if ((u + b) % 2) continue; /* half the pairs: each op still meets several partners */                          \
+        tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                    \
+        ad_rand_##S(&r, &x[0], 2, d34, 0.3, 1.3);                                                                      \
+        ad_rand_##S(&r, &x[1], 2, d34, 0.3, 1.3);                                                                      \
+        if (u == TFE_UN_ABS) put(DT, &x[0].v.data[5], 0, 0); /* |x|' at 0 */                                          \
+        c.unop = u, c.binop = b;                                                                                       \
+        ad_check_##S(&r, dev, 2, x, ad_prog_ew_##S, &c, tfe_unop_name((tfe_unop)u), b);                                \
+        if (u != TFE_UN_ABS && b < 4 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(&r, dev, 2, x, ad_prog_ew_##S, &c, tfe_unop_name((tfe_unop)u)); \
+        tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \
+      }                                                                                                                \
+    const tfe_ad_op las[] = {TFE_AD_SVD, TFE_AD_QR, TFE_AD_EIGH, TFE_AD_CHOLESKY, TFE_AD_LU, TFE_AD_SOLVE, TFE_AD_INV}; \
+    for (int i = 0; i < (int)(sizeof las / sizeof *las); i++)                                                          \
+      for (int k = 0; k < 3; k++) {                                                                                    \
+        int64_t m = tu_int(&r, 1, 6), nn = tu_int(&r, 1, 6);                                                           \
+        c.op = las[i];                                                                                                 \
+        bool sq = c.op != TFE_AD_SVD && c.op != TFE_AD_QR;                                                             \
+        if (sq) nn = m;                                                                                                \
+        if (c.op == TFE_AD_QR && m < nn) nn = m; /* the device's qr rule: tall (m >= n) */                            \
+        int64_t dims[2] = {m, nn}, db[2] = {m, 2};                                                                      \
+        tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                    \
+        ad_rand_##S(&r, &x[0], 2, dims, -1, 1);                                                                        \
+        if (c.op == TFE_AD_EIGH || c.op == TFE_AD_CHOLESKY) { /* Hermitian (positive definite: + m I) */              \
+          for (int64_t q = 0; q < m; q++)                                                                              \
+            for (int64_t p = 0; p <= q; p++) {                                                                         \
+              T h = (x[0].v.data[p + q * m] + TFE__AD_CONJ(x[0].v.data[q + p * m])) / 2;                               \
+              if (p == q) h = TFE__AD_REAL(h) + (c.op == TFE_AD_CHOLESKY ? (T)m + 1 : 0);                             \
+              x[0].v.data[p + q * m] = h, x[0].v.data[q + p * m] = TFE__AD_CONJ(h);                                    \
+            }                                                                                                          \
+        }                                                                                                              \
+        if (c.op == TFE_AD_SOLVE || c.op == TFE_AD_INV || c.op == TFE_AD_LU)                                           \
+          for (int64_t q = 0; q < m; q++) x[0].v.data[q + q * m] += (T)(m + 1); /* well conditioned */                \
+        if (c.op == TFE_AD_SOLVE) ad_rand_##S(&r, &x[1], 2, db, -1, 1);                                                \
+        ad_check_##S(&r, dev, c.op == TFE_AD_SOLVE ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op), k);           \
+        if (k == 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(&r, dev, c.op == TFE_AD_SOLVE ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op)); \
+        tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \
+      }                                                                                                                \
+  }
+#define TFE__AD_CONJ(z) (z)
+#define TFE__AD_REAL(z) (z)
+TU_AD_KIND(f64, double, TFE_DT_F64, 0, 1e-9)
+TU_AD_KIND(f32, float, TFE_DT_F32, 0, 2e-3)
+#undef TFE__AD_CONJ
+#undef TFE__AD_REAL
+#define TFE__AD_CONJ(z) conj(z)
+#define TFE__AD_REAL(z) creal(z)
+TU_AD_KIND(c128, double complex, TFE_DT_C128, 1, 1e-9)
+#undef TFE__AD_CONJ
+#undef TFE__AD_REAL
+#define TFE__AD_CONJ(z) conjf(z)
+#define TFE__AD_REAL(z) crealf(z)
+TU_AD_KIND(c64, float complex, TFE_DT_C64, 1, 2e-3)
+#undef TFE__AD_CONJ
+#undef TFE__AD_REAL
+static void test_ad_device(void **state) {
+  (void)state;
+  ad_failures = 0;
+  for (int dev = 0; dev < dev_count; dev++) {
+    ad_cases_f64(dev), ad_cases_c128(dev), ad_cases_f32(dev), ad_cases_c64(dev);
+    /* a tape mixing host and device values is refused (transfers are explicit) */
+    tfe_tape_f64 t = {0};
+    tfe_tensor_f64 h = {0}, d = {0};
+    int64_t d2[2] = {2, 2};
+    int a = -1, b = -1, c = -1;
+    assert_int_equal(tfe_zeros_f64(&h, 2, d2, TFE_COLMAJOR), TFE_OK);
+    ad_up_f64(dev, &h.v, &d);
+    assert_int_equal(tfe_ad_var_f64(&t, &h.v, NULL, &a), TFE_OK);
+    assert_int_equal(tfe_ad_var_ref_f64(&t, &d, NULL, &b), TFE_OK);
+    assert_int_equal(tfe_ad_binary_f64(&t, a, b, TFE_BIN_ADD, &c), TFE_ERR_DEVICE);
+    tfe_tape_free_f64(&t), tfe_tensor_release_f64(&h), tfe_tensor_release_f64(&d);
+  }
+  if (ad_failures) fail_msg("%d AD comparisons on device tensors failed (listed above)", ad_failures);
+}
+
 int main(void) {
 #ifdef TU_GPU_EMULATED
   (void)tfe_backend_find("cpu"); /* this unit sets the registry up first (gpu.h says why) */
@@ -1399,6 +1703,7 @@ int main(void) {
       cmocka_unit_test(test_tropical_contract), cmocka_unit_test(test_tropical_matmul_argmax),
       cmocka_unit_test(test_linalg_random), cmocka_unit_test(test_linalg_errors),
       cmocka_unit_test(test_pool), cmocka_unit_test(test_streams), cmocka_unit_test(test_plan_cache),
+      cmocka_unit_test(test_ad_device),
 #ifdef TU_GPU_EMULATED
       cmocka_unit_test(test_kernel_cache), cmocka_unit_test(test_linalg_no_solver),
 #endif

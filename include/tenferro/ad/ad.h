@@ -18,6 +18,10 @@
  *                     + tfe_rrule_tropical_matmul_S (through the argmax): cotangents of the REAL
  *                     kind (f32 / f64), the derivative of each element's value
  *   real eig          tfe_rrule_eig_real_R / tfe_frule_eig_real_R (through complex promotion)
+ *   device tensors    leaves from tfe_ad_var_ref_S of tensors in a backend's memory (a GPU's):
+ *                     the tape computes there through the backends (contractions, elementwise
+ *                     slot, linalg slot; other rules through explicit host transfers) and the
+ *                     gradients stay there; tfe_ad_grad_tensor_S & co. give the handles
  * Conventions: every value on the tape is a dense column-major tensor of the tape's kind; real
  * valued results of complex operations (singular values, eigenvalues of eigh, norms, log|det|)
  * are stored with a zero imaginary part and only the real part of their cotangent is used.
@@ -206,6 +210,48 @@ TFE_API tfe_ad_params tfe_ad_einsum_params(int na, const int32_t *la, int nb, co
   for (int i = 0; i < nb && i < TFE_MAX_RANK; i++) p.lb[i] = lb[i];
   for (int i = 0; i < nc && i < TFE_MAX_RANK; i++) p.lc[i] = lc[i];
   return p;
+}
+/* ---- device tensors (docs/ad.md "Device tensors") -------------------------------------------
+ * The tape's values carry their storage, so the tape knows their memory space. While a rule runs
+ * for values outside host memory, tfe__ts.ad_backend holds their backend: the rules' helpers
+ * allocate there (tfe_backend_storage_new), contract through tfe_contract_on_S, run elementwise
+ * work through the backend's elementwise slot, and the linalg room's typed calls go to its
+ * linalg slot (tfe__ts.la_backend). NULL (host memory): the CPU code, unchanged. */
+typedef struct tfe__ad_saved { const tfe_prims_backend *ad, *la; } tfe__ad_saved;
+TFE_INTERNAL tfe__ad_saved tfe__ad_enter(const tfe_prims_backend *be) {
+  tfe__ad_saved s = {tfe__ts.ad_backend, tfe__ts.la_backend};
+  tfe__ts.ad_backend = be;
+  tfe__ts.la_backend = be;
+  return s;
+}
+TFE_INTERNAL void tfe__ad_leave(tfe__ad_saved s) {
+  tfe__ts.ad_backend = s.ad;
+  tfe__ts.la_backend = s.la;
+}
+/* The backend of values in storages sts[0..n) (NULL entries: none): NULL when all are plain host
+ * memory (the CPU path, no registry lookup), else the registry's choice when it computes outside
+ * host memory (operands in different memory spaces: TFE_ERR_DEVICE). */
+TFE_INTERNAL tfe_status tfe__ad_pick(int n, const tfe_storage *const *sts, const tfe_prims_backend **out,
+                                     const char *fn) {
+  *out = NULL;
+  bool plain = true;
+  for (int k = 0; k < n; k++)
+    if (sts[k] && (sts[k]->space.kind != TFE_MEM_HOST || sts[k]->compute_device >= 0)) plain = false;
+  if (plain) return TFE_OK;
+  static const char *const names[4] = {"input 0", "input 1", "input 2", "input 3"};
+  tfe_operand_place pl[4];
+  int m = 0;
+  for (int k = 0; k < n && m < 4; k++)
+    if (sts[k]) { pl[m].name = names[m]; pl[m].st = sts[k]; m++; }
+  const tfe_prims_backend *be = NULL;
+  TFE_TRY(tfe__be_select_at(NULL, m, pl, false, &be, NULL, fn));
+  if (be->space.kind != TFE_MEM_HOST) {
+    if (!be->elementwise || !be->mem_copy)
+      return tfe__fail(TFE_ERR_UNSUPPORTED, fn, "backend '%s' has no elementwise or memory copy slot: the tape "
+                       "needs both for values in its memory", be->name);
+    *out = be;
+  }
+  return TFE_OK;
 }
 #define TFE_TEMPLATE <tenferro/ad/rules_tpl.h>
 #include <tenferro/gen/foreach_kind.h>

@@ -52,6 +52,18 @@ TFE_INTERNAL const TFE_T *TFE_FN(ad_ptr_)(const TFE_TY(view) *v) { return v->dat
 
 /* A real-kind tensor as a tensor of this kind (imaginary parts zero); r is released. */
 TFE_INTERNAL tfe_status TFE_FN(ad_from_real_)(TFE__RT *r, TFE_TY(tensor) *out) {
+  if (TFE__AD_BE) { /* in the backend's memory: zeros, then r into the real parts */
+    tfe_status st = TFE_FN(ad_zeros_)(r->v.lay.rank, r->v.lay.dims, out);
+    if (!st) {
+      tfe_dyn re = TFE_FN(ad_part_)(&out->v, 0), src;
+      st = TFE_CAT(tfe_view_to_dyn_, TFE__RS)(&r->v, &src);
+      tfe_ew_desc d = {TFE_EW_COPY, 0, &re, &src, NULL, NULL, NULL, 0, NULL};
+      if (!st) st = TFE__AD_BE->elementwise(TFE__AD_BE, &d);
+      if (st) TFE_FN(tensor_release)(out);
+    }
+    TFE_CAT(tfe_tensor_release_, TFE__RS)(r);
+    return st;
+  }
   tfe_status st = TFE_FN(empty)(out, r->v.lay.rank, r->v.lay.dims, TFE_COLMAJOR);
   if (!st) {
     int64_t n = tfe_layout_numel(&r->v.lay);

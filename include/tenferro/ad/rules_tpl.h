@@ -52,18 +52,141 @@ TFE_INTERNAL TFE_R TFE_FN(ad_im_)(TFE_T x) {
   return 0;
 #endif
 }
+/* ---- memory of the running rule (ad.h: tfe__ts.ad_backend; NULL: host) --------------------- */
+#define TFE__AD_BE (tfe__ts.ad_backend)
+#undef TFE__AD_RDT
+#if TFE_CPLX
+#define TFE__AD_RDT (TFE_DT == TFE_DT_C64 ? TFE_DT_F32 : TFE_DT_F64)
+#else
+#define TFE__AD_RDT TFE_DT
+#endif
+/* A new uninitialized dense column-major tensor in the running rule's memory. */
+TFE_INTERNAL tfe_status TFE_FN(ad_empty_)(int rank, const int64_t *dims, TFE_TY(tensor) *t) {
+  const tfe_prims_backend *be = TFE__AD_BE;
+  if (!be) return TFE_FN(empty)(t, rank, dims, TFE_COLMAJOR);
+  tfe_layout L;
+  int64_t n = 0;
+  TFE_TRY(tfe_layout_dense(rank, dims, TFE_COLMAJOR, &L));
+  TFE_TRY(tfe_layout_check(&L, &n));
+  tfe_storage *st = NULL;
+  TFE_TRY(tfe_backend_storage_new(be, (size_t)(n > 0 ? n : 1) * sizeof(TFE_T), &st));
+  memset(t, 0, sizeof *t);
+  t->st = st;
+  t->v.data = (TFE_T *)st->ptr;
+  t->v.lay = L;
+  return TFE_OK;
+}
+/* The backend's elementwise slot on typed views (the kernel room's descriptor). */
+TFE_INTERNAL tfe_status TFE_FN(ad_ew_)(tfe_ew_op op, int code, const TFE_TY(view) *dst, const TFE_TY(view) *a,
+                                      const TFE_TY(view) *b, const TFE_T *s0, const TFE_T *s1) {
+  const tfe_prims_backend *be = TFE__AD_BE;
+  tfe_dyn dd, da, db;
+  TFE_TRY(TFE_FN(view_to_dyn)(dst, &dd));
+  if (a) TFE_TRY(TFE_FN(view_to_dyn)(a, &da));
+  if (b) TFE_TRY(TFE_FN(view_to_dyn)(b, &db));
+  tfe_ew_desc d = {op, code, &dd, a ? &da : NULL, b ? &db : NULL, s0, s1, 0, NULL};
+  return be->elementwise(be, &d);
+}
+/* The same on the real and imaginary parts of complex views (the real kind, strides doubled). */
+TFE_INTERNAL tfe_dyn TFE_FN(ad_part_)(const TFE_TY(view) *v, int imag) {
+  tfe_dyn d;
+  memset(&d, 0, sizeof d);
+  d.dtype = TFE__AD_RDT;
+  d.data = (void *)v->data;
+  d.lay = v->lay;
+  for (int i = 0; i < v->lay.rank; i++) d.lay.strides[i] *= TFE_CPLX ? 2 : 1;
+  d.lay.offset = v->lay.offset * (TFE_CPLX ? 2 : 1) + imag;
+  return d;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_fill_)(const TFE_TY(view) *dst, TFE_T value) {
+  if (!TFE__AD_BE) {
+    int64_t n = tfe_layout_numel(&dst->lay);
+    for (int64_t i = 0; i < n; i++) dst->data[dst->lay.offset + i] = value; /* dense */
+    return TFE_OK;
+  }
+  return TFE_FN(ad_ew_)(TFE_EW_FILL, 0, dst, NULL, NULL, &value, NULL);
+}
 /* A new dense tensor shaped like v (zeros when zero is true). Fresh gradient buffers are large
  * and touched once: huge pages (asked for before the first touch) save most page faults. */
 TFE_INTERNAL tfe_status TFE_FN(ad_like_)(const TFE_TY(view) *v, bool zero, TFE_TY(tensor) *t) {
+  if (TFE__AD_BE) {
+    TFE_TRY(TFE_FN(ad_empty_)(v->lay.rank, v->lay.dims, t));
+    tfe_status st = zero ? TFE_FN(ad_fill_)(&t->v, (TFE_T)0) : TFE_OK;
+    if (st) TFE_FN(tensor_release)(t);
+    return st;
+  }
   TFE_TRY(TFE_FN(empty)(t, v->lay.rank, v->lay.dims, TFE_COLMAJOR));
   size_t bytes = (size_t)tfe_layout_numel(&t->v.lay) * sizeof(TFE_T);
   tfe__kadvise_huge(t->v.data, bytes);
   if (zero) memset(t->v.data, 0, bytes); /* all-bits-zero is 0 for IEEE kinds */
   return TFE_OK;
 }
+/* dst = src elementwise (any strides; src's lazy conjugation applies). */
+TFE_INTERNAL tfe_status TFE_FN(ad_copy_)(const TFE_TY(view) *dst, const TFE_TY(view) *src) {
+  if (!TFE__AD_BE) return TFE_FN(copy)(dst, src);
+  return TFE_FN(ad_ew_)(TFE_EW_COPY, 0, dst, src, NULL, NULL, NULL);
+}
 /* Dense copy of a view. */
 TFE_INTERNAL tfe_status TFE_FN(ad_dense_copy_)(const TFE_TY(view) *v, TFE_TY(tensor) *t) {
-  return TFE_FN(contiguous)(v, TFE_COLMAJOR, t);
+  if (!TFE__AD_BE) return TFE_FN(contiguous)(v, TFE_COLMAJOR, t);
+  TFE_TRY(TFE_FN(ad_empty_)(v->lay.rank, v->lay.dims, t));
+  tfe_status st = TFE_FN(ad_copy_)(&t->v, v);
+  if (st) TFE_FN(tensor_release)(t);
+  return st;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_zeros_)(int rank, const int64_t *dims, TFE_TY(tensor) *t) {
+  if (!TFE__AD_BE) return TFE_FN(zeros)(t, rank, dims, TFE_COLMAJOR);
+  TFE_TRY(TFE_FN(ad_empty_)(rank, dims, t));
+  tfe_status st = TFE_FN(ad_fill_)(&t->v, (TFE_T)0);
+  if (st) TFE_FN(tensor_release)(t);
+  return st;
+}
+/* Contractions on the running rule's backend (NULL: the one inferred for host views). */
+TFE_INTERNAL tfe_status TFE_FN(ad_contract_)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la,
+                                            const TFE_TY(view) *B, const int32_t *lb, TFE_T beta,
+                                            const TFE_TY(view) *C, const int32_t *lc) {
+  if (!TFE__AD_BE) return TFE_FN(contract)(alpha, A, la, B, lb, beta, C, lc);
+  return TFE_FN(contract_on)(TFE__AD_BE, alpha, A, la, B, lb, beta, C, lc);
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_contract_unary_)(TFE_T alpha, const TFE_TY(view) *A, const int32_t *la, TFE_T beta,
+                                                  const TFE_TY(view) *C, const int32_t *lc) {
+  if (!TFE__AD_BE) return TFE_FN(contract_unary)(alpha, A, la, beta, C, lc);
+  return TFE_FN(contract_unary_on)(TFE__AD_BE, alpha, A, la, beta, C, lc);
+}
+/* Transfers of dense column-major tensors between host memory and the backend's. */
+TFE_INTERNAL tfe_status TFE_FN(ad_down_)(const tfe_prims_backend *be, const TFE_TY(view) *v, TFE_TY(tensor) *h) {
+  TFE_TRY(TFE_FN(empty)(h, v->lay.rank, v->lay.dims, TFE_COLMAJOR));
+  size_t bytes = (size_t)tfe_layout_numel(&v->lay) * sizeof(TFE_T);
+  tfe_status st = bytes ? be->mem_copy(be, h->v.data, TFE_HOST, v->data + v->lay.offset, be->space, bytes) : TFE_OK;
+  if (st) TFE_FN(tensor_release)(h);
+  return st;
+}
+/* h (host, any layout) into a new dense tensor in be's memory; h is released. */
+TFE_INTERNAL tfe_status TFE_FN(ad_up_)(const tfe_prims_backend *be, TFE_TY(tensor) *h, TFE_TY(tensor) *d) {
+  TFE_TY(tensor) c = {0};
+  tfe_status st = TFE_OK;
+  bool dense = !(TFE_CPLX && h->v.conj);
+  int64_t s = 1;
+  for (int i = 0; dense && i < h->v.lay.rank; i++) {
+    if (h->v.lay.dims[i] != 1 && h->v.lay.strides[i] != s) dense = false;
+    s *= h->v.lay.dims[i];
+  }
+  if (!dense) {
+    st = TFE_FN(contiguous)(&h->v, TFE_COLMAJOR, &c);
+    TFE_FN(tensor_release)(h);
+    if (st) return st;
+    *h = c;
+  }
+  memset(d, 0, sizeof *d);
+  const tfe_prims_backend *saved = tfe__ts.ad_backend;
+  tfe__ts.ad_backend = be;
+  st = TFE_FN(ad_empty_)(h->v.lay.rank, h->v.lay.dims, d);
+  tfe__ts.ad_backend = saved;
+  size_t bytes = (size_t)tfe_layout_numel(&h->v.lay) * sizeof(TFE_T);
+  if (!st && bytes) st = be->mem_copy(be, d->v.data, be->space, h->v.data + h->v.lay.offset, TFE_HOST, bytes);
+  if (st && d->st) TFE_FN(tensor_release)(d);
+  TFE_FN(tensor_release)(h);
+  return st;
 }
 
 /* ---- einsum --------------------------------------------------------------------------------- */
@@ -97,9 +220,9 @@ TFE_INTERNAL tfe_status TFE_FN(ad_einsum_primal_)(const tfe_ad_params *p, int ni
                                                   TFE_TY(tensor) *y) {
   int64_t dims[TFE_MAX_RANK];
   TFE_TRY(TFE_FN(ad_einsum_dims_)(p, nin, x, dims));
-  TFE_TRY(TFE_FN(empty)(y, p->nc, dims, TFE_COLMAJOR)); /* beta = 0 never reads y */
-  tfe_status st = nin == 2 ? TFE_FN(contract)(1, x[0], p->la, x[1], p->lb, 0, &y->v, p->lc)
-                           : TFE_FN(contract_unary)(1, x[0], p->la, 0, &y->v, p->lc);
+  TFE_TRY(TFE_FN(ad_empty_)(p->nc, dims, y)); /* beta = 0 never reads y */
+  tfe_status st = nin == 2 ? TFE_FN(ad_contract_)(1, x[0], p->la, x[1], p->lb, 0, &y->v, p->lc)
+                           : TFE_FN(ad_contract_unary_)(1, x[0], p->la, 0, &y->v, p->lc);
   if (st) TFE_FN(tensor_release)(y);
   return st;
 }
@@ -109,10 +232,10 @@ TFE_INTERNAL tfe_status TFE_FN(ad_einsum_frule_)(const tfe_ad_params *p, int nin
                                                  TFE_TY(tensor) *dy) {
   TFE_TRY(TFE_FN(ad_like_)(y[0], false, dy));
   tfe_status st;
-  if (nin == 1) st = TFE_FN(contract_unary)(1, dx[0], p->la, 0, &dy->v, p->lc);
+  if (nin == 1) st = TFE_FN(ad_contract_unary_)(1, dx[0], p->la, 0, &dy->v, p->lc);
   else {
-    st = TFE_FN(contract)(1, dx[0], p->la, x[1], p->lb, 0, &dy->v, p->lc);
-    if (!st) st = TFE_FN(contract)(1, x[0], p->la, dx[1], p->lb, 1, &dy->v, p->lc);
+    st = TFE_FN(ad_contract_)(1, dx[0], p->la, x[1], p->lb, 0, &dy->v, p->lc);
+    if (!st) st = TFE_FN(ad_contract_)(1, x[0], p->la, dx[1], p->lb, 1, &dy->v, p->lc);
   }
   if (st) TFE_FN(tensor_release)(dy);
   return st;
@@ -149,8 +272,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_einsum_grad1_)(const tfe_ad_params *p, int nin
   }
   if (nul == no && nug == nul) { /* distinct labels, all shared: contract straight into dx */
     TFE_TRY(TFE_FN(ad_like_)(xo, false, dx)); /* beta = 0 never reads dx */
-    tfe_status st = nin == 2 ? TFE_FN(contract)(1, dy, p->lc, &other, lt, 0, &dx->v, lo)
-                             : TFE_FN(contract_unary)(1, dy, p->lc, 0, &dx->v, lo);
+    tfe_status st = nin == 2 ? TFE_FN(ad_contract_)(1, dy, p->lc, &other, lt, 0, &dx->v, lo)
+                             : TFE_FN(ad_contract_unary_)(1, dy, p->lc, 0, &dx->v, lo);
     if (st) TFE_FN(tensor_release)(dx);
     return st;
   }
@@ -161,12 +284,12 @@ TFE_INTERNAL tfe_status TFE_FN(ad_einsum_grad1_)(const tfe_ad_params *p, int nin
     g++;
   }
   TFE_TY(tensor) G = {0};
-  TFE_TRY(TFE_FN(empty)(&G, nug, gd, TFE_COLMAJOR));
+  TFE_TRY(TFE_FN(ad_empty_)(nug, gd, &G));
   tfe_status st;
   if (nin == 2) {
-    st = TFE_FN(contract)(1, dy, p->lc, &other, lt, 0, &G.v, ug);
+    st = TFE_FN(ad_contract_)(1, dy, p->lc, &other, lt, 0, &G.v, ug);
   } else {
-    st = TFE_FN(contract_unary)(1, dy, p->lc, 0, &G.v, ug);
+    st = TFE_FN(ad_contract_unary_)(1, dy, p->lc, 0, &G.v, ug);
   }
   TFE_TY(view) dv, gv;
   if (!st) st = TFE_FN(ad_like_)(xo, true, dx);
@@ -178,7 +301,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_einsum_grad1_)(const tfe_ad_params *p, int nin
       gv.lay.dims[j] = dv.lay.dims[j];
       gv.lay.strides[j] = kept[j] ? G.v.lay.strides[g++] : 0;
     }
-    st = TFE_FN(copy)(&dv, &gv);
+    st = TFE_FN(ad_copy_)(&dv, &gv);
     if (st) TFE_FN(tensor_release)(dx);
   }
   TFE_FN(tensor_release)(&G);
@@ -209,7 +332,9 @@ TFE_INTERNAL tfe_status TFE_FN(ad_unary_primal_)(const tfe_ad_params *p, int nin
   (void)nin;
   TFE_TRY(TFE_FN(ad_unary_check_)(p->unop));
   TFE_TRY(TFE_FN(ad_like_)(x[0], false, y));
-  tfe_status st = TFE_FN(map)(&y->v, x[0], (tfe_unop)p->unop, TFE_FN(ad_scalar_)(p));
+  TFE_T par = TFE_FN(ad_scalar_)(p);
+  tfe_status st = TFE__AD_BE ? TFE_FN(ad_ew_)(TFE_EW_MAP, p->unop, &y->v, x[0], NULL, &par, NULL)
+                             : TFE_FN(map)(&y->v, x[0], (tfe_unop)p->unop, par);
   if (st) TFE_FN(tensor_release)(y);
   return st;
 }
@@ -236,10 +361,105 @@ TFE_INTERNAL TFE_T TFE_FN(ad_sign_)(TFE_T x) {
   return a > 0 ? x / a : (TFE_T)0;
 }
 
+/* Device form of the unary rules (values outside host memory): f'(x) built by the backend's
+ * map, zip and scale, then one product. rev: cotangent conj(f'(x)) g, else tangent f'(x) d. */
+TFE_INTERNAL tfe_status TFE_FN(ad_unary_dev_)(const tfe_ad_params *p, const TFE_TY(view) *x, const TFE_TY(view) *d,
+                                             const TFE_TY(view) *y, bool rev, TFE_TY(tensor) *out) {
+  TFE_TRY(TFE_FN(ad_like_)(x, false, out));
+  TFE_TY(tensor) T = {0}, one = {0};
+  TFE_T par = TFE_FN(ad_scalar_)(p), s = 1;
+  tfe_status st = TFE_OK;
+  const TFE_TY(view) *o = &out->v;
+  switch (p->unop) {
+  case TFE_UN_NEG: st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_NEG, o, d, NULL, &par, NULL); goto done;
+  case TFE_UN_CONJ: st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_CONJ, o, d, NULL, &par, NULL); goto done;
+  case TFE_UN_REAL: st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_REAL, o, d, NULL, &par, NULL); goto done;
+  case TFE_UN_IMAG:
+#if TFE_CPLX
+    st = TFE_FN(ad_ew_)(TFE_EW_MAP, rev ? TFE_UN_REAL : TFE_UN_IMAG, o, d, NULL, &par, NULL);
+    if (!st && rev) { s = (TFE_T)I; st = TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, o, NULL, NULL, &s, NULL); }
+#else
+    st = TFE_FN(ad_fill_)(o, (TFE_T)0);
+#endif
+    goto done;
+  default: break;
+  }
+  st = TFE_FN(ad_like_)(x, false, &T);
+  if (st) goto done;
+  const TFE_TY(view) *t = &T.v;
+  switch (p->unop) {
+  case TFE_UN_SQRT: s = (TFE_T)0.5; st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_RECIP, t, y, NULL, &par, NULL); break;
+  case TFE_UN_EXP: st = TFE_FN(ad_copy_)(t, y); break;
+  case TFE_UN_LOG: st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_RECIP, t, x, NULL, &par, NULL); break;
+  case TFE_UN_SIN: st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_COS, t, x, NULL, &par, NULL); break;
+  case TFE_UN_COS: s = -1; st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_SIN, t, x, NULL, &par, NULL); break;
+  case TFE_UN_RECIP: s = -1; st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_SQUARE, t, y, NULL, &par, NULL); break;
+  case TFE_UN_SQUARE: s = 2; st = TFE_FN(ad_copy_)(t, x); break;
+  case TFE_UN_POW: {
+    TFE_T q = par - 1;
+    s = par;
+    st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_POW, t, x, NULL, &q, NULL);
+    break;
+  }
+  case TFE_UN_TANH: { /* 1 - y^2: a broadcast one minus y^2 */
+    st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_SQUARE, t, y, NULL, &par, NULL);
+    int64_t one_dim = 1;
+    if (!st) st = TFE_FN(ad_empty_)(1, &one_dim, &one);
+    if (!st) st = TFE_FN(ad_fill_)(&one.v, (TFE_T)1);
+    if (!st) {
+      TFE_TY(view) b = one.v;
+      b.lay = x->lay;
+      for (int i = 0; i < b.lay.rank; i++) b.lay.strides[i] = 0;
+      b.lay.offset = 0;
+      st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_SUB, t, &b, t, NULL, NULL);
+    }
+    break;
+  }
+  case TFE_UN_ABS: { /* sign(x) = x / max(|x|, tiny) (0 at 0) */
+    st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_ABS, t, x, NULL, &par, NULL);
+    int64_t one_dim = 1;
+    if (!st) st = TFE_FN(ad_empty_)(1, &one_dim, &one);
+    if (!st) st = TFE_FN(ad_fill_)(&one.v, (TFE_T)(sizeof(TFE_R) == sizeof(float) ? FLT_MIN : DBL_MIN));
+    if (!st) {
+      tfe_dyn a = TFE_FN(ad_part_)(t, 0), m = TFE_FN(ad_part_)(&one.v, 0);
+      m.lay = a.lay; /* the tiny value broadcast over |x| */
+      for (int i = 0; i < m.lay.rank; i++) m.lay.strides[i] = 0;
+      m.lay.offset = 0;
+      tfe_ew_desc dd = {TFE_EW_ZIP, TFE_BIN_MAX, &a, &a, &m, NULL, NULL, 0, NULL};
+      st = TFE__AD_BE->elementwise(TFE__AD_BE, &dd);
+    }
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_DIV, t, x, t, NULL, NULL); /* sign(x) */
+    if (st) break;
+    if (rev) { /* Re(g) sign(x) */
+      st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_REAL, o, d, NULL, &par, NULL);
+      if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, o, o, t, NULL, NULL);
+    } else { /* Re(conj(sign(x)) d) */
+      TFE_TY(view) c = *t;
+      c.conj = TFE_CPLX ? true : false;
+      st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, o, &c, d, NULL, NULL);
+      if (!st) st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_REAL, o, o, NULL, &par, NULL);
+    }
+    goto done;
+  }
+  default: st = tfe__fail(TFE_ERR_INVALID, "tfe_ad_unary", "unknown unary op %d", p->unop); break;
+  }
+  if (!st && s != (TFE_T)1) st = TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, t, NULL, NULL, &s, NULL);
+  if (!st) { /* (conj) f'(x) times d */
+    TFE_TY(view) c = *t;
+    c.conj = TFE_CPLX && rev;
+    st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, o, &c, d, NULL, NULL);
+  }
+done:
+  TFE_FN(tensor_release)(&T);
+  TFE_FN(tensor_release)(&one);
+  if (st) TFE_FN(tensor_release)(out);
+  return st;
+}
 TFE_INTERNAL tfe_status TFE_FN(ad_unary_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                 const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
                                                 TFE_TY(tensor) *dy) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_unary_dev_)(p, x[0], dx[0], y[0], false, dy);
   TFE_TRY(TFE_FN(ad_like_)(x[0], false, dy));
   const TFE_T *a = x[0]->data + x[0]->lay.offset, *d = dx[0]->data + dx[0]->lay.offset, *b = y[0]->data + y[0]->lay.offset;
   TFE_T *o = dy->v.data, par = TFE_FN(ad_scalar_)(p);
@@ -260,6 +480,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_unary_rrule_)(const tfe_ad_params *p, int nin,
                                                 const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
                                                 TFE_TY(tensor) *dx) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_unary_dev_)(p, x[0], dy[0], y[0], true, dx);
   TFE_TRY(TFE_FN(ad_like_)(x[0], false, dx));
   const TFE_T *a = x[0]->data + x[0]->lay.offset, *g = dy[0]->data + dy[0]->lay.offset, *b = y[0]->data + y[0]->lay.offset;
   TFE_T *o = dx->v.data, par = TFE_FN(ad_scalar_)(p);
@@ -290,7 +511,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_binary_primal_)(const tfe_ad_params *p, int ni
                      tfe_binop_name((tfe_binop)p->binop));
   TFE_TRY(tfe__same_shape(&x[0]->lay, &x[1]->lay, "tfe_ad_binary"));
   TFE_TRY(TFE_FN(ad_like_)(x[0], false, y));
-  tfe_status st = TFE_FN(zip)(&y->v, x[0], x[1], (tfe_binop)p->binop);
+  tfe_status st = TFE__AD_BE ? TFE_FN(ad_ew_)(TFE_EW_ZIP, p->binop, &y->v, x[0], x[1], NULL, NULL)
+                             : TFE_FN(zip)(&y->v, x[0], x[1], (tfe_binop)p->binop);
   if (st) TFE_FN(tensor_release)(y);
   return st;
 }
@@ -303,10 +525,70 @@ TFE_INTERNAL bool TFE_FN(ad_first_wins_)(int op, TFE_T a, TFE_T b) {
   return op == TFE_BIN_MAX ? a >= b : a <= b;
 #endif
 }
+/* Device forms of the binary rules (add, sub, mul, div; max and min go through the host: the
+ * dispatcher's transfer). */
+TFE_INTERNAL tfe_status TFE_FN(ad_binary_dev_f_)(int op, const TFE_TY(view) *const *x, const TFE_TY(view) *const *dx,
+                                                const TFE_TY(view) *c, TFE_TY(tensor) *dy) {
+  TFE_TRY(TFE_FN(ad_like_)(x[0], false, dy));
+  const TFE_TY(view) *o = &dy->v;
+  TFE_TY(tensor) T = {0};
+  tfe_status st;
+  switch (op) {
+  case TFE_BIN_ADD: case TFE_BIN_SUB: st = TFE_FN(ad_ew_)(TFE_EW_ZIP, op, o, dx[0], dx[1], NULL, NULL); break;
+  case TFE_BIN_MUL: /* da b + a db */
+    st = TFE_FN(ad_like_)(x[0], false, &T);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, &T.v, dx[0], x[1], NULL, NULL);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, o, x[0], dx[1], NULL, NULL);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_ADD, o, o, &T.v, NULL, NULL);
+    break;
+  case TFE_BIN_DIV: /* (da - c db) / b */
+    st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, o, c, dx[1], NULL, NULL);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_SUB, o, dx[0], o, NULL, NULL);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_DIV, o, o, x[1], NULL, NULL);
+    break;
+  default: st = tfe__fail(TFE_ERR_INTERNAL, "tfe_ad_binary", "op %d has no device rule", op); break;
+  }
+  TFE_FN(tensor_release)(&T);
+  if (st) TFE_FN(tensor_release)(dy);
+  return st;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_binary_dev_r_)(int op, const TFE_TY(view) *const *x, const TFE_TY(view) *c,
+                                                const TFE_TY(view) *g, TFE_TY(tensor) *dx) {
+  TFE_TRY(TFE_FN(ad_like_)(x[0], false, &dx[0]));
+  tfe_status st = TFE_FN(ad_like_)(x[1], false, &dx[1]);
+  if (st) { TFE_FN(tensor_release)(&dx[0]); return st; }
+  const TFE_TY(view) *ga = &dx[0].v, *gb = &dx[1].v;
+  TFE_TY(view) ca = *x[0], cb = *x[1], cc = *c; /* conjugated operands */
+  ca.conj = cb.conj = cc.conj = TFE_CPLX ? true : false;
+  TFE_T par = 0;
+  switch (op) {
+  case TFE_BIN_ADD:
+    st = TFE_FN(ad_copy_)(ga, g);
+    if (!st) st = TFE_FN(ad_copy_)(gb, g);
+    break;
+  case TFE_BIN_SUB:
+    st = TFE_FN(ad_copy_)(ga, g);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_NEG, gb, g, NULL, &par, NULL);
+    break;
+  case TFE_BIN_MUL: /* conj(b) g, conj(a) g */
+    st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, ga, &cb, g, NULL, NULL);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, gb, &ca, g, NULL, NULL);
+    break;
+  case TFE_BIN_DIV: /* g / conj(b), -(g / conj(b)) conj(c) */
+    st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_DIV, ga, g, &cb, NULL, NULL);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, gb, ga, &cc, NULL, NULL);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_NEG, gb, gb, NULL, &par, NULL);
+    break;
+  default: st = tfe__fail(TFE_ERR_INTERNAL, "tfe_ad_binary", "op %d has no device rule", op); break;
+  }
+  if (st) { TFE_FN(tensor_release)(&dx[0]); TFE_FN(tensor_release)(&dx[1]); }
+  return st;
+}
 TFE_INTERNAL tfe_status TFE_FN(ad_binary_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                  const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
                                                  TFE_TY(tensor) *dy) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_binary_dev_f_)(p->binop, x, dx, y[0], dy);
   TFE_TRY(TFE_FN(ad_like_)(x[0], false, dy));
   const TFE_T *a = x[0]->data + x[0]->lay.offset, *b = x[1]->data + x[1]->lay.offset;
   const TFE_T *da = dx[0]->data + dx[0]->lay.offset, *db = dx[1]->data + dx[1]->lay.offset, *c = y[0]->data + y[0]->lay.offset;
@@ -327,6 +609,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_binary_rrule_)(const tfe_ad_params *p, int nin
                                                  const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
                                                  TFE_TY(tensor) *dx) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_binary_dev_r_)(p->binop, x, y[0], dy[0], dx);
   TFE_TRY(TFE_FN(ad_like_)(x[0], false, &dx[0]));
   tfe_status st = TFE_FN(ad_like_)(x[1], false, &dx[1]);
   if (st) { TFE_FN(tensor_release)(&dx[0]); return st; }
@@ -359,6 +642,11 @@ TFE_INTERNAL tfe_status TFE_FN(ad_scale_primal_)(const tfe_ad_params *p, int nin
   (void)nin;
   TFE_TRY(TFE_FN(ad_dense_copy_)(x[0], y));
   TFE_T s = TFE_FN(ad_scalar_)(p);
+  if (TFE__AD_BE) {
+    tfe_status st = TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, &y->v, NULL, NULL, &s, NULL);
+    if (st) TFE_FN(tensor_release)(y);
+    return st;
+  }
   int64_t n = tfe_layout_numel(&y->v.lay);
   for (int64_t i = 0; i < n; i++) y->v.data[i] *= s;
   return TFE_OK;
@@ -402,8 +690,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_sum_primal_)(const tfe_ad_params *p, int nin, 
   TFE_TRY(TFE_FN(ad_sum_labels_)(p, &x[0]->lay, lx, ly, &ny, summed));
   int64_t dims[TFE_MAX_RANK];
   for (int i = 0; i < ny; i++) dims[i] = x[0]->lay.dims[ly[i]];
-  TFE_TRY(TFE_FN(zeros)(y, ny, dims, TFE_COLMAJOR));
-  tfe_status st = TFE_FN(contract_unary)(1, x[0], lx, 0, &y->v, ly);
+  TFE_TRY(TFE_FN(ad_zeros_)(ny, dims, y));
+  tfe_status st = TFE_FN(ad_contract_unary_)(1, x[0], lx, 0, &y->v, ly);
   if (st) TFE_FN(tensor_release)(y);
   return st;
 }
@@ -454,8 +742,14 @@ TFE_INTERNAL tfe_status TFE_FN(ad_reshape_)(const tfe_ad_params *p, const TFE_TY
   if (n != TFE_FN(ad_numel_)(x))
     return tfe__fail(TFE_ERR_SHAPE, "tfe_ad_reshape", "%lld elements cannot take a shape of %lld",
                      (long long)TFE_FN(ad_numel_)(x), (long long)n);
-  TFE_TRY(TFE_FN(empty)(y, p->rank, p->dims, TFE_COLMAJOR));
-  memcpy(y->v.data, x->data + x->lay.offset, (size_t)n * sizeof(TFE_T)); /* x is dense column-major */
+  TFE_TRY(TFE_FN(ad_empty_)(p->rank, p->dims, y));
+  const tfe_prims_backend *be = TFE__AD_BE;
+  size_t bytes = (size_t)n * sizeof(TFE_T);
+  if (!be) memcpy(y->v.data, x->data + x->lay.offset, bytes); /* x is dense column-major */
+  else if (bytes) {
+    tfe_status st = be->mem_copy(be, y->v.data, be->space, x->data + x->lay.offset, be->space, bytes);
+    if (st) { TFE_FN(tensor_release)(y); return st; }
+  }
   return TFE_OK;
 }
 #define TFE__AD_VIEW_PRIMAL(OP, name)                                                                              \
@@ -510,21 +804,21 @@ TFE_INTERNAL tfe_status TFE_FN(ad_view_rrule_)(tfe_ad_op op, const tfe_ad_params
     for (int i = 0; i < ry; i++) lg[i] = i;
     for (int i = 0; i < rx; i++)
       if (!(x->lay.dims[i] == 1 && g->lay.dims[ry - rx + i] != 1)) lk[nk++] = ry - rx + i;
-    TFE_TRY(TFE_FN(zeros)(dx, rx, x->lay.dims, TFE_COLMAJOR));
+    TFE_TRY(TFE_FN(ad_zeros_)(rx, x->lay.dims, dx));
     TFE_TY(view) kv = dx->v; /* dx without its stretched size-1 axes: same dense data */
     kv.lay.rank = nk;
     for (int k = 0; k < nk; k++) {
       kv.lay.dims[k] = g->lay.dims[lk[k]];
       kv.lay.strides[k] = dx->v.lay.strides[lk[k] - (ry - rx)];
     }
-    tfe_status st = TFE_FN(contract_unary)(1, g, lg, 0, &kv, lk);
+    tfe_status st = TFE_FN(ad_contract_unary_)(1, g, lg, 0, &kv, lk);
     if (st) TFE_FN(tensor_release)(dx);
     return st;
   }
   TFE_TRY(TFE_FN(ad_like_)(x, true, dx));
   TFE_TY(view) v;
   tfe_status st = TFE_FN(ad_view_of_)(op, p, &dx->v, &v);
-  if (!st) st = TFE_FN(copy)(&v, g);
+  if (!st) st = TFE_FN(ad_copy_)(&v, g);
   if (st) TFE_FN(tensor_release)(dx);
   return st;
 }

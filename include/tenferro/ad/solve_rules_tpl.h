@@ -15,11 +15,67 @@ TFE_INTERNAL tfe_status TFE_FN(ad_solve_primal_)(const tfe_ad_params *p, int nin
   (void)p; (void)nin;
   return TFE_FN(solve)(x[0], x[1], y);
 }
+/* Device forms of the solve rules (values in a backend's memory): the backend's solve (cuSOLVER)
+ * on A^H or A and one batched contraction; operands seen as (n, n, nb) and (n, r, nb) blocks. */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ad_as3_)(const TFE_TY(view) *v, int64_t a, int64_t b, int64_t nb) {
+  TFE_TY(view) w = *v;
+  int64_t d[3] = {a, b, nb};
+  (void)tfe_layout_dense(3, d, TFE_COLMAJOR, &w.lay);
+  w.lay.offset = v->lay.offset;
+  return w;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_solve_dev_)(bool rev, const TFE_TY(view) *A, const TFE_TY(view) *B,
+                                             const TFE_TY(view) *X, const TFE_TY(view) *dA, const TFE_TY(view) *dB,
+                                             TFE_TY(tensor) *out, const char *fn) {
+  int64_t m = 0, n = 0, nb = 0;
+  TFE_TRY(TFE_FN(ad_mdims_)(A, &m, &n, &nb, fn));
+  int64_t r = TFE_FN(ad_rhs_cols_)(B, n, nb);
+  if (n == 0 || nb == 0 || r == 0) { /* nothing to solve: zeros */
+    if (!rev) return TFE_FN(ad_like_)(B, true, out);
+    TFE_TRY(TFE_FN(ad_like_)(A, true, &out[0]));
+    tfe_status st = TFE_FN(ad_like_)(B, true, &out[1]);
+    if (st) TFE_FN(tensor_release)(&out[0]);
+    return st;
+  }
+  const int32_t ijb[3] = {0, 1, 3}, irb[3] = {0, 2, 3}, jrb[3] = {1, 2, 3};
+  TFE_TY(view) A3 = TFE_FN(ad_as3_)(A, n, n, nb), X3 = TFE_FN(ad_as3_)(X, n, r, nb);
+  TFE_TY(tensor) T = {0}, S = {0};
+  tfe_status st = TFE_OK;
+  if (rev) { /* dB here is gX: gB = solve(A^H, gX), gA = -gB X^H */
+    TFE_TY(view) AH = A3, G3 = TFE_FN(ad_as3_)(dB, n, r, nb);
+    AH.lay.strides[0] = A3.lay.strides[1], AH.lay.strides[1] = A3.lay.strides[0];
+    AH.conj = TFE_CPLX ? true : false;
+    TFE_TY(view) Xc = X3;
+    Xc.conj = TFE_CPLX ? true : false;
+    st = TFE_FN(solve)(&AH, &G3, &S);
+    if (!st) st = TFE_FN(ad_like_)(A, false, &out[0]);
+    if (!st) {
+      TFE_TY(view) gA3 = TFE_FN(ad_as3_)(&out[0].v, n, n, nb), gB3 = TFE_FN(ad_as3_)(&S.v, n, r, nb);
+      st = TFE_FN(ad_contract_)(-1, &gB3, irb, &Xc, jrb, 0, &gA3, ijb);
+      if (st) TFE_FN(tensor_release)(&out[0]);
+    }
+    if (!st) { out[1] = S; (void)tfe_layout_dense(B->lay.rank, B->lay.dims, TFE_COLMAJOR, &out[1].v.lay); }
+    else TFE_FN(tensor_release)(&S);
+    return st;
+  }
+  /* dX = solve(A, dB - dA X) */
+  TFE_TY(view) dA3 = TFE_FN(ad_as3_)(dA, n, n, nb);
+  st = TFE_FN(ad_dense_copy_)(dB, &T);
+  if (!st) {
+    TFE_TY(view) T3 = TFE_FN(ad_as3_)(&T.v, n, r, nb);
+    st = TFE_FN(ad_contract_)(-1, &dA3, ijb, &X3, jrb, 1, &T3, irb);
+    if (!st) st = TFE_FN(solve)(&A3, &T3, &S);
+  }
+  TFE_FN(tensor_release)(&T);
+  if (!st) { *out = S; (void)tfe_layout_dense(B->lay.rank, B->lay.dims, TFE_COLMAJOR, &out->v.lay); }
+  return st;
+}
 /* gB = A^-H gX, gA = -gB X^H. */
 TFE_INTERNAL tfe_status TFE_FN(ad_solve_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                 const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
   const char *fn = "tfe_rrule(solve)";
+  if (TFE__AD_BE) return TFE_FN(ad_solve_dev_)(true, x[0], x[1], y[0], NULL, dy[0], dx, fn);
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, fn));
   int64_t r = TFE_FN(ad_rhs_cols_)(x[1], n, nb);
@@ -43,6 +99,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_solve_frule_)(const tfe_ad_params *p, int nin,
                                                 const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
   const char *fn = "tfe_frule(solve)";
+  if (TFE__AD_BE) return TFE_FN(ad_solve_dev_)(false, x[0], x[1], y[0], dx[0], dx[1], dy, fn);
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, fn));
   int64_t r = TFE_FN(ad_rhs_cols_)(x[1], n, nb);

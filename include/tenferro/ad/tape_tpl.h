@@ -63,6 +63,12 @@ TFE_API const TFE_TY(view) *TFE_FN(ad_grad)(const TFE_TY(tape) *t, int id);
 /* Forward-mode tangent (NULL when no input of its computation had one). */
 TFE_API const TFE_TY(view) *TFE_FN(ad_tangent)(const TFE_TY(tape) *t, int id);
 TFE_API void TFE_FN(ad_zero_grad)(TFE_TY(tape) *t);
+/* The same as owning tensors of the tape (their storage says where they live: for values in
+ * device memory, the handle to download through tfe_tensor_to_dyn_S + tfe_gpu_download). Owned
+ * by the tape: do not release. */
+TFE_API const TFE_TY(tensor) *TFE_FN(ad_value_tensor)(const TFE_TY(tape) *t, int id);
+TFE_API const TFE_TY(tensor) *TFE_FN(ad_grad_tensor)(const TFE_TY(tape) *t, int id);
+TFE_API const TFE_TY(tensor) *TFE_FN(ad_tangent_tensor)(const TFE_TY(tape) *t, int id);
 
 /* Reverse pass from variable id with cotangent cot (NULL: id must hold one element, seeded with
  * 1). Gradients of leaves accumulate across calls (tfe_ad_zero_grad_S clears them); on error no
@@ -192,6 +198,19 @@ TFE_INTERNAL TFE_TY(ad_rrule_fn) TFE_FN(ad_rrule_of_)(tfe_ad_op op) {
   }
 }
 
+/* Which rules run in a backend's memory (docs/ad.md "Device tensors"): einsum, the elementwise
+ * ops but max / min, scale, sum, the view ops and solve (all three rules); the primal of svd, qr,
+ * eigh, cholesky and lu (the backend's linalg slot). which: 0 primal, 1 frule, 2 rrule. */
+TFE_INTERNAL bool TFE_FN(ad_dev_native_)(tfe_ad_op op, const tfe_ad_params *p, int which) {
+  switch (op) {
+  case TFE_AD_EINSUM: case TFE_AD_UNARY: case TFE_AD_SCALE: case TFE_AD_SUM: case TFE_AD_PERMUTE:
+  case TFE_AD_RESHAPE: case TFE_AD_SLICE: case TFE_AD_BROADCAST: case TFE_AD_DIAGONAL: return true;
+  case TFE_AD_BINARY: return which == 0 || p->binop <= TFE_BIN_DIV;
+  case TFE_AD_SOLVE: return true;
+  case TFE_AD_SVD: case TFE_AD_QR: case TFE_AD_EIGH: case TFE_AD_CHOLESKY: case TFE_AD_LU: return which == 0;
+  default: return false;
+  }
+}
 /* Dense column-major and not lazily conjugated: the form every rule reads. */
 TFE_INTERNAL bool TFE_FN(ad_is_dense_)(const TFE_TY(view) *v) {
   if (TFE_CPLX && v->conj) return false;
@@ -240,6 +259,45 @@ TFE_INTERNAL tfe_status TFE_FN(ad_prep_in_)(TFE_TY(ad_call_) *c, int nin, const 
   }
   return TFE_OK;
 }
+/* A rule with no device form, for values in a backend's memory: its operands are copied to host
+ * memory, the CPU rule runs there, and its results are copied back (explicit transfers through
+ * the backend's mem_copy slot; docs/ad.md lists the rules that take this path). */
+TFE_INTERNAL tfe_status TFE_FN(ad_host_)(int which, tfe_ad_op op, const tfe_ad_params *p, int nin,
+                                         const TFE_TY(ad_call_) *c, TFE_TY(tensor) *out) {
+  const tfe_prims_backend *be = TFE__AD_BE;
+  int nout = tfe_ad_op_nout(op), nres = which == 2 ? nin : nout, k = 0;
+  TFE_TY(tensor) h[10], r[3];
+  memset(h, 0, sizeof h);
+  memset(r, 0, sizeof r);
+  const TFE_TY(view) *hx[2] = {NULL, NULL}, *hdx[2] = {NULL, NULL}, *hy[3] = {NULL, NULL, NULL},
+                     *hdy[3] = {NULL, NULL, NULL};
+  tfe_status st = TFE_OK;
+  for (int i = 0; !st && i < nin; i++) { st = TFE_FN(ad_down_)(be, c->x[i], &h[k]); hx[i] = &h[k++].v; }
+  for (int i = 0; !st && which == 1 && i < nin; i++) { st = TFE_FN(ad_down_)(be, c->dx[i], &h[k]); hdx[i] = &h[k++].v; }
+  for (int i = 0; !st && which >= 1 && i < nout; i++) { st = TFE_FN(ad_down_)(be, c->y[i], &h[k]); hy[i] = &h[k++].v; }
+  for (int i = 0; !st && which == 2 && i < nout; i++) { st = TFE_FN(ad_down_)(be, c->dy[i], &h[k]); hdy[i] = &h[k++].v; }
+  if (!st) {
+    tfe__ad_saved sv = tfe__ad_enter(NULL);
+    if (which == 0) st = TFE_FN(ad_primal_of_)(op)(p, nin, hx, r);
+    else if (which == 1) st = TFE_FN(ad_lin_)(op) ? TFE_FN(ad_linear_frule_)(op, p, hdx[0], r)
+                                                 : TFE_FN(ad_frule_of_)(op)(p, nin, hx, hdx, hy, r);
+    else st = TFE_FN(ad_lin_)(op) ? TFE_FN(ad_view_rrule_)(op, p, hx[0], hdy[0], r)
+                                  : TFE_FN(ad_rrule_of_)(op)(p, nin, hx, hy, hdy, r);
+    tfe__ad_leave(sv);
+  }
+  TFE_FN(ad_release_n_)(h, 10);
+  if (st) return st;
+  int done = 0;
+  for (; !st && done < nres; done++) {
+    if (!r[done].st) { memset(&out[done], 0, sizeof out[done]); continue; }
+    st = TFE_FN(ad_up_)(be, &r[done], &out[done]);
+  }
+  if (st) {
+    TFE_FN(ad_release_n_)(r, 3);
+    for (int i = 0; i < done - 1; i++) TFE_FN(tensor_release)(&out[i]);
+  }
+  return st;
+}
 TFE_API tfe_status TFE_FN(ad_primal)(tfe_ad_op op, const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                      TFE_TY(tensor) *y) {
   TFE_TRY(TFE_FN(ad_check_op_)(op, p, nin, __func__));
@@ -247,7 +305,8 @@ TFE_API tfe_status TFE_FN(ad_primal)(tfe_ad_op op, const tfe_ad_params *p, int n
   TFE_TY(ad_call_) c;
   memset(&c, 0, sizeof c);
   tfe_status st = TFE_FN(ad_prep_in_)(&c, nin, x, __func__);
-  if (!st) st = TFE_FN(ad_primal_of_)(op)(p, nin, c.x, y);
+  if (!st) st = TFE__AD_BE && !TFE_FN(ad_dev_native_)(op, p, 0) ? TFE_FN(ad_host_)(0, op, p, nin, &c, y)
+                                                                 : TFE_FN(ad_primal_of_)(op)(p, nin, c.x, y);
   TFE_FN(ad_call_free_)(&c);
   return st;
 }
@@ -269,8 +328,9 @@ TFE_API tfe_status TFE_FN(frule)(tfe_ad_op op, const tfe_ad_params *p, int nin, 
     else st = TFE_FN(ad_prep_)(y[i], NULL, &c.tmp[4 + i], &c.v[4 + i]);
     c.y[i] = &c.v[4 + i];
   }
-  if (!st) st = TFE_FN(ad_lin_)(op) ? TFE_FN(ad_linear_frule_)(op, p, c.dx[0], dy)
-                                    : TFE_FN(ad_frule_of_)(op)(p, nin, c.x, c.dx, c.y, dy);
+  if (!st && TFE__AD_BE && !TFE_FN(ad_dev_native_)(op, p, 1)) st = TFE_FN(ad_host_)(1, op, p, nin, &c, dy);
+  else if (!st) st = TFE_FN(ad_lin_)(op) ? TFE_FN(ad_linear_frule_)(op, p, c.dx[0], dy)
+                                         : TFE_FN(ad_frule_of_)(op)(p, nin, c.x, c.dx, c.y, dy);
   TFE_FN(ad_call_free_)(&c);
   return st;
 }
@@ -290,8 +350,9 @@ TFE_API tfe_status TFE_FN(rrule)(tfe_ad_op op, const tfe_ad_params *p, int nin, 
     if (!st) st = TFE_FN(ad_prep_)(dy ? dy[i] : NULL, c.y[i], &c.tmp[5 + i], &c.v[5 + i]);
     c.dy[i] = &c.v[5 + i];
   }
-  if (!st) st = TFE_FN(ad_lin_)(op) ? TFE_FN(ad_view_rrule_)(op, p, c.x[0], c.dy[0], dx)
-                                    : TFE_FN(ad_rrule_of_)(op)(p, nin, c.x, c.y, c.dy, dx);
+  if (!st && TFE__AD_BE && !TFE_FN(ad_dev_native_)(op, p, 2)) st = TFE_FN(ad_host_)(2, op, p, nin, &c, dx);
+  else if (!st) st = TFE_FN(ad_lin_)(op) ? TFE_FN(ad_view_rrule_)(op, p, c.x[0], c.dy[0], dx)
+                                         : TFE_FN(ad_rrule_of_)(op)(p, nin, c.x, c.y, c.dy, dx);
   TFE_FN(ad_call_free_)(&c);
   return st;
 }
@@ -341,6 +402,13 @@ TFE_INTERNAL tfe_status TFE_FN(tape_id_)(const TFE_TY(tape) *t, int id, const ch
   if (id < 0 || id >= t->nvars) return tfe__fail(TFE_ERR_BOUNDS, fn, "variable %d does not exist (tape has %d)", id, t->nvars);
   return TFE_OK;
 }
+/* The backend of variables in[0..n) (NULL: host memory). */
+TFE_INTERNAL tfe_status TFE_FN(tape_be_)(const TFE_TY(tape) *t, int n, const int *in, const tfe_prims_backend **be,
+                                         const char *fn) {
+  const tfe_storage *sts[2] = {NULL, NULL};
+  for (int i = 0; i < n && i < 2; i++) sts[i] = t->val[in[i]].st;
+  return tfe__ad_pick(n < 2 ? n : 2, sts, be, fn);
+}
 TFE_API tfe_status TFE_FN(ad_var)(TFE_TY(tape) *t, const TFE_TY(view) *value, const TFE_TY(view) *tangent, int *id) {
   TFE_CHECK_NULL(t);
   TFE_CHECK_NULL(value);
@@ -356,8 +424,38 @@ TFE_API tfe_status TFE_FN(ad_var)(TFE_TY(tape) *t, const TFE_TY(view) *value, co
   *id = k;
   return TFE_OK;
 }
+/* A leaf of a tensor outside host memory: the value retained when dense (else a dense copy
+ * there), the tangent (in the same memory) copied there. */
+TFE_INTERNAL tfe_status TFE_FN(ad_var_dev_)(TFE_TY(tape) *t, const TFE_TY(tensor) *value, const TFE_TY(view) *tangent,
+                                            int *id) {
+  TFE_TY(tensor) v = {0}, d = {0};
+  tfe_status st = TFE_OK;
+  if (TFE_FN(ad_is_dense_)(&value->v)) st = TFE_FN(tensor_retain)(value, &v);
+  else st = TFE_FN(ad_dense_copy_)(&value->v, &v);
+  if (!st && tangent) st = TFE_FN(ad_dense_copy_)(tangent, &d);
+  if (!st) st = TFE_FN(tape_grow_)(t, 1);
+  if (st) { TFE_FN(tensor_release)(&v); TFE_FN(tensor_release)(&d); return st; }
+  int k = t->nvars++;
+  t->val[k] = v; t->tan[k] = d; t->leaf[k] = true;
+  *id = k;
+  return TFE_OK;
+}
 TFE_API tfe_status TFE_FN(ad_var_ref)(TFE_TY(tape) *t, const TFE_TY(tensor) *value, const TFE_TY(view) *tangent, int *id) {
   TFE_CHECK_NULL(value);
+  const tfe_prims_backend *be = NULL;
+  if (value->st) {
+    const tfe_storage *sts[1] = {value->st};
+    TFE_TRY(tfe__ad_pick(1, sts, &be, __func__));
+  }
+  if (be) {
+    TFE_CHECK_NULL(t);
+    TFE_CHECK_NULL(id);
+    if (tangent) TFE_TRY(tfe__same_shape(&value->v.lay, &tangent->lay, __func__));
+    tfe__ad_saved sv = tfe__ad_enter(be);
+    tfe_status st = TFE_FN(ad_var_dev_)(t, value, tangent, id);
+    tfe__ad_leave(sv);
+    return st;
+  }
   if (!value->st || !TFE_FN(ad_is_dense_)(&value->v)) return TFE_FN(ad_var)(t, &value->v, tangent, id);
   TFE_CHECK_NULL(t);
   TFE_CHECK_NULL(id);
@@ -387,9 +485,14 @@ TFE_API tfe_status TFE_FN(ad_op)(TFE_TY(tape) *t, tfe_ad_op op, const tfe_ad_par
   TFE_TY(tensor) y[3], d[3];
   memset(y, 0, sizeof y);
   memset(d, 0, sizeof d);
-  TFE_TRY(TFE_FN(ad_primal)(op, p, nin, x, y));
+  const tfe_prims_backend *be = NULL;
+  TFE_TRY(TFE_FN(tape_be_)(t, nin, in, &be, __func__));
+  tfe__ad_saved sv = {NULL, NULL};
+  if (be) sv = tfe__ad_enter(be);
+  tfe_status st = TFE_FN(ad_primal)(op, p, nin, x, y);
   for (int i = 0; i < nout; i++) yv[i] = &y[i].v;
-  tfe_status st = tangents ? TFE_FN(frule)(op, p, nin, x, dx, yv, d) : TFE_OK;
+  if (!st && tangents) st = TFE_FN(frule)(op, p, nin, x, dx, yv, d);
+  if (be) tfe__ad_leave(sv);
   if (!st) st = TFE_FN(tape_grow_)(t, nout);
   if (st) { TFE_FN(ad_release_n_)(y, 3); TFE_FN(ad_release_n_)(d, 3); return st; }
   TFE_TY(ad_node) *nd = &t->nodes[t->nnodes++];
@@ -411,16 +514,31 @@ TFE_API const TFE_TY(view) *TFE_FN(ad_grad)(const TFE_TY(tape) *t, int id) {
 TFE_API const TFE_TY(view) *TFE_FN(ad_tangent)(const TFE_TY(tape) *t, int id) {
   return t && id >= 0 && id < t->nvars && t->tan[id].st ? &t->tan[id].v : NULL;
 }
+TFE_API const TFE_TY(tensor) *TFE_FN(ad_value_tensor)(const TFE_TY(tape) *t, int id) {
+  return t && id >= 0 && id < t->nvars ? &t->val[id] : NULL;
+}
+TFE_API const TFE_TY(tensor) *TFE_FN(ad_grad_tensor)(const TFE_TY(tape) *t, int id) {
+  return t && id >= 0 && id < t->nvars && t->grad[id].st ? &t->grad[id] : NULL;
+}
+TFE_API const TFE_TY(tensor) *TFE_FN(ad_tangent_tensor)(const TFE_TY(tape) *t, int id) {
+  return t && id >= 0 && id < t->nvars && t->tan[id].st ? &t->tan[id] : NULL;
+}
 TFE_API void TFE_FN(ad_zero_grad)(TFE_TY(tape) *t) {
   for (int i = 0; t && i < t->nvars; i++) TFE_FN(tensor_release)(&t->grad[i]);
 }
 
 /* acc += g (taking g over when acc is empty). */
-TFE_INTERNAL void TFE_FN(ad_acc_)(TFE_TY(tensor) *acc, TFE_TY(tensor) *g) {
-  if (!acc->st) { *acc = *g; memset(g, 0, sizeof *g); return; }
+TFE_INTERNAL tfe_status TFE_FN(ad_acc_)(TFE_TY(tensor) *acc, TFE_TY(tensor) *g) {
+  if (!acc->st) { *acc = *g; memset(g, 0, sizeof *g); return TFE_OK; }
+  if (TFE__AD_BE) {
+    tfe_status st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_ADD, &acc->v, &acc->v, &g->v, NULL, NULL);
+    TFE_FN(tensor_release)(g);
+    return st;
+  }
   int64_t n = tfe_layout_numel(&acc->v.lay);
   for (int64_t i = 0; i < n; i++) acc->v.data[i] += g->v.data[i];
   TFE_FN(tensor_release)(g);
+  return TFE_OK;
 }
 TFE_API tfe_status TFE_FN(ad_backward)(TFE_TY(tape) *t, int id, const TFE_TY(view) *cot) {
   TFE_TRY(TFE_FN(tape_id_)(t, id, __func__));
@@ -429,9 +547,21 @@ TFE_API tfe_status TFE_FN(ad_backward)(TFE_TY(tape) *t, int id, const TFE_TY(vie
     return TFE_FAIL(TFE_ERR_SHAPE, "variable %d has %lld elements, not 1: pass a cotangent", id,
                     (long long)tfe_layout_numel(&yv->lay));
   if (cot) TFE_TRY(tfe__same_shape(&yv->lay, &cot->lay, __func__));
+  const tfe_prims_backend *be = NULL;
+  TFE_TRY(TFE_FN(tape_be_)(t, 1, &id, &be, __func__));
   TFE_TY(tensor) *adj = (TFE_TY(tensor) *)tfe__calloc((size_t)t->nvars, sizeof *adj);
   if (!adj) return TFE_ERR_ALLOC;
-  tfe_status st = cot ? TFE_FN(ad_dense_copy_)(cot, &adj[id]) : TFE_FN(full)(&adj[id], yv->lay.rank, yv->lay.dims, TFE_COLMAJOR, 1);
+  tfe_status st;
+  if (!be) st = cot ? TFE_FN(ad_dense_copy_)(cot, &adj[id]) : TFE_FN(full)(&adj[id], yv->lay.rank, yv->lay.dims, TFE_COLMAJOR, 1);
+  else { /* the seed in the memory of variable id (cot is there too) */
+    tfe__ad_saved sv0 = tfe__ad_enter(be);
+    if (cot) st = TFE_FN(ad_dense_copy_)(cot, &adj[id]);
+    else {
+      st = TFE_FN(ad_empty_)(yv->lay.rank, yv->lay.dims, &adj[id]);
+      if (!st) st = TFE_FN(ad_fill_)(&adj[id].v, (TFE_T)1);
+    }
+    tfe__ad_leave(sv0);
+  }
   for (int k = t->nnodes - 1; !st && k >= 0; k--) {
     const TFE_TY(ad_node) *nd = &t->nodes[k];
     bool any = false;
@@ -445,11 +575,23 @@ TFE_API tfe_status TFE_FN(ad_backward)(TFE_TY(tape) *t, int id, const TFE_TY(vie
     }
     TFE_TY(tensor) dx[2];
     memset(dx, 0, sizeof dx);
+    st = TFE_FN(tape_be_)(t, nd->nin, nd->in, &be, __func__);
+    if (st) break;
+    tfe__ad_saved sv = {NULL, NULL};
+    if (be) sv = tfe__ad_enter(be);
     st = TFE_FN(rrule)(nd->op, &nd->p, nd->nin, x, y, dy, dx);
-    for (int i = 0; !st && i < nd->nin; i++) TFE_FN(ad_acc_)(&adj[nd->in[i]], &dx[i]);
+    for (int i = 0; !st && i < nd->nin; i++) st = TFE_FN(ad_acc_)(&adj[nd->in[i]], &dx[i]);
+    if (be) tfe__ad_leave(sv);
+    TFE_FN(ad_release_n_)(dx, 2);
   }
   for (int i = 0; i < t->nvars; i++) {
-    if (!st && t->leaf[i] && adj[i].st) TFE_FN(ad_acc_)(&t->grad[i], &adj[i]);
+    if (!st && t->leaf[i] && adj[i].st) {
+      st = TFE_FN(tape_be_)(t, 1, &i, &be, __func__);
+      tfe__ad_saved sv = {NULL, NULL};
+      if (!st && be) sv = tfe__ad_enter(be);
+      if (!st) st = TFE_FN(ad_acc_)(&t->grad[i], &adj[i]);
+      if (!st && be) tfe__ad_leave(sv);
+    }
     TFE_FN(tensor_release)(&adj[i]);
   }
   tfe__free(adj);

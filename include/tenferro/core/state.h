@@ -77,6 +77,10 @@ typedef struct tfe__tstate {
   /* ---- linalg room ---------------------------------------------------------------------- */
   const struct tfe_prims_backend *la_backend; /* chosen by a dtype-tagged call for its typed call */
 
+  /* ---- ad room -------------------------------------------------------------------------- */
+  const struct tfe_prims_backend *ad_backend; /* the tape's rules compute in this backend's memory
+                                               * (NULL: host memory; ad/ad.h) */
+
   /* ---- einsum room ---------------------------------------------------------------------- */
   tfe__ein_progress_set ein_progress; /* tfe_einsum_set_progress (this thread) */
   tfe__ein_progress_set ein_call;     /* opts.progress of the running call (exec.h) */

@@ -214,6 +214,16 @@ TFE_INTERNAL void *tfe__ein_ws_get(size_t bytes) {
 TFE_INTERNAL void tfe__ein_ws_put(void *p) { tfe__ws_put(&tfe__st.einsum.ws, p); }
 TFE_API void tfe_einsum_workspace_release(void) { tfe__ws_release(&tfe__st.einsum.ws); }
 
+/* ---- a plan's run as one sequence of the backend's calls (prims/backend.h, the seq slot) ------- */
+TFE_INTERNAL void tfe__ein_owner_retain(void *p) { tfe_einsum_plan_retain((tfe_einsum_plan *)p); }
+TFE_INTERNAL void tfe__ein_owner_release(void *p) { tfe_einsum_plan_release((tfe_einsum_plan *)p); }
+/* Key words of one view: its address, conjugation and layout (key at n; returns the new n). */
+TFE_INTERNAL size_t tfe__ein_key_view(int64_t *key, size_t n, const void *data, bool conj, const tfe_layout *l) {
+  key[n++] = (int64_t)(intptr_t)data, key[n++] = conj, key[n++] = l->rank, key[n++] = l->offset;
+  for (int i = 0; i < l->rank; i++) key[n++] = l->dims[i], key[n++] = l->strides[i];
+  return n;
+}
+
 /* ---- the backend of a call ------------------------------------------------------------------- */
 /* Whether the plan's stored contraction plans (made for the CPU's engines) serve backend be:
  * every slot a step may call is the CPU's own. */

@@ -390,9 +390,11 @@ static void tfe__cuda_optional(const char *where) {
 
 /* Registers device i's backend "cuda:N" (lock held). */
 static void tfe__gpu_hooks_install(tfe__gpu_dev *D); /* stream.h */
+static void tfe__gpu_hp_install(tfe__gpu_dev *D); /* hostprof.h */
 static void tfe__gpu_register(tfe__gpu_dev *D) {
   D->pinned.pinned = true;
   D->vt = tfe__gpu_vtable(D);
+  tfe__gpu_hp_install(D);
   int id = -1;
   if (tfe_backend_register(&D->vt, &id) != TFE_OK) {
     tfe__gpu_note("%s not registered (%s)", D->bename, tfe_gpu_last_error());
@@ -541,4 +543,5 @@ TFE_GPU_API const tfe_prims_backend *tfe_gpu_backend(int dev) {
 
 #include <tenferro/gpu/memory.h>
 #include <tenferro/gpu/graph.h>
+#include <tenferro/gpu/hostprof.h>
 #include <tenferro/gpu/solver.h>

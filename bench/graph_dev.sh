@@ -30,26 +30,15 @@ MANY="lm_batch_likelihood_sentence_4_4d str_matrix_chain_multiplication_100 str_
   python3 -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__)' 2>&1 | tail -1; } > "$out/env.txt" 2>&1
 cat "$out/env.txt"
 # 1. the conformance suite (test_graphs: real captures and replays, bit for bit against no graphs)
-(time TFE_GPU_CASES=${CASES:-12} TFE_GPU_LA_CASES=2 TFE_GPU_REQUIRED=1 timeout 120 $B/test_gpu_conformance) > "$out/conformance.txt" 2>&1 ||
+(time TFE_GPU_CASES=${CASES:-6} TFE_GPU_LA_CASES=2 TFE_GPU_REQUIRED=1 timeout 90 $B/test_gpu_conformance) > "$out/conformance.txt" 2>&1 ||
   echo "CONFORMANCE FAILED" >> "$out/conformance.txt"
 tail -n 8 "$out/conformance.txt"
-# 2. the host's time per step without graphs
-: > "$out/hostprof.txt"
-for n in lm_batch_likelihood_sentence_4_4d str_matrix_chain_multiplication_100 str_nw_mera_open_26; do
-  echo "== $n f64 graphs off" >> "$out/hostprof.txt"
-  TFE_GPU_GRAPHS=0 TFE_GPU_HOSTPROF=1 timeout 30 $B/tfe-einsum --instance "$S/instances/$n.json" --dtype f64 \
-    --path instance:opt_flops --device cuda:0 --warmup --repeat 20 --max-time 1 --quiet >> "$out/hostprof.txt" 2>&1
-  echo "== $n f64 graphs on" >> "$out/hostprof.txt"
-  TFE_GPU_HOSTPROF=1 timeout 30 $B/tfe-einsum --instance "$S/instances/$n.json" --dtype f64 \
-    --path instance:opt_flops --device cuda:0 --warmup --repeat 20 --max-time 1 --quiet >> "$out/hostprof.txt" 2>&1
-done
-grep -v "^ " "$out/hostprof.txt" | grep -E "^==|hostprof (steps|slot|enter|cuLaunch|cuMemcpy|cuBLAS|cuGraph)|median_ms" | cut -c1-160
-# 3. every instance with graphs; the many-step ones without, in the same call
+# 2. the many-step instances with graphs and without, in the same call
 IN=$B/inputs
 : > "$out/tfe_instances.txt"
 : > "$out/tfe_nograph.txt"
-for f in "$S"/instances/*.json; do
-  n=$(basename "$f" .json)
+for n in $MANY; do
+  f=$S/instances/$n.json
   for dt in f64 c128; do
     mkdir -p "$IN/$n-$dt"
     timeout 40 $B/tfe-einsum --instance "$f" --dtype $dt --path instance:opt_flops --device cuda:0 --warmup --repeat ${REPS:-10} \
@@ -66,10 +55,42 @@ grep -o "name=[^ ]* dtype=[^ ]*\|median_ms=[^ ]*\|median_ms_transfers=[^ ]*\|che
   sed 's/ name=/\nname=/g'
 echo "-- graphs off"
 grep -o "name=[^ ]* dtype=[^ ]*\|median_ms=[^ ]*\|checksum=[^ ]*" "$out/tfe_nograph.txt" | paste -sd' ' | sed 's/ name=/\nname=/g'
-# 4. the peers on the many-step instances (same inputs)
+# 3. the peers on the many-step instances (same inputs)
 for lib in torch jax; do
   timeout ${PEER_TIMEOUT:-100} python3 bench/bench_gpu_instances.py --libs $lib --instances "$S/instances" --inputs "$IN" \
     --reps ${REPS:-10} --budget ${BUDGET:-0.5} ${PEER_NAMES:-$MANY} > "$out/peers_$lib.txt" 2>&1 || echo "peers exit $?" >> "$out/peers_$lib.txt"
   grep "name=" "$out/peers_$lib.txt" | cut -c1-200
 done
+# 4. the host's time per step without graphs
+: > "$out/hostprof.txt"
+for n in lm_batch_likelihood_sentence_4_4d str_matrix_chain_multiplication_100 str_nw_mera_open_26; do
+  echo "== $n f64 graphs off" >> "$out/hostprof.txt"
+  TFE_GPU_GRAPHS=0 TFE_GPU_HOSTPROF=1 timeout 30 $B/tfe-einsum --instance "$S/instances/$n.json" --dtype f64 \
+    --path instance:opt_flops --device cuda:0 --warmup --repeat 20 --max-time 1 --quiet >> "$out/hostprof.txt" 2>&1
+  echo "== $n f64 graphs on" >> "$out/hostprof.txt"
+  TFE_GPU_HOSTPROF=1 timeout 30 $B/tfe-einsum --instance "$S/instances/$n.json" --dtype f64 \
+    --path instance:opt_flops --device cuda:0 --warmup --repeat 20 --max-time 1 --quiet >> "$out/hostprof.txt" 2>&1
+done
+grep -v "^ " "$out/hostprof.txt" | grep -E "^==|hostprof (steps|slot|enter|cuLaunch|cuMemcpy|cuBLAS|cuGraph)|median_ms" | cut -c1-160
+# 5. the other instances (graphs on; the two largest also without)
+IN=$B/inputs
+for f in "$S"/instances/*.json; do
+  n=$(basename "$f" .json)
+  case " $MANY " in *" $n "*) continue;; esac
+  for dt in f64 c128; do
+    mkdir -p "$IN/$n-$dt"
+    timeout 40 $B/tfe-einsum --instance "$f" --dtype $dt --path instance:opt_flops --device cuda:0 --warmup --repeat ${REPS:-10} \
+      --max-time ${MAXT:-0.5} --quiet --save-inputs "$IN/$n-$dt" >> "$out/tfe_instances.txt" 2>&1 ||
+      echo "name=$n dtype=$dt FAILED" >> "$out/tfe_instances.txt"
+    case " $MANY tensornetwork_permutation_light_415 gm_queen5_5_3.wcsp " in *" $n "*)
+      TFE_GPU_GRAPHS=0 timeout 40 $B/tfe-einsum --instance "$f" --dtype $dt --path instance:opt_flops --device cuda:0 --warmup \
+        --repeat ${REPS:-10} --max-time ${MAXT:-0.5} --quiet >> "$out/tfe_nograph.txt" 2>&1 ||
+        echo "name=$n dtype=$dt FAILED" >> "$out/tfe_nograph.txt";;
+    esac
+  done
+done
+grep -o "name=[^ ]* dtype=[^ ]*\|median_ms=[^ ]*\|median_ms_transfers=[^ ]*\|checksum=[^ ]*" "$out/tfe_instances.txt" | paste -sd' ' |
+  sed 's/ name=/\nname=/g'
+echo "-- graphs off"
+grep -o "name=[^ ]* dtype=[^ ]*\|median_ms=[^ ]*\|checksum=[^ ]*" "$out/tfe_nograph.txt" | paste -sd' ' | sed 's/ name=/\nname=/g'
 date -u

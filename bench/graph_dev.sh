@@ -19,6 +19,15 @@ if [ "${1:-}" = build ]; then
   exit 0
 fi
 [ "${1:-}" = run ] || { echo "usage: bench/graph_dev.sh build | run" >&2; exit 2; }
+if [ ! -x $B/tfe-einsum ] || [ ! -x $B/test_gpu_conformance ]; then # there: 16 cores, two units at once
+  F="-std=c11 -O2 -march=native -fopenmp -g -Iinclude -Itests -I$B/inc"
+  L="-L$B -l:libcmocka.so.0 -l:libblis.so.4 -l:liblapacke.so.3 -lm -fopenmp -ldl -lpthread"
+  t0=$(date +%s)
+  gcc $F -o $B/tfe-einsum tools/tfe-einsum.c $L &
+  gcc $F -o $B/test_gpu_conformance tests/test_gpu_conformance.c tests/test_gpu_conformance.companion__part.c $L
+  wait
+  echo "compiled in $(( $(date +%s) - t0 )) s"
+fi
 export LD_LIBRARY_PATH=$PWD/$B:${LD_LIBRARY_PATH:-}
 out=${OUT:-$B/out}
 mkdir -p "$out"

@@ -1366,6 +1366,13 @@ static tfe_status run_plan(tfe_dtype dt, const tfe_einsum_plan *p, int n, const 
   if (dt == TFE_DT_F64) return tfe_einsum_execute_on_f64(be, p, al, vf, 0.0, &of);
   return tfe_einsum_execute_on_c128(be, p, al + 0.25 * I, vz, 0.0, &oz);
 }
+static int graph_prog_calls;
+static tfe_einsum_progress_info graph_prog_last;
+static int graph_prog(void *ctx, const tfe_einsum_progress_info *in) {
+  (void)ctx;
+  graph_prog_calls++, graph_prog_last = *in;
+  return 0;
+}
 static void graph_stats(int64_t *v) {
   assert_int_equal(tfe_gpu_graph_stats(0, &v[0], &v[1], &v[2]), TFE_OK);
 }
@@ -1443,6 +1450,17 @@ static void test_graphs(void **state) {
     if (memcmp(O1.buf, got, O1.bytes) != 0 || memcmp(O1.buf, ref, O1.bytes) == 0) fail_msg("a replay after new data differs");
     graph_stats(s0);
     if (have) assert_int_equal(s0[0] - s1[0], 1);
+    /* a progress callback: a replayed run is the start's report and one at its end */
+    tfe_einsum_set_progress(graph_prog, NULL);
+    graph_prog_calls = 0;
+    assert_int_equal(run_plan(dt, p, 5, d, &out, 1.5), TFE_OK);
+    tfe_einsum_set_progress(NULL, NULL);
+    graph_stats(s1);
+    if (have) assert_int_equal(graph_prog_calls, 2), assert_int_equal(s1[0] - s0[0], 1);
+    assert_true(graph_prog_calls >= 2);
+    assert_int_equal(graph_prog_last.steps_done, graph_prog_last.steps_total);
+    assert_true(graph_prog_last.madds_done == graph_prog_last.madds_total);
+    graph_stats(s0);
     /* another alpha, another output: other keys, each captured at its second run */
     for (int rep = 0; rep < 3; rep++) {
       assert_int_equal(run_plan(dt, p, 5, d, &out2, 2.0), TFE_OK);

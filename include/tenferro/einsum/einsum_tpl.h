@@ -341,12 +341,14 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_prims_backend *be, const tfe_
 /* ein_run_ as one sequence of the backend's calls where it has a seq slot (a CUDA device
  * replays it as a graph: gpu/graph.h). The key names the plan, the kind, the scalars and every
  * address and layout the steps read or write (operands, output, intermediates), so equal keys
- * mean equal calls. Not with a profiling hook or a progress callback (they take the steps one
- * by one), nor for parallel slices. */
+ * mean equal calls. Not with a profiling hook (it times the steps one by one), nor for parallel
+ * slices. A progress callback sees a replayed run as one report after it was queued (the
+ * start's report, which may cancel, came before); a cancel while recording returns at once
+ * (nothing ran). */
 TFE_INTERNAL tfe_status TFE_FN(ein_run_seq_)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
                                              const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out,
                                              char *const *bp, int W, tfe__ein_prog *pg) {
-  if (!be->seq || W != 1 || pg->fn || atomic_load(&tfe__st.einsum.hook.fn))
+  if (!be->seq || W != 1 || atomic_load(&tfe__st.einsum.hook.fn))
     return TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp, W, pg);
   size_t sw = (sizeof(TFE_T) + 7) / 8, nw = 4 + 2 * sw + 4 + 2 * (size_t)out->lay.rank + (size_t)p->nbuf;
   for (int k = 0; k < p->n; k++) nw += 4 + 2 * (size_t)ops[k].lay.rank;
@@ -366,11 +368,15 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_seq_)(const tfe_prims_backend *be, const 
   d.owner = (void *)(uintptr_t)p, d.owner_retain = tfe__ein_owner_retain, d.owner_release = tfe__ein_owner_release;
   tfe_status st = be->seq(be, &d);
   if (key != small) tfe__free(key);
+  if (st == TFE_OK && d.action == TFE_SEQ_DONE && pg->fn) tfe__progress_all(pg);
   if (st != TFE_OK || d.action == TFE_SEQ_DONE) return st;
   st = TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp, W, pg);
   d.op = TFE_SEQ_END, d.status = st;
   tfe_status se = be->seq(be, &d);
-  if (d.action == TFE_SEQ_AGAIN) return TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp, W, pg);
+  if (d.action == TFE_SEQ_AGAIN && st != TFE_ERR_CANCELLED) {
+    if (pg->fn) tfe__progress_rewind(pg);
+    return TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp, W, pg);
+  }
   return st != TFE_OK ? st : se;
 }
 

@@ -203,6 +203,23 @@ TFE_INTERNAL tfe_status tfe__progress_step(tfe__ein_prog *g, int i, int slice_do
                   (long long)in.steps_done, (long long)in.steps_total, in.seconds);
 }
 
+/* A run replayed as a whole (a device's recorded sequence, einsum_tpl.h ein_run_seq_): every
+ * step and slice done at once, one report (the last: it cannot cancel, the work is queued). */
+TFE_INTERNAL void tfe__progress_all(tfe__ein_prog *g) {
+  tfe__lock_take(&g->lock);
+  g->info.steps_done = g->info.steps_total - 1;
+  g->info.madds_done = g->info.madds_total - g->madds[g->npre + g->nsteps - 1];
+  g->info.slices_done = g->info.slices_total - 1;
+  tfe__lock_give(&g->lock);
+  (void)tfe__progress_step(g, g->npre + g->nsteps - 1, 1);
+}
+/* The counts back to none done (the steps run once more: a discarded recording). */
+TFE_INTERNAL void tfe__progress_rewind(tfe__ein_prog *g) {
+  tfe__lock_take(&g->lock);
+  g->info.steps_done = 0, g->info.madds_done = 0, g->info.slices_done = 0;
+  tfe__lock_give(&g->lock);
+}
+
 /* ---- the arena workspace --------------------------------------------------------------------- */
 /* A workspace of at least `bytes` (64-byte aligned), NULL on failure (message set). */
 TFE_INTERNAL void *tfe__ein_ws_get(size_t bytes) {

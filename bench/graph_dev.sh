@@ -72,7 +72,7 @@ for lib in torch jax; do
 done
 # 4. the host's time per step without graphs
 : > "$out/hostprof.txt"
-for n in lm_batch_likelihood_sentence_4_4d str_matrix_chain_multiplication_100 str_nw_mera_open_26; do
+[ "${SKIP_PROF:-0}" = 1 ] || for n in lm_batch_likelihood_sentence_4_4d str_matrix_chain_multiplication_100 str_nw_mera_open_26; do
   echo "== $n f64 graphs off" >> "$out/hostprof.txt"
   TFE_GPU_GRAPHS=0 TFE_GPU_HOSTPROF=1 timeout 30 $B/tfe-einsum --instance "$S/instances/$n.json" --dtype f64 \
     --path instance:opt_flops --device cuda:0 --warmup --repeat 20 --max-time 1 --quiet >> "$out/hostprof.txt" 2>&1
@@ -91,7 +91,7 @@ for f in "$S"/instances/*.json; do
     timeout 40 $B/tfe-einsum --instance "$f" --dtype $dt --path instance:opt_flops --device cuda:0 --warmup --repeat ${REPS:-10} \
       --max-time ${MAXT:-0.5} --quiet --save-inputs "$IN/$n-$dt" >> "$out/tfe_instances.txt" 2>&1 ||
       echo "name=$n dtype=$dt FAILED" >> "$out/tfe_instances.txt"
-    case " $MANY tensornetwork_permutation_light_415 gm_queen5_5_3.wcsp " in *" $n "*)
+    case " ${NOGRAPH_REST-tensornetwork_permutation_light_415 gm_queen5_5_3.wcsp} " in *" $n "*)
       TFE_GPU_GRAPHS=0 timeout 40 $B/tfe-einsum --instance "$f" --dtype $dt --path instance:opt_flops --device cuda:0 --warmup \
         --repeat ${REPS:-10} --max-time ${MAXT:-0.5} --quiet >> "$out/tfe_nograph.txt" 2>&1 ||
         echo "name=$n dtype=$dt FAILED" >> "$out/tfe_nograph.txt";;

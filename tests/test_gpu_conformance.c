@@ -1455,6 +1455,9 @@ static void test_graphs(void **state) {
     graph_prog_calls = 0;
     assert_int_equal(run_plan(dt, p, 5, d, &out, 1.5), TFE_OK);
     tfe_einsum_set_progress(NULL, NULL);
+    /* its arena block back before the next run: a block still locked by queued work makes the
+     * pool hand out another, and another address is another key (seen on the H100) */
+    assert_int_equal(tfe_gpu_synchronize(0), TFE_OK);
     graph_stats(s1);
     if (have) assert_int_equal(graph_prog_calls, 2), assert_int_equal(s1[0] - s0[0], 1);
     assert_true(graph_prog_calls >= 2);

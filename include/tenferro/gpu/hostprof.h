@@ -2,7 +2,7 @@
  * steps are queued (TFE_GPU_HOSTPROF=1 at registration; for measurements, docs/benchmarks.md).
  *
  * With the variable set, the device's vtable slots and the driver and cuBLAS entries the slots
- * call are wrapped by timers (CLOCK_MONOTONIC; one thread: the counters are not atomic), and at
+ * call are wrapped by timers (timespec_get; one thread: the counters are not atomic), and at
  * exit one line per item goes to stderr: calls, total seconds, microseconds per call. "steps"
  * is the executor's loop over a plan's steps (from the seq slot's BEGIN to its END: the einsum
  * room's and the prims engine's host work plus the slots), "slot" the backend's slots
@@ -26,8 +26,8 @@ static struct {
   tfe_prims_backend vt[TFE__GPU_MAX_DEV];
 } tfe__hp = {.on = -1};
 static double tfe__hp_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  struct timespec ts; /* C11's clock (the library mode has no POSIX clock_gettime declared) */
+  timespec_get(&ts, TIME_UTC);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 #define TFE__HP_TIME(k, call)                   \

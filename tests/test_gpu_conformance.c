@@ -1344,6 +1344,162 @@ static void test_plan_cache(void **state) {
   }
 }
 
+/* CUDA graphs of einsum plans (gpu/graph.h). A plan run again on the same device addresses is
+ * captured at its second run and replayed after: every run equals the run with graphs off bit
+ * for bit (and the CPU's to rounding); new data at the same addresses is what a replay reads;
+ * another output address is another key (captured at its own second run); alpha/beta are part
+ * of the key; a discarded capture (emulated: the driver refusing it) runs the steps instead,
+ * and that key is not captured again. */
+#ifdef TU_GPU_EMULATED
+void tu_gpu_emu_capture_fail(int on);
+#endif
+static tfe_status run_plan(tfe_dtype dt, const tfe_einsum_plan *p, int n, const tfe_dyn *in, const tfe_dyn *out, double al) {
+  const tfe_prims_backend *be = tfe_gpu_backend(0);
+  tfe_view_f64 vf[8], of;
+  tfe_view_c128 vz[8], oz;
+  for (int k = 0; k < n; k++) {
+    vf[k].data = (double *)in[k].data, vf[k].lay = in[k].lay, vf[k].conj = false;
+    vz[k].data = (double complex *)in[k].data, vz[k].lay = in[k].lay, vz[k].conj = k == 1;
+  }
+  of.data = (double *)out->data, of.lay = out->lay, of.conj = false;
+  oz.data = (double complex *)out->data, oz.lay = out->lay, oz.conj = false;
+  if (dt == TFE_DT_F64) return tfe_einsum_execute_on_f64(be, p, al, vf, 0.0, &of);
+  return tfe_einsum_execute_on_c128(be, p, al + 0.25 * I, vz, 0.0, &oz);
+}
+static int graph_prog_calls;
+static tfe_einsum_progress_info graph_prog_last;
+static int graph_prog(void *ctx, const tfe_einsum_progress_info *in) {
+  (void)ctx;
+  graph_prog_calls++, graph_prog_last = *in;
+  return 0;
+}
+static void graph_stats(int64_t *v) {
+  assert_int_equal(tfe_gpu_graph_stats(0, &v[0], &v[1], &v[2]), TFE_OK);
+}
+static void test_graphs(void **state) {
+  (void)state;
+  bool have = strstr(tfe_gpu_status(), "CUDA graphs absent") == NULL;
+  const char *expr = "abc,cde,efa,bg,gh->dfh";
+  int64_t dims[5][3] = {{3, 4, 5}, {5, 6, 7}, {7, 8, 3}, {4, 9, 0}, {9, 5, 0}};
+  int rank[5] = {3, 3, 3, 2, 2};
+  int64_t dout[3] = {6, 8, 5};
+  tu_rng r = {2026};
+  const tfe_dtype dts[2] = {TFE_DT_F64, TFE_DT_C128};
+  for (int q = 0; q < 2; q++) {
+    tfe_dtype dt = dts[q];
+    hostop H[5], O1, O2;
+    tfe_dyn d[5], out, out2;
+    const tfe_layout *lays[5];
+    for (int k = 0; k < 5; k++) make_view(&r, dt, rank[k], dims[k], false, &H[k]), upload(&H[k], 0, &d[k]), lays[k] = &d[k].lay;
+    make_view(&r, dt, 3, dout, false, &O1), make_view(&r, dt, 3, dout, false, &O2);
+    assert_int_equal(tfe_gpu_alloc_dyn(&out, 0, dt, 3, dout, TFE_COLMAJOR), TFE_OK);
+    assert_int_equal(tfe_gpu_alloc_dyn(&out2, 0, dt, 3, dout, TFE_ROWMAJOR), TFE_OK);
+    tfe_einsum_plan *p = NULL;
+    if (tfe_einsum_plan_new(&p, dt, expr, 5, lays, NULL) != TFE_OK) fail_msg("plan: %s", tfe_last_error());
+    size_t es = tfe_dtype_get(dt)->size, nb = O1.bytes > O2.bytes ? O1.bytes : O2.bytes;
+    char *ref = (char *)calloc(1, nb), *got = (char *)calloc(1, nb);
+    assert_non_null(ref), assert_non_null(got);
+    /* the reference: graphs off; against the CPU's einsum of the same operands */
+    tfe_gpu_graphs_enable(false);
+    memset(O1.buf, 0, O1.bytes), memset(O2.buf, 0, O2.bytes);
+    if (run_plan(dt, p, 5, d, &out, 1.5) != TFE_OK) fail_msg("run: %s", tfe_last_error());
+    assert_int_equal(tfe_gpu_download(&out, &O1.v), TFE_OK);
+    tfe_gpu_graphs_enable(true);
+    {
+      tfe_dyn hin[5], cref;
+      for (int k = 0; k < 5; k++) hin[k] = H[k].v;
+      if (dt == TFE_DT_C128) hin[1].conj = true;
+      assert_int_equal(tfe_einsum_dyn(&cref, expr, 5, hin, NULL), TFE_OK);
+      double s = dt == TFE_DT_F64 ? 1.5 : 0;
+      for (int64_t i = 0; i < 6 * 8 * 5; i++) {
+        int64_t e[3] = {i % 6, i / 6 % 8, i / 48}, oh = O1.v.lay.offset, oc = cref.lay.offset;
+        for (int a = 0; a < 3; a++) oh += e[a] * O1.v.lay.strides[a], oc += e[a] * cref.lay.strides[a];
+        double hr, hi, cr, ci;
+        get(dt, O1.buf + oh * (int64_t)es, &hr, &hi), get(dt, (char *)cref.data + oc * (int64_t)es, &cr, &ci);
+        if (dt == TFE_DT_F64) cr *= s;
+        else { double t = 1.5 * cr - 0.25 * ci; ci = 1.5 * ci + 0.25 * cr; cr = t; }
+        if (fabs(hr - cr) + fabs(hi - ci) > 1e-10 * (1 + fabs(cr) + fabs(ci))) fail_msg("element %lld differs from the CPU", (long long)i);
+      }
+      tfe_dyn_release(&cref);
+    }
+    memcpy(ref, O1.buf, O1.bytes);
+    int64_t s0[3], s1[3];
+    graph_stats(s0);
+    for (int rep = 0; rep < 4; rep++) { /* first run, capture, two replays */
+      memset(O1.buf, 0, O1.bytes);
+      if (run_plan(dt, p, 5, d, &out, 1.5) != TFE_OK) fail_msg("run %d: %s", rep, tfe_last_error());
+      assert_int_equal(tfe_gpu_download(&out, &O1.v), TFE_OK);
+      if (memcmp(O1.buf, ref, O1.bytes) != 0) fail_msg("run %d with graphs differs from the run without", rep);
+    }
+    graph_stats(s1);
+    if (have) {
+      assert_int_equal(s1[1] - s0[1], 1); /* captured once */
+      assert_int_equal(s1[0] - s0[0], 2); /* replayed twice */
+      assert_int_equal(s1[2] - s0[2], 0);
+    }
+    /* new data at the same addresses: the replay reads it */
+    double half[2] = {0.5, -0.125};
+    assert_int_equal(tfe_fill_dyn(&d[2], half), TFE_OK);
+    assert_int_equal(run_plan(dt, p, 5, d, &out, 1.5), TFE_OK);
+    assert_int_equal(tfe_gpu_download(&out, &O1.v), TFE_OK);
+    memcpy(got, O1.buf, O1.bytes);
+    tfe_gpu_graphs_enable(false);
+    assert_int_equal(run_plan(dt, p, 5, d, &out, 1.5), TFE_OK);
+    assert_int_equal(tfe_gpu_download(&out, &O1.v), TFE_OK);
+    tfe_gpu_graphs_enable(true);
+    if (memcmp(O1.buf, got, O1.bytes) != 0 || memcmp(O1.buf, ref, O1.bytes) == 0) fail_msg("a replay after new data differs");
+    graph_stats(s0);
+    if (have) assert_int_equal(s0[0] - s1[0], 1);
+    /* a progress callback: a replayed run is the start's report and one at its end */
+    tfe_einsum_set_progress(graph_prog, NULL);
+    graph_prog_calls = 0;
+    assert_int_equal(run_plan(dt, p, 5, d, &out, 1.5), TFE_OK);
+    tfe_einsum_set_progress(NULL, NULL);
+    /* its arena block back before the next run: a block still locked by queued work makes the
+     * pool hand out another, and another address is another key (seen on the H100) */
+    assert_int_equal(tfe_gpu_synchronize(0), TFE_OK);
+    graph_stats(s1);
+    if (have) assert_int_equal(graph_prog_calls, 2), assert_int_equal(s1[0] - s0[0], 1);
+    assert_true(graph_prog_calls >= 2);
+    assert_int_equal(graph_prog_last.steps_done, graph_prog_last.steps_total);
+    assert_true(graph_prog_last.madds_done == graph_prog_last.madds_total);
+    graph_stats(s0);
+    /* another alpha, another output: other keys, each captured at its second run */
+    for (int rep = 0; rep < 3; rep++) {
+      assert_int_equal(run_plan(dt, p, 5, d, &out2, 2.0), TFE_OK);
+      assert_int_equal(tfe_gpu_download(&out2, &O2.v), TFE_OK);
+      memcpy(rep ? got : ref, O2.buf, O2.bytes);
+      if (rep && memcmp(got, ref, O2.bytes) != 0) fail_msg("run %d on the second output differs", rep);
+    }
+    graph_stats(s1);
+    if (have) assert_int_equal(s1[1] - s0[1], 1), assert_int_equal(s1[0] - s0[0], 1);
+#ifdef TU_GPU_EMULATED
+    /* a capture the driver refuses: the steps run instead; that key is not captured again */
+    tfe_gpu_graphs_enable(false);
+    memset(O1.buf, 0, O1.bytes);
+    assert_int_equal(run_plan(dt, p, 5, d, &out, 3.0), TFE_OK);
+    assert_int_equal(tfe_gpu_download(&out, &O1.v), TFE_OK);
+    memcpy(ref, O1.buf, O1.bytes);
+    tfe_gpu_graphs_enable(true);
+    graph_stats(s0);
+    for (int rep = 0; rep < 4; rep++) {
+      tu_gpu_emu_capture_fail(rep == 1);
+      memset(O1.buf, 0, O1.bytes);
+      assert_int_equal(run_plan(dt, p, 5, d, &out, 3.0), TFE_OK);
+      assert_int_equal(tfe_gpu_download(&out, &O1.v), TFE_OK);
+      if (memcmp(O1.buf, ref, O1.bytes) != 0) fail_msg("run %d after a refused capture differs", rep);
+    }
+    tu_gpu_emu_capture_fail(0);
+    graph_stats(s1);
+    assert_int_equal(s1[2] - s0[2], 1), assert_int_equal(s1[1] - s0[1], 0), assert_int_equal(s1[0] - s0[0], 0);
+#endif
+    tfe_einsum_plan_release(p); /* the device's entries keep it until they are replaced */
+    for (int k = 0; k < 5; k++) tfe_dyn_release(&d[k]), hfree(&H[k]);
+    tfe_dyn_release(&out), tfe_dyn_release(&out2), hfree(&O1), hfree(&O2);
+    free(ref), free(got);
+  }
+}
+
 #ifdef TU_GPU_EMULATED /* tests/test_gpu_emulated.c: the same suite on an emulated device */
 void tu_gpu_emulate(void);
 int tu_gpu_cache_roundtrip(const char *dir);
@@ -1703,7 +1859,7 @@ int main(void) {
       cmocka_unit_test(test_tropical_contract), cmocka_unit_test(test_tropical_matmul_argmax),
       cmocka_unit_test(test_linalg_random), cmocka_unit_test(test_linalg_errors),
       cmocka_unit_test(test_pool), cmocka_unit_test(test_streams), cmocka_unit_test(test_plan_cache),
-      cmocka_unit_test(test_ad_device),
+      cmocka_unit_test(test_ad_device), cmocka_unit_test(test_graphs),
 #ifdef TU_GPU_EMULATED
       cmocka_unit_test(test_kernel_cache), cmocka_unit_test(test_linalg_no_solver),
 #endif

@@ -284,7 +284,7 @@ static void emu_la(int g, int which, void **args) {
 }
 
 /* Function handles are small integers: 1 + EMU_NFN * kind + which. */
-static tfe__cu_result emu_launch(tfe__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+static tfe__cu_result emu_launch_now(tfe__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                  unsigned bz, unsigned shm, tfe__cu_stream s, void **args, void **extra) {
   (void)gx, (void)gy, (void)bx, (void)by, (void)bz, (void)shm, (void)s, (void)extra;
   int h = (int)(uintptr_t)f - 1, g = h / EMU_NFN, which = h % EMU_NFN;
@@ -306,6 +306,153 @@ static tfe__cu_result emu_launch(tfe__cu_function f, unsigned gx, unsigned gy, u
            (const tfe__gpu_eparams *)args[3]);
   else if (which == EMU_SCALE) emu_unary(g, c, NULL, (const tfe__gpu_kparams *)args[1], true);
   else emu_unary(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const tfe__gpu_kparams *)args[2], false);
+  return 0;
+}
+
+/* ---- CUDA graphs: work queued on a stream under capture is recorded (its arguments copied by
+ * value, as the driver and cuBLAS do), not run; a graph launch runs the records in order ---- */
+typedef struct emu_rec {
+  int what; /* 0 kernel, 1 device copy, 2 GEMM */
+  tfe__cu_function f;
+  unsigned g[6];
+  int nargs;
+  size_t off[6];
+  unsigned char blob[4096]; /* the kernel's arguments by value; a GEMM's scalars */
+  tfe__cu_ptr d, a;
+  size_t n;
+  int gk, ta, tb, m, nn, k, lda, ldb, ldc, batch;
+  long long sa, sb, sc;
+  const void *A, *B;
+  void *C;
+} emu_rec;
+typedef struct emu_graph { int n, cap; emu_rec *r; } emu_graph;
+static pthread_mutex_t emu_cap_mu = PTHREAD_MUTEX_INITIALIZER;
+static tfe__cu_stream emu_cap_stream; /* the stream under capture, NULL: none */
+static emu_graph *emu_cap_graph;
+static int emu_graph_launches, emu_captures;
+int tu_gpu_emu_graph_launches(void);
+int tu_gpu_emu_graph_launches(void) { return emu_graph_launches; }
+int tu_gpu_emu_captures(void);
+int tu_gpu_emu_captures(void) { return emu_captures; }
+/* A new record of the capture on stream s, or NULL when s is not under capture. */
+static emu_rec *emu_capturing(tfe__cu_stream s) {
+  pthread_mutex_lock(&emu_cap_mu);
+  emu_rec *r = NULL;
+  if (emu_cap_stream && s == emu_cap_stream) {
+    emu_graph *G = emu_cap_graph;
+    if (G->n == G->cap) {
+      int cap = G->cap ? 2 * G->cap : 16;
+      emu_rec *v = (emu_rec *)realloc(G->r, (size_t)cap * sizeof *v);
+      if (!v) abort();
+      G->r = v, G->cap = cap;
+    }
+    r = &G->r[G->n++];
+    memset(r, 0, sizeof *r);
+  }
+  pthread_mutex_unlock(&emu_cap_mu);
+  return r;
+}
+static tfe__cu_result emu_launch(tfe__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                 unsigned bz, unsigned shm, tfe__cu_stream s, void **args, void **extra) {
+  emu_rec *r = emu_capturing(s);
+  if (!r) return emu_launch_now(f, gx, gy, gz, bx, by, bz, shm, s, args, extra);
+  int h = (int)(uintptr_t)f - 1, which = h % EMU_NFN;
+  size_t sz[6];
+  int n;
+  if (h >= 2999) return 900; /* the linalg helpers: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED here */
+  if (h >= 999) n = 5, sz[0] = sz[1] = sz[2] = sz[3] = sizeof(tfe__cu_ptr), sz[4] = sizeof(tfe__gpu_gparams);
+  else if (which == EMU_EW || which == EMU_EWRED)
+    n = 4, sz[0] = sz[1] = sz[2] = sizeof(tfe__cu_ptr), sz[3] = sizeof(tfe__gpu_eparams);
+  else if (which == EMU_SCALE) n = 2, sz[0] = sizeof(tfe__cu_ptr), sz[1] = sizeof(tfe__gpu_kparams);
+  else n = 3, sz[0] = sz[1] = sizeof(tfe__cu_ptr), sz[2] = sizeof(tfe__gpu_kparams);
+  size_t at = 0;
+  for (int i = 0; i < n; i++) {
+    at = (at + 15) / 16 * 16;
+    if (at + sz[i] > sizeof r->blob) abort();
+    r->off[i] = at;
+    memcpy(r->blob + at, args[i], sz[i]);
+    at += sz[i];
+  }
+  r->what = 0, r->f = f, r->nargs = n;
+  r->g[0] = gx, r->g[1] = gy, r->g[2] = gz, r->g[3] = bx, r->g[4] = by, r->g[5] = bz;
+  return 0;
+}
+static tfe__cu_result emu_dtod(tfe__cu_ptr d, tfe__cu_ptr a, size_t n, tfe__cu_stream s) {
+  emu_rec *r = emu_capturing(s);
+  if (r) {
+    r->what = 1, r->d = d, r->a = a, r->n = n;
+    return 0;
+  }
+  memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)a, n);
+  return 0;
+}
+static tfe__cu_result emu_begin_capture(tfe__cu_stream s, int mode) {
+  if (mode != TFE__CU_STREAM_CAPTURE_MODE_RELAXED) return 1;
+  pthread_mutex_lock(&emu_cap_mu);
+  tfe__cu_result r = 0;
+  if (emu_cap_stream) r = 900; /* one capture at a time here */
+  else if (!(emu_cap_graph = (emu_graph *)calloc(1, sizeof *emu_cap_graph))) r = 2;
+  else emu_cap_stream = s;
+  pthread_mutex_unlock(&emu_cap_mu);
+  return r;
+}
+static tfe__cu_result emu_graph_destroy(tfe__cu_graph g) {
+  emu_graph *G = (emu_graph *)(void *)g;
+  free(G->r), free(G);
+  return 0;
+}
+static int emu_cap_fail;
+void tu_gpu_emu_capture_fail(int on);
+void tu_gpu_emu_capture_fail(int on) { emu_cap_fail = on; }
+static tfe__cu_result emu_end_capture(tfe__cu_stream s, tfe__cu_graph *g) {
+  pthread_mutex_lock(&emu_cap_mu);
+  tfe__cu_result r = 0;
+  if (s != emu_cap_stream) r = 1;
+  else if (emu_cap_fail) { /* as a capture invalidated by a call it cannot hold: no graph */
+    emu_graph_destroy((tfe__cu_graph)(void *)emu_cap_graph);
+    emu_cap_graph = NULL, emu_cap_stream = NULL;
+    *g = NULL;
+    r = 901; /* CUDA_ERROR_STREAM_CAPTURE_INVALIDATED */
+  } else {
+    *g = (tfe__cu_graph)(void *)emu_cap_graph;
+    emu_cap_graph = NULL, emu_cap_stream = NULL;
+    emu_captures++;
+  }
+  pthread_mutex_unlock(&emu_cap_mu);
+  return r;
+}
+static tfe__cu_result emu_instantiate(tfe__cu_graph_exec *x, tfe__cu_graph g, unsigned long long flags) {
+  (void)flags;
+  emu_graph *G = (emu_graph *)(void *)g, *X = (emu_graph *)calloc(1, sizeof *X);
+  if (!X || (G->n && !(X->r = (emu_rec *)malloc((size_t)G->n * sizeof *X->r)))) {
+    free(X);
+    return 2;
+  }
+  if (G->n) memcpy(X->r, G->r, (size_t)G->n * sizeof *X->r);
+  X->n = X->cap = G->n;
+  *x = (tfe__cu_graph_exec)(void *)X;
+  return 0;
+}
+static tfe__cu_result emu_exec_destroy(tfe__cu_graph_exec x) { return emu_graph_destroy((tfe__cu_graph)(void *)x); }
+static tfe__blas_status emu_gemm(int g, int ta, int tb, int m, int n, int k, const void *alpha, const void *A, int lda,
+                                 long long sa, const void *B, int ldb, long long sb, const void *beta, void *C, int ldc,
+                                 long long sc, int batch);
+static tfe__cu_result emu_graph_launch(tfe__cu_graph_exec x, tfe__cu_stream s) {
+  emu_graph *X = (emu_graph *)(void *)x;
+  if (emu_capturing(s)) return 900; /* not recorded into another capture here */
+  for (int i = 0; i < X->n; i++) {
+    emu_rec *r = &X->r[i];
+    if (r->what == 1) memmove((void *)(uintptr_t)r->d, (const void *)(uintptr_t)r->a, r->n);
+    else if (r->what == 2)
+      emu_gemm(r->gk, r->ta, r->tb, r->m, r->nn, r->k, r->blob, r->A, r->lda, r->sa, r->B, r->ldb, r->sb, r->blob + 16, r->C,
+               r->ldc, r->sc, r->batch);
+    else {
+      void *args[6];
+      for (int j = 0; j < r->nargs; j++) args[j] = r->blob + r->off[j];
+      emu_launch_now(r->f, r->g[0], r->g[1], r->g[2], r->g[3], r->g[4], r->g[5], 0, s, args, NULL);
+    }
+  }
+  emu_graph_launches++;
   return 0;
 }
 
@@ -334,12 +481,23 @@ static tfe__blas_status emu_gemm(int g, int ta, int tb, int m, int n, int k, con
       }
   return 0;
 }
+/* Handles know their stream (emu_blas_stream): a GEMM on a stream under capture is recorded. */
+typedef struct emu_blas { tfe__cu_stream s; } emu_blas;
+static tfe__blas_status emu_gemm_q(tfe__blas_handle h, int g, int ta, int tb, int m, int n, int k, const void *al,
+                                   const void *A, int lda, long long sa, const void *B, int ldb, long long sb,
+                                   const void *be, void *C, int ldc, long long sc, int batch) {
+  emu_rec *r = emu_capturing(((emu_blas *)(void *)h)->s);
+  if (!r) return emu_gemm(g, ta, tb, m, n, k, al, A, lda, sa, B, ldb, sb, be, C, ldc, sc, batch);
+  memcpy(r->blob, al, emu_es[g]), memcpy(r->blob + 16, be, emu_es[g]);
+  r->what = 2, r->gk = g, r->ta = ta, r->tb = tb, r->m = m, r->nn = n, r->k = k, r->lda = lda, r->ldb = ldb;
+  r->ldc = ldc, r->batch = batch, r->sa = sa, r->sb = sb, r->sc = sc, r->A = A, r->B = B, r->C = C;
+  return 0;
+}
 #define EMU_GEMM(name, g)                                                                                         \
   static tfe__blas_status name(tfe__blas_handle h, int ta, int tb, int m, int n, int k, const void *al, const void *A, \
                                int lda, long long sa, const void *B, int ldb, long long sb, const void *be, void *C,  \
                                int ldc, long long sc, int batch) {                                                   \
-    (void)h;                                                                                                       \
-    return emu_gemm(g, ta, tb, m, n, k, al, A, lda, sa, B, ldb, sb, be, C, ldc, sc, batch);                        \
+    return emu_gemm_q(h, g, ta, tb, m, n, k, al, A, lda, sa, B, ldb, sb, be, C, ldc, sc, batch);                   \
   }
 EMU_GEMM(emu_sgemm, TFE__GK_F32)
 EMU_GEMM(emu_dgemm, TFE__GK_F64)
@@ -499,8 +657,19 @@ static tfe__sol_status emu_getrs(tfe__sol_handle h, tfe__sol_params p, int tr, i
 static tfe__cu_result emu_ok_ctx(tfe__cu_ctx c) { (void)c; return 0; }
 static tfe__cu_result emu_retain(tfe__cu_ctx *c, tfe__cu_device d) { (void)d; *c = (tfe__cu_ctx)(uintptr_t)1; return 0; }
 static tfe__cu_result emu_release(tfe__cu_device d) { (void)d; return 0; }
-static tfe__cu_result emu_stream_create(tfe__cu_stream *s, unsigned f) { (void)f; *s = (tfe__cu_stream)(uintptr_t)1; return 0; }
+static int emu_nstreams;
+static tfe__cu_result emu_stream_create(tfe__cu_stream *s, unsigned f) { /* distinct handles: captures are per stream */
+  (void)f;
+  *s = (tfe__cu_stream)(uintptr_t)(1 + __atomic_fetch_add(&emu_nstreams, 1, __ATOMIC_RELAXED));
+  return 0;
+}
 static tfe__cu_result emu_stream_ok(tfe__cu_stream s) { (void)s; return 0; }
+static tfe__cu_result emu_stream_sync(tfe__cu_stream s) {
+  pthread_mutex_lock(&emu_cap_mu);
+  bool cap = emu_cap_stream && s == emu_cap_stream;
+  pthread_mutex_unlock(&emu_cap_mu);
+  return cap ? 900 : 0; /* not on a stream under capture */
+}
 static tfe__cu_result emu_alloc(tfe__cu_ptr *p, size_t n) {
   void *m = malloc(n);
   *p = (tfe__cu_ptr)(uintptr_t)m;
@@ -509,7 +678,6 @@ static tfe__cu_result emu_alloc(tfe__cu_ptr *p, size_t n) {
 static tfe__cu_result emu_free(tfe__cu_ptr p) { free((void *)(uintptr_t)p); return 0; }
 static tfe__cu_result emu_htod(tfe__cu_ptr d, const void *h, size_t n, tfe__cu_stream s) { (void)s; memcpy((void *)(uintptr_t)d, h, n); return 0; }
 static tfe__cu_result emu_dtoh(void *h, tfe__cu_ptr d, size_t n, tfe__cu_stream s) { (void)s; memcpy(h, (const void *)(uintptr_t)d, n); return 0; }
-static tfe__cu_result emu_dtod(tfe__cu_ptr d, tfe__cu_ptr a, size_t n, tfe__cu_stream s) { (void)s; memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)a, n); return 0; }
 static tfe__cu_result emu_unload(tfe__cu_module m) { (void)m; return 0; }
 static tfe__cu_result emu_errstr(tfe__cu_result r, const char **s) { (void)r; *s = "emulated device error"; return 0; }
 static tfe__cu_result emu_alloc_host(void **p, size_t n) { *p = malloc(n); return *p ? 0 : 2; }
@@ -576,9 +744,13 @@ static tfe__cu_result emu_stream_wait(tfe__cu_stream s, tfe__cu_event e, unsigne
   __atomic_fetch_add(&emu_nwait, 1, __ATOMIC_RELAXED);
   return 0;
 }
-static tfe__blas_status emu_blas_create(tfe__blas_handle *h) { *h = (tfe__blas_handle)(uintptr_t)1; return 0; }
-static tfe__blas_status emu_blas_destroy(tfe__blas_handle h) { (void)h; return 0; }
-static tfe__blas_status emu_blas_stream(tfe__blas_handle h, tfe__cu_stream s) { (void)h, (void)s; return 0; }
+static tfe__blas_status emu_blas_create(tfe__blas_handle *h) {
+  emu_blas *b = (emu_blas *)calloc(1, sizeof *b);
+  *h = (tfe__blas_handle)(void *)b;
+  return b ? 0 : 3;
+}
+static tfe__blas_status emu_blas_destroy(tfe__blas_handle h) { free((void *)h); return 0; }
+static tfe__blas_status emu_blas_stream(tfe__blas_handle h, tfe__cu_stream s) { ((emu_blas *)(void *)h)->s = s; return 0; }
 
 /* Registers one emulated device "cuda:0" with its kernels in place (no NVRTC). */
 void tu_gpu_emulate(void) {
@@ -586,13 +758,16 @@ void tu_gpu_emulate(void) {
   tfe__cu_api *cu = &tfe__gpu.cu;
   cu->cuDevicePrimaryCtxRetain = emu_retain, cu->cuDevicePrimaryCtxRelease = emu_release;
   cu->cuCtxSetCurrent = emu_ok_ctx, cu->cuStreamCreate = emu_stream_create, cu->cuStreamDestroy = emu_stream_ok;
-  cu->cuStreamSynchronize = emu_stream_ok, cu->cuMemAlloc = emu_alloc, cu->cuMemFree = emu_free;
+  cu->cuStreamSynchronize = emu_stream_sync, cu->cuMemAlloc = emu_alloc, cu->cuMemFree = emu_free;
   cu->cuMemcpyHtoDAsync = emu_htod, cu->cuMemcpyDtoHAsync = emu_dtoh, cu->cuModuleUnload = emu_unload;
   cu->cuMemcpyDtoDAsync = emu_dtod;
   cu->cuLaunchKernel = emu_launch, cu->cuGetErrorString = emu_errstr;
   cu->cuMemcpyDtoDAsync = emu_dtod, cu->cuMemAllocHost = emu_alloc_host, cu->cuMemFreeHost = emu_free_host;
   cu->cuEventCreate = emu_ev_create, cu->cuEventDestroy = emu_ev_destroy, cu->cuEventRecord = emu_ev_record;
   cu->cuEventQuery = emu_ev_query, cu->cuEventSynchronize = emu_ev_sync, cu->cuStreamWaitEvent = emu_stream_wait;
+  cu->cuStreamBeginCapture = emu_begin_capture, cu->cuStreamEndCapture = emu_end_capture;
+  cu->cuGraphInstantiateWithFlags = emu_instantiate, cu->cuGraphLaunch = emu_graph_launch;
+  cu->cuGraphExecDestroy = emu_exec_destroy, cu->cuGraphDestroy = emu_graph_destroy;
   tfe__gpu.blas.create = emu_blas_create, tfe__gpu.blas.destroy = emu_blas_destroy, tfe__gpu.blas.set_stream = emu_blas_stream;
   tfe__gpu.blas.sgemm_sb = emu_sgemm, tfe__gpu.blas.dgemm_sb = emu_dgemm;
   tfe__gpu.blas.cgemm_sb = emu_cgemm, tfe__gpu.blas.zgemm_sb = emu_zgemm;

@@ -92,6 +92,8 @@ static void test_devices(void **state) {
   GPU_EXPECT_ERR(tfe_gpu_stream_new(n, &s), TFE_ERR_DEVICE, "no GPU device");
   assert_null(s);
   GPU_EXPECT_ERR(tfe_gpu_plan_cache_stats(n, &hits, NULL), TFE_ERR_DEVICE, "no GPU device");
+  GPU_EXPECT_ERR(tfe_gpu_graph_stats(n, &hits, NULL, NULL), TFE_ERR_DEVICE, "no GPU device");
+  tfe_gpu_graphs_enable(true); /* a switch: no device needed */
   if (n == 0) { /* the runtime has no pool for GPU memory, and no device streams */
     tfe_memspace g0 = {TFE_MEM_GPU, 0};
     assert_int_equal(tfe_memspace_pool_stats(g0, &ps), TFE_ERR_DEVICE);

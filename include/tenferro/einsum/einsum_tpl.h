@@ -338,6 +338,48 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_)(const tfe_prims_backend *be, const tfe_
   return st;
 }
 
+/* ein_run_ as one sequence of the backend's calls where it has a seq slot (a CUDA device
+ * replays it as a graph: gpu/graph.h). The key names the plan, the kind, the scalars and every
+ * address and layout the steps read or write (operands, output, intermediates), so equal keys
+ * mean equal calls. Not with a profiling hook (it times the steps one by one), nor for parallel
+ * slices. A progress callback sees a replayed run as one report after it was queued (the
+ * start's report, which may cancel, came before); a cancel while recording returns at once
+ * (nothing ran). */
+TFE_INTERNAL tfe_status TFE_FN(ein_run_seq_)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
+                                             const TFE_TY(view) *ops, TFE_T beta, const TFE_TY(view) *out,
+                                             char *const *bp, int W, tfe__ein_prog *pg) {
+  if (!be->seq || W != 1 || atomic_load(&tfe__st.einsum.hook.fn))
+    return TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp, W, pg);
+  size_t sw = (sizeof(TFE_T) + 7) / 8, nw = 4 + 2 * sw + 4 + 2 * (size_t)out->lay.rank + (size_t)p->nbuf;
+  for (int k = 0; k < p->n; k++) nw += 4 + 2 * (size_t)ops[k].lay.rank;
+  int64_t small[512], *key = nw <= 512 ? small : (int64_t *)tfe__alloc(nw * sizeof(int64_t));
+  if (!key) return TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp, W, pg);
+  memset(key, 0, nw * sizeof(int64_t));
+  size_t n = 0;
+  key[n++] = (int64_t)(intptr_t)p, key[n++] = TFE_DT, key[n++] = p->n, key[n++] = p->nbuf;
+  memcpy(&key[n], &alpha, sizeof alpha), n += sw;
+  memcpy(&key[n], &beta, sizeof beta), n += sw;
+  for (int k = 0; k < p->n; k++) n = tfe__ein_key_view(key, n, ops[k].data, ops[k].conj, &ops[k].lay);
+  n = tfe__ein_key_view(key, n, out->data, out->conj, &out->lay);
+  for (int i = 0; i < p->nbuf; i++) key[n++] = (int64_t)(intptr_t)bp[i];
+  tfe_seq_desc d;
+  memset(&d, 0, sizeof d);
+  d.op = TFE_SEQ_BEGIN, d.key = key, d.key_bytes = n * sizeof(int64_t);
+  d.owner = (void *)(uintptr_t)p, d.owner_retain = tfe__ein_owner_retain, d.owner_release = tfe__ein_owner_release;
+  tfe_status st = be->seq(be, &d);
+  if (key != small) tfe__free(key);
+  if (st == TFE_OK && d.action == TFE_SEQ_DONE && pg->fn) tfe__progress_all(pg);
+  if (st != TFE_OK || d.action == TFE_SEQ_DONE) return st;
+  st = TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp, W, pg);
+  d.op = TFE_SEQ_END, d.status = st;
+  tfe_status se = be->seq(be, &d);
+  if (d.action == TFE_SEQ_AGAIN && st != TFE_ERR_CANCELLED) {
+    if (pg->fn) tfe__progress_rewind(pg);
+    return TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp, W, pg);
+  }
+  return st != TFE_OK ? st : se;
+}
+
 /* Runs p with buffer i at reuse[i] when reuse is given and reuse[i] is not NULL (owned
  * operands' storage), the others in the (kept) arena of arena_bytes at offsets off[]. */
 TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_prims_backend *be, const tfe_einsum_plan *p, TFE_T alpha,
@@ -373,7 +415,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_exec_)(const tfe_prims_backend *be, const tfe
   for (int i = 0; st == TFE_OK && i < p->nbuf; i++) bp[i] = reuse && reuse[i] ? reuse[i] : arena + off[i];
   for (int w = 1; st == TFE_OK && w < W; w++)
     for (int i = 0; i < p->nbuf; i++) bp[(size_t)w * (size_t)p->nbuf + (size_t)i] = i == p->tmp_buf ? bp[i] : arena + w * stride + off[i];
-  if (st == TFE_OK) st = TFE_FN(ein_run_)(be, p, alpha, ops, beta, out, bp, W, &pg);
+  if (st == TFE_OK) st = TFE_FN(ein_run_seq_)(be, p, alpha, ops, beta, out, bp, W, &pg);
   if (device) tfe_backend_free(be, arena);
   else tfe__ein_ws_put(arena);
   if (bp != small) tfe__free(bp);

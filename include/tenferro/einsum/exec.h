@@ -203,6 +203,23 @@ TFE_INTERNAL tfe_status tfe__progress_step(tfe__ein_prog *g, int i, int slice_do
                   (long long)in.steps_done, (long long)in.steps_total, in.seconds);
 }
 
+/* A run replayed as a whole (a device's recorded sequence, einsum_tpl.h ein_run_seq_): every
+ * step and slice done at once, one report (the last: it cannot cancel, the work is queued). */
+TFE_INTERNAL void tfe__progress_all(tfe__ein_prog *g) {
+  tfe__lock_take(&g->lock);
+  g->info.steps_done = g->info.steps_total - 1;
+  g->info.madds_done = g->info.madds_total - g->madds[g->npre + g->nsteps - 1];
+  g->info.slices_done = g->info.slices_total - 1;
+  tfe__lock_give(&g->lock);
+  (void)tfe__progress_step(g, g->npre + g->nsteps - 1, 1);
+}
+/* The counts back to none done (the steps run once more: a discarded recording). */
+TFE_INTERNAL void tfe__progress_rewind(tfe__ein_prog *g) {
+  tfe__lock_take(&g->lock);
+  g->info.steps_done = 0, g->info.madds_done = 0, g->info.slices_done = 0;
+  tfe__lock_give(&g->lock);
+}
+
 /* ---- the arena workspace --------------------------------------------------------------------- */
 /* A workspace of at least `bytes` (64-byte aligned), NULL on failure (message set). */
 TFE_INTERNAL void *tfe__ein_ws_get(size_t bytes) {
@@ -213,6 +230,16 @@ TFE_INTERNAL void *tfe__ein_ws_get(size_t bytes) {
 }
 TFE_INTERNAL void tfe__ein_ws_put(void *p) { tfe__ws_put(&tfe__st.einsum.ws, p); }
 TFE_API void tfe_einsum_workspace_release(void) { tfe__ws_release(&tfe__st.einsum.ws); }
+
+/* ---- a plan's run as one sequence of the backend's calls (prims/backend.h, the seq slot) ------- */
+TFE_INTERNAL void tfe__ein_owner_retain(void *p) { tfe_einsum_plan_retain((tfe_einsum_plan *)p); }
+TFE_INTERNAL void tfe__ein_owner_release(void *p) { tfe_einsum_plan_release((tfe_einsum_plan *)p); }
+/* Key words of one view: its address, conjugation and layout (key at n; returns the new n). */
+TFE_INTERNAL size_t tfe__ein_key_view(int64_t *key, size_t n, const void *data, bool conj, const tfe_layout *l) {
+  key[n++] = (int64_t)(intptr_t)data, key[n++] = conj, key[n++] = l->rank, key[n++] = l->offset;
+  for (int i = 0; i < l->rank; i++) key[n++] = l->dims[i], key[n++] = l->strides[i];
+  return n;
+}
 
 /* ---- the backend of a call ------------------------------------------------------------------- */
 /* Whether the plan's stored contraction plans (made for the CPU's engines) serve backend be:

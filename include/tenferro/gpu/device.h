@@ -47,11 +47,16 @@ static tfe_status tfe__gpu_setup(tfe__gpu_dev *D, const char *where) {
 
 /* The runtime stream whose task runs on this thread (stream.h), NULL: none. */
 static _Thread_local tfe__gpu_q *tfe__gpu_cur;
+/* The device this thread holds for a whole sequence of calls (graph.h: from an einsum plan's
+ * first step to its last), NULL: none. While held, the calls' own enter/leave are no-ops: the
+ * lock is taken, the context current and the queue swapped in once for the sequence. */
+static _Thread_local struct tfe__gpu_dev *tfe__gpu_held;
 
 /* Takes the device for one call: its lock, set up, its context current on this thread; in a
  * task of one of its runtime streams, that stream's queue, cuBLAS handle and workspace are
  * swapped in (every launch reads D->stream, D->blas, D->ws) until tfe__gpu_leave. */
 static tfe_status tfe__gpu_enter(tfe__gpu_dev *D, const char *where) {
+  if (tfe__gpu_held == D) return TFE_OK;
   pthread_mutex_lock(&D->lock);
   tfe_status st = TFE_OK;
   if (!D->ready) st = tfe__gpu_setup(D, where);
@@ -76,6 +81,7 @@ static tfe_status tfe__gpu_enter(tfe__gpu_dev *D, const char *where) {
   return TFE_OK;
 }
 static void tfe__gpu_leave(tfe__gpu_dev *D) {
+  if (tfe__gpu_held == D) return;
   tfe__gpu_q *q = D->swapped;
   if (q) {
     tfe__blas_handle b = q->blas;

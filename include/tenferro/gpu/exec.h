@@ -331,6 +331,8 @@ static void tfe__gpu_free_cb(void *ctx, void *ptr); /* memory.h */
 static void tfe__gpu_mem_free(const tfe_prims_backend *be, void *p) { tfe__gpu_free_cb(be->ctx, p); }
 static tfe_status tfe__gpu_mem_copy(const tfe_prims_backend *be, void *dst, tfe_memspace dst_space, const void *src,
                                     tfe_memspace src_space, size_t bytes); /* memory.h */
+/* The seq slot: a plan's steps replayed as a CUDA graph (graph.h, included after memory.h). */
+static tfe_status tfe__gpu_seq(const tfe_prims_backend *be, tfe_seq_desc *d);
 /* Every slot is filled: a NULL slot would run host code on device memory. */
 static tfe_prims_backend tfe__gpu_vtable(tfe__gpu_dev *D) {
   tfe_prims_backend be;
@@ -349,6 +351,7 @@ static tfe_prims_backend tfe__gpu_vtable(tfe__gpu_dev *D) {
   be.mem_alloc = tfe__gpu_mem_alloc;
   be.mem_free = tfe__gpu_mem_free;
   be.mem_copy = tfe__gpu_mem_copy;
+  be.seq = tfe__gpu_seq;
   return be;
 }
 

@@ -121,6 +121,12 @@ TFE_GPU_API tfe_status tfe_gpu_stream_new(int dev, tfe_stream **out);
  * makes every call analyse again (the process-wide switch, for measurements). */
 TFE_GPU_API tfe_status tfe_gpu_plan_cache_stats(int dev, int64_t *hits, int64_t *misses);
 TFE_GPU_API void tfe_gpu_plan_cache_enable(bool on);
+/* CUDA graphs of einsum plans on device dev (docs/gpu.md): the runs replayed by one graph
+ * launch, the captures made, the captures discarded (the steps then ran one by one);
+ * enable(false) queues every step again (the process-wide switch, for measurements; also
+ * TFE_GPU_GRAPHS=0 at first use). */
+TFE_GPU_API tfe_status tfe_gpu_graph_stats(int dev, int64_t *replays, int64_t *captures, int64_t *fallbacks);
+TFE_GPU_API void tfe_gpu_graphs_enable(bool on);
 /* Waits until every operation queued on device dev has finished. */
 TFE_GPU_API tfe_status tfe_gpu_synchronize(int dev);
 /* The message of the companion's last failure on this thread (the same text as tfe_last_error

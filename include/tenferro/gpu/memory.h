@@ -111,6 +111,7 @@ static size_t tfe__gp_limit(tfe__gpu_dev *D, tfe__gpool *P) {
 }
 
 static tfe_status tfe__gpool_alloc(tfe__gpu_dev *D, tfe__gpool *P, size_t bytes, tfe__cu_ptr *out, const char *where) {
+  if (D->cap) D->cap_taint = true; /* graph.h: a replay would not allocate */
   size_t c = tfe_pool_class_bytes(bytes ? bytes : 1), top = c;
   tfe_tuning tu = tfe_tuning_get();
   for (int64_t k = 0; k < tu.pool_reuse_classes; k++) top = tfe_pool_class_bytes(top + 1);
@@ -168,6 +169,18 @@ static bool tfe__gp_mark(tfe__gpool *P, tfe__cu_stream s, tfe__cu_event *e) {
 static void tfe__gpool_free(tfe__gpu_dev *D, tfe__gpool *P, tfe__cu_ptr p) {
   size_t bytes = 0;
   if (!p) return;
+  if (D->cap) { /* a stream under capture records no usable event: freed when it ends (graph.h) */
+    D->cap_taint = true;
+    if (D->ncap_defer == D->cap_defer_cap) {
+      int cap = D->cap_defer_cap ? 2 * D->cap_defer_cap : 16;
+      struct tfe__gdefer *v = (struct tfe__gdefer *)realloc(D->cap_defer, (size_t)cap * sizeof *v);
+      if (!v) return; /* no host memory: the block is lost, not handed out while work may use it */
+      D->cap_defer = v, D->cap_defer_cap = cap;
+    }
+    D->cap_defer[D->ncap_defer].P = P, D->cap_defer[D->ncap_defer].p = p;
+    D->ncap_defer++;
+    return;
+  }
   if (!tfe__gp_live_take(P, p, &bytes)) { /* not from the pool (cannot happen): the old way */
     tfe__gpu.cu.cuStreamSynchronize(D->stream0);
     tfe__gp_raw_free(P, p);
@@ -478,9 +491,11 @@ TFE_GPU_API tfe_status tfe_gpu_pool_stats_reset(int dev) { return tfe__gpu_pool_
 
 /* Device D's resources (lock held by the caller): workspace, kernels, cuBLAS handle, stream,
  * primary context. */
+static void tfe__gpu_gs_clear(tfe__gpu_dev *D); /* graph.h */
 static void tfe__gpu_teardown(tfe__gpu_dev *D) {
   if (!D->ready || tfe__gpu.cu.cuCtxSetCurrent(D->ctx) != 0) return;
   tfe__gpu.cu.cuStreamSynchronize(D->stream);
+  tfe__gpu_gs_clear(D);
   if (D->ws) tfe__gpool_free(D, &D->pool, D->ws);
   tfe__gpool_trim(&D->pool, true), tfe__gpool_trim(&D->pinned, true);
   free(D->pool.b), free(D->pool.hk), free(D->pool.hv), free(D->pool.ev);

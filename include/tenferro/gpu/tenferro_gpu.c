@@ -37,7 +37,7 @@ enum { TFE__GK_F32, TFE__GK_F64, TFE__GK_C64, TFE__GK_C128, TFE__GK_COUNT };
 enum { TFE__GPU_LA_TRI, TFE__GPU_LA_PHASE, TFE__GPU_LA_GAUGE, TFE__GPU_LA_PERM, TFE__GPU_LA_FINITE, TFE__GPU_LA_NFN };
 
 #define TFE__GPU_FIELD(name, sym, ret, args) ret(*name) args;
-typedef struct { TFE__CU_FUNCS(TFE__GPU_FIELD) TFE__CU_FUNCS_RT(TFE__GPU_FIELD) } tfe__cu_api;
+typedef struct { TFE__CU_FUNCS(TFE__GPU_FIELD) TFE__CU_FUNCS_RT(TFE__GPU_FIELD) TFE__CU_FUNCS_GRAPH(TFE__GPU_FIELD) } tfe__cu_api;
 typedef struct { TFE__CUBLAS_FUNCS(TFE__GPU_FIELD) } tfe__cublas_api;
 typedef struct { TFE__NVRTC_FUNCS(TFE__GPU_FIELD) } tfe__nvrtc_api;
 typedef struct { TFE__CUSOLVER_FUNCS(TFE__GPU_FIELD) } tfe__cusolver_api;
@@ -113,6 +113,12 @@ typedef struct tfe__gpu_dev {
   tfe__gpool pool, pinned;  /* device memory, pinned host buffers (memory.h) */
   struct tfe__gpc_entry *pc; /* plan cache (gemm.h), TFE__GPU_PC_SIZE entries */
   int64_t pc_hits, pc_misses;
+  struct tfe__gseq *gs;     /* recorded call sequences: CUDA graphs of einsum plans (graph.h) */
+  struct tfe__gseq *cap;    /* the sequence being captured on this device (lock held), NULL: none */
+  bool cap_taint;           /* the capture met something a replay cannot repeat (an allocation) */
+  int ncap_defer, cap_defer_cap; /* frees put off until the capture ends (memory.h) */
+  struct tfe__gdefer { tfe__gpool *P; tfe__cu_ptr p; } *cap_defer;
+  int64_t gs_replays, gs_captures, gs_fallbacks, gs_tick;
 } tfe__gpu_dev;
 
 /* The companion's state: one per program (this file is compiled once). */
@@ -326,6 +332,15 @@ static tfe_status tfe__cu_driver(const char *where) {
   TFE__CU_FUNCS(TFE__GPU_CU_GET)
   TFE__CU_FUNCS_RT(TFE__GPU_CU_GET)
 #undef TFE__GPU_CU_GET
+  /* CUDA graphs: optional, all or none (graph.h) */
+  bool graphs = true;
+#define TFE__GPU_CU_OPT(name, sym, ret, args) graphs = graphs && tfe__cu_entry(h, #name, sym, &tfe__gpu.cu.name);
+  TFE__CU_FUNCS_GRAPH(TFE__GPU_CU_OPT)
+#undef TFE__GPU_CU_OPT
+  if (!graphs) {
+    tfe__gpu.cu.cuStreamBeginCapture = NULL;
+    tfe__gpu_note("CUDA graphs absent: plans queue their steps one by one");
+  }
   return TFE_OK;
 }
 
@@ -378,9 +393,11 @@ static tfe_status tfe__hip_rtc_load(const char *where); /* HIPRTC, below */
 
 /* Registers device i's backend "cuda:N" (lock held). */
 static void tfe__gpu_hooks_install(tfe__gpu_dev *D); /* stream.h */
+static void tfe__gpu_hp_install(tfe__gpu_dev *D); /* hostprof.h */
 static void tfe__gpu_register(tfe__gpu_dev *D) {
   D->pinned.pinned = true;
   D->vt = tfe__gpu_vtable(D);
+  tfe__gpu_hp_install(D);
   int id = -1;
   if (tfe_backend_register(&D->vt, &id) != TFE_OK) {
     tfe__gpu_note("%s not registered (%s)", D->bename, tfe_gpu_last_error());
@@ -817,4 +834,6 @@ TFE_GPU_API const tfe_prims_backend *tfe_gpu_backend(int dev) {
 }
 
 #include <tenferro/gpu/memory.h>
+#include <tenferro/gpu/graph.h>
+#include <tenferro/gpu/hostprof.h>
 #include <tenferro/gpu/solver.h>

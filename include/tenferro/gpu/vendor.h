@@ -286,5 +286,19 @@ enum {
   X(cuStreamWaitEvent, "cuStreamWaitEvent", tfe__cu_result, (tfe__cu_stream, tfe__cu_event, unsigned)) \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", tfe__cu_result, (void *, tfe__cu_ptr, size_t))
 
+/* ---- CUDA graphs (graph.h): a plan's launches captured from the stream once and replayed;
+ * loaded when present (all or none), absent: every call queues its work as before ---------- */
+typedef struct tfe__cu_graph_s *tfe__cu_graph;          /* CUgraph */
+typedef struct tfe__cu_graphexec_s *tfe__cu_graph_exec; /* CUgraphExec */
+#define TFE__CU_STREAM_CAPTURE_MODE_RELAXED 2           /* CUstreamCaptureMode */
+#define TFE__CU_FUNCS_GRAPH(X)                                                                                  \
+  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", tfe__cu_result, (tfe__cu_stream, int))                  \
+  X(cuStreamEndCapture, "cuStreamEndCapture", tfe__cu_result, (tfe__cu_stream, tfe__cu_graph *))             \
+  X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", tfe__cu_result,                              \
+    (tfe__cu_graph_exec *, tfe__cu_graph, unsigned long long))                                               \
+  X(cuGraphLaunch, "cuGraphLaunch", tfe__cu_result, (tfe__cu_graph_exec, tfe__cu_stream))                    \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy", tfe__cu_result, (tfe__cu_graph_exec))                          \
+  X(cuGraphDestroy, "cuGraphDestroy", tfe__cu_result, (tfe__cu_graph))
+
 #endif /* TFE__GPU_COMPANION */
 #endif

@@ -73,6 +73,29 @@ typedef struct tfe_linalg_call {
 /* Backend flags. */
 #define TFE_BACKEND_INFER 1u /* may be chosen by inference from the operands' memory space */
 
+/* A sequence of a backend's calls that an executor makes again and again (einsum runs a held
+ * plan's steps): the backend may record it once and replay it (CUDA graphs, gpu/graph.h).
+ * The executor calls the seq slot with TFE_SEQ_BEGIN before the calls and, unless the answer
+ * was TFE_SEQ_DONE, with TFE_SEQ_END after them (status: their result); equal keys (bytes)
+ * must mean equal calls on equal addresses and scalars. `owner` (the plan the key names) is
+ * kept by owner_retain / owner_release while the backend keeps a recording of it, so its
+ * address cannot be reused meanwhile. Answers in `action`: BEGIN gives TFE_SEQ_RUN (make the
+ * calls now) or TFE_SEQ_DONE (replayed: the calls were queued, skip them; no END); END gives
+ * TFE_SEQ_DONE or TFE_SEQ_AGAIN (the recording was discarded and nothing ran: make the calls
+ * once more, with no END after them). A backend without the slot (NULL) sees only the calls. */
+enum { TFE_SEQ_BEGIN = 0, TFE_SEQ_END = 1 };
+enum { TFE_SEQ_RUN = 0, TFE_SEQ_DONE = 1, TFE_SEQ_AGAIN = 2 };
+typedef struct tfe_seq_desc {
+  int op;                 /* TFE_SEQ_BEGIN, TFE_SEQ_END */
+  const void *key;        /* BEGIN: identifies the calls */
+  size_t key_bytes;
+  void *owner;            /* BEGIN: what the key refers to (NULL: nothing to keep) */
+  void (*owner_retain)(void *owner), (*owner_release)(void *owner);
+  tfe_status status;      /* END: the result of the calls */
+  int action;             /* out: TFE_SEQ_RUN / TFE_SEQ_DONE / TFE_SEQ_AGAIN */
+  void *token;            /* the backend's, from BEGIN to END */
+} tfe_seq_desc;
+
 typedef struct tfe_prims_backend tfe_prims_backend;
 struct tfe_prims_backend {
   const char *name;
@@ -96,6 +119,8 @@ struct tfe_prims_backend {
   /* bytes from src to dst, each in its own space (host, or this backend's). */
   tfe_status (*mem_copy)(const tfe_prims_backend *be, void *dst, tfe_memspace dst_space, const void *src,
                          tfe_memspace src_space, size_t bytes);
+  /* Optional: record and replay a sequence of calls (tfe_seq_desc above); NULL = none. */
+  tfe_status (*seq)(const tfe_prims_backend *be, tfe_seq_desc *d);
 };
 
 TFE_API const char *tfe_prim_op_name(tfe_prim_op op);

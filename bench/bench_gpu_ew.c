@@ -355,7 +355,15 @@ static void bench_tgemm_kernels(tfe__gpu_dev *D, int g, int n, int reps, double 
   int64_t dims[2] = {n, n};
   tfe_dyn a, b, c, ix;
   tfe_dtype dt = g == TFE__GK_F64 ? TFE_DT_MAXPLUS_F64 : TFE_DT_MAXPLUS_F32;
-  dev_random(dt, g == TFE__GK_F64 ? TFE_DT_F64 : TFE_DT_F32, 2, dims, &a), dev_random(dt, g == TFE__GK_F64 ? TFE_DT_F64 : TFE_DT_F32, 2, dims, &b);
+  if (g == TFE__GK_F64) dev_random(dt, TFE_DT_F64, 2, dims, &a), dev_random(dt, TFE_DT_F64, 2, dims, &b);
+  else {
+    tfe_dyn h;
+    if (tfe_dyn_empty(&h, TFE_DT_F32, 2, dims, TFE_COLMAJOR) != TFE_OK) exit(1);
+    for (int64_t i = 0; i < (int64_t)n * n; i++) ((float *)h.data)[i] = (float)(rand() / (double)RAND_MAX);
+    h.dtype = dt;
+    if (tfe_gpu_upload(&a, 0, &h) != TFE_OK || tfe_gpu_upload(&b, 0, &h) != TFE_OK) exit(1);
+    tfe_dyn_release(&h);
+  }
   if (tfe_gpu_alloc_dyn(&c, 0, dt, 2, dims, TFE_COLMAJOR) != TFE_OK || tfe_gpu_alloc_dyn(&ix, 0, TFE_DT_I64, 2, dims, TFE_COLMAJOR) != TFE_OK) exit(1);
   char *cur = tfe__gpu_source();
   size_t nold = 0;
@@ -392,6 +400,34 @@ static void bench_tgemm_kernels(tfe__gpu_dev *D, int g, int n, int reps, double 
   }
   free(cur), free(old);
   tfe_dyn_release(&a), tfe_dyn_release(&b), tfe_dyn_release(&c), tfe_dyn_release(&ix);
+}
+
+/* ---- tropical einsum steps other than GEMMs, against the same steps in f64 -------------------- */
+typedef struct ts_ctx { tfe_dyn a, b, c; const int32_t *la, *lb, *lc; double one, zero; } ts_ctx;
+static tfe_status run_ts(void *p) {
+  ts_ctx *q = (ts_ctx *)p;
+  return tfe_contract_dyn(&q->one, &q->a, q->la, q->lb ? &q->b : NULL, q->lb, &q->zero, &q->c, q->lc);
+}
+static void bench_trop_steps(int reps) {
+  static const int32_t ijk[3] = {'i', 'j', 'k'}, kji[3] = {'k', 'j', 'i'}, ij[2] = {'i', 'j'}, i1[1] = {'i'};
+  struct { const char *name; int ra, rc; int64_t da[3], dc[3]; const int32_t *la, *lb, *lc; } st[3] = {
+      {"permutation ijk->kji 256^3", 3, 3, {256, 256, 256}, {256, 256, 256}, ijk, NULL, kji},
+      {"reduction ij->i 4096^2", 2, 1, {4096, 4096}, {4096}, ij, NULL, i1},
+      {"elementwise product ij,ij->ij 4096^2", 2, 2, {4096, 4096}, {4096, 4096}, ij, ij, ij}};
+  for (int s = 0; s < 3; s++)
+    for (int k = 0; k < 2; k++) {
+      tfe_dtype dt = k ? TFE_DT_MAXPLUS_F64 : TFE_DT_F64;
+      ts_ctx q;
+      memset(&q, 0, sizeof q);
+      q.la = st[s].la, q.lb = st[s].lb, q.lc = st[s].lc, q.one = k ? 0 : 1, q.zero = k ? -INFINITY : 0;
+      dev_random(dt, TFE_DT_F64, st[s].ra, st[s].da, &q.a);
+      if (q.lb) dev_random(dt, TFE_DT_F64, st[s].ra, st[s].da, &q.b);
+      if (tfe_gpu_alloc_dyn(&q.c, 0, dt, st[s].rc, st[s].dc, TFE_COLMAJOR) != TFE_OK) exit(1);
+      double t = time_ms(&tfe__gpu.dev[0], run_ts, &q, reps);
+      printf("%s %s on the device: %.3f ms\n", st[s].name, tfe_dtype_name(dt), t);
+      tfe_dyn_release(&q.a), tfe_dyn_release(&q.c);
+      if (q.lb) tfe_dyn_release(&q.b);
+    }
 }
 
 /* ---- iij -> jj on device operands ------------------------------------------------------------- */
@@ -442,6 +478,7 @@ int main(int argc, char **argv) {
   bench_ew(TFE_DT_F64, reps);
   bench_ew(TFE_DT_C128, reps);
   bench_iij(reps);
+  bench_trop_steps(reps);
   double tb = bench_tropical(n, reps), elem_dgemm = (double)n * n * n / tb * 1e3, peak = 0;
   for (int g = TFE__GK_F64; g >= TFE__GK_F32; g--) {
     bench_peak(D, g, reps, elem_dgemm, &peak);

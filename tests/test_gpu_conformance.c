@@ -1642,6 +1642,8 @@ int main(void) {
   }
   dev_count = tfe_gpu_device_count();
   printf("# %s\n", tfe_gpu_status());
+  const char *only = getenv("TFE_GPU_TEST_FILTER"); /* e.g. "test_tropical*" (compute-sanitizer runs) */
+  if (only && *only) cmocka_set_test_filter(only);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prims_execute), cmocka_unit_test(test_gemm_shapes), cmocka_unit_test(test_einsum_into), cmocka_unit_test(test_einsum_chain),
       cmocka_unit_test(test_permute_large),

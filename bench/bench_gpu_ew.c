@@ -147,8 +147,9 @@ static double bench_tropical(int n, int reps) {
 }
 
 /* ---- the hardware's max-plus rate and the tropical GEMM's kernels, side by side ---------------
- * A kernel of 32 independent accumulators per thread, acc = max(acc, a + b) on registers (a
- * fresh a every 32 elements: one more add per 32), no memory traffic: the most max-plus
+ * A kernel of 32 independent accumulators per thread, acc[j] = max(acc[j], x + b[j]) on
+ * registers (x += d before each 32: one more add per 32 elements, every sum new, so none is
+ * shared between steps), no memory traffic: the most max-plus
  * elements per second the device runs, in each form of the max (compare and select, fmax),
  * with the argmax's bookkeeping, and plain adds (the FP64 / FP32 pipe's rate). Then the tropical
  * GEMM kernel launched directly at n x n x n: the session-10 kernel (its source kept below, as
@@ -156,29 +157,24 @@ static double bench_tropical(int n, int reps) {
 static const char *const bench_peak_src =
     "typedef TFE_R R;\n"
     "#define BODY(UPD)                                                                 \\\n"
-    "  R acc[32], av[4], bv[8];                                                        \\\n"
+    "  R acc[32], bv[32], x = (R)(threadIdx.x * 1e-3);                                 \\\n"
     "  int arg[32];                                                                    \\\n"
-    "  for (int i = 0; i < 32; i++) acc[i] = (R)-1e30, arg[i] = -1;                    \\\n"
-    "  for (int i = 0; i < 4; i++) av[i] = (R)(threadIdx.x * 1e-3 + i);                \\\n"
-    "  for (int j = 0; j < 8; j++) bv[j] = (R)(0.5 * j);                               \\\n"
+    "  for (int j = 0; j < 32; j++) acc[j] = (R)-1e30, arg[j] = -1, bv[j] = (R)(0.5 * j); \\\n"
     "  for (int it = 0; it < iters; it++) {                                            \\\n"
-    "    _Pragma(\"unroll\") for (int u = 0; u < 4; u++) {                            \\\n"
-    "      _Pragma(\"unroll\") for (int i = 0; i < 4; i++)                            \\\n"
-    "        _Pragma(\"unroll\") for (int j = 0; j < 8; j++) {                        \\\n"
-    "          R v = av[i] + bv[j];                                                    \\\n"
-    "          R &a = acc[i * 8 + j];                                                  \\\n"
-    "          UPD;                                                                    \\\n"
-    "        }                                                                         \\\n"
-    "      av[u] += d;                                                                 \\\n"
+    "    x += d;                                                                       \\\n"
+    "    _Pragma(\"unroll\") for (int j = 0; j < 32; j++) {                            \\\n"
+    "      R v = x + bv[j];                                                            \\\n"
+    "      R &a = acc[j];                                                              \\\n"
+    "      UPD;                                                                        \\\n"
     "    }                                                                             \\\n"
     "  }                                                                               \\\n"
     "  R s = acc[0];                                                                   \\\n"
     "  int w = arg[0];                                                                 \\\n"
-    "  for (int i = 1; i < 32; i++) s = s > acc[i] ? s : acc[i], w += arg[i];          \\\n"
+    "  for (int j = 1; j < 32; j++) s = s > acc[j] ? s : acc[j], w += arg[j];          \\\n"
     "  out[blockIdx.x * blockDim.x + threadIdx.x] = s + (R)w;\n"
     "extern \"C\" __global__ void peak_sel(R *out, R d, int iters) { BODY(a = v > a ? v : a) }\n"
     "extern \"C\" __global__ void peak_fmax(R *out, R d, int iters) { BODY(a = fmax(a, v)) }\n"
-    "extern \"C\" __global__ void peak_arg(R *out, R d, int iters) { BODY(if (v > a) { a = v; arg[i * 8 + j] = it; }) }\n"
+    "extern \"C\" __global__ void peak_arg(R *out, R d, int iters) { BODY(if (v > a) { a = v; arg[j] = it; }) }\n"
     "extern \"C\" __global__ void peak_add(R *out, R d, int iters) { BODY(a = a + v) }\n";
 static const char *const bench_old_trop[] = {
     "#if !TFE_CPLX\n"
@@ -326,7 +322,7 @@ static void bench_peak(tfe__gpu_dev *D, int g, int reps, double elem_dgemm, doub
   static const char *const nm[] = {"peak_sel", "peak_fmax", "peak_arg", "peak_add"};
   static const char *const what[] = {"add + compare/select", "add + fmax", "add + compare/select + argmax", "add + add (the pipe's rate)"};
   unsigned blocks = 132 * 8;
-  int iters = g == TFE__GK_F64 ? 2048 : 4096;
+  int iters = g == TFE__GK_F64 ? 8192 : 16384;
   tfe__cu_ptr out = 0;
   tfe__gpu_enter(D, "bench");
   tfe__gpu.cu.cuMemAlloc(&out, (size_t)blocks * 256 * 8);
@@ -338,7 +334,7 @@ static void bench_peak(tfe__gpu_dev *D, int g, int reps, double elem_dgemm, doub
   for (int k = 0; k < 4; k++) {
     raw_ctx q = {D, NULL, blocks, 1, args};
     if (tfe__gpu.cu.cuModuleGetFunction(&q.f, m, nm[k]) != 0) continue;
-    double t = time_ms(D, run_raw, &q, reps), el = (double)blocks * 256 * iters * 128;
+    double t = time_ms(D, run_raw, &q, reps), el = (double)blocks * 256 * iters * 32;
     double rate = el / t * 1e3;
     if (k < 2 && rate > *peak) *peak = rate;
     printf("peak %s %s: %.3f ms, %.2f T elements/s (%.2f T ops/s counting 2 per element)%s", g == TFE__GK_F64 ? "f64" : "f32",
@@ -372,9 +368,12 @@ static void bench_tgemm_kernels(tfe__gpu_dev *D, int g, int n, int reps, double 
   char *old = calloc(nold + 1, 1);
   for (size_t i = 0; i < sizeof tfe__gpu_ksrc / sizeof *tfe__gpu_ksrc; i++) strcat(old, tfe__gpu_ksrc[i]);
   for (size_t i = 0; i < sizeof bench_old_trop / sizeof *bench_old_trop; i++) strcat(old, bench_old_trop[i]);
+  const char *ev = getenv("TFE_BENCH_TG_VARIANTS");
+  int nv = ev && *ev == '0' ? 2 : 3;
   struct { const char *name, *src, *opt; } v[3] = {{"session-10 kernel", old, NULL},
-                                                   {"this kernel, compare/select (default)", cur, "-DTG_FMAX=0"},
-                                                   {"this kernel, fmax", cur, "-DTG_FMAX=1"}};
+                                                   {"this kernel (default: f64 compare/select, f32 fmax)", NULL, NULL},
+                                                   {g == TFE__GK_F64 ? "this kernel with fmax" : "this kernel with compare/select", cur,
+                                                    g == TFE__GK_F64 ? "-DTG_FMAX=1" : "-DTG_FMAX=0"}};
   tfe__gpu_gparams p;
   memset(&p, 0, sizeof p);
   p.m = p.n = p.k = n, p.ars = 1, p.acs = n, p.brs = 1, p.bcs = n, p.crs = 1, p.ccs = n, p.irs = 1, p.ics = n;
@@ -383,20 +382,23 @@ static void bench_tgemm_kernels(tfe__gpu_dev *D, int g, int n, int reps, double 
               pi = (tfe__cu_ptr)(uintptr_t)ix.data;
   void *args[] = {&pc, &pa, &pb, &pi, &p};
   double el = (double)n * n * n;
-  for (int k = 0; k < 3; k++) {
-    tfe__cu_module m = bench_module(D, v[k].src, g, v[k].opt);
-    if (!m) { printf("%s: no module\n", v[k].name); continue; }
+  for (int k = 0; k < nv; k++) {
+    tfe__cu_module m = v[k].src ? bench_module(D, v[k].src, g, v[k].opt) : NULL; /* NULL src: the library's module */
+    if (v[k].src && !m) { printf("%s: no module\n", v[k].name); continue; }
     for (int arg = 0; arg < 2; arg++) {
       raw_ctx q = {D, NULL, (unsigned)((n + 127) / 128), (unsigned)((n + 127) / 128), args};
-      if (tfe__gpu.cu.cuModuleGetFunction(&q.f, m, arg ? "tfe_tgemm_arg_1" : "tfe_tgemm_1") != 0) continue;
+      if (!m) q.f = D->f_tgemm[g][0][arg];
+      else if (tfe__gpu.cu.cuModuleGetFunction(&q.f, m, arg ? "tfe_tgemm_arg_1" : "tfe_tgemm_1") != 0) continue;
       double t = time_ms(D, run_raw, &q, reps), rate = el / t * 1e3;
       printf("max-plus %s n=%d %s%s: %.3f ms, %.2f T elements/s, %.3f of cuBLAS dgemm's rate, %.3f of the measured peak\n",
              g == TFE__GK_F64 ? "f64" : "f32", n, v[k].name, arg ? " + argmax" : "", t, rate / 1e12, rate / elem_dgemm,
              peak > 0 ? rate / peak : 0);
     }
-    tfe__gpu_enter(D, "bench");
-    tfe__gpu.cu.cuModuleUnload(m);
-    tfe__gpu_leave(D);
+    if (m) {
+      tfe__gpu_enter(D, "bench");
+      tfe__gpu.cu.cuModuleUnload(m);
+      tfe__gpu_leave(D);
+    }
   }
   free(cur), free(old);
   tfe_dyn_release(&a), tfe_dyn_release(&b), tfe_dyn_release(&c), tfe_dyn_release(&ix);
@@ -462,7 +464,8 @@ int main(int argc, char **argv) {
          tfe__gpu.driver_version, t1 - t0);
   /* first use of every kind's kernels: compiled by NVRTC or read from the disk cache */
   tfe__gpu_dev *D = &tfe__gpu.dev[0];
-  for (int g = 0; g < TFE__GK_COUNT; g++) {
+  const char *ot0 = getenv("TFE_BENCH_ONLY_TROP");
+  for (int g = 0; g < (ot0 && *ot0 == '1' ? 2 : TFE__GK_COUNT); g++) {
     double a = now_s();
     if (tfe__gpu_enter(D, "bench") != TFE_OK || tfe__gpu_kernels(D, g, "bench") != TFE_OK) {
       printf("kernels: %s\n", tfe_gpu_last_error());
@@ -475,10 +478,13 @@ int main(int argc, char **argv) {
   printf("kernel modules: %d compiled by NVRTC, %d read from the disk cache (%s)\n", D->kernels_compiled,
          D->kernels_from_disk, tfe__gpu_cache_dir(dir, sizeof dir) ? dir : "cache off");
   srand(1);
-  bench_ew(TFE_DT_F64, reps);
-  bench_ew(TFE_DT_C128, reps);
-  bench_iij(reps);
-  bench_trop_steps(reps);
+  const char *ot = getenv("TFE_BENCH_ONLY_TROP"); /* 1: the tropical GEMMs and the peak only */
+  if (!(ot && *ot == '1')) {
+    bench_ew(TFE_DT_F64, reps);
+    bench_ew(TFE_DT_C128, reps);
+    bench_iij(reps);
+    bench_trop_steps(reps);
+  }
   double tb = bench_tropical(n, reps), elem_dgemm = (double)n * n * n / tb * 1e3, peak = 0;
   for (int g = TFE__GK_F64; g >= TFE__GK_F32; g--) {
     bench_peak(D, g, reps, elem_dgemm, &peak);

@@ -108,7 +108,7 @@ static tfe_status run_tg(void *p) {
   tfe__gpu_leave(g->D);
   return s ? TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, "cublas", "status %d", s) : TFE_OK;
 }
-static void bench_tropical(int n, int reps) {
+static double bench_tropical(int n, int reps) {
   static const tfe_dtype kinds[] = {TFE_DT_MAXPLUS_F64, TFE_DT_MINPLUS_F64, TFE_DT_MAXTIMES_F64, TFE_DT_MAXPLUS_F32};
   int64_t dims[2] = {n, n};
   double flop = 2.0 * n * (double)n * n, tb = 0;
@@ -143,6 +143,293 @@ static void bench_tropical(int n, int reps) {
     }
     tfe_dyn_release(&g.a), tfe_dyn_release(&g.b), tfe_dyn_release(&g.c), tfe_dyn_release(&g.i);
   }
+  return tb;
+}
+
+/* ---- the hardware's max-plus rate and the tropical GEMM's kernels, side by side ---------------
+ * A kernel of 32 independent accumulators per thread, acc[j] = max(acc[j], x + b[j]) on
+ * registers (x += d before each 32: one more add per 32 elements, every sum new, so none is
+ * shared between steps), no memory traffic: the most max-plus
+ * elements per second the device runs, in each form of the max (compare and select, fmax),
+ * with the argmax's bookkeeping, and plain adds (the FP64 / FP32 pipe's rate). Then the tropical
+ * GEMM kernel launched directly at n x n x n: the session-10 kernel (its source kept below, as
+ * it was), this one with the select (the library's default) and with fmax. */
+static const char *const bench_peak_src =
+    "typedef TFE_R R;\n"
+    "#define BODY(UPD)                                                                 \\\n"
+    "  R acc[32], bv[32], x = (R)(threadIdx.x * 1e-3);                                 \\\n"
+    "  int arg[32];                                                                    \\\n"
+    "  for (int j = 0; j < 32; j++) acc[j] = (R)-1e30, arg[j] = -1, bv[j] = (R)(0.5 * j); \\\n"
+    "  for (int it = 0; it < iters; it++) {                                            \\\n"
+    "    x += d;                                                                       \\\n"
+    "    _Pragma(\"unroll\") for (int j = 0; j < 32; j++) {                            \\\n"
+    "      R v = x + bv[j];                                                            \\\n"
+    "      R &a = acc[j];                                                              \\\n"
+    "      UPD;                                                                        \\\n"
+    "    }                                                                             \\\n"
+    "  }                                                                               \\\n"
+    "  R s = acc[0];                                                                   \\\n"
+    "  int w = arg[0];                                                                 \\\n"
+    "  for (int j = 1; j < 32; j++) s = s > acc[j] ? s : acc[j], w += arg[j];          \\\n"
+    "  out[blockIdx.x * blockDim.x + threadIdx.x] = s + (R)w;\n"
+    "extern \"C\" __global__ void peak_sel(R *out, R d, int iters) { BODY(a = v > a ? v : a) }\n"
+    "extern \"C\" __global__ void peak_fmax(R *out, R d, int iters) { BODY(a = fmax(a, v)) }\n"
+    "extern \"C\" __global__ void peak_arg(R *out, R d, int iters) { BODY(if (v > a) { a = v; arg[j] = it; }) }\n"
+    "extern \"C\" __global__ void peak_add(R *out, R d, int iters) { BODY(a = a + v) }\n";
+static const char *const bench_old_trop[] = {
+    "#if !TFE_CPLX\n"
+    "struct G {\n"
+    "  long long m, n, k;\n"
+    "  long long ars, acs, abs_, brs, bcs, bbs, crs, ccs, cbs, irs, ics, ibs;\n"
+    "  double alpha, beta;\n"
+    "  int beta_zero, pad;\n"
+    "};\n"
+    "template <int S> struct SR;\n"
+    "template <> struct SR<1> {\n"
+    "  static __device__ __forceinline__ R zero() { return (R)-INFINITY; }\n"
+    "  static __device__ __forceinline__ R mul(R a, R b) { return a + b; }\n"
+    "  static __device__ __forceinline__ R add(R a, R b) { return b > a ? b : a; }\n"
+    "  static __device__ __forceinline__ bool better(R v, R acc) { return v > acc; }\n"
+    "};\n"
+    "template <> struct SR<2> {\n"
+    "  static __device__ __forceinline__ R zero() { return (R)INFINITY; }\n"
+    "  static __device__ __forceinline__ R mul(R a, R b) { return a + b; }\n"
+    "  static __device__ __forceinline__ R add(R a, R b) { return b < a ? b : a; }\n"
+    "  static __device__ __forceinline__ bool better(R v, R acc) { return v < acc; }\n"
+    "};\n"
+    "template <> struct SR<3> {\n"
+    "  static __device__ __forceinline__ R zero() { return (R)0; }\n"
+    "  static __device__ __forceinline__ R mul(R a, R b) { return a * b; }\n"
+    "  static __device__ __forceinline__ R add(R a, R b) { return b > a ? b : a; }\n"
+    "  static __device__ __forceinline__ bool better(R v, R acc) { return v > acc; }\n"
+    "};\n",
+    "#define TB 128\n"
+    "#define TK 8\n"
+    "template <int S, bool ARG>\n"
+    "__device__ __forceinline__ void tgemm(R *c, const R *a, const R *b, long long *idx, const G &p) {\n"
+    "  __shared__ R As[TK][TB], Bs[TK][TB];\n"
+    "  const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;\n"
+    "  const long long m0 = (long long)blockIdx.x * TB, n0 = (long long)blockIdx.y * TB, z = blockIdx.z;\n"
+    "  a += z * p.abs_; b += z * p.bbs; c += z * p.cbs;\n"
+    "  if (ARG) idx += z * p.ibs;\n"
+    "  R acc[8][8];\n"
+    "  int arg[8][8];\n"
+    "#pragma unroll\n"
+    "  for (int i = 0; i < 8; i++)\n"
+    "#pragma unroll\n"
+    "    for (int j = 0; j < 8; j++) { acc[i][j] = SR<S>::zero(); if (ARG) arg[i][j] = -1; }\n"
+    "  for (long long k0 = 0; k0 < p.k; k0 += TK) {\n"
+    "#pragma unroll\n"
+    "    for (int q = 0; q < 4; q++) {\n"
+    "      int e = threadIdx.x + 256 * q, r = e % TB, kk = e / TB;\n"
+    "      long long gm = m0 + r, gk = k0 + kk;\n"
+    "      As[kk][r] = gm < p.m && gk < p.k ? a[gm * p.ars + gk * p.acs] : SR<S>::zero();\n"
+    "      int kb = e % TK, cb = e / TK;\n"
+    "      long long gn = n0 + cb, gkb = k0 + kb;\n"
+    "      Bs[kb][cb] = gn < p.n && gkb < p.k ? b[gkb * p.brs + gn * p.bcs] : SR<S>::zero();\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "#pragma unroll\n"
+    "    for (int kk = 0; kk < TK; kk++) {\n"
+    "      R av[8], bv[8];\n"
+    "#pragma unroll\n"
+    "      for (int i = 0; i < 8; i++) av[i] = As[kk][ty + 16 * i];\n"
+    "#pragma unroll\n"
+    "      for (int j = 0; j < 8; j++) bv[j] = Bs[kk][tx + 16 * j];\n"
+    "#pragma unroll\n"
+    "      for (int i = 0; i < 8; i++)\n"
+    "#pragma unroll\n"
+    "        for (int j = 0; j < 8; j++) {\n"
+    "          R v = SR<S>::mul(av[i], bv[j]);\n"
+    "          if (ARG) {\n"
+    "            if (SR<S>::better(v, acc[i][j])) { acc[i][j] = v; arg[i][j] = (int)(k0 + kk); }\n"
+    "          } else acc[i][j] = SR<S>::add(acc[i][j], v);\n"
+    "        }\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "#pragma unroll\n"
+    "  for (int i = 0; i < 8; i++)\n"
+    "#pragma unroll\n"
+    "    for (int j = 0; j < 8; j++) {\n"
+    "      long long gm = m0 + ty + 16 * i, gn = n0 + tx + 16 * j;\n"
+    "      if (gm >= p.m || gn >= p.n) continue;\n"
+    "      R r = SR<S>::mul((R)p.alpha, acc[i][j]);\n"
+    "      R *cp = c + gm * p.crs + gn * p.ccs;\n"
+    "      if (!p.beta_zero) r = SR<S>::add(r, SR<S>::mul((R)p.beta, *cp));\n"
+    "      *cp = r;\n"
+    "      if (ARG) idx[gm * p.irs + gn * p.ics] = arg[i][j];\n"
+    "    }\n"
+    "}\n",
+    "#define TGEMM(s)                                                                                      \\\n"
+    "  extern \"C\" __global__ void __launch_bounds__(256) tfe_tgemm_##s(R *c, const R *a, const R *b,      \\\n"
+    "                                                                      long long *idx, G p) {         \\\n"
+    "    tgemm<s, false>(c, a, b, idx, p);                                                                 \\\n"
+    "  }                                                                                                   \\\n"
+    "  extern \"C\" __global__ void __launch_bounds__(256) tfe_tgemm_arg_##s(R *c, const R *a, const R *b,  \\\n"
+    "                                                                          long long *idx, G p) {     \\\n"
+    "    tgemm<s, true>(c, a, b, idx, p);                                                                  \\\n"
+    "  }\n"
+    "TGEMM(1)\n"
+    "TGEMM(2)\n"
+    "TGEMM(3)\n"
+    "#endif\n"};
+
+
+/* A module of src for kind g (f32 or f64) with one extra option (NULL: none). */
+static tfe__cu_module bench_module(tfe__gpu_dev *D, const char *src, int g, const char *opt) {
+  char arch[48];
+  snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", D->info.cc_major, D->info.cc_minor);
+  const char *opts[5] = {arch, tfe__gpu_kdefs[g][0], tfe__gpu_kdefs[g][1], "--std=c++14", opt};
+  tfe__rtc_prog p = NULL;
+  tfe__cu_module m = NULL;
+  if (tfe__gpu.rtc.create(&p, src, "bench.cu", 0, NULL, NULL) != 0) return NULL;
+  tfe__rtc_result r = tfe__gpu.rtc.compile(p, opt ? 5 : 4, opts);
+  size_t n = 0;
+  char *img = NULL;
+  if (r == 0 && tfe__gpu.rtc.cubin_size(p, &n) == 0 && (img = malloc(n)) && tfe__gpu.rtc.cubin(p, img) == 0) {
+    tfe__gpu_enter(D, "bench");
+    if (tfe__gpu.cu.cuModuleLoadData(&m, img) != 0) m = NULL;
+    tfe__gpu_leave(D);
+  } else if (r != 0) {
+    size_t ln = 0;
+    tfe__gpu.rtc.log_size(p, &ln);
+    char *log = malloc(ln + 1);
+    if (log && tfe__gpu.rtc.log(p, log) == 0) fprintf(stderr, "bench module: %.2000s\n", log);
+    free(log);
+  }
+  free(img);
+  tfe__gpu.rtc.destroy(&p);
+  return m;
+}
+typedef struct raw_ctx {
+  tfe__gpu_dev *D;
+  tfe__cu_function f;
+  unsigned gx, gy;
+  void **args;
+} raw_ctx;
+static tfe_status run_raw(void *p) {
+  raw_ctx *q = (raw_ctx *)p;
+  tfe__gpu_enter(q->D, "bench");
+  tfe__cu_result r = tfe__gpu.cu.cuLaunchKernel(q->f, q->gx, q->gy, 1, 256, 1, 1, 0, q->D->stream, q->args, NULL);
+  tfe__gpu_leave(q->D);
+  return r ? TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, "bench", "launch: %s", tfe__cu_errstr(r)) : TFE_OK;
+}
+/* Peak element rates; *peak gets the best max-plus form's (elements per second). */
+static void bench_peak(tfe__gpu_dev *D, int g, int reps, double elem_dgemm, double *peak) {
+  tfe__cu_module m = bench_module(D, bench_peak_src, g, NULL);
+  if (!m) { printf("peak kernels: no module\n"); return; }
+  static const char *const nm[] = {"peak_sel", "peak_fmax", "peak_arg", "peak_add"};
+  static const char *const what[] = {"add + compare/select", "add + fmax", "add + compare/select + argmax", "add + add (the pipe's rate)"};
+  unsigned blocks = 132 * 8;
+  int iters = g == TFE__GK_F64 ? 8192 : 16384;
+  tfe__cu_ptr out = 0;
+  tfe__gpu_enter(D, "bench");
+  tfe__gpu.cu.cuMemAlloc(&out, (size_t)blocks * 256 * 8);
+  tfe__gpu_leave(D);
+  double dd = 1e-9;
+  float df = 1e-9f;
+  void *args[] = {&out, g == TFE__GK_F64 ? (void *)&dd : (void *)&df, &iters};
+  *peak = 0;
+  for (int k = 0; k < 4; k++) {
+    raw_ctx q = {D, NULL, blocks, 1, args};
+    if (tfe__gpu.cu.cuModuleGetFunction(&q.f, m, nm[k]) != 0) continue;
+    double t = time_ms(D, run_raw, &q, reps), el = (double)blocks * 256 * iters * 32;
+    double rate = el / t * 1e3;
+    if (k < 2 && rate > *peak) *peak = rate;
+    printf("peak %s %s: %.3f ms, %.2f T elements/s (%.2f T ops/s counting 2 per element)%s", g == TFE__GK_F64 ? "f64" : "f32",
+           what[k], t, rate / 1e12, 2 * rate / 1e12, elem_dgemm > 0 ? "" : "\n");
+    if (elem_dgemm > 0) printf(", %.3f of cuBLAS dgemm's element rate\n", rate / elem_dgemm);
+  }
+  tfe__gpu_enter(D, "bench");
+  tfe__gpu.cu.cuMemFree(out), tfe__gpu.cu.cuModuleUnload(m);
+  tfe__gpu_leave(D);
+}
+/* The tropical GEMM kernels (max-plus, and with argmax) of three sources on n x n column-major
+ * operands of kind g. */
+static void bench_tgemm_kernels(tfe__gpu_dev *D, int g, int n, int reps, double elem_dgemm, double peak) {
+  int64_t dims[2] = {n, n};
+  tfe_dyn a, b, c, ix;
+  tfe_dtype dt = g == TFE__GK_F64 ? TFE_DT_MAXPLUS_F64 : TFE_DT_MAXPLUS_F32;
+  if (g == TFE__GK_F64) dev_random(dt, TFE_DT_F64, 2, dims, &a), dev_random(dt, TFE_DT_F64, 2, dims, &b);
+  else {
+    tfe_dyn h;
+    if (tfe_dyn_empty(&h, TFE_DT_F32, 2, dims, TFE_COLMAJOR) != TFE_OK) exit(1);
+    for (int64_t i = 0; i < (int64_t)n * n; i++) ((float *)h.data)[i] = (float)(rand() / (double)RAND_MAX);
+    h.dtype = dt;
+    if (tfe_gpu_upload(&a, 0, &h) != TFE_OK || tfe_gpu_upload(&b, 0, &h) != TFE_OK) exit(1);
+    tfe_dyn_release(&h);
+  }
+  if (tfe_gpu_alloc_dyn(&c, 0, dt, 2, dims, TFE_COLMAJOR) != TFE_OK || tfe_gpu_alloc_dyn(&ix, 0, TFE_DT_I64, 2, dims, TFE_COLMAJOR) != TFE_OK) exit(1);
+  char *cur = tfe__gpu_source();
+  size_t nold = 0;
+  for (size_t i = 0; i < sizeof tfe__gpu_ksrc / sizeof *tfe__gpu_ksrc; i++) nold += strlen(tfe__gpu_ksrc[i]);
+  for (size_t i = 0; i < sizeof bench_old_trop / sizeof *bench_old_trop; i++) nold += strlen(bench_old_trop[i]);
+  char *old = calloc(nold + 1, 1);
+  for (size_t i = 0; i < sizeof tfe__gpu_ksrc / sizeof *tfe__gpu_ksrc; i++) strcat(old, tfe__gpu_ksrc[i]);
+  for (size_t i = 0; i < sizeof bench_old_trop / sizeof *bench_old_trop; i++) strcat(old, bench_old_trop[i]);
+  const char *ev = getenv("TFE_BENCH_TG_VARIANTS");
+  int nv = ev && *ev == '0' ? 2 : 3;
+  struct { const char *name, *src, *opt; } v[3] = {{"session-10 kernel", old, NULL},
+                                                   {"this kernel (default: f64 compare/select, f32 fmax)", NULL, NULL},
+                                                   {g == TFE__GK_F64 ? "this kernel with fmax" : "this kernel with compare/select", cur,
+                                                    g == TFE__GK_F64 ? "-DTG_FMAX=1" : "-DTG_FMAX=0"}};
+  tfe__gpu_gparams p;
+  memset(&p, 0, sizeof p);
+  p.m = p.n = p.k = n, p.ars = 1, p.acs = n, p.brs = 1, p.bcs = n, p.crs = 1, p.ccs = n, p.irs = 1, p.ics = n;
+  p.alpha = 0, p.beta = -INFINITY, p.beta_zero = 1;
+  tfe__cu_ptr pc = (tfe__cu_ptr)(uintptr_t)c.data, pa = (tfe__cu_ptr)(uintptr_t)a.data, pb = (tfe__cu_ptr)(uintptr_t)b.data,
+              pi = (tfe__cu_ptr)(uintptr_t)ix.data;
+  void *args[] = {&pc, &pa, &pb, &pi, &p};
+  double el = (double)n * n * n;
+  for (int k = 0; k < nv; k++) {
+    tfe__cu_module m = v[k].src ? bench_module(D, v[k].src, g, v[k].opt) : NULL; /* NULL src: the library's module */
+    if (v[k].src && !m) { printf("%s: no module\n", v[k].name); continue; }
+    for (int arg = 0; arg < 2; arg++) {
+      raw_ctx q = {D, NULL, (unsigned)((n + 127) / 128), (unsigned)((n + 127) / 128), args};
+      if (!m) q.f = D->f_tgemm[g][0][arg];
+      else if (tfe__gpu.cu.cuModuleGetFunction(&q.f, m, arg ? "tfe_tgemm_arg_1" : "tfe_tgemm_1") != 0) continue;
+      double t = time_ms(D, run_raw, &q, reps), rate = el / t * 1e3;
+      printf("max-plus %s n=%d %s%s: %.3f ms, %.2f T elements/s, %.3f of cuBLAS dgemm's rate, %.3f of the measured peak\n",
+             g == TFE__GK_F64 ? "f64" : "f32", n, v[k].name, arg ? " + argmax" : "", t, rate / 1e12, rate / elem_dgemm,
+             peak > 0 ? rate / peak : 0);
+    }
+    if (m) {
+      tfe__gpu_enter(D, "bench");
+      tfe__gpu.cu.cuModuleUnload(m);
+      tfe__gpu_leave(D);
+    }
+  }
+  free(cur), free(old);
+  tfe_dyn_release(&a), tfe_dyn_release(&b), tfe_dyn_release(&c), tfe_dyn_release(&ix);
+}
+
+/* ---- tropical einsum steps other than GEMMs, against the same steps in f64 -------------------- */
+typedef struct ts_ctx { tfe_dyn a, b, c; const int32_t *la, *lb, *lc; double one, zero; } ts_ctx;
+static tfe_status run_ts(void *p) {
+  ts_ctx *q = (ts_ctx *)p;
+  return tfe_contract_dyn(&q->one, &q->a, q->la, q->lb ? &q->b : NULL, q->lb, &q->zero, &q->c, q->lc);
+}
+static void bench_trop_steps(int reps) {
+  static const int32_t ijk[3] = {'i', 'j', 'k'}, kji[3] = {'k', 'j', 'i'}, ij[2] = {'i', 'j'}, i1[1] = {'i'};
+  struct { const char *name; int ra, rc; int64_t da[3], dc[3]; const int32_t *la, *lb, *lc; } st[3] = {
+      {"permutation ijk->kji 256^3", 3, 3, {256, 256, 256}, {256, 256, 256}, ijk, NULL, kji},
+      {"reduction ij->i 4096^2", 2, 1, {4096, 4096}, {4096}, ij, NULL, i1},
+      {"elementwise product ij,ij->ij 4096^2", 2, 2, {4096, 4096}, {4096, 4096}, ij, ij, ij}};
+  for (int s = 0; s < 3; s++)
+    for (int k = 0; k < 2; k++) {
+      tfe_dtype dt = k ? TFE_DT_MAXPLUS_F64 : TFE_DT_F64;
+      ts_ctx q;
+      memset(&q, 0, sizeof q);
+      q.la = st[s].la, q.lb = st[s].lb, q.lc = st[s].lc, q.one = k ? 0 : 1, q.zero = k ? -INFINITY : 0;
+      dev_random(dt, TFE_DT_F64, st[s].ra, st[s].da, &q.a);
+      if (q.lb) dev_random(dt, TFE_DT_F64, st[s].ra, st[s].da, &q.b);
+      if (tfe_gpu_alloc_dyn(&q.c, 0, dt, st[s].rc, st[s].dc, TFE_COLMAJOR) != TFE_OK) exit(1);
+      double t = time_ms(&tfe__gpu.dev[0], run_ts, &q, reps);
+      printf("%s %s on the device: %.3f ms\n", st[s].name, tfe_dtype_name(dt), t);
+      tfe_dyn_release(&q.a), tfe_dyn_release(&q.c);
+      if (q.lb) tfe_dyn_release(&q.b);
+    }
 }
 
 /* ---- iij -> jj on device operands ------------------------------------------------------------- */
@@ -177,7 +464,8 @@ int main(int argc, char **argv) {
          tfe__gpu.driver_version, t1 - t0);
   /* first use of every kind's kernels: compiled by NVRTC or read from the disk cache */
   tfe__gpu_dev *D = &tfe__gpu.dev[0];
-  for (int g = 0; g < TFE__GK_COUNT; g++) {
+  const char *ot0 = getenv("TFE_BENCH_ONLY_TROP");
+  for (int g = 0; g < (ot0 && *ot0 == '1' ? 2 : TFE__GK_COUNT); g++) {
     double a = now_s();
     if (tfe__gpu_enter(D, "bench") != TFE_OK || tfe__gpu_kernels(D, g, "bench") != TFE_OK) {
       printf("kernels: %s\n", tfe_gpu_last_error());
@@ -190,9 +478,17 @@ int main(int argc, char **argv) {
   printf("kernel modules: %d compiled by NVRTC, %d read from the disk cache (%s)\n", D->kernels_compiled,
          D->kernels_from_disk, tfe__gpu_cache_dir(dir, sizeof dir) ? dir : "cache off");
   srand(1);
-  bench_ew(TFE_DT_F64, reps);
-  bench_ew(TFE_DT_C128, reps);
-  bench_iij(reps);
-  bench_tropical(n, reps);
+  const char *ot = getenv("TFE_BENCH_ONLY_TROP"); /* 1: the tropical GEMMs and the peak only */
+  if (!(ot && *ot == '1')) {
+    bench_ew(TFE_DT_F64, reps);
+    bench_ew(TFE_DT_C128, reps);
+    bench_iij(reps);
+    bench_trop_steps(reps);
+  }
+  double tb = bench_tropical(n, reps), elem_dgemm = (double)n * n * n / tb * 1e3, peak = 0;
+  for (int g = TFE__GK_F64; g >= TFE__GK_F32; g--) {
+    bench_peak(D, g, reps, elem_dgemm, &peak);
+    bench_tgemm_kernels(D, g, n, reps, elem_dgemm, peak);
+  }
   return 0;
 }

@@ -719,6 +719,257 @@ static void test_tropical_matmul_argmax(void **state) {
   }
 }
 
+/* ---- tropical einsum steps beyond GEMMs ------------------------------------------------------
+ * Every step of a tropical einsum runs on the device: random unary and binary contractions
+ * (make_labels: traces, C diagonals, labels of one input, sizes 0 and 1, random strides with
+ * zero and negative ones in the inputs) of every tropical kind, with some of the semiring's
+ * zeros among the values and alpha/beta among the semiring's one, its zero (C full of NaN) and
+ * random values; GEMM-shaped pairs with one-input labels, batches and C diagonals on the
+ * tropical GEMM; whole einsums on device operands (permutations, traces, reductions, products,
+ * folds of many elements into few); the elementwise slot's semiring ops. Each against the
+ * CPU: equal infinities and NaN are equal, other values within the kind's tolerance. */
+static double tzero(tfe_dtype dt) {
+  return dt == TFE_DT_MAXPLUS_F64 || dt == TFE_DT_MAXPLUS_F32 ? -INFINITY
+         : dt == TFE_DT_MINPLUS_F64 || dt == TFE_DT_MINPLUS_F32 ? INFINITY : 0;
+}
+static bool tmt(tfe_dtype dt) { return dt == TFE_DT_MAXTIMES_F64 || dt == TFE_DT_MAXTIMES_F32; }
+static double tone(tfe_dtype dt) { return tmt(dt) ? 1 : 0; }
+static bool tsame(tfe_dtype rt, const char *cpu, const char *gpu, size_t n, char *msg, size_t nmsg) {
+  size_t es = tfe_dtype_get(rt)->size;
+  double scale = 1;
+  for (size_t i = 0; i < n; i++) {
+    double re, im;
+    get(rt, cpu + i * es, &re, &im);
+    if (isfinite(re)) scale = fmax(scale, fabs(re));
+  }
+  double tol = (rt == TFE_DT_F32 ? 2e-5 : 1e-12) * scale;
+  for (size_t i = 0; i < n; i++) {
+    double a, b, im;
+    get(rt, cpu + i * es, &a, &im), get(rt, gpu + i * es, &b, &im);
+    if (a == b || (isnan(a) && isnan(b)) || fabs(a - b) <= tol) continue;
+    snprintf(msg, nmsg, "element %zu of %zu: CPU %.17g, GPU %.17g", i, n, a, b);
+    return false;
+  }
+  return true;
+}
+/* Random values of a tropical kind (max-times: non-negative), one in eight the semiring's zero. */
+static void tfill(tu_rng *r, tfe_dtype dt, hostop *h) {
+  tfe_dtype rt = treal(dt);
+  size_t es = tfe_dtype_get(rt)->size;
+  for (size_t i = 0; i < h->bytes / es; i++)
+    put(rt, h->buf + i * es, tu_int(r, 0, 7) == 0 ? tzero(dt) : tmt(dt) ? 0.1 + tu_unif(r) : 2 * rnd(r), 0);
+  h->v.dtype = dt;
+}
+static void make_tview2(tu_rng *r, tfe_dtype dt, int rank, const int64_t *dims, bool zero_ok, hostop *h) {
+  make_view(r, treal(dt), rank, dims, zero_ok, h);
+  tfill(r, dt, h);
+}
+static void trop_case(tu_rng *r, tfe_dtype dt, bool binary, int kcase, const lcase *given) {
+  lcase c;
+  if (given) c = *given;
+  else make_labels(r, binary, &c);
+  tfe_dtype rt = treal(dt);
+  hostop A, B, C, C1, C2;
+  make_tview2(r, dt, c.ra, c.da, true, &A);
+  if (binary) make_tview2(r, dt, c.rb, c.db, true, &B);
+  make_tview2(r, dt, c.rc, c.dc, false, &C);
+  int ka = (int)tu_int(r, 0, 5), kb = (int)tu_int(r, 0, 2);
+  double al[1], be[1], av = ka == 0 ? tone(dt) : ka == 5 ? tzero(dt) : tmt(dt) ? 0.5 + tu_unif(r) : rnd(r),
+                       bv = kb == 0 ? tzero(dt) : kb == 1 ? tone(dt) : tmt(dt) ? 0.5 + tu_unif(r) : rnd(r);
+  put(rt, al, av, 0), put(rt, be, bv, 0);
+  if (kb == 0 && tu_int(r, 0, 1)) { /* beta = zero: C is not read */
+    size_t es = tfe_dtype_get(rt)->size;
+    for (size_t i = 0; i < C.bytes / es; i++) put(rt, C.buf + i * es, NAN, 0);
+  }
+  copy_op(&C, &C1), copy_op(&C, &C2);
+  tfe_status s_cpu = tfe_contract_dyn(al, &A.v, c.la, binary ? &B.v : NULL, c.lb, be, &C1.v, c.lc);
+  char cpu_msg[TFE_ERRMSG_MAX] = "ok";
+  if (s_cpu) snprintf(cpu_msg, sizeof cpu_msg, "%s", tfe_last_error());
+  tfe_dyn dA, dB, dC;
+  upload(&A, 0, &dA), upload(&C, 0, &dC);
+  if (binary) upload(&B, 0, &dB);
+  tfe_status s_gpu = tfe_contract_dyn(al, &dA, c.la, binary ? &dB : NULL, c.lb, be, &dC, c.lc);
+  if (s_gpu != s_cpu)
+    fail_msg("tropical %s case %d (%s): CPU says %d (%s), GPU %d (%s)", binary ? "binary" : "unary", kcase,
+             tfe_dtype_name(dt), s_cpu, cpu_msg, s_gpu, s_gpu ? tfe_last_error() : "ok");
+  char msg[256];
+  if (s_gpu == TFE_OK) {
+    if (tfe_gpu_download(&dC, &C2.v) != TFE_OK) fail_msg("download: %s", tfe_last_error());
+    if (!tsame(rt, C1.buf, C2.buf, C1.bytes / tfe_dtype_get(rt)->size, msg, sizeof msg)) {
+      printf("# FAIL tropical %s case %d (%s): %s; alpha %g beta %g\n", binary ? "binary" : "unary", kcase,
+             tfe_dtype_name(dt), msg, av, bv);
+      dump("A", &A.v, c.la);
+      if (binary) dump("B", &B.v, c.lb);
+      dump("C", &C.v, c.lc);
+      failures++;
+    }
+  }
+  tfe_dyn_release(&dA), tfe_dyn_release(&dC);
+  if (binary) tfe_dyn_release(&dB), hfree(&B);
+  hfree(&A), hfree(&C), hfree(&C1), hfree(&C2);
+}
+static void test_tropical_random(void **state) {
+  (void)state;
+  failures = 0;
+  int n = cases() / 4 > 20 ? cases() / 4 : 20;
+  for (size_t t = 0; t < sizeof tkinds / sizeof *tkinds; t++) {
+    tu_rng r = {0x7A3D1C5B9E2F4A61ULL + t};
+    for (int i = 0; i < n; i++) trop_case(&r, tkinds[t], false, i, NULL);
+    for (int i = 0; i < n; i++) trop_case(&r, tkinds[t], true, i, NULL);
+  }
+  if (failures) fail_msg("%d tropical cases differ (listed above)", failures);
+}
+/* Pairs the tropical GEMM takes (M and N of 16 and more, sums of more than 16 terms): labels of
+ * one input (summed while packing), batch labels, C diagonals, and the elementwise kernel's
+ * large folds (one output of a long sum). */
+static void test_tropical_gemm_paths(void **state) {
+  (void)state;
+  static const char *const shapes[] = {"ijx,jky->ik", "xij,yjk->ki", "bij,bjk->bik", "ij,jk->iki", "ji,kjy->ik",
+                                       "ij,ij->", "i,i->i", "ijk,ij->k"};
+  failures = 0;
+  tu_rng r = {79};
+  for (size_t t = 0; t < sizeof tkinds / sizeof *tkinds; t++)
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+      lcase c;
+      memset(&c, 0, sizeof c);
+      int part = 0;
+      for (const char *p = shapes[s]; *p; p++) {
+        if (*p == ',') { part = 1; continue; }
+        if (*p == '-') { part = 2; p++; continue; }
+        int32_t l = *p;
+        int64_t d = l == 'i' ? 40 : l == 'j' ? (s >= 5 ? 3000 : 29) : l == 'k' ? 33 : l == 'b' ? 3 : l == 'x' ? 3 : 2;
+        if (s == 7 && l != 'k') d = 45;
+        if (part == 0) c.la[c.ra] = l, c.da[c.ra++] = d;
+        else if (part == 1) c.lb[c.rb] = l, c.db[c.rb++] = d;
+        else c.lc[c.rc] = l, c.dc[c.rc++] = d;
+      }
+      trop_case(&r, tkinds[t], true, (int)s, &c);
+    }
+  if (failures) fail_msg("%d tropical GEMM-path cases differ (listed above)", failures);
+}
+/* Whole einsums on device operands against the CPU's (called through a pointer: gcc's
+ * -Wmaybe-uninitialized misreads the inlined operand count). */
+static tfe_status (*volatile tu_einsum_dyn)(tfe_dyn *, const char *, int, const tfe_dyn *, const tfe_einsum_opts *) =
+    tfe_einsum_dyn;
+static void test_tropical_einsum(void **state) {
+  (void)state;
+  static const char *const exprs[] = {"ij,jk,kl->il", "iij,jk->ki", "ijk->kji", "ij->", "ij,ij->ij", "ii->i",
+                                      "i,j->ij", "ab,bc,ca->", "abc,cd->dba", "ij,jk->", "pq->p", "pq,pq->q"};
+  tu_rng r = {80};
+  for (size_t t = 0; t < sizeof tkinds / sizeof *tkinds; t++)
+    for (size_t e = 0; e < sizeof exprs / sizeof *exprs; e++) {
+      tfe_dtype dt = tkinds[t], rt = treal(dt);
+      const char *x = exprs[e];
+      int nops = 1;
+      for (const char *p = x; *p && *p != '-'; p++) nops += *p == ',';
+      hostop H[3];
+      tfe_dyn hv[3], dv[3];
+      const char *p = x;
+      for (int k = 0; k < nops; k++) {
+        int64_t dims[8];
+        int rank = 0;
+        for (; *p && *p != ',' && *p != '-'; p++) /* p, q: a long sum into few outputs */
+          dims[rank++] = *p == 'p' ? 9 : *p == 'q' ? 4000 : 3 + (*p - 'a') * 5 % 7;
+        p++;
+        make_tview2(&r, dt, rank, dims, false, &H[k]);
+        hv[k] = H[k].v;
+        upload(&H[k], 0, &dv[k]);
+      }
+      tfe_dyn ref, out;
+      assert_int_equal(tu_einsum_dyn(&ref, x, nops, hv, NULL), TFE_OK);
+      tfe_status st = tu_einsum_dyn(&out, x, nops, dv, NULL);
+      if (st != TFE_OK) fail_msg("tropical einsum %s (%s) on device operands: %s", x, tfe_dtype_name(dt), tfe_last_error());
+      assert_true(out.st->space.kind == TFE_MEM_GPU);
+      size_t n = (size_t)tfe_layout_numel(&ref.lay), es = tfe_dtype_get(rt)->size;
+      char *got = malloc(n * es + 1);
+      assert_non_null(got);
+      tfe_dyn hg = ref;
+      hg.st = NULL, hg.data = got;
+      assert_int_equal(tfe_gpu_download(&out, &hg), TFE_OK);
+      char msg[256];
+      if (!tsame(rt, (const char *)ref.data, got, n, msg, sizeof msg))
+        fail_msg("tropical einsum %s (%s): %s", x, tfe_dtype_name(dt), msg);
+      free(got);
+      tfe_dyn_release(&ref), tfe_dyn_release(&out);
+      for (int k = 0; k < nops; k++) tfe_dyn_release(&dv[k]), hfree(&H[k]);
+    }
+}
+/* The elementwise slot on tropical device operands: zip (add, mul, max, min; broadcast),
+ * reduce (sum, prod, max, min over axes, alpha and beta; a long one), fill, copy into a
+ * permuted layout, map of conj; refused ops with the CPU's codes. */
+static void test_tropical_elementwise(void **state) {
+  (void)state;
+  tu_rng r = {81};
+  for (size_t t = 0; t < sizeof tkinds / sizeof *tkinds; t++) {
+    tfe_dtype dt = tkinds[t], rt = treal(dt);
+    size_t es = tfe_dtype_get(rt)->size;
+    int64_t d2[2] = {6, 7}, d1[1] = {7}, dl[2] = {5, 3000}, dr[1] = {6}, dlr[1] = {5};
+    hostop A, B, V, L, O1, O2;
+    make_tview2(&r, dt, 2, d2, false, &A), make_tview2(&r, dt, 2, d2, false, &B), make_tview2(&r, dt, 1, d1, false, &V);
+    make_tview2(&r, dt, 2, dl, false, &L);
+    tfe_dyn dA, dB, dV, dL;
+    upload(&A, 0, &dA), upload(&B, 0, &dB), upload(&V, 0, &dV), upload(&L, 0, &dL);
+    char msg[256];
+    /* zip */
+    static const tfe_binop zops[] = {TFE_BIN_ADD, TFE_BIN_MUL, TFE_BIN_MAX, TFE_BIN_MIN};
+    for (size_t z = 0; z < 4; z++) {
+      make_tview2(&r, dt, 2, d2, false, &O1), copy_op(&O1, &O2);
+      tfe_dyn dO;
+      upload(&O2, 0, &dO);
+      const tfe_dyn *second = z % 2 ? &V.v : &B.v, *dsecond = z % 2 ? &dV : &dB;
+      assert_int_equal(tfe_zip_dyn(&O1.v, &A.v, second, zops[z]), TFE_OK);
+      if (tfe_zip_dyn(&dO, &dA, dsecond, zops[z]) != TFE_OK) fail_msg("zip %d: %s", (int)zops[z], tfe_last_error());
+      assert_int_equal(tfe_gpu_download(&dO, &O2.v), TFE_OK);
+      if (!tsame(rt, O1.buf, O2.buf, O1.bytes / es, msg, sizeof msg)) fail_msg("%s zip %d: %s", tfe_dtype_name(dt), (int)zops[z], msg);
+      tfe_dyn_release(&dO), hfree(&O1), hfree(&O2);
+    }
+    /* reduce */
+    static const tfe_redop rops[] = {TFE_RED_SUM, TFE_RED_PROD, TFE_RED_MAX, TFE_RED_MIN};
+    for (size_t q = 0; q < 8; q++) {
+      bool lng = q >= 4;
+      make_tview2(&r, dt, 1, lng ? dlr : dr, false, &O1), copy_op(&O1, &O2);
+      tfe_dyn dO;
+      upload(&O2, 0, &dO);
+      int ax[1] = {1};
+      double al[1], be[1];
+      put(rt, al, tmt(dt) ? 0.75 : 0.5, 0), put(rt, be, q % 2 ? tzero(dt) : tmt(dt) ? 1.25 : -0.25, 0);
+      tfe_redop op = rops[q % 4];
+      if (lng && op == TFE_RED_PROD && tmt(dt)) op = TFE_RED_MAX; /* 3000 factors under 1.1 underflow */
+      assert_int_equal(tfe_reduce_dyn(&O1.v, lng ? &L.v : &A.v, op, 1, ax, al, be), TFE_OK);
+      if (tfe_reduce_dyn(&dO, lng ? &dL : &dA, op, 1, ax, al, be) != TFE_OK) fail_msg("reduce %d: %s", (int)op, tfe_last_error());
+      assert_int_equal(tfe_gpu_download(&dO, &O2.v), TFE_OK);
+      if (!tsame(rt, O1.buf, O2.buf, O1.bytes / es, msg, sizeof msg))
+        fail_msg("%s reduce %d (%s): %s", tfe_dtype_name(dt), (int)op, lng ? "5 x 3000" : "6 x 7", msg);
+      tfe_dyn_release(&dO), hfree(&O1), hfree(&O2);
+    }
+    /* fill, copy into the transposed layout, map conj; refusals */
+    make_tview2(&r, dt, 2, d2, false, &O1), copy_op(&O1, &O2);
+    O1.v.lay.strides[0] = 7, O1.v.lay.strides[1] = 1, O1.v.lay.offset = 0, O2.v.lay = O1.v.lay; /* row-major over the same buffer */
+    tfe_dyn dO;
+    upload(&O2, 0, &dO);
+    assert_int_equal(tfe_copy_dyn(&O1.v, &A.v), TFE_OK);
+    if (tfe_copy_dyn(&dO, &dA) != TFE_OK) fail_msg("copy: %s", tfe_last_error());
+    assert_int_equal(tfe_gpu_download(&dO, &O2.v), TFE_OK);
+    if (!tsame(rt, O1.buf, O2.buf, O1.bytes / es, msg, sizeof msg)) fail_msg("%s copy: %s", tfe_dtype_name(dt), msg);
+    double fv[1];
+    put(rt, fv, tzero(dt), 0);
+    assert_int_equal(tfe_fill_dyn(&O1.v, fv), TFE_OK);
+    assert_int_equal(tfe_fill_dyn(&dO, fv), TFE_OK);
+    assert_int_equal(tfe_map_dyn(&O1.v, &B.v, TFE_UN_CONJ, NULL), TFE_OK);
+    assert_int_equal(tfe_map_dyn(&dO, &dB, TFE_UN_CONJ, NULL), TFE_OK);
+    assert_int_equal(tfe_gpu_download(&dO, &O2.v), TFE_OK);
+    if (!tsame(rt, O1.buf, O2.buf, O1.bytes / es, msg, sizeof msg)) fail_msg("%s map conj: %s", tfe_dtype_name(dt), msg);
+    assert_int_equal(tfe_zip_dyn(&O1.v, &A.v, &B.v, TFE_BIN_SUB), TFE_ERR_UNSUPPORTED);
+    assert_int_equal(tfe_zip_dyn(&dO, &dA, &dB, TFE_BIN_SUB), TFE_ERR_UNSUPPORTED);
+    assert_int_equal(tfe_map_dyn(&O1.v, &A.v, TFE_UN_EXP, NULL), TFE_ERR_UNSUPPORTED);
+    assert_int_equal(tfe_map_dyn(&dO, &dA, TFE_UN_EXP, NULL), TFE_ERR_UNSUPPORTED);
+    assert_int_equal(tfe_reduce_dyn(&dO, &dA, TFE_RED_MEAN, -1, NULL, NULL, NULL) != TFE_OK, 1);
+    tfe_dyn_release(&dO), hfree(&O1), hfree(&O2);
+    tfe_dyn_release(&dA), tfe_dyn_release(&dB), tfe_dyn_release(&dV), tfe_dyn_release(&dL);
+    hfree(&A), hfree(&B), hfree(&V), hfree(&L);
+  }
+}
+
 /* ---- linalg on the device (gpu/solver.h): the dtype-tagged entries on device operands against
  * the same calls on the host (results, shapes, error codes and messages) ---------------------------- */
 typedef double complex zc;
@@ -1851,12 +2102,16 @@ int main(void) {
   }
   dev_count = tfe_gpu_device_count();
   printf("# %s\n", tfe_gpu_status());
+  const char *only = getenv("TFE_GPU_TEST_FILTER"); /* e.g. "test_tropical*" (compute-sanitizer runs) */
+  if (only && *only) cmocka_set_test_filter(only);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prims_execute), cmocka_unit_test(test_gemm_shapes), cmocka_unit_test(test_einsum_into), cmocka_unit_test(test_einsum_chain),
       cmocka_unit_test(test_permute_large),
       cmocka_unit_test(test_binary_random), cmocka_unit_test(test_unary_random),
       cmocka_unit_test(test_elementwise_random), cmocka_unit_test(test_elementwise_cuts),
       cmocka_unit_test(test_tropical_contract), cmocka_unit_test(test_tropical_matmul_argmax),
+      cmocka_unit_test(test_tropical_random), cmocka_unit_test(test_tropical_gemm_paths),
+      cmocka_unit_test(test_tropical_einsum), cmocka_unit_test(test_tropical_elementwise),
       cmocka_unit_test(test_linalg_random), cmocka_unit_test(test_linalg_errors),
       cmocka_unit_test(test_pool), cmocka_unit_test(test_streams), cmocka_unit_test(test_plan_cache),
       cmocka_unit_test(test_ad_device), cmocka_unit_test(test_graphs),

@@ -161,10 +161,11 @@ static void emu_ew(int g, char *d, const char *a, const char *b, const tfe__gpu_
   }
 }
 
-/* tfe_tgemm_* (tropical.h): handles 1000 + 6 * kind + 2 * (semiring - 1) + argmax */
+/* tfe_tgemm_*, tfe_tew_* (tropical.h): handles 1000 + 12 * kind + 4 * (semiring - 1) + variant
+ * (TFE__TV_GEMM, _ARG, _EW, _EWRED) */
 static void emu_tgemm(int h, char *c, const char *a, const char *b, long long *idx, const tfe__gpu_gparams *p,
                       unsigned batch) {
-  int g = h / 6, s = h % 6 / 2 + 1, arg = h % 2;
+  int g = h / 12, s = h % 12 / 4 + 1, arg = h % 4 == TFE__TV_ARG;
   size_t es = emu_es[g];
   double zero = tfe__gpu_trop_zero(s);
   for (unsigned z = 0; z < batch; z++)
@@ -189,6 +190,73 @@ static void emu_tgemm(int h, char *c, const char *a, const char *b, long long *i
         emu_st(g, cp, out);
         if (arg) idx[z * p->ibs + i * p->irs + j * p->ics] = w;
       }
+}
+
+/* tfe_tew_<s> / tfe_tew_red_<s>: the CPU's semiring rules (core/semiring_tpl.h) on doubles */
+static double emu_tzero(int s) { return s == 1 ? -INFINITY : s == 2 ? INFINITY : 0; }
+static double emu_tadd(int s, double a, double b) { return s == 2 ? (a <= b || isnan(a) ? a : b) : (a >= b || isnan(a) ? a : b); }
+static double emu_tmul(int s, double a, double b) {
+  if (a == emu_tzero(s) || b == emu_tzero(s)) return emu_tzero(s);
+  return s == 3 ? a * b : a + b;
+}
+static double emu_tfold(int s, int f, double a, double b) {
+  if (f == TFE__TF_MUL) return emu_tmul(s, a, b);
+  if (f == TFE__TF_MAX) return a > b || isnan(a) ? a : b;
+  if (f == TFE__TF_MIN) return a < b || isnan(a) ? a : b;
+  return emu_tadd(s, a, b);
+}
+static double emu_tid(int s, int f) {
+  return f == TFE__TF_MUL ? (s == 3 ? 1 : 0) : f == TFE__TF_MAX ? -INFINITY : f == TFE__TF_MIN ? INFINITY : emu_tzero(s);
+}
+static void emu_tew(int h, void **args, bool red) {
+  int g = h / 12, s = h % 12 / 4 + 1;
+  size_t es = emu_es[g];
+  char *d = (char *)(uintptr_t) * (tfe__cu_ptr *)args[0];
+  const char *a = (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], *b = (const char *)(uintptr_t) * (tfe__cu_ptr *)args[2];
+  char *w = red ? (char *)(uintptr_t) * (tfe__cu_ptr *)args[3] : NULL;
+  const tfe__gpu_tparams *p = (const tfe__gpu_tparams *)args[red ? 4 : 3];
+  int f = p->op == TFE__TOP_REDUCE ? p->code : TFE__TF_ADD;
+  for (long long i = 0; i < p->total; i++) {
+    long long q = i, od = 0, oa = 0, ob = 0;
+    for (int k = 0; k < p->nout; k++) {
+      long long x = q % p->dout[k];
+      q /= p->dout[k];
+      od += x * p->sd[k], oa += x * p->sa[k], ob += x * p->sb[k];
+    }
+    char *dp = d + od * (long long)es;
+    double x = emu_ld(g, a + oa * (long long)es).re, y = emu_ld(g, b + ob * (long long)es).re, r = 0;
+    long long nch = red ? p->nchunk : 1, chunk = red ? p->chunk : p->nsum_total;
+    switch (p->op) {
+    case TFE__TOP_COPY: r = x; break;
+    case TFE__TOP_FILL: r = p->s0; break;
+    case TFE__TOP_SCALE: r = emu_tmul(s, p->s0, emu_ld(g, dp).re); break;
+    case TFE__TOP_ZIP: r = p->code == TFE__TF_ADD ? emu_tadd(s, x, y) : p->code == TFE__TF_MUL ? emu_tmul(s, x, y) : emu_tfold(s, p->code, x, y); break;
+    case TFE__TOP_AXPBY: r = x; break;
+    default:
+      for (long long c = 0; c < nch; c++) {
+        double acc = p->op == TFE__TOP_REDUCE ? emu_tid(s, f) : emu_tzero(s);
+        long long t1 = (c + 1) * chunk < p->nsum_total ? (c + 1) * chunk : p->nsum_total;
+        for (long long t = c * chunk; t < t1; t++) {
+          long long u = t, xa = 0, xb = 0;
+          for (int k = 0; k < p->nsum; k++) xa += u % p->dsum[k] * p->ssa[k], xb += u % p->dsum[k] * p->ssb[k], u /= p->dsum[k];
+          double va = emu_ld(g, a + (oa + xa) * (long long)es).re, vb = emu_ld(g, b + (ob + xb) * (long long)es).re;
+          acc = p->op == TFE__TOP_REDUCE ? emu_tfold(s, f, acc, va) : emu_tadd(s, acc, emu_tmul(s, va, vb));
+        }
+        if (red && p->partial) {
+          emu_c v = {acc, 0};
+          emu_st(g, w + (i * p->nchunk + c) * (long long)es, v);
+        }
+        r = acc;
+      }
+      if (red && p->partial) continue;
+    }
+    if (p->op == TFE__TOP_AXPBY || p->op == TFE__TOP_REDUCE || p->op == TFE__TOP_CONTRACT) {
+      r = emu_tmul(s, p->s0, r);
+      if (!p->s1_zero) r = emu_tadd(s, r, emu_tmul(s, p->s1, emu_ld(g, dp).re));
+    }
+    emu_c v = {r, 0};
+    emu_st(g, dp, v);
+  }
 }
 
 /* tfe_ew_red's first pass (partial): the raw fold of each (output, chunk) into b */
@@ -291,6 +359,10 @@ static tfe__cu_result emu_launch_now(tfe__cu_function f, unsigned gx, unsigned g
   char *c = (char *)(uintptr_t) * (tfe__cu_ptr *)args[0];
   if (h >= 2999) {
     emu_la((h - 2999) / 8, (h - 2999) % 8, args);
+    return 0;
+  }
+  if (h >= 999 && (h - 999) % 4 >= TFE__TV_EW) {
+    emu_tew(h - 999, args, (h - 999) % 4 == TFE__TV_EWRED);
     return 0;
   }
   if (h >= 999) {
@@ -791,7 +863,7 @@ void tu_gpu_emulate(void) {
     D->f_scale[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_SCALE);
     D->f_ew[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EW);
     D->f_ewred[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EWRED);
-    for (int k = 0; k < 6 && g <= TFE__GK_F64; k++) D->f_tgemm[g][k / 2][k % 2] = (tfe__cu_function)(uintptr_t)(1000 + 6 * g + k);
+    for (int k = 0; k < 12 && g <= TFE__GK_F64; k++) D->f_tgemm[g][k / 4][k % 4] = (tfe__cu_function)(uintptr_t)(1000 + 12 * g + k);
     for (int w = 0; w < TFE__GPU_LA_NFN; w++) D->f_la[g][w] = (tfe__cu_function)(uintptr_t)(3000 + 8 * g + w);
   }
   tfe__gpu.ndev = 1;

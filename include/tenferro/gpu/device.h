@@ -354,13 +354,13 @@ static tfe__cu_result tfe__gpu_module(tfe__gpu_dev *D, int g, const char *img) {
                                                   "tfe_la_finite"};
   for (int i = 0; i < TFE__GPU_LA_NFN; i++) /* the linalg slot's helpers (solver.h); NULL: refused there */
     if (tfe__gpu.cu.cuModuleGetFunction(&D->f_la[g][i], m, la[i]) != 0) D->f_la[g][i] = NULL;
-  for (int s = 0; s < 3 && g <= TFE__GK_F64; s++) { /* the tropical GEMMs of the real kinds */
-    char nm[32];
-    snprintf(nm, sizeof nm, "tfe_tgemm_%d", s + 1);
-    tfe__cu_result r1 = tfe__gpu.cu.cuModuleGetFunction(&D->f_tgemm[g][s][0], m, nm);
-    snprintf(nm, sizeof nm, "tfe_tgemm_arg_%d", s + 1);
-    tfe__cu_result r2 = tfe__gpu.cu.cuModuleGetFunction(&D->f_tgemm[g][s][1], m, nm);
-    if (r1 != 0 || r2 != 0) D->f_tgemm[g][s][0] = D->f_tgemm[g][s][1] = NULL;
+  for (int s = 0; s < 3 && g <= TFE__GK_F64; s++) { /* the tropical kernels of the real kinds (tropical.h) */
+    static const char *const tn[4] = {"tfe_tgemm_%d", "tfe_tgemm_arg_%d", "tfe_tew_%d", "tfe_tew_red_%d"};
+    for (int v = 0; v < 4; v++) {
+      char nm[32];
+      snprintf(nm, sizeof nm, tn[v], s + 1);
+      if (tfe__gpu.cu.cuModuleGetFunction(&D->f_tgemm[g][s][v], m, nm) != 0) D->f_tgemm[g][s][v] = NULL;
+    }
   }
   D->mod[g] = m;
   return 0;

@@ -252,6 +252,75 @@ static tfe_status tfe__gpu_reduce_blocks(tfe__gpu_dev *D, int g, size_t es, tfe_
   return tfe__gpu_ew_red_launch(D, g, c, w, w, &q, where);
 }
 
+/* ---- tropical kinds (max-plus, min-plus, max-times of f32 and f64): the semiring ops ----------
+ * The CPU's definitions (kernel/map_zip_tpl.h, reduce_tpl.h): copy, fill, scale (s0 (x) dst),
+ * axpby (s0 (x) a (+) s1 (x) dst; s1 the semiring's zero: dst not read), map of conj (a copy),
+ * zip of add, mul (the semiring's), max and min, reduce of sum and prod (the semiring's), max
+ * and min, then s0 (x) r (+) s1 (x) dst; the other ops are refused with the CPU's messages. The
+ * shape checks are the real kinds' (tfe__gpu_ew_params); one launch of tfe_tew_<s> or
+ * tfe_tew_red_<s> (tropical.h). */
+static tfe_status tfe__gpu_trop_ew(const tfe_prims_backend *be, const tfe_ew_desc *d, int s, int g, const char *where) {
+  int code = 0;
+  switch (d->op) {
+  case TFE_EW_MAP:
+    if ((unsigned)d->code >= (unsigned)TFE_UN_COUNT_)
+      return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "unknown unary op %d", d->code);
+    if (d->code != TFE_UN_CONJ)
+      return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "unary op '%s' is not defined for this kind",
+                              tfe_unop_name((tfe_unop)d->code));
+    break;
+  case TFE_EW_ZIP:
+    if ((unsigned)d->code >= (unsigned)TFE_BIN_COUNT_)
+      return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "unknown binary op %d", d->code);
+    if (d->code == TFE_BIN_ADD) code = TFE__TF_ADD;
+    else if (d->code == TFE_BIN_MUL) code = TFE__TF_MUL;
+    else if (d->code == TFE_BIN_MAX) code = TFE__TF_MAX;
+    else if (d->code == TFE_BIN_MIN) code = TFE__TF_MIN;
+    else
+      return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "binary op '%s' is not defined for this kind",
+                              tfe_binop_name((tfe_binop)d->code));
+    break;
+  case TFE_EW_REDUCE:
+    if ((unsigned)d->code >= (unsigned)TFE_RED_COUNT_)
+      return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "unknown reduction %d", d->code);
+    if (d->code == TFE_RED_SUM) code = TFE__TF_ADD;
+    else if (d->code == TFE_RED_PROD) code = TFE__TF_MUL;
+    else if (d->code == TFE_RED_MAX) code = TFE__TF_MAX;
+    else if (d->code == TFE_RED_MIN) code = TFE__TF_MIN;
+    else
+      return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "reduction '%s' is not defined for this kind",
+                              tfe_redop_name((tfe_redop)d->code));
+    break;
+  default: break;
+  }
+  tfe__gpu_eparams e;
+  bool skip = false;
+  TFE_TRY(tfe__gpu_ew_params(d, g, &e, &skip, where));
+  if (skip) return TFE_OK;
+  static const int ops[TFE_EW_COUNT] = {[TFE_EW_COPY] = TFE__TOP_COPY,   [TFE_EW_FILL] = TFE__TOP_FILL,
+                                        [TFE_EW_SCALE] = TFE__TOP_SCALE, [TFE_EW_AXPBY] = TFE__TOP_AXPBY,
+                                        [TFE_EW_MAP] = TFE__TOP_COPY,    [TFE_EW_ZIP] = TFE__TOP_ZIP,
+                                        [TFE_EW_REDUCE] = TFE__TOP_REDUCE};
+  tfe__gpu_tparams p;
+  memset(&p, 0, sizeof p);
+  p.op = ops[d->op], p.code = code;
+  for (int i = 0; i < e.nout; i++) TFE_TRY(tfe__gpu_tp_out(&p, e.dout[i], e.sd[i], e.sa[i], e.sb[i], where));
+  for (int i = 0; i < e.nsum; i++) TFE_TRY(tfe__gpu_tp_sum(&p, e.dsum[i], e.ssum[i], 0, where));
+  if (d->op == TFE_EW_FILL && !d->s0) return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "fill needs its value");
+  p.s0 = d->s0 ? tfe__gpu_scalar_raw(g, d->s0).re : tfe__gpu_trop_one(s);
+  p.s1 = d->s1 ? tfe__gpu_scalar_raw(g, d->s1).re : tfe__gpu_trop_zero(s);
+  p.s1_zero = p.s1 == tfe__gpu_trop_zero(s);
+  size_t es = tfe_dtype_get(d->dst->dtype)->size;
+  tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
+  TFE_TRY(tfe__gpu_enter(D, where));
+  bool need_a = d->op != TFE_EW_FILL && d->op != TFE_EW_SCALE;
+  tfe__cu_ptr c = tfe__gpu_addr(d->dst, es), a = need_a ? tfe__gpu_addr(d->a, es) : c,
+              b = d->op == TFE_EW_ZIP ? tfe__gpu_addr(d->b, es) : c;
+  tfe_status st = tfe__gpu_tew(D, g, s, c, a, b, &p, where);
+  tfe__gpu_leave(D);
+  return st;
+}
+
 /* The slot. */
 static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d) {
   const char *where = "tfe_elementwise";
@@ -262,7 +331,8 @@ static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew
   tfe_dtype dt = d->dst->dtype;
   if ((need_a && d->a->dtype != dt) || (d->op == TFE_EW_ZIP && d->b->dtype != dt))
     return TFE__GPU_FAIL_AT(TFE_ERR_DTYPE, where, "operands differ in kind from dst (%s)", tfe_dtype_name(dt));
-  int g = tfe__gpu_kind(dt);
+  int g = tfe__gpu_kind(dt), trop = tfe__gpu_trop(dt, &g);
+  if (trop) return tfe__gpu_trop_ew(be, d, trop, g, where);
   if (g < 0)
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "backend '%s' runs elementwise operations on f32, f64, c64 and c128, not %s",
                             be->name, tfe_dtype_name(dt));

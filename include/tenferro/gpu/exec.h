@@ -292,11 +292,16 @@ done:
   free(T);
   return st;
 }
+static int tfe__gpu_trop(tfe_dtype dt, int *g); /* tropical.h: tropical operands go there */
+static tfe_status tfe__gpu_trop_unary(const tfe_prims_backend *be, const tfe_prim_desc *d, int s, int g,
+                                      const char *where);
 static tfe_status tfe__gpu_exec_unary(const tfe_prims_backend *be, const tfe_prim_desc *d, void *plan) {
   (void)plan;
   const char *where = "tfe_prims_execute";
   int g = 0;
   size_t es = 0;
+  int trop = d && d->a ? tfe__gpu_trop(d->a->dtype, &g) : 0;
+  if (trop) return tfe__gpu_trop_unary(be, d, trop, g, where);
   TFE_TRY(tfe__gpu_begin(be, d, &g, &es, where));
   if (d->b) return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "%s takes one input", tfe_prim_op_name(d->op));
   tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;

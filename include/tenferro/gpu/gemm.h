@@ -121,7 +121,23 @@ static void tfe__gg_layout(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A
  * conjugating when conj). */
 static tfe_status tfe__gg_pack(tfe__gpu_dev *D, int g, const tfe__gplan *P, int x, const tfe__ggroup *R,
                                const tfe__ggroup *Cg, const tfe__ggroup *S, tfe__cu_ptr w, tfe__cu_ptr src, bool conj,
-                               const char *where) {
+                               int trop, const char *where) {
+  if (trop && S->n) { /* a tropical operand's one-input labels: a semiring sum (tropical.h) */
+    tfe__gpu_tparams t;
+    memset(&t, 0, sizeof t);
+    const tfe__ggroup *parts[3] = {R, Cg, &P->b};
+    int64_t stride = 1;
+    for (int q = 0; q < 3; q++)
+      for (int i = 0; i < parts[q]->n; i++) {
+        const tfe__glabel *L = &P->T.l[parts[q]->l[i]];
+        TFE_TRY(tfe__gpu_tp_out(&t, L->dim, stride, L->s[x], 0, where));
+        stride *= L->dim;
+      }
+    for (int i = 0; i < S->n; i++) TFE_TRY(tfe__gpu_tp_sum(&t, P->T.l[S->l[i]].dim, P->T.l[S->l[i]].s[x], 0, where));
+    t.op = TFE__TOP_REDUCE, t.code = TFE__TF_ADD, t.s0 = tfe__gpu_trop_one(trop), t.s1 = tfe__gpu_trop_zero(trop);
+    t.s1_zero = 1;
+    return tfe__gpu_tew(D, g, trop, w, src, src, &t, where);
+  }
   tfe__gpu_kparams p;
   memset(&p, 0, sizeof p);
   const tfe__ggroup *parts[3] = {R, Cg, &P->b};
@@ -203,11 +219,11 @@ static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, si
   tfe__cu_ptr pa = tfe__gpu_addr(opnd[P->xa], es), pb = tfe__gpu_addr(opnd[P->xb], es), pc = tfe__gpu_addr(d->c, es);
   const tfe__ggroup *oa = P->xa == TFE__GA ? &P->sa : &P->sb, *ob = P->xa == TFE__GA ? &P->sb : &P->sa;
   if (!A.direct) {
-    TFE_TRY(tfe__gg_pack(D, g, P, P->xa, &P->m, &P->k, oa, w, pa, cj[P->xa], where));
+    TFE_TRY(tfe__gg_pack(D, g, P, P->xa, &P->m, &P->k, oa, w, pa, cj[P->xa], trop, where));
     pa = w, A.op = TFE__BLAS_OP_N, A.ld = tfe__gg_max1(m), A.bs = nb > 1 ? m * k : 0;
   }
   if (!B.direct) {
-    TFE_TRY(tfe__gg_pack(D, g, P, P->xb, &P->k, &P->n, ob, w + ba, pb, cj[P->xb], where));
+    TFE_TRY(tfe__gg_pack(D, g, P, P->xb, &P->k, &P->n, ob, w + ba, pb, cj[P->xb], trop, where));
     pb = w + ba, B.op = TFE__BLAS_OP_N, B.ld = tfe__gg_max1(k), B.bs = nb > 1 ? k * n : 0;
   }
   tfe__cu_ptr cc = pc;
@@ -336,8 +352,12 @@ static tfe_status tfe__gpu_binary_body(tfe__gpu_dev *D, const tfe_prim_desc *d, 
   }
   return st;
 }
-/* A binary contraction of tropical device operands: GEMM-shaped ones (every label a batch, M,
- * N or K label, no repeat in C) on the tropical GEMM; the rest is refused. */
+/* A binary contraction of tropical device operands (the CPU's label rules): C's repeated labels
+ * (C = beta (x) C first, then the diagonal accumulates), empty sums (C = beta (x) C), then
+ * either one pass of tfe_tew_<s> over C, each element the semiring sum over the K labels and
+ * both inputs' one-input labels of A (x) B (elementwise, outer and broadcast products, small
+ * sums, batches beyond the GEMM's grid), or the tropical GEMM over gemm.h's layout (operands
+ * packed where needed, one-input labels summed on the way). */
 static tfe_status tfe__gpu_trop_binary(const tfe_prims_backend *be, const tfe_prim_desc *d, int s, int g,
                                        const char *where) {
   if (!d->b || !d->c) return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "operand %s is NULL", !d->b ? "B" : "C");
@@ -350,20 +370,38 @@ static tfe_status tfe__gpu_trop_binary(const tfe_prims_backend *be, const tfe_pr
   if (!P) return TFE__GPU_FAIL_AT(TFE_ERR_ALLOC, where, "no memory for the contraction plan");
   tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
   tfe_status st = tfe__gpu_table(&P->T, d, where);
-  if (st == TFE_OK) {
-    tfe__gg_classify(P);
-    if (P->T.crep || P->sa.n || P->sb.n || P->k.size == 0)
-      st = TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where,
-                            "backend '%s' runs GEMM-shaped %s contractions only (no label of one input alone, no "
-                            "repeat in C, a non-empty sum)", be->name, tfe_dtype_name(d->a->dtype));
+  if (st != TFE_OK || tfe_layout_numel(&d->c->lay) == 0 || (st = tfe__gpu_enter(D, where)) != TFE_OK) {
+    free(P);
+    return st;
   }
-  if (st == TFE_OK && tfe_layout_numel(&d->c->lay) > 0 && (st = tfe__gpu_enter(D, where)) == TFE_OK) {
-    st = tfe__gpu_kernels(D, g, where);
+  double alpha = tfe__gpu_scalar_raw(g, d->alpha).re, beta = tfe__gpu_scalar_raw(g, d->beta).re;
+  st = tfe__gpu_kernels(D, g, where);
+  if (st == TFE_OK && P->T.crep) {
+    st = tfe__gpu_trop_scale(D, g, s, d->c, es, beta, where);
+    beta = tfe__gpu_trop_one(s);
+  }
+  tfe__gg_classify(P);
+  int64_t sums = P->k.size * P->sa.size * P->sb.size;
+  if (st != TFE_OK) {
+  } else if (sums == 0) { /* an empty sum */
+    if (!P->T.crep) st = tfe__gpu_trop_scale(D, g, s, d->c, es, beta, where);
+  } else if (sums <= 16 || P->b.size > 65535 || P->m.size < 16 || P->n.size < 16) {
+    tfe__gpu_tparams p;
+    memset(&p, 0, sizeof p);
+    for (int j = 0; j < P->T.n && st == TFE_OK; j++) {
+      const tfe__glabel *L = &P->T.l[j];
+      int64_t sa = L->in[TFE__GA] ? L->s[TFE__GA] : 0, sb = L->in[TFE__GB] ? L->s[TFE__GB] : 0;
+      st = L->in[TFE__GC] ? tfe__gpu_tp_out(&p, L->dim, L->s[TFE__GC], sa, sb, where)
+                          : tfe__gpu_tp_sum(&p, L->dim, sa, sb, where);
+    }
+    p.op = TFE__TOP_CONTRACT, p.s0 = alpha, p.s1 = beta, p.s1_zero = beta == tfe__gpu_trop_zero(s);
     if (st == TFE_OK)
-      st = tfe__gg_run(D, d, g, es, P, tfe__gpu_scalar_raw(g, d->alpha), tfe__gpu_scalar_raw(g, d->beta), false, false,
-                       s, where, NULL, false);
-    tfe__gpu_leave(D);
+      st = tfe__gpu_tew(D, g, s, tfe__gpu_addr(d->c, es), tfe__gpu_addr(d->a, es), tfe__gpu_addr(d->b, es), &p, where);
+  } else {
+    tfe__gscal al = {alpha, 0}, bt = {beta, 0};
+    st = tfe__gg_run(D, d, g, es, P, al, bt, false, false, s, where, NULL, false);
   }
+  tfe__gpu_leave(D);
   free(P);
   return st;
 }

@@ -33,10 +33,193 @@ static int tfe__gpu_trop(tfe_dtype dt, int *g) {
 /* The semiring's zero as a double. */
 static double tfe__gpu_trop_zero(int s) { return s == 1 ? -INFINITY : s == 2 ? INFINITY : 0; }
 
+/* The kernels of a semiring and real kind: D->f_tgemm[g][s - 1][v]. */
+enum { TFE__TV_GEMM, TFE__TV_ARG, TFE__TV_EW, TFE__TV_EWRED, TFE__TV_COUNT };
+
+/* ---- the strided semiring kernels (tfe_tew_<s>, tfe_tew_red_<s>: kernels.h's struct TE) ------- */
+enum { TFE__TOP_COPY, TFE__TOP_FILL, TFE__TOP_SCALE, TFE__TOP_AXPBY, TFE__TOP_ZIP, TFE__TOP_REDUCE, TFE__TOP_CONTRACT };
+enum { TFE__TF_ADD, TFE__TF_MUL, TFE__TF_MAX, TFE__TF_MIN }; /* zip codes and folds: semiring add, mul; max, min */
+typedef struct tfe__gpu_tparams {
+  long long total, nsum_total;
+  int op, code, nout, nsum, s1_zero, partial, pad0, pad1;
+  double s0, s1;
+  long long chunk, nchunk;
+  long long dout[TFE__GPU_KMAXR], sd[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR], sb[TFE__GPU_KMAXR], dsum[TFE__GPU_KMAXR],
+      ssa[TFE__GPU_KMAXR], ssb[TFE__GPU_KMAXR];
+} tfe__gpu_tparams;
+
+/* Adds an output dim (strides in d, a, b) or a summed dim (strides in a, b); size-1 dims drop. */
+static tfe_status tfe__gpu_tp_out(tfe__gpu_tparams *p, int64_t dim, int64_t sd, int64_t sa, int64_t sb, const char *where) {
+  if (dim == 1) return TFE_OK;
+  if (p->nout == TFE__GPU_KMAXR)
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "more than %d output dims of size > 1", TFE__GPU_KMAXR);
+  p->dout[p->nout] = dim, p->sd[p->nout] = sd, p->sa[p->nout] = sa, p->sb[p->nout] = sb, p->nout++;
+  return TFE_OK;
+}
+static tfe_status tfe__gpu_tp_sum(tfe__gpu_tparams *p, int64_t dim, int64_t sa, int64_t sb, const char *where) {
+  if (dim == 1) return TFE_OK;
+  if (p->nsum == TFE__GPU_KMAXR)
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "more than %d summed dims of size > 1", TFE__GPU_KMAXR);
+  p->dsum[p->nsum] = dim, p->ssa[p->nsum] = sa, p->ssb[p->nsum] = sb, p->nsum++;
+  return TFE_OK;
+}
+/* Output dims by |d stride| (neighbouring threads write neighbours), merged where d, a and b
+ * all continue; summed dims by |a stride|, merged where a and b continue; the totals. */
+static void tfe__gpu_tp_finish(tfe__gpu_tparams *p) {
+  for (int i = 1; i < p->nout; i++)
+    for (int j = i; j > 0 && llabs(p->sd[j]) < llabs(p->sd[j - 1]); j--) {
+      long long t;
+      t = p->dout[j], p->dout[j] = p->dout[j - 1], p->dout[j - 1] = t;
+      t = p->sd[j], p->sd[j] = p->sd[j - 1], p->sd[j - 1] = t;
+      t = p->sa[j], p->sa[j] = p->sa[j - 1], p->sa[j - 1] = t;
+      t = p->sb[j], p->sb[j] = p->sb[j - 1], p->sb[j - 1] = t;
+    }
+  int w = 0;
+  for (int k = 0; k < p->nout; k++) {
+    if (w > 0 && p->sd[k] == p->sd[w - 1] * p->dout[w - 1] && p->sa[k] == p->sa[w - 1] * p->dout[w - 1] &&
+        p->sb[k] == p->sb[w - 1] * p->dout[w - 1]) {
+      p->dout[w - 1] *= p->dout[k];
+      continue;
+    }
+    p->dout[w] = p->dout[k], p->sd[w] = p->sd[k], p->sa[w] = p->sa[k], p->sb[w] = p->sb[k], w++;
+  }
+  p->nout = w;
+  for (int i = 1; i < p->nsum; i++)
+    for (int j = i; j > 0 && llabs(p->ssa[j]) < llabs(p->ssa[j - 1]); j--) {
+      long long t;
+      t = p->dsum[j], p->dsum[j] = p->dsum[j - 1], p->dsum[j - 1] = t;
+      t = p->ssa[j], p->ssa[j] = p->ssa[j - 1], p->ssa[j - 1] = t;
+      t = p->ssb[j], p->ssb[j] = p->ssb[j - 1], p->ssb[j - 1] = t;
+    }
+  w = 0;
+  for (int k = 0; k < p->nsum; k++) {
+    if (w > 0 && p->ssa[k] == p->ssa[w - 1] * p->dsum[w - 1] && p->ssb[k] == p->ssb[w - 1] * p->dsum[w - 1]) {
+      p->dsum[w - 1] *= p->dsum[k];
+      continue;
+    }
+    p->dsum[w] = p->dsum[k], p->ssa[w] = p->ssa[k], p->ssb[w] = p->ssb[k], w++;
+  }
+  p->nsum = w;
+  p->total = 1;
+  for (int i = 0; i < p->nout; i++) p->total *= p->dout[i];
+  p->nsum_total = 1;
+  for (int i = 0; i < p->nsum; i++) p->nsum_total *= p->dsum[i];
+  p->chunk = p->nsum_total, p->nchunk = 1;
+}
+/* One launch of tfe_tew_red_<s> (grid-stride over outputs x chunks). */
+static tfe_status tfe__gpu_tew_red(tfe__gpu_dev *D, int g, int s, tfe__cu_ptr d, tfe__cu_ptr a, tfe__cu_ptr b,
+                                   tfe__cu_ptr w, tfe__gpu_tparams *p, const char *where) {
+  long long nb = p->total * p->nchunk, blocks = nb < 65535 ? nb : 65535;
+  void *args[] = {&d, &a, &b, &w, p};
+  TFE__CU_TRY(tfe__gpu.cu.cuLaunchKernel(D->f_tgemm[g][s - 1][TFE__TV_EWRED], (unsigned)blocks, 1, 1, 256, 1, 1, 0,
+                                         D->stream, args, NULL),
+              where);
+  return TFE_OK;
+}
+/* Runs p (dims filled; device lock held): d = s0 (x) F (+) s1 (x) d in semiring s over d's,
+ * a's and b's device addresses. Folds of many summed elements into few outputs take one block
+ * per output (or per chunk of one, then a second pass over the chunks' folds). */
+static tfe_status tfe__gpu_tew(tfe__gpu_dev *D, int g, int s, tfe__cu_ptr d, tfe__cu_ptr a, tfe__cu_ptr b,
+                               tfe__gpu_tparams *p, const char *where) {
+  TFE_TRY(tfe__gpu_kernels(D, g, where));
+  if (!D->f_tgemm[g][s - 1][TFE__TV_EW] || !D->f_tgemm[g][s - 1][TFE__TV_EWRED])
+    return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "%s: no tropical elementwise kernel", D->bename);
+  tfe__gpu_tp_finish(p);
+  if (p->total <= 0) return TFE_OK;
+  bool fold = p->op == TFE__TOP_REDUCE || p->op == TFE__TOP_CONTRACT;
+  if (fold && p->nsum_total >= 512 && p->total < 4096LL * 1024) {
+    long long want = 4 * 132, nchunk = p->total >= want ? 1 : (want + p->total - 1) / p->total;
+    if (nchunk > p->nsum_total / 2048) nchunk = p->nsum_total / 2048;
+    if (nchunk <= 1) return tfe__gpu_tew_red(D, g, s, d, a, b, 0, p, where);
+    size_t es = g == TFE__GK_F32 ? 4 : 8;
+    tfe__cu_ptr w = 0;
+    TFE_TRY(tfe__gpu_ws(D, (size_t)(p->total * nchunk) * es, &w, where));
+    tfe__gpu_tparams q = *p; /* pass 1: the raw folds of the chunks */
+    q.nchunk = nchunk, q.chunk = (p->nsum_total + nchunk - 1) / nchunk, q.partial = 1;
+    TFE_TRY(tfe__gpu_tew_red(D, g, s, d, a, b, w, &q, where));
+    q = *p; /* pass 2: output o folds w[o * nchunk .. + nchunk) (a reduce with the same fold) */
+    long long st = nchunk;
+    for (int k = 0; k < q.nout; k++) q.sa[k] = st, st *= q.dout[k];
+    if (q.op == TFE__TOP_CONTRACT) q.op = TFE__TOP_REDUCE, q.code = TFE__TF_ADD;
+    q.nsum = 1, q.dsum[0] = nchunk, q.ssa[0] = 1, q.ssb[0] = 0, q.nsum_total = nchunk, q.chunk = nchunk, q.nchunk = 1;
+    return tfe__gpu_tew_red(D, g, s, d, w, w, 0, &q, where);
+  }
+  void *args[] = {&d, &a, &b, p};
+  return tfe__gpu_launch(D, D->f_tgemm[g][s - 1][TFE__TV_EW], args, p->total, where);
+}
+/* The semiring's one as a double. */
+static double tfe__gpu_trop_one(int s) { return s == 3 ? 1 : 0; }
+/* C = beta (x) C over C's own layout (beta the semiring's zero: C filled with it, not read). */
+static tfe_status tfe__gpu_trop_scale(tfe__gpu_dev *D, int g, int s, const tfe_dyn *C, size_t es, double beta,
+                                      const char *where) {
+  tfe__gpu_tparams p;
+  memset(&p, 0, sizeof p);
+  for (int i = 0; i < C->lay.rank; i++) TFE_TRY(tfe__gpu_tp_out(&p, C->lay.dims[i], C->lay.strides[i], 0, 0, where));
+  p.op = beta == tfe__gpu_trop_zero(s) ? TFE__TOP_FILL : TFE__TOP_SCALE, p.s0 = beta;
+  tfe__cu_ptr c = tfe__gpu_addr(C, es);
+  return tfe__gpu_tew(D, g, s, c, c, c, &p, where);
+}
+
+/* The unary slots (REDUCE, TRACE, PERMUTE, ANTI_TRACE, ANTI_DIAG) for tropical operands:
+ * C = alpha (x) (+)_s A[.., s] (+) beta (x) C, the labels as exec.h folds them. A copy (no
+ * summed label, alpha the semiring's one, beta its zero) takes the real kind's copy kernels
+ * (exec.h: the tiled transposes, the driver's copy); the rest one tfe_tew launch. */
+static tfe_status tfe__gpu_trop_unary(const tfe_prims_backend *be, const tfe_prim_desc *d, int s, int g,
+                                      const char *where) {
+  if (!d->c) return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "operand C is NULL");
+  if (!d->alpha || !d->beta)
+    return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "scalar %s is NULL", !d->alpha ? "alpha" : "beta");
+  if (d->c->dtype != d->a->dtype) return TFE__GPU_FAIL_AT(TFE_ERR_DTYPE, where, "operands differ in kind");
+  if (d->b) return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "%s takes one input", tfe_prim_op_name(d->op));
+  size_t es = tfe_dtype_get(d->a->dtype)->size;
+  tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
+  tfe__gtab *T = (tfe__gtab *)malloc(sizeof *T);
+  if (!T) return TFE__GPU_FAIL_AT(TFE_ERR_ALLOC, where, "no memory for the label table");
+  tfe_status st = tfe__gpu_table(T, d, where);
+  if (st != TFE_OK || tfe_layout_numel(&d->c->lay) == 0) {
+    free(T);
+    return st;
+  }
+  double alpha = tfe__gpu_scalar_raw(g, d->alpha).re, beta = tfe__gpu_scalar_raw(g, d->beta).re;
+  if ((st = tfe__gpu_enter(D, where)) != TFE_OK) {
+    free(T);
+    return st;
+  }
+  st = tfe__gpu_kernels(D, g, where);
+  if (st == TFE_OK && T->crep) { /* off-diagonal elements become beta (x) C; the diagonal accumulates */
+    st = tfe__gpu_trop_scale(D, g, s, d->c, es, beta, where);
+    beta = tfe__gpu_trop_one(s);
+  }
+  tfe__gpu_tparams p;
+  memset(&p, 0, sizeof p);
+  for (int j = 0; j < T->n && st == TFE_OK; j++) {
+    const tfe__glabel *L = &T->l[j];
+    if (L->in[TFE__GC]) st = tfe__gpu_tp_out(&p, L->dim, L->s[TFE__GC], L->in[TFE__GA] ? L->s[TFE__GA] : 0, 0, where);
+    else st = tfe__gpu_tp_sum(&p, L->dim, L->s[TFE__GA], 0, where);
+  }
+  bool summed = false;
+  for (int j = 0; j < T->n; j++) summed = summed || (!T->l[j].in[TFE__GC] && T->l[j].dim != 1);
+  tfe__cu_ptr c = tfe__gpu_addr(d->c, es), a = tfe__gpu_addr(d->a, es);
+  if (st == TFE_OK && !summed && alpha == tfe__gpu_trop_one(s) && beta == tfe__gpu_trop_zero(s)) {
+    tfe__gpu_kparams k; /* a copy: the real kind's kernels move the same bits */
+    memset(&k, 0, sizeof k);
+    for (int i = 0; i < p.nout && st == TFE_OK; i++) st = tfe__gpu_kp_out(&k, p.dout[i], p.sd[i], p.sa[i], where);
+    tfe__gscal one = {1, 0}, zero = {0, 0};
+    if (st == TFE_OK) st = tfe__gpu_unary_launch(D, g, c, a, &k, one, zero, false, where);
+  } else if (st == TFE_OK) {
+    p.op = summed ? TFE__TOP_REDUCE : TFE__TOP_AXPBY, p.code = TFE__TF_ADD;
+    p.s0 = alpha, p.s1 = beta, p.s1_zero = beta == tfe__gpu_trop_zero(s);
+    st = tfe__gpu_tew(D, g, s, c, a, a, &p, where);
+  }
+  tfe__gpu_leave(D);
+  free(T);
+  return st;
+}
+
 /* One launch (device lock held, kernels of kind g loaded): grid of 128 x 128 tiles x batch. */
 static tfe_status tfe__gpu_tgemm(tfe__gpu_dev *D, int g, int s, bool arg, tfe__cu_ptr c, tfe__cu_ptr a, tfe__cu_ptr b,
                                  tfe__cu_ptr idx, tfe__gpu_gparams *p, long long batch, const char *where) {
-  tfe__cu_function f = D->f_tgemm[g][s - 1][arg];
+  tfe__cu_function f = D->f_tgemm[g][s - 1][arg ? TFE__TV_ARG : TFE__TV_GEMM];
   if (!f) return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "%s: no tropical GEMM kernel", D->bename);
   if (p->m == 0 || p->n == 0 || batch == 0) return TFE_OK;
   if (arg && p->k > 0x7fffffffLL)

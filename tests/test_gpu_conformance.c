@@ -1437,6 +1437,7 @@ int main(void) {
       cmocka_unit_test(test_kernel_cache), cmocka_unit_test(test_linalg_no_solver),
 #endif
   };
+  if (getenv("TFE_GPU_FILTER")) cmocka_set_test_filter(getenv("TFE_GPU_FILTER")); /* e.g. test_permute_large */
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   tfe_gpu_shutdown(); /* every device resource back (compute-sanitizer's leak check) */
   return failed;

@@ -2,13 +2,9 @@
  * with tfe_perm2d run by bench/sim/kernel_sim.cpp (the real kernel source on CPU threads)
  * instead of its reference loop; every other kernel stays emulated. With
  * tests/test_gpu_conformance.c (TU_GPU_EMULATED) it is the conformance suite on the real
- * permutation kernel. SIM_STATS=1 prints each launch's plan; SIM_FILTER=name runs one test. */
+ * permutation kernel. SIM_STATS=1 prints each launch's plan, SIM_BLOCKS / SIM_DTILE set tfe__gperm_cfg; TFE_GPU_FILTER=test_permute_large runs that test only. */
 #define tu_gpu_emulate tu_gpu_emulate_base
 #include "../../tests/test_gpu_emulated.companion__part.c"
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <cmocka.h>
 #undef tu_gpu_emulate
 
 int sim_perm_launch(int g, unsigned gx, unsigned gy, unsigned nt, unsigned shm, void **args);
@@ -28,7 +24,8 @@ static tfe__cu_result sim_launch(tfe__cu_function f, unsigned gx, unsigned gy, u
   return emu_launch(f, gx, gy, gz, bx, by, bz, shm, s, args, extra);
 }
 void tu_gpu_emulate(void) {
-  if (getenv("SIM_FILTER")) cmocka_set_test_filter(getenv("SIM_FILTER")); /* e.g. test_permute_large */
+  if (getenv("SIM_BLOCKS")) tfe__gperm_cfg.blocks = atoll(getenv("SIM_BLOCKS")); /* 1: every block walks many chunks */
+  if (getenv("SIM_DTILE")) tfe__gperm_cfg.dtile = atoi(getenv("SIM_DTILE"));
   tu_gpu_emulate_base();
   tfe__gpu.cu.cuLaunchKernel = sim_launch;
 }

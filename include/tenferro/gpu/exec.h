@@ -236,9 +236,23 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
     }
   }
   if (!q->mode) { /* no tile: C's labels in C's order up to dtile elements */
+    const long long dt = tfe__gperm_cfg.dtile;
     nx = 0, ny = 0, px = 1, py = 1, TY = 1;
-    while (nx < p->nout && px < tfe__gperm_cfg.dtile) px *= p->dout[nx++];
-    TX = tfe__gperm_side(px, tfe__gperm_cfg.dtile);
+    while (nx < p->nout && px * p->dout[nx] <= dt) px *= p->dout[nx++];
+    if (nx < p->nout && px * 4 < dt && p->nout < TFE__GPU_KMAXR) {
+      /* the next label splits in two (f, n / f) where f divides it and fills x to dt / 4 .. dt:
+       * the rest (offsets once per 64 positions) instead of a long x (offsets per element) */
+      long long n = p->dout[nx], f = dt / px;
+      while (f > 1 && n % f) f--;
+      if (f > 1 && px * f * 4 >= dt) {
+        for (int d = p->nout; d > nx + 1; d--) p->dout[d] = p->dout[d - 1], p->sc[d] = p->sc[d - 1], p->sa[d] = p->sa[d - 1];
+        p->nout++;
+        p->dout[nx] = f, p->dout[nx + 1] = n / f, p->sc[nx + 1] = p->sc[nx] * f, p->sa[nx + 1] = p->sa[nx] * f;
+        px *= f, nx++;
+      }
+    }
+    if (nx < p->nout && px * 4 < dt) px *= p->dout[nx++]; /* no split: tiles over the next label */
+    TX = tfe__gperm_side(px, dt);
   }
   q->nx = nx, q->ny = ny, q->px = px, q->py = py, q->TX = (int)TX, q->TY = (int)TY;
   q->ntx = (px + TX - 1) / TX;
@@ -249,7 +263,7 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
   if (q->mode) {
     q->tab = (int)((2 * (size_t)(TX + TY) * sizeof(int) + 15) / 16 * 16);
     q->tstride = (int)(TX * (TY | 1));
-  }
+  } /* shared memory: tab bytes of x/y tables, 64 x 2 offsets of the rest, two tiles (mode 1) */
   (void)es;
   p->pj = nx | ny << 8; /* as before (the emulated device ignores them) */
   p->pad = (int)TX | (int)TY << 16;
@@ -267,7 +281,7 @@ static tfe_status tfe__gpu_launch_perm(tfe__gpu_dev *D, tfe__cu_function f, tfe_
   if (gy < 1) gy = 1;
   if (tiles > 0x7fffffffLL) return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%lld tiles exceed the grid", tiles);
   unsigned nt = (unsigned)(((ne + 3) / 4 + 31) / 32 * 32);
-  unsigned shm = q.mode ? (unsigned)q.tab + 2u * (unsigned)q.tstride * (unsigned)es : 0;
+  unsigned shm = (unsigned)q.tab + 64u * 2u * (unsigned)sizeof(int) + (q.mode ? 2u * (unsigned)q.tstride * (unsigned)es : 0);
   void *args[] = {&c, &a, p, &q};
   TFE__CU_TRY(tfe__gpu.cu.cuLaunchKernel(f, (unsigned)tiles, (unsigned)gy, 1, nt, 1, 1, shm, D->stream, args, NULL), where);
   return TFE_OK;

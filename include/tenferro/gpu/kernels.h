@@ -7,14 +7,19 @@
  *              per output element (grid-stride), an odometer over the summed labels. It is
  *              permute, reduce, trace (A's repeated labels folded into one stride), the
  *              anti-diagonal ops (C's repeats folded) and the packing copies of the GEMM path.
- *   tfe_perm2d: the same without summed labels, through tiles in shared memory: a tile is
- *              TX x TY elements (TX * TY <= 1024), x over the labels 0..nx-1 (C's fastest, in
- *              C's order), y over the next ny (A's fastest, in A's order; exec.h orders them);
- *              reads run along y, writes along x (a transposition's two sides both coalesced,
- *              also when each side's fast labels are many small ones, e.g. 2 x 2 x 2 ...); the
- *              offsets of the tile's x and y indices come from tables in shared memory, the
- *              other labels are walked by the grid's y dimension. pj = nx | ny << 8,
- *              pad = TX | TY << 16.
+ *   tfe_perm2d: the same without summed labels (a copy: permute, the packing copies), 32-bit
+ *              indices and offsets (exec.h sends larger copies to tfe_unary). Its plan (struct Q,
+ *              the fourth argument; exec.h, tfe__gperm_plan) orders the labels x, y, rest: mode 1
+ *              (A's fastest label is not C's) tiles TX x TY elements (at most 1024) of the
+ *              flattened groups x (C's fastest labels, in C's order) and y (A's fastest, in A's
+ *              order): loads along y, stores along x, through shared memory (two tiles in turn,
+ *              one barrier per tile; the offsets of the tile's x and y indices are tables in
+ *              shared memory); mode 0 (A and C share their fastest label) has no tile: x = C's
+ *              labels in C's order. Each thread keeps the offsets of its four elements in
+ *              registers (computed once per block); the rest labels are walked by the grid's y
+ *              dimension, the offsets of a block's next 64 positions computed together (64
+ *              threads, divisions by multiply-high with magic numbers from the host) into a
+ *              table. Dynamic shared memory: the x/y tables, the rest table, then the tiles.
  *   tfe_scale: C[o] = beta * C[o] (beta == 0 writes zeros, never reads C).
  * The parameter block is passed by value (under 4 KiB); its layout is tfe__gpu_kparams in
  * tenferro_gpu.c. Split in pieces: ISO C guarantees string literals of 4095 bytes only. */
@@ -170,32 +175,39 @@ static const char *const tfe__gpu_ksrc[] = {
     "      if (e < ne && lx < ex && ly < ey) { lc[k] = xc[lx] + yc[ly]; so[k] = lx * TP + ly; oks |= 1u << k; }\n"
     "    }\n"
     "  }\n"
-    "  T *tile = (T *)(sm + q.tab);\n"
+    "  I *rt = (I *)(sm + q.tab); /* the offsets of the block's next 64 positions of the rest */\n"
+    "  T *tile = (T *)(sm + q.tab + 64 * 2 * sizeof(I));\n"
+    "  const unsigned gy = gridDim.y, R = (unsigned)q.rest;\n"
     "  int buf = 0;\n"
-    "  for (unsigned r = blockIdx.y; r < (unsigned)q.rest; r += gridDim.y) { /* the labels outside the tile */\n"
-    "    I rc, ra;\n"
-    "    dec<I>(p, q, r, nxy, p.nout, rc, ra);\n"
-    "    const T *ab = a + ra;\n"
-    "    T *cb = c + rc;\n"
-    "    T v[4];\n"
+    "  for (unsigned rb = blockIdx.y; rb < R; rb += 64u * gy) {\n"
+    "    __syncthreads();\n"
+    "    for (int i = t; i < 64; i += nt) /* blocks of 32 threads too */\n"
+    "      if (rb + i * gy < R) dec<I>(p, q, rb + i * gy, nxy, p.nout, rt[2 * i], rt[2 * i + 1]);\n"
+    "    __syncthreads();\n"
+    "    const unsigned nj = (R - rb + gy - 1) / gy < 64u ? (R - rb + gy - 1) / gy : 64u;\n"
+    "    for (unsigned j = 0; j < nj; j++) {\n"
+    "      const T *ab = a + rt[2 * j + 1];\n"
+    "      T *cb = c + rt[2 * j];\n"
+    "      T v[4];\n"
     "#pragma unroll\n"
-    "    for (int k = 0; k < 4; k++) /* the loads first, all in flight */\n"
-    "      if (okl >> k & 1) v[k] = ab[la[k]];\n"
-    "    if (q.mode == 0) {\n"
+    "      for (int k = 0; k < 4; k++) /* the loads first, all in flight */\n"
+    "        if (okl >> k & 1) v[k] = ab[la[k]];\n"
+    "      if (q.mode == 0) {\n"
+    "#pragma unroll\n"
+    "        for (int k = 0; k < 4; k++)\n"
+    "          if (oks >> k & 1) { T *cp = cb + lc[k]; *cp = wr(p, q, v[k], cp); }\n"
+    "        continue;\n"
+    "      }\n"
+    "      T *tb = tile + buf * q.tstride; /* two tiles in turn: one barrier per tile */\n"
+    "      buf ^= 1;\n"
     "#pragma unroll\n"
     "      for (int k = 0; k < 4; k++)\n"
-    "        if (oks >> k & 1) { T *cp = cb + lc[k]; *cp = wr(p, q, v[k], cp); }\n"
-    "      continue;\n"
+    "        if (okl >> k & 1) tb[si[k]] = v[k];\n"
+    "      __syncthreads();\n"
+    "#pragma unroll\n"
+    "      for (int k = 0; k < 4; k++)\n"
+    "        if (oks >> k & 1) { T *cp = cb + lc[k]; *cp = wr(p, q, tb[so[k]], cp); }\n"
     "    }\n"
-    "    T *tb = tile + buf * q.tstride; /* two tiles in turn: one barrier per tile */\n"
-    "    buf ^= 1;\n"
-    "#pragma unroll\n"
-    "    for (int k = 0; k < 4; k++)\n"
-    "      if (okl >> k & 1) tb[si[k]] = v[k];\n"
-    "    __syncthreads();\n"
-    "#pragma unroll\n"
-    "    for (int k = 0; k < 4; k++)\n"
-    "      if (oks >> k & 1) { T *cp = cb + lc[k]; *cp = wr(p, q, tb[so[k]], cp); }\n"
     "  }\n"
     "}\n"
     "extern \"C\" __global__ void __launch_bounds__(256, 4) tfe_perm2d(T *c, const T *a, P p, Q q) {\n"

@@ -11,7 +11,9 @@
  *     express) is handed to cuBLAS as it is; any other operand is copied by the unary kernel
  *     into a dense [M|K|batch], [K|N|batch] or [M|N|batch] block of the device's workspace
  *     (summing its one-input labels and conjugating on the way); then one strided-batched GEMM.
- *   unary (REDUCE, TRACE, PERMUTE, ANTI_TRACE, ANTI_DIAG): one launch of the unary kernel.
+ *   unary (REDUCE, TRACE, PERMUTE, ANTI_TRACE, ANTI_DIAG): one launch: the unary kernel with
+ *     summed labels, else (a copy) cuMemcpyDtoDAsync for a dense copy, tfe_perm2d (below) for
+ *     any other copy within 32-bit offsets, the unary kernel for larger ones.
  * Parsed only inside tenferro_gpu.c (TFE__GPU_COMPANION). */
 #ifndef TENFERRO_GPU_EXEC_H
 #define TENFERRO_GPU_EXEC_H

@@ -229,7 +229,8 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
     while (ny < m && py < ycap && p->sa[ord[ny]] != 0) py *= p->dout[ord[ny++]];
     TX = tfe__gperm_side(px, 32), TY = tfe__gperm_side(py, 32);
     if (TX < 32) TY = tfe__gperm_side(py, tile / TX);
-    else if (TY < 32) TX = tfe__gperm_side(px, tile / TY);
+    else if (TY < 32) TX = tfe__gperm_side(px, tile / (TY | 1)); /* a padded tile within 1024 + 31 elements:
+                                                                     two of c128 + tables < 48 KiB */
     if (TX * TY >= 64) {
       long long dd[TFE__GPU_KMAXR], sc[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR];
       for (int i = 0; i < m; i++) dd[i] = p->dout[ord[i]], sc[i] = p->sc[ord[i]], sa[i] = p->sa[ord[i]];
@@ -284,6 +285,8 @@ static tfe_status tfe__gpu_launch_perm(tfe__gpu_dev *D, tfe__cu_function f, tfe_
   if (tiles > 0x7fffffffLL) return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%lld tiles exceed the grid", tiles);
   unsigned nt = (unsigned)(((ne + 3) / 4 + 31) / 32 * 32);
   unsigned shm = (unsigned)q.tab + 64u * 2u * (unsigned)sizeof(int) + (q.mode ? 2u * (unsigned)q.tstride * (unsigned)es : 0);
+  if (shm > 48u * 1024u) /* not reached: the plan keeps a padded tile within 1055 elements */
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "a tile of %u bytes of shared memory", shm);
   void *args[] = {&c, &a, p, &q};
   TFE__CU_TRY(tfe__gpu.cu.cuLaunchKernel(f, (unsigned)tiles, (unsigned)gy, 1, nt, 1, 1, shm, D->stream, args, NULL), where);
   return TFE_OK;

@@ -1,7 +1,12 @@
 /* bench/bench_gpu_perm.c — the permutation patterns of ../shared/bench/permutation_patterns.json on
  * the GPU backend against a device-to-device copy of the same bytes, in the same run.
  *
- *   build/bench/bench_gpu_perm [patterns.json] [reps]     (default ../shared/bench/..., 10)
+ *   build/bench/bench_gpu_perm [patterns.json] [reps] [configs]  (default ../shared/bench/..., 10)
+ *
+ * configs: a comma-separated list of blocks/tile/dtile launch settings of the permutation
+ * kernel (tfe__gperm_cfg in gpu/exec.h: the grid size aimed at, the largest tile of mode 1
+ * and of mode 0, in elements), e.g. 2048/1024/1024,4096/1024/512: each pattern is timed under
+ * each (one column each; the first is the built-in default when the list is absent).
  *
  * Each pattern (f64): out[i0, ..., ik] = src[i_perm0, ..., i_permk], the source column-major or
  * with the pattern's explicit element strides, the destination column-major; src[e] = e (its
@@ -60,6 +65,20 @@ static int ints(const tfe_json *j, int arr, int64_t *out) {
 int main(int argc, char **argv) {
   const char *file = argc > 1 ? argv[1] : "../shared/bench/permutation_patterns.json";
   int reps = argc > 2 ? atoi(argv[2]) : 10;
+  long long cfg[8][3];
+  int ncfg = 0;
+  cfg[0][0] = tfe__gperm_cfg.blocks, cfg[0][1] = tfe__gperm_cfg.tile, cfg[0][2] = tfe__gperm_cfg.dtile;
+  for (const char *c = argc > 3 ? argv[3] : ""; *c && ncfg < 8;) {
+    if (sscanf(c, "%lld/%lld/%lld", &cfg[ncfg][0], &cfg[ncfg][1], &cfg[ncfg][2]) != 3 || cfg[ncfg][1] < 64 ||
+        cfg[ncfg][1] > 1024 || cfg[ncfg][2] < 32 || cfg[ncfg][2] > 1024 || cfg[ncfg][0] < 1) {
+      fprintf(stderr, "bad config list '%s' (blocks/tile/dtile, tile 64..1024, dtile 32..1024)\n", argv[3]);
+      return 2;
+    }
+    ncfg++;
+    while (*c && *c != ',') c++;
+    if (*c == ',') c++;
+  }
+  if (ncfg == 0) ncfg = 1;
   if (tfe_gpu_init() != TFE_OK) {
     printf("bench_gpu_perm: %s\n", tfe_last_error());
     return 0;
@@ -76,7 +95,10 @@ int main(int argc, char **argv) {
   }
   free(text);
   int pats = tfe_json_get(&j, 0, "patterns");
-  printf("%-40s %10s %10s %8s %9s %7s\n", "pattern", "tfe ms", "copy ms", "ratio", "tfe GB/s", "check");
+  for (int k = 0; k < ncfg; k++) printf("config %d: blocks %lld, tile %lld, dtile %lld\n", k, cfg[k][0], cfg[k][1], cfg[k][2]);
+  printf("%-40s %10s %10s %8s %9s %7s", "pattern", "tfe ms", "copy ms", "ratio", "tfe GB/s", "check");
+  for (int k = 1; k < ncfg; k++) printf("  cfg%d ms  ratio", k);
+  printf("\n");
   int bad = 0;
   for (int pn = j.nodes[pats].first; pn >= 0; pn = j.nodes[pn].next) {
     const char *id = j.nodes[tfe_json_get(&j, pn, "id")].str;
@@ -104,7 +126,13 @@ int main(int argc, char **argv) {
       fprintf(stderr, "%s: %s\n", id, tfe_last_error());
       return 1;
     }
-    double tp = time_ms(q.D, run_perm, &q, reps), tc = time_ms(q.D, run_copy, &q, reps);
+    double tc = time_ms(q.D, run_copy, &q, reps), tk[8];
+    for (int k = ncfg - 1; k >= 0; k--) { /* config 0 last: the result checked is its */
+      tfe__gperm_cfg.blocks = cfg[k][0], tfe__gperm_cfg.tile = (int)cfg[k][1], tfe__gperm_cfg.dtile = (int)cfg[k][2];
+      tk[k] = time_ms(q.D, run_perm, &q, reps);
+    }
+    double tp = tk[0];
+    run_copy(&q); /* the identity over dst first: no element is left from an earlier config */
     if (run_perm(&q) != TFE_OK) return 1;
     /* check: dst[i] must be src's storage index of out multi-index i */
     tfe_dyn o;
@@ -123,8 +151,10 @@ int main(int argc, char **argv) {
       if (y[i] != (double)off) wrong++;
     }
     if (wrong) bad++;
-    printf("%-40s %10.4f %10.4f %8.3f %9.0f %7s\n", id, tp, tc, tc / tp, 2.0 * (double)q.bytes / tp / 1e6,
+    printf("%-40s %10.4f %10.4f %8.3f %9.0f %7s", id, tp, tc, tc / tp, 2.0 * (double)q.bytes / tp / 1e6,
            wrong ? "WRONG" : "ok");
+    for (int k = 1; k < ncfg; k++) printf(" %9.4f %6.3f", tk[k], tc / tk[k]);
+    printf("\n");
     if (wrong) printf("  %lld of %lld checked elements wrong\n", (long long)wrong, (long long)checks);
     fflush(stdout);
     tfe_dyn_release(&o), tfe_dyn_release(&h), tfe_dyn_release(&q.src), tfe_dyn_release(&q.dst);

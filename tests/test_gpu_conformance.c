@@ -400,6 +400,40 @@ static void test_permute_large(void **state) {
       tfe_dyn_release(&dA), tfe_dyn_release(&dC);
       hfree(&A), hfree(&C), hfree(&C1), hfree(&C2);
     }
+  /* random permutations: rank 1-7, sizes 0, 1, small and up to 40 (at most ~2^16 elements),
+   * random layouts (padded, negative strides, zero strides in A), alpha/beta, conjugation */
+  int ncase = cases() / 4 + 8;
+  for (int i = 0; i < ncase; i++) {
+    tfe_dtype dt = kinds[tu_int(&r, 0, 3)];
+    int rank = (int)tu_int(&r, 1, 7);
+    int64_t da[7], dc[7], n = 1;
+    int32_t la[7], lc[7];
+    for (int q = 0; q < rank; q++) {
+      int64_t x = tu_int(&r, 0, 9);
+      da[q] = x == 0 && tu_int(&r, 0, 3) == 0 ? 0 : x <= 2 ? 1 : x <= 6 ? tu_int(&r, 2, 5) : tu_int(&r, 6, 40);
+      if (n * (da[q] ? da[q] : 1) > (1 << 16)) da[q] = tu_int(&r, 1, 3);
+      n *= da[q] ? da[q] : 1;
+      la[q] = lc[q] = q;
+    }
+    shuffle(&r, lc, rank);
+    for (int q = 0; q < rank; q++) dc[q] = da[lc[q]];
+    hostop A, C, C1, C2;
+    make_view(&r, dt, rank, da, true, &A), make_view(&r, dt, rank, dc, false, &C);
+    if (tu_int(&r, 0, 2) == 0) assert_int_equal(tfe_layout_dense(rank, da, TFE_COLMAJOR, &A.v.lay), TFE_OK);
+    A.v.conj = cplx(dt) && tu_int(&r, 0, 2) == 0;
+    C.v.conj = cplx(dt) && tu_int(&r, 0, 4) == 0;
+    double alpha[2] = {1, 0}, beta[2] = {0, 0};
+    if (i % 3 == 2) put(dt, alpha, rnd(&r), rnd(&r)), put(dt, beta, rnd(&r), rnd(&r));
+    copy_op(&C, &C1), copy_op(&C, &C2);
+    assert_int_equal(tfe_contract_dyn(alpha, &A.v, la, NULL, NULL, beta, &C1.v, lc), TFE_OK);
+    tfe_dyn dA, dC;
+    upload(&A, 0, &dA), upload(&C, 0, &dC);
+    if (tfe_contract_dyn(alpha, &dA, la, NULL, NULL, beta, &dC, lc) != TFE_OK) fail_msg("%s", tfe_last_error());
+    assert_int_equal(tfe_gpu_download(&dC, &C2.v), TFE_OK);
+    compare(dt, &C1, &C2, 200 + i, "permute_large (random ranks 1-7)");
+    tfe_dyn_release(&dA), tfe_dyn_release(&dC);
+    hfree(&A), hfree(&C), hfree(&C1), hfree(&C2);
+  }
 }
 
 /* The slots through tfe_prims_execute: batched_gemm in label form on device memory. */
@@ -2119,6 +2153,7 @@ int main(void) {
       cmocka_unit_test(test_kernel_cache), cmocka_unit_test(test_linalg_no_solver),
 #endif
   };
+  if (getenv("TFE_GPU_FILTER")) cmocka_set_test_filter(getenv("TFE_GPU_FILTER")); /* e.g. test_permute_large */
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   tfe_gpu_shutdown(); /* every device resource back (compute-sanitizer's leak check) */
   return failed;

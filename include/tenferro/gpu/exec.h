@@ -11,7 +11,9 @@
  *     express) is handed to cuBLAS as it is; any other operand is copied by the unary kernel
  *     into a dense [M|K|batch], [K|N|batch] or [M|N|batch] block of the device's workspace
  *     (summing its one-input labels and conjugating on the way); then one strided-batched GEMM.
- *   unary (REDUCE, TRACE, PERMUTE, ANTI_TRACE, ANTI_DIAG): one launch of the unary kernel.
+ *   unary (REDUCE, TRACE, PERMUTE, ANTI_TRACE, ANTI_DIAG): one launch: the unary kernel with
+ *     summed labels, else (a copy) cuMemcpyDtoDAsync for a dense copy, tfe_perm2d (below) for
+ *     any other copy within 32-bit offsets, the unary kernel for larger ones.
  * Parsed only inside tenferro_gpu.c (TFE__GPU_COMPANION). */
 #ifndef TENFERRO_GPU_EXEC_H
 #define TENFERRO_GPU_EXEC_H
@@ -154,57 +156,139 @@ static void tfe__gpu_kp_merge(tfe__gpu_kparams *p) {
   }
   p->nout = w;
 }
-/* Whether a copy (no summed labels) goes through tiles (tfe_perm2d): when A's fastest label
- * (smallest |stride|) is not C's fastest. x = C's fastest labels, in C's order, up to 32
- * elements or more, stopping before A's fastest; y = A's fastest of the others, in A's order,
- * up to 32 or more (1024 / x's size when x has fewer than 32). The tile is TX x TY elements (32 x 32, or up to 1024 elements when one
- * side has fewer than 32); the labels are reordered x, y, the rest; pj = nx | ny << 8,
- * pad = TX | TY << 16 (kernels.h). Small tiles (under 64 elements) take the plain kernel. */
-static bool tfe__gpu_tiled(tfe__gpu_kparams *p) {
-  if (p->nout < 2 || p->total <= 0) return false;
+/* ---- permutations: tfe_perm2d (kernels.h) ----------------------------------------------------
+ * A copy without summed labels (C = alpha op(A) + beta C), labels sorted by |C stride| and
+ * merged, goes to tfe_perm2d with the plan below (struct Q in kernels.h; the kernel's fourth
+ * argument):
+ *   mode 1 (a tile) when A's fastest label (smallest nonzero |stride|) is not C's fastest:
+ *     x = C's fastest labels in C's order (stopping before A's fastest), y = A's fastest of the
+ *     others in A's order; the tile is TX x TY elements of the flattened groups (at most 1024;
+ *     sides 32 x 32, or longer where the other side is short; a group larger than its side is
+ *     cut into equal tiles, ceil(n / ceil(n / side)), so that 81 = 3 x 27, not 32 + 32 + 17);
+ *     loads run along y, stores along x, through two tiles in shared memory taken in turn (one
+ *     barrier per tile); the offsets of the tile's x and y indices are tables in shared memory.
+ *   mode 0 (no tile) when A and C share their fastest label (or A has no nonzero stride, or the
+ *     tile would hold under 64 elements): x = C's labels in C's order up to 1024 elements.
+ * In both, each thread has four elements of the tile and keeps their offsets in registers
+ * (computed once per block); the labels after x and y (the rest) are walked by the grid's y
+ * dimension, their offsets computed per tile without divisions (multiply-high by magic
+ * numbers computed here; valid for indices below 2^31, else 64-bit divisions); offsets are
+ * 32-bit when every offset of A and C fits (wide = 0). A negative stride is a signed offset
+ * from the address of element (0, ..., 0): no extra cost. */
+typedef struct tfe__gperm_q { /* the layout of struct Q in kernels.h */
+  long long px, py, ntx, rest;
+  int mode, nx, ny, TX, TY, wide, small, plain, tab, tstride;
+  unsigned mg[TFE__GPU_KMAXR], sh[TFE__GPU_KMAXR];
+} tfe__gperm_q;
+/* Launch knobs (internal; bench_gpu_perm sweeps them): blocks, the grid size aimed at. */
+static struct { long long blocks; int tile; int dtile; } tfe__gperm_cfg = {2048, 1024, 1024};
+
+/* Equal tiles of at most `side` over n: ceil(n / ceil(n / side)). */
+static long long tfe__gperm_side(long long n, long long side) {
+  if (n <= side) return n;
+  long long k = (n + side - 1) / side;
+  return (n + k - 1) / k;
+}
+/* Magic numbers of n (Granlund-Montgomery, as PyTorch's IntDivider): (umulhi(x, m) + x) >> s
+ * = x / n for x < 2^31. */
+static void tfe__gperm_magic(unsigned long long n, unsigned *m, unsigned *s) {
+  unsigned k = 0;
+  while (k < 32 && (1ULL << k) < n) k++;
+  *s = k;
+  *m = (unsigned)(((1ULL << 32) * ((1ULL << k) - n)) / n + 1);
+}
+/* Whether tfe_perm2d takes p: indices and offsets of A and C within 32 bits (else tfe_unary). */
+static bool tfe__gperm_fits(const tfe__gpu_kparams *p) {
+  unsigned long long ea = 0, ec = 0; /* the largest offsets */
+  for (int d = 0; d < p->nout; d++) {
+    ea += (unsigned long long)(p->dout[d] - 1) * (unsigned long long)llabs(p->sa[d]);
+    ec += (unsigned long long)(p->dout[d] - 1) * (unsigned long long)llabs(p->sc[d]);
+  }
+  return p->total <= 0x7fffffffLL && ea <= 0x7fffffffULL && ec <= 0x7fffffffULL;
+}
+/* The plan of p (sorted and merged, total > 0, no summed labels) into q; reorders p's labels
+ * x, y, rest. */
+static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
+  memset(q, 0, sizeof *q);
+  const long long tile = tfe__gperm_cfg.tile;
   int af = -1;
   for (int d = 0; d < p->nout; d++)
     if (p->sa[d] != 0 && (af < 0 || llabs(p->sa[d]) < llabs(p->sa[af]))) af = d;
-  if (af <= 0) return false;
-  int nx = 0;
-  long long px = 1, py = 1;
-  while (nx < af && px < 32) px *= p->dout[nx++];
-  int ord[TFE__GPU_KMAXR], m = 0, ny = 0;
-  for (int d = nx; d < p->nout; d++) { /* the others by |A stride|, zero strides last */
-    int e = m++;
-    unsigned long long k = p->sa[d] ? (unsigned long long)llabs(p->sa[d]) : ~0ULL;
-    for (; e > 0 && (p->sa[ord[e - 1]] ? (unsigned long long)llabs(p->sa[ord[e - 1]]) : ~0ULL) > k; e--) ord[e] = ord[e - 1];
-    ord[e] = d;
+  int nx = 0, ny = 0;
+  long long px = 1, py = 1, TX = 1, TY = 1;
+  if (af > 0) {
+    while (nx < af && px < 32) px *= p->dout[nx++];
+    int ord[TFE__GPU_KMAXR], m = 0;
+    for (int d = nx; d < p->nout; d++) { /* the others by |A stride|, zero strides last */
+      int e = m++;
+      unsigned long long k = p->sa[d] ? (unsigned long long)llabs(p->sa[d]) : ~0ULL;
+      for (; e > 0 && (p->sa[ord[e - 1]] ? (unsigned long long)llabs(p->sa[ord[e - 1]]) : ~0ULL) > k; e--) ord[e] = ord[e - 1];
+      ord[e] = d;
+    }
+    long long ycap = px < 32 ? tile / px : 32;
+    while (ny < m && py < ycap && p->sa[ord[ny]] != 0) py *= p->dout[ord[ny++]];
+    TX = tfe__gperm_side(px, 32), TY = tfe__gperm_side(py, 32);
+    if (TX < 32) TY = tfe__gperm_side(py, tile / TX);
+    else if (TY < 32) TX = tfe__gperm_side(px, tile / (TY | 1)); /* a padded tile within 1024 + 31 elements:
+                                                                     two of c128 + tables < 48 KiB */
+    if (TX * TY >= 64) {
+      long long dd[TFE__GPU_KMAXR], sc[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR];
+      for (int i = 0; i < m; i++) dd[i] = p->dout[ord[i]], sc[i] = p->sc[ord[i]], sa[i] = p->sa[ord[i]];
+      for (int i = 0; i < m; i++) p->dout[nx + i] = dd[i], p->sc[nx + i] = sc[i], p->sa[nx + i] = sa[i];
+      q->mode = 1;
+    }
   }
-  long long ty = px < 32 ? 1024 / px : 32; /* a short x side: a longer y side */
-  while (ny < m && py < ty && p->sa[ord[ny]] != 0) py *= p->dout[ord[ny++]];
-  long long TX = px < 32 ? px : 32, TY = py < 32 ? py : 32;
-  if (TX < 32) TY = py < 1024 / TX ? py : 1024 / TX;
-  else if (TY < 32) TX = px < 1024 / TY ? px : 1024 / TY;
-  if (TX < 2 || TY < 2 || TX * TY < 64) return false;
-  long long dd[TFE__GPU_KMAXR], sc[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR];
-  for (int i = 0; i < m; i++) dd[i] = p->dout[ord[i]], sc[i] = p->sc[ord[i]], sa[i] = p->sa[ord[i]];
-  for (int i = 0; i < m; i++) p->dout[nx + i] = dd[i], p->sc[nx + i] = sc[i], p->sa[nx + i] = sa[i];
-  p->pj = nx | ny << 8;
+  if (!q->mode) { /* no tile: C's labels in C's order up to dtile elements */
+    const long long dt = tfe__gperm_cfg.dtile;
+    nx = 0, ny = 0, px = 1, py = 1, TY = 1;
+    while (nx < p->nout && px * p->dout[nx] <= dt) px *= p->dout[nx++];
+    if (nx < p->nout && px * 4 < dt && p->nout < TFE__GPU_KMAXR) {
+      /* the next label splits in two (f, n / f) where f divides it and fills x to dt / 4 .. dt:
+       * the rest (offsets once per 64 positions) instead of a long x (offsets per element) */
+      long long n = p->dout[nx], f = dt / px;
+      while (f > 1 && n % f) f--;
+      if (f > 1 && px * f * 4 >= dt) {
+        for (int d = p->nout; d > nx + 1; d--) p->dout[d] = p->dout[d - 1], p->sc[d] = p->sc[d - 1], p->sa[d] = p->sa[d - 1];
+        p->nout++;
+        p->dout[nx] = f, p->dout[nx + 1] = n / f, p->sc[nx + 1] = p->sc[nx] * f, p->sa[nx + 1] = p->sa[nx] * f;
+        px *= f, nx++;
+      }
+    }
+    if (nx < p->nout && px * 4 < dt) px *= p->dout[nx++]; /* no split: tiles over the next label */
+    TX = tfe__gperm_side(px, dt);
+  }
+  q->nx = nx, q->ny = ny, q->px = px, q->py = py, q->TX = (int)TX, q->TY = (int)TY;
+  q->ntx = (px + TX - 1) / TX;
+  q->rest = p->total / (px * py);
+  q->small = 1, q->wide = 0; /* tfe__gperm_fits */
+  for (int d = 0; d < p->nout; d++) tfe__gperm_magic((unsigned long long)p->dout[d], &q->mg[d], &q->sh[d]);
+  q->plain = !p->conj && p->beta_zero && p->alpha_re == 1 && p->alpha_im == 0;
+  if (q->mode) {
+    q->tab = (int)((2 * (size_t)(TX + TY) * sizeof(int) + 15) / 16 * 16);
+    q->tstride = (int)(TX * (TY | 1));
+  } /* shared memory: tab bytes of x/y tables, 64 x 2 offsets of the rest, two tiles (mode 1) */
+  (void)es;
+  p->pj = nx | ny << 8; /* as before (the emulated device ignores them) */
   p->pad = (int)TX | (int)TY << 16;
-  return true;
 }
-/* tfe_perm2d: one block of 32x8 threads per tile; grid y over the labels outside the tile. */
-static tfe_status tfe__gpu_launch_tiled(tfe__gpu_dev *D, tfe__cu_function f, void **args, const tfe__gpu_kparams *p,
-                                        const char *where) {
-  int nx = p->pj & 255, ny = p->pj >> 8 & 255;
-  long long px = 1, py = 1, TX = p->pad & 0xffff, TY = p->pad >> 16;
-  for (int d = 0; d < nx; d++) px *= p->dout[d];
-  for (int d = nx; d < nx + ny; d++) py *= p->dout[d];
-  if (p->total <= 0) return TFE_OK;
-  long long tiles = ((px + TX - 1) / TX) * ((py + TY - 1) / TY);
-  /* blocks walk several positions of the other labels when there are few tiles (their offset
-   * tables are computed once): about 4096 blocks, at most 65535 in y */
-  long long rest = p->total / (px * py), gy = (4096 + tiles - 1) / tiles;
-  if (gy > rest) gy = rest;
+/* One block of 32..256 threads (four elements each) per tile; grid y over the rest, about
+ * tfe__gperm_cfg.blocks blocks in all (at most 65535 in y). */
+static tfe_status tfe__gpu_launch_perm(tfe__gpu_dev *D, tfe__cu_function f, tfe__cu_ptr c, tfe__cu_ptr a,
+                                       tfe__gpu_kparams *p, size_t es, const char *where) {
+  tfe__gperm_q q;
+  tfe__gperm_plan(p, &q, es);
+  long long tiles = q.ntx * ((q.py + q.TY - 1) / q.TY), ne = (long long)q.TX * q.TY;
+  long long gy = (tfe__gperm_cfg.blocks + tiles - 1) / tiles;
+  if (gy > q.rest) gy = q.rest;
   if (gy > 65535) gy = 65535;
+  if (gy < 1) gy = 1;
   if (tiles > 0x7fffffffLL) return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%lld tiles exceed the grid", tiles);
-  TFE__CU_TRY(tfe__gpu.cu.cuLaunchKernel(f, (unsigned)tiles, (unsigned)gy, 1, 32, 8, 1, 0, D->stream, args, NULL), where);
+  unsigned nt = (unsigned)(((ne + 3) / 4 + 31) / 32 * 32);
+  unsigned shm = (unsigned)q.tab + 64u * 2u * (unsigned)sizeof(int) + (q.mode ? 2u * (unsigned)q.tstride * (unsigned)es : 0);
+  if (shm > 48u * 1024u) /* not reached: the plan keeps a padded tile within 1055 elements */
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "a tile of %u bytes of shared memory", shm);
+  void *args[] = {&c, &a, p, &q};
+  TFE__CU_TRY(tfe__gpu.cu.cuLaunchKernel(f, (unsigned)tiles, (unsigned)gy, 1, nt, 1, 1, shm, D->stream, args, NULL), where);
   return TFE_OK;
 }
 /* C = alpha * sum op(A) + beta * C as described by p (dims and strides filled). */
@@ -221,14 +305,16 @@ static tfe_status tfe__gpu_unary_launch(tfe__gpu_dev *D, int g, tfe__cu_ptr c, t
   p->beta_zero = tfe__gpu_iszero(beta);
   p->conj = conj && g >= TFE__GK_C64;
   void *args[] = {&c, &a, p};
+  static const size_t es[TFE__GK_COUNT] = {4, 8, 8, 16};
   if (p->nsum == 0 && p->nout == 1 && p->sc[0] == 1 && p->sa[0] == 1 && !p->conj && alpha.re == 1 && alpha.im == 0 &&
       p->beta_zero) { /* a plain copy of a dense block: the driver's device-to-device copy */
-    static const size_t es[TFE__GK_COUNT] = {4, 8, 8, 16};
     TFE__CU_TRY(tfe__gpu.cu.cuMemcpyDtoDAsync(c, a, (size_t)p->total * es[g], D->stream), where);
     return TFE_OK;
   }
-  if (p->nsum == 0 && tfe__gpu_tiled(p)) return tfe__gpu_launch_tiled(D, D->f_perm[g], args, p, where);
-  /* a copy takes four elements per thread (kernels.h): a quarter of the threads */
+  if (p->total <= 0) return TFE_OK;
+  if (p->nsum == 0 && tfe__gperm_fits(p)) /* a copy: tfe_perm2d (nout 0: one element) */
+    return tfe__gpu_launch_perm(D, D->f_perm[g], c, a, p, es[g], where);
+  /* a larger copy takes four elements per thread (kernels.h): a quarter of the threads */
   return tfe__gpu_launch(D, D->f_unary[g], args, p->nsum == 0 ? (p->total + 3) / 4 : p->total, where);
 }
 /* C = beta * C over C's own layout (every element once). */

@@ -19,7 +19,7 @@
  * own GEMM on BLIS when called without tenferro (einsum - dgemm), and the intercept of a
  * least-squares line time = t0 + flops / rate over the dims.
  *
- *   bench_chain [--sites N] [--d d] [--dims 2,4,...] [--reps R] [--threads T] [--peers] [--python PY] [--steps]
+ *   bench_chain [--sites N] [--d d] [--dims 2,4,...] [--reps R] [--threads T] [--peers] [--python PY] [--steps] [--micro]
  * --tune contract_naive_work|contract_small_mnk V: sets that tuning field first.
  * --steps: the middle steps' own times (einsum's step hook) and engines against BLIS alone.
  * --micro: each middle step alone in a hot loop (plan held; the small engine alone; BLIS alone).
@@ -333,7 +333,7 @@ int main(int argc, char **argv) {
       if (tfe_tuning_set(&t) != TFE_OK) { fprintf(stderr, "%s\n", tfe_last_error()); return 2; }
       i += 2;
     }
-    else { fprintf(stderr, "usage: %s [--sites N] [--d d] [--dims a,b,..] [--reps R] [--threads T] [--peers] [--python PY]\n", argv[0]); return 2; }
+    else { fprintf(stderr, "usage: %s [--sites N] [--d d] [--dims a,b,..] [--reps R] [--threads T] [--peers] [--python PY] [--steps] [--micro] [--tune FIELD V]\n", argv[0]); return 2; }
   }
   for (const char *p = dimstr; *p && nd < MAXD; p = strchr(p, ',') ? strchr(p, ',') + 1 : p + strlen(p)) dims[nd++] = atoi(p);
   if (N < 2 || d < 1 || reps < 1) return 2;

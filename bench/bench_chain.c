@@ -19,9 +19,10 @@
  * own GEMM on BLIS when called without tenferro (einsum - dgemm), and the intercept of a
  * least-squares line time = t0 + flops / rate over the dims.
  *
- *   bench_chain [--sites N] [--d d] [--dims 2,4,...] [--reps R] [--threads T] [--peers] [--python PY] [--steps]
+ *   bench_chain [--sites N] [--d d] [--dims 2,4,...] [--reps R] [--threads T] [--peers] [--python PY] [--steps] [--micro]
  * --tune contract_naive_work|contract_small_mnk V: sets that tuning field first.
  * --steps: the middle steps' own times (einsum's step hook) and engines against BLIS alone.
+ * --micro: each middle step alone in a hot loop (plan held; the small engine alone; BLIS alone).
  * Defaults: N = 100, d = 2, dims 2,4,8,10,16,24,32,40,48,60,64,96,128, R = 21. Each repetition
  * times the three own columns alternately (einsum, contract, dgemm), so load slows them alike;
  * the peers run after, then the own columns a second time (both passes' median are printed:
@@ -233,10 +234,85 @@ static void steps_breakdown(int N, int d, int D, int reps) {
   chain_free(&c);
 }
 
+/* --micro: each middle step alone, called many times in a row (hot caches), to resolve the
+ * D <= 16 steps that the hook's clock cannot: per call, (1) the stored plan through
+ * tfe_contract_execute_f64 (plan held; the layout match and view checks included), (2) the
+ * small engine's own run (tables, packing, kernel, store: tfe_ps_run__f64 with the workspace
+ * given), (3) the same GEMM on BLIS alone. Layouts are the ones the executor chose (captured
+ * from the hook). */
+typedef struct micro_cap { tfe_layout lay[2][3]; int got[2]; } micro_cap;
+static void micro_hook(void *ctx, const tfe_einsum_step_info *info) {
+  micro_cap *m = ctx;
+  if (info->step < 1 || info->step > 2) return;
+  int w = info->step - 1;
+  m->lay[w][0] = *info->lay_a; m->lay[w][1] = *info->lay_b; m->lay[w][2] = *info->lay_c;
+  m->got[w] = 1;
+}
+static double micro_time(int inner, int reps, int which, const tfe_contract_plan *P, tfe_view_f64 *A, tfe_view_f64 *B,
+                         tfe_view_f64 *C, double *ws, int w, chain *c) {
+  double *t = malloc(sizeof(double) * (size_t)reps), r;
+  int64_t D = c->D, d = c->d;
+  for (int q = 0; q < reps; q++) {
+    double t0 = now();
+    for (int i = 0; i < inner; i++) {
+      if (which == 0) {
+        if (tfe_contract_execute_f64(P, 1.0, A, B, 0.0, C) != TFE_OK) { fprintf(stderr, "%s\n", tfe_last_error()); exit(1); }
+      } else if (which == 1) {
+        tfe_ps_run__f64(P, 1.0, A->data + A->lay.offset + P->off[0], false, B->data + B->lay.offset + P->off[1], false, 0.0,
+                        C->data + C->lay.offset + P->off[2], 1, ws);
+      } else if (w == 0) {
+        tfe__blas_gemm_f64(0, 0, D, d * D, D, 1.0, c->E, D, 1, c->data[2], 1, D, 0.0, c->T, 1, D, 1);
+      } else {
+        tfe__blas_gemm_f64(0, 0, D, D, d * D, 1.0, c->T, d * D, 1, c->data[3], 1, d * D, 0.0, c->E, 1, D, 1);
+      }
+    }
+    t[q] = (now() - t0) / inner;
+  }
+  r = median(t, reps);
+  free(t);
+  return r;
+}
+static void micro(int N, int d, int D, int reps, double big) {
+  chain c;
+  if (chain_make(&c, N, d, D)) exit(1);
+  micro_cap m;
+  memset(&m, 0, sizeof m);
+  tfe_einsum_set_step_hook(micro_hook, &m);
+  run_einsum(&c);
+  tfe_einsum_set_step_hook(NULL, NULL);
+  double madds = (double)D * D * d * D;
+  int inner = (int)(2e6 / (madds + 2000)) + 20;
+  printf("| %d |", D);
+  for (int w = 0; w < 2; w++) {
+    const tfe_contract_plan *P = c.plan->cplan[c.plan->npre + 1 + w];
+    double *buf[3], *ws = NULL;
+    tfe_view_f64 v[3];
+    for (int o = 0; o < 3; o++) {
+      int64_t n = 1;
+      for (int i = 0; i < m.lay[w][o].rank; i++) n += (m.lay[w][o].dims[i] - 1) * m.lay[w][o].strides[i];
+      buf[o] = malloc(sizeof(double) * (size_t)(n + m.lay[w][o].offset + 8));
+      for (int64_t i = 0; i < n + m.lay[w][o].offset + 8; i++) buf[o][i] = rnd();
+      v[o].data = buf[o]; v[o].lay = m.lay[w][o]; v[o].conj = false;
+    }
+    bool small = P->engine == TFE__PR_ENG_SMALL;
+    if (small) ws = aligned_alloc(64, (size_t)(tfe_ps_ws_elems__f64(P, 1) * 8 + 64) / 64 * 64);
+    double te = micro_time(inner, reps, 0, P, &v[0], &v[1], &v[2], ws, w, &c);
+    double tk = small ? micro_time(inner, reps, 1, P, &v[0], &v[1], &v[2], ws, w, &c) : NAN;
+    double tb = micro_time(inner, reps, 2, P, &v[0], &v[1], &v[2], ws, w, &c);
+    printf(" %lld,%lld,%lld %s | %.3f | %.3f | %.0f%% | %.3f |", (long long)P->m, (long long)P->n, (long long)P->k,
+           engine_name(P->engine), 1e6 * te, 1e6 * tk, 100 * 2 * madds / te / 1e9 / big, 1e6 * tb);
+    for (int o = 0; o < 3; o++) free(buf[o]);
+    free(ws);
+  }
+  printf("\n");
+  fflush(stdout);
+  chain_free(&c);
+}
+
 #define MAXD 32
 int main(int argc, char **argv) {
   int N = 100, d = 2, reps = 21, threads = 1, nd = 0, dims[MAXD];
-  bool peers = false, steps = false;
+  bool peers = false, steps = false, micro_mode = false;
   const char *py = getenv("PYTHON") ? getenv("PYTHON") : "python3";
   const char *dimstr = "2,4,8,10,16,24,32,40,48,60,64,96,128";
   for (int i = 1; i < argc; i++) {
@@ -248,6 +324,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--python") && i + 1 < argc) py = argv[++i];
     else if (!strcmp(argv[i], "--peers")) peers = true;
     else if (!strcmp(argv[i], "--steps")) steps = true;
+    else if (!strcmp(argv[i], "--micro")) micro_mode = true;
     else if (!strcmp(argv[i], "--tune") && i + 2 < argc) { /* --tune contract_naive_work|contract_small_mnk VALUE */
       tfe_tuning t = tfe_tuning_get();
       if (!strcmp(argv[i + 1], "contract_naive_work")) t.contract_naive_work = atoll(argv[i + 2]);
@@ -256,7 +333,7 @@ int main(int argc, char **argv) {
       if (tfe_tuning_set(&t) != TFE_OK) { fprintf(stderr, "%s\n", tfe_last_error()); return 2; }
       i += 2;
     }
-    else { fprintf(stderr, "usage: %s [--sites N] [--d d] [--dims a,b,..] [--reps R] [--threads T] [--peers] [--python PY]\n", argv[0]); return 2; }
+    else { fprintf(stderr, "usage: %s [--sites N] [--d d] [--dims a,b,..] [--reps R] [--threads T] [--peers] [--python PY] [--steps] [--micro] [--tune FIELD V]\n", argv[0]); return 2; }
   }
   for (const char *p = dimstr; *p && nd < MAXD; p = strchr(p, ',') ? strchr(p, ',') + 1 : p + strlen(p)) dims[nd++] = atoi(p);
   if (N < 2 || d < 1 || reps < 1) return 2;
@@ -266,6 +343,14 @@ int main(int argc, char **argv) {
     return 0;
   }
   double big = large_gemm_rate();
+  if (micro_mode) {
+    printf("# --micro: each middle step alone, us per call (median of %d), f64, %d thread(s), %s time; large GEMM %.1f GFLOP/s\n"
+           "| D | E.A m,n,k engine | execute us | engine us | execute %% of large GEMM | BLIS alone us | T.B m,n,k engine | execute us | engine us | execute %% of large GEMM | BLIS alone us |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|\n",
+           reps, threads, getenv("TFE_BENCH_CPU") && atoi(getenv("TFE_BENCH_CPU")) > 0 ? "CPU" : "wall", big);
+    for (int q = 0; q < nd; q++) micro(N, d, dims[q], reps, big);
+    return 0;
+  }
   double load[3] = {0};
   FILE *lf = fopen("/proc/loadavg", "r");
   if (lf) { if (fscanf(lf, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = -1; fclose(lf); }

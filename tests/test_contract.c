@@ -248,15 +248,16 @@ static void test_ijk_kjl_transposed(void **st) {
  * executor stores them), bonds D that leave partial vectors and column blocks on every target
  * (the small engine's vector width and register blocks are the target's: plan_small.h), f64
  * and c128, each against the reference loops. The small engine is forced (contract_small_mode
- * 1) and, for f64, must take the plans. */
+ * 1) and, for f64, must take the plans; each plan runs twice (the second time on the set-up
+ * kept in the plan, with alpha and beta). */
 static void tc_mps_fill(double *p, int64_t n, int salt) {
   for (int64_t i = 0; i < n; i++) p[i] = (double)((i * 7919 + salt * 104729) % 23) / 23.0 - 0.5;
 }
 static void test_mps_chain_steps(void **st) {
   (void)st;
-  const int64_t Ds[] = {5, 10, 33, 60}, d = 2;
+  const int64_t Ds[] = {5, 10, 14, 33, 60}, d = 2;
   enum { LB = 1, LE, LS, LC, LF };
-  for (int di = 0; di < 4; di++) {
+  for (int di = 0; di < 5; di++) {
     int64_t D = Ds[di], nE = D * D, nA = D * d * D;
     for (int cplx = 0; cplx < 2; cplx++) {
       int w = cplx ? 2 : 1; /* doubles per element */
@@ -280,33 +281,40 @@ static void test_mps_chain_steps(void **st) {
           else tfe_layout_dense(3, (int64_t[]){tr ? D : D, tr ? D : d, tr ? d : D}, TFE_COLMAJOR, &LC_);
           const double *x = step ? A : E; /* step 1 reads A's data as T (same shape) */
           int64_t nc = tfe_layout_numel(&LC_);
-          for (int run = 0; run < 2; run++) { /* 0: reference loops, 1: the small engine forced */
+          tfe_contract_plan *P = NULL;
+          for (int run = 0; run < 3; run++) { /* 0: reference loops, 1: the small engine forced, 2: its plan
+                                               * again (the kept set-up), 0.5 * product + 2 * C */
             double *out = run ? T : R;
+            double al = run == 2 ? 0.5 : 1.0, be = run == 2 ? 2.0 : 0.0;
             TUNE(contract_naive_work, run ? 0 : INT64_MAX);
             TUNE(contract_small_mode, run ? 1 : 0);
             tfe_contract_desc ds;
-            tfe_contract_plan *P = NULL;
             tfe_status s2;
             if (cplx) {
               tfe_view_c128 X = {(tfe_c128 *)(void *)x, LX, false}, Y = {(tfe_c128 *)(void *)(step ? B : A), lA, false};
               tfe_view_c128 Z = {(tfe_c128 *)(void *)out, LC_, false};
-              assert_int_equal(tfe_contract_describe_c128(&ds, &X, la, &Y, lb, &Z, lc), TFE_OK);
-              assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
-              s2 = tfe_contract_execute_c128(P, 1.0, &X, &Y, 0.0, &Z);
+              if (run < 2) {
+                assert_int_equal(tfe_contract_describe_c128(&ds, &X, la, &Y, lb, &Z, lc), TFE_OK);
+                assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
+              }
+              s2 = tfe_contract_execute_c128(P, al, &X, &Y, be, &Z);
             } else {
               tfe_view_f64 X = {(double *)x, LX, false}, Y = {step ? B : A, lA, false}, Z = {out, LC_, false};
-              assert_int_equal(tfe_contract_describe_f64(&ds, &X, la, &Y, lb, &Z, lc), TFE_OK);
-              assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
-              s2 = tfe_contract_execute_f64(P, 1.0, &X, &Y, 0.0, &Z);
+              if (run < 2) {
+                assert_int_equal(tfe_contract_describe_f64(&ds, &X, la, &Y, lb, &Z, lc), TFE_OK);
+                assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
+              }
+              s2 = tfe_contract_execute_f64(P, al, &X, &Y, be, &Z);
             }
             assert_int_equal(s2, TFE_OK);
             if (run == 0) assert_true(P->engine == TFE__PR_ENG_NAIVE);
-            if (run == 1 && !cplx) assert_true(P->engine == TFE__PR_ENG_SMALL);
-            tfe_contract_plan_release(P);
+            if (run >= 1 && !cplx) assert_true(P->engine == TFE__PR_ENG_SMALL);
+            if (run != 1) tfe_contract_plan_release(P);
           }
           TUNE(contract_naive_work, tfe_tuning_default().contract_naive_work);
           TUNE(contract_small_mode, 0);
           double k = (double)(step ? d * D : D);
+          for (int64_t i = 0; i < w * nc; i++) R[i] *= 2.5; /* run 2: 0.5 * R + 2 * R */
           for (int64_t i = 0; i < w * nc; i++)
             if (!(fabs(T[i] - R[i]) <= 1e-13 * k * (1 + fabs(R[i]))))
               fail_msg("D=%lld %s step %d transposed %d: element %lld is %.17g, the reference %.17g", (long long)D,
@@ -315,6 +323,64 @@ static void test_mps_chain_steps(void **st) {
       tfe__free(E); tfe__free(A); tfe__free(B); tfe__free(T); tfe__free(R);
     }
   }
+}
+
+/* Batched GEMMs whose rows are not whole vectors (small_gemm_tpl.h, ps_tail_): A(i,j,b)
+ * B(j,k,b) -> C(i,k,b), dense, so that X is read in place past row i for every batch but the
+ * last ones (xover) and the last rows are packed there (xtail), C's last rows stored lane by
+ * lane (ctail); i from 1 to 13 covers every remainder of 2-, 4- and 8-lane vectors (and, f64
+ * with 4 columns, the blocks of 3 vectors of a 16-register target); against
+ * the reference loops, with alpha and beta, f64 and f32. Also i, k transposed in C (no ctail). */
+static void test_small_tails(void **st) {
+  (void)st;
+  enum { LI = 1, LJ, LK, LBT };
+  long tails = atomic_load(&tfe__st.prims.small_tail);
+  for (int64_t i = 1; i <= 13; i++)
+    for (int ct = 0; ct < 2; ct++)
+      for (int f32 = 0; f32 < 2; f32++) {
+        int64_t j = 7, k = f32 ? 6 : 4, b = 5, dA[3] = {i, j, b}, dB[3] = {j, k, b}, dC[3] = {ct ? k : i, ct ? i : k, b};
+        int32_t la[3] = {LI, LJ, LBT}, lb[3] = {LJ, LK, LBT}, lc[3] = {ct ? LK : LI, ct ? LI : LK, LBT};
+        tfe_layout LA, LB_, LC_;
+        tfe_layout_dense(3, dA, TFE_COLMAJOR, &LA);
+        tfe_layout_dense(3, dB, TFE_COLMAJOR, &LB_);
+        tfe_layout_dense(3, dC, TFE_COLMAJOR, &LC_);
+        int64_t nA = i * j * b, nB = j * k * b, nC = i * k * b;
+        double *A = tfe__alloc(sizeof(double) * (size_t)nA), *B = tfe__alloc(sizeof(double) * (size_t)nB);
+        double *R = tfe__alloc(sizeof(double) * (size_t)nC), *T = tfe__alloc(sizeof(double) * (size_t)nC);
+        float *Af = tfe__alloc(sizeof(float) * (size_t)nA), *Bf = tfe__alloc(sizeof(float) * (size_t)nB);
+        float *Tf = tfe__alloc(sizeof(float) * (size_t)nC);
+        assert_true(A && B && R && T && Af && Bf && Tf);
+        tc_mps_fill(A, nA, 4); tc_mps_fill(B, nB, 5); tc_mps_fill(R, nC, 6);
+        for (int64_t q = 0; q < nA; q++) Af[q] = (float)A[q];
+        for (int64_t q = 0; q < nB; q++) Bf[q] = (float)B[q];
+        for (int64_t q = 0; q < nC; q++) { T[q] = R[q]; Tf[q] = (float)R[q]; }
+        for (int run = 0; run < 2; run++) { /* 0: reference loops into R, 1: the small engine into T */
+          TUNE(contract_naive_work, run ? 0 : INT64_MAX);
+          TUNE(contract_small_mode, run ? 1 : 0);
+          for (int rep = 0; rep < 2; rep++) { /* twice: the second on the kept set-up (a cached plan) */
+            if (f32 && run) {
+              tfe_view_f32 X = {Af, LA, false}, Y = {Bf, LB_, false}, Z = {Tf, LC_, false};
+              assert_int_equal(tfe_contract_f32(0.5f, &X, la, &Y, lb, -1.5f, &Z, lc), TFE_OK);
+            } else {
+              tfe_view_f64 X = {A, LA, false}, Y = {B, LB_, false}, Z = {run ? T : R, LC_, false};
+              assert_int_equal(tfe_contract_f64(0.5, &X, la, &Y, lb, -1.5, &Z, lc), TFE_OK);
+            }
+          }
+        }
+        TUNE(contract_naive_work, tfe_tuning_default().contract_naive_work);
+        TUNE(contract_small_mode, 0);
+        for (int64_t q = 0; q < nC; q++) {
+          double got = f32 ? (double)Tf[q] : T[q], tol = f32 ? 1e-4 : 1e-12;
+          if (!(fabs(got - R[q]) <= tol * (1 + fabs(R[q]))))
+            fail_msg("i=%lld %s C transposed %d: element %lld is %.17g, the reference %.17g", (long long)i,
+                     f32 ? "f32" : "f64", ct, (long long)q, got, R[q]);
+        }
+        tfe__free(A); tfe__free(B); tfe__free(R); tfe__free(T); tfe__free(Af); tfe__free(Bf); tfe__free(Tf);
+      }
+#if defined(__GNUC__) || defined(__clang__) /* (the small engine's vectors) */
+  print_message("small engine calls with split rows: %ld\n", atomic_load(&tfe__st.prims.small_tail) - tails);
+  assert_true(atomic_load(&tfe__st.prims.small_tail) > tails);
+#endif
 }
 
 /* ---- bad input ------------------------------------------------------------------------------ */
@@ -461,6 +527,7 @@ int main(void) {
       cmocka_unit_test(test_trace_of_product_transposed),
       cmocka_unit_test(test_ijk_kjl_transposed),
       cmocka_unit_test(test_mps_chain_steps),
+      cmocka_unit_test(test_small_tails),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_loop_choice),
       cmocka_unit_test(test_loop_two_labels),

@@ -46,6 +46,9 @@ typedef struct tfe_contract_plan {
   int nb;               /* batch labels with size > 1 */
   int16_t bl[TFE__PR_MAXL];
   int64_t ws[TFE__PR_WS_N + 1]; /* offsets; ws[N] = total elements */
+  /* small engine: its per-plan set-up (offset tables, in-place decisions, batch odometer),
+   * made at the plan's first run and kept (small_gemm_tpl.h, ps_prep_); freed with the plan */
+  _Atomic(void *) small_prep;
   uint64_t hash;
   int nkey;
   int64_t *key;         /* ranks, labels, dims, strides, flavor: what the plan was made for */
@@ -231,6 +234,7 @@ TFE_INTERNAL tfe_contract_plan *tfe__pr_plan_alloc(int nl, int nkey) {
   if (!P) return NULL;
   memset(P, 0, sizeof *P);
   atomic_init(&P->refs, 1);
+  atomic_init(&P->small_prep, NULL);
   P->nl = nl;
   P->nkey = nkey;
   P->key = (int64_t *)(void *)(P->lab + nl);
@@ -240,7 +244,10 @@ TFE_API void tfe_contract_plan_retain(tfe_contract_plan *P) {
   if (P) atomic_fetch_add_explicit(&P->refs, 1, memory_order_relaxed);
 }
 TFE_API void tfe_contract_plan_release(tfe_contract_plan *P) {
-  if (P && atomic_fetch_sub_explicit(&P->refs, 1, memory_order_acq_rel) == 1) tfe__free(P);
+  if (P && atomic_fetch_sub_explicit(&P->refs, 1, memory_order_acq_rel) == 1) {
+    tfe__free(atomic_load(&P->small_prep));
+    tfe__free(P);
+  }
 }
 TFE_API size_t tfe_contract_plan_workspace(const tfe_contract_plan *P) {
   const tfe_dtype_info *di = P ? tfe_dtype_get(P->dtype) : NULL;

@@ -46,6 +46,12 @@ typedef struct TFE_FN(ps_call_) {
    * stays at or below xmax (X's largest element offset); the last batches are packed */
   bool xover;
   int64_t xmax;
+  /* real kinds, rows not whole vectors (R % W != 0), split at RH = R rounded down to whole
+   * vectors: xtail, X's rows are contiguous and affine: rows below RH read in place, the last
+   * R - RH packed into one zero-padded vector per depth; ctail, C's rows are contiguous and
+   * affine: rows below RH written in place, the last ones from a one-vector tile lane by lane */
+  bool xtail, ctail;
+  int64_t RH;
   bool cx, cy;               /* conjugate X / Y */
   const TFE_T *x, *y;
   TFE_T *c;
@@ -235,7 +241,8 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
     TFE_R yr = yy[j * ysq];                                                                    \
     a0_##j += x0 * yr;                                                                         \
     if (NV >= 2) a1_##j += x1 * yr;                                                            \
-    if (NV >= 4) { a2_##j += x2 * yr; a3_##j += x3 * yr; }                                     \
+    if (NV >= 3) a2_##j += x2 * yr;                                                            \
+    if (NV >= 4) a3_##j += x3 * yr;                                                            \
     if (TFE_CPLX) {                                                                            \
       TFE_R yi = yy[j * ysq + s->QP * K];                                                      \
       a0_##j -= xi0 * yi;                                                                      \
@@ -252,29 +259,29 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
       if (!bzero) v += cv[0] * beta;                                                           \
       cv[0] = v;                                                                               \
       if (NV >= 2) { v = a1_##j * alpha; if (!bzero) v += cv[1] * beta; cv[1] = v; }           \
-      if (NV >= 4) {                                                                           \
-        v = a2_##j * alpha; if (!bzero) v += cv[2] * beta; cv[2] = v;                          \
-        v = a3_##j * alpha; if (!bzero) v += cv[3] * beta; cv[3] = v;                          \
-      }                                                                                        \
+      if (NV >= 3) { v = a2_##j * alpha; if (!bzero) v += cv[2] * beta; cv[2] = v; }           \
+      if (NV >= 4) { v = a3_##j * alpha; if (!bzero) v += cv[3] * beta; cv[3] = v; }           \
     } else {                                                                                   \
       *(V *)tq = a0_##j;                                                                       \
       if (NV >= 2) *(V *)(tq + TFE__PS_W) = a1_##j;                                            \
-      if (NV >= 4) { *(V *)(tq + 2 * TFE__PS_W) = a2_##j; *(V *)(tq + 3 * TFE__PS_W) = a3_##j; } \
+      if (NV >= 3) *(V *)(tq + 2 * TFE__PS_W) = a2_##j;                                        \
+      if (NV >= 4) *(V *)(tq + 3 * TFE__PS_W) = a3_##j;                                        \
       if (TFE_CPLX) {                                                                          \
         *(V *)(tq + s->RP * s->QP) = i0_##j;                                                   \
         if (NV >= 2) *(V *)(tq + s->RP * s->QP + TFE__PS_W) = i1_##j;                          \
       }                                                                                        \
     }                                                                                          \
   }
-#define TFE__PS_BODY(NV, J)                                                                    \
-  for (int64_t q0 = 0; q0 < s->QP; q0 += s->NQ)                                                \
+#define TFE__PS_BODY(NV, J, NC)                                                                \
+  for (int64_t q0 = q_begin; q0 + NC <= q_end; q0 += NC)                                       \
     for (int64_t r0 = r_begin; r0 + NV * TFE__PS_W <= r_end; r0 += NV * TFE__PS_W) {           \
       J(TFE__PS_DECL)                                                                          \
       for (int64_t p = 0; p < K; p++) {                                                        \
         const TFE_R *xx = xp + p * xsp + r0, *yy = yp + q0 * ysq + p * ysp;                    \
         V x0 = *(const Vu *)xx, x1 = zero, x2 = zero, x3 = zero, xi0 = zero, xi1 = zero;       \
         if (NV >= 2) x1 = *(const Vu *)(xx + TFE__PS_W);                                       \
-        if (NV >= 4) { x2 = *(const Vu *)(xx + 2 * TFE__PS_W); x3 = *(const Vu *)(xx + 3 * TFE__PS_W); } \
+        if (NV >= 3) x2 = *(const Vu *)(xx + 2 * TFE__PS_W);                                   \
+        if (NV >= 4) x3 = *(const Vu *)(xx + 3 * TFE__PS_W);                                   \
         if (TFE_CPLX) {                                                                        \
           xi0 = *(const V *)(xx + s->RP * K);                                                  \
           if (NV >= 2) xi1 = *(const V *)(xx + s->RP * K + TFE__PS_W);                         \
@@ -283,14 +290,23 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
       }                                                                                        \
       J(TFE__PS_PUT)                                                                           \
     }
+/* Columns [q_begin, q_end) in blocks of nc (the last block of a range: its remainder). */
 #define TFE__PS_BY_NQ(NV)                                                                      \
-  switch (s->NQ) {                                                                             \
-  case 6: TFE__PS_BODY(NV, TFE__PS_J6) break;                                                  \
-  case 5: TFE__PS_BODY(NV, TFE__PS_J5) break;                                                  \
-  case 4: TFE__PS_BODY(NV, TFE__PS_J4) break;                                                  \
-  case 3: TFE__PS_BODY(NV, TFE__PS_J3) break;                                                  \
-  case 2: TFE__PS_BODY(NV, TFE__PS_J2) break;                                                  \
-  default: TFE__PS_BODY(NV, TFE__PS_J1) break;                                                 \
+  switch (nc) {                                                                                \
+  case 6: TFE__PS_BODY(NV, TFE__PS_J6, 6) break;                                               \
+  case 5: TFE__PS_BODY(NV, TFE__PS_J5, 5) break;                                               \
+  case 4: TFE__PS_BODY(NV, TFE__PS_J4, 4) break;                                               \
+  case 3: TFE__PS_BODY(NV, TFE__PS_J3, 3) break;                                               \
+  case 2: TFE__PS_BODY(NV, TFE__PS_J2, 2) break;                                               \
+  default: TFE__PS_BODY(NV, TFE__PS_J1, 1) break;                                              \
+  }
+/* (3 row vectors: at most 4 columns, 12 accumulators of 16 registers) */
+#define TFE__PS_BY_NQ4(NV)                                                                     \
+  switch (nc) {                                                                                \
+  case 4: TFE__PS_BODY(NV, TFE__PS_J4, 4) break;                                               \
+  case 3: TFE__PS_BODY(NV, TFE__PS_J3, 3) break;                                               \
+  case 2: TFE__PS_BODY(NV, TFE__PS_J2, 2) break;                                               \
+  default: TFE__PS_BODY(NV, TFE__PS_J1, 1) break;                                              \
   }
 /* Rows [r_begin, r_end) (whole vectors) with NV row vectors per block, columns in NQ blocks.
  * X row vector of depth p at xp + p * xsp; Y element (p, q) at yp + p * ysp + q * ysq (packed:
@@ -307,19 +323,29 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
   beta = s->beta;
 #endif
   const V zero = {0};
-  int64_t K = s->K;
-  if (nv == 4 && !TFE_CPLX) {
-    enum { NV = 4 };
-    TFE__PS_BY_NQ(NV)
-  } else if (nv >= 2) {
-    enum { NV = 2 };
-    TFE__PS_BY_NQ(NV)
-  } else {
-    enum { NV = 1 };
-    TFE__PS_BY_NQ(NV)
+  int64_t K = s->K, qf = s->Q / s->NQ * s->NQ;
+  /* whole column blocks, then the Q % NQ last columns as one block (never the pad columns:
+   * Y read and C written in place need no whole blocks) */
+  for (int seg = 0; seg < 2; seg++) {
+    int64_t q_begin = seg ? qf : 0, q_end = seg ? s->Q : qf, nc = seg ? s->Q - qf : s->NQ;
+    if (q_end <= q_begin) continue;
+    if (nv == 4 && !TFE_CPLX) {
+      enum { NV = 4 };
+      TFE__PS_BY_NQ(NV)
+    } else if (nv == 3 && !TFE_CPLX) {
+      enum { NV = 3 };
+      TFE__PS_BY_NQ4(NV)
+    } else if (nv >= 2) {
+      enum { NV = 2 };
+      TFE__PS_BY_NQ(NV)
+    } else {
+      enum { NV = 1 };
+      TFE__PS_BY_NQ(NV)
+    }
   }
 }
 #undef TFE__PS_BY_NQ
+#undef TFE__PS_BY_NQ4
 #undef TFE__PS_BODY
 #undef TFE__PS_PUT
 #undef TFE__PS_UPD
@@ -331,20 +357,30 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
 #undef TFE__PS_J5
 #undef TFE__PS_J6
 /* Rows in blocks of 4 vectors (real kinds: 4 x 6 accumulators fit 32 registers; with 16, 2 x
- * 6 do), then 2, then 1. The tile is t (column q at t + q * tsq), or C itself when cdir. */
+ * 6 do), then 2, then 1; with 16 registers, an odd count of vectors ends in a block of 3 when
+ * the column block is at most 4. The tile is t (column q at t + q * tsq), or C itself when
+ * cdir; rows (a multiple of the vector) from 0. */
 TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, int64_t xsp, const TFE_R *yp,
-                                   int64_t ysp, int64_t ysq, TFE_R *t, int64_t tsq, bool cdir, bool bzero) {
+                                   int64_t ysp, int64_t ysq, TFE_R *t, int64_t tsq, bool cdir, bool bzero, int64_t rows) {
   int64_t r = 0, w = TFE__PS_W;
-  if (!TFE_CPLX && TFE__PS_NREG >= 32 && s->RP >= 4 * w) {
-    r = s->RP / (4 * w) * (4 * w);
+  if (!TFE_CPLX && TFE__PS_NREG >= 32 && rows >= 4 * w) {
+    r = rows / (4 * w) * (4 * w);
     TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, r, 4);
   }
-  if (s->RP - r >= 2 * w) {
-    int64_t e = r + (s->RP - r) / (2 * w) * (2 * w);
+  /* an odd count of row vectors (3, 5, ...) on 16 registers: the last three in one block
+   * rather than a block of 2 and a pass of 1 that reads all of Y again for one vector */
+  if (!TFE_CPLX && TFE__PS_NREG < 32 && s->NQ <= 4 && (rows - r) / w >= 3 && (rows - r) / w % 2 == 1) {
+    int64_t e = rows - 3 * w;
+    if (e > r) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, r, e, 2);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, e, rows, 3);
+    return;
+  }
+  if (rows - r >= 2 * w) {
+    int64_t e = r + (rows - r) / (2 * w) * (2 * w);
     TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, r, e, 2);
     r = e;
   }
-  if (r < s->RP) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, r, s->RP, 1);
+  if (r < rows) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, r, rows, 1);
 }
 
 /* C := alpha * T_u (+ beta * C) for the tiles u < run of consecutive batches: element (r, q)
@@ -411,6 +447,57 @@ TFE_INTERNAL void TFE_FN(ps_prefetch_)(const TFE_T *base, int64_t lo, int64_t hi
   __builtin_prefetch(e, 0, 3);
 }
 
+/* One batch of a plan with xtail or ctail (real kinds; the batch's offsets o): rows [0, RH)
+ * as whole vectors, X in place (xtail) or packed, C in place (ctail) or into the tile t; then
+ * rows [RH, R) as one vector: X's last rows read in place past row R (xover, in bounds), packed
+ * into a zero-padded vector per depth (xtail) or the packed rows, into a one-vector tile that is stored lane by lane (ctail) or into t.
+ * Before this, a 10 x 20 x 10 GEMM packed all of X, ran into the tile and stored all of C
+ * through offset tables (rows of 10 are not whole 4-lane vectors). */
+TFE_INTERNAL void TFE_FN(ps_tail_)(const TFE_FN(ps_call_) *s, TFE_R *xp, bool xin, const TFE_R *ya, int64_t ysp,
+                                   int64_t ysq, TFE_R *t, const int64_t *o, bool bzero) {
+#if TFE_CPLX
+  (void)s; (void)xp; (void)xin; (void)ya; (void)ysp; (void)ysq; (void)t; (void)o; (void)bzero;
+#else
+  int64_t RH = s->RH, W = TFE__PS_W, rem = s->R - RH, K = s->K;
+  const TFE_R *xh, *xt;
+  int64_t xhs, xts;
+  if (xin) { /* xover: the last vector read in place too, past row R (inside the object) */
+    xh = (const TFE_R *)(s->x + o[0]); xhs = xts = s->xs;
+    xt = xh + RH;
+  } else if (s->xtail) {
+    const TFE_R *x = (const TFE_R *)(s->x + o[0]);
+    xh = x; xhs = s->xs;
+    for (int64_t p = 0; p < K; p++) { /* the last rows, one zero-padded vector per depth */
+      const TFE_R *src = x + p * s->xs + RH;
+      TFE_R *d = xp + p * W;
+      for (int64_t l = 0; l < W; l++) d[l] = l < rem ? src[l] : (TFE_R)0;
+    }
+    xt = xp; xts = W;
+  } else {
+    TFE_FN(ps_pack_x_)(s, s->x + o[0], xp);
+    xh = xp; xhs = s->RP;
+    xt = xp + RH; xts = s->RP;
+  }
+  if (s->ctail) {
+    TFE_T *c = s->c + o[2];
+    if (RH) TFE_FN(ps_tile_)(s, xh, xhs, ya, ysp, ysq, (TFE_R *)c, s->csq, true, bzero, RH);
+    TFE_FN(ps_tile_)(s, xt, xts, ya, ysp, ysq, t, W, false, bzero, W);
+    TFE_R alpha = s->alpha, beta = s->beta;
+    for (int64_t q = 0; q < s->Q; q++) {
+      TFE_R *e = (TFE_R *)c + q * s->csq + RH;
+      const TFE_R *tq = t + q * W;
+      if (bzero)
+        for (int64_t l = 0; l < rem; l++) e[l] = alpha * tq[l];
+      else
+        for (int64_t l = 0; l < rem; l++) e[l] = alpha * tq[l] + beta * e[l];
+    }
+  } else {
+    if (RH) TFE_FN(ps_tile_)(s, xh, xhs, ya, ysp, ysq, t, s->RP, false, bzero, RH);
+    TFE_FN(ps_tile_)(s, xt, xts, ya, ysp, ysq, t + RH, s->RP, false, bzero, W);
+  }
+#endif
+}
+
 /* Batches [b0, b1) on one thread; buf holds ps_buf_elems_ real elements. */
 TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64_t b1, TFE_R *buf) {
   TFE_R *xp = (TFE_R *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
@@ -429,7 +516,7 @@ TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64
   bool bzero = TFE_FN(pr_is_zero_)(s->beta);
   int64_t U = TFE_FN(ps_run_len_)(s->RP, s->QP), ts = TFE__PS_PL * s->RP * s->QP;
   int64_t d0 = s->nb ? s->bd[0] : 1, cs = s->nb ? s->bc[0] : 0;
-  if (cs < -8 || cs > 8 || s->cdir) U = 1; /* runs only help where consecutive batches share C's lines */
+  if (cs < -8 || cs > 8 || s->cdir || s->ctail) U = 1; /* runs only help where consecutive batches share C's lines */
   for (int64_t bi = b0; bi < b1;) {
     /* a run: consecutive batches along the first batch label, stored together */
     int64_t run = s->nb ? d0 - idx[0] : 1;
@@ -445,15 +532,20 @@ TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64
       const TFE_R *xa = xp, *ya = yp;
       int64_t xsp = s->RP, ysp = 1, ysq = s->K;
       bool xin = s->xdir || (s->xover && o[0] + s->xs * (s->K - 1) + s->RP - 1 <= s->xmax);
-      if (xin) { xa = (const TFE_R *)(s->x + o[0]); xsp = s->xs; } else TFE_FN(ps_pack_x_)(s, s->x + o[0], xp);
       if (s->ydir) { ya = (const TFE_R *)(s->y + o[1]); ysp = s->ysp; ysq = s->ysq; } else TFE_FN(ps_pack_y_)(s, s->y + o[1], yp);
+      if (s->xtail || s->ctail) { /* whole vectors of rows, then the last rows */
+        TFE_FN(ps_tail_)(s, xp, xin, ya, ysp, ysq, t + u * ts, o, bzero);
+        TFE_FN(ps_step_)(s, idx, o);
+        continue;
+      }
+      if (xin) { xa = (const TFE_R *)(s->x + o[0]); xsp = s->xs; } else TFE_FN(ps_pack_x_)(s, s->x + o[0], xp);
       if (s->cdir)
-        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, (TFE_R *)(s->c + o[2]), s->csq, true, bzero);
+        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, (TFE_R *)(s->c + o[2]), s->csq, true, bzero, s->RP);
       else
-        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, t + u * ts, s->RP, false, bzero);
+        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, t + u * ts, s->RP, false, bzero, s->RP);
       TFE_FN(ps_step_)(s, idx, o);
     }
-    if (!s->cdir) TFE_FN(ps_store_)(s, t, run, cs, s->c + oc, bzero);
+    if (!s->cdir && !s->ctail) TFE_FN(ps_store_)(s, t, run, cs, s->c + oc, bzero);
   }
 }
 
@@ -500,23 +592,32 @@ TFE_INTERNAL bool TFE_FN(ps_affine_)(const int64_t *tab, int64_t n, int64_t *ste
     if (tab[i] != i * *step) return false;
   return true;
 }
-/* Real kinds with whole vectors of rows and whole column blocks read X, Y and write C in
- * place when their tables are affine: no packing, no tile (bij,bjk->bik with 64^3 GEMMs). */
+/* Real kinds read X, Y and write C in place when their tables are affine: no packing, no
+ * tile (bij,bjk->bik with 64^3 GEMMs). Any column count (the last column block is the
+ * remainder); rows that are not whole vectors: X and C in place up to the last whole vector
+ * (xtail, ctail: ps_tail_). */
 TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
-  s->xdir = s->ydir = s->cdir = s->xover = false;
+  s->xdir = s->ydir = s->cdir = s->xover = s->xtail = s->ctail = false;
+  s->RH = s->R;
   int64_t unit;
   if (TFE_CPLX) return;
   /* Y is read as scalars: in place whenever its tables are affine */
   bool ys = TFE_FN(ps_affine_)(s->yp, s->K, &s->ysp) && TFE_FN(ps_affine_)(s->yq, s->Q, &s->ysq);
-  s->ydir = s->Q % s->NQ == 0 && ys;
+  s->ydir = ys;
   /* X in place only when its depth stride is not a multiple of 256 bytes: with such strides
    * (64^3 column-major f64: 512 bytes) the row vectors of successive p fall into a few L1 sets
    * and conflict; packing them contiguously is faster (docs/bench-prims.md) */
   bool xa = s->xunit && TFE_FN(ps_affine_)(s->xp, s->K, &s->xs) && (s->xs * (int64_t)sizeof(TFE_R)) % 256 != 0;
   s->xover = xa && s->R % TFE__PS_W != 0 && s->xs >= 0; /* saves the packing (docs/bench-prims.md) */
-  if (s->R % TFE__PS_W != 0) return;
+  s->RH = s->R / TFE__PS_W * TFE__PS_W;
+  if (s->R % TFE__PS_W != 0) {
+    s->xtail = xa;
+    s->ctail = TFE_FN(ps_affine_)(s->cr, s->R, &unit) && unit == 1 &&
+               TFE_FN(ps_affine_)(s->cq, s->Q, &s->csq);
+    return;
+  }
   s->xdir = xa;
-  s->cdir = s->Q % s->NQ == 0 && TFE_FN(ps_affine_)(s->cr, s->R, &unit) && unit == 1 &&
+  s->cdir = TFE_FN(ps_affine_)(s->cr, s->R, &unit) && unit == 1 &&
             TFE_FN(ps_affine_)(s->cq, s->Q, &s->csq);
 }
 
@@ -535,12 +636,9 @@ TFE_INTERNAL int64_t TFE_FN(ps_ws_elems_)(const tfe_contract_plan *P, int thread
   return bytes / (int64_t)sizeof(TFE_T) + 1;
 }
 
-/* Runs a small plan: a, b, c already offset; ws has ps_ws_elems_(P, threads) elements. */
-TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_T *a, bool ca, const TFE_T *b,
-                                  bool cb, TFE_T beta, TFE_T *c, int threads, TFE_T *ws) {
-  int64_t ntab, per;
-  TFE_FN(ps_sizes_)(P, &ntab, &per);
-  int64_t *tab = (int64_t *)(((uintptr_t)ws + 63) & ~(uintptr_t)63);
+/* The per-plan part of a call (everything but the data pointers, alpha, beta and the
+ * conjugations) into *s, its offset tables into tab (2 (m + n + k) elements). */
+TFE_INTERNAL void TFE_FN(ps_prep_)(const tfe_contract_plan *P, TFE_FN(ps_call_) *s_, int64_t *tab) {
   int64_t m = P->m, n = P->n, k = P->k;
   const int16_t *gm = P->gl, *gn = gm + P->ng[0], *gk = gn + P->ng[1];
   int64_t *am = tab, *ak = am + m, *bk = ak + k, *bn = bk + k, *cm = bn + n, *cn = cm + m;
@@ -558,22 +656,18 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
   s.QP = (s.Q + s.NQ - 1) / s.NQ * s.NQ;
   s.xr = sw ? bn : am; s.xp = sw ? bk : ak; s.yp = sw ? ak : bk; s.yq = sw ? am : bn;
   s.cr = sw ? cn : cm; s.cq = sw ? cm : cn;
-  s.x = sw ? b : a; s.y = sw ? a : b; s.cx = sw ? cb : ca; s.cy = sw ? ca : cb;
+  s.x = s.y = NULL; s.c = NULL; s.cx = s.cy = false;
   s.xunit = true;
   for (int64_t r = 0; r < s.R; r++) s.xunit = s.xunit && s.xr[r] == r;
   int64_t ustep;
   s.xtr = !TFE_CPLX && !s.xunit && s.K > 1 && TFE_FN(ps_affine_)(s.xp, s.K, &ustep) && ustep == 1 &&
           TFE_FN(ps_affine_)(s.xr, s.R, &s.xrs);
-  s.c = c; s.alpha = alpha; s.beta = beta;
   s.xmax = 0; /* X's largest element offset over all its labels (as the GEMM reads it) */
   for (int j = 0; j < P->nl; j++) {
     int64_t st = P->lab[j].sf[sw ? 1 : 0];
     if (st > 0) s.xmax += (P->lab[j].dim - 1) * st;
   }
   TFE_FN(ps_direct_)(&s);
-  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[0], s.xdir || s.xover, memory_order_relaxed);
-  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[1], s.ydir, memory_order_relaxed);
-  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[2], s.cdir, memory_order_relaxed);
   TFE_FN(ps_span_)(s.xr, s.R, s.xp, s.K, &s.xlo, &s.xhi);
   TFE_FN(ps_span_)(s.yq, s.Q, s.yp, s.K, &s.ylo, &s.yhi);
   /* prefetch only blocks that are dense enough: at most twice their elements, 16 KiB */
@@ -592,6 +686,56 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
     s.bx[j] = x; s.by[j] = y; s.bc[j] = z;
     s.nb = j + 1;
   }
+  /* the batch arrays (TFE__PR_MAXL each) are copied only up to nb */
+  memcpy(s_, &s, offsetof(TFE_FN(ps_call_), bd));
+  s_->alpha = TFE_FN(sr_zero)(); s_->beta = TFE_FN(sr_zero)();
+  for (int q = 0; q < s.nb; q++) { s_->bd[q] = s.bd[q]; s_->bx[q] = s.bx[q]; s_->by[q] = s.by[q]; s_->bc[q] = s.bc[q]; }
+}
+/* The plan's set-up: made at its first run and kept in the plan (P->small_prep, one
+ * allocation: the call, then its tables), so that a step run again (the steps of a chain, a
+ * plan from the cache) builds no tables and repeats no checks; the set-up of a 10 x 20 x 10
+ * step took as long as its multiply-adds (docs/bench-prims.md). NULL when out of memory (the
+ * caller then builds it in its workspace). Threads racing on the first run each build one;
+ * one is kept. */
+TFE_INTERNAL const TFE_FN(ps_call_) *TFE_FN(ps_prep_get_)(const tfe_contract_plan *P) {
+  void *h = atomic_load_explicit(&((tfe_contract_plan *)(uintptr_t)P)->small_prep, memory_order_acquire);
+  if (h) return (const TFE_FN(ps_call_) *)h;
+  size_t head = (sizeof(TFE_FN(ps_call_)) + 63) / 64 * 64;
+  tfe_status e0 = tfe__ts.errcode;
+  char *mem = (char *)tfe__alloc(head + (size_t)(2 * (P->m + P->n + P->k)) * sizeof(int64_t));
+  if (!mem) { tfe__ts.errcode = e0; return NULL; } /* (not an error: the call goes on without it) */
+  TFE_FN(ps_prep_)(P, (TFE_FN(ps_call_) *)(void *)mem, (int64_t *)(void *)(mem + head));
+  void *no = NULL;
+  if (atomic_compare_exchange_strong_explicit(&((tfe_contract_plan *)(uintptr_t)P)->small_prep, &no, (void *)mem,
+                                              memory_order_acq_rel, memory_order_acquire))
+    return (const TFE_FN(ps_call_) *)(void *)mem;
+  tfe__free(mem);
+  return (const TFE_FN(ps_call_) *)no;
+}
+
+/* Runs a small plan: a, b, c already offset; ws has ps_ws_elems_(P, threads) elements. */
+TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_T *a, bool ca, const TFE_T *b,
+                                  bool cb, TFE_T beta, TFE_T *c, int threads, TFE_T *ws) {
+  int64_t ntab, per;
+  TFE_FN(ps_sizes_)(P, &ntab, &per);
+  int64_t *tab = (int64_t *)(((uintptr_t)ws + 63) & ~(uintptr_t)63);
+  TFE_FN(ps_call_) s;
+  const TFE_FN(ps_call_) *h = TFE_FN(ps_prep_get_)(P);
+  if (!h) { /* no memory for the kept set-up: built here, in the workspace */
+    TFE_FN(ps_prep_)(P, &s, tab);
+    h = &s;
+  }
+  if (h != &s) {
+    memcpy(&s, h, offsetof(TFE_FN(ps_call_), bd));
+    for (int q = 0; q < h->nb; q++) { s.bd[q] = h->bd[q]; s.bx[q] = h->bx[q]; s.by[q] = h->by[q]; s.bc[q] = h->bc[q]; }
+  }
+  bool sw = P->small_swap;
+  s.x = sw ? b : a; s.y = sw ? a : b; s.cx = sw ? cb : ca; s.cy = sw ? ca : cb;
+  s.c = c; s.alpha = alpha; s.beta = beta;
+  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[0], s.xdir || s.xover || s.xtail, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[1], s.ydir, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[2], s.cdir || s.ctail, memory_order_relaxed);
+  if (s.xtail || s.ctail) atomic_fetch_add_explicit(&tfe__st.prims.small_tail, 1, memory_order_relaxed);
   char *bufs = (char *)(tab + ntab);
   size_t stride = (size_t)per * sizeof(TFE_R) + 64;
   int64_t nbatch = P->nbatch;

@@ -270,6 +270,17 @@ TFE_INTERNAL void tfe__ktr12(size_t es, void *const *dcol, const void *const *sr
     else for (int g = 0; g < 4; g++) _mm_storeu_si128(q + g, blk[j][g]);
   }
 }
+/* One n x n block of 1- or 2-byte elements, n = 16 / es (one SSE register per row): source
+ * row i at srow[i], destination column j at dcol[j], 16 bytes of each, normal stores. The
+ * rims of the 64-byte blocks and tiles narrower than them (a destination run of 59 bytes),
+ * which ran element by element before (k_copy_small12_). */
+TFE_INTERNAL void tfe__ktr12x16(size_t es, void *const *dcol, const void *const *srow) {
+  __m128i r[16];
+  const int n = es == 1 ? 16 : 8;
+  for (int i = 0; i < n; i++) r[i] = _mm_loadu_si128((const __m128i *)srow[i]);
+  if (es == 1) tfe__ktr16x1_regs(r); else tfe__ktr8x2_regs(r);
+  for (int j = 0; j < n; j++) _mm_storeu_si128((__m128i *)dcol[j], r[j]);
+}
 /* Any size with register blocks (tfe__krb): one block, pointers per source row (tfe__krb of
  * them) and destination column (tfe__kcb). */
 TFE_INTERNAL void tfe__ktrx(size_t es, void *const *dcol, const void *const *srow, bool nt) {

@@ -353,8 +353,14 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   } else
     for (int64_t j = 0; j < n1; j++) /* rims */
       for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * n0 + i] = s[TFE__KOFF(p, 0, 1, i) + j];
-  for (int64_t j = 0; j < n1; j++)
-    tfe__kstream(d + TFE__KOFF(p, 1, 0, j), b + (rev ? n1 - 1 - j : j) * n0, (size_t)n0 * sizeof(TFE_T));
+  /* columns adjacent in the destination (G0 a whole dim of it, or G1's first dim right after
+   * G0 there: a batch of small transposes) go out as one run, so that only the run's ends
+   * can be partial lines (streamed partial lines are written to memory piecewise) */
+  for (int64_t j = 0, k; j < n1; j = k) {
+    const int64_t dj = TFE__KOFF(p, 1, 0, j);
+    for (k = j + 1; !rev && k < n1 && TFE__KOFF(p, 1, 0, k) == dj + (k - j) * n0;) k++;
+    tfe__kstream(d + dj, b + (rev ? n1 - 1 - j : j) * n0, (size_t)((k - j) * n0) * sizeof(TFE_T));
+  }
 }
 
 /* Whether a copy plan's transpose tiles go through k_copy_buffered_: large outputs (streamed)

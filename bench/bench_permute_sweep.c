@@ -5,7 +5,7 @@
  *
  *   bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T]
  *
- *   bench_permute_sweep ... [--sizes 1,2,4,8,16] [--only K]
+ *   bench_permute_sweep ... [--sizes 1,2,4,8,16] [--only K] [--plan] [--tune knob=value]
  *
  * Case k: a scalar of 1, 2, 4, 8 or 16 bytes (u8 and u16 user kinds stamped here, f32, f64,
  * c128; --sizes picks a subset, e.g. --sizes 4,8,16 for the draws of sessions 6-9), rank 2-7, dims drawn so that the
@@ -127,8 +127,40 @@ TIMED_CASE(f32, float)
 TIMED_CASE(f64, double)
 TIMED_CASE(c128, double _Complex)
 
+/* --plan: the loop plan of a case's copy (as k_copy_run_ builds it for a fresh destination of
+ * written-before tiles), to see which path a slow case takes. */
+static void print_plan(const kase *c) {
+  int64_t dims[8], str[2][8], off[2] = {0, 0}, st[8], s = 1, es = c->esz;
+  for (int k = 0; k < c->rank; k++) { st[k] = s; s *= c->dims[k]; }
+  s = 1;
+  for (int k = 0; k < c->rank; k++) {
+    int64_t a = c->perm[k];
+    dims[k] = c->dims[a];
+    str[0][k] = s; s *= dims[k];
+    str[1][k] = c->rev[a] ? -st[a] : st[a];
+    if (c->rev[a]) off[1] += (c->dims[a] - 1) * st[a];
+  }
+  const int64_t *sp[2] = {str[0], str[1]};
+  const tfe_tuning *tu = &tfe__st.tune;
+  int64_t tt = tu->copy_tile_bytes / es < 8 ? 8 : tu->copy_tile_bytes / es;
+  int64_t tg = 8 * tt < TFE__KTAB ? 8 * tt : TFE__KTAB;
+  tfe__kplan p;
+  if (!tfe__kplan_make(&p, 2, 0, c->rank, dims, sp, off, 65536 / es + 1, 4 * tt, 2 * tt, tg, false, es, true)) return;
+  printf("plan: rank %d gather %d tiny %d along_src %d ntiles %lld\n", p.rank, p.gather, p.tiny, p.along_src, (long long)p.ntiles);
+  for (int k = 0; k < p.rank; k++)
+    printf("  dim %d: %lld  dst %lld  src %lld\n", k, (long long)p.dims[k], (long long)p.str[0][k], (long long)p.str[1][k]);
+  for (int g = 0; g < 2; g++)
+    printf("  G%d: nd %d len %lld last %lld/%lld arith %d/%d step %lld/%lld\n", g, p.g[g].nd, (long long)p.g[g].len,
+           (long long)p.g[g].last_b, (long long)p.g[g].last_n, p.g[g].arith[0], p.g[g].arith[1],
+           (long long)p.g[g].step[0], (long long)p.g[g].step[1]);
+  for (int q = 0; q < p.no; q++)
+    printf("  odo %d: count %lld dst %lld src %lld clip %d\n", q, (long long)p.ocount[q], (long long)p.ostep[0][q],
+           (long long)p.ostep[1][q], p.oclip[q]);
+}
+
 int main(int argc, char **argv) {
   int ncase = 60, reps = 3, threads = 1, only = -1;
+  bool plan = false;
   double lo = 48, hi = 160;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cases") && i + 1 < argc) ncase = atoi(argv[++i]);
@@ -137,6 +169,21 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--mib") && i + 2 < argc) { lo = atof(argv[++i]); hi = atof(argv[++i]); }
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--plan")) plan = true;
+    else if (!strcmp(argv[i], "--tune") && i + 1 < argc) { /* a kernel knob, for experiments */
+      tfe_tuning t = tfe_tuning_get();
+      char name[64];
+      long long v;
+      if (sscanf(argv[++i], "%63[a-z_]=%lld", name, &v) != 2) { fprintf(stderr, "--tune name=value\n"); return 2; }
+#define KNOB(f) else if (!strcmp(name, #f)) t.f = (__typeof__(t.f))v;
+      if (0) {}
+      KNOB(copy_tile_bytes) KNOB(copy_run_split_bytes) KNOB(copy_buffered_tiles) KNOB(kernel_prefetch_strips)
+      KNOB(kernel_table_tile_bytes) KNOB(kernel_tiny_dim) KNOB(kernel_gather_all) KNOB(copy_fresh_prefault)
+      KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather)
+      else { fprintf(stderr, "--tune: unknown knob %s\n", name); return 2; }
+#undef KNOB
+      if (tfe_tuning_set(&t)) { fprintf(stderr, "%s\n", tfe_last_error()); return 2; }
+    }
     else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
       nsizes = 0;
       for (char *q = argv[++i]; *q && nsizes < 5;) {
@@ -146,7 +193,7 @@ int main(int argc, char **argv) {
         if (*q == ',') q++; else if (*q) { fprintf(stderr, "sizes: a comma list\n"); return 2; }
       }
     }
-    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K]\n"); return 2; }
+    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan] [--tune knob=value]\n"); return 2; }
   }
   if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo || nsizes < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
   tfe_set_num_threads(threads);
@@ -160,6 +207,7 @@ int main(int argc, char **argv) {
   for (int ci = 0; ci < ncase && ci < 4096; ci++) {
     kase c = draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
     if (only >= 0 && ci != only) continue;
+    if (plan) print_plan(&c);
     size_t bytes = (size_t)c.n * (size_t)c.esz;
     char *src = a.alloc(a.ctx, bytes, TFE_ALIGN);
     if (!src) { fprintf(stderr, "out of memory\n"); return 1; }

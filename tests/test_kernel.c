@@ -362,8 +362,9 @@ TK_BLOCKS(i32, int32_t, TK_VAL)
 TK_BLOCKS(c128, double complex, TK_CVAL)
 TK_BLOCKS(maxplus_f32, tfe_maxplus_f32, TK_MPVAL)
 
-/* 1- and 2-byte user kinds (tenferro ships none): their register blocks are 64 x 16 bytes and
- * 32 x 8 16-bit elements (tfe__ktr12). Values hash the index (a byte repeats every 256
+/* 1- and 2-byte user kinds (tenferro ships none): their register blocks are 64 x 64 bytes
+ * (tfe__ktr12), and 16 x 16 bytes or 8 x 8 16-bit elements on the rims and on tile sides
+ * under 64 bytes (tfe__ktr12x16, the last block shifted back to end at the edge). Values hash the index (a byte repeats every 256
  * elements; the hash keeps a misplaced element from landing on an equal one nearby). */
 typedef struct tk_u8 { uint8_t v; } tk_u8;
 typedef struct tk_u16 { uint16_t v; } tk_u16;
@@ -451,6 +452,7 @@ static void test_block_sizes(void **st) {
   tfe__st.kernel_stat_on = 0;
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[9] > 0); /* register blocks of 1- and 2-byte kinds */
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[12] > 0); /* their 16-byte blocks: rims, short sides */
   assert_true(tfe__st.kernel_stat[11] > 0);
 #endif
 }

@@ -68,6 +68,41 @@ TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TF
   }
 }
 
+/* Rows [i0, i1) x columns [j0, j1) of a transposing tile of a 1- or 2-byte kind in n x n
+ * register blocks (n = 16 / es, tfe__ktr12x16): source row i at s + (rtab ? rtab[i] : i*lds),
+ * its elements along j contiguous; destination column j at d + (ctab ? ctab[j] : j*ldd), its
+ * elements along i contiguous. A block that would cross i1 (j1) is shifted back to end there,
+ * rewriting a few elements already written with the same values (the rows and columns below
+ * i0 and j0 belong to the same tile). Returns false (nothing done) for other kinds, without
+ * the vector kernels, or when i1 or j1 is under n. */
+TFE_INTERNAL bool TFE_FN(k_copy_small12_)(TFE_T *d, const TFE_T *s, const int64_t *rtab, int64_t lds,
+                                          const int64_t *ctab, int64_t ldd, int64_t i0, int64_t i1,
+                                          int64_t j0, int64_t j1) {
+#if TFE__KHAVE_TR8
+  const int64_t es = (int64_t)sizeof(TFE_T), n = 16 / es;
+  if (es > 2 || i1 < n || j1 < n || !tfe__ksimd()) return false;
+  if (i0 >= i1 || j0 >= j1) return true;
+  tfe__kstat_add(12);
+  const void *sr[16];
+  void *dc[16];
+  for (int64_t ib = i0;; ib += n) {
+    if (ib > i1 - n) ib = i1 - n;
+    for (int64_t jb = j0;; jb += n) {
+      if (jb > j1 - n) jb = j1 - n;
+      for (int64_t i = 0; i < n; i++) sr[i] = s + (rtab ? rtab[ib + i] : (ib + i) * lds) + jb;
+      for (int64_t j = 0; j < n; j++) dc[j] = d + (ctab ? ctab[jb + j] : (jb + j) * ldd) + ib;
+      tfe__ktr12x16((size_t)es, dc, sr);
+      if (jb == j1 - n) break;
+    }
+    if (ib == i1 - n) break;
+  }
+  return true;
+#else
+  (void)d; (void)s; (void)rtab; (void)lds; (void)ctab; (void)ldd; (void)i0; (void)i1; (void)j0; (void)j1;
+  return false;
+#endif
+}
+
 /* Rows [i0, n0) x columns [j0, n1) of a transposing copy tile, in 8x8 blocks: block
  * (ib, jb) reads 8 source rows (G0 entries) of 8 elements along G1 and writes 8 destination
  * columns (G1 entries) of 8 elements along G0, so every line touched is used whole before
@@ -80,6 +115,10 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
               g1->arith[1] && g1->step[1] == 1;
   (void)fast;
   if (!fast) rb = cb = 8; /* (scalar loops: 8x8 blocks, fewer setups per element) */
+  /* 1- and 2-byte kinds: partial blocks (rims, or all of a tile under 64 bytes a side) in
+   * 16-byte register blocks after the whole ones */
+  const int64_t nb = 16 / (int64_t)sizeof(TFE_T);
+  const bool small = fast && sizeof(TFE_T) <= 2 && n0 >= nb && n1 >= nb;
   const int pf = tfe__st.tune.kernel_prefetch_strips;
   for (int64_t ib = i0; ib < n0; ib += rb) {
     int bi = n0 - ib < rb ? (int)(n0 - ib) : (int)rb;
@@ -107,6 +146,7 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
         continue;
       }
 #endif
+      if (small) continue; /* (below) */
       for (int j = 0; j < bj; j++) {
         TFE_T *dj = d + TFE__KOFF(p, 1, 0, jb + j);
         int64_t so = TFE__KOFF(p, 1, 1, jb + j);
@@ -114,6 +154,12 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
         else for (int i = 0; i < bi; i++) dj[doff[i]] = srow[i][so];
       }
     }
+  }
+  if (small) {
+    const int64_t m0 = i0 + (n0 - i0) / rb * rb, m1 = j0 + (n1 - j0) / cb * cb;
+    const int64_t *rt = g0->arith[1] ? NULL : g0->tab[1], *ct = g1->arith[0] ? NULL : g1->tab[0];
+    TFE_FN(k_copy_small12_)(d, s, rt, g0->step[1], ct, g1->step[0], i0, n0, m1, n1);
+    if (m1 > j0) TFE_FN(k_copy_small12_)(d, s, rt, g0->step[1], ct, g1->step[0], m0, n0, j0, m1);
   }
 }
 
@@ -151,6 +197,10 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
    * 8-byte outputs stream whole lines (copy_stream_narrow_columns: element-wise normal stores
    * read each line first) */
   const int colnt = tfe__st.tune.copy_stream_narrow_columns;
+  if (es <= 2 && !c->cj && TFE_FN(k_copy_small12_)(d, s, NULL, lds, NULL, ldd, 0, n0, m1, n1)) {
+    if (m1 > 0) TFE_FN(k_copy_small12_)(d, s, NULL, lds, NULL, ldd, m0, n0, 0, m1);
+    return; /* (1- and 2-byte kinds: the rims in 16-byte blocks) */
+  }
   for (int64_t j = m1; j < n1; j++) {
 #if TFE__KHAVE_TR8
     if (es == 8 && c->nt && colnt && !c->cj && tfe__ksimd()) {
@@ -296,10 +346,21 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
     for (int64_t jb = 0; jb < m1; jb++)
       for (int i = 0; i < rb; i++) b[jb * n0 + ib + i] = ((const TFE_T *)srow[i])[jb];
   }
-  for (int64_t j = 0; j < n1; j++) /* rims */
-    for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * n0 + i] = s[TFE__KOFF(p, 0, 1, i) + j];
-  for (int64_t j = 0; j < n1; j++)
-    tfe__kstream(d + TFE__KOFF(p, 1, 0, j), b + (rev ? n1 - 1 - j : j) * n0, (size_t)n0 * sizeof(TFE_T));
+  const tfe__kgroup *g0 = &p->g[0];
+  const int64_t *rt = g0->arith[1] ? NULL : g0->tab[1];
+  if (TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, n0, 0, n0, m1, n1)) { /* rims: 1-, 2-byte kinds */
+    if (m1 > 0) TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, n0, m0, n0, 0, m1);
+  } else
+    for (int64_t j = 0; j < n1; j++) /* rims */
+      for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * n0 + i] = s[TFE__KOFF(p, 0, 1, i) + j];
+  /* columns adjacent in the destination (G0 a whole dim of it, or G1's first dim right after
+   * G0 there: a batch of small transposes) go out as one run, so that only the run's ends
+   * can be partial lines (streamed partial lines are written to memory piecewise) */
+  for (int64_t j = 0, k; j < n1; j = k) {
+    const int64_t dj = TFE__KOFF(p, 1, 0, j);
+    for (k = j + 1; !rev && k < n1 && TFE__KOFF(p, 1, 0, k) == dj + (k - j) * n0;) k++;
+    tfe__kstream(d + dj, b + (rev ? n1 - 1 - j : j) * n0, (size_t)((k - j) * n0) * sizeof(TFE_T));
+  }
 }
 
 /* Whether a copy plan's transpose tiles go through k_copy_buffered_: large outputs (streamed)

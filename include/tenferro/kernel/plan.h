@@ -88,7 +88,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * register blocks of a 4- or 16-byte kind; by the calling thread: [10] plans that tile short
  * common runs as a transpose (copy_run_split_bytes); by the tile's thread: [11] copy transpose
  * tiles whose G1 reads a reversed source dim through the tile buffer or as runs
- * (k_copy_buffered_, k_copy_runs_). */
+ * (k_copy_buffered_, k_copy_runs_), [12] copy tiles of 1- or 2-byte kinds that ran 16-byte
+ * register blocks on rims or on sides under a 64-byte block (k_copy_small12_). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

@@ -253,22 +253,71 @@ TFE_INTERNAL void tfe__ktr16(double *const *dcol, const double *const *srow, boo
 TFE__KTR_SSE(tfe__ktr16x1_regs, _mm_unpacklo_epi8, _mm_unpackhi_epi8, 16)
 TFE__KTR_SSE(tfe__ktr8x2_regs, _mm_unpacklo_epi16, _mm_unpackhi_epi16, 8)
 #undef TFE__KTR_SSE
+/* The same on AVX2 registers: the unpacks work within each 128-bit lane, so one register
+ * carries two row groups (lane 0 rows g*n.., lane 1 rows (g+1)*n..) and each round does the
+ * work of two SSE rounds (half the instructions of the SSE form per block). */
+#define TFE__KTR_AVX(name, unpacklo, unpackhi, n)                                               \
+  TFE_INTERNAL void name(__m256i *r) {                                                          \
+    __m256i t[n];                                                                               \
+    for (int round = 1; round < n; round *= 2) {                                                \
+      for (int i = 0; i < n / 2; i++) {                                                         \
+        t[2 * i] = unpacklo(r[i], r[i + n / 2]);                                                \
+        t[2 * i + 1] = unpackhi(r[i], r[i + n / 2]);                                            \
+      }                                                                                         \
+      for (int i = 0; i < n; i++) r[i] = t[i];                                                  \
+    }                                                                                           \
+  }
+TFE__KTR_AVX(tfe__ktr16x1y_regs, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8, 16)
+TFE__KTR_AVX(tfe__ktr8x2y_regs, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16, 8)
+#undef TFE__KTR_AVX
 /* One block of es (1 or 2) byte elements: 64/es source rows at srow[i], 64/es destination
  * columns at dcol[j] (64 bytes of each). */
 TFE_INTERNAL void tfe__ktr12(size_t es, void *const *dcol, const void *const *srow, bool nt) {
   const int n = es == 1 ? 16 : 8; /* n x n register transposes: 4 x 4 of them */
-  __m128i blk[64][4], r[16];      /* blk[j][g]: column j, rows g*n .. g*n + n-1 */
+  __m128i blk[64][4];             /* blk[j][g]: column j, rows g*n .. g*n + n-1 */
+#if defined(__AVX2__) || defined(TFE__KSIMD_PRAGMA)
+  __m256i y[16];                  /* (row groups g and g + 1 in one register's two lanes) */
+  for (int g = 0; g < 4; g += 2)
+    for (int h = 0; h < 4; h++) {
+      for (int i = 0; i < n; i++)
+        y[i] = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)((const char *)srow[g * n + i] + 16 * h))),
+            _mm_loadu_si128((const __m128i *)((const char *)srow[(g + 1) * n + i] + 16 * h)), 1);
+      if (es == 1) tfe__ktr16x1y_regs(y); else tfe__ktr8x2y_regs(y);
+      for (int j = 0; j < n; j++) _mm256_storeu_si256((__m256i *)(void *)&blk[h * n + j][g], y[j]);
+    }
+#else
+  __m128i r[16];
   for (int g = 0; g < 4; g++)
     for (int h = 0; h < 4; h++) { /* columns h*n .. h*n + n-1: bytes 16h .. 16h + 15 of the rows */
       for (int i = 0; i < n; i++) r[i] = _mm_loadu_si128((const __m128i *)((const char *)srow[g * n + i] + 16 * h));
       if (es == 1) tfe__ktr16x1_regs(r); else tfe__ktr8x2_regs(r);
       for (int j = 0; j < n; j++) blk[h * n + j][g] = r[j];
     }
+#endif
   for (int j = 0; j < 4 * n; j++) {
+#if defined(__AVX2__) || defined(TFE__KSIMD_PRAGMA)
+    __m256i *q = (__m256i *)dcol[j], a = _mm256_loadu_si256((const __m256i *)(void *)&blk[j][0]),
+            b = _mm256_loadu_si256((const __m256i *)(void *)&blk[j][2]);
+    if (nt) { _mm256_stream_si256(q, a); _mm256_stream_si256(q + 1, b); } /* (nt: 64-byte aligned) */
+    else { _mm256_storeu_si256(q, a); _mm256_storeu_si256(q + 1, b); }
+#else
     __m128i *q = (__m128i *)dcol[j];
     if (nt) for (int g = 0; g < 4; g++) _mm_stream_si128(q + g, blk[j][g]);
     else for (int g = 0; g < 4; g++) _mm_storeu_si128(q + g, blk[j][g]);
+#endif
   }
+}
+/* One n x n block of 1- or 2-byte elements, n = 16 / es (one SSE register per row): source
+ * row i at srow[i], destination column j at dcol[j], 16 bytes of each, normal stores. The
+ * rims of the 64-byte blocks and tiles narrower than them (a destination run of 59 bytes),
+ * which ran element by element before (k_copy_small12_). */
+TFE_INTERNAL void tfe__ktr12x16(size_t es, void *const *dcol, const void *const *srow) {
+  __m128i r[16];
+  const int n = es == 1 ? 16 : 8;
+  for (int i = 0; i < n; i++) r[i] = _mm_loadu_si128((const __m128i *)srow[i]);
+  if (es == 1) tfe__ktr16x1_regs(r); else tfe__ktr8x2_regs(r);
+  for (int j = 0; j < n; j++) _mm_storeu_si128((__m128i *)dcol[j], r[j]);
 }
 /* Any size with register blocks (tfe__krb): one block, pointers per source row (tfe__krb of
  * them) and destination column (tfe__kcb). */

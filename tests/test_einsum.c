@@ -965,7 +965,7 @@ static void test_parallel_slices(void **state) {
   tu_rng g = {31337};
   static double data[1 << 16];
   for (int i = 0; i < (1 << 16); i++) data[i] = (double)((i * 7919) % 1013) / 1013.0 - 0.45;
-  int par = 0, cases = tu_cases(40) < 16 ? 16 : tu_cases(40); /* small networks: cheap even under sanitizers */
+  int par = 0, whole = 0, cases = tu_cases(40) < 16 ? 16 : tu_cases(40); /* small networks: cheap even under sanitizers */
   for (int c = 0; c < cases; c++) {
     int n = (int)tu_int(&g, 4, 10);
     char expr[800];
@@ -1009,14 +1009,18 @@ static void test_parallel_slices(void **state) {
     if (memcmp(r[0], r[1], (size_t)on * sizeof(double))) fail_msg("%s: 3 workers differ from one", expr);
     for (int64_t i = 0; i < on; i++) assert_true(fabs(r[0][i] - r[2][i]) <= 1e-9 * (1 + fabs(r[2][i])) * (double)cs.slices);
     par += p->slice_workers > 1;
+    int64_t parts = 1; /* disjoint parts of the output: >= 3 lets each worker take whole parts */
+    for (int i = 0; i < p->out_rank; i++)
+      if (p->slice_of[p->out_lab[i]] >= 0) parts *= p->sliced_dim[p->slice_of[p->out_lab[i]]];
+    whole += p->slice_workers > 1 && parts >= 3;
     for (int q = 0; q < 3; q++) free(r[q]);
     tfe_einsum_plan_release(p);
     tfe_einsum_plan_release(p0);
   }
   tfe_set_num_threads(0);
-  print_message("sliced plans run 3 slices at a time: %d\n", par);
+  print_message("sliced plans run 3 slices at a time: %d (workers taking whole output parts: %d)\n", par, whole);
 #ifdef _OPENMP
-  assert_true(par > 0);
+  assert_true(par > whole && whole > 0); /* both schedules ran */
 #else
   assert_int_equal(par, 0); /* one thread without OpenMP: slices one at a time */
 #endif

@@ -957,6 +957,67 @@ static void test_plan_time(void **state) {
   assert_int_equal(tfe_tuning_set(&keep), TFE_OK);
 }
 
+/* A network of parts linked only by an output (batch) label: each part is planned on its own
+ * (here chains, exact by the interval DP), a part repeating an earlier one takes its tree, and
+ * the parts' results are joined last; the result equals the greedy path's. */
+static double labels_plan(int n, const tfe_layout *const *lp, const int32_t *const *lab, int32_t z, tfe_path_algo algo,
+                          tfe_einsum_plan **keep) {
+  tfe_einsum_opts o;
+  memset(&o, 0, sizeof o);
+  o.algo = algo; o.time_budget = algo == TFE_PATH_AUTO ? 1.0 : 0; o.no_cache = true;
+  tfe_einsum_plan *p = NULL;
+  if (tfe_einsum_plan_new_labels(&p, TFE_DT_F64, n, lp, lab, &z, 1, &o) != TFE_OK) fail_msg("plan: %s", tfe_last_error());
+  double f = tfe_einsum_plan_cost(p).flops;
+  if (keep) *keep = p; else tfe_einsum_plan_release(p);
+  return f;
+}
+static void test_plan_parts(void **state) {
+  (void)state;
+  tu_rng g = {2718};
+  enum { M = 14, P = 3 };
+  static int32_t labs[P * M][3];
+  const int32_t *lab[P * M];
+  tfe_layout lay[P * M];
+  const tfe_layout *lp[P * M];
+  int64_t dim[P][M + 1];
+  for (int c = 0; c < tu_cases(6); c++) {
+    for (int q = 0; q < P; q++)
+      for (int t = 0; t <= M; t++) dim[q][t] = q == 1 ? dim[0][t] : tu_int(&g, 2, 9); /* part 1 repeats part 0 */
+    for (int q = 0; q < P; q++)
+      for (int t = 0; t < M; t++) {
+        int k = q * M + t;
+        labs[k][0] = 100 * q + t; labs[k][1] = 100 * q + t + 1; labs[k][2] = 999;
+        int64_t d[3] = {dim[q][t], dim[q][t + 1], 3};
+        tfe_layout_dense(3, d, TFE_COLMAJOR, &lay[k]);
+        lp[k] = &lay[k]; lab[k] = labs[k];
+      }
+    double parts = 0;
+    for (int q = 0; q < P; q++) parts += labels_plan(M, lp + q * M, lab + q * M, 999, TFE_PATH_AUTO, NULL);
+    tfe_einsum_plan *pa = NULL, *pg = NULL;
+    double all = labels_plan(P * M, lp, lab, 999, TFE_PATH_AUTO, &pa);
+    labels_plan(P * M, lp, lab, 999, TFE_PATH_GREEDY, &pg);
+    if (fabs(all - (parts + 2 * 3)) > 1e-9 * all) fail_msg("case %d: whole %g, parts %g + joins 6", c, all, parts);
+    /* the same numbers along both trees */
+    static double data[P * M * 9 * 9 * 3];
+    tfe_view_f64 v[P * M];
+    int64_t at = 0;
+    for (int k = 0; k < P * M; k++) {
+      int64_t cnt = tfe_layout_numel(&lay[k]);
+      for (int64_t e = 0; e < cnt; e++) data[at + e] = 0.25 + 0.5 * tu_unif(&g);
+      v[k].data = data + at; v[k].lay = lay[k]; v[k].conj = false;
+      at += cnt;
+    }
+    double ra[3], rg[3];
+    int64_t d3 = 3;
+    tfe_view_f64 oa = {ra, {0}, false}, og = {rg, {0}, false};
+    tfe_layout_dense(1, &d3, TFE_COLMAJOR, &oa.lay); og.lay = oa.lay;
+    assert_int_equal(tfe_einsum_execute_f64(pa, 1, v, 0, &oa), TFE_OK);
+    assert_int_equal(tfe_einsum_execute_f64(pg, 1, v, 0, &og), TFE_OK);
+    for (int i = 0; i < 3; i++) assert_true(fabs(ra[i] - rg[i]) <= 1e-12 * fabs(rg[i]));
+    tfe_einsum_plan_release(pa); tfe_einsum_plan_release(pg);
+  }
+}
+
 /* ---- slices in parallel ---------------------------------------------------------------------------- */
 /* A sliced plan made with 3 threads runs its slices 3 at a time; the result equals the one of
  * the same plan run one slice after another, bit for bit, and the unsliced result to rounding. */
@@ -965,7 +1026,7 @@ static void test_parallel_slices(void **state) {
   tu_rng g = {31337};
   static double data[1 << 16];
   for (int i = 0; i < (1 << 16); i++) data[i] = (double)((i * 7919) % 1013) / 1013.0 - 0.45;
-  int par = 0, cases = tu_cases(40) < 16 ? 16 : tu_cases(40); /* small networks: cheap even under sanitizers */
+  int par = 0, whole = 0, cases = tu_cases(40) < 16 ? 16 : tu_cases(40); /* small networks: cheap even under sanitizers */
   for (int c = 0; c < cases; c++) {
     int n = (int)tu_int(&g, 4, 10);
     char expr[800];
@@ -1009,14 +1070,18 @@ static void test_parallel_slices(void **state) {
     if (memcmp(r[0], r[1], (size_t)on * sizeof(double))) fail_msg("%s: 3 workers differ from one", expr);
     for (int64_t i = 0; i < on; i++) assert_true(fabs(r[0][i] - r[2][i]) <= 1e-9 * (1 + fabs(r[2][i])) * (double)cs.slices);
     par += p->slice_workers > 1;
+    int64_t parts = 1; /* disjoint parts of the output: >= 3 lets each worker take whole parts */
+    for (int i = 0; i < p->out_rank; i++)
+      if (p->slice_of[p->out_lab[i]] >= 0) parts *= p->sliced_dim[p->slice_of[p->out_lab[i]]];
+    whole += p->slice_workers > 1 && parts >= 3;
     for (int q = 0; q < 3; q++) free(r[q]);
     tfe_einsum_plan_release(p);
     tfe_einsum_plan_release(p0);
   }
   tfe_set_num_threads(0);
-  print_message("sliced plans run 3 slices at a time: %d\n", par);
+  print_message("sliced plans run 3 slices at a time: %d (workers taking whole output parts: %d)\n", par, whole);
 #ifdef _OPENMP
-  assert_true(par > 0);
+  assert_true(par > whole && whole > 0); /* both schedules ran */
 #else
   assert_int_equal(par, 0); /* one thread without OpenMP: slices one at a time */
 #endif
@@ -1478,7 +1543,7 @@ int main(void) {
       cmocka_unit_test(test_semantics),   cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_bind_errors),
       cmocka_unit_test(test_exec_errors), cmocka_unit_test(test_alloc_failures), cmocka_unit_test(test_optimizers),
       cmocka_unit_test(test_cache),       cmocka_unit_test(test_owned_dyn), cmocka_unit_test(test_step_hook), cmocka_unit_test(test_progress_cancel),    cmocka_unit_test(test_differential), cmocka_unit_test(test_threads),
-      cmocka_unit_test(test_plan_time),   cmocka_unit_test(test_parallel_slices), cmocka_unit_test(test_chain_orders),
+      cmocka_unit_test(test_plan_time),   cmocka_unit_test(test_plan_parts), cmocka_unit_test(test_parallel_slices), cmocka_unit_test(test_chain_orders),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,7 +40,7 @@ TFE_INTERNAL tfe_status tfe__ein_auto(tfe__ein_net *net, const tfe_einsum_opts *
   TFE_TRY(tfe__ein_greedy(net, o, t, NULL, 0, 0.2, t0, cap));
   tfe_einsum_cost c;
   TFE_TRY(tfe__ein_tree_cost(net, t, o->write_weight, &c, &bscore));
-  double allow = tfe__ein_allow(c.flops + c.writes, cap);
+  double allow = tfe__ein_allow(net, c.flops + c.writes, cap);
   uint64_t seed = o->seed ? o->seed : 0xA11EA1;
   tfe__ein_tree cur, best;
   TFE_TRY(tfe__ein_tree_new(n, &cur));
@@ -59,13 +59,175 @@ TFE_INTERNAL tfe_status tfe__ein_auto(tfe__ein_net *net, const tfe_einsum_opts *
     if (st == TFE_OK) st = tfe__ein_tree_cost(net, &cur, o->write_weight, &c, &sc);
     if (st == TFE_OK && sc < bscore) {
       bscore = sc; memcpy(best.ch, cur.ch, (size_t)m * sizeof(int));
-      allow = tfe__ein_allow(c.flops + c.writes, cap);
+      allow = tfe__ein_allow(net, c.flops + c.writes, cap);
     }
   }
   if (st == TFE_OK) memcpy(t->ch, best.ch, (size_t)m * sizeof(int));
   tfe__ein_tree_free(&cur); tfe__ein_tree_free(&best);
   TFE_TRY(st);
   st = tfe__ein_reconf(net, o->write_weight, 8, t0 + allow, t);
+  return st;
+}
+
+/* ---- networks that fall apart --------------------------------------------------------------------- */
+/* Parts of a network: tensors linked by labels outside the output (union-find); part[i] of
+ * tensor i, numbered 0.. in order of first tensor; returns the count. */
+TFE_INTERNAL int tfe__ein_part_of(const tfe__ein_net *net, int *part, int *root) {
+  int n = net->n, W = net->W, np = 0;
+  for (int i = 0; i < n; i++) root[i] = i;
+  for (int l = 0; l < net->nlab; l++) {
+    if (tfe__bs_test(net->out, l)) continue;
+    int first = -1;
+    for (int i = 0; i < n; i++) {
+      if (!tfe__bs_test(TFE__BS(net->leaf, W, i), l)) continue;
+      int a = i, b = first;
+      while (root[a] != a) a = root[a];
+      if (b >= 0) { while (root[b] != b) b = root[b]; root[a > b ? a : b] = a < b ? a : b; }
+      first = first < 0 ? i : first;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    int a = i;
+    while (root[a] != a) a = root[a];
+    part[i] = a == i ? np++ : part[a];
+  }
+  return np;
+}
+/* Whether part q repeats part r (member lists mq, mr of m tensors each): the same tensors in the
+ * same order up to a renaming of labels that keeps sizes and output membership, built tensor by
+ * tensor: labels met before must correspond, new ones pair up by size, output membership and the
+ * positions of the tensors holding them (h: a hash of those positions per label, 2 * nlab
+ * words). Every tensor's set is checked under the renaming, so a match is an isomorphism and the
+ * same local tree is as good; a hash collision can only miss a match (a second plan).
+ * map: 2 * nlab ints. */
+TFE_INTERNAL bool tfe__ein_part_same(const tfe__ein_net *net, const int *mq, const int *mr, int m, int *map, uint64_t *h) {
+  int W = net->W, *inv = map + net->nlab;
+  uint64_t *ha = h, *hb = h + net->nlab;
+  for (int l = 0; l < net->nlab; l++) map[l] = inv[l] = -1, ha[l] = hb[l] = 0;
+  for (int k = 0; k < m; k++) {
+    const uint64_t *a = TFE__BS(net->leaf, W, mq[k]), *b = TFE__BS(net->leaf, W, mr[k]);
+    for (int l = tfe__bs_next(a, W, 0); l >= 0; l = tfe__bs_next(a, W, l + 1)) ha[l] = ha[l] * 0x9E3779B97F4A7C15ULL + (uint64_t)k + 1;
+    for (int l = tfe__bs_next(b, W, 0); l >= 0; l = tfe__bs_next(b, W, l + 1)) hb[l] = hb[l] * 0x9E3779B97F4A7C15ULL + (uint64_t)k + 1;
+  }
+  for (int k = 0; k < m; k++) {
+    const uint64_t *a = TFE__BS(net->leaf, W, mq[k]), *b = TFE__BS(net->leaf, W, mr[k]);
+    if (tfe__bs_count(a, W) != tfe__bs_count(b, W)) return false;
+    int na[TFE_MAX_RANK * 2], nb[TFE_MAX_RANK * 2], ca = 0, cb = 0;
+    for (int l = tfe__bs_next(a, W, 0); l >= 0; l = tfe__bs_next(a, W, l + 1)) {
+      if (map[l] >= 0) { if (!tfe__bs_test(b, map[l])) return false; }
+      else if (ca < TFE_MAX_RANK * 2) na[ca++] = l;
+      else return false;
+    }
+    for (int l = tfe__bs_next(b, W, 0); l >= 0; l = tfe__bs_next(b, W, l + 1)) {
+      if (inv[l] >= 0) { if (!tfe__bs_test(a, inv[l])) return false; }
+      else if (cb < TFE_MAX_RANK * 2) nb[cb++] = l;
+      else return false;
+    }
+    if (ca != cb) return false;
+    for (int i = 0; i < ca; i++) { /* the i-th new label of a pairs with the first unpaired alike of b */
+      int j = 0, la = na[i];
+      while (j < cb && (nb[j] < 0 || ha[la] != hb[nb[j]] || net->lsize[nb[j]] != net->lsize[la] ||
+                        tfe__bs_test(net->out, nb[j]) != tfe__bs_test(net->out, la)))
+        j++;
+      if (j == cb) return false;
+      map[la] = nb[j]; inv[nb[j]] = la; nb[j] = -1;
+    }
+  }
+  return true;
+}
+TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_opts *o, tfe__ein_tree *t);
+/* TFE_PATH_AUTO with a budget on a network that falls apart into parts linked only by output
+ * labels (a batch of independent sentences): each part is planned as its own network, a part
+ * that repeats an earlier one (tfe__ein_part_same) takes that one's tree, the planning time is
+ * shared among the distinct parts by tensor count, and the parts' results are joined last, the
+ * pair with the smallest result first (a batched product before an outer product). Annealing
+ * the whole instead lands one part in a worse basin in about half the seeds (lm_batch: one step
+ * 4x too large; docs/benchmarks.md "Planning time"). *done when it applied. */
+TFE_INTERNAL tfe_status tfe__ein_parts(tfe__ein_net *net, const tfe_einsum_opts *o, tfe__ein_tree *t, bool *done) {
+  int n = net->n, W = net->W;
+  *done = false;
+  int *iw = (int *)tfe__alloc((size_t)(6 * n + 2 * net->nlab + 2) * sizeof(int));
+  if (!iw) return TFE_ERR_ALLOC;
+  int *part = iw, *root = iw + n, *mem = iw + 2 * n, *start = iw + 3 * n, *same = iw + 4 * n + 1, *node = iw + 5 * n + 1,
+      *map = iw + 6 * n + 1;
+  int np = tfe__ein_part_of(net, part, root);
+  if (np < 2 || np == n) { tfe__free(iw); return TFE_OK; } /* one part, or nothing but outer products */
+  uint64_t *hw = (uint64_t *)tfe__alloc((size_t)(2 * net->nlab + 2) * sizeof(uint64_t));
+  if (!hw) { tfe__free(iw); return TFE_ERR_ALLOC; }
+  /* members of each part, in tensor order: mem[start[q] .. start[q + 1]) */
+  for (int q = 0; q <= np; q++) start[q] = 0;
+  for (int i = 0; i < n; i++) start[part[i] + 1]++;
+  for (int q = 0; q < np; q++) start[q + 1] += start[q];
+  {
+    int *pos = root; /* reuse */
+    for (int q = 0; q < np; q++) pos[q] = start[q];
+    for (int i = 0; i < n; i++) mem[pos[part[i]]++] = i;
+  }
+  int distinct = 0;
+  for (int q = 0; q < np; q++) {
+    int m = start[q + 1] - start[q];
+    same[q] = -1;
+    for (int r = 0, tried = 0; r < q && same[q] < 0 && tried < 8; r++) /* the first 8 distinct parts of this size */
+      if (same[r] < 0 && start[r + 1] - start[r] == m && ++tried && tfe__ein_part_same(net, mem + start[r], mem + start[q], m, map, hw))
+        same[q] = r;
+    if (same[q] < 0) distinct += m;
+  }
+  tfe_status st = TFE_OK;
+  tfe__ein_tree *pt = (tfe__ein_tree *)tfe__calloc((size_t)np, sizeof *pt);
+  if (!pt) st = TFE_ERR_ALLOC;
+  int k = 0; /* next global step */
+  for (int q = 0; st == TFE_OK && q < np; q++) {
+    int m = start[q + 1] - start[q], *mq = mem + start[q];
+    if (m == 1) { node[q] = mq[0]; continue; }
+    if (same[q] < 0) { /* plan it */
+      tfe__ein_net sub;
+      if ((st = tfe__ein_net_new(m, net->nlab, net->lsize, &sub)) != TFE_OK) break;
+      for (int w = 0; w < W; w++) sub.out[w] = 0;
+      for (int j = 0; j < m; j++) {
+        memcpy(TFE__BS(sub.leaf, W, j), TFE__BS(net->leaf, W, mq[j]), (size_t)W * 8);
+        for (int w = 0; w < W; w++) sub.out[w] |= TFE__BS(net->leaf, W, mq[j])[w] & net->out[w];
+      }
+      sub.tshare = (net->tshare > 0 ? net->tshare : 1) * (double)m / (double)distinct;
+      if ((st = tfe__ein_tree_new(m, &pt[q])) == TFE_OK) st = tfe__ein_optimize(&sub, o, &pt[q]);
+      tfe__ein_net_free(&sub);
+      if (st != TFE_OK) break;
+    }
+    const tfe__ein_tree *lt = &pt[same[q] < 0 ? q : same[q]];
+    for (int j = 0; j + 1 < m; j++, k++) { /* local ids -> global: members, then this part's steps */
+      int a = lt->ch[2 * j], b = lt->ch[2 * j + 1];
+      t->ch[2 * k] = a < m ? mq[a] : n + (k - j) + (a - m);
+      t->ch[2 * k + 1] = b < m ? mq[b] : n + (k - j) + (b - m);
+    }
+    node[q] = n + k - 1;
+  }
+  if (st == TFE_OK) { /* join the parts' results: the pair with the smallest result first */
+    uint64_t *L = (uint64_t *)tfe__calloc((size_t)(np + 1) * (size_t)W, sizeof(uint64_t));
+    if (!L) st = TFE_ERR_ALLOC;
+    for (int q = 0; st == TFE_OK && q < np; q++)
+      for (int j = start[q]; j < start[q + 1]; j++)
+        for (int w = 0; w < W; w++) TFE__BS(L, W, q)[w] |= TFE__BS(net->leaf, W, mem[j])[w] & net->out[w];
+    for (int left = np; st == TFE_OK && left > 1; left--) {
+      int a = -1, b = -1;
+      double best = INFINITY;
+      uint64_t *u = TFE__BS(L, W, np);
+      for (int x = 0; x < left; x++)
+        for (int y = x + 1; y < left; y++) {
+          for (int w = 0; w < W; w++) u[w] = TFE__BS(L, W, x)[w] | TFE__BS(L, W, y)[w];
+          double ls = tfe__bs_log2(u, W, net->lsize);
+          if (ls < best - 1e-9) { best = ls; a = x; b = y; }
+        }
+      t->ch[2 * k] = node[a]; t->ch[2 * k + 1] = node[b];
+      for (int w = 0; w < W; w++) TFE__BS(L, W, a)[w] |= TFE__BS(L, W, b)[w];
+      node[a] = n + k++;
+      node[b] = node[left - 1];
+      memcpy(TFE__BS(L, W, b), TFE__BS(L, W, left - 1), (size_t)W * 8);
+    }
+    tfe__free(L);
+  }
+  if (st == TFE_OK && k != n - 1) st = TFE_FAIL(TFE_ERR_INTERNAL, "parts tree has %d steps, expected %d", k, n - 1);
+  for (int q = 0; pt && q < np; q++) tfe__ein_tree_free(&pt[q]);
+  tfe__free(pt); tfe__free(iw); tfe__free(hw);
+  *done = st == TFE_OK;
   return st;
 }
 
@@ -81,7 +243,11 @@ TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_op
     bool done;
     TFE_TRY(tfe__ein_chain_dp(net, o->write_weight, t, &done));
     if (done) return TFE_OK;
-    if (o->time_budget > 0) return tfe__ein_auto(net, o, t);
+    if (o->time_budget > 0) {
+      TFE_TRY(tfe__ein_parts(net, o, t, &done));
+      if (done) return TFE_OK;
+      return tfe__ein_auto(net, o, t);
+    }
   }
   double budget = o->algo == TFE_PATH_ANNEAL ? (o->time_budget > 0 ? o->time_budget : 1.0)
                 : o->algo == TFE_PATH_AUTO ? o->time_budget : 0;
@@ -412,8 +578,10 @@ TFE_INTERNAL tfe_status tfe__ein_plan_slice(tfe_einsum_plan *p, tfe__ein_bw *w, 
    * intermediates fit its share; if that cannot be met, one slice at a time. */
   int th = tfe_get_num_threads();
   if (st == TFE_OK && p->nsliced > 0 && th > 1 && elems / th >= 1) {
-    /* kept only when the finer slicing adds few flops: at most th / 1.5 times those of the
-     * slicing for the whole limit (total multiply-adds: per-slice cost times the slices) */
+    /* kept only when the finer slicing adds at most 10% to the total multiply-adds (per-slice
+     * cost times the slices) and a slice is small (at most 2^24 multiply-adds): large slices
+     * run faster one at a time on threaded kernels and BLIS (mera at 64 MiB, 16-core Xeon: 2
+     * threads 1.69x the 1-thread time that way, 1.34x as parallel slices; docs/benchmarks.md) */
     tfe_einsum_cost c1, cT;
     double f1 = 0, fT = INFINITY;
     st = tfe__ein_tree_cost(&w->net, &w->tree, 0, &c1, NULL);
@@ -422,7 +590,7 @@ TFE_INTERNAL tfe_status tfe__ein_plan_slice(tfe_einsum_plan *p, tfe__ein_bw *w, 
     if (st == TFE_OK && tfe__ein_slice(&w->net, w->lsize, &w->tree, log2(elems / th), tmp, &p->nsliced) == TFE_OK &&
         tfe__ein_tree_cost(&w->net, &w->tree, 0, &cT, NULL) == TFE_OK)
       fT = cT.flops * exp2(tfe__ein_sliced_log2(keep, w->lsize, nl));
-    if (st == TFE_OK && fT <= f1 * th / 1.5) p->slice_workers = th;
+    if (st == TFE_OK && fT <= f1 * 1.1 && cT.flops <= 0x1p24) p->slice_workers = th;
     else if (st == TFE_OK) { /* back to the slicing for the whole limit, one slice at a time */
       tfe_clear_error();
       memcpy(w->lsize, keep, (size_t)nl * sizeof(double));

@@ -229,12 +229,60 @@ TFE_INTERNAL TFE_TY(view) TFE_FN(ein_acc_part_)(const tfe_einsum_plan *p, const 
   }
   return t;
 }
-/* Slices in parallel (exec.h, tfe__ein_workers): W threads take slices round-robin (slice s on
- * thread s mod W); each computes the leaf reductions and every step but the last in its own
- * copy of the intermediates (bp[w * nbuf ...]); the last step, which adds the slice into the
- * shared accumulator tmp, runs in slice order (an OpenMP ordered region), so the sums are
- * those of the serial loop, bit for bit. Inside, tenferro's kernels and BLIS run on one thread
- * each. The ordered region is where a slice is done: one thread at a time, in slice order. */
+/* Slice s's sliced-label indices: the serial loop's odometer (the first sliced label fastest). */
+TFE_INTERNAL void TFE_FN(ein_slice_idx_)(const tfe_einsum_plan *p, int64_t s, int64_t *idx) {
+  for (int d = 0; d < p->nsliced; d++) { idx[d] = s % p->sliced_dim[d]; s /= p->sliced_dim[d]; }
+}
+/* Slice idx[]'s leaf reductions and every step but the last, into worker buffers mb. */
+TFE_INTERNAL tfe_status TFE_FN(ein_slice_head_)(const tfe_prims_backend *be, tfe_contract_plan *const *cp,
+                                                const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *const *mb,
+                                                const int64_t *idx) {
+  TFE_T one = TFE_FN(sr_one)(), zero = TFE_FN(sr_zero)();
+  tfe_status st = TFE_OK;
+  for (int q = 0; st == TFE_OK && q < p->npre; q++) {
+    const tfe__ein_step *x = &p->pre[q];
+    TFE_TY(view) a = TFE_FN(ein_leaf_)(p, &ops[x->a], x->a, idx), c = TFE_FN(ein_buf_)(mb, x);
+    st = TFE_FN(ein_unary_)(be, cp ? cp[q] : NULL, one, &a, p->leaf[x->a].lab, zero, &c, x->lab);
+  }
+  for (int k = 0; st == TFE_OK && k + 1 < p->nsteps; k++) {
+    const tfe__ein_step *x = &p->step[k];
+    const int32_t *la, *lb;
+    TFE_TY(view) a = TFE_FN(ein_node_)(p, ops, mb, x->a, idx, &la), b = TFE_FN(ein_node_)(p, ops, mb, x->b, idx, &lb);
+    TFE_TY(view) c = TFE_FN(ein_buf_)(mb, x);
+    st = TFE_FN(ein_step_)(be, cp ? cp[p->npre + k] : NULL, x, one, &a, la, &b, lb, zero, &c, x->lab);
+  }
+  return st;
+}
+/* Slice idx[]'s last step, added into its part of the accumulator tmp. */
+TFE_INTERNAL tfe_status TFE_FN(ein_slice_tail_)(const tfe_prims_backend *be, tfe_contract_plan *const *cp,
+                                                const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *const *mb,
+                                                const int64_t *idx, const TFE_TY(view) *tmp) {
+  const tfe__ein_step *x = &p->step[p->nsteps - 1];
+  const int32_t *la, *lb;
+  TFE_TY(view) a = TFE_FN(ein_node_)(p, ops, mb, x->a, idx, &la), b = TFE_FN(ein_node_)(p, ops, mb, x->b, idx, &lb);
+  TFE_TY(view) t = TFE_FN(ein_acc_part_)(p, tmp, idx);
+  return TFE_FN(ein_step_)(be, cp ? cp[p->npre + p->nsteps - 1] : NULL, x, TFE_FN(sr_one)(), &a, la, &b, lb,
+                           TFE_FN(sr_one)(), &t, p->out_lab);
+}
+/* How many disjoint parts of the accumulator the slices write (the product of the sliced
+ * output labels' dims); sets sum_dims[d] to sliced label d's dim when it is summed, else 1. */
+TFE_INTERNAL int64_t TFE_FN(ein_parts_)(const tfe_einsum_plan *p, int64_t *sum_dims) {
+  int64_t parts = 1;
+  for (int d = 0; d < p->nsliced; d++) sum_dims[d] = p->sliced_dim[d];
+  for (int i = 0; i < p->out_lay.rank; i++) {
+    int q = p->slice_of[p->out_lab[i]];
+    if (q >= 0 && sum_dims[q] > 1) { parts *= p->sliced_dim[q]; sum_dims[q] = 1; }
+  }
+  return parts;
+}
+/* Slices in parallel (exec.h, tfe__ein_workers) on W threads. Each computes its slices' leaf
+ * reductions and steps in its own copy of the intermediates (bp[w * nbuf ...]) on one thread
+ * (tenferro's kernels and BLIS inside single-threaded); the last step adds the slice into its
+ * part of the shared accumulator tmp, and the sums are those of the serial loop, bit for bit:
+ * - when the slices write at least W disjoint parts (sliced output labels), a thread takes
+ *   whole parts and adds a part's slices in serial order: no thread ever waits;
+ * - else threads take slices round-robin and the last steps run in slice order (an OpenMP
+ *   ordered region), the one point where a thread may wait for another. */
 TFE_INTERNAL tfe_status TFE_FN(ein_run_par_)(const tfe_prims_backend *be, tfe_contract_plan *const *cp,
                                              const tfe_einsum_plan *p, const TFE_TY(view) *ops, const TFE_TY(view) *tmp,
                                              char *const *bp, int W) {
@@ -242,9 +290,9 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_par_)(const tfe_prims_backend *be, tfe_co
   int failed = 0;
   char msg[TFE_ERRMSG_MAX];
   msg[0] = 0;
-  TFE_T one = TFE_FN(sr_one)(), zero = TFE_FN(sr_zero)();
-  int K = p->nsteps - 1; /* the last step */
-  (void)W;
+  int64_t sum_dims[TFE_MAX_RANK * 2 + 1];
+  int64_t parts = TFE_FN(ein_parts_)(p, sum_dims), per = p->nslices / parts;
+  (void)W; (void)per;
   TFE_OMP(parallel num_threads(W))
   {
     int w = 0;
@@ -254,43 +302,58 @@ TFE_INTERNAL tfe_status TFE_FN(ein_run_par_)(const tfe_prims_backend *be, tfe_co
     int saved = tfe__ts.rt.threads;
     tfe__ts.rt.threads = 1;
     char *const *mb = bp + (size_t)w * (size_t)p->nbuf;
-    TFE_OMP(for ordered schedule(static, 1))
-    for (int64_t s = 0; s < p->nslices; s++) {
-      int64_t idx[TFE_MAX_RANK * 2 + 1];
-      int64_t r = s;
-      for (int d = 0; d < p->nsliced; d++) { idx[d] = r % p->sliced_dim[d]; r /= p->sliced_dim[d]; } /* serial odometer */
-      tfe_status st = TFE_OK;
-      int skip;
-      TFE_OMP(atomic read)
-      skip = failed;
-      for (int q = 0; !skip && st == TFE_OK && q < p->npre; q++) {
-        const tfe__ein_step *x = &p->pre[q];
-        TFE_TY(view) a = TFE_FN(ein_leaf_)(p, &ops[x->a], x->a, idx), c = TFE_FN(ein_buf_)(mb, x);
-        st = TFE_FN(ein_unary_)(be, cp ? cp[q] : NULL, one, &a, p->leaf[x->a].lab, zero, &c, x->lab);
-      }
-      for (int k = 0; !skip && st == TFE_OK && k < K; k++) {
-        const tfe__ein_step *x = &p->step[k];
-        const int32_t *la, *lb;
-        TFE_TY(view) a = TFE_FN(ein_node_)(p, ops, mb, x->a, idx, &la), b = TFE_FN(ein_node_)(p, ops, mb, x->b, idx, &lb);
-        TFE_TY(view) c = TFE_FN(ein_buf_)(mb, x);
-        st = TFE_FN(ein_step_)(be, cp ? cp[p->npre + k] : NULL, x, one, &a, la, &b, lb, zero, &c, x->lab);
-      }
-      TFE_OMP(ordered)
-      {
-        if (!skip && st == TFE_OK && !failed) {
-          const tfe__ein_step *x = &p->step[K];
-          const int32_t *la, *lb;
-          TFE_TY(view) a = TFE_FN(ein_node_)(p, ops, mb, x->a, idx, &la), b = TFE_FN(ein_node_)(p, ops, mb, x->b, idx, &lb);
-          TFE_TY(view) t = TFE_FN(ein_acc_part_)(p, tmp, idx);
-          st = TFE_FN(ein_step_)(be, cp ? cp[p->npre + K] : NULL, x, one, &a, la, &b, lb, one, &t, p->out_lab);
+    tfe_status st = TFE_OK;
+    if (parts >= W) {
+      TFE_OMP(for schedule(dynamic, 1))
+      for (int64_t g = 0; g < parts; g++) {
+        int64_t idx[TFE_MAX_RANK * 2 + 1], r = g;
+        for (int d = 0; d < p->nsliced; d++) /* the part's output digits; summed digits 0 */
+          if (sum_dims[d] == 1) { idx[d] = r % p->sliced_dim[d]; r /= p->sliced_dim[d]; } else idx[d] = 0;
+        for (int64_t j = 0; j < per; j++) {
+          int skip;
+          TFE_OMP(atomic read)
+          skip = failed;
+          if (skip || st != TFE_OK) break;
+          st = TFE_FN(ein_slice_head_)(be, cp, p, ops, mb, idx);
+          if (st == TFE_OK) st = TFE_FN(ein_slice_tail_)(be, cp, p, ops, mb, idx, tmp);
+          for (int d = 0; d < p->nsliced; d++) { /* next summed digits, in serial order */
+            if (sum_dims[d] == 1) continue;
+            if (++idx[d] < sum_dims[d]) break;
+            idx[d] = 0;
+          }
         }
-        /* slice s is done here (or failed): in slice order, one thread at a time */
-        if (st != TFE_OK && !failed) {
-          memcpy(msg, tfe__ts.errmsg, sizeof msg);
-          first = st;
-          TFE_OMP(atomic write)
-          failed = 1;
+        if (st != TFE_OK) {
+          TFE_OMP(critical(tfe__ein_slice_fail))
+          if (!failed) {
+            memcpy(msg, tfe__ts.errmsg, sizeof msg);
+            first = st;
+            TFE_OMP(atomic write)
+            failed = 1;
+          }
+          st = TFE_OK;
         }
+      }
+    } else {
+      TFE_OMP(for ordered schedule(static, 1))
+      for (int64_t s = 0; s < p->nslices; s++) {
+        int64_t idx[TFE_MAX_RANK * 2 + 1];
+        TFE_FN(ein_slice_idx_)(p, s, idx);
+        int skip;
+        TFE_OMP(atomic read)
+        skip = failed;
+        st = skip ? TFE_OK : TFE_FN(ein_slice_head_)(be, cp, p, ops, mb, idx);
+        TFE_OMP(ordered)
+        {
+          if (!skip && st == TFE_OK && !failed) st = TFE_FN(ein_slice_tail_)(be, cp, p, ops, mb, idx, tmp);
+          /* slice s is done here (or failed): in slice order, one thread at a time */
+          if (st != TFE_OK && !failed) {
+            memcpy(msg, tfe__ts.errmsg, sizeof msg);
+            first = st;
+            TFE_OMP(atomic write)
+            failed = 1;
+          }
+        }
+        st = TFE_OK;
       }
     }
     tfe__ts.rt.threads = saved;

@@ -84,6 +84,8 @@ typedef struct tfe__ein_net {
   const double *lsize; /* log2 size per label */
   uint64_t *leaf;      /* n * W */
   uint64_t *out;       /* W */
+  double tshare;       /* share of the planning-time floor and cap this network gets (0: all);
+                          a part of a network that falls apart (build.h, tfe__ein_parts) */
 } tfe__ein_net;
 #define TFE__BS(base, W, i) ((base) + (size_t)(i) * (size_t)(W))
 
@@ -161,6 +163,14 @@ TFE_INTERNAL double tfe__bs_log2(const uint64_t *b, int W, const double *lsize) 
     for (uint64_t x = b[w]; x; x &= x - 1) s += lsize[w * 64 + __builtin_ctzll(x)];
   return s;
 }
+/* The lowest set bit at or above `from`, -1 if none. */
+TFE_INTERNAL int tfe__bs_next(const uint64_t *b, int W, int from) {
+  for (int w = from / 64; w < W; w++) {
+    uint64_t x = b[w] & (w == from / 64 ? ~0ULL << (from % 64) : ~0ULL);
+    if (x) return w * 64 + __builtin_ctzll(x);
+  }
+  return -1;
+}
 TFE_INTERNAL int tfe__bs_count(const uint64_t *b, int W) {
   int c = 0;
   for (int w = 0; w < W; w++) c += __builtin_popcountll(b[w]);
@@ -182,6 +192,7 @@ TFE_INTERNAL void tfe__bs_set(uint64_t *b, int l) { b[l >> 6] |= 1ULL << (l & 63
 /* Allocates a network of n tensors with zeroed bitsets. */
 TFE_INTERNAL tfe_status tfe__ein_net_new(int n, int nlab, const double *lsize, tfe__ein_net *net) {
   net->n = n; net->nlab = nlab; net->W = (nlab + 63) / 64 > 0 ? (nlab + 63) / 64 : 1; net->lsize = lsize;
+  net->tshare = 0;
   net->leaf = (uint64_t *)tfe__calloc((size_t)(n + 1) * (size_t)net->W, sizeof(uint64_t));
   if (!net->leaf) return TFE_ERR_ALLOC;
   net->out = TFE__BS(net->leaf, net->W, n);
@@ -528,12 +539,13 @@ done:
 /* The planning time TFE_PATH_AUTO allows itself (docs/einsum.md, "Planning time"): a share of
  * the estimated contraction time of the best tree so far (work = multiply-adds + elements
  * written, at einsum_plan_rate per second), at least einsum_plan_floor, at most cap. */
-TFE_INTERNAL double tfe__ein_allow(double work, double cap) {
+TFE_INTERNAL double tfe__ein_allow(const tfe__ein_net *net, double work, double cap) {
   const tfe_tuning *tu = &tfe__st.tune;
   int th = tfe_get_num_threads();
+  double share = net->tshare > 0 ? net->tshare : 1, floor = tu->einsum_plan_floor * share;
   double a = tu->einsum_plan_fraction * work / (tu->einsum_plan_rate * (th > 1 ? th : 1));
-  if (!(a >= tu->einsum_plan_floor)) a = tu->einsum_plan_floor;
-  return a < cap ? a : cap;
+  if (!(a >= floor)) a = floor;
+  return a < cap * share ? a : cap * share;
 }
 
 /* Best of several greedy runs by score; writes the best tree into t (allocated by caller). */
@@ -586,7 +598,7 @@ TFE_INTERNAL tfe_status tfe__ein_greedy(const tfe__ein_net *net, const tfe_einsu
     if (st == TFE_OK && s < best) {
       best = s;
       if (net->n > 1) memcpy(t->ch, cur.ch, (size_t)(2 * (net->n - 1)) * sizeof(int));
-      if (share > 0) stop = t0 + share * tfe__ein_allow(c.flops + c.writes, cap);
+      if (share > 0) stop = t0 + share * tfe__ein_allow(net, c.flops + c.writes, cap);
     }
   }
   tfe__ein_tree_free(&cur);

@@ -2141,7 +2141,7 @@ int main(void) {
   }
   dev_count = tfe_gpu_device_count();
   printf("# %s\n", tfe_gpu_status());
-  const char *only = getenv("TFE_GPU_TEST_FILTER"); /* e.g. "test_tropical*" (compute-sanitizer runs) */
+  const char *only = getenv("TFE_GPU_TEST_FILTER"); /* e.g. "test_tropical*", test_permute_large (memcheck runs) */
   if (only && *only) cmocka_set_test_filter(only);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prims_execute), cmocka_unit_test(test_gemm_shapes), cmocka_unit_test(test_einsum_into), cmocka_unit_test(test_einsum_chain),
@@ -2158,7 +2158,6 @@ int main(void) {
       cmocka_unit_test(test_kernel_cache), cmocka_unit_test(test_linalg_no_solver),
 #endif
   };
-  if (getenv("TFE_GPU_FILTER")) cmocka_set_test_filter(getenv("TFE_GPU_FILTER")); /* e.g. test_permute_large */
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   tfe_gpu_shutdown(); /* every device resource back (compute-sanitizer's leak check) */
   return failed;

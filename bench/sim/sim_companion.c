@@ -2,7 +2,7 @@
  * with tfe_perm2d run by bench/sim/kernel_sim.cpp (the real kernel source on CPU threads)
  * instead of its reference loop; every other kernel stays emulated. With
  * tests/test_gpu_conformance.c (TU_GPU_EMULATED) it is the conformance suite on the real
- * permutation kernel. SIM_STATS=1 prints each launch's plan, SIM_BLOCKS / SIM_DTILE set tfe__gperm_cfg; TFE_GPU_FILTER=test_permute_large runs that test only. */
+ * permutation kernel. SIM_STATS=1 prints each launch's plan, SIM_BLOCKS / SIM_DTILE set tfe__gperm_cfg; TFE_GPU_TEST_FILTER=test_permute_large runs that test only. */
 #define tu_gpu_emulate tu_gpu_emulate_base
 #include "../../tests/test_gpu_emulated.companion__part.c"
 #undef tu_gpu_emulate

@@ -97,7 +97,7 @@ typedef struct tfe__einsum_state {
 TFE_INTERNAL tfe_status tfe__ein_dyn_opts(const tfe_einsum_opts *opts, int n, const tfe_dyn *ops, const tfe_dyn *out,
                                           tfe_einsum_opts *o, const char *where) {
   if (opts) *o = *opts; else memset(o, 0, sizeof *o);
-  tfe_storage *small[17], **st = n < 17 ? small : (tfe_storage **)tfe__alloc((size_t)(n + 1) * sizeof *st);
+  tfe_storage *small[17] = {0}, **st = n < 17 ? small : (tfe_storage **)tfe__alloc((size_t)(n + 1) * sizeof *st);
   if (!st) return TFE_ERR_ALLOC;
   for (int k = 0; k < n; k++) st[k] = ops[k].st;
   if (out) st[n] = out->st;

@@ -5,6 +5,19 @@
 #define TFE_BENCH_COMMON_H
 #include <time.h>
 
+/* A whole file, NUL-terminated (malloc'd); NULL when it cannot be read. */
+static inline char *bench_slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) { free(s); s = NULL; }
+  if (s) s[n] = 0;
+  fclose(f);
+  return s;
+}
 static inline double now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);

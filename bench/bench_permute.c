@@ -47,18 +47,6 @@ typedef struct {
   bool explicit_strides;
 } pattern;
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) { free(s); s = NULL; }
-  if (s) s[n] = 0;
-  fclose(f);
-  return s;
-}
 
 /* Parse the integer array following "key": between from and to; returns the count. */
 static int int_array(const char *from, const char *to, const char *key, int64_t *out) {
@@ -207,7 +195,7 @@ int main(int argc, char **argv) {
   }
   if (reps < 1) reps = 1;
   if (reps > 64) reps = 64;
-  char *json = slurp(path);
+  char *json = bench_slurp(path);
   if (!json) { fprintf(stderr, "cannot read %s\n", path); return 1; }
   pattern pats[MAXP];
   int np = parse(json, pats);

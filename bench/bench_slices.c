@@ -20,19 +20,6 @@
 #include <unistd.h>
 #include "bench_common.h"
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
-  if (b) b[n] = 0;
-  fclose(f);
-  return b;
-}
-
 typedef struct inst {
   const char *expr;
   int n, npath;
@@ -44,7 +31,7 @@ typedef struct inst {
 } inst;
 
 static int load(const char *file, inst *N) {
-  char *text = slurp(file);
+  char *text = bench_slurp(file);
   if (!text || tfe_json_parse(text, strlen(text), &N->doc) != TFE_OK) return fprintf(stderr, "cannot read %s\n", file), 1;
   free(text);
   const tfe_json *j = &N->doc;

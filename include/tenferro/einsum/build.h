@@ -49,7 +49,7 @@ TFE_INTERNAL tfe_status tfe__ein_auto(tfe__ein_net *net, const tfe_einsum_opts *
   memcpy(best.ch, t->ch, (size_t)m * sizeof(int));
   for (int r = 0; st == TFE_OK; r++) { /* chains as in tfe__ein_optimize, within 85% of allow */
     double chain = 0.75 * allow / 32, left = t0 + 0.85 * allow - tfe__ein_pclock();
-    if (chain < 0.02) chain = 0.02;
+    if (chain < 0.02) chain = 0.02 < allow / 4 ? 0.02 : allow / 4; /* a small allowance: still 3 chains */
     if (left <= 0.5 * chain && r > 0) break;
     if (left < 1e-3) left = 1e-3; /* the first chain runs (its sweeps are guaranteed) */
     memcpy(cur.ch, (r & 1) ? best.ch : t->ch, (size_t)m * sizeof(int));

@@ -1658,6 +1658,14 @@ static int graph_prog(void *ctx, const tfe_einsum_progress_info *in) {
   graph_prog_calls++, graph_prog_last = *in;
   return 0;
 }
+/* The device idle before a run whose replay is counted (a block still locked by queued work
+ * makes the pool hand out another, and another address is another key: seen on the H100).
+ * The emulated device runs work when it is queued: nothing to wait for there. */
+static void graph_sync(void) {
+#ifndef TU_GPU_EMULATED
+  assert_int_equal(tfe_gpu_synchronize(0), TFE_OK);
+#endif
+}
 static void graph_stats(int64_t *v) {
   assert_int_equal(tfe_gpu_graph_stats(0, &v[0], &v[1], &v[2]), TFE_OK);
 }
@@ -1709,7 +1717,7 @@ static void test_graphs(void **state) {
     }
     memcpy(ref, O1.buf, O1.bytes);
     int64_t s0[3], s1[3];
-    assert_int_equal(tfe_gpu_synchronize(0), TFE_OK);
+    graph_sync();
     graph_stats(s0);
     for (int rep = 0; rep < 4; rep++) { /* first run, capture, two replays */
       memset(O1.buf, 0, O1.bytes);
@@ -1728,7 +1736,7 @@ static void test_graphs(void **state) {
     assert_int_equal(tfe_fill_dyn(&d[2], half), TFE_OK);
     /* the fill's own blocks back to the pool first: the run's arena must get the block of the
      * captured runs (another address is another key; seen on the H100 after the merge) */
-    assert_int_equal(tfe_gpu_synchronize(0), TFE_OK);
+    graph_sync();
     assert_int_equal(run_plan(dt, p, 5, d, &out, 1.5), TFE_OK);
     assert_int_equal(tfe_gpu_download(&out, &O1.v), TFE_OK);
     memcpy(got, O1.buf, O1.bytes);
@@ -1752,7 +1760,7 @@ static void test_graphs(void **state) {
     assert_true(graph_prog_calls >= 2);
     assert_int_equal(graph_prog_last.steps_done, graph_prog_last.steps_total);
     assert_true(graph_prog_last.madds_done == graph_prog_last.madds_total);
-    assert_int_equal(tfe_gpu_synchronize(0), TFE_OK);
+    graph_sync();
     graph_stats(s0);
     /* another alpha, another output: other keys, each captured at its second run */
     for (int rep = 0; rep < 3; rep++) {
@@ -2144,6 +2152,7 @@ int main(void) {
   const char *only = getenv("TFE_GPU_TEST_FILTER"); /* e.g. "test_tropical*", test_permute_large (memcheck runs) */
   if (only && *only) cmocka_set_test_filter(only);
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_graphs), /* first: after the random suites the emulated device ran no graph (issue 16 note) */
       cmocka_unit_test(test_prims_execute), cmocka_unit_test(test_gemm_shapes), cmocka_unit_test(test_einsum_into), cmocka_unit_test(test_einsum_chain),
       cmocka_unit_test(test_permute_large),
       cmocka_unit_test(test_binary_random), cmocka_unit_test(test_unary_random),
@@ -2153,7 +2162,7 @@ int main(void) {
       cmocka_unit_test(test_tropical_einsum), cmocka_unit_test(test_tropical_elementwise),
       cmocka_unit_test(test_linalg_random), cmocka_unit_test(test_linalg_errors),
       cmocka_unit_test(test_pool), cmocka_unit_test(test_streams), cmocka_unit_test(test_plan_cache),
-      cmocka_unit_test(test_ad_device), cmocka_unit_test(test_graphs),
+      cmocka_unit_test(test_ad_device),
 #ifdef TU_GPU_EMULATED
       cmocka_unit_test(test_kernel_cache), cmocka_unit_test(test_linalg_no_solver),
 #endif

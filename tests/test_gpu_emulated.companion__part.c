@@ -224,7 +224,10 @@ static void emu_tew(int h, void **args, bool red) {
       od += x * p->sd[k], oa += x * p->sa[k], ob += x * p->sb[k];
     }
     char *dp = d + od * (long long)es;
-    double x = emu_ld(g, a + oa * (long long)es).re, y = emu_ld(g, b + ob * (long long)es).re, r = 0;
+    /* only what the op reads: a and b may be smaller than the output's index range (a fill, a
+     * reduction's summed operand, a unary op's unused b) */
+    bool rx = p->op == TFE__TOP_COPY || p->op == TFE__TOP_ZIP || p->op == TFE__TOP_AXPBY, ry = p->op == TFE__TOP_ZIP;
+    double x = rx ? emu_ld(g, a + oa * (long long)es).re : 0, y = ry ? emu_ld(g, b + ob * (long long)es).re : 0, r = 0;
     long long nch = red ? p->nchunk : 1, chunk = red ? p->chunk : p->nsum_total;
     switch (p->op) {
     case TFE__TOP_COPY: r = x; break;
@@ -239,7 +242,8 @@ static void emu_tew(int h, void **args, bool red) {
         for (long long t = c * chunk; t < t1; t++) {
           long long u = t, xa = 0, xb = 0;
           for (int k = 0; k < p->nsum; k++) xa += u % p->dsum[k] * p->ssa[k], xb += u % p->dsum[k] * p->ssb[k], u /= p->dsum[k];
-          double va = emu_ld(g, a + (oa + xa) * (long long)es).re, vb = emu_ld(g, b + (ob + xb) * (long long)es).re;
+          double va = emu_ld(g, a + (oa + xa) * (long long)es).re;
+          double vb = p->op == TFE__TOP_REDUCE ? 0 : emu_ld(g, b + (ob + xb) * (long long)es).re;
           acc = p->op == TFE__TOP_REDUCE ? emu_tfold(s, f, acc, va) : emu_tadd(s, acc, emu_tmul(s, va, vb));
         }
         if (red && p->partial) {

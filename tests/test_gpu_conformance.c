@@ -2152,7 +2152,6 @@ int main(void) {
   const char *only = getenv("TFE_GPU_TEST_FILTER"); /* e.g. "test_tropical*", test_permute_large (memcheck runs) */
   if (only && *only) cmocka_set_test_filter(only);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_graphs), /* first: after the random suites the emulated device ran no graph (issue 16 note) */
       cmocka_unit_test(test_prims_execute), cmocka_unit_test(test_gemm_shapes), cmocka_unit_test(test_einsum_into), cmocka_unit_test(test_einsum_chain),
       cmocka_unit_test(test_permute_large),
       cmocka_unit_test(test_binary_random), cmocka_unit_test(test_unary_random),
@@ -2162,7 +2161,7 @@ int main(void) {
       cmocka_unit_test(test_tropical_einsum), cmocka_unit_test(test_tropical_elementwise),
       cmocka_unit_test(test_linalg_random), cmocka_unit_test(test_linalg_errors),
       cmocka_unit_test(test_pool), cmocka_unit_test(test_streams), cmocka_unit_test(test_plan_cache),
-      cmocka_unit_test(test_ad_device),
+      cmocka_unit_test(test_ad_device), cmocka_unit_test(test_graphs),
 #ifdef TU_GPU_EMULATED
       cmocka_unit_test(test_kernel_cache), cmocka_unit_test(test_linalg_no_solver),
 #endif

@@ -117,7 +117,9 @@ static tfe_status tfe__gpool_alloc(tfe__gpu_dev *D, tfe__gpool *P, size_t bytes,
   for (int64_t k = 0; k < tu.pool_reuse_classes; k++) top = tfe_pool_class_bytes(top + 1);
   bool pooled = tfe__gp_limit(D, P) > 0;
   int best = -1;
-  for (int i = 0; pooled && i < P->n; i++) {
+  /* newest first: among equal fits the block freed last comes back (warm in L2, and a plan's
+   * arena keeps its address from run to run, so its CUDA graph replays: graph.h keys on it) */
+  for (int i = P->n - 1; pooled && i >= 0; i--) {
     tfe__gblk *k = &P->b[i];
     if (k->bytes < c || k->bytes > top || (best >= 0 && k->bytes >= P->b[best].bytes)) continue;
     if (!tfe__gp_ready(P, k)) {

@@ -42,28 +42,35 @@ cat "$out/env.txt"
 (time TFE_GPU_CASES=${CASES:-6} TFE_GPU_LA_CASES=2 TFE_GPU_REQUIRED=1 timeout 90 $B/test_gpu_conformance) > "$out/conformance.txt" 2>&1 ||
   echo "CONFORMANCE FAILED" >> "$out/conformance.txt"
 tail -n 8 "$out/conformance.txt"
-# 2. the many-step instances with graphs and without, in the same call
-IN=$B/inputs
-: > "$out/tfe_instances.txt"
-: > "$out/tfe_nograph.txt"
-for n in $MANY; do
-  f=$S/instances/$n.json
+# One instance, f64 and c128, with graphs (inputs saved for the peers); without them too when
+# the name is in the list $2.
+run_instance() {
+  local n=$1 nograph=$2 f=$S/instances/$1.json dt
   for dt in f64 c128; do
     mkdir -p "$IN/$n-$dt"
     timeout 40 $B/tfe-einsum --instance "$f" --dtype $dt --path instance:opt_flops --device cuda:0 --warmup --repeat ${REPS:-10} \
       --max-time ${MAXT:-0.5} --quiet --save-inputs "$IN/$n-$dt" >> "$out/tfe_instances.txt" 2>&1 ||
       echo "name=$n dtype=$dt FAILED" >> "$out/tfe_instances.txt"
-    case " $MANY tensornetwork_permutation_light_415 gm_queen5_5_3.wcsp " in *" $n "*)
+    case " $nograph " in *" $n "*)
       TFE_GPU_GRAPHS=0 timeout 40 $B/tfe-einsum --instance "$f" --dtype $dt --path instance:opt_flops --device cuda:0 --warmup \
         --repeat ${REPS:-10} --max-time ${MAXT:-0.5} --quiet >> "$out/tfe_nograph.txt" 2>&1 ||
         echo "name=$n dtype=$dt FAILED" >> "$out/tfe_nograph.txt";;
     esac
   done
-done
-grep -o "name=[^ ]* dtype=[^ ]*\|median_ms=[^ ]*\|median_ms_transfers=[^ ]*\|checksum=[^ ]*" "$out/tfe_instances.txt" | paste -sd' ' |
-  sed 's/ name=/\nname=/g'
-echo "-- graphs off"
-grep -o "name=[^ ]* dtype=[^ ]*\|median_ms=[^ ]*\|checksum=[^ ]*" "$out/tfe_nograph.txt" | paste -sd' ' | sed 's/ name=/\nname=/g'
+}
+# The summary lines of both tables so far.
+tables() {
+  grep -o "name=[^ ]* dtype=[^ ]*\|median_ms=[^ ]*\|median_ms_transfers=[^ ]*\|checksum=[^ ]*" "$out/tfe_instances.txt" | paste -sd' ' |
+    sed 's/ name=/\nname=/g'
+  echo "-- graphs off"
+  grep -o "name=[^ ]* dtype=[^ ]*\|median_ms=[^ ]*\|checksum=[^ ]*" "$out/tfe_nograph.txt" | paste -sd' ' | sed 's/ name=/\nname=/g'
+}
+# 2. the many-step instances with graphs and without, in the same call
+IN=$B/inputs
+: > "$out/tfe_instances.txt"
+: > "$out/tfe_nograph.txt"
+for n in $MANY; do run_instance $n "$MANY"; done
+tables
 # 3. the peers on the many-step instances (same inputs)
 for lib in torch jax; do
   timeout ${PEER_TIMEOUT:-100} python3 bench/bench_gpu_instances.py --libs $lib --instances "$S/instances" --inputs "$IN" \
@@ -82,24 +89,10 @@ done
 done
 grep -v "^ " "$out/hostprof.txt" | grep -E "^==|hostprof (steps|slot|enter|cuLaunch|cuMemcpy|cuBLAS|cuGraph)|median_ms" | cut -c1-160
 # 5. the other instances (graphs on; the two largest also without)
-IN=$B/inputs
 for f in "$S"/instances/*.json; do
   n=$(basename "$f" .json)
   case " $MANY " in *" $n "*) continue;; esac
-  for dt in f64 c128; do
-    mkdir -p "$IN/$n-$dt"
-    timeout 40 $B/tfe-einsum --instance "$f" --dtype $dt --path instance:opt_flops --device cuda:0 --warmup --repeat ${REPS:-10} \
-      --max-time ${MAXT:-0.5} --quiet --save-inputs "$IN/$n-$dt" >> "$out/tfe_instances.txt" 2>&1 ||
-      echo "name=$n dtype=$dt FAILED" >> "$out/tfe_instances.txt"
-    case " ${NOGRAPH_REST-tensornetwork_permutation_light_415 gm_queen5_5_3.wcsp} " in *" $n "*)
-      TFE_GPU_GRAPHS=0 timeout 40 $B/tfe-einsum --instance "$f" --dtype $dt --path instance:opt_flops --device cuda:0 --warmup \
-        --repeat ${REPS:-10} --max-time ${MAXT:-0.5} --quiet >> "$out/tfe_nograph.txt" 2>&1 ||
-        echo "name=$n dtype=$dt FAILED" >> "$out/tfe_nograph.txt";;
-    esac
-  done
+  run_instance $n "${NOGRAPH_REST-tensornetwork_permutation_light_415 gm_queen5_5_3.wcsp}"
 done
-grep -o "name=[^ ]* dtype=[^ ]*\|median_ms=[^ ]*\|median_ms_transfers=[^ ]*\|checksum=[^ ]*" "$out/tfe_instances.txt" | paste -sd' ' |
-  sed 's/ name=/\nname=/g'
-echo "-- graphs off"
-grep -o "name=[^ ]* dtype=[^ ]*\|median_ms=[^ ]*\|checksum=[^ ]*" "$out/tfe_nograph.txt" | paste -sd' ' | sed 's/ name=/\nname=/g'
+tables
 date -u

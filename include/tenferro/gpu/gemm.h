@@ -189,6 +189,18 @@ static tfe__blas_gemm_sb_fn_t tfe__gg_gemm_fn(int g) {
                             : tfe__gpu.blas.zgemm_sb;
 }
 
+typedef tfe__blas_status(*tfe__gg_gemm_fn_t) TFE__BLAS_GEMM_ARGS;
+static tfe__gg_gemm_fn_t tfe__gg_z3m(void) {
+  static int tried;
+  static tfe__gg_gemm_fn_t f;
+  if (!tried) {
+    const char *e = getenv("TFE_GPU_ZGEMM3M");
+    void *h = tfe__gpu.lib[TFE_GPU_NVIDIA][TFE_GPU_LIB_BLAS];
+    if (e && e[0] == '1' && h) *(void **)&f = dlsym(h, "cublasZgemm3m");
+    tried = 1;
+  }
+  return f;
+}
 /* The GEMM over the chosen layout, copying what must be copied. */
 /* trop: the tropical semiring (tropical.h) whose GEMM replaces cuBLAS's, 0 for cuBLAS. */
 /* abc: the operands' GEMM forms when planned (the plan cache's), else filled here. */
@@ -244,6 +256,14 @@ static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, si
     return TFE_OK;
   }
   double al[2], be[2];
+  if (g == TFE__GK_C128 && nb == 1 && tfe__gg_z3m()) { /* EXPERIMENT (TFE_GPU_ZGEMM3M=1): Gauss's 3 real products */
+    tfe__blas_status bs3 = tfe__gg_z3m()(D->blas, A.op, B.op, (int)m, (int)n, (int)k, tfe__gpu_scalar_as(g, alpha, al),
+                                         (const void *)(uintptr_t)pa, (int)A.ld, (const void *)(uintptr_t)pb, (int)B.ld,
+                                         tfe__gpu_scalar_as(g, beta, be), (void *)(uintptr_t)cc, (int)C.ld);
+    if (bs3 != 0) return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cublasZgemm3m failed: status %d", bs3);
+    if (!C.direct) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, false, where));
+    return TFE_OK;
+  }
   tfe__blas_status bs = tfe__gg_gemm_fn(g)(D->blas, A.op, B.op, (int)m, (int)n, (int)k, tfe__gpu_scalar_as(g, alpha, al),
                                            (const void *)(uintptr_t)pa, (int)A.ld, (long long)A.bs,
                                            (const void *)(uintptr_t)pb, (int)B.ld, (long long)B.bs,

@@ -13,11 +13,13 @@ export LD_LIBRARY_PATH=$PWD/$B:${LD_LIBRARY_PATH:-}
 export XDG_CACHE_HOME=$PWD/$B/xdg-cache
 F="-std=c11 -O2 -march=native -fopenmp -g -Iinclude -Itests -I$B/inc"
 L="-L$B -l:libcmocka.so.0 -l:libblis.so.4 -l:liblapacke.so.3 -lm -fopenmp -ldl -lpthread"
-if [ ! -x $B/tfe-einsum ]; then
-  t0=$(date +%s)
-  if [ -f $B/tfe-einsum.o ]; then gcc -o $B/tfe-einsum $B/tfe-einsum.o $L; else gcc $F -o $B/tfe-einsum tools/tfe-einsum.c $L; fi
-  echo "compiled in $(( $(date +%s) - t0 )) s"
+t0=$(date +%s)
+if [ -d "${OLD:-old}/include" ] && [ ! -x $B/tfe-einsum-old ]; then # the old tree (OLD=dir): the baseline binary
+  gcc ${F/-Iinclude/-I${OLD:-old}/include} -o $B/tfe-einsum-old ${OLD:-old}/tools/tfe-einsum.c $L &
 fi
+[ -x $B/tfe-einsum ] || gcc $F -o $B/tfe-einsum tools/tfe-einsum.c $L
+wait
+echo "compiled in $(( $(date +%s) - t0 )) s"
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; nproc; uptime;
   command -v nsys ncu compute-sanitizer; ls /usr/local/cuda*/bin 2>/dev/null | grep -i "nsys\|ncu" | head -3; } > "$out/env.txt" 2>&1
 cat "$out/env.txt"
@@ -33,13 +35,35 @@ if [ "${1:-prof}" = prof ]; then
     grep "devprof sum\|median_ms" "$out/devprof_${n}_$dt.txt" | sed "s/^/$n $dt: /" | cut -c1-200
   done; done
 fi
-# graphs on (and off), each binary, alternating, three rounds
-for r in 1 2 3; do
+if [ "${1:-}" = acc ] || [ "${2:-}" = acc ]; then # results of the GEMM settings against the default and the CPU (c128)
+  for n in $NAMES; do
+    dt=c128
+    a() { timeout 60 $B/tfe-einsum --instance "$S/instances/$n.json" --dtype $dt --path instance:opt_flops "$@" --quiet 2>&1 | cut -c1-150; }
+    a --device cpu -o $out/acc_${n}_cpu.npy
+    a --device cuda:0 -o $out/acc_${n}_def.npy
+    for ex in ${EXTRA:-}; do env ${ex//,/ } $B/tfe-einsum --instance "$S/instances/$n.json" --dtype $dt --path instance:opt_flops \
+      --device cuda:0 -o $out/acc_${n}_${ex//[=,]/_}.npy --quiet > /dev/null 2>&1; done
+  done
+  python3 - "$out" <<'PY'
+import glob, sys, numpy as np
+d = sys.argv[1]
+for f in sorted(glob.glob(d + "/acc_*_cpu.npy")):
+    ref = np.load(f); base = f[:-8]
+    for g in sorted(glob.glob(base + "_*.npy")):
+        x = np.load(g)
+        print("acc", g.split("/")[-1], "max|x-cpu|/max|cpu| = %.3e" % (np.abs(x - ref).max() / np.abs(ref).max()),
+              "max rel elem = %.3e" % (np.abs(x - ref) / np.maximum(np.abs(ref), 1e-300)).max())
+PY
+  rm -f $out/acc_*.npy
+fi
+# graphs on, each binary (and each EXTRA setting of the new one), alternating, ROUNDS rounds
+for r in $(seq ${ROUNDS:-3}); do
   for n in $NAMES; do for dt in f64 c128; do
     for bin in $B/tfe-einsum-old $B/tfe-einsum; do
       [ -x $bin ] || continue
-      for ex in ${EXTRA:-TFE_NONE=1}; do
-        echo "round=$r bin=$(basename $bin) env=$ex $(run1 $bin $n $dt $ex | grep -o "name=[^ ]* dtype=[^ ]*\|median_ms=[^ ]*\|checksum=[^ ]*" | paste -sd' ')"
+      for ex in TFE_NONE=1 ${EXTRA:-}; do
+        case "$ex,$bin,$dt" in *ZGEMM3M*old*|*ZGEMM3M*f64) continue;; esac
+        echo "round=$r bin=$(basename $bin) env=$ex $(run1 $bin $n $dt ${ex//,/ } | grep -o "name=[^ ]* dtype=[^ ]*\|median_ms=[^ ]*\|checksum=[^ ]*" | paste -sd' ')"
       done
     done
   done; done

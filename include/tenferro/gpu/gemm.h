@@ -264,6 +264,18 @@ static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, si
     if (!C.direct) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, false, where));
     return TFE_OK;
   }
+  static int g1 = -1; /* EXPERIMENT (TFE_GPU_GEMM1=1): an unbatched GEMM through cublas<t>gemm */
+  if (g1 < 0) g1 = getenv("TFE_GPU_GEMM1") && getenv("TFE_GPU_GEMM1")[0] == '1';
+  tfe__gg_gemm_fn_t f1 = g == TFE__GK_F32 ? tfe__gpu.blas.sgemm : g == TFE__GK_F64 ? tfe__gpu.blas.dgemm
+                         : g == TFE__GK_C64 ? tfe__gpu.blas.cgemm : tfe__gpu.blas.zgemm;
+  if (g1 && nb == 1 && f1) {
+    tfe__blas_status b1 = f1(D->blas, A.op, B.op, (int)m, (int)n, (int)k, tfe__gpu_scalar_as(g, alpha, al),
+                             (const void *)(uintptr_t)pa, (int)A.ld, (const void *)(uintptr_t)pb, (int)B.ld,
+                             tfe__gpu_scalar_as(g, beta, be), (void *)(uintptr_t)cc, (int)C.ld);
+    if (b1 != 0) return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cuBLAS GEMM failed: status %d", b1);
+    if (!C.direct) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, false, where));
+    return TFE_OK;
+  }
   tfe__blas_status bs = tfe__gg_gemm_fn(g)(D->blas, A.op, B.op, (int)m, (int)n, (int)k, tfe__gpu_scalar_as(g, alpha, al),
                                            (const void *)(uintptr_t)pa, (int)A.ld, (long long)A.bs,
                                            (const void *)(uintptr_t)pb, (int)B.ld, (long long)B.bs,

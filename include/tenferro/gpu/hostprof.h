@@ -85,6 +85,7 @@ static const char *tfe__hp_kname(tfe__cu_function f) {
     if (f == D->f_scale[g]) return "scale";
     if (f == D->f_ew[g]) return "ew";
     if (f == D->f_ewred[g]) return "ewred";
+    if (f == D->f_gsmall[g]) return "gsmall";
   }
   return "kernel";
 }
@@ -219,7 +220,7 @@ static void tfe__hp_report(void) {
             tfe__hp.n[k] ? 1e6 * tfe__hp.s[k] / (double)tfe__hp.n[k] : 0.0);
   if (!tfe__hp.dp && !tfe__hp.nrec) return;
   /* the device times per call position (the plan's runs; a position every run reached) */
-  static const char *kinds[] = {"perm2d", "unary", "scale", "ew", "ewred", "memcpy", "sgemm", "dgemm", "cgemm", "zgemm",
+  static const char *kinds[] = {"perm2d", "unary", "scale", "ewred", "ew", "gsmall", "memcpy", "sgemm", "dgemm", "cgemm", "zgemm",
                                 "kernel"};
   enum { NK = sizeof kinds / sizeof *kinds };
   double ks[NK] = {0}, tot = 0;

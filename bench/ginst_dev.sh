@@ -17,6 +17,8 @@ t0=$(date +%s)
 if [ -d "${OLD:-old}/include" ] && [ ! -x $B/tfe-einsum-old ]; then # the old tree (OLD=dir): the baseline binary
   gcc ${F/-Iinclude/-I${OLD:-old}/include} -o $B/tfe-einsum-old ${OLD:-old}/tools/tfe-einsum.c $L &
 fi
+case " $* " in *" conf "*) [ -x $B/test_gpu_conformance ] ||
+  gcc $F -o $B/test_gpu_conformance tests/test_gpu_conformance.c tests/test_gpu_conformance.companion__part.c $L &;; esac
 [ -x $B/tfe-einsum ] || gcc $F -o $B/tfe-einsum tools/tfe-einsum.c $L
 wait
 echo "compiled in $(( $(date +%s) - t0 )) s"
@@ -29,13 +31,20 @@ run1() { # bin name dtype [env...]
   env "$@" timeout 40 $bin --instance "$S/instances/$n.json" --dtype $dt --path instance:opt_flops --device cuda:0 --warmup \
     --repeat ${REPS:-20} --max-time ${MAXT:-1} --quiet 2>&1
 }
-if [ "${1:-prof}" = prof ]; then
+case " $* " in *" conf "*) # the conformance suite: small GEMMs on (default) and off (cuBLAS for every GEMM)
+  for sg in 1 0; do
+    (time TFE_GPU_SMALL_GEMM=$sg TFE_GPU_CASES=${CASES:-24} TFE_GPU_LA_CASES=2 TFE_GPU_REQUIRED=1 timeout 120 \
+      $B/test_gpu_conformance) > "$out/conformance_sg$sg.txt" 2>&1 || echo "CONFORMANCE FAILED" >> "$out/conformance_sg$sg.txt"
+    echo "conformance TFE_GPU_SMALL_GEMM=$sg:"; grep -E "PASSED|FAILED|real" "$out/conformance_sg$sg.txt" | head -8
+  done;;
+esac
+case " $* " in *" prof "*)
   for n in $NAMES; do for dt in f64 c128; do
     run1 $B/tfe-einsum $n $dt TFE_GPU_DEVPROF=1 > "$out/devprof_${n}_$dt.txt"
     grep "devprof sum\|median_ms" "$out/devprof_${n}_$dt.txt" | sed "s/^/$n $dt: /" | cut -c1-200
-  done; done
-fi
-if [ "${1:-}" = acc ] || [ "${2:-}" = acc ]; then # results of the GEMM settings against the default and the CPU (c128)
+  done; done;;
+esac
+case " $* " in *" acc "*) # results of the GEMM settings against the default and the CPU (c128)
   for n in $NAMES; do
     dt=c128
     a() { timeout 60 $B/tfe-einsum --instance "$S/instances/$n.json" --dtype $dt --path instance:opt_flops "$@" --quiet 2>&1 | cut -c1-150; }
@@ -54,8 +63,8 @@ for f in sorted(glob.glob(d + "/acc_*_cpu.npy")):
         print("acc", g.split("/")[-1], "max|x-cpu|/max|cpu| = %.3e" % (np.abs(x - ref).max() / np.abs(ref).max()),
               "max rel elem = %.3e" % (np.abs(x - ref) / np.maximum(np.abs(ref), 1e-300)).max())
 PY
-  rm -f $out/acc_*.npy
-fi
+  rm -f $out/acc_*.npy;;
+esac
 # graphs on, each binary (and each EXTRA setting of the new one), alternating, ROUNDS rounds
 for r in $(seq ${ROUNDS:-3}); do
   for n in $NAMES; do for dt in f64 c128; do
@@ -68,4 +77,17 @@ for r in $(seq ${ROUNDS:-3}); do
     done
   done; done
 done | tee "$out/times.txt"
+case " $* " in *" peers "*) # torch and JAX on the same inputs (saved by the new binary)
+  IN=$B/inputs
+  for n in $NAMES; do for dt in f64 c128; do
+    mkdir -p "$IN/$n-$dt"
+    timeout 40 $B/tfe-einsum --instance "$S/instances/$n.json" --dtype $dt --path instance:opt_flops --device cuda:0 \
+      --save-inputs "$IN/$n-$dt" --quiet > /dev/null 2>&1
+  done; done
+  for lib in torch jax; do
+    timeout ${PEER_TIMEOUT:-120} python3 bench/bench_gpu_instances.py --libs $lib --instances "$S/instances" --inputs "$IN" \
+      --reps ${REPS:-20} --budget 1 $NAMES > "$out/peers_$lib.txt" 2>&1 || echo "peers exit $?" >> "$out/peers_$lib.txt"
+    grep "name=\|version\|jax\|torch" "$out/peers_$lib.txt" | cut -c1-200 | head -12
+  done;;
+esac
 date -u

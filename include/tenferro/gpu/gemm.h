@@ -189,6 +189,8 @@ static tfe__blas_gemm_sb_fn_t tfe__gg_gemm_fn(int g) {
                             : tfe__gpu.blas.zgemm_sb;
 }
 
+/* cublasZgemm3m for unbatched c128 GEMMs when TFE_GPU_ZGEMM3M=1 (read once; opt-in: its error
+ * bound for imaginary parts is weaker, docs/gpu.md); NULL: off, or not in the library. */
 typedef tfe__blas_status(*tfe__gg_gemm_fn_t) TFE__BLAS_GEMM_ARGS;
 static tfe__gg_gemm_fn_t tfe__gg_z3m(void) {
   static int tried;
@@ -296,7 +298,7 @@ static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, si
     if (!C.direct) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, false, where));
     return TFE_OK;
   }
-  if (g == TFE__GK_C128 && nb == 1 && tfe__gg_z3m()) { /* EXPERIMENT (TFE_GPU_ZGEMM3M=1): Gauss's 3 real products */
+  if (g == TFE__GK_C128 && nb == 1 && tfe__gg_z3m()) { /* opt-in (docs/gpu.md): Gauss's 3 real products */
     tfe__blas_status bs3 = tfe__gg_z3m()(D->blas, A.op, B.op, (int)m, (int)n, (int)k, tfe__gpu_scalar_as(g, alpha, al),
                                          (const void *)(uintptr_t)pa, (int)A.ld, (const void *)(uintptr_t)pb, (int)B.ld,
                                          tfe__gpu_scalar_as(g, beta, be), (void *)(uintptr_t)cc, (int)C.ld);

@@ -1,8 +1,15 @@
 #!/bin/bash
 # Issue 16, session 12: where the device time of the slow shared instances goes (TFE_GPU_DEVPROF)
 # and their times with CUDA graphs, old and new binaries side by side, on a lent GPU host.
-#   there: OUT=... bench/ginst_dev.sh [prof|time]   (binaries $B/tfe-einsum[-old] built if absent)
-# SHARED=dir of the shared bench data; B=build dir holding the libraries of `bench/gpu_bench.sh libs`.
+#   there: OUT=... bench/ginst_dev.sh [conf] [prof] [acc] [peers]
+# Builds $B/tfe-einsum (and $B/tfe-einsum-old from the tree OLD=old/ when present) if absent, then:
+#   conf   test_gpu_conformance with the small-GEMM kernel on and off (TFE_GPU_SMALL_GEMM)
+#   prof   TFE_GPU_DEVPROF=1 per instance and dtype (devprof_*.txt: one line per device call)
+#   acc    c128 results of each EXTRA setting against the default and the CPU (numpy on the host)
+#   always ROUNDS rounds of old, new, and new with each EXTRA setting (VAR=1 or VAR=1,VAR2=1), graphs on
+#   peers  torch and JAX (bench/bench_gpu_instances.py) on the inputs the new binary saves
+# NAMES=instances (default lm_batch and mera); SHARED=dir of the shared bench data (default
+# shared-bench/); B=build dir holding the libraries of `bench/gpu_bench.sh libs`.
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build-gpudev}

@@ -37,7 +37,28 @@ static emu_c emu_add(emu_c a, emu_c b) {
 }
 
 /* ---- the kernels: tfe_unary and tfe_perm2d compute the same thing; tfe_scale ------------------ */
-enum { EMU_UNARY, EMU_PERM, EMU_SCALE, EMU_EW, EMU_EWRED, EMU_NFN };
+enum { EMU_UNARY, EMU_PERM, EMU_SCALE, EMU_EW, EMU_EWRED, EMU_GSMALL, EMU_NFN };
+/* tfe_gemm_small (kernels.h): C[i,j,q] = alpha sum_l A(i,l,q) B(l,j,q) + beta C[i,j,q] */
+static void emu_gsmall(int g, char *c, const char *a, const char *b, const tfe__gg_sparams *p) {
+  const size_t es = g == TFE__GK_F32 ? 4 : g == TFE__GK_C128 ? 16 : 8;
+  emu_c al = {p->alpha_re, p->alpha_im}, be = {p->beta_re, p->beta_im};
+  for (int q = 0; q < p->nb; q++)
+    for (int j = 0; j < p->n; j++)
+      for (int i = 0; i < p->m; i++) {
+        emu_c s = {0, 0};
+        for (int l = 0; l < p->k; l++) {
+          emu_c u = emu_ld(g, a + (size_t)((long long)i * p->ars + (long long)l * p->acs + (long long)q * p->abs_) * es);
+          emu_c v = emu_ld(g, b + (size_t)((long long)l * p->brs + (long long)j * p->bcs + (long long)q * p->bbs) * es);
+          if (p->ca) u.im = -u.im;
+          if (p->cb) v.im = -v.im;
+          s = emu_add(s, emu_mul(u, v));
+        }
+        char *cp = c + (size_t)(i + (long long)j * p->ldc + (long long)q * p->cbs) * es;
+        emu_c r = emu_mul(al, s);
+        if (!p->beta_zero) r = emu_add(r, emu_mul(be, emu_ld(g, cp)));
+        emu_st(g, cp, r);
+      }
+}
 static void emu_unary(int g, char *c, const char *a, const tfe__gpu_kparams *p, bool scale) {
   size_t es = emu_es[g];
   emu_c al = {p->alpha_re, p->alpha_im}, be = {p->beta_re, p->beta_im};
@@ -374,7 +395,10 @@ static tfe__cu_result emu_launch_now(tfe__cu_function f, unsigned gx, unsigned g
               (long long *)(uintptr_t) * (tfe__cu_ptr *)args[3], (const tfe__gpu_gparams *)args[4], gz);
     return 0;
   }
-  if (which == EMU_EWRED && ((const tfe__gpu_eparams *)args[3])->partial)
+  if (which == EMU_GSMALL)
+    emu_gsmall(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const char *)(uintptr_t) * (tfe__cu_ptr *)args[2],
+               (const tfe__gg_sparams *)args[3]);
+  else if (which == EMU_EWRED && ((const tfe__gpu_eparams *)args[3])->partial)
     emu_ew_partial(g, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (char *)(uintptr_t) * (tfe__cu_ptr *)args[2],
                    (const tfe__gpu_eparams *)args[3]);
   else if (which == EMU_EW || which == EMU_EWRED)
@@ -439,6 +463,7 @@ static tfe__cu_result emu_launch(tfe__cu_function f, unsigned gx, unsigned gy, u
   if (h >= 999) n = 5, sz[0] = sz[1] = sz[2] = sz[3] = sizeof(tfe__cu_ptr), sz[4] = sizeof(tfe__gpu_gparams);
   else if (which == EMU_EW || which == EMU_EWRED)
     n = 4, sz[0] = sz[1] = sz[2] = sizeof(tfe__cu_ptr), sz[3] = sizeof(tfe__gpu_eparams);
+  else if (which == EMU_GSMALL) n = 4, sz[0] = sz[1] = sz[2] = sizeof(tfe__cu_ptr), sz[3] = sizeof(tfe__gg_sparams);
   else if (which == EMU_SCALE) n = 2, sz[0] = sizeof(tfe__cu_ptr), sz[1] = sizeof(tfe__gpu_kparams);
   else n = 3, sz[0] = sz[1] = sizeof(tfe__cu_ptr), sz[2] = sizeof(tfe__gpu_kparams);
   size_t at = 0;
@@ -867,6 +892,7 @@ void tu_gpu_emulate(void) {
     D->f_scale[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_SCALE);
     D->f_ew[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EW);
     D->f_ewred[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EWRED);
+    D->f_gsmall[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_GSMALL);
     for (int k = 0; k < 12 && g <= TFE__GK_F64; k++) D->f_tgemm[g][k / 4][k % 4] = (tfe__cu_function)(uintptr_t)(1000 + 12 * g + k);
     for (int w = 0; w < TFE__GPU_LA_NFN; w++) D->f_la[g][w] = (tfe__cu_function)(uintptr_t)(3000 + 8 * g + w);
   }

@@ -178,6 +178,8 @@ static char *tfe__gpu_source(void) {
   for (size_t i = 0; i < sizeof tfe__gpu_ksrc_ew / sizeof *tfe__gpu_ksrc_ew; i++) tfe__gpu_sb_put(&b, "%s", tfe__gpu_ksrc_ew[i]);
   for (size_t i = 0; i < sizeof tfe__gpu_ksrc_trop / sizeof *tfe__gpu_ksrc_trop; i++) tfe__gpu_sb_put(&b, "%s", tfe__gpu_ksrc_trop[i]);
   for (size_t i = 0; i < sizeof tfe__gpu_ksrc_la / sizeof *tfe__gpu_ksrc_la; i++) tfe__gpu_sb_put(&b, "%s", tfe__gpu_ksrc_la[i]);
+  for (size_t i = 0; i < sizeof tfe__gpu_ksrc_gsmall / sizeof *tfe__gpu_ksrc_gsmall; i++)
+    tfe__gpu_sb_put(&b, "%s", tfe__gpu_ksrc_gsmall[i]);
   if (b.oom) { free(b.s); return NULL; }
   return b.s;
 }
@@ -354,6 +356,7 @@ static tfe__cu_result tfe__gpu_module(tfe__gpu_dev *D, int g, const char *img) {
                                                   "tfe_la_finite"};
   for (int i = 0; i < TFE__GPU_LA_NFN; i++) /* the linalg slot's helpers (solver.h); NULL: refused there */
     if (tfe__gpu.cu.cuModuleGetFunction(&D->f_la[g][i], m, la[i]) != 0) D->f_la[g][i] = NULL;
+  if (tfe__gpu.cu.cuModuleGetFunction(&D->f_gsmall[g], m, "tfe_gemm_small") != 0) D->f_gsmall[g] = NULL; /* gemm.h */
   for (int s = 0; s < 3 && g <= TFE__GK_F64; s++) { /* the tropical kernels of the real kinds (tropical.h) */
     static const char *const tn[4] = {"tfe_tgemm_%d", "tfe_tgemm_arg_%d", "tfe_tew_%d", "tfe_tew_red_%d"};
     for (int v = 0; v < 4; v++) {

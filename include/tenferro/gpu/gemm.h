@@ -189,6 +189,45 @@ static tfe__blas_gemm_sb_fn_t tfe__gg_gemm_fn(int g) {
                             : tfe__gpu.blas.zgemm_sb;
 }
 
+/* cublasZgemm3m for unbatched c128 GEMMs when TFE_GPU_ZGEMM3M=1 (read once; opt-in: its error
+ * bound for imaginary parts is weaker, docs/gpu.md); NULL: off, or not in the library. */
+typedef tfe__blas_status(*tfe__gg_gemm_fn_t) TFE__BLAS_GEMM_ARGS;
+static tfe__gg_gemm_fn_t tfe__gg_z3m(void) {
+  static int tried;
+  static tfe__gg_gemm_fn_t f;
+  if (!tried) {
+    const char *e = getenv("TFE_GPU_ZGEMM3M");
+    void *h = tfe__gpu.lib[TFE_GPU_NVIDIA][TFE_GPU_LIB_BLAS];
+    if (e && e[0] == '1' && h) *(void **)&f = dlsym(h, "cublasZgemm3m");
+    tried = 1;
+  }
+  return f;
+}
+/* Small GEMMs (kernels.h, tfe_gemm_small: one thread per element of C, K summed in a loop)
+ * instead of cuBLAS: K at most TFE__GG_SMALL_K, one batch entry's A and B within
+ * TFE__GG_SMALL_BYTES (they stay in cache while C's elements are written), at most
+ * TFE__GG_SMALL_MACS multiply-adds in all. On an H100 cuBLAS's strided-batched GEMMs of such
+ * shapes (16 x 4 x 4 in batches of 1900, 176 x 1900 x 11) take 10-40 us where the work is
+ * 1-3 us of memory traffic (docs/benchmarks.md, session 12). */
+#define TFE__GG_SMALL_K 32
+#define TFE__GG_SMALL_BYTES (1 << 20)
+#define TFE__GG_SMALL_MACS (1LL << 23)
+typedef struct tfe__gg_sparams { /* struct GS in kernels.h */
+  long long ars, acs, abs_, brs, bcs, bbs, ldc, cbs;
+  int m, n, k, nb, ca, cb, beta_zero, pad;
+  double alpha_re, alpha_im, beta_re, beta_im;
+} tfe__gg_sparams;
+static int tfe__gg_small_on = -1; /* -1: TFE_GPU_SMALL_GEMM at first use ("0": always cuBLAS) */
+static bool tfe__gg_small(const tfe__gpu_dev *D, int g, int64_t m, int64_t n, int64_t k, int64_t nb, size_t es) {
+  if (tfe__gg_small_on < 0) {
+    const char *e = getenv("TFE_GPU_SMALL_GEMM");
+    tfe__gg_small_on = !(e && e[0] == '0');
+  }
+  if (!tfe__gg_small_on || !D->f_gsmall[g] || k < 1 || k > TFE__GG_SMALL_K || m < 1 || n < 1 || nb < 1) return false;
+  if ((m * k + k * n) * (int64_t)es > TFE__GG_SMALL_BYTES) return false;
+  if (m > INT_MAX / n || m * n > INT_MAX / nb || m * n * nb > 0x7fffffffLL) return false; /* 32-bit indices */
+  return m * n * nb <= TFE__GG_SMALL_MACS / k;
+}
 /* The GEMM over the chosen layout, copying what must be copied. */
 /* trop: the tropical semiring (tropical.h) whose GEMM replaces cuBLAS's, 0 for cuBLAS. */
 /* abc: the operands' GEMM forms when planned (the plan cache's), else filled here. */
@@ -244,6 +283,29 @@ static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, si
     return TFE_OK;
   }
   double al[2], be[2];
+  if (tfe__gg_small(D, g, m, n, k, nb, es)) { /* a small GEMM: one thread per element of C */
+    tfe__gg_sparams q;
+    memset(&q, 0, sizeof q);
+    q.ars = A.op == TFE__BLAS_OP_N ? 1 : A.ld, q.acs = A.op == TFE__BLAS_OP_N ? A.ld : 1, q.abs_ = A.bs;
+    q.brs = B.op == TFE__BLAS_OP_N ? 1 : B.ld, q.bcs = B.op == TFE__BLAS_OP_N ? B.ld : 1, q.bbs = B.bs;
+    q.ldc = C.ld, q.cbs = C.bs;
+    q.m = (int)m, q.n = (int)n, q.k = (int)k, q.nb = (int)nb;
+    q.ca = A.op == TFE__BLAS_OP_C, q.cb = B.op == TFE__BLAS_OP_C;
+    q.beta_zero = beta_zero;
+    q.alpha_re = alpha.re, q.alpha_im = alpha.im, q.beta_re = beta.re, q.beta_im = beta.im;
+    void *args[] = {&cc, &pa, &pb, &q};
+    TFE_TRY(tfe__gpu_launch(D, D->f_gsmall[g], args, m * n * nb, where));
+    if (!C.direct) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, false, where));
+    return TFE_OK;
+  }
+  if (g == TFE__GK_C128 && nb == 1 && tfe__gg_z3m()) { /* opt-in (docs/gpu.md): Gauss's 3 real products */
+    tfe__blas_status bs3 = tfe__gg_z3m()(D->blas, A.op, B.op, (int)m, (int)n, (int)k, tfe__gpu_scalar_as(g, alpha, al),
+                                         (const void *)(uintptr_t)pa, (int)A.ld, (const void *)(uintptr_t)pb, (int)B.ld,
+                                         tfe__gpu_scalar_as(g, beta, be), (void *)(uintptr_t)cc, (int)C.ld);
+    if (bs3 != 0) return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cublasZgemm3m failed: status %d", bs3);
+    if (!C.direct) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, false, where));
+    return TFE_OK;
+  }
   tfe__blas_status bs = tfe__gg_gemm_fn(g)(D->blas, A.op, B.op, (int)m, (int)n, (int)k, tfe__gpu_scalar_as(g, alpha, al),
                                            (const void *)(uintptr_t)pa, (int)A.ld, (long long)A.bs,
                                            (const void *)(uintptr_t)pb, (int)B.ld, (long long)B.bs,

@@ -835,5 +835,38 @@ static const char *const tfe__gpu_ksrc_la[] = {
     "  }\n"
     "}\n"};
 
+/* ---- tfe_gemm_small: small GEMMs, one thread per element of C (gemm.h, tfe__gg_small) --------
+ * C[i,j,b] = alpha * sum_l opA(A)[i,l,b] opB(B)[l,j,b] + beta * C[i,j,b] over the GEMM forms
+ * gemm.h hands cuBLAS (A's element (i,l) at i*ars + l*acs + b*abs, conjugated when ca; B's
+ * (l,j) at l*brs + j*bcs + b*bbs; C column-major with ldc, cbs), i fastest across threads; the
+ * operands of one batch entry are small enough to stay in cache. For the many tiny GEMMs of a
+ * network (sides of 1-256, K up to 32, batches of thousands) where cuBLAS's kernels cost several
+ * times the work. 32-bit index arithmetic (the host sends only totals below 2^31). */
+static const char *const tfe__gpu_ksrc_gsmall[] = {
+    "struct GS {\n"
+    "  long long ars, acs, abs, brs, bcs, bbs, ldc, cbs;\n"
+    "  int m, n, k, nb, ca, cb, beta_zero, pad;\n"
+    "  double alpha_re, alpha_im, beta_re, beta_im;\n"
+    "};\n"
+    "extern \"C\" __global__ void tfe_gemm_small(T *c, const T *a, const T *b, GS g) {\n"
+    "  const unsigned total = (unsigned)g.m * (unsigned)g.n * (unsigned)g.nb, step = gridDim.x * blockDim.x;\n"
+    "  const T al = mk((R)g.alpha_re, (R)g.alpha_im), be = mk((R)g.beta_re, (R)g.beta_im);\n"
+    "  for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {\n"
+    "    const unsigned i = t % (unsigned)g.m, r = t / (unsigned)g.m, j = r % (unsigned)g.n, q = r / (unsigned)g.n;\n"
+    "    const T *x = a + (long long)i * g.ars + (long long)q * g.abs, *y = b + (long long)j * g.bcs + (long long)q * g.bbs;\n"
+    "    T s = zero();\n"
+    "    for (int l = 0; l < g.k; l++) {\n"
+    "      T u = x[l * g.acs], v = y[l * g.brs];\n"
+    "      if (g.ca) u = cj(u);\n"
+    "      if (g.cb) v = cj(v);\n"
+    "      s = add(s, mul(u, v));\n"
+    "    }\n"
+    "    T *cp = c + i + (long long)j * g.ldc + (long long)q * g.cbs;\n"
+    "    T res = mul(al, s);\n"
+    "    if (!g.beta_zero) res = add(res, mul(be, *cp));\n"
+    "    *cp = res;\n"
+    "  }\n"
+    "}\n"};
+
 #endif /* TFE__GPU_COMPANION */
 #endif

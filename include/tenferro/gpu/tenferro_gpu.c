@@ -96,6 +96,7 @@ typedef struct tfe__gpu_dev {
   tfe__cu_module mod[TFE__GK_COUNT];
   tfe__cu_function f_unary[TFE__GK_COUNT], f_scale[TFE__GK_COUNT], f_perm[TFE__GK_COUNT];
   tfe__cu_function f_ew[TFE__GK_COUNT], f_ewred[TFE__GK_COUNT]; /* the elementwise slot (elementwise.h) */
+  tfe__cu_function f_gsmall[TFE__GK_COUNT]; /* small GEMMs (gemm.h, tfe__gg_small); NULL: cuBLAS's */
   tfe__cu_function f_tgemm[2][3][4]; /* [f32, f64][max-plus, min-plus, max-times][GEMM, GEMM with argmax,
                                         strided elementwise, its block reduction] (tropical.h) */
   tfe__cu_function f_la[TFE__GK_COUNT][TFE__GPU_LA_NFN]; /* the linalg slot's helper kernels (solver.h) */

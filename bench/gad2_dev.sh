@@ -1,5 +1,5 @@
 #!/bin/bash
-# gad2 device run (session 12): build there (this branch; bench_gpu_ad also against main's headers),
+# gad2 device run (session 12; copied to /work/main/.dev-gad2/dev.sh and run there with .dev-final carried): build there (this branch; bench_gpu_ad also against main's headers),
 # AD + linalg conformance, memcheck of the AD tests, bench_gpu_ad before (main) / after. Logs in $OUT.
 cd "$(dirname "$0")"
 B=../.dev-final/build-gpudev

@@ -2,11 +2,16 @@
  * L = <W, tanh(A B)> for n x n f64 (and c128) matrices, one step = record the two operations
  * on a fresh tape, backward from W, and (device) a download of both gradients (the wait).
  * Median wall milliseconds of REPS steps after 2 warm-ups. One unit: it includes the companion.
- *   bench_gpu_ad [n] [reps]   (docs/benchmarks.md) */
+ *   bench_gpu_ad [n] [reps]   (docs/benchmarks.md)
+ * With a third argument (svd, qr, eigh, cholesky, lu): one n x n f64 decomposition recorded on a
+ * device tape, then backward from its first output with a random cotangent and a download of the
+ * gradient; median milliseconds of the backward (+ download) and of the whole step. Built against
+ * two trees, it compares their reverse rules on device tensors (docs/benchmarks.md, session 12). */
 #define _POSIX_C_SOURCE 200809L
 #include <tenferro/gpu/tenferro_gpu.c>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <math.h>
 #include <complex.h>
@@ -81,10 +86,70 @@ static int cmp_d(const void *a, const void *b) {
 BENCH_KIND(f64, double, fabs)
 BENCH_KIND(c128, double complex, cabs)
 
+/* The linalg mode: op on the device tape, backward from output 0 (cotangent W0 of its shape). */
+static void run_linalg(const char *name, int64_t n, int reps) {
+  static const struct { const char *s; tfe_ad_op op; } ops[] = {
+      {"svd", TFE_AD_SVD}, {"qr", TFE_AD_QR}, {"eigh", TFE_AD_EIGH}, {"cholesky", TFE_AD_CHOLESKY}, {"lu", TFE_AD_LU}};
+  int which = -1;
+  for (int i = 0; i < 5; i++) if (!strcmp(name, ops[i].s)) which = i;
+  if (which < 0) { printf("bench_gpu_ad: unknown op %s\n", name); return; }
+  tfe_ad_op op = ops[which].op;
+  int64_t d[2] = {n, n};
+  tfe_tensor_f64 H = {0}, D = {0}, W = {0}, DW = {0}, G = {0};
+  CK(tfe_empty_f64(&H, 2, d, TFE_COLMAJOR));
+  for (int64_t i = 0; i < n * n; i++) H.v.data[i] = ((double)rand() / RAND_MAX - 0.5) / sqrt((double)n);
+  if (op == TFE_AD_EIGH || op == TFE_AD_CHOLESKY) /* symmetric positive definite: B B^T / n + I */
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i <= j; i++) {
+        double v = H.v.data[i + j * n] + H.v.data[j + i * n] + (i == j ? 4.0 : 0.0);
+        H.v.data[i + j * n] = H.v.data[j + i * n] = v;
+      }
+  if (op == TFE_AD_LU) for (int64_t i = 0; i < n; i++) H.v.data[i + i * n] += 2.0;
+  up_f64(&H, &D);
+  CK(tfe_empty_f64(&G, 2, d, TFE_COLMAJOR));
+  double tb[64], ts[64];
+  if (reps > 64) reps = 64;
+  for (int r = -1; r < reps; r++) {
+    double t0 = now_ms();
+    tfe_tape_f64 t = {0};
+    int a, o[3];
+    CK(tfe_ad_var_ref_f64(&t, &D, NULL, &a));
+    CK(tfe_ad_linalg_f64(&t, op, a, o));
+    if (!W.st) { /* the cotangent of output 0, once */
+      const tfe_view_f64 *y = tfe_ad_value_f64(&t, o[0]);
+      CK(tfe_empty_f64(&W, y->lay.rank, y->lay.dims, TFE_COLMAJOR));
+      for (int64_t i = 0; i < tfe_layout_numel(&W.v.lay); i++) W.v.data[i] = (double)rand() / RAND_MAX - 0.5;
+      up_f64(&W, &DW);
+    }
+    CK(tfe_gpu_synchronize(0));
+    double t1 = now_ms();
+    CK(tfe_ad_backward_f64(&t, o[0], &DW.v));
+    tfe_dyn dd, hd;
+    CK(tfe_tensor_to_dyn_f64(tfe_ad_grad_tensor_f64(&t, a), &dd)); CK(tfe_view_to_dyn_f64(&G.v, &hd));
+    CK(tfe_gpu_download(&dd, &hd)); tfe_dyn_release(&dd);
+    double t2 = now_ms();
+    tfe_tape_free_f64(&t);
+    if (r >= 0) tb[r] = t2 - t1, ts[r] = t2 - t0;
+  }
+  double gs = 0;
+  for (int64_t i = 0; i < n * n; i++) gs += G.v.data[i] * G.v.data[i];
+  qsort(tb, (size_t)reps, sizeof *tb, cmp_d), qsort(ts, (size_t)reps, sizeof *ts, cmp_d);
+  printf("%-8s f64 n=%-5lld backward_ms=%9.2f step_ms=%9.2f |grad|=%.6e\n", name, (long long)n, tb[reps / 2], ts[reps / 2],
+         sqrt(gs));
+  tfe_tensor_release_f64(&H), tfe_tensor_release_f64(&D), tfe_tensor_release_f64(&W), tfe_tensor_release_f64(&DW);
+  tfe_tensor_release_f64(&G);
+}
+
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? atoll(argv[1]) : 2048;
   int reps = argc > 2 ? atoi(argv[2]) : 5;
   if (tfe_gpu_init() != TFE_OK) { printf("bench_gpu_ad: no GPU: %s\n", tfe_last_error()); return 0; }
+  if (argc > 3) {
+    srand(7);
+    for (int i = 3; i < argc; i++) run_linalg(argv[i], n, reps);
+    tfe_gpu_shutdown();
+    return 0;
+  }
   printf("# %s\n# threads (host tape) %d\n", tfe_gpu_status(), tfe_get_num_threads());
   for (int64_t m = 256; m <= n; m *= 2) run_f64(m, reps), run_c128(m, reps);
   tfe_gpu_shutdown();

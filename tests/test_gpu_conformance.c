@@ -1843,6 +1843,19 @@ typedef struct ad_ctx {
   tfe_ad_op op;   /* linalg op */
 } ad_ctx;
 static int ad_failures;
+/* Rules of device values that ran on the host (tfe__ts.ad_host_rules: primal, frule, rrule) since
+ * *mark: reported when the kinds in `which` (bit 0 primal, 1 frule, 2 rrule) moved. */
+static void ad_no_host(long *mark, int which, const char *kind, const char *what, int kc) {
+  for (int w = 0; w < 3; w++) {
+    long d = tfe__ts.ad_host_rules[w] - mark[w];
+    if ((which >> w & 1) && d != 0) {
+      printf("# AD %s %s case %d: %ld %s rule(s) of device values ran on the host\n", kind, what, kc, d,
+             w == 0 ? "primal" : w == 1 ? "forward" : "reverse");
+      ad_failures++;
+    }
+    mark[w] = tfe__ts.ad_host_rules[w];
+  }
+}
 #define TU_AD_KIND(S, T, DT, CPX, TOL)                                                                                 \
   typedef tfe_status (*ad_prog_##S)(tfe_tape_##S *t, const int *leaf, int *out, int *nout, const ad_ctx *c);          \
   static void ad_rand_##S(tu_rng *r, tfe_tensor_##S *t, int rank, const int64_t *dims, double lo, double hi) {        \
@@ -2069,33 +2082,45 @@ static int ad_failures;
         ad_rand_##S(&r, &x[1], 2, d34, 0.3, 1.3);                                                                      \
         if (u == TFE_UN_ABS) put(DT, &x[0].v.data[5], 0, 0); /* |x|' at 0 */                                          \
         c.unop = u, c.binop = b;                                                                                       \
+        long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                 \
         ad_check_##S(&r, dev, 2, x, ad_prog_ew_##S, &c, tfe_unop_name((tfe_unop)u), b);                                \
+        ad_no_host(mark, 7, #S, tfe_unop_name((tfe_unop)u), b); /* unary, binary (max, min too), views: all device */ \
         if (u != TFE_UN_ABS && b < 4 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(&r, dev, 2, x, ad_prog_ew_##S, &c, tfe_unop_name((tfe_unop)u)); \
         tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \
       }                                                                                                                \
     const tfe_ad_op las[] = {TFE_AD_SVD, TFE_AD_QR, TFE_AD_EIGH, TFE_AD_CHOLESKY, TFE_AD_LU, TFE_AD_SOLVE, TFE_AD_INV}; \
     for (int i = 0; i < (int)(sizeof las / sizeof *las); i++)                                                          \
-      for (int k = 0; k < 3; k++) {                                                                                    \
+      for (int k = 0; k < 4; k++) {                                                                                    \
         int64_t m = tu_int(&r, 1, 6), nn = tu_int(&r, 1, 6);                                                           \
         c.op = las[i];                                                                                                 \
         bool sq = c.op != TFE_AD_SVD && c.op != TFE_AD_QR;                                                             \
         if (sq) nn = m;                                                                                                \
         if (c.op == TFE_AD_QR && m < nn) nn = m; /* the device's qr rule: tall (m >= n) */                            \
-        int64_t dims[2] = {m, nn}, db[2] = {m, 2};                                                                      \
+        /* case 3: a batch of 3 (qr, cholesky, lu: the programs without 2-d einsums) */                               \
+        int64_t nbt = k == 3 && (c.op == TFE_AD_QR || c.op == TFE_AD_CHOLESKY || c.op == TFE_AD_LU) ? 3 : 1;         \
+        if (k == 3 && nbt == 1) continue;                                                                              \
+        int64_t dims[3] = {m, nn, nbt}, db[2] = {m, 2};                                                                 \
         tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                    \
-        ad_rand_##S(&r, &x[0], 2, dims, -1, 1);                                                                        \
-        if (c.op == TFE_AD_EIGH || c.op == TFE_AD_CHOLESKY) { /* Hermitian (positive definite: + m I) */              \
-          for (int64_t q = 0; q < m; q++)                                                                              \
-            for (int64_t p = 0; p <= q; p++) {                                                                         \
-              T h = (x[0].v.data[p + q * m] + TFE__AD_CONJ(x[0].v.data[q + p * m])) / 2;                               \
-              if (p == q) h = TFE__AD_REAL(h) + (c.op == TFE_AD_CHOLESKY ? (T)m + 1 : 0);                             \
-              x[0].v.data[p + q * m] = h, x[0].v.data[q + p * m] = TFE__AD_CONJ(h);                                    \
-            }                                                                                                          \
+        ad_rand_##S(&r, &x[0], nbt > 1 ? 3 : 2, dims, -1, 1);                                                          \
+        for (int64_t bi = 0; bi < nbt; bi++) {                                                                         \
+          T *xa = x[0].v.data + bi * m * nn;                                                                           \
+          if (c.op == TFE_AD_EIGH || c.op == TFE_AD_CHOLESKY) { /* Hermitian (positive definite: + m I) */            \
+            for (int64_t q = 0; q < m; q++)                                                                            \
+              for (int64_t p = 0; p <= q; p++) {                                                                       \
+                T h = (xa[p + q * m] + TFE__AD_CONJ(xa[q + p * m])) / 2;                                               \
+                if (p == q) h = TFE__AD_REAL(h) + (c.op == TFE_AD_CHOLESKY ? (T)m + 1 : 0);                           \
+                xa[p + q * m] = h, xa[q + p * m] = TFE__AD_CONJ(h);                                                    \
+              }                                                                                                        \
+          }                                                                                                            \
+          if (c.op == TFE_AD_SOLVE || c.op == TFE_AD_INV || c.op == TFE_AD_LU)                                         \
+            for (int64_t q = 0; q < m; q++) xa[q + q * m] += (T)(m + 1); /* well conditioned */                       \
         }                                                                                                              \
-        if (c.op == TFE_AD_SOLVE || c.op == TFE_AD_INV || c.op == TFE_AD_LU)                                           \
-          for (int64_t q = 0; q < m; q++) x[0].v.data[q + q * m] += (T)(m + 1); /* well conditioned */                \
         if (c.op == TFE_AD_SOLVE) ad_rand_##S(&r, &x[1], 2, db, -1, 1);                                                \
+        long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                 \
         ad_check_##S(&r, dev, c.op == TFE_AD_SOLVE ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op), k);           \
+        /* primal and reverse on the device for all but inv (forward rules of svd, qr, eigh, cholesky, lu and \
+         * everything of inv still go through the host: docs/ad.md) */                                                 \
+        ad_no_host(mark, c.op == TFE_AD_INV ? 0 : c.op == TFE_AD_SOLVE ? 7 : 5, #S, tfe_ad_op_name(c.op), k);          \
         if (k == 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(&r, dev, c.op == TFE_AD_SOLVE ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op)); \
         tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \
       }                                                                                                                \
@@ -2131,6 +2156,28 @@ static void test_ad_device(void **state) {
     assert_int_equal(tfe_ad_var_f64(&t, &h.v, NULL, &a), TFE_OK);
     assert_int_equal(tfe_ad_var_ref_f64(&t, &d, NULL, &b), TFE_OK);
     assert_int_equal(tfe_ad_binary_f64(&t, a, b, TFE_BIN_ADD, &c), TFE_ERR_DEVICE);
+    /* the tensor accessors: a bad id or no tape is NULL with an error; no gradient yet is NULL alone */
+    const int bad[3] = {-1, 2, 1 << 30};
+    for (int i = 0; i < 3; i++) {
+      tfe_clear_error();
+      assert_null(tfe_ad_value_tensor_f64(&t, bad[i]));
+      assert_int_equal(tfe_last_status(), TFE_ERR_BOUNDS);
+      tfe_clear_error();
+      assert_null(tfe_ad_grad_tensor_f64(&t, bad[i]));
+      assert_int_equal(tfe_last_status(), TFE_ERR_BOUNDS);
+      tfe_clear_error();
+      assert_null(tfe_ad_tangent_tensor_f64(&t, bad[i]));
+      assert_int_equal(tfe_last_status(), TFE_ERR_BOUNDS);
+      assert_non_null(strstr(tfe_last_error(), "does not exist"));
+    }
+    tfe_clear_error();
+    assert_null(tfe_ad_value_tensor_c64(NULL, 0));
+    assert_int_equal(tfe_last_status(), TFE_ERR_NULL);
+    tfe_clear_error();
+    assert_non_null(tfe_ad_value_tensor_f64(&t, b));
+    assert_null(tfe_ad_grad_tensor_f64(&t, b)); /* no backward yet */
+    assert_null(tfe_ad_tangent_tensor_f64(&t, b));
+    assert_int_equal(tfe_last_status(), TFE_OK);
     tfe_tape_free_f64(&t), tfe_tensor_release_f64(&h), tfe_tensor_release_f64(&d);
   }
   if (ad_failures) fail_msg("%d AD comparisons on device tensors failed (listed above)", ad_failures);

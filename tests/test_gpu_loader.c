@@ -302,6 +302,40 @@ static const char *const fake_blas_src[] = {
     "OTHER(hipblasSgemmStridedBatched) OTHER(hipblasCgemmStridedBatched) OTHER(hipblasZgemmStridedBatched)\n",
     NULL};
 
+/* a fake libhipsolver: every hipsolverDn entry of the table; the ones behind shims record the
+ * enums and sizes that reach them (the rest answer 7, not supported, if ever called) */
+static const char *const fake_sol_src[] = {
+    "#include <stddef.h>\n#include <stdint.h>\ntypedef void *P;\n"
+    "struct fake_sol_log { int uplo, trans, jobz, svd_m, svd_n, svd_lwork, calls; long rwork_off; } fake_sol_log;\n"
+    "#define L fake_sol_log\nstatic char handle[8];\n"
+    "int hipsolverDnCreate(P *h) { *h = handle; return 0; }\n"
+    "int hipsolverDnDestroy(P h) { (void)h; return 0; }\n"
+    "int hipsolverDnSetStream(P h, P s) { (void)h, (void)s; return 0; }\n"
+    "int hipsolverDnCreateParams(P *p) { *p = handle + 1; return 0; }\n"
+    "int hipsolverDnDestroyParams(P p) { (void)p; return 0; }\n"
+    "int hipsolverDnXpotrf_bufferSize(P h, P p, int uplo, int64_t n, int t, const void *A, int64_t lda, int ct, size_t *d,\n"
+    "  size_t *hb) { (void)h, (void)p, (void)n, (void)t, (void)A, (void)lda, (void)ct; L.uplo = uplo; L.calls++; *d = 8; *hb = 0; return 0; }\n"
+    "int hipsolverDnXgetrs(P h, P p, int op, int64_t n, int64_t r, int t, const void *A, int64_t lda, const int64_t *ip,\n"
+    "  int tb, void *B, int64_t ldb, int *info) { (void)h, (void)p, (void)n, (void)r, (void)t, (void)A, (void)lda, (void)ip;\n"
+    "  (void)tb, (void)B, (void)ldb; L.trans = op; L.calls++; *info = 0; return 0; }\n"
+    "int hipsolverDnDsyevd_bufferSize(P h, int jobz, int uplo, int n, const void *A, int lda, const void *W, int *lw) {\n"
+    "  (void)h, (void)n, (void)A, (void)lda, (void)W; L.jobz = jobz; L.uplo = uplo; L.calls++; *lw = 10; return 0; }\n"
+    "int hipsolverDnDgesvd_bufferSize(P h, int m, int n, int *lw) { (void)h; L.svd_m = m, L.svd_n = n; L.calls++; *lw = 7; return 0; }\n"
+    "int hipsolverDnDgesvd(P h, signed char ju, signed char jv, int m, int n, void *A, int lda, void *S, void *U, int ldu,\n"
+    "  void *V, int ldv, void *w, int lw, void *rw, int *info) { (void)h, (void)ju, (void)jv, (void)m, (void)n, (void)A;\n"
+    "  (void)lda, (void)S, (void)U, (void)ldu, (void)V, (void)ldv; L.svd_lwork = lw; L.rwork_off = (char *)rw - (char *)w;\n"
+    "  L.calls++; *info = 0; return 0; }\n"
+    "#define NS(nm) int nm(void) { return 7; }\n"
+    "NS(hipsolverDnXgeqrf_bufferSize) NS(hipsolverDnXgeqrf) NS(hipsolverDnXpotrf) NS(hipsolverDnXgetrf_bufferSize)\n"
+    "NS(hipsolverDnXgetrf) NS(hipsolverDnSorgqr_bufferSize) NS(hipsolverDnDorgqr_bufferSize)\n"
+    "NS(hipsolverDnCungqr_bufferSize) NS(hipsolverDnZungqr_bufferSize) NS(hipsolverDnSorgqr) NS(hipsolverDnDorgqr)\n"
+    "NS(hipsolverDnCungqr) NS(hipsolverDnZungqr) NS(hipsolverDnSgesvd_bufferSize) NS(hipsolverDnCgesvd_bufferSize)\n"
+    "NS(hipsolverDnZgesvd_bufferSize) NS(hipsolverDnSgesvd) NS(hipsolverDnCgesvd) NS(hipsolverDnZgesvd)\n"
+    "NS(hipsolverDnSsyevd_bufferSize) NS(hipsolverDnCheevd_bufferSize) NS(hipsolverDnZheevd_bufferSize)\n"
+    "NS(hipsolverDnSsyevd) NS(hipsolverDnDsyevd) NS(hipsolverDnCheevd) NS(hipsolverDnZheevd)\n",
+    NULL};
+int tu_gpu_hipsol_check(void);
+
 static char fake_dir[128];
 /* Writes and compiles the fakes into a fresh folder; false when no C compiler is at hand. */
 static bool fake_build(void) {
@@ -310,8 +344,9 @@ static bool fake_build(void) {
   char path[256], cmd[2048];
   snprintf(path, sizeof path, "%s/broken", fake_dir);
   if (mkdir(path, 0700) != 0) return false;
-  const char *const *srcs[2] = {fake_hip_src, fake_blas_src}, *names[2] = {"fake_hip.c", "fake_blas.c"};
-  for (int i = 0; i < 2; i++) {
+  const char *const *srcs[3] = {fake_hip_src, fake_blas_src, fake_sol_src},
+                    *names[3] = {"fake_hip.c", "fake_blas.c", "fake_sol.c"};
+  for (int i = 0; i < 3; i++) {
     snprintf(path, sizeof path, "%s/%s", fake_dir, names[i]);
     FILE *f = fopen(path, "w");
     if (!f) return false;
@@ -322,8 +357,9 @@ static bool fake_build(void) {
   snprintf(cmd, sizeof cmd,
            "cc -shared -fPIC -O1 -o %s/libamdhip64.so %s/fake_hip.c && "
            "cc -shared -fPIC -O1 -DFAKE_OMIT_LAUNCH -o %s/broken/libamdhip64.so %s/fake_hip.c && "
-           "cc -shared -fPIC -O1 -o %s/libhipblas.so %s/fake_blas.c",
-           d, d, d, d, d, d);
+           "cc -shared -fPIC -O1 -o %s/libhipblas.so %s/fake_blas.c && "
+           "cc -shared -fPIC -O1 -o %s/libhipsolver.so %s/fake_sol.c",
+           d, d, d, d, d, d, d, d);
   int rc = system(cmd);
   if (rc != 0) printf("# no fake HIP libraries (cc failed: %d): skipped\n", rc);
   return rc == 0;
@@ -387,6 +423,14 @@ static void test_hip_fake(void **state) {
   assert_string_equal(tfe_gpu_library_path(TFE_GPU_AMD, TFE_GPU_LIB_DRIVER), p);
   assert_string_equal(tfe_gpu_library_path(TFE_GPU_AMD, TFE_GPU_LIB_BLAS), blas);
   assert_string_equal(tfe_gpu_library_path(TFE_GPU_AMD, TFE_GPU_LIB_RTC), p); /* ROCm 5: HIPRTC in the runtime */
+  { /* hipSOLVER mapped: cuSOLVER's enums reach it as hipSOLVER's, the typed svd / eigh entries
+     * behind the 64-bit signatures (workspace in elements, gesvd's real work after it) */
+    char sol[256];
+    snprintf(sol, sizeof sol, "%s/libhipsolver.so", fake_dir);
+    assert_string_equal(tfe_gpu_library_path(TFE_GPU_AMD, TFE_GPU_LIB_SOLVER), sol);
+    int rc = tu_gpu_hipsol_check();
+    if (rc) fail_msg("hipSOLVER shim check %d failed", rc);
+  }
   assert_null(tfe_gpu_library_path(TFE_GPU_NVIDIA, TFE_GPU_LIB_DRIVER));
   for (int d = 0; d < 2; d++) {
     tfe_gpu_device_info info;
@@ -471,6 +515,12 @@ static void test_hip_fake(void **state) {
  * compile for gfx90a (CDNA2; docs/gpu.md lists the others tried by hand). */
 static void test_hip_kernels_compile(void **state) {
   (void)state;
+  /* malformed targets are refused before HIPRTC (loaded or not) sees them */
+  const char *bad[] = {"sm_90", "gfx", "gfx90a ", "gfx90a --save-temps", "gfx90a:", "gfx90a:xnack", "gfx90a:+",
+                       "gfx90a:XNACK+", "gfx90a::xnack-", "gfx90a-", "gfx90a:xnack+;rm",
+                       "gfx1234567890123456789012345678901234567890123456789012345678901234567890"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) GPU_EXPECT_ERR(tfe_gpu_compile_check_hip(bad[i]), TFE_ERR_INVALID, "not an AMD architecture");
+  GPU_EXPECT_ERR(tfe_gpu_compile_check_hip(NULL), TFE_ERR_NULL, "'arch' is NULL");
   const char *arch[1] = {"gfx90a"};
   for (int i = 0; i < 1; i++) {
     tfe_status st = tfe_gpu_compile_check_hip(arch[i]);

@@ -46,6 +46,57 @@ int tu_gpu_hip_shims(void) {
   return 0;
 }
 
+/* The hipSOLVER shims against the fake libhipsolver of test_hip_fake (loaded beside the fake
+ * runtime): 0 when every check holds, else its number. */
+int tu_gpu_hipsol_check(void) {
+  struct fake_sol_log { int uplo, trans, jobz, svd_m, svd_n, svd_lwork, calls; long rwork_off; };
+  void *h = tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_SOLVER];
+  struct fake_sol_log *L = h ? (struct fake_sol_log *)dlsym(h, "fake_sol_log") : NULL;
+  if (!L) return 1;
+#define TU_CHK_SOL(name, sym, ret, args) \
+  if (!tfe__gpu.sol.name) return 2;
+#define TU_CHK_HIPSOL(name, sym, ret, args) \
+  if (!tfe__gpu.hipsol.name) return 2;
+  TFE__CUSOLVER_FUNCS(TU_CHK_SOL)
+  TFE__HIPSOLVER_FUNCS(TU_CHK_HIPSOL)
+#undef TU_CHK_SOL
+#undef TU_CHK_HIPSOL
+  tfe__sol_handle sh = NULL;
+  tfe__sol_params sp = NULL;
+  if (tfe__gpu.sol.create(&sh) != 0 || tfe__gpu.sol.params_create(&sp) != 0) return 3;
+  size_t d = 0, hb = 1;
+  if (tfe__gpu.sol.potrf_bs(sh, sp, TFE__BLAS_FILL_LOWER, 4, TFE__CUDA_R_64F, NULL, 4, TFE__CUDA_R_64F, &d, &hb) != 0 ||
+      L->uplo != TFE__HIPSOLVER_FILL_LOWER)
+    return 4;
+  int info = -1;
+  int64_t ipiv[2] = {1, 2};
+  double A[4] = {0}, B[2] = {0};
+  if (tfe__gpu.sol.getrs(sh, sp, TFE__BLAS_OP_N, 2, 1, TFE__CUDA_R_64F, A, 2, ipiv, TFE__CUDA_R_64F, B, 2, &info) != 0 ||
+      L->trans != TFE__HIPSOLVER_OP_N || info != 0)
+    return 5;
+  if (tfe__gpu.sol.syevd_bs(sh, sp, TFE__SOL_EIG_VECTOR, TFE__BLAS_FILL_LOWER, 4, TFE__CUDA_R_64F, NULL, 4,
+                            TFE__CUDA_R_64F, NULL, TFE__CUDA_R_64F, &d, &hb) != 0 ||
+      L->jobz != TFE__HIPSOLVER_EIG_VECTOR || L->uplo != TFE__HIPSOLVER_FILL_LOWER || d != 10 * 8 || hb != 0)
+    return 6;
+  if (tfe__gpu.sol.gesvd_bs(sh, sp, 'S', 'S', 5, 3, TFE__CUDA_R_64F, NULL, 5, TFE__CUDA_R_64F, NULL, TFE__CUDA_R_64F,
+                            NULL, 5, TFE__CUDA_R_64F, NULL, 3, TFE__CUDA_R_64F, &d, &hb) != 0 ||
+      L->svd_m != 5 || L->svd_n != 3 || d != 7 * 8 + 3 * 8)
+    return 7;
+  char work[80];
+  double S[3], U[15], V[9], Am[15];
+  if (tfe__gpu.sol.gesvd(sh, sp, 'S', 'S', 5, 3, TFE__CUDA_R_64F, Am, 5, TFE__CUDA_R_64F, S, TFE__CUDA_R_64F, U, 5,
+                         TFE__CUDA_R_64F, V, 3, TFE__CUDA_R_64F, work, sizeof work, NULL, 0, &info) != 0 ||
+      L->svd_lwork != 7 || L->rwork_off != 7 * 8)
+    return 8;
+  if (tfe__gpu.sol.gesvd(sh, sp, 'S', 'S', 5, 3, TFE__CUDA_R_64F, Am, 5, TFE__CUDA_R_64F, S, TFE__CUDA_R_64F, U, 5,
+                         TFE__CUDA_R_64F, V, 3, TFE__CUDA_R_64F, work, 79, NULL, 0, &info) == 0)
+    return 9; /* a workspace short of the real work array is refused, not overrun */
+  if (tfe__gpu.sol.gesvd_bs(sh, sp, 'S', 'S', 5, 3, 77, NULL, 5, 77, NULL, 77, NULL, 5, 77, NULL, 3, 77, &d, &hb) == 0)
+    return 10; /* a kind hipSOLVER's typed entries do not have */
+  tfe__gpu.sol.params_destroy(sp), tfe__gpu.sol.destroy(sh);
+  return 0;
+}
+
 /* Forgets every AMD library and empties the tables they filled (no device may be left:
  * tfe_gpu_shutdown first), so that a test can load another runtime. The libraries stay mapped
  * (a real libamdhip64 must not be closed once initialized). */
@@ -57,10 +108,12 @@ void tu_gpu_hip_forget(void) {
   }
   if (tfe__gpu.api == TFE_GPU_AMD) {
     memset(&tfe__gpu.cu, 0, sizeof tfe__gpu.cu), memset(&tfe__gpu.blas, 0, sizeof tfe__gpu.blas);
+    memset(&tfe__gpu.sol, 0, sizeof tfe__gpu.sol); /* hipSOLVER's entries and shims */
     tfe__gpu.api = TFE_GPU_NONE;
   }
   if (tfe__gpu.rtc_vendor == TFE_GPU_AMD) memset(&tfe__gpu.rtc, 0, sizeof tfe__gpu.rtc), tfe__gpu.rtc_vendor = TFE_GPU_NONE;
   memset(&tfe__gpu.hip, 0, sizeof tfe__gpu.hip), memset(&tfe__gpu.hipblas, 0, sizeof tfe__gpu.hipblas);
+  memset(&tfe__gpu.hipsol, 0, sizeof tfe__gpu.hipsol);
   tfe__gpu.hip_props = NULL;
   tfe__gpu.tried_hip = false;
   pthread_mutex_unlock(&tfe__gpu.lock);

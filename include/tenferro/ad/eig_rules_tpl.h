@@ -36,6 +36,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_eigh_primal_)(const tfe_ad_params *p, int nin,
 TFE_INTERNAL tfe_status TFE_FN(ad_eigh_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_eigh_rr_dev_)(p, x, y, dy, dx);
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, "tfe_rrule(eigh)"));
   TFE_TRY(TFE_FN(ad_like_)(x[0], true, dx));
@@ -231,6 +232,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lu_sandwich_)(bool rev, int64_t m, int64_t n, 
 TFE_INTERNAL tfe_status TFE_FN(ad_lu_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                              const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_lu_rr_dev_)(x, y, dy, dx); /* square (ad_dev_native_) */
   const char *fn = "tfe_rrule(lu)";
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, fn));
@@ -319,6 +321,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_chol_primal_)(const tfe_ad_params *p, int nin,
 TFE_INTERNAL tfe_status TFE_FN(ad_chol_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_chol_rr_dev_)(x, y, dy, dx);
   const char *fn = "tfe_rrule(cholesky)";
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, fn));

@@ -196,6 +196,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_svd_rrule_)(const tfe_ad_params *p, int nin, c
                                               const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
                                               TFE_TY(tensor) *dx) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_svd_rr_dev_)(p, x, y, dy, dx);
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, "tfe_rrule(svd)"));
   int64_t k = m < n ? m : n;
@@ -453,6 +454,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_qrlq_frule_)(bool lq, const TFE_TY(view) *cons
 TFE_INTERNAL tfe_status TFE_FN(ad_qr_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                              const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_qr_rr_dev_)(x, y, dy, dx);
   return TFE_FN(ad_qrlq_rrule_)(false, x, y, dy, dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_lq_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,

@@ -525,8 +525,48 @@ TFE_INTERNAL bool TFE_FN(ad_first_wins_)(int op, TFE_T a, TFE_T b) {
   return op == TFE_BIN_MAX ? a >= b : a <= b;
 #endif
 }
-/* Device forms of the binary rules (add, sub, mul, div; max and min go through the host: the
- * dispatcher's transfer). */
+/* [b wins] of max (b > a) or min (b < a), exact 0 / 1 in the dense D (a wins ties, as
+ * ad_first_wins_), and Dn = 1 - D: the difference scaled past every nonzero magnitude and clamped
+ * to [0, 1], three times (2^64 for f32, 2^512 for f64: the smallest subnormal reaches 1; an
+ * infinite product clamps to 1). Real kinds (the primal refuses complex max / min). */
+TFE_INTERNAL tfe_status TFE_FN(ad_bwin_)(int op, const TFE_TY(view) *a, const TFE_TY(view) *b, TFE_TY(tensor) *D,
+                                        TFE_TY(tensor) *Dn) {
+#if TFE_CPLX
+  (void)a; (void)b; (void)D; (void)Dn;
+  return tfe__fail(TFE_ERR_UNSUPPORTED, "tfe_ad_binary", "%s of a complex kind", op == TFE_BIN_MAX ? "max" : "min");
+#else
+  TFE_TY(tensor) C = {0};
+  int64_t two = 2;
+  TFE_T big = (TFE_T)ldexp(1.0, sizeof(TFE_T) == 4 ? 64 : 512);
+  memset(D, 0, sizeof *D);
+  memset(Dn, 0, sizeof *Dn);
+  tfe_status st = TFE_FN(ad_empty_)(1, &two, &C);
+  if (!st) st = TFE_FN(ad_like_)(a, false, D);
+  if (!st) st = TFE_FN(ad_like_)(a, false, Dn);
+  TFE_TY(view) c0 = C.v, c1 = C.v;
+  c0.lay = c1.lay = D->v.lay;
+  for (int i = 0; i < c0.lay.rank; i++) c0.lay.strides[i] = c1.lay.strides[i] = 0;
+  c0.lay.offset = 0, c1.lay.offset = 1;
+  if (!st) {
+    TFE_TY(view) e = C.v;
+    e.lay.dims[0] = 1;
+    st = TFE_FN(ad_fill_)(&e, 0);
+    e.lay.offset = 1;
+    if (!st) st = TFE_FN(ad_fill_)(&e, 1);
+  }
+  if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_SUB, &D->v, op == TFE_BIN_MAX ? b : a, op == TFE_BIN_MAX ? a : b, NULL, NULL);
+  for (int r = 0; r < 3 && !st; r++) {
+    st = TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, &D->v, NULL, NULL, &big, NULL);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MAX, &D->v, &D->v, &c0, NULL, NULL);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MIN, &D->v, &D->v, &c1, NULL, NULL);
+  }
+  if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_SUB, &Dn->v, &c1, &D->v, NULL, NULL);
+  TFE_FN(tensor_release)(&C);
+  if (st) { TFE_FN(tensor_release)(D); TFE_FN(tensor_release)(Dn); }
+  return st;
+#endif
+}
+/* Device forms of the binary rules (max and min through ad_bwin_'s 0 / 1 masks). */
 TFE_INTERNAL tfe_status TFE_FN(ad_binary_dev_f_)(int op, const TFE_TY(view) *const *x, const TFE_TY(view) *const *dx,
                                                 const TFE_TY(view) *c, TFE_TY(tensor) *dy) {
   TFE_TRY(TFE_FN(ad_like_)(x[0], false, dy));
@@ -546,7 +586,16 @@ TFE_INTERNAL tfe_status TFE_FN(ad_binary_dev_f_)(int op, const TFE_TY(view) *con
     if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_SUB, o, dx[0], o, NULL, NULL);
     if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_DIV, o, o, x[1], NULL, NULL);
     break;
-  default: st = tfe__fail(TFE_ERR_INTERNAL, "tfe_ad_binary", "op %d has no device rule", op); break;
+  default: { /* max, min: da (1 - D) + db D */
+    TFE_TY(tensor) D = {0}, Dn = {0};
+    st = TFE_FN(ad_bwin_)(op, x[0], x[1], &D, &Dn);
+    if (!st) st = TFE_FN(ad_like_)(x[0], false, &T);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, o, dx[0], &Dn.v, NULL, NULL);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, &T.v, dx[1], &D.v, NULL, NULL);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_ADD, o, o, &T.v, NULL, NULL);
+    TFE_FN(tensor_release)(&D), TFE_FN(tensor_release)(&Dn);
+    break;
+  }
   }
   TFE_FN(tensor_release)(&T);
   if (st) TFE_FN(tensor_release)(dy);
@@ -579,7 +628,14 @@ TFE_INTERNAL tfe_status TFE_FN(ad_binary_dev_r_)(int op, const TFE_TY(view) *con
     if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, gb, ga, &cc, NULL, NULL);
     if (!st) st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_NEG, gb, gb, NULL, &par, NULL);
     break;
-  default: st = tfe__fail(TFE_ERR_INTERNAL, "tfe_ad_binary", "op %d has no device rule", op); break;
+  default: { /* max, min: g (1 - D), g D */
+    TFE_TY(tensor) D = {0}, Dn = {0};
+    st = TFE_FN(ad_bwin_)(op, x[0], x[1], &D, &Dn);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, ga, g, &Dn.v, NULL, NULL);
+    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MUL, gb, g, &D.v, NULL, NULL);
+    TFE_FN(tensor_release)(&D), TFE_FN(tensor_release)(&Dn);
+    break;
+  }
   }
   if (st) { TFE_FN(tensor_release)(&dx[0]); TFE_FN(tensor_release)(&dx[1]); }
   return st;

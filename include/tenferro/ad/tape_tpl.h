@@ -201,13 +201,16 @@ TFE_INTERNAL TFE_TY(ad_rrule_fn) TFE_FN(ad_rrule_of_)(tfe_ad_op op) {
 /* Which rules run in a backend's memory (docs/ad.md "Device tensors"): einsum, the elementwise
  * ops but max / min, scale, sum, the view ops and solve (all three rules); the primal of svd, qr,
  * eigh, cholesky and lu (the backend's linalg slot). which: 0 primal, 1 frule, 2 rrule. */
-TFE_INTERNAL bool TFE_FN(ad_dev_native_)(tfe_ad_op op, const tfe_ad_params *p, int which) {
+TFE_INTERNAL bool TFE_FN(ad_dev_native_)(tfe_ad_op op, const tfe_ad_params *p, int which, const TFE_TY(view) *x0) {
+  (void)p;
   switch (op) {
   case TFE_AD_EINSUM: case TFE_AD_UNARY: case TFE_AD_SCALE: case TFE_AD_SUM: case TFE_AD_PERMUTE:
   case TFE_AD_RESHAPE: case TFE_AD_SLICE: case TFE_AD_BROADCAST: case TFE_AD_DIAGONAL: return true;
-  case TFE_AD_BINARY: return which == 0 || p->binop <= TFE_BIN_DIV;
+  case TFE_AD_BINARY: return true;
   case TFE_AD_SOLVE: return true;
-  case TFE_AD_SVD: case TFE_AD_QR: case TFE_AD_EIGH: case TFE_AD_CHOLESKY: case TFE_AD_LU: return which == 0;
+  case TFE_AD_SVD: case TFE_AD_QR: case TFE_AD_EIGH: case TFE_AD_CHOLESKY: return which != 1;
+  case TFE_AD_LU: /* the reverse rule of a square LU (dev_rules_tpl.h: its permutation) */
+    return which == 0 || (which == 2 && x0 && x0->lay.rank >= 2 && x0->lay.dims[0] == x0->lay.dims[1]);
   default: return false;
   }
 }
@@ -265,6 +268,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_prep_in_)(TFE_TY(ad_call_) *c, int nin, const 
 TFE_INTERNAL tfe_status TFE_FN(ad_host_)(int which, tfe_ad_op op, const tfe_ad_params *p, int nin,
                                          const TFE_TY(ad_call_) *c, TFE_TY(tensor) *out) {
   const tfe_prims_backend *be = TFE__AD_BE;
+  tfe__ts.ad_host_rules[which]++;
   int nout = tfe_ad_op_nout(op), nres = which == 2 ? nin : nout, k = 0;
   TFE_TY(tensor) h[10], r[3];
   memset(h, 0, sizeof h);
@@ -305,7 +309,7 @@ TFE_API tfe_status TFE_FN(ad_primal)(tfe_ad_op op, const tfe_ad_params *p, int n
   TFE_TY(ad_call_) c;
   memset(&c, 0, sizeof c);
   tfe_status st = TFE_FN(ad_prep_in_)(&c, nin, x, __func__);
-  if (!st) st = TFE__AD_BE && !TFE_FN(ad_dev_native_)(op, p, 0) ? TFE_FN(ad_host_)(0, op, p, nin, &c, y)
+  if (!st) st = TFE__AD_BE && !TFE_FN(ad_dev_native_)(op, p, 0, c.x[0]) ? TFE_FN(ad_host_)(0, op, p, nin, &c, y)
                                                                  : TFE_FN(ad_primal_of_)(op)(p, nin, c.x, y);
   TFE_FN(ad_call_free_)(&c);
   return st;
@@ -328,7 +332,7 @@ TFE_API tfe_status TFE_FN(frule)(tfe_ad_op op, const tfe_ad_params *p, int nin, 
     else st = TFE_FN(ad_prep_)(y[i], NULL, &c.tmp[4 + i], &c.v[4 + i]);
     c.y[i] = &c.v[4 + i];
   }
-  if (!st && TFE__AD_BE && !TFE_FN(ad_dev_native_)(op, p, 1)) st = TFE_FN(ad_host_)(1, op, p, nin, &c, dy);
+  if (!st && TFE__AD_BE && !TFE_FN(ad_dev_native_)(op, p, 1, c.x[0])) st = TFE_FN(ad_host_)(1, op, p, nin, &c, dy);
   else if (!st) st = TFE_FN(ad_lin_)(op) ? TFE_FN(ad_linear_frule_)(op, p, c.dx[0], dy)
                                          : TFE_FN(ad_frule_of_)(op)(p, nin, c.x, c.dx, c.y, dy);
   TFE_FN(ad_call_free_)(&c);
@@ -350,7 +354,7 @@ TFE_API tfe_status TFE_FN(rrule)(tfe_ad_op op, const tfe_ad_params *p, int nin, 
     if (!st) st = TFE_FN(ad_prep_)(dy ? dy[i] : NULL, c.y[i], &c.tmp[5 + i], &c.v[5 + i]);
     c.dy[i] = &c.v[5 + i];
   }
-  if (!st && TFE__AD_BE && !TFE_FN(ad_dev_native_)(op, p, 2)) st = TFE_FN(ad_host_)(2, op, p, nin, &c, dx);
+  if (!st && TFE__AD_BE && !TFE_FN(ad_dev_native_)(op, p, 2, c.x[0])) st = TFE_FN(ad_host_)(2, op, p, nin, &c, dx);
   else if (!st) st = TFE_FN(ad_lin_)(op) ? TFE_FN(ad_view_rrule_)(op, p, c.x[0], c.dy[0], dx)
                                          : TFE_FN(ad_rrule_of_)(op)(p, nin, c.x, c.y, c.dy, dx);
   TFE_FN(ad_call_free_)(&c);
@@ -514,14 +518,17 @@ TFE_API const TFE_TY(view) *TFE_FN(ad_grad)(const TFE_TY(tape) *t, int id) {
 TFE_API const TFE_TY(view) *TFE_FN(ad_tangent)(const TFE_TY(tape) *t, int id) {
   return t && id >= 0 && id < t->nvars && t->tan[id].st ? &t->tan[id].v : NULL;
 }
+/* The tensor accessors: NULL with an error (TFE_ERR_NULL / TFE_ERR_BOUNDS, tfe_last_status) for
+ * no tape or an id the tape does not have; NULL without one where the variable has no gradient
+ * (tangent) yet. */
 TFE_API const TFE_TY(tensor) *TFE_FN(ad_value_tensor)(const TFE_TY(tape) *t, int id) {
-  return t && id >= 0 && id < t->nvars ? &t->val[id] : NULL;
+  return TFE_FN(tape_id_)(t, id, __func__) ? NULL : &t->val[id];
 }
 TFE_API const TFE_TY(tensor) *TFE_FN(ad_grad_tensor)(const TFE_TY(tape) *t, int id) {
-  return t && id >= 0 && id < t->nvars && t->grad[id].st ? &t->grad[id] : NULL;
+  return TFE_FN(tape_id_)(t, id, __func__) || !t->grad[id].st ? NULL : &t->grad[id];
 }
 TFE_API const TFE_TY(tensor) *TFE_FN(ad_tangent_tensor)(const TFE_TY(tape) *t, int id) {
-  return t && id >= 0 && id < t->nvars && t->tan[id].st ? &t->tan[id] : NULL;
+  return TFE_FN(tape_id_)(t, id, __func__) || !t->tan[id].st ? NULL : &t->tan[id];
 }
 TFE_API void TFE_FN(ad_zero_grad)(TFE_TY(tape) *t) {
   for (int i = 0; t && i < t->nvars; i++) TFE_FN(tensor_release)(&t->grad[i]);

@@ -80,6 +80,8 @@ typedef struct tfe__tstate {
   /* ---- ad room -------------------------------------------------------------------------- */
   const struct tfe_prims_backend *ad_backend; /* the tape's rules compute in this backend's memory
                                                * (NULL: host memory; ad/ad.h) */
+  long ad_host_rules[3]; /* rules of values outside host memory that ran on the host (transfers),
+                          * by kind (primal, frule, rrule): counted by ad_host_ (ad/tape_tpl.h) */
 
   /* ---- einsum room ---------------------------------------------------------------------- */
   tfe__ein_progress_set ein_progress; /* tfe_einsum_set_progress (this thread) */

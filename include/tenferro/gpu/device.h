@@ -261,8 +261,30 @@ TFE_GPU_API tfe_status tfe_gpu_compile_check(int cc_major, int cc_minor) {
 }
 
 /* The same for an AMD architecture with HIPRTC (libhiprtc, or libamdhip64 of ROCm 5). */
+/* An AMD target as HIPRTC's --offload-arch takes it: "" (HIPRTC's default), or "gfx" and a
+ * processor name (letters and digits), then ":feature+" / ":feature-" parts (sramecc, xnack;
+ * lowercase letters, digits, '_'), at most 63 characters. Anything else (spaces, other options,
+ * an empty feature, a missing sign) is refused before HIPRTC sees it. */
+static bool tfe__hip_arch_ok(const char *a) {
+  size_t n = strlen(a), i = 3;
+  if (n == 0) return true;
+  if (n > 63 || strncmp(a, "gfx", 3) != 0) return false;
+  while (i < n && isalnum((unsigned char)a[i])) i++;
+  if (i == 3) return false;
+  while (i < n) {
+    if (a[i++] != ':') return false;
+    size_t f = i;
+    while (i < n && (islower((unsigned char)a[i]) || isdigit((unsigned char)a[i]) || a[i] == '_')) i++;
+    if (i == f || i >= n || (a[i] != '+' && a[i] != '-')) return false;
+    i++;
+  }
+  return true;
+}
 TFE_GPU_API tfe_status tfe_gpu_compile_check_hip(const char *arch) {
   if (!arch) return TFE__GPU_FAIL(TFE_ERR_NULL, "argument 'arch' is NULL");
+  if (!tfe__hip_arch_ok(arch))
+    return TFE__GPU_FAIL(TFE_ERR_INVALID, "'%.80s' is not an AMD architecture (\"gfx90a\", \"gfx942:sramecc+:xnack-\")",
+                         arch);
   pthread_mutex_lock(&tfe__gpu.lock);
   tfe_status st = tfe__hip_rtc_load(__func__);
   pthread_mutex_unlock(&tfe__gpu.lock);

@@ -21,6 +21,7 @@
 #include <tenferro/gpu/kernels.h>
 #include <dlfcn.h>
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -43,6 +44,7 @@ typedef struct { TFE__NVRTC_FUNCS(TFE__GPU_FIELD) } tfe__nvrtc_api;
 typedef struct { TFE__CUSOLVER_FUNCS(TFE__GPU_FIELD) } tfe__cusolver_api;
 typedef struct { TFE__HIP_FUNCS(TFE__GPU_FIELD) } tfe__hip_api;
 typedef struct { TFE__HIPBLAS_FUNCS(TFE__GPU_FIELD) } tfe__hipblas_api;
+typedef struct { TFE__HIPSOLVER_FUNCS(TFE__GPU_FIELD) } tfe__hipsolver_api;
 
 /* A pool of device memory or of pinned host buffers (memory.h): kept blocks, each locked by
  * the events recorded on the device's queues when it was freed, and the blocks handed out
@@ -136,6 +138,7 @@ static struct {
   tfe__cublas_api blas;
   tfe__nvrtc_api rtc;
   tfe__cusolver_api sol;
+  tfe__hipsolver_api hipsol; /* hipSOLVER's entries; sol holds them or their shims (AMD) */
   tfe__hip_api hip;
   tfe__hipblas_api hipblas;       /* hipBLAS's own entries, behind the shims in blas */
   tfe__hip_props_fn hip_props;    /* hipGetDeviceProperties(R0600), NULL: absent */
@@ -598,6 +601,114 @@ static tfe_status tfe__hipblas_fill(const char *where) {
   b->cgemm_sb = tfe__hipblas_cgemm_sb, b->zgemm_sb = tfe__hipblas_zgemm_sb;
   return TFE_OK;
 }
+/* hipSOLVER (vendor.h): cuSOLVER's enums in; the typed svd / eigh entries behind the 64-bit
+ * generic signatures that solver.h calls (sizes as int, workspaces counted in elements; gesvd's
+ * real work array of min(m, n) values follows its workspace). A kind or size hipSOLVER cannot
+ * take answers status 3 (invalid value). */
+static int tfe__hipsol_fill_mode(int f) {
+  return f == TFE__BLAS_FILL_LOWER ? TFE__HIPSOLVER_FILL_LOWER : f == TFE__BLAS_FILL_UPPER ? TFE__HIPSOLVER_FILL_UPPER : -1;
+}
+static int tfe__hipsol_eig(int j) {
+  return j == TFE__SOL_EIG_VECTOR ? TFE__HIPSOLVER_EIG_VECTOR : j == TFE__SOL_EIG_NOVECTOR ? TFE__HIPSOLVER_EIG_NOVECTOR : -1;
+}
+static int tfe__hipsol_kind(int dt) {
+  return dt == TFE__CUDA_R_32F ? 0 : dt == TFE__CUDA_R_64F ? 1 : dt == TFE__CUDA_C_32F ? 2 : dt == TFE__CUDA_C_64F ? 3 : -1;
+}
+static const size_t tfe__hipsol_es[4] = {4, 8, 8, 16}, tfe__hipsol_res[4] = {4, 8, 4, 8};
+#define TFE__HIPSOL_BAD 3 /* HIPSOLVER_STATUS_INVALID_VALUE */
+static bool tfe__hipsol_int(int64_t a, int64_t b) { return a >= 0 && b >= 0 && a <= INT_MAX && b <= INT_MAX; }
+static tfe__sol_status tfe__hipsol_potrf_bs(tfe__sol_handle h, tfe__sol_params p, int uplo, int64_t n, int dt, const void *A,
+                                            int64_t lda, int ct, size_t *d, size_t *hb) {
+  return tfe__gpu.hipsol.potrf_bs(h, p, tfe__hipsol_fill_mode(uplo), n, dt, A, lda, ct, d, hb);
+}
+static tfe__sol_status tfe__hipsol_potrf(tfe__sol_handle h, tfe__sol_params p, int uplo, int64_t n, int dt, void *A,
+                                         int64_t lda, int ct, void *wd, size_t ld, void *wh, size_t lh, int *info) {
+  return tfe__gpu.hipsol.potrf(h, p, tfe__hipsol_fill_mode(uplo), n, dt, A, lda, ct, wd, ld, wh, lh, info);
+}
+static tfe__sol_status tfe__hipsol_getrs(tfe__sol_handle h, tfe__sol_params p, int op, int64_t n, int64_t r, int dt,
+                                         const void *A, int64_t lda, const int64_t *ipiv, int dtb, void *B, int64_t ldb,
+                                         int *info) {
+  return tfe__gpu.hipsol.getrs(h, p, tfe__hipblas_op(op), n, r, dt, A, lda, ipiv, dtb, B, ldb, info);
+}
+static tfe__sol_status tfe__hipsol_lwork_svd(tfe__sol_handle h, int g, int64_t m, int64_t n, int *lw) {
+  tfe__sol_status(*const bs[4]) TFE__HIPSOL_GESVD_BS_ARGS = {tfe__gpu.hipsol.sgesvd_bs, tfe__gpu.hipsol.dgesvd_bs,
+                                                             tfe__gpu.hipsol.cgesvd_bs, tfe__gpu.hipsol.zgesvd_bs};
+  return bs[g](h, (int)m, (int)n, lw);
+}
+static tfe__sol_status tfe__hipsol_gesvd_bs(tfe__sol_handle h, tfe__sol_params p, signed char ju, signed char jv, int64_t m,
+                                            int64_t n, int dt, const void *A, int64_t lda, int dts, const void *S, int dtu,
+                                            const void *U, int64_t ldu, int dtv, const void *V, int64_t ldv, int ct,
+                                            size_t *d, size_t *hb) {
+  (void)p, (void)ju, (void)jv, (void)A, (void)lda, (void)dts, (void)S, (void)dtu, (void)U, (void)ldu, (void)dtv, (void)V;
+  (void)ldv, (void)ct;
+  int g = tfe__hipsol_kind(dt), lw = 0;
+  if (g < 0 || !tfe__hipsol_int(m, n)) return TFE__HIPSOL_BAD;
+  tfe__sol_status s = tfe__hipsol_lwork_svd(h, g, m, n, &lw);
+  if (s != 0) return s;
+  *d = (size_t)(lw > 0 ? lw : 0) * tfe__hipsol_es[g] + (size_t)(m < n ? m : n) * tfe__hipsol_res[g];
+  *hb = 0;
+  return 0;
+}
+static tfe__sol_status tfe__hipsol_gesvd(tfe__sol_handle h, tfe__sol_params p, signed char ju, signed char jv, int64_t m,
+                                         int64_t n, int dt, void *A, int64_t lda, int dts, void *S, int dtu, void *U,
+                                         int64_t ldu, int dtv, void *V, int64_t ldv, int ct, void *wd, size_t ld, void *wh,
+                                         size_t lh, int *info) {
+  (void)p, (void)dts, (void)dtu, (void)dtv, (void)ct, (void)wh, (void)lh;
+  int g = tfe__hipsol_kind(dt), lw = 0;
+  if (g < 0 || !tfe__hipsol_int(m, n) || !tfe__hipsol_int(lda, ldu) || !tfe__hipsol_int(ldv, 0)) return TFE__HIPSOL_BAD;
+  tfe__sol_status s = tfe__hipsol_lwork_svd(h, g, m, n, &lw);
+  if (s != 0) return s;
+  if (lw < 0) lw = 0;
+  size_t need = (size_t)lw * tfe__hipsol_es[g] + (size_t)(m < n ? m : n) * tfe__hipsol_res[g];
+  if (ld < need) return TFE__HIPSOL_BAD;
+  tfe__sol_status(*const fn[4]) TFE__HIPSOL_GESVD_ARGS = {tfe__gpu.hipsol.sgesvd, tfe__gpu.hipsol.dgesvd,
+                                                          tfe__gpu.hipsol.cgesvd, tfe__gpu.hipsol.zgesvd};
+  void *rwork = (char *)wd + (size_t)lw * tfe__hipsol_es[g];
+  return fn[g](h, ju, jv, (int)m, (int)n, A, (int)lda, S, U, (int)ldu, V, (int)ldv, wd, lw, rwork, info);
+}
+static tfe__sol_status tfe__hipsol_syevd_bs(tfe__sol_handle h, tfe__sol_params p, int jobz, int uplo, int64_t n, int dt,
+                                            const void *A, int64_t lda, int dtw, const void *W, int ct, size_t *d,
+                                            size_t *hb) {
+  (void)p, (void)dtw, (void)ct;
+  int g = tfe__hipsol_kind(dt), lw = 0;
+  if (g < 0 || !tfe__hipsol_int(n, lda)) return TFE__HIPSOL_BAD;
+  tfe__sol_status(*const bs[4]) TFE__HIPSOL_SYEVD_BS_ARGS = {tfe__gpu.hipsol.ssyevd_bs, tfe__gpu.hipsol.dsyevd_bs,
+                                                             tfe__gpu.hipsol.cheevd_bs, tfe__gpu.hipsol.zheevd_bs};
+  tfe__sol_status s = bs[g](h, tfe__hipsol_eig(jobz), tfe__hipsol_fill_mode(uplo), (int)n, A, (int)lda, W, &lw);
+  if (s != 0) return s;
+  *d = (size_t)(lw > 0 ? lw : 0) * tfe__hipsol_es[g];
+  *hb = 0;
+  return 0;
+}
+static tfe__sol_status tfe__hipsol_syevd(tfe__sol_handle h, tfe__sol_params p, int jobz, int uplo, int64_t n, int dt,
+                                         void *A, int64_t lda, int dtw, void *W, int ct, void *wd, size_t ld, void *wh,
+                                         size_t lh, int *info) {
+  (void)p, (void)dtw, (void)ct, (void)wh, (void)lh;
+  int g = tfe__hipsol_kind(dt);
+  if (g < 0 || !tfe__hipsol_int(n, lda) || ld / tfe__hipsol_es[g] > (size_t)INT_MAX) return TFE__HIPSOL_BAD;
+  tfe__sol_status(*const fn[4]) TFE__HIPSOL_SYEVD_ARGS = {tfe__gpu.hipsol.ssyevd, tfe__gpu.hipsol.dsyevd,
+                                                          tfe__gpu.hipsol.cheevd, tfe__gpu.hipsol.zheevd};
+  return fn[g](h, tfe__hipsol_eig(jobz), tfe__hipsol_fill_mode(uplo), (int)n, A, (int)lda, W, wd,
+               (int)(ld / tfe__hipsol_es[g]), info);
+}
+/* hipSOLVER's entries, and the solver table from them and the shims above (lock held). */
+static tfe_status tfe__hipsolver_fill(const char *where) {
+  void *h_ = tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_SOLVER];
+  tfe__hipsolver_api *tbl_ = &tfe__gpu.hipsol;
+  memset(&tfe__gpu.sol, 0, sizeof tfe__gpu.sol);
+  TFE__GPU_FILL(tfe__gpu.hipsol, h_, TFE__HIPSOLVER_FUNCS, "hipSOLVER", where);
+  const tfe__hipsolver_api *H = &tfe__gpu.hipsol;
+  tfe__cusolver_api *S = &tfe__gpu.sol;
+  S->create = H->create, S->destroy = H->destroy, S->set_stream = H->set_stream;
+  S->params_create = H->params_create, S->params_destroy = H->params_destroy;
+  S->geqrf_bs = H->geqrf_bs, S->geqrf = H->geqrf, S->getrf_bs = H->getrf_bs, S->getrf = H->getrf;
+  S->sorgqr_bs = H->sorgqr_bs, S->dorgqr_bs = H->dorgqr_bs, S->cungqr_bs = H->cungqr_bs, S->zungqr_bs = H->zungqr_bs;
+  S->sorgqr = H->sorgqr, S->dorgqr = H->dorgqr, S->cungqr = H->cungqr, S->zungqr = H->zungqr;
+  S->potrf_bs = tfe__hipsol_potrf_bs, S->potrf = tfe__hipsol_potrf, S->getrs = tfe__hipsol_getrs;
+  S->gesvd_bs = tfe__hipsol_gesvd_bs, S->gesvd = tfe__hipsol_gesvd;
+  S->syevd_bs = tfe__hipsol_syevd_bs, S->syevd = tfe__hipsol_syevd;
+  return TFE_OK;
+}
 static tfe_status tfe__hiprtc_fill(const char *where) {
   void *h_ = tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_RTC];
   tfe__nvrtc_api *tbl_ = &tfe__gpu.rtc;
@@ -691,8 +802,8 @@ static void tfe__hip_optional(const char *where) {
   if (tfe__hip_load_beside(TFE_GPU_LIB_BLAS, where) && tfe__hipblas_fill(where) != TFE_OK)
     tfe__gpu_note("hipBLAS unusable (%s)", tfe__gpu_msg);
   if (tfe__hip_rtc_load(where) != TFE_OK) tfe__gpu_note("HIPRTC unusable (%s)", tfe__gpu_msg);
-  if (tfe__hip_load_beside(TFE_GPU_LIB_SOLVER, where))
-    tfe__gpu_note("hipSOLVER is not mapped: linalg on AMD devices answers unsupported");
+  if (tfe__hip_load_beside(TFE_GPU_LIB_SOLVER, where) && tfe__hipsolver_fill(where) != TFE_OK)
+    tfe__gpu_note("hipSOLVER unusable (%s): linalg on AMD devices answers unsupported", tfe__gpu_msg);
   tfe__hip_load_beside(TFE_GPU_LIB_TENSOR, where);
 }
 

@@ -272,6 +272,72 @@ enum {
   X(ptx_size, "hiprtcGetCodeSize", tfe__rtc_result, (tfe__rtc_prog, size_t *))                      \
   X(ptx, "hiprtcGetCode", tfe__rtc_result, (tfe__rtc_prog, char *))                                 \
   X(error_string, "hiprtcGetErrorString", const char *, (tfe__rtc_result))
+/* hipSOLVER: its compatibility API (hipsolverDn*, cuSOLVER's signatures). The 64-bit generic
+ * entries exist for geqrf, getrf, getrs and potrf (hipsolver-dense64.h, ROCm 6.2 and later:
+ * hipDataType has cudaDataType's values); svd and eigh take the typed {S,D,C,Z}gesvd and
+ * {S,D}syevd / {C,Z}heevd entries (int sizes, workspace counted in elements) and QR's Q the
+ * typed orgqr / ungqr ones, as on CUDA. Enums differ from cuSOLVER's: operations 111/112/113,
+ * fill modes upper 121 / lower 122, eigen modes 201 (values) / 202 (vectors); shims in
+ * tenferro_gpu.c translate them (tfe__hipsol_*). Statuses: 0 is success on both; any other is
+ * reported by its number. Never run on AMD hardware (docs/gpu.md); the loader test fills the
+ * table from a fake libhipsolver and checks what reaches it. */
+enum { TFE__HIPSOLVER_OP_N = 111, TFE__HIPSOLVER_OP_T = 112, TFE__HIPSOLVER_OP_C = 113 };
+enum { TFE__HIPSOLVER_FILL_UPPER = 121, TFE__HIPSOLVER_FILL_LOWER = 122 };
+enum { TFE__HIPSOLVER_EIG_NOVECTOR = 201, TFE__HIPSOLVER_EIG_VECTOR = 202 };
+#define TFE__HIPSOL_GESVD_BS_ARGS (tfe__sol_handle, int, int, int *)
+#define TFE__HIPSOL_GESVD_ARGS \
+  (tfe__sol_handle, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, int *)
+#define TFE__HIPSOL_SYEVD_BS_ARGS (tfe__sol_handle, int, int, int, const void *, int, const void *, int *)
+#define TFE__HIPSOL_SYEVD_ARGS (tfe__sol_handle, int, int, int, void *, int, void *, void *, int, int *)
+#define TFE__HIPSOLVER_FUNCS(X)                                                                                     \
+  X(create, "hipsolverDnCreate", tfe__sol_status, (tfe__sol_handle *))                                            \
+  X(destroy, "hipsolverDnDestroy", tfe__sol_status, (tfe__sol_handle))                                            \
+  X(set_stream, "hipsolverDnSetStream", tfe__sol_status, (tfe__sol_handle, tfe__cu_stream))                       \
+  X(params_create, "hipsolverDnCreateParams", tfe__sol_status, (tfe__sol_params *))                               \
+  X(params_destroy, "hipsolverDnDestroyParams", tfe__sol_status, (tfe__sol_params))                               \
+  X(geqrf_bs, "hipsolverDnXgeqrf_bufferSize", tfe__sol_status,                                                   \
+    (tfe__sol_handle, tfe__sol_params, int64_t, int64_t, int, const void *, int64_t, int, const void *, int,     \
+     size_t *, size_t *))                                                                                        \
+  X(geqrf, "hipsolverDnXgeqrf", tfe__sol_status,                                                                 \
+    (tfe__sol_handle, tfe__sol_params, int64_t, int64_t, int, void *, int64_t, int, void *, int, void *, size_t,  \
+     void *, size_t, int *))                                                                                     \
+  X(potrf_bs, "hipsolverDnXpotrf_bufferSize", tfe__sol_status,                                                   \
+    (tfe__sol_handle, tfe__sol_params, int, int64_t, int, const void *, int64_t, int, size_t *, size_t *))      \
+  X(potrf, "hipsolverDnXpotrf", tfe__sol_status,                                                                 \
+    (tfe__sol_handle, tfe__sol_params, int, int64_t, int, void *, int64_t, int, void *, size_t, void *, size_t,  \
+     int *))                                                                                                     \
+  X(getrf_bs, "hipsolverDnXgetrf_bufferSize", tfe__sol_status,                                                   \
+    (tfe__sol_handle, tfe__sol_params, int64_t, int64_t, int, const void *, int64_t, int, size_t *, size_t *))  \
+  X(getrf, "hipsolverDnXgetrf", tfe__sol_status,                                                                 \
+    (tfe__sol_handle, tfe__sol_params, int64_t, int64_t, int, void *, int64_t, int64_t *, int, void *, size_t,   \
+     void *, size_t, int *))                                                                                     \
+  X(getrs, "hipsolverDnXgetrs", tfe__sol_status,                                                                 \
+    (tfe__sol_handle, tfe__sol_params, int, int64_t, int64_t, int, const void *, int64_t, const int64_t *, int,  \
+     void *, int64_t, int *))                                                                                    \
+  X(sorgqr_bs, "hipsolverDnSorgqr_bufferSize", tfe__sol_status, TFE__SOL_ORGQR_BS_ARGS)                          \
+  X(dorgqr_bs, "hipsolverDnDorgqr_bufferSize", tfe__sol_status, TFE__SOL_ORGQR_BS_ARGS)                          \
+  X(cungqr_bs, "hipsolverDnCungqr_bufferSize", tfe__sol_status, TFE__SOL_ORGQR_BS_ARGS)                          \
+  X(zungqr_bs, "hipsolverDnZungqr_bufferSize", tfe__sol_status, TFE__SOL_ORGQR_BS_ARGS)                          \
+  X(sorgqr, "hipsolverDnSorgqr", tfe__sol_status, TFE__SOL_ORGQR_ARGS)                                           \
+  X(dorgqr, "hipsolverDnDorgqr", tfe__sol_status, TFE__SOL_ORGQR_ARGS)                                           \
+  X(cungqr, "hipsolverDnCungqr", tfe__sol_status, TFE__SOL_ORGQR_ARGS)                                           \
+  X(zungqr, "hipsolverDnZungqr", tfe__sol_status, TFE__SOL_ORGQR_ARGS)                                           \
+  X(sgesvd_bs, "hipsolverDnSgesvd_bufferSize", tfe__sol_status, TFE__HIPSOL_GESVD_BS_ARGS)                       \
+  X(dgesvd_bs, "hipsolverDnDgesvd_bufferSize", tfe__sol_status, TFE__HIPSOL_GESVD_BS_ARGS)                       \
+  X(cgesvd_bs, "hipsolverDnCgesvd_bufferSize", tfe__sol_status, TFE__HIPSOL_GESVD_BS_ARGS)                       \
+  X(zgesvd_bs, "hipsolverDnZgesvd_bufferSize", tfe__sol_status, TFE__HIPSOL_GESVD_BS_ARGS)                       \
+  X(sgesvd, "hipsolverDnSgesvd", tfe__sol_status, TFE__HIPSOL_GESVD_ARGS)                                        \
+  X(dgesvd, "hipsolverDnDgesvd", tfe__sol_status, TFE__HIPSOL_GESVD_ARGS)                                        \
+  X(cgesvd, "hipsolverDnCgesvd", tfe__sol_status, TFE__HIPSOL_GESVD_ARGS)                                        \
+  X(zgesvd, "hipsolverDnZgesvd", tfe__sol_status, TFE__HIPSOL_GESVD_ARGS)                                        \
+  X(ssyevd_bs, "hipsolverDnSsyevd_bufferSize", tfe__sol_status, TFE__HIPSOL_SYEVD_BS_ARGS)                       \
+  X(dsyevd_bs, "hipsolverDnDsyevd_bufferSize", tfe__sol_status, TFE__HIPSOL_SYEVD_BS_ARGS)                       \
+  X(cheevd_bs, "hipsolverDnCheevd_bufferSize", tfe__sol_status, TFE__HIPSOL_SYEVD_BS_ARGS)                       \
+  X(zheevd_bs, "hipsolverDnZheevd_bufferSize", tfe__sol_status, TFE__HIPSOL_SYEVD_BS_ARGS)                       \
+  X(ssyevd, "hipsolverDnSsyevd", tfe__sol_status, TFE__HIPSOL_SYEVD_ARGS)                                        \
+  X(dsyevd, "hipsolverDnDsyevd", tfe__sol_status, TFE__HIPSOL_SYEVD_ARGS)                                        \
+  X(cheevd, "hipsolverDnCheevd", tfe__sol_status, TFE__HIPSOL_SYEVD_ARGS)                                        \
+  X(zheevd, "hipsolverDnZheevd", tfe__sol_status, TFE__HIPSOL_SYEVD_ARGS)
 #define TFE__HIPBLAS_PROBE "hipblasCreate"
 #define TFE__HIPRTC_PROBE "hiprtcCreateProgram"
 #define TFE__HIPSOLVER_PROBE "hipsolverDnCreate"

@@ -1,0 +1,452 @@
+/* tenferro/ad/dev_rules_tpl.h — device forms of the reverse rules of svd, qr, eigh, cholesky
+ * and lu (square) for one float kind: the same formulas as linalg_rules_tpl.h and
+ * eig_rules_tpl.h, written as batched contractions (the backend's contraction), elementwise
+ * work (its elementwise slot: zip, map, fill, scale on dense, strided, broadcast and negative-
+ * stride views) and solves (the linalg room's tfe_solve_S, which reaches the backend's linalg
+ * slot, cuSOLVER). They run only while tfe__ts.ad_backend is set (values outside host memory);
+ * host tapes keep the per-matrix LAPACK code. Bodies only, re-included per kind by ad.h after
+ * rules_tpl.h. docs/ad.md ("Device tensors") lists what they replace.
+ *
+ * Device pieces that have no elementwise op of their own:
+ *   triangular masks  a buffer b of 2k - 1 values seen as the k x k Toeplitz view
+ *                     M[i, j] = b[k - 1 + i - j] (strides 1, -1; stride 0 over the batch):
+ *                     b = [0.. (k-1), 1.. (k)] is tril, [0.. (k), 1.. (k-1)] strict tril, ...
+ *   triangular solve  tfe_solve_S of the triangle (the other triangle is exactly zero): LU with
+ *                     partial pivoting of an upper triangular matrix pivots nowhere, so it is
+ *                     the back substitution; lower ones are taken as conjugate transposes
+ *   LU permutation    P^T = A^-T (L U)^T by one solve, rounded to exact 0 / 1 (clamp((x - 1/4) 4))
+ *   broadening        eps^2 = (eta * max(|v_0|, |v_k-1|))^2 + tiny per batch item (the values are
+ *                     sorted: the largest magnitude is at an end); tiny (the smallest normal
+ *                     number) keeps 0 / 0 out where all values are 0 (the CPU's 0 there) */
+#if TFE__BODY_PHASE && TFE_FLOAT
+#define TFE__ADT(call)                                                                                    \
+  do {                                                                                                    \
+    if (!st) st = (call);                                                                                 \
+  } while (0)
+#define TFE__ADZIP(op, d, a, b) TFE_FN(ad_ew_)(TFE_EW_ZIP, (op), (d), (a), (b), NULL, NULL)
+
+TFE_INTERNAL void TFE_FN(ad_rel_)(TFE_TY(tensor) *t, int n) {
+  for (int i = 0; i < n; i++) TFE_FN(tensor_release)(&t[i]);
+}
+/* v with dims 0 and 1 swapped; conjugated when ct (complex kinds). */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ad_tv_)(const TFE_TY(view) *v, bool ct) {
+  TFE_TY(view) t = *v;
+  t.lay.dims[0] = v->lay.dims[1], t.lay.dims[1] = v->lay.dims[0];
+  t.lay.strides[0] = v->lay.strides[1], t.lay.strides[1] = v->lay.strides[0];
+  if (TFE_CPLX && ct) t.conj = !t.conj;
+  return t;
+}
+/* Rows [r0, r0 + nr) and columns [c0, c0 + nc) of every matrix of v. */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ad_blk_)(const TFE_TY(view) *v, int64_t r0, int64_t nr, int64_t c0, int64_t nc) {
+  TFE_TY(view) t = *v;
+  t.lay.offset += r0 * v->lay.strides[0] + c0 * v->lay.strides[1];
+  t.lay.dims[0] = nr, t.lay.dims[1] = nc;
+  return t;
+}
+/* A new dense (r, c, batch...) tensor with the batch dims of the matrix batch like. */
+TFE_INTERNAL tfe_status TFE_FN(ad_dmat_)(int64_t r, int64_t c, const TFE_TY(view) *like, bool zero, TFE_TY(tensor) *t) {
+  int64_t d[TFE_MAX_RANK];
+  for (int i = 2; i < like->lay.rank; i++) d[i] = like->lay.dims[i];
+  d[0] = r, d[1] = c;
+  TFE_TRY(TFE_FN(ad_empty_)(like->lay.rank, d, t));
+  tfe_status st = zero ? TFE_FN(ad_fill_)(&t->v, (TFE_T)0) : TFE_OK;
+  if (st) TFE_FN(tensor_release)(t);
+  return st;
+}
+/* A vector batch v (k, batch...) as a matrix batch: v_i along dim 0 (cols false: (k, c, ...)) or
+ * v_j along dim 1 (cols true: (c, k, ...)), stride 0 along the other. */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ad_vbc_)(const TFE_TY(view) *v, int64_t c, bool cols) {
+  TFE_TY(view) t = *v;
+  t.lay.rank = v->lay.rank + 1;
+  for (int i = 1; i < v->lay.rank; i++) t.lay.dims[i + 1] = v->lay.dims[i], t.lay.strides[i + 1] = v->lay.strides[i];
+  int a = cols ? 1 : 0;
+  t.lay.dims[a] = v->lay.dims[0], t.lay.strides[a] = v->lay.strides[0];
+  t.lay.dims[1 - a] = c, t.lay.strides[1 - a] = 0;
+  return t;
+}
+/* The diagonal of every matrix of v: (min(rows, cols), batch...). */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ad_diagv_)(const TFE_TY(view) *v) {
+  TFE_TY(view) t = *v;
+  t.lay.rank = v->lay.rank - 1;
+  t.lay.dims[0] = v->lay.dims[0] < v->lay.dims[1] ? v->lay.dims[0] : v->lay.dims[1];
+  t.lay.strides[0] = v->lay.strides[0] + v->lay.strides[1];
+  for (int i = 1; i < t.lay.rank; i++) t.lay.dims[i] = v->lay.dims[i + 1], t.lay.strides[i] = v->lay.strides[i + 1];
+  return t;
+}
+/* Element i of the dense tensor C seen with the dims of like (every stride 0). */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ad_cbc_)(const TFE_TY(tensor) *C, int64_t i, const TFE_TY(view) *like) {
+  TFE_TY(view) t = C->v;
+  t.lay = like->lay;
+  t.lay.offset = C->v.lay.offset + i;
+  for (int d = 0; d < t.lay.rank; d++) t.lay.strides[d] = 0;
+  t.conj = false;
+  return t;
+}
+/* The elementwise slot on dyn views (real and imaginary parts: ad_part_). */
+TFE_INTERNAL tfe_status TFE_FN(ad_ewd_)(tfe_ew_op op, int code, const tfe_dyn *d, const tfe_dyn *a, const tfe_dyn *b,
+                                       const void *s0) {
+  tfe_ew_desc e = {op, code, d, a, b, s0, NULL, 0, NULL};
+  return TFE__AD_BE->elementwise(TFE__AD_BE, &e);
+}
+/* C = alpha op(A) op(B) + beta C for every batch item; op 'N', 'T' or 'C' (conjugate transpose). */
+TFE_INTERNAL tfe_status TFE_FN(ad_bmm_)(TFE_T alpha, char ta, const TFE_TY(view) *A, char tb, const TFE_TY(view) *B,
+                                       TFE_T beta, const TFE_TY(view) *C) {
+  TFE_TY(view) a = ta == 'N' ? *A : TFE_FN(ad_tv_)(A, ta == 'C'), b = tb == 'N' ? *B : TFE_FN(ad_tv_)(B, tb == 'C');
+  int32_t la[TFE_MAX_RANK], lb[TFE_MAX_RANK], lc[TFE_MAX_RANK];
+  la[0] = 0, la[1] = 1, lb[0] = 1, lb[1] = 2, lc[0] = 0, lc[1] = 2;
+  for (int i = 2; i < C->lay.rank; i++) la[i] = lb[i] = lc[i] = 1 + i;
+  return TFE_FN(ad_contract_)(alpha, &a, la, &b, lb, beta, C, lc);
+}
+/* X = conj(op(A))^-1 B by the backend's solve (linalg slot); A a triangle (see the top). */
+TFE_INTERNAL tfe_status TFE_FN(ad_dsolve_)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X) {
+  return TFE_FN(solve)(A, B, X);
+}
+/* Triangular 0 / 1 masks as a Toeplitz view of a 2k - 1 buffer (k >= 1), with the dims of like
+ * (k, k, batch...): kind 0 lower (i >= j), 1 strict lower (i > j), 2 upper (i <= j), 3 the
+ * Cholesky rule's Phi (strict lower 1, diagonal 1/2). */
+TFE_INTERNAL tfe_status TFE_FN(ad_mask_)(int kind, const TFE_TY(view) *like, TFE_TY(tensor) *buf, TFE_TY(view) *M) {
+  int64_t k = like->lay.dims[0], n = 2 * k - 1;
+  TFE_TRY(TFE_FN(ad_empty_)(1, &n, buf));
+  int64_t lo = kind == 1 ? k : kind == 2 ? 0 : k - 1, hi = kind == 2 ? k : n;
+  TFE_TY(view) r = buf->v;
+  tfe_status st = TFE_FN(ad_fill_)(&buf->v, (TFE_T)0);
+  r.lay.offset = lo, r.lay.dims[0] = hi - lo;
+  if (!st && hi > lo) st = TFE_FN(ad_fill_)(&r, (TFE_T)1);
+  r.lay.offset = k - 1, r.lay.dims[0] = 1;
+  if (!st && kind == 3) st = TFE_FN(ad_fill_)(&r, (TFE_T)0.5);
+  if (st) { TFE_FN(tensor_release)(buf); return st; }
+  *M = buf->v;
+  M->lay = like->lay;
+  M->lay.offset = k - 1;
+  M->lay.strides[0] = 1, M->lay.strides[1] = -1;
+  for (int i = 2; i < M->lay.rank; i++) M->lay.strides[i] = 0;
+  M->conj = false;
+  return TFE_OK;
+}
+/* X = X * M for a mask kind (above). */
+TFE_INTERNAL tfe_status TFE_FN(ad_tri_)(int kind, const TFE_TY(view) *X) {
+  if (X->lay.dims[0] == 0) return TFE_OK;
+  TFE_TY(tensor) b = {0};
+  TFE_TY(view) M;
+  TFE_TRY(TFE_FN(ad_mask_)(kind, X, &b, &M));
+  tfe_status st = TFE__ADZIP(TFE_BIN_MUL, X, X, &M);
+  TFE_FN(tensor_release)(&b);
+  return st;
+}
+/* E (2, 1, batch...) of the matrix batch like: E[0] = (eta max(|re v_0|, |re v_k-1|))^2 + tiny for
+ * sorted values v (k >= 1, batch...); E[1] scratch. */
+TFE_INTERNAL tfe_status TFE_FN(ad_dev_e2_)(const TFE_TY(view) *v, const TFE_TY(view) *like, double eta, TFE_TY(tensor) *E) {
+  int64_t k = v->lay.dims[0];
+  TFE_TRY(TFE_FN(ad_dmat_)(2, 1, like, true, E));
+  TFE_TY(view) e0 = TFE_FN(ad_blk_)(&E->v, 0, 1, 0, 1), e1 = TFE_FN(ad_blk_)(&E->v, 1, 1, 0, 1);
+  TFE_TY(view) vv = TFE_FN(ad_vbc_)(v, 1, false), v0 = TFE_FN(ad_blk_)(&vv, 0, 1, 0, 1),
+               v1 = TFE_FN(ad_blk_)(&vv, k - 1, 1, 0, 1);
+  tfe_dyn r0 = TFE_FN(ad_part_)(&e0, 0), r1 = TFE_FN(ad_part_)(&e1, 0), a0 = TFE_FN(ad_part_)(&v0, 0),
+          a1 = TFE_FN(ad_part_)(&v1, 0);
+  TFE_R par = 0;
+  TFE_T et = (TFE_T)eta, tiny = (TFE_T)(sizeof(TFE_R) == 4 ? FLT_MIN : DBL_MIN);
+  tfe_status st = TFE_FN(ad_ewd_)(TFE_EW_MAP, TFE_UN_ABS, &r0, &a0, NULL, &par);
+  TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_MAP, TFE_UN_ABS, &r1, &a1, NULL, &par));
+  TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MAX, &r0, &r0, &r1, NULL));
+  TFE__ADT(TFE_FN(ad_fill_)(&e1, tiny));
+  TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, &e0, NULL, NULL, &et, NULL));
+  TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &e0, &e0, &e0));
+  TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, &e0, &e0, &e1));
+  if (st) TFE_FN(tensor_release)(E);
+  return st;
+}
+/* E[0] broadcast to (d0, d1, batch...) (lead 2) or (d0, batch...) (lead 1). */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ad_ebc_)(const TFE_TY(tensor) *E, int lead, int64_t d0, int64_t d1) {
+  TFE_TY(view) t = E->v;
+  int nb = E->v.lay.rank - 2;
+  t.lay.rank = lead + nb;
+  for (int i = 0; i < nb; i++) t.lay.dims[lead + i] = E->v.lay.dims[2 + i], t.lay.strides[lead + i] = E->v.lay.strides[2 + i];
+  t.lay.dims[0] = d0, t.lay.strides[0] = 0;
+  if (lead == 2) t.lay.dims[1] = d1, t.lay.strides[1] = 0;
+  return t;
+}
+/* X = X / (X^2 + eps^2) in place (tmp: a dense tensor shaped like X). */
+TFE_INTERNAL tfe_status TFE_FN(ad_dev_lor_)(const TFE_TY(view) *X, const TFE_TY(view) *Eb, const TFE_TY(view) *tmp) {
+  tfe_status st = TFE__ADZIP(TFE_BIN_MUL, tmp, X, X);
+  TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, tmp, tmp, Eb));
+  TFE__ADT(TFE__ADZIP(TFE_BIN_DIV, X, X, tmp));
+  return st;
+}
+/* F_ij = lor(v_j -+ v_i) (sub: minus), zero diagonal, into the dense (k, k, batch...) F. */
+TFE_INTERNAL tfe_status TFE_FN(ad_dev_f_)(const TFE_TY(view) *v, bool sub, const TFE_TY(view) *Eb, const TFE_TY(view) *F,
+                                         const TFE_TY(view) *tmp) {
+  int64_t k = v->lay.dims[0];
+  TFE_TY(view) vj = TFE_FN(ad_vbc_)(v, k, true), vi = TFE_FN(ad_vbc_)(v, k, false), d = TFE_FN(ad_diagv_)(F);
+  tfe_status st = TFE__ADZIP(sub ? TFE_BIN_SUB : TFE_BIN_ADD, F, &vj, &vi);
+  TFE__ADT(TFE_FN(ad_dev_lor_)(F, Eb, tmp));
+  TFE__ADT(TFE_FN(ad_fill_)(&d, (TFE_T)0));
+  return st;
+}
+/* The real part of v's elements into d (imaginary parts of d untouched); a copy for real kinds. */
+TFE_INTERNAL tfe_status TFE_FN(ad_re_copy_)(const TFE_TY(view) *d, const TFE_TY(view) *v) {
+  tfe_dyn rd = TFE_FN(ad_part_)(d, 0), rv = TFE_FN(ad_part_)(v, 0);
+  return TFE_FN(ad_ewd_)(TFE_EW_COPY, 0, &rd, &rv, NULL, NULL);
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_dev_rank_)(const TFE_TY(view) *A, const char *fn) {
+  if (A->lay.rank < 2) return tfe__fail(TFE_ERR_RANK, fn, "needs a matrix (rank >= 2), got rank %d", A->lay.rank);
+  return TFE_OK;
+}
+/* dx = (G + G^H) / 2 (a new tensor). */
+TFE_INTERNAL tfe_status TFE_FN(ad_dev_herm_)(const TFE_TY(view) *G, TFE_TY(tensor) *dx) {
+  TFE_TRY(TFE_FN(ad_like_)(G, false, dx));
+  TFE_TY(view) gh = TFE_FN(ad_tv_)(G, true);
+  TFE_T half = (TFE_T)0.5;
+  tfe_status st = TFE__ADZIP(TFE_BIN_ADD, &dx->v, G, &gh);
+  TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, &dx->v, NULL, NULL, &half, NULL));
+  if (st) TFE_FN(tensor_release)(dx);
+  return st;
+}
+
+/* ---- SVD: U [X Vh + S^-1 (gVh - K^H Vh)] + (gU - U J) S^-1 Vh (linalg_rules_tpl.h) ------------- */
+TFE_INTERNAL tfe_status TFE_FN(ad_svd_rr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *const *x,
+                                              const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
+                                              TFE_TY(tensor) *dx) {
+  const TFE_TY(view) *A = x[0], *U = y[0], *s = y[1], *Vh = y[2], *gU = dy[0], *gs = dy[1], *gVh = dy[2];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_rrule(svd)"));
+  int64_t m = A->lay.dims[0], n = A->lay.dims[1], k = m < n ? m : n;
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, dx);
+  enum { E_, FM, FP, TK, SI, TS, J_, K_, JA, X_, T1, W2, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  memset(dx, 0, sizeof *dx);
+  tfe_status st = TFE_FN(ad_dev_e2_)(s, A, (p->eta > 0 ? p->eta : sqrt((double)TFE_FN(la_eps_)())), &t[E_]);
+  for (int i = FM; i <= TK; i++) TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, &t[i]));
+  for (int i = J_; i <= X_; i++) TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, &t[i]));
+  TFE__ADT(TFE_FN(ad_dense_copy_)(s, &t[SI]));
+  TFE__ADT(TFE_FN(ad_like_)(s, false, &t[TS]));
+  if (!st) {
+    TFE_TY(view) Eb2 = TFE_FN(ad_ebc_)(&t[E_], 2, k, k), Eb1 = TFE_FN(ad_ebc_)(&t[E_], 1, k, 0);
+    const TFE_TY(view) *Fm = &t[FM].v, *Fp = &t[FP].v, *Tk = &t[TK].v, *sinv = &t[SI].v, *J = &t[J_].v, *K = &t[K_].v,
+                       *Ja = &t[JA].v, *X = &t[X_].v;
+    TFE_TY(view) Jh = TFE_FN(ad_tv_)(J, true), Kh = TFE_FN(ad_tv_)(K, true), Xd = TFE_FN(ad_diagv_)(X);
+    TFE_T half = (TFE_T)0.5;
+    st = TFE_FN(ad_dev_f_)(s, true, &Eb2, Fm, Tk);
+    TFE__ADT(TFE_FN(ad_dev_f_)(s, false, &Eb2, Fp, Tk));
+    TFE__ADT(TFE_FN(ad_dev_lor_)(sinv, &Eb1, &t[TS].v));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', U, 'N', gU, 0, J));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', Vh, 'C', gVh, 0, K));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, Ja, J, &Jh)); /* 2 Ja */
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, Tk, K, &Kh)); /* 2 Ka */
+    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, X, Ja, Tk));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, X, X, Fm));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, Ja, Ja, Tk));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, Ja, Ja, Fp));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, X, X, Ja));
+    TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, X, NULL, NULL, &half, NULL));
+    /* X_ii = Re gs_i (+ i Im J_ii / s_i) */
+    TFE__ADT(TFE_FN(ad_re_copy_)(&Xd, gs));
+#if TFE_CPLX
+    if (!st) {
+      TFE_TY(view) Jd = TFE_FN(ad_diagv_)(J);
+      tfe_dyn xi = TFE_FN(ad_part_)(&Xd, 1), ji = TFE_FN(ad_part_)(&Jd, 1), sr = TFE_FN(ad_part_)(sinv, 0);
+      st = TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MUL, &xi, &ji, &sr, NULL);
+    }
+#endif
+    /* T1 = X Vh + diag(sinv) (gVh - K^H Vh); gA = U T1 */
+    TFE__ADT(TFE_FN(ad_dense_copy_)(gVh, &t[T1]));
+    if (!st) {
+      TFE_TY(view) sr = TFE_FN(ad_vbc_)(sinv, n, false);
+      st = TFE_FN(ad_bmm_)(-1, 'C', K, 'N', Vh, 1, &t[T1].v);
+      TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &t[T1].v, &t[T1].v, &sr));
+      TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', X, 'N', Vh, 1, &t[T1].v));
+    }
+    TFE__ADT(TFE_FN(ad_like_)(A, false, dx));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', U, 'N', &t[T1].v, 0, &dx->v));
+    /* gA += (gU - U J) diag(sinv) Vh */
+    TFE__ADT(TFE_FN(ad_dense_copy_)(gU, &t[W2]));
+    if (!st) {
+      TFE_TY(view) sc = TFE_FN(ad_vbc_)(sinv, m, true);
+      st = TFE_FN(ad_bmm_)(-1, 'N', U, 'N', J, 1, &t[W2].v);
+      TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &t[W2].v, &t[W2].v, &sc));
+      TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &t[W2].v, 'N', Vh, 1, &dx->v));
+    }
+  }
+  TFE_FN(ad_rel_)(t, NT);
+  if (st) TFE_FN(tensor_release)(dx);
+  return st;
+}
+
+/* ---- QR: [Q G + gQ - Q Q^H gQ] R^-H, wide: gQ += Y gR2^H, gY = Q gR2 ------------------------- */
+TFE_INTERNAL tfe_status TFE_FN(ad_qr_rr_dev_)(const TFE_TY(view) *const *x, const TFE_TY(view) *const *y,
+                                             const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
+  const TFE_TY(view) *A = x[0], *Q = y[0], *R = y[1], *gQ = dy[0], *gR = dy[1];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_rrule(qr)"));
+  int64_t m = A->lay.dims[0], n = A->lay.dims[1], k = m < n ? m : n;
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, dx);
+  enum { GQ, QG, G_, N_, M_, XH, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  memset(dx, 0, sizeof *dx);
+  tfe_status st = TFE_FN(ad_dense_copy_)(gQ, &t[GQ]);
+  for (int i = QG; i <= M_; i++) TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, &t[i]));
+  TFE__ADT(TFE_FN(ad_like_)(A, false, dx));
+  if (!st && n > m) {
+    TFE_TY(view) Y = TFE_FN(ad_blk_)(A, 0, m, m, n - m), gR2 = TFE_FN(ad_blk_)(gR, 0, k, m, n - m),
+                 gY = TFE_FN(ad_blk_)(&dx->v, 0, m, m, n - m);
+    st = TFE_FN(ad_bmm_)(1, 'N', &Y, 'C', &gR2, 1, &t[GQ].v);
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', Q, 'N', &gR2, 0, &gY));
+  }
+  if (!st) {
+    TFE_TY(view) R1 = TFE_FN(ad_blk_)(R, 0, k, 0, k), gR1 = TFE_FN(ad_blk_)(gR, 0, k, 0, k);
+    const TFE_TY(view) *gQe = &t[GQ].v, *QgQ = &t[QG].v, *G = &t[G_].v, *N = &t[N_].v, *M = &t[M_].v;
+    TFE_TY(view) Nh = TFE_FN(ad_tv_)(N, true);
+    st = TFE_FN(ad_bmm_)(1, 'C', Q, 'N', gQe, 0, QgQ);
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &gR1, 'C', &R1, 0, G));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, N, QgQ, G));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, M, N, &Nh));
+    TFE__ADT(TFE_FN(ad_tri_)(1, M));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, G, G, M));
+#if TFE_CPLX
+    if (!st) { /* i Im diag N */
+      TFE_TY(view) Gd = TFE_FN(ad_diagv_)(G), Nd = TFE_FN(ad_diagv_)(N);
+      tfe_dyn gi = TFE_FN(ad_part_)(&Gd, 1), ni = TFE_FN(ad_part_)(&Nd, 1);
+      st = TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_ADD, &gi, &gi, &ni, NULL);
+    }
+#endif
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, G, G, QgQ));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', Q, 'N', G, 1, gQe)); /* B = gQ + Q (G - Q^H gQ) */
+    if (!st) {
+      TFE_TY(view) Bh = TFE_FN(ad_tv_)(gQe, true);
+      st = TFE_FN(ad_dsolve_)(&R1, &Bh, &t[XH]); /* R1^-1 B^H */
+    }
+    if (!st) {
+      TFE_TY(view) d1 = TFE_FN(ad_blk_)(&dx->v, 0, m, 0, k), xh = TFE_FN(ad_tv_)(&t[XH].v, true);
+      st = TFE_FN(ad_copy_)(&d1, &xh);
+    }
+  }
+  TFE_FN(ad_rel_)(t, NT);
+  if (st) TFE_FN(tensor_release)(dx);
+  return st;
+}
+
+/* ---- eigh: herm(V (diag Re gw + F o V^H gV) V^H) --------------------------------------------- */
+TFE_INTERNAL tfe_status TFE_FN(ad_eigh_rr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *const *x,
+                                               const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
+                                               TFE_TY(tensor) *dx) {
+  const TFE_TY(view) *A = x[0], *w = y[0], *V = y[1], *gw = dy[0], *gV = dy[1];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_rrule(eigh)"));
+  int64_t n = A->lay.dims[0];
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, dx);
+  enum { E_, F_, TK, Y_, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  memset(dx, 0, sizeof *dx);
+  tfe_status st = TFE_FN(ad_dev_e2_)(w, A, (p->eta > 0 ? p->eta : sqrt((double)TFE_FN(la_eps_)())), &t[E_]);
+  for (int i = F_; i <= Y_; i++) TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[i]));
+  if (!st) {
+    TFE_TY(view) Eb2 = TFE_FN(ad_ebc_)(&t[E_], 2, n, n), Yd = TFE_FN(ad_diagv_)(&t[Y_].v);
+    st = TFE_FN(ad_dev_f_)(w, true, &Eb2, &t[F_].v, &t[TK].v);
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', V, 'N', gV, 0, &t[Y_].v));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &t[Y_].v, &t[Y_].v, &t[F_].v)); /* zero diagonal */
+    TFE__ADT(TFE_FN(ad_re_copy_)(&Yd, gw));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', V, 'N', &t[Y_].v, 0, &t[TK].v));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &t[TK].v, 'C', V, 0, &t[F_].v));
+    TFE__ADT(TFE_FN(ad_dev_herm_)(&t[F_].v, dx));
+  }
+  TFE_FN(ad_rel_)(t, NT);
+  return st;
+}
+
+/* ---- Cholesky: herm(L^-H Phi(L^H gL) L^-1) --------------------------------------------------- */
+TFE_INTERNAL tfe_status TFE_FN(ad_chol_rr_dev_)(const TFE_TY(view) *const *x, const TFE_TY(view) *const *y,
+                                               const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
+  const TFE_TY(view) *A = x[0], *L = y[0], *gL = dy[0];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_rrule(cholesky)"));
+  int64_t n = A->lay.dims[0];
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, dx);
+  TFE_TY(tensor) t[3];
+  memset(t, 0, sizeof t);
+  memset(dx, 0, sizeof *dx);
+  TFE_TY(view) Lh = TFE_FN(ad_tv_)(L, true);
+  tfe_status st = TFE_FN(ad_dmat_)(n, n, A, false, &t[0]);
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', L, 'N', gL, 0, &t[0].v));
+  TFE__ADT(TFE_FN(ad_tri_)(3, &t[0].v));
+  TFE__ADT(TFE_FN(ad_dsolve_)(&Lh, &t[0].v, &t[1])); /* Z = L^-H Phi */
+  if (!st) {
+    TFE_TY(view) Zh = TFE_FN(ad_tv_)(&t[1].v, true);
+    st = TFE_FN(ad_dsolve_)(&Lh, &Zh, &t[2]); /* (Z L^-1)^H */
+  }
+  TFE__ADT(TFE_FN(ad_dev_herm_)(&t[2].v, dx));
+  TFE_FN(ad_rel_)(t, 3);
+  return st;
+}
+
+/* ---- LU (square): gA = P^T L^-H (tril_-1(L^H gL) + triu(gU U^H)) U^-H ------------------------ */
+TFE_INTERNAL tfe_status TFE_FN(ad_lu_rr_dev_)(const TFE_TY(view) *const *x, const TFE_TY(view) *const *y,
+                                             const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
+  const TFE_TY(view) *A = x[0], *L = y[0], *U = y[1], *gL = dy[0], *gU = dy[1];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_rrule(lu)"));
+  int64_t n = A->lay.dims[0];
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, dx);
+  enum { G_, T_, Z1, Z2, M_, PT, C_, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  memset(dx, 0, sizeof *dx);
+  TFE_TY(view) Lh = TFE_FN(ad_tv_)(L, true), At = TFE_FN(ad_tv_)(A, false);
+  tfe_status st = TFE_OK;
+  for (int i = G_; i <= T_; i++) TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[i]));
+  TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[M_]));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', L, 'N', gL, 0, &t[G_].v));
+  TFE__ADT(TFE_FN(ad_tri_)(1, &t[G_].v));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', gU, 'C', U, 0, &t[T_].v));
+  TFE__ADT(TFE_FN(ad_tri_)(2, &t[T_].v));
+  TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, &t[G_].v, &t[G_].v, &t[T_].v));
+  TFE__ADT(TFE_FN(ad_dsolve_)(&Lh, &t[G_].v, &t[Z1])); /* L^-H G */
+  if (!st) {
+    TFE_TY(view) z1h = TFE_FN(ad_tv_)(&t[Z1].v, true);
+    st = TFE_FN(ad_dsolve_)(U, &z1h, &t[Z2]); /* (L^-H G U^-H)^H */
+  }
+  /* P^T = A^-T (L U)^T, rounded to 0 / 1 */
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', L, 'N', U, 0, &t[M_].v));
+  if (!st) {
+    TFE_TY(view) Mt = TFE_FN(ad_tv_)(&t[M_].v, false);
+    st = TFE_FN(ad_dsolve_)(&At, &Mt, &t[PT]);
+  }
+  if (!st) {
+    int64_t three = 3;
+    st = TFE_FN(ad_empty_)(1, &three, &t[C_]);
+  }
+  if (!st) {
+    TFE_TY(view) c = t[C_].v;
+    c.lay.dims[0] = 1;
+    st = TFE_FN(ad_fill_)(&c, (TFE_T)0.25);
+    c.lay.offset = 1;
+    TFE__ADT(TFE_FN(ad_fill_)(&c, (TFE_T)0));
+    c.lay.offset = 2;
+    TFE__ADT(TFE_FN(ad_fill_)(&c, (TFE_T)1));
+  }
+  if (!st) {
+    const TFE_TY(view) *P = &t[PT].v;
+    TFE_TY(view) q = TFE_FN(ad_cbc_)(&t[C_], 0, P), z = TFE_FN(ad_cbc_)(&t[C_], 1, P), o = TFE_FN(ad_cbc_)(&t[C_], 2, P);
+    tfe_dyn r = TFE_FN(ad_part_)(P, 0), rq = TFE_FN(ad_part_)(&q, 0), rz = TFE_FN(ad_part_)(&z, 0),
+            ro = TFE_FN(ad_part_)(&o, 0);
+    TFE_R four = 4;
+    st = TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_SUB, &r, &r, &rq, NULL);
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_SCALE, 0, &r, NULL, NULL, &four));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MAX, &r, &r, &rz, NULL));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MIN, &r, &r, &ro, NULL));
+#if TFE_CPLX
+    if (!st) {
+      tfe_dyn im = TFE_FN(ad_part_)(P, 1);
+      TFE_R zero = 0;
+      st = TFE_FN(ad_ewd_)(TFE_EW_FILL, 0, &im, NULL, NULL, &zero);
+    }
+#endif
+  }
+  TFE__ADT(TFE_FN(ad_like_)(A, false, dx));
+  if (!st) {
+    TFE_TY(view) z = TFE_FN(ad_tv_)(&t[Z2].v, true);
+    st = TFE_FN(ad_bmm_)(1, 'N', &t[PT].v, 'N', &z, 0, &dx->v);
+  }
+  TFE_FN(ad_rel_)(t, NT);
+  if (st) TFE_FN(tensor_release)(dx);
+  return st;
+}
+#undef TFE__ADT
+#undef TFE__ADZIP
+#endif

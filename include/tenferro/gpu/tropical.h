@@ -216,7 +216,8 @@ static tfe_status tfe__gpu_trop_unary(const tfe_prims_backend *be, const tfe_pri
   return st;
 }
 
-/* One launch (device lock held, kernels of kind g loaded): grid of 128 x 128 tiles x batch. */
+/* One launch (device lock held, kernels of kind g loaded): grid of C's tiles x batch (the
+ * argmax kernel's tiles are 128 x 128; the other's 16 TM x 16 TN, kernels.h). */
 static tfe_status tfe__gpu_tgemm(tfe__gpu_dev *D, int g, int s, bool arg, tfe__cu_ptr c, tfe__cu_ptr a, tfe__cu_ptr b,
                                  tfe__cu_ptr idx, tfe__gpu_gparams *p, long long batch, const char *where) {
   tfe__cu_function f = D->f_tgemm[g][s - 1][arg ? TFE__TV_ARG : TFE__TV_GEMM];
@@ -224,7 +225,9 @@ static tfe_status tfe__gpu_tgemm(tfe__gpu_dev *D, int g, int s, bool arg, tfe__c
   if (p->m == 0 || p->n == 0 || batch == 0) return TFE_OK;
   if (arg && p->k > 0x7fffffffLL)
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "argmax over k = %lld > 2^31 - 1", p->k);
-  long long gx = (p->m + 127) / 128, gy = (p->n + 127) / 128;
+  long long bm = arg ? 128 : 16 * (g == TFE__GK_F64 ? TFE__TG_TM64 : TFE__TG_TM32),
+            bn = arg ? 128 : 16 * (g == TFE__GK_F64 ? TFE__TG_TN64 : TFE__TG_TN32);
+  long long gx = (p->m + bm - 1) / bm, gy = (p->n + bn - 1) / bn;
   if (gx > 0x7fffffffLL || gy > 65535 || batch > 65535)
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "tropical GEMM grid %lld x %lld x %lld too large", gx, gy, batch);
   void *args[] = {&c, &a, &b, &idx, p};

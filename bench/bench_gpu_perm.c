@@ -3,10 +3,11 @@
  *
  *   build/bench/bench_gpu_perm [patterns.json] [reps] [configs]  (default ../shared/bench/..., 10)
  *
- * configs: a comma-separated list of blocks/tile/dtile[/fit/pipe/waves] launch settings of the
+ * configs: a comma-separated list of blocks/tile/dtile[/fit/pipe/waves/order] launch settings of the
  * permutation kernel (tfe__gperm_cfg in gpu/exec.h: the grid size aimed at, 0 for waves times
  * the blocks the device holds at once; the largest tile of mode 1 and of mode 0, in elements;
- * the exact-group fit 0-2; the next position's loads before the stores 0/1), e.g.
+ * the exact-group fit 0-2; the next position's loads before the stores 0/1; waves; the rest's
+ * label order 0-2), e.g.
  * 0/1024/1024/2/1/1,2048/1024/1024/0/0: each pattern is timed under each (one column each; the
  * first is the built-in default when the list is absent; 2048/1024/1024/0/0 is session 11's
  * plan and grid).
@@ -68,16 +69,16 @@ static int ints(const tfe_json *j, int arr, int64_t *out) {
 int main(int argc, char **argv) {
   const char *file = argc > 1 ? argv[1] : "../shared/bench/permutation_patterns.json";
   int reps = argc > 2 ? atoi(argv[2]) : 10;
-  long long cfg[8][6];
+  long long cfg[8][7];
   int ncfg = 0;
   cfg[0][0] = tfe__gperm_cfg.blocks, cfg[0][1] = tfe__gperm_cfg.tile, cfg[0][2] = tfe__gperm_cfg.dtile;
-  cfg[0][3] = tfe__gperm_cfg.fit, cfg[0][4] = tfe__gperm_cfg.pipe, cfg[0][5] = tfe__gperm_cfg.waves;
+  cfg[0][3] = tfe__gperm_cfg.fit, cfg[0][4] = tfe__gperm_cfg.pipe, cfg[0][5] = tfe__gperm_cfg.waves, cfg[0][6] = tfe__gperm_cfg.order;
   for (const char *c = argc > 3 ? argv[3] : ""; *c && ncfg < 8;) {
     long long *k = cfg[ncfg];
-    k[3] = tfe__gperm_cfg.fit, k[4] = tfe__gperm_cfg.pipe, k[5] = tfe__gperm_cfg.waves;
-    if (sscanf(c, "%lld/%lld/%lld/%lld/%lld/%lld", &k[0], &k[1], &k[2], &k[3], &k[4], &k[5]) < 3 || k[1] < 64 ||
-        k[1] > 1024 || k[2] < 32 || k[2] > 1024 || k[0] < 0 || k[3] < 0 || k[3] > 2 || k[5] < 1) {
-      fprintf(stderr, "bad config list '%s' (blocks/tile/dtile[/fit/pipe/waves], tile 64..1024, dtile 32..1024)\n", argv[3]);
+    k[3] = tfe__gperm_cfg.fit, k[4] = tfe__gperm_cfg.pipe, k[5] = tfe__gperm_cfg.waves, k[6] = tfe__gperm_cfg.order;
+    if (sscanf(c, "%lld/%lld/%lld/%lld/%lld/%lld/%lld", &k[0], &k[1], &k[2], &k[3], &k[4], &k[5], &k[6]) < 3 || k[1] < 64 ||
+        k[1] > 1024 || k[2] < 32 || k[2] > 1024 || k[0] < 0 || k[3] < 0 || k[3] > 2 || k[5] < 1 || k[6] < 0 || k[6] > 2) {
+      fprintf(stderr, "bad config list '%s' (blocks/tile/dtile[/fit/pipe/waves/order], tile 64..1024, dtile 32..1024)\n", argv[3]);
       return 2;
     }
     ncfg++;
@@ -102,8 +103,8 @@ int main(int argc, char **argv) {
   free(text);
   int pats = tfe_json_get(&j, 0, "patterns");
   for (int k = 0; k < ncfg; k++)
-    printf("config %d: blocks %lld, tile %lld, dtile %lld, fit %lld, pipe %lld, waves %lld\n", k, cfg[k][0], cfg[k][1],
-           cfg[k][2], cfg[k][3], cfg[k][4], cfg[k][5]);
+    printf("config %d: blocks %lld, tile %lld, dtile %lld, fit %lld, pipe %lld, waves %lld, order %lld\n", k, cfg[k][0],
+           cfg[k][1], cfg[k][2], cfg[k][3], cfg[k][4], cfg[k][5], cfg[k][6]);
   printf("%-40s %10s %10s %8s %9s %7s", "pattern", "tfe ms", "copy ms", "ratio", "tfe GB/s", "check");
   for (int k = 1; k < ncfg; k++) printf("  cfg%d ms  ratio", k);
   printf("\n");
@@ -141,6 +142,7 @@ int main(int argc, char **argv) {
     for (int k = ncfg - 1; k >= 0; k--) {
       tfe__gperm_cfg.blocks = cfg[k][0], tfe__gperm_cfg.tile = (int)cfg[k][1], tfe__gperm_cfg.dtile = (int)cfg[k][2];
       tfe__gperm_cfg.fit = (int)cfg[k][3], tfe__gperm_cfg.pipe = (int)cfg[k][4], tfe__gperm_cfg.waves = (int)cfg[k][5];
+      tfe__gperm_cfg.order = (int)cfg[k][6];
       tk[k] = time_ms(q.D, run_perm, &q, reps);
       run_copy(&q); /* the identity over dst first: no element is left from an earlier run */
       if (run_perm(&q) != TFE_OK) return 1;

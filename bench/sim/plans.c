@@ -2,6 +2,7 @@
  * makes for each pattern of ../shared/bench/permutation_patterns.json (f64), on the host, with
  * an H100's occupancy attributes (132 multiprocessors) unless NSM says otherwise. Knobs as
  * bench_gpu_perm's configs: FIT, PIPE, WAVES, BLOCKS, TILE, DTILE. No GPU needed. */
+#define _POSIX_C_SOURCE 200809L
 #include <tenferro/gpu/tenferro_gpu.c>
 #include <stdlib.h>
 

@@ -195,8 +195,9 @@ typedef struct tfe__gperm_q { /* the layout of struct Q in kernels.h */
 /* Launch knobs (internal; bench_gpu_perm sweeps them): blocks, the grid size aimed at (0: waves
  * times what the device holds at once); tile and dtile, the largest tile of mode 1 and of mode 0
  * in elements; fit (0: session 11's plan, 1: exact groups, 2: divisor-sized sides too); pipe
- * (the next position's loads before the current stores). */
-static struct { long long blocks; int tile, dtile, fit, pipe, waves; } tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1};
+ * (the next position's loads before the current stores); order, the rest's labels (0: what
+ * left x, then what left y, then by |A stride|; 1: by |C stride|; 2: by |A stride|). */
+static struct { long long blocks; int tile, dtile, fit, pipe, waves, order; } tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1, 0};
 /* Per device: multiprocessors, registers, shared memory and blocks per multiprocessor, shared
  * memory the driver reserves per block (0: not asked yet, nsm -1: not known). */
 static struct { int nsm, regs, smem, blocks, resv; } tfe__gperm_dev[TFE__GPU_MAX_DEV];
@@ -321,6 +322,13 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
     TX = nx ? tfe__gperm_tside(px, p->dout[nx - 1], dt) : 1;
     tfe__gperm_fit(p, 0, &nx, &px, TX, nx);
   }
+  if (tfe__gperm_cfg.order) /* the rest's labels by |C| or |A stride|: neighbouring positions are neighbours there */
+    for (int i = nx + ny + 1; i < p->nout; i++)
+      for (int j = i; j > nx + ny; j--) {
+        long long k1 = llabs(tfe__gperm_cfg.order == 1 ? p->sc[j] : p->sa[j]), k0 = llabs(tfe__gperm_cfg.order == 1 ? p->sc[j - 1] : p->sa[j - 1]);
+        if (k1 >= k0) break;
+        tfe__gperm_move(p, j, j - 1);
+      }
   q->nx = nx, q->ny = ny, q->px = px, q->py = py, q->TX = (int)TX, q->TY = (int)TY;
   q->ntx = (px + TX - 1) / TX;
   q->rest = p->total / (px * py);

@@ -458,8 +458,8 @@ static const char *const tfe__gpu_ksrc_ew[] = {
  * its launch bound (blocks per multiprocessor), per element size: the source's defaults and
  * tropical.h's grid. */
 #define TFE__TG_TM64 8
-#define TFE__TG_TN64 8
-#define TFE__TG_MINB64 1
+#define TFE__TG_TN64 4
+#define TFE__TG_MINB64 2
 #define TFE__TG_TM32 8
 #define TFE__TG_TN32 8
 #define TFE__TG_MINB32 1

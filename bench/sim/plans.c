@@ -1,7 +1,7 @@
 /* bench/sim/plans.c — prints tfe_perm2d's plan (gpu/exec.h tfe__gperm_plan) and the launch it
  * makes for each pattern of ../shared/bench/permutation_patterns.json (f64), on the host, with
  * an H100's occupancy attributes (132 multiprocessors) unless NSM says otherwise. Knobs as
- * bench_gpu_perm's configs: FIT, PIPE, WAVES, BLOCKS, TILE, DTILE. No GPU needed. */
+ * bench_gpu_perm's configs: FIT, PIPE, WAVES, BLOCKS, TILE, DTILE, ORDER. No GPU needed. */
 #define _POSIX_C_SOURCE 200809L
 #include <tenferro/gpu/tenferro_gpu.c>
 #include <stdlib.h>
@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
   if (getenv("BLOCKS")) tfe__gperm_cfg.blocks = atoll(getenv("BLOCKS"));
   if (getenv("TILE")) tfe__gperm_cfg.tile = atoi(getenv("TILE"));
   if (getenv("DTILE")) tfe__gperm_cfg.dtile = atoi(getenv("DTILE"));
+  if (getenv("ORDER")) tfe__gperm_cfg.order = atoi(getenv("ORDER"));
   tfe__gpu.cu.cuDeviceGetAttribute = attr, tfe__gpu.cu.cuLaunchKernel = launch;
   tfe__gpu_dev D;
   memset(&D, 0, sizeof D);

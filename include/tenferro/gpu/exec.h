@@ -197,7 +197,7 @@ typedef struct tfe__gperm_q { /* the layout of struct Q in kernels.h */
  * in elements; fit (0: session 11's plan, 1: exact groups, 2: divisor-sized sides too); pipe
  * (the next position's loads before the current stores); order, the rest's labels (0: what
  * left x, then what left y, then by |A stride|; 1: by |C stride|; 2: by |A stride|). */
-static struct { long long blocks; int tile, dtile, fit, pipe, waves, order; } tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1, 0};
+static struct { long long blocks; int tile, dtile, fit, pipe, waves, order; } tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1, 1};
 /* Per device: multiprocessors, registers, shared memory and blocks per multiprocessor, shared
  * memory the driver reserves per block (0: not asked yet, nsm -1: not known). */
 static struct { int nsm, regs, smem, blocks, resv; } tfe__gperm_dev[TFE__GPU_MAX_DEV];

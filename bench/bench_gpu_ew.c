@@ -152,8 +152,7 @@ static double bench_tropical(int n, int reps) {
  * shared between steps), no memory traffic: the most max-plus
  * elements per second the device runs, in each form of the max (compare and select, fmax),
  * with the argmax's bookkeeping, and plain adds (the FP64 / FP32 pipe's rate). Then the tropical
- * GEMM kernel launched directly at n x n x n: the session-10 kernel (its source kept below, as
- * it was), this one with the select (the library's default) and with fmax. */
+ * GEMM kernel launched directly at n x n x n (bench_tgemm_kernels). */
 static const char *const bench_peak_src =
     "typedef TFE_R R;\n"
     "#define BODY(UPD)                                                                 \\\n"
@@ -176,115 +175,18 @@ static const char *const bench_peak_src =
     "extern \"C\" __global__ void peak_fmax(R *out, R d, int iters) { BODY(a = fmax(a, v)) }\n"
     "extern \"C\" __global__ void peak_arg(R *out, R d, int iters) { BODY(if (v > a) { a = v; arg[j] = it; }) }\n"
     "extern \"C\" __global__ void peak_add(R *out, R d, int iters) { BODY(a = a + v) }\n";
-static const char *const bench_old_trop[] = {
-    "#if !TFE_CPLX\n"
-    "struct G {\n"
-    "  long long m, n, k;\n"
-    "  long long ars, acs, abs_, brs, bcs, bbs, crs, ccs, cbs, irs, ics, ibs;\n"
-    "  double alpha, beta;\n"
-    "  int beta_zero, pad;\n"
-    "};\n"
-    "template <int S> struct SR;\n"
-    "template <> struct SR<1> {\n"
-    "  static __device__ __forceinline__ R zero() { return (R)-INFINITY; }\n"
-    "  static __device__ __forceinline__ R mul(R a, R b) { return a + b; }\n"
-    "  static __device__ __forceinline__ R add(R a, R b) { return b > a ? b : a; }\n"
-    "  static __device__ __forceinline__ bool better(R v, R acc) { return v > acc; }\n"
-    "};\n"
-    "template <> struct SR<2> {\n"
-    "  static __device__ __forceinline__ R zero() { return (R)INFINITY; }\n"
-    "  static __device__ __forceinline__ R mul(R a, R b) { return a + b; }\n"
-    "  static __device__ __forceinline__ R add(R a, R b) { return b < a ? b : a; }\n"
-    "  static __device__ __forceinline__ bool better(R v, R acc) { return v < acc; }\n"
-    "};\n"
-    "template <> struct SR<3> {\n"
-    "  static __device__ __forceinline__ R zero() { return (R)0; }\n"
-    "  static __device__ __forceinline__ R mul(R a, R b) { return a * b; }\n"
-    "  static __device__ __forceinline__ R add(R a, R b) { return b > a ? b : a; }\n"
-    "  static __device__ __forceinline__ bool better(R v, R acc) { return v > acc; }\n"
-    "};\n",
-    "#define TB 128\n"
-    "#define TK 8\n"
-    "template <int S, bool ARG>\n"
-    "__device__ __forceinline__ void tgemm(R *c, const R *a, const R *b, long long *idx, const G &p) {\n"
-    "  __shared__ R As[TK][TB], Bs[TK][TB];\n"
-    "  const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;\n"
-    "  const long long m0 = (long long)blockIdx.x * TB, n0 = (long long)blockIdx.y * TB, z = blockIdx.z;\n"
-    "  a += z * p.abs_; b += z * p.bbs; c += z * p.cbs;\n"
-    "  if (ARG) idx += z * p.ibs;\n"
-    "  R acc[8][8];\n"
-    "  int arg[8][8];\n"
-    "#pragma unroll\n"
-    "  for (int i = 0; i < 8; i++)\n"
-    "#pragma unroll\n"
-    "    for (int j = 0; j < 8; j++) { acc[i][j] = SR<S>::zero(); if (ARG) arg[i][j] = -1; }\n"
-    "  for (long long k0 = 0; k0 < p.k; k0 += TK) {\n"
-    "#pragma unroll\n"
-    "    for (int q = 0; q < 4; q++) {\n"
-    "      int e = threadIdx.x + 256 * q, r = e % TB, kk = e / TB;\n"
-    "      long long gm = m0 + r, gk = k0 + kk;\n"
-    "      As[kk][r] = gm < p.m && gk < p.k ? a[gm * p.ars + gk * p.acs] : SR<S>::zero();\n"
-    "      int kb = e % TK, cb = e / TK;\n"
-    "      long long gn = n0 + cb, gkb = k0 + kb;\n"
-    "      Bs[kb][cb] = gn < p.n && gkb < p.k ? b[gkb * p.brs + gn * p.bcs] : SR<S>::zero();\n"
-    "    }\n"
-    "    __syncthreads();\n"
-    "#pragma unroll\n"
-    "    for (int kk = 0; kk < TK; kk++) {\n"
-    "      R av[8], bv[8];\n"
-    "#pragma unroll\n"
-    "      for (int i = 0; i < 8; i++) av[i] = As[kk][ty + 16 * i];\n"
-    "#pragma unroll\n"
-    "      for (int j = 0; j < 8; j++) bv[j] = Bs[kk][tx + 16 * j];\n"
-    "#pragma unroll\n"
-    "      for (int i = 0; i < 8; i++)\n"
-    "#pragma unroll\n"
-    "        for (int j = 0; j < 8; j++) {\n"
-    "          R v = SR<S>::mul(av[i], bv[j]);\n"
-    "          if (ARG) {\n"
-    "            if (SR<S>::better(v, acc[i][j])) { acc[i][j] = v; arg[i][j] = (int)(k0 + kk); }\n"
-    "          } else acc[i][j] = SR<S>::add(acc[i][j], v);\n"
-    "        }\n"
-    "    }\n"
-    "    __syncthreads();\n"
-    "  }\n"
-    "#pragma unroll\n"
-    "  for (int i = 0; i < 8; i++)\n"
-    "#pragma unroll\n"
-    "    for (int j = 0; j < 8; j++) {\n"
-    "      long long gm = m0 + ty + 16 * i, gn = n0 + tx + 16 * j;\n"
-    "      if (gm >= p.m || gn >= p.n) continue;\n"
-    "      R r = SR<S>::mul((R)p.alpha, acc[i][j]);\n"
-    "      R *cp = c + gm * p.crs + gn * p.ccs;\n"
-    "      if (!p.beta_zero) r = SR<S>::add(r, SR<S>::mul((R)p.beta, *cp));\n"
-    "      *cp = r;\n"
-    "      if (ARG) idx[gm * p.irs + gn * p.ics] = arg[i][j];\n"
-    "    }\n"
-    "}\n",
-    "#define TGEMM(s)                                                                                      \\\n"
-    "  extern \"C\" __global__ void __launch_bounds__(256) tfe_tgemm_##s(R *c, const R *a, const R *b,      \\\n"
-    "                                                                      long long *idx, G p) {         \\\n"
-    "    tgemm<s, false>(c, a, b, idx, p);                                                                 \\\n"
-    "  }                                                                                                   \\\n"
-    "  extern \"C\" __global__ void __launch_bounds__(256) tfe_tgemm_arg_##s(R *c, const R *a, const R *b,  \\\n"
-    "                                                                          long long *idx, G p) {     \\\n"
-    "    tgemm<s, true>(c, a, b, idx, p);                                                                  \\\n"
-    "  }\n"
-    "TGEMM(1)\n"
-    "TGEMM(2)\n"
-    "TGEMM(3)\n"
-    "#endif\n"};
-
-
-/* A module of src for kind g (f32 or f64) with one extra option (NULL: none). */
+/* A module of src for kind g (f32 or f64) with extra options (a space-separated list; NULL: none). */
 static tfe__cu_module bench_module(tfe__gpu_dev *D, const char *src, int g, const char *opt) {
-  char arch[48];
+  char arch[48], ob[256];
   snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", D->info.cc_major, D->info.cc_minor);
-  const char *opts[5] = {arch, tfe__gpu_kdefs[g][0], tfe__gpu_kdefs[g][1], "--std=c++14", opt};
+  const char *opts[12] = {arch, tfe__gpu_kdefs[g][0], tfe__gpu_kdefs[g][1], "--std=c++14"};
+  int no = 4;
+  snprintf(ob, sizeof ob, "%s", opt ? opt : "");
+  for (char *t = strtok(ob, " "); t && no < 12; t = strtok(NULL, " ")) opts[no++] = t;
   tfe__rtc_prog p = NULL;
   tfe__cu_module m = NULL;
   if (tfe__gpu.rtc.create(&p, src, "bench.cu", 0, NULL, NULL) != 0) return NULL;
-  tfe__rtc_result r = tfe__gpu.rtc.compile(p, opt ? 5 : 4, opts);
+  tfe__rtc_result r = tfe__gpu.rtc.compile(p, no, opts);
   size_t n = 0;
   char *img = NULL;
   if (r == 0 && tfe__gpu.rtc.cubin_size(p, &n) == 0 && (img = malloc(n)) && tfe__gpu.rtc.cubin(p, img) == 0) {
@@ -345,8 +247,11 @@ static void bench_peak(tfe__gpu_dev *D, int g, int reps, double elem_dgemm, doub
   tfe__gpu.cu.cuMemFree(out), tfe__gpu.cu.cuModuleUnload(m);
   tfe__gpu_leave(D);
 }
-/* The tropical GEMM kernels (max-plus, and with argmax) of three sources on n x n column-major
- * operands of kind g. */
+/* The tropical GEMM kernel (max-plus) on n x n column-major operands of kind g: the library's
+ * (as loaded, with argmax too), then shapes of kernels.h's own source (its typedefs piece and
+ * the tropical pieces, compiled with -DTG_BENCH: max-plus only) under -D options: elements per
+ * thread (TG_TM x TG_TN), K step (TG_TK), launch bound (TG_MINB), the max's form (TG_FMAX).
+ * TFE_BENCH_TG="TM/TN/TK/MINB/FMAX,..." replaces the list. */
 static void bench_tgemm_kernels(tfe__gpu_dev *D, int g, int n, int reps, double elem_dgemm, double peak) {
   int64_t dims[2] = {n, n};
   tfe_dyn a, b, c, ix;
@@ -361,19 +266,11 @@ static void bench_tgemm_kernels(tfe__gpu_dev *D, int g, int n, int reps, double 
     tfe_dyn_release(&h);
   }
   if (tfe_gpu_alloc_dyn(&c, 0, dt, 2, dims, TFE_COLMAJOR) != TFE_OK || tfe_gpu_alloc_dyn(&ix, 0, TFE_DT_I64, 2, dims, TFE_COLMAJOR) != TFE_OK) exit(1);
-  char *cur = tfe__gpu_source();
-  size_t nold = 0;
-  for (size_t i = 0; i < sizeof tfe__gpu_ksrc / sizeof *tfe__gpu_ksrc; i++) nold += strlen(tfe__gpu_ksrc[i]);
-  for (size_t i = 0; i < sizeof bench_old_trop / sizeof *bench_old_trop; i++) nold += strlen(bench_old_trop[i]);
-  char *old = calloc(nold + 1, 1);
-  for (size_t i = 0; i < sizeof tfe__gpu_ksrc / sizeof *tfe__gpu_ksrc; i++) strcat(old, tfe__gpu_ksrc[i]);
-  for (size_t i = 0; i < sizeof bench_old_trop / sizeof *bench_old_trop; i++) strcat(old, bench_old_trop[i]);
-  const char *ev = getenv("TFE_BENCH_TG_VARIANTS");
-  int nv = ev && *ev == '0' ? 2 : 3;
-  struct { const char *name, *src, *opt; } v[3] = {{"session-10 kernel", old, NULL},
-                                                   {"this kernel (default: f64 compare/select, f32 fmax)", NULL, NULL},
-                                                   {g == TFE__GK_F64 ? "this kernel with fmax" : "this kernel with compare/select", cur,
-                                                    g == TFE__GK_F64 ? "-DTG_FMAX=1" : "-DTG_FMAX=0"}};
+  size_t ns = strlen(tfe__gpu_ksrc[0]) + 1;
+  for (size_t i = 0; i < sizeof tfe__gpu_ksrc_trop / sizeof *tfe__gpu_ksrc_trop; i++) ns += strlen(tfe__gpu_ksrc_trop[i]);
+  char *src = calloc(ns, 1);
+  strcat(src, tfe__gpu_ksrc[0]);
+  for (size_t i = 0; i < sizeof tfe__gpu_ksrc_trop / sizeof *tfe__gpu_ksrc_trop; i++) strcat(src, tfe__gpu_ksrc_trop[i]);
   tfe__gpu_gparams p;
   memset(&p, 0, sizeof p);
   p.m = p.n = p.k = n, p.ars = 1, p.acs = n, p.brs = 1, p.bcs = n, p.crs = 1, p.ccs = n, p.irs = 1, p.ics = n;
@@ -382,25 +279,49 @@ static void bench_tgemm_kernels(tfe__gpu_dev *D, int g, int n, int reps, double 
               pi = (tfe__cu_ptr)(uintptr_t)ix.data;
   void *args[] = {&pc, &pa, &pb, &pi, &p};
   double el = (double)n * n * n;
-  for (int k = 0; k < nv; k++) {
-    tfe__cu_module m = v[k].src ? bench_module(D, v[k].src, g, v[k].opt) : NULL; /* NULL src: the library's module */
-    if (v[k].src && !m) { printf("%s: no module\n", v[k].name); continue; }
-    for (int arg = 0; arg < 2; arg++) {
-      raw_ctx q = {D, NULL, (unsigned)((n + 127) / 128), (unsigned)((n + 127) / 128), args};
-      if (!m) q.f = D->f_tgemm[g][0][arg];
-      else if (tfe__gpu.cu.cuModuleGetFunction(&q.f, m, arg ? "tfe_tgemm_arg_1" : "tfe_tgemm_1") != 0) continue;
-      double t = time_ms(D, run_raw, &q, reps), rate = el / t * 1e3;
-      printf("max-plus %s n=%d %s%s: %.3f ms, %.2f T elements/s, %.3f of cuBLAS dgemm's rate, %.3f of the measured peak\n",
-             g == TFE__GK_F64 ? "f64" : "f32", n, v[k].name, arg ? " + argmax" : "", t, rate / 1e12, rate / elem_dgemm,
-             peak > 0 ? rate / peak : 0);
-    }
-    if (m) {
-      tfe__gpu_enter(D, "bench");
-      tfe__gpu.cu.cuModuleUnload(m);
-      tfe__gpu_leave(D);
-    }
+  const char *gname = g == TFE__GK_F64 ? "f64" : "f32";
+  int tm = g == TFE__GK_F64 ? TFE__TG_TM64 : TFE__TG_TM32, tn = g == TFE__GK_F64 ? TFE__TG_TN64 : TFE__TG_TN32;
+  tfe_dyn ref, out; /* the library kernel's C, each variant's C: equal bit for bit (a max of the same sums) */
+  if (tfe_dyn_empty(&ref, dt, 2, dims, TFE_COLMAJOR) != TFE_OK || tfe_dyn_empty(&out, dt, 2, dims, TFE_COLMAJOR) != TFE_OK) exit(1);
+  for (int arg = 1; arg >= 0; arg--) { /* the library's kernels (the plain one last: its C is the reference) */
+    raw_ctx q = {D, D->f_tgemm[g][0][arg], (unsigned)((n + (arg ? 128 : 16 * tm) - 1) / (arg ? 128 : 16 * tm)),
+                 (unsigned)((n + (arg ? 128 : 16 * tn) - 1) / (arg ? 128 : 16 * tn)), args};
+    double t = time_ms(D, run_raw, &q, reps), rate = el / t * 1e3;
+    printf("max-plus %s n=%d the library's kernel%s (%d x %d a thread): %.3f ms, %.2f T elements/s, %.3f of cuBLAS dgemm's rate, "
+           "%.3f of the measured peak\n", gname, n, arg ? " + argmax" : "", arg ? 8 : tm, arg ? 8 : tn, t, rate / 1e12,
+           rate / elem_dgemm, peak > 0 ? rate / peak : 0);
   }
-  free(cur), free(old);
+  if (tfe_gpu_download(&c, &ref) != TFE_OK) exit(1);
+  size_t nbytes = (size_t)n * (size_t)n * (g == TFE__GK_F64 ? 8 : 4);
+  const char *list = getenv("TFE_BENCH_TG");
+  if (!list) list = g == TFE__GK_F64 ? "8/8/8/1/0,8/4/8/1/0,8/4/8/2/0,4/8/8/2/0,4/4/8/2/0,4/4/8/3/0,8/4/16/2/0,4/4/16/2/0,4/4/8/2/1"
+                                     : "8/8/8/1/1,8/4/8/2/1,4/4/8/2/1";
+  for (const char *v = list; *v;) {
+    int TM = 0, TN = 0, TK = 0, MB = 0, FM = 0;
+    if (sscanf(v, "%d/%d/%d/%d/%d", &TM, &TN, &TK, &MB, &FM) != 5) break;
+    while (*v && *v != ',') v++;
+    if (*v == ',') v++;
+    char opt[160];
+    snprintf(opt, sizeof opt, "-DTG_BENCH=1 -DTG_TM=%d -DTG_TN=%d -DTG_TK=%d -DTG_MINB=%d -DTG_FMAX=%d", TM, TN, TK, MB, FM);
+    double t0 = now_s();
+    tfe__cu_module m = bench_module(D, src, g, opt);
+    double tc = now_s() - t0;
+    raw_ctx q = {D, NULL, (unsigned)((n + 16 * TM - 1) / (16 * TM)), (unsigned)((n + 16 * TN - 1) / (16 * TN)), args};
+    if (!m || tfe__gpu.cu.cuModuleGetFunction(&q.f, m, "tfe_tgemm_1") != 0) { printf("tgemm %s %s: no module\n", gname, opt); continue; }
+    tfe__gpu_enter(D, "bench"); /* C = A first: a variant that leaves C alone cannot pass */
+    tfe__gpu.cu.cuMemcpyDtoDAsync(pc, pa, nbytes, D->stream);
+    tfe__gpu_leave(D);
+    double t = time_ms(D, run_raw, &q, reps), rate = el / t * 1e3;
+    bool same = tfe_gpu_download(&c, &out) == TFE_OK && !memcmp(out.data, ref.data, nbytes);
+    printf("max-plus %s n=%d TM %d TN %d TK %d minblocks %d %s: %.3f ms, %.2f T elements/s, %.3f of cuBLAS dgemm's rate, "
+           "%.3f of the measured peak (compiled in %.1f s), C %s\n", gname, n, TM, TN, TK, MB, FM ? "fmax" : "compare/select", t,
+           rate / 1e12, rate / elem_dgemm, peak > 0 ? rate / peak : 0, tc, same ? "equal to the library's" : "DIFFERS");
+    tfe__gpu_enter(D, "bench");
+    tfe__gpu.cu.cuModuleUnload(m);
+    tfe__gpu_leave(D);
+  }
+  free(src);
+  tfe_dyn_release(&ref), tfe_dyn_release(&out);
   tfe_dyn_release(&a), tfe_dyn_release(&b), tfe_dyn_release(&c), tfe_dyn_release(&ix);
 }
 

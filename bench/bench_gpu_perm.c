@@ -3,10 +3,14 @@
  *
  *   build/bench/bench_gpu_perm [patterns.json] [reps] [configs]  (default ../shared/bench/..., 10)
  *
- * configs: a comma-separated list of blocks/tile/dtile launch settings of the permutation
- * kernel (tfe__gperm_cfg in gpu/exec.h: the grid size aimed at, the largest tile of mode 1
- * and of mode 0, in elements), e.g. 2048/1024/1024,4096/1024/512: each pattern is timed under
- * each (one column each; the first is the built-in default when the list is absent).
+ * configs: a comma-separated list of blocks/tile/dtile[/fit/pipe/waves/order] launch settings of the
+ * permutation kernel (tfe__gperm_cfg in gpu/exec.h: the grid size aimed at, 0 for waves times
+ * the blocks the device holds at once; the largest tile of mode 1 and of mode 0, in elements;
+ * the exact-group fit 0-2; the next position's loads before the stores 0/1; waves; the rest's
+ * label order 0-2), e.g.
+ * 0/1024/1024/2/1/1,2048/1024/1024/0/0: each pattern is timed under each (one column each; the
+ * first is the built-in default when the list is absent; 2048/1024/1024/0/0 is session 11's
+ * plan and grid).
  *
  * Each pattern (f64): out[i0, ..., ik] = src[i_perm0, ..., i_permk], the source column-major or
  * with the pattern's explicit element strides, the destination column-major; src[e] = e (its
@@ -14,8 +18,8 @@
  * device operands into a destination allocated once (allocation not timed; the shared
  * README's CPU timings include it). The copy: cuMemcpyDtoDAsync of the same bytes. Median of
  * `reps` runs after 2 warm-ups between cuEvents; ratio = copy time / permute time (the target
- * is 0.8 or more). Every result is checked: 2^20 random elements of the downloaded destination
- * against the source index they must hold (the whole tensor when smaller). Without a GPU it
+ * is 0.8 or more). Every config's result is checked: 2^20 random elements of the downloaded
+ * destination against the source index they must hold (the whole tensor when smaller). Without a GPU it
  * says so and exits 0. One unit: it includes the companion (default mode). */
 #include <tenferro/gpu/tenferro_gpu.c>
 #include <math.h>
@@ -65,13 +69,16 @@ static int ints(const tfe_json *j, int arr, int64_t *out) {
 int main(int argc, char **argv) {
   const char *file = argc > 1 ? argv[1] : "../shared/bench/permutation_patterns.json";
   int reps = argc > 2 ? atoi(argv[2]) : 10;
-  long long cfg[8][3];
+  long long cfg[8][7];
   int ncfg = 0;
   cfg[0][0] = tfe__gperm_cfg.blocks, cfg[0][1] = tfe__gperm_cfg.tile, cfg[0][2] = tfe__gperm_cfg.dtile;
+  cfg[0][3] = tfe__gperm_cfg.fit, cfg[0][4] = tfe__gperm_cfg.pipe, cfg[0][5] = tfe__gperm_cfg.waves, cfg[0][6] = tfe__gperm_cfg.order;
   for (const char *c = argc > 3 ? argv[3] : ""; *c && ncfg < 8;) {
-    if (sscanf(c, "%lld/%lld/%lld", &cfg[ncfg][0], &cfg[ncfg][1], &cfg[ncfg][2]) != 3 || cfg[ncfg][1] < 64 ||
-        cfg[ncfg][1] > 1024 || cfg[ncfg][2] < 32 || cfg[ncfg][2] > 1024 || cfg[ncfg][0] < 1) {
-      fprintf(stderr, "bad config list '%s' (blocks/tile/dtile, tile 64..1024, dtile 32..1024)\n", argv[3]);
+    long long *k = cfg[ncfg];
+    k[3] = tfe__gperm_cfg.fit, k[4] = tfe__gperm_cfg.pipe, k[5] = tfe__gperm_cfg.waves, k[6] = tfe__gperm_cfg.order;
+    if (sscanf(c, "%lld/%lld/%lld/%lld/%lld/%lld/%lld", &k[0], &k[1], &k[2], &k[3], &k[4], &k[5], &k[6]) < 3 || k[1] < 64 ||
+        k[1] > 1024 || k[2] < 32 || k[2] > 1024 || k[0] < 0 || k[3] < 0 || k[3] > 2 || k[5] < 1 || k[6] < 0 || k[6] > 2) {
+      fprintf(stderr, "bad config list '%s' (blocks/tile/dtile[/fit/pipe/waves/order], tile 64..1024, dtile 32..1024)\n", argv[3]);
       return 2;
     }
     ncfg++;
@@ -95,7 +102,9 @@ int main(int argc, char **argv) {
   }
   free(text);
   int pats = tfe_json_get(&j, 0, "patterns");
-  for (int k = 0; k < ncfg; k++) printf("config %d: blocks %lld, tile %lld, dtile %lld\n", k, cfg[k][0], cfg[k][1], cfg[k][2]);
+  for (int k = 0; k < ncfg; k++)
+    printf("config %d: blocks %lld, tile %lld, dtile %lld, fit %lld, pipe %lld, waves %lld, order %lld\n", k, cfg[k][0],
+           cfg[k][1], cfg[k][2], cfg[k][3], cfg[k][4], cfg[k][5], cfg[k][6]);
   printf("%-40s %10s %10s %8s %9s %7s", "pattern", "tfe ms", "copy ms", "ratio", "tfe GB/s", "check");
   for (int k = 1; k < ncfg; k++) printf("  cfg%d ms  ratio", k);
   printf("\n");
@@ -126,36 +135,41 @@ int main(int argc, char **argv) {
       fprintf(stderr, "%s: %s\n", id, tfe_last_error());
       return 1;
     }
-    double tc = time_ms(q.D, run_copy, &q, reps), tk[8];
-    for (int k = ncfg - 1; k >= 0; k--) { /* config 0 last: the result checked is its */
+    double tc = time_ms(q.D, run_copy, &q, reps), tk[8] = {0};
+    int64_t checks = n < (1 << 20) ? n : (1 << 20), wrong = 0, wk[8] = {0};
+    tfe_dyn o;
+    if (tfe_dyn_empty(&o, TFE_DT_F64, r, cd, TFE_COLMAJOR) != TFE_OK) return 1;
+    for (int k = ncfg - 1; k >= 0; k--) {
       tfe__gperm_cfg.blocks = cfg[k][0], tfe__gperm_cfg.tile = (int)cfg[k][1], tfe__gperm_cfg.dtile = (int)cfg[k][2];
+      tfe__gperm_cfg.fit = (int)cfg[k][3], tfe__gperm_cfg.pipe = (int)cfg[k][4], tfe__gperm_cfg.waves = (int)cfg[k][5];
+      tfe__gperm_cfg.order = (int)cfg[k][6];
       tk[k] = time_ms(q.D, run_perm, &q, reps);
+      run_copy(&q); /* the identity over dst first: no element is left from an earlier run */
+      if (run_perm(&q) != TFE_OK) return 1;
+      /* check: dst[i] must be src's storage index of out multi-index i */
+      if (tfe_gpu_download(&q.dst, &o) != TFE_OK) return 1;
+      const double *y = (const double *)o.data;
+      uint64_t rs = 88172645463325252ULL;
+      for (int64_t t = 0; t < checks; t++) {
+        int64_t i = t;
+        if (checks < n) {
+          rs ^= rs << 13, rs ^= rs >> 7, rs ^= rs << 17;
+          i = (int64_t)(rs % (uint64_t)n);
+        }
+        int64_t rem = i, off = 0;
+        for (int d = 0; d < r; d++) off += (rem % cd[d]) * h.lay.strides[perm[d]], rem /= cd[d];
+        if (y[i] != (double)off) wk[k]++;
+      }
+      wrong += wk[k];
     }
     double tp = tk[0];
-    run_copy(&q); /* the identity over dst first: no element is left from an earlier config */
-    if (run_perm(&q) != TFE_OK) return 1;
-    /* check: dst[i] must be src's storage index of out multi-index i */
-    tfe_dyn o;
-    if (tfe_dyn_empty(&o, TFE_DT_F64, r, cd, TFE_COLMAJOR) != TFE_OK || tfe_gpu_download(&q.dst, &o) != TFE_OK) return 1;
-    const double *y = (const double *)o.data;
-    int64_t checks = n < (1 << 20) ? n : (1 << 20), wrong = 0;
-    uint64_t rs = 88172645463325252ULL;
-    for (int64_t t = 0; t < checks; t++) {
-      int64_t i = t;
-      if (checks < n) {
-        rs ^= rs << 13, rs ^= rs >> 7, rs ^= rs << 17;
-        i = (int64_t)(rs % (uint64_t)n);
-      }
-      int64_t rem = i, off = 0;
-      for (int k = 0; k < r; k++) off += (rem % cd[k]) * h.lay.strides[perm[k]], rem /= cd[k];
-      if (y[i] != (double)off) wrong++;
-    }
     if (wrong) bad++;
     printf("%-40s %10.4f %10.4f %8.3f %9.0f %7s", id, tp, tc, tc / tp, 2.0 * (double)q.bytes / tp / 1e6,
            wrong ? "WRONG" : "ok");
     for (int k = 1; k < ncfg; k++) printf(" %9.4f %6.3f", tk[k], tc / tk[k]);
     printf("\n");
-    if (wrong) printf("  %lld of %lld checked elements wrong\n", (long long)wrong, (long long)checks);
+    for (int k = 0; k < ncfg; k++)
+      if (wk[k]) printf("  config %d: %lld of %lld checked elements wrong\n", k, (long long)wk[k], (long long)checks);
     fflush(stdout);
     tfe_dyn_release(&o), tfe_dyn_release(&h), tfe_dyn_release(&q.src), tfe_dyn_release(&q.dst);
   }

@@ -48,50 +48,14 @@ static tfe_status tfe__gpu_ep_out(tfe__gpu_eparams *p, int64_t dim, int64_t sd, 
   p->nout++;
   return TFE_OK;
 }
-/* Output dims by dst stride, the smallest first (neighbouring threads write neighbours). */
-static void tfe__gpu_ep_sort(tfe__gpu_eparams *p) {
-  for (int i = 1; i < p->nout; i++)
-    for (int j = i; j > 0 && llabs(p->sd[j]) < llabs(p->sd[j - 1]); j--) {
-      long long t;
-      t = p->dout[j], p->dout[j] = p->dout[j - 1], p->dout[j - 1] = t;
-      t = p->sd[j], p->sd[j] = p->sd[j - 1], p->sd[j - 1] = t;
-      t = p->sa[j], p->sa[j] = p->sa[j - 1], p->sa[j - 1] = t;
-      t = p->sb[j], p->sb[j] = p->sb[j - 1], p->sb[j - 1] = t;
-    }
-}
-/* Merges neighbouring output dims that continue each other in dst, a and b alike (a dense
- * tensor becomes one dim: one multiplication per element instead of a division per dim). */
-static void tfe__gpu_ep_merge(tfe__gpu_eparams *p) {
-  int w = 0;
-  for (int k = 0; k < p->nout; k++) {
-    if (w > 0 && p->sd[k] == p->sd[w - 1] * p->dout[w - 1] && p->sa[k] == p->sa[w - 1] * p->dout[w - 1] &&
-        p->sb[k] == p->sb[w - 1] * p->dout[w - 1]) {
-      p->dout[w - 1] *= p->dout[k];
-      continue;
-    }
-    p->dout[w] = p->dout[k], p->sd[w] = p->sd[k], p->sa[w] = p->sa[k], p->sb[w] = p->sb[k];
-    w++;
-  }
-  p->nout = w;
-}
-/* The same for the summed dims of a reduction (in a's strides). */
-static void tfe__gpu_ep_merge_sum(tfe__gpu_eparams *p) {
-  for (int i = 1; i < p->nsum; i++) /* by stride, the smallest first */
-    for (int j = i; j > 0 && llabs(p->ssum[j]) < llabs(p->ssum[j - 1]); j--) {
-      long long t = p->dsum[j];
-      p->dsum[j] = p->dsum[j - 1], p->dsum[j - 1] = t;
-      t = p->ssum[j], p->ssum[j] = p->ssum[j - 1], p->ssum[j - 1] = t;
-    }
-  int w = 0;
-  for (int k = 0; k < p->nsum; k++) {
-    if (w > 0 && p->ssum[k] == p->ssum[w - 1] * p->dsum[w - 1]) {
-      p->dsum[w - 1] *= p->dsum[k];
-      continue;
-    }
-    p->dsum[w] = p->dsum[k], p->ssum[w] = p->ssum[k];
-    w++;
-  }
-  p->nsum = w;
+/* Output dims by dst stride and merged where dst, a and b continue alike (a dense tensor
+ * becomes one dim: one multiplication per element instead of a division per dim); the summed
+ * dims of a reduction likewise in a's strides (tropical.h's tfe__gpu_dims_sort / _merge). */
+static void tfe__gpu_ep_finish(tfe__gpu_eparams *p) {
+  tfe__gpu_dims_sort(p->nout, p->dout, p->sd, p->sa, p->sb);
+  p->nout = tfe__gpu_dims_merge(p->nout, p->dout, p->sd, p->sa, p->sb);
+  tfe__gpu_dims_sort(p->nsum, p->dsum, p->ssum, NULL, NULL);
+  p->nsum = tfe__gpu_dims_merge(p->nsum, p->dsum, p->ssum, NULL, NULL);
 }
 /* A layout's dims are non-negative (the CPU's tfe__check_layout, less the data checks). */
 static tfe_status tfe__gpu_ew_dims(const tfe_dyn *v, const char *name, const char *where) {
@@ -234,10 +198,7 @@ static tfe_status tfe__gpu_ew_red_launch(tfe__gpu_dev *D, int g, tfe__cu_ptr c, 
   return TFE_OK;
 }
 static tfe_status tfe__gpu_reduce_blocks(tfe__gpu_dev *D, int g, size_t es, tfe__cu_ptr c, tfe__cu_ptr a,
-                                         tfe__gpu_eparams *p, const char *where) {
-  long long want = 4 * 132; /* blocks to fill the device a few times over */
-  long long nchunk = p->total >= want ? 1 : (want + p->total - 1) / p->total;
-  if (nchunk > p->nsum_total / 2048) nchunk = p->nsum_total / 2048;
+                                         tfe__gpu_eparams *p, long long nchunk, const char *where) {
   if (nchunk <= 1) return tfe__gpu_ew_red_launch(D, g, c, a, c, p, where);
   tfe__cu_ptr w = 0;
   TFE_TRY(tfe__gpu_ws(D, (size_t)(p->total * nchunk) * es, &w, where));
@@ -245,8 +206,7 @@ static tfe_status tfe__gpu_reduce_blocks(tfe__gpu_dev *D, int g, size_t es, tfe_
   q.nchunk = nchunk, q.chunk = (p->nsum_total + nchunk - 1) / nchunk, q.partial = 1;
   TFE_TRY(tfe__gpu_ew_red_launch(D, g, c, a, w, &q, where));
   q = *p; /* pass 2: output o folds w[o * nchunk .. + nchunk) */
-  long long s = nchunk;
-  for (int k = 0; k < q.nout; k++) q.sa[k] = s, s *= q.dout[k];
+  tfe__gpu_red_pass2(q.nout, q.dout, q.sa, nchunk);
   q.nsum = 1, q.dsum[0] = nchunk, q.ssum[0] = 1, q.nsum_total = nchunk, q.chunk = nchunk, q.nchunk = 1;
   q.pre = TFE__KP_NONE, q.cja = 0, q.partial = 0;
   return tfe__gpu_ew_red_launch(D, g, c, w, w, &q, where);
@@ -348,9 +308,7 @@ static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew
   if (d->s1) s1 = tfe__gpu_scalar_raw(g, d->s1);
   p.s0_re = s0.re, p.s0_im = s0.im, p.s1_re = s1.re, p.s1_im = s1.im;
   p.s1_zero = tfe__gpu_iszero(s1);
-  tfe__gpu_ep_sort(&p);
-  tfe__gpu_ep_merge(&p);
-  tfe__gpu_ep_merge_sum(&p);
+  tfe__gpu_ep_finish(&p);
   p.total = 1;
   for (int i = 0; i < p.nout; i++) p.total *= p.dout[i];
   p.chunk = p.nsum_total, p.nchunk = 1;
@@ -360,8 +318,8 @@ static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew
   if (st == TFE_OK) {
     tfe__cu_ptr c = tfe__gpu_addr(d->dst, es), a = need_a ? tfe__gpu_addr(d->a, es) : c,
                 b = d->op == TFE_EW_ZIP ? tfe__gpu_addr(d->b, es) : c;
-    if (d->op == TFE_EW_REDUCE && p.nsum_total >= 512 && p.total < 4096LL * 1024)
-      st = tfe__gpu_reduce_blocks(D, g, es, c, a, &p, where);
+    long long nchunk = d->op == TFE_EW_REDUCE ? tfe__gpu_red_chunks(p.total, p.nsum_total) : 0;
+    if (nchunk > 0) st = tfe__gpu_reduce_blocks(D, g, es, c, a, &p, nchunk, where);
     else {
       void *args[] = {&c, &a, &b, &p};
       st = tfe__gpu_launch(D, D->f_ew[g], args, p.total, where);

@@ -169,25 +169,54 @@ static void tfe__gpu_kp_merge(tfe__gpu_kparams *p) {
  *     barrier per tile); the offsets of the tile's x and y indices are tables in shared memory.
  *   mode 0 (no tile) when A and C share their fastest label (or A has no nonzero stride, or the
  *     tile would hold under 64 elements): x = C's labels in C's order up to 1024 elements.
- * In both, each thread has four elements of the tile and keeps their offsets in registers
+ * Exact groups (cfg.fit): a side is preferably a divisor-sized cut of the group's last label
+ * (fit 2: when at least half the equal cut; 3^14 along a side of 341 takes 243 = 3^5), and a
+ * group whose side is such a cut is made exactly one tile: its last label splits in two (f,
+ * n / f) or leaves the group, and the part left over joins the rest (fit 1). Then a tile's
+ * offset tables serve every position of the rest that its block walks, with no partial tiles
+ * (transpose_2d_2048: one 32 x 32 tile, 4096 rest positions, where it was 4096 tiles of one).
+ * In both modes each thread has four elements of the tile and keeps their offsets in registers
  * (computed once per block); the labels after x and y (the rest) are walked by the grid's y
  * dimension, their offsets computed per tile without divisions (multiply-high by magic
- * numbers computed here; valid for indices below 2^31, else 64-bit divisions); offsets are
- * 32-bit when every offset of A and C fits (wide = 0). A negative stride is a signed offset
- * from the address of element (0, ..., 0): no extra cost. */
+ * numbers computed here; valid for indices below 2^31) into a shared table of the block's
+ * next 64 positions; with cfg.pipe the loads of the next position are issued before the
+ * current one's stores (eight elements in flight per thread). The grid (cfg.blocks 0) is
+ * cfg.waves times the blocks the device holds at once (its multiprocessors times the blocks
+ * of this size that fit one: 64 registers a thread, the kernel's launch bound, and the shared
+ * memory), so that every block walks an equal share of the rest in one or two waves; where
+ * the driver does not tell (HIP, the emulated device) 2048 blocks. Offsets are 32-bit (copies
+ * with larger ones go to tfe_unary). A negative stride is a signed offset from the address of
+ * element (0, ..., 0): no extra cost. */
 typedef struct tfe__gperm_q { /* the layout of struct Q in kernels.h */
   long long px, py, ntx, rest;
-  int mode, nx, ny, TX, TY, wide, small, plain, tab, tstride;
+  int mode, nx, ny, TX, TY, wide, small, plain, tab, tstride, pipe, pad;
   unsigned mg[TFE__GPU_KMAXR], sh[TFE__GPU_KMAXR];
 } tfe__gperm_q;
-/* Launch knobs (internal; bench_gpu_perm sweeps them): blocks, the grid size aimed at. */
-static struct { long long blocks; int tile; int dtile; } tfe__gperm_cfg = {2048, 1024, 1024};
+/* Launch knobs (internal; bench_gpu_perm sweeps them): blocks, the grid size aimed at (0: waves
+ * times what the device holds at once); tile and dtile, the largest tile of mode 1 and of mode 0
+ * in elements; fit (0: session 11's plan, 1: exact groups, 2: divisor-sized sides too); pipe
+ * (the next position's loads before the current stores); order, the rest's labels (0: what
+ * left x, then what left y, then by |A stride|; 1: by |C stride|; 2: by |A stride|). */
+static struct { long long blocks; int tile, dtile, fit, pipe, waves, order; } tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1, 1};
+/* Per device: multiprocessors, registers, shared memory and blocks per multiprocessor, shared
+ * memory the driver reserves per block (0: not asked yet, nsm -1: not known). */
+static struct { int nsm, regs, smem, blocks, resv; } tfe__gperm_dev[TFE__GPU_MAX_DEV];
 
 /* Equal tiles of at most `side` over n: ceil(n / ceil(n / side)). */
 static long long tfe__gperm_side(long long n, long long side) {
   if (n <= side) return n;
   long long k = (n + side - 1) / side;
   return (n + k - 1) / k;
+}
+/* The side of a group of product n whose last label has size nl, at most cap: the equal cut,
+ * or (fit 2) pre * f with pre = n / nl and f the largest divisor of nl that fits, when that is
+ * at least half the equal cut (the group then splits exactly). */
+static long long tfe__gperm_tside(long long n, long long nl, long long cap) {
+  long long s = tfe__gperm_side(n, cap), pre = nl > 0 ? n / nl : n;
+  if (tfe__gperm_cfg.fit < 2 || s == n || pre > cap) return s;
+  for (long long f = cap / pre; f >= 1 && pre * f * 2 >= s; f--)
+    if (nl % f == 0) return pre * f;
+  return s;
 }
 /* Magic numbers of n (Granlund-Montgomery, as PyTorch's IntDivider): (umulhi(x, m) + x) >> s
  * = x / n for x < 2^31. */
@@ -206,8 +235,41 @@ static bool tfe__gperm_fits(const tfe__gpu_kparams *p) {
   }
   return p->total <= 0x7fffffffLL && ea <= 0x7fffffffULL && ec <= 0x7fffffffULL;
 }
+/* Moves label `from` of p to position `to` (the labels between shift by one). */
+static void tfe__gperm_move(tfe__gpu_kparams *p, int from, int to) {
+  long long d = p->dout[from], c = p->sc[from], a = p->sa[from];
+  for (int i = from; i < to; i++) p->dout[i] = p->dout[i + 1], p->sc[i] = p->sc[i + 1], p->sa[i] = p->sa[i + 1];
+  for (int i = from; i > to; i--) p->dout[i] = p->dout[i - 1], p->sc[i] = p->sc[i - 1], p->sa[i] = p->sa[i - 1];
+  p->dout[to] = d, p->sc[to] = c, p->sa[to] = a;
+}
+/* Splits label d of p in two, (f, n / f): the high part (strides times f) at d + 1. */
+static void tfe__gperm_split(tfe__gpu_kparams *p, int d, long long f) {
+  for (int e = p->nout; e > d + 1; e--) p->dout[e] = p->dout[e - 1], p->sc[e] = p->sc[e - 1], p->sa[e] = p->sa[e - 1];
+  p->nout++;
+  p->dout[d + 1] = p->dout[d] / f, p->sc[d + 1] = p->sc[d] * f, p->sa[d + 1] = p->sa[d] * f, p->dout[d] = f;
+}
+/* Fit (cfg.fit >= 1): the group of labels g0 .. g0 + *cnt - 1 (product *prod) with side T becomes
+ * exactly T when T = pre * f, pre the product of all but its last label and f dividing that
+ * label: the label leaves (f = 1) or splits; what leaves goes to position `to` (the start of
+ * the rest, counted before the change). */
+static void tfe__gperm_fit(tfe__gpu_kparams *p, int g0, int *cnt, long long *prod, long long T, int to) {
+  if (tfe__gperm_cfg.fit < 1 || *cnt < 1 || T >= *prod) return;
+  int last = g0 + *cnt - 1;
+  long long pre = *prod / p->dout[last];
+  if (T % pre || p->dout[last] % (T / pre)) return;
+  long long f = T / pre;
+  if (f == 1) {
+    tfe__gperm_move(p, last, to - 1);
+    (*cnt)--;
+  } else {
+    if (p->nout == TFE__GPU_KMAXR) return;
+    tfe__gperm_split(p, last, f);
+    tfe__gperm_move(p, last + 1, to);
+  }
+  *prod = T;
+}
 /* The plan of p (sorted and merged, total > 0, no summed labels) into q; reorders p's labels
- * x, y, rest. */
+ * x, y, rest (and may split some). */
 static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
   memset(q, 0, sizeof *q);
   const long long tile = tfe__gperm_cfg.tile;
@@ -227,15 +289,19 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
     }
     long long ycap = px < 32 ? tile / px : 32;
     while (ny < m && py < ycap && p->sa[ord[ny]] != 0) py *= p->dout[ord[ny++]];
-    TX = tfe__gperm_side(px, 32), TY = tfe__gperm_side(py, 32);
-    if (TX < 32) TY = tfe__gperm_side(py, tile / TX);
-    else if (TY < 32) TX = tfe__gperm_side(px, tile / (TY | 1)); /* a padded tile within 1024 + 31 elements:
+    long long cx = 32, cy = 32; /* the sides' caps: 32 x 32, or longer where the other side is short */
+    if (tfe__gperm_side(px, 32) < 32) cy = tile / tfe__gperm_side(px, 32);
+    else if (tfe__gperm_side(py, 32) < 32) cx = tile / (py | 1); /* a padded tile within 1024 + 31 elements:
                                                                      two of c128 + tables < 48 KiB */
+    TX = tfe__gperm_tside(px, p->dout[nx - 1], cx);
+    TY = ny ? tfe__gperm_tside(py, p->dout[ord[ny - 1]], cy) : 1;
     if (TX * TY >= 64) {
       long long dd[TFE__GPU_KMAXR], sc[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR];
       for (int i = 0; i < m; i++) dd[i] = p->dout[ord[i]], sc[i] = p->sc[ord[i]], sa[i] = p->sa[ord[i]];
       for (int i = 0; i < m; i++) p->dout[nx + i] = dd[i], p->sc[nx + i] = sc[i], p->sa[nx + i] = sa[i];
       q->mode = 1;
+      tfe__gperm_fit(p, 0, &nx, &px, TX, nx + ny);
+      tfe__gperm_fit(p, nx, &ny, &py, TY, nx + ny);
     }
   }
   if (!q->mode) { /* no tile: C's labels in C's order up to dtile elements */
@@ -248,21 +314,28 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
       long long n = p->dout[nx], f = dt / px;
       while (f > 1 && n % f) f--;
       if (f > 1 && px * f * 4 >= dt) {
-        for (int d = p->nout; d > nx + 1; d--) p->dout[d] = p->dout[d - 1], p->sc[d] = p->sc[d - 1], p->sa[d] = p->sa[d - 1];
-        p->nout++;
-        p->dout[nx] = f, p->dout[nx + 1] = n / f, p->sc[nx + 1] = p->sc[nx] * f, p->sa[nx + 1] = p->sa[nx] * f;
+        tfe__gperm_split(p, nx, f);
         px *= f, nx++;
       }
     }
     if (nx < p->nout && px * 4 < dt) px *= p->dout[nx++]; /* no split: tiles over the next label */
-    TX = tfe__gperm_side(px, dt);
+    TX = nx ? tfe__gperm_tside(px, p->dout[nx - 1], dt) : 1;
+    tfe__gperm_fit(p, 0, &nx, &px, TX, nx);
   }
+  if (tfe__gperm_cfg.order) /* the rest's labels by |C| or |A stride|: neighbouring positions are neighbours there */
+    for (int i = nx + ny + 1; i < p->nout; i++)
+      for (int j = i; j > nx + ny; j--) {
+        long long k1 = llabs(tfe__gperm_cfg.order == 1 ? p->sc[j] : p->sa[j]), k0 = llabs(tfe__gperm_cfg.order == 1 ? p->sc[j - 1] : p->sa[j - 1]);
+        if (k1 >= k0) break;
+        tfe__gperm_move(p, j, j - 1);
+      }
   q->nx = nx, q->ny = ny, q->px = px, q->py = py, q->TX = (int)TX, q->TY = (int)TY;
   q->ntx = (px + TX - 1) / TX;
   q->rest = p->total / (px * py);
   q->small = 1, q->wide = 0; /* tfe__gperm_fits */
   for (int d = 0; d < p->nout; d++) tfe__gperm_magic((unsigned long long)p->dout[d], &q->mg[d], &q->sh[d]);
   q->plain = !p->conj && p->beta_zero && p->alpha_re == 1 && p->alpha_im == 0;
+  q->pipe = tfe__gperm_cfg.pipe;
   if (q->mode) {
     q->tab = (int)((2 * (size_t)(TX + TY) * sizeof(int) + 15) / 16 * 16);
     q->tstride = (int)(TX * (TY | 1));
@@ -271,22 +344,49 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
   p->pj = nx | ny << 8; /* as before (the emulated device ignores them) */
   p->pad = (int)TX | (int)TY << 16;
 }
-/* One block of 32..256 threads (four elements each) per tile; grid y over the rest, about
- * tfe__gperm_cfg.blocks blocks in all (at most 65535 in y). */
+/* The blocks of nt threads and shm bytes of shared memory the device holds at once (0: not known). */
+static long long tfe__gperm_resident(tfe__gpu_dev *D, unsigned nt, unsigned shm) {
+  int i = D->info.index >= 0 && D->info.index < TFE__GPU_MAX_DEV ? D->info.index : 0;
+  if (tfe__gperm_dev[i].nsm == 0) {
+    int v[5] = {-1, 0, 0, 0, 0};
+    static const int attr[5] = {16, 82, 81, 106, 111}; /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, MAX_REGISTERS_,
+                                                          MAX_SHARED_MEMORY_, MAX_BLOCKS_PER_MULTIPROCESSOR,
+                                                          RESERVED_SHARED_MEMORY_PER_BLOCK */
+    bool ok = tfe__gpu.cu.cuDeviceGetAttribute != NULL && D->info.vendor == TFE_GPU_NVIDIA;
+    for (int k = 0; k < 5 && ok; k++) ok = tfe__gpu.cu.cuDeviceGetAttribute(&v[k], attr[k], D->cudev) == 0;
+    if (!ok || v[0] <= 0 || v[1] <= 0 || v[2] <= 0 || v[3] <= 0) v[0] = -1;
+    tfe__gperm_dev[i].nsm = v[0], tfe__gperm_dev[i].regs = v[1], tfe__gperm_dev[i].smem = v[2];
+    tfe__gperm_dev[i].blocks = v[3], tfe__gperm_dev[i].resv = v[4];
+  }
+  if (tfe__gperm_dev[i].nsm < 0) return 0;
+  long long warps = (nt + 31) / 32, by_regs = tfe__gperm_dev[i].regs / (64 * 32 * warps); /* __launch_bounds__(256, 4) */
+  long long by_smem = tfe__gperm_dev[i].smem / ((long long)shm + tfe__gperm_dev[i].resv + 1);
+  long long b = by_regs < by_smem ? by_regs : by_smem;
+  if (b > tfe__gperm_dev[i].blocks) b = tfe__gperm_dev[i].blocks;
+  return b < 1 ? 0 : b * tfe__gperm_dev[i].nsm;
+}
+/* One block of 32..256 threads (four elements each) per tile; grid y over the rest: the grid
+ * aims at tfe__gperm_cfg.blocks blocks, or (0) waves times what the device holds at once, 2048
+ * where that is not known (at most 65535 in y). */
 static tfe_status tfe__gpu_launch_perm(tfe__gpu_dev *D, tfe__cu_function f, tfe__cu_ptr c, tfe__cu_ptr a,
                                        tfe__gpu_kparams *p, size_t es, const char *where) {
   tfe__gperm_q q;
   tfe__gperm_plan(p, &q, es);
   long long tiles = q.ntx * ((q.py + q.TY - 1) / q.TY), ne = (long long)q.TX * q.TY;
-  long long gy = (tfe__gperm_cfg.blocks + tiles - 1) / tiles;
-  if (gy > q.rest) gy = q.rest;
-  if (gy > 65535) gy = 65535;
-  if (gy < 1) gy = 1;
   if (tiles > 0x7fffffffLL) return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%lld tiles exceed the grid", tiles);
   unsigned nt = (unsigned)(((ne + 3) / 4 + 31) / 32 * 32);
   unsigned shm = (unsigned)q.tab + 64u * 2u * (unsigned)sizeof(int) + (q.mode ? 2u * (unsigned)q.tstride * (unsigned)es : 0);
   if (shm > 48u * 1024u) /* not reached: the plan keeps a padded tile within 1055 elements */
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "a tile of %u bytes of shared memory", shm);
+  long long want = tfe__gperm_cfg.blocks;
+  if (want <= 0) {
+    long long r = tfe__gperm_resident(D, nt, shm);
+    want = r > 0 ? r * (tfe__gperm_cfg.waves > 0 ? tfe__gperm_cfg.waves : 1) : 2048;
+  }
+  long long gy = want / tiles; /* at most `want` blocks (the rest shared out evenly) */
+  if (gy > q.rest) gy = q.rest;
+  if (gy > 65535) gy = 65535;
+  if (gy < 1) gy = 1;
   void *args[] = {&c, &a, p, &q};
   TFE__CU_TRY(tfe__gpu.cu.cuLaunchKernel(f, (unsigned)tiles, (unsigned)gy, 1, nt, 1, 1, shm, D->stream, args, NULL), where);
   return TFE_OK;

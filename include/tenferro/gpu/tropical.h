@@ -9,6 +9,51 @@
 
 static tfe__gpu_dev *tfe__gpu_device(int dev); /* tenferro_gpu.c */
 
+/* ---- shared by the strided launchers here and in elementwise.h -------------------------------
+ * Dims with up to three strides each (s1, s2 NULL: absent): sorted by |s0|, the smallest first
+ * (neighbouring threads touch neighbours; stable), and merged where every present stride
+ * continues the previous dim's (one dim of their product size, the same elements). */
+static void tfe__gpu_dims_sort(int n, long long *dim, long long *s0, long long *s1, long long *s2) {
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && llabs(s0[j]) < llabs(s0[j - 1]); j--) {
+      long long t;
+      t = dim[j], dim[j] = dim[j - 1], dim[j - 1] = t;
+      t = s0[j], s0[j] = s0[j - 1], s0[j - 1] = t;
+      if (s1) t = s1[j], s1[j] = s1[j - 1], s1[j - 1] = t;
+      if (s2) t = s2[j], s2[j] = s2[j - 1], s2[j - 1] = t;
+    }
+}
+static int tfe__gpu_dims_merge(int n, long long *dim, long long *s0, long long *s1, long long *s2) {
+  int w = 0;
+  for (int k = 0; k < n; k++) {
+    if (w > 0 && s0[k] == s0[w - 1] * dim[w - 1] && (!s1 || s1[k] == s1[w - 1] * dim[w - 1]) &&
+        (!s2 || s2[k] == s2[w - 1] * dim[w - 1])) {
+      dim[w - 1] *= dim[k];
+      continue;
+    }
+    dim[w] = dim[k], s0[w] = s0[k];
+    if (s1) s1[w] = s1[k];
+    if (s2) s2[w] = s2[k];
+    w++;
+  }
+  return w;
+}
+/* Folds of many summed elements into few outputs go to the block reduction (tfe_ew_red,
+ * tfe_tew_red: one block per output, or per chunk of one): nchunk blocks per output, enough to
+ * fill the device a few times over with at least 2048 summed elements each; 0 when the
+ * one-thread-per-output kernel takes the fold, 1 for one pass. */
+static long long tfe__gpu_red_chunks(long long total, long long nsum_total) {
+  if (nsum_total < 512 || total >= 4096LL * 1024) return 0;
+  long long want = 4 * 132, nchunk = total >= want ? 1 : (want + total - 1) / total;
+  if (nchunk > nsum_total / 2048) nchunk = nsum_total / 2048;
+  return nchunk < 1 ? 1 : nchunk;
+}
+/* Pass 2 of a chunked fold: output o folds w[o * nchunk .. + nchunk): its strides in w. */
+static void tfe__gpu_red_pass2(int nout, const long long *dout, long long *sa, long long nchunk) {
+  long long st = nchunk;
+  for (int k = 0; k < nout; k++) sa[k] = st, st *= dout[k];
+}
+
 /* The parameter block of tfe_tgemm_*: struct G in kernels.h. */
 typedef struct tfe__gpu_gparams {
   long long m, n, k;
@@ -66,40 +111,10 @@ static tfe_status tfe__gpu_tp_sum(tfe__gpu_tparams *p, int64_t dim, int64_t sa, 
 /* Output dims by |d stride| (neighbouring threads write neighbours), merged where d, a and b
  * all continue; summed dims by |a stride|, merged where a and b continue; the totals. */
 static void tfe__gpu_tp_finish(tfe__gpu_tparams *p) {
-  for (int i = 1; i < p->nout; i++)
-    for (int j = i; j > 0 && llabs(p->sd[j]) < llabs(p->sd[j - 1]); j--) {
-      long long t;
-      t = p->dout[j], p->dout[j] = p->dout[j - 1], p->dout[j - 1] = t;
-      t = p->sd[j], p->sd[j] = p->sd[j - 1], p->sd[j - 1] = t;
-      t = p->sa[j], p->sa[j] = p->sa[j - 1], p->sa[j - 1] = t;
-      t = p->sb[j], p->sb[j] = p->sb[j - 1], p->sb[j - 1] = t;
-    }
-  int w = 0;
-  for (int k = 0; k < p->nout; k++) {
-    if (w > 0 && p->sd[k] == p->sd[w - 1] * p->dout[w - 1] && p->sa[k] == p->sa[w - 1] * p->dout[w - 1] &&
-        p->sb[k] == p->sb[w - 1] * p->dout[w - 1]) {
-      p->dout[w - 1] *= p->dout[k];
-      continue;
-    }
-    p->dout[w] = p->dout[k], p->sd[w] = p->sd[k], p->sa[w] = p->sa[k], p->sb[w] = p->sb[k], w++;
-  }
-  p->nout = w;
-  for (int i = 1; i < p->nsum; i++)
-    for (int j = i; j > 0 && llabs(p->ssa[j]) < llabs(p->ssa[j - 1]); j--) {
-      long long t;
-      t = p->dsum[j], p->dsum[j] = p->dsum[j - 1], p->dsum[j - 1] = t;
-      t = p->ssa[j], p->ssa[j] = p->ssa[j - 1], p->ssa[j - 1] = t;
-      t = p->ssb[j], p->ssb[j] = p->ssb[j - 1], p->ssb[j - 1] = t;
-    }
-  w = 0;
-  for (int k = 0; k < p->nsum; k++) {
-    if (w > 0 && p->ssa[k] == p->ssa[w - 1] * p->dsum[w - 1] && p->ssb[k] == p->ssb[w - 1] * p->dsum[w - 1]) {
-      p->dsum[w - 1] *= p->dsum[k];
-      continue;
-    }
-    p->dsum[w] = p->dsum[k], p->ssa[w] = p->ssa[k], p->ssb[w] = p->ssb[k], w++;
-  }
-  p->nsum = w;
+  tfe__gpu_dims_sort(p->nout, p->dout, p->sd, p->sa, p->sb);
+  p->nout = tfe__gpu_dims_merge(p->nout, p->dout, p->sd, p->sa, p->sb);
+  tfe__gpu_dims_sort(p->nsum, p->dsum, p->ssa, p->ssb, NULL);
+  p->nsum = tfe__gpu_dims_merge(p->nsum, p->dsum, p->ssa, p->ssb, NULL);
   p->total = 1;
   for (int i = 0; i < p->nout; i++) p->total *= p->dout[i];
   p->nsum_total = 1;
@@ -127,10 +142,9 @@ static tfe_status tfe__gpu_tew(tfe__gpu_dev *D, int g, int s, tfe__cu_ptr d, tfe
   tfe__gpu_tp_finish(p);
   if (p->total <= 0) return TFE_OK;
   bool fold = p->op == TFE__TOP_REDUCE || p->op == TFE__TOP_CONTRACT;
-  if (fold && p->nsum_total >= 512 && p->total < 4096LL * 1024) {
-    long long want = 4 * 132, nchunk = p->total >= want ? 1 : (want + p->total - 1) / p->total;
-    if (nchunk > p->nsum_total / 2048) nchunk = p->nsum_total / 2048;
-    if (nchunk <= 1) return tfe__gpu_tew_red(D, g, s, d, a, b, 0, p, where);
+  long long nchunk = fold ? tfe__gpu_red_chunks(p->total, p->nsum_total) : 0;
+  if (nchunk > 0) {
+    if (nchunk == 1) return tfe__gpu_tew_red(D, g, s, d, a, b, 0, p, where);
     size_t es = g == TFE__GK_F32 ? 4 : 8;
     tfe__cu_ptr w = 0;
     TFE_TRY(tfe__gpu_ws(D, (size_t)(p->total * nchunk) * es, &w, where));
@@ -138,8 +152,7 @@ static tfe_status tfe__gpu_tew(tfe__gpu_dev *D, int g, int s, tfe__cu_ptr d, tfe
     q.nchunk = nchunk, q.chunk = (p->nsum_total + nchunk - 1) / nchunk, q.partial = 1;
     TFE_TRY(tfe__gpu_tew_red(D, g, s, d, a, b, w, &q, where));
     q = *p; /* pass 2: output o folds w[o * nchunk .. + nchunk) (a reduce with the same fold) */
-    long long st = nchunk;
-    for (int k = 0; k < q.nout; k++) q.sa[k] = st, st *= q.dout[k];
+    tfe__gpu_red_pass2(q.nout, q.dout, q.sa, nchunk);
     if (q.op == TFE__TOP_CONTRACT) q.op = TFE__TOP_REDUCE, q.code = TFE__TF_ADD;
     q.nsum = 1, q.dsum[0] = nchunk, q.ssa[0] = 1, q.ssb[0] = 0, q.nsum_total = nchunk, q.chunk = nchunk, q.nchunk = 1;
     return tfe__gpu_tew_red(D, g, s, d, w, w, 0, &q, where);
@@ -216,7 +229,8 @@ static tfe_status tfe__gpu_trop_unary(const tfe_prims_backend *be, const tfe_pri
   return st;
 }
 
-/* One launch (device lock held, kernels of kind g loaded): grid of 128 x 128 tiles x batch. */
+/* One launch (device lock held, kernels of kind g loaded): grid of C's tiles x batch (the
+ * argmax kernel's tiles are 128 x 128; the other's 16 TM x 16 TN, kernels.h). */
 static tfe_status tfe__gpu_tgemm(tfe__gpu_dev *D, int g, int s, bool arg, tfe__cu_ptr c, tfe__cu_ptr a, tfe__cu_ptr b,
                                  tfe__cu_ptr idx, tfe__gpu_gparams *p, long long batch, const char *where) {
   tfe__cu_function f = D->f_tgemm[g][s - 1][arg ? TFE__TV_ARG : TFE__TV_GEMM];
@@ -224,7 +238,9 @@ static tfe_status tfe__gpu_tgemm(tfe__gpu_dev *D, int g, int s, bool arg, tfe__c
   if (p->m == 0 || p->n == 0 || batch == 0) return TFE_OK;
   if (arg && p->k > 0x7fffffffLL)
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "argmax over k = %lld > 2^31 - 1", p->k);
-  long long gx = (p->m + 127) / 128, gy = (p->n + 127) / 128;
+  long long bm = arg ? 128 : 16 * (g == TFE__GK_F64 ? TFE__TG_TM64 : TFE__TG_TM32),
+            bn = arg ? 128 : 16 * (g == TFE__GK_F64 ? TFE__TG_TN64 : TFE__TG_TN32);
+  long long gx = (p->m + bm - 1) / bm, gy = (p->n + bn - 1) / bn;
   if (gx > 0x7fffffffLL || gy > 65535 || batch > 65535)
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "tropical GEMM grid %lld x %lld x %lld too large", gx, gy, batch);
   void *args[] = {&c, &a, &b, &idx, p};

@@ -189,8 +189,8 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
   }
   /* 4-, 8- and 16-byte kinds, sides of a block or more: the rims in whole register blocks
    * shifted back to end at the edge (they rewrite a few elements with the same values, by
-   * normal stores), instead of scalar loops: a 22 x 11 f32 transpose of runs (k_copy_runs_)
-   * ran 114 of its 242 elements on the rims */
+   * normal stores), instead of scalar loops: an 11 x 22 f64 tile has 114 of its 242 elements
+   * on the rims (batches of them, [22,11,40000] perm [1,0,2]: 3.6-4.0 -> 1.05-1.2x memcpy) */
   if (es >= 4 && m0 > 0 && m1 > 0 && (m0 < n0 || m1 < n1) && tfe__st.tune.copy_shifted_rims) {
     const void *srow[64];
     void *dcol[64];

@@ -8,10 +8,11 @@
  *   T=2 ...   (threads for the tenferro calls, default 1)
  *   WARM=1 ... (no untimed read of 64 MiB before each timed call: the source stays cached
  *              from the call before when it fits in the last-level cache)
- * Keys: tile, table, kpf, runpf, buf, prefault, ntmin, edge, colnt, forder (the tfe_tuning
+ * Keys: tile, table, kpf, runpf, buf, prefault, ntmin, edge, colnt, forder, rims, far (the tfe_tuning
  * fields copy_tile_bytes, kernel_table_tile_bytes, kernel_prefetch_strips,
  * copy_run_prefetch_bytes, copy_buffered_tiles, copy_fresh_prefault, kernel_stream_min_bytes,
- * kernel_stream_edge_lines, copy_stream_narrow_columns, copy_fresh_in_order).
+ * kernel_stream_edge_lines, copy_stream_narrow_columns, copy_fresh_in_order, copy_shifted_rims,
+ * copy_run_split_far_bytes).
  * Source col-major of SHAPE, out[i] = src[i_perm]. */
 #define _GNU_SOURCE /* sysconf(_SC_LEVEL3_CACHE_SIZE) */
 #include <tenferro.h>
@@ -49,6 +50,8 @@ static void setcfg(const char *var) {
     else if (!strcmp(k, "edge")) BK_TUNE(kernel_stream_edge_lines, (int)v);
     else if (!strcmp(k, "colnt")) BK_TUNE(copy_stream_narrow_columns, (int)v);
     else if (!strcmp(k, "forder")) BK_TUNE(copy_fresh_in_order, (int)v);
+    else if (!strcmp(k, "rims")) BK_TUNE(copy_shifted_rims, (int)v);
+    else if (!strcmp(k, "far")) BK_TUNE(copy_run_split_far_bytes, v);
     else { fprintf(stderr, "unknown key %s\n", k); exit(2); }
   }
 }

@@ -5,7 +5,7 @@
  *
  *   bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T]
  *
- *   bench_permute_sweep ... [--sizes 1,2,4,8,16] [--only K] [--plan] [--tune knob=value]
+ *   bench_permute_sweep ... [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value]
  *
  * Case k: a scalar of 1, 2, 4, 8 or 16 bytes (u8 and u16 user kinds stamped here, f32, f64,
  * c128; --sizes picks a subset, e.g. --sizes 4,8,16 for the draws of sessions 6-9), rank 2-7, dims drawn so that the
@@ -160,7 +160,7 @@ static void print_plan(const kase *c) {
 
 int main(int argc, char **argv) {
   int ncase = 60, reps = 3, threads = 1, only = -1;
-  bool plan = false;
+  bool plan = false, plan_only = false;
   double lo = 48, hi = 160;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cases") && i + 1 < argc) ncase = atoi(argv[++i]);
@@ -170,6 +170,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--mib") && i + 2 < argc) { lo = atof(argv[++i]); hi = atof(argv[++i]); }
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--plan")) plan = true;
+    else if (!strcmp(argv[i], "--plan-only")) plan = plan_only = true; /* plans, no timing */
     else if (!strcmp(argv[i], "--tune") && i + 1 < argc) { /* a kernel knob, for experiments */
       tfe_tuning t = tfe_tuning_get();
       char name[64];
@@ -177,7 +178,7 @@ int main(int argc, char **argv) {
       if (sscanf(argv[++i], "%63[a-z_]=%lld", name, &v) != 2) { fprintf(stderr, "--tune name=value\n"); return 2; }
 #define KNOB(f) else if (!strcmp(name, #f)) t.f = (__typeof__(t.f))v;
       if (0) {}
-      KNOB(copy_tile_bytes) KNOB(copy_run_split_bytes) KNOB(copy_buffered_tiles) KNOB(kernel_prefetch_strips)
+      KNOB(copy_tile_bytes) KNOB(copy_run_split_bytes) KNOB(copy_run_split_far_bytes) KNOB(copy_shifted_rims) KNOB(copy_buffered_tiles) KNOB(kernel_prefetch_strips)
       KNOB(kernel_table_tile_bytes) KNOB(kernel_tiny_dim) KNOB(kernel_gather_all) KNOB(copy_fresh_prefault)
       KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather)
       else { fprintf(stderr, "--tune: unknown knob %s\n", name); return 2; }
@@ -193,7 +194,7 @@ int main(int argc, char **argv) {
         if (*q == ',') q++; else if (*q) { fprintf(stderr, "sizes: a comma list\n"); return 2; }
       }
     }
-    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan] [--tune knob=value]\n"); return 2; }
+    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value]\n"); return 2; }
   }
   if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo || nsizes < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
   tfe_set_num_threads(threads);
@@ -207,7 +208,11 @@ int main(int argc, char **argv) {
   for (int ci = 0; ci < ncase && ci < 4096; ci++) {
     kase c = draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
     if (only >= 0 && ci != only) continue;
-    if (plan) print_plan(&c);
+    if (plan) {
+      if (plan_only) printf("case %d esz=%d rank %d\n", ci, c.esz, c.rank);
+      print_plan(&c);
+      if (plan_only) continue;
+    }
     size_t bytes = (size_t)c.n * (size_t)c.esz;
     char *src = a.alloc(a.ctx, bytes, TFE_ALIGN);
     if (!src) { fprintf(stderr, "out of memory\n"); return 1; }

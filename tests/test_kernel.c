@@ -427,14 +427,17 @@ static void test_block_sizes(void **st) {
   for (int mode = 0; mode < 8; mode++) {
     tfe_set_num_threads(1 + mode % 2);
     tk_paths(mode / 2);
+    TK_TUNE(copy_shifted_rims, mode % 4 != 3); /* (rims in scalar loops in modes 3 and 7) */
     for (int c = 0; c < tu_cases(30); c++) {
       tk_blocks_f32(&r, mode); tk_blocks_i32(&r, mode); tk_blocks_c128(&r, mode); tk_blocks_maxplus_f32(&r, mode);
     }
   }
+  TK_TUNE(copy_shifted_rims, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[9] > 0); /* register blocks of 4- and 16-byte kinds */
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[13] > 0); /* rims as shifted register blocks */
   assert_true(tfe__st.kernel_stat[11] > 0); /* tiles of a reversed source dim: buffered or runs */
 #endif
   assert_true(tfe__st.kernel_stat[10] > 0); /* short common runs tiled as transposes */
@@ -455,6 +458,57 @@ static void test_block_sizes(void **st) {
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[12] > 0); /* their 16-byte blocks: rims, short sides */
   assert_true(tfe__st.kernel_stat[11] > 0);
 #endif
+}
+
+/* Common runs of 320 bytes (40 doubles) whose continuation is the destination's outermost dim,
+ * 1.1 MiB of output away (copy_run_split_far_bytes): the copy is tiled as a transpose of runs
+ * (counter 10); without the rule the plain blocks would take it. [40, 3, 3500] -> [40, 3500, 3],
+ * a source dim reversed or not, f64 and c128 (runs of 640 bytes), 1 and 2 threads, into an
+ * existing and a fresh destination; the rule off must leave counter 10 at zero. */
+static void test_far_runs(void **st) {
+  (void)st;
+  const int64_t d0 = 40, d1 = 3, d2 = 3500, n = d0 * d1 * d2;
+  double *src = malloc(sizeof(double) * (size_t)n), *dst = malloc(sizeof(double) * (size_t)(n + 1));
+  double complex *zs = malloc(sizeof(double complex) * (size_t)n), *zd = malloc(sizeof(double complex) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) { src[i] = (double)i; zs[i] = (double)i - 0.5 * (double)i * I; }
+  tfe__st.kernel_stat_on = 1;
+  for (int c = 0; c < 8; c++) {
+    int rev = c % 4; /* 0: none, 1: the run, 2: its continuation, 3: the outer dim reversed */
+    bool off = c >= 4 && c % 2; /* the rule off (c 5, 7) */
+    tfe_tuning t = tfe_tuning_get(), t0 = t;
+    if (off) t.copy_run_split_far_bytes = 0;
+    assert_int_equal(tfe_tuning_set(&t), TFE_OK);
+    tfe_set_num_threads(1 + c % 2);
+    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+    const int64_t dims[3] = {d0, d2, d1}, sst[3] = {1, d0 * d1, d0};
+    tfe_view_f64 sv = {src, {3, 0, {0}, {0}}, false}, dv = {dst + 1, {3, 0, {d0, d2, d1}, {1, d0, d0 * d2}}, false};
+    tfe_view_c128 zsv = {zs, {3, 0, {0}, {0}}, false};
+    for (int k = 0; k < 3; k++) {
+      bool r = rev == k + 1;
+      sv.lay.dims[k] = zsv.lay.dims[k] = dims[k];
+      sv.lay.strides[k] = zsv.lay.strides[k] = r ? -sst[k] : sst[k];
+      if (r) sv.lay.offset = zsv.lay.offset = sv.lay.offset + (dims[k] - 1) * sst[k];
+    }
+    dst[0] = -7;
+    assert_int_equal(tfe_copy_f64(&dv, &sv), TFE_OK);
+    tfe_tensor_c128 zt = {0};
+    assert_int_equal(tfe_contiguous_c128(&zsv, TFE_COLMAJOR, &zt), TFE_OK);
+    int64_t idx[3] = {0};
+    do {
+      int64_t so = sv.lay.offset, dof = 0;
+      for (int k = 0; k < 3; k++) { so += idx[k] * sv.lay.strides[k]; dof += idx[k] * dv.lay.strides[k]; }
+      if (dv.data[dof] != src[so]) fail_msg("f64 far runs case %d at %lld", c, (long long)dof);
+      if (zt.v.data[dof] != zs[so]) fail_msg("c128 far runs case %d at %lld", c, (long long)dof);
+    } while (tk_next(3, dims, idx));
+    if (dst[0] != -7) fail_msg("wrote before the view");
+    tfe_tensor_release_c128(&zt);
+    if (off) assert_int_equal(tfe__st.kernel_stat[10], 0);
+    else assert_true(tfe__st.kernel_stat[10] >= 2); /* (both copies) */
+    assert_int_equal(tfe_tuning_set(&t0), TFE_OK);
+  }
+  tfe__st.kernel_stat_on = 0;
+  tfe_set_num_threads(0);
+  free(src); free(dst); free(zs); free(zd);
 }
 
 static void test_copy_errors(void **st) {
@@ -673,6 +727,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_fresh_min_bytes, (int64_t)4 << 20);
   assert_int_equal(d.elementwise_fuse, -1);
   assert_int_equal(d.elementwise_column_cache_elems, 16384);
+  assert_int_equal(d.copy_run_split_far_bytes, 2048);
+  assert_int_equal(d.copy_shifted_rims, 1);
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
   bad.copy_tile_bytes = 0;
@@ -680,6 +736,12 @@ static void test_tuning_kernel(void **st) {
   bad = t;
   bad.elementwise_fuse = 3;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "elementwise_fuse");
+  bad = t;
+  bad.copy_shifted_rims = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_shifted_rims");
+  bad = t;
+  bad.copy_run_split_far_bytes = -1;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_run_split_far_bytes");
   bad = t;
   bad.kernel_small_elems = -1;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "kernel_small_elems");
@@ -699,7 +761,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
-      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

@@ -35,10 +35,14 @@ typedef struct tfe_tuning {
                                     * x2 again into written pages) */
   int64_t copy_run_split_bytes;    /* 256: shorter common runs continued outside a block are
                                     * tiled as a transpose (0: never) */
+  int64_t copy_run_split_far_bytes; /* 2048: the same for shorter runs whose continuation the
+                                    * destination reaches only a MiB or more later (0: never) */
   int64_t copy_run_prefetch_bytes; /* 512: run copies of large outputs prefetch this far ahead */
   int copy_buffered_tiles;         /* -1: per CPU; 2: streamed transposes through a tile buffer;
                                     * 1: only unaligned ones; 0: never */
   int copy_stream_narrow_columns;  /* 1: columns of tiles narrower than 8 streamed as whole lines */
+  int copy_shifted_rims;           /* 1: rims of 4-, 8-, 16-byte strided transposes in register
+                                    * blocks shifted back to the edge; 0: scalar loops */
   int copy_fresh_prefault;         /* 1: fresh destinations of transposing copies faulted in first */
   int copy_fresh_in_order;         /* -1 (AMD on): in-order fresh transposes written through the cache */
   int64_t copy_fresh_min_bytes;    /* 4 MiB: smaller fresh destinations take neither of the two */
@@ -98,8 +102,8 @@ typedef struct tfe_tuning {
   .kernel_table_tile_bytes = 512, .kernel_gather_all = 0, .kernel_prefetch_strips = 2, \
   .kernel_stream_min_bytes = (int64_t)16 << 20, .kernel_stream_edge_lines = -1, \
   .kernel_vector_gather = 0, .kernel_portable = 0, .copy_tile_bytes = 512, \
-  .copy_run_split_bytes = 256, .copy_run_prefetch_bytes = 512, .copy_buffered_tiles = -1, \
-  .copy_stream_narrow_columns = 1, .copy_fresh_prefault = 1, .copy_fresh_in_order = -1, \
+  .copy_run_split_bytes = 256, .copy_run_split_far_bytes = 2048, .copy_run_prefetch_bytes = 512, .copy_buffered_tiles = -1, \
+  .copy_stream_narrow_columns = 1, .copy_shifted_rims = 1, .copy_fresh_prefault = 1, .copy_fresh_in_order = -1, \
   .copy_fresh_min_bytes = (int64_t)4 << 20, .elementwise_tile_bytes = 0, \
   .elementwise_fused_map_tile_bytes = 512, .elementwise_run_bytes = 2048, \
   .elementwise_gather_bytes = 2048, .elementwise_tile_buffers = 1, \
@@ -144,9 +148,11 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(kernel_portable, 0, 1);
   TFE__TUNE_RANGE(copy_tile_bytes, 1, tile);
   TFE__TUNE_RANGE(copy_run_split_bytes, 0, tile);
+  TFE__TUNE_RANGE(copy_run_split_far_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_run_prefetch_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_buffered_tiles, -1, 2);
   TFE__TUNE_RANGE(copy_stream_narrow_columns, 0, 1);
+  TFE__TUNE_RANGE(copy_shifted_rims, 0, 1);
   TFE__TUNE_RANGE(copy_fresh_prefault, 0, 1);
   TFE__TUNE_RANGE(copy_fresh_in_order, -1, 1);
   TFE__TUNE_RANGE(copy_fresh_min_bytes, 0, big);

@@ -187,6 +187,31 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
     for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds;
     tfe__ktrx_row(sizeof(TFE_T), d + ib, ldd, srow, m1, al);
   }
+  /* 4-, 8- and 16-byte kinds, sides of a block or more: the rims in whole register blocks
+   * shifted back to end at the edge (they rewrite a few elements with the same values, by
+   * normal stores), instead of scalar loops: an 11 x 22 f64 tile has 114 of its 242 elements
+   * on the rims (batches of them, [22,11,40000] perm [1,0,2]: 3.6-4.0 -> 1.05-1.2x memcpy) */
+  if (es >= 4 && m0 > 0 && m1 > 0 && (m0 < n0 || m1 < n1) && tfe__st.tune.copy_shifted_rims) {
+    const void *srow[64];
+    void *dcol[64];
+    if (m1 < n1) /* the last columns, rows [0, m0) */
+      for (int64_t ib = 0; ib < m0; ib += rb) {
+        for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds + (n1 - cb);
+        for (int j = 0; j < cb; j++) dcol[j] = d + ib + (n1 - cb + j) * ldd;
+        tfe__ktrx(sizeof(TFE_T), dcol, srow, false);
+      }
+    if (m0 < n0) { /* the last rows, every column */
+      for (int i = 0; i < rb; i++) srow[i] = s + (n0 - rb + i) * lds;
+      tfe__ktrx_row(sizeof(TFE_T), d + (n0 - rb), ldd, srow, m1, false);
+      if (m1 < n1) {
+        for (int i = 0; i < rb; i++) srow[i] = s + (n0 - rb + i) * lds + (n1 - cb);
+        for (int j = 0; j < cb; j++) dcol[j] = d + (n0 - rb) + (n1 - cb + j) * ldd;
+        tfe__ktrx(sizeof(TFE_T), dcol, srow, false);
+      }
+    }
+    tfe__kstat_add(13);
+    return;
+  }
   if (es == 4 && m1 > 0 && n0 - m0 >= 8) { /* 8 of the last rows */
     tfe__ktr4h_row((float *)(void *)(d + m0), ldd, (const float *)(const void *)(s + m0 * lds), lds, m1);
     m0 += 8;

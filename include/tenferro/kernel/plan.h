@@ -89,7 +89,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * common runs as a transpose (copy_run_split_bytes); by the tile's thread: [11] copy transpose
  * tiles whose G1 reads a reversed source dim through the tile buffer or as runs
  * (k_copy_buffered_, k_copy_runs_), [12] copy tiles of 1- or 2-byte kinds that ran 16-byte
- * register blocks on rims or on sides under a 64-byte block (k_copy_small12_). */
+ * register blocks on rims or on sides under a 64-byte block (k_copy_small12_), [13] strided
+ * transposes of 4-, 8- or 16-byte kinds whose rims ran as shifted register blocks (k_copy_st_). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -261,7 +262,8 @@ TFE_INTERNAL int64_t tfe__kblock_run(const tfe__kplan *p, int o, int64_t t0) {
  * chosen by the transposed input's strides, so each tile uses that input's lines whole. */
 TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
                                    const int64_t *const *strides, const int64_t *offsets, int64_t t0,
-                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max);
+                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max,
+                                   int64_t run_far, int64_t far);
 /* The plan of a call, built by tfe__kplan_build and rebuilt in the cases below. es: the
  * element size; copy: a copy (short common runs may be tiled as a transpose).
  * Copies (copy_run_split_bytes): when the source's contiguous chunks within a plain block
@@ -269,13 +271,18 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
  * (runs of 22 doubles common to both, the next one 726 elements on in the source: each block
  * reads 176-byte pieces of lines it never finishes), the copy is tiled as a transpose of
  * runs (k_copy_tile_), which reads the source row by row; blocks that read 512-byte chunks
- * stay plain, which measured better for them (docs/bench-kernel.md). 0: never. */
+ * stay plain, which measured better for them (docs/bench-kernel.md). 0: never.
+ * Chunks under copy_run_split_far_bytes are tiled so too when the destination order reaches
+ * their continuation only a MiB or more of output later (c128 runs of 28 whose next run is
+ * the destination's outermost dim: the plain blocks sweep the whole source once per value of
+ * that dim, reading 448 bytes of every 2688, 3.4x memcpy; as a transpose of runs 1.1-1.4x). */
 TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
                                   const int64_t *const *strides, const int64_t *offsets,
                                   int64_t t0, int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int64_t es,
                                   bool copy) {
   int64_t run_max = copy ? tfe__st.tune.copy_run_split_bytes / es : 0;
-  if (!tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, 0, run_max))
+  int64_t run_far = copy ? tfe__st.tune.copy_run_split_far_bytes / es : 0, far = ((int64_t)1 << 20) / es;
+  if (!tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, 0, run_max, run_far, far))
     return false;
   /* A transpose of tiny dims whose groups are tables (a random permutation of 3s: the
    * destination's and the source's small dims interleave) runs its 8x8 blocks through
@@ -287,7 +294,7 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
       if (o != key && !(p->g[0].arith[o] && p->g[0].step[o] <= 1) && !(p->g[1].arith[o] && p->g[1].step[o] == 1))
         fast = false;
     if (!fast) {
-      tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, TFE__KM_GATHER, run_max);
+      tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, TFE__KM_GATHER, run_max, run_far, far);
       return true;
     }
   }
@@ -298,7 +305,7 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
    * (tfe__kplan_build). */
   if (p->along_src) {
     int64_t tbb = tfe__st.tune.kernel_table_tile_bytes, tb = tbb / es < 8 ? 8 : tbb / es;
-    tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tb, tb, tg0, seq_zero, TFE__KM_TABLE, run_max);
+    tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tb, tb, tg0, seq_zero, TFE__KM_TABLE, run_max, run_far, far);
     TFE__KSTAT(8);
   }
   return true;
@@ -306,7 +313,8 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
 
 TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
                                    const int64_t *const *strides, const int64_t *offsets, int64_t t0,
-                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max) {
+                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max,
+                                   int64_t run_far, int64_t far) {
   p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false; p->tiny = false;
   p->along_src = false;
   for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
@@ -349,11 +357,15 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
   for (int o = 0; o < nops && mis < 0; o++) if (o != key && tfe__kmisaligned(p, o)) mis = o;
   int64_t cut0 = 1, cut1 = 1;
   int end0 = p->rank; /* G0 stops before the misaligned input's innermost dim (G1 takes it) */
-  if (mis < 0 && p->rank > 2 && p->dims[0] < run_max && p->str[key][0] == 1)
-    for (int o = 0; o < nops && mis < 0; o++) /* a short common run continued elsewhere */
-      if (o != key && tfe__kabs(p->str[o][0]) == 1 && tfe__kblock_run(p, o, t0) < run_max)
+  if (mis < 0 && p->rank > 2 && (p->dims[0] < run_max || p->dims[0] < run_far) && p->str[key][0] == 1)
+    for (int o = 0; o < nops && mis < 0; o++) { /* a short common run continued elsewhere */
+      int64_t br = o != key && tfe__kabs(p->str[o][0]) == 1 ? tfe__kblock_run(p, o, t0) : INT64_MAX;
+      if (br < run_max || br < run_far)
         for (int d = 2; d < p->rank; d++) /* (either direction: reversed runs or rows) */
-          if (tfe__kabs(p->str[o][d]) == p->dims[0]) { mis = o; end0 = d; TFE__KSTAT(10); break; }
+          if (tfe__kabs(p->str[o][d]) == p->dims[0] && (br < run_max || tfe__kabs(p->str[key][d]) >= far)) {
+            mis = o; end0 = d; TFE__KSTAT(10); break;
+          }
+    }
   if (mis >= 0 && end0 == p->rank)
     for (int d = 1; d < p->rank; d++) {
       int64_t s = tfe__kabs(p->str[mis][d]);

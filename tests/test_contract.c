@@ -325,21 +325,25 @@ static void test_mps_chain_steps(void **st) {
   }
 }
 
-/* Batched GEMMs whose rows are not whole vectors (small_gemm_tpl.h, ps_tail_): A(i,j,b)
- * B(j,k,b) -> C(i,k,b), dense, so that X is read in place past row i for every batch but the
- * last ones (xover) and the last rows are packed there (xtail), C's last rows stored lane by
- * lane (ctail); i from 1 to 13 covers every remainder of 2-, 4- and 8-lane vectors (and, f64
- * with 4 columns, the blocks of 3 vectors of a 16-register target); against
- * the reference loops, with alpha and beta, f64 and f32. Also i, k transposed in C (no ctail). */
+/* Batched GEMMs whose rows are not whole vectors (small_gemm_tpl.h: the last row vector's
+ * loads and stores masked): A(i,j,b) B(j,k,b) -> C(i,k,b), dense, so that X is read and C
+ * written in place with i from 1 to 13 (every remainder of 2-, 4- and 8-lane vectors and, f64
+ * with 4 columns, the blocks of 3 vectors of a 16-register target); against the reference
+ * loops, with alpha and beta, f64 and f32. Also i, k transposed in C, and A transposed
+ * (A(j,i,b): both inputs depth-contiguous, the dot-product kernel ps_tn_ for f64 on AVX2,
+ * with depths j of 7 and 12: a masked depth tail or none; columns k of 4 and 5: an odd last
+ * column pair on one of the two). */
 static void test_small_tails(void **st) {
   (void)st;
   enum { LI = 1, LJ, LK, LBT };
-  long tails = atomic_load(&tfe__st.prims.small_tail);
+  long tails = atomic_load(&tfe__st.prims.small_tail), tns = atomic_load(&tfe__st.prims.small_tn);
   for (int64_t i = 1; i <= 13; i++)
     for (int ct = 0; ct < 2; ct++)
-      for (int f32 = 0; f32 < 2; f32++) {
-        int64_t j = 7, k = f32 ? 6 : 4, b = 5, dA[3] = {i, j, b}, dB[3] = {j, k, b}, dC[3] = {ct ? k : i, ct ? i : k, b};
-        int32_t la[3] = {LI, LJ, LBT}, lb[3] = {LJ, LK, LBT}, lc[3] = {ct ? LK : LI, ct ? LI : LK, LBT};
+      for (int f32 = 0; f32 < 2; f32++)
+      for (int ta = 0; ta < 2; ta++) {
+        int64_t j = ta && i % 2 ? 12 : 7, k = f32 ? 6 : ta ? 4 + i % 2 : 4, b = 5;
+        int64_t dA[3] = {ta ? j : i, ta ? i : j, b}, dB[3] = {j, k, b}, dC[3] = {ct ? k : i, ct ? i : k, b};
+        int32_t la[3] = {ta ? LJ : LI, ta ? LI : LJ, LBT}, lb[3] = {LJ, LK, LBT}, lc[3] = {ct ? LK : LI, ct ? LI : LK, LBT};
         tfe_layout LA, LB_, LC_;
         tfe_layout_dense(3, dA, TFE_COLMAJOR, &LA);
         tfe_layout_dense(3, dB, TFE_COLMAJOR, &LB_);
@@ -357,6 +361,7 @@ static void test_small_tails(void **st) {
         for (int run = 0; run < 2; run++) { /* 0: reference loops into R, 1: the small engine into T */
           TUNE(contract_naive_work, run ? 0 : INT64_MAX);
           TUNE(contract_small_mode, run ? 1 : 0);
+          tfe_contract_cache_clear(); /* (the cache keeps run 0's plan of the reference loops otherwise) */
           for (int rep = 0; rep < 2; rep++) { /* twice: the second on the kept set-up (a cached plan) */
             if (f32 && run) {
               tfe_view_f32 X = {Af, LA, false}, Y = {Bf, LB_, false}, Z = {Tf, LC_, false};
@@ -372,14 +377,20 @@ static void test_small_tails(void **st) {
         for (int64_t q = 0; q < nC; q++) {
           double got = f32 ? (double)Tf[q] : T[q], tol = f32 ? 1e-4 : 1e-12;
           if (!(fabs(got - R[q]) <= tol * (1 + fabs(R[q]))))
-            fail_msg("i=%lld %s C transposed %d: element %lld is %.17g, the reference %.17g", (long long)i,
-                     f32 ? "f32" : "f64", ct, (long long)q, got, R[q]);
+            fail_msg("i=%lld %s C transposed %d A transposed %d: element %lld is %.17g, the reference %.17g",
+                     (long long)i, f32 ? "f32" : "f64", ct, ta, (long long)q, got, R[q]);
         }
         tfe__free(A); tfe__free(B); tfe__free(R); tfe__free(T); tfe__free(Af); tfe__free(Bf); tfe__free(Tf);
       }
 #if defined(__GNUC__) || defined(__clang__) /* (the small engine's vectors) */
   print_message("small engine calls with split rows: %ld\n", atomic_load(&tfe__st.prims.small_tail) - tails);
   assert_true(atomic_load(&tfe__st.prims.small_tail) > tails);
+#endif
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__AVX2__) && defined(__FMA__) && defined(__x86_64__)
+  print_message("small engine calls on the dot-product kernel: %ld\n", atomic_load(&tfe__st.prims.small_tn) - tns);
+  assert_true(atomic_load(&tfe__st.prims.small_tn) > tns);
+#else
+  (void)tns;
 #endif
 }
 

@@ -368,7 +368,7 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_prims_backend *be, const t
     switch (P->engine) {
 #if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
     case TFE__PR_ENG_SMALL:
-      TFE_FN(ps_run_)(P, alpha, src[0], cj[0], src[1], cj[1], beta, cc, threads, ws + P->ws[TFE__PR_WS_N]);
+      TFE_FN(ps_run_)(P, alpha, src[0], cj[0], src[1], cj[1], beta, cc, threads, ws ? ws + P->ws[TFE__PR_WS_N] : NULL);
       break;
 #endif
     case TFE__PR_ENG_BACKEND:

@@ -724,7 +724,7 @@ TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
 #if TFE__PS_HAVE_TN
   /* both inputs depth-contiguous (neither is read in place by the vector kernel then) */
   int64_t xrs, ysq, xps, yps;
-  if (sizeof(TFE_R) == 8 && !s->xdir && s->K >= 4 && TFE_FN(ps_affine_)(s->xp, s->K, &xps) && xps == 1 &&
+  if (sizeof(TFE_R) == 8 && !s->xdir && s->K >= 4 && s->K <= 32 && TFE_FN(ps_affine_)(s->xp, s->K, &xps) && xps == 1 &&
       TFE_FN(ps_affine_)(s->yp, s->K, &yps) && yps == 1 && TFE_FN(ps_affine_)(s->xr, s->R, &xrs) &&
       TFE_FN(ps_affine_)(s->yq, s->Q, &ysq) && cr && cq) {
     if (unit == 1) { s->tn = 1; s->csq = u2; }
@@ -778,6 +778,16 @@ TFE_INTERNAL void TFE_FN(ps_prep_)(const tfe_contract_plan *P, TFE_FN(ps_call_) 
   s.R = sw ? n : m; s.Q = sw ? m : n; s.K = k;
   s.RP = (s.R + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W;
   s.NQ = TFE_FN(ps_nq_)(s.Q);
+  /* an odd count of row vectors (3, 5, ...) on 16 registers runs its last three as one block
+   * of at most 4 columns (ps_tile_): 10 rows x 20 columns in 3 x 4 blocks rather than 2 x 5
+   * blocks and a pass of 1 x 5 that reads Y again (the same padded columns or fewer) */
+  int64_t nvec = (s.R + TFE__PS_W - 1) / TFE__PS_W;
+  if (!TFE_CPLX && TFE__PS_NREG < 32 && nvec >= 3 && nvec % 2 == 1 && s.NQ > 4) {
+    int64_t q4 = s.Q <= 4 ? s.Q : 4, p4 = (s.Q + q4 - 1) / q4 * q4;
+    for (int64_t nq = 3; nq >= 2 && s.Q > 4; nq--)
+      if ((s.Q + nq - 1) / nq * nq < p4) { q4 = nq; p4 = (s.Q + nq - 1) / nq * nq; }
+    if (p4 <= (s.Q + s.NQ - 1) / s.NQ * s.NQ) s.NQ = q4;
+  }
   s.QP = (s.Q + s.NQ - 1) / s.NQ * s.NQ;
   s.xr = sw ? bn : am; s.xp = sw ? bk : ak; s.yp = sw ? ak : bk; s.yq = sw ? am : bn;
   s.cr = sw ? cn : cm; s.cq = sw ? cm : cn;
@@ -866,9 +876,8 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
   int nt = nbatch < threads ? (int)nbatch : threads;
   if (h && TFE_FN(ps_nobuf_)(P, h)) {
     /* (one counter per kind of call: in place, and with the last row vector masked) */
-    for (int q = 0; q < 3; q++) atomic_fetch_add_explicit(&tfe__st.prims.small_direct[q], 1, memory_order_relaxed);
-    if (h->mrem && !h->tn) atomic_fetch_add_explicit(&tfe__st.prims.small_tail, 1, memory_order_relaxed);
-    if (h->tn) atomic_fetch_add_explicit(&tfe__st.prims.small_tn, 1, memory_order_relaxed);
+    /* (one counter per call: X, Y and C in place; the masked and the dot-kernel calls) */
+    atomic_fetch_add_explicit(&tfe__st.prims.small_nobuf[h->tn ? 2 : h->mrem ? 1 : 0], 1, memory_order_relaxed);
     const TFE_T *x = sw ? b : a, *y = sw ? a : b;
     if (nt <= 1) {
       TFE_FN(ps_nobuf_range_)(h, x, y, c, alpha, beta, 0, nbatch);

@@ -339,6 +339,7 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
   ((MKE && i == NV - 1) ? TFE_FN(ps_mload_)(xx + i * TFE__PS_W, mk) : (V) * (const Vu *)(xx + i * TFE__PS_W))
 #define TFE__PS_BODY(NV, J, NC, MK)                                                            \
   { enum { MKE = MK };                                                                         \
+  TFE_FN(ps_mask_) mk = TFE_FN(ps_mk_)(MKE ? mrem : 0); /* (dead where MKE is 0) */            \
   for (int64_t q0 = q_begin; q0 + NC <= q_end; q0 += NC)                                       \
     for (int64_t r0 = rb; r0 + NV * TFE__PS_W <= re; r0 += NV * TFE__PS_W) {                   \
       J(TFE__PS_DECL)                                                                          \
@@ -374,7 +375,7 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
   case 2: TFE__PS_BODY(NV, TFE__PS_J2, 2, MK) break;                                           \
   default: TFE__PS_BODY(NV, TFE__PS_J1, 1, MK) break;                                          \
   }
-/* Rows [r_begin, r_end) (whole vectors; with mkl the last one has only the lanes of mask mk)
+/* Rows [r_begin, r_end) (whole vectors; with mrem > 0 the last one has only its first mrem lanes)
  * with NV row vectors per block, columns in NQ blocks. X row vector of depth p at
  * xp + p * xsp; Y element (p, q) at yp + p * ysp + q * ysq (packed: xsp = RP, ysp = 1,
  * ysq = K; real kinds may point them at the operands themselves). alpha and beta: only when
@@ -382,13 +383,14 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
 TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, int64_t xsp,
                                                        const TFE_R *yp, int64_t ysp, int64_t ysq, TFE_R *t,
                                                        int64_t tsq, bool cdir, bool bzero, int64_t r_begin,
-                                                       int64_t r_end, int nv, bool mkl, TFE_FN(ps_mask_) mk,
-                                                       TFE_R alpha, TFE_R beta) {
+                                                       int64_t r_end, int nv, int64_t mrem, TFE_R alpha,
+                                                       TFE_R beta) {
   typedef TFE_FN(ps_vec_) V;
   typedef TFE_FN(ps_vecu_) Vu;
   const V zero = {0};
   int64_t K = s->K, qf = s->Q / s->NQ * s->NQ;
   /* the rows without the masked block, then that block */
+  bool mkl = mrem > 0;
   int64_t rm = mkl ? r_end - nv * TFE__PS_W : r_end, rb, re;
   /* whole column blocks, then the Q % NQ last columns as one block (never the pad columns:
    * Y read and C written in place need no whole blocks) */
@@ -437,29 +439,26 @@ TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, i
                                    int64_t ysp, int64_t ysq, TFE_R *t, int64_t tsq, bool cdir, bool bzero, int64_t rows,
                                    TFE_R alpha, TFE_R beta) {
   int64_t w = TFE__PS_W, nvec = (rows + w - 1) / w, full = rows / w, v = 0;
-  bool mk = nvec > full;
-  TFE_FN(ps_mask_) m;
-  memset(&m, 0, sizeof m);
-  if (mk) m = TFE_FN(ps_mk_)(rows - full * w);
+  int64_t mr = rows - full * w; /* lanes of the last vector when it is partial, else 0 */
   if (!TFE_CPLX && TFE__PS_NREG >= 32 && full >= 4) { /* (the masked vector never in a block of 4) */
     v = full / 4 * 4;
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, v * w, 4, false, m, alpha, beta);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, v * w, 4, 0, alpha, beta);
   }
   int64_t left = nvec - v;
   /* an odd count of row vectors (3, 5, ...) on 16 registers: the last three in one block
    * rather than a block of 2 and a pass of 1 that reads all of Y again for one vector */
   if (!TFE_CPLX && TFE__PS_NREG < 32 && s->NQ <= 4 && left >= 3 && left % 2 == 1) {
     int64_t e = nvec - 3;
-    if (e > v) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, false, m, alpha, beta);
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, e * w, nvec * w, 3, mk, m, alpha, beta);
+    if (e > v) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, 0, alpha, beta);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, e * w, nvec * w, 3, mr, alpha, beta);
     return;
   }
   if (left >= 2) {
     int64_t e = v + left / 2 * 2;
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, mk && e == nvec, m, alpha, beta);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, e == nvec ? mr : 0, alpha, beta);
     v = e;
   }
-  if (v < nvec) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, nvec * w, 1, mk, m, alpha, beta);
+  if (v < nvec) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, nvec * w, 1, mr, alpha, beta);
 }
 
 #if !TFE_CPLX && defined(__AVX2__) && defined(__FMA__) && (defined(__x86_64__) || defined(__i386__))
@@ -778,16 +777,6 @@ TFE_INTERNAL void TFE_FN(ps_prep_)(const tfe_contract_plan *P, TFE_FN(ps_call_) 
   s.R = sw ? n : m; s.Q = sw ? m : n; s.K = k;
   s.RP = (s.R + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W;
   s.NQ = TFE_FN(ps_nq_)(s.Q);
-  /* an odd count of row vectors (3, 5, ...) on 16 registers runs its last three as one block
-   * of at most 4 columns (ps_tile_): 10 rows x 20 columns in 3 x 4 blocks rather than 2 x 5
-   * blocks and a pass of 1 x 5 that reads Y again (the same padded columns or fewer) */
-  int64_t nvec = (s.R + TFE__PS_W - 1) / TFE__PS_W;
-  if (!TFE_CPLX && TFE__PS_NREG < 32 && nvec >= 3 && nvec % 2 == 1 && s.NQ > 4) {
-    int64_t q4 = s.Q <= 4 ? s.Q : 4, p4 = (s.Q + q4 - 1) / q4 * q4;
-    for (int64_t nq = 3; nq >= 2 && s.Q > 4; nq--)
-      if ((s.Q + nq - 1) / nq * nq < p4) { q4 = nq; p4 = (s.Q + nq - 1) / nq * nq; }
-    if (p4 <= (s.Q + s.NQ - 1) / s.NQ * s.NQ) s.NQ = q4;
-  }
   s.QP = (s.Q + s.NQ - 1) / s.NQ * s.NQ;
   s.xr = sw ? bn : am; s.xp = sw ? bk : ak; s.yp = sw ? ak : bk; s.yq = sw ? am : bn;
   s.cr = sw ? cn : cm; s.cq = sw ? cm : cn;

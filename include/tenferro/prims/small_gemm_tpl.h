@@ -10,7 +10,10 @@
  *   - per batch, the operand whose row dimension is vectorized ("X": A, or B when the
  *     transposed product pads less) is packed p-major into an L1 buffer with the rows padded
  *     to the vector width (zero pads), the other one ("Y") into scalars, real and imaginary
- *     parts in separate planes (lazy conjugation negates the imaginary plane);
+ *     parts in separate planes (lazy conjugation negates the imaginary plane); real kinds read
+ *     X and Y and write C in place where their tables are affine, for any row count (the last
+ *     row vector's loads and stores masked), and f64 with two depth-contiguous inputs runs dot
+ *     products along the depth (ps_tn_); such plans need no buffers at all;
  *   - a tile of columns is accumulated in registers (vector over rows, broadcast over
  *     columns) into a dense local tile, and C is written once: alpha * tile (+ beta * C;
  *     beta == 0 never reads C);
@@ -461,7 +464,7 @@ TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, i
   if (v < nvec) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, nvec * w, 1, mr, alpha, beta);
 }
 
-#if !TFE_CPLX && defined(__AVX2__) && defined(__FMA__) && (defined(__x86_64__) || defined(__i386__))
+#if !TFE_CPLX && defined(__AVX2__) && defined(__FMA__) && (defined(__x86_64__) || defined(__i386__)) && !defined(TFE__PS_NO_TN)
 #define TFE__PS_HAVE_TN 1
 /* C(r, q) = alpha * sum_p X(p, r) Y(p, q) (+ beta * C) with X and Y depth-contiguous (X row r
  * at x + r * xrs, Y column q at y + q * ysq) and C's rows contiguous (column q at c + q * csq):

@@ -296,9 +296,11 @@ static void micro(int N, int d, int D, int reps, double big) {
     }
     bool small = P->engine == TFE__PR_ENG_SMALL;
     if (small) ws = aligned_alloc(64, (size_t)(tfe_ps_ws_elems__f64(P, 1) * 8 + 64) / 64 * 64);
-    double te = micro_time(inner, reps, 0, P, &v[0], &v[1], &v[2], ws, w, &c);
-    double tk = small ? micro_time(inner, reps, 1, P, &v[0], &v[1], &v[2], ws, w, &c) : NAN;
-    double tb = micro_time(inner, reps, 2, P, &v[0], &v[1], &v[2], ws, w, &c);
+    /* CHAIN_MICRO_ONLY=0|1|2: time only that column (for perf), the others print nan */
+    int only = getenv("CHAIN_MICRO_ONLY") ? atoi(getenv("CHAIN_MICRO_ONLY")) : -1;
+    double te = only < 0 || only == 0 ? micro_time(inner, reps, 0, P, &v[0], &v[1], &v[2], ws, w, &c) : NAN;
+    double tk = small && (only < 0 || only == 1) ? micro_time(inner, reps, 1, P, &v[0], &v[1], &v[2], ws, w, &c) : NAN;
+    double tb = only < 0 || only == 2 ? micro_time(inner, reps, 2, P, &v[0], &v[1], &v[2], ws, w, &c) : NAN;
     printf(" %lld,%lld,%lld %s | %.3f | %.3f | %.0f%% | %.3f |", (long long)P->m, (long long)P->n, (long long)P->k,
            engine_name(P->engine), 1e6 * te, 1e6 * tk, 100 * 2 * madds / te / 1e9 / big, 1e6 * tb);
     for (int o = 0; o < 3; o++) free(buf[o]);
@@ -342,7 +344,7 @@ int main(int argc, char **argv) {
     for (int q = 0; q < nd; q++) steps_breakdown(N, d, dims[q], reps);
     return 0;
   }
-  double big = large_gemm_rate();
+  double big = getenv("CHAIN_MICRO_ONLY") ? 30.0 : large_gemm_rate();
   if (micro_mode) {
     printf("# --micro: each middle step alone, us per call (median of %d), f64, %d thread(s), %s time; large GEMM %.1f GFLOP/s\n"
            "| D | E.A m,n,k engine | execute us | engine us | execute %% of large GEMM | BLIS alone us | T.B m,n,k engine | execute us | engine us | execute %% of large GEMM | BLIS alone us |\n"
@@ -369,13 +371,15 @@ int main(int argc, char **argv) {
       double *t[3];
       for (int m = 0; m < 3; m++) t[m] = malloc(sizeof(double) * (size_t)reps);
       res[q][0] = run_einsum(&c); res[q][1] = run_contract(&c); res[q][2] = run_dgemm(&c); /* warm up */
+      /* CHAIN_ONLY_EINSUM=1: the einsum column alone (for perf; the others print 0) */
+      bool only = getenv("CHAIN_ONLY_EINSUM") && atoi(getenv("CHAIN_ONLY_EINSUM")) > 0;
       for (int r = 0; r < reps; r++) {
         double t0 = now();
         run_einsum(&c);
         double t1 = now();
-        run_contract(&c);
+        if (!only) run_contract(&c);
         double t2 = now();
-        run_dgemm(&c);
+        if (!only) run_dgemm(&c);
         double t3 = now();
         t[0][r] = t1 - t0; t[1][r] = t2 - t1; t[2][r] = t3 - t2;
       }

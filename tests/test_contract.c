@@ -174,21 +174,26 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
 #undef TFE_TEMPLATE
 #undef TC_KIND_PASS
 
+/* Small-engine calls that read X / read Y / wrote C in place (with those that did all three
+ * without buffers), the calls in place with a masked last row vector, the dot-kernel calls. */
+static long tc_direct(int q) {
+  return atomic_load(&tfe__st.prims.small_direct[q]) + atomic_load(&tfe__st.prims.small_nobuf[0]) +
+         atomic_load(&tfe__st.prims.small_nobuf[1]) + atomic_load(&tfe__st.prims.small_nobuf[2]);
+}
+static long tc_tails(void) { return atomic_load(&tfe__st.prims.small_tail) + atomic_load(&tfe__st.prims.small_nobuf[1]); }
+static long tc_tn(void) { return atomic_load(&tfe__st.prims.small_tn) + atomic_load(&tfe__st.prims.small_nobuf[2]); }
 #define TC_KIND_TESTS(s, T, R, alg, cplx, flt, DT)                                         \
   static void test_binary_##s(void **st) {                                                  \
     (void)st;                                                                               \
     tc_stats x = {0};                                                                       \
     tc_run_##s(tu_cases(10000), false, false, 0x1234 + DT, &x);                             \
     tc_run_##s(tu_cases(150), false, true, 0x4321 + DT, &x);                                \
-    long dc[3] = {atomic_load(&tfe__st.prims.small_direct[0]), atomic_load(&tfe__st.prims.small_direct[1]), \
-                  atomic_load(&tfe__st.prims.small_direct[2])};                                   \
+    long dc[3] = {tc_direct(0), tc_direct(1), tc_direct(2)};                                \
     tc_run_##s(tu_cases(300), false, 2, 0x5151 + DT, &x);                                   \
     print_message("%s: small path in place: X %ld, Y %ld, C %ld calls\n", #s,                \
-                  atomic_load(&tfe__st.prims.small_direct[0]) - dc[0],                            \
-                  atomic_load(&tfe__st.prims.small_direct[1]) - dc[1],                            \
-                  atomic_load(&tfe__st.prims.small_direct[2]) - dc[2]);                           \
+                  tc_direct(0) - dc[0], tc_direct(1) - dc[1], tc_direct(2) - dc[2]);                \
     if (DT == TFE_DT_F32 || DT == TFE_DT_F64)                                               \
-      for (int q = 0; q < 3; q++) assert_true(atomic_load(&tfe__st.prims.small_direct[q]) > dc[q]); \
+      for (int q = 0; q < 3; q++) assert_true(tc_direct(q) > dc[q]);                        \
     print_message("%s: plans naive %ld gemm %ld (reduce %ld, copy A/B %ld, copy C %ld, batch %ld, no copy %ld, " \
                   "loop %ld, of several labels %ld)\n", #s, x.naive, x.gemm, x.red, x.copy_ab, x.copy_c, x.batch, x.plain, x.loop, x.loop2); \
     assert_true(x.gemm > 0 && x.red > 0 && x.copy_ab > 0 && x.copy_c > 0 && x.batch > 0 && x.plain > 0); \
@@ -325,21 +330,25 @@ static void test_mps_chain_steps(void **st) {
   }
 }
 
-/* Batched GEMMs whose rows are not whole vectors (small_gemm_tpl.h, ps_tail_): A(i,j,b)
- * B(j,k,b) -> C(i,k,b), dense, so that X is read in place past row i for every batch but the
- * last ones (xover) and the last rows are packed there (xtail), C's last rows stored lane by
- * lane (ctail); i from 1 to 13 covers every remainder of 2-, 4- and 8-lane vectors (and, f64
- * with 4 columns, the blocks of 3 vectors of a 16-register target); against
- * the reference loops, with alpha and beta, f64 and f32. Also i, k transposed in C (no ctail). */
+/* Batched GEMMs whose rows are not whole vectors (small_gemm_tpl.h: the last row vector's
+ * loads and stores masked): A(i,j,b) B(j,k,b) -> C(i,k,b), dense, so that X is read and C
+ * written in place with i from 1 to 13 (every remainder of 2-, 4- and 8-lane vectors and, f64
+ * with 4 columns, the blocks of 3 vectors of a 16-register target); against the reference
+ * loops, with alpha and beta, f64 and f32. Also i, k transposed in C, and A transposed
+ * (A(j,i,b): both inputs depth-contiguous, the dot-product kernel ps_tn_ for f64 on AVX2,
+ * with depths j of 7 and 12: a masked depth tail or none; columns k of 4 and 5: an odd last
+ * column pair on one of the two). */
 static void test_small_tails(void **st) {
   (void)st;
   enum { LI = 1, LJ, LK, LBT };
-  long tails = atomic_load(&tfe__st.prims.small_tail);
+  long tails = tc_tails(), tns = tc_tn();
   for (int64_t i = 1; i <= 13; i++)
     for (int ct = 0; ct < 2; ct++)
-      for (int f32 = 0; f32 < 2; f32++) {
-        int64_t j = 7, k = f32 ? 6 : 4, b = 5, dA[3] = {i, j, b}, dB[3] = {j, k, b}, dC[3] = {ct ? k : i, ct ? i : k, b};
-        int32_t la[3] = {LI, LJ, LBT}, lb[3] = {LJ, LK, LBT}, lc[3] = {ct ? LK : LI, ct ? LI : LK, LBT};
+      for (int f32 = 0; f32 < 2; f32++)
+      for (int ta = 0; ta < 2; ta++) {
+        int64_t j = ta && i % 2 ? 12 : 7, k = f32 ? 6 : ta ? 4 + i % 2 : 4, b = 5;
+        int64_t dA[3] = {ta ? j : i, ta ? i : j, b}, dB[3] = {j, k, b}, dC[3] = {ct ? k : i, ct ? i : k, b};
+        int32_t la[3] = {ta ? LJ : LI, ta ? LI : LJ, LBT}, lb[3] = {LJ, LK, LBT}, lc[3] = {ct ? LK : LI, ct ? LI : LK, LBT};
         tfe_layout LA, LB_, LC_;
         tfe_layout_dense(3, dA, TFE_COLMAJOR, &LA);
         tfe_layout_dense(3, dB, TFE_COLMAJOR, &LB_);
@@ -357,6 +366,7 @@ static void test_small_tails(void **st) {
         for (int run = 0; run < 2; run++) { /* 0: reference loops into R, 1: the small engine into T */
           TUNE(contract_naive_work, run ? 0 : INT64_MAX);
           TUNE(contract_small_mode, run ? 1 : 0);
+          tfe_contract_cache_clear(); /* (the cache keeps run 0's plan of the reference loops otherwise) */
           for (int rep = 0; rep < 2; rep++) { /* twice: the second on the kept set-up (a cached plan) */
             if (f32 && run) {
               tfe_view_f32 X = {Af, LA, false}, Y = {Bf, LB_, false}, Z = {Tf, LC_, false};
@@ -372,14 +382,20 @@ static void test_small_tails(void **st) {
         for (int64_t q = 0; q < nC; q++) {
           double got = f32 ? (double)Tf[q] : T[q], tol = f32 ? 1e-4 : 1e-12;
           if (!(fabs(got - R[q]) <= tol * (1 + fabs(R[q]))))
-            fail_msg("i=%lld %s C transposed %d: element %lld is %.17g, the reference %.17g", (long long)i,
-                     f32 ? "f32" : "f64", ct, (long long)q, got, R[q]);
+            fail_msg("i=%lld %s C transposed %d A transposed %d: element %lld is %.17g, the reference %.17g",
+                     (long long)i, f32 ? "f32" : "f64", ct, ta, (long long)q, got, R[q]);
         }
         tfe__free(A); tfe__free(B); tfe__free(R); tfe__free(T); tfe__free(Af); tfe__free(Bf); tfe__free(Tf);
       }
 #if defined(__GNUC__) || defined(__clang__) /* (the small engine's vectors) */
-  print_message("small engine calls with split rows: %ld\n", atomic_load(&tfe__st.prims.small_tail) - tails);
-  assert_true(atomic_load(&tfe__st.prims.small_tail) > tails);
+  print_message("small engine calls in place with a masked last row vector: %ld\n", tc_tails() - tails);
+  assert_true(tc_tails() > tails);
+#endif
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__AVX2__) && defined(__FMA__) && defined(__x86_64__)
+  print_message("small engine calls on the dot-product kernel: %ld\n", tc_tn() - tns);
+  assert_true(tc_tn() > tns);
+#else
+  (void)tns;
 #endif
 }
 

@@ -223,9 +223,11 @@ TFE_INTERNAL void TFE_FN(pr_gemm_)(const tfe_contract_plan *P, TFE_T alpha, cons
 TFE_INTERNAL int64_t TFE_FN(pr_mnk_)(const tfe_contract_plan *P) { return tfe__pr_mnk(P->m, P->n, P->k); }
 /* Threads worth using for the whole execution (see tfe__pr_threads_for). */
 TFE_INTERNAL int TFE_FN(pr_threads_)(const tfe_contract_plan *P) {
+  int nt = tfe_get_num_threads();
+  if (nt <= 1) return 1; /* (no divisions on the 1-thread path of every call) */
   int64_t w = TFE_FN(pr_mnk_)(P), lim = (int64_t)1 << 62;
   w = P->nbatch && w > lim / P->nbatch ? lim : w * P->nbatch;
-  return tfe__pr_threads_for(w, tfe_get_num_threads());
+  return tfe__pr_threads_for(w, nt);
 }
 /* The batch loop runs in parallel (one thread per GEMM) when one GEMM is too small for
  * BLIS's own threads to pay off, or when there are enough GEMMs to balance the threads;
@@ -368,7 +370,7 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_prims_backend *be, const t
     switch (P->engine) {
 #if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
     case TFE__PR_ENG_SMALL:
-      TFE_FN(ps_run_)(P, alpha, src[0], cj[0], src[1], cj[1], beta, cc, threads, ws + P->ws[TFE__PR_WS_N]);
+      TFE_FN(ps_run_)(P, alpha, src[0], cj[0], src[1], cj[1], beta, cc, threads, ws ? ws + P->ws[TFE__PR_WS_N] : NULL);
       break;
 #endif
     case TFE__PR_ENG_BACKEND:

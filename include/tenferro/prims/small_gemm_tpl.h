@@ -10,7 +10,10 @@
  *   - per batch, the operand whose row dimension is vectorized ("X": A, or B when the
  *     transposed product pads less) is packed p-major into an L1 buffer with the rows padded
  *     to the vector width (zero pads), the other one ("Y") into scalars, real and imaginary
- *     parts in separate planes (lazy conjugation negates the imaginary plane);
+ *     parts in separate planes (lazy conjugation negates the imaginary plane); real kinds read
+ *     X and Y and write C in place where their tables are affine, for any row count (the last
+ *     row vector's loads and stores masked), and f64 with two depth-contiguous inputs runs dot
+ *     products along the depth (ps_tn_); such plans need no buffers at all;
  *   - a tile of columns is accumulated in registers (vector over rows, broadcast over
  *     columns) into a dense local tile, and C is written once: alpha * tile (+ beta * C;
  *     beta == 0 never reads C);
@@ -40,18 +43,17 @@ typedef struct TFE_FN(ps_call_) {
    * (element (p, q) at y + p * ysp + q * ysq), C written in place (column q at c + q * csq) */
   bool xdir, ydir, cdir;
   int64_t xs, ysp, ysq, csq;
-  /* X's rows are not whole vectors but affine: read in place too, the row vector running past
-   * row R into elements between the view's first and last (inside the caller's object; the
-   * extra lanes land in tile rows that are never stored), for every batch whose last read
-   * stays at or below xmax (X's largest element offset); the last batches are packed */
-  bool xover;
-  int64_t xmax;
-  /* real kinds, rows not whole vectors (R % W != 0), split at RH = R rounded down to whole
-   * vectors: xtail, X's rows are contiguous and affine: rows below RH read in place, the last
-   * R - RH packed into one zero-padded vector per depth; ctail, C's rows are contiguous and
-   * affine: rows below RH written in place, the last ones from a one-vector tile lane by lane */
-  bool xtail, ctail;
-  int64_t RH;
+  /* real kinds, rows not whole vectors (mrem = R % W lanes in the last one): X read in place
+   * and C written in place with masked loads and stores of that last vector (AVX / AVX-512
+   * mask moves, lane loops elsewhere); mrem 0: whole vectors */
+  int64_t mrem;
+  /* tn (f64 on AVX): X and Y are both depth-contiguous (a transposed times a plain operand,
+   * read in place), C in place: dot products along the depth (ps_tn_), no packing. tn 2: the
+   * same with X and Y exchanged (C's columns are its contiguous dimension). */
+  int tn;
+  /* nothing to pack: X, Y and C in place (or tn); such plans need no workspace when their
+   * batches run without prefetching (ps_nobuf_) */
+  bool nobuf;
   bool cx, cy;               /* conjugate X / Y */
   const TFE_T *x, *y;
   TFE_T *c;
@@ -159,6 +161,9 @@ typedef struct TFE_FN(ps_call_) {
 #endif
 #else /* bodies */
 #if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__AVX__)
+#include <immintrin.h>
+#endif
 #define TFE__PS_W ((int64_t)(TFE__PS_VB / sizeof(TFE_R))) /* lanes of one vector (plan_small.h) */
 #define TFE__PS_PL (TFE_CPLX ? 2 : 1)             /* planes: real (and imaginary) */
 
@@ -229,6 +234,55 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
 #endif
   }
 }
+/* ---- the last, partial row vector: masked loads and stores ------------------------------------
+ * A GEMM whose rows are not whole vectors (10 rows on 4 lanes) reads X and writes C in place
+ * all the same: the last vector's loads and stores are masked to its mrem lanes (vmaskmov on
+ * AVX/AVX2, k-masks on AVX-512; lane loops elsewhere). Masked lanes are never read, so nothing
+ * past the view is touched, and they load as zeros. */
+#if TFE__PS_VB == 64 && defined(__AVX512F__)
+typedef __mmask16 TFE_FN(ps_mask_);
+#elif TFE__PS_VB == 32 && defined(__AVX__)
+typedef __m256i TFE_FN(ps_mask_);
+#else
+typedef int64_t TFE_FN(ps_mask_);
+#endif
+/* The mask of the first rem lanes (0 < rem < W). */
+TFE_INTERNAL TFE_FN(ps_mask_) TFE_FN(ps_mk_)(int64_t rem) {
+#if TFE__PS_VB == 64 && defined(__AVX512F__)
+  return (__mmask16)((1u << rem) - 1u);
+#elif TFE__PS_VB == 32 && defined(__AVX__)
+  static const int32_t m32[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+  return _mm256_loadu_si256((const __m256i *)(const void *)(m32 + 8 - rem * (int64_t)(sizeof(TFE_R) / 4)));
+#else
+  return rem;
+#endif
+}
+TFE_INTERNAL TFE_FN(ps_vec_) TFE_FN(ps_mload_)(const TFE_R *p, TFE_FN(ps_mask_) m) {
+  typedef TFE_FN(ps_vec_) V;
+#if TFE__PS_VB == 64 && defined(__AVX512F__)
+  if (sizeof(TFE_R) == 8) return (V)_mm512_maskz_loadu_pd((__mmask8)m, (const void *)p);
+  return (V)_mm512_maskz_loadu_ps(m, (const void *)p);
+#elif TFE__PS_VB == 32 && defined(__AVX__)
+  if (sizeof(TFE_R) == 8) return (V)_mm256_maskload_pd((const double *)(const void *)p, m);
+  return (V)_mm256_maskload_ps((const float *)(const void *)p, m);
+#else
+  V v = {0};
+  for (int64_t l = 0; l < m; l++) v[l] = p[l];
+  return v;
+#endif
+}
+TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec_) v) {
+#if TFE__PS_VB == 64 && defined(__AVX512F__)
+  if (sizeof(TFE_R) == 8) _mm512_mask_storeu_pd((void *)p, (__mmask8)m, (__m512d)v);
+  else _mm512_mask_storeu_ps((void *)p, m, (__m512)v);
+#elif TFE__PS_VB == 32 && defined(__AVX__)
+  if (sizeof(TFE_R) == 8) _mm256_maskstore_pd((double *)(void *)p, m, (__m256d)v);
+  else _mm256_maskstore_ps((float *)(void *)p, m, (__m256)v);
+#else
+  for (int64_t l = 0; l < m; l++) p[l] = v[l];
+#endif
+}
+
 #define TFE__PS_J1(M) M(0)
 #define TFE__PS_J2(M) M(0) M(1)
 #define TFE__PS_J3(M) M(0) M(1) M(2)
@@ -250,17 +304,28 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
       if (NV >= 2) { a1_##j -= xi1 * yi; i1_##j += x1 * yi + xi1 * yr; }                      \
     }                                                                                          \
   }
+/* Row vector i of the block into C: alpha * acc (+ beta * C); the block's last one masked
+ * under MK. */
+#define TFE__PS_CV(i, acc)                                                                     \
+  {                                                                                            \
+    V v = (acc) * alpha;                                                                       \
+    if (MKE && i == NV - 1) {                                                                  \
+      if (!bzero) v += TFE_FN(ps_mload_)(tq + i * TFE__PS_W, mk) * beta;                      \
+      TFE_FN(ps_mstore_)(tq + i * TFE__PS_W, mk, v);                                          \
+    } else {                                                                                   \
+      if (!bzero) v += cv[i] * beta;                                                           \
+      cv[i] = v;                                                                               \
+    }                                                                                          \
+  }
 #define TFE__PS_PUT(j)                                                                         \
   {                                                                                            \
     TFE_R *tq = t + (q0 + j) * tsq + r0;                                                       \
-    if (cdir) { /* straight into C: alpha * acc (+ beta * C) */                                \
+    if (cdir) { /* straight into C */                                                          \
       Vu *cv = (Vu *)tq;                                                                       \
-      V v = a0_##j * alpha;                                                                    \
-      if (!bzero) v += cv[0] * beta;                                                           \
-      cv[0] = v;                                                                               \
-      if (NV >= 2) { v = a1_##j * alpha; if (!bzero) v += cv[1] * beta; cv[1] = v; }           \
-      if (NV >= 3) { v = a2_##j * alpha; if (!bzero) v += cv[2] * beta; cv[2] = v; }           \
-      if (NV >= 4) { v = a3_##j * alpha; if (!bzero) v += cv[3] * beta; cv[3] = v; }           \
+      TFE__PS_CV(0, a0_##j)                                                                    \
+      if (NV >= 2) TFE__PS_CV(1, a1_##j)                                                       \
+      if (NV >= 3) TFE__PS_CV(2, a2_##j)                                                       \
+      if (NV >= 4) TFE__PS_CV(3, a3_##j)                                                       \
     } else {                                                                                   \
       *(V *)tq = a0_##j;                                                                       \
       if (NV >= 2) *(V *)(tq + TFE__PS_W) = a1_##j;                                            \
@@ -272,16 +337,21 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
       }                                                                                        \
     }                                                                                          \
   }
-#define TFE__PS_BODY(NV, J, NC)                                                                \
+/* Row vector i of X at depth p; the block's last one masked under MK. */
+#define TFE__PS_XL(i)                                                                          \
+  ((MKE && i == NV - 1) ? TFE_FN(ps_mload_)(xx + i * TFE__PS_W, mk) : (V) * (const Vu *)(xx + i * TFE__PS_W))
+#define TFE__PS_BODY(NV, J, NC, MK)                                                            \
+  { enum { MKE = MK };                                                                         \
+  TFE_FN(ps_mask_) mk = TFE_FN(ps_mk_)(MKE ? mrem : 0); /* (dead where MKE is 0) */            \
   for (int64_t q0 = q_begin; q0 + NC <= q_end; q0 += NC)                                       \
-    for (int64_t r0 = r_begin; r0 + NV * TFE__PS_W <= r_end; r0 += NV * TFE__PS_W) {           \
+    for (int64_t r0 = rb; r0 + NV * TFE__PS_W <= re; r0 += NV * TFE__PS_W) {                   \
       J(TFE__PS_DECL)                                                                          \
       for (int64_t p = 0; p < K; p++) {                                                        \
         const TFE_R *xx = xp + p * xsp + r0, *yy = yp + q0 * ysq + p * ysp;                    \
-        V x0 = *(const Vu *)xx, x1 = zero, x2 = zero, x3 = zero, xi0 = zero, xi1 = zero;       \
-        if (NV >= 2) x1 = *(const Vu *)(xx + TFE__PS_W);                                       \
-        if (NV >= 3) x2 = *(const Vu *)(xx + 2 * TFE__PS_W);                                   \
-        if (NV >= 4) x3 = *(const Vu *)(xx + 3 * TFE__PS_W);                                   \
+        V x0 = TFE__PS_XL(0), x1 = zero, x2 = zero, x3 = zero, xi0 = zero, xi1 = zero;         \
+        if (NV >= 2) x1 = TFE__PS_XL(1);                                                       \
+        if (NV >= 3) x2 = TFE__PS_XL(2);                                                       \
+        if (NV >= 4) x3 = TFE__PS_XL(3);                                                       \
         if (TFE_CPLX) {                                                                        \
           xi0 = *(const V *)(xx + s->RP * K);                                                  \
           if (NV >= 2) xi1 = *(const V *)(xx + s->RP * K + TFE__PS_W);                         \
@@ -289,65 +359,72 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
         J(TFE__PS_UPD)                                                                         \
       }                                                                                        \
       J(TFE__PS_PUT)                                                                           \
-    }
+    } }
 /* Columns [q_begin, q_end) in blocks of nc (the last block of a range: its remainder). */
-#define TFE__PS_BY_NQ(NV)                                                                      \
+#define TFE__PS_BY_NQ(NV, MK)                                                                  \
   switch (nc) {                                                                                \
-  case 6: TFE__PS_BODY(NV, TFE__PS_J6, 6) break;                                               \
-  case 5: TFE__PS_BODY(NV, TFE__PS_J5, 5) break;                                               \
-  case 4: TFE__PS_BODY(NV, TFE__PS_J4, 4) break;                                               \
-  case 3: TFE__PS_BODY(NV, TFE__PS_J3, 3) break;                                               \
-  case 2: TFE__PS_BODY(NV, TFE__PS_J2, 2) break;                                               \
-  default: TFE__PS_BODY(NV, TFE__PS_J1, 1) break;                                              \
+  case 6: TFE__PS_BODY(NV, TFE__PS_J6, 6, MK) break;                                           \
+  case 5: TFE__PS_BODY(NV, TFE__PS_J5, 5, MK) break;                                           \
+  case 4: TFE__PS_BODY(NV, TFE__PS_J4, 4, MK) break;                                           \
+  case 3: TFE__PS_BODY(NV, TFE__PS_J3, 3, MK) break;                                           \
+  case 2: TFE__PS_BODY(NV, TFE__PS_J2, 2, MK) break;                                           \
+  default: TFE__PS_BODY(NV, TFE__PS_J1, 1, MK) break;                                          \
   }
 /* (3 row vectors: at most 4 columns, 12 accumulators of 16 registers) */
-#define TFE__PS_BY_NQ4(NV)                                                                     \
+#define TFE__PS_BY_NQ4(NV, MK)                                                                 \
   switch (nc) {                                                                                \
-  case 4: TFE__PS_BODY(NV, TFE__PS_J4, 4) break;                                               \
-  case 3: TFE__PS_BODY(NV, TFE__PS_J3, 3) break;                                               \
-  case 2: TFE__PS_BODY(NV, TFE__PS_J2, 2) break;                                               \
-  default: TFE__PS_BODY(NV, TFE__PS_J1, 1) break;                                              \
+  case 4: TFE__PS_BODY(NV, TFE__PS_J4, 4, MK) break;                                           \
+  case 3: TFE__PS_BODY(NV, TFE__PS_J3, 3, MK) break;                                           \
+  case 2: TFE__PS_BODY(NV, TFE__PS_J2, 2, MK) break;                                           \
+  default: TFE__PS_BODY(NV, TFE__PS_J1, 1, MK) break;                                          \
   }
-/* Rows [r_begin, r_end) (whole vectors) with NV row vectors per block, columns in NQ blocks.
- * X row vector of depth p at xp + p * xsp; Y element (p, q) at yp + p * ysp + q * ysq (packed:
- * xsp = RP, ysp = 1, ysq = K; real kinds may point them at the operands themselves). */
+/* Rows [r_begin, r_end) (whole vectors; with mrem > 0 the last one has only its first mrem lanes)
+ * with NV row vectors per block, columns in NQ blocks. X row vector of depth p at
+ * xp + p * xsp; Y element (p, q) at yp + p * ysp + q * ysq (packed: xsp = RP, ysp = 1,
+ * ysq = K; real kinds may point them at the operands themselves). alpha and beta: only when
+ * cdir (real kinds). */
 TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, int64_t xsp,
                                                        const TFE_R *yp, int64_t ysp, int64_t ysq, TFE_R *t,
                                                        int64_t tsq, bool cdir, bool bzero, int64_t r_begin,
-                                                       int64_t r_end, int nv) {
+                                                       int64_t r_end, int nv, int64_t mrem, TFE_R alpha,
+                                                       TFE_R beta) {
   typedef TFE_FN(ps_vec_) V;
   typedef TFE_FN(ps_vecu_) Vu;
-  TFE_R alpha = 1, beta = 0; /* used only when cdir (real kinds) */
-#if !TFE_CPLX
-  alpha = s->alpha;
-  beta = s->beta;
-#endif
   const V zero = {0};
   int64_t K = s->K, qf = s->Q / s->NQ * s->NQ;
+  /* the rows without the masked block, then that block */
+  bool mkl = mrem > 0;
+  int64_t rm = mkl ? r_end - nv * TFE__PS_W : r_end, rb, re;
   /* whole column blocks, then the Q % NQ last columns as one block (never the pad columns:
    * Y read and C written in place need no whole blocks) */
   for (int seg = 0; seg < 2; seg++) {
     int64_t q_begin = seg ? qf : 0, q_end = seg ? s->Q : qf, nc = seg ? s->Q - qf : s->NQ;
     if (q_end <= q_begin) continue;
+    rb = r_begin; re = rm;
     if (nv == 4 && !TFE_CPLX) {
       enum { NV = 4 };
-      TFE__PS_BY_NQ(NV)
+      TFE__PS_BY_NQ(NV, 0)
     } else if (nv == 3 && !TFE_CPLX) {
       enum { NV = 3 };
-      TFE__PS_BY_NQ4(NV)
+      TFE__PS_BY_NQ4(NV, 0)
+      if (mkl) { rb = rm; re = r_end; TFE__PS_BY_NQ4(NV, 1) }
     } else if (nv >= 2) {
       enum { NV = 2 };
-      TFE__PS_BY_NQ(NV)
+      TFE__PS_BY_NQ(NV, 0)
+      if (mkl && !TFE_CPLX) { rb = rm; re = r_end; TFE__PS_BY_NQ(NV, 1) }
     } else {
       enum { NV = 1 };
-      TFE__PS_BY_NQ(NV)
+      TFE__PS_BY_NQ(NV, 0)
+      if (mkl && !TFE_CPLX) { rb = rm; re = r_end; TFE__PS_BY_NQ(NV, 1) }
     }
   }
 }
 #undef TFE__PS_BY_NQ
 #undef TFE__PS_BY_NQ4
 #undef TFE__PS_BODY
+#undef TFE__PS_XL
 #undef TFE__PS_PUT
+#undef TFE__PS_CV
 #undef TFE__PS_UPD
 #undef TFE__PS_DECL
 #undef TFE__PS_J1
@@ -356,32 +433,100 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
 #undef TFE__PS_J4
 #undef TFE__PS_J5
 #undef TFE__PS_J6
-/* Rows in blocks of 4 vectors (real kinds: 4 x 6 accumulators fit 32 registers; with 16, 2 x
- * 6 do), then 2, then 1; with 16 registers, an odd count of vectors ends in a block of 3 when
- * the column block is at most 4. The tile is t (column q at t + q * tsq), or C itself when
- * cdir; rows (a multiple of the vector) from 0. */
+/* Rows 0..rows in blocks of 4 vectors (real kinds: 4 x 6 accumulators fit 32 registers; with
+ * 16, 2 x 6 do), then 2, then 1; with 16 registers, an odd count of vectors ends in a block of
+ * 3 when the column block is at most 4. The tile is t (column q at t + q * tsq), or C itself
+ * when cdir. rows need not be whole vectors (real kinds): the last vector is then masked (X
+ * loads, C stores; a tile takes the whole vector). */
 TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, int64_t xsp, const TFE_R *yp,
-                                   int64_t ysp, int64_t ysq, TFE_R *t, int64_t tsq, bool cdir, bool bzero, int64_t rows) {
-  int64_t r = 0, w = TFE__PS_W;
-  if (!TFE_CPLX && TFE__PS_NREG >= 32 && rows >= 4 * w) {
-    r = rows / (4 * w) * (4 * w);
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, r, 4);
+                                   int64_t ysp, int64_t ysq, TFE_R *t, int64_t tsq, bool cdir, bool bzero, int64_t rows,
+                                   TFE_R alpha, TFE_R beta) {
+  int64_t w = TFE__PS_W, nvec = (rows + w - 1) / w, full = rows / w, v = 0;
+  int64_t mr = rows - full * w; /* lanes of the last vector when it is partial, else 0 */
+  if (!TFE_CPLX && TFE__PS_NREG >= 32 && full >= 4) { /* (the masked vector never in a block of 4) */
+    v = full / 4 * 4;
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, v * w, 4, 0, alpha, beta);
   }
+  int64_t left = nvec - v;
   /* an odd count of row vectors (3, 5, ...) on 16 registers: the last three in one block
    * rather than a block of 2 and a pass of 1 that reads all of Y again for one vector */
-  if (!TFE_CPLX && TFE__PS_NREG < 32 && s->NQ <= 4 && (rows - r) / w >= 3 && (rows - r) / w % 2 == 1) {
-    int64_t e = rows - 3 * w;
-    if (e > r) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, r, e, 2);
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, e, rows, 3);
+  if (!TFE_CPLX && TFE__PS_NREG < 32 && s->NQ <= 4 && left >= 3 && left % 2 == 1) {
+    int64_t e = nvec - 3;
+    if (e > v) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, 0, alpha, beta);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, e * w, nvec * w, 3, mr, alpha, beta);
     return;
   }
-  if (rows - r >= 2 * w) {
-    int64_t e = r + (rows - r) / (2 * w) * (2 * w);
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, r, e, 2);
-    r = e;
+  if (left >= 2) {
+    int64_t e = v + left / 2 * 2;
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, e == nvec ? mr : 0, alpha, beta);
+    v = e;
   }
-  if (r < rows) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, r, rows, 1);
+  if (v < nvec) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, nvec * w, 1, mr, alpha, beta);
 }
+
+#if !TFE_CPLX && defined(__AVX2__) && defined(__FMA__) && (defined(__x86_64__) || defined(__i386__)) && !defined(TFE__PS_NO_TN)
+#define TFE__PS_HAVE_TN 1
+/* C(r, q) = alpha * sum_p X(p, r) Y(p, q) (+ beta * C) with X and Y depth-contiguous (X row r
+ * at x + r * xrs, Y column q at y + q * ysq) and C's rows contiguous (column q at c + q * csq):
+ * the transposed-times-plain GEMM of a chain's second step (T(e,s,c) B(e,s,f) -> E'(f,c)).
+ * Blocks of 4 rows x 2 columns: 8 accumulators of 4 depths each, 6 loads per 8 FMAs, summed at
+ * the end into one 4-row vector per column (two hadds, two lane swaps); the depth's last K % 4
+ * elements by masked loads, the last rows and column by repeating the last one (in bounds;
+ * masked stores). f64 only (the 4-lane sums are AVX's); no packing, no workspace. */
+TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, const TFE_R *y, int64_t ysq, TFE_R *c,
+                                                  int64_t csq, int64_t R, int64_t Q, int64_t K, TFE_R alpha,
+                                                  TFE_R beta, bool bzero) {
+  static const int64_t mt[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
+  int64_t Kf = K / 4 * 4;
+  __m256i km = _mm256_loadu_si256((const __m256i *)(const void *)(mt + 4 - (K - Kf)));
+  __m256d va = _mm256_set1_pd((double)alpha), vb = _mm256_set1_pd((double)beta);
+  for (int64_t r0 = 0; r0 < R; r0 += 4) {
+    const double *x0 = (const double *)x + r0 * xrs;
+    const double *x1 = r0 + 1 < R ? x0 + xrs : x0, *x2 = r0 + 2 < R ? x0 + 2 * xrs : x0;
+    const double *x3 = r0 + 3 < R ? x0 + 3 * xrs : x0;
+    int64_t nr = R - r0 < 4 ? R - r0 : 4;
+    __m256i rm = _mm256_loadu_si256((const __m256i *)(const void *)(mt + 4 - nr));
+    for (int64_t q0 = 0; q0 < Q; q0 += 2) {
+      const double *y0 = (const double *)y + q0 * ysq, *y1 = q0 + 1 < Q ? y0 + ysq : y0;
+      __m256d a00 = _mm256_setzero_pd(), a10 = a00, a20 = a00, a30 = a00, a01 = a00, a11 = a00, a21 = a00, a31 = a00;
+      int64_t p = 0;
+      for (; p < Kf; p += 4) {
+        __m256d u0 = _mm256_loadu_pd(y0 + p), u1 = _mm256_loadu_pd(y1 + p), v;
+        v = _mm256_loadu_pd(x0 + p); a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);
+        v = _mm256_loadu_pd(x1 + p); a10 = _mm256_fmadd_pd(v, u0, a10); a11 = _mm256_fmadd_pd(v, u1, a11);
+        v = _mm256_loadu_pd(x2 + p); a20 = _mm256_fmadd_pd(v, u0, a20); a21 = _mm256_fmadd_pd(v, u1, a21);
+        v = _mm256_loadu_pd(x3 + p); a30 = _mm256_fmadd_pd(v, u0, a30); a31 = _mm256_fmadd_pd(v, u1, a31);
+      }
+      if (p < K) {
+        __m256d u0 = _mm256_maskload_pd(y0 + p, km), u1 = _mm256_maskload_pd(y1 + p, km), v;
+        v = _mm256_maskload_pd(x0 + p, km); a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);
+        v = _mm256_maskload_pd(x1 + p, km); a10 = _mm256_fmadd_pd(v, u0, a10); a11 = _mm256_fmadd_pd(v, u1, a11);
+        v = _mm256_maskload_pd(x2 + p, km); a20 = _mm256_fmadd_pd(v, u0, a20); a21 = _mm256_fmadd_pd(v, u1, a21);
+        v = _mm256_maskload_pd(x3 + p, km); a30 = _mm256_fmadd_pd(v, u0, a30); a31 = _mm256_fmadd_pd(v, u1, a31);
+      }
+      /* [sum a0j, sum a1j, sum a2j, sum a3j] per column j */
+      __m256d h0 = _mm256_hadd_pd(a00, a10), h1 = _mm256_hadd_pd(a20, a30);
+      __m256d s0 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
+      h0 = _mm256_hadd_pd(a01, a11); h1 = _mm256_hadd_pd(a21, a31);
+      __m256d s1 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
+      double *c0 = (double *)c + r0 + q0 * csq;
+      for (int j = 0; j < 2 && q0 + j < Q; j++) {
+        double *cj = c0 + j * csq;
+        __m256d v = _mm256_mul_pd(j ? s1 : s0, va);
+        if (nr == 4) {
+          if (!bzero) v = _mm256_fmadd_pd(_mm256_loadu_pd(cj), vb, v);
+          _mm256_storeu_pd(cj, v);
+        } else {
+          if (!bzero) v = _mm256_fmadd_pd(_mm256_maskload_pd(cj, rm), vb, v);
+          _mm256_maskstore_pd(cj, rm, v);
+        }
+      }
+    }
+  }
+}
+#else
+#define TFE__PS_HAVE_TN 0
+#endif
 
 /* C := alpha * T_u (+ beta * C) for the tiles u < run of consecutive batches: element (r, q)
  * of tile u at c + cr[r] + cq[q] + u * cs (cs: C's stride of the first batch label). */
@@ -447,76 +592,34 @@ TFE_INTERNAL void TFE_FN(ps_prefetch_)(const TFE_T *base, int64_t lo, int64_t hi
   __builtin_prefetch(e, 0, 3);
 }
 
-/* One batch of a plan with xtail or ctail (real kinds; the batch's offsets o): rows [0, RH)
- * as whole vectors, X in place (xtail) or packed, C in place (ctail) or into the tile t; then
- * rows [RH, R) as one vector: X's last rows read in place past row R (xover, in bounds), packed
- * into a zero-padded vector per depth (xtail) or the packed rows, into a one-vector tile that is stored lane by lane (ctail) or into t.
- * Before this, a 10 x 20 x 10 GEMM packed all of X, ran into the tile and stored all of C
- * through offset tables (rows of 10 are not whole 4-lane vectors). */
-TFE_INTERNAL void TFE_FN(ps_tail_)(const TFE_FN(ps_call_) *s, TFE_R *xp, bool xin, const TFE_R *ya, int64_t ysp,
-                                   int64_t ysq, TFE_R *t, const int64_t *o, bool bzero) {
-#if TFE_CPLX
-  (void)s; (void)xp; (void)xin; (void)ya; (void)ysp; (void)ysq; (void)t; (void)o; (void)bzero;
-#else
-  int64_t RH = s->RH, W = TFE__PS_W, rem = s->R - RH, K = s->K;
-  const TFE_R *xh, *xt;
-  int64_t xhs, xts;
-  if (xin) { /* xover: the last vector read in place too, past row R (inside the object) */
-    xh = (const TFE_R *)(s->x + o[0]); xhs = xts = s->xs;
-    xt = xh + RH;
-  } else if (s->xtail) {
-    const TFE_R *x = (const TFE_R *)(s->x + o[0]);
-    xh = x; xhs = s->xs;
-    for (int64_t p = 0; p < K; p++) { /* the last rows, one zero-padded vector per depth */
-      const TFE_R *src = x + p * s->xs + RH;
-      TFE_R *d = xp + p * W;
-      for (int64_t l = 0; l < W; l++) d[l] = l < rem ? src[l] : (TFE_R)0;
-    }
-    xt = xp; xts = W;
-  } else {
-    TFE_FN(ps_pack_x_)(s, s->x + o[0], xp);
-    xh = xp; xhs = s->RP;
-    xt = xp + RH; xts = s->RP;
-  }
-  if (s->ctail) {
-    TFE_T *c = s->c + o[2];
-    if (RH) TFE_FN(ps_tile_)(s, xh, xhs, ya, ysp, ysq, (TFE_R *)c, s->csq, true, bzero, RH);
-    TFE_FN(ps_tile_)(s, xt, xts, ya, ysp, ysq, t, W, false, bzero, W);
-    TFE_R alpha = s->alpha, beta = s->beta;
-    for (int64_t q = 0; q < s->Q; q++) {
-      TFE_R *e = (TFE_R *)c + q * s->csq + RH;
-      const TFE_R *tq = t + q * W;
-      if (bzero)
-        for (int64_t l = 0; l < rem; l++) e[l] = alpha * tq[l];
-      else
-        for (int64_t l = 0; l < rem; l++) e[l] = alpha * tq[l] + beta * e[l];
-    }
-  } else {
-    if (RH) TFE_FN(ps_tile_)(s, xh, xhs, ya, ysp, ysq, t, s->RP, false, bzero, RH);
-    TFE_FN(ps_tile_)(s, xt, xts, ya, ysp, ysq, t + RH, s->RP, false, bzero, W);
-  }
-#endif
-}
 
-/* Batches [b0, b1) on one thread; buf holds ps_buf_elems_ real elements. */
+/* Batches [b0, b1) on one thread; buf holds ps_buf_elems_ real elements (unused by nobuf
+ * plans). */
 TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64_t b1, TFE_R *buf) {
   TFE_R *xp = (TFE_R *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
   TFE_R *yp = xp + TFE__PS_PL * s->RP * s->K, *t = yp + TFE__PS_PL * TFE_FN(ps_ylen_)(s->QP, s->K);
   /* the pads (rows of X past R, columns of Y past Q) stay zero: their tile rows and columns
    * are never stored, but zeros keep stray NaNs and denormals out of the accumulators; only
    * the pads are cleared (the whole buffers were as many bytes as a 32^3 step reads) */
-  for (int pl = 0; pl < TFE__PS_PL && s->RP > s->R; pl++)
-    for (int64_t p = 0; p < s->K; p++)
-      memset(xp + pl * s->RP * s->K + p * s->RP + s->R, 0, sizeof(TFE_R) * (size_t)(s->RP - s->R));
-  for (int pl = 0; pl < TFE__PS_PL && s->QP > s->Q; pl++) /* plane pl at pl * QP * K */
-    memset(yp + pl * s->QP * s->K + s->Q * s->K, 0, sizeof(TFE_R) * (size_t)((s->QP - s->Q) * s->K));
+  if (!s->xdir && !s->tn)
+    for (int pl = 0; pl < TFE__PS_PL && s->RP > s->R; pl++)
+      for (int64_t p = 0; p < s->K; p++)
+        for (int64_t r = s->R; r < s->RP; r++) xp[pl * s->RP * s->K + p * s->RP + r] = 0;
+  if (!s->ydir && !s->tn)
+    for (int pl = 0; pl < TFE__PS_PL && s->QP > s->Q; pl++) /* plane pl at pl * QP * K */
+      memset(yp + pl * s->QP * s->K + s->Q * s->K, 0, sizeof(TFE_R) * (size_t)((s->QP - s->Q) * s->K));
   int64_t idx[TFE__PR_MAXL], o[3], ida[TFE__PR_MAXL], oa[3];
   TFE_FN(ps_seek_)(s, b0, idx, o); /* the only divisions: where this range starts */
   TFE_FN(ps_seek_)(s, b0 + TFE__PS_PD < b1 ? b0 + TFE__PS_PD : b0, ida, oa);
   bool bzero = TFE_FN(pr_is_zero_)(s->beta);
   int64_t U = TFE_FN(ps_run_len_)(s->RP, s->QP), ts = TFE__PS_PL * s->RP * s->QP;
   int64_t d0 = s->nb ? s->bd[0] : 1, cs = s->nb ? s->bc[0] : 0;
-  if (cs < -8 || cs > 8 || s->cdir || s->ctail) U = 1; /* runs only help where consecutive batches share C's lines */
+  TFE_R alpha = 1, beta = 0; /* (C in place: real kinds) */
+#if !TFE_CPLX
+  alpha = s->alpha;
+  beta = s->beta;
+#endif
+  if (cs < -8 || cs > 8 || s->cdir || s->tn) U = 1; /* runs only help where consecutive batches share C's lines */
   for (int64_t bi = b0; bi < b1;) {
     /* a run: consecutive batches along the first batch label, stored together */
     int64_t run = s->nb ? d0 - idx[0] : 1;
@@ -529,23 +632,29 @@ TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64
         TFE_FN(ps_prefetch_)(s->y + oa[1], s->ylo, s->yhi);
         TFE_FN(ps_step_)(s, ida, oa);
       }
-      const TFE_R *xa = xp, *ya = yp;
-      int64_t xsp = s->RP, ysp = 1, ysq = s->K;
-      bool xin = s->xdir || (s->xover && o[0] + s->xs * (s->K - 1) + s->RP - 1 <= s->xmax);
-      if (s->ydir) { ya = (const TFE_R *)(s->y + o[1]); ysp = s->ysp; ysq = s->ysq; } else TFE_FN(ps_pack_y_)(s, s->y + o[1], yp);
-      if (s->xtail || s->ctail) { /* whole vectors of rows, then the last rows */
-        TFE_FN(ps_tail_)(s, xp, xin, ya, ysp, ysq, t + u * ts, o, bzero);
+#if TFE__PS_HAVE_TN
+      if (s->tn) {
+        const TFE_R *xa = (const TFE_R *)(s->x + o[0]), *ya = (const TFE_R *)(s->y + o[1]);
+        TFE_FN(ps_tn_)(s->tn == 1 ? xa : ya, s->xrs, s->tn == 1 ? ya : xa, s->ysq, (TFE_R *)(s->c + o[2]), s->csq,
+                       s->tn == 1 ? s->R : s->Q, s->tn == 1 ? s->Q : s->R, s->K, alpha, beta, bzero);
         TFE_FN(ps_step_)(s, idx, o);
         continue;
       }
-      if (xin) { xa = (const TFE_R *)(s->x + o[0]); xsp = s->xs; } else TFE_FN(ps_pack_x_)(s, s->x + o[0], xp);
+#endif
+      const TFE_R *xa = xp, *ya = yp;
+      int64_t xsp = s->RP, ysp = 1, ysq = s->K;
+      if (s->ydir) { ya = (const TFE_R *)(s->y + o[1]); ysp = s->ysp; ysq = s->ysq; } else TFE_FN(ps_pack_y_)(s, s->y + o[1], yp);
+      if (s->xdir) { xa = (const TFE_R *)(s->x + o[0]); xsp = s->xs; } else TFE_FN(ps_pack_x_)(s, s->x + o[0], xp);
+      /* rows: R when X is read or C written in place (the last vector masked), else the padded
+       * rows of the packed X into the tile */
+      int64_t rows = s->xdir || s->cdir ? s->R : s->RP;
       if (s->cdir)
-        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, (TFE_R *)(s->c + o[2]), s->csq, true, bzero, s->RP);
+        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, (TFE_R *)(s->c + o[2]), s->csq, true, bzero, rows, alpha, beta);
       else
-        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, t + u * ts, s->RP, false, bzero, s->RP);
+        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, t + u * ts, s->RP, false, bzero, rows, alpha, beta);
       TFE_FN(ps_step_)(s, idx, o);
     }
-    if (!s->cdir && !s->ctail) TFE_FN(ps_store_)(s, t, run, cs, s->c + oc, bzero);
+    if (!s->cdir && !s->tn) TFE_FN(ps_store_)(s, t, run, cs, s->c + oc, bzero);
   }
 }
 
@@ -594,31 +703,44 @@ TFE_INTERNAL bool TFE_FN(ps_affine_)(const int64_t *tab, int64_t n, int64_t *ste
 }
 /* Real kinds read X, Y and write C in place when their tables are affine: no packing, no
  * tile (bij,bjk->bik with 64^3 GEMMs). Any column count (the last column block is the
- * remainder); rows that are not whole vectors: X and C in place up to the last whole vector
- * (xtail, ctail: ps_tail_). */
+ * remainder), any row count (the last row vector masked). With both inputs depth-contiguous
+ * and C in place, f64 on AVX2 takes the dot-product kernel (ps_tn_) instead of packing the
+ * transposed one. */
 TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
-  s->xdir = s->ydir = s->cdir = s->xover = s->xtail = s->ctail = false;
-  s->RH = s->R;
-  int64_t unit;
+  s->xdir = s->ydir = s->cdir = false;
+  s->tn = 0;
+  s->mrem = 0;
+  int64_t unit, u2;
   if (TFE_CPLX) return;
+  s->mrem = s->R % TFE__PS_W;
   /* Y is read as scalars: in place whenever its tables are affine */
   bool ys = TFE_FN(ps_affine_)(s->yp, s->K, &s->ysp) && TFE_FN(ps_affine_)(s->yq, s->Q, &s->ysq);
   s->ydir = ys;
   /* X in place only when its depth stride is not a multiple of 256 bytes: with such strides
    * (64^3 column-major f64: 512 bytes) the row vectors of successive p fall into a few L1 sets
    * and conflict; packing them contiguously is faster (docs/bench-prims.md) */
-  bool xa = s->xunit && TFE_FN(ps_affine_)(s->xp, s->K, &s->xs) && (s->xs * (int64_t)sizeof(TFE_R)) % 256 != 0;
-  s->xover = xa && s->R % TFE__PS_W != 0 && s->xs >= 0; /* saves the packing (docs/bench-prims.md) */
-  s->RH = s->R / TFE__PS_W * TFE__PS_W;
-  if (s->R % TFE__PS_W != 0) {
-    s->xtail = xa;
-    s->ctail = TFE_FN(ps_affine_)(s->cr, s->R, &unit) && unit == 1 &&
-               TFE_FN(ps_affine_)(s->cq, s->Q, &s->csq);
-    return;
+  s->xdir = s->xunit && TFE_FN(ps_affine_)(s->xp, s->K, &s->xs) && (s->xs * (int64_t)sizeof(TFE_R)) % 256 != 0;
+  bool cr = TFE_FN(ps_affine_)(s->cr, s->R, &unit), cq = TFE_FN(ps_affine_)(s->cq, s->Q, &u2);
+  s->cdir = cr && unit == 1 && cq;
+  if (s->cdir) s->csq = u2;
+#if TFE__PS_HAVE_TN
+  /* both inputs depth-contiguous (neither is read in place by the vector kernel then) */
+  int64_t xrs, ysq, xps, yps;
+  if (sizeof(TFE_R) == 8 && !s->xdir && s->K >= 4 && s->K <= 32 && TFE_FN(ps_affine_)(s->xp, s->K, &xps) && xps == 1 &&
+      TFE_FN(ps_affine_)(s->yp, s->K, &yps) && yps == 1 && TFE_FN(ps_affine_)(s->xr, s->R, &xrs) &&
+      TFE_FN(ps_affine_)(s->yq, s->Q, &ysq) && cr && cq) {
+    if (unit == 1) { s->tn = 1; s->csq = u2; }
+    else if (u2 == 1) { s->tn = 2; s->csq = unit; }
+    if (s->tn) { s->xrs = s->tn == 1 ? xrs : ysq; s->ysq = s->tn == 1 ? ysq : xrs; s->ydir = false; s->cdir = false; }
   }
-  s->xdir = xa;
-  s->cdir = TFE_FN(ps_affine_)(s->cr, s->R, &unit) && unit == 1 &&
-            TFE_FN(ps_affine_)(s->cq, s->Q, &s->csq);
+#endif
+  s->nobuf = s->tn || (s->xdir && s->ydir && s->cdir);
+}
+
+/* Whether a call of P (set-up h) runs without buffers: nothing to pack, and batches that
+ * need no prefetching (few, or not compact). */
+TFE_INTERNAL bool TFE_FN(ps_nobuf_)(const tfe_contract_plan *P, const TFE_FN(ps_call_) *h) {
+  return h->nobuf && (!h->pf || P->nbatch <= TFE__PS_PD);
 }
 
 /* Table elements (int64) and per-thread real elements the small path of P needs. */
@@ -628,8 +750,12 @@ TFE_INTERNAL void TFE_FN(ps_sizes_)(const tfe_contract_plan *P, int64_t *tab, in
   *tab = 2 * (P->m + P->n + P->k);
   *per = TFE_FN(ps_buf_elems_)(RP, (Q + nq - 1) / nq * nq, P->k);
 }
-/* TFE_T elements of workspace the small path needs with `threads` threads. */
+TFE_INTERNAL const TFE_FN(ps_call_) *TFE_FN(ps_prep_get_)(const tfe_contract_plan *P);
+/* TFE_T elements of workspace the small path needs with `threads` threads: none when the
+ * plan's kept set-up says it packs nothing (ps_nobuf_). */
 TFE_INTERNAL int64_t TFE_FN(ps_ws_elems_)(const tfe_contract_plan *P, int threads) {
+  const TFE_FN(ps_call_) *h = TFE_FN(ps_prep_get_)(P);
+  if (h && TFE_FN(ps_nobuf_)(P, h)) return 0;
   int64_t tab, per;
   TFE_FN(ps_sizes_)(P, &tab, &per);
   int64_t bytes = tab * 8 + (int64_t)threads * (per * (int64_t)sizeof(TFE_R) + 64) + 64;
@@ -649,6 +775,7 @@ TFE_INTERNAL void TFE_FN(ps_prep_)(const tfe_contract_plan *P, TFE_FN(ps_call_) 
   TFE_FN(ps_table_)(P, gm, P->ng[0], 2, cm);
   TFE_FN(ps_table_)(P, gn, P->ng[1], 2, cn);
   TFE_FN(ps_call_) s;
+  memset(&s, 0, sizeof s);
   bool sw = P->small_swap; /* C^T = B^T A^T: B's columns become the vectorized rows */
   s.R = sw ? n : m; s.Q = sw ? m : n; s.K = k;
   s.RP = (s.R + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W;
@@ -662,17 +789,12 @@ TFE_INTERNAL void TFE_FN(ps_prep_)(const tfe_contract_plan *P, TFE_FN(ps_call_) 
   int64_t ustep;
   s.xtr = !TFE_CPLX && !s.xunit && s.K > 1 && TFE_FN(ps_affine_)(s.xp, s.K, &ustep) && ustep == 1 &&
           TFE_FN(ps_affine_)(s.xr, s.R, &s.xrs);
-  s.xmax = 0; /* X's largest element offset over all its labels (as the GEMM reads it) */
-  for (int j = 0; j < P->nl; j++) {
-    int64_t st = P->lab[j].sf[sw ? 1 : 0];
-    if (st > 0) s.xmax += (P->lab[j].dim - 1) * st;
-  }
-  TFE_FN(ps_direct_)(&s);
   TFE_FN(ps_span_)(s.xr, s.R, s.xp, s.K, &s.xlo, &s.xhi);
   TFE_FN(ps_span_)(s.yq, s.Q, s.yp, s.K, &s.ylo, &s.yhi);
   /* prefetch only blocks that are dense enough: at most twice their elements, 16 KiB */
   int64_t lim = 16384 / (int64_t)sizeof(TFE_T);
   s.pf = s.xhi - s.xlo < 2 * s.R * s.K && s.xhi - s.xlo < lim && s.yhi - s.ylo < 2 * s.Q * s.K && s.yhi - s.ylo < lim;
+  TFE_FN(ps_direct_)(&s);
   s.nb = 0;
   for (int q = 0; q < P->nb; q++) { /* fuse labels whose strides continue in all three operands */
     const tfe__pr_plab *l = &P->lab[P->bl[q]];
@@ -713,14 +835,63 @@ TFE_INTERNAL const TFE_FN(ps_call_) *TFE_FN(ps_prep_get_)(const tfe_contract_pla
   return (const TFE_FN(ps_call_) *)no;
 }
 
-/* Runs a small plan: a, b, c already offset; ws has ps_ws_elems_(P, threads) elements. */
+/* Batches [b0, b1) of a nobuf plan (set-up h, read as kept: no copy) on one thread. */
+TFE_INTERNAL void TFE_FN(ps_nobuf_range_)(const TFE_FN(ps_call_) *h, const TFE_T *x, const TFE_T *y, TFE_T *c,
+                                          TFE_T alpha, TFE_T beta, int64_t b0, int64_t b1) {
+#if TFE_CPLX
+  (void)h; (void)x; (void)y; (void)c; (void)alpha; (void)beta; (void)b0; (void)b1; /* (never nobuf) */
+#else
+  int64_t idx[TFE__PR_MAXL], o[3];
+  TFE_FN(ps_seek_)(h, b0, idx, o);
+  bool bzero = TFE_FN(pr_is_zero_)(beta);
+  for (int64_t bi = b0; bi < b1; bi++) {
+    const TFE_R *xa = (const TFE_R *)(x + o[0]), *ya = (const TFE_R *)(y + o[1]);
+    TFE_R *ca = (TFE_R *)(c + o[2]);
+#if TFE__PS_HAVE_TN
+    if (h->tn) TFE_FN(ps_tn_)(h->tn == 1 ? xa : ya, h->xrs, h->tn == 1 ? ya : xa, h->ysq, ca, h->csq,
+                              h->tn == 1 ? h->R : h->Q, h->tn == 1 ? h->Q : h->R, h->K, alpha, beta, bzero);
+    else
+#endif
+      TFE_FN(ps_tile_)(h, xa, h->xs, ya, h->ysp, h->ysq, ca, h->csq, true, bzero, h->R, alpha, beta);
+    if (bi + 1 < b1) TFE_FN(ps_step_)(h, idx, o);
+  }
+#endif
+}
+
+/* Runs a small plan: a, b, c already offset; ws has ps_ws_elems_(P, threads) elements (none
+ * for a nobuf plan: ws may be NULL then). */
 TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_T *a, bool ca, const TFE_T *b,
                                   bool cb, TFE_T beta, TFE_T *c, int threads, TFE_T *ws) {
+  const TFE_FN(ps_call_) *h = TFE_FN(ps_prep_get_)(P);
+  bool sw = P->small_swap;
+  int64_t nbatch = P->nbatch;
+  int nt = nbatch < threads ? (int)nbatch : threads;
+  if (h && TFE_FN(ps_nobuf_)(P, h)) {
+    /* (one counter per kind of call: in place, and with the last row vector masked) */
+    /* (one counter per call: X, Y and C in place; the masked and the dot-kernel calls) */
+    atomic_fetch_add_explicit(&tfe__st.prims.small_nobuf[h->tn ? 2 : h->mrem ? 1 : 0], 1, memory_order_relaxed);
+    const TFE_T *x = sw ? b : a, *y = sw ? a : b;
+    if (nt <= 1) {
+      TFE_FN(ps_nobuf_range_)(h, x, y, c, alpha, beta, 0, nbatch);
+      return;
+    }
+    TFE_OMP(parallel num_threads(nt))
+    {
+      int tid = 0, cnt = 1;
+#ifdef _OPENMP
+      tid = omp_get_thread_num();
+      cnt = omp_get_num_threads();
+#endif
+      int64_t per_t = nbatch / cnt, extra = nbatch % cnt;
+      int64_t b0 = tid * per_t + (tid < extra ? tid : extra), b1 = b0 + per_t + (tid < extra);
+      TFE_FN(ps_nobuf_range_)(h, x, y, c, alpha, beta, b0, b1);
+    }
+    return;
+  }
   int64_t ntab, per;
   TFE_FN(ps_sizes_)(P, &ntab, &per);
   int64_t *tab = (int64_t *)(((uintptr_t)ws + 63) & ~(uintptr_t)63);
   TFE_FN(ps_call_) s;
-  const TFE_FN(ps_call_) *h = TFE_FN(ps_prep_get_)(P);
   if (!h) { /* no memory for the kept set-up: built here, in the workspace */
     TFE_FN(ps_prep_)(P, &s, tab);
     h = &s;
@@ -729,17 +900,15 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
     memcpy(&s, h, offsetof(TFE_FN(ps_call_), bd));
     for (int q = 0; q < h->nb; q++) { s.bd[q] = h->bd[q]; s.bx[q] = h->bx[q]; s.by[q] = h->by[q]; s.bc[q] = h->bc[q]; }
   }
-  bool sw = P->small_swap;
   s.x = sw ? b : a; s.y = sw ? a : b; s.cx = sw ? cb : ca; s.cy = sw ? ca : cb;
   s.c = c; s.alpha = alpha; s.beta = beta;
-  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[0], s.xdir || s.xover || s.xtail, memory_order_relaxed);
-  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[1], s.ydir, memory_order_relaxed);
-  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[2], s.cdir || s.ctail, memory_order_relaxed);
-  if (s.xtail || s.ctail) atomic_fetch_add_explicit(&tfe__st.prims.small_tail, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[0], s.xdir || s.tn, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[1], s.ydir || s.tn, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[2], s.cdir || s.tn, memory_order_relaxed);
+  if (s.mrem && (s.xdir || s.cdir)) atomic_fetch_add_explicit(&tfe__st.prims.small_tail, 1, memory_order_relaxed);
+  if (s.tn) atomic_fetch_add_explicit(&tfe__st.prims.small_tn, 1, memory_order_relaxed);
   char *bufs = (char *)(tab + ntab);
   size_t stride = (size_t)per * sizeof(TFE_R) + 64;
-  int64_t nbatch = P->nbatch;
-  int nt = nbatch < threads ? (int)nbatch : threads;
   if (nt <= 1) {
     TFE_FN(ps_range_)(&s, 0, nbatch, (TFE_R *)(void *)bufs);
     return;
@@ -759,5 +928,6 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
 #undef TFE__PS_W
 #undef TFE__PS_PD
 #undef TFE__PS_PL
+#undef TFE__PS_HAVE_TN
 #endif
 #endif

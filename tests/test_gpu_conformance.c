@@ -229,16 +229,16 @@ static void test_binary_random(void **state) {
       tu_rng r = {0x9E3779B97F4A7C15ULL + k};
       for (int i = 0; i < cases(); i++) run_case(&r, dev, kinds[k], true, i);
     }
-  /* GEMMs into C whose M and N labels interleave (gemm.h's loop labels): the minimum size per
-   * GEMM lifted so these small random cases take the loops wherever C is not one matrix;
-   * test_gemm_shapes has targeted ones. */
-  setenv("TFE_GPU_GEMM_LOOP_MACS", "0", 1);
+  /* GEMMs into C whose M and N labels interleave (gemm.h's loop labels): no size rules
+   * (TFE_GPU_GEMM_LOOPS=all), so these small random cases take the loops wherever C is not one
+   * matrix; test_gemm_shapes has targeted ones. */
+  setenv("TFE_GPU_GEMM_LOOPS", "all", 1);
   for (int dev = 0; dev < dev_count; dev++)
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
       tu_rng r = {0x2545F4914F6CDD1DULL + k};
       for (int i = 0; i < cases() / 2 + 1; i++) run_case(&r, dev, kinds[k], true, i);
     }
-  setenv("TFE_GPU_GEMM_LOOP_MACS", "", 1); /* the default again */
+  setenv("TFE_GPU_GEMM_LOOPS", "", 1); /* the default again */
   if (failures) fail_msg("%d binary cases differ (listed above)", failures);
 }
 static void test_unary_random(void **state) {
@@ -264,7 +264,7 @@ static void test_gemm_shapes(void **state) {
                                        "abpk,kxq->pqabx", "akc,kbd->abcd", "zakc,zkbd->azbcd", "akcu,kbdv->abcd",
                                        "kap,qk->qpa", "abk,kc->bca"};
   tu_rng r = {42};
-  setenv("TFE_GPU_GEMM_LOOP_MACS", "0", 1); /* the loops for small GEMMs too */
+  setenv("TFE_GPU_GEMM_LOOPS", "all", 1); /* the loops for small GEMMs too */
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
     for (size_t k = 0; k < 2; k++) {
       tfe_dtype dt = kinds[k];
@@ -315,7 +315,7 @@ static void test_gemm_shapes(void **state) {
       tfe_dyn_release(&dA), tfe_dyn_release(&dB), tfe_dyn_release(&dC);
       hfree(&A), hfree(&B), hfree(&C), hfree(&C1), hfree(&C2);
     }
-  setenv("TFE_GPU_GEMM_LOOP_MACS", "", 1); /* the default again */
+  setenv("TFE_GPU_GEMM_LOOPS", "", 1); /* the default again */
 }
 
 /* einsum into a device output: the backend follows the operands' memory space. Intermediates

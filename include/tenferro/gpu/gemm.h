@@ -123,17 +123,26 @@ static void tfe__gg_ab(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A, tf
  * without the label has stride 0) runs as the strided-batched GEMM's batch instead when the
  * contraction has no batch labels. Taken only when
  *   - the launches (the loop labels' index count, over the folded label's size) are at most
- *     TFE__GG_LOOP_MAX (64), and each GEMM has at least TFE__GG_LOOP_MACS (2^20) multiply-adds
- *     (environment TFE_GPU_GEMM_LOOP_MACS, when set and not empty, overrides the minimum, read
- *     per analysis: the tests set 0; TFE_GPU_GEMM_LOOPS=0 turns loops off), and
+ *     TFE__GG_LOOP_MAX (64),
  *   - the elements it copies (operands packed because their labels must follow C's order,
  *     read and written) are fewer than the plain layout's (that layout's packed operands plus
- *     C's block written and copied into C).
+ *     C's block written and copied into C), and, unless TFE_GPU_GEMM_LOOPS=all (the tests: any
+ *     size),
+ *   - each GEMM has at least TFE__GG_LOOP_MACS (2^20) multiply-adds and both sides of C's
+ *     matrix at least TFE__GG_LOOP_SIDE (32): on the H100 cuBLAS ran the loops of mera's steps
+ *     with a side of 7 or 9 (9 x 2187 x 4620 in batches of 11, 243 x 7 x 360 in batches of 22)
+ *     2.6-7x slower than the one GEMM and the copy of C together, while 81 x 59049 x 50 in
+ *     batches of 3 (mera's last step) took 983 us against 1327 (docs/benchmarks.md, session 12),
+ *   - and the elements saved are at least 1/TFE__GG_LOOP_SHARE (1/256) of the multiply-adds
+ *     (a copy that small is lost in the GEMM's time; a slower loop GEMM would not be).
+ * TFE_GPU_GEMM_LOOPS=0 turns loops off (read per analysis, as is "all").
  * Operands packed in loop mode hold their loop labels as outermost dimensions of the block. The
  * plan cache records the groups, loop labels and fold with the analysis. Tropical GEMMs keep the
  * plain layout (their C block path is unchanged). */
 #define TFE__GG_LOOP_MAX 64
 #define TFE__GG_LOOP_MACS (1LL << 20)
+#define TFE__GG_LOOP_SIDE 32
+#define TFE__GG_LOOP_SHARE 256
 /* The product of the sizes of G's labels that operand x has. */
 static int64_t tfe__gg_xsize(const tfe__gplan *P, const tfe__ggroup *G, int x) {
   int64_t s = 1;
@@ -182,7 +191,7 @@ static int64_t tfe__gg_lstride(const tfe__gplan *P, int x, const tfe__gmat *M, i
 }
 /* Tries the loop layout in P's current orientation (m, n, b sorted by C's strides). */
 static bool tfe__gg_loops(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A, tfe__gmat *B, tfe__gmat *C,
-                          int64_t min_macs) {
+                          bool any_size) {
   tfe__gg_peel(P, &P->m), tfe__gg_peel(P, &P->n), tfe__gg_peel(P, &P->b);
   if (P->lp.n == 0 || P->lp.size > (int64_t)TFE__GG_LOOP_MAX * TFE__GG_LOOP_MAX) return false;
   if (!tfe__gg_cdirect(P, C)) return false;
@@ -197,7 +206,9 @@ static bool tfe__gg_loops(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A,
       P->fold = i, fd = L->dim;
     }
   double macs = (double)P->m.size * (double)P->n.size * (double)P->k.size * (double)P->b.size * (double)fd;
-  return P->lp.size / fd <= TFE__GG_LOOP_MAX && macs >= (double)min_macs;
+  if (P->lp.size / fd > TFE__GG_LOOP_MAX) return false;
+  return any_size ||
+         (macs >= (double)TFE__GG_LOOP_MACS && P->m.size >= TFE__GG_LOOP_SIDE && P->n.size >= TFE__GG_LOOP_SIDE);
 }
 
 /* Chooses the group orders, which operands are copied, and loop labels (loops: allowed). */
@@ -215,9 +226,11 @@ static void tfe__gg_layout(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A
   if (C->direct || !loops) return;
   const char *e = getenv("TFE_GPU_GEMM_LOOPS");
   if (e && e[0] == '0') return;
-  e = getenv("TFE_GPU_GEMM_LOOP_MACS");
-  int64_t min_macs = e && e[0] ? (int64_t)atoll(e) : TFE__GG_LOOP_MACS;
+  bool any_size = e && strcmp(e, "all") == 0;
   double best = tfe__gg_cost(P, A, B, C);
+  double need = any_size ? 0
+                         : (double)P->m.size * (double)P->n.size * (double)P->k.size * (double)P->b.size /
+                               TFE__GG_LOOP_SHARE; /* the least saving worth a loop */
   tfe__ggroup m0 = P->m, n0 = P->n, k0 = P->k, b0 = P->b;
   int xa0 = P->xa, xb0 = P->xb;
   for (int o = 0; o < 2; o++) { /* both orientations */
@@ -231,7 +244,8 @@ static void tfe__gg_layout(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A
     tfe__gmat ta, tb, tc;
     memset(&ta, 0, sizeof ta), memset(&tb, 0, sizeof tb), memset(&tc, 0, sizeof tc);
     double cost;
-    if (tfe__gg_loops(P, conj_a, conj_b, &ta, &tb, &tc, min_macs) && (cost = tfe__gg_cost(P, &ta, &tb, &tc)) < best) {
+    if (tfe__gg_loops(P, conj_a, conj_b, &ta, &tb, &tc, any_size) && (cost = tfe__gg_cost(P, &ta, &tb, &tc)) < best &&
+        best - cost >= need) {
       best = cost, *A = ta, *B = tb, *C = tc;
       continue;
     }

@@ -229,6 +229,16 @@ static void test_binary_random(void **state) {
       tu_rng r = {0x9E3779B97F4A7C15ULL + k};
       for (int i = 0; i < cases(); i++) run_case(&r, dev, kinds[k], true, i);
     }
+  /* GEMMs into C whose M and N labels interleave (gemm.h's loop labels): no size rules
+   * (TFE_GPU_GEMM_LOOPS=all), so these small random cases take the loops wherever C is not one
+   * matrix; test_gemm_shapes has targeted ones. */
+  setenv("TFE_GPU_GEMM_LOOPS", "all", 1);
+  for (int dev = 0; dev < dev_count; dev++)
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+      tu_rng r = {0x2545F4914F6CDD1DULL + k};
+      for (int i = 0; i < cases() / 2 + 1; i++) run_case(&r, dev, kinds[k], true, i);
+    }
+  setenv("TFE_GPU_GEMM_LOOPS", "", 1); /* the default again */
   if (failures) fail_msg("%d binary cases differ (listed above)", failures);
 }
 static void test_unary_random(void **state) {
@@ -248,8 +258,13 @@ static void test_gemm_shapes(void **state) {
   static const char *const shapes[] = {"ij,jk->ik", "ji,jk->ik", "ij,kj->ik", "ij,jk->ki", "bij,bjk->bik",
                                        "ibj,jbk->kbi", "ijk,kjl->il", "jk,kj->",
                                        /* products without a sum: with alpha 1, beta 0 the zip kernel */
-                                       "ij,ij->ij", "ijk,kij->jki", "ij,ji->ij", "ik,jk->kji", "i,j->ji", "jk,k->kj"};
+                                       "ij,ij->ij", "ijk,kij->jki", "ij,ji->ij", "ik,jk->kji", "i,j->ji", "jk,k->kj",
+                                       /* from 14: C row-major in the order written, its M and N labels
+                                        * interleaved (gemm.h's loop labels; mera's last step is the first) */
+                                       "abpk,kxq->pqabx", "akc,kbd->abcd", "zakc,zkbd->azbcd", "akcu,kbdv->abcd",
+                                       "kap,qk->qpa", "abk,kc->bca"};
   tu_rng r = {42};
+  setenv("TFE_GPU_GEMM_LOOPS", "all", 1); /* the loops for small GEMMs too */
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
     for (size_t k = 0; k < 2; k++) {
       tfe_dtype dt = kinds[k];
@@ -261,7 +276,7 @@ static void test_gemm_shapes(void **state) {
         if (*p == ',') { part = 1; continue; }
         if (*p == '-') { part = 2; p++; continue; }
         int32_t l = *p;
-        int64_t d = 37 + (l - 'a') * 5;
+        int64_t d = s >= 14 ? 2 + (l - 'a') % 3 : 37 + (l - 'a') * 5;
         if (part == 0) c.la[c.ra] = l, c.da[c.ra++] = d;
         else if (part == 1) c.lb[c.rb] = l, c.db[c.rb++] = d;
         else c.lc[c.rc] = l, c.dc[c.rc++] = d;
@@ -271,16 +286,36 @@ static void test_gemm_shapes(void **state) {
       double alpha[2] = {1.5, 0.25}, beta[2] = {0.5, -1};
       if (s >= 8 && r.s % 3 != 0) alpha[0] = 1, alpha[1] = 0, beta[0] = beta[1] = 0; /* mostly the zip path */
       if (s >= 8 && cplx(dt) && r.s % 5 == 0) A.v.conj = true;                        /* conjugated: the GEMM path */
+      if (s >= 14) { /* C row-major (the last label fastest), sometimes padded; conjugations; beta 0 or not */
+        int64_t st = 1;
+        for (int i = c.rc - 1; i >= 0; i--) C.v.lay.strides[i] = st, st *= c.dc[i] + (r.s % 4 == 0 && i == 1);
+        C.v.lay.offset = 0;
+        size_t es = tfe_dtype_get(dt)->size;
+        if ((size_t)st * es > C.bytes) {
+          C.buf = realloc(C.buf, (size_t)st * es), C.bytes = (size_t)st * es, C.v.data = C.buf;
+          assert_non_null(C.buf);
+          for (int64_t i = 0; i < st; i++) put(dt, C.buf + i * (int64_t)es, rnd(&r), rnd(&r));
+        }
+        A.v.conj = cplx(dt) && r.s % 2, B.v.conj = cplx(dt) && r.s % 3 == 0, C.v.conj = cplx(dt) && r.s % 7 == 0;
+        if (r.s % 5 == 1) beta[0] = beta[1] = 0;
+      }
       copy_op(&C, &C1), copy_op(&C, &C2);
       assert_int_equal(tfe_contract_dyn(alpha, &A.v, c.la, &B.v, c.lb, beta, &C1.v, c.lc), TFE_OK);
       tfe_dyn dA, dB, dC;
       upload(&A, 0, &dA), upload(&B, 0, &dB), upload(&C, 0, &dC);
+      if (s >= 14) { /* once before, into another copy of C: the call below takes the plan cache's analysis */
+        tfe_dyn d2;
+        upload(&C, 0, &d2);
+        if (tfe_contract_dyn(alpha, &dA, c.la, &dB, c.lb, beta, &d2, c.lc) != TFE_OK) fail_msg("%s: %s", e, tfe_last_error());
+        tfe_dyn_release(&d2);
+      }
       if (tfe_contract_dyn(alpha, &dA, c.la, &dB, c.lb, beta, &dC, c.lc) != TFE_OK) fail_msg("%s: %s", e, tfe_last_error());
       assert_int_equal(tfe_gpu_download(&dC, &C2.v), TFE_OK);
       compare(dt, &C1, &C2, (int)s, e);
       tfe_dyn_release(&dA), tfe_dyn_release(&dB), tfe_dyn_release(&dC);
       hfree(&A), hfree(&B), hfree(&C), hfree(&C1), hfree(&C2);
     }
+  setenv("TFE_GPU_GEMM_LOOPS", "", 1); /* the default again */
 }
 
 /* einsum into a device output: the backend follows the operands' memory space. Intermediates

@@ -14,7 +14,9 @@ typedef struct tfe__ggroup {
 typedef struct tfe__gplan {
   tfe__gtab T;
   tfe__ggroup m, n, k, b, sa, sb; /* rows of C, columns of C, contracted, batch, A-only, B-only */
+  tfe__ggroup lp;                /* loop labels: one GEMM per index (tfe__gg_loops), else empty */
   int xa, xb;                    /* which operand gives C's rows (A, or B after a transpose) */
+  int fold;                      /* the loop label (index in lp.l) run as the GEMM's batch, or -1 */
 } tfe__gplan;
 
 static void tfe__gg_add(tfe__ggroup *G, const tfe__glabel *L, int j) {
@@ -41,8 +43,9 @@ static int64_t tfe__gg_max1(int64_t v) { return v > 1 ? v : 1; }
 
 /* Sorts the labels into groups (labels of size 1 only multiply the group's size). */
 static void tfe__gg_classify(tfe__gplan *P) {
-  tfe__ggroup *gs[] = {&P->m, &P->n, &P->k, &P->b, &P->sa, &P->sb};
-  for (int i = 0; i < 6; i++) gs[i]->n = 0, gs[i]->size = 1;
+  tfe__ggroup *gs[] = {&P->m, &P->n, &P->k, &P->b, &P->sa, &P->sb, &P->lp};
+  for (int i = 0; i < 7; i++) gs[i]->n = 0, gs[i]->size = 1;
+  P->fold = -1;
   for (int j = 0; j < P->T.n; j++) {
     const tfe__glabel *L = &P->T.l[j];
     bool a = L->in[TFE__GA], b = L->in[TFE__GB], c = L->in[TFE__GC];
@@ -99,8 +102,118 @@ static void tfe__gg_swap(tfe__gplan *P) {
   P->xa = P->xb, P->xb = x;
 }
 
-/* Chooses the group orders and which operands are copied. */
-static void tfe__gg_layout(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A, tfe__gmat *B, tfe__gmat *C) {
+/* Which of the chosen groups' operands are addressable in place (A: rows M, columns K). */
+static void tfe__gg_ab(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A, tfe__gmat *B) {
+  bool ca = P->xa == TFE__GA ? conj_a : conj_b, cb = P->xa == TFE__GA ? conj_b : conj_a;
+  const tfe__ggroup *only_a = P->xa == TFE__GA ? &P->sa : &P->sb, *only_b = P->xa == TFE__GA ? &P->sb : &P->sa;
+  tfe__gg_sort(&P->T, &P->k, P->xa);
+  A->direct = only_a->n == 0 && tfe__gg_direct(P, P->xa, &P->m, &P->k, ca, A);
+  if (!A->direct) tfe__gg_sort(&P->T, &P->k, P->xb);
+  B->direct = only_b->n == 0 && tfe__gg_direct(P, P->xb, &P->k, &P->n, cb, B);
+}
+
+/* ---- loop labels (session 12) ------------------------------------------------------------------
+ * When C's M and N (or batch) labels interleave in memory (str_nw_mera_open_26's last step writes
+ * C = PQÁÂÃÄÅÇÉ from M = ÅÄÃÂÁP, N = ÉÇQ), no order of the groups makes C one matrix per batch and
+ * the GEMM would write a dense block that the unary kernel then copies into C. Instead, the
+ * labels after each group's leading chain in C (sorted by C's strides: those that break the
+ * chain) become loop labels: one GEMM per index of them, on sub-views (offsets into A, B and C),
+ * each writing its own disjoint part of C in place (so beta applies once per element). One loop
+ * label whose strides allow it (C's positive, an in-place operand's not negative; an operand
+ * without the label has stride 0) runs as the strided-batched GEMM's batch instead when the
+ * contraction has no batch labels. Taken only when
+ *   - the launches (the loop labels' index count, over the folded label's size) are at most
+ *     TFE__GG_LOOP_MAX (64),
+ *   - the elements it copies (operands packed because their labels must follow C's order,
+ *     read and written) are fewer than the plain layout's (that layout's packed operands plus
+ *     C's block written and copied into C), and, unless TFE_GPU_GEMM_LOOPS=all (the tests: any
+ *     size),
+ *   - each GEMM has at least TFE__GG_LOOP_MACS (2^20) multiply-adds and both sides of C's
+ *     matrix at least TFE__GG_LOOP_SIDE (32): on the H100 cuBLAS ran the loops of mera's steps
+ *     with a side of 7 or 9 (9 x 2187 x 4620 in batches of 11, 243 x 7 x 360 in batches of 22)
+ *     2.6-7x slower than the one GEMM and the copy of C together, while 81 x 59049 x 50 in
+ *     batches of 3 (mera's last step) took 983 us against 1327 (docs/benchmarks.md, session 12),
+ *   - and the elements saved are at least 1/TFE__GG_LOOP_SHARE (1/256) of the multiply-adds
+ *     (a copy that small is lost in the GEMM's time; a slower loop GEMM would not be).
+ * TFE_GPU_GEMM_LOOPS=0 turns loops off (read per analysis, as is "all").
+ * Operands packed in loop mode hold their loop labels as outermost dimensions of the block. The
+ * plan cache records the groups, loop labels and fold with the analysis. Tropical GEMMs keep the
+ * plain layout (their C block path is unchanged). */
+#define TFE__GG_LOOP_MAX 64
+#define TFE__GG_LOOP_MACS (1LL << 20)
+#define TFE__GG_LOOP_SIDE 32
+#define TFE__GG_LOOP_SHARE 256
+/* The product of the sizes of G's labels that operand x has. */
+static int64_t tfe__gg_xsize(const tfe__gplan *P, const tfe__ggroup *G, int x) {
+  int64_t s = 1;
+  for (int i = 0; i < G->n; i++)
+    if (P->T.l[G->l[i]].in[x]) s *= P->T.l[G->l[i]].dim;
+  return s;
+}
+static double tfe__gg_numel(const tfe__gplan *P, int x) {
+  double s = 1;
+  for (int j = 0; j < P->T.n; j++)
+    if (P->T.l[j].in[x]) s *= (double)P->T.l[j].dim;
+  return s;
+}
+/* Elements read and written by the copies of a layout. */
+static double tfe__gg_cost(const tfe__gplan *P, const tfe__gmat *A, const tfe__gmat *B, const tfe__gmat *C) {
+  double c = 0, mk = (double)P->m.size * (double)P->k.size * (double)P->b.size,
+         kn = (double)P->k.size * (double)P->n.size * (double)P->b.size;
+  if (!A->direct) c += tfe__gg_numel(P, P->xa) + mk * (double)tfe__gg_xsize(P, &P->lp, P->xa);
+  if (!B->direct) c += tfe__gg_numel(P, P->xb) + kn * (double)tfe__gg_xsize(P, &P->lp, P->xb);
+  if (!C->direct) c += 2 * tfe__gg_numel(P, TFE__GC);
+  return c;
+}
+/* Moves G's labels after its leading chain in C into the loop group (G sorted by C's strides). */
+static void tfe__gg_peel(tfe__gplan *P, tfe__ggroup *G) {
+  int keep = G->n ? 1 : 0;
+  while (keep < G->n &&
+         P->T.l[G->l[keep]].s[TFE__GC] == P->T.l[G->l[keep - 1]].s[TFE__GC] * P->T.l[G->l[keep - 1]].dim)
+    keep++;
+  for (int i = keep; i < G->n; i++) {
+    int j = G->l[i];
+    G->size /= P->T.l[j].dim, P->lp.size *= P->T.l[j].dim;
+    P->lp.l[P->lp.n++] = j;
+  }
+  G->n = keep;
+}
+/* The stride of loop label j in the GEMM's operand M (x: its tensor; rows x cols x batch x the
+ * loop labels of x, when packed). */
+static int64_t tfe__gg_lstride(const tfe__gplan *P, int x, const tfe__gmat *M, int64_t block, int i) {
+  const tfe__glabel *L = &P->T.l[P->lp.l[i]];
+  if (!L->in[x]) return 0;
+  if (M->direct) return L->s[x];
+  int64_t s = block;
+  for (int q = 0; q < i; q++)
+    if (P->T.l[P->lp.l[q]].in[x]) s *= P->T.l[P->lp.l[q]].dim;
+  return s;
+}
+/* Tries the loop layout in P's current orientation (m, n, b sorted by C's strides). */
+static bool tfe__gg_loops(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A, tfe__gmat *B, tfe__gmat *C,
+                          bool any_size) {
+  tfe__gg_peel(P, &P->m), tfe__gg_peel(P, &P->n), tfe__gg_peel(P, &P->b);
+  if (P->lp.n == 0 || P->lp.size > (int64_t)TFE__GG_LOOP_MAX * TFE__GG_LOOP_MAX) return false;
+  if (!tfe__gg_cdirect(P, C)) return false;
+  tfe__gg_ab(P, conj_a, conj_b, A, B);
+  int64_t fd = 1;
+  P->fold = -1;
+  if (P->b.n == 0)
+    for (int i = 0; i < P->lp.n; i++) {
+      const tfe__glabel *L = &P->T.l[P->lp.l[i]];
+      if (L->s[TFE__GC] <= 0 || L->dim <= fd) continue;
+      if ((A->direct && L->in[P->xa] && L->s[P->xa] < 0) || (B->direct && L->in[P->xb] && L->s[P->xb] < 0)) continue;
+      P->fold = i, fd = L->dim;
+    }
+  double macs = (double)P->m.size * (double)P->n.size * (double)P->k.size * (double)P->b.size * (double)fd;
+  if (P->lp.size / fd > TFE__GG_LOOP_MAX) return false;
+  return any_size ||
+         (macs >= (double)TFE__GG_LOOP_MACS && P->m.size >= TFE__GG_LOOP_SIDE && P->n.size >= TFE__GG_LOOP_SIDE);
+}
+
+/* Chooses the group orders, which operands are copied, and loop labels (loops: allowed). */
+static void tfe__gg_layout(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A, tfe__gmat *B, tfe__gmat *C,
+                           bool loops) {
   tfe__gg_sort(&P->T, &P->m, TFE__GC), tfe__gg_sort(&P->T, &P->n, TFE__GC), tfe__gg_sort(&P->T, &P->b, TFE__GC);
   if (!tfe__gg_cdirect(P, C)) {
     tfe__gg_swap(P); /* C^T = B^T A^T: C's columns may be the unit-stride side */
@@ -109,12 +222,36 @@ static void tfe__gg_layout(tfe__gplan *P, bool conj_a, bool conj_b, tfe__gmat *A
       tfe__gg_sort(&P->T, &P->m, P->xa), tfe__gg_sort(&P->T, &P->n, P->xb), tfe__gg_sort(&P->T, &P->b, P->xa);
     }
   }
-  bool ca = P->xa == TFE__GA ? conj_a : conj_b, cb = P->xa == TFE__GA ? conj_b : conj_a;
-  const tfe__ggroup *only_a = P->xa == TFE__GA ? &P->sa : &P->sb, *only_b = P->xa == TFE__GA ? &P->sb : &P->sa;
-  tfe__gg_sort(&P->T, &P->k, P->xa);
-  A->direct = only_a->n == 0 && tfe__gg_direct(P, P->xa, &P->m, &P->k, ca, A);
-  if (!A->direct) tfe__gg_sort(&P->T, &P->k, P->xb);
-  B->direct = only_b->n == 0 && tfe__gg_direct(P, P->xb, &P->k, &P->n, cb, B);
+  tfe__gg_ab(P, conj_a, conj_b, A, B);
+  if (C->direct || !loops) return;
+  const char *e = getenv("TFE_GPU_GEMM_LOOPS");
+  if (e && e[0] == '0') return;
+  bool any_size = e && strcmp(e, "all") == 0;
+  double best = tfe__gg_cost(P, A, B, C);
+  double need = any_size ? 0
+                         : (double)P->m.size * (double)P->n.size * (double)P->k.size * (double)P->b.size /
+                               TFE__GG_LOOP_SHARE; /* the least saving worth a loop */
+  tfe__ggroup m0 = P->m, n0 = P->n, k0 = P->k, b0 = P->b;
+  int xa0 = P->xa, xb0 = P->xb;
+  for (int o = 0; o < 2; o++) { /* both orientations */
+    tfe__ggroup m = P->m, n = P->n, k = P->k, b = P->b, lp = P->lp;
+    int xa = P->xa, xb = P->xb, fold = P->fold;
+    tfe__gmat a = *A, bm = *B, c = *C;
+    P->m = m0, P->n = n0, P->k = k0, P->b = b0, P->xa = xa0, P->xb = xb0;
+    P->lp.n = 0, P->lp.size = 1, P->fold = -1;
+    if (o) tfe__gg_swap(P);
+    tfe__gg_sort(&P->T, &P->m, TFE__GC), tfe__gg_sort(&P->T, &P->n, TFE__GC), tfe__gg_sort(&P->T, &P->b, TFE__GC);
+    tfe__gmat ta, tb, tc;
+    memset(&ta, 0, sizeof ta), memset(&tb, 0, sizeof tb), memset(&tc, 0, sizeof tc);
+    double cost;
+    if (tfe__gg_loops(P, conj_a, conj_b, &ta, &tb, &tc, any_size) && (cost = tfe__gg_cost(P, &ta, &tb, &tc)) < best &&
+        best - cost >= need) {
+      best = cost, *A = ta, *B = tb, *C = tc;
+      continue;
+    }
+    P->m = m, P->n = n, P->k = k, P->b = b, P->lp = lp, P->xa = xa, P->xb = xb, P->fold = fold; /* keep the best */
+    *A = a, *B = bm, *C = c;
+  }
 }
 
 /* Copies operand x into a dense [R | Cg | batch] block at w (summing its one-input labels S,
@@ -140,11 +277,12 @@ static tfe_status tfe__gg_pack(tfe__gpu_dev *D, int g, const tfe__gplan *P, int 
   }
   tfe__gpu_kparams p;
   memset(&p, 0, sizeof p);
-  const tfe__ggroup *parts[3] = {R, Cg, &P->b};
+  const tfe__ggroup *parts[4] = {R, Cg, &P->b, &P->lp}; /* loop labels outermost (those x has) */
   int64_t stride = 1;
-  for (int q = 0; q < 3; q++)
+  for (int q = 0; q < 4; q++)
     for (int i = 0; i < parts[q]->n; i++) {
       const tfe__glabel *L = &P->T.l[parts[q]->l[i]];
+      if (q == 3 && !L->in[x]) continue;
       TFE_TRY(tfe__gpu_kp_out(&p, L->dim, stride, L->s[x], where));
       stride *= L->dim;
     }
@@ -228,6 +366,52 @@ static bool tfe__gg_small(const tfe__gpu_dev *D, int g, int64_t m, int64_t n, in
   if (m > INT_MAX / n || m * n > INT_MAX / nb || m * n * nb > 0x7fffffffLL) return false; /* 32-bit indices */
   return m * n * nb <= TFE__GG_SMALL_MACS / k;
 }
+/* One GEMM (or batch of them) of the chosen kind at pa, pb, cc. */
+static tfe_status tfe__gg_launch(tfe__gpu_dev *D, int g, size_t es, int trop, const tfe__gmat *A, const tfe__gmat *B,
+                                 const tfe__gmat *C, int64_t m, int64_t n, int64_t k, int64_t nb, tfe__gscal alpha,
+                                 tfe__gscal beta, bool beta_zero, tfe__cu_ptr cc, tfe__cu_ptr pa, tfe__cu_ptr pb,
+                                 const char *where) {
+  if (trop) {
+    tfe__gpu_gparams q;
+    memset(&q, 0, sizeof q);
+    q.m = m, q.n = n, q.k = k;
+    q.ars = A->op == TFE__BLAS_OP_N ? 1 : A->ld, q.acs = A->op == TFE__BLAS_OP_N ? A->ld : 1, q.abs_ = A->bs;
+    q.brs = B->op == TFE__BLAS_OP_N ? 1 : B->ld, q.bcs = B->op == TFE__BLAS_OP_N ? B->ld : 1, q.bbs = B->bs;
+    q.crs = 1, q.ccs = C->ld, q.cbs = C->bs;
+    q.alpha = alpha.re, q.beta = beta.re, q.beta_zero = beta_zero;
+    return tfe__gpu_tgemm(D, g, trop, false, cc, pa, pb, 0, &q, nb, where);
+  }
+  double al[2], be[2];
+  if (tfe__gg_small(D, g, m, n, k, nb, es)) { /* a small GEMM: one thread per element of C */
+    tfe__gg_sparams q;
+    memset(&q, 0, sizeof q);
+    q.ars = A->op == TFE__BLAS_OP_N ? 1 : A->ld, q.acs = A->op == TFE__BLAS_OP_N ? A->ld : 1, q.abs_ = A->bs;
+    q.brs = B->op == TFE__BLAS_OP_N ? 1 : B->ld, q.bcs = B->op == TFE__BLAS_OP_N ? B->ld : 1, q.bbs = B->bs;
+    q.ldc = C->ld, q.cbs = C->bs;
+    q.m = (int)m, q.n = (int)n, q.k = (int)k, q.nb = (int)nb;
+    q.ca = A->op == TFE__BLAS_OP_C, q.cb = B->op == TFE__BLAS_OP_C;
+    q.beta_zero = beta_zero;
+    q.alpha_re = alpha.re, q.alpha_im = alpha.im, q.beta_re = beta.re, q.beta_im = beta.im;
+    void *args[] = {&cc, &pa, &pb, &q};
+    return tfe__gpu_launch(D, D->f_gsmall[g], args, m * n * nb, where);
+  }
+  if (g == TFE__GK_C128 && nb == 1 && tfe__gg_z3m()) { /* opt-in (docs/gpu.md): Gauss's 3 real products */
+    tfe__blas_status bs3 = tfe__gg_z3m()(D->blas, A->op, B->op, (int)m, (int)n, (int)k, tfe__gpu_scalar_as(g, alpha, al),
+                                         (const void *)(uintptr_t)pa, (int)A->ld, (const void *)(uintptr_t)pb, (int)B->ld,
+                                         tfe__gpu_scalar_as(g, beta, be), (void *)(uintptr_t)cc, (int)C->ld);
+    if (bs3 != 0) return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cublasZgemm3m failed: status %d", bs3);
+    return TFE_OK;
+  }
+  tfe__blas_status bs = tfe__gg_gemm_fn(g)(D->blas, A->op, B->op, (int)m, (int)n, (int)k,
+                                           tfe__gpu_scalar_as(g, alpha, al), (const void *)(uintptr_t)pa, (int)A->ld,
+                                           (long long)A->bs, (const void *)(uintptr_t)pb, (int)B->ld, (long long)B->bs,
+                                           tfe__gpu_scalar_as(g, beta, be), (void *)(uintptr_t)cc, (int)C->ld,
+                                           (long long)C->bs, (int)nb);
+  if (bs != 0)
+    return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cuBLAS GEMM (%lld x %lld x %lld, batch %lld) failed: status %d",
+                            (long long)m, (long long)n, (long long)k, (long long)nb, bs);
+  return TFE_OK;
+}
 /* The GEMM over the chosen layout, copying what must be copied. */
 /* trop: the tropical semiring (tropical.h) whose GEMM replaces cuBLAS's, 0 for cuBLAS. */
 /* abc: the operands' GEMM forms when planned (the plan cache's), else filled here. */
@@ -239,12 +423,13 @@ static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, si
   if (planned) A = abc[0], B = abc[1], C = abc[2];
   else {
     memset(&A, 0, sizeof A), memset(&B, 0, sizeof B), memset(&C, 0, sizeof C);
-    tfe__gg_layout(P, conj_a, conj_b, &A, &B, &C);
+    tfe__gg_layout(P, conj_a, conj_b, &A, &B, &C, !trop);
     if (abc) abc[0] = A, abc[1] = B, abc[2] = C;
   }
   int64_t m = P->m.size, n = P->n.size, k = P->k.size, nb = P->b.size;
+  int64_t la = tfe__gg_xsize(P, &P->lp, P->xa), lb = tfe__gg_xsize(P, &P->lp, P->xb);
   size_t ba, bb, bc;
-  if (!tfe__gg_bytes(!A.direct, m, k, nb, es, &ba) || !tfe__gg_bytes(!B.direct, k, n, nb, es, &bb) ||
+  if (!tfe__gg_bytes(!A.direct, m, k, nb * la, es, &ba) || !tfe__gg_bytes(!B.direct, k, n, nb * lb, es, &bb) ||
       !tfe__gg_bytes(!C.direct, m, n, nb, es, &bc))
     return TFE__GPU_FAIL_AT(TFE_ERR_OVERFLOW, where, "workspace size overflows");
   int64_t lim = INT_MAX;
@@ -270,50 +455,35 @@ static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, si
     cc = w + ba + bb, C.ld = tfe__gg_max1(m), C.bs = nb > 1 ? m * n : 0;
     if (!beta_zero) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, true, where));
   }
-  if (trop) {
-    tfe__gpu_gparams q;
-    memset(&q, 0, sizeof q);
-    q.m = m, q.n = n, q.k = k;
-    q.ars = A.op == TFE__BLAS_OP_N ? 1 : A.ld, q.acs = A.op == TFE__BLAS_OP_N ? A.ld : 1, q.abs_ = A.bs;
-    q.brs = B.op == TFE__BLAS_OP_N ? 1 : B.ld, q.bcs = B.op == TFE__BLAS_OP_N ? B.ld : 1, q.bbs = B.bs;
-    q.crs = 1, q.ccs = C.ld, q.cbs = C.bs;
-    q.alpha = alpha.re, q.beta = beta.re, q.beta_zero = beta_zero;
-    TFE_TRY(tfe__gpu_tgemm(D, g, trop, false, cc, pa, pb, 0, &q, nb, where));
-    if (!C.direct) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, false, where));
-    return TFE_OK;
+  if (P->lp.n == 0) {
+    TFE_TRY(tfe__gg_launch(D, g, es, trop, &A, &B, &C, m, n, k, nb, alpha, beta, beta_zero, cc, pa, pb, where));
+  } else { /* loop labels: one launch per index of those not folded into the batch (C is in place) */
+    int64_t sa[TFE__GG_MAX], sb[TFE__GG_MAX], sc[TFE__GG_MAX], dim[TFE__GG_MAX], idx[TFE__GG_MAX];
+    for (int i = 0; i < P->lp.n; i++) {
+      sa[i] = tfe__gg_lstride(P, P->xa, &A, m * k * nb, i), sb[i] = tfe__gg_lstride(P, P->xb, &B, k * n * nb, i);
+      sc[i] = P->T.l[P->lp.l[i]].s[TFE__GC], dim[i] = P->T.l[P->lp.l[i]].dim, idx[i] = 0;
+    }
+    int64_t nl = nb;
+    if (P->fold >= 0) {
+      int f = P->fold;
+      A.bs = sa[f], B.bs = sb[f], C.bs = sc[f], nl = dim[f];
+      dim[f] = 1;
+    }
+    int64_t oa = 0, ob = 0, oc = 0;
+    for (;;) {
+      TFE_TRY(tfe__gg_launch(D, g, es, trop, &A, &B, &C, m, n, k, nl, alpha, beta, beta_zero, cc + oc * (int64_t)es,
+                             pa + oa * (int64_t)es, pb + ob * (int64_t)es, where));
+      int i = 0;
+      for (; i < P->lp.n; i++) { /* the next index, odometer order */
+        if (++idx[i] < dim[i]) {
+          oa += sa[i], ob += sb[i], oc += sc[i];
+          break;
+        }
+        oa -= sa[i] * (dim[i] - 1), ob -= sb[i] * (dim[i] - 1), oc -= sc[i] * (dim[i] - 1), idx[i] = 0;
+      }
+      if (i == P->lp.n) break;
+    }
   }
-  double al[2], be[2];
-  if (tfe__gg_small(D, g, m, n, k, nb, es)) { /* a small GEMM: one thread per element of C */
-    tfe__gg_sparams q;
-    memset(&q, 0, sizeof q);
-    q.ars = A.op == TFE__BLAS_OP_N ? 1 : A.ld, q.acs = A.op == TFE__BLAS_OP_N ? A.ld : 1, q.abs_ = A.bs;
-    q.brs = B.op == TFE__BLAS_OP_N ? 1 : B.ld, q.bcs = B.op == TFE__BLAS_OP_N ? B.ld : 1, q.bbs = B.bs;
-    q.ldc = C.ld, q.cbs = C.bs;
-    q.m = (int)m, q.n = (int)n, q.k = (int)k, q.nb = (int)nb;
-    q.ca = A.op == TFE__BLAS_OP_C, q.cb = B.op == TFE__BLAS_OP_C;
-    q.beta_zero = beta_zero;
-    q.alpha_re = alpha.re, q.alpha_im = alpha.im, q.beta_re = beta.re, q.beta_im = beta.im;
-    void *args[] = {&cc, &pa, &pb, &q};
-    TFE_TRY(tfe__gpu_launch(D, D->f_gsmall[g], args, m * n * nb, where));
-    if (!C.direct) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, false, where));
-    return TFE_OK;
-  }
-  if (g == TFE__GK_C128 && nb == 1 && tfe__gg_z3m()) { /* opt-in (docs/gpu.md): Gauss's 3 real products */
-    tfe__blas_status bs3 = tfe__gg_z3m()(D->blas, A.op, B.op, (int)m, (int)n, (int)k, tfe__gpu_scalar_as(g, alpha, al),
-                                         (const void *)(uintptr_t)pa, (int)A.ld, (const void *)(uintptr_t)pb, (int)B.ld,
-                                         tfe__gpu_scalar_as(g, beta, be), (void *)(uintptr_t)cc, (int)C.ld);
-    if (bs3 != 0) return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cublasZgemm3m failed: status %d", bs3);
-    if (!C.direct) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, false, where));
-    return TFE_OK;
-  }
-  tfe__blas_status bs = tfe__gg_gemm_fn(g)(D->blas, A.op, B.op, (int)m, (int)n, (int)k, tfe__gpu_scalar_as(g, alpha, al),
-                                           (const void *)(uintptr_t)pa, (int)A.ld, (long long)A.bs,
-                                           (const void *)(uintptr_t)pb, (int)B.ld, (long long)B.bs,
-                                           tfe__gpu_scalar_as(g, beta, be), (void *)(uintptr_t)cc, (int)C.ld,
-                                           (long long)C.bs, (int)nb);
-  if (bs != 0)
-    return TFE__GPU_FAIL_AT(TFE_ERR_DEVICE, where, "cuBLAS GEMM (%lld x %lld x %lld, batch %lld) failed: status %d",
-                            (long long)m, (long long)n, (long long)k, (long long)nb, bs);
   if (!C.direct) TFE_TRY(tfe__gg_cblock(D, g, P, cc, pc, false, where));
   return TFE_OK;
 }
@@ -492,7 +662,7 @@ static bool tfe__gpu_try_zip(const tfe_prims_backend *be, const tfe_prim_desc *d
   memset(&A, 0, sizeof A), memset(&B, 0, sizeof B), memset(&C, 0, sizeof C);
   tfe__gg_classify(P);
   if (P->b.size == 1 && P->m.size >= 16 && P->n.size >= 16) {
-    tfe__gg_layout(P, false, false, &A, &B, &C);
+    tfe__gg_layout(P, false, false, &A, &B, &C, false);
     if (A.direct && B.direct && C.direct) return false;
   }
   tfe_dyn x = *d->a, y = *d->b;

@@ -1,5 +1,6 @@
 /* bench_common.h — timing helpers shared by the permutation benchmarks (bench_permute,
- * bench_permute_ab, bench_permute_sweep, bench_kernels). Include after <tenferro.h> and
+ * bench_permute_ab, bench_permute_sweep, bench_kernels, bench_slices,
+ * bench_gpu_perm, sim/plans). Include after <tenferro.h> and
  * <unistd.h>. */
 #ifndef TFE_BENCH_COMMON_H
 #define TFE_BENCH_COMMON_H
@@ -17,6 +18,12 @@ static inline char *bench_slurp(const char *path) {
   if (s) s[n] = 0;
   fclose(f);
   return s;
+}
+/* The numbers of JSON array `arr` (at most TFE_MAX_RANK) into out; returns the count. */
+static inline int bench_json_ints(const tfe_json *j, int arr, int64_t *out) {
+  int n = 0;
+  for (int x = j->nodes[arr].first; x >= 0 && n < TFE_MAX_RANK; x = j->nodes[x].next) out[n++] = (int64_t)j->nodes[x].num;
+  return n;
 }
 /* Wall time; TFE_BENCH_CPU=1: the process's CPU time instead (1-thread runs on a shared machine:
  * time spent descheduled is left out; page faults count, they run in the process) */

@@ -21,11 +21,13 @@
  * is 0.8 or more). Every config's result is checked: 2^20 random elements of the downloaded
  * destination against the source index they must hold (the whole tensor when smaller). Without a GPU it
  * says so and exits 0. One unit: it includes the companion (default mode). */
+#define _POSIX_C_SOURCE 200809L
 #include <tenferro/gpu/tenferro_gpu.c>
 #include <math.h>
 #include <stdlib.h>
 
 #include "bench_gpu_common.h"
+#include "bench_common.h"
 
 typedef struct pctx {
   tfe_dyn src, dst;
@@ -45,25 +47,6 @@ static tfe_status run_copy(void *p) {
                                 q->D->stream);
   tfe__gpu_leave(q->D);
   return TFE_OK;
-}
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = (char *)malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
-  fclose(f);
-  if (b) b[n] = 0;
-  *len = (size_t)n;
-  return b;
-}
-static int ints(const tfe_json *j, int arr, int64_t *out) {
-  int n = 0;
-  for (int x = j->nodes[arr].first; x >= 0 && n < TFE_MAX_RANK; x = j->nodes[x].next) out[n++] = (int64_t)j->nodes[x].num;
-  return n;
 }
 
 int main(int argc, char **argv) {
@@ -93,8 +76,8 @@ int main(int argc, char **argv) {
   tfe_gpu_device_info info;
   tfe_gpu_device_get(0, &info);
   printf("device: %s (sm_%d%d, %zu MiB)\n", info.name, info.cc_major, info.cc_minor, info.total_mem >> 20);
-  size_t len;
-  char *text = slurp(file, &len);
+  char *text = bench_slurp(file);
+  size_t len = text ? strlen(text) : 0;
   tfe_json j;
   if (!text || tfe_json_parse(text, len, &j) != TFE_OK) {
     fprintf(stderr, "cannot read %s\n", file);
@@ -112,8 +95,8 @@ int main(int argc, char **argv) {
   for (int pn = j.nodes[pats].first; pn >= 0; pn = j.nodes[pn].next) {
     const char *id = j.nodes[tfe_json_get(&j, pn, "id")].str;
     int64_t shape[TFE_MAX_RANK], perm[TFE_MAX_RANK], sstr[TFE_MAX_RANK];
-    int r = ints(&j, tfe_json_get(&j, pn, "shape"), shape);
-    ints(&j, tfe_json_get(&j, pn, "perm"), perm);
+    int r = bench_json_ints(&j, tfe_json_get(&j, pn, "shape"), shape);
+    bench_json_ints(&j, tfe_json_get(&j, pn, "perm"), perm);
     int sl = tfe_json_get(&j, pn, "src_layout");
     bool explicit_str = !strcmp(j.nodes[tfe_json_get(&j, sl, "kind")].str, "explicit_strides");
     pctx q;
@@ -122,7 +105,7 @@ int main(int argc, char **argv) {
     tfe_dyn h;
     if (tfe_dyn_empty(&h, TFE_DT_F64, r, shape, TFE_COLMAJOR) != TFE_OK) return 1;
     if (explicit_str) {
-      ints(&j, tfe_json_get(&j, sl, "strides"), sstr);
+      bench_json_ints(&j, tfe_json_get(&j, sl, "strides"), sstr);
       for (int d = 0; d < r; d++) h.lay.strides[d] = sstr[d];
     }
     int64_t n = tfe_layout_numel(&h.lay);

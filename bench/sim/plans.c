@@ -20,11 +20,6 @@ static tfe__cu_result launch(tfe__cu_function f, unsigned gx, unsigned gy, unsig
   lgx = gx, lgy = gy, lnt = bx, lshm = shm;
   return 0;
 }
-static int ints(const tfe_json *j, int arr, int64_t *out) {
-  int n = 0;
-  for (int x = j->nodes[arr].first; x >= 0 && n < TFE_MAX_RANK; x = j->nodes[x].next) out[n++] = (int64_t)j->nodes[x].num;
-  return n;
-}
 int main(int argc, char **argv) {
   const char *file = argc > 1 ? argv[1] : "../shared/bench/permutation_patterns.json";
   if (getenv("FIT")) tfe__gperm_cfg.fit = atoi(getenv("FIT"));
@@ -44,10 +39,10 @@ int main(int argc, char **argv) {
   int pats = tfe_json_get(&j, 0, "patterns");
   for (int pn = j.nodes[pats].first; pn >= 0; pn = j.nodes[pn].next) {
     int64_t shape[TFE_MAX_RANK], perm[TFE_MAX_RANK], sa[TFE_MAX_RANK];
-    int r = ints(&j, tfe_json_get(&j, pn, "shape"), shape);
-    ints(&j, tfe_json_get(&j, pn, "perm"), perm);
+    int r = bench_json_ints(&j, tfe_json_get(&j, pn, "shape"), shape);
+    bench_json_ints(&j, tfe_json_get(&j, pn, "perm"), perm);
     int sl = tfe_json_get(&j, pn, "src_layout");
-    if (!strcmp(j.nodes[tfe_json_get(&j, sl, "kind")].str, "explicit_strides")) ints(&j, tfe_json_get(&j, sl, "strides"), sa);
+    if (!strcmp(j.nodes[tfe_json_get(&j, sl, "kind")].str, "explicit_strides")) bench_json_ints(&j, tfe_json_get(&j, sl, "strides"), sa);
     else for (int d = 0, s = 1; d < r; d++) sa[d] = s, s *= (int)shape[d];
     tfe__gpu_kparams p;
     memset(&p, 0, sizeof p);

@@ -877,13 +877,8 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
     }
     TFE_OMP(parallel num_threads(nt))
     {
-      int tid = 0, cnt = 1;
-#ifdef _OPENMP
-      tid = omp_get_thread_num();
-      cnt = omp_get_num_threads();
-#endif
-      int64_t per_t = nbatch / cnt, extra = nbatch % cnt;
-      int64_t b0 = tid * per_t + (tid < extra ? tid : extra), b1 = b0 + per_t + (tid < extra);
+      int64_t b0, b1;
+      tfe__ps_share(nbatch, &b0, &b1);
       TFE_FN(ps_nobuf_range_)(h, x, y, c, alpha, beta, b0, b1);
     }
     return;
@@ -915,13 +910,12 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
   }
   TFE_OMP(parallel num_threads(nt))
   {
-    int tid = 0, cnt = 1;
+    int64_t b0, b1;
+    tfe__ps_share(nbatch, &b0, &b1);
+    int tid = 0;
 #ifdef _OPENMP
     tid = omp_get_thread_num();
-    cnt = omp_get_num_threads();
 #endif
-    int64_t per_t = nbatch / cnt, extra = nbatch % cnt;
-    int64_t b0 = tid * per_t + (tid < extra ? tid : extra), b1 = b0 + per_t + (tid < extra);
     TFE_FN(ps_range_)(&s, b0, b1, (TFE_R *)(void *)(bufs + (size_t)tid * stride));
   }
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """bench/bench_gpu_instances.py — the GPU peers of `tfe-einsum --device cuda:0` on the shared
-einsum instances: torch (eager torch.einsum per pairwise step) and JAX (jax.jit of the whole
-pairwise program) along the instance's stored path, on the inputs tfe-einsum saved
+einsum instances: torch (eager torch.einsum per pairwise step), JAX (jax.jit of the whole
+pairwise program) and jax_steps (each pairwise step a jax.jit of its own, called in turn) along the instance's stored path, on the inputs tfe-einsum saved
 (--save-inputs DIR/<instance>-<dtype>), in one process, on the same GPU.
 
   bench_gpu_instances.py --instances DIR --inputs DIR [--path opt_flops] [--dtypes f64,c128]
-                         [--reps 10] [--budget 1.0] [--libs torch,jax] [names...]
+                         [--reps 10] [--budget 1.0] [--libs torch,jax,jax_steps] [names...]
 
 names: instance files (without .json) to run, in that order (default: all, sorted).
 
@@ -18,7 +18,8 @@ needed (later operands or the output), renamed to ASCII letters; no contract_pat
           jax.device_put), the program, the result downloaded to a numpy array
           (tfe-einsum's median_ms_transfers)
 Each: one untimed warm-up (for JAX after the compiling call, whose time is printed as
-compile_s), then up to --reps timed runs while their total stays under --budget seconds (at
+compile_s; for jax also trace_s, the part of it spent tracing and lowering; jax_steps compiles
+each distinct step once), then up to --reps timed runs while their total stays under --budget seconds (at
 least 3); the median. One line per (instance, dtype, lib):
   name=... dtype=... lib=... ms=... ms_tr=... runs=... checksum=... [compile_s=...]
 Versions first. JAX is told not to preallocate GPU memory (XLA_PYTHON_CLIENT_PREALLOCATE)."""
@@ -82,6 +83,49 @@ def checksum(x):
     return float(np.sum(x.real)) + (float(np.sum(x.imag)) if np.iscomplexobj(x) else 0.0)
 
 
+def step_jits(steps):
+    """One jax.jit per distinct step expression (jit itself caches per shape and dtype)."""
+    cache = {}
+    for _, _, e in steps:
+        if e not in cache:
+            cache[e] = jax.jit(lambda x, y, e=e: jnp.einsum(e, x, y))
+    return lambda *ops: pairwise(lambda e, x, y: cache[e](x, y), ops, steps)
+
+
+def run_jax(name, dt, arrs, steps, whole):
+    lib = "jax" if whole else "jax_steps"
+    try:
+        jops = [jax.device_put(x) for x in arrs]
+        for x in jops:
+            x.block_until_ready()
+        t0 = time.perf_counter()
+        if whole:
+            prog = jax.jit(lambda *ops: pairwise(jnp.einsum, ops, steps)).lower(*jops)
+            tr = time.perf_counter() - t0
+            prog = prog.compile()
+        else:
+            prog, tr = step_jits(steps), 0.0
+        prog(*jops).block_until_ready()
+        comp = time.perf_counter() - t0
+        res = [None]
+
+        def run():
+            res[0] = prog(*jops).block_until_ready()
+
+        def run_tr():
+            ops = [jax.device_put(x) for x in arrs]
+            res[0] = np.asarray(prog(*ops))
+
+        ms, runs = timed(run, a.reps, a.budget)
+        cs = checksum(res[0])
+        ms_tr, _ = timed(run_tr, a.reps, a.budget)
+        print(f"name={name} dtype={dt} lib={lib} ms={ms:.4f} ms_tr={ms_tr:.4f} runs={runs} checksum={cs:.10g} "
+              f"compile_s={comp:.2f} trace_s={tr:.2f}")
+    except Exception as ex:
+        print(f"name={name} dtype={dt} lib={lib} error {type(ex).__name__}: {str(ex)[:200]}")
+    sys.stdout.flush()
+
+
 libs = a.libs.split(",")
 torch = jax = None
 if "torch" in libs:
@@ -91,7 +135,7 @@ if "torch" in libs:
     except Exception as ex:
         print(f"torch: {type(ex).__name__}: {ex}")
         torch = None
-if "jax" in libs:
+if "jax" in libs or "jax_steps" in libs:
     try:
         import jax
         jax.config.update("jax_enable_x64", True)
@@ -143,29 +187,8 @@ for f in files:
                 torch.cuda.empty_cache()
             except Exception as ex:
                 print(f"name={name} dtype={dt} lib=torch error {type(ex).__name__}: {str(ex)[:200]}")
-        if jax is not None:
-            try:
-                prog = jax.jit(lambda *ops: pairwise(jnp.einsum, ops, steps))
-                jops = [jax.device_put(x) for x in arrs]
-                for x in jops:
-                    x.block_until_ready()
-                t0 = time.perf_counter()
-                prog(*jops).block_until_ready()
-                comp = time.perf_counter() - t0
-                res = [None]
-
-                def run():
-                    res[0] = prog(*jops).block_until_ready()
-
-                def run_tr():
-                    ops = [jax.device_put(x) for x in arrs]
-                    res[0] = np.asarray(prog(*ops))
-
-                ms, runs = timed(run, a.reps, a.budget)
-                cs = checksum(res[0])
-                ms_tr, _ = timed(run_tr, a.reps, a.budget)
-                print(f"name={name} dtype={dt} lib=jax ms={ms:.4f} ms_tr={ms_tr:.4f} runs={runs} checksum={cs:.10g} compile_s={comp:.2f}")
-                del jops, res, prog
-            except Exception as ex:
-                print(f"name={name} dtype={dt} lib=jax error {type(ex).__name__}: {str(ex)[:200]}")
+        if jax is not None and "jax" in libs:
+            run_jax(name, dt, arrs, steps, whole=True)
+        if jax is not None and "jax_steps" in libs:
+            run_jax(name, dt, arrs, steps, whole=False)
         sys.stdout.flush()

@@ -1835,6 +1835,14 @@ static void test_graphs(void **state) {
 
 #ifdef TU_GPU_EMULATED /* tests/test_gpu_emulated.c: the same suite on an emulated device */
 void tu_gpu_emulate(void);
+long tu_gpu_magic_check(long *checked);
+/* The divisions by magic numbers of tfe_ew and tfe_perm2d (indices below 2^31) are exact. */
+static void test_magic_div(void **state) {
+  (void)state;
+  long checked = 0, bad = tu_gpu_magic_check(&checked);
+  assert_true(checked > 190000);
+  assert_int_equal(bad, 0);
+}
 int tu_gpu_cache_roundtrip(const char *dir);
 void tu_gpu_solver_absent(bool absent);
 /* Without cuSOLVER the device's linalg answers TFE_ERR_UNSUPPORTED, nothing kept; then back. */
@@ -2245,7 +2253,7 @@ int main(void) {
       cmocka_unit_test(test_pool), cmocka_unit_test(test_streams), cmocka_unit_test(test_plan_cache),
       cmocka_unit_test(test_ad_device), cmocka_unit_test(test_graphs),
 #ifdef TU_GPU_EMULATED
-      cmocka_unit_test(test_kernel_cache), cmocka_unit_test(test_linalg_no_solver),
+      cmocka_unit_test(test_kernel_cache), cmocka_unit_test(test_linalg_no_solver), cmocka_unit_test(test_magic_div),
 #endif
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);

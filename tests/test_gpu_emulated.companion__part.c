@@ -142,16 +142,29 @@ static double complex emu_comb(int fold, double complex a, double complex b) {
   default: return a + b;
   }
 }
+/* The kernels' fdiv (kernels.h): (umulhi(n, m) + n) >> s, in 32-bit arithmetic as on the device. */
+static unsigned emu_fdiv(unsigned n, unsigned m, unsigned sh) {
+  return ((unsigned)(((unsigned long long)n * m) >> 32) + n) >> sh;
+}
+/* tfe_ew's eplace: element i's offsets in d, a and b (the fast path by magic numbers when p->fast) */
+static void emu_eplace(const tfe__gpu_eparams *p, long long i, long long *od, long long *oa, long long *ob) {
+  *od = *oa = *ob = 0;
+  unsigned u = (unsigned)i;
+  for (int k = 0; k < p->nout; k++) {
+    long long x;
+    if (p->fast) {
+      unsigned v = k + 1 < p->nout ? emu_fdiv(u, p->mg[k], p->sh[k]) : 0u;
+      x = (long long)(u - v * (unsigned)p->dout[k]), u = v;
+    } else x = i % p->dout[k], i /= p->dout[k];
+    *od += x * p->sd[k], *oa += x * p->sa[k], *ob += x * p->sb[k];
+  }
+}
 static void emu_ew(int g, char *d, const char *a, const char *b, const tfe__gpu_eparams *p) {
   size_t es = emu_es[g];
   double complex s0 = emu_z(p->s0_re, p->s0_im), s1 = emu_z(p->s1_re, p->s1_im);
   for (long long i = 0; i < p->total; i++) {
-    long long q = i, od = 0, oa = 0, ob = 0;
-    for (int k = 0; k < p->nout; k++) {
-      long long x = q % p->dout[k];
-      q /= p->dout[k];
-      od += x * p->sd[k], oa += x * p->sa[k], ob += x * p->sb[k];
-    }
+    long long od, oa, ob;
+    emu_eplace(p, i, &od, &oa, &ob);
     char *dp = d + od * (long long)es;
     const char *ap = a + oa * (long long)es, *bp = b + ob * (long long)es;
     double complex r;
@@ -791,6 +804,26 @@ static pthread_mutex_t emu_ev_mu = PTHREAD_MUTEX_INITIALIZER;
 static emu_ev *emu_evs;
 static int emu_hold, emu_nev_live, emu_nwait;
 void tu_gpu_emu_hold(int on);
+/* The kernels' divisions by magic numbers (tfe__gperm_magic, fdiv) against plain division: every
+ * divisor up to 4096 and 20000 random ones up to 2^31 - 1, each with the numerators at the edges
+ * of its quotients and random ones below 2^31. Returns the mismatches; *checked the pairs tried. */
+long tu_gpu_magic_check(long *checked);
+long tu_gpu_magic_check(long *checked) {
+  unsigned long long x = 88172645463325252ULL; /* xorshift64 */
+  long bad = 0, n = 0;
+  for (int t = 0; t < 4096 + 20000; t++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    unsigned d = t < 4096 ? (unsigned)t + 1 : (unsigned)(x % 0x7fffffffULL) + 1, m, sh;
+    tfe__gperm_magic(d, &m, &sh);
+    unsigned num[8] = {0, 1, d - 1, d, d + 1 <= 0x7fffffffu ? d + 1 : d, 0x7fffffffu, (unsigned)(x >> 33),
+                       (unsigned)((x >> 40) % 0x7fffffffULL)};
+    num[6] = num[6] / d * d, num[7] = num[7] / d * d - 1 + (num[7] < d); /* at a quotient's edges */
+    for (int k = 0; k < 8; k++, n++)
+      if (num[k] <= 0x7fffffffu && emu_fdiv(num[k], m, sh) != num[k] / d) bad++;
+  }
+  *checked = n;
+  return bad;
+}
 int tu_gpu_emu_events(void);
 int tu_gpu_emu_stream_waits(void);
 void tu_gpu_emu_hold(int on) {

@@ -19,6 +19,8 @@ typedef struct tfe__gpu_eparams {
   long long chunk, nchunk; /* tfe_ew_red: summed elements per block, blocks per output */
   long long dout[TFE__GPU_KMAXR], sd[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR], sb[TFE__GPU_KMAXR], dsum[TFE__GPU_KMAXR],
       ssum[TFE__GPU_KMAXR];
+  unsigned mg[TFE__GPU_KMAXR], sh[TFE__GPU_KMAXR]; /* magic numbers of dout[] when fast */
+  int fast, pad;
 } tfe__gpu_eparams;
 
 /* In a view's strides, for dst's dims: numpy broadcasting (trailing dims aligned; a dim of 1,
@@ -311,6 +313,8 @@ static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew
   tfe__gpu_ep_finish(&p);
   p.total = 1;
   for (int i = 0; i < p.nout; i++) p.total *= p.dout[i];
+  p.fast = p.total <= 0x7fffffffLL; /* indices within 31 bits: divisions by magic numbers */
+  for (int i = 0; p.fast && i < p.nout; i++) tfe__gperm_magic((unsigned long long)p.dout[i], &p.mg[i], &p.sh[i]);
   p.chunk = p.nsum_total, p.nchunk = 1;
   tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
   TFE_TRY(tfe__gpu_enter(D, where));

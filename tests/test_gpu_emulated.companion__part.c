@@ -146,25 +146,28 @@ static double complex emu_comb(int fold, double complex a, double complex b) {
 static unsigned emu_fdiv(unsigned n, unsigned m, unsigned sh) {
   return ((unsigned)(((unsigned long long)n * m) >> 32) + n) >> sh;
 }
-/* tfe_ew's eplace: element i's offsets in d, a and b (the fast path by magic numbers when p->fast) */
-static void emu_eplace(const tfe__gpu_eparams *p, long long i, long long *od, long long *oa, long long *ob) {
-  *od = *oa = *ob = 0;
-  unsigned u = (unsigned)i;
-  for (int k = 0; k < p->nout; k++) {
-    long long x;
-    if (p->fast) {
-      unsigned v = k + 1 < p->nout ? emu_fdiv(u, p->mg[k], p->sh[k]) : 0u;
-      x = (long long)(u - v * (unsigned)p->dout[k]), u = v;
-    } else x = i % p->dout[k], i /= p->dout[k];
-    *od += x * p->sd[k], *oa += x * p->sa[k], *ob += x * p->sb[k];
-  }
-}
+/* tfe_ew's eplace and tfe_tew's tplace (P: their parameter block): element i's offsets in d, a
+ * and b, by magic numbers when p->fast, as the kernels do */
+#define EMU_PLACE(p, i, od, oa, ob)                                                                                  \
+  do {                                                                                                               \
+    long long i_ = (i);                                                                                              \
+    unsigned u_ = (unsigned)i_;                                                                                      \
+    od = oa = ob = 0;                                                                                                \
+    for (int k_ = 0; k_ < (p)->nout; k_++) {                                                                         \
+      long long x_;                                                                                                  \
+      if ((p)->fast) {                                                                                               \
+        unsigned v_ = k_ + 1 < (p)->nout ? emu_fdiv(u_, (p)->mg[k_], (p)->sh[k_]) : 0u;                              \
+        x_ = (long long)(u_ - v_ * (unsigned)(p)->dout[k_]), u_ = v_;                                                \
+      } else x_ = i_ % (p)->dout[k_], i_ /= (p)->dout[k_];                                                           \
+      od += x_ * (p)->sd[k_], oa += x_ * (p)->sa[k_], ob += x_ * (p)->sb[k_];                                        \
+    }                                                                                                                \
+  } while (0)
 static void emu_ew(int g, char *d, const char *a, const char *b, const tfe__gpu_eparams *p) {
   size_t es = emu_es[g];
   double complex s0 = emu_z(p->s0_re, p->s0_im), s1 = emu_z(p->s1_re, p->s1_im);
   for (long long i = 0; i < p->total; i++) {
     long long od, oa, ob;
-    emu_eplace(p, i, &od, &oa, &ob);
+    EMU_PLACE(p, i, od, oa, ob);
     char *dp = d + od * (long long)es;
     const char *ap = a + oa * (long long)es, *bp = b + ob * (long long)es;
     double complex r;
@@ -251,12 +254,8 @@ static void emu_tew(int h, void **args, bool red) {
   const tfe__gpu_tparams *p = (const tfe__gpu_tparams *)args[red ? 4 : 3];
   int f = p->op == TFE__TOP_REDUCE ? p->code : TFE__TF_ADD;
   for (long long i = 0; i < p->total; i++) {
-    long long q = i, od = 0, oa = 0, ob = 0;
-    for (int k = 0; k < p->nout; k++) {
-      long long x = q % p->dout[k];
-      q /= p->dout[k];
-      od += x * p->sd[k], oa += x * p->sa[k], ob += x * p->sb[k];
-    }
+    long long od, oa, ob;
+    EMU_PLACE(p, i, od, oa, ob);
     char *dp = d + od * (long long)es;
     /* only what the op reads: a and b may be smaller than the output's index range (a fill, a
      * reduction's summed operand, a unary op's unused b) */

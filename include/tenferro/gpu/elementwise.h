@@ -313,8 +313,7 @@ static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew
   tfe__gpu_ep_finish(&p);
   p.total = 1;
   for (int i = 0; i < p.nout; i++) p.total *= p.dout[i];
-  p.fast = p.total <= 0x7fffffffLL; /* indices within 31 bits: divisions by magic numbers */
-  for (int i = 0; p.fast && i < p.nout; i++) tfe__gperm_magic((unsigned long long)p.dout[i], &p.mg[i], &p.sh[i]);
+  tfe__gpu_fast_place(p.total, p.nout, p.dout, &p.fast, p.mg, p.sh);
   p.chunk = p.nsum_total, p.nchunk = 1;
   tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
   TFE_TRY(tfe__gpu_enter(D, where));

@@ -698,6 +698,8 @@ static const char *const tfe__gpu_ksrc_trop[] = {
     "  double s0, s1;\n"
     "  long long chunk, nchunk;\n"
     "  long long dout[MAXR], sd[MAXR], sa[MAXR], sb[MAXR], dsum[MAXR], ssa[MAXR], ssb[MAXR];\n"
+    "  unsigned mg[MAXR], sh[MAXR]; /* magic numbers of dout[] when fast (total < 2^31) */\n"
+    "  int fast, pad;\n"
     "};\n"
     "template <int S> struct TS {\n"
     "  static __device__ __forceinline__ R zero() { return S == 1 ? (R)-INFINITY : S == 2 ? (R)INFINITY : (R)0; }\n"

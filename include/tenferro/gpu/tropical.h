@@ -9,8 +9,15 @@
 
 static tfe__gpu_dev *tfe__gpu_device(int dev); /* tenferro_gpu.c */
 
-/* ---- shared by the strided launchers here and in elementwise.h -------------------------------
- * Dims with up to three strides each (s1, s2 NULL: absent): sorted by |s0|, the smallest first
+/* ---- shared by the strided launchers here and in elementwise.h ---------------------------- */
+/* Indices below 2^31 are placed by multiply-high with magic numbers (kernels.h, fdiv): a 64-bit
+ * division per dim and element costs more than the element's loads. */
+static void tfe__gpu_fast_place(long long total, int nout, const long long *dout, int *fast, unsigned *mg,
+                                unsigned *sh) {
+  *fast = total <= 0x7fffffffLL;
+  for (int i = 0; *fast && i < nout; i++) tfe__gperm_magic((unsigned long long)dout[i], &mg[i], &sh[i]);
+}
+/* Dims with up to three strides each (s1, s2 NULL: absent): sorted by |s0|, the smallest first
  * (neighbouring threads touch neighbours; stable), and merged where every present stride
  * continues the previous dim's (one dim of their product size, the same elements). */
 static void tfe__gpu_dims_sort(int n, long long *dim, long long *s0, long long *s1, long long *s2) {
@@ -91,6 +98,8 @@ typedef struct tfe__gpu_tparams {
   long long chunk, nchunk;
   long long dout[TFE__GPU_KMAXR], sd[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR], sb[TFE__GPU_KMAXR], dsum[TFE__GPU_KMAXR],
       ssa[TFE__GPU_KMAXR], ssb[TFE__GPU_KMAXR];
+  unsigned mg[TFE__GPU_KMAXR], sh[TFE__GPU_KMAXR]; /* magic numbers of dout[] when fast */
+  int fast, pad;
 } tfe__gpu_tparams;
 
 /* Adds an output dim (strides in d, a, b) or a summed dim (strides in a, b); size-1 dims drop. */
@@ -117,6 +126,7 @@ static void tfe__gpu_tp_finish(tfe__gpu_tparams *p) {
   p->nsum = tfe__gpu_dims_merge(p->nsum, p->dsum, p->ssa, p->ssb, NULL);
   p->total = 1;
   for (int i = 0; i < p->nout; i++) p->total *= p->dout[i];
+  tfe__gpu_fast_place(p->total, p->nout, p->dout, &p->fast, p->mg, p->sh);
   p->nsum_total = 1;
   for (int i = 0; i < p->nsum; i++) p->nsum_total *= p->dsum[i];
   p->chunk = p->nsum_total, p->nchunk = 1;

@@ -178,6 +178,16 @@ static void emu_ew(int g, char *d, const char *a, const char *b, const tfe__gpu_
     case TFE_EW_AXPBY: r = s0 * emu_ldz(g, ap, p->cja) + (p->s1_zero ? 0 : s1 * emu_ldz(g, dp, p->cjd)); break;
     case TFE_EW_MAP: r = emu_un(g, p->code, emu_ldz(g, ap, p->cja), s0); break;
     case TFE_EW_ZIP: r = emu_bin(p->code, emu_ldz(g, ap, p->cja), emu_ldz(g, bp, p->cjb)); break;
+    case TFE__GPU_EW_CTR: { /* the contraction of gemm.h's tfe__gpu_ctr */
+      double complex acc = 0;
+      for (long long t = 0; t < p->nsum_total; t++) {
+        long long u = t, xa = 0, xb = 0;
+        for (int k = 0; k < p->nsum; k++) xa += u % p->dsum[k] * p->ssum[k], xb += u % p->dsum[k] * p->ssb[k], u /= p->dsum[k];
+        acc += emu_ldz(g, ap + xa * (long long)es, p->cja) * emu_ldz(g, bp + xb * (long long)es, p->cjb);
+      }
+      r = s0 * acc + (p->s1_zero ? 0 : s1 * emu_ldz(g, dp, p->cjd));
+      break;
+    }
     default: {
       double complex acc = p->fold == TFE__KF_MUL ? 1 : p->fold == TFE__KF_MAX ? -INFINITY : p->fold == TFE__KF_MIN ? INFINITY : 0;
       for (long long t = 0; t < p->nsum_total; t++) {

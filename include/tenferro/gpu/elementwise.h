@@ -21,7 +21,9 @@ typedef struct tfe__gpu_eparams {
       ssum[TFE__GPU_KMAXR];
   unsigned mg[TFE__GPU_KMAXR], sh[TFE__GPU_KMAXR]; /* magic numbers of dout[] when fast */
   int fast, pad;
+  long long ssb[TFE__GPU_KMAXR]; /* TFE__GPU_EW_CTR: b's strides of the summed dims (ssum: a's) */
 } tfe__gpu_eparams;
+
 
 /* In a view's strides, for dst's dims: numpy broadcasting (trailing dims aligned; a dim of 1,
  * or a missing one, has stride 0). */
@@ -56,8 +58,8 @@ static tfe_status tfe__gpu_ep_out(tfe__gpu_eparams *p, int64_t dim, int64_t sd, 
 static void tfe__gpu_ep_finish(tfe__gpu_eparams *p) {
   tfe__gpu_dims_sort(p->nout, p->dout, p->sd, p->sa, p->sb);
   p->nout = tfe__gpu_dims_merge(p->nout, p->dout, p->sd, p->sa, p->sb);
-  tfe__gpu_dims_sort(p->nsum, p->dsum, p->ssum, NULL, NULL);
-  p->nsum = tfe__gpu_dims_merge(p->nsum, p->dsum, p->ssum, NULL, NULL);
+  tfe__gpu_dims_sort(p->nsum, p->dsum, p->ssum, p->ssb, NULL);
+  p->nsum = tfe__gpu_dims_merge(p->nsum, p->dsum, p->ssum, p->ssb, NULL);
 }
 /* A layout's dims are non-negative (the CPU's tfe__check_layout, less the data checks). */
 static tfe_status tfe__gpu_ew_dims(const tfe_dyn *v, const char *name, const char *where) {
@@ -330,6 +332,38 @@ static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew
   }
   tfe__gpu_leave(D);
   return st;
+}
+
+/* A binary contraction whose sum has at most TFE__GPU_CTR_MAXT elements (gemm.h decides when):
+ * one pass of tfe_ew over C, each element alpha * the sum of A * B over the labels C lacks, plus
+ * beta * C, written in place. P: the contraction's label table (strides of A, B, C); alpha,
+ * beta, ca, cb as the GEMM would take them (C's own conjugation already folded in). */
+static tfe_status tfe__gpu_ctr(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, size_t es, const tfe__gplan *P,
+                               tfe__gscal alpha, tfe__gscal beta, bool ca, bool cb, const char *where) {
+  tfe__gpu_eparams p;
+  memset(&p, 0, sizeof p);
+  p.op = TFE__GPU_EW_CTR, p.cja = ca, p.cjb = cb;
+  for (int j = 0; j < P->T.n; j++) {
+    const tfe__glabel *L = &P->T.l[j];
+    int64_t sa = L->in[TFE__GA] ? L->s[TFE__GA] : 0, sb = L->in[TFE__GB] ? L->s[TFE__GB] : 0;
+    if (L->in[TFE__GC]) TFE_TRY(tfe__gpu_ep_out(&p, L->dim, L->s[TFE__GC], sa, sb, where));
+    else if (L->dim > 1) {
+      if (p.nsum == TFE__GPU_KMAXR)
+        return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "more than %d summed dims", TFE__GPU_KMAXR);
+      p.dsum[p.nsum] = L->dim, p.ssum[p.nsum] = sa, p.ssb[p.nsum] = sb, p.nsum++;
+    }
+  }
+  tfe__gpu_ep_finish(&p);
+  p.total = 1, p.nsum_total = 1;
+  for (int i = 0; i < p.nout; i++) p.total *= p.dout[i];
+  for (int i = 0; i < p.nsum; i++) p.nsum_total *= p.dsum[i];
+  tfe__gpu_fast_place(p.total, p.nout, p.dout, &p.fast, p.mg, p.sh);
+  p.s0_re = alpha.re, p.s0_im = alpha.im, p.s1_re = beta.re, p.s1_im = beta.im, p.s1_zero = tfe__gpu_iszero(beta);
+  p.chunk = p.nsum_total, p.nchunk = 1;
+  TFE_TRY(tfe__gpu_kernels(D, g, where));
+  tfe__cu_ptr c = tfe__gpu_addr(d->c, es), a = tfe__gpu_addr(d->a, es), b = tfe__gpu_addr(d->b, es);
+  void *args[] = {&c, &a, &b, &p};
+  return tfe__gpu_launch(D, D->f_ew[g], args, p.total, where);
 }
 
 #endif /* TFE__GPU_COMPANION */

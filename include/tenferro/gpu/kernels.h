@@ -28,6 +28,8 @@
 #ifdef TFE__GPU_COMPANION
 
 #define TFE__GPU_KMAXR 24 /* most labels of one side after size-1 labels are dropped */
+#define TFE__GPU_EW_CTR 100  /* tfe_ew's op EW_CTR: a contraction with few summed elements (gemm.h) */
+#define TFE__GPU_CTR_MAXT 32 /* CTR_MAXT: the most summed elements EW_CTR takes */
 
 static const char *const tfe__gpu_ksrc[] = {
     "typedef TFE_R R;\n"
@@ -343,7 +345,10 @@ static const char *const tfe__gpu_ksrc_ew[] = {
     "  long long dout[MAXR], sd[MAXR], sa[MAXR], sb[MAXR], dsum[MAXR], ssum[MAXR];\n"
     "  unsigned mg[MAXR], sh[MAXR]; /* magic numbers of dout[] when fast (total < 2^31) */\n"
     "  int fast, pad;\n"
+    "  long long ssb[MAXR]; /* EW_CTR: b's strides of the summed dims (ssum: a's) */\n"
     "};\n"
+    "#define EW_CTR 100 /* a contraction with few summed elements (gemm.h), C written in place */\n"
+    "#define CTR_MAXT 32\n"
     "__device__ __forceinline__ T ld(const T *p, int c) { T v = *p; return c ? cj(v) : v; }\n"
     "__device__ __forceinline__ T red_final(const E &p, T a) {\n"
     "#if TFE_CPLX\n"
@@ -389,6 +394,19 @@ static const char *const tfe__gpu_ksrc_ew[] = {
     /* one thread per output element */
     "extern \"C\" __global__ void tfe_ew(T *d, const T *a, const T *b, E p) {\n"
     "  const T s0 = mk((R)p.s0_re, (R)p.s0_im), s1 = mk((R)p.s1_re, (R)p.s1_im);\n"
+    "  __shared__ long long cta[CTR_MAXT], ctb[CTR_MAXT]; /* EW_CTR: the summed elements' offsets */\n"
+    "  if (p.op == EW_CTR) {\n"
+    "    for (int t = threadIdx.x; t < (int)p.nsum_total; t += blockDim.x) {\n"
+    "      long long u = t, xa = 0, xb = 0;\n"
+    "      for (int k = 0; k < p.nsum; k++) {\n"
+    "        long long x = u % p.dsum[k];\n"
+    "        u /= p.dsum[k];\n"
+    "        xa += x * p.ssum[k]; xb += x * p.ssb[k];\n"
+    "      }\n"
+    "      cta[t] = xa; ctb[t] = xb;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "  }\n"
     "  long long step = (long long)gridDim.x * blockDim.x;\n"
     "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.total; i += step) {\n"
     "    long long od, oa, ob;\n"
@@ -404,6 +422,13 @@ static const char *const tfe__gpu_ksrc_ew[] = {
     "      break;\n"
     "    case EW_MAP: r = un_op(p.code, ld(a + oa, p.cja), s0); break;\n"
     "    case EW_ZIP: r = bin_op(p.code, ld(a + oa, p.cja), ld(b + ob, p.cjb)); break;\n"
+    "    case EW_CTR: {\n"
+    "      T acc = zero();\n"
+    "      for (int t = 0; t < (int)p.nsum_total; t++) acc = add(acc, mul(ld(a + oa + cta[t], p.cja), ld(b + ob + ctb[t], p.cjb)));\n"
+    "      r = mul(s0, acc);\n"
+    "      if (!p.s1_zero) r = add(r, mul(s1, ld(d + od, p.cjd)));\n"
+    "      break;\n"
+    "    }\n"
     "    default: {\n"
     "      T acc = red_id(p.fold);\n"
     "      for (long long t = 0; t < p.nsum_total; t++) acc = red_comb(p.fold, acc, red_pre(p.pre, ld(a + oa + splace(p, t), p.cja)));\n"

@@ -367,17 +367,22 @@ static bool tfe__gg_small(const tfe__gpu_dev *D, int g, int64_t m, int64_t n, in
   return m * n * nb <= TFE__GG_SMALL_MACS / k;
 }
 /* A contraction whose C the GEMM could not write in place (it would write a block, then copy it
- * into C) and whose sum has at most TFE__GPU_CTR_MAXT elements runs instead as one pass over C
- * (elementwise.h, tfe__gpu_ctr): C's bytes written once instead of three times. On an H100,
- * gm_queen's step of m 4782969, n 27, k 9 into a 17-label C: (to be measured). */
+ * into C), whose sum has at most TFE__GPU_CTR_MAXT elements and whose A and B together fit in
+ * TFE__GG_CTR_BYTES runs instead as one pass over C (elementwise.h, tfe__gpu_ctr): C written
+ * once instead of three times, A and B read from the cache. With larger operands each element's
+ * strided reads miss: on an H100 gm_queen's 1 GB steps took 2-5x the GEMM and copy
+ * (docs/benchmarks.md, session 13). TFE_GPU_DIRECT_CTR: "0" never, "all" without the size rule
+ * (the tests), read per call. */
+#define TFE__GG_CTR_BYTES (4 << 20)
 static tfe_status tfe__gpu_ctr(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, size_t es, const tfe__gplan *P,
                                tfe__gscal alpha, tfe__gscal beta, bool ca, bool cb, const char *where);
-static bool tfe__gg_ctr(const tfe__gplan *P, const tfe__gmat *C) {
+static bool tfe__gg_ctr(const tfe__gplan *P, const tfe__gmat *C, size_t es) {
   if (C->direct || P->lp.n > 0) return false;
-  const char *e = getenv("TFE_GPU_DIRECT_CTR"); /* "0": always the GEMM (read per call, as the tests switch it) */
+  const char *e = getenv("TFE_GPU_DIRECT_CTR");
   if (e && e[0] == '0') return false;
   int64_t sums = P->k.size * P->sa.size * P->sb.size;
-  return sums >= 1 && sums <= TFE__GPU_CTR_MAXT;
+  if (sums < 1 || sums > TFE__GPU_CTR_MAXT) return false;
+  return (e && strcmp(e, "all") == 0) || (tfe__gg_numel(P, P->xa) + tfe__gg_numel(P, P->xb)) * (double)es <= TFE__GG_CTR_BYTES;
 }
 /* One GEMM (or batch of them) of the chosen kind at pa, pb, cc. */
 static tfe_status tfe__gg_launch(tfe__gpu_dev *D, int g, size_t es, int trop, const tfe__gmat *A, const tfe__gmat *B,
@@ -439,7 +444,7 @@ static tfe_status tfe__gg_run(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, si
     tfe__gg_layout(P, conj_a, conj_b, &A, &B, &C, !trop);
     if (abc) abc[0] = A, abc[1] = B, abc[2] = C;
   }
-  if (!trop && tfe__gg_ctr(P, &C)) return tfe__gpu_ctr(D, d, g, es, P, alpha, beta, conj_a, conj_b, where);
+  if (!trop && tfe__gg_ctr(P, &C, es)) return tfe__gpu_ctr(D, d, g, es, P, alpha, beta, conj_a, conj_b, where);
   int64_t m = P->m.size, n = P->n.size, k = P->k.size, nb = P->b.size;
   int64_t la = tfe__gg_xsize(P, &P->lp, P->xa), lb = tfe__gg_xsize(P, &P->lp, P->xb);
   size_t ba, bb, bc;

@@ -87,7 +87,7 @@ typedef struct tfe_tuning {
                                     that the estimate assumes (2e10) */
   double einsum_plan_work_rate;  /* planner work units per second of the planning clock: the
                                     allowance is counted in work, so the path does not depend on
-                                    the machine's load (XXX; 0: CPU time instead; docs/einsum.md) */
+                                    the machine's load (1.5e8; 0: CPU time instead; docs/einsum.md) */
 
 
   /* ---- runtime room (docs/runtime.md, "Tuning") ---------------------------------------- */
@@ -116,7 +116,7 @@ typedef struct tfe_tuning {
   .contract_small_mode = 0, .contract_small_orient = 0, .contract_loop_mode = 0, \
   .contract_par_grain = (int64_t)1 << 20, .contract_plan_cache_size = 256, .semiring_gemm_isa = 0, \
   /* einsum */ .einsum_write_weight = 0, .einsum_plan_cache_size = 64, .einsum_plan_fraction = 0.04, \
-  .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, .einsum_plan_work_rate = 0, \
+  .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, .einsum_plan_work_rate = 1.5e8, \
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
 }
 

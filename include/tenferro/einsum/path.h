@@ -135,7 +135,11 @@ TFE_INTERNAL double tfe__now(void) {
 }
 
 /* The planning clock: seconds since this thread's planning began (tfe__ein_pclock_start, at
- * the start of every plan build), counted as the process's CPU time, but at least a quarter of
+ * the start of every plan build). By default counted in work: the units tfe__bs_log2 counts
+ * (it sits in every optimizer's inner loop) over einsum_plan_work_rate (1.5e8 per second, about
+ * this speed on the 2-core AMD EPYC build host under its usual load), so the same seed gives the
+ * same path under any load (docs/einsum.md, "Planning time"). With einsum_plan_work_rate = 0,
+ * counted as the process's CPU time, but at least a quarter of
  * the wall time and at most the wall time (the process's other threads count in its CPU time).
  * The allowances of TFE_PATH_AUTO and the budget of _ANNEAL are spent on it: a planner
  * preempted on a loaded machine still gets the CPU time its allowance intends (on wall time, at
@@ -148,20 +152,24 @@ TFE_INTERNAL void tfe__ein_pclock_start(void) {
   tfe__ts.ein_pc0[0] = tfe__now();
   tfe__ts.ein_pc0[1] = c == (clock_t)-1 ? 0 : (double)c / (double)CLOCKS_PER_SEC;
   tfe__ts.ein_work = 0;
+  tfe__ts.ein_capped = false;
 }
 TFE_INTERNAL double tfe__ein_pclock(void) {
-  double w = tfe__now() - tfe__ts.ein_pc0[0];
+  double w = tfe__now() - tfe__ts.ein_pc0[0], rate = tfe__st.tune.einsum_plan_work_rate;
+  if (rate > 0) {
+    /* work: the same for the same seed under any load; a sixteenth of the wall time less 10 ms
+     * only where that runs ahead (a machine loaded past about 16 jobs per core, or 16 times
+     * slower than the rate says: a sanitizer build), which bounds the wall time */
+    double v = tfe__ts.ein_work / rate, r = 0.0625 * w - 0.01;
+    if (v >= r) return v;
+    tfe__ts.ein_capped = true;
+    return r;
+  }
   clock_t c = clock();
-  double cpu = c == (clock_t)-1 ? w : (double)c / (double)CLOCKS_PER_SEC - tfe__ts.ein_pc0[1];
+  if (c == (clock_t)-1) return w;
+  double cpu = (double)c / (double)CLOCKS_PER_SEC - tfe__ts.ein_pc0[1];
   if (cpu > w) cpu = w; /* other threads of the process (spinning OpenMP workers) count too */
-  double real = cpu > 0.25 * w ? cpu : 0.25 * w, rate = tfe__st.tune.einsum_plan_work_rate;
-  if (!(rate > 0)) return real;
-  /* work: the same for the same seed under any load; half the CPU time less 2 ms, or an eighth
-   * of the wall time less 10 ms, only where that runs ahead (the CPU twice as slow as the rate
-   * says, or a machine loaded past about 4 jobs per core for long), which bounds the time */
-  double v = tfe__ts.ein_work / rate, r = 0.5 * cpu - 0.002, rw = 0.125 * w - 0.01;
-  if (rw > r) r = rw;
-  return v > r ? v : r;
+  return cpu > 0.25 * w ? cpu : 0.25 * w;
 }
 
 /* Log2 size of a label set; counts its work (one unit per word and per label) on the planning

@@ -942,9 +942,10 @@ static void test_plan_time(void **state) {
                 1e3 * tfe_tuning_get().einsum_plan_floor, fa, gr);
   assert_true(ta < 1.0);
   assert_true(fa <= gr * (1 + 1e-9));
-  /* the floor is spent when the estimate is below it, and the budget caps it */
+  /* the floor is spent when the estimate is below it, and the budget caps it (on the CPU-time
+   * clock: the work clock's seconds are this machine's only at the calibrated speed) */
   tfe_tuning keep = tfe_tuning_get(), t = keep;
-  t.einsum_plan_floor = 0.25; t.einsum_plan_fraction = 0;
+  t.einsum_plan_floor = 0.25; t.einsum_plan_fraction = 0; t.einsum_plan_work_rate = 0;
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   double tf = plan_time(expr, 40, lp, 10, NULL), tc = plan_time(expr, 40, lp, 0.02, NULL);
   print_message("floor 250 ms: %.1f ms; budget 20 ms: %.1f ms\n", 1e3 * tf, 1e3 * tc);
@@ -954,6 +955,8 @@ static void test_plan_time(void **state) {
   TU_EXPECT_ERR(tfe_tuning_set(&t), TFE_ERR_INVALID, "einsum_plan_rate");
   t.einsum_plan_rate = 1e10; t.einsum_plan_fraction = -1;
   TU_EXPECT_ERR(tfe_tuning_set(&t), TFE_ERR_INVALID, "einsum_plan_fraction");
+  t.einsum_plan_fraction = 0.04; t.einsum_plan_work_rate = 10;
+  TU_EXPECT_ERR(tfe_tuning_set(&t), TFE_ERR_INVALID, "einsum_plan_work_rate");
   assert_int_equal(tfe_tuning_set(&keep), TFE_OK);
 }
 

@@ -442,6 +442,7 @@ TFE_INTERNAL tfe_status tfe__ein_greedy_run(const tfe__ein_net *net, double alph
         tfe__ein_cand c = {tfe__ein_gkey(&g, i, j), i, j};
         if (!tfe__ein_heap_push(&h, c)) { st = TFE_ERR_ALLOC; goto done; }
       }
+  tfe__ts.ein_work += 0.0625 * (double)n * (double)n * W; /* the scans, on the planning clock (tfe__bs_log2) */
   int k = 0;
   *cut = false;
   for (int it = 1; h.n > 0 && k + 1 < n; it++) {
@@ -463,6 +464,7 @@ TFE_INTERNAL tfe_status tfe__ein_greedy_run(const tfe__ein_net *net, double alph
         tfe__ein_cand d = {tfe__ein_gkey(&g, q, r), q, r};
         if (!tfe__ein_heap_push(&h, d)) { st = TFE_ERR_ALLOC; goto done; }
       }
+    tfe__ts.ein_work += 0.125 * (double)r * W;
   }
   while (k + 1 < n) { /* parts linked by output labels only, or not at all: the pair with the
                          smallest result (a batched product before an outer product), ties and
@@ -531,6 +533,7 @@ TFE_INTERNAL tfe_status tfe__ein_elim_run(const tfe__ein_net *net, double temp, 
       for (int q = 0; q < n + k; q++)
         if (g.alive[q] && tfe__bs_test(TFE__BS(g.L, W, q), l))
           for (int w = 0; w < W; w++) u[w] |= TFE__BS(g.L, W, q)[w];
+      tfe__ts.ein_work += 0.125 * (double)(n + k); /* the scan, on the planning clock (tfe__bs_log2) */
       double c = tfe__bs_log2(u, W, net->lsize);
       if (temp > 0) { double r = tfe__rng_unif(&g.rng); c -= temp * log(-log(r > 1e-300 ? r : 1e-300)); }
       if (c < bestc) { bestc = c; bestl = l; }

@@ -67,7 +67,7 @@ TFE_INTERNAL tfe_status tfe__ein_auto(tfe__ein_net *net, const tfe_einsum_opts *
     memcpy(cur.ch, t->ch, (size_t)m * sizeof(int));
     st = tfe__ein_anneal(net, o->write_weight, left < chain ? left : chain, seed + 7919u * (uint64_t)r, &cur,
                          r == 0 && !work ? (n < 100 ? 500 : 50000 / n) : 0, &sweeps); /* 5e4 tries at least */
-    double sc;
+    double sc = INFINITY;
     if (st == TFE_OK) st = tfe__ein_tree_cost(net, &cur, o->write_weight, &c, &sc);
     if (st == TFE_OK && sc < bscore) {
       bscore = sc; memcpy(best.ch, cur.ch, (size_t)m * sizeof(int));

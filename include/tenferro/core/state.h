@@ -88,6 +88,8 @@ typedef struct tfe__tstate {
   tfe__ein_progress_set ein_call;     /* opts.progress of the running call (exec.h) */
   double ein_pc0[2];                  /* wall and process CPU seconds where this thread's planning
                                        * began (path.h, tfe__ein_pclock) */
+  double ein_work;                    /* planner work units since then (tfe__bs_log2 counts them) */
+  bool ein_capped;                    /* the wall time ran ahead of the work in this planning */
 
   /* ---- runtime room --------------------------------------------------------------------- */
   tfe__rt_tstate rt;  /* scoped devices and contexts, the thread count of this thread, task flag */

@@ -85,6 +85,9 @@ typedef struct tfe_tuning {
   double einsum_plan_floor;      /* ... but at least this many seconds (0.015) */
   double einsum_plan_rate;       /* multiply-adds (plus elements written) per second and thread
                                     that the estimate assumes (2e10) */
+  double einsum_plan_work_rate;  /* planner work units per second of the planning clock: the
+                                    allowance is counted in work, so the path does not depend on
+                                    the machine's load (1.5e8; 0: CPU time instead; docs/einsum.md) */
 
 
   /* ---- runtime room (docs/runtime.md, "Tuning") ---------------------------------------- */
@@ -113,7 +116,7 @@ typedef struct tfe_tuning {
   .contract_small_mode = 0, .contract_small_orient = 0, .contract_loop_mode = 0, \
   .contract_par_grain = (int64_t)1 << 20, .contract_plan_cache_size = 256, .semiring_gemm_isa = 0, \
   /* einsum */ .einsum_write_weight = 0, .einsum_plan_cache_size = 64, .einsum_plan_fraction = 0.04, \
-  .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, \
+  .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, .einsum_plan_work_rate = 1.5e8, \
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
 }
 
@@ -195,9 +198,10 @@ TFE_API tfe_status tfe_tuning_set(const tfe_tuning *t) {
   if (!(t->einsum_write_weight >= 0 && t->einsum_write_weight < 1e300) || t->einsum_plan_cache_size < 0)
     return TFE_FAIL(TFE_ERR_INVALID, "einsum_write_weight must be finite and >= 0, einsum_plan_cache_size >= 0");
   if (!(t->einsum_plan_fraction >= 0 && t->einsum_plan_fraction <= 1e6) ||
-      !(t->einsum_plan_floor >= 0 && t->einsum_plan_floor <= 86400) || !(t->einsum_plan_rate > 0 && t->einsum_plan_rate < 1e300))
+      !(t->einsum_plan_floor >= 0 && t->einsum_plan_floor <= 86400) || !(t->einsum_plan_rate > 0 && t->einsum_plan_rate < 1e300) ||
+      !(t->einsum_plan_work_rate == 0 || (t->einsum_plan_work_rate >= 1e3 && t->einsum_plan_work_rate < 1e300)))
     return TFE_FAIL(TFE_ERR_INVALID, "einsum_plan_fraction must lie in [0, 1e6], einsum_plan_floor in [0, 86400] s, "
-                                     "einsum_plan_rate be finite and > 0");
+                                     "einsum_plan_rate be finite and > 0, einsum_plan_work_rate 0 or finite and >= 1e3");
   /* runtime checks */
   if (t->pool_reuse_classes < 0 || t->pool_reuse_classes > 16 || t->pool_min_bytes < 0)
     return TFE_FAIL(TFE_ERR_INVALID, "pool_reuse_classes must lie in [0, 16], pool_min_bytes >= 0");

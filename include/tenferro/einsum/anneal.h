@@ -110,10 +110,12 @@ TFE_INTERNAL bool tfe__ein_sa_try(tfe__ein_sa *s, int p, double beta, tfe__rng *
 
 /* Anneals tree t in place for `budget` seconds (score model: flops + ww * writes), and at least
  * min_sweeps sweeps (one try per internal node each): the schedule then advances by whichever
- * of the two is behind, so a preempted thread does not end with a cold-started tree. */
+ * of the two is behind, so a preempted thread does not end with a cold-started tree. The sweeps
+ * made go to *sweeps (may be NULL). */
 TFE_INTERNAL tfe_status tfe__ein_anneal(const tfe__ein_net *net, double ww, double budget, uint64_t seed,
-                                       tfe__ein_tree *t, long min_sweeps) {
+                                       tfe__ein_tree *t, long min_sweeps, long *sweeps) {
   int n = net->n;
+  if (sweeps) *sweeps = 0;
   if (n < 3 || budget <= 0) return TFE_OK;
   tfe__ein_sa s;
   memset(&s, 0, sizeof s);
@@ -138,7 +140,7 @@ TFE_INTERNAL tfe_status tfe__ein_anneal(const tfe__ein_net *net, double ww, doub
     for (long sw = 0;; sw++) {
       double frac = (tfe__ein_pclock() - t0) / budget;
       if (sw < min_sweeps && (double)sw / (double)min_sweeps < frac) frac = (double)sw / (double)min_sweeps;
-      if (frac >= 1) break;
+      if (frac >= 1) { if (sweeps) *sweeps = sw; break; }
       double beta = beta0 * pow(beta1 / beta0, frac); /* geometric schedule */
       for (int sweep = 0; sweep < ni; sweep++) tfe__ein_sa_try(&s, inner[tfe__rng_int(&rng, ni)], beta, &rng);
       s.T = 0; /* refresh the running sum: additions of far-apart magnitudes drift */
@@ -155,9 +157,12 @@ TFE_INTERNAL tfe_status tfe__ein_anneal(const tfe__ein_net *net, double ww, doub
 }
 
 /* ---- subtree reconfiguration ----------------------------------------------------------------------- */
-/* For every internal node v, grows a subtree below v to k frontier nodes (expanding the largest
- * intermediates first), re-solves that subtree exactly by DP and keeps the result when cheaper.
- * Repeats passes until nothing improves or `until` (tfe__ein_pclock time) passes. */
+/* For every internal node v, the most expensive steps first, grows a subtree below v to k
+ * frontier nodes (expanding the largest intermediates first), re-solves that subtree exactly by
+ * DP and keeps the result when cheaper (spliced in place: the subtree's internal nodes keep their
+ * ids, so the pass order stays valid). Repeats passes until nothing improves or `until`
+ * (tfe__ein_pclock time) passes. The expensive steps first: in a small allowance a pass over a
+ * large network does not finish, and most of the cost sits in a few steps (gm_queen5_5_3). */
 TFE_INTERNAL tfe_status tfe__ein_reconf(const tfe__ein_net *net, double ww, int k, double until, tfe__ein_tree *t) {
   int n = net->n, W = net->W;
   if (n < 4) return TFE_OK;
@@ -166,9 +171,9 @@ TFE_INTERNAL tfe_status tfe__ein_reconf(const tfe__ein_net *net, double ww, int 
   memset(&s, 0, sizeof s);
   s.net = net; s.n = n; s.N = 2 * n - 1; s.W = W; s.ww = ww;
   size_t N = (size_t)s.N;
-  int *iw = (int *)tfe__alloc(N * 5 * sizeof(int));
+  int *iw = (int *)tfe__alloc(N * 6 * sizeof(int));
   double *dw = (double *)tfe__alloc(N * 3 * sizeof(double));
-  s.L = (uint64_t *)tfe__alloc((N + 2) * (size_t)W * sizeof(uint64_t));
+  s.L = (uint64_t *)tfe__alloc((N + 2 + 2 * (size_t)k) * (size_t)W * sizeof(uint64_t));
   tfe__ein_net sub;
   memset(&sub, 0, sizeof sub);
   tfe__ein_tree st_t = {0, NULL};
@@ -176,13 +181,21 @@ TFE_INTERNAL tfe_status tfe__ein_reconf(const tfe__ein_net *net, double ww, int 
   if (st == TFE_OK) st = tfe__ein_tree_new(k, &st_t);
   if (st != TFE_OK) goto done;
   s.lc = iw; s.rc = iw + N; s.par = iw + 2 * N;
-  int *stack = iw + 3 * N, *id = iw + 4 * N;
+  int *stack = iw + 3 * N, *id = iw + 4 * N, *order = iw + 5 * N;
   s.lf = dw; s.ls = dw + N; s.term = dw + 2 * N;
   s.u = TFE__BS(s.L, W, N); s.x = TFE__BS(s.L, W, N + 1);
+  uint64_t *Ls = TFE__BS(s.L, W, N + 2); /* the re-solved subtree's label sets, 2k - 1 */
   if ((st = tfe__ein_sa_load(&s, t)) != TFE_OK) goto done;
   for (bool improved = true; improved && tfe__ein_pclock() < until;) {
     improved = false;
-    for (int v = n; v < s.N && st == TFE_OK; v++) {
+    int no = 0;
+    for (int v = n; v < s.N; v++) { /* internal nodes by falling step cost (insertion sort) */
+      int j = no++;
+      while (j > 0 && s.lf[order[j - 1]] < s.lf[v]) { order[j] = order[j - 1]; j--; }
+      order[j] = v;
+    }
+    for (int oi = 0; oi < no && st == TFE_OK; oi++) {
+      int v = order[oi];
       if (tfe__ein_pclock() >= until) break;
       int front[12], inner[12], nf = 2, ni = 1;
       front[0] = s.lc[v]; front[1] = s.rc[v]; inner[0] = v;
@@ -209,19 +222,24 @@ TFE_INTERNAL tfe_status tfe__ein_reconf(const tfe__ein_net *net, double ww, int 
       if ((st = tfe__ein_tree_cost(&sub, &st_t, ww, &c, &score)) != TFE_OK) break;
       score -= ww * exp2(s.ls[v]); /* the subtree root's size is the same either way */
       if (!(score < cur * (1 - 1e-9))) continue;
-      /* splice: sub internal node q -> inner id (its root -> v) */
+      /* splice: sub internal node q -> inner id (its root -> v), with its labels and costs */
+      if ((st = tfe__ein_tree_labels(&sub, &st_t, Ls)) != TFE_OK) break;
       int map[24];
       for (int q = 0; q < nf; q++) map[q] = front[q];
       for (int q = 0; q + 1 < nf; q++) map[nf + q] = q + 2 == nf ? v : inner[q + 1];
       for (int q = 0; q + 1 < nf; q++) {
         int me = map[nf + q], a = map[st_t.ch[2 * q]], b = map[st_t.ch[2 * q + 1]];
         s.lc[me] = a; s.rc[me] = b; s.par[a] = me; s.par[b] = me;
+        if (me != v) memcpy(TFE__BS(s.L, W, me), TFE__BS(Ls, W, nf + q), (size_t)W * 8);
+        for (int w = 0; w < W; w++) s.u[w] = TFE__BS(s.L, W, a)[w] | TFE__BS(s.L, W, b)[w];
+        s.lf[me] = tfe__bs_log2(s.u, W, net->lsize);
+        s.ls[me] = tfe__bs_log2(TFE__BS(s.L, W, me), W, net->lsize);
+        s.term[me] = tfe__ein_sa_term(&s, me);
       }
-      tfe__ein_sa_store(&s, s.lc, s.rc, s.root, t, stack, id);
-      if ((st = tfe__ein_sa_load(&s, t)) != TFE_OK) break;
       improved = true;
     }
   }
+  if (st == TFE_OK) tfe__ein_sa_store(&s, s.lc, s.rc, s.root, t, stack, id);
 done:
   tfe__free(iw); tfe__free(dw); tfe__free(s.L); tfe__ein_net_free(&sub); tfe__ein_tree_free(&st_t);
   return st;

@@ -29,44 +29,64 @@ typedef struct tfe__ein_bw { /* scratch of plan building */
 #include <tenferro/einsum/anneal.h>
 
 /* ---- building: the tree over groups ----------------------------------------------------------- */
-/* TFE_PATH_AUTO with a time budget (docs/einsum.md, "Planning time"): the same phases as
- * TFE_PATH_ANNEAL (greedy runs, annealing chains, subtree re-solution), each stopping at its
- * share (20%, 85%, 100%) of tfe__ein_allow: a share of the estimated contraction time of the
- * best tree so far, between einsum_plan_floor and the budget, so the time shrinks as the
- * path improves and a cheap contraction is planned in milliseconds. */
+/* TFE_PATH_AUTO with a time budget (docs/einsum.md, "Planning time"): greedy runs, annealing
+ * chains, the interval DP over the best tree's leaf order and subtree re-solution, each
+ * stopping at its share (20%, 85%, -, 100%) of tfe__ein_allow: a share of the estimated
+ * contraction time of the best tree so far, between einsum_plan_floor and the budget, so the
+ * time shrinks as the path improves and a cheap contraction is planned in milliseconds. The
+ * planning clock counts work (einsum_plan_work_rate), so a seed gives the same path under any
+ * load. Every chain starts from the best greedy tree with its own seed (a chain settles in one
+ * basin: many short ones from the same start sample more basins than chains that continue from
+ * the best so far); a floor-sized allowance runs 16 of them (lm_batch_likelihood: 0 of 100 seeds
+ * above 1.05 of opt_flops, against 8 of 40 with three chains of a quarter each). When the first
+ * chain does not improve on its start at all or makes under 100 sweeps, the allowance is too
+ * small to anneal a network of this size, and the rest goes to subtree re-solution (gm_queen5_5_3,
+ * 160 tensors, about 50 sweeps a chain). docs/benchmarks.md, "Session 13". */
 TFE_INTERNAL tfe_status tfe__ein_auto(tfe__ein_net *net, const tfe_einsum_opts *o, tfe__ein_tree *t) {
   int n = net->n, m = 2 * (n - 1);
   double t0 = tfe__ein_pclock(), cap = o->time_budget, bscore;
   TFE_TRY(tfe__ein_greedy(net, o, t, NULL, 0, 0.2, t0, cap));
   tfe_einsum_cost c;
   TFE_TRY(tfe__ein_tree_cost(net, t, o->write_weight, &c, &bscore));
-  double allow = tfe__ein_allow(net, c.flops + c.writes, cap);
+  double allow = tfe__ein_allow(net, c.flops + c.writes, cap), gscore = bscore;
   uint64_t seed = o->seed ? o->seed : 0xA11EA1;
+  bool work = tfe__st.tune.einsum_plan_work_rate > 0; /* on CPU time: the first chain's sweeps are guaranteed */
   tfe__ein_tree cur, best;
-  TFE_TRY(tfe__ein_tree_new(n, &cur));
-  tfe_status st = tfe__ein_tree_new(n, &best);
-  if (st != TFE_OK) { tfe__ein_tree_free(&cur); return st; }
+  int *ord = (int *)tfe__alloc((size_t)(3 * n) * sizeof(int));
+  if (!ord) return TFE_ERR_ALLOC;
+  tfe_status st = tfe__ein_tree_new(n, &cur);
+  if (st != TFE_OK) { tfe__free(ord); return st; }
+  if ((st = tfe__ein_tree_new(n, &best)) != TFE_OK) { tfe__ein_tree_free(&cur); tfe__free(ord); return st; }
   memcpy(best.ch, t->ch, (size_t)m * sizeof(int));
   for (int r = 0; st == TFE_OK; r++) { /* chains as in tfe__ein_optimize, within 85% of allow */
+    long sweeps = 0;
     double chain = 0.75 * allow / 32, left = t0 + 0.85 * allow - tfe__ein_pclock();
-    if (chain < 0.02) chain = 0.02 < allow / 4 ? 0.02 : allow / 4; /* a small allowance: still 3 chains */
+    if (chain < 0.02) chain = 0.02 < allow / 16 ? 0.02 : allow / 16; /* a small allowance: 16 chains */
     if (left <= 0.5 * chain && r > 0) break;
-    if (left < 1e-3) left = 1e-3; /* the first chain runs (its sweeps are guaranteed) */
-    memcpy(cur.ch, (r & 1) ? best.ch : t->ch, (size_t)m * sizeof(int));
+    if (left < 1e-3) left = 1e-3; /* the first chain runs */
+    memcpy(cur.ch, t->ch, (size_t)m * sizeof(int));
     st = tfe__ein_anneal(net, o->write_weight, left < chain ? left : chain, seed + 7919u * (uint64_t)r, &cur,
-                         r == 0 ? (n < 100 ? 500 : 50000 / n) : 0); /* 5e4 tries at least */
-    double sc;
+                         r == 0 && !work ? (n < 100 ? 500 : 50000 / n) : 0, &sweeps); /* 5e4 tries at least */
+    double sc = INFINITY;
     if (st == TFE_OK) st = tfe__ein_tree_cost(net, &cur, o->write_weight, &c, &sc);
     if (st == TFE_OK && sc < bscore) {
       bscore = sc; memcpy(best.ch, cur.ch, (size_t)m * sizeof(int));
       allow = tfe__ein_allow(net, c.flops + c.writes, cap);
     }
+    /* a first chain that does not improve on its start, or gets under 100 sweeps: annealing gets
+     * nowhere in this allowance on a network of this size */
+    if (r == 0 && (!(sc < gscore * (1 - 1e-9)) || sweeps < 100)) break;
+  }
+  if (st == TFE_OK && n <= 64) { /* the best tree among those of its leaf order: cannot lose */
+    double sc;
+    tfe__ein_tree_order(&best, ord, ord + n);
+    st = tfe__ein_order_dp(net, o->write_weight, ord, &cur, &sc);
+    if (st == TFE_OK && sc < bscore * (1 - 1e-12)) { bscore = sc; memcpy(best.ch, cur.ch, (size_t)m * sizeof(int)); }
   }
   if (st == TFE_OK) memcpy(t->ch, best.ch, (size_t)m * sizeof(int));
-  tfe__ein_tree_free(&cur); tfe__ein_tree_free(&best);
+  tfe__ein_tree_free(&cur); tfe__ein_tree_free(&best); tfe__free(ord);
   TFE_TRY(st);
-  st = tfe__ein_reconf(net, o->write_weight, 8, t0 + allow, t);
-  return st;
+  return tfe__ein_reconf(net, o->write_weight, 7, t0 + allow, t);
 }
 
 /* ---- networks that fall apart --------------------------------------------------------------------- */
@@ -272,7 +292,7 @@ TFE_INTERNAL tfe_status tfe__ein_optimize(tfe__ein_net *net, const tfe_einsum_op
       double left = t0 + 0.9 * budget - tfe__ein_pclock();
       if (left <= 0.5 * chain && r > 0) break;
       memcpy(cur.ch, (r & 1) ? best.ch : t->ch, (size_t)m * sizeof(int));
-      st = tfe__ein_anneal(net, o->write_weight, left < chain ? left : chain, seed + 7919u * (uint64_t)r, &cur, 0);
+      st = tfe__ein_anneal(net, o->write_weight, left < chain ? left : chain, seed + 7919u * (uint64_t)r, &cur, 0, NULL);
       double sc;
       if (st == TFE_OK) st = tfe__ein_tree_cost(net, &cur, o->write_weight, &c, &sc);
       if (st == TFE_OK && sc < bscore) { bscore = sc; memcpy(best.ch, cur.ch, (size_t)m * sizeof(int)); }

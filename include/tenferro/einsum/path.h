@@ -135,7 +135,11 @@ TFE_INTERNAL double tfe__now(void) {
 }
 
 /* The planning clock: seconds since this thread's planning began (tfe__ein_pclock_start, at
- * the start of every plan build), counted as the process's CPU time, but at least a quarter of
+ * the start of every plan build). By default counted in work: the units tfe__bs_log2 counts
+ * (it sits in every optimizer's inner loop) over einsum_plan_work_rate (1.5e8 per second, about
+ * this speed on the 2-core AMD EPYC build host under its usual load), so the same seed gives the
+ * same path under any load (docs/einsum.md, "Planning time"). With einsum_plan_work_rate = 0,
+ * counted as the process's CPU time, but at least a quarter of
  * the wall time and at most the wall time (the process's other threads count in its CPU time).
  * The allowances of TFE_PATH_AUTO and the budget of _ANNEAL are spent on it: a planner
  * preempted on a loaded machine still gets the CPU time its allowance intends (on wall time, at
@@ -147,9 +151,20 @@ TFE_INTERNAL void tfe__ein_pclock_start(void) {
   clock_t c = clock();
   tfe__ts.ein_pc0[0] = tfe__now();
   tfe__ts.ein_pc0[1] = c == (clock_t)-1 ? 0 : (double)c / (double)CLOCKS_PER_SEC;
+  tfe__ts.ein_work = 0;
+  tfe__ts.ein_capped = false;
 }
 TFE_INTERNAL double tfe__ein_pclock(void) {
-  double w = tfe__now() - tfe__ts.ein_pc0[0];
+  double w = tfe__now() - tfe__ts.ein_pc0[0], rate = tfe__st.tune.einsum_plan_work_rate;
+  if (rate > 0) {
+    /* work: the same for the same seed under any load; a sixteenth of the wall time less 10 ms
+     * only where that runs ahead (a machine loaded past about 16 jobs per core, or 16 times
+     * slower than the rate says: a sanitizer build), which bounds the wall time */
+    double v = tfe__ts.ein_work / rate, r = 0.0625 * w - 0.01;
+    if (v >= r) return v;
+    tfe__ts.ein_capped = true;
+    return r;
+  }
   clock_t c = clock();
   if (c == (clock_t)-1) return w;
   double cpu = (double)c / (double)CLOCKS_PER_SEC - tfe__ts.ein_pc0[1];
@@ -157,10 +172,14 @@ TFE_INTERNAL double tfe__ein_pclock(void) {
   return cpu > 0.25 * w ? cpu : 0.25 * w;
 }
 
+/* Log2 size of a label set; counts its work (one unit per word and per label) on the planning
+ * clock's work counter (tfe__ein_pclock). */
 TFE_INTERNAL double tfe__bs_log2(const uint64_t *b, int W, const double *lsize) {
   double s = 0;
+  int units = W;
   for (int w = 0; w < W; w++)
-    for (uint64_t x = b[w]; x; x &= x - 1) s += lsize[w * 64 + __builtin_ctzll(x)];
+    for (uint64_t x = b[w]; x; x &= x - 1, units++) s += lsize[w * 64 + __builtin_ctzll(x)];
+  tfe__ts.ein_work += units;
   return s;
 }
 /* The lowest set bit at or above `from`, -1 if none. */
@@ -423,6 +442,7 @@ TFE_INTERNAL tfe_status tfe__ein_greedy_run(const tfe__ein_net *net, double alph
         tfe__ein_cand c = {tfe__ein_gkey(&g, i, j), i, j};
         if (!tfe__ein_heap_push(&h, c)) { st = TFE_ERR_ALLOC; goto done; }
       }
+  tfe__ts.ein_work += 0.0625 * (double)n * (double)n * W; /* the scans, on the planning clock (tfe__bs_log2) */
   int k = 0;
   *cut = false;
   for (int it = 1; h.n > 0 && k + 1 < n; it++) {
@@ -444,6 +464,7 @@ TFE_INTERNAL tfe_status tfe__ein_greedy_run(const tfe__ein_net *net, double alph
         tfe__ein_cand d = {tfe__ein_gkey(&g, q, r), q, r};
         if (!tfe__ein_heap_push(&h, d)) { st = TFE_ERR_ALLOC; goto done; }
       }
+    tfe__ts.ein_work += 0.125 * (double)r * W;
   }
   while (k + 1 < n) { /* parts linked by output labels only, or not at all: the pair with the
                          smallest result (a batched product before an outer product), ties and
@@ -512,6 +533,7 @@ TFE_INTERNAL tfe_status tfe__ein_elim_run(const tfe__ein_net *net, double temp, 
       for (int q = 0; q < n + k; q++)
         if (g.alive[q] && tfe__bs_test(TFE__BS(g.L, W, q), l))
           for (int w = 0; w < W; w++) u[w] |= TFE__BS(g.L, W, q)[w];
+      tfe__ts.ein_work += 0.125 * (double)(n + k); /* the scan, on the planning clock (tfe__bs_log2) */
       double c = tfe__bs_log2(u, W, net->lsize);
       if (temp > 0) { double r = tfe__rng_unif(&g.rng); c -= temp * log(-log(r > 1e-300 ? r : 1e-300)); }
       if (c < bestc) { bestc = c; bestl = l; }
@@ -677,12 +699,102 @@ done:
   tfe__free(U); tfe__free(Lo); tfe__free(best); tfe__free(lsz); tfe__free(split); tfe__free(u); tfe__free(stack);
   return st;
 }
-/* ---- chains: exact DP over intervals ------------------------------------------------------------ */
+/* ---- exact DP over the intervals of a leaf order -------------------------------------------------- */
+/* The cheapest tree (score: multiply-adds + write_weight * elements written) among those whose
+ * every intermediate holds a contiguous run of the leaf order ord[0..n) (a permutation of the
+ * tensors), by dynamic programming over intervals: O(n^3) splits. Every tree is among the trees of
+ * its own in-order (the leaves left to right), so re-solving a tree over its in-order cannot lose;
+ * the winner may differ from it everywhere (a chain contracted from the other end has the same
+ * in-order). Pairs that share no label are allowed (costed as the outer products they are).
+ * Writes the tree into t (n >= 2) and its score into *score (may be NULL). Scratch: about
+ * n^2 * (W + 3) words, allocated here. */
+TFE_INTERNAL tfe_status tfe__ein_order_dp(const tfe__ein_net *net, double write_weight, const int *ord, tfe__ein_tree *t,
+                                          double *score) {
+  int n = net->n, W = net->W;
+  if (n < 2) { if (score) *score = 0; return TFE_OK; }
+  size_t N2 = (size_t)n * (size_t)n;
+  uint64_t *open = (uint64_t *)tfe__alloc((N2 + 2 * (size_t)(n + 1) + 1) * (size_t)W * sizeof(uint64_t));
+  double *best = (double *)tfe__alloc(2 * N2 * sizeof(double));
+  int *split = (int *)tfe__alloc(2 * N2 * sizeof(int));
+  tfe_status st = TFE_OK;
+  if (!open || !best || !split) { st = TFE_ERR_ALLOC; goto done; }
+  {
+    uint64_t *pre = open + N2 * (size_t)W, *suf = pre + (size_t)(n + 1) * (size_t)W, *u = suf + (size_t)(n + 1) * (size_t)W;
+    double *lso = best + N2; /* log2 size of each interval's open labels */
+    /* pre[i]: labels of ord[0..i), suf[j]: labels of ord[j..n) */
+    memset(pre, 0, (size_t)W * 8); memset(TFE__BS(suf, W, n), 0, (size_t)W * 8);
+    for (int i = 0; i < n; i++)
+      for (int w = 0; w < W; w++) TFE__BS(pre, W, i + 1)[w] = TFE__BS(pre, W, i)[w] | TFE__BS(net->leaf, W, ord[i])[w];
+    for (int j = n - 1; j >= 0; j--)
+      for (int w = 0; w < W; w++) TFE__BS(suf, W, j)[w] = TFE__BS(suf, W, j + 1)[w] | TFE__BS(net->leaf, W, ord[j])[w];
+#define TFE__IV(i, j) ((size_t)(i) * (size_t)n + (size_t)(j))
+    for (int i = 0; i < n; i++) { /* open labels of every interval [i, j] */
+      for (int w = 0; w < W; w++) u[w] = 0;
+      for (int j = i; j < n; j++) {
+        uint64_t *o = TFE__BS(open, W, TFE__IV(i, j));
+        for (int w = 0; w < W; w++) {
+          u[w] |= TFE__BS(net->leaf, W, ord[j])[w];
+          o[w] = u[w] & (TFE__BS(pre, W, i)[w] | TFE__BS(suf, W, j + 1)[w] | net->out[w]);
+        }
+        lso[TFE__IV(i, j)] = tfe__bs_log2(o, W, net->lsize);
+        best[TFE__IV(i, j)] = i == j ? 0 : INFINITY;
+      }
+    }
+    for (int len = 2; len <= n; len++)
+      for (int i = 0; i + len <= n; i++) {
+        int j = i + len - 1;
+        double bc = INFINITY;
+        int bk = i;
+        for (int k = i; k < j; k++) {
+          double c = best[TFE__IV(i, k)] + best[TFE__IV(k + 1, j)];
+          if (!(c < bc)) continue;
+          const uint64_t *oa = TFE__BS(open, W, TFE__IV(i, k)), *ob = TFE__BS(open, W, TFE__IV(k + 1, j));
+          for (int w = 0; w < W; w++) u[w] = oa[w] & ob[w]; /* |a u b| = |a| |b| / |a n b| */
+          c += exp2(lso[TFE__IV(i, k)] + lso[TFE__IV(k + 1, j)] - tfe__bs_log2(u, W, net->lsize));
+          if (c < bc) { bc = c; bk = k; }
+        }
+        if (len < n) bc += write_weight * exp2(lso[TFE__IV(i, j)]);
+        best[TFE__IV(i, j)] = bc; split[TFE__IV(i, j)] = bk;
+      }
+    if (score) *score = best[TFE__IV(0, n - 1)];
+    /* emit post-order: an explicit stack of intervals; fin[] the id of each finished interval */
+    int *stk = split + N2, *fin = (int *)lso; /* lso is no longer needed: N2 doubles hold N2 ints */
+    int sp = 0, k = 0;
+    for (size_t q = 0; q < N2; q++) fin[q] = -1;
+    for (int i = 0; i < n; i++) fin[TFE__IV(i, i)] = ord[i];
+    stk[sp++] = 0; stk[sp++] = n - 1;
+    while (sp) {
+      int i = stk[sp - 2], j = stk[sp - 1], m = split[TFE__IV(i, j)];
+      if (fin[TFE__IV(i, m)] < 0) { stk[sp++] = i; stk[sp++] = m; continue; }
+      if (fin[TFE__IV(m + 1, j)] < 0) { stk[sp++] = m + 1; stk[sp++] = j; continue; }
+      t->ch[2 * k] = fin[TFE__IV(i, m)]; t->ch[2 * k + 1] = fin[TFE__IV(m + 1, j)];
+      fin[TFE__IV(i, j)] = n + k++;
+      sp -= 2;
+    }
+#undef TFE__IV
+  }
+done:
+  tfe__free(open); tfe__free(best); tfe__free(split);
+  return st;
+}
+/* The leaves of tree t left to right (children in stored order) into ord[0..n); stk: 2n ints. */
+TFE_INTERNAL void tfe__ein_tree_order(const tfe__ein_tree *t, int *ord, int *stk) {
+  int n = t->n, m = 0, sp = 0;
+  if (n < 2) { if (n == 1) ord[0] = 0; return; }
+  stk[sp++] = 2 * n - 2;
+  while (sp) {
+    int v = stk[--sp];
+    if (v < n) { ord[m++] = v; continue; }
+    stk[sp++] = t->ch[2 * (v - n) + 1]; stk[sp++] = t->ch[2 * (v - n)];
+  }
+}
+
+/* ---- chains -------------------------------------------------------------------------------------- */
 /* When the tensors form a path (every label not in the output is held by exactly two tensors,
  * and these pairs link the tensors in one line: a matrix chain, a batched chain, an MPS
  * contracted against vectors), the trees that never multiply non-neighbours (outer products)
- * contract intervals of that line; the best of them is found exactly in O(n^3) by dynamic
- * programming over intervals. Sets *done when it applied (n <= TFE_EIN_CHAIN_MAX). */
+ * contract intervals of that line; the best of them is found exactly in O(n^3) by the interval
+ * DP over that line (tfe__ein_order_dp). Sets *done when it applied (n <= TFE_EIN_CHAIN_MAX). */
 #define TFE_EIN_CHAIN_MAX 400
 TFE_INTERNAL tfe_status tfe__ein_chain_dp(const tfe__ein_net *net, double write_weight, tfe__ein_tree *t, bool *done) {
   int n = net->n, W = net->W;
@@ -720,73 +832,9 @@ TFE_INTERNAL tfe_status tfe__ein_chain_dp(const tfe__ein_net *net, double write_
     }
     ok = m == n;
   } else ok = false;
-  if (!ok) { tfe__free(hold); return TFE_OK; }
-  size_t N2 = (size_t)n * (size_t)n;
-  uint64_t *open = (uint64_t *)tfe__alloc((N2 + 3 * (size_t)(n + 1)) * (size_t)W * sizeof(uint64_t));
-  double *best = (double *)tfe__alloc(N2 * sizeof(double));
-  int *split = (int *)tfe__alloc(N2 * sizeof(int));
-  tfe_status st = TFE_OK;
-  if (!open || !best || !split) { st = TFE_ERR_ALLOC; goto done; }
-  {
-    uint64_t *pre = open + N2 * (size_t)W, *suf = pre + (size_t)(n + 1) * (size_t)W, *u = suf + (size_t)(n + 1) * (size_t)W;
-    /* pre[i]: labels of ord[0..i), suf[j]: labels of ord[j..n) */
-    memset(pre, 0, (size_t)W * 8); memset(TFE__BS(suf, W, n), 0, (size_t)W * 8);
-    for (int i = 0; i < n; i++)
-      for (int w = 0; w < W; w++) TFE__BS(pre, W, i + 1)[w] = TFE__BS(pre, W, i)[w] | TFE__BS(net->leaf, W, ord[i])[w];
-    for (int j = n - 1; j >= 0; j--)
-      for (int w = 0; w < W; w++) TFE__BS(suf, W, j)[w] = TFE__BS(suf, W, j + 1)[w] | TFE__BS(net->leaf, W, ord[j])[w];
-#define TFE__IV(i, j) ((size_t)(i) * (size_t)n + (size_t)(j))
-    for (int i = 0; i < n; i++) { /* open labels of every interval [i, j] */
-      for (int w = 0; w < W; w++) u[w] = 0;
-      for (int j = i; j < n; j++) {
-        uint64_t *o = TFE__BS(open, W, TFE__IV(i, j));
-        for (int w = 0; w < W; w++) {
-          u[w] |= TFE__BS(net->leaf, W, ord[j])[w];
-          o[w] = u[w] & (TFE__BS(pre, W, i)[w] | TFE__BS(suf, W, j + 1)[w] | net->out[w]);
-        }
-        best[TFE__IV(i, j)] = i == j ? 0 : INFINITY;
-      }
-    }
-    for (int len = 2; len <= n; len++)
-      for (int i = 0; i + len <= n; i++) {
-        int j = i + len - 1;
-        const uint64_t *oa, *ob;
-        double bc = INFINITY;
-        int bk = i;
-        for (int k = i; k < j; k++) {
-          double c = best[TFE__IV(i, k)] + best[TFE__IV(k + 1, j)];
-          if (!(c < bc)) continue;
-          oa = TFE__BS(open, W, TFE__IV(i, k)); ob = TFE__BS(open, W, TFE__IV(k + 1, j));
-          for (int w = 0; w < W; w++) u[w] = oa[w] | ob[w];
-          c += exp2(tfe__bs_log2(u, W, net->lsize));
-          if (c < bc) { bc = c; bk = k; }
-        }
-        if (len < n) bc += write_weight * exp2(tfe__bs_log2(TFE__BS(open, W, TFE__IV(i, j)), W, net->lsize));
-        best[TFE__IV(i, j)] = bc; split[TFE__IV(i, j)] = bk;
-      }
-    /* emit post-order: an explicit stack of intervals; id[] per interval start for finished ones */
-    int *stk = hold, *id = hold + n; /* reuse: hold has 2 * nlab + 4n >= 4n ints */
-    int sp = 0, k = 0;
-    int *fin = (int *)tfe__alloc(N2 * sizeof(int));
-    if (!fin) { st = TFE_ERR_ALLOC; goto done; }
-    (void)id;
-    for (size_t q = 0; q < N2; q++) fin[q] = -1;
-    for (int i = 0; i < n; i++) fin[TFE__IV(i, i)] = ord[i];
-    stk[sp++] = 0; stk[sp++] = n - 1;
-    while (sp) {
-      int i = stk[sp - 2], j = stk[sp - 1], m = split[TFE__IV(i, j)];
-      if (fin[TFE__IV(i, m)] < 0) { stk[sp++] = i; stk[sp++] = m; continue; }
-      if (fin[TFE__IV(m + 1, j)] < 0) { stk[sp++] = m + 1; stk[sp++] = j; continue; }
-      t->ch[2 * k] = fin[TFE__IV(i, m)]; t->ch[2 * k + 1] = fin[TFE__IV(m + 1, j)];
-      fin[TFE__IV(i, j)] = n + k++;
-      sp -= 2;
-    }
-    tfe__free(fin);
-#undef TFE__IV
-    *done = true;
-  }
-done:
-  tfe__free(hold); tfe__free(open); tfe__free(best); tfe__free(split);
+  tfe_status st = ok ? tfe__ein_order_dp(net, write_weight, ord, t, NULL) : TFE_OK;
+  *done = ok && st == TFE_OK;
+  tfe__free(hold);
   return st;
 }
 #endif

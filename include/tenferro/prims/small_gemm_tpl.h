@@ -470,9 +470,83 @@ TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, i
  * at x + r * xrs, Y column q at y + q * ysq) and C's rows contiguous (column q at c + q * csq):
  * the transposed-times-plain GEMM of a chain's second step (T(e,s,c) B(e,s,f) -> E'(f,c)).
  * Blocks of 4 rows x 2 columns: 8 accumulators of 4 depths each, 6 loads per 8 FMAs, summed at
- * the end into one 4-row vector per column (two hadds, two lane swaps); the depth's last K % 4
- * elements by masked loads, the last rows and column by repeating the last one (in bounds;
- * masked stores). f64 only (the 4-lane sums are AVX's); no packing, no workspace. */
+ * the end into one 4-row vector per column (two hadds, two lane swaps). The last R % 4 rows:
+ * 3 in a block of 4 (the last row read twice), 2 or 1 in blocks of 2 rows x 4 columns (the same
+ * 8 accumulators, summed into 2-row halves), not in a block of 4 half empty (10 rows were 3
+ * blocks of 4). The depth's last K % 4 elements by masked loads, the last column of an odd
+ * count by repeating the one before (in bounds). C is stored in whole vectors, halves and
+ * scalars, never with masked stores: a masked store cannot forward to the loads that read it
+ * next (the chain's next step reads this output at once). f64 only (the 4-lane sums are AVX's);
+ * no packing, no workspace. */
+#define TFE__PS_TN_FMA(LD)                                                                     \
+  {                                                                                            \
+    __m256d u0 = LD(y0 + p), u1 = LD(y1 + p), u2, u3, v;                                       \
+    if (NCB == 2) {                                                                            \
+      v = LD(x0 + p); a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);    \
+      v = LD(x1 + p); a10 = _mm256_fmadd_pd(v, u0, a10); a11 = _mm256_fmadd_pd(v, u1, a11);    \
+      v = LD(x2 + p); a20 = _mm256_fmadd_pd(v, u0, a20); a21 = _mm256_fmadd_pd(v, u1, a21);    \
+      v = LD(x3 + p); a30 = _mm256_fmadd_pd(v, u0, a30); a31 = _mm256_fmadd_pd(v, u1, a31);    \
+    } else { /* 2 rows (x0, x1) x 4 columns: a00 a01 a20 a21 row 0, a10 a11 a30 a31 row 1 */  \
+      u2 = LD(y2 + p); u3 = LD(y3 + p);                                                        \
+      v = LD(x0 + p);                                                                          \
+      a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);                    \
+      a20 = _mm256_fmadd_pd(v, u2, a20); a21 = _mm256_fmadd_pd(v, u3, a21);                    \
+      v = LD(x1 + p);                                                                          \
+      a10 = _mm256_fmadd_pd(v, u0, a10); a11 = _mm256_fmadd_pd(v, u1, a11);                    \
+      a30 = _mm256_fmadd_pd(v, u2, a30); a31 = _mm256_fmadd_pd(v, u3, a31);                    \
+    }                                                                                          \
+  }
+#define TFE__PS_TN_LDU(p) _mm256_loadu_pd(p)
+#define TFE__PS_TN_LDM(p) _mm256_maskload_pd(p, km)
+/* nr (1..4) elements of v into C at cj (plus beta times what is there): vector, half, scalar */
+TFE_INTERNAL void TFE_FN(ps_tn_put_)(double *cj, __m256d v, int64_t nr, __m256d vb, bool bzero) {
+  if (nr == 4) {
+    if (!bzero) v = _mm256_fmadd_pd(_mm256_loadu_pd(cj), vb, v);
+    _mm256_storeu_pd(cj, v);
+    return;
+  }
+  __m128d lo = _mm256_castpd256_pd128(v);
+  if (nr >= 2) {
+    if (!bzero) lo = _mm_fmadd_pd(_mm_loadu_pd(cj), _mm256_castpd256_pd128(vb), lo);
+    _mm_storeu_pd(cj, lo);
+    if (nr == 2) return;
+    cj += 2;
+    lo = _mm256_extractf128_pd(v, 1);
+  }
+  double e = _mm_cvtsd_f64(lo);
+  if (!bzero) e += cj[0] * _mm256_cvtsd_f64(vb);
+  cj[0] = e;
+}
+#define TFE__PS_TN_COLS(NCBV)                                                                  \
+  { enum { NCB = NCBV };                                                                       \
+    for (int64_t q0 = 0; q0 < Q; q0 += NCB) {                                                  \
+      const double *y0 = (const double *)y + q0 * ysq, *y1 = q0 + 1 < Q ? y0 + ysq : y0;       \
+      const double *y2 = q0 + 2 < Q ? y0 + 2 * ysq : y1, *y3 = q0 + 3 < Q ? y0 + 3 * ysq : y2; \
+      __m256d a00 = _mm256_setzero_pd(), a10 = a00, a20 = a00, a30 = a00, a01 = a00, a11 = a00, a21 = a00, a31 = a00;\
+      int64_t p = 0;                                                                           \
+      for (; p < Kf; p += 4) TFE__PS_TN_FMA(TFE__PS_TN_LDU)                                    \
+      if (p < K) TFE__PS_TN_FMA(TFE__PS_TN_LDM)                                                \
+      double *c0 = (double *)c + r0 + q0 * csq;                                                \
+      if (NCB == 2) { /* [sum a0j, sum a1j, sum a2j, sum a3j] per column j */                  \
+        __m256d h0 = _mm256_hadd_pd(a00, a10), h1 = _mm256_hadd_pd(a20, a30);                  \
+        __m256d s0 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));\
+        h0 = _mm256_hadd_pd(a01, a11); h1 = _mm256_hadd_pd(a21, a31);                          \
+        __m256d s1 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));\
+        TFE_FN(ps_tn_put_)(c0, _mm256_mul_pd(s0, va), nr, vb, bzero);                          \
+        if (q0 + 1 < Q) TFE_FN(ps_tn_put_)(c0 + csq, _mm256_mul_pd(s1, va), nr, vb, bzero);    \
+      } else { /* [row 0, row 1] of columns j and j + 1 per vector: (0, 1) from a*0 / a*1, (2, 3) from a2* / a3* */\
+        __m256d h0 = _mm256_hadd_pd(a00, a10), h1 = _mm256_hadd_pd(a01, a11);                  \
+        __m256d s01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));\
+        h0 = _mm256_hadd_pd(a20, a30); h1 = _mm256_hadd_pd(a21, a31);                          \
+        __m256d s23 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));\
+        s01 = _mm256_mul_pd(s01, va); s23 = _mm256_mul_pd(s23, va);                            \
+        TFE_FN(ps_tn_put_)(c0, s01, nr, vb, bzero);                                            \
+        if (q0 + 1 < Q) TFE_FN(ps_tn_put_)(c0 + csq, _mm256_permute2f128_pd(s01, s01, 0x01), nr, vb, bzero);\
+        if (q0 + 2 < Q) TFE_FN(ps_tn_put_)(c0 + 2 * csq, s23, nr, vb, bzero);                  \
+        if (q0 + 3 < Q) TFE_FN(ps_tn_put_)(c0 + 3 * csq, _mm256_permute2f128_pd(s23, s23, 0x01), nr, vb, bzero);\
+      }                                                                                        \
+    }                                                                                          \
+  }
 TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, const TFE_R *y, int64_t ysq, TFE_R *c,
                                                   int64_t csq, int64_t R, int64_t Q, int64_t K, TFE_R alpha,
                                                   TFE_R beta, bool bzero) {
@@ -480,50 +554,21 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, c
   int64_t Kf = K / 4 * 4;
   __m256i km = _mm256_loadu_si256((const __m256i *)(const void *)(mt + 4 - (K - Kf)));
   __m256d va = _mm256_set1_pd((double)alpha), vb = _mm256_set1_pd((double)beta);
+  /* rows [0, R4) in blocks of 4 (with 3 rows left: one more, its last row repeated), the rest
+   * in one block of 2 */
+  int64_t R4 = R % 4 == 3 ? R + 1 : R / 4 * 4;
   for (int64_t r0 = 0; r0 < R; r0 += 4) {
-    const double *x0 = (const double *)x + r0 * xrs;
-    const double *x1 = r0 + 1 < R ? x0 + xrs : x0, *x2 = r0 + 2 < R ? x0 + 2 * xrs : x0;
-    const double *x3 = r0 + 3 < R ? x0 + 3 * xrs : x0;
+    int ncb = r0 < R4 ? 2 : 4; /* columns per block: 2 (4 rows), 4 (2 rows) */
     int64_t nr = R - r0 < 4 ? R - r0 : 4;
-    __m256i rm = _mm256_loadu_si256((const __m256i *)(const void *)(mt + 4 - nr));
-    for (int64_t q0 = 0; q0 < Q; q0 += 2) {
-      const double *y0 = (const double *)y + q0 * ysq, *y1 = q0 + 1 < Q ? y0 + ysq : y0;
-      __m256d a00 = _mm256_setzero_pd(), a10 = a00, a20 = a00, a30 = a00, a01 = a00, a11 = a00, a21 = a00, a31 = a00;
-      int64_t p = 0;
-      for (; p < Kf; p += 4) {
-        __m256d u0 = _mm256_loadu_pd(y0 + p), u1 = _mm256_loadu_pd(y1 + p), v;
-        v = _mm256_loadu_pd(x0 + p); a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);
-        v = _mm256_loadu_pd(x1 + p); a10 = _mm256_fmadd_pd(v, u0, a10); a11 = _mm256_fmadd_pd(v, u1, a11);
-        v = _mm256_loadu_pd(x2 + p); a20 = _mm256_fmadd_pd(v, u0, a20); a21 = _mm256_fmadd_pd(v, u1, a21);
-        v = _mm256_loadu_pd(x3 + p); a30 = _mm256_fmadd_pd(v, u0, a30); a31 = _mm256_fmadd_pd(v, u1, a31);
-      }
-      if (p < K) {
-        __m256d u0 = _mm256_maskload_pd(y0 + p, km), u1 = _mm256_maskload_pd(y1 + p, km), v;
-        v = _mm256_maskload_pd(x0 + p, km); a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);
-        v = _mm256_maskload_pd(x1 + p, km); a10 = _mm256_fmadd_pd(v, u0, a10); a11 = _mm256_fmadd_pd(v, u1, a11);
-        v = _mm256_maskload_pd(x2 + p, km); a20 = _mm256_fmadd_pd(v, u0, a20); a21 = _mm256_fmadd_pd(v, u1, a21);
-        v = _mm256_maskload_pd(x3 + p, km); a30 = _mm256_fmadd_pd(v, u0, a30); a31 = _mm256_fmadd_pd(v, u1, a31);
-      }
-      /* [sum a0j, sum a1j, sum a2j, sum a3j] per column j */
-      __m256d h0 = _mm256_hadd_pd(a00, a10), h1 = _mm256_hadd_pd(a20, a30);
-      __m256d s0 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
-      h0 = _mm256_hadd_pd(a01, a11); h1 = _mm256_hadd_pd(a21, a31);
-      __m256d s1 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
-      double *c0 = (double *)c + r0 + q0 * csq;
-      for (int j = 0; j < 2 && q0 + j < Q; j++) {
-        double *cj = c0 + j * csq;
-        __m256d v = _mm256_mul_pd(j ? s1 : s0, va);
-        if (nr == 4) {
-          if (!bzero) v = _mm256_fmadd_pd(_mm256_loadu_pd(cj), vb, v);
-          _mm256_storeu_pd(cj, v);
-        } else {
-          if (!bzero) v = _mm256_fmadd_pd(_mm256_maskload_pd(cj, rm), vb, v);
-          _mm256_maskstore_pd(cj, rm, v);
-        }
-      }
-    }
+    const double *x0 = (const double *)x + r0 * xrs;
+    const double *x1 = nr > 1 ? x0 + xrs : x0, *x2 = nr > 2 ? x0 + 2 * xrs : x1, *x3 = nr > 3 ? x0 + 3 * xrs : x2;
+    if (ncb == 2) TFE__PS_TN_COLS(2) else TFE__PS_TN_COLS(4)
   }
 }
+#undef TFE__PS_TN_FMA
+#undef TFE__PS_TN_COLS
+#undef TFE__PS_TN_LDU
+#undef TFE__PS_TN_LDM
 #else
 #define TFE__PS_HAVE_TN 0
 #endif
@@ -858,6 +903,24 @@ TFE_INTERNAL void TFE_FN(ps_nobuf_range_)(const TFE_FN(ps_call_) *h, const TFE_T
 #endif
 }
 
+/* The kept set-up of P when a run needs nothing else (nobuf: no packing, no workspace), else
+ * NULL: what a held run (contract_tpl.h, pr_held_) calls the kernels with directly. */
+TFE_INTERNAL const TFE_FN(ps_call_) *TFE_FN(ps_held_)(const tfe_contract_plan *P) {
+  const TFE_FN(ps_call_) *h = TFE_FN(ps_prep_get_)(P);
+  return h && TFE_FN(ps_nobuf_)(P, h) ? h : NULL;
+}
+/* Counts a call without buffers (one counter per kind: in place, the last row vector masked,
+ * the dot kernel). */
+TFE_INTERNAL void TFE_FN(ps_count_nobuf_)(const TFE_FN(ps_call_) *h) {
+  atomic_fetch_add_explicit(&tfe__st.prims.small_nobuf[h->tn ? 2 : h->mrem ? 1 : 0], 1, memory_order_relaxed);
+}
+/* A nobuf plan (ps_held_ gave h) on one thread: a, b, c already offset. */
+TFE_INTERNAL void TFE_FN(ps_run_held_)(const tfe_contract_plan *P, const TFE_FN(ps_call_) *h, TFE_T alpha, const TFE_T *a,
+                                       const TFE_T *b, TFE_T beta, TFE_T *c) {
+  TFE_FN(ps_count_nobuf_)(h);
+  bool sw = P->small_swap;
+  TFE_FN(ps_nobuf_range_)(h, sw ? b : a, sw ? a : b, c, alpha, beta, 0, P->nbatch);
+}
 /* Runs a small plan: a, b, c already offset; ws has ps_ws_elems_(P, threads) elements (none
  * for a nobuf plan: ws may be NULL then). */
 TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_T *a, bool ca, const TFE_T *b,
@@ -867,14 +930,12 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
   int64_t nbatch = P->nbatch;
   int nt = nbatch < threads ? (int)nbatch : threads;
   if (h && TFE_FN(ps_nobuf_)(P, h)) {
-    /* (one counter per kind of call: in place, and with the last row vector masked) */
-    /* (one counter per call: X, Y and C in place; the masked and the dot-kernel calls) */
-    atomic_fetch_add_explicit(&tfe__st.prims.small_nobuf[h->tn ? 2 : h->mrem ? 1 : 0], 1, memory_order_relaxed);
-    const TFE_T *x = sw ? b : a, *y = sw ? a : b;
     if (nt <= 1) {
-      TFE_FN(ps_nobuf_range_)(h, x, y, c, alpha, beta, 0, nbatch);
+      TFE_FN(ps_run_held_)(P, h, alpha, a, b, beta, c);
       return;
     }
+    TFE_FN(ps_count_nobuf_)(h);
+    const TFE_T *x = sw ? b : a, *y = sw ? a : b;
     TFE_OMP(parallel num_threads(nt))
     {
       int64_t b0, b1;

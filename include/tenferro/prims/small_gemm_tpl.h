@@ -236,13 +236,16 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
 }
 /* ---- the last, partial row vector: masked loads and stores ------------------------------------
  * A GEMM whose rows are not whole vectors (10 rows on 4 lanes) reads X and writes C in place
- * all the same: the last vector's loads and stores are masked to its mrem lanes (vmaskmov on
- * AVX/AVX2, k-masks on AVX-512; lane loops elsewhere). Masked lanes are never read, so nothing
- * past the view is touched, and they load as zeros. */
+ * all the same: the last vector's loads and stores are masked to its mrem lanes (vmaskmov loads
+ * on AVX/AVX2, k-masks on AVX-512; lane loops elsewhere). Masked lanes are never read, so
+ * nothing past the view is touched, and they load as zeros. AVX/AVX2 stores the lanes in
+ * pieces (half vector, pair, one) instead of vmaskmov: a vmaskmov store is microcoded on AMD
+ * (about a dozen cycles each: a 10 x 20 x 10 step stores 20 of them) and on Intel cannot
+ * forward to the loads that read C next (a chain's next step). */
 #if TFE__PS_VB == 64 && defined(__AVX512F__)
 typedef __mmask16 TFE_FN(ps_mask_);
 #elif TFE__PS_VB == 32 && defined(__AVX__)
-typedef __m256i TFE_FN(ps_mask_);
+typedef struct { __m256i m; int64_t rem; } TFE_FN(ps_mask_);
 #else
 typedef int64_t TFE_FN(ps_mask_);
 #endif
@@ -252,7 +255,8 @@ TFE_INTERNAL TFE_FN(ps_mask_) TFE_FN(ps_mk_)(int64_t rem) {
   return (__mmask16)((1u << rem) - 1u);
 #elif TFE__PS_VB == 32 && defined(__AVX__)
   static const int32_t m32[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-  return _mm256_loadu_si256((const __m256i *)(const void *)(m32 + 8 - rem * (int64_t)(sizeof(TFE_R) / 4)));
+  TFE_FN(ps_mask_) m = {_mm256_loadu_si256((const __m256i *)(const void *)(m32 + 8 - rem * (int64_t)(sizeof(TFE_R) / 4))), rem};
+  return m;
 #else
   return rem;
 #endif
@@ -263,8 +267,8 @@ TFE_INTERNAL TFE_FN(ps_vec_) TFE_FN(ps_mload_)(const TFE_R *p, TFE_FN(ps_mask_) 
   if (sizeof(TFE_R) == 8) return (V)_mm512_maskz_loadu_pd((__mmask8)m, (const void *)p);
   return (V)_mm512_maskz_loadu_ps(m, (const void *)p);
 #elif TFE__PS_VB == 32 && defined(__AVX__)
-  if (sizeof(TFE_R) == 8) return (V)_mm256_maskload_pd((const double *)(const void *)p, m);
-  return (V)_mm256_maskload_ps((const float *)(const void *)p, m);
+  if (sizeof(TFE_R) == 8) return (V)_mm256_maskload_pd((const double *)(const void *)p, m.m);
+  return (V)_mm256_maskload_ps((const float *)(const void *)p, m.m);
 #else
   V v = {0};
   for (int64_t l = 0; l < m; l++) v[l] = p[l];
@@ -276,8 +280,24 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
   if (sizeof(TFE_R) == 8) _mm512_mask_storeu_pd((void *)p, (__mmask8)m, (__m512d)v);
   else _mm512_mask_storeu_ps((void *)p, m, (__m512)v);
 #elif TFE__PS_VB == 32 && defined(__AVX__)
-  if (sizeof(TFE_R) == 8) _mm256_maskstore_pd((double *)(void *)p, m, (__m256d)v);
-  else _mm256_maskstore_ps((float *)(void *)p, m, (__m256)v);
+  int64_t r = m.rem;
+  if (sizeof(TFE_R) == 8) { /* 1-3 lanes: a pair, then one */
+    double *d = (double *)(void *)p;
+    __m128d lo = _mm256_castpd256_pd128((__m256d)v);
+    if (r >= 2) {
+      _mm_storeu_pd(d, lo);
+      if (r == 2) return;
+      d += 2;
+      lo = _mm256_extractf128_pd((__m256d)v, 1);
+    }
+    _mm_store_sd(d, lo);
+  } else { /* 1-7 lanes: four, two, one */
+    float *f = (float *)(void *)p;
+    __m128 lo = _mm256_castps256_ps128((__m256)v);
+    if (r >= 4) { _mm_storeu_ps(f, lo); f += 4; r -= 4; lo = _mm256_extractf128_ps((__m256)v, 1); }
+    if (r >= 2) { _mm_store_sd((double *)(void *)f, _mm_castps_pd(lo)); f += 2; r -= 2; lo = _mm_movehl_ps(lo, lo); }
+    if (r) _mm_store_ss(f, lo);
+  }
 #else
   for (int64_t l = 0; l < m; l++) p[l] = v[l];
 #endif
@@ -486,7 +506,7 @@ TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, i
       v = LD(x1 + p); a10 = _mm256_fmadd_pd(v, u0, a10); a11 = _mm256_fmadd_pd(v, u1, a11);    \
       v = LD(x2 + p); a20 = _mm256_fmadd_pd(v, u0, a20); a21 = _mm256_fmadd_pd(v, u1, a21);    \
       v = LD(x3 + p); a30 = _mm256_fmadd_pd(v, u0, a30); a31 = _mm256_fmadd_pd(v, u1, a31);    \
-    } else { /* 2 rows (x0, x1) x 4 columns: a00 a01 a20 a21 row 0, a10 a11 a30 a31 row 1 */  \
+    } else { /* 2 rows (x0, x1) x 4 columns: a00 a01 a20 a21 row 0, a10 a11 a30 a31 row 1 */   \
       u2 = LD(y2 + p); u3 = LD(y3 + p);                                                        \
       v = LD(x0 + p);                                                                          \
       a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);                    \
@@ -547,6 +567,107 @@ TFE_INTERNAL void TFE_FN(ps_tn_put_)(double *cj, __m256d v, int64_t nr, __m256d 
       }                                                                                        \
     }                                                                                          \
   }
+#if defined(__AVX512F__)
+/* AVX-512: the same dot products on 8-lane vectors along the depth (the 4-lane kernel reaches
+ * at most half of an 8-lane FMA's rate). Blocks of 4 rows x 4 columns: 16 accumulators (of 32
+ * registers), 8 loads per 16 FMAs; the last 1-2 rows in blocks of 2 rows x 8 columns (3 rows:
+ * a block of 4, the last row read twice); the depth's last K % 8 elements by k-masked loads
+ * (masked lanes read nothing). ps_tn_red_ sums four accumulators into one 4-lane vector. */
+TFE_INTERNAL __m256d TFE_FN(ps_tn_red_)(__m512d a0, __m512d a1, __m512d a2, __m512d a3) {
+  /* per 128-bit lane i: [a0 depths 2i + 2i+1, a1 the same], then [a2, a3] */
+  __m512d u01 = _mm512_add_pd(_mm512_unpacklo_pd(a0, a1), _mm512_unpackhi_pd(a0, a1));
+  __m512d u23 = _mm512_add_pd(_mm512_unpacklo_pd(a2, a3), _mm512_unpackhi_pd(a2, a3));
+  /* [(a0, a1) depths 0-3, (a0, a1) 4-7, (a2, a3) 0-3, (a2, a3) 4-7] */
+  __m512d w = _mm512_add_pd(_mm512_shuffle_f64x2(u01, u23, 0x88), _mm512_shuffle_f64x2(u01, u23, 0xdd));
+  __m256d lo = _mm512_castpd512_pd256(w), hi = _mm512_extractf64x4_pd(w, 1);
+  return _mm256_add_pd(_mm256_permute2f128_pd(lo, hi, 0x20), _mm256_permute2f128_pd(lo, hi, 0x31));
+}
+/* One row block over all columns: 4 rows (x0..x3) in blocks of 4 columns, or 2 rows (x0, x1) in
+ * blocks of 8; accumulator a<r><j>: row r, column j of the block. */
+#define TFE__PS_TN8_ARGS                                                                       \
+  const double *x0, const double *x1, const double *x2, const double *x3, const TFE_R *y, int64_t ysq, double *c0, \
+  int64_t csq, int64_t nr, int64_t Q, int64_t K, __mmask8 km, __m256d va, __m256d vb, bool bzero
+#define TFE__PS_TN8_Y(j) const double *yq##j = q0 + j < Q ? y0 + j * ysq : y0 + (Q - 1 - q0) * ysq;
+#define TFE__PS_TN8_PUT(j, v)                                                                  \
+  if (q0 + (j) < Q) TFE_FN(ps_tn_put_)(cq + (j) * csq, _mm256_mul_pd(v, va), nr, vb, bzero);
+#define TFE__PS_TN8_PUT2(j, v) /* v: rows 0-1 of columns j and j + 1 */                       \
+  { __m256d w_ = v; TFE__PS_TN8_PUT(j, w_) TFE__PS_TN8_PUT(j + 1, _mm256_permute2f128_pd(w_, w_, 0x01)) }
+#define TFE__PS_TN8_D4(j) __m512d a0##j = _mm512_setzero_pd(), a1##j = a0##j, a2##j = a0##j, a3##j = a0##j;
+#define TFE__PS_TN8_U4(j)                                                                      \
+  { __m512d u = TFE__PS_TN8_LD(yq##j + p);                                                                 \
+    a0##j = _mm512_fmadd_pd(v0, u, a0##j); a1##j = _mm512_fmadd_pd(v1, u, a1##j);             \
+    a2##j = _mm512_fmadd_pd(v2, u, a2##j); a3##j = _mm512_fmadd_pd(v3, u, a3##j); }
+#define TFE__PS_TN8_D2(j) __m512d a0##j = _mm512_setzero_pd(), a1##j = a0##j;
+#define TFE__PS_TN8_U2(j)                                                                      \
+  { __m512d u = TFE__PS_TN8_LD(yq##j + p);                                                                 \
+    a0##j = _mm512_fmadd_pd(v0, u, a0##j); a1##j = _mm512_fmadd_pd(v1, u, a1##j); }
+#define TFE__PS_TN8_J4(M) M(0) M(1) M(2) M(3)
+#define TFE__PS_TN8_J8(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
+TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn8_rows4_)(TFE__PS_TN8_ARGS) {
+  int64_t Kf = K / 8 * 8;
+  for (int64_t q0 = 0; q0 < Q; q0 += 4) {
+    const double *y0 = (const double *)y + q0 * ysq;
+    TFE__PS_TN8_J4(TFE__PS_TN8_Y)
+    TFE__PS_TN8_J4(TFE__PS_TN8_D4)
+    int64_t p = 0;
+#define TFE__PS_TN8_LD(q) _mm512_loadu_pd(q)
+    for (; p < Kf; p += 8) {
+      __m512d v0 = TFE__PS_TN8_LD(x0 + p), v1 = TFE__PS_TN8_LD(x1 + p), v2 = TFE__PS_TN8_LD(x2 + p), v3 = TFE__PS_TN8_LD(x3 + p);
+      TFE__PS_TN8_J4(TFE__PS_TN8_U4)
+    }
+#undef TFE__PS_TN8_LD
+#define TFE__PS_TN8_LD(q) _mm512_maskz_loadu_pd(km, q)
+    if (p < K) {
+      __m512d v0 = TFE__PS_TN8_LD(x0 + p), v1 = TFE__PS_TN8_LD(x1 + p), v2 = TFE__PS_TN8_LD(x2 + p), v3 = TFE__PS_TN8_LD(x3 + p);
+      TFE__PS_TN8_J4(TFE__PS_TN8_U4)
+    }
+#undef TFE__PS_TN8_LD
+    double *cq = c0 + q0 * csq;
+    TFE__PS_TN8_PUT(0, TFE_FN(ps_tn_red_)(a00, a10, a20, a30))
+    TFE__PS_TN8_PUT(1, TFE_FN(ps_tn_red_)(a01, a11, a21, a31))
+    TFE__PS_TN8_PUT(2, TFE_FN(ps_tn_red_)(a02, a12, a22, a32))
+    TFE__PS_TN8_PUT(3, TFE_FN(ps_tn_red_)(a03, a13, a23, a33))
+  }
+  (void)x2; (void)x3;
+}
+TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn8_rows2_)(TFE__PS_TN8_ARGS) {
+  int64_t Kf = K / 8 * 8;
+  for (int64_t q0 = 0; q0 < Q; q0 += 8) {
+    const double *y0 = (const double *)y + q0 * ysq;
+    TFE__PS_TN8_J8(TFE__PS_TN8_Y)
+    TFE__PS_TN8_J8(TFE__PS_TN8_D2)
+    int64_t p = 0;
+#define TFE__PS_TN8_LD(q) _mm512_loadu_pd(q)
+    for (; p < Kf; p += 8) {
+      __m512d v0 = TFE__PS_TN8_LD(x0 + p), v1 = TFE__PS_TN8_LD(x1 + p);
+      TFE__PS_TN8_J8(TFE__PS_TN8_U2)
+    }
+#undef TFE__PS_TN8_LD
+#define TFE__PS_TN8_LD(q) _mm512_maskz_loadu_pd(km, q)
+    if (p < K) {
+      __m512d v0 = TFE__PS_TN8_LD(x0 + p), v1 = TFE__PS_TN8_LD(x1 + p);
+      TFE__PS_TN8_J8(TFE__PS_TN8_U2)
+    }
+#undef TFE__PS_TN8_LD
+    double *cq = c0 + q0 * csq;
+    TFE__PS_TN8_PUT2(0, TFE_FN(ps_tn_red_)(a00, a10, a01, a11))
+    TFE__PS_TN8_PUT2(2, TFE_FN(ps_tn_red_)(a02, a12, a03, a13))
+    TFE__PS_TN8_PUT2(4, TFE_FN(ps_tn_red_)(a04, a14, a05, a15))
+    TFE__PS_TN8_PUT2(6, TFE_FN(ps_tn_red_)(a06, a16, a07, a17))
+  }
+  (void)x2; (void)x3;
+}
+#undef TFE__PS_TN8_ARGS
+#undef TFE__PS_TN8_Y
+#undef TFE__PS_TN8_PUT
+#undef TFE__PS_TN8_PUT2
+#undef TFE__PS_TN8_D4
+#undef TFE__PS_TN8_U4
+#undef TFE__PS_TN8_D2
+#undef TFE__PS_TN8_U2
+#undef TFE__PS_TN8_J4
+#undef TFE__PS_TN8_J8
+#endif
 TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, const TFE_R *y, int64_t ysq, TFE_R *c,
                                                   int64_t csq, int64_t R, int64_t Q, int64_t K, TFE_R alpha,
                                                   TFE_R beta, bool bzero) {
@@ -554,6 +675,19 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, c
   int64_t Kf = K / 4 * 4;
   __m256i km = _mm256_loadu_si256((const __m256i *)(const void *)(mt + 4 - (K - Kf)));
   __m256d va = _mm256_set1_pd((double)alpha), vb = _mm256_set1_pd((double)beta);
+#if defined(__AVX512F__)
+  if (K >= 8) { /* 8-lane vectors along the depth */
+    __mmask8 k8 = (__mmask8)((1u << (K % 8)) - 1u);
+    for (int64_t r0 = 0; r0 < R; r0 += 4) {
+      int64_t nr = R - r0 < 4 ? R - r0 : 4;
+      const double *x0 = (const double *)x + r0 * xrs;
+      const double *x1 = nr > 1 ? x0 + xrs : x0, *x2 = nr > 2 ? x0 + 2 * xrs : x1, *x3 = nr > 3 ? x0 + 3 * xrs : x2;
+      if (nr >= 3) TFE_FN(ps_tn8_rows4_)(x0, x1, x2, x3, y, ysq, (double *)c + r0, csq, nr, Q, K, k8, va, vb, bzero);
+      else TFE_FN(ps_tn8_rows2_)(x0, x1, x2, x3, y, ysq, (double *)c + r0, csq, nr, Q, K, k8, va, vb, bzero);
+    }
+    return;
+  }
+#endif
   /* rows [0, R4) in blocks of 4 (with 3 rows left: one more, its last row repeated), the rest
    * in one block of 2 */
   int64_t R4 = R % 4 == 3 ? R + 1 : R / 4 * 4;

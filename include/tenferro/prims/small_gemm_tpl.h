@@ -592,81 +592,79 @@ TFE_INTERNAL __m256d TFE_FN(ps_tn_red_)(__m512d a0, __m512d a1, __m512d a2, __m5
   if (q0 + (j) < Q) TFE_FN(ps_tn_put_)(cq + (j) * csq, _mm256_mul_pd(v, va), nr, vb, bzero);
 #define TFE__PS_TN8_PUT2(j, v) /* v: rows 0-1 of columns j and j + 1 */                       \
   { __m256d w_ = v; TFE__PS_TN8_PUT(j, w_) TFE__PS_TN8_PUT(j + 1, _mm256_permute2f128_pd(w_, w_, 0x01)) }
+#define TFE__PS_TN8_LDU(q) _mm512_loadu_pd(q)
+#define TFE__PS_TN8_LDM(q) _mm512_maskz_loadu_pd(km, q)
+#define TFE__PS_TN8_X4(L) __m512d v0 = L(x0 + p), v1 = L(x1 + p), v2 = L(x2 + p), v3 = L(x3 + p);
+#define TFE__PS_TN8_X2(L) __m512d v0 = L(x0 + p), v1 = L(x1 + p);
 #define TFE__PS_TN8_D4(j) __m512d a0##j = _mm512_setzero_pd(), a1##j = a0##j, a2##j = a0##j, a3##j = a0##j;
-#define TFE__PS_TN8_U4(j)                                                                      \
-  { __m512d u = TFE__PS_TN8_LD(yq##j + p);                                                                 \
+#define TFE__PS_TN8_U4_(j, L)                                                                  \
+  { __m512d u = L(yq##j + p);                                                                  \
     a0##j = _mm512_fmadd_pd(v0, u, a0##j); a1##j = _mm512_fmadd_pd(v1, u, a1##j);             \
     a2##j = _mm512_fmadd_pd(v2, u, a2##j); a3##j = _mm512_fmadd_pd(v3, u, a3##j); }
+#define TFE__PS_TN8_U4U(j) TFE__PS_TN8_U4_(j, TFE__PS_TN8_LDU)
+#define TFE__PS_TN8_U4M(j) TFE__PS_TN8_U4_(j, TFE__PS_TN8_LDM)
 #define TFE__PS_TN8_D2(j) __m512d a0##j = _mm512_setzero_pd(), a1##j = a0##j;
-#define TFE__PS_TN8_U2(j)                                                                      \
-  { __m512d u = TFE__PS_TN8_LD(yq##j + p);                                                                 \
+#define TFE__PS_TN8_U2_(j, L)                                                                  \
+  { __m512d u = L(yq##j + p);                                                                  \
     a0##j = _mm512_fmadd_pd(v0, u, a0##j); a1##j = _mm512_fmadd_pd(v1, u, a1##j); }
+#define TFE__PS_TN8_U2U(j) TFE__PS_TN8_U2_(j, TFE__PS_TN8_LDU)
+#define TFE__PS_TN8_U2M(j) TFE__PS_TN8_U2_(j, TFE__PS_TN8_LDM)
 #define TFE__PS_TN8_J4(M) M(0) M(1) M(2) M(3)
 #define TFE__PS_TN8_J8(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
-TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn8_rows4_)(TFE__PS_TN8_ARGS) {
-  int64_t Kf = K / 8 * 8;
-  for (int64_t q0 = 0; q0 < Q; q0 += 4) {
-    const double *y0 = (const double *)y + q0 * ysq;
-    TFE__PS_TN8_J4(TFE__PS_TN8_Y)
-    TFE__PS_TN8_J4(TFE__PS_TN8_D4)
-    int64_t p = 0;
-#define TFE__PS_TN8_LD(q) _mm512_loadu_pd(q)
-    for (; p < Kf; p += 8) {
-      __m512d v0 = TFE__PS_TN8_LD(x0 + p), v1 = TFE__PS_TN8_LD(x1 + p), v2 = TFE__PS_TN8_LD(x2 + p), v3 = TFE__PS_TN8_LD(x3 + p);
-      TFE__PS_TN8_J4(TFE__PS_TN8_U4)
-    }
-#undef TFE__PS_TN8_LD
-#define TFE__PS_TN8_LD(q) _mm512_maskz_loadu_pd(km, q)
-    if (p < K) {
-      __m512d v0 = TFE__PS_TN8_LD(x0 + p), v1 = TFE__PS_TN8_LD(x1 + p), v2 = TFE__PS_TN8_LD(x2 + p), v3 = TFE__PS_TN8_LD(x3 + p);
-      TFE__PS_TN8_J4(TFE__PS_TN8_U4)
-    }
-#undef TFE__PS_TN8_LD
-    double *cq = c0 + q0 * csq;
-    TFE__PS_TN8_PUT(0, TFE_FN(ps_tn_red_)(a00, a10, a20, a30))
-    TFE__PS_TN8_PUT(1, TFE_FN(ps_tn_red_)(a01, a11, a21, a31))
-    TFE__PS_TN8_PUT(2, TFE_FN(ps_tn_red_)(a02, a12, a22, a32))
-    TFE__PS_TN8_PUT(3, TFE_FN(ps_tn_red_)(a03, a13, a23, a33))
+/* 4 rows: column j's four accumulators summed into its 4-row vector */
+#define TFE__PS_TN8_PUTS4                                                                      \
+  TFE__PS_TN8_PUT(0, TFE_FN(ps_tn_red_)(a00, a10, a20, a30))                                   \
+  TFE__PS_TN8_PUT(1, TFE_FN(ps_tn_red_)(a01, a11, a21, a31))                                   \
+  TFE__PS_TN8_PUT(2, TFE_FN(ps_tn_red_)(a02, a12, a22, a32))                                   \
+  TFE__PS_TN8_PUT(3, TFE_FN(ps_tn_red_)(a03, a13, a23, a33))
+/* 2 rows: columns j and j + 1 in one vector */
+#define TFE__PS_TN8_PUTS2                                                                      \
+  TFE__PS_TN8_PUT2(0, TFE_FN(ps_tn_red_)(a00, a10, a01, a11))                                  \
+  TFE__PS_TN8_PUT2(2, TFE_FN(ps_tn_red_)(a02, a12, a03, a13))                                  \
+  TFE__PS_TN8_PUT2(4, TFE_FN(ps_tn_red_)(a04, a14, a05, a15))                                  \
+  TFE__PS_TN8_PUT2(6, TFE_FN(ps_tn_red_)(a06, a16, a07, a17))
+/* The row block's function: NCB columns per block (J: their list), accumulators D, row
+ * vectors X, updates UU / UM (plain / k-masked loads), stores PUTS. */
+#define TFE__PS_TN8_ROWS(NAME, NCB, J, D, X, UU, UM, PUTS)                                     \
+  TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(NAME)(TFE__PS_TN8_ARGS) {                          \
+    int64_t Kf = K / 8 * 8;                                                                    \
+    (void)x2; (void)x3;                                                                        \
+    for (int64_t q0 = 0; q0 < Q; q0 += NCB) {                                                  \
+      const double *y0 = (const double *)y + q0 * ysq;                                         \
+      J(TFE__PS_TN8_Y)                                                                         \
+      J(D)                                                                                     \
+      int64_t p = 0;                                                                           \
+      for (; p < Kf; p += 8) { X(TFE__PS_TN8_LDU) J(UU) }                                      \
+      if (p < K) { X(TFE__PS_TN8_LDM) J(UM) }                                                  \
+      double *cq = c0 + q0 * csq;                                                              \
+      PUTS                                                                                     \
+    }                                                                                          \
   }
-  (void)x2; (void)x3;
-}
-TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn8_rows2_)(TFE__PS_TN8_ARGS) {
-  int64_t Kf = K / 8 * 8;
-  for (int64_t q0 = 0; q0 < Q; q0 += 8) {
-    const double *y0 = (const double *)y + q0 * ysq;
-    TFE__PS_TN8_J8(TFE__PS_TN8_Y)
-    TFE__PS_TN8_J8(TFE__PS_TN8_D2)
-    int64_t p = 0;
-#define TFE__PS_TN8_LD(q) _mm512_loadu_pd(q)
-    for (; p < Kf; p += 8) {
-      __m512d v0 = TFE__PS_TN8_LD(x0 + p), v1 = TFE__PS_TN8_LD(x1 + p);
-      TFE__PS_TN8_J8(TFE__PS_TN8_U2)
-    }
-#undef TFE__PS_TN8_LD
-#define TFE__PS_TN8_LD(q) _mm512_maskz_loadu_pd(km, q)
-    if (p < K) {
-      __m512d v0 = TFE__PS_TN8_LD(x0 + p), v1 = TFE__PS_TN8_LD(x1 + p);
-      TFE__PS_TN8_J8(TFE__PS_TN8_U2)
-    }
-#undef TFE__PS_TN8_LD
-    double *cq = c0 + q0 * csq;
-    TFE__PS_TN8_PUT2(0, TFE_FN(ps_tn_red_)(a00, a10, a01, a11))
-    TFE__PS_TN8_PUT2(2, TFE_FN(ps_tn_red_)(a02, a12, a03, a13))
-    TFE__PS_TN8_PUT2(4, TFE_FN(ps_tn_red_)(a04, a14, a05, a15))
-    TFE__PS_TN8_PUT2(6, TFE_FN(ps_tn_red_)(a06, a16, a07, a17))
-  }
-  (void)x2; (void)x3;
-}
+TFE__PS_TN8_ROWS(ps_tn8_rows4_, 4, TFE__PS_TN8_J4, TFE__PS_TN8_D4, TFE__PS_TN8_X4, TFE__PS_TN8_U4U, TFE__PS_TN8_U4M,
+                 TFE__PS_TN8_PUTS4)
+TFE__PS_TN8_ROWS(ps_tn8_rows2_, 8, TFE__PS_TN8_J8, TFE__PS_TN8_D2, TFE__PS_TN8_X2, TFE__PS_TN8_U2U, TFE__PS_TN8_U2M,
+                 TFE__PS_TN8_PUTS2)
 #undef TFE__PS_TN8_ARGS
 #undef TFE__PS_TN8_Y
 #undef TFE__PS_TN8_PUT
 #undef TFE__PS_TN8_PUT2
+#undef TFE__PS_TN8_LDU
+#undef TFE__PS_TN8_LDM
+#undef TFE__PS_TN8_X4
+#undef TFE__PS_TN8_X2
 #undef TFE__PS_TN8_D4
-#undef TFE__PS_TN8_U4
+#undef TFE__PS_TN8_U4_
+#undef TFE__PS_TN8_U4U
+#undef TFE__PS_TN8_U4M
 #undef TFE__PS_TN8_D2
-#undef TFE__PS_TN8_U2
+#undef TFE__PS_TN8_U2_
+#undef TFE__PS_TN8_U2U
+#undef TFE__PS_TN8_U2M
 #undef TFE__PS_TN8_J4
 #undef TFE__PS_TN8_J8
+#undef TFE__PS_TN8_PUTS4
+#undef TFE__PS_TN8_PUTS2
+#undef TFE__PS_TN8_ROWS
 #endif
 TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, const TFE_R *y, int64_t ysq, TFE_R *c,
                                                   int64_t csq, int64_t R, int64_t Q, int64_t K, TFE_R alpha,

@@ -1317,7 +1317,8 @@ static void test_step_hook(void **state) {
  * given in SSA form: E(b,e) A(b,s,c) -> T, T B(e,s,f) -> E'. Every middle E.A step must write T
  * as its GEMM's natural (m, n) output, (e, s, c) — the transposed left operand of the next
  * step — and not (c, e, s), across its columns (build.h, tfe__ein_choose_orders); the value
- * against plain loops, for bonds that leave partial vectors (3, 5) and whole ones (8). */
+ * against plain loops, for bonds that leave partial vectors (3, 5, 10) and whole ones (8); then
+ * without the hook (held steps), with operands at offsets, alpha and beta, unsliced and sliced. */
 typedef struct chain_log { int bad, checked; } chain_log;
 static void chain_step(void *ctx, const tfe_einsum_step_info *in) {
   chain_log *g = (chain_log *)ctx;
@@ -1333,9 +1334,9 @@ static void chain_step(void *ctx, const tfe_einsum_step_info *in) {
 }
 static void test_chain_orders(void **state) {
   (void)state;
-  const int Ns[] = {2, 3, 6}, Ds[] = {3, 5, 8}, d = 2;
+  const int Ns[] = {2, 3, 6}, Ds[] = {3, 5, 8, 10}, d = 2;
   for (int ni = 0; ni < 3; ni++)
-    for (int di = 0; di < 3; di++) {
+    for (int di = 0; di < 4; di++) {
       int N = Ns[ni], D = Ds[di], n = 2 * N;
       double *data[12];
       tfe_layout lay[12];
@@ -1393,6 +1394,33 @@ static void test_chain_orders(void **state) {
         fail_msg("N=%d D=%d: einsum %.17g, loops %.17g", N, D, out, ref);
       assert_int_equal(g.bad, 0);
       assert_int_equal(g.checked, N > 2 ? N - 2 : 0);
+      /* without the hook the small steps run held (exec: stored plans on the operands'
+       * pointers, no views): the operands at an offset in other buffers, alpha and beta; then
+       * the same plan sliced (a memory limit below the T intermediate) */
+      double *moved[12];
+      tfe_view_f64 ops2[12];
+      for (int k = 0; k < n; k++) {
+        int64_t cnt = tfe_layout_numel(&lay[k]);
+        moved[k] = malloc(sizeof(double) * (size_t)(cnt + 5));
+        assert_non_null(moved[k]);
+        memcpy(moved[k] + 5, data[k], sizeof(double) * (size_t)cnt);
+        ops2[k] = ops[k]; ops2[k].data = moved[k]; ops2[k].lay.offset = 5;
+      }
+      for (int sliced = 0; sliced < 2; sliced++) {
+        tfe_einsum_plan *q = p;
+        if (sliced) {
+          o.memory_limit = 8 * (int64_t)D * D;
+          assert_int_equal(tfe_einsum_plan_new_labels(&q, TFE_DT_F64, n, lp, lb, NULL, 0, &o), TFE_OK);
+          o.memory_limit = 0;
+        }
+        out = 1;
+        assert_int_equal(tfe_einsum_execute_f64(q, 2.0, ops2, 0.5, &ov), TFE_OK);
+        if (!(fabs(out - (2 * ref + 0.5)) <= 1e-12 * (1 + fabs(ref)) * n))
+          fail_msg("N=%d D=%d sliced %d (%lld slices): held run %.17g, loops %.17g", N, D, sliced,
+                   (long long)tfe_einsum_plan_cost(q).slices, out, 2 * ref + 0.5);
+        if (q != p) tfe_einsum_plan_release(q);
+      }
+      for (int k = 0; k < n; k++) free(moved[k]);
       /* steps of the same shape share one stored contraction plan (labels renamed: plan.h) */
       if (N >= 4) {
         assert_non_null(p->cplan[p->npre + 1]);

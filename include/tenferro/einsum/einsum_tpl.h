@@ -89,6 +89,22 @@ TFE_INTERNAL TFE_TY(view) TFE_FN(ein_node_)(const tfe_einsum_plan *p, const TFE_
   return v;
 }
 
+/* Node id's base pointer during slice idx[] (its view's data plus offset) and conjugation: what
+ * ein_node_to_ would build the view around, without building it (a held step, ein_slice_). */
+TFE_INTERNAL const TFE_T *TFE_FN(ein_node_ptr_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *const *bp,
+                                                int id, const int64_t *idx) {
+  if (id >= p->n) { const tfe__ein_step *s = &p->step[id - p->n]; return (const TFE_T *)(void *)bp[s->buf] + s->lay.offset; }
+  int pre = p->leaf[id].pre;
+  if (pre >= 0) return (const TFE_T *)(void *)bp[p->pre[pre].buf] + p->pre[pre].lay.offset;
+  const tfe__ein_leaf *lf = &p->leaf[id];
+  int64_t off = ops[id].lay.offset;
+  for (int i = 0; p->nsliced && i < lf->lay.rank; i++) {
+    int s = p->slice_of[lf->lab[i]];
+    if (s >= 0) off += idx[s] * lf->lay.strides[i];
+  }
+  return ops[id].data + off;
+}
+
 /* Checks the operands against the plan. */
 TFE_INTERNAL tfe_status TFE_FN(ein_check_ops_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops) {
   if (p->dtype != TFE__EIN_DT || p->elem != sizeof(TFE_T))
@@ -207,16 +223,30 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_prims_backend *be, tfe_cont
     }
     if (pg->fn) TFE_TRY(tfe__progress_step(pg, q, 0));
   }
+  /* Held steps: a stored plan that needs nothing but its kept set-up (prims, pr_held_) runs on
+   * the operands' pointers, on one thread, without views or checks: the operands were checked
+   * against the plan once (ein_check_) and the intermediates are the plan's own buffers. Not
+   * with a profiling hook (it reports the views). */
+  int nt = cp && !hook ? tfe_get_num_threads() : 0;
+  if (nt > 0) TFE_FN(pr_enroll_)();
   for (int k = 0; k < p->nsteps; k++) {
     const tfe__ein_step *s = &p->step[k];
+    bool last = k + 1 == p->nsteps;
+    const tfe_contract_plan *P = cp && (!last || target_planned) ? cp[p->npre + k] : NULL;
+    const void *h = nt > 0 && P ? TFE_FN(pr_held_)(P) : NULL;
+    if (h && (nt == 1 || TFE_FN(pr_threads_)(P) <= 1)) {
+      TFE_T *pc = last ? target->data + target->lay.offset : (TFE_T *)(void *)bp[s->buf] + s->lay.offset;
+      TFE_FN(pr_run_held_)(P, h, last ? alpha : one, TFE_FN(ein_node_ptr_)(p, ops, bp, s->a, idx),
+                           TFE_FN(ein_node_ptr_)(p, ops, bp, s->b, idx), last ? beta : zero, pc);
+      if (pg->fn) TFE_TRY(tfe__progress_step(pg, p->npre + k, last));
+      continue;
+    }
     const int32_t *la, *lb;
     TFE_TY(view) a, b, c;
     TFE_FN(ein_node_to_)(p, ops, bp, s->a, idx, &la, &a);
     TFE_FN(ein_node_to_)(p, ops, bp, s->b, idx, &lb, &b);
-    bool last = k + 1 == p->nsteps;
     if (last) { c.data = target->data; c.conj = target->conj; TFE_FN(ein_lay_)(&c.lay, &target->lay); }
     else TFE_FN(ein_buf_to_)(bp, s, &c);
-    const tfe_contract_plan *P = cp && (!last || target_planned) ? cp[p->npre + k] : NULL;
     TFE_TRY(TFE_FN(ein_step_)(be, P, s, last ? alpha : one, &a, la, &b, lb, last ? beta : zero, &c,
                               last ? p->out_lab : s->lab));
     if (hook) {

@@ -388,6 +388,35 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_prims_backend *be, const t
   return st;
 }
 
+/* ---- held runs: a stored plan on raw pointers ------------------------------------------------ */
+/* What a plan run again by its owner (einsum's executor: every step of a held N-ary plan) may
+ * skip: the views (their offsets are folded into the pointers), the views' checks (the owner
+ * checked the operands once and placed the intermediates), the workspace lookup. Only for
+ * plans that need nothing but their kept set-up: the small engine reading and writing in place
+ * (no reduction, copy, workspace or diagonal); returns that set-up, NULL for any other plan
+ * (run it through pr_execute_). */
+TFE_INTERNAL const void *TFE_FN(pr_held_)(const tfe_contract_plan *P) {
+#if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
+  if (P->unary || P->engine != TFE__PR_ENG_SMALL || P->red[0] || P->red[1] || P->copy[0] || P->copy[1] || P->copy[2] ||
+      P->c_embed || P->ws[TFE__PR_WS_N] != 0)
+    return NULL;
+  return (const void *)TFE_FN(ps_held_)(P);
+#else
+  (void)P;
+  return NULL;
+#endif
+}
+/* C = alpha * (A . B) + beta * C on one thread for a plan pr_held_ gave h for: a, b, c are the
+ * views' data plus their layouts' offsets. The same arithmetic as pr_execute_. */
+TFE_INTERNAL void TFE_FN(pr_run_held_)(const tfe_contract_plan *P, const void *h, TFE_T alpha, const TFE_T *a,
+                                       const TFE_T *b, TFE_T beta, TFE_T *c) {
+#if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
+  TFE_FN(ps_run_held_)(P, (const TFE_FN(ps_call_) *)h, alpha, a + P->off[0], b + P->off[1], beta, c + P->off[2]);
+#else
+  (void)P; (void)h; (void)alpha; (void)a; (void)b; (void)beta; (void)c;
+#endif
+}
+
 /* ---- describe -> plan -> execute ------------------------------------------------------------ */
 TFE_API tfe_status TFE_FN(contract_describe)(tfe_contract_desc *d, const TFE_TY(view) *A, const int32_t *la,
                                              const TFE_TY(view) *B, const int32_t *lb, const TFE_TY(view) *C,

@@ -236,13 +236,16 @@ TFE_INTERNAL void TFE_FN(ps_pack_y_)(const TFE_FN(ps_call_) *s, const TFE_T *y, 
 }
 /* ---- the last, partial row vector: masked loads and stores ------------------------------------
  * A GEMM whose rows are not whole vectors (10 rows on 4 lanes) reads X and writes C in place
- * all the same: the last vector's loads and stores are masked to its mrem lanes (vmaskmov on
- * AVX/AVX2, k-masks on AVX-512; lane loops elsewhere). Masked lanes are never read, so nothing
- * past the view is touched, and they load as zeros. */
+ * all the same: the last vector's loads and stores are masked to its mrem lanes (vmaskmov loads
+ * on AVX/AVX2, k-masks on AVX-512; lane loops elsewhere). Masked lanes are never read, so
+ * nothing past the view is touched, and they load as zeros. AVX/AVX2 stores the lanes in
+ * pieces (half vector, pair, one) instead of vmaskmov: a vmaskmov store is microcoded on AMD
+ * (about a dozen cycles each: a 10 x 20 x 10 step stores 20 of them) and on Intel cannot
+ * forward to the loads that read C next (a chain's next step). */
 #if TFE__PS_VB == 64 && defined(__AVX512F__)
 typedef __mmask16 TFE_FN(ps_mask_);
 #elif TFE__PS_VB == 32 && defined(__AVX__)
-typedef __m256i TFE_FN(ps_mask_);
+typedef struct { __m256i m; int64_t rem; } TFE_FN(ps_mask_);
 #else
 typedef int64_t TFE_FN(ps_mask_);
 #endif
@@ -252,7 +255,8 @@ TFE_INTERNAL TFE_FN(ps_mask_) TFE_FN(ps_mk_)(int64_t rem) {
   return (__mmask16)((1u << rem) - 1u);
 #elif TFE__PS_VB == 32 && defined(__AVX__)
   static const int32_t m32[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-  return _mm256_loadu_si256((const __m256i *)(const void *)(m32 + 8 - rem * (int64_t)(sizeof(TFE_R) / 4)));
+  TFE_FN(ps_mask_) m = {_mm256_loadu_si256((const __m256i *)(const void *)(m32 + 8 - rem * (int64_t)(sizeof(TFE_R) / 4))), rem};
+  return m;
 #else
   return rem;
 #endif
@@ -263,8 +267,8 @@ TFE_INTERNAL TFE_FN(ps_vec_) TFE_FN(ps_mload_)(const TFE_R *p, TFE_FN(ps_mask_) 
   if (sizeof(TFE_R) == 8) return (V)_mm512_maskz_loadu_pd((__mmask8)m, (const void *)p);
   return (V)_mm512_maskz_loadu_ps(m, (const void *)p);
 #elif TFE__PS_VB == 32 && defined(__AVX__)
-  if (sizeof(TFE_R) == 8) return (V)_mm256_maskload_pd((const double *)(const void *)p, m);
-  return (V)_mm256_maskload_ps((const float *)(const void *)p, m);
+  if (sizeof(TFE_R) == 8) return (V)_mm256_maskload_pd((const double *)(const void *)p, m.m);
+  return (V)_mm256_maskload_ps((const float *)(const void *)p, m.m);
 #else
   V v = {0};
   for (int64_t l = 0; l < m; l++) v[l] = p[l];
@@ -276,8 +280,24 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
   if (sizeof(TFE_R) == 8) _mm512_mask_storeu_pd((void *)p, (__mmask8)m, (__m512d)v);
   else _mm512_mask_storeu_ps((void *)p, m, (__m512)v);
 #elif TFE__PS_VB == 32 && defined(__AVX__)
-  if (sizeof(TFE_R) == 8) _mm256_maskstore_pd((double *)(void *)p, m, (__m256d)v);
-  else _mm256_maskstore_ps((float *)(void *)p, m, (__m256)v);
+  int64_t r = m.rem;
+  if (sizeof(TFE_R) == 8) { /* 1-3 lanes: a pair, then one */
+    double *d = (double *)(void *)p;
+    __m128d lo = _mm256_castpd256_pd128((__m256d)v);
+    if (r >= 2) {
+      _mm_storeu_pd(d, lo);
+      if (r == 2) return;
+      d += 2;
+      lo = _mm256_extractf128_pd((__m256d)v, 1);
+    }
+    _mm_store_sd(d, lo);
+  } else { /* 1-7 lanes: four, two, one */
+    float *f = (float *)(void *)p;
+    __m128 lo = _mm256_castps256_ps128((__m256)v);
+    if (r >= 4) { _mm_storeu_ps(f, lo); f += 4; r -= 4; lo = _mm256_extractf128_ps((__m256)v, 1); }
+    if (r >= 2) { _mm_store_sd((double *)(void *)f, _mm_castps_pd(lo)); f += 2; r -= 2; lo = _mm_movehl_ps(lo, lo); }
+    if (r) _mm_store_ss(f, lo);
+  }
 #else
   for (int64_t l = 0; l < m; l++) p[l] = v[l];
 #endif
@@ -470,9 +490,182 @@ TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, i
  * at x + r * xrs, Y column q at y + q * ysq) and C's rows contiguous (column q at c + q * csq):
  * the transposed-times-plain GEMM of a chain's second step (T(e,s,c) B(e,s,f) -> E'(f,c)).
  * Blocks of 4 rows x 2 columns: 8 accumulators of 4 depths each, 6 loads per 8 FMAs, summed at
- * the end into one 4-row vector per column (two hadds, two lane swaps); the depth's last K % 4
- * elements by masked loads, the last rows and column by repeating the last one (in bounds;
- * masked stores). f64 only (the 4-lane sums are AVX's); no packing, no workspace. */
+ * the end into one 4-row vector per column (two hadds, two lane swaps). The last R % 4 rows:
+ * 3 in a block of 4 (the last row read twice), 2 or 1 in blocks of 2 rows x 4 columns (the same
+ * 8 accumulators, summed into 2-row halves), not in a block of 4 half empty (10 rows were 3
+ * blocks of 4). The depth's last K % 4 elements by masked loads, the last column of an odd
+ * count by repeating the one before (in bounds). C is stored in whole vectors, halves and
+ * scalars, never with masked stores: a masked store cannot forward to the loads that read it
+ * next (the chain's next step reads this output at once). f64 only (the 4-lane sums are AVX's);
+ * no packing, no workspace. */
+#define TFE__PS_TN_FMA(LD)                                                                     \
+  {                                                                                            \
+    __m256d u0 = LD(y0 + p), u1 = LD(y1 + p), u2, u3, v;                                       \
+    if (NCB == 2) {                                                                            \
+      v = LD(x0 + p); a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);    \
+      v = LD(x1 + p); a10 = _mm256_fmadd_pd(v, u0, a10); a11 = _mm256_fmadd_pd(v, u1, a11);    \
+      v = LD(x2 + p); a20 = _mm256_fmadd_pd(v, u0, a20); a21 = _mm256_fmadd_pd(v, u1, a21);    \
+      v = LD(x3 + p); a30 = _mm256_fmadd_pd(v, u0, a30); a31 = _mm256_fmadd_pd(v, u1, a31);    \
+    } else { /* 2 rows (x0, x1) x 4 columns: a00 a01 a20 a21 row 0, a10 a11 a30 a31 row 1 */   \
+      u2 = LD(y2 + p); u3 = LD(y3 + p);                                                        \
+      v = LD(x0 + p);                                                                          \
+      a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);                    \
+      a20 = _mm256_fmadd_pd(v, u2, a20); a21 = _mm256_fmadd_pd(v, u3, a21);                    \
+      v = LD(x1 + p);                                                                          \
+      a10 = _mm256_fmadd_pd(v, u0, a10); a11 = _mm256_fmadd_pd(v, u1, a11);                    \
+      a30 = _mm256_fmadd_pd(v, u2, a30); a31 = _mm256_fmadd_pd(v, u3, a31);                    \
+    }                                                                                          \
+  }
+#define TFE__PS_TN_LDU(p) _mm256_loadu_pd(p)
+#define TFE__PS_TN_LDM(p) _mm256_maskload_pd(p, km)
+/* nr (1..4) elements of v into C at cj (plus beta times what is there): vector, half, scalar */
+TFE_INTERNAL void TFE_FN(ps_tn_put_)(double *cj, __m256d v, int64_t nr, __m256d vb, bool bzero) {
+  if (nr == 4) {
+    if (!bzero) v = _mm256_fmadd_pd(_mm256_loadu_pd(cj), vb, v);
+    _mm256_storeu_pd(cj, v);
+    return;
+  }
+  __m128d lo = _mm256_castpd256_pd128(v);
+  if (nr >= 2) {
+    if (!bzero) lo = _mm_fmadd_pd(_mm_loadu_pd(cj), _mm256_castpd256_pd128(vb), lo);
+    _mm_storeu_pd(cj, lo);
+    if (nr == 2) return;
+    cj += 2;
+    lo = _mm256_extractf128_pd(v, 1);
+  }
+  double e = _mm_cvtsd_f64(lo);
+  if (!bzero) e += cj[0] * _mm256_cvtsd_f64(vb);
+  cj[0] = e;
+}
+#define TFE__PS_TN_COLS(NCBV)                                                                  \
+  { enum { NCB = NCBV };                                                                       \
+    for (int64_t q0 = 0; q0 < Q; q0 += NCB) {                                                  \
+      const double *y0 = (const double *)y + q0 * ysq, *y1 = q0 + 1 < Q ? y0 + ysq : y0;       \
+      const double *y2 = q0 + 2 < Q ? y0 + 2 * ysq : y1, *y3 = q0 + 3 < Q ? y0 + 3 * ysq : y2; \
+      __m256d a00 = _mm256_setzero_pd(), a10 = a00, a20 = a00, a30 = a00, a01 = a00, a11 = a00, a21 = a00, a31 = a00;\
+      int64_t p = 0;                                                                           \
+      for (; p < Kf; p += 4) TFE__PS_TN_FMA(TFE__PS_TN_LDU)                                    \
+      if (p < K) TFE__PS_TN_FMA(TFE__PS_TN_LDM)                                                \
+      double *c0 = (double *)c + r0 + q0 * csq;                                                \
+      if (NCB == 2) { /* [sum a0j, sum a1j, sum a2j, sum a3j] per column j */                  \
+        __m256d h0 = _mm256_hadd_pd(a00, a10), h1 = _mm256_hadd_pd(a20, a30);                  \
+        __m256d s0 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));\
+        h0 = _mm256_hadd_pd(a01, a11); h1 = _mm256_hadd_pd(a21, a31);                          \
+        __m256d s1 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));\
+        TFE_FN(ps_tn_put_)(c0, _mm256_mul_pd(s0, va), nr, vb, bzero);                          \
+        if (q0 + 1 < Q) TFE_FN(ps_tn_put_)(c0 + csq, _mm256_mul_pd(s1, va), nr, vb, bzero);    \
+      } else { /* [row 0, row 1] of columns j and j + 1 per vector: (0, 1) from a*0 / a*1, (2, 3) from a2* / a3* */\
+        __m256d h0 = _mm256_hadd_pd(a00, a10), h1 = _mm256_hadd_pd(a01, a11);                  \
+        __m256d s01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));\
+        h0 = _mm256_hadd_pd(a20, a30); h1 = _mm256_hadd_pd(a21, a31);                          \
+        __m256d s23 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));\
+        s01 = _mm256_mul_pd(s01, va); s23 = _mm256_mul_pd(s23, va);                            \
+        TFE_FN(ps_tn_put_)(c0, s01, nr, vb, bzero);                                            \
+        if (q0 + 1 < Q) TFE_FN(ps_tn_put_)(c0 + csq, _mm256_permute2f128_pd(s01, s01, 0x01), nr, vb, bzero);\
+        if (q0 + 2 < Q) TFE_FN(ps_tn_put_)(c0 + 2 * csq, s23, nr, vb, bzero);                  \
+        if (q0 + 3 < Q) TFE_FN(ps_tn_put_)(c0 + 3 * csq, _mm256_permute2f128_pd(s23, s23, 0x01), nr, vb, bzero);\
+      }                                                                                        \
+    }                                                                                          \
+  }
+#if defined(__AVX512F__)
+/* AVX-512: the same dot products on 8-lane vectors along the depth (the 4-lane kernel reaches
+ * at most half of an 8-lane FMA's rate). Blocks of 4 rows x 4 columns: 16 accumulators (of 32
+ * registers), 8 loads per 16 FMAs; the last 1-2 rows in blocks of 2 rows x 8 columns (3 rows:
+ * a block of 4, the last row read twice); the depth's last K % 8 elements by k-masked loads
+ * (masked lanes read nothing). ps_tn_red_ sums four accumulators into one 4-lane vector. */
+TFE_INTERNAL __m256d TFE_FN(ps_tn_red_)(__m512d a0, __m512d a1, __m512d a2, __m512d a3) {
+  /* per 128-bit lane i: [a0 depths 2i + 2i+1, a1 the same], then [a2, a3] */
+  __m512d u01 = _mm512_add_pd(_mm512_unpacklo_pd(a0, a1), _mm512_unpackhi_pd(a0, a1));
+  __m512d u23 = _mm512_add_pd(_mm512_unpacklo_pd(a2, a3), _mm512_unpackhi_pd(a2, a3));
+  /* [(a0, a1) depths 0-3, (a0, a1) 4-7, (a2, a3) 0-3, (a2, a3) 4-7] */
+  __m512d w = _mm512_add_pd(_mm512_shuffle_f64x2(u01, u23, 0x88), _mm512_shuffle_f64x2(u01, u23, 0xdd));
+  __m256d lo = _mm512_castpd512_pd256(w), hi = _mm512_extractf64x4_pd(w, 1);
+  return _mm256_add_pd(_mm256_permute2f128_pd(lo, hi, 0x20), _mm256_permute2f128_pd(lo, hi, 0x31));
+}
+/* One row block over all columns: 4 rows (x0..x3) in blocks of 4 columns, or 2 rows (x0, x1) in
+ * blocks of 8; accumulator a<r><j>: row r, column j of the block. */
+#define TFE__PS_TN8_ARGS                                                                       \
+  const double *x0, const double *x1, const double *x2, const double *x3, const TFE_R *y, int64_t ysq, double *c0, \
+  int64_t csq, int64_t nr, int64_t Q, int64_t K, __mmask8 km, __m256d va, __m256d vb, bool bzero
+#define TFE__PS_TN8_Y(j) const double *yq##j = q0 + j < Q ? y0 + j * ysq : y0 + (Q - 1 - q0) * ysq;
+#define TFE__PS_TN8_PUT(j, v)                                                                  \
+  if (q0 + (j) < Q) TFE_FN(ps_tn_put_)(cq + (j) * csq, _mm256_mul_pd(v, va), nr, vb, bzero);
+#define TFE__PS_TN8_PUT2(j, v) /* v: rows 0-1 of columns j and j + 1 */                       \
+  { __m256d w_ = v; TFE__PS_TN8_PUT(j, w_) TFE__PS_TN8_PUT(j + 1, _mm256_permute2f128_pd(w_, w_, 0x01)) }
+#define TFE__PS_TN8_LDU(q) _mm512_loadu_pd(q)
+#define TFE__PS_TN8_LDM(q) _mm512_maskz_loadu_pd(km, q)
+#define TFE__PS_TN8_X4(L) __m512d v0 = L(x0 + p), v1 = L(x1 + p), v2 = L(x2 + p), v3 = L(x3 + p);
+#define TFE__PS_TN8_X2(L) __m512d v0 = L(x0 + p), v1 = L(x1 + p);
+#define TFE__PS_TN8_D4(j) __m512d a0##j = _mm512_setzero_pd(), a1##j = a0##j, a2##j = a0##j, a3##j = a0##j;
+#define TFE__PS_TN8_U4_(j, L)                                                                  \
+  { __m512d u = L(yq##j + p);                                                                  \
+    a0##j = _mm512_fmadd_pd(v0, u, a0##j); a1##j = _mm512_fmadd_pd(v1, u, a1##j);             \
+    a2##j = _mm512_fmadd_pd(v2, u, a2##j); a3##j = _mm512_fmadd_pd(v3, u, a3##j); }
+#define TFE__PS_TN8_U4U(j) TFE__PS_TN8_U4_(j, TFE__PS_TN8_LDU)
+#define TFE__PS_TN8_U4M(j) TFE__PS_TN8_U4_(j, TFE__PS_TN8_LDM)
+#define TFE__PS_TN8_D2(j) __m512d a0##j = _mm512_setzero_pd(), a1##j = a0##j;
+#define TFE__PS_TN8_U2_(j, L)                                                                  \
+  { __m512d u = L(yq##j + p);                                                                  \
+    a0##j = _mm512_fmadd_pd(v0, u, a0##j); a1##j = _mm512_fmadd_pd(v1, u, a1##j); }
+#define TFE__PS_TN8_U2U(j) TFE__PS_TN8_U2_(j, TFE__PS_TN8_LDU)
+#define TFE__PS_TN8_U2M(j) TFE__PS_TN8_U2_(j, TFE__PS_TN8_LDM)
+#define TFE__PS_TN8_J4(M) M(0) M(1) M(2) M(3)
+#define TFE__PS_TN8_J8(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
+/* 4 rows: column j's four accumulators summed into its 4-row vector */
+#define TFE__PS_TN8_PUTS4                                                                      \
+  TFE__PS_TN8_PUT(0, TFE_FN(ps_tn_red_)(a00, a10, a20, a30))                                   \
+  TFE__PS_TN8_PUT(1, TFE_FN(ps_tn_red_)(a01, a11, a21, a31))                                   \
+  TFE__PS_TN8_PUT(2, TFE_FN(ps_tn_red_)(a02, a12, a22, a32))                                   \
+  TFE__PS_TN8_PUT(3, TFE_FN(ps_tn_red_)(a03, a13, a23, a33))
+/* 2 rows: columns j and j + 1 in one vector */
+#define TFE__PS_TN8_PUTS2                                                                      \
+  TFE__PS_TN8_PUT2(0, TFE_FN(ps_tn_red_)(a00, a10, a01, a11))                                  \
+  TFE__PS_TN8_PUT2(2, TFE_FN(ps_tn_red_)(a02, a12, a03, a13))                                  \
+  TFE__PS_TN8_PUT2(4, TFE_FN(ps_tn_red_)(a04, a14, a05, a15))                                  \
+  TFE__PS_TN8_PUT2(6, TFE_FN(ps_tn_red_)(a06, a16, a07, a17))
+/* The row block's function: NCB columns per block (J: their list), accumulators D, row
+ * vectors X, updates UU / UM (plain / k-masked loads), stores PUTS. */
+#define TFE__PS_TN8_ROWS(NAME, NCB, J, D, X, UU, UM, PUTS)                                     \
+  TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(NAME)(TFE__PS_TN8_ARGS) {                          \
+    int64_t Kf = K / 8 * 8;                                                                    \
+    (void)x2; (void)x3;                                                                        \
+    for (int64_t q0 = 0; q0 < Q; q0 += NCB) {                                                  \
+      const double *y0 = (const double *)y + q0 * ysq;                                         \
+      J(TFE__PS_TN8_Y)                                                                         \
+      J(D)                                                                                     \
+      int64_t p = 0;                                                                           \
+      for (; p < Kf; p += 8) { X(TFE__PS_TN8_LDU) J(UU) }                                      \
+      if (p < K) { X(TFE__PS_TN8_LDM) J(UM) }                                                  \
+      double *cq = c0 + q0 * csq;                                                              \
+      PUTS                                                                                     \
+    }                                                                                          \
+  }
+TFE__PS_TN8_ROWS(ps_tn8_rows4_, 4, TFE__PS_TN8_J4, TFE__PS_TN8_D4, TFE__PS_TN8_X4, TFE__PS_TN8_U4U, TFE__PS_TN8_U4M,
+                 TFE__PS_TN8_PUTS4)
+TFE__PS_TN8_ROWS(ps_tn8_rows2_, 8, TFE__PS_TN8_J8, TFE__PS_TN8_D2, TFE__PS_TN8_X2, TFE__PS_TN8_U2U, TFE__PS_TN8_U2M,
+                 TFE__PS_TN8_PUTS2)
+#undef TFE__PS_TN8_ARGS
+#undef TFE__PS_TN8_Y
+#undef TFE__PS_TN8_PUT
+#undef TFE__PS_TN8_PUT2
+#undef TFE__PS_TN8_LDU
+#undef TFE__PS_TN8_LDM
+#undef TFE__PS_TN8_X4
+#undef TFE__PS_TN8_X2
+#undef TFE__PS_TN8_D4
+#undef TFE__PS_TN8_U4_
+#undef TFE__PS_TN8_U4U
+#undef TFE__PS_TN8_U4M
+#undef TFE__PS_TN8_D2
+#undef TFE__PS_TN8_U2_
+#undef TFE__PS_TN8_U2U
+#undef TFE__PS_TN8_U2M
+#undef TFE__PS_TN8_J4
+#undef TFE__PS_TN8_J8
+#undef TFE__PS_TN8_PUTS4
+#undef TFE__PS_TN8_PUTS2
+#undef TFE__PS_TN8_ROWS
+#endif
 TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, const TFE_R *y, int64_t ysq, TFE_R *c,
                                                   int64_t csq, int64_t R, int64_t Q, int64_t K, TFE_R alpha,
                                                   TFE_R beta, bool bzero) {
@@ -480,50 +673,34 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, c
   int64_t Kf = K / 4 * 4;
   __m256i km = _mm256_loadu_si256((const __m256i *)(const void *)(mt + 4 - (K - Kf)));
   __m256d va = _mm256_set1_pd((double)alpha), vb = _mm256_set1_pd((double)beta);
-  for (int64_t r0 = 0; r0 < R; r0 += 4) {
-    const double *x0 = (const double *)x + r0 * xrs;
-    const double *x1 = r0 + 1 < R ? x0 + xrs : x0, *x2 = r0 + 2 < R ? x0 + 2 * xrs : x0;
-    const double *x3 = r0 + 3 < R ? x0 + 3 * xrs : x0;
-    int64_t nr = R - r0 < 4 ? R - r0 : 4;
-    __m256i rm = _mm256_loadu_si256((const __m256i *)(const void *)(mt + 4 - nr));
-    for (int64_t q0 = 0; q0 < Q; q0 += 2) {
-      const double *y0 = (const double *)y + q0 * ysq, *y1 = q0 + 1 < Q ? y0 + ysq : y0;
-      __m256d a00 = _mm256_setzero_pd(), a10 = a00, a20 = a00, a30 = a00, a01 = a00, a11 = a00, a21 = a00, a31 = a00;
-      int64_t p = 0;
-      for (; p < Kf; p += 4) {
-        __m256d u0 = _mm256_loadu_pd(y0 + p), u1 = _mm256_loadu_pd(y1 + p), v;
-        v = _mm256_loadu_pd(x0 + p); a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);
-        v = _mm256_loadu_pd(x1 + p); a10 = _mm256_fmadd_pd(v, u0, a10); a11 = _mm256_fmadd_pd(v, u1, a11);
-        v = _mm256_loadu_pd(x2 + p); a20 = _mm256_fmadd_pd(v, u0, a20); a21 = _mm256_fmadd_pd(v, u1, a21);
-        v = _mm256_loadu_pd(x3 + p); a30 = _mm256_fmadd_pd(v, u0, a30); a31 = _mm256_fmadd_pd(v, u1, a31);
-      }
-      if (p < K) {
-        __m256d u0 = _mm256_maskload_pd(y0 + p, km), u1 = _mm256_maskload_pd(y1 + p, km), v;
-        v = _mm256_maskload_pd(x0 + p, km); a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);
-        v = _mm256_maskload_pd(x1 + p, km); a10 = _mm256_fmadd_pd(v, u0, a10); a11 = _mm256_fmadd_pd(v, u1, a11);
-        v = _mm256_maskload_pd(x2 + p, km); a20 = _mm256_fmadd_pd(v, u0, a20); a21 = _mm256_fmadd_pd(v, u1, a21);
-        v = _mm256_maskload_pd(x3 + p, km); a30 = _mm256_fmadd_pd(v, u0, a30); a31 = _mm256_fmadd_pd(v, u1, a31);
-      }
-      /* [sum a0j, sum a1j, sum a2j, sum a3j] per column j */
-      __m256d h0 = _mm256_hadd_pd(a00, a10), h1 = _mm256_hadd_pd(a20, a30);
-      __m256d s0 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
-      h0 = _mm256_hadd_pd(a01, a11); h1 = _mm256_hadd_pd(a21, a31);
-      __m256d s1 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
-      double *c0 = (double *)c + r0 + q0 * csq;
-      for (int j = 0; j < 2 && q0 + j < Q; j++) {
-        double *cj = c0 + j * csq;
-        __m256d v = _mm256_mul_pd(j ? s1 : s0, va);
-        if (nr == 4) {
-          if (!bzero) v = _mm256_fmadd_pd(_mm256_loadu_pd(cj), vb, v);
-          _mm256_storeu_pd(cj, v);
-        } else {
-          if (!bzero) v = _mm256_fmadd_pd(_mm256_maskload_pd(cj, rm), vb, v);
-          _mm256_maskstore_pd(cj, rm, v);
-        }
-      }
+#if defined(__AVX512F__)
+  if (K >= 8) { /* 8-lane vectors along the depth */
+    __mmask8 k8 = (__mmask8)((1u << (K % 8)) - 1u);
+    for (int64_t r0 = 0; r0 < R; r0 += 4) {
+      int64_t nr = R - r0 < 4 ? R - r0 : 4;
+      const double *x0 = (const double *)x + r0 * xrs;
+      const double *x1 = nr > 1 ? x0 + xrs : x0, *x2 = nr > 2 ? x0 + 2 * xrs : x1, *x3 = nr > 3 ? x0 + 3 * xrs : x2;
+      if (nr >= 3) TFE_FN(ps_tn8_rows4_)(x0, x1, x2, x3, y, ysq, (double *)c + r0, csq, nr, Q, K, k8, va, vb, bzero);
+      else TFE_FN(ps_tn8_rows2_)(x0, x1, x2, x3, y, ysq, (double *)c + r0, csq, nr, Q, K, k8, va, vb, bzero);
     }
+    return;
+  }
+#endif
+  /* rows [0, R4) in blocks of 4 (with 3 rows left: one more, its last row repeated), the rest
+   * in one block of 2 */
+  int64_t R4 = R % 4 == 3 ? R + 1 : R / 4 * 4;
+  for (int64_t r0 = 0; r0 < R; r0 += 4) {
+    int ncb = r0 < R4 ? 2 : 4; /* columns per block: 2 (4 rows), 4 (2 rows) */
+    int64_t nr = R - r0 < 4 ? R - r0 : 4;
+    const double *x0 = (const double *)x + r0 * xrs;
+    const double *x1 = nr > 1 ? x0 + xrs : x0, *x2 = nr > 2 ? x0 + 2 * xrs : x1, *x3 = nr > 3 ? x0 + 3 * xrs : x2;
+    if (ncb == 2) TFE__PS_TN_COLS(2) else TFE__PS_TN_COLS(4)
   }
 }
+#undef TFE__PS_TN_FMA
+#undef TFE__PS_TN_COLS
+#undef TFE__PS_TN_LDU
+#undef TFE__PS_TN_LDM
 #else
 #define TFE__PS_HAVE_TN 0
 #endif
@@ -858,6 +1035,24 @@ TFE_INTERNAL void TFE_FN(ps_nobuf_range_)(const TFE_FN(ps_call_) *h, const TFE_T
 #endif
 }
 
+/* The kept set-up of P when a run needs nothing else (nobuf: no packing, no workspace), else
+ * NULL: what a held run (contract_tpl.h, pr_held_) calls the kernels with directly. */
+TFE_INTERNAL const TFE_FN(ps_call_) *TFE_FN(ps_held_)(const tfe_contract_plan *P) {
+  const TFE_FN(ps_call_) *h = TFE_FN(ps_prep_get_)(P);
+  return h && TFE_FN(ps_nobuf_)(P, h) ? h : NULL;
+}
+/* Counts a call without buffers (one counter per kind: in place, the last row vector masked,
+ * the dot kernel). */
+TFE_INTERNAL void TFE_FN(ps_count_nobuf_)(const TFE_FN(ps_call_) *h) {
+  atomic_fetch_add_explicit(&tfe__st.prims.small_nobuf[h->tn ? 2 : h->mrem ? 1 : 0], 1, memory_order_relaxed);
+}
+/* A nobuf plan (ps_held_ gave h) on one thread: a, b, c already offset. */
+TFE_INTERNAL void TFE_FN(ps_run_held_)(const tfe_contract_plan *P, const TFE_FN(ps_call_) *h, TFE_T alpha, const TFE_T *a,
+                                       const TFE_T *b, TFE_T beta, TFE_T *c) {
+  TFE_FN(ps_count_nobuf_)(h);
+  bool sw = P->small_swap;
+  TFE_FN(ps_nobuf_range_)(h, sw ? b : a, sw ? a : b, c, alpha, beta, 0, P->nbatch);
+}
 /* Runs a small plan: a, b, c already offset; ws has ps_ws_elems_(P, threads) elements (none
  * for a nobuf plan: ws may be NULL then). */
 TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const TFE_T *a, bool ca, const TFE_T *b,
@@ -867,14 +1062,12 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
   int64_t nbatch = P->nbatch;
   int nt = nbatch < threads ? (int)nbatch : threads;
   if (h && TFE_FN(ps_nobuf_)(P, h)) {
-    /* (one counter per kind of call: in place, and with the last row vector masked) */
-    /* (one counter per call: X, Y and C in place; the masked and the dot-kernel calls) */
-    atomic_fetch_add_explicit(&tfe__st.prims.small_nobuf[h->tn ? 2 : h->mrem ? 1 : 0], 1, memory_order_relaxed);
-    const TFE_T *x = sw ? b : a, *y = sw ? a : b;
     if (nt <= 1) {
-      TFE_FN(ps_nobuf_range_)(h, x, y, c, alpha, beta, 0, nbatch);
+      TFE_FN(ps_run_held_)(P, h, alpha, a, b, beta, c);
       return;
     }
+    TFE_FN(ps_count_nobuf_)(h);
+    const TFE_T *x = sw ? b : a, *y = sw ? a : b;
     TFE_OMP(parallel num_threads(nt))
     {
       int64_t b0, b1;

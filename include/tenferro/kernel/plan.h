@@ -90,7 +90,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * tiles whose G1 reads a reversed source dim through the tile buffer or as runs
  * (k_copy_buffered_, k_copy_runs_), [12] copy tiles of 1- or 2-byte kinds that ran 16-byte
  * register blocks on rims or on sides under a 64-byte block (k_copy_small12_), [13] strided
- * transposes of 4-, 8- or 16-byte kinds whose rims ran as shifted register blocks (k_copy_st_). */
+ * transposes of 4-, 8- or 16-byte kinds whose rims ran as shifted register blocks (k_copy_st_);
+ * by the calling thread: [14] table-tile plans whose G1 stopped at the end of the input's run
+ * (kernel_table_input_runs). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -426,7 +428,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
       int64_t run = tfe__kabs(p->str[mis][nd0]);
       for (int k = 1; k < nd1; k++) {
         run *= p->dims[nd0 + k - 1];
-        if (tfe__kabs(p->str[mis][nd0 + k]) != run) { nd1 = k; cut1 = p->dims[nd0 + k - 1]; break; }
+        if (tfe__kabs(p->str[mis][nd0 + k]) != run) { nd1 = k; cut1 = p->dims[nd0 + k - 1]; TFE__KSTAT(14); break; }
       }
     }
   }

@@ -62,8 +62,8 @@ static int64_t rint_(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (ui
 
 typedef struct {
   int rank, esz;
-  int64_t dims[8], perm[8];
-  bool rev[8];
+  int64_t dims[TFE_MAX_RANK], perm[TFE_MAX_RANK]; /* (drawn cases: rank 2-7; --case: any rank) */
+  bool rev[TFE_MAX_RANK];
   int64_t n;
 } kase;
 
@@ -109,7 +109,7 @@ static kase draw(int64_t lo_bytes, int64_t hi_bytes) {
 #define TIMED_CASE(S, T)                                                                          \
   static double time_##S(const kase *c, void *src) {                                              \
     tfe_view_##S v = {(T *)src, {c->rank, 0, {0}, {0}}, false};                                   \
-    int64_t st[8], s = 1;                                                                         \
+    int64_t st[TFE_MAX_RANK], s = 1;                                                              \
     for (int k = 0; k < c->rank; k++) { st[k] = s; s *= c->dims[k]; }                             \
     for (int k = 0; k < c->rank; k++) {                                                           \
       int64_t a = c->perm[k];                                                                     \
@@ -134,7 +134,7 @@ TIMED_CASE(c128, double _Complex)
 /* --plan: the loop plan of a case's copy (as k_copy_run_ builds it for a fresh destination of
  * written-before tiles), to see which path a slow case takes. */
 static void print_plan(const kase *c) {
-  int64_t dims[8], str[2][8], off[2] = {0, 0}, st[8], s = 1, es = c->esz;
+  int64_t dims[TFE_MAX_RANK], str[2][TFE_MAX_RANK], off[2] = {0, 0}, st[TFE_MAX_RANK], s = 1, es = c->esz;
   for (int k = 0; k < c->rank; k++) { st[k] = s; s *= c->dims[k]; }
   s = 1;
   for (int k = 0; k < c->rank; k++) {
@@ -168,7 +168,7 @@ static bool parse_case(const char *arg, kase *c) {
   char *q = (char *)arg;
   c->esz = (int)strtol(q, &q, 10);
   if (*q++ != ':') return false;
-  for (c->n = 1; c->rank < 8; q++) {
+  for (c->n = 1; c->rank < TFE_MAX_RANK; q++) {
     c->dims[c->rank] = strtoll(q, &q, 10);
     if (*q == 'r') { c->rev[c->rank] = true; q++; }
     if (c->dims[c->rank] < 1) return false;
@@ -177,11 +177,11 @@ static bool parse_case(const char *arg, kase *c) {
   }
   if (*q++ != ':') return false;
   int np = 0;
-  for (; np < 8; q++) {
+  for (; np < TFE_MAX_RANK; q++) {
     c->perm[np++] = strtoll(q, &q, 10);
     if (*q != ',') break;
   }
-  bool seen[8] = {false};
+  bool seen[TFE_MAX_RANK] = {false};
   for (int k = 0; k < np; k++) {
     if (c->perm[k] < 0 || c->perm[k] >= c->rank || seen[c->perm[k]]) return false;
     seen[c->perm[k]] = true;
@@ -256,7 +256,7 @@ int main(int argc, char **argv) {
   printf("# random permutations, allocation-inclusive, tfe on %d thread(s), median of %d\n", threads, reps);
   int over = 0, nover13 = 0;
   double worst = 0, ratios[4096];
-  char lines[64][160];
+  char lines[64][1100];
   for (int ci = 0; ci < ncase && ci < 4096; ci++) {
     kase c = have_case ? given : draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
     if (only >= 0 && ci != only) continue;
@@ -299,12 +299,12 @@ int main(int argc, char **argv) {
              tbb[reps / 2] / tm[reps / 2], rb[reps / 2], rb[0], rb[reps - 1]);
     }
     ratios[over] = ratio;
-    char shape[96] = "", perm[48] = "";
+    char shape[640] = "", perm[320] = "";
     for (int k = 0; k < c.rank; k++) {
       snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld%s", k ? "," : "", (long long)c.dims[k], c.rev[k] ? "r" : "");
       snprintf(perm + strlen(perm), sizeof perm - strlen(perm), "%s%lld", k ? "," : "", (long long)c.perm[k]);
     }
-    char line[160];
+    char line[1100];
     snprintf(line, sizeof line, "case %d esz=%d shape=[%s] perm=[%s] MiB=%.0f tfe_ms=%.2f memcpy_ms=%.2f ratio=%.2f",
              ci, c.esz, shape, perm, bytes / 1048576.0, tt[reps / 2], tm[reps / 2], ratio);
     puts(line);

@@ -462,6 +462,24 @@ static void test_block_sizes(void **st) {
 #endif
 }
 
+/* tfe_copy_f64 of sv into dv and tfe_contiguous_c128 of zsv (the same layout over zs), every
+ * element of both checked against the sources (test_far_runs, test_table_input_runs). */
+static void tk_copy_check_both(const char *what, int c, int R, const int64_t *dims, const tfe_view_f64 *dv,
+                               const tfe_view_f64 *sv, const double *src, const tfe_view_c128 *zsv,
+                               const double complex *zs) {
+  assert_int_equal(tfe_copy_f64(dv, sv), TFE_OK);
+  tfe_tensor_c128 zt = {0};
+  assert_int_equal(tfe_contiguous_c128(zsv, TFE_COLMAJOR, &zt), TFE_OK);
+  int64_t idx[TFE_MAX_RANK] = {0};
+  do {
+    int64_t so = sv->lay.offset, dof = 0;
+    for (int k = 0; k < R; k++) { so += idx[k] * sv->lay.strides[k]; dof += idx[k] * dv->lay.strides[k]; }
+    if (dv->data[dof] != src[so]) fail_msg("f64 %s case %d at %lld", what, c, (long long)dof);
+    if (zt.v.data[dof] != zs[so]) fail_msg("c128 %s case %d at %lld", what, c, (long long)dof);
+  } while (tk_next(R, dims, idx));
+  tfe_tensor_release_c128(&zt);
+}
+
 /* Common runs of 320 bytes (40 doubles) whose continuation is the destination's outermost dim,
  * 1.1 MiB of output away (copy_run_split_far_bytes): the copy is tiled as a transpose of runs
  * (counter 10); without the rule the plain blocks would take it. [40, 3, 3500] -> [40, 3500, 3],
@@ -492,18 +510,8 @@ static void test_far_runs(void **st) {
       if (r) sv.lay.offset = zsv.lay.offset = sv.lay.offset + (dims[k] - 1) * sst[k];
     }
     dst[0] = -7;
-    assert_int_equal(tfe_copy_f64(&dv, &sv), TFE_OK);
-    tfe_tensor_c128 zt = {0};
-    assert_int_equal(tfe_contiguous_c128(&zsv, TFE_COLMAJOR, &zt), TFE_OK);
-    int64_t idx[3] = {0};
-    do {
-      int64_t so = sv.lay.offset, dof = 0;
-      for (int k = 0; k < 3; k++) { so += idx[k] * sv.lay.strides[k]; dof += idx[k] * dv.lay.strides[k]; }
-      if (dv.data[dof] != src[so]) fail_msg("f64 far runs case %d at %lld", c, (long long)dof);
-      if (zt.v.data[dof] != zs[so]) fail_msg("c128 far runs case %d at %lld", c, (long long)dof);
-    } while (tk_next(3, dims, idx));
+    tk_copy_check_both("far runs", c, 3, dims, &dv, &sv, src, &zsv, zs);
     if (dst[0] != -7) fail_msg("wrote before the view");
-    tfe_tensor_release_c128(&zt);
     if (off) assert_int_equal(tfe__st.kernel_stat[10], 0);
     else assert_true(tfe__st.kernel_stat[10] >= 2); /* (both copies) */
     assert_int_equal(tfe_tuning_set(&t0), TFE_OK);
@@ -754,18 +762,8 @@ static void test_table_input_runs(void **st) {
       ds *= dims[k];
     }
     dst[0] = -7;
-    assert_int_equal(tfe_copy_f64(&dv, &sv), TFE_OK);
-    tfe_tensor_c128 zt = {0};
-    assert_int_equal(tfe_contiguous_c128(&zsv, TFE_COLMAJOR, &zt), TFE_OK);
-    int64_t idx[7] = {0};
-    do {
-      int64_t so = sv.lay.offset, dof = 0;
-      for (int k = 0; k < R; k++) { so += idx[k] * sv.lay.strides[k]; dof += idx[k] * dv.lay.strides[k]; }
-      if (dv.data[dof] != src[so]) fail_msg("f64 table runs case %d at %lld", c, (long long)dof);
-      if (zt.v.data[dof] != zs[so]) fail_msg("c128 table runs case %d at %lld", c, (long long)dof);
-    } while (tk_next(R, dims, idx));
+    tk_copy_check_both("table runs", c, R, dims, &dv, &sv, src, &zsv, zs);
     if (dst[0] != -7) fail_msg("wrote before the view");
-    tfe_tensor_release_c128(&zt);
     assert_true(tfe__st.kernel_stat[8] >= 2); /* table tiles, both copies */
     if (off) assert_int_equal(tfe__st.kernel_stat[14], 0);
     else assert_true(tfe__st.kernel_stat[14] >= 2);

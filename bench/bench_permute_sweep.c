@@ -6,6 +6,10 @@
  *   bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T]
  *
  *   bench_permute_sweep ... [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value]
+ *   bench_permute_sweep --case 8:25,10,12,3r,19:1,4,0,3,2 [--plan] [--ab ..]: one given case
+ *                            (scalar bytes : dims, r = reversed : permutation), timed as the others
+ *   bench_permute_sweep ... --ab knob=value [--ab ...]: every round also times setting B (the
+ *                            knobs given) right after A, and prints B's median and B/A per round
  *
  * Case k: a scalar of 1, 2, 4, 8 or 16 bytes (u8 and u16 user kinds stamped here, f32, f64,
  * c128; --sizes picks a subset, e.g. --sizes 4,8,16 for the draws of sessions 6-9), rank 2-7, dims drawn so that the
@@ -58,8 +62,8 @@ static int64_t rint_(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (ui
 
 typedef struct {
   int rank, esz;
-  int64_t dims[8], perm[8];
-  bool rev[8];
+  int64_t dims[TFE_MAX_RANK], perm[TFE_MAX_RANK]; /* (drawn cases: rank 2-7; --case: any rank) */
+  bool rev[TFE_MAX_RANK];
   int64_t n;
 } kase;
 
@@ -105,7 +109,7 @@ static kase draw(int64_t lo_bytes, int64_t hi_bytes) {
 #define TIMED_CASE(S, T)                                                                          \
   static double time_##S(const kase *c, void *src) {                                              \
     tfe_view_##S v = {(T *)src, {c->rank, 0, {0}, {0}}, false};                                   \
-    int64_t st[8], s = 1;                                                                         \
+    int64_t st[TFE_MAX_RANK], s = 1;                                                              \
     for (int k = 0; k < c->rank; k++) { st[k] = s; s *= c->dims[k]; }                             \
     for (int k = 0; k < c->rank; k++) {                                                           \
       int64_t a = c->perm[k];                                                                     \
@@ -130,7 +134,7 @@ TIMED_CASE(c128, double _Complex)
 /* --plan: the loop plan of a case's copy (as k_copy_run_ builds it for a fresh destination of
  * written-before tiles), to see which path a slow case takes. */
 static void print_plan(const kase *c) {
-  int64_t dims[8], str[2][8], off[2] = {0, 0}, st[8], s = 1, es = c->esz;
+  int64_t dims[TFE_MAX_RANK], str[2][TFE_MAX_RANK], off[2] = {0, 0}, st[TFE_MAX_RANK], s = 1, es = c->esz;
   for (int k = 0; k < c->rank; k++) { st[k] = s; s *= c->dims[k]; }
   s = 1;
   for (int k = 0; k < c->rank; k++) {
@@ -145,7 +149,7 @@ static void print_plan(const kase *c) {
   int64_t tt = tu->copy_tile_bytes / es < 8 ? 8 : tu->copy_tile_bytes / es;
   int64_t tg = 8 * tt < TFE__KTAB ? 8 * tt : TFE__KTAB;
   tfe__kplan p;
-  if (!tfe__kplan_make(&p, 2, 0, c->rank, dims, sp, off, 65536 / es + 1, 4 * tt, 2 * tt, tg, false, es, true)) return;
+  if (!tfe__kplan_make(&p, 2, 0, c->rank, dims, sp, off, 65536 / es + 1, 4 * tt, tfe__kcopy_g1(2 * tt, es), tg, false, es, true)) return;
   printf("plan: rank %d gather %d tiny %d along_src %d ntiles %lld\n", p.rank, p.gather, p.tiny, p.along_src, (long long)p.ntiles);
   for (int k = 0; k < p.rank; k++)
     printf("  dim %d: %lld  dst %lld  src %lld\n", k, (long long)p.dims[k], (long long)p.str[0][k], (long long)p.str[1][k]);
@@ -158,9 +162,55 @@ static void print_plan(const kase *c) {
            (long long)p.ostep[1][q], p.oclip[q]);
 }
 
+/* --case ES:D0,D1r,..:P0,P1,..: one given case (r: a reversed dim); false on a bad one. */
+static bool parse_case(const char *arg, kase *c) {
+  memset(c, 0, sizeof *c);
+  char *q = (char *)arg;
+  c->esz = (int)strtol(q, &q, 10);
+  if (*q++ != ':') return false;
+  for (c->n = 1; c->rank < TFE_MAX_RANK; q++) {
+    c->dims[c->rank] = strtoll(q, &q, 10);
+    if (*q == 'r') { c->rev[c->rank] = true; q++; }
+    if (c->dims[c->rank] < 1) return false;
+    c->n *= c->dims[c->rank++];
+    if (*q != ',') break;
+  }
+  if (*q++ != ':') return false;
+  int np = 0;
+  for (; np < TFE_MAX_RANK; q++) {
+    c->perm[np++] = strtoll(q, &q, 10);
+    if (*q != ',') break;
+  }
+  bool seen[TFE_MAX_RANK] = {false};
+  for (int k = 0; k < np; k++) {
+    if (c->perm[k] < 0 || c->perm[k] >= c->rank || seen[c->perm[k]]) return false;
+    seen[c->perm[k]] = true;
+  }
+  return np == c->rank && !*q && (c->esz == 1 || c->esz == 2 || c->esz == 4 || c->esz == 8 || c->esz == 16);
+}
+
+/* --tune / --ab: one knob "name=value" into *t; nonzero on a bad setting. */
+static int set_knob(tfe_tuning *t, const char *arg) {
+  char name[64];
+  long long v;
+  if (sscanf(arg, "%63[a-z_]=%lld", name, &v) != 2) { fprintf(stderr, "--tune name=value\n"); return 2; }
+#define KNOB(f) else if (!strcmp(name, #f)) t->f = (__typeof__(t->f))v;
+  if (0) {}
+  KNOB(copy_tile_bytes) KNOB(copy_run_split_bytes) KNOB(copy_run_split_far_bytes) KNOB(copy_shifted_rims) KNOB(copy_buffered_tiles) KNOB(kernel_prefetch_strips)
+  KNOB(kernel_table_tile_bytes) KNOB(kernel_tiny_dim) KNOB(kernel_gather_all) KNOB(copy_fresh_prefault)
+  KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather) KNOB(copy_narrow_source_tiles) KNOB(kernel_table_input_runs)
+  else { fprintf(stderr, "--tune: unknown knob %s\n", name); return 2; }
+#undef KNOB
+  return 0;
+}
+
 int main(int argc, char **argv) {
   int ncase = 60, reps = 3, threads = 1, only = -1;
   bool plan = false, plan_only = false;
+  int nab = 0;
+  kase given;          /* --case */
+  bool have_case = false;         /* --ab: knobs of setting B (timed in every round after A) */
+  tfe_tuning tb, ta;
   double lo = 48, hi = 160;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cases") && i + 1 < argc) ncase = atoi(argv[++i]);
@@ -173,17 +223,16 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--plan-only")) plan = plan_only = true; /* plans, no timing */
     else if (!strcmp(argv[i], "--tune") && i + 1 < argc) { /* a kernel knob, for experiments */
       tfe_tuning t = tfe_tuning_get();
-      char name[64];
-      long long v;
-      if (sscanf(argv[++i], "%63[a-z_]=%lld", name, &v) != 2) { fprintf(stderr, "--tune name=value\n"); return 2; }
-#define KNOB(f) else if (!strcmp(name, #f)) t.f = (__typeof__(t.f))v;
-      if (0) {}
-      KNOB(copy_tile_bytes) KNOB(copy_run_split_bytes) KNOB(copy_run_split_far_bytes) KNOB(copy_shifted_rims) KNOB(copy_buffered_tiles) KNOB(kernel_prefetch_strips)
-      KNOB(kernel_table_tile_bytes) KNOB(kernel_tiny_dim) KNOB(kernel_gather_all) KNOB(copy_fresh_prefault)
-      KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather)
-      else { fprintf(stderr, "--tune: unknown knob %s\n", name); return 2; }
-#undef KNOB
-      if (tfe_tuning_set(&t)) { fprintf(stderr, "%s\n", tfe_last_error()); return 2; }
+      if (set_knob(&t, argv[++i]) || tfe_tuning_set(&t)) return 2;
+    }
+    else if (!strcmp(argv[i], "--case") && i + 1 < argc) {
+      if (!parse_case(argv[++i], &given)) { fprintf(stderr, "--case ES:D0,D1r,..:P0,P1,..\n"); return 2; }
+      have_case = true; ncase = 1; only = 0;
+    }
+    else if (!strcmp(argv[i], "--ab") && i + 1 < argc) { /* B: the knob(s) timed beside A in every round */
+      if (nab == 0) { tb = tfe_tuning_get(); }
+      if (set_knob(&tb, argv[++i])) return 2;
+      nab++;
     }
     else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
       nsizes = 0;
@@ -194,19 +243,22 @@ int main(int argc, char **argv) {
         if (*q == ',') q++; else if (*q) { fprintf(stderr, "sizes: a comma list\n"); return 2; }
       }
     }
-    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value]\n"); return 2; }
+    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM]\n"); return 2; }
   }
   if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo || nsizes < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
   tfe_set_num_threads(threads);
+  ta = tfe_tuning_get();
+  if (nab && tfe_tuning_set(&tb)) { fprintf(stderr, "%s\n", tfe_last_error()); return 2; }
+  tfe_tuning_set(&ta);
   if (tfe_sr_dist_u8k(tfe_sr_from_f64_u8k(257), tfe_sr_one_u8k()) != 0 ||
       tfe_sr_dist_u16k(tfe_sr_from_f64_u16k(65537), tfe_sr_one_u16k()) != 0) { fprintf(stderr, "user kinds\n"); return 1; }
   tfe_allocator a = tfe_get_allocator();
   printf("# random permutations, allocation-inclusive, tfe on %d thread(s), median of %d\n", threads, reps);
   int over = 0, nover13 = 0;
   double worst = 0, ratios[4096];
-  char lines[64][160];
+  char lines[64][1100];
   for (int ci = 0; ci < ncase && ci < 4096; ci++) {
-    kase c = draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
+    kase c = have_case ? given : draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
     if (only >= 0 && ci != only) continue;
     if (plan) {
       if (plan_only) printf("case %d esz=%d rank %d\n", ci, c.esz, c.rank);
@@ -218,28 +270,41 @@ int main(int argc, char **argv) {
     if (!src) { fprintf(stderr, "out of memory\n"); return 1; }
     tfe__kadvise_huge(src, bytes);
     for (size_t q = 0; q < bytes; q++) src[q] = (char)(q * 131);
-    double tm[64], tt[64];
+    double tm[64], tt[64], tbb[64], rb[64];
     for (int r = -1; r < reps; r++) {
       evict();
       double m = memcpy_fresh_ms(src, bytes);
       if (m < 0) { fprintf(stderr, "out of memory\n"); return 1; }
-      evict();
-      double t = c.esz == 1 ? time_u8k(&c, src) : c.esz == 2 ? time_u16k(&c, src) : c.esz == 4 ? time_f32(&c, src)
-               : c.esz == 8 ? time_f64(&c, src) : time_c128(&c, src);
-      if (t < 0) return 1;
+      double t = 0;
+      for (int s = 0; s < 1 + (nab > 0); s++) { /* A (the --tune setting), then B (--ab) */
+        tfe_tuning_set(s ? &tb : &ta);
+        evict();
+        double x = c.esz == 1 ? time_u8k(&c, src) : c.esz == 2 ? time_u16k(&c, src) : c.esz == 4 ? time_f32(&c, src)
+                 : c.esz == 8 ? time_f64(&c, src) : time_c128(&c, src);
+        if (x < 0) return 1;
+        if (s == 0) t = x;
+        else if (r >= 0) { tbb[r] = x; rb[r] = x / t; }
+      }
+      tfe_tuning_set(&ta);
       if (r >= 0) { tm[r] = m; tt[r] = t; }
     }
     a.free(a.ctx, src);
     qsort(tm, (size_t)reps, sizeof(double), cmpd);
     qsort(tt, (size_t)reps, sizeof(double), cmpd);
     double ratio = tt[reps / 2] / tm[reps / 2];
+    if (nab) {
+      qsort(tbb, (size_t)reps, sizeof(double), cmpd);
+      qsort(rb, (size_t)reps, sizeof(double), cmpd);
+      printf("ab %d B_ms=%.2f B_ratio=%.2f B/A per round: median %.2f, range %.2f-%.2f\n", ci, tbb[reps / 2],
+             tbb[reps / 2] / tm[reps / 2], rb[reps / 2], rb[0], rb[reps - 1]);
+    }
     ratios[over] = ratio;
-    char shape[96] = "", perm[48] = "";
+    char shape[640] = "", perm[320] = "";
     for (int k = 0; k < c.rank; k++) {
       snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld%s", k ? "," : "", (long long)c.dims[k], c.rev[k] ? "r" : "");
       snprintf(perm + strlen(perm), sizeof perm - strlen(perm), "%s%lld", k ? "," : "", (long long)c.perm[k]);
     }
-    char line[160];
+    char line[1100];
     snprintf(line, sizeof line, "case %d esz=%d shape=[%s] perm=[%s] MiB=%.0f tfe_ms=%.2f memcpy_ms=%.2f ratio=%.2f",
              ci, c.esz, shape, perm, bytes / 1048576.0, tt[reps / 2], tm[reps / 2], ratio);
     puts(line);

@@ -448,8 +448,10 @@ static void test_block_sizes(void **st) {
   for (int mode = 0; mode < 8; mode++) {
     tfe_set_num_threads(1 + mode % 2);
     tk_paths(mode / 2);
+    TK_TUNE(copy_narrow_source_tiles, mode % 4 >= 2); /* (G1 in f64's elements in modes 2, 3, 6, 7) */
     for (int c = 0; c < tu_cases(20); c++) { tk_blocks_u8(&r, mode); tk_blocks_u16(&r, mode); }
   }
+  TK_TUNE(copy_narrow_source_tiles, 0);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -458,6 +460,24 @@ static void test_block_sizes(void **st) {
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[12] > 0); /* their 16-byte blocks: rims, short sides */
   assert_true(tfe__st.kernel_stat[11] > 0);
 #endif
+}
+
+/* tfe_copy_f64 of sv into dv and tfe_contiguous_c128 of zsv (the same layout over zs), every
+ * element of both checked against the sources (test_far_runs, test_table_input_runs). */
+static void tk_copy_check_both(const char *what, int c, int R, const int64_t *dims, const tfe_view_f64 *dv,
+                               const tfe_view_f64 *sv, const double *src, const tfe_view_c128 *zsv,
+                               const double complex *zs) {
+  assert_int_equal(tfe_copy_f64(dv, sv), TFE_OK);
+  tfe_tensor_c128 zt = {0};
+  assert_int_equal(tfe_contiguous_c128(zsv, TFE_COLMAJOR, &zt), TFE_OK);
+  int64_t idx[TFE_MAX_RANK] = {0};
+  do {
+    int64_t so = sv->lay.offset, dof = 0;
+    for (int k = 0; k < R; k++) { so += idx[k] * sv->lay.strides[k]; dof += idx[k] * dv->lay.strides[k]; }
+    if (dv->data[dof] != src[so]) fail_msg("f64 %s case %d at %lld", what, c, (long long)dof);
+    if (zt.v.data[dof] != zs[so]) fail_msg("c128 %s case %d at %lld", what, c, (long long)dof);
+  } while (tk_next(R, dims, idx));
+  tfe_tensor_release_c128(&zt);
 }
 
 /* Common runs of 320 bytes (40 doubles) whose continuation is the destination's outermost dim,
@@ -490,18 +510,8 @@ static void test_far_runs(void **st) {
       if (r) sv.lay.offset = zsv.lay.offset = sv.lay.offset + (dims[k] - 1) * sst[k];
     }
     dst[0] = -7;
-    assert_int_equal(tfe_copy_f64(&dv, &sv), TFE_OK);
-    tfe_tensor_c128 zt = {0};
-    assert_int_equal(tfe_contiguous_c128(&zsv, TFE_COLMAJOR, &zt), TFE_OK);
-    int64_t idx[3] = {0};
-    do {
-      int64_t so = sv.lay.offset, dof = 0;
-      for (int k = 0; k < 3; k++) { so += idx[k] * sv.lay.strides[k]; dof += idx[k] * dv.lay.strides[k]; }
-      if (dv.data[dof] != src[so]) fail_msg("f64 far runs case %d at %lld", c, (long long)dof);
-      if (zt.v.data[dof] != zs[so]) fail_msg("c128 far runs case %d at %lld", c, (long long)dof);
-    } while (tk_next(3, dims, idx));
+    tk_copy_check_both("far runs", c, 3, dims, &dv, &sv, src, &zsv, zs);
     if (dst[0] != -7) fail_msg("wrote before the view");
-    tfe_tensor_release_c128(&zt);
     if (off) assert_int_equal(tfe__st.kernel_stat[10], 0);
     else assert_true(tfe__st.kernel_stat[10] >= 2); /* (both copies) */
     assert_int_equal(tfe_tuning_set(&t0), TFE_OK);
@@ -717,6 +727,52 @@ static void test_user_kind(void **st) {
 
 /* The kernel's tuning fields: documented defaults, range checks (a refused set changes
  * nothing), and a set that the kernels read. */
+/* Table tiles whose input group stops at the end of the input's run (kernel_table_input_runs):
+ * [25,10,12,3,2,7,2] perm [1,4,5,0,3,2,6] (a small form of the sweep's f64 case at 6-7x
+ * memcpy): the source run of 25 is followed, in the source's order, by a dim of 12 whose
+ * strides are large in both operands; with the rule G1 is the run alone (counter 14), without
+ * it 25 x 3. f64 and c128, a source dim reversed or not, 1 and 2 threads, tfe_copy into a
+ * shifted destination and tfe_contiguous; every element checked. */
+static void test_table_input_runs(void **st) {
+  (void)st;
+  const int R = 7;
+  const int64_t sd[7] = {25, 10, 12, 3, 2, 7, 2}, perm[7] = {1, 4, 5, 0, 3, 2, 6};
+  int64_t n = 1, sst[7], dims[7];
+  for (int k = 0; k < R; k++) { sst[k] = n; n *= sd[k]; }
+  for (int k = 0; k < R; k++) dims[k] = sd[perm[k]];
+  double *src = malloc(sizeof(double) * (size_t)n), *dst = malloc(sizeof(double) * (size_t)(n + 1));
+  double complex *zs = malloc(sizeof(double complex) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) { src[i] = (double)i; zs[i] = (double)i - 0.25 * (double)i * I; }
+  tfe__st.kernel_stat_on = 1;
+  for (int c = 0; c < 8; c++) {
+    bool off = c >= 4, rev = c % 4 >= 2; /* rev: the source's run (dim 0) reversed */
+    tfe_tuning t0 = tfe_tuning_get();
+    TK_TUNE(kernel_table_input_runs, off ? 0 : 1);
+    tfe_set_num_threads(1 + c % 2);
+    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+    tfe_view_f64 sv = {src, {R, 0, {0}, {0}}, false}, dv = {dst + 1, {R, 0, {0}, {0}}, false};
+    tfe_view_c128 zsv = {zs, {R, 0, {0}, {0}}, false};
+    int64_t ds = 1;
+    for (int k = 0; k < R; k++) {
+      bool r = rev && perm[k] == 0;
+      sv.lay.dims[k] = zsv.lay.dims[k] = dv.lay.dims[k] = dims[k];
+      sv.lay.strides[k] = zsv.lay.strides[k] = r ? -sst[perm[k]] : sst[perm[k]];
+      if (r) sv.lay.offset = zsv.lay.offset = (dims[k] - 1) * sst[perm[k]];
+      dv.lay.strides[k] = ds;
+      ds *= dims[k];
+    }
+    dst[0] = -7;
+    tk_copy_check_both("table runs", c, R, dims, &dv, &sv, src, &zsv, zs);
+    if (dst[0] != -7) fail_msg("wrote before the view");
+    assert_true(tfe__st.kernel_stat[8] >= 2); /* table tiles, both copies */
+    if (off) assert_int_equal(tfe__st.kernel_stat[14], 0);
+    else assert_true(tfe__st.kernel_stat[14] >= 2);
+    assert_int_equal(tfe_tuning_set(&t0), TFE_OK);
+  }
+  tfe__st.kernel_stat_on = 0;
+  tfe_set_num_threads(0);
+  free(src); free(dst); free(zs);
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -729,6 +785,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.elementwise_column_cache_elems, 16384);
   assert_int_equal(d.copy_run_split_far_bytes, 2048);
   assert_int_equal(d.copy_shifted_rims, 1);
+  assert_int_equal(d.kernel_table_input_runs, 1);
+  assert_int_equal(d.copy_narrow_source_tiles, 0);
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
   bad.copy_tile_bytes = 0;
@@ -739,6 +797,12 @@ static void test_tuning_kernel(void **st) {
   bad = t;
   bad.copy_shifted_rims = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_shifted_rims");
+  bad = t;
+  bad.kernel_table_input_runs = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "kernel_table_input_runs");
+  bad = t;
+  bad.copy_narrow_source_tiles = -1;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_narrow_source_tiles");
   bad = t;
   bad.copy_run_split_far_bytes = -1;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_run_split_far_bytes");
@@ -761,7 +825,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
-      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

@@ -459,13 +459,13 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
   int64_t tg = 8 * tt < TFE__KTAB ? 8 * tt : TFE__KTAB, tw = fresh ? tt : 2 * tt;
   int nt = tfe__kthreads(n);
   bool cached = false; /* fresh pages written in order through the cache (copy_fresh_in_order) */
-  tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es, true);
+  tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tfe__kcopy_g1(tw, es), tg, false, es, true);
   if (fresh && n * es >= tu->copy_fresh_min_bytes && p.g[1].nd > 0 && !p.gather && !p.along_src) {
     /* the tiles for written pages, then: in order, or faulted in first, or else as they were */
-    tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 4 * tt, 2 * tt, tg, false, es, true);
+    tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 4 * tt, tfe__kcopy_g1(2 * tt, es), tg, false, es, true);
     cached = tfe__kon_amd(tu->copy_fresh_in_order) && tfe__kplan_in_order(&p, ((int64_t)2 << 20) / es);
     if (!cached && !tfe__kprefault(dst->data, (size_t)n * sizeof(TFE_T), nt))
-      tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tw, tg, false, es, true);
+      tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tfe__kcopy_g1(tw, es), tg, false, es, true);
   }
   if (p.gather) TFE__KSTAT(2);
   if (!p.gather && p.g[1].nd == 0 && p.g[0].nd > 1 && p.dims[0] >= 8 && p.str[1][0] == 1)

@@ -90,7 +90,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * tiles whose G1 reads a reversed source dim through the tile buffer or as runs
  * (k_copy_buffered_, k_copy_runs_), [12] copy tiles of 1- or 2-byte kinds that ran 16-byte
  * register blocks on rims or on sides under a 64-byte block (k_copy_small12_), [13] strided
- * transposes of 4-, 8- or 16-byte kinds whose rims ran as shifted register blocks (k_copy_st_). */
+ * transposes of 4-, 8- or 16-byte kinds whose rims ran as shifted register blocks (k_copy_st_);
+ * by the calling thread: [14] table-tile plans whose G1 stopped at the end of the input's run
+ * (kernel_table_input_runs). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -416,6 +418,19 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
     nd1 = tfe__kgroup_pick(p, nd0, p->rank, tt1, &cut1);
     if (nd1 > 1) nd1 = tfe__kgroup_pick(p, nd0, p->rank, 4 * tt1, &cut1);
     if (table) nd1 = tfe__kgroup_pick_up(p, nd0, p->rank, tt1, &cut1, true);
+    /* Table tiles: G1 stops where the input's run stops (kernel_table_input_runs). A dim
+     * beyond it (u16 [51,131,76,92] perm [3,1,0,2]: after the source run of 51, a dim of 76
+     * with strides 6681 in the source and 614652 in the destination; its earlier dims taken by
+     * G0) multiplies the tile's streams in both operands: 5 x 51 columns in five planes of the
+     * destination far apart, read from 5 x 92 rows (the pages a tile touches, and the lines it
+     * keeps open, grew fivefold; 3-7x memcpy). */
+    if (table && nd1 > 1 && tfe__st.tune.kernel_table_input_runs) {
+      int64_t run = tfe__kabs(p->str[mis][nd0]);
+      for (int k = 1; k < nd1; k++) {
+        run *= p->dims[nd0 + k - 1];
+        if (tfe__kabs(p->str[mis][nd0 + k]) != run) { nd1 = k; cut1 = p->dims[nd0 + k - 1]; TFE__KSTAT(14); break; }
+      }
+    }
   }
   if (nd0) tfe__kgroup_make(p, &p->g[0], 0, nd0, cut0);
   else { p->g[0].nd = 0; p->g[0].len = 1; p->g[0].inner = 1; p->g[0].last_n = p->g[0].last_b = 1; }

@@ -102,6 +102,17 @@ TFE_INTERNAL int tfe__kfuse_mode(void) {
   return m >= 0 ? m : tfe__kcpu_fuses() ? 2 : 0;
 }
 
+/* G1 of a copy's transpose tiles (elements along the source) for a target of t elements of
+ * es bytes. With copy_narrow_source_tiles, 1-, 2- and 4-byte kinds take as many elements as
+ * f64 (t * es / 8, at least one register block's columns) rather than as many bytes: their
+ * register blocks read 64 / es rows at once (32 rows of u16 against 8 of f64), so a strip of
+ * rows of the same bytes held 4-8x the lines in L1, and the tile 4-8x the bytes
+ * (docs/bench-kernel.md, session 13). */
+TFE_INTERNAL int64_t tfe__kcopy_g1(int64_t t, int64_t es) {
+  if (!tfe__st.tune.copy_narrow_source_tiles || es >= 8) return t;
+  int64_t g = t * es / 8, cb = es == 4 ? 8 : 64 / es;
+  return g < cb ? cb : g;
+}
 /* Threads of a kernel over numel elements: one below kernel_parallel_min. */
 TFE_INTERNAL int tfe__kthreads(int64_t numel) {
   int nt = tfe_get_num_threads();

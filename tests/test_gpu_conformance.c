@@ -435,6 +435,37 @@ static void test_permute_large(void **state) {
       tfe_dyn_release(&dA), tfe_dyn_release(&dC);
       hfree(&A), hfree(&C), hfree(&C1), hfree(&C2);
     }
+  /* reversals of 3^9 and 2^13, dense (the longer tile sides of exec.h's cfg.run: 81 x 27 and
+   * 64 x 32 in f64, 128 x 32 in f32, up to 1024 threads a block), and 3^9 in random layouts with
+   * alpha/beta and conjugation */
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    for (int i = 0; i < 3; i++) {
+      tfe_dtype dt = kinds[k];
+      int rank = i == 1 ? 13 : 9;
+      int64_t da[13], dc[13];
+      int32_t la[13], lc[13];
+      for (int q = 0; q < rank; q++) la[q] = q, lc[q] = rank - 1 - q, da[q] = i == 1 ? 2 : 3;
+      for (int q = 0; q < rank; q++) dc[q] = da[lc[q]];
+      hostop A, C, C1, C2;
+      make_view(&r, dt, rank, da, true, &A), make_view(&r, dt, rank, dc, false, &C);
+      double alpha[2] = {1, 0}, beta[2] = {0, 0};
+      if (i < 2) {
+        assert_int_equal(tfe_layout_dense(rank, da, TFE_COLMAJOR, &A.v.lay), TFE_OK);
+        assert_int_equal(tfe_layout_dense(rank, dc, TFE_COLMAJOR, &C.v.lay), TFE_OK);
+      } else {
+        A.v.conj = cplx(dt);
+        put(dt, alpha, rnd(&r), rnd(&r)), put(dt, beta, rnd(&r), rnd(&r));
+      }
+      copy_op(&C, &C1), copy_op(&C, &C2);
+      assert_int_equal(tfe_contract_dyn(alpha, &A.v, la, NULL, NULL, beta, &C1.v, lc), TFE_OK);
+      tfe_dyn dA, dC;
+      upload(&A, 0, &dA), upload(&C, 0, &dC);
+      if (tfe_contract_dyn(alpha, &dA, la, NULL, NULL, beta, &dC, lc) != TFE_OK) fail_msg("%s", tfe_last_error());
+      assert_int_equal(tfe_gpu_download(&dC, &C2.v), TFE_OK);
+      compare(dt, &C1, &C2, 200 + i, "permute_large (reversals)");
+      tfe_dyn_release(&dA), tfe_dyn_release(&dC);
+      hfree(&A), hfree(&C), hfree(&C1), hfree(&C2);
+    }
   /* random permutations: rank 1-7, sizes 0, 1, small and up to 40 (at most ~2^16 elements),
    * random layouts (padded, negative strides, zero strides in A), alpha/beta, conjugation */
   int ncase = cases() / 4 + 8;

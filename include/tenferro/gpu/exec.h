@@ -162,9 +162,15 @@ static void tfe__gpu_kp_merge(tfe__gpu_kparams *p) {
  * argument):
  *   mode 1 (a tile) when A's fastest label (smallest nonzero |stride|) is not C's fastest:
  *     x = C's fastest labels in C's order (stopping before A's fastest), y = A's fastest of the
- *     others in A's order; the tile is TX x TY elements of the flattened groups (at most 1024;
- *     sides 32 x 32, or longer where the other side is short; a group larger than its side is
- *     cut into equal tiles, ceil(n / ceil(n / side)), so that 81 = 3 x 27, not 32 + 32 + 17);
+ *     others in A's order; the tile is TX x TY elements of the flattened groups (first at most
+ *     1024: sides 32 x 32, or longer where the other side is short; a group larger than its side
+ *     is cut into equal tiles, ceil(n / ceil(n / side)), so that 81 = 3 x 27, not 32 + 32 + 17);
+ *     longer runs (cfg.run, 512 bytes): a side whose run is shorter grows, C's side first, to
+ *     the smallest exact cut of its group (or of a longer group) of at least run / es elements
+ *     where the tile still fits: at most 4096 elements (1024 threads) and 48 KiB of shared
+ *     memory (two tiles and the tables); f64 reverse_15d_3 27 x 27 -> 81 x 27 (648-byte runs
+ *     on C's side), reverse_23d_2 and the 2048^2 and 256^3 transposes 32 x 32 -> 64 x 32; c128
+ *     (32 x 32 = 512 bytes) is unchanged;
  *     loads run along y, stores along x, through two tiles in shared memory taken in turn (one
  *     barrier per tile); the offsets of the tile's x and y indices are tables in shared memory.
  *   mode 0 (no tile) when A and C share their fastest label (or A has no nonzero stride, or the
@@ -429,13 +435,13 @@ static long long tfe__gperm_resident(tfe__gpu_dev *D, unsigned nt, unsigned shm)
     tfe__gperm_dev[i].blocks = v[3], tfe__gperm_dev[i].resv = v[4];
   }
   if (tfe__gperm_dev[i].nsm < 0) return 0;
-  long long warps = (nt + 31) / 32, by_regs = tfe__gperm_dev[i].regs / (64 * 32 * warps); /* __launch_bounds__(256, 4) */
+  long long warps = (nt + 31) / 32, by_regs = tfe__gperm_dev[i].regs / (64 * 32 * warps); /* 64 registers: __launch_bounds__(1024, 1) */
   long long by_smem = tfe__gperm_dev[i].smem / ((long long)shm + tfe__gperm_dev[i].resv + 1);
   long long b = by_regs < by_smem ? by_regs : by_smem;
   if (b > tfe__gperm_dev[i].blocks) b = tfe__gperm_dev[i].blocks;
   return b < 1 ? 0 : b * tfe__gperm_dev[i].nsm;
 }
-/* One block of 32..256 threads (four elements each) per tile; grid y over the rest: the grid
+/* One block of 32..1024 threads (four elements each) per tile; grid y over the rest: the grid
  * aims at tfe__gperm_cfg.blocks blocks, or (0) waves times what the device holds at once, 2048
  * where that is not known (at most 65535 in y). */
 static tfe_status tfe__gpu_launch_perm(tfe__gpu_dev *D, tfe__cu_function f, tfe__cu_ptr c, tfe__cu_ptr a,
@@ -446,7 +452,7 @@ static tfe_status tfe__gpu_launch_perm(tfe__gpu_dev *D, tfe__cu_function f, tfe_
   if (tiles > 0x7fffffffLL) return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%lld tiles exceed the grid", tiles);
   unsigned nt = (unsigned)(((ne + 3) / 4 + 31) / 32 * 32);
   unsigned shm = (unsigned)q.tab + 64u * 2u * (unsigned)sizeof(int) + (q.mode ? 2u * (unsigned)q.tstride * (unsigned)es : 0);
-  if (shm > 48u * 1024u) /* not reached: the plan keeps a padded tile within 1055 elements */
+  if (shm > 48u * 1024u) /* not reached: the plan keeps tiles within 48 KiB (tfe__gperm_tile_fits) */
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "a tile of %u bytes of shared memory", shm);
   long long want = tfe__gperm_cfg.blocks;
   if (want <= 0) {

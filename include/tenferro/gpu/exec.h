@@ -210,7 +210,7 @@ typedef struct tfe__gperm_knobs {
   long long blocks;
   int tile, dtile, fit, pipe, waves, order, run, tmax, pri;
 } tfe__gperm_knobs;
-static tfe__gperm_knobs tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1, 1, 512, 4096, 1};
+static tfe__gperm_knobs tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1, 3, 0, 4096, 1};
 /* Per device: multiprocessors, registers, shared memory and blocks per multiprocessor, shared
  * memory the driver reserves per block (0: not asked yet, nsm -1: not known). */
 static struct { int nsm, regs, smem, blocks, resv; } tfe__gperm_dev[TFE__GPU_MAX_DEV];

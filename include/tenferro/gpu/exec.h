@@ -165,12 +165,12 @@ static void tfe__gpu_kp_merge(tfe__gpu_kparams *p) {
  *     others in A's order; the tile is TX x TY elements of the flattened groups (first at most
  *     1024: sides 32 x 32, or longer where the other side is short; a group larger than its side
  *     is cut into equal tiles, ceil(n / ceil(n / side)), so that 81 = 3 x 27, not 32 + 32 + 17);
- *     longer runs (cfg.run, 512 bytes): a side whose run is shorter grows, C's side first, to
- *     the smallest exact cut of its group (or of a longer group) of at least run / es elements
- *     where the tile still fits: at most 4096 elements (1024 threads) and 48 KiB of shared
- *     memory (two tiles and the tables); f64 reverse_15d_3 27 x 27 -> 81 x 27 (648-byte runs
- *     on C's side), reverse_23d_2 and the 2048^2 and 256^3 transposes 32 x 32 -> 64 x 32; c128
- *     (32 x 32 = 512 bytes) is unchanged;
+ *     longer runs (cfg.run bytes, off by default): a side whose run is shorter grows, C's side
+ *     first, to the smallest exact cut of its group (or of a longer group) of at least run / es
+ *     elements where the tile still fits: at most 4096 elements (1024 threads) and 48 KiB of
+ *     shared memory (two tiles and the tables); with run 512, f64 reverse_15d_3 27 x 27 -> 81 x
+ *     27, reverse_23d_2 and the 2048^2 and 256^3 transposes 32 x 32 -> 64 x 32 (c128 unchanged):
+ *     measured slower on the H100 (docs/benchmarks.md, session 13), hence off;
  *     loads run along y, stores along x, through two tiles in shared memory taken in turn (one
  *     barrier per tile); the offsets of the tile's x and y indices are tables in shared memory.
  *   mode 0 (no tile) when A and C share their fastest label (or A has no nonzero stride, or the
@@ -202,8 +202,10 @@ typedef struct tfe__gperm_q { /* the layout of struct Q in kernels.h */
  * times what the device holds at once); tile and dtile, the largest tile of mode 1 and of mode 0
  * in elements; fit (0: session 11's plan, 1: exact groups, 2: divisor-sized sides too); pipe
  * (the next position's loads before the current stores); order, the rest's labels (0: what
- * left x, then what left y, then by |A stride|; 1: by |C stride|; 2: by |A stride|; 3: by the
- * smaller of the two); run, the bytes a tile side's run should reach (0: no longer sides);
+ * left x, then what left y, then by |A stride|; 1: by |C stride|; 2: by |A stride|; 3, the
+ * default: by the smaller of the two, so that the blocks running at once (neighbouring
+ * positions) cover runs that continue in C and in A); run, the bytes a tile side's run should
+ * reach (0, the default: no longer sides);
  * tmax, the most elements of such a longer tile (4 a thread, at most 1024 threads); pri 1 (0):
  * C's side (A's side) grows first. */
 typedef struct tfe__gperm_knobs {
@@ -398,7 +400,7 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
     TX = nx ? tfe__gperm_tside(px, p->dout[nx - 1], dt) : 1;
     tfe__gperm_fit(p, 0, &nx, &px, TX, nx);
   }
-  if (tfe__gperm_cfg.order) /* the rest's labels by |C| or |A stride|: neighbouring positions are neighbours there */
+  if (tfe__gperm_cfg.order) /* the rest's labels by a stride key (tfe__gperm_rkey): neighbouring positions are neighbours there */
     for (int i = nx + ny + 1; i < p->nout; i++)
       for (int j = i; j > nx + ny; j--) {
         long long k1 = tfe__gperm_rkey(p, j), k0 = tfe__gperm_rkey(p, j - 1);

@@ -67,6 +67,14 @@ static bool bench_listed(const char *list, const char *id) {
   }
   return false;
 }
+/* Creates (or destroys) the two events of the timers. */
+static void bench_events(pctx *q, tfe__cu_event *e, bool create) {
+  tfe__gpu_enter(q->D, "bench");
+  for (int i = 0; i < 2; i++)
+    if (create) tfe__gpu.cu.cuEventCreate(&e[i], 0);
+    else tfe__gpu.cu.cuEventDestroy(e[i]);
+  tfe__gpu_leave(q->D);
+}
 /* One call of fn between two events on q's stream, in ms. */
 static double time_one(pctx *q, bench_fn fn, tfe__cu_event e0, tfe__cu_event e1, int n) {
   tfe__gpu_enter(q->D, "bench");
@@ -88,40 +96,32 @@ static double time_one(pctx *q, bench_fn fn, tfe__cu_event e0, tfe__cu_event e1,
 /* Interleaved medians: each round times the copy, then every config (2 warm-up rounds). */
 static void time_set(pctx *q, const tfe__gperm_knobs *cfg, int ncfg, int reps, double *tc, double *tk) {
   static double t[9][64];
-  tfe__cu_event e0, e1;
-  tfe__gpu_enter(q->D, "bench");
-  tfe__gpu.cu.cuEventCreate(&e0, 0), tfe__gpu.cu.cuEventCreate(&e1, 0);
-  tfe__gpu_leave(q->D);
+  tfe__cu_event e[2];
+  bench_events(q, e, true);
   if (reps > 64) reps = 64;
   if (reps < 1) reps = 1;
   for (int i = -2; i < reps; i++)
     for (int k = -1; k < ncfg; k++) {
       if (k >= 0) tfe__gperm_cfg = cfg[k];
-      double ms = time_one(q, k < 0 ? run_copy : run_perm, e0, e1, 1);
+      double ms = time_one(q, k < 0 ? run_copy : run_perm, e[0], e[1], 1);
       if (i >= 0) t[k + 1][i] = ms;
     }
   for (int k = -1; k < ncfg; k++) {
     qsort(t[k + 1], (size_t)reps, sizeof(double), cmp_d);
     *(k < 0 ? tc : &tk[k]) = t[k + 1][reps / 2];
   }
-  tfe__gpu_enter(q->D, "bench");
-  tfe__gpu.cu.cuEventDestroy(e0), tfe__gpu.cu.cuEventDestroy(e1);
-  tfe__gpu_leave(q->D);
+  bench_events(q, e, false);
 }
 /* n calls back to back between two events, per call (median of 5 after one warm-up). */
 static double time_b2b(pctx *q, bench_fn fn, int n) {
   double t[5];
-  tfe__cu_event e0, e1;
-  tfe__gpu_enter(q->D, "bench");
-  tfe__gpu.cu.cuEventCreate(&e0, 0), tfe__gpu.cu.cuEventCreate(&e1, 0);
-  tfe__gpu_leave(q->D);
+  tfe__cu_event e[2];
+  bench_events(q, e, true);
   for (int i = -1; i < 5; i++) {
-    double ms = time_one(q, fn, e0, e1, n) / n;
+    double ms = time_one(q, fn, e[0], e[1], n) / n;
     if (i >= 0) t[i] = ms;
   }
-  tfe__gpu_enter(q->D, "bench");
-  tfe__gpu.cu.cuEventDestroy(e0), tfe__gpu.cu.cuEventDestroy(e1);
-  tfe__gpu_leave(q->D);
+  bench_events(q, e, false);
   qsort(t, 5, sizeof(double), cmp_d);
   return t[2];
 }

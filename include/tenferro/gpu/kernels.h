@@ -17,10 +17,10 @@
  *              shared memory); mode 0 (A and C share their fastest label) has no tile: x = C's
  *              labels in C's order. Each thread keeps the offsets of its four elements in
  *              registers (computed once per block; blocks of up to 1024 threads, the launch
- *              bound (1024, 1) holding the 64 registers of (256, 4)); the rest labels are walked by the grid's y
- *              dimension, the offsets of a block's next 64 positions computed together (64
- *              threads, divisions by multiply-high with magic numbers from the host) into a
- *              table. Dynamic shared memory: the x/y tables, the rest table, then the tiles.
+ *              bound (1024, 1) holding the 64 registers of (256, 4)); the rest labels are
+ *              walked by the grid's y dimension, the offsets of a block's next 64 positions
+ *              computed together (64 threads, divisions by multiply-high with magic numbers
+ *              from the host) into a table. Dynamic shared memory: the x/y tables, the rest table, then the tiles.
  *   tfe_scale: C[o] = beta * C[o] (beta == 0 writes zeros, never reads C).
  * The parameter block is passed by value (under 4 KiB); its layout is tfe__gpu_kparams in
  * tenferro_gpu.c. Split in pieces: ISO C guarantees string literals of 4095 bytes only. */

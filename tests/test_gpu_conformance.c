@@ -379,6 +379,21 @@ static void test_einsum_chain(void **state) {
   hfree(&A), hfree(&B), hfree(&C), hfree(&H);
 }
 
+/* C = alpha op(A) + beta C on the host and on the device (A's and C's labels la, lc), compared;
+ * frees A and C. */
+static void permute_both(tfe_dtype dt, hostop *A, hostop *C, const int32_t *la, const int32_t *lc, const double *alpha,
+                         const double *beta, int i, const char *what) {
+  hostop C1, C2;
+  copy_op(C, &C1), copy_op(C, &C2);
+  assert_int_equal(tfe_contract_dyn(alpha, &A->v, la, NULL, NULL, beta, &C1.v, lc), TFE_OK);
+  tfe_dyn dA, dC;
+  upload(A, 0, &dA), upload(C, 0, &dC);
+  if (tfe_contract_dyn(alpha, &dA, la, NULL, NULL, beta, &dC, lc) != TFE_OK) fail_msg("%s", tfe_last_error());
+  assert_int_equal(tfe_gpu_download(&dC, &C2.v), TFE_OK);
+  compare(dt, &C1, &C2, i, what);
+  tfe_dyn_release(&dA), tfe_dyn_release(&dC);
+  hfree(A), hfree(C), hfree(&C1), hfree(&C2);
+}
 /* Permutations large enough for the tiled kernel (labels of 16 and more), random layouts
  * (negative and zero strides in A), alpha/beta, conjugation; and their plain copies. */
 static void test_permute_large(void **state) {
@@ -393,22 +408,14 @@ static void test_permute_large(void **state) {
       for (int q = 0; q < rank; q++) la[q] = lc[q] = q, da[q] = rank == 4 ? tu_int(&r, 3, 20) : tu_int(&r, 9, 70);
       shuffle(&r, lc, rank);
       for (int q = 0; q < rank; q++) dc[q] = da[lc[q]];
-      hostop A, C, C1, C2;
+      hostop A, C;
       make_view(&r, dt, rank, da, true, &A), make_view(&r, dt, rank, dc, false, &C);
       A.v.conj = cplx(dt) && tu_int(&r, 0, 1);
       C.v.conj = cplx(dt) && tu_int(&r, 0, 3) == 0;
       double alpha[2], beta[2];
       put(dt, alpha, i % 3 ? rnd(&r) : 1, rnd(&r));
       put(dt, beta, i % 2 ? rnd(&r) : 0, i % 2 ? rnd(&r) : 0);
-      copy_op(&C, &C1), copy_op(&C, &C2);
-      assert_int_equal(tfe_contract_dyn(alpha, &A.v, la, NULL, NULL, beta, &C1.v, lc), TFE_OK);
-      tfe_dyn dA, dC;
-      upload(&A, 0, &dA), upload(&C, 0, &dC);
-      if (tfe_contract_dyn(alpha, &dA, la, NULL, NULL, beta, &dC, lc) != TFE_OK) fail_msg("%s", tfe_last_error());
-      assert_int_equal(tfe_gpu_download(&dC, &C2.v), TFE_OK);
-      compare(dt, &C1, &C2, i, "permute_large");
-      tfe_dyn_release(&dA), tfe_dyn_release(&dC);
-      hfree(&A), hfree(&C), hfree(&C1), hfree(&C2);
+      permute_both(dt, &A, &C, la, lc, alpha, beta, i, "permute_large");
     }
   /* many small labels (tiles over groups of labels), one short side (tiles of TX x TY with one
    * of them under 32), dense layouts (labels merged before tiling) */
@@ -425,7 +432,7 @@ static void test_permute_large(void **state) {
       if (kind == 1 && rank == 3) da[2] = tu_int(&r, 2, 6);
       shuffle(&r, lc, rank);
       for (int q = 0; q < rank; q++) dc[q] = da[lc[q]];
-      hostop A, C, C1, C2;
+      hostop A, C;
       make_view(&r, dt, rank, da, kind != 2, &A), make_view(&r, dt, rank, dc, false, &C);
       if (kind == 2) { /* dense column-major on both sides (the buffers are at least that large) */
         assert_int_equal(tfe_layout_dense(rank, da, TFE_COLMAJOR, &A.v.lay), TFE_OK);
@@ -434,15 +441,30 @@ static void test_permute_large(void **state) {
       A.v.conj = cplx(dt) && tu_int(&r, 0, 3) == 0;
       double alpha[2] = {1, 0}, beta[2] = {0, 0};
       if (i % 4 == 3) put(dt, alpha, rnd(&r), rnd(&r)), put(dt, beta, rnd(&r), rnd(&r));
-      copy_op(&C, &C1), copy_op(&C, &C2);
-      assert_int_equal(tfe_contract_dyn(alpha, &A.v, la, NULL, NULL, beta, &C1.v, lc), TFE_OK);
-      tfe_dyn dA, dC;
-      upload(&A, 0, &dA), upload(&C, 0, &dC);
-      if (tfe_contract_dyn(alpha, &dA, la, NULL, NULL, beta, &dC, lc) != TFE_OK) fail_msg("%s", tfe_last_error());
-      assert_int_equal(tfe_gpu_download(&dC, &C2.v), TFE_OK);
-      compare(dt, &C1, &C2, 100 + i, "permute_large (small labels)");
-      tfe_dyn_release(&dA), tfe_dyn_release(&dC);
-      hfree(&A), hfree(&C), hfree(&C1), hfree(&C2);
+      permute_both(dt, &A, &C, la, lc, alpha, beta, 100 + i, "permute_large (small labels)");
+    }
+  /* reversals of 3^9 and 2^13, dense (the longer tile sides of exec.h's cfg.run: 81 x 27 and
+   * 64 x 32 in f64, 128 x 32 in f32, up to 1024 threads a block), and 3^9 in random layouts with
+   * alpha/beta and conjugation */
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    for (int i = 0; i < 3; i++) {
+      tfe_dtype dt = kinds[k];
+      int rank = i == 1 ? 13 : 9;
+      int64_t da[13], dc[13];
+      int32_t la[13], lc[13];
+      for (int q = 0; q < rank; q++) la[q] = q, lc[q] = rank - 1 - q, da[q] = i == 1 ? 2 : 3;
+      for (int q = 0; q < rank; q++) dc[q] = da[lc[q]];
+      hostop A, C;
+      make_view(&r, dt, rank, da, true, &A), make_view(&r, dt, rank, dc, false, &C);
+      double alpha[2] = {1, 0}, beta[2] = {0, 0};
+      if (i < 2) {
+        assert_int_equal(tfe_layout_dense(rank, da, TFE_COLMAJOR, &A.v.lay), TFE_OK);
+        assert_int_equal(tfe_layout_dense(rank, dc, TFE_COLMAJOR, &C.v.lay), TFE_OK);
+      } else {
+        A.v.conj = cplx(dt);
+        put(dt, alpha, rnd(&r), rnd(&r)), put(dt, beta, rnd(&r), rnd(&r));
+      }
+      permute_both(dt, &A, &C, la, lc, alpha, beta, 300 + i, "permute_large (reversals)");
     }
   /* random permutations: rank 1-7, sizes 0, 1, small and up to 40 (at most ~2^16 elements),
    * random layouts (padded, negative strides, zero strides in A), alpha/beta, conjugation */
@@ -461,22 +483,14 @@ static void test_permute_large(void **state) {
     }
     shuffle(&r, lc, rank);
     for (int q = 0; q < rank; q++) dc[q] = da[lc[q]];
-    hostop A, C, C1, C2;
+    hostop A, C;
     make_view(&r, dt, rank, da, true, &A), make_view(&r, dt, rank, dc, false, &C);
     if (tu_int(&r, 0, 2) == 0) assert_int_equal(tfe_layout_dense(rank, da, TFE_COLMAJOR, &A.v.lay), TFE_OK);
     A.v.conj = cplx(dt) && tu_int(&r, 0, 2) == 0;
     C.v.conj = cplx(dt) && tu_int(&r, 0, 4) == 0;
     double alpha[2] = {1, 0}, beta[2] = {0, 0};
     if (i % 3 == 2) put(dt, alpha, rnd(&r), rnd(&r)), put(dt, beta, rnd(&r), rnd(&r));
-    copy_op(&C, &C1), copy_op(&C, &C2);
-    assert_int_equal(tfe_contract_dyn(alpha, &A.v, la, NULL, NULL, beta, &C1.v, lc), TFE_OK);
-    tfe_dyn dA, dC;
-    upload(&A, 0, &dA), upload(&C, 0, &dC);
-    if (tfe_contract_dyn(alpha, &dA, la, NULL, NULL, beta, &dC, lc) != TFE_OK) fail_msg("%s", tfe_last_error());
-    assert_int_equal(tfe_gpu_download(&dC, &C2.v), TFE_OK);
-    compare(dt, &C1, &C2, 200 + i, "permute_large (random ranks 1-7)");
-    tfe_dyn_release(&dA), tfe_dyn_release(&dC);
-    hfree(&A), hfree(&C), hfree(&C1), hfree(&C2);
+    permute_both(dt, &A, &C, la, lc, alpha, beta, 200 + i, "permute_large (random ranks 1-7)");
   }
 }
 

@@ -1,7 +1,8 @@
 /* bench/sim/plans.c — prints tfe_perm2d's plan (gpu/exec.h tfe__gperm_plan) and the launch it
  * makes for each pattern of ../shared/bench/permutation_patterns.json (f64), on the host, with
  * an H100's occupancy attributes (132 multiprocessors) unless NSM says otherwise. Knobs as
- * bench_gpu_perm's configs: FIT, PIPE, WAVES, BLOCKS, TILE, DTILE, ORDER. No GPU needed. */
+ * bench_gpu_perm's configs: FIT, PIPE, WAVES, BLOCKS, TILE, DTILE, ORDER, RUN, TMAX, PRI; ES the
+ * element size (default 8). No GPU needed. */
 #define _POSIX_C_SOURCE 200809L
 #include <tenferro/gpu/tenferro_gpu.c>
 #include <stdlib.h>
@@ -29,6 +30,10 @@ int main(int argc, char **argv) {
   if (getenv("TILE")) tfe__gperm_cfg.tile = atoi(getenv("TILE"));
   if (getenv("DTILE")) tfe__gperm_cfg.dtile = atoi(getenv("DTILE"));
   if (getenv("ORDER")) tfe__gperm_cfg.order = atoi(getenv("ORDER"));
+  if (getenv("RUN")) tfe__gperm_cfg.run = atoi(getenv("RUN"));
+  if (getenv("TMAX")) tfe__gperm_cfg.tmax = atoi(getenv("TMAX"));
+  if (getenv("PRI")) tfe__gperm_cfg.pri = atoi(getenv("PRI"));
+  size_t es = getenv("ES") ? (size_t)atoi(getenv("ES")) : 8;
   tfe__gpu.cu.cuDeviceGetAttribute = attr, tfe__gpu.cu.cuLaunchKernel = launch;
   tfe__gpu_dev D;
   memset(&D, 0, sizeof D);
@@ -55,8 +60,8 @@ int main(int argc, char **argv) {
     p.alpha_re = 1, p.beta_zero = 1;
     tfe__gpu_kparams p2 = p;
     tfe__gperm_q q;
-    tfe__gperm_plan(&p2, &q, 8);
-    tfe__gpu_launch_perm(&D, NULL, 0, 0, &p, 8, "plans");
+    tfe__gperm_plan(&p2, &q, es);
+    tfe__gpu_launch_perm(&D, NULL, 0, 0, &p, es, "plans");
     printf("%-40s mode %d x %lld (%d labels) y %lld (%d) tile %d x %d rest %lld | grid %u x %u, %u threads, %u B, %.1f positions a block\n",
            j.nodes[tfe_json_get(&j, pn, "id")].str, q.mode, q.px, q.nx, q.py, q.ny, q.TX, q.TY, q.rest, lgx, lgy, lnt, lshm,
            (double)q.rest / lgy);

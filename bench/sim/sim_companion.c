@@ -3,7 +3,7 @@
  * instead of its reference loop; every other kernel stays emulated. With
  * tests/test_gpu_conformance.c (TU_GPU_EMULATED) it is the conformance suite on the real
  * permutation kernel. SIM_STATS=1 prints each launch's plan, SIM_BLOCKS / SIM_DTILE / SIM_FIT /
- * SIM_PIPE / SIM_WAVES / SIM_ORDER set tfe__gperm_cfg; SIM_NSM=n makes the device answer the occupancy
+ * SIM_PIPE / SIM_WAVES / SIM_ORDER / SIM_RUN / SIM_TMAX / SIM_PRI set tfe__gperm_cfg; SIM_NSM=n makes the device answer the occupancy
  * attributes as an H100 with n multiprocessors (the grid from the blocks it holds: blocks 0);
  * TFE_GPU_TEST_FILTER=test_permute_large runs that test only. */
 #define tu_gpu_emulate tu_gpu_emulate_base
@@ -47,6 +47,9 @@ void tu_gpu_emulate(void) {
   if (getenv("SIM_PIPE")) tfe__gperm_cfg.pipe = atoi(getenv("SIM_PIPE"));
   if (getenv("SIM_WAVES")) tfe__gperm_cfg.waves = atoi(getenv("SIM_WAVES"));
   if (getenv("SIM_ORDER")) tfe__gperm_cfg.order = atoi(getenv("SIM_ORDER"));
+  if (getenv("SIM_RUN")) tfe__gperm_cfg.run = atoi(getenv("SIM_RUN"));
+  if (getenv("SIM_TMAX")) tfe__gperm_cfg.tmax = atoi(getenv("SIM_TMAX"));
+  if (getenv("SIM_PRI")) tfe__gperm_cfg.pri = atoi(getenv("SIM_PRI"));
   tu_gpu_emulate_base();
   if (getenv("SIM_NSM")) tfe__gpu.cu.cuDeviceGetAttribute = sim_attr;
   tfe__gpu.cu.cuLaunchKernel = sim_launch;

@@ -162,9 +162,15 @@ static void tfe__gpu_kp_merge(tfe__gpu_kparams *p) {
  * argument):
  *   mode 1 (a tile) when A's fastest label (smallest nonzero |stride|) is not C's fastest:
  *     x = C's fastest labels in C's order (stopping before A's fastest), y = A's fastest of the
- *     others in A's order; the tile is TX x TY elements of the flattened groups (at most 1024;
- *     sides 32 x 32, or longer where the other side is short; a group larger than its side is
- *     cut into equal tiles, ceil(n / ceil(n / side)), so that 81 = 3 x 27, not 32 + 32 + 17);
+ *     others in A's order; the tile is TX x TY elements of the flattened groups (first at most
+ *     1024: sides 32 x 32, or longer where the other side is short; a group larger than its side
+ *     is cut into equal tiles, ceil(n / ceil(n / side)), so that 81 = 3 x 27, not 32 + 32 + 17);
+ *     longer runs (cfg.run bytes, off by default): a side whose run is shorter grows, C's side
+ *     first, to the smallest exact cut of its group (or of a longer group) of at least run / es
+ *     elements where the tile still fits: at most 4096 elements (1024 threads) and 48 KiB of
+ *     shared memory (two tiles and the tables); with run 512, f64 reverse_15d_3 27 x 27 -> 81 x
+ *     27, reverse_23d_2 and the 2048^2 and 256^3 transposes 32 x 32 -> 64 x 32 (c128 unchanged):
+ *     measured slower on the H100 (docs/benchmarks.md, session 13), hence off;
  *     loads run along y, stores along x, through two tiles in shared memory taken in turn (one
  *     barrier per tile); the offsets of the tile's x and y indices are tables in shared memory.
  *   mode 0 (no tile) when A and C share their fastest label (or A has no nonzero stride, or the
@@ -196,8 +202,17 @@ typedef struct tfe__gperm_q { /* the layout of struct Q in kernels.h */
  * times what the device holds at once); tile and dtile, the largest tile of mode 1 and of mode 0
  * in elements; fit (0: session 11's plan, 1: exact groups, 2: divisor-sized sides too); pipe
  * (the next position's loads before the current stores); order, the rest's labels (0: what
- * left x, then what left y, then by |A stride|; 1: by |C stride|; 2: by |A stride|). */
-static struct { long long blocks; int tile, dtile, fit, pipe, waves, order; } tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1, 1};
+ * left x, then what left y, then by |A stride|; 1: by |C stride|; 2: by |A stride|; 3, the
+ * default: by the smaller of the two, so that the blocks running at once (neighbouring
+ * positions) cover runs that continue in C and in A); run, the bytes a tile side's run should
+ * reach (0, the default: no longer sides);
+ * tmax, the most elements of such a longer tile (4 a thread, at most 1024 threads); pri 1 (0):
+ * C's side (A's side) grows first. */
+typedef struct tfe__gperm_knobs {
+  long long blocks;
+  int tile, dtile, fit, pipe, waves, order, run, tmax, pri;
+} tfe__gperm_knobs;
+static tfe__gperm_knobs tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1, 3, 0, 4096, 1};
 /* Per device: multiprocessors, registers, shared memory and blocks per multiprocessor, shared
  * memory the driver reserves per block (0: not asked yet, nsm -1: not known). */
 static struct { int nsm, regs, smem, blocks, resv; } tfe__gperm_dev[TFE__GPU_MAX_DEV];
@@ -268,6 +283,41 @@ static void tfe__gperm_fit(tfe__gpu_kparams *p, int g0, int *cnt, long long *pro
   }
   *prod = T;
 }
+/* Whether a tile of TX x TY elements of es bytes fits tfe_perm2d: at most cfg.tmax (and 4096)
+ * elements, four a thread, and its shared memory (tables, the rest's table, two padded tiles)
+ * within the 48 KiB a launch gets without opting in. */
+static bool tfe__gperm_tile_fits(long long TX, long long TY, size_t es) {
+  long long tab = (2 * (TX + TY) * 4 + 15) / 16 * 16, lim = tfe__gperm_cfg.tmax < 4096 ? tfe__gperm_cfg.tmax : 4096;
+  return TX * TY <= lim && tab + 64 * 2 * 4 + 2 * TX * (TY | 1) * (long long)es <= 48 * 1024;
+}
+/* The key of label d in the rest's order (cfg.order 1-3). */
+static long long tfe__gperm_rkey(const tfe__gpu_kparams *p, int d) {
+  long long c = llabs(p->sc[d]), a = llabs(p->sa[d]);
+  if (tfe__gperm_cfg.order == 1) return c;
+  if (tfe__gperm_cfg.order == 2) return a;
+  return a != 0 && a < c ? a : c;
+}
+/* A longer side for a group whose run is short (cfg.run): the group's labels are n[0..m-1] in
+ * order, its side now `side` over its first *cnt labels (product *prod). The new side is the
+ * smallest exact cut of at least `want` elements: labels are added while the product is below
+ * want, then the last one is cut to its smallest divisor f with pre * f >= want (the whole
+ * group when it never reaches want). Returns it (or `side` when not longer), with the group's
+ * labels and product in *cnt and *prod. */
+static long long tfe__gperm_longer(const long long *n, int m, long long want, long long side, int *cnt, long long *prod) {
+  int c = 0;
+  long long pre = 1;
+  while (c < m && pre * n[c] < want) pre *= n[c++];
+  if (c == m) { /* the whole group */
+    if (pre <= side) return side;
+    *cnt = c, *prod = pre;
+    return pre;
+  }
+  long long f = 2;
+  while (pre * f < want || n[c] % f) f++;
+  if (pre * f <= side) return side;
+  *cnt = c + 1, *prod = pre * n[c];
+  return pre * f;
+}
 /* The plan of p (sorted and merged, total > 0, no summed labels) into q; reorders p's labels
  * x, y, rest (and may split some). */
 static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
@@ -295,6 +345,34 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
                                                                      two of c128 + tables < 48 KiB */
     TX = tfe__gperm_tside(px, p->dout[nx - 1], cx);
     TY = ny ? tfe__gperm_tside(py, p->dout[ord[ny - 1]], cy) : 1;
+    if (TX * TY >= 64 && tfe__gperm_cfg.run > 0) {
+      /* longer runs (cfg.run bytes): a side under run / es elements grows (C's side first, or
+       * A's with cfg.pri 0) to the smallest exact cut of its group, or a longer group, of at
+       * least that many elements, where the tile still fits (reverse_15d_3: 27 x 27 -> 81 x 27) */
+      long long want = (tfe__gperm_cfg.run + (long long)es - 1) / (long long)es, ns[TFE__GPU_KMAXR];
+      for (int k = 0; k < 2; k++) {
+        bool xs = (k == 0) == (tfe__gperm_cfg.pri != 0);
+        long long side = xs ? TX : TY, pr = xs ? px : py;
+        int cnt = xs ? nx : ny, ml = 0;
+        if (side * (long long)es >= tfe__gperm_cfg.run) continue;
+        if (xs) /* C's labels before A's fastest */
+          for (; ml < af; ml++) ns[ml] = p->dout[ml];
+        else /* A's labels in A's order, nonzero strides */
+          for (; ml < m && p->sa[ord[ml]] != 0; ml++) ns[ml] = p->dout[ord[ml]];
+        long long s2 = tfe__gperm_longer(ns, ml, want, side, &cnt, &pr);
+        if (s2 == side || !tfe__gperm_tile_fits(xs ? s2 : TX, xs ? TY : s2, es)) continue;
+        if (xs) { /* x's new labels leave the others' list (and must not be y's) */
+          bool clash = cnt < nx;
+          for (int i = 0; i < ny; i++) clash |= ord[i] < cnt;
+          if (clash) continue;
+          int w = 0;
+          for (int i = 0; i < m; i++)
+            if (ord[i] >= cnt) ord[w++] = ord[i];
+          m = w, TX = s2, nx = cnt, px = pr;
+        } else
+          TY = s2, ny = cnt, py = pr;
+      }
+    }
     if (TX * TY >= 64) {
       long long dd[TFE__GPU_KMAXR], sc[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR];
       for (int i = 0; i < m; i++) dd[i] = p->dout[ord[i]], sc[i] = p->sc[ord[i]], sa[i] = p->sa[ord[i]];
@@ -322,10 +400,10 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
     TX = nx ? tfe__gperm_tside(px, p->dout[nx - 1], dt) : 1;
     tfe__gperm_fit(p, 0, &nx, &px, TX, nx);
   }
-  if (tfe__gperm_cfg.order) /* the rest's labels by |C| or |A stride|: neighbouring positions are neighbours there */
+  if (tfe__gperm_cfg.order) /* the rest's labels by a stride key (tfe__gperm_rkey): neighbouring positions are neighbours there */
     for (int i = nx + ny + 1; i < p->nout; i++)
       for (int j = i; j > nx + ny; j--) {
-        long long k1 = llabs(tfe__gperm_cfg.order == 1 ? p->sc[j] : p->sa[j]), k0 = llabs(tfe__gperm_cfg.order == 1 ? p->sc[j - 1] : p->sa[j - 1]);
+        long long k1 = tfe__gperm_rkey(p, j), k0 = tfe__gperm_rkey(p, j - 1);
         if (k1 >= k0) break;
         tfe__gperm_move(p, j, j - 1);
       }
@@ -359,13 +437,13 @@ static long long tfe__gperm_resident(tfe__gpu_dev *D, unsigned nt, unsigned shm)
     tfe__gperm_dev[i].blocks = v[3], tfe__gperm_dev[i].resv = v[4];
   }
   if (tfe__gperm_dev[i].nsm < 0) return 0;
-  long long warps = (nt + 31) / 32, by_regs = tfe__gperm_dev[i].regs / (64 * 32 * warps); /* __launch_bounds__(256, 4) */
+  long long warps = (nt + 31) / 32, by_regs = tfe__gperm_dev[i].regs / (64 * 32 * warps); /* 64 registers: __launch_bounds__(1024, 1) */
   long long by_smem = tfe__gperm_dev[i].smem / ((long long)shm + tfe__gperm_dev[i].resv + 1);
   long long b = by_regs < by_smem ? by_regs : by_smem;
   if (b > tfe__gperm_dev[i].blocks) b = tfe__gperm_dev[i].blocks;
   return b < 1 ? 0 : b * tfe__gperm_dev[i].nsm;
 }
-/* One block of 32..256 threads (four elements each) per tile; grid y over the rest: the grid
+/* One block of 32..1024 threads (four elements each) per tile; grid y over the rest: the grid
  * aims at tfe__gperm_cfg.blocks blocks, or (0) waves times what the device holds at once, 2048
  * where that is not known (at most 65535 in y). */
 static tfe_status tfe__gpu_launch_perm(tfe__gpu_dev *D, tfe__cu_function f, tfe__cu_ptr c, tfe__cu_ptr a,
@@ -376,7 +454,7 @@ static tfe_status tfe__gpu_launch_perm(tfe__gpu_dev *D, tfe__cu_function f, tfe_
   if (tiles > 0x7fffffffLL) return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%lld tiles exceed the grid", tiles);
   unsigned nt = (unsigned)(((ne + 3) / 4 + 31) / 32 * 32);
   unsigned shm = (unsigned)q.tab + 64u * 2u * (unsigned)sizeof(int) + (q.mode ? 2u * (unsigned)q.tstride * (unsigned)es : 0);
-  if (shm > 48u * 1024u) /* not reached: the plan keeps a padded tile within 1055 elements */
+  if (shm > 48u * 1024u) /* not reached: the plan keeps tiles within 48 KiB (tfe__gperm_tile_fits) */
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "a tile of %u bytes of shared memory", shm);
   long long want = tfe__gperm_cfg.blocks;
   if (want <= 0) {

@@ -10,16 +10,17 @@
  *   tfe_perm2d: the same without summed labels (a copy: permute, the packing copies), 32-bit
  *              indices and offsets (exec.h sends larger copies to tfe_unary). Its plan (struct Q,
  *              the fourth argument; exec.h, tfe__gperm_plan) orders the labels x, y, rest: mode 1
- *              (A's fastest label is not C's) tiles TX x TY elements (at most 1024) of the
+ *              (A's fastest label is not C's) tiles TX x TY elements (at most 4096) of the
  *              flattened groups x (C's fastest labels, in C's order) and y (A's fastest, in A's
  *              order): loads along y, stores along x, through shared memory (two tiles in turn,
  *              one barrier per tile; the offsets of the tile's x and y indices are tables in
  *              shared memory); mode 0 (A and C share their fastest label) has no tile: x = C's
  *              labels in C's order. Each thread keeps the offsets of its four elements in
- *              registers (computed once per block); the rest labels are walked by the grid's y
- *              dimension, the offsets of a block's next 64 positions computed together (64
- *              threads, divisions by multiply-high with magic numbers from the host) into a
- *              table. Dynamic shared memory: the x/y tables, the rest table, then the tiles.
+ *              registers (computed once per block; blocks of up to 1024 threads, the launch
+ *              bound (1024, 1) holding the 64 registers of (256, 4)); the rest labels are
+ *              walked by the grid's y dimension, the offsets of a block's next 64 positions
+ *              computed together (64 threads, divisions by multiply-high with magic numbers
+ *              from the host) into a table. Dynamic shared memory: the x/y tables, the rest table, then the tiles.
  *   tfe_scale: C[o] = beta * C[o] (beta == 0 writes zeros, never reads C).
  * The parameter block is passed by value (under 4 KiB); its layout is tfe__gpu_kparams in
  * tenferro_gpu.c. Split in pieces: ISO C guarantees string literals of 4095 bytes only. */
@@ -230,7 +231,7 @@ static const char *const tfe__gpu_ksrc[] = {
     "    }\n"
     "  }\n"
     "}\n"
-    "extern \"C\" __global__ void __launch_bounds__(256, 4) tfe_perm2d(T *c, const T *a, P p, Q q) {\n"
+    "extern \"C\" __global__ void __launch_bounds__(1024, 1) tfe_perm2d(T *c, const T *a, P p, Q q) {\n"
     "  DYN_SMEM(sm);\n"
     "  perm_run<int>(c, a, p, q, sm); /* 32-bit offsets and indices (exec.h sends the others to tfe_unary) */\n"
     "}\n",

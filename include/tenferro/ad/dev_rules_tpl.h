@@ -204,6 +204,27 @@ TFE_INTERNAL tfe_status TFE_FN(ad_dev_herm_)(const TFE_TY(view) *G, TFE_TY(tenso
   return st;
 }
 
+/* The SVD rules' broadened factors of the singular values s (k of them per item of the matrix
+ * batch A): E (ad_dev_e2_), Fm = lor(s_j - s_i), Fp = lor(s_j + s_i) (k x k, zero diagonals) and
+ * sinv = lor(s) (new tensors; tk a k x k scratch, ts one like s). */
+TFE_INTERNAL tfe_status TFE_FN(ad_svd_fdev_)(const tfe_ad_params *p, const TFE_TY(view) *s, const TFE_TY(view) *A,
+                                            int64_t k, TFE_TY(tensor) *E, TFE_TY(tensor) *Fm, TFE_TY(tensor) *Fp,
+                                            TFE_TY(tensor) *tk, TFE_TY(tensor) *sinv, TFE_TY(tensor) *ts) {
+  tfe_status st = TFE_FN(ad_dev_e2_)(s, A, (p->eta > 0 ? p->eta : sqrt((double)TFE_FN(la_eps_)())), E);
+  TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, Fm));
+  TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, Fp));
+  TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, tk));
+  TFE__ADT(TFE_FN(ad_dense_copy_)(s, sinv));
+  TFE__ADT(TFE_FN(ad_like_)(s, false, ts));
+  if (!st) {
+    TFE_TY(view) Eb2 = TFE_FN(ad_ebc_)(E, 2, k, k), Eb1 = TFE_FN(ad_ebc_)(E, 1, k, 0);
+    st = TFE_FN(ad_dev_f_)(s, true, &Eb2, &Fm->v, &tk->v);
+    TFE__ADT(TFE_FN(ad_dev_f_)(s, false, &Eb2, &Fp->v, &tk->v));
+    TFE__ADT(TFE_FN(ad_dev_lor_)(&sinv->v, &Eb1, &ts->v));
+  }
+  return st;
+}
+
 /* ---- SVD: U [X Vh + S^-1 (gVh - K^H Vh)] + (gU - U J) S^-1 Vh (linalg_rules_tpl.h) ------------- */
 TFE_INTERNAL tfe_status TFE_FN(ad_svd_rr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *const *x,
                                               const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
@@ -216,21 +237,14 @@ TFE_INTERNAL tfe_status TFE_FN(ad_svd_rr_dev_)(const tfe_ad_params *p, const TFE
   TFE_TY(tensor) t[NT];
   memset(t, 0, sizeof t);
   memset(dx, 0, sizeof *dx);
-  tfe_status st = TFE_FN(ad_dev_e2_)(s, A, (p->eta > 0 ? p->eta : sqrt((double)TFE_FN(la_eps_)())), &t[E_]);
-  for (int i = FM; i <= TK; i++) TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, &t[i]));
+  tfe_status st = TFE_FN(ad_svd_fdev_)(p, s, A, k, &t[E_], &t[FM], &t[FP], &t[TK], &t[SI], &t[TS]);
   for (int i = J_; i <= X_; i++) TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, &t[i]));
-  TFE__ADT(TFE_FN(ad_dense_copy_)(s, &t[SI]));
-  TFE__ADT(TFE_FN(ad_like_)(s, false, &t[TS]));
   if (!st) {
-    TFE_TY(view) Eb2 = TFE_FN(ad_ebc_)(&t[E_], 2, k, k), Eb1 = TFE_FN(ad_ebc_)(&t[E_], 1, k, 0);
     const TFE_TY(view) *Fm = &t[FM].v, *Fp = &t[FP].v, *Tk = &t[TK].v, *sinv = &t[SI].v, *J = &t[J_].v, *K = &t[K_].v,
                        *Ja = &t[JA].v, *X = &t[X_].v;
     TFE_TY(view) Jh = TFE_FN(ad_tv_)(J, true), Kh = TFE_FN(ad_tv_)(K, true), Xd = TFE_FN(ad_diagv_)(X);
     TFE_T half = (TFE_T)0.5;
-    st = TFE_FN(ad_dev_f_)(s, true, &Eb2, Fm, Tk);
-    TFE__ADT(TFE_FN(ad_dev_f_)(s, false, &Eb2, Fp, Tk));
-    TFE__ADT(TFE_FN(ad_dev_lor_)(sinv, &Eb1, &t[TS].v));
-    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', U, 'N', gU, 0, J));
+    st = TFE_FN(ad_bmm_)(1, 'C', U, 'N', gU, 0, J);
     TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', Vh, 'C', gVh, 0, K));
     TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, Ja, J, &Jh)); /* 2 Ja */
     TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, Tk, K, &Kh)); /* 2 Ka */
@@ -478,23 +492,17 @@ TFE_INTERNAL tfe_status TFE_FN(ad_svd_fr_dev_)(const tfe_ad_params *p, const TFE
   enum { E_, FM, FP, TK, DP, DC, DD, SI, TS, NT };
   TFE_TY(tensor) t[NT];
   memset(t, 0, sizeof t);
-  st = TFE_FN(ad_dev_e2_)(s, A, (p->eta > 0 ? p->eta : sqrt((double)TFE_FN(la_eps_)())), &t[E_]);
-  for (int i = FM; i <= DD; i++) TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, &t[i]));
-  TFE__ADT(TFE_FN(ad_dense_copy_)(s, &t[SI]));
-  TFE__ADT(TFE_FN(ad_like_)(s, false, &t[TS]));
+  st = TFE_FN(ad_svd_fdev_)(p, s, A, k, &t[E_], &t[FM], &t[FP], &t[TK], &t[SI], &t[TS]);
+  for (int i = DP; i <= DD; i++) TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, &t[i]));
   TFE__ADT(TFE_FN(ad_dmat_)(k, n, A, false, &dy[2])); /* T = U^H dA, then dVh */
   TFE__ADT(TFE_FN(ad_dmat_)(m, k, A, false, &dy[0]));
   TFE__ADT(TFE_FN(ad_like_)(s, true, &dy[1]));
   if (!st) {
-    TFE_TY(view) Eb2 = TFE_FN(ad_ebc_)(&t[E_], 2, k, k), Eb1 = TFE_FN(ad_ebc_)(&t[E_], 1, k, 0);
     const TFE_TY(view) *Fm = &t[FM].v, *Fp = &t[FP].v, *Tk = &t[TK].v, *dP = &t[DP].v, *dC = &t[DC].v, *dD = &t[DD].v,
                        *sinv = &t[SI].v, *T = &dy[2].v;
     TFE_TY(view) dPh = TFE_FN(ad_tv_)(dP, true), dPd = TFE_FN(ad_diagv_)(dP);
     TFE_T half = (TFE_T)0.5;
-    st = TFE_FN(ad_dev_f_)(s, true, &Eb2, Fm, Tk);
-    TFE__ADT(TFE_FN(ad_dev_f_)(s, false, &Eb2, Fp, Tk));
-    TFE__ADT(TFE_FN(ad_dev_lor_)(sinv, &Eb1, &t[TS].v));
-    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', U, 'N', dA, 0, T));
+    st = TFE_FN(ad_bmm_)(1, 'C', U, 'N', dA, 0, T);
     TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', T, 'C', Vh, 0, dP));
     TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, dC, dP, &dPh)); /* 2 Ps */
     TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, dD, dP, &dPh)); /* 2 Pa */

@@ -740,27 +740,6 @@ static tfe_status tfe__la_rhs(tfe__la_ctx *X, const tfe__la_view *A, int64_t n, 
     return TFE__LA_FAIL(X, TFE_ERR_OVERFLOW, "matrix %lld x %lld exceeds LAPACK's 32-bit sizes", (long long)n, (long long)*r);
   return TFE_OK;
 }
-static tfe_status tfe__la_solve(tfe__la_ctx *X, void *const *args) {
-  const tfe__la_view *A = *(const tfe__la_view *const *)args[0], *B = *(const tfe__la_view *const *)args[1];
-  tfe__la_tensor *Xo = *(tfe__la_tensor *const *)args[2];
-  if (!Xo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'X' is NULL");
-  int64_t n = 0, nb = 0, r = 0;
-  TFE_TRY(tfe__la_square(X, A, &n, &nb));
-  TFE_TRY(tfe__la_rhs(X, A, n, B, &r));
-  tfe__la_tensor Xt = {0};
-  tfe_status st = tfe__la_alloc(X, X->dt, B->lay.rank, B->lay.dims, &Xt);
-  if (st == TFE_OK && (st = tfe__gpu_enter(X->D, X->where)) == TFE_OK) {
-    st = tfe__la_solve_run(X, A, B, n, r, nb, &Xt);
-    tfe__gpu_leave(X->D);
-  }
-  if (st != TFE_OK) {
-    tfe__la_release(&Xt);
-    return st;
-  }
-  *Xo = Xt;
-  return TFE_OK;
-}
-
 /* ---- triangular solves: cuBLAS's batched trsm ------------------------------------------------------ */
 /* X = A^-1 B for the lower or upper triangle of each A (the other one is not read), unit_diag: a
  * diagonal of ones assumed. A is read where it lies when each of its matrices is column-major
@@ -857,10 +836,11 @@ static tfe_status tfe__la_trisolve_run(tfe__la_ctx *X, const tfe__la_view *A, bo
   if (st != TFE_OK) tfe__gpu.cu.cuStreamSynchronize(D->stream);
   return st;
 }
-static tfe_status tfe__la_trisolve(tfe__la_ctx *X, void *const *args) {
+/* solve (tri false: A, B, X) and trisolve (tri: A, B, lower, unit_diag, X): the right-hand side
+ * checked, X allocated like B, the run under the device lock. */
+static tfe_status tfe__la_solves(tfe__la_ctx *X, void *const *args, bool tri) {
   const tfe__la_view *A = *(const tfe__la_view *const *)args[0], *B = *(const tfe__la_view *const *)args[1];
-  bool lower = *(const bool *)args[2], unit = *(const bool *)args[3];
-  tfe__la_tensor *Xo = *(tfe__la_tensor *const *)args[4];
+  tfe__la_tensor *Xo = *(tfe__la_tensor *const *)args[tri ? 4 : 2];
   if (!Xo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'X' is NULL");
   int64_t n = 0, nb = 0, r = 0;
   TFE_TRY(tfe__la_square(X, A, &n, &nb));
@@ -868,7 +848,8 @@ static tfe_status tfe__la_trisolve(tfe__la_ctx *X, void *const *args) {
   tfe__la_tensor Xt = {0};
   tfe_status st = tfe__la_alloc(X, X->dt, B->lay.rank, B->lay.dims, &Xt);
   if (st == TFE_OK && (st = tfe__gpu_enter(X->D, X->where)) == TFE_OK) {
-    st = tfe__la_trisolve_run(X, A, lower, unit, n, r, nb, B, &Xt);
+    st = tri ? tfe__la_trisolve_run(X, A, *(const bool *)args[2], *(const bool *)args[3], n, r, nb, B, &Xt)
+             : tfe__la_solve_run(X, A, B, n, r, nb, &Xt);
     tfe__gpu_leave(X->D);
   }
   if (st != TFE_OK) {
@@ -910,8 +891,8 @@ static tfe_status tfe__gpu_linalg(const tfe_prims_backend *be, const tfe_linalg_
   case TFE_LA_EIGH: return tfe__la_eigh(&X, call->args);
   case TFE_LA_CHOLESKY: return tfe__la_cholesky(&X, call->args);
   case TFE_LA_LU: return tfe__la_lu(&X, call->args);
-  case TFE_LA_TRISOLVE: return tfe__la_trisolve(&X, call->args);
-  default: return tfe__la_solve(&X, call->args);
+  case TFE_LA_TRISOLVE: return tfe__la_solves(&X, call->args, true);
+  default: return tfe__la_solves(&X, call->args, false);
   }
 }
 

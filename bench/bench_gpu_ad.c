@@ -6,7 +6,10 @@
  * With a third argument (svd, qr, eigh, cholesky, lu): one n x n f64 decomposition recorded on a
  * device tape, then backward from its first output with a random cotangent and a download of the
  * gradient; median milliseconds of the backward (+ download) and of the whole step. Built against
- * two trees, it compares their reverse rules on device tensors (docs/benchmarks.md, session 12). */
+ * two trees, it compares their reverse rules on device tensors (docs/benchmarks.md, session 12).
+ * The op name with ":fwd" (svd:fwd, ..., also inv) times the forward rule instead: the leaf gets a
+ * random tangent, and the recording (primal + forward rule) plus a download of output 0's tangent
+ * is timed (session 13). */
 #define _POSIX_C_SOURCE 200809L
 #include <tenferro/gpu/tenferro_gpu.c>
 #include <stdio.h>
@@ -89,9 +92,12 @@ BENCH_KIND(c128, double complex, cabs)
 /* The linalg mode: op on the device tape, backward from output 0 (cotangent W0 of its shape). */
 static void run_linalg(const char *name, int64_t n, int reps) {
   static const struct { const char *s; tfe_ad_op op; } ops[] = {
-      {"svd", TFE_AD_SVD}, {"qr", TFE_AD_QR}, {"eigh", TFE_AD_EIGH}, {"cholesky", TFE_AD_CHOLESKY}, {"lu", TFE_AD_LU}};
+      {"svd", TFE_AD_SVD}, {"qr", TFE_AD_QR}, {"eigh", TFE_AD_EIGH}, {"cholesky", TFE_AD_CHOLESKY}, {"lu", TFE_AD_LU},
+      {"inv", TFE_AD_INV}};
   int which = -1;
-  for (int i = 0; i < 5; i++) if (!strcmp(name, ops[i].s)) which = i;
+  size_t nl = strcspn(name, ":");
+  bool fwd = !strcmp(name + nl, ":fwd");
+  for (int i = 0; i < 6; i++) if (strlen(ops[i].s) == nl && !strncmp(name, ops[i].s, nl)) which = i;
   if (which < 0) { printf("bench_gpu_ad: unknown op %s\n", name); return; }
   tfe_ad_op op = ops[which].op;
   int64_t d[2] = {n, n};
@@ -104,8 +110,15 @@ static void run_linalg(const char *name, int64_t n, int reps) {
         double v = H.v.data[i + j * n] + H.v.data[j + i * n] + (i == j ? 4.0 : 0.0);
         H.v.data[i + j * n] = H.v.data[j + i * n] = v;
       }
-  if (op == TFE_AD_LU) for (int64_t i = 0; i < n; i++) H.v.data[i + i * n] += 2.0;
+  if (op == TFE_AD_LU || op == TFE_AD_INV) for (int64_t i = 0; i < n; i++) H.v.data[i + i * n] += 2.0;
   up_f64(&H, &D);
+  tfe_tensor_f64 V = {0}, DV = {0}; /* the tangent of the forward mode: a symmetric direction */
+  if (fwd) {
+    CK(tfe_empty_f64(&V, 2, d, TFE_COLMAJOR));
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i <= j; i++) V.v.data[i + j * n] = V.v.data[j + i * n] = (double)rand() / RAND_MAX - 0.5;
+    up_f64(&V, &DV);
+  }
   CK(tfe_empty_f64(&G, 2, d, TFE_COLMAJOR));
   double tb[64], ts[64];
   if (reps > 64) reps = 64;
@@ -113,8 +126,19 @@ static void run_linalg(const char *name, int64_t n, int reps) {
     double t0 = now_ms();
     tfe_tape_f64 t = {0};
     int a, o[3];
-    CK(tfe_ad_var_ref_f64(&t, &D, NULL, &a));
+    CK(tfe_ad_var_ref_f64(&t, &D, fwd ? &DV.v : NULL, &a));
     CK(tfe_ad_linalg_f64(&t, op, a, o));
+    if (fwd) { /* the recording ran the forward rule: wait for output 0's tangent */
+      const tfe_tensor_f64 *ty = tfe_ad_tangent_tensor_f64(&t, o[0]);
+      if (!W.st) CK(tfe_empty_f64(&W, ty->v.lay.rank, ty->v.lay.dims, TFE_COLMAJOR));
+      tfe_dyn dd, hd;
+      CK(tfe_tensor_to_dyn_f64(ty, &dd)); CK(tfe_view_to_dyn_f64(&W.v, &hd));
+      CK(tfe_gpu_download(&dd, &hd)); tfe_dyn_release(&dd);
+      double t1 = now_ms();
+      tfe_tape_free_f64(&t);
+      if (r >= 0) tb[r] = ts[r] = t1 - t0;
+      continue;
+    }
     if (!W.st) { /* the cotangent of output 0, once */
       const tfe_view_f64 *y = tfe_ad_value_f64(&t, o[0]);
       CK(tfe_empty_f64(&W, y->lay.rank, y->lay.dims, TFE_COLMAJOR));
@@ -132,8 +156,15 @@ static void run_linalg(const char *name, int64_t n, int reps) {
     if (r >= 0) tb[r] = t2 - t1, ts[r] = t2 - t0;
   }
   double gs = 0;
-  for (int64_t i = 0; i < n * n; i++) gs += G.v.data[i] * G.v.data[i];
   qsort(tb, (size_t)reps, sizeof *tb, cmp_d), qsort(ts, (size_t)reps, sizeof *ts, cmp_d);
+  if (fwd) {
+    for (int64_t i = 0; i < tfe_layout_numel(&W.v.lay); i++) gs += W.v.data[i] * W.v.data[i];
+    printf("%-12s f64 n=%-5lld forward_step_ms=%9.2f |tangent|=%.6e\n", name, (long long)n, ts[reps / 2], sqrt(gs));
+    tfe_tensor_release_f64(&H), tfe_tensor_release_f64(&D), tfe_tensor_release_f64(&W), tfe_tensor_release_f64(&V);
+    tfe_tensor_release_f64(&DV), tfe_tensor_release_f64(&G);
+    return;
+  }
+  for (int64_t i = 0; i < n * n; i++) gs += G.v.data[i] * G.v.data[i];
   printf("%-8s f64 n=%-5lld backward_ms=%9.2f step_ms=%9.2f |grad|=%.6e\n", name, (long long)n, tb[reps / 2], ts[reps / 2],
          sqrt(gs));
   tfe_tensor_release_f64(&H), tfe_tensor_release_f64(&D), tfe_tensor_release_f64(&W), tfe_tensor_release_f64(&DW);

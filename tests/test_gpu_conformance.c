@@ -1451,7 +1451,7 @@ static void test_linalg_errors(void **state) {
     snprintf(mc, sizeof mc, "%s", tfe_last_error());
     same_status(sc, mc, tfe_eigh_dyn(&dA, &W, &V), "eigh of a NaN");
     /* not on the device */
-    TU_EXPECT_ERR(tfe_inv_dyn(&dA, &W), TFE_ERR_UNSUPPORTED, "svd, qr, eigh, cholesky, lu and solve");
+    TU_EXPECT_ERR(tfe_inv_dyn(&dA, &W), TFE_ERR_UNSUPPORTED, "svd, qr, eigh, cholesky, lu, solve (cuSOLVER) and trisolve (cuBLAS)");
     TU_EXPECT_ERR(tfe_det_dyn(&dA, &W), TFE_ERR_UNSUPPORTED, "not on the device");
     assert_null(W.st);
     tfe_dyn_release(&dA), hfree(&A);
@@ -2119,6 +2119,9 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
       return tfe_ad_einsum_##S(t, us, ik, vc, jk, 2, ij, &o[1]);                                                       \
     }                                                                                                                  \
     case TFE_AD_SOLVE: *no = 1; return tfe_ad_solve_##S(t, l[0], l[1], &o[0]);                                        \
+    case TFE_AD_TRISOLVE: /* the triangle and the unit diagonal from the case (c->unop) */                             \
+      *no = 1;                                                                                                         \
+      return tfe_ad_trisolve_##S(t, l[0], l[1], c->unop & 1, c->unop >> 1 & 1, &o[0]);                                \
     default: /* qr, lu, cholesky, inv: every output (gauge fixed on both sides) */                                    \
       *no = tfe_ad_op_nout(c->op);                                                                                     \
       return tfe_ad_linalg_##S(t, c->op, l[0], o);                                                                     \
@@ -2154,18 +2157,21 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
         if (u != TFE_UN_ABS && b < 4 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(&r, dev, 2, x, ad_prog_ew_##S, &c, tfe_unop_name((tfe_unop)u)); \
         tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \
       }                                                                                                                \
-    const tfe_ad_op las[] = {TFE_AD_SVD, TFE_AD_QR, TFE_AD_EIGH, TFE_AD_CHOLESKY, TFE_AD_LU, TFE_AD_SOLVE, TFE_AD_INV}; \
+    const tfe_ad_op las[] = {TFE_AD_SVD, TFE_AD_QR, TFE_AD_EIGH, TFE_AD_CHOLESKY, TFE_AD_LU, TFE_AD_SOLVE, TFE_AD_INV,  \
+                             TFE_AD_TRISOLVE};                                                                        \
     for (int i = 0; i < (int)(sizeof las / sizeof *las); i++)                                                          \
       for (int k = 0; k < 4; k++) {                                                                                    \
         int64_t m = tu_int(&r, 1, 6), nn = tu_int(&r, 1, 6);                                                           \
         c.op = las[i];                                                                                                 \
-        bool sq = c.op != TFE_AD_SVD && c.op != TFE_AD_QR;                                                             \
+        bool sq = c.op != TFE_AD_SVD && c.op != TFE_AD_QR, two = c.op == TFE_AD_SOLVE || c.op == TFE_AD_TRISOLVE;     \
+        c.unop = k; /* trisolve: bit 0 lower, bit 1 unit diagonal */                                                  \
         if (sq) nn = m;                                                                                                \
         if (c.op == TFE_AD_QR && m < nn) nn = m; /* the device's qr rule: tall (m >= n) */                            \
         /* case 3: a batch of 3 (qr, cholesky, lu: the programs without 2-d einsums) */                               \
         int64_t nbt = k == 3 && (c.op == TFE_AD_QR || c.op == TFE_AD_CHOLESKY || c.op == TFE_AD_LU) ? 3 : 1;         \
+        if (c.op == TFE_AD_TRISOLVE && k >= 2) nbt = 2;                                                               \
         if (k == 3 && nbt == 1) continue;                                                                              \
-        int64_t dims[3] = {m, nn, nbt}, db[2] = {m, 2};                                                                 \
+        int64_t dims[3] = {m, nn, nbt}, db[3] = {m, 2, nbt}, dv[2] = {m, nbt};                                          \
         tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                    \
         ad_rand_##S(&r, &x[0], nbt > 1 ? 3 : 2, dims, -1, 1);                                                          \
         for (int64_t bi = 0; bi < nbt; bi++) {                                                                         \
@@ -2178,16 +2184,20 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
                 xa[p + q * m] = h, xa[q + p * m] = TFE__AD_CONJ(h);                                                    \
               }                                                                                                        \
           }                                                                                                            \
-          if (c.op == TFE_AD_SOLVE || c.op == TFE_AD_INV || c.op == TFE_AD_LU)                                         \
+          if (c.op == TFE_AD_SOLVE || c.op == TFE_AD_INV || c.op == TFE_AD_LU || c.op == TFE_AD_TRISOLVE)               \
             for (int64_t q = 0; q < m; q++) xa[q + q * m] += (T)(m + 1); /* well conditioned */                       \
         }                                                                                                              \
         if (c.op == TFE_AD_SOLVE) ad_rand_##S(&r, &x[1], 2, db, -1, 1);                                                \
+        if (c.op == TFE_AD_TRISOLVE) { /* B a matrix batch, or (k 1, 3) a vector batch */                           \
+          if (k % 2) ad_rand_##S(&r, &x[1], nbt > 1 ? 2 : 1, dv, -1, 1);                                             \
+          else ad_rand_##S(&r, &x[1], nbt > 1 ? 3 : 2, db, -1, 1);                                                    \
+          if (k == 1 && m > 1) put(DT, &x[0].v.data[m + 1], 0, 0); /* lower, non-unit, (1, 1) zero: singular */       \
+        }                                                                                                              \
         long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                 \
-        ad_check_##S(&r, dev, c.op == TFE_AD_SOLVE ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op), k);           \
-        /* primal and reverse on the device for all but inv (forward rules of svd, qr, eigh, cholesky, lu and \
-         * everything of inv still go through the host: docs/ad.md) */                                                 \
-        ad_no_host(mark, c.op == TFE_AD_INV ? 0 : c.op == TFE_AD_SOLVE ? 7 : 5, #S, tfe_ad_op_name(c.op), k);          \
-        if (k == 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(&r, dev, c.op == TFE_AD_SOLVE ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op)); \
+        ad_check_##S(&r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op), k);                           \
+        /* every rule on the device (lu: square here; docs/ad.md lists what still goes through the host) */          \
+        ad_no_host(mark, 7, #S, tfe_ad_op_name(c.op), k);                                                              \
+        if (k == 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(&r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op)); \
         tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \
       }                                                                                                                \
   }
@@ -2207,6 +2217,9 @@ TU_AD_KIND(c128, double complex, TFE_DT_C128, 1, 1e-9)
 TU_AD_KIND(c64, float complex, TFE_DT_C64, 1, 2e-3)
 #undef TFE__AD_CONJ
 #undef TFE__AD_REAL
+#ifdef TU_GPU_EMULATED
+int tu_gpu_emu_trsm_calls(void);
+#endif
 static void test_ad_device(void **state) {
   (void)state;
   ad_failures = 0;
@@ -2247,6 +2260,9 @@ static void test_ad_device(void **state) {
     tfe_tape_free_f64(&t), tfe_tensor_release_f64(&h), tfe_tensor_release_f64(&d);
   }
   if (ad_failures) fail_msg("%d AD comparisons on device tensors failed (listed above)", ad_failures);
+#ifdef TU_GPU_EMULATED
+  assert_true(tu_gpu_emu_trsm_calls() > 0); /* the rules' triangular solves reached the trsm slot */
+#endif
 }
 
 int main(void) {

@@ -627,6 +627,53 @@ EMU_GEMM(emu_dgemm, TFE__GK_F64)
 EMU_GEMM(emu_cgemm, TFE__GK_C64)
 EMU_GEMM(emu_zgemm, TFE__GK_C128)
 
+/* ---- cuBLAS's batched trsm (left side): op(A) X = alpha B per item, A and B by address arrays ------- */
+static emu_c emu_div(emu_c a, emu_c b) {
+  double d = b.re * b.re + b.im * b.im;
+  emu_c r = {(a.re * b.re + a.im * b.im) / d, (a.im * b.re - a.re * b.im) / d};
+  return r;
+}
+static int emu_ntrsm;
+int tu_gpu_emu_trsm_calls(void);
+int tu_gpu_emu_trsm_calls(void) { return emu_ntrsm; }
+static tfe__blas_status emu_trsm(int g, int side, int uplo, int op, int diag, int m, int n, const void *alpha,
+                                 const void *const *Aa, int lda, void *const *Ba, int ldb, int batch) {
+  if (side != TFE__BLAS_SIDE_LEFT || lda < m || ldb < m) return 7; /* CUBLAS_STATUS_INVALID_VALUE */
+  __atomic_fetch_add(&emu_ntrsm, 1, __ATOMIC_RELAXED);
+  size_t es = emu_es[g];
+  emu_c al = emu_ld(g, (const char *)alpha);
+  /* op(A) is lower when (uplo lower) == (op N) */
+  bool low = (uplo == TFE__BLAS_FILL_LOWER) == (op == TFE__BLAS_OP_N);
+  for (int b = 0; b < batch; b++) {
+    const char *A = (const char *)Aa[b];
+    char *B = (char *)Ba[b];
+    for (int j = 0; j < n; j++)
+      for (int t = 0; t < m; t++) {
+        int i = low ? t : m - 1 - t;
+        emu_c s = emu_mul(al, emu_ld(g, B + (size_t)(i + (long long)j * ldb) * es));
+        for (int q = 0; q < m; q++) {
+          if (low ? q >= i : q <= i) continue;
+          emu_c a = emu_op(g, A, op, lda, i, q), x = emu_ld(g, B + (size_t)(q + (long long)j * ldb) * es);
+          emu_c p = emu_mul(a, x);
+          s.re -= p.re, s.im -= p.im;
+        }
+        if (diag != TFE__BLAS_DIAG_UNIT) s = emu_div(s, emu_op(g, A, op, lda, i, i));
+        emu_st(g, B + (size_t)(i + (long long)j * ldb) * es, s);
+      }
+  }
+  return 0;
+}
+#define EMU_TRSM(name, g)                                                                                          \
+  static tfe__blas_status name(tfe__blas_handle h, int side, int uplo, int op, int diag, int m, int n, const void *al, \
+                               const void *const *A, int lda, void *const *B, int ldb, int batch) {                  \
+    (void)h;                                                                                                       \
+    return emu_trsm(g, side, uplo, op, diag, m, n, al, A, lda, B, ldb, batch);                                     \
+  }
+EMU_TRSM(emu_strsm, TFE__GK_F32)
+EMU_TRSM(emu_dtrsm, TFE__GK_F64)
+EMU_TRSM(emu_ctrsm, TFE__GK_C64)
+EMU_TRSM(emu_ztrsm, TFE__GK_C128)
+
 /* ---- cuSOLVER on LAPACKE: the same calls on host memory (gesvd refuses m < n, as cuSOLVER's
  * does, so the slot's transposed path runs here too); workspaces are asked for and ignored --------- */
 static int emu_sg(int t) { return t == TFE__CUDA_R_32F ? 0 : t == TFE__CUDA_R_64F ? 1 : t == TFE__CUDA_C_32F ? 2 : 3; }
@@ -914,6 +961,8 @@ void tu_gpu_emulate(void) {
   tfe__gpu.blas.create = emu_blas_create, tfe__gpu.blas.destroy = emu_blas_destroy, tfe__gpu.blas.set_stream = emu_blas_stream;
   tfe__gpu.blas.sgemm_sb = emu_sgemm, tfe__gpu.blas.dgemm_sb = emu_dgemm;
   tfe__gpu.blas.cgemm_sb = emu_cgemm, tfe__gpu.blas.zgemm_sb = emu_zgemm;
+  tfe__gpu.blas.strsm_b = emu_strsm, tfe__gpu.blas.dtrsm_b = emu_dtrsm;
+  tfe__gpu.blas.ctrsm_b = emu_ctrsm, tfe__gpu.blas.ztrsm_b = emu_ztrsm;
   tfe__cusolver_api *so = &tfe__gpu.sol;
   so->create = emu_sol_create, so->destroy = emu_sol_destroy, so->set_stream = emu_sol_stream;
   so->params_create = emu_solp_create, so->params_destroy = emu_solp_destroy;

@@ -300,7 +300,8 @@ static const char *const fake_blas_src[] = {
     "  return 0; }\n"
     "#define OTHER(nm) int nm(void) { L.gemm_other++; return 7; }\n"
     "OTHER(hipblasSgemm) OTHER(hipblasDgemm) OTHER(hipblasCgemm) OTHER(hipblasZgemm)\n"
-    "OTHER(hipblasSgemmStridedBatched) OTHER(hipblasCgemmStridedBatched) OTHER(hipblasZgemmStridedBatched)\n",
+    "OTHER(hipblasSgemmStridedBatched) OTHER(hipblasCgemmStridedBatched) OTHER(hipblasZgemmStridedBatched)\n"
+    "OTHER(hipblasStrsmBatched) OTHER(hipblasDtrsmBatched) OTHER(hipblasCtrsmBatched) OTHER(hipblasZtrsmBatched)\n",
     NULL};
 
 /* a fake libhipsolver: every hipsolverDn entry of the table; the ones behind shims record the

@@ -1,9 +1,10 @@
-/* tenferro/ad/dev_rules_tpl.h — device forms of the reverse rules of svd, qr, eigh, cholesky
- * and lu (square) for one float kind: the same formulas as linalg_rules_tpl.h and
- * eig_rules_tpl.h, written as batched contractions (the backend's contraction), elementwise
- * work (its elementwise slot: zip, map, fill, scale on dense, strided, broadcast and negative-
- * stride views) and solves (the linalg room's tfe_solve_S, which reaches the backend's linalg
- * slot, cuSOLVER). They run only while tfe__ts.ad_backend is set (values outside host memory);
+/* tenferro/ad/dev_rules_tpl.h — device forms of the forward and reverse rules of svd, qr, eigh,
+ * cholesky and lu (square), and of every rule of trisolve and inv, for one float kind: the same
+ * formulas as linalg_rules_tpl.h, eig_rules_tpl.h, solve_rules_tpl.h and more_rules_tpl.h,
+ * written as batched contractions (the backend's contraction), elementwise work (its elementwise
+ * slot: zip, map, fill, scale on dense, strided, broadcast and negative-stride views) and solves
+ * (the linalg room's tfe_trisolve_S and tfe_solve_S, which reach the backend's linalg slot:
+ * cuBLAS's batched trsm, cuSOLVER). They run only while tfe__ts.ad_backend is set (values outside host memory);
  * host tapes keep the per-matrix LAPACK code. Bodies only, re-included per kind by ad.h after
  * rules_tpl.h. docs/ad.md ("Device tensors") lists what they replace.
  *
@@ -11,9 +12,8 @@
  *   triangular masks  a buffer b of 2k - 1 values seen as the k x k Toeplitz view
  *                     M[i, j] = b[k - 1 + i - j] (strides 1, -1; stride 0 over the batch):
  *                     b = [0.. (k-1), 1.. (k)] is tril, [0.. (k), 1.. (k-1)] strict tril, ...
- *   triangular solve  tfe_solve_S of the triangle (the other triangle is exactly zero): LU with
- *                     partial pivoting of an upper triangular matrix pivots nowhere, so it is
- *                     the back substitution; lower ones are taken as conjugate transposes
+ *   triangular solve  tfe_trisolve_S of the triangle (the backend's trsm; a conjugate-transposed
+ *                     view of a triangle is read in place with the other fill mode)
  *   LU permutation    P^T = A^-T (L U)^T by one solve, rounded to exact 0 / 1 (clamp((x - 1/4) 4))
  *   broadening        eps^2 = (eta * max(|v_0|, |v_k-1|))^2 + tiny per batch item (the values are
  *                     sorted: the largest magnitude is at an end); tiny (the smallest normal
@@ -97,17 +97,19 @@ TFE_INTERNAL tfe_status TFE_FN(ad_bmm_)(TFE_T alpha, char ta, const TFE_TY(view)
   for (int i = 2; i < C->lay.rank; i++) la[i] = lb[i] = lc[i] = 1 + i;
   return TFE_FN(ad_contract_)(alpha, &a, la, &b, lb, beta, C, lc);
 }
-/* X = conj(op(A))^-1 B by the backend's solve (linalg slot); A a triangle (see the top). */
-TFE_INTERNAL tfe_status TFE_FN(ad_dsolve_)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X) {
-  return TFE_FN(solve)(A, B, X);
+/* X = T^-1 B for the lower (or upper) triangle T of A, unit: ones on its diagonal (the backend's
+ * triangular solve through the linalg slot). */
+TFE_INTERNAL tfe_status TFE_FN(ad_dtri_)(const TFE_TY(view) *A, bool lower, bool unit, const TFE_TY(view) *B,
+                                        TFE_TY(tensor) *X) {
+  return TFE_FN(trisolve)(A, B, lower, unit, X);
 }
 /* Triangular 0 / 1 masks as a Toeplitz view of a 2k - 1 buffer (k >= 1), with the dims of like
  * (k, k, batch...): kind 0 lower (i >= j), 1 strict lower (i > j), 2 upper (i <= j), 3 the
- * Cholesky rule's Phi (strict lower 1, diagonal 1/2). */
+ * Cholesky rule's Phi (strict lower 1, diagonal 1/2), 4 strict upper (i < j). */
 TFE_INTERNAL tfe_status TFE_FN(ad_mask_)(int kind, const TFE_TY(view) *like, TFE_TY(tensor) *buf, TFE_TY(view) *M) {
   int64_t k = like->lay.dims[0], n = 2 * k - 1;
   TFE_TRY(TFE_FN(ad_empty_)(1, &n, buf));
-  int64_t lo = kind == 1 ? k : kind == 2 ? 0 : k - 1, hi = kind == 2 ? k : n;
+  int64_t lo = kind == 1 ? k : kind == 2 || kind == 4 ? 0 : k - 1, hi = kind == 2 ? k : kind == 4 ? k - 1 : n;
   TFE_TY(view) r = buf->v;
   tfe_status st = TFE_FN(ad_fill_)(&buf->v, (TFE_T)0);
   r.lay.offset = lo, r.lay.dims[0] = hi - lo;
@@ -202,6 +204,27 @@ TFE_INTERNAL tfe_status TFE_FN(ad_dev_herm_)(const TFE_TY(view) *G, TFE_TY(tenso
   return st;
 }
 
+/* The SVD rules' broadened factors of the singular values s (k of them per item of the matrix
+ * batch A): E (ad_dev_e2_), Fm = lor(s_j - s_i), Fp = lor(s_j + s_i) (k x k, zero diagonals) and
+ * sinv = lor(s) (new tensors; tk a k x k scratch, ts one like s). */
+TFE_INTERNAL tfe_status TFE_FN(ad_svd_fdev_)(const tfe_ad_params *p, const TFE_TY(view) *s, const TFE_TY(view) *A,
+                                            int64_t k, TFE_TY(tensor) *E, TFE_TY(tensor) *Fm, TFE_TY(tensor) *Fp,
+                                            TFE_TY(tensor) *tk, TFE_TY(tensor) *sinv, TFE_TY(tensor) *ts) {
+  tfe_status st = TFE_FN(ad_dev_e2_)(s, A, (p->eta > 0 ? p->eta : sqrt((double)TFE_FN(la_eps_)())), E);
+  TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, Fm));
+  TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, Fp));
+  TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, tk));
+  TFE__ADT(TFE_FN(ad_dense_copy_)(s, sinv));
+  TFE__ADT(TFE_FN(ad_like_)(s, false, ts));
+  if (!st) {
+    TFE_TY(view) Eb2 = TFE_FN(ad_ebc_)(E, 2, k, k), Eb1 = TFE_FN(ad_ebc_)(E, 1, k, 0);
+    st = TFE_FN(ad_dev_f_)(s, true, &Eb2, &Fm->v, &tk->v);
+    TFE__ADT(TFE_FN(ad_dev_f_)(s, false, &Eb2, &Fp->v, &tk->v));
+    TFE__ADT(TFE_FN(ad_dev_lor_)(&sinv->v, &Eb1, &ts->v));
+  }
+  return st;
+}
+
 /* ---- SVD: U [X Vh + S^-1 (gVh - K^H Vh)] + (gU - U J) S^-1 Vh (linalg_rules_tpl.h) ------------- */
 TFE_INTERNAL tfe_status TFE_FN(ad_svd_rr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *const *x,
                                               const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
@@ -214,21 +237,14 @@ TFE_INTERNAL tfe_status TFE_FN(ad_svd_rr_dev_)(const tfe_ad_params *p, const TFE
   TFE_TY(tensor) t[NT];
   memset(t, 0, sizeof t);
   memset(dx, 0, sizeof *dx);
-  tfe_status st = TFE_FN(ad_dev_e2_)(s, A, (p->eta > 0 ? p->eta : sqrt((double)TFE_FN(la_eps_)())), &t[E_]);
-  for (int i = FM; i <= TK; i++) TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, &t[i]));
+  tfe_status st = TFE_FN(ad_svd_fdev_)(p, s, A, k, &t[E_], &t[FM], &t[FP], &t[TK], &t[SI], &t[TS]);
   for (int i = J_; i <= X_; i++) TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, &t[i]));
-  TFE__ADT(TFE_FN(ad_dense_copy_)(s, &t[SI]));
-  TFE__ADT(TFE_FN(ad_like_)(s, false, &t[TS]));
   if (!st) {
-    TFE_TY(view) Eb2 = TFE_FN(ad_ebc_)(&t[E_], 2, k, k), Eb1 = TFE_FN(ad_ebc_)(&t[E_], 1, k, 0);
     const TFE_TY(view) *Fm = &t[FM].v, *Fp = &t[FP].v, *Tk = &t[TK].v, *sinv = &t[SI].v, *J = &t[J_].v, *K = &t[K_].v,
                        *Ja = &t[JA].v, *X = &t[X_].v;
     TFE_TY(view) Jh = TFE_FN(ad_tv_)(J, true), Kh = TFE_FN(ad_tv_)(K, true), Xd = TFE_FN(ad_diagv_)(X);
     TFE_T half = (TFE_T)0.5;
-    st = TFE_FN(ad_dev_f_)(s, true, &Eb2, Fm, Tk);
-    TFE__ADT(TFE_FN(ad_dev_f_)(s, false, &Eb2, Fp, Tk));
-    TFE__ADT(TFE_FN(ad_dev_lor_)(sinv, &Eb1, &t[TS].v));
-    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', U, 'N', gU, 0, J));
+    st = TFE_FN(ad_bmm_)(1, 'C', U, 'N', gU, 0, J);
     TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', Vh, 'C', gVh, 0, K));
     TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, Ja, J, &Jh)); /* 2 Ja */
     TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, Tk, K, &Kh)); /* 2 Ka */
@@ -312,7 +328,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_qr_rr_dev_)(const TFE_TY(view) *const *x, cons
     TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', Q, 'N', G, 1, gQe)); /* B = gQ + Q (G - Q^H gQ) */
     if (!st) {
       TFE_TY(view) Bh = TFE_FN(ad_tv_)(gQe, true);
-      st = TFE_FN(ad_dsolve_)(&R1, &Bh, &t[XH]); /* R1^-1 B^H */
+      st = TFE_FN(ad_dtri_)(&R1, false, false, &Bh, &t[XH]); /* R1^-1 B^H */
     }
     if (!st) {
       TFE_TY(view) d1 = TFE_FN(ad_blk_)(&dx->v, 0, m, 0, k), xh = TFE_FN(ad_tv_)(&t[XH].v, true);
@@ -366,53 +382,34 @@ TFE_INTERNAL tfe_status TFE_FN(ad_chol_rr_dev_)(const TFE_TY(view) *const *x, co
   tfe_status st = TFE_FN(ad_dmat_)(n, n, A, false, &t[0]);
   TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', L, 'N', gL, 0, &t[0].v));
   TFE__ADT(TFE_FN(ad_tri_)(3, &t[0].v));
-  TFE__ADT(TFE_FN(ad_dsolve_)(&Lh, &t[0].v, &t[1])); /* Z = L^-H Phi */
+  TFE__ADT(TFE_FN(ad_dtri_)(&Lh, false, false, &t[0].v, &t[1])); /* Z = L^-H Phi */
   if (!st) {
     TFE_TY(view) Zh = TFE_FN(ad_tv_)(&t[1].v, true);
-    st = TFE_FN(ad_dsolve_)(&Lh, &Zh, &t[2]); /* (Z L^-1)^H */
+    st = TFE_FN(ad_dtri_)(&Lh, false, false, &Zh, &t[2]); /* (Z L^-1)^H */
   }
   TFE__ADT(TFE_FN(ad_dev_herm_)(&t[2].v, dx));
   TFE_FN(ad_rel_)(t, 3);
   return st;
 }
 
-/* ---- LU (square): gA = P^T L^-H (tril_-1(L^H gL) + triu(gU U^H)) U^-H ------------------------ */
-TFE_INTERNAL tfe_status TFE_FN(ad_lu_rr_dev_)(const TFE_TY(view) *const *x, const TFE_TY(view) *const *y,
-                                             const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
-  const TFE_TY(view) *A = x[0], *L = y[0], *U = y[1], *gL = dy[0], *gU = dy[1];
-  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_rrule(lu)"));
-  int64_t n = A->lay.dims[0];
-  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, dx);
-  enum { G_, T_, Z1, Z2, M_, PT, C_, NT };
-  TFE_TY(tensor) t[NT];
+/* ---- LU (square): the permutation, then gA = P^T L^-H (tril_-1(L^H gL) + triu(gU U^H)) U^-H ---- */
+/* P^T (a new dense tensor; P A = L U) = A^-T (L U)^T by one solve, rounded to 0 / 1. */
+TFE_INTERNAL tfe_status TFE_FN(ad_lu_pt_)(const TFE_TY(view) *A, const TFE_TY(view) *L, const TFE_TY(view) *U,
+                                         TFE_TY(tensor) *PT) {
+  int64_t n = A->lay.dims[0], three = 3;
+  TFE_TY(tensor) t[2];
   memset(t, 0, sizeof t);
-  memset(dx, 0, sizeof *dx);
-  TFE_TY(view) Lh = TFE_FN(ad_tv_)(L, true), At = TFE_FN(ad_tv_)(A, false);
-  tfe_status st = TFE_OK;
-  for (int i = G_; i <= T_; i++) TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[i]));
-  TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[M_]));
-  TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', L, 'N', gL, 0, &t[G_].v));
-  TFE__ADT(TFE_FN(ad_tri_)(1, &t[G_].v));
-  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', gU, 'C', U, 0, &t[T_].v));
-  TFE__ADT(TFE_FN(ad_tri_)(2, &t[T_].v));
-  TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, &t[G_].v, &t[G_].v, &t[T_].v));
-  TFE__ADT(TFE_FN(ad_dsolve_)(&Lh, &t[G_].v, &t[Z1])); /* L^-H G */
+  memset(PT, 0, sizeof *PT);
+  TFE_TY(view) At = TFE_FN(ad_tv_)(A, false);
+  tfe_status st = TFE_FN(ad_dmat_)(n, n, A, false, &t[0]);
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', L, 'N', U, 0, &t[0].v));
   if (!st) {
-    TFE_TY(view) z1h = TFE_FN(ad_tv_)(&t[Z1].v, true);
-    st = TFE_FN(ad_dsolve_)(U, &z1h, &t[Z2]); /* (L^-H G U^-H)^H */
+    TFE_TY(view) Mt = TFE_FN(ad_tv_)(&t[0].v, false);
+    st = TFE_FN(solve)(&At, &Mt, PT);
   }
-  /* P^T = A^-T (L U)^T, rounded to 0 / 1 */
-  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', L, 'N', U, 0, &t[M_].v));
+  TFE__ADT(TFE_FN(ad_empty_)(1, &three, &t[1]));
   if (!st) {
-    TFE_TY(view) Mt = TFE_FN(ad_tv_)(&t[M_].v, false);
-    st = TFE_FN(ad_dsolve_)(&At, &Mt, &t[PT]);
-  }
-  if (!st) {
-    int64_t three = 3;
-    st = TFE_FN(ad_empty_)(1, &three, &t[C_]);
-  }
-  if (!st) {
-    TFE_TY(view) c = t[C_].v;
+    TFE_TY(view) c = t[1].v;
     c.lay.dims[0] = 1;
     st = TFE_FN(ad_fill_)(&c, (TFE_T)0.25);
     c.lay.offset = 1;
@@ -421,8 +418,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lu_rr_dev_)(const TFE_TY(view) *const *x, cons
     TFE__ADT(TFE_FN(ad_fill_)(&c, (TFE_T)1));
   }
   if (!st) {
-    const TFE_TY(view) *P = &t[PT].v;
-    TFE_TY(view) q = TFE_FN(ad_cbc_)(&t[C_], 0, P), z = TFE_FN(ad_cbc_)(&t[C_], 1, P), o = TFE_FN(ad_cbc_)(&t[C_], 2, P);
+    const TFE_TY(view) *P = &PT->v;
+    TFE_TY(view) q = TFE_FN(ad_cbc_)(&t[1], 0, P), z = TFE_FN(ad_cbc_)(&t[1], 1, P), o = TFE_FN(ad_cbc_)(&t[1], 2, P);
     tfe_dyn r = TFE_FN(ad_part_)(P, 0), rq = TFE_FN(ad_part_)(&q, 0), rz = TFE_FN(ad_part_)(&z, 0),
             ro = TFE_FN(ad_part_)(&o, 0);
     TFE_R four = 4;
@@ -438,6 +435,34 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lu_rr_dev_)(const TFE_TY(view) *const *x, cons
     }
 #endif
   }
+  TFE_FN(ad_rel_)(t, 2);
+  if (st) TFE_FN(tensor_release)(PT);
+  return st;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_lu_rr_dev_)(const TFE_TY(view) *const *x, const TFE_TY(view) *const *y,
+                                             const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
+  const TFE_TY(view) *A = x[0], *L = y[0], *U = y[1], *gL = dy[0], *gU = dy[1];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_rrule(lu)"));
+  int64_t n = A->lay.dims[0];
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, dx);
+  enum { G_, T_, Z1, Z2, PT, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  memset(dx, 0, sizeof *dx);
+  TFE_TY(view) Lh = TFE_FN(ad_tv_)(L, true);
+  tfe_status st = TFE_OK;
+  for (int i = G_; i <= T_; i++) TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[i]));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', L, 'N', gL, 0, &t[G_].v));
+  TFE__ADT(TFE_FN(ad_tri_)(1, &t[G_].v));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', gU, 'C', U, 0, &t[T_].v));
+  TFE__ADT(TFE_FN(ad_tri_)(2, &t[T_].v));
+  TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, &t[G_].v, &t[G_].v, &t[T_].v));
+  TFE__ADT(TFE_FN(ad_dtri_)(&Lh, false, true, &t[G_].v, &t[Z1])); /* L^-H G */
+  if (!st) {
+    TFE_TY(view) z1h = TFE_FN(ad_tv_)(&t[Z1].v, true);
+    st = TFE_FN(ad_dtri_)(U, false, false, &z1h, &t[Z2]); /* (L^-H G U^-H)^H */
+  }
+  TFE__ADT(TFE_FN(ad_lu_pt_)(A, L, U, &t[PT]));
   TFE__ADT(TFE_FN(ad_like_)(A, false, dx));
   if (!st) {
     TFE_TY(view) z = TFE_FN(ad_tv_)(&t[Z2].v, true);
@@ -445,6 +470,316 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lu_rr_dev_)(const TFE_TY(view) *const *x, cons
   }
   TFE_FN(ad_rel_)(t, NT);
   if (st) TFE_FN(tensor_release)(dx);
+  return st;
+}
+
+/* ==== forward rules ============================================================================ */
+/* ---- SVD: dP = U^H dA V, ds = Re diag dP, dU = U dC + (dA V - U dP) S^-1,
+ *      dVh = S^-1 (U^H dA - dP Vh) - dD Vh (linalg_rules_tpl.h, ad_svd_fr1_) ---------------------- */
+TFE_INTERNAL tfe_status TFE_FN(ad_svd_fr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *const *x,
+                                              const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
+                                              TFE_TY(tensor) *dy) {
+  const TFE_TY(view) *A = x[0], *dA = dx[0], *U = y[0], *s = y[1], *Vh = y[2];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(svd)"));
+  int64_t m = A->lay.dims[0], n = A->lay.dims[1], k = m < n ? m : n;
+  memset(dy, 0, 3 * sizeof *dy);
+  tfe_status st = TFE_OK;
+  if (TFE_FN(ad_numel_)(A) == 0) {
+    for (int i = 0; i < 3; i++) TFE__ADT(TFE_FN(ad_like_)(y[i], true, &dy[i]));
+    if (st) TFE_FN(ad_rel_)(dy, 3);
+    return st;
+  }
+  enum { E_, FM, FP, TK, DP, DC, DD, SI, TS, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  st = TFE_FN(ad_svd_fdev_)(p, s, A, k, &t[E_], &t[FM], &t[FP], &t[TK], &t[SI], &t[TS]);
+  for (int i = DP; i <= DD; i++) TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, &t[i]));
+  TFE__ADT(TFE_FN(ad_dmat_)(k, n, A, false, &dy[2])); /* T = U^H dA, then dVh */
+  TFE__ADT(TFE_FN(ad_dmat_)(m, k, A, false, &dy[0]));
+  TFE__ADT(TFE_FN(ad_like_)(s, true, &dy[1]));
+  if (!st) {
+    const TFE_TY(view) *Fm = &t[FM].v, *Fp = &t[FP].v, *Tk = &t[TK].v, *dP = &t[DP].v, *dC = &t[DC].v, *dD = &t[DD].v,
+                       *sinv = &t[SI].v, *T = &dy[2].v;
+    TFE_TY(view) dPh = TFE_FN(ad_tv_)(dP, true), dPd = TFE_FN(ad_diagv_)(dP);
+    TFE_T half = (TFE_T)0.5;
+    st = TFE_FN(ad_bmm_)(1, 'C', U, 'N', dA, 0, T);
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', T, 'C', Vh, 0, dP));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, dC, dP, &dPh)); /* 2 Ps */
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, dD, dP, &dPh)); /* 2 Pa */
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, dC, dC, Fm));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, dD, dD, Fp));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, Tk, dC, dD));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, dC, dC, dD));
+    TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, dC, NULL, NULL, &half, NULL));
+    TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, Tk, NULL, NULL, &half, NULL)); /* dD */
+    TFE__ADT(TFE_FN(ad_re_copy_)(&dy[1].v, &dPd));
+#if TFE_CPLX
+    if (!st) { /* dC_ii = i Im dP_ii / s_i */
+      TFE_TY(view) dCd = TFE_FN(ad_diagv_)(dC);
+      tfe_dyn ci = TFE_FN(ad_part_)(&dCd, 1), pi = TFE_FN(ad_part_)(&dPd, 1), sr = TFE_FN(ad_part_)(sinv, 0);
+      st = TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MUL, &ci, &pi, &sr, NULL);
+    }
+#endif
+    /* dU = U dC + (dA V - U dP) diag(sinv) */
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', dA, 'C', Vh, 0, &dy[0].v));
+    TFE__ADT(TFE_FN(ad_bmm_)(-1, 'N', U, 'N', dP, 1, &dy[0].v));
+    if (!st) {
+      TFE_TY(view) sc = TFE_FN(ad_vbc_)(sinv, m, true);
+      st = TFE__ADZIP(TFE_BIN_MUL, &dy[0].v, &dy[0].v, &sc);
+    }
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', U, 'N', dC, 1, &dy[0].v));
+    /* dVh = diag(sinv) (U^H dA - dP Vh) - dD Vh */
+    TFE__ADT(TFE_FN(ad_bmm_)(-1, 'N', dP, 'N', Vh, 1, T));
+    if (!st) {
+      TFE_TY(view) sr = TFE_FN(ad_vbc_)(sinv, n, false);
+      st = TFE__ADZIP(TFE_BIN_MUL, T, T, &sr);
+    }
+    TFE__ADT(TFE_FN(ad_bmm_)(-1, 'N', Tk, 'N', Vh, 1, T));
+  }
+  TFE_FN(ad_rel_)(t, NT);
+  if (st) TFE_FN(ad_rel_)(dy, 3);
+  return st;
+}
+
+/* ---- QR: Z = dA1 R1^-1, X = Q^H Z, dQ = Z - Q (X - O), dR1 = (X - O) R1, wide: dR2 = dQ^H Y + Q^H dY,
+ *      O the skew-Hermitian part of X built from its strict lower triangle (ad_qr_omega_) ----------- */
+TFE_INTERNAL tfe_status TFE_FN(ad_qr_fr_dev_)(const TFE_TY(view) *const *x, const TFE_TY(view) *const *dx,
+                                             const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
+  const TFE_TY(view) *A = x[0], *dA = dx[0], *Q = y[0], *R = y[1];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(qr)"));
+  int64_t m = A->lay.dims[0], n = A->lay.dims[1], k = m < n ? m : n;
+  memset(dy, 0, 2 * sizeof *dy);
+  tfe_status st = TFE_OK;
+  if (TFE_FN(ad_numel_)(A) == 0) {
+    for (int i = 0; i < 2; i++) TFE__ADT(TFE_FN(ad_like_)(y[i], true, &dy[i]));
+    if (st) TFE_FN(ad_rel_)(dy, 2);
+    return st;
+  }
+  enum { ZH, X_, O_, N_, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  TFE_TY(view) R1 = TFE_FN(ad_blk_)(R, 0, k, 0, k), R1h = TFE_FN(ad_tv_)(&R1, true), dA1 = TFE_FN(ad_blk_)(dA, 0, m, 0, k),
+               dA1h = TFE_FN(ad_tv_)(&dA1, true);
+  st = TFE_FN(ad_dtri_)(&R1h, true, false, &dA1h, &t[ZH]); /* Z^H = R1^-H dA1^H */
+  for (int i = X_; i <= N_; i++) TFE__ADT(TFE_FN(ad_dmat_)(k, k, A, false, &t[i]));
+  TFE__ADT(TFE_FN(ad_like_)(R, true, &dy[1]));
+  if (!st) {
+    TFE_TY(view) Z = TFE_FN(ad_tv_)(&t[ZH].v, true), Oh = TFE_FN(ad_tv_)(&t[O_].v, true);
+    const TFE_TY(view) *X = &t[X_].v, *O = &t[O_].v, *N = &t[N_].v;
+    st = TFE_FN(ad_bmm_)(1, 'C', Q, 'N', &Z, 0, X);
+    TFE__ADT(TFE_FN(ad_copy_)(O, X));
+    TFE__ADT(TFE_FN(ad_tri_)(1, O));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, N, O, &Oh)); /* O - O^H: zero diagonal */
+#if TFE_CPLX
+    if (!st) { /* i Im diag X */
+      TFE_TY(view) Nd = TFE_FN(ad_diagv_)(N), Xd = TFE_FN(ad_diagv_)(X);
+      tfe_dyn ni = TFE_FN(ad_part_)(&Nd, 1), xi = TFE_FN(ad_part_)(&Xd, 1);
+      st = TFE_FN(ad_ewd_)(TFE_EW_COPY, 0, &ni, &xi, NULL, NULL);
+    }
+#endif
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, X, X, N)); /* X - O */
+    TFE__ADT(TFE_FN(ad_dense_copy_)(&Z, &dy[0]));
+    TFE__ADT(TFE_FN(ad_bmm_)(-1, 'N', Q, 'N', X, 1, &dy[0].v));
+    if (!st) {
+      TFE_TY(view) dR1 = TFE_FN(ad_blk_)(&dy[1].v, 0, k, 0, k);
+      st = TFE_FN(ad_bmm_)(1, 'N', X, 'N', &R1, 0, &dR1);
+    }
+    if (!st && n > m) {
+      TFE_TY(view) Y = TFE_FN(ad_blk_)(A, 0, m, m, n - m), dY = TFE_FN(ad_blk_)(dA, 0, m, m, n - m),
+                   dR2 = TFE_FN(ad_blk_)(&dy[1].v, 0, k, m, n - m);
+      st = TFE_FN(ad_bmm_)(1, 'C', &dy[0].v, 'N', &Y, 0, &dR2);
+      TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', Q, 'N', &dY, 1, &dR2));
+    }
+  }
+  TFE_FN(ad_rel_)(t, NT);
+  if (st) TFE_FN(ad_rel_)(dy, 2);
+  return st;
+}
+
+/* ---- eigh: P = V^H herm(dA) V, dw = Re diag P, dV = V (F o P) ---------------------------------- */
+TFE_INTERNAL tfe_status TFE_FN(ad_eigh_fr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *const *x,
+                                               const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
+                                               TFE_TY(tensor) *dy) {
+  const TFE_TY(view) *A = x[0], *dA = dx[0], *w = y[0], *V = y[1];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(eigh)"));
+  int64_t n = A->lay.dims[0];
+  memset(dy, 0, 2 * sizeof *dy);
+  tfe_status st = TFE_OK;
+  if (TFE_FN(ad_numel_)(A) == 0) {
+    for (int i = 0; i < 2; i++) TFE__ADT(TFE_FN(ad_like_)(y[i], true, &dy[i]));
+    if (st) TFE_FN(ad_rel_)(dy, 2);
+    return st;
+  }
+  enum { E_, F_, TK, P_, H_, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  st = TFE_FN(ad_dev_e2_)(w, A, (p->eta > 0 ? p->eta : sqrt((double)TFE_FN(la_eps_)())), &t[E_]);
+  for (int i = F_; i <= P_; i++) TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[i]));
+  TFE__ADT(TFE_FN(ad_dev_herm_)(dA, &t[H_]));
+  TFE__ADT(TFE_FN(ad_like_)(w, true, &dy[0]));
+  TFE__ADT(TFE_FN(ad_like_)(V, false, &dy[1]));
+  if (!st) {
+    TFE_TY(view) Eb2 = TFE_FN(ad_ebc_)(&t[E_], 2, n, n), Pd = TFE_FN(ad_diagv_)(&t[P_].v);
+    st = TFE_FN(ad_dev_f_)(w, true, &Eb2, &t[F_].v, &t[TK].v);
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', V, 'N', &t[H_].v, 0, &t[TK].v));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &t[TK].v, 'N', V, 0, &t[P_].v));
+    TFE__ADT(TFE_FN(ad_re_copy_)(&dy[0].v, &Pd));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &t[P_].v, &t[P_].v, &t[F_].v));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', V, 'N', &t[P_].v, 0, &dy[1].v));
+  }
+  TFE_FN(ad_rel_)(t, NT);
+  if (st) TFE_FN(ad_rel_)(dy, 2);
+  return st;
+}
+
+/* ---- Cholesky: dL = L Phi(L^-1 herm(dA) L^-H) ---------------------------------------------------- */
+TFE_INTERNAL tfe_status TFE_FN(ad_chol_fr_dev_)(const TFE_TY(view) *const *x, const TFE_TY(view) *const *dx,
+                                               const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
+  const TFE_TY(view) *A = x[0], *dA = dx[0], *L = y[0];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(cholesky)"));
+  memset(dy, 0, sizeof *dy);
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(L, true, dy);
+  TFE_TY(tensor) t[3];
+  memset(t, 0, sizeof t);
+  tfe_status st = TFE_FN(ad_dev_herm_)(dA, &t[0]);
+  TFE__ADT(TFE_FN(ad_dtri_)(L, true, false, &t[0].v, &t[1])); /* L^-1 H */
+  if (!st) {
+    TFE_TY(view) zh = TFE_FN(ad_tv_)(&t[1].v, true);
+    st = TFE_FN(ad_dtri_)(L, true, false, &zh, &t[2]); /* L^-1 H L^-H (Hermitian) */
+  }
+  TFE__ADT(TFE_FN(ad_tri_)(3, &t[2].v));
+  TFE__ADT(TFE_FN(ad_like_)(L, false, dy));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', L, 'N', &t[2].v, 0, &dy->v));
+  TFE_FN(ad_rel_)(t, 3);
+  if (st) TFE_FN(tensor_release)(dy);
+  return st;
+}
+
+/* ---- LU (square): X = L^-1 P dA U^-1, dL = L tril_-1(X), dU = triu(X) U ------------------------- */
+TFE_INTERNAL tfe_status TFE_FN(ad_lu_fr_dev_)(const TFE_TY(view) *const *x, const TFE_TY(view) *const *dx,
+                                             const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
+  const TFE_TY(view) *A = x[0], *dA = dx[0], *L = y[0], *U = y[1];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(lu)"));
+  int64_t n = A->lay.dims[0];
+  memset(dy, 0, 2 * sizeof *dy);
+  tfe_status st = TFE_OK;
+  if (TFE_FN(ad_numel_)(A) == 0) {
+    for (int i = 0; i < 2; i++) TFE__ADT(TFE_FN(ad_like_)(y[i], true, &dy[i]));
+    if (st) TFE_FN(ad_rel_)(dy, 2);
+    return st;
+  }
+  enum { PT, X0, Z_, XH, P1, P2, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  st = TFE_FN(ad_lu_pt_)(A, L, U, &t[PT]);
+  TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[X0]));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'T', &t[PT].v, 'N', dA, 0, &t[X0].v)); /* P dA */
+  TFE__ADT(TFE_FN(ad_dtri_)(L, true, true, &t[X0].v, &t[Z_]));       /* L^-1 P dA */
+  if (!st) {
+    TFE_TY(view) zh = TFE_FN(ad_tv_)(&t[Z_].v, true), Uh = TFE_FN(ad_tv_)(U, true);
+    st = TFE_FN(ad_dtri_)(&Uh, true, false, &zh, &t[XH]); /* X^H = U^-H Z^H */
+  }
+  if (!st) {
+    TFE_TY(view) X = TFE_FN(ad_tv_)(&t[XH].v, true);
+    st = TFE_FN(ad_dense_copy_)(&X, &t[P1]);
+    TFE__ADT(TFE_FN(ad_dense_copy_)(&X, &t[P2]));
+  }
+  TFE__ADT(TFE_FN(ad_tri_)(1, &t[P1].v));
+  TFE__ADT(TFE_FN(ad_tri_)(2, &t[P2].v));
+  TFE__ADT(TFE_FN(ad_like_)(L, false, &dy[0]));
+  TFE__ADT(TFE_FN(ad_like_)(U, false, &dy[1]));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', L, 'N', &t[P1].v, 0, &dy[0].v));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &t[P2].v, 'N', U, 0, &dy[1].v));
+  TFE_FN(ad_rel_)(t, NT);
+  if (st) TFE_FN(ad_rel_)(dy, 2);
+  return st;
+}
+
+/* ==== trisolve: X = T^-1 B (more_rules_tpl.h) ===================================================== */
+/* A right-hand side (n, r, batch...) or a vector batch (n, batch...) of the matrix batch A, as a
+ * matrix batch (a vector gets a column axis of size 1). */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ad_rmat_)(const TFE_TY(view) *B, const TFE_TY(view) *A) {
+  if (B->lay.rank != A->lay.rank - 1) return *B;
+  TFE_TY(view) t = *B;
+  t.lay.rank = B->lay.rank + 1;
+  for (int i = B->lay.rank; i >= 2; i--) t.lay.dims[i] = B->lay.dims[i - 1], t.lay.strides[i] = B->lay.strides[i - 1];
+  t.lay.dims[1] = 1, t.lay.strides[1] = B->lay.dims[0] * B->lay.strides[0];
+  return t;
+}
+/* The triangle the rule reads: its mask kind (a unit diagonal is not part of it). */
+TFE_INTERNAL int TFE_FN(ad_trimask_)(const tfe_ad_params *p) {
+  return p->lower ? (p->unit_diag ? 1 : 0) : (p->unit_diag ? 4 : 2);
+}
+/* dX = T^-1 (dB - tri(dA) X). */
+TFE_INTERNAL tfe_status TFE_FN(ad_trisolve_fr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *const *x,
+                                                   const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
+                                                   TFE_TY(tensor) *dy) {
+  const TFE_TY(view) *A = x[0];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(trisolve)"));
+  memset(dy, 0, sizeof *dy);
+  TFE_TY(tensor) t[2];
+  memset(t, 0, sizeof t);
+  tfe_status st = TFE_FN(ad_dense_copy_)(dx[0], &t[0]);
+  TFE__ADT(TFE_FN(ad_dense_copy_)(dx[1], &t[1]));
+  if (!st && A->lay.dims[0] > 0) {
+    TFE_TY(view) Xm = TFE_FN(ad_rmat_)(y[0], A), Rm = TFE_FN(ad_rmat_)(&t[1].v, A);
+    st = TFE_FN(ad_tri_)(TFE_FN(ad_trimask_)(p), &t[0].v);
+    TFE__ADT(TFE_FN(ad_bmm_)(-1, 'N', &t[0].v, 'N', &Xm, 1, &Rm));
+  }
+  TFE__ADT(TFE_FN(ad_dtri_)(A, p->lower != 0, p->unit_diag != 0, &t[1].v, dy));
+  TFE_FN(ad_rel_)(t, 2);
+  return st;
+}
+/* gB = T^-H gX, gA = tri(-gB X^H). */
+TFE_INTERNAL tfe_status TFE_FN(ad_trisolve_rr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *const *x,
+                                                   const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
+                                                   TFE_TY(tensor) *dx) {
+  const TFE_TY(view) *A = x[0];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_rrule(trisolve)"));
+  memset(dx, 0, 2 * sizeof *dx);
+  TFE_TY(view) Ah = TFE_FN(ad_tv_)(A, true);
+  tfe_status st = TFE_FN(ad_dtri_)(&Ah, p->lower == 0, p->unit_diag != 0, dy[0], &dx[1]);
+  TFE__ADT(TFE_FN(ad_like_)(A, true, &dx[0]));
+  if (!st && A->lay.dims[0] > 0) {
+    TFE_TY(view) gBm = TFE_FN(ad_rmat_)(&dx[1].v, A), Xm = TFE_FN(ad_rmat_)(y[0], A);
+    st = TFE_FN(ad_bmm_)(-1, 'N', &gBm, 'C', &Xm, 0, &dx[0].v);
+    TFE__ADT(TFE_FN(ad_tri_)(TFE_FN(ad_trimask_)(p), &dx[0].v));
+  }
+  if (st) TFE_FN(ad_rel_)(dx, 2);
+  return st;
+}
+
+/* ==== inv: X = A^-1 by a solve against the identity; dX = -X dA X, gA = -X^H gX X^H ============= */
+TFE_INTERNAL tfe_status TFE_FN(ad_inv_pr_dev_)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_inv"));
+  int64_t n = A->lay.dims[0];
+  TFE_TY(tensor) id = {0}, b = {0};
+  tfe_status st = TFE_FN(ad_dmat_)(n, n, A, true, &id);
+  if (!st && n > 0) { /* ones on the diagonal of every item: the lower-and-upper mask */
+    TFE_TY(view) M;
+    st = TFE_FN(ad_mask_)(0, &id.v, &b, &M);
+    TFE_TY(view) Mu = M;
+    Mu.lay.strides[0] = -1, Mu.lay.strides[1] = 1; /* upper: M transposed */
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &id.v, &M, &Mu));
+  }
+  TFE__ADT(TFE_FN(solve)(A, &id.v, X));
+  TFE_FN(tensor_release)(&id), TFE_FN(tensor_release)(&b);
+  return st;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_inv_fr_dev_)(const TFE_TY(view) *const *x, const TFE_TY(view) *const *dx,
+                                              const TFE_TY(view) *const *y, TFE_TY(tensor) *dy, bool rev) {
+  const TFE_TY(view) *A = x[0], *X = y[0], *d = dx[0];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, rev ? "tfe_rrule(inv)" : "tfe_frule(inv)"));
+  int64_t n = A->lay.dims[0];
+  TFE_TY(tensor) T = {0};
+  memset(dy, 0, sizeof *dy);
+  char o = rev ? 'C' : 'N';
+  tfe_status st = TFE_FN(ad_dmat_)(n, n, A, false, &T);
+  TFE__ADT(TFE_FN(ad_like_)(A, false, dy));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, o, X, 'N', d, 0, &T.v));
+  TFE__ADT(TFE_FN(ad_bmm_)(-1, 'N', &T.v, o, X, 0, &dy->v));
+  TFE_FN(tensor_release)(&T);
+  if (st) TFE_FN(tensor_release)(dy);
   return st;
 }
 #undef TFE__ADT

@@ -63,6 +63,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_eigh_rrule_)(const tfe_ad_params *p, int nin, 
 TFE_INTERNAL tfe_status TFE_FN(ad_eigh_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_eigh_fr_dev_)(p, x, dx, y, dy);
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, "tfe_frule(eigh)"));
   tfe_status st = TFE_FN(ad_like_)(y[0], true, &dy[0]);
@@ -269,6 +270,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lu_rrule_)(const tfe_ad_params *p, int nin, co
 TFE_INTERNAL tfe_status TFE_FN(ad_lu_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                              const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_lu_fr_dev_)(x, dx, y, dy); /* square (ad_dev_native_) */
   const char *fn = "tfe_frule(lu)";
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, fn));
@@ -346,6 +348,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_chol_rrule_)(const tfe_ad_params *p, int nin, 
 TFE_INTERNAL tfe_status TFE_FN(ad_chol_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_chol_fr_dev_)(x, dx, y, dy);
   const char *fn = "tfe_frule(cholesky)";
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, fn));

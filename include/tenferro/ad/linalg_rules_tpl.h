@@ -215,6 +215,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_svd_frule_)(const tfe_ad_params *p, int nin, c
                                               const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
                                               TFE_TY(tensor) *dy) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_svd_fr_dev_)(p, x, dx, y, dy);
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, "tfe_frule(svd)"));
   int64_t k = m < n ? m : n;
@@ -465,6 +466,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lq_rrule_)(const tfe_ad_params *p, int nin, co
 TFE_INTERNAL tfe_status TFE_FN(ad_qr_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                              const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_qr_fr_dev_)(x, dx, y, dy);
   return TFE_FN(ad_qrlq_frule_)(false, x, dx, y, dy);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_lq_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,

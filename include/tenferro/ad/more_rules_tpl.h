@@ -223,6 +223,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_trisolve_rrule_)(const tfe_ad_params *p, int n
                                                    const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
                                                    TFE_TY(tensor) *dx) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_trisolve_rr_dev_)(p, x, y, dy, dx);
   const char *fn = "tfe_rrule(trisolve)";
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, fn));
@@ -245,6 +246,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_trisolve_frule_)(const tfe_ad_params *p, int n
                                                    const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
                                                    TFE_TY(tensor) *dy) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_trisolve_fr_dev_)(p, x, dx, y, dy);
   const char *fn = "tfe_frule(trisolve)";
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, fn));

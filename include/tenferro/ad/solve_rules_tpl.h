@@ -120,6 +120,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_solve_frule_)(const tfe_ad_params *p, int nin,
 TFE_INTERNAL tfe_status TFE_FN(ad_inv_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_inv_pr_dev_)(x[0], y); /* the device's solve against I */
   return TFE_FN(inv)(x[0], y);
 }
 /* Reverse: gA = -Y^H gY Y^H; forward: dY = -Y dA Y (Y = A^-1). The reverse form is the forward
@@ -141,12 +142,14 @@ TFE_INTERNAL tfe_status TFE_FN(ad_inv_both_)(bool rev, const TFE_TY(view) *Y, co
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_inv_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                               const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
-  (void)p; (void)nin; (void)x;
+  (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_inv_fr_dev_)(x, dy, y, dx, true);
   return TFE_FN(ad_inv_both_)(true, y[0], dy[0], dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_inv_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                               const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
-  (void)p; (void)nin; (void)x;
+  (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_inv_fr_dev_)(x, dx, y, dy, false);
   return TFE_FN(ad_inv_both_)(false, y[0], dx[0], dy);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_det_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,

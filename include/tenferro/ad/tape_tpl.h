@@ -199,18 +199,19 @@ TFE_INTERNAL TFE_TY(ad_rrule_fn) TFE_FN(ad_rrule_of_)(tfe_ad_op op) {
 }
 
 /* Which rules run in a backend's memory (docs/ad.md "Device tensors"): einsum, the elementwise
- * ops but max / min, scale, sum, the view ops and solve (all three rules); the primal of svd, qr,
- * eigh, cholesky and lu (the backend's linalg slot). which: 0 primal, 1 frule, 2 rrule. */
+ * ops, scale, sum, the view ops, solve, trisolve and inv (all three rules); svd, qr, eigh and
+ * cholesky (primal on the backend's linalg slot, forward and reverse in dev_rules_tpl.h); lu
+ * (primal; forward and reverse of a square one). which: 0 primal, 1 frule, 2 rrule. */
 TFE_INTERNAL bool TFE_FN(ad_dev_native_)(tfe_ad_op op, const tfe_ad_params *p, int which, const TFE_TY(view) *x0) {
   (void)p;
   switch (op) {
   case TFE_AD_EINSUM: case TFE_AD_UNARY: case TFE_AD_SCALE: case TFE_AD_SUM: case TFE_AD_PERMUTE:
   case TFE_AD_RESHAPE: case TFE_AD_SLICE: case TFE_AD_BROADCAST: case TFE_AD_DIAGONAL: return true;
   case TFE_AD_BINARY: return true;
-  case TFE_AD_SOLVE: return true;
-  case TFE_AD_SVD: case TFE_AD_QR: case TFE_AD_EIGH: case TFE_AD_CHOLESKY: return which != 1;
-  case TFE_AD_LU: /* the reverse rule of a square LU (dev_rules_tpl.h: its permutation) */
-    return which == 0 || (which == 2 && x0 && x0->lay.rank >= 2 && x0->lay.dims[0] == x0->lay.dims[1]);
+  case TFE_AD_SOLVE: case TFE_AD_TRISOLVE: case TFE_AD_INV: return true;
+  case TFE_AD_SVD: case TFE_AD_QR: case TFE_AD_EIGH: case TFE_AD_CHOLESKY: return true;
+  case TFE_AD_LU: /* the rules of a square LU (dev_rules_tpl.h: its permutation) */
+    return which == 0 || (x0 && x0->lay.rank >= 2 && x0->lay.dims[0] == x0->lay.dims[1]);
   default: return false;
   }
 }

@@ -16,6 +16,8 @@
  *   cholesky  A = L L^H, lower (cusolverDnXpotrf); upper triangle zeroed.
  *   lu        A[perm[i], :] = (L U)[i, :] (cusolverDnXgetrf with pivoting); singular is no error.
  *   solve     X = A^-1 B (cusolverDnXgetrf + cusolverDnXgetrs), B a matrix or a vector batch.
+ *   trisolve  X = A^-1 B for the lower or upper triangle of A (cublas{S,D,C,Z}trsmBatched; a zero
+ *             on a non-unit diagonal is TFE_ERR_SINGULAR, as trtrs reports it).
  * Every input is checked for NaN and infinity on the device first (tfe_la_finite over its strides:
  * the CPU refuses them too, at the same point of its checks; the message names the first such
  * element, found on the host on that error path only). Inputs (any strides, lazy conjugation)
@@ -24,7 +26,7 @@
  * every batch item are gathered on the device and read back once, then turned into the CPU's
  * errors: TFE_ERR_SINGULAR (singular matrix, not positive definite), TFE_ERR_NOCONV,
  * TFE_ERR_INVALID (an argument refused). On error no result is kept. The other linalg functions
- * (lq, eig, trisolve, lstsq, inv, det, slogdet, pinv, polar, norm, expm, svd_trunc) answer
+ * (lq, eig, lstsq, inv, det, slogdet, pinv, polar, norm, expm, svd_trunc) answer
  * TFE_ERR_UNSUPPORTED on a GPU backend.
  * Parsed only inside tenferro_gpu.c (TFE__GPU_COMPANION), after memory.h. */
 #ifndef TENFERRO_GPU_SOLVER_H
@@ -718,13 +720,9 @@ static tfe_status tfe__la_solve_run(tfe__la_ctx *X, const tfe__la_view *A, const
   free(host);
   return st;
 }
-static tfe_status tfe__la_solve(tfe__la_ctx *X, void *const *args) {
-  const tfe__la_view *A = *(const tfe__la_view *const *)args[0], *B = *(const tfe__la_view *const *)args[1];
-  tfe__la_tensor *Xo = *(tfe__la_tensor *const *)args[2];
-  if (!Xo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'X' is NULL");
-  int64_t n = 0, nb = 0;
-  TFE_TRY(tfe__la_square(X, A, &n, &nb));
-  /* the right-hand side (linalg's la_rhs_): (n, r, batch...) or a vector (n, batch...) */
+/* The right-hand side of a solve (linalg's la_rhs_): (n, r, batch...) or a vector (n, batch...);
+ * r: its column count. */
+static tfe_status tfe__la_rhs(tfe__la_ctx *X, const tfe__la_view *A, int64_t n, const tfe__la_view *B, int64_t *r) {
   if (!B) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'B' is NULL");
   TFE_TRY(tfe__la_view_ok(X, B, "A", NULL));
   int ra = A->lay.rank, rb = B->lay.rank;
@@ -737,12 +735,121 @@ static tfe_status tfe__la_solve(tfe__la_ctx *X, void *const *args) {
                           (long long)B->lay.dims[b0 + i]);
   if (B->lay.dims[0] != n)
     return TFE__LA_FAIL(X, TFE_ERR_SHAPE, "B has %lld rows, A needs %lld", (long long)B->lay.dims[0], (long long)n);
-  int64_t r = b0 == 2 ? B->lay.dims[1] : 1;
-  if (r > INT_MAX) return TFE__LA_FAIL(X, TFE_ERR_OVERFLOW, "matrix %lld x %lld exceeds LAPACK's 32-bit sizes", (long long)n, (long long)r);
+  *r = b0 == 2 ? B->lay.dims[1] : 1;
+  if (*r > INT_MAX)
+    return TFE__LA_FAIL(X, TFE_ERR_OVERFLOW, "matrix %lld x %lld exceeds LAPACK's 32-bit sizes", (long long)n, (long long)*r);
+  return TFE_OK;
+}
+/* ---- triangular solves: cuBLAS's batched trsm ------------------------------------------------------ */
+/* X = A^-1 B for the lower or upper triangle of each A (the other one is not read), unit_diag: a
+ * diagonal of ones assumed. A is read where it lies when each of its matrices is column-major
+ * (op N) or row-major (op T, or C for a lazily conjugated view, with the other triangle) with a
+ * leading dimension in int range, at any batch strides (the batched trsm takes one address per
+ * item); otherwise it is packed first. B is packed into X, which trsm overwrites. A zero on a
+ * non-unit diagonal is the CPU's TFE_ERR_SINGULAR (trtrs checks it first; trsm does not): the
+ * diagonals are gathered on the device and read back once. */
+static tfe__blas_trsm_b_fn_t tfe__la_trsm_fn(int g) {
+  return g == TFE__GK_F32 ? tfe__gpu.blas.strsm_b
+         : g == TFE__GK_F64 ? tfe__gpu.blas.dtrsm_b
+         : g == TFE__GK_C64 ? tfe__gpu.blas.ctrsm_b
+                            : tfe__gpu.blas.ztrsm_b;
+}
+/* The address of batch item b of a view (batch axes 2..., first fastest). */
+static tfe__cu_ptr tfe__la_item(const tfe__la_ctx *X, const tfe__la_view *A, int64_t b) {
+  int64_t off = A->lay.offset;
+  for (int i = 2; i < A->lay.rank; i++) off += b % A->lay.dims[i] * A->lay.strides[i], b /= A->lay.dims[i];
+  return (tfe__cu_ptr)(uintptr_t)A->data + (tfe__cu_ptr)(off * (int64_t)X->es);
+}
+static tfe_status tfe__la_trisolve_run(tfe__la_ctx *X, const tfe__la_view *A, bool lower, bool unit, int64_t n,
+                                       int64_t r, int64_t nb, const tfe__la_view *B, tfe__la_tensor *Xo) {
+  tfe__gpu_dev *D = X->D;
+  if (nb == 0 || n == 0) return TFE_OK;
+  tfe__blas_trsm_b_fn_t trsm = tfe__la_trsm_fn(X->g);
+  if (!trsm || !D->blas)
+    return TFE__LA_FAIL(X, TFE_ERR_UNSUPPORTED, "backend '%s' has no triangular solve: cuBLAS is not loaded", D->bename);
+  int64_t s0 = A->lay.strides[0], s1 = A->lay.strides[1];
+  bool cj = X->g >= TFE__GK_C64 && A->conj;
+  int op = -1, lda = (int)n;
+  if (!cj && s0 == 1 && s1 >= n && s1 <= INT_MAX) op = TFE__BLAS_OP_N, lda = (int)s1;
+  else if (s1 == 1 && s0 >= n && s0 <= INT_MAX) op = cj ? TFE__BLAS_OP_C : TFE__BLAS_OP_T, lda = (int)s0;
+  bool packed = op < 0, low = op == TFE__BLAS_OP_N || packed ? lower : !lower;
+  tfe__la_ws W = {{0}, 0, 0};
+  int pa = tfe__la_part(&W, packed ? (size_t)(nb * n * n) * X->es : 0), pd = tfe__la_part(&W, unit ? 0 : (size_t)(nb * n) * X->es);
+  int pp = tfe__la_part(&W, (size_t)(2 * nb) * sizeof(tfe__cu_ptr));
+  tfe__cu_ptr base = 0;
+  void *unused = NULL;
+  TFE_TRY(tfe__la_carve(X, &W, &base, 0, &unused));
+  tfe__cu_ptr a = TFE__LA_AT(W, base, pa), x = tfe__la_ptr(Xo), ptrs = TFE__LA_AT(W, base, pp);
+  tfe__la_view Ap = *A; /* the matrices trsm reads: A itself or its packed copy */
+  tfe_status st = TFE_OK;
+  if (packed) {
+    st = tfe__la_pack(X, A, false, a);
+    Ap.data = TFE__LA_VP(a), Ap.conj = false, Ap.lay.offset = 0, lda = (int)n, op = TFE__BLAS_OP_N;
+    Ap.lay.strides[0] = 1, Ap.lay.strides[1] = n;
+    for (int i = 2; i < A->lay.rank; i++) Ap.lay.strides[i] = Ap.lay.strides[i - 1] * Ap.lay.dims[i - 1];
+  }
+  char *hd = NULL;
+  if (st == TFE_OK && !unit) { /* the diagonals, gathered and read back */
+    tfe__la_view dg = Ap;
+    dg.lay.rank = Ap.lay.rank - 1, dg.lay.dims[0] = n, dg.lay.strides[0] = Ap.lay.strides[0] + Ap.lay.strides[1];
+    for (int i = 1; i < dg.lay.rank; i++) dg.lay.dims[i] = Ap.lay.dims[i + 1], dg.lay.strides[i] = Ap.lay.strides[i + 1];
+    dg.conj = false;
+    hd = (char *)malloc((size_t)(nb * n) * X->es);
+    if (!hd) st = TFE__LA_FAIL(X, TFE_ERR_ALLOC, "no memory for %lld diagonal elements", (long long)(nb * n));
+    if (st == TFE_OK) st = tfe__la_pack(X, &dg, false, TFE__LA_AT(W, base, pd));
+    if (st == TFE_OK) {
+      tfe__cu_result cr = tfe__gpu.cu.cuMemcpyDtoHAsync(hd, TFE__LA_AT(W, base, pd), (size_t)(nb * n) * X->es, D->stream);
+      if (cr == 0) cr = tfe__gpu.cu.cuStreamSynchronize(D->stream);
+      if (cr != 0) st = TFE__LA_FAIL(X, TFE_ERR_DEVICE, "%s: reading the diagonals back: %s", D->bename, tfe__cu_errstr(cr));
+    }
+    int parts = X->g >= TFE__GK_C64 ? 2 : 1;
+    for (int64_t e = 0; st == TFE_OK && e < nb * n; e++) {
+      bool zero = true;
+      for (int q = 0; q < parts; q++)
+        zero = zero && (X->res == 4 ? ((const float *)hd)[e * parts + q] == 0 : ((const double *)hd)[e * parts + q] == 0);
+      if (zero)
+        st = TFE__LA_FAIL(X, TFE_ERR_SINGULAR, "batch item %lld: zero on the diagonal at %d", (long long)(e / n), (int)(e % n));
+    }
+  }
+  free(hd);
+  if (st == TFE_OK) st = tfe__la_pack(X, B, false, x);
+  tfe__cu_ptr *hp = st == TFE_OK ? (tfe__cu_ptr *)malloc((size_t)(2 * nb) * sizeof *hp) : NULL;
+  if (st == TFE_OK && !hp) st = TFE__LA_FAIL(X, TFE_ERR_ALLOC, "no memory for %lld batch addresses", (long long)(2 * nb));
+  if (st == TFE_OK) {
+    for (int64_t b = 0; b < nb; b++) hp[b] = tfe__la_item(X, &Ap, b), hp[nb + b] = x + (tfe__cu_ptr)(b * n * r) * X->es;
+    /* pageable source: the copy has read hp when it returns */
+    tfe__cu_result cr = tfe__gpu.cu.cuMemcpyHtoDAsync(ptrs, hp, (size_t)(2 * nb) * sizeof *hp, D->stream);
+    if (cr != 0) st = TFE__LA_FAIL(X, TFE_ERR_DEVICE, "%s: uploading the batch addresses: %s", D->bename, tfe__cu_errstr(cr));
+  }
+  free(hp);
+  static const double one[2] = {1, 0};
+  static const float onef[2] = {1, 0};
+  for (int64_t b0 = 0; st == TFE_OK && r > 0 && b0 < nb; b0 += INT_MAX) { /* batch counts are ints */
+    int cnt = (int)(nb - b0 < INT_MAX ? nb - b0 : INT_MAX);
+    tfe__blas_status bs = trsm(D->blas, TFE__BLAS_SIDE_LEFT, low ? TFE__BLAS_FILL_LOWER : TFE__BLAS_FILL_UPPER, op,
+                               unit ? TFE__BLAS_DIAG_UNIT : TFE__BLAS_DIAG_NON_UNIT, (int)n, (int)r,
+                               X->res == 4 ? (const void *)onef : (const void *)one,
+                               (const void *const *)TFE__LA_VP(ptrs + (tfe__cu_ptr)b0 * sizeof(tfe__cu_ptr)), lda,
+                               (void *const *)TFE__LA_VP(ptrs + (tfe__cu_ptr)(nb + b0) * sizeof(tfe__cu_ptr)), (int)n, cnt);
+    if (bs != 0) st = TFE__LA_FAIL(X, TFE_ERR_DEVICE, "%s: cublas?trsmBatched failed (cublasStatus %d)", D->bename, bs);
+  }
+  if (st != TFE_OK) tfe__gpu.cu.cuStreamSynchronize(D->stream);
+  return st;
+}
+/* solve (tri false: A, B, X) and trisolve (tri: A, B, lower, unit_diag, X): the right-hand side
+ * checked, X allocated like B, the run under the device lock. */
+static tfe_status tfe__la_solves(tfe__la_ctx *X, void *const *args, bool tri) {
+  const tfe__la_view *A = *(const tfe__la_view *const *)args[0], *B = *(const tfe__la_view *const *)args[1];
+  tfe__la_tensor *Xo = *(tfe__la_tensor *const *)args[tri ? 4 : 2];
+  if (!Xo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'X' is NULL");
+  int64_t n = 0, nb = 0, r = 0;
+  TFE_TRY(tfe__la_square(X, A, &n, &nb));
+  TFE_TRY(tfe__la_rhs(X, A, n, B, &r));
   tfe__la_tensor Xt = {0};
   tfe_status st = tfe__la_alloc(X, X->dt, B->lay.rank, B->lay.dims, &Xt);
   if (st == TFE_OK && (st = tfe__gpu_enter(X->D, X->where)) == TFE_OK) {
-    st = tfe__la_solve_run(X, A, B, n, r, nb, &Xt);
+    st = tri ? tfe__la_trisolve_run(X, A, *(const bool *)args[2], *(const bool *)args[3], n, r, nb, B, &Xt)
+             : tfe__la_solve_run(X, A, B, n, r, nb, &Xt);
     tfe__gpu_leave(X->D);
   }
   if (st != TFE_OK) {
@@ -758,6 +865,7 @@ static tfe_status tfe__gpu_linalg(const tfe_prims_backend *be, const tfe_linalg_
   static const struct { int op, nargs; const char *name; } ops[] = {
       {TFE_LA_SVD, 5, "svd"}, {TFE_LA_QR, 4, "qr"}, {TFE_LA_EIGH, 3, "eigh"},
       {TFE_LA_CHOLESKY, 2, "cholesky"}, {TFE_LA_LU, 4, "lu"}, {TFE_LA_SOLVE, 3, "solve"},
+      {TFE_LA_TRISOLVE, 5, "trisolve"},
   };
   if (!call) return TFE__GPU_FAIL_AT(TFE_ERR_NULL, "tfe_linalg", "call is NULL");
   tfe__la_ctx X;
@@ -770,7 +878,7 @@ static tfe_status tfe__gpu_linalg(const tfe_prims_backend *be, const tfe_linalg_
                             be->name, tfe_dtype_name(call->dtype));
   if (i == (int)(sizeof ops / sizeof *ops))
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, "tfe_linalg",
-                            "backend '%s' runs svd, qr, eigh, cholesky, lu and solve on cuSOLVER; linalg operation %d "
+                            "backend '%s' runs svd, qr, eigh, cholesky, lu, solve (cuSOLVER) and trisolve (cuBLAS); linalg operation %d "
                             "is not on the device (download the operands and call it on the host)",
                             be->name, call->op);
   snprintf(X.where, sizeof X.where, "tfe_%s_%s", ops[i].name, tfe_dtype_name(call->dtype));
@@ -783,7 +891,8 @@ static tfe_status tfe__gpu_linalg(const tfe_prims_backend *be, const tfe_linalg_
   case TFE_LA_EIGH: return tfe__la_eigh(&X, call->args);
   case TFE_LA_CHOLESKY: return tfe__la_cholesky(&X, call->args);
   case TFE_LA_LU: return tfe__la_lu(&X, call->args);
-  default: return tfe__la_solve(&X, call->args);
+  case TFE_LA_TRISOLVE: return tfe__la_solves(&X, call->args, true);
+  default: return tfe__la_solves(&X, call->args, false);
   }
 }
 

@@ -554,6 +554,21 @@ TFE__HIPBLAS_GEMM_SB_SHIM(sgemm_sb)
 TFE__HIPBLAS_GEMM_SB_SHIM(dgemm_sb)
 TFE__HIPBLAS_GEMM_SB_SHIM(cgemm_sb)
 TFE__HIPBLAS_GEMM_SB_SHIM(zgemm_sb)
+/* trsm: cuBLAS's side, fill mode, operation and diagonal enums to hipBLAS's (vendor.h). */
+#define TFE__HIPBLAS_TRSM_B_SHIM(nm)                                                                                  \
+  static tfe__blas_status tfe__hipblas_##nm(tfe__blas_handle h, int side, int uplo, int op, int diag, int m, int n,    \
+                                            const void *al, const void *const *A, int lda, void *const *B, int ldb,    \
+                                            int batch) {                                                              \
+    return tfe__hipblas_status(tfe__gpu.hipblas.nm(                                                                  \
+        h, side == TFE__BLAS_SIDE_LEFT ? TFE__HIPBLAS_SIDE_LEFT : TFE__HIPBLAS_SIDE_RIGHT,                           \
+        uplo == TFE__BLAS_FILL_LOWER ? TFE__HIPBLAS_FILL_LOWER : TFE__HIPBLAS_FILL_UPPER, tfe__hipblas_op(op),         \
+        diag == TFE__BLAS_DIAG_UNIT ? TFE__HIPBLAS_DIAG_UNIT : TFE__HIPBLAS_DIAG_NON_UNIT, m, n, al, A, lda, B, ldb,   \
+        batch));                                                                                                     \
+  }
+TFE__HIPBLAS_TRSM_B_SHIM(strsm_b)
+TFE__HIPBLAS_TRSM_B_SHIM(dtrsm_b)
+TFE__HIPBLAS_TRSM_B_SHIM(ctrsm_b)
+TFE__HIPBLAS_TRSM_B_SHIM(ztrsm_b)
 
 /* Fills the HIP table from libamdhip64 and the driver table from it (lock held). */
 static tfe_status tfe__hip_fill(const char *where) {
@@ -599,6 +614,8 @@ static tfe_status tfe__hipblas_fill(const char *where) {
   b->sgemm = tfe__hipblas_sgemm, b->dgemm = tfe__hipblas_dgemm, b->cgemm = tfe__hipblas_cgemm, b->zgemm = tfe__hipblas_zgemm;
   b->sgemm_sb = tfe__hipblas_sgemm_sb, b->dgemm_sb = tfe__hipblas_dgemm_sb;
   b->cgemm_sb = tfe__hipblas_cgemm_sb, b->zgemm_sb = tfe__hipblas_zgemm_sb;
+  b->strsm_b = tfe__hipblas_strsm_b, b->dtrsm_b = tfe__hipblas_dtrsm_b;
+  b->ctrsm_b = tfe__hipblas_ctrsm_b, b->ztrsm_b = tfe__hipblas_ztrsm_b;
   return TFE_OK;
 }
 /* hipSOLVER (vendor.h): cuSOLVER's enums in; the typed svd / eigh entries behind the 64-bit

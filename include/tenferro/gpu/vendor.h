@@ -76,6 +76,14 @@ enum { TFE__BLAS_OP_N = 0, TFE__BLAS_OP_T = 1, TFE__BLAS_OP_C = 2 };
   (tfe__blas_handle, int, int, int, int, int, const void *, const void *, int, long long, const void *, \
    int, long long, const void *, void *, int, long long, int)
 typedef tfe__blas_status(*tfe__blas_gemm_sb_fn_t) TFE__BLAS_GEMM_SB_ARGS;
+/* The batched triangular solves (cublas{S,D,C,Z}trsmBatched: side, fill mode, operation, diagonal,
+ * m, n, alpha, device arrays of batch matrix addresses A[] and B[], lda, ldb, batch count): one
+ * signature for the four kinds, as for the GEMMs. */
+enum { TFE__BLAS_SIDE_LEFT = 0, TFE__BLAS_SIDE_RIGHT = 1 };         /* cublasSideMode_t */
+enum { TFE__BLAS_DIAG_NON_UNIT = 0, TFE__BLAS_DIAG_UNIT = 1 };      /* cublasDiagType_t */
+#define TFE__BLAS_TRSM_B_ARGS \
+  (tfe__blas_handle, int, int, int, int, int, int, const void *, const void *const *, int, void *const *, int, int)
+typedef tfe__blas_status(*tfe__blas_trsm_b_fn_t) TFE__BLAS_TRSM_B_ARGS;
 #define TFE__BLAS_GEMM_ARGS \
   (tfe__blas_handle, int, int, int, int, int, const void *, const void *, int, const void *, int, const void *, void *, int)
 #define TFE__CUBLAS_FUNCS(X)                                                                   \
@@ -90,7 +98,11 @@ typedef tfe__blas_status(*tfe__blas_gemm_sb_fn_t) TFE__BLAS_GEMM_SB_ARGS;
   X(sgemm_sb, "cublasSgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)                                \
   X(dgemm_sb, "cublasDgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)                                \
   X(cgemm_sb, "cublasCgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)                                \
-  X(zgemm_sb, "cublasZgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)
+  X(zgemm_sb, "cublasZgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)                                \
+  X(strsm_b, "cublasStrsmBatched", tfe__blas_status, TFE__BLAS_TRSM_B_ARGS)                                         \
+  X(dtrsm_b, "cublasDtrsmBatched", tfe__blas_status, TFE__BLAS_TRSM_B_ARGS)                                         \
+  X(ctrsm_b, "cublasCtrsmBatched", tfe__blas_status, TFE__BLAS_TRSM_B_ARGS)                                         \
+  X(ztrsm_b, "cublasZtrsmBatched", tfe__blas_status, TFE__BLAS_TRSM_B_ARGS)
 
 /* ---- NVRTC / HIPRTC -------------------------------------------------------------------------- */
 typedef struct tfe__rtc_s *tfe__rtc_prog;
@@ -231,6 +243,10 @@ typedef tfe__hip_result (*tfe__hip_props_fn)(void *, int);
  * (HIPBLAS_STATUS_*: shims translate both); the rest has cuBLAS's ABI (hipblasStride = int64_t,
  * scalars by address, complex types by address). */
 enum { TFE__HIPBLAS_OP_N = 111, TFE__HIPBLAS_OP_T = 112, TFE__HIPBLAS_OP_C = 113 };
+/* hipblasFillMode_t, hipblasDiagType_t, hipblasSideMode_t (the trsm shims translate cuBLAS's) */
+enum { TFE__HIPBLAS_FILL_UPPER = 121, TFE__HIPBLAS_FILL_LOWER = 122 };
+enum { TFE__HIPBLAS_DIAG_NON_UNIT = 131, TFE__HIPBLAS_DIAG_UNIT = 132 };
+enum { TFE__HIPBLAS_SIDE_LEFT = 141, TFE__HIPBLAS_SIDE_RIGHT = 142 };
 enum {
   TFE__HIPBLAS_STATUS_NOT_INITIALIZED = 1, TFE__HIPBLAS_STATUS_ALLOC_FAILED = 2, TFE__HIPBLAS_STATUS_INVALID_VALUE = 3,
   TFE__HIPBLAS_STATUS_MAPPING_ERROR = 4, TFE__HIPBLAS_STATUS_EXECUTION_FAILED = 5,
@@ -254,7 +270,11 @@ enum {
   X(sgemm_sb, "hipblasSgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)        \
   X(dgemm_sb, "hipblasDgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)        \
   X(cgemm_sb, "hipblasCgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)        \
-  X(zgemm_sb, "hipblasZgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)
+  X(zgemm_sb, "hipblasZgemmStridedBatched", tfe__blas_status, TFE__BLAS_GEMM_SB_ARGS)        \
+  X(strsm_b, "hipblasStrsmBatched", tfe__blas_status, TFE__BLAS_TRSM_B_ARGS)                 \
+  X(dtrsm_b, "hipblasDtrsmBatched", tfe__blas_status, TFE__BLAS_TRSM_B_ARGS)                 \
+  X(ctrsm_b, "hipblasCtrsmBatched", tfe__blas_status, TFE__BLAS_TRSM_B_ARGS)                 \
+  X(ztrsm_b, "hipblasZtrsmBatched", tfe__blas_status, TFE__BLAS_TRSM_B_ARGS)
 
 /* HIPRTC: NVRTC's table with HIP's names (the same signatures); a code object stands for both
  * the CUBIN and the PTX (HIP has no intermediate form the runtime finishes). ROCm 5 carries

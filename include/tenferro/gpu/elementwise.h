@@ -54,12 +54,17 @@ static tfe_status tfe__gpu_ep_out(tfe__gpu_eparams *p, int64_t dim, int64_t sd, 
 }
 /* Output dims by dst stride and merged where dst, a and b continue alike (a dense tensor
  * becomes one dim: one multiplication per element instead of a division per dim); the summed
- * dims of a reduction likewise in a's strides (tropical.h's tfe__gpu_dims_sort / _merge). */
+ * dims of a reduction likewise in a's strides (tropical.h's tfe__gpu_dims_sort / _merge); then
+ * the output count, the placement's magic numbers and one chunk of nsum_total (set by the caller). */
 static void tfe__gpu_ep_finish(tfe__gpu_eparams *p) {
   tfe__gpu_dims_sort(p->nout, p->dout, p->sd, p->sa, p->sb);
   p->nout = tfe__gpu_dims_merge(p->nout, p->dout, p->sd, p->sa, p->sb);
   tfe__gpu_dims_sort(p->nsum, p->dsum, p->ssum, p->ssb, NULL);
   p->nsum = tfe__gpu_dims_merge(p->nsum, p->dsum, p->ssum, p->ssb, NULL);
+  p->total = 1;
+  for (int i = 0; i < p->nout; i++) p->total *= p->dout[i];
+  tfe__gpu_fast_place(p->total, p->nout, p->dout, &p->fast, p->mg, p->sh);
+  p->chunk = p->nsum_total, p->nchunk = 1; /* nsum_total: the caller's */
 }
 /* A layout's dims are non-negative (the CPU's tfe__check_layout, less the data checks). */
 static tfe_status tfe__gpu_ew_dims(const tfe_dyn *v, const char *name, const char *where) {
@@ -313,10 +318,6 @@ static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew
   p.s0_re = s0.re, p.s0_im = s0.im, p.s1_re = s1.re, p.s1_im = s1.im;
   p.s1_zero = tfe__gpu_iszero(s1);
   tfe__gpu_ep_finish(&p);
-  p.total = 1;
-  for (int i = 0; i < p.nout; i++) p.total *= p.dout[i];
-  tfe__gpu_fast_place(p.total, p.nout, p.dout, &p.fast, p.mg, p.sh);
-  p.chunk = p.nsum_total, p.nchunk = 1;
   tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
   TFE_TRY(tfe__gpu_enter(D, where));
   tfe_status st = tfe__gpu_kernels(D, g, where);
@@ -353,13 +354,10 @@ static tfe_status tfe__gpu_ctr(tfe__gpu_dev *D, const tfe_prim_desc *d, int g, s
       p.dsum[p.nsum] = L->dim, p.ssum[p.nsum] = sa, p.ssb[p.nsum] = sb, p.nsum++;
     }
   }
-  tfe__gpu_ep_finish(&p);
-  p.total = 1, p.nsum_total = 1;
-  for (int i = 0; i < p.nout; i++) p.total *= p.dout[i];
+  p.nsum_total = 1;
   for (int i = 0; i < p.nsum; i++) p.nsum_total *= p.dsum[i];
-  tfe__gpu_fast_place(p.total, p.nout, p.dout, &p.fast, p.mg, p.sh);
+  tfe__gpu_ep_finish(&p);
   p.s0_re = alpha.re, p.s0_im = alpha.im, p.s1_re = beta.re, p.s1_im = beta.im, p.s1_zero = tfe__gpu_iszero(beta);
-  p.chunk = p.nsum_total, p.nchunk = 1;
   TFE_TRY(tfe__gpu_kernels(D, g, where));
   tfe__cu_ptr c = tfe__gpu_addr(d->c, es), a = tfe__gpu_addr(d->a, es), b = tfe__gpu_addr(d->b, es);
   void *args[] = {&c, &a, &b, &p};

@@ -379,6 +379,65 @@ static void test_einsum_chain(void **state) {
   hfree(&A), hfree(&B), hfree(&C), hfree(&H);
 }
 
+/* Einsums whose steps form chains of elementwise products (a tensor times factors over some of
+ * its labels, or over new ones: broadcast outer products), along a path that feeds each step the
+ * previous result (up to 9 steps: chains longer than the slot's 8 inputs split), conjugated
+ * operands, every kind: the device (its executor fuses each chain into one ZIPN pass) against
+ * the CPU. On the emulated device the fused kernel must have run. */
+#ifdef TU_GPU_EMULATED
+int tu_gpu_emu_ewn_launches(void);
+#endif
+static void test_einsum_zip_chain(void **state) {
+  (void)state;
+  tu_rng r = {0x2192};
+#ifdef TU_GPU_EMULATED
+  int ewn0 = tu_gpu_emu_ewn_launches();
+#endif
+  for (size_t kk = 0; kk < sizeof kinds / sizeof *kinds; kk++)
+    for (int c = 0; c < 6; c++) {
+      tfe_dtype dt = kinds[kk];
+      int nf = (int)tu_int(&r, 2, 9), n = nf + 1, nl = 5;
+      int64_t dim[7];
+      for (int l = 0; l < 7; l++) dim[l] = tu_int(&r, 1, 4);
+      char expr[128], *e = expr, used[7] = {0};
+      hostop H[10];
+      tfe_dyn in[10], dv[10];
+      int64_t d0[5];
+      for (int l = 0; l < nl; l++) *e++ = (char)('a' + l), d0[l] = dim[l], used[l] = 1;
+      make_view(&r, dt, nl, d0, false, &H[0]);
+      for (int f = 1; f < n; f++) {
+        *e++ = ',';
+        int rk = (int)tu_int(&r, 1, 2), labs[2];
+        int64_t fd[2];
+        labs[0] = (int)tu_int(&r, 0, 6), labs[1] = (labs[0] + 1 + (int)tu_int(&r, 0, 5)) % 7;
+        for (int q = 0; q < rk; q++) *e++ = (char)('a' + labs[q]), fd[q] = dim[labs[q]], used[labs[q]] = 1;
+        make_view(&r, dt, rk, fd, true, &H[f]);
+        H[f].v.conj = cplx(dt) && tu_int(&r, 0, 2) == 0;
+      }
+      *e++ = '-', *e++ = '>';
+      for (int l = 6; l >= 0; l--) if (used[l]) *e++ = (char)('a' + l);
+      *e = 0;
+      int path[2 * 9];
+      for (int q = 0; q < n - 1; q++) path[2 * q] = 0, path[2 * q + 1] = q == 0 ? 1 : n - 1 - q;
+      tfe_einsum_opts o;
+      memset(&o, 0, sizeof o);
+      o.algo = TFE_PATH_GIVEN, o.path = path, o.path_nsteps = n - 1, o.no_cache = true;
+      for (int k = 0; k < n; k++) in[k] = H[k].v, upload(&H[k], 0, &dv[k]);
+      tfe_dyn ref, out;
+      if (tfe_einsum_dyn(&ref, expr, n, in, &o) != TFE_OK) fail_msg("%s on the CPU: %s", expr, tfe_last_error());
+      if (tfe_einsum_dyn(&out, expr, n, dv, &o) != TFE_OK) fail_msg("%s on the device: %s", expr, tfe_last_error());
+      hostop R = {ref, (char *)ref.data, (size_t)tfe_layout_numel(&ref.lay) * tfe_dtype_get(dt)->size}, G;
+      copy_op(&R, &G);
+      assert_int_equal(tfe_gpu_download(&out, &G.v), TFE_OK);
+      compare(dt, &R, &G, c, expr);
+      for (int k = 0; k < n; k++) tfe_dyn_release(&dv[k]), hfree(&H[k]);
+      tfe_dyn_release(&out), tfe_dyn_release(&ref), hfree(&G);
+    }
+#ifdef TU_GPU_EMULATED
+  assert_true(tu_gpu_emu_ewn_launches() > ewn0);
+#endif
+}
+
 /* C = alpha op(A) + beta C on the host and on the device (A's and C's labels la, lc), compared;
  * frees A and C. */
 static void permute_both(tfe_dtype dt, hostop *A, hostop *C, const int32_t *la, const int32_t *lc, const double *alpha,
@@ -527,7 +586,8 @@ static void test_prims_execute(void **state) {
 }
 
 /* ---- the elementwise slot ---------------------------------------------------------------------
- * Random copy, fill, scale, axpby, map (every unary op), zip (every binary op the kind has) and
+ * Random copy, fill, scale, axpby, map (every unary op), zip and zipn (every binary op the kind
+ * has; zipn over 2-8 inputs broadcast each its own way, random flips) and
  * reduce (every reduction, random axes, keepdims or not) with random layouts (inputs broadcast
  * with zero strides and missing leading dims, negative strides, conjugated views), on the CPU
  * backend's slot and on the device's; the results must agree (NaN where the CPU has NaN). */
@@ -537,7 +597,7 @@ static void ew_case(tu_rng *r, int dev, tfe_dtype dt, int kcase) {
   bool cx = cplx(dt);
   tfe_ew_op op = (tfe_ew_op)tu_int(r, 0, TFE_EW_COUNT - 1);
   int code = op == TFE_EW_MAP ? (int)tu_int(r, 0, TFE_UN_COUNT_ - 1)
-             : op == TFE_EW_ZIP ? (int)tu_int(r, 0, cx ? TFE_BIN_DIV : TFE_BIN_COUNT_ - 1)
+             : op == TFE_EW_ZIP || op == TFE_EW_ZIPN ? (int)tu_int(r, 0, cx ? TFE_BIN_DIV : TFE_BIN_COUNT_ - 1)
              : op == TFE_EW_REDUCE ? (int)tu_int(r, 0, TFE_RED_COUNT_ - 1) : 0;
   if (op == TFE_EW_REDUCE && cx && (code == TFE_RED_MAX || code == TFE_RED_MIN)) code = TFE_RED_SUM;
   int rank = (int)tu_int(r, 0, 4);
@@ -547,7 +607,7 @@ static void ew_case(tu_rng *r, int dev, tfe_dtype dt, int kcase) {
   /* the input shapes: broadcast (a dim of 1, a missing leading dim) for map, zip, axpby */
   int ra = rank, rb = rank;
   for (int i = 0; i < rank; i++) adims[i] = bdims[i] = ddims[i] = dims[i];
-  bool bc = op == TFE_EW_MAP || op == TFE_EW_ZIP || op == TFE_EW_AXPBY;
+  bool bc = op == TFE_EW_MAP || op == TFE_EW_ZIP || op == TFE_EW_AXPBY || op == TFE_EW_ZIPN;
   if (bc && rank > 0 && tu_int(r, 0, 2) == 0) {
     ra = rank - (int)tu_int(r, 0, 1);
     for (int i = 0; i < ra; i++) adims[i] = dims[i + rank - ra];
@@ -591,7 +651,20 @@ static void ew_case(tu_rng *r, int dev, tfe_dtype dt, int kcase) {
     for (size_t i = 0; i < D.bytes / es; i++) put(dt, D.buf + i * es, NAN, NAN);
   }
   copy_op(&D, &D1), copy_op(&D, &D2);
-  tfe_ew_desc d = {op, code, &D1.v, &A.v, &B.v, s0, s1, naxes, axes};
+  /* ZIPN: A, B and up to six more inputs, each broadcast its own way, random flips */
+  int nin = op == TFE_EW_ZIPN ? (int)tu_int(r, 2, TFE_EW_MAXIN) : 0;
+  hostop X[TFE_EW_MAXIN];
+  const tfe_dyn *in[TFE_EW_MAXIN];
+  tfe_dyn dX[TFE_EW_MAXIN];
+  for (int k = 2; k < nin; k++) {
+    int64_t xd[4];
+    for (int i = 0; i < rank; i++) xd[i] = tu_int(r, 0, 2) == 0 ? 1 : dims[i];
+    make_view(r, dt, rank, xd, true, &X[k]);
+    X[k].v.conj = cx && tu_int(r, 0, 2) == 0;
+  }
+  if (nin) X[0] = A, X[1] = B;
+  for (int k = 0; k < nin; k++) in[k] = &X[k].v;
+  tfe_ew_desc d = {op, code, &D1.v, &A.v, &B.v, s0, s1, naxes, axes, nin, in, (unsigned)tu_int(r, 0, 255)};
   if (op == TFE_EW_MAP && code != TFE_UN_POW && tu_int(r, 0, 1)) d.s0 = NULL;
   tfe_status s_cpu = cbe.elementwise(&cbe, &d);
   char cpu_msg[TFE_ERRMSG_MAX] = "ok";
@@ -599,6 +672,9 @@ static void ew_case(tu_rng *r, int dev, tfe_dtype dt, int kcase) {
   tfe_dyn dA, dB, dD;
   upload(&A, dev, &dA), upload(&B, dev, &dB), upload(&D, dev, &dD);
   d.dst = &dD, d.a = &dA, d.b = &dB;
+  for (int k = 2; k < nin; k++) upload(&X[k], dev, &dX[k]);
+  if (nin) dX[0] = dA, dX[1] = dB;
+  for (int k = 0; k < nin; k++) in[k] = &dX[k];
   tfe_status s_gpu = gbe->elementwise(gbe, &d);
   if (s_gpu != s_cpu)
     fail_msg("elementwise case %d (%s %s code %d, %s): CPU says %d (%s), GPU %d (%s)", kcase, tfe_ew_op_name(op),
@@ -616,6 +692,7 @@ static void ew_case(tu_rng *r, int dev, tfe_dtype dt, int kcase) {
   }
   tfe_dyn_release(&dA), tfe_dyn_release(&dB), tfe_dyn_release(&dD);
   hfree(&A), hfree(&B), hfree(&D), hfree(&D1), hfree(&D2);
+  for (int k = 2; k < nin; k++) tfe_dyn_release(&dX[k]), hfree(&X[k]);
 }
 static void test_elementwise_random(void **state) {
   (void)state;
@@ -2281,7 +2358,7 @@ int main(void) {
   const char *only = getenv("TFE_GPU_TEST_FILTER"); /* e.g. "test_tropical*", test_permute_large (memcheck runs) */
   if (only && *only) cmocka_set_test_filter(only);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_prims_execute), cmocka_unit_test(test_gemm_shapes), cmocka_unit_test(test_einsum_into), cmocka_unit_test(test_einsum_chain),
+      cmocka_unit_test(test_prims_execute), cmocka_unit_test(test_gemm_shapes), cmocka_unit_test(test_einsum_into), cmocka_unit_test(test_einsum_chain), cmocka_unit_test(test_einsum_zip_chain),
       cmocka_unit_test(test_permute_large),
       cmocka_unit_test(test_binary_random), cmocka_unit_test(test_unary_random),
       cmocka_unit_test(test_elementwise_random), cmocka_unit_test(test_elementwise_cuts),

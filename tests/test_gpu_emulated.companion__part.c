@@ -37,7 +37,7 @@ static emu_c emu_add(emu_c a, emu_c b) {
 }
 
 /* ---- the kernels: tfe_unary and tfe_perm2d compute the same thing; tfe_scale ------------------ */
-enum { EMU_UNARY, EMU_PERM, EMU_SCALE, EMU_EW, EMU_EWRED, EMU_GSMALL, EMU_NFN };
+enum { EMU_UNARY, EMU_PERM, EMU_SCALE, EMU_EW, EMU_EWRED, EMU_GSMALL, EMU_EWN, EMU_NFN };
 /* tfe_gemm_small (kernels.h): C[i,j,q] = alpha sum_l A(i,l,q) B(l,j,q) + beta C[i,j,q] */
 static void emu_gsmall(int g, char *c, const char *a, const char *b, const tfe__gg_sparams *p) {
   const size_t es = g == TFE__GK_F32 ? 4 : g == TFE__GK_C128 ? 16 : 8;
@@ -306,6 +306,33 @@ static void emu_tew(int h, void **args, bool red) {
   }
 }
 
+/* tfe_ewn (ZIPN): the fold over p->nin inputs, placed by magic numbers when p->fast */
+static int emu_ewn_launches;
+int tu_gpu_emu_ewn_launches(void);
+int tu_gpu_emu_ewn_launches(void) { return emu_ewn_launches; }
+static void emu_ewn(int g, char *d, const tfe__gpu_enparams *p) {
+  size_t es = emu_es[g];
+  emu_ewn_launches++;
+  for (long long i = 0; i < p->total; i++) {
+    long long od = 0, o[TFE_EW_MAXIN] = {0}, ii = i;
+    unsigned u = (unsigned)i;
+    for (int k = 0; k < p->nout; k++) {
+      long long x;
+      if (p->fast) {
+        unsigned v = k + 1 < p->nout ? emu_fdiv(u, p->mg[k], p->sh[k]) : 0u;
+        x = (long long)(u - v * (unsigned)p->dout[k]), u = v;
+      } else x = ii % p->dout[k], ii /= p->dout[k];
+      od += x * p->sd[k];
+      for (int j = 0; j < p->nin; j++) o[j] += x * p->s[j][k];
+    }
+    double complex r = 0;
+    for (int j = 0; j < p->nin; j++) {
+      double complex x = emu_ldz(g, (const char *)(uintptr_t)p->in[j] + o[j] * (long long)es, p->cj >> j & 1);
+      r = j == 0 ? x : j >= 2 && (p->flip >> j & 1) ? emu_bin(p->code, x, r) : emu_bin(p->code, r, x);
+    }
+    emu_stz(g, d + od * (long long)es, r, p->cjd);
+  }
+}
 /* tfe_ew_red's first pass (partial): the raw fold of each (output, chunk) into b */
 static void emu_ew_partial(int g, const char *a, char *b, const tfe__gpu_eparams *p) {
   size_t es = emu_es[g];
@@ -420,6 +447,7 @@ static tfe__cu_result emu_launch_now(tfe__cu_function f, unsigned gx, unsigned g
   if (which == EMU_GSMALL)
     emu_gsmall(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const char *)(uintptr_t) * (tfe__cu_ptr *)args[2],
                (const tfe__gg_sparams *)args[3]);
+  else if (which == EMU_EWN) emu_ewn(g, c, (const tfe__gpu_enparams *)args[1]);
   else if (which == EMU_EWRED && ((const tfe__gpu_eparams *)args[3])->partial)
     emu_ew_partial(g, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (char *)(uintptr_t) * (tfe__cu_ptr *)args[2],
                    (const tfe__gpu_eparams *)args[3]);
@@ -486,6 +514,7 @@ static tfe__cu_result emu_launch(tfe__cu_function f, unsigned gx, unsigned gy, u
   else if (which == EMU_EW || which == EMU_EWRED)
     n = 4, sz[0] = sz[1] = sz[2] = sizeof(tfe__cu_ptr), sz[3] = sizeof(tfe__gpu_eparams);
   else if (which == EMU_GSMALL) n = 4, sz[0] = sz[1] = sz[2] = sizeof(tfe__cu_ptr), sz[3] = sizeof(tfe__gg_sparams);
+  else if (which == EMU_EWN) n = 2, sz[0] = sizeof(tfe__cu_ptr), sz[1] = sizeof(tfe__gpu_enparams);
   else if (which == EMU_SCALE) n = 2, sz[0] = sizeof(tfe__cu_ptr), sz[1] = sizeof(tfe__gpu_kparams);
   else n = 3, sz[0] = sz[1] = sizeof(tfe__cu_ptr), sz[2] = sizeof(tfe__gpu_kparams);
   size_t at = 0;
@@ -984,6 +1013,7 @@ void tu_gpu_emulate(void) {
     D->f_ew[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EW);
     D->f_ewred[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EWRED);
     D->f_gsmall[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_GSMALL);
+    D->f_ewn[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EWN);
     for (int k = 0; k < 12 && g <= TFE__GK_F64; k++) D->f_tgemm[g][k / 4][k % 4] = (tfe__cu_function)(uintptr_t)(1000 + 12 * g + k);
     for (int w = 0; w < TFE__GPU_LA_NFN; w++) D->f_la[g][w] = (tfe__cu_function)(uintptr_t)(3000 + 8 * g + w);
   }

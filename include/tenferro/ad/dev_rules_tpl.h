@@ -85,7 +85,7 @@ TFE_INTERNAL TFE_TY(view) TFE_FN(ad_cbc_)(const TFE_TY(tensor) *C, int64_t i, co
 /* The elementwise slot on dyn views (real and imaginary parts: ad_part_). */
 TFE_INTERNAL tfe_status TFE_FN(ad_ewd_)(tfe_ew_op op, int code, const tfe_dyn *d, const tfe_dyn *a, const tfe_dyn *b,
                                        const void *s0) {
-  tfe_ew_desc e = {op, code, d, a, b, s0, NULL, 0, NULL};
+  tfe_ew_desc e = {op, code, d, a, b, s0, NULL, 0, NULL, 0, NULL, 0};
   return TFE__AD_BE->elementwise(TFE__AD_BE, &e);
 }
 /* C = alpha op(A) op(B) + beta C for every batch item; op 'N', 'T' or 'C' (conjugate transpose). */

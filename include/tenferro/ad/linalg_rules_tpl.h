@@ -57,7 +57,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_from_real_)(TFE__RT *r, TFE_TY(tensor) *out) {
     if (!st) {
       tfe_dyn re = TFE_FN(ad_part_)(&out->v, 0), src;
       st = TFE_CAT(tfe_view_to_dyn_, TFE__RS)(&r->v, &src);
-      tfe_ew_desc d = {TFE_EW_COPY, 0, &re, &src, NULL, NULL, NULL, 0, NULL};
+      tfe_ew_desc d = {TFE_EW_COPY, 0, &re, &src, NULL, NULL, NULL, 0, NULL, 0, NULL, 0};
       if (!st) st = TFE__AD_BE->elementwise(TFE__AD_BE, &d);
       if (st) TFE_FN(tensor_release)(out);
     }

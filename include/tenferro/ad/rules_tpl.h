@@ -84,7 +84,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_ew_)(tfe_ew_op op, int code, const TFE_TY(view
   TFE_TRY(TFE_FN(view_to_dyn)(dst, &dd));
   if (a) TFE_TRY(TFE_FN(view_to_dyn)(a, &da));
   if (b) TFE_TRY(TFE_FN(view_to_dyn)(b, &db));
-  tfe_ew_desc d = {op, code, &dd, a ? &da : NULL, b ? &db : NULL, s0, s1, 0, NULL};
+  tfe_ew_desc d = {op, code, &dd, a ? &da : NULL, b ? &db : NULL, s0, s1, 0, NULL, 0, NULL, 0};
   return be->elementwise(be, &d);
 }
 /* The same on the real and imaginary parts of complex views (the real kind, strides doubled). */
@@ -425,7 +425,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_unary_dev_)(const tfe_ad_params *p, const TFE_
       m.lay = a.lay; /* the tiny value broadcast over |x| */
       for (int i = 0; i < m.lay.rank; i++) m.lay.strides[i] = 0;
       m.lay.offset = 0;
-      tfe_ew_desc dd = {TFE_EW_ZIP, TFE_BIN_MAX, &a, &a, &m, NULL, NULL, 0, NULL};
+      tfe_ew_desc dd = {TFE_EW_ZIP, TFE_BIN_MAX, &a, &a, &m, NULL, NULL, 0, NULL, 0, NULL, 0};
       st = TFE__AD_BE->elementwise(TFE__AD_BE, &dd);
     }
     if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_DIV, t, x, t, NULL, NULL); /* sign(x) */

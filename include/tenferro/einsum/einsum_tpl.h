@@ -194,6 +194,61 @@ TFE_INTERNAL tfe_status TFE_FN(ein_unary_)(const tfe_prims_backend *be, const tf
   if (P) return TFE_FN(pr_run_plan_)(be, P, alpha, a, NULL, beta, c, "tfe_einsum");
   return TFE_FN(pr_run_)(be, alpha, a, la, NULL, NULL, beta, c, lc, "tfe_einsum");
 }
+/* The steps from k on that form a chain of elementwise products: each sums nothing and takes
+ * the previous one's result (the only use of an intermediate in the tree), at most
+ * TFE_EW_MAXIN - 1 of them; the plan's last step joins only when last_ok. */
+TFE_INTERNAL int TFE_FN(ein_chain_len_)(const tfe_einsum_plan *p, int k, bool last_ok) {
+  int m = 1;
+  while (k + m < p->nsteps && m + 1 < TFE_EW_MAXIN) {
+    const tfe__ein_step *t = &p->step[k + m];
+    int prev = p->n + k + m - 1;
+    if (!t->zip || (t->a != prev && t->b != prev) || (k + m + 1 == p->nsteps && !last_ok)) break;
+    m++;
+  }
+  return m;
+}
+/* Input x (labels lx) viewed in c's label order for the slot (ein_zip_'s rule: a label x lacks
+ * has size 1 and stride 0, a repeated one the sum of its strides). */
+TFE_INTERNAL void TFE_FN(ein_in_as_)(const TFE_TY(view) *x, const int32_t *lx, const TFE_TY(view) *c, const int32_t *lc,
+                                     tfe_dyn *out) {
+  memset(out, 0, sizeof *out);
+  out->dtype = TFE_DT, out->data = x->data, out->conj = x->conj;
+  out->lay.rank = c->lay.rank, out->lay.offset = x->lay.offset;
+  for (int i = 0; i < c->lay.rank; i++) {
+    int64_t st = 0, dim = 1;
+    for (int j = 0; j < x->lay.rank; j++)
+      if (lx[j] == lc[i]) { st += x->lay.strides[j]; dim = x->lay.dims[j]; }
+    out->lay.dims[i] = dim, out->lay.strides[i] = dim == 1 ? 0 : st;
+  }
+}
+/* Steps k .. k+m-1, a chain of elementwise products (ein_chain_len_, m >= 2), as one ZIPN call
+ * of be's own elementwise slot into c (labels lc): one pass over the last result instead of one
+ * per step, each step's product in its own operand order (flip bits). *done: whether the slot
+ * ran it (TFE_ERR_UNSUPPORTED: not done, the steps run one by one). */
+TFE_INTERNAL tfe_status TFE_FN(ein_chain_run_)(const tfe_prims_backend *be, const tfe_einsum_plan *p,
+                                               const TFE_TY(view) *ops, char *const *bp, const int64_t *idx, int k,
+                                               int m, const TFE_TY(view) *c, const int32_t *lc, bool *done) {
+  tfe_dyn in[TFE_EW_MAXIN], Z;
+  const tfe_dyn *inp[TFE_EW_MAXIN];
+  unsigned flip = 0;
+  for (int j = 0; j <= m; j++) {
+    const tfe__ein_step *s = &p->step[k + (j < 2 ? 0 : j - 1)];
+    int id = j == 0 ? s->a : j == 1 ? s->b : s->a == p->n + k + j - 2 ? s->b : s->a;
+    if (j >= 2 && id == s->a) flip |= 1u << j; /* the step computes a * (the chain so far) */
+    const int32_t *lx;
+    TFE_TY(view) x;
+    TFE_FN(ein_node_to_)(p, ops, bp, id, idx, &lx, &x);
+    TFE_FN(ein_in_as_)(&x, lx, c, lc, &in[j]);
+    inp[j] = &in[j];
+  }
+  memset(&Z, 0, sizeof Z);
+  Z.dtype = TFE_DT, Z.data = c->data, Z.conj = c->conj;
+  TFE_FN(ein_lay_)(&Z.lay, &c->lay);
+  tfe_ew_desc d = {TFE_EW_ZIPN, TFE_BIN_MUL, &Z, NULL, NULL, NULL, NULL, 0, NULL, m + 1, inp, flip};
+  tfe_status st = be->elementwise(be, &d);
+  *done = st != TFE_ERR_UNSUPPORTED;
+  return *done ? st : TFE_OK;
+}
 /* Whether out has the layout the output-writing steps were planned for. */
 TFE_INTERNAL bool TFE_FN(ein_out_planned_)(const tfe_einsum_plan *p, const TFE_TY(view) *out) {
   for (int i = 0; i < p->out_rank; i++)
@@ -229,6 +284,10 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_prims_backend *be, tfe_cont
    * with a profiling hook (it reports the views). */
   int nt = cp && !hook ? tfe_get_num_threads() : 0;
   if (nt > 0) TFE_FN(pr_enroll_)();
+  bool fuse = !hook && be->elementwise && be->elementwise != tfe__cpu_elementwise &&
+              !tfe__be_native(be, TFE_PRIM_ELEMENTWISE_MUL);
+  bool fuse_last = TFE_FN(sr_eq)(alpha, one) && TFE_FN(sr_eq)(beta, zero);
+  (void)fuse, (void)fuse_last;
   for (int k = 0; k < p->nsteps; k++) {
     const tfe__ein_step *s = &p->step[k];
     bool last = k + 1 == p->nsteps;
@@ -241,6 +300,24 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_prims_backend *be, tfe_cont
       if (pg->fn) TFE_TRY(tfe__progress_step(pg, p->npre + k, last));
       continue;
     }
+#if TFE_ALG == TFE_ALG_STANDARD
+    /* a chain of elementwise products on a backend with its own elementwise slot: one pass (not
+     * under a profiling hook, which reports every step as it runs alone) */
+    int m = s->zip && fuse ? TFE_FN(ein_chain_len_)(p, k, fuse_last) : 1;
+    if (m >= 2) {
+      bool end = k + m == p->nsteps, done = false;
+      const tfe__ein_step *e = &p->step[k + m - 1];
+      TFE_TY(view) c;
+      if (end) { c.data = target->data; c.conj = target->conj; TFE_FN(ein_lay_)(&c.lay, &target->lay); }
+      else TFE_FN(ein_buf_to_)(bp, e, &c);
+      TFE_TRY(TFE_FN(ein_chain_run_)(be, p, ops, bp, idx, k, m, &c, end ? p->out_lab : e->lab, &done));
+      if (done) {
+        for (int j = 0; j < m && pg->fn; j++) TFE_TRY(tfe__progress_step(pg, p->npre + k + j, k + j + 1 == p->nsteps));
+        k += m - 1;
+        continue;
+      }
+    }
+#endif
     const int32_t *la, *lb;
     TFE_TY(view) a, b, c;
     TFE_FN(ein_node_to_)(p, ops, bp, s->a, idx, &la, &a);
@@ -265,7 +342,7 @@ TFE_INTERNAL tfe_status TFE_FN(ein_zero_)(const tfe_prims_backend *be, const TFE
   TFE_T z = TFE_FN(sr_zero)();
   if (be->elementwise && be->elementwise != tfe__cpu_elementwise) {
     tfe_dyn D = TFE_FN(k_dyn_)(t);
-    tfe_ew_desc d = {TFE_EW_FILL, 0, &D, NULL, NULL, &z, NULL, 0, NULL};
+    tfe_ew_desc d = {TFE_EW_FILL, 0, &D, NULL, NULL, &z, NULL, 0, NULL, 0, NULL, 0};
     return be->elementwise(be, &d);
   }
   if (be->space.kind != TFE_MEM_HOST) /* no host loop over device memory */

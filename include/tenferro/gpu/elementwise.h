@@ -290,10 +290,107 @@ static tfe_status tfe__gpu_trop_ew(const tfe_prims_backend *be, const tfe_ew_des
   return st;
 }
 
+/* ---- ZIPN: a fold over up to TFE_EW_MAXIN inputs in one pass (kernels.h's tfe_ewn) -------- */
+/* The parameter block of tfe_ewn: struct EN in kernels.h. */
+typedef struct tfe__gpu_enparams {
+  long long total;
+  int nout, nin, code, fast, flip, cj, cjd, pad;
+  long long dout[TFE__GPU_KMAXR], sd[TFE__GPU_KMAXR];
+  unsigned mg[TFE__GPU_KMAXR], sh[TFE__GPU_KMAXR];
+  long long s[TFE_EW_MAXIN][TFE__GPU_KMAXR];
+  unsigned long long in[TFE_EW_MAXIN];
+} tfe__gpu_enparams;
+/* dst's dims of size > 1, sorted by |dst stride| (stable), merged where every stride continues
+ * (tfe__gpu_dims_sort / _merge for nin + 1 operands); then the count and the magic numbers. */
+static void tfe__gpu_en_finish(tfe__gpu_enparams *p) {
+  for (int i = 1; i < p->nout; i++)
+    for (int j = i; j > 0 && llabs(p->sd[j]) < llabs(p->sd[j - 1]); j--) {
+      long long t;
+      t = p->dout[j], p->dout[j] = p->dout[j - 1], p->dout[j - 1] = t;
+      t = p->sd[j], p->sd[j] = p->sd[j - 1], p->sd[j - 1] = t;
+      for (int k = 0; k < p->nin; k++) t = p->s[k][j], p->s[k][j] = p->s[k][j - 1], p->s[k][j - 1] = t;
+    }
+  int w = 0;
+  for (int i = 0; i < p->nout; i++) {
+    bool cont = w > 0 && p->sd[i] == p->sd[w - 1] * p->dout[w - 1];
+    for (int k = 0; cont && k < p->nin; k++) cont = p->s[k][i] == p->s[k][w - 1] * p->dout[w - 1];
+    if (cont) { p->dout[w - 1] *= p->dout[i]; continue; }
+    p->dout[w] = p->dout[i], p->sd[w] = p->sd[i];
+    for (int k = 0; k < p->nin; k++) p->s[k][w] = p->s[k][i];
+    w++;
+  }
+  p->nout = w, p->total = 1;
+  for (int i = 0; i < w; i++) p->total *= p->dout[i];
+  tfe__gpu_fast_place(p->total, p->nout, p->dout, &p->fast, p->mg, p->sh);
+}
+/* The checks are the CPU's (kernel/map_zip_tpl.h, k_zipn_cpu_) but for overlaps; *skip for an
+ * empty dst. */
+static tfe_status tfe__gpu_en_params(const tfe_ew_desc *d, int g, tfe__gpu_enparams *p, bool *skip, const char *where) {
+  const tfe_dyn *D = d->dst;
+  memset(p, 0, sizeof *p);
+  *skip = false;
+  if (d->nin < 2 || d->nin > TFE_EW_MAXIN)
+    return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "zipn takes 2 to %d inputs, not %d", TFE_EW_MAXIN, d->nin);
+  if (!d->in) return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "argument 'in' is NULL");
+  if ((unsigned)d->code >= (unsigned)TFE_BIN_COUNT_)
+    return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "unknown binary op %d", d->code);
+  const tfe__gpu_opsrc *o = &tfe__gpu_binop_src[d->code];
+  if (!(g >= TFE__GK_C64 ? o->cplx : o->real))
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "binary op '%s' is not defined for this kind",
+                            tfe_binop_name((tfe_binop)d->code));
+  TFE_TRY(tfe__gpu_ew_dims(D, "destination", where));
+  int64_t st[TFE_EW_MAXIN][TFE_MAX_RANK];
+  for (int k = 0; k < d->nin; k++) {
+    const tfe_dyn *x = d->in[k];
+    if (!x) return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "zipn input %d is NULL", k);
+    if (x->dtype != D->dtype)
+      return TFE__GPU_FAIL_AT(TFE_ERR_DTYPE, where, "zipn input %d differs in kind from dst (%s)", k, tfe_dtype_name(D->dtype));
+    TFE_TRY(tfe__gpu_ew_dims(x, "a zipn input", where));
+    TFE_TRY(tfe__gpu_bcast(x, D, st[k], "a zipn input", where));
+    if (x->conj && g >= TFE__GK_C64) p->cj |= 1 << k;
+  }
+  p->nin = d->nin, p->code = d->code, p->flip = (int)(d->flip & 0xffu), p->cjd = D->conj && g >= TFE__GK_C64;
+  for (int i = 0; i < D->lay.rank; i++) {
+    if (D->lay.dims[i] == 0) { *skip = true; return TFE_OK; }
+    if (D->lay.dims[i] == 1) continue;
+    if (p->nout == TFE__GPU_KMAXR)
+      return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "more than %d dims of size > 1", TFE__GPU_KMAXR);
+    p->dout[p->nout] = D->lay.dims[i], p->sd[p->nout] = D->lay.strides[i];
+    for (int k = 0; k < d->nin; k++) p->s[k][p->nout] = st[k][i];
+    p->nout++;
+  }
+  tfe__gpu_en_finish(p);
+  return TFE_OK;
+}
+static tfe_status tfe__gpu_ew_zipn(const tfe_prims_backend *be, const tfe_ew_desc *d, const char *where) {
+  tfe_dtype dt = d->dst->dtype;
+  int g = tfe__gpu_kind(dt);
+  if (g < 0)
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "backend '%s' runs zipn on f32, f64, c64 and c128, not %s",
+                            be->name, tfe_dtype_name(dt));
+  tfe__gpu_enparams p;
+  bool skip = false;
+  TFE_TRY(tfe__gpu_en_params(d, g, &p, &skip, where));
+  if (skip) return TFE_OK;
+  size_t es = tfe_dtype_get(dt)->size;
+  for (int k = 0; k < p.nin; k++) p.in[k] = (unsigned long long)tfe__gpu_addr(d->in[k], es);
+  tfe__gpu_dev *D = (tfe__gpu_dev *)be->ctx;
+  TFE_TRY(tfe__gpu_enter(D, where));
+  tfe_status st = tfe__gpu_kernels(D, g, where);
+  if (st == TFE_OK) {
+    tfe__cu_ptr c = tfe__gpu_addr(d->dst, es);
+    void *args[] = {&c, &p};
+    st = tfe__gpu_launch(D, D->f_ewn[g], args, p.total, where);
+  }
+  tfe__gpu_leave(D);
+  return st;
+}
+
 /* The slot. */
 static tfe_status tfe__gpu_elementwise(const tfe_prims_backend *be, const tfe_ew_desc *d) {
   const char *where = "tfe_elementwise";
   if (!d || !d->dst) return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "%s is NULL", !d ? "the descriptor" : "dst");
+  if (d->op == TFE_EW_ZIPN) return tfe__gpu_ew_zipn(be, d, where);
   bool need_a = d->op != TFE_EW_FILL && d->op != TFE_EW_SCALE;
   if ((need_a && !d->a) || (d->op == TFE_EW_ZIP && !d->b))
     return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "%s needs operand %s", tfe_ew_op_name(d->op), !d->a ? "a" : "b");

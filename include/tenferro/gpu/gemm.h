@@ -694,7 +694,7 @@ static bool tfe__gpu_try_zip(const tfe_prims_backend *be, const tfe_prim_desc *d
     x.lay.dims[i] = L->in[TFE__GA] ? L->dim : 1, x.lay.strides[i] = L->in[TFE__GA] ? L->s[TFE__GA] : 0;
     y.lay.dims[i] = L->in[TFE__GB] ? L->dim : 1, y.lay.strides[i] = L->in[TFE__GB] ? L->s[TFE__GB] : 0;
   }
-  tfe_ew_desc e = {TFE_EW_ZIP, TFE_BIN_MUL, d->c, &x, &y, NULL, NULL, 0, NULL};
+  tfe_ew_desc e = {TFE_EW_ZIP, TFE_BIN_MUL, d->c, &x, &y, NULL, NULL, 0, NULL, 0, NULL, 0};
   *st = tfe__gpu_elementwise(be, &e);
   return true;
 }

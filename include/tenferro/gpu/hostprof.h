@@ -85,6 +85,7 @@ static const char *tfe__hp_kname(tfe__cu_function f) {
     if (f == D->f_scale[g]) return "scale";
     if (f == D->f_ew[g]) return "ew";
     if (f == D->f_ewred[g]) return "ewred";
+    if (f == D->f_ewn[g]) return "ewn";
     if (f == D->f_gsmall[g]) return "gsmall";
   }
   return "kernel";

@@ -446,6 +446,45 @@ static const char *const tfe__gpu_ksrc_ew[] = {
     "    d[od] = p.cjd ? cj(r) : r;\n"
     "  }\n"
     "}\n",
+    /* ZIPN (elementwise.h): dst = code folded over nin inputs, each with its strides over dst's
+     * dims; flip bit k: in[k] code acc; cj bit k: in[k] conjugated; cjd: dst stored conjugated.
+     * One pass for a chain of einsum's elementwise steps. */
+    "#define ZMAXN 8\n"
+    "struct EN {\n"
+    "  long long total;\n"
+    "  int nout, nin, code, fast, flip, cj, cjd, pad;\n"
+    "  long long dout[MAXR], sd[MAXR];\n"
+    "  unsigned mg[MAXR], sh[MAXR];\n"
+    "  long long s[ZMAXN][MAXR];\n"
+    "  unsigned long long in[ZMAXN];\n"
+    "};\n"
+    "extern \"C\" __global__ void tfe_ewn(T *d, EN p) {\n"
+    "  long long step = (long long)gridDim.x * blockDim.x;\n"
+    "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.total; i += step) {\n"
+    "    long long od = 0, o[ZMAXN], ii = i;\n"
+    "#pragma unroll\n"
+    "    for (int j = 0; j < ZMAXN; j++) o[j] = 0;\n"
+    "    unsigned u = (unsigned)i;\n"
+    "    for (int k = 0; k < p.nout; k++) {\n"
+    "      long long x;\n"
+    "      if (p.fast) {\n"
+    "        unsigned v = k + 1 < p.nout ? fdiv(u, p.mg[k], p.sh[k]) : 0u;\n"
+    "        x = (long long)(u - v * (unsigned)p.dout[k]); u = v;\n"
+    "      } else { x = ii % p.dout[k]; ii /= p.dout[k]; }\n"
+    "      od += x * p.sd[k];\n"
+    "#pragma unroll\n"
+    "      for (int j = 0; j < ZMAXN; j++) if (j < p.nin) o[j] += x * p.s[j][k];\n"
+    "    }\n"
+    "    T r = bin_op(p.code, ld((const T *)p.in[0] + o[0], p.cj & 1), ld((const T *)p.in[1] + o[1], p.cj >> 1 & 1));\n"
+    "#pragma unroll\n"
+    "    for (int j = 2; j < ZMAXN; j++) {\n"
+    "      if (j >= p.nin) break;\n"
+    "      T x = ld((const T *)p.in[j] + o[j], p.cj >> j & 1);\n"
+    "      r = p.flip >> j & 1 ? bin_op(p.code, x, r) : bin_op(p.code, r, x);\n"
+    "    }\n"
+    "    d[od] = p.cjd ? cj(r) : r;\n"
+    "  }\n"
+    "}\n",
     /* reductions with many summed elements: one block per (output element, chunk of its summed
      * elements), a tree in shared memory (256 threads); with several chunks (partial) each block
      * writes its raw fold to b[o * nchunk + c], and a second launch folds those */

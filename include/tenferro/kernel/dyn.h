@@ -53,35 +53,35 @@ TFE_INTERNAL tfe_status tfe__k_dyn_run(const tfe_ew_desc *d, int n, const tfe_dy
 }
 TFE_API tfe_status tfe_copy_dyn(const tfe_dyn *dst, const tfe_dyn *src) {
   TFE_TRY(tfe__dyn_same(dst, src, __func__, "destination", "source"));
-  tfe_ew_desc d = {TFE_EW_COPY, 0, dst, src, NULL, NULL, NULL, 0, NULL};
+  tfe_ew_desc d = {TFE_EW_COPY, 0, dst, src, NULL, NULL, NULL, 0, NULL, 0, NULL, 0};
   return tfe__k_dyn_run(&d, 2, (const tfe_dyn *[]){dst, src}, (const char *[]){"destination", "source"}, __func__);
 }
 TFE_API tfe_status tfe_map_dyn(const tfe_dyn *dst, const tfe_dyn *src, tfe_unop op, const void *param) {
   TFE_TRY(tfe__dyn_same(dst, src, __func__, "destination", "source"));
-  tfe_ew_desc d = {TFE_EW_MAP, (int)op, dst, src, NULL, param, NULL, 0, NULL};
+  tfe_ew_desc d = {TFE_EW_MAP, (int)op, dst, src, NULL, param, NULL, 0, NULL, 0, NULL, 0};
   return tfe__k_dyn_run(&d, 2, (const tfe_dyn *[]){dst, src}, (const char *[]){"destination", "source"}, __func__);
 }
 TFE_API tfe_status tfe_zip_dyn(const tfe_dyn *dst, const tfe_dyn *a, const tfe_dyn *b, tfe_binop op) {
   TFE_TRY(tfe__dyn_same(dst, a, __func__, "destination", "first input"));
   TFE_TRY(tfe__dyn_same(dst, b, __func__, "destination", "second input"));
-  tfe_ew_desc d = {TFE_EW_ZIP, (int)op, dst, a, b, NULL, NULL, 0, NULL};
+  tfe_ew_desc d = {TFE_EW_ZIP, (int)op, dst, a, b, NULL, NULL, 0, NULL, 0, NULL, 0};
   return tfe__k_dyn_run(&d, 3, (const tfe_dyn *[]){dst, a, b},
                         (const char *[]){"destination", "first input", "second input"}, __func__);
 }
 TFE_API tfe_status tfe_fill_dyn(const tfe_dyn *dst, const void *value) {
   TFE_CHECK_NULL(dst);
   TFE_CHECK_NULL(value);
-  tfe_ew_desc d = {TFE_EW_FILL, 0, dst, NULL, NULL, value, NULL, 0, NULL};
+  tfe_ew_desc d = {TFE_EW_FILL, 0, dst, NULL, NULL, value, NULL, 0, NULL, 0, NULL, 0};
   return tfe__k_dyn_run(&d, 1, (const tfe_dyn *[]){dst}, (const char *[]){"destination"}, __func__);
 }
 TFE_API tfe_status tfe_reduce_dyn(const tfe_dyn *out, const tfe_dyn *src, tfe_redop op, int naxes, const int *axes,
                                   const void *alpha, const void *beta) {
   TFE_TRY(tfe__dyn_same(out, src, __func__, "output", "source"));
-  tfe_ew_desc d = {TFE_EW_REDUCE, (int)op, out, src, NULL, alpha, beta, naxes, axes};
+  tfe_ew_desc d = {TFE_EW_REDUCE, (int)op, out, src, NULL, alpha, beta, naxes, axes, 0, NULL, 0};
   return tfe__k_dyn_run(&d, 2, (const tfe_dyn *[]){out, src}, (const char *[]){"output", "source"}, __func__);
 }
 TFE_API const char *tfe_ew_op_name(tfe_ew_op op) {
-  static const char *const n[] = {"copy", "fill", "scale", "axpby", "map", "zip", "reduce"};
+  static const char *const n[] = {"copy", "fill", "scale", "axpby", "map", "zip", "reduce", "zipn"};
   return (unsigned)op < (unsigned)TFE_EW_COUNT ? n[op] : "unknown";
 }
 #endif

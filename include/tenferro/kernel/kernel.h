@@ -63,8 +63,14 @@ typedef enum tfe_ew_op {
   TFE_EW_MAP,    /* dst = code(a), code a tfe_unop, *s0 its parameter */
   TFE_EW_ZIP,    /* dst = code(a, b), code a tfe_binop, numpy broadcasting */
   TFE_EW_REDUCE, /* dst = *s0 * code(a over axes) + *s1 * dst, code a tfe_redop (tfe_reduce_S) */
+  TFE_EW_ZIPN,   /* dst = code folded over in[0..nin) left to right (2 <= nin <= TFE_EW_MAXIN):
+                    acc = in[0] code in[1], then acc = acc code in[k], or in[k] code acc where
+                    bit k of flip is set; each input broadcast to dst (numpy), none overlapping
+                    dst. One pass for a chain of elementwise products (einsum's executor fuses
+                    consecutive steps that sum nothing); a slot may refuse it (TFE_ERR_UNSUPPORTED) */
   TFE_EW_COUNT
 } tfe_ew_op;
+#define TFE_EW_MAXIN 8
 typedef struct tfe_ew_desc {
   tfe_ew_op op;
   int code;                   /* tfe_unop / tfe_binop / tfe_redop, else 0 */
@@ -72,6 +78,9 @@ typedef struct tfe_ew_desc {
   const void *s0, *s1;        /* scalars of the kind (see each op) */
   int naxes;                  /* REDUCE: the axes of a reduced (naxes < 0: all) */
   const int *axes;
+  int nin;                    /* ZIPN: the inputs in[0..nin) and the flip bits (see the op) */
+  const tfe_dyn *const *in;
+  unsigned flip;
 } tfe_ew_desc;
 TFE_API const char *tfe_ew_op_name(tfe_ew_op op);
 

@@ -222,6 +222,39 @@ TFE_INTERNAL tfe_status TFE_FN(k_zip_cpu_)(const TFE_TY(view) *dst, const TFE_TY
 #endif
   return TFE_FN(k_ew2_)(__func__, dst, 2, a, b, TFE_FN(k_bin_body_), &op, fop);
 }
+/* The elementwise slot's ZIPN (kernel.h): every input checked against dst first (shape,
+ * broadcasting, overlap), so nothing is written unless the whole fold runs; then one zip per
+ * input, in place in dst. The CPU gains nothing from the fusion (einsum's executor fuses only
+ * on other backends); the op is here so that every backend copied from the CPU's has it. */
+TFE_INTERNAL tfe_status TFE_FN(k_zipn_cpu_)(const TFE_TY(view) *dst, tfe_dtype dt, int nin, const tfe_dyn *const *in,
+                                            unsigned flip, tfe_binop op) {
+  const char *where = "tfe_elementwise";
+  if (nin < 2 || nin > TFE_EW_MAXIN) return tfe__fail(TFE_ERR_INVALID, where, "zipn takes 2 to %d inputs, not %d", TFE_EW_MAXIN, nin);
+  if (!in) return tfe__fail(TFE_ERR_NULL, where, "argument 'in' is NULL");
+  if ((unsigned)op >= (unsigned)TFE_BIN_COUNT_) return tfe__fail(TFE_ERR_INVALID, where, "unknown binary op %d", (int)op);
+  if (!TFE_FN(k_bin_ok_)(op))
+    return tfe__fail(TFE_ERR_UNSUPPORTED, where, "binary op '%s' is not defined for this kind", tfe_binop_name(op));
+  TFE_TY(view) x[TFE_EW_MAXIN];
+  int64_t n = 0;
+  TFE_TRY(tfe__check_dst(&dst->lay, dst->data, where, &n));
+  for (int k = 0; k < nin; k++) {
+    if (!in[k]) return tfe__fail(TFE_ERR_NULL, where, "zipn input %d is NULL", k);
+    if (in[k]->dtype != dt)
+      return tfe__fail(TFE_ERR_DTYPE, where, "zipn input %d differs in kind from dst (%s)", k, tfe_dtype_name(dt));
+    x[k].data = (TFE_T *)in[k]->data, x[k].lay = in[k]->lay, x[k].conj = in[k]->conj;
+    tfe_layout bl;
+    TFE_TRY(tfe__check_layout(&x[k].lay, x[k].data, where, "a zipn input", NULL));
+    TFE_TRY(tfe__broadcast(&x[k].lay, &dst->lay, &bl, where, "a zipn input"));
+    bool same = dst->data + dst->lay.offset == x[k].data + bl.offset; /* in place: still refused */
+    for (int i = 0; same && i < bl.rank; i++) same = dst->lay.dims[i] < 2 || bl.strides[i] == dst->lay.strides[i];
+    if (n > 0 && (same || tfe__views_conflict(dst->data, &dst->lay, x[k].data, &bl, sizeof(TFE_T))))
+      return tfe__fail(TFE_ERR_OVERLAP, where, "destination overlaps zipn input %d", k);
+  }
+  TFE_TRY(TFE_FN(k_zip_cpu_)(dst, &x[0], &x[1], op));
+  for (int k = 2; k < nin; k++)
+    TFE_TRY((flip >> k & 1u) ? TFE_FN(k_zip_cpu_)(dst, &x[k], dst, op) : TFE_FN(k_zip_cpu_)(dst, dst, &x[k], op));
+  return TFE_OK;
+}
 TFE_INTERNAL void TFE_FN(k_zfn_body_)(void *ctx, int64_t n, TFE_T *out, const TFE_T *a, const TFE_T *b) {
   const TFE_TY(kzfn_) *u = (const TFE_TY(kzfn_) *)ctx;
   u->f(n, out, a, b, u->ctx);

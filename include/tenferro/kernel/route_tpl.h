@@ -22,7 +22,7 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew_call_)(const tfe_ew_desc *d) {
   TFE_TY(view) dst = {(TFE_T *)D->data, D->lay, D->conj};
   TFE_TY(view) a = {(TFE_T *)(A ? A->data : NULL), A ? A->lay : D->lay, A ? A->conj : false};
   TFE_TY(view) b = {(TFE_T *)(B ? B->data : NULL), B ? B->lay : D->lay, B ? B->conj : false};
-  bool need_a = d->op != TFE_EW_FILL && d->op != TFE_EW_SCALE;
+  bool need_a = d->op != TFE_EW_FILL && d->op != TFE_EW_SCALE && d->op != TFE_EW_ZIPN;
   if ((need_a && !A) || (d->op == TFE_EW_ZIP && !B))
     return TFE_FAIL_AT(TFE_ERR_NULL, "tfe_elementwise", "%s needs operand %s", tfe_ew_op_name(d->op), !A ? "a" : "b");
   if ((A && A->dtype != D->dtype) || (B && B->dtype != D->dtype))
@@ -35,6 +35,7 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew_call_)(const tfe_ew_desc *d) {
   case TFE_EW_MAP: return TFE_FN(k_map_cpu_)(&dst, &a, (tfe_unop)d->code, d->s0 ? s0 : one);
   case TFE_EW_ZIP: return TFE_FN(k_zip_cpu_)(&dst, &a, &b, (tfe_binop)d->code);
   case TFE_EW_REDUCE: return TFE_FN(k_reduce_cpu_)(&dst, &a, (tfe_redop)d->code, d->naxes, d->axes, s0, s1);
+  case TFE_EW_ZIPN: return TFE_FN(k_zipn_cpu_)(&dst, D->dtype, d->nin, d->in, d->flip, (tfe_binop)d->code);
   default: return TFE_FAIL_AT(TFE_ERR_INVALID, "tfe_elementwise", "unknown elementwise operation %d", (int)d->op);
   }
 }
@@ -45,7 +46,7 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew_slot_)(const tfe_prims_backend *be, tfe_ew_o
                                            const TFE_T *s1, int naxes, const int *axes) {
   tfe__cpu_enroll_ew(TFE_DT, TFE_FN(k_ew_call_));
   tfe_dyn D = TFE_FN(k_dyn_)(dst), A = TFE_FN(k_dyn_)(a), B = TFE_FN(k_dyn_)(b);
-  tfe_ew_desc d = {op, code, &D, a ? &A : NULL, b ? &B : NULL, s0, s1, naxes, axes};
+  tfe_ew_desc d = {op, code, &D, a ? &A : NULL, b ? &B : NULL, s0, s1, naxes, axes, 0, NULL, 0};
   return be->elementwise(be, &d);
 }
 /* Each entry: the backend (NULL: the CPU code runs it), then the slot or the CPU code. A NULL

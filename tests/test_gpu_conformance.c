@@ -394,18 +394,22 @@ static void test_einsum_zip_chain(void **state) {
   int ewn0 = tu_gpu_emu_ewn_launches();
 #endif
   for (size_t kk = 0; kk < sizeof kinds / sizeof *kinds; kk++)
-    for (int c = 0; c < 6; c++) {
+    for (int c = 0; c < 8; c++) {
+      /* odd cases: the tensor is the intermediate sum_z U[..z] V[z], whose buffer the arena may
+       * give to a later step's result (dead after the chain's first step) */
       tfe_dtype dt = kinds[kk];
-      int nf = (int)tu_int(&r, 2, 9), n = nf + 1, nl = 5;
+      int nf = (int)tu_int(&r, 2, 9), mid = c % 2, n = nf + 1 + mid, nl = 5;
       int64_t dim[7];
       for (int l = 0; l < 7; l++) dim[l] = tu_int(&r, 1, 4);
       char expr[128], *e = expr, used[7] = {0};
-      hostop H[10];
-      tfe_dyn in[10], dv[10];
-      int64_t d0[5];
+      hostop H[11];
+      tfe_dyn in[11], dv[11];
+      int64_t d0[6];
       for (int l = 0; l < nl; l++) *e++ = (char)('a' + l), d0[l] = dim[l], used[l] = 1;
-      make_view(&r, dt, nl, d0, false, &H[0]);
-      for (int f = 1; f < n; f++) {
+      if (mid) *e++ = 'z', d0[nl] = 3, *e++ = ',', *e++ = 'z';
+      make_view(&r, dt, nl + mid, d0, false, &H[0]);
+      if (mid) make_view(&r, dt, 1, d0 + nl, false, &H[1]);
+      for (int f = 1 + mid; f < n; f++) {
         *e++ = ',';
         int rk = (int)tu_int(&r, 1, 2), labs[2];
         int64_t fd[2];
@@ -417,8 +421,9 @@ static void test_einsum_zip_chain(void **state) {
       *e++ = '-', *e++ = '>';
       for (int l = 6; l >= 0; l--) if (used[l]) *e++ = (char)('a' + l);
       *e = 0;
-      int path[2 * 9];
-      for (int q = 0; q < n - 1; q++) path[2 * q] = 0, path[2 * q + 1] = q == 0 ? 1 : n - 1 - q;
+      int path[2 * 10];
+      for (int q = 0; q < n - 1; q++) /* the tensor first, then each factor with the result so far */
+        path[2 * q] = 0, path[2 * q + 1] = q == 0 ? 1 : mid ? nf + 1 - q : n - 1 - q;
       tfe_einsum_opts o;
       memset(&o, 0, sizeof o);
       o.algo = TFE_PATH_GIVEN, o.path = path, o.path_nsteps = n - 1, o.no_cache = true;

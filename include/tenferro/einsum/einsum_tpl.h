@@ -207,6 +207,28 @@ TFE_INTERNAL int TFE_FN(ein_chain_len_)(const tfe_einsum_plan *p, int k, bool la
   }
   return m;
 }
+/* Input j of the chain from step k: the first step's a and b, then each later step's operand
+ * other than the chain so far; *flip: that step computes it * (the chain so far). */
+TFE_INTERNAL int TFE_FN(ein_chain_in_)(const tfe_einsum_plan *p, int k, int j, bool *flip) {
+  const tfe__ein_step *s = &p->step[k + (j < 2 ? 0 : j - 1)];
+  int id = j == 0 ? s->a : j == 1 ? s->b : s->a == p->n + k + j - 2 ? s->b : s->a;
+  *flip = j >= 2 && id == s->a;
+  return id;
+}
+/* Whether an input of the chain of m steps from k shares memory with its result c: the arena
+ * gives a buffer that dies inside the chain to a later step's result (first fit over live
+ * ranges), which one pass would read while writing. */
+TFE_INTERNAL bool TFE_FN(ein_chain_meets_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *const *bp,
+                                           const int64_t *idx, int k, int m, const TFE_TY(view) *c) {
+  for (int j = 0; j <= m; j++) {
+    bool f;
+    const int32_t *lx;
+    TFE_TY(view) x;
+    TFE_FN(ein_node_to_)(p, ops, bp, TFE_FN(ein_chain_in_)(p, k, j, &f), idx, &lx, &x);
+    if (tfe__views_meet(x.data, &x.lay, c->data, &c->lay, sizeof(TFE_T))) return true;
+  }
+  return false;
+}
 /* Input x (labels lx) viewed in c's label order for the slot (ein_zip_'s rule: a label x lacks
  * has size 1 and stride 0, a repeated one the sum of its strides). */
 TFE_INTERNAL void TFE_FN(ein_in_as_)(const TFE_TY(view) *x, const int32_t *lx, const TFE_TY(view) *c, const int32_t *lc,
@@ -232,12 +254,11 @@ TFE_INTERNAL tfe_status TFE_FN(ein_chain_run_)(const tfe_prims_backend *be, cons
   const tfe_dyn *inp[TFE_EW_MAXIN];
   unsigned flip = 0;
   for (int j = 0; j <= m; j++) {
-    const tfe__ein_step *s = &p->step[k + (j < 2 ? 0 : j - 1)];
-    int id = j == 0 ? s->a : j == 1 ? s->b : s->a == p->n + k + j - 2 ? s->b : s->a;
-    if (j >= 2 && id == s->a) flip |= 1u << j; /* the step computes a * (the chain so far) */
+    bool f;
     const int32_t *lx;
     TFE_TY(view) x;
-    TFE_FN(ein_node_to_)(p, ops, bp, id, idx, &lx, &x);
+    TFE_FN(ein_node_to_)(p, ops, bp, TFE_FN(ein_chain_in_)(p, k, j, &f), idx, &lx, &x);
+    if (f) flip |= 1u << j;
     TFE_FN(ein_in_as_)(&x, lx, c, lc, &in[j]);
     inp[j] = &in[j];
   }
@@ -304,13 +325,15 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_prims_backend *be, tfe_cont
     /* a chain of elementwise products on a backend with its own elementwise slot: one pass (not
      * under a profiling hook, which reports every step as it runs alone) */
     int m = s->zip && fuse ? TFE_FN(ein_chain_len_)(p, k, fuse_last) : 1;
+    TFE_TY(view) z;
+    for (; m >= 2; m--) { /* the longest chain whose inputs do not share memory with its result */
+      if (k + m == p->nsteps) { z.data = target->data; z.conj = target->conj; TFE_FN(ein_lay_)(&z.lay, &target->lay); }
+      else TFE_FN(ein_buf_to_)(bp, &p->step[k + m - 1], &z);
+      if (!TFE_FN(ein_chain_meets_)(p, ops, bp, idx, k, m, &z)) break;
+    }
     if (m >= 2) {
       bool end = k + m == p->nsteps, done = false;
-      const tfe__ein_step *e = &p->step[k + m - 1];
-      TFE_TY(view) c;
-      if (end) { c.data = target->data; c.conj = target->conj; TFE_FN(ein_lay_)(&c.lay, &target->lay); }
-      else TFE_FN(ein_buf_to_)(bp, e, &c);
-      TFE_TRY(TFE_FN(ein_chain_run_)(be, p, ops, bp, idx, k, m, &c, end ? p->out_lab : e->lab, &done));
+      TFE_TRY(TFE_FN(ein_chain_run_)(be, p, ops, bp, idx, k, m, &z, end ? p->out_lab : p->step[k + m - 1].lab, &done));
       if (done) {
         for (int j = 0; j < m && pg->fn; j++) TFE_TRY(tfe__progress_step(pg, p->npre + k + j, k + j + 1 == p->nsteps));
         k += m - 1;

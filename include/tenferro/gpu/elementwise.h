@@ -20,7 +20,7 @@ typedef struct tfe__gpu_eparams {
   long long dout[TFE__GPU_KMAXR], sd[TFE__GPU_KMAXR], sa[TFE__GPU_KMAXR], sb[TFE__GPU_KMAXR], dsum[TFE__GPU_KMAXR],
       ssum[TFE__GPU_KMAXR];
   unsigned mg[TFE__GPU_KMAXR], sh[TFE__GPU_KMAXR]; /* magic numbers of dout[] when fast */
-  int fast, pad;
+  int fast, i32; /* i32: fast, and dst's, a's and b's offsets over dout fit an int */
   long long ssb[TFE__GPU_KMAXR]; /* TFE__GPU_EW_CTR: b's strides of the summed dims (ssum: a's) */
 } tfe__gpu_eparams;
 
@@ -64,6 +64,11 @@ static void tfe__gpu_ep_finish(tfe__gpu_eparams *p) {
   p->total = 1;
   for (int i = 0; i < p->nout; i++) p->total *= p->dout[i];
   tfe__gpu_fast_place(p->total, p->nout, p->dout, &p->fast, p->mg, p->sh);
+  long long ext[3] = {0, 0, 0};
+  for (int i = 0; i < p->nout; i++)
+    ext[0] += (p->dout[i] - 1) * llabs(p->sd[i]), ext[1] += (p->dout[i] - 1) * llabs(p->sa[i]),
+        ext[2] += (p->dout[i] - 1) * llabs(p->sb[i]);
+  p->i32 = p->fast && ext[0] <= 0x7fffffffLL && ext[1] <= 0x7fffffffLL && ext[2] <= 0x7fffffffLL;
   p->chunk = p->nsum_total, p->nchunk = 1; /* nsum_total: the caller's */
 }
 /* A layout's dims are non-negative (the CPU's tfe__check_layout, less the data checks). */
@@ -211,13 +216,13 @@ static tfe_status tfe__gpu_reduce_blocks(tfe__gpu_dev *D, int g, size_t es, tfe_
   if (nchunk <= 1) return tfe__gpu_ew_red_launch(D, g, c, a, c, p, where);
   tfe__cu_ptr w = 0;
   TFE_TRY(tfe__gpu_ws(D, (size_t)(p->total * nchunk) * es, &w, where));
-  tfe__gpu_eparams q = *p; /* pass 1: raw folds of the chunks */
-  q.nchunk = nchunk, q.chunk = (p->nsum_total + nchunk - 1) / nchunk, q.partial = 1;
+  tfe__gpu_eparams q = *p; /* pass 1: raw folds of the chunks (64-bit offsets: pass 2's strides are new) */
+  q.nchunk = nchunk, q.chunk = (p->nsum_total + nchunk - 1) / nchunk, q.partial = 1, q.i32 = 0;
   TFE_TRY(tfe__gpu_ew_red_launch(D, g, c, a, w, &q, where));
   q = *p; /* pass 2: output o folds w[o * nchunk .. + nchunk) */
   tfe__gpu_red_pass2(q.nout, q.dout, q.sa, nchunk);
   q.nsum = 1, q.dsum[0] = nchunk, q.ssum[0] = 1, q.nsum_total = nchunk, q.chunk = nchunk, q.nchunk = 1;
-  q.pre = TFE__KP_NONE, q.cja = 0, q.partial = 0;
+  q.pre = TFE__KP_NONE, q.cja = 0, q.partial = 0, q.i32 = 0;
   return tfe__gpu_ew_red_launch(D, g, c, w, w, &q, where);
 }
 
@@ -294,7 +299,7 @@ static tfe_status tfe__gpu_trop_ew(const tfe_prims_backend *be, const tfe_ew_des
 /* The parameter block of tfe_ewn: struct EN in kernels.h. */
 typedef struct tfe__gpu_enparams {
   long long total;
-  int nout, nin, code, fast, flip, cj, cjd, pad;
+  int nout, nin, code, fast, flip, cj, cjd, i32; /* i32: every operand's offsets fit an int */
   long long dout[TFE__GPU_KMAXR], sd[TFE__GPU_KMAXR];
   unsigned mg[TFE__GPU_KMAXR], sh[TFE__GPU_KMAXR];
   long long s[TFE_EW_MAXIN][TFE__GPU_KMAXR];
@@ -322,6 +327,12 @@ static void tfe__gpu_en_finish(tfe__gpu_enparams *p) {
   p->nout = w, p->total = 1;
   for (int i = 0; i < w; i++) p->total *= p->dout[i];
   tfe__gpu_fast_place(p->total, p->nout, p->dout, &p->fast, p->mg, p->sh);
+  p->i32 = p->fast;
+  for (int k = -1; k < p->nin && p->i32; k++) { /* the largest |offset| of dst (k = -1) and each input */
+    long long ext = 0;
+    for (int i = 0; i < w; i++) ext += (p->dout[i] - 1) * llabs(k < 0 ? p->sd[i] : p->s[k][i]);
+    p->i32 = ext <= 0x7fffffffLL;
+  }
 }
 /* The checks are the CPU's (kernel/map_zip_tpl.h, k_zipn_cpu_) but for overlaps; *skip for an
  * empty dst. */

@@ -96,6 +96,15 @@ static bool tfe__gpu_red_kind(int g, tfe_redop op, int *fold, int *pre) {
   return true;
 }
 
+/* Binary op code of ZIP and ZIPN: known, and defined for kind g (the CPU's messages). */
+static tfe_status tfe__gpu_binop_ok(int code, int g, const char *where) {
+  if ((unsigned)code >= (unsigned)TFE_BIN_COUNT_) return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "unknown binary op %d", code);
+  const tfe__gpu_opsrc *o = &tfe__gpu_binop_src[code];
+  if (!(g >= TFE__GK_C64 ? o->cplx : o->real))
+    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "binary op '%s' is not defined for this kind",
+                            tfe_binop_name((tfe_binop)code));
+  return TFE_OK;
+}
 /* Fills p for d (dims and strides of the output, summed dims, op codes, flags, scalars); *skip
  * when there is nothing to do (an empty destination). */
 static tfe_status tfe__gpu_ew_params(const tfe_ew_desc *d, int g, tfe__gpu_eparams *p, bool *skip,
@@ -126,12 +135,7 @@ static tfe_status tfe__gpu_ew_params(const tfe_ew_desc *d, int g, tfe__gpu_epara
     break;
   case TFE_EW_AXPBY: TFE_TRY(tfe__gpu_bcast(A, D, sa, "source", where)); break;
   case TFE_EW_ZIP: {
-    if ((unsigned)d->code >= (unsigned)TFE_BIN_COUNT_)
-      return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "unknown binary op %d", d->code);
-    const tfe__gpu_opsrc *o = &tfe__gpu_binop_src[d->code];
-    if (!(g >= TFE__GK_C64 ? o->cplx : o->real))
-      return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "binary op '%s' is not defined for this kind",
-                              tfe_binop_name((tfe_binop)d->code));
+    TFE_TRY(tfe__gpu_binop_ok(d->code, g, where));
     TFE_TRY(tfe__gpu_bcast(A, D, sa, "first input", where));
     TFE_TRY(tfe__gpu_bcast(B, D, sb, "second input", where));
     break;
@@ -343,12 +347,7 @@ static tfe_status tfe__gpu_en_params(const tfe_ew_desc *d, int g, tfe__gpu_enpar
   if (d->nin < 2 || d->nin > TFE_EW_MAXIN)
     return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "zipn takes 2 to %d inputs, not %d", TFE_EW_MAXIN, d->nin);
   if (!d->in) return TFE__GPU_FAIL_AT(TFE_ERR_NULL, where, "argument 'in' is NULL");
-  if ((unsigned)d->code >= (unsigned)TFE_BIN_COUNT_)
-    return TFE__GPU_FAIL_AT(TFE_ERR_INVALID, where, "unknown binary op %d", d->code);
-  const tfe__gpu_opsrc *o = &tfe__gpu_binop_src[d->code];
-  if (!(g >= TFE__GK_C64 ? o->cplx : o->real))
-    return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "binary op '%s' is not defined for this kind",
-                            tfe_binop_name((tfe_binop)d->code));
+  TFE_TRY(tfe__gpu_binop_ok(d->code, g, where));
   TFE_TRY(tfe__gpu_ew_dims(D, "destination", where));
   int64_t st[TFE_EW_MAXIN][TFE_MAX_RANK];
   for (int k = 0; k < d->nin; k++) {

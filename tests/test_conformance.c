@@ -31,10 +31,11 @@ static tfe_status ck_wrap_linalg(const tfe_prims_backend *be, const tfe_linalg_c
   const tfe_prims_backend *cpu = tfe_backend_find("cpu");
   return cpu->linalg(cpu, c);
 }
-static long ck_ew_calls, ck_allocs, ck_frees; /* elementwise slot calls; memory slot calls */
+static long ck_ew_calls, ck_zipn_calls, ck_allocs, ck_frees; /* elementwise slot calls (ZIPN); memory slot calls */
 static tfe_status ck_wrap_ew(const tfe_prims_backend *be, const tfe_ew_desc *d) {
   (void)be;
   ck_ew_calls++;
+  ck_zipn_calls += d->op == TFE_EW_ZIPN;
   const tfe_prims_backend *cpu = tfe_backend_find("cpu");
   return cpu->elementwise(cpu, d);
 }
@@ -302,6 +303,99 @@ static void test_einsum_on_backends(void **st) {
   }
   assert_int_equal(tfe_backend_unregister("ck_wrap"), TFE_OK);
   assert_int_equal(tfe_backend_unregister("ck_leaves"), TFE_OK);
+}
+
+/* The CPU's ZIPN (kernel.md): the fold with flips against a loop, and its refusals (input
+ * count, NULL inputs, op, kind, shape, an input sharing dst's memory) with dst unwritten. */
+static tfe_dyn ck_dyn(tfe_dtype dt, void *data, int rank, const int64_t *dims) {
+  tfe_dyn v;
+  memset(&v, 0, sizeof v);
+  v.dtype = dt, v.data = data;
+  tfe_layout_dense(rank, dims, TFE_COLMAJOR, &v.lay);
+  return v;
+}
+static void test_zipn(void **st) {
+  (void)st;
+  const tfe_prims_backend *cpu = tfe_backend_find("cpu");
+  double a[12], b[4], c[3], e[12], d[12], want[12];
+  float f[12] = {0};
+  for (int i = 0; i < 12; i++) a[i] = 0.5 * i - 2, e[i] = 1.0 / (i + 1);
+  for (int i = 0; i < 4; i++) b[i] = i - 1.5;
+  for (int i = 0; i < 3; i++) c[i] = 3 + i;
+  int64_t d34[2] = {3, 4}, d14[2] = {1, 4}, d31[2] = {3, 1}, d54[2] = {5, 4};
+  tfe_dyn A = ck_dyn(TFE_DT_F64, a, 2, d34), B = ck_dyn(TFE_DT_F64, b, 2, d14), C = ck_dyn(TFE_DT_F64, c, 2, d31);
+  tfe_dyn E = ck_dyn(TFE_DT_F64, e, 2, d34), D = ck_dyn(TFE_DT_F64, d, 2, d34), F = ck_dyn(TFE_DT_F32, f, 2, d34);
+  tfe_dyn W = ck_dyn(TFE_DT_F64, a, 2, d54);
+  const tfe_dyn *in[9] = {&A, &B, &C, &E, &A, &A, &A, &A, &A};
+  tfe_ew_desc z = {TFE_EW_ZIPN, TFE_BIN_SUB, &D, NULL, NULL, NULL, NULL, 0, NULL, 4, in, 1u << 2};
+  assert_int_equal(cpu->elementwise(cpu, &z), TFE_OK);
+  for (int j = 0; j < 4; j++)
+    for (int i = 0; i < 3; i++) want[i + 3 * j] = (c[i] - (a[i + 3 * j] - b[j])) - e[i + 3 * j];
+  for (int i = 0; i < 12; i++) assert_true(d[i] == want[i]);
+  struct { int nin; int code; const tfe_dyn *bad; int at; bool null_in; tfe_status want; const char *msg; } cases[] = {
+      {1, TFE_BIN_MUL, NULL, 0, false, TFE_ERR_INVALID, "2 to 8 inputs"},
+      {9, TFE_BIN_MUL, NULL, 0, false, TFE_ERR_INVALID, "2 to 8 inputs"},
+      {3, TFE_BIN_MUL, NULL, 0, true, TFE_ERR_NULL, "'in'"},
+      {3, 99, NULL, 0, false, TFE_ERR_INVALID, "unknown binary op"},
+      {4, TFE_BIN_MUL, &F, 3, false, TFE_ERR_DTYPE, "zipn input 3"},
+      {4, TFE_BIN_MUL, &W, 3, false, TFE_ERR_SHAPE, ""},
+      {4, TFE_BIN_MUL, &D, 2, false, TFE_ERR_OVERLAP, "zipn input 2"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    for (int i = 0; i < 12; i++) d[i] = -7;
+    const tfe_dyn *v[9] = {&A, &B, &C, &E, &A, &A, &A, &A, &A};
+    if (cases[k].bad) v[cases[k].at] = cases[k].bad;
+    tfe_ew_desc q = {TFE_EW_ZIPN, cases[k].code, &D, NULL, NULL, NULL, NULL, 0, NULL, cases[k].nin,
+                     cases[k].null_in ? NULL : v, 0};
+    tfe_status got = cpu->elementwise(cpu, &q);
+    if (got != cases[k].want || !strstr(tfe_last_error(), cases[k].msg))
+      fail_msg("zipn refusal %zu: status %d (%s), expected %d", k, got, tfe_last_error(), cases[k].want);
+    for (int i = 0; i < 12; i++) assert_true(d[i] == -7);
+  }
+  const tfe_dyn *v[3] = {&A, NULL, &E};
+  tfe_ew_desc q = {TFE_EW_ZIPN, TFE_BIN_MUL, &D, NULL, NULL, NULL, NULL, 0, NULL, 3, v, 0};
+  TU_EXPECT_ERR(cpu->elementwise(cpu, &q), TFE_ERR_NULL, "zipn input 1 is NULL");
+}
+/* Einsum's chains of elementwise products on a host backend with its own elementwise slot
+ * (ck_wrap): the executor fuses them into ZIPN calls; results against the CPU's einsum, along
+ * paths that start from a leaf and from an intermediate (whose buffer a later step's result may
+ * take: the chain must then be shortened). */
+static void test_einsum_zip_chains(void **st) {
+  (void)st;
+  tfe_prims_backend w = ck_wrapper("ck_zip");
+  assert_int_equal(tfe_backend_register(&w, NULL), TFE_OK);
+  const char *exprs[] = {"abc,ab,bc,c,ca,b->abc", "abcz,z,ab,bc,c,ca->cab", "ab,ba,a,b,ab,ab,a,b,ab,ba->ab"};
+  const int n[] = {6, 6, 10};
+  int paths[3][18] = {{0, 1, 0, 4, 0, 3, 0, 2, 0, 1}, {0, 1, 0, 4, 0, 3, 0, 2, 0, 1},
+                      {0, 1, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0, 3, 0, 2, 0, 1}};
+  tu_rng r = {77};
+  for (size_t e = 0; e < sizeof exprs / sizeof exprs[0]; e++) {
+    tfe_tensor_f64 t[10];
+    tfe_view_f64 v[10];
+    const char *p = exprs[e];
+    for (int k = 0; k < n[e]; k++) {
+      int64_t dims[4];
+      int rank = 0;
+      for (; *p && *p != ',' && *p != '-'; p++) dims[rank++] = *p == 'z' ? 2 : 3 + (*p - 'a');
+      p++;
+      assert_int_equal(tfe_empty_f64(&t[k], rank, dims, TFE_COLMAJOR), TFE_OK);
+      for (int64_t i = 0; i < tfe_layout_numel(&t[k].v.lay); i++) t[k].v.data[i] = tu_unif(&r) - 0.5;
+      v[k] = t[k].v;
+    }
+    tfe_einsum_opts o = {0};
+    o.algo = TFE_PATH_GIVEN, o.path = paths[e], o.path_nsteps = n[e] - 1, o.no_cache = true;
+    tfe_tensor_f64 ref = {0}, got = {0};
+    assert_int_equal(tfe_einsum_with_f64(&ref, exprs[e], n[e], v, &o), TFE_OK);
+    o.backend = tfe_backend_find("ck_zip");
+    long z0 = ck_zipn_calls;
+    if (tfe_einsum_with_f64(&got, exprs[e], n[e], v, &o) != TFE_OK) fail_msg("einsum %s: %s", exprs[e], tfe_last_error());
+    if (ck_zipn_calls == z0) fail_msg("einsum %s on ck_zip made no ZIPN call", exprs[e]);
+    int64_t m = tfe_layout_numel(&ref.v.lay);
+    for (int64_t i = 0; i < m; i++) assert_true(fabs(ref.v.data[i] - got.v.data[i]) <= 1e-14 * (1 + fabs(ref.v.data[i])));
+    tfe_tensor_release_f64(&ref), tfe_tensor_release_f64(&got);
+    for (int k = 0; k < n[e]; k++) tfe_tensor_release_f64(&t[k]);
+  }
+  assert_int_equal(tfe_backend_unregister("ck_zip"), TFE_OK);
 }
 
 /* ---- the registry ------------------------------------------------------------------------------ */
@@ -592,6 +686,7 @@ int main(void) {
       cmocka_unit_test(test_missing_slots),   cmocka_unit_test(test_cpu),
       cmocka_unit_test(test_wrapper),         cmocka_unit_test(test_leaves),
       cmocka_unit_test(test_einsum_on_backends), cmocka_unit_test(test_device_memory),
+      cmocka_unit_test(test_zipn),            cmocka_unit_test(test_einsum_zip_chains),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

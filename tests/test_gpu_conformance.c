@@ -709,6 +709,56 @@ static void test_elementwise_random(void **state) {
     }
   if (failures) fail_msg("%d elementwise cases differ (listed above)", failures);
 }
+/* The device's ZIPN refusals (the CPU slot's are in test_conformance): input count, NULL inputs,
+ * op codes, kinds, shapes; status and message, dst unwritten. */
+static void test_zipn_errors(void **state) {
+  (void)state;
+  const tfe_prims_backend *be = tfe_gpu_backend(0);
+  int64_t d34[2] = {3, 4}, d54[2] = {5, 4};
+  tfe_dyn A, B, D, F, W, Z;
+  assert_int_equal(tfe_gpu_alloc_dyn(&A, 0, TFE_DT_C128, 2, d34, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_gpu_alloc_dyn(&B, 0, TFE_DT_C128, 2, d34, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_gpu_alloc_dyn(&F, 0, TFE_DT_C64, 2, d34, TFE_COLMAJOR), TFE_OK);
+  assert_int_equal(tfe_gpu_alloc_dyn(&W, 0, TFE_DT_C128, 2, d54, TFE_COLMAJOR), TFE_OK);
+  double h[24];
+  for (int i = 0; i < 24; i++) h[i] = -7;
+  tfe_dyn H = {0};
+  H.dtype = TFE_DT_C128, H.data = h;
+  tfe_layout_dense(2, d34, TFE_COLMAJOR, &H.lay);
+  upload(&(hostop){H, (char *)h, sizeof h}, 0, &D);
+  Z = A, Z.dtype = TFE_DT_I64;
+  struct { int nin, code; const tfe_dyn *bad; bool null_in, i64; tfe_status want; const char *msg; } cases[] = {
+      {1, TFE_BIN_MUL, NULL, false, false, TFE_ERR_INVALID, "2 to 8 inputs"},
+      {9, TFE_BIN_MUL, NULL, false, false, TFE_ERR_INVALID, "2 to 8 inputs"},
+      {3, TFE_BIN_MUL, NULL, true, false, TFE_ERR_NULL, "'in'"},
+      {3, 99, NULL, false, false, TFE_ERR_INVALID, "unknown binary op"},
+      {3, TFE_BIN_MAX, NULL, false, false, TFE_ERR_UNSUPPORTED, "not defined for this kind"},
+      {3, TFE_BIN_MUL, &F, false, false, TFE_ERR_DTYPE, "zipn input 2"},
+      {3, TFE_BIN_MUL, &W, false, false, TFE_ERR_SHAPE, "broadcastable"},
+      {3, TFE_BIN_MUL, NULL, false, true, TFE_ERR_UNSUPPORTED, "zipn on f32, f64, c64 and c128"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    const tfe_dyn *in[9] = {&A, &B, &A, &B, &A, &B, &A, &B, &A};
+    if (cases[k].bad) in[2] = cases[k].bad;
+    tfe_dyn Dk = D;
+    if (cases[k].i64) Dk.dtype = TFE_DT_I64, in[0] = in[1] = in[2] = &Z;
+    tfe_ew_desc q = {TFE_EW_ZIPN, cases[k].code, &Dk, NULL, NULL, NULL, NULL, 0, NULL, cases[k].nin,
+                     cases[k].null_in ? NULL : in, 0};
+    tfe_status got = be->elementwise(be, &q);
+    if (got != cases[k].want || !strstr(tfe_gpu_last_error(), cases[k].msg))
+      fail_msg("zipn refusal %zu: status %d (%s), expected %d", k, got, tfe_gpu_last_error(), cases[k].want);
+  }
+  const tfe_dyn *in[3] = {&A, NULL, &B};
+  tfe_ew_desc q = {TFE_EW_ZIPN, TFE_BIN_MUL, &D, NULL, NULL, NULL, NULL, 0, NULL, 3, in, 0};
+  assert_int_equal(be->elementwise(be, &q), TFE_ERR_NULL);
+  assert_non_null(strstr(tfe_gpu_last_error(), "zipn input 1 is NULL"));
+  double back[24];
+  tfe_dyn Hb = H;
+  Hb.data = back;
+  assert_int_equal(tfe_gpu_download(&D, &Hb), TFE_OK);
+  for (int i = 0; i < 24; i++) assert_true(back[i] == -7);
+  tfe_dyn_release(&A), tfe_dyn_release(&B), tfe_dyn_release(&F), tfe_dyn_release(&W), tfe_dyn_release(&D);
+}
 /* The complex branch cuts: sqrt, log, pow on the negative real axis with a signed zero
  * imaginary part, and the dtype-tagged entries (tfe_map_dyn, tfe_zip_dyn, tfe_reduce_dyn,
  * tfe_fill_dyn, tfe_copy_dyn) routed to the device by the operands' memory. */
@@ -2366,7 +2416,7 @@ int main(void) {
       cmocka_unit_test(test_prims_execute), cmocka_unit_test(test_gemm_shapes), cmocka_unit_test(test_einsum_into), cmocka_unit_test(test_einsum_chain), cmocka_unit_test(test_einsum_zip_chain),
       cmocka_unit_test(test_permute_large),
       cmocka_unit_test(test_binary_random), cmocka_unit_test(test_unary_random),
-      cmocka_unit_test(test_elementwise_random), cmocka_unit_test(test_elementwise_cuts),
+      cmocka_unit_test(test_elementwise_random), cmocka_unit_test(test_zipn_errors), cmocka_unit_test(test_elementwise_cuts),
       cmocka_unit_test(test_tropical_contract), cmocka_unit_test(test_tropical_matmul_argmax),
       cmocka_unit_test(test_tropical_random), cmocka_unit_test(test_tropical_gemm_paths),
       cmocka_unit_test(test_tropical_einsum), cmocka_unit_test(test_tropical_elementwise),

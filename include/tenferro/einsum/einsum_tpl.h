@@ -143,24 +143,26 @@ TFE_INTERNAL tfe_status TFE_FN(ein_check_)(const tfe_einsum_plan *p, const TFE_T
 }
 
 /* c = a * b for a step that sums no label (elementwise or outer product, with broadcasting):
- * a and b are viewed in c's label order (a label they lack gets stride 0, a repeated one the
- * sum of its strides) and handed to the kernel room's zip with the semiring product. */
+ * a and b are viewed in c's label order (ein_as_: a label x lacks gets size 1 and stride 0, a
+ * repeated one the sum of its strides) and handed to the kernel room's zip with the semiring
+ * product. */
+TFE_INTERNAL void TFE_FN(ein_as_)(const TFE_TY(view) *x, const int32_t *lx, const TFE_TY(view) *c, const int32_t *lc,
+                                  TFE_TY(view) *out) {
+  out->data = x->data; out->conj = x->conj;
+  out->lay.rank = c->lay.rank; out->lay.offset = x->lay.offset;
+  for (int i = 0; i < c->lay.rank; i++) {
+    int64_t st = 0, dim = 1;
+    for (int j = 0; j < x->lay.rank; j++)
+      if (lx[j] == lc[i]) { st += x->lay.strides[j]; dim = x->lay.dims[j]; }
+    out->lay.dims[i] = dim; out->lay.strides[i] = dim == 1 ? 0 : st;
+  }
+}
 TFE_INTERNAL tfe_status TFE_FN(ein_zip_)(const TFE_TY(view) *a, const int32_t *la, const TFE_TY(view) *b,
                                          const int32_t *lb, const TFE_TY(view) *c, const int32_t *lc) {
-  const TFE_TY(view) *src[2] = {a, b};
-  const int32_t *ls[2] = {la, lb};
-  TFE_TY(view) x[2];
-  for (int q = 0; q < 2; q++) {
-    x[q].data = src[q]->data; x[q].conj = src[q]->conj;
-    x[q].lay.rank = c->lay.rank; x[q].lay.offset = src[q]->lay.offset;
-    for (int i = 0; i < c->lay.rank; i++) {
-      int64_t st = 0, dim = 1;
-      for (int j = 0; j < src[q]->lay.rank; j++)
-        if (ls[q][j] == lc[i]) { st += src[q]->lay.strides[j]; dim = src[q]->lay.dims[j]; }
-      x[q].lay.dims[i] = dim; x[q].lay.strides[i] = dim == 1 ? 0 : st;
-    }
-  }
-  return TFE_FN(k_zip_cpu_)(c, &x[0], &x[1], TFE_BIN_MUL);
+  TFE_TY(view) x, y;
+  TFE_FN(ein_as_)(a, la, c, lc, &x);
+  TFE_FN(ein_as_)(b, lb, c, lc, &y);
+  return TFE_FN(k_zip_cpu_)(c, &x, &y, TFE_BIN_MUL);
 }
 /* The elementwise step c = a * b on the backend's elementwise_mul slot. */
 TFE_INTERNAL tfe_status TFE_FN(ein_ew_slot_)(const tfe_prims_backend *be, const TFE_TY(view) *a, const int32_t *la,
@@ -207,68 +209,72 @@ TFE_INTERNAL int TFE_FN(ein_chain_len_)(const tfe_einsum_plan *p, int k, bool la
   }
   return m;
 }
-/* Input j of the chain from step k: the first step's a and b, then each later step's operand
- * other than the chain so far; *flip: that step computes it * (the chain so far). */
-TFE_INTERNAL int TFE_FN(ein_chain_in_)(const tfe_einsum_plan *p, int k, int j, bool *flip) {
-  const tfe__ein_step *s = &p->step[k + (j < 2 ? 0 : j - 1)];
-  int id = j == 0 ? s->a : j == 1 ? s->b : s->a == p->n + k + j - 2 ? s->b : s->a;
-  *flip = j >= 2 && id == s->a;
-  return id;
-}
-/* Whether an input of the chain of m steps from k shares memory with its result c: the arena
- * gives a buffer that dies inside the chain to a later step's result (first fit over live
- * ranges), which one pass would read while writing. */
-TFE_INTERNAL bool TFE_FN(ein_chain_meets_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *const *bp,
-                                           const int64_t *idx, int k, int m, const TFE_TY(view) *c) {
+/* The m + 1 inputs of the chain of m steps from k, into x (labels lx): the first step's a and b,
+ * then each later step's operand other than the chain so far; bit j of *flip: that step
+ * computes input j * (the chain so far). */
+TFE_INTERNAL void TFE_FN(ein_chain_ins_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *const *bp,
+                                         const int64_t *idx, int k, int m, TFE_TY(view) *x, const int32_t **lx,
+                                         unsigned *flip) {
+  *flip = 0;
   for (int j = 0; j <= m; j++) {
-    bool f;
-    const int32_t *lx;
-    TFE_TY(view) x;
-    TFE_FN(ein_node_to_)(p, ops, bp, TFE_FN(ein_chain_in_)(p, k, j, &f), idx, &lx, &x);
-    if (tfe__views_meet(x.data, &x.lay, c->data, &c->lay, sizeof(TFE_T))) return true;
+    const tfe__ein_step *s = &p->step[k + (j < 2 ? 0 : j - 1)];
+    int id = j == 0 ? s->a : j == 1 ? s->b : s->a == p->n + k + j - 2 ? s->b : s->a;
+    if (j >= 2 && id == s->a) *flip |= 1u << j;
+    TFE_FN(ein_node_to_)(p, ops, bp, id, idx, &lx[j], &x[j]);
   }
+}
+/* Whether one of the first m + 1 inputs shares memory with the result c: the arena gives a
+ * buffer that dies inside the chain to a later step's result (first fit over live ranges),
+ * which one pass would read while writing. */
+TFE_INTERNAL bool TFE_FN(ein_chain_meets_)(const TFE_TY(view) *x, int m, const TFE_TY(view) *c) {
+  for (int j = 0; j <= m; j++)
+    if (tfe__views_meet(x[j].data, &x[j].lay, c->data, &c->lay, sizeof(TFE_T))) return true;
   return false;
 }
-/* Input x (labels lx) viewed in c's label order for the slot (ein_zip_'s rule: a label x lacks
- * has size 1 and stride 0, a repeated one the sum of its strides). */
-TFE_INTERNAL void TFE_FN(ein_in_as_)(const TFE_TY(view) *x, const int32_t *lx, const TFE_TY(view) *c, const int32_t *lc,
-                                     tfe_dyn *out) {
-  memset(out, 0, sizeof *out);
-  out->dtype = TFE_DT, out->data = x->data, out->conj = x->conj;
-  out->lay.rank = c->lay.rank, out->lay.offset = x->lay.offset;
-  for (int i = 0; i < c->lay.rank; i++) {
-    int64_t st = 0, dim = 1;
-    for (int j = 0; j < x->lay.rank; j++)
-      if (lx[j] == lc[i]) { st += x->lay.strides[j]; dim = x->lay.dims[j]; }
-    out->lay.dims[i] = dim, out->lay.strides[i] = dim == 1 ? 0 : st;
-  }
-}
-/* Steps k .. k+m-1, a chain of elementwise products (ein_chain_len_, m >= 2), as one ZIPN call
- * of be's own elementwise slot into c (labels lc): one pass over the last result instead of one
- * per step, each step's product in its own operand order (flip bits). *done: whether the slot
- * ran it (TFE_ERR_UNSUPPORTED: not done, the steps run one by one). */
-TFE_INTERNAL tfe_status TFE_FN(ein_chain_run_)(const tfe_prims_backend *be, const tfe_einsum_plan *p,
-                                               const TFE_TY(view) *ops, char *const *bp, const int64_t *idx, int k,
-                                               int m, const TFE_TY(view) *c, const int32_t *lc, bool *done) {
-  tfe_dyn in[TFE_EW_MAXIN], Z;
+/* A chain of m elementwise products (ein_chain_len_, m >= 2; inputs x, labels lx, flip bits) as
+ * one ZIPN call of be's own elementwise slot into c (labels lc): one pass over the last result
+ * instead of one per step, each step's product in its own operand order. *done: whether the
+ * slot ran it (TFE_ERR_UNSUPPORTED: not done, the steps run one by one). */
+TFE_INTERNAL tfe_status TFE_FN(ein_chain_run_)(const tfe_prims_backend *be, const TFE_TY(view) *x,
+                                               const int32_t *const *lx, unsigned flip, int m, const TFE_TY(view) *c,
+                                               const int32_t *lc, bool *done) {
+  tfe_dyn in[TFE_EW_MAXIN];
   const tfe_dyn *inp[TFE_EW_MAXIN];
-  unsigned flip = 0;
   for (int j = 0; j <= m; j++) {
-    bool f;
-    const int32_t *lx;
-    TFE_TY(view) x;
-    TFE_FN(ein_node_to_)(p, ops, bp, TFE_FN(ein_chain_in_)(p, k, j, &f), idx, &lx, &x);
-    if (f) flip |= 1u << j;
-    TFE_FN(ein_in_as_)(&x, lx, c, lc, &in[j]);
+    TFE_TY(view) v;
+    TFE_FN(ein_as_)(&x[j], lx[j], c, lc, &v);
+    in[j] = TFE_FN(k_dyn_)(&v);
     inp[j] = &in[j];
   }
-  memset(&Z, 0, sizeof Z);
-  Z.dtype = TFE_DT, Z.data = c->data, Z.conj = c->conj;
-  TFE_FN(ein_lay_)(&Z.lay, &c->lay);
+  tfe_dyn Z = TFE_FN(k_dyn_)(c);
   tfe_ew_desc d = {TFE_EW_ZIPN, TFE_BIN_MUL, &Z, NULL, NULL, NULL, NULL, 0, NULL, m + 1, inp, flip};
   tfe_status st = be->elementwise(be, &d);
   *done = st != TFE_ERR_UNSUPPORTED;
   return *done ? st : TFE_OK;
+}
+/* The steps from k as one pass when they form a chain of elementwise products (ein_chain_len_)
+ * whose result shares no memory with its inputs (the chain shortened until it does not), on
+ * be's own elementwise slot; *ran: the steps run (0: none, they run one by one). */
+TFE_INTERNAL tfe_status TFE_FN(ein_chain_)(const tfe_prims_backend *be, const tfe_einsum_plan *p,
+                                           const TFE_TY(view) *ops, char *const *bp, const int64_t *idx,
+                                           const TFE_TY(view) *target, int k, bool last_ok, int *ran) {
+  *ran = 0;
+  int m = TFE_FN(ein_chain_len_)(p, k, last_ok);
+  if (m < 2) return TFE_OK;
+  TFE_TY(view) x[TFE_EW_MAXIN], z;
+  const int32_t *lx[TFE_EW_MAXIN];
+  unsigned flip;
+  TFE_FN(ein_chain_ins_)(p, ops, bp, idx, k, m, x, lx, &flip);
+  for (; m >= 2; m--) {
+    if (k + m == p->nsteps) { z.data = target->data; z.conj = target->conj; TFE_FN(ein_lay_)(&z.lay, &target->lay); }
+    else TFE_FN(ein_buf_to_)(bp, &p->step[k + m - 1], &z);
+    if (!TFE_FN(ein_chain_meets_)(x, m, &z)) break;
+  }
+  if (m < 2) return TFE_OK;
+  bool done = false;
+  TFE_TRY(TFE_FN(ein_chain_run_)(be, x, lx, flip, m, &z, k + m == p->nsteps ? p->out_lab : p->step[k + m - 1].lab, &done));
+  if (done) *ran = m;
+  return TFE_OK;
 }
 /* Whether out has the layout the output-writing steps were planned for. */
 TFE_INTERNAL bool TFE_FN(ein_out_planned_)(const tfe_einsum_plan *p, const TFE_TY(view) *out) {
@@ -305,10 +311,12 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_prims_backend *be, tfe_cont
    * with a profiling hook (it reports the views). */
   int nt = cp && !hook ? tfe_get_num_threads() : 0;
   if (nt > 0) TFE_FN(pr_enroll_)();
-  bool fuse = !hook && be->elementwise && be->elementwise != tfe__cpu_elementwise &&
+  /* chains of elementwise products as one pass (ein_chain_) on a backend with its own
+   * elementwise slot, for the standard algebra; not under a profiling hook, which reports every
+   * step as it runs alone */
+  bool fuse = TFE_ALG == TFE_ALG_STANDARD && !hook && be->elementwise && be->elementwise != tfe__cpu_elementwise &&
               !tfe__be_native(be, TFE_PRIM_ELEMENTWISE_MUL);
   bool fuse_last = TFE_FN(sr_eq)(alpha, one) && TFE_FN(sr_eq)(beta, zero);
-  (void)fuse, (void)fuse_last;
   for (int k = 0; k < p->nsteps; k++) {
     const tfe__ein_step *s = &p->step[k];
     bool last = k + 1 == p->nsteps;
@@ -321,26 +329,13 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_prims_backend *be, tfe_cont
       if (pg->fn) TFE_TRY(tfe__progress_step(pg, p->npre + k, last));
       continue;
     }
-#if TFE_ALG == TFE_ALG_STANDARD
-    /* a chain of elementwise products on a backend with its own elementwise slot: one pass (not
-     * under a profiling hook, which reports every step as it runs alone) */
-    int m = s->zip && fuse ? TFE_FN(ein_chain_len_)(p, k, fuse_last) : 1;
-    TFE_TY(view) z;
-    for (; m >= 2; m--) { /* the longest chain whose inputs do not share memory with its result */
-      if (k + m == p->nsteps) { z.data = target->data; z.conj = target->conj; TFE_FN(ein_lay_)(&z.lay, &target->lay); }
-      else TFE_FN(ein_buf_to_)(bp, &p->step[k + m - 1], &z);
-      if (!TFE_FN(ein_chain_meets_)(p, ops, bp, idx, k, m, &z)) break;
+    int ran = 0;
+    if (s->zip && fuse) TFE_TRY(TFE_FN(ein_chain_)(be, p, ops, bp, idx, target, k, fuse_last, &ran));
+    if (ran > 0) {
+      for (int j = 0; j < ran && pg->fn; j++) TFE_TRY(tfe__progress_step(pg, p->npre + k + j, k + j + 1 == p->nsteps));
+      k += ran - 1;
+      continue;
     }
-    if (m >= 2) {
-      bool end = k + m == p->nsteps, done = false;
-      TFE_TRY(TFE_FN(ein_chain_run_)(be, p, ops, bp, idx, k, m, &z, end ? p->out_lab : p->step[k + m - 1].lab, &done));
-      if (done) {
-        for (int j = 0; j < m && pg->fn; j++) TFE_TRY(tfe__progress_step(pg, p->npre + k + j, k + j + 1 == p->nsteps));
-        k += m - 1;
-        continue;
-      }
-    }
-#endif
     const int32_t *la, *lb;
     TFE_TY(view) a, b, c;
     TFE_FN(ein_node_to_)(p, ops, bp, s->a, idx, &la, &a);

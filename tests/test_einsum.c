@@ -950,9 +950,12 @@ static void test_plan_time(void **state) {
   double tf = plan_time(expr, 40, lp, 10, NULL), tc = plan_time(expr, 40, lp, 0.02, NULL);
   assert_int_equal(tfe_tuning_set(&keep), TFE_OK); /* before any check: later tests plan on the defaults */
   print_message("floor 250 ms: %.1f ms; budget 20 ms: %.1f ms\n", 1e3 * tf, 1e3 * tc);
-  /* the chains run to 85% of the floor unless the first cannot improve on greedy (then the
-   * subtree re-solution may end sooner: 176 ms seen on CI), far above the 15 ms default's time */
-  assert_true(tf >= 0.1);
+  /* the floor is spent at least by its shares that are always run: greedy runs to 20% of it
+   * (50 ms) and the first annealing chain for its sixteenth (15.6 ms), both on the planning
+   * clock, which never runs ahead of the wall time. The chains continue to 85% only when the
+   * first improves on greedy, and the subtree re-solution may converge sooner (66.8 ms seen
+   * under clang on CI, 176 ms under gcc). */
+  if (!(tf >= 0.06)) fail_msg("floor 250 ms planned in %.1f ms: less than its greedy and first-chain shares", 1e3 * tf);
   assert_true(tc < 0.2);
   t.einsum_plan_rate = 0; /* the knobs are checked */
   TU_EXPECT_ERR(tfe_tuning_set(&t), TFE_ERR_INVALID, "einsum_plan_rate");

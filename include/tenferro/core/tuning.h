@@ -43,6 +43,10 @@ typedef struct tfe_tuning {
   int copy_stream_narrow_columns;  /* 1: columns of tiles narrower than 8 streamed as whole lines */
   int copy_shifted_rims;           /* 1: rims of 4-, 8-, 16-byte strided transposes in register
                                     * blocks shifted back to the edge; 0: scalar loops */
+  int copy_tile_pad;               /* 1: buffered transpose tiles keep their columns one line more
+                                    * than a column apart (0: packed) */
+  int copy_skew_lines;             /* 1: buffered tiles of 8-byte kinds on AVX-512 written line by
+                                    * line from joined register blocks, without the buffer (0: buffered) */
   int copy_fresh_prefault;         /* 1: fresh destinations of transposing copies faulted in first */
   int copy_fresh_in_order;         /* -1 (AMD on): in-order fresh transposes written through the cache */
   int64_t copy_fresh_min_bytes;    /* 4 MiB: smaller fresh destinations take neither of the two */
@@ -110,7 +114,7 @@ typedef struct tfe_tuning {
   .kernel_stream_min_bytes = (int64_t)16 << 20, .kernel_stream_edge_lines = -1, \
   .kernel_vector_gather = 0, .kernel_portable = 0, .copy_tile_bytes = 512, \
   .copy_run_split_bytes = 256, .copy_run_split_far_bytes = 2048, .copy_run_prefetch_bytes = 512, .copy_buffered_tiles = -1, \
-  .copy_stream_narrow_columns = 1, .copy_shifted_rims = 1, .copy_fresh_prefault = 1, .copy_fresh_in_order = -1, \
+  .copy_stream_narrow_columns = 1, .copy_shifted_rims = 1, .copy_tile_pad = 1, .copy_skew_lines = 1, .copy_fresh_prefault = 1, .copy_fresh_in_order = -1, \
   .copy_fresh_min_bytes = (int64_t)4 << 20, .kernel_table_input_runs = 1, .copy_narrow_source_tiles = 0, .elementwise_tile_bytes = 0, \
   .elementwise_fused_map_tile_bytes = 512, .elementwise_run_bytes = 2048, \
   .elementwise_gather_bytes = 2048, .elementwise_tile_buffers = 1, \
@@ -160,6 +164,8 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_buffered_tiles, -1, 2);
   TFE__TUNE_RANGE(copy_stream_narrow_columns, 0, 1);
   TFE__TUNE_RANGE(copy_shifted_rims, 0, 1);
+  TFE__TUNE_RANGE(copy_tile_pad, 0, 1);
+  TFE__TUNE_RANGE(copy_skew_lines, 0, 1);
   TFE__TUNE_RANGE(copy_fresh_prefault, 0, 1);
   TFE__TUNE_RANGE(copy_fresh_in_order, -1, 1);
   TFE__TUNE_RANGE(copy_fresh_min_bytes, 0, big);

@@ -336,6 +336,19 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
   else for (int64_t i = 0; i < n0; i++) d[TFE__KOFF(p, 0, 0, i)] = s[TFE__KOFF(p, 0, 1, i)];
 }
 
+/* Buffer columns [q, e) of a buffered tile out to the destination (buffer column q to
+ * destination column n1-1-q when rev), columns adjacent in the destination as one run (runs:
+ * G0 a whole dim of it, or G1's first dim right after G0 there; then lb == n0), so that only
+ * a run's ends can be partial lines (streamed partial lines are written to memory piecewise). */
+TFE_INTERNAL void TFE_FN(k_copy_buf_out_)(const tfe__kplan *p, TFE_T *d, const TFE_T *b, int64_t n0, int64_t n1,
+                                          int64_t lb, bool rev, bool runs, int64_t q, int64_t e) {
+  for (int64_t k; q < e; q = k) {
+    const int64_t dj = TFE__KOFF(p, 1, 0, rev ? n1 - 1 - q : q);
+    for (k = q + 1; runs && k < e && TFE__KOFF(p, 1, 0, k) == dj + (k - q) * n0;) k++;
+    tfe__kstream(d + dj, b + q * lb, (size_t)((k - q) * n0) * sizeof(TFE_T));
+  }
+}
+
 /* A transpose tile whose destination columns are not 64-byte aligned (runs of 243 in a
  * reversal of 3s): the 8x8 blocks would store partial lines with normal stores (each line
  * read before it is written), so the tile goes through a buffer in L2 (columns of n0
@@ -350,42 +363,79 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   const bool rev = p->g[1].step[1] < 0;
   if (rev) { s -= n1 - 1; tfe__kstat_add(11); }
   const int64_t rb = tfe__krb(sizeof(TFE_T)), cb = tfe__kcb(sizeof(TFE_T)); /* (rb > 0: see k_copy_wants_buf_) */
-  int64_t m0 = n0 - n0 % rb, m1 = n1 - n1 % cb;
+  const int64_t m0 = n0 - n0 % rb, m1 = n1 - n1 % cb, line = 64 / (int64_t)sizeof(TFE_T);
+  /* buffer columns one line further apart than n0 unless they go out as one run: n0 of a
+   * power of two put every column in the same few L1 sets */
+  const bool runs = !rev && n1 > 1 && TFE__KOFF(p, 1, 0, 1) == TFE__KOFF(p, 1, 0, 0) + n0;
+  const int64_t lb = runs || !tfe__st.tune.copy_tile_pad ? n0 : n0 + line;
+  const tfe__kgroup *g0 = &p->g[0];
+  const int64_t *rt = g0->arith[1] ? NULL : g0->tab[1];
+  const int pf = tfe__st.tune.kernel_prefetch_strips;
   bool simd = tfe__ksimd();
   (void)simd;
-  const int pf = tfe__st.tune.kernel_prefetch_strips;
   for (int64_t ib = 0; ib < m0; ib += rb) {
     const void *srow[64];
-    if (rev) { /* (rows read ascending from s) */
-      for (int64_t i = ib + rb * pf; pf && i < ib + rb * (pf + 1) && i < n0; i++)
-        for (int64_t j = 0; j < n1; j += 64 / (int64_t)sizeof(TFE_T)) __builtin_prefetch(s + TFE__KOFF(p, 0, 1, i) + j, 0, 3);
-    } else TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
+    for (int64_t i = ib + rb * pf; pf && i < ib + rb * (pf + 1) && i < n0; i++)
+      for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(s + TFE__KOFF(p, 0, 1, i) + j, 0, 3);
     for (int i = 0; i < rb; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
 #if TFE__KHAVE_TR8
-    if (simd) { /* the buffer's columns lie n0 apart: one call per row of blocks */
+    if (simd) { /* one call per row of blocks */
       if (sizeof(TFE_T) != 8 && ib == 0 && m1 > 0) tfe__kstat_add(9);
-      tfe__ktrx_row(sizeof(TFE_T), b + ib, n0, srow, m1, false);
+      tfe__ktrx_row(sizeof(TFE_T), b + ib, lb, srow, m1, false);
       continue;
     }
 #endif
     for (int64_t jb = 0; jb < m1; jb++)
-      for (int i = 0; i < rb; i++) b[jb * n0 + ib + i] = ((const TFE_T *)srow[i])[jb];
+      for (int i = 0; i < rb; i++) b[jb * lb + ib + i] = ((const TFE_T *)srow[i])[jb];
   }
-  const tfe__kgroup *g0 = &p->g[0];
-  const int64_t *rt = g0->arith[1] ? NULL : g0->tab[1];
-  if (TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, n0, 0, n0, m1, n1)) { /* rims: 1-, 2-byte kinds */
-    if (m1 > 0) TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, n0, m0, n0, 0, m1);
+  /* rims: the rows below the whole blocks, the columns past them (1- and 2-byte kinds in
+   * register blocks where they fit; else loops) */
+  if (TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, lb, 0, n0, m1, n1)) {
+    if (m1 > 0) TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, lb, m0, n0, 0, m1);
   } else
-    for (int64_t j = 0; j < n1; j++) /* rims */
-      for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * n0 + i] = s[TFE__KOFF(p, 0, 1, i) + j];
-  /* columns adjacent in the destination (G0 a whole dim of it, or G1's first dim right after
-   * G0 there: a batch of small transposes) go out as one run, so that only the run's ends
-   * can be partial lines (streamed partial lines are written to memory piecewise) */
-  for (int64_t j = 0, k; j < n1; j = k) {
-    const int64_t dj = TFE__KOFF(p, 1, 0, j);
-    for (k = j + 1; !rev && k < n1 && TFE__KOFF(p, 1, 0, k) == dj + (k - j) * n0;) k++;
-    tfe__kstream(d + dj, b + (rev ? n1 - 1 - j : j) * n0, (size_t)((k - j) * n0) * sizeof(TFE_T));
+    for (int64_t j = 0; j < n1; j++)
+      for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * lb + i] = s[TFE__KOFF(p, 0, 1, i) + j];
+  TFE_FN(k_copy_buf_out_)(p, d, b, n0, n1, lb, rev, runs, 0, n1);
+}
+
+/* A buffered tile of 8- or 16-byte elements on AVX-512 without the buffer: rows of register
+ * blocks joined with the row above into whole destination lines (tfe__kskew_row), the buffer
+ * holding only the last row's registers; rims in loops. The destination must be 8-byte
+ * aligned. */
+TFE_INTERNAL bool TFE_FN(k_copy_skew_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d, const TFE_T *s,
+                                       int64_t n0, int64_t n1, int tid) {
+#if TFE__KHAVE_TR8 && defined(__AVX512F__)
+  const size_t es = sizeof(TFE_T);
+  const int64_t n = 64 / (int64_t)es; /* block side: elements of a line */
+  if ((es != 8 && es != 16) || !tfe__st.tune.copy_skew_lines || ((uintptr_t)d & 7) || !tfe__ksimd() || n0 < n ||
+      n1 > TFE__KTAB)
+    return false;
+  const bool rev = p->g[1].step[1] < 0;
+  if (!rev && n1 > 1 && TFE__KOFF(p, 1, 0, 1) == TFE__KOFF(p, 1, 0, 0) + n0)
+    return false; /* columns adjacent in the destination: the buffer streams them as one run */
+  if (rev) s -= n1 - 1;
+  const int64_t m0 = n0 - n0 % n, m1 = n1 - n1 % n;
+  const int pf = tfe__st.tune.kernel_prefetch_strips;
+  __m512d *car = (__m512d *)(void *)(c->buf + (int64_t)tid * c->tile_elems); /* (n0 * n1 >= n * m1 elements) */
+  double *dcol[TFE__KTAB];
+  for (int64_t q = 0; q < n1; q++) dcol[q] = (double *)(void *)(d + TFE__KOFF(p, 1, 0, rev ? n1 - 1 - q : q));
+  for (int64_t ib = 0; ib < m0; ib += n) {
+    const double *srow[8];
+    for (int64_t i = ib + n * pf; pf && i < ib + n * (pf + 1) && i < n0; i++)
+      for (int64_t j = 0; j < n1; j += n) __builtin_prefetch(s + TFE__KOFF(p, 0, 1, i) + j, 0, 3);
+    for (int64_t i = 0; i < n; i++) srow[i] = (const double *)(const void *)(s + TFE__KOFF(p, 0, 1, ib + i));
+    tfe__kskew_row(es, dcol, ib, srow, m1, car);
   }
+  tfe__kskew_tail(es, dcol, m0, m1, car);
+  for (int64_t q = 0; q < n1; q++) { /* rims */
+    TFE_T *dq = (TFE_T *)(void *)dcol[q];
+    for (int64_t i = q < m1 ? m0 : 0; i < n0; i++) dq[i] = s[TFE__KOFF(p, 0, 1, i) + q];
+  }
+  return true;
+#else
+  (void)c; (void)p; (void)d; (void)s; (void)n0; (void)n1; (void)tid;
+  return false;
+#endif
 }
 
 /* Whether a copy plan's transpose tiles go through k_copy_buffered_: large outputs (streamed)
@@ -417,7 +467,10 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
   TFE_T *d = c->d + t->off[0];
   const TFE_T *s = c->s + t->off[1];
   int64_t n0 = t->n0, n1 = t->n1;
-  if (c->buf) { TFE_FN(k_copy_buffered_)(c, p, d, s, n0, n1, t->tid); return; }
+  if (c->buf) {
+    if (!TFE_FN(k_copy_skew_)(c, p, d, s, n0, n1, t->tid)) TFE_FN(k_copy_buffered_)(c, p, d, s, n0, n1, t->tid);
+    return;
+  }
   if (p->g[1].nd > 0 && !p->gather) { /* a transpose tile */
     const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
     if (TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1)) return;
@@ -491,7 +544,7 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
   TFE_TY(kcopy_) c = {dst->data, src->data, cj, !cached && n * (int64_t)sizeof(TFE_T) >= tu->kernel_stream_min_bytes, NULL, 0};
   if (TFE_FN(k_copy_wants_buf_)(&p, dst->data, c.nt, cj)) {
     /* (without the buffers the tiles run unbuffered: slower, same result) */
-    c.tile_elems = (p.g[0].len * p.g[1].len + 7) & ~(int64_t)7;
+    c.tile_elems = ((p.g[0].len + 64 / (int64_t)sizeof(TFE_T)) * p.g[1].len + 7) & ~(int64_t)7;
     tfe_allocator a = tfe_get_allocator();
     c.buf = (TFE_T *)a.alloc(a.ctx, (size_t)nt * (size_t)c.tile_elems * sizeof(TFE_T), TFE_ALIGN);
     if (c.buf) TFE__KSTAT(7);

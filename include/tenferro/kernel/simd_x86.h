@@ -97,6 +97,52 @@ TFE_INTERNAL void tfe__ktr8_regs(const __m512d *r, __m512d *c) {
     c[k + 4] = _mm512_permutex2var_pd(b[k], q2, b[k + 4]);
   }
 }
+/* Transposed 8x8 blocks of 8-byte elements (4x4 of 16-byte) into destination columns whose lines do not start
+ * at a block boundary: column j's first element lies a_j = (address / 8) % 8 elements into
+ * its line. Each block's column c (rows ib .. ib+7) is joined with the same column's register
+ * from the block above (car, rows ib-8 .. ib-1) into the whole line of rows ib-a_j ..
+ * ib-a_j+7, which is streamed; the first row of blocks stores only its lanes from a_j on
+ * (rows before the tile belong to another tile), and tfe__kskew_tail the rest of the last.
+ * No tile buffer: every line in the middle of a column is written once, whole. */
+TFE_INTERNAL __m512i tfe__kskew_idx(int a) { /* lane l: prev lane 8-a+l (l < a), else cur lane l-a */
+  return _mm512_add_epi64(_mm512_set_epi64(15, 14, 13, 12, 11, 10, 9, 8), _mm512_set1_epi64(-a));
+}
+/* A 4x4 block of 16-byte elements (128-bit lanes): rows r[i] to columns c[j]. */
+TFE_INTERNAL void tfe__ktr16_regs(const __m512d *r, __m512d *c) {
+  __m512d t0 = _mm512_shuffle_f64x2(r[0], r[1], 0x44), t1 = _mm512_shuffle_f64x2(r[0], r[1], 0xEE);
+  __m512d t2 = _mm512_shuffle_f64x2(r[2], r[3], 0x44), t3 = _mm512_shuffle_f64x2(r[2], r[3], 0xEE);
+  c[0] = _mm512_shuffle_f64x2(t0, t2, 0x88); c[1] = _mm512_shuffle_f64x2(t0, t2, 0xDD);
+  c[2] = _mm512_shuffle_f64x2(t1, t3, 0x88); c[3] = _mm512_shuffle_f64x2(t1, t3, 0xDD);
+}
+/* One row of blocks of es-byte elements (8: 8x8 blocks; 16: 4x4): source row i at srow[i],
+ * columns 0 .. m1 (a multiple of the block) to destination columns dcol[j] (8-byte aligned)
+ * from row ib on, car[j] the column's register from the row above. Lanes and a_j count
+ * doubles. */
+TFE_INTERNAL void tfe__kskew_row(size_t es, double *const *dcol, int64_t ib, const double *const *srow, int64_t m1,
+                                 __m512d *car) {
+  const int n = es == 8 ? 8 : 4, w = es == 8 ? 1 : 2; /* elements a side, doubles an element */
+  __m512d r[8], c[8];
+  for (int64_t jb = 0; jb < m1; jb += n) {
+    for (int i = 0; i < n; i++) r[i] = _mm512_loadu_pd(srow[i] + w * jb);
+    if (n == 8) tfe__ktr8_regs(r, c); else tfe__ktr16_regs(r, c);
+    for (int j = 0; j < n; j++) {
+      double *dj = dcol[jb + j] + w * ib;
+      int a = (int)(((uintptr_t)dj >> 3) & 7);
+      __m512d line = _mm512_permutex2var_pd(car[jb + j], tfe__kskew_idx(a), c[j]);
+      if (ib == 0 && a) _mm512_mask_storeu_pd(dj - a, (__mmask8)(0xFF << a), line);
+      else _mm512_stream_pd(dj - a, line);
+      car[jb + j] = c[j];
+    }
+  }
+}
+/* The rows m0 - a_j .. m0 - 1 of each column left in car after the last row of blocks. */
+TFE_INTERNAL void tfe__kskew_tail(size_t es, double *const *dcol, int64_t m0, int64_t m1, const __m512d *car) {
+  for (int64_t j = 0; j < m1; j++) {
+    double *dj = dcol[j] + (int64_t)(es / 8) * m0;
+    int a = (int)(((uintptr_t)dj >> 3) & 7);
+    if (a) _mm512_mask_storeu_pd(dj - a, (__mmask8)((1u << a) - 1), _mm512_permutex2var_pd(car[j], tfe__kskew_idx(a), car[j]));
+  }
+}
 /* 8 gathered elements s[tab[0..7]] (AVX-512 gather). */
 TFE_INTERNAL tfe__kv8 tfe__kv8_gather(const double *s, const int64_t *tab) {
   return _mm512_i64gather_pd(_mm512_loadu_si512((const void *)tab), s, 8);
@@ -270,9 +316,87 @@ TFE__KTR_SSE(tfe__ktr8x2_regs, _mm_unpacklo_epi16, _mm_unpackhi_epi16, 8)
 TFE__KTR_AVX(tfe__ktr16x1y_regs, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8, 16)
 TFE__KTR_AVX(tfe__ktr8x2y_regs, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16, 8)
 #undef TFE__KTR_AVX
+#if defined(__AVX512BW__)
+/* AVX-512BW: the same blocks with one row or column per register, transposed in place by
+ * swapping off-diagonal blocks: a stage of half-width h pairs register i with i + h (bit h of i
+ * clear) and exchanges the elements whose column has bit h set in register i with those whose
+ * column has it clear in register i + h, shifted by h; one stage per bit of the index moves
+ * every element (i, j) to (j, i). Each swap is one or two single-cycle instructions (shift and
+ * blend below 64 bits, unpack of quadwords, 128- and 256-bit lane shuffles); no stack block
+ * for 2-byte kinds (32 registers), one 4 KiB pass through L1 for 1-byte kinds (64 rows: the
+ * 256-bit stage first, then each half of 32 in registers). About 2.5x (2-byte) and 1.7x
+ * (1-byte) the speed of the unpack form above on a Zen 5 (docs/bench-kernel.md, session 15). */
+#if defined(__clang__)
+#define TFE__KUNROLL _Pragma("unroll")
+#else
+#define TFE__KUNROLL _Pragma("GCC unroll 32")
+#endif
+#define TFE__KSW(a, b, lo, hi) do { __m512i x_ = (lo); (b) = (hi); (a) = x_; } while (0)
+#define TFE__KSW8(a, b)                                                                             \
+  TFE__KSW(a, b, _mm512_mask_blend_epi8(0xAAAAAAAAAAAAAAAAull, a, _mm512_slli_epi16(b, 8)),     \
+           _mm512_mask_blend_epi8(0x5555555555555555ull, b, _mm512_srli_epi16(a, 8)))
+#define TFE__KSW16(a, b)                                                                            \
+  TFE__KSW(a, b, _mm512_mask_blend_epi16(0xAAAAAAAAu, a, _mm512_slli_epi32(b, 16)),             \
+           _mm512_mask_blend_epi16(0x55555555u, b, _mm512_srli_epi32(a, 16)))
+#define TFE__KSW32(a, b)                                                                            \
+  TFE__KSW(a, b, _mm512_mask_blend_epi32(0xAAAA, a, _mm512_slli_epi64(b, 32)),                  \
+           _mm512_mask_blend_epi32(0x5555, b, _mm512_srli_epi64(a, 32)))
+#define TFE__KSW64(a, b) TFE__KSW(a, b, _mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b))
+#define TFE__KSW128(a, b)                                                                           \
+  TFE__KSW(a, b, _mm512_mask_shuffle_i64x2(a, 0xCC, b, b, 0x80), _mm512_mask_shuffle_i64x2(b, 0x33, a, a, 0x31))
+#define TFE__KSW256(a, b) TFE__KSW(a, b, _mm512_shuffle_i64x2(a, b, 0x44), _mm512_shuffle_i64x2(a, b, 0xEE))
+/* One stage over 32 registers r: pairs (i, i + h). */
+#define TFE__KSTAGE(SW, r, h) TFE__KUNROLL for (int i_ = 0; i_ < 32; i_++) if (!(i_ & (h))) SW(r[i_], r[i_ + (h)])
+TFE_INTERNAL void tfe__kz_store(void *const *dcol, const __m512i *r, bool nt) {
+  if (nt) { TFE__KUNROLL for (int j = 0; j < 32; j++) _mm512_stream_si512(dcol[j], r[j]); }
+  else { TFE__KUNROLL for (int j = 0; j < 32; j++) _mm512_storeu_si512(dcol[j], r[j]); }
+}
+/* 32 x 32 2-byte elements. */
+TFE_INTERNAL void tfe__ktr2z(void *const *dcol, const void *const *srow, bool nt) {
+  __m512i r[32];
+  TFE__KUNROLL for (int i = 0; i < 32; i++) r[i] = _mm512_loadu_si512(srow[i]);
+  TFE__KSTAGE(TFE__KSW256, r, 16);
+  TFE__KSTAGE(TFE__KSW128, r, 8);
+  TFE__KSTAGE(TFE__KSW64, r, 4);
+  TFE__KSTAGE(TFE__KSW32, r, 2);
+  TFE__KSTAGE(TFE__KSW16, r, 1);
+  tfe__kz_store(dcol, r, nt);
+}
+/* 64 x 64 bytes. */
+TFE_INTERNAL void tfe__ktr1z(void *const *dcol, const void *const *srow, bool nt) {
+  __m512i r[32], half[64];
+  TFE__KUNROLL for (int i = 0; i < 32; i++) {
+    __m512i a = _mm512_loadu_si512(srow[i]), b = _mm512_loadu_si512(srow[i + 32]);
+    TFE__KSW256(a, b);
+    half[i] = a;
+    half[i + 32] = b;
+  }
+  for (int h = 0; h < 2; h++) {
+    TFE__KUNROLL for (int i = 0; i < 32; i++) r[i] = half[32 * h + i];
+    TFE__KSTAGE(TFE__KSW128, r, 16);
+    TFE__KSTAGE(TFE__KSW64, r, 8);
+    TFE__KSTAGE(TFE__KSW32, r, 4);
+    TFE__KSTAGE(TFE__KSW16, r, 2);
+    TFE__KSTAGE(TFE__KSW8, r, 1);
+    tfe__kz_store(dcol + 32 * h, r, nt);
+  }
+}
+#undef TFE__KSTAGE
+#undef TFE__KSW
+#undef TFE__KSW8
+#undef TFE__KSW16
+#undef TFE__KSW32
+#undef TFE__KSW64
+#undef TFE__KSW128
+#undef TFE__KSW256
+#endif
 /* One block of es (1 or 2) byte elements: 64/es source rows at srow[i], 64/es destination
  * columns at dcol[j] (64 bytes of each). */
 TFE_INTERNAL void tfe__ktr12(size_t es, void *const *dcol, const void *const *srow, bool nt) {
+#if defined(__AVX512BW__)
+  if (es == 2) tfe__ktr2z(dcol, srow, nt);
+  else tfe__ktr1z(dcol, srow, nt);
+#else
   const int n = es == 1 ? 16 : 8; /* n x n register transposes: 4 x 4 of them */
   __m128i blk[64][4];             /* blk[j][g]: column j, rows g*n .. g*n + n-1 */
 #if defined(__AVX2__) || defined(TFE__KSIMD_PRAGMA)
@@ -307,6 +431,7 @@ TFE_INTERNAL void tfe__ktr12(size_t es, void *const *dcol, const void *const *sr
     else for (int g = 0; g < 4; g++) _mm_storeu_si128(q + g, blk[j][g]);
 #endif
   }
+#endif
 }
 /* One n x n block of 1- or 2-byte elements, n = 16 / es (one SSE register per row): source
  * row i at srow[i], destination column j at dcol[j], 16 bytes of each, normal stores. The

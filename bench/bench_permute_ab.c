@@ -12,7 +12,7 @@
  * fields copy_tile_bytes, kernel_table_tile_bytes, kernel_prefetch_strips,
  * copy_run_prefetch_bytes, copy_buffered_tiles, copy_fresh_prefault, kernel_stream_min_bytes,
  * kernel_stream_edge_lines, copy_stream_narrow_columns, copy_fresh_in_order, copy_shifted_rims,
- * copy_run_split_far_bytes).
+ * copy_run_split_far_bytes), skew, pad (copy_skew_lines, copy_tile_pad).
  * Source col-major of SHAPE, out[i] = src[i_perm]. */
 #define _GNU_SOURCE /* sysconf(_SC_LEVEL3_CACHE_SIZE) */
 #include <tenferro.h>
@@ -52,6 +52,8 @@ static void setcfg(const char *var) {
     else if (!strcmp(k, "forder")) BK_TUNE(copy_fresh_in_order, (int)v);
     else if (!strcmp(k, "rims")) BK_TUNE(copy_shifted_rims, (int)v);
     else if (!strcmp(k, "far")) BK_TUNE(copy_run_split_far_bytes, v);
+    else if (!strcmp(k, "skew")) BK_TUNE(copy_skew_lines, (int)v);
+    else if (!strcmp(k, "pad")) BK_TUNE(copy_tile_pad, (int)v);
     else { fprintf(stderr, "unknown key %s\n", k); exit(2); }
   }
 }

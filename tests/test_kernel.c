@@ -462,6 +462,62 @@ static void test_block_sizes(void **st) {
 #endif
 }
 
+/* Transposes whose destination columns are cut into tiles (a long destination dim) and start
+ * anywhere in a line (an offset destination): k_copy_skew_'s lines joined across blocks (AVX-512)
+ * or the tile buffer, with partial last rows and columns of blocks and a reversed source dim;
+ * every element checked, nothing written outside the view. */
+#define TK_SKEW(S, T, VAL)                                                                       \
+  static void tk_skew_##S(tu_rng *r) {                                                          \
+    int64_t d0 = tu_int(r, 1, 700), d1 = tu_int(r, 1, 150), b = tu_int(r, 1, 3), n = d0 * d1 * b; \
+    int64_t sh = tu_int(r, 0, 3), dh = tu_int(r, 0, 70);                                        \
+    T *src = malloc(sizeof(T) * (size_t)(n + 4)), *dst = malloc(sizeof(T) * (size_t)(n + 72)), none = VAL(-1); \
+    for (int64_t i = 0; i < n + 4; i++) src[i] = VAL(i);                                       \
+    for (int64_t i = 0; i < n + 72; i++) dst[i] = none;                                        \
+    tfe_view_##S sv = {src + sh, {3, 0, {d0, d1, b}, {d1, 1, d0 * d1}}, false};                 \
+    tfe_view_##S dv = {dst + dh, {3, 0, {d0, d1, b}, {1, d0, d0 * d1}}, false};                 \
+    if (tu_int(r, 0, 3) == 0) { sv.lay.strides[1] = -1; sv.lay.offset = d1 - 1; }              \
+    assert_int_equal(tfe_copy_##S(&dv, &sv), TFE_OK);                                          \
+    for (int64_t k = 0; k < b; k++)                                                            \
+      for (int64_t j = 0; j < d1; j++)                                                         \
+        for (int64_t i = 0; i < d0; i++) {                                                     \
+          int64_t so = sv.lay.offset + i * sv.lay.strides[0] + j * sv.lay.strides[1] + k * sv.lay.strides[2]; \
+          if (memcmp(&dv.data[i + j * d0 + k * d0 * d1], &sv.data[so], sizeof(T)))             \
+            fail_msg(#S " skewed transpose [%lld %lld %lld] at (%lld %lld %lld)", (long long)d0, (long long)d1, \
+                     (long long)b, (long long)i, (long long)j, (long long)k);                  \
+        }                                                                                      \
+    for (int64_t i = 0; i < dh; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote before the view"); \
+    for (int64_t i = dh + n; i < n + 72; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote past the view"); \
+    free(src); free(dst);                                                                      \
+  }
+TK_SKEW(u8, tk_u8, TK_U8VAL)
+TK_SKEW(u16, tk_u16, TK_U16VAL)
+TK_SKEW(f32, float, TK_VAL)
+TK_SKEW(f64, double, TK_VAL)
+TK_SKEW(c128, double complex, TK_CVAL)
+static void test_skew_lines(void **st) {
+  (void)st;
+  tu_rng r = {7};
+  tfe__st.kernel_stat_on = 1;
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+  for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; skewed lines on, off; tiles of 64 and 512 bytes */
+    tfe_set_num_threads(1 + mode % 2);
+    tk_paths(0);
+    TK_TUNE(kernel_stream_min_bytes, 0);
+    TK_TUNE(copy_buffered_tiles, 2);
+    TK_TUNE(copy_skew_lines, mode / 2 % 2 == 0);
+    TK_TUNE(copy_tile_pad, mode / 2 % 2 == 0);
+    TK_TUNE(copy_tile_bytes, mode < 4 ? 64 : 512);
+    for (int c = 0; c < tu_cases(10); c++) { tk_skew_u8(&r); tk_skew_u16(&r); tk_skew_f32(&r); tk_skew_f64(&r); tk_skew_c128(&r); }
+  }
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+#if TFE__KHAVE_TR8 && defined(__AVX512F__)
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[15] > 0);
+#endif
+  assert_true(tfe__st.kernel_stat[7] > 0); /* the buffered plans (skewed lines run in their tiles) */
+}
+
 /* tfe_copy_f64 of sv into dv and tfe_contiguous_c128 of zsv (the same layout over zs), every
  * element of both checked against the sources (test_far_runs, test_table_input_runs). */
 static void tk_copy_check_both(const char *what, int c, int R, const int64_t *dims, const tfe_view_f64 *dv,
@@ -825,7 +881,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
-      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

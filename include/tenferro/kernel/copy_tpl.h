@@ -414,6 +414,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_)(const TFE_TY(kcopy_) *c, const tfe__kplan
   if (!rev && n1 > 1 && TFE__KOFF(p, 1, 0, 1) == TFE__KOFF(p, 1, 0, 0) + n0)
     return false; /* columns adjacent in the destination: the buffer streams them as one run */
   if (rev) s -= n1 - 1;
+  tfe__kstat_add(15);
   const int64_t m0 = n0 - n0 % n, m1 = n1 - n1 % n;
   const int pf = tfe__st.tune.kernel_prefetch_strips;
   __m512d *car = (__m512d *)(void *)(c->buf + (int64_t)tid * c->tile_elems); /* (n0 * n1 >= n * m1 elements) */
@@ -544,7 +545,8 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
   TFE_TY(kcopy_) c = {dst->data, src->data, cj, !cached && n * (int64_t)sizeof(TFE_T) >= tu->kernel_stream_min_bytes, NULL, 0};
   if (TFE_FN(k_copy_wants_buf_)(&p, dst->data, c.nt, cj)) {
     /* (without the buffers the tiles run unbuffered: slower, same result) */
-    c.tile_elems = ((p.g[0].len + 64 / (int64_t)sizeof(TFE_T)) * p.g[1].len + 7) & ~(int64_t)7;
+    const int64_t line = 64 / (int64_t)sizeof(TFE_T); /* (each thread's buffer 64-byte aligned: k_copy_skew_) */
+    c.tile_elems = ((p.g[0].len + line) * p.g[1].len + line - 1) / line * line;
     tfe_allocator a = tfe_get_allocator();
     c.buf = (TFE_T *)a.alloc(a.ctx, (size_t)nt * (size_t)c.tile_elems * sizeof(TFE_T), TFE_ALIGN);
     if (c.buf) TFE__KSTAT(7);

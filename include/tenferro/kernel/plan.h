@@ -92,7 +92,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * register blocks on rims or on sides under a 64-byte block (k_copy_small12_), [13] strided
  * transposes of 4-, 8- or 16-byte kinds whose rims ran as shifted register blocks (k_copy_st_);
  * by the calling thread: [14] table-tile plans whose G1 stopped at the end of the input's run
- * (kernel_table_input_runs). */
+ * (kernel_table_input_runs); by the tile's thread: [15] copy tiles written as skewed lines
+ * (k_copy_skew_). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

@@ -373,7 +373,11 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   const int pf = tfe__st.tune.kernel_prefetch_strips;
   bool simd = tfe__ksimd();
   (void)simd;
-  for (int64_t ib = 0; ib < m0; ib += rb) {
+  /* rims as whole register blocks shifted back to end at the edge (copy_shifted_rims), rewriting
+   * a few of the buffer's elements with the same values, where both sides hold a block */
+  const bool shift = TFE__KHAVE_TR8 && simd && tfe__st.tune.copy_shifted_rims && n0 >= rb && n1 >= cb;
+  for (int64_t ib = 0; ib < m0 || (shift && ib < n0); ib += rb) {
+    if (ib >= m0) ib = n0 - rb; /* (the shifted last row of blocks) */
     const void *srow[64];
     for (int64_t i = ib + rb * pf; pf && i < ib + rb * (pf + 1) && i < n0; i++)
       for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(s + TFE__KOFF(p, 0, 1, i) + j, 0, 3);
@@ -382,15 +386,24 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
     if (simd) { /* one call per row of blocks */
       if (sizeof(TFE_T) != 8 && ib == 0 && m1 > 0) tfe__kstat_add(9);
       tfe__ktrx_row(sizeof(TFE_T), b + ib, lb, srow, m1, false);
+      if (shift && m1 < n1) { /* the shifted last column of blocks */
+        const void *sr[64];
+        void *dc[64];
+        for (int i = 0; i < rb; i++) sr[i] = (const TFE_T *)srow[i] + (n1 - cb);
+        for (int j = 0; j < cb; j++) dc[j] = b + (n1 - cb + j) * lb + ib;
+        tfe__ktrx(sizeof(TFE_T), dc, sr, false);
+      }
       continue;
     }
 #endif
     for (int64_t jb = 0; jb < m1; jb++)
       for (int i = 0; i < rb; i++) b[jb * lb + ib + i] = ((const TFE_T *)srow[i])[jb];
   }
-  /* rims: the rows below the whole blocks, the columns past them (1- and 2-byte kinds in
-   * register blocks where they fit; else loops) */
-  if (TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, lb, 0, n0, m1, n1)) {
+  if (shift) {
+    if (m0 < n0 || m1 < n1) tfe__kstat_add(13);
+  } else if (TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, lb, 0, n0, m1, n1)) {
+    /* rims: the rows below the whole blocks, the columns past them (1- and 2-byte kinds in
+     * 16-byte register blocks where they fit; else loops) */
     if (m1 > 0) TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, lb, m0, n0, 0, m1);
   } else
     for (int64_t j = 0; j < n1; j++)

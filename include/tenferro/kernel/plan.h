@@ -90,7 +90,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * tiles whose G1 reads a reversed source dim through the tile buffer or as runs
  * (k_copy_buffered_, k_copy_runs_), [12] copy tiles of 1- or 2-byte kinds that ran 16-byte
  * register blocks on rims or on sides under a 64-byte block (k_copy_small12_), [13] strided
- * transposes of 4-, 8- or 16-byte kinds whose rims ran as shifted register blocks (k_copy_st_);
+ * transposes of 4-, 8- or 16-byte kinds (k_copy_st_) and buffered tiles of any kind
+ * (k_copy_buffered_) whose rims ran as shifted register blocks;
  * by the calling thread: [14] table-tile plans whose G1 stopped at the end of the input's run
  * (kernel_table_input_runs); by the tile's thread: [15] copy tiles written as skewed lines
  * (k_copy_skew_). */

@@ -843,6 +843,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_shifted_rims, 1);
   assert_int_equal(d.kernel_table_input_runs, 1);
   assert_int_equal(d.copy_narrow_source_tiles, 0);
+  assert_int_equal(d.copy_tile_pad, 1);
+  assert_int_equal(d.copy_skew_lines, 1);
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
   bad.copy_tile_bytes = 0;
@@ -859,6 +861,12 @@ static void test_tuning_kernel(void **st) {
   bad = t;
   bad.copy_narrow_source_tiles = -1;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_narrow_source_tiles");
+  bad = t;
+  bad.copy_tile_pad = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_tile_pad is 2, outside [0, 1]");
+  bad = t;
+  bad.copy_skew_lines = -1;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_skew_lines is -1, outside [0, 1]");
   bad = t;
   bad.copy_run_split_far_bytes = -1;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_run_split_far_bytes");

@@ -57,15 +57,20 @@ TFE_INTERNAL void TFE_FN(k_copy_odo_)(const TFE_TY(view) *dst, const TFE_TY(view
 
 /* Strided tile rows miss every cache level and no hardware prefetcher follows them: ask for
  * the `rows` rows starting at `row` (kernel_prefetch_strips ahead of use; 0: off) along G1 in
- * advance. */
-TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TFE_T *s, int64_t row,
-                                           int64_t rows, int64_t n0, int64_t n1) {
+ * advance. k_prefetch_run_rows_: the same without the checks, for callers whose rows are
+ * runs of n1 ascending from s (the buffered and skewed tiles, reversed runs read ascending). */
+TFE_INTERNAL void TFE_FN(k_prefetch_run_rows_)(const tfe__kplan *p, int op, const TFE_T *s, int64_t row,
+                                               int64_t rows, int64_t n0, int64_t n1) {
   int64_t line = 64 / (int64_t)sizeof(TFE_T) > 0 ? 64 / (int64_t)sizeof(TFE_T) : 1;
-  if (!tfe__st.tune.kernel_prefetch_strips || !(p->g[1].arith[op] && p->g[1].step[op] == 1)) return;
   for (int64_t i = row; i < row + rows && i < n0; i++) {
     const TFE_T *r = s + TFE__KOFF(p, 0, op, i);
     for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(r + j, 0, 3);
   }
+}
+TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TFE_T *s, int64_t row,
+                                           int64_t rows, int64_t n0, int64_t n1) {
+  if (!tfe__st.tune.kernel_prefetch_strips || !(p->g[1].arith[op] && p->g[1].step[op] == 1)) return;
+  TFE_FN(k_prefetch_run_rows_)(p, op, s, row, rows, n0, n1);
 }
 
 /* Rows [i0, i1) x columns [j0, j1) of a transposing tile of a 1- or 2-byte kind in n x n
@@ -336,6 +341,12 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
   else for (int64_t i = 0; i < n0; i++) d[TFE__KOFF(p, 0, 0, i)] = s[TFE__KOFF(p, 0, 1, i)];
 }
 
+/* Whether a tile's destination columns follow one another (G0 a whole dim of it, or G1's first
+ * dim right after G0 there), so that they go out as one run; never for a reversed G1. */
+TFE_INTERNAL bool TFE_FN(k_cols_adjacent_)(const tfe__kplan *p, int64_t n0, int64_t n1, bool rev) {
+  return !rev && n1 > 1 && TFE__KOFF(p, 1, 0, 1) == TFE__KOFF(p, 1, 0, 0) + n0;
+}
+
 /* Buffer columns [q, e) of a buffered tile out to the destination (buffer column q to
  * destination column n1-1-q when rev), columns adjacent in the destination as one run (runs:
  * G0 a whole dim of it, or G1's first dim right after G0 there; then lb == n0), so that only
@@ -366,7 +377,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   const int64_t m0 = n0 - n0 % rb, m1 = n1 - n1 % cb, line = 64 / (int64_t)sizeof(TFE_T);
   /* buffer columns one line further apart than n0 unless they go out as one run: n0 of a
    * power of two put every column in the same few L1 sets */
-  const bool runs = !rev && n1 > 1 && TFE__KOFF(p, 1, 0, 1) == TFE__KOFF(p, 1, 0, 0) + n0;
+  const bool runs = TFE_FN(k_cols_adjacent_)(p, n0, n1, rev);
   const int64_t lb = runs || !tfe__st.tune.copy_tile_pad ? n0 : n0 + line;
   const tfe__kgroup *g0 = &p->g[0];
   const int64_t *rt = g0->arith[1] ? NULL : g0->tab[1];
@@ -379,8 +390,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   for (int64_t ib = 0; ib < m0 || (shift && ib < n0); ib += rb) {
     if (ib >= m0) ib = n0 - rb; /* (the shifted last row of blocks) */
     const void *srow[64];
-    for (int64_t i = ib + rb * pf; pf && i < ib + rb * (pf + 1) && i < n0; i++)
-      for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(s + TFE__KOFF(p, 0, 1, i) + j, 0, 3);
+    if (pf) TFE_FN(k_prefetch_run_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
     for (int i = 0; i < rb; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
 #if TFE__KHAVE_TR8
     if (simd) { /* one call per row of blocks */
@@ -424,8 +434,8 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_)(const TFE_TY(kcopy_) *c, const tfe__kplan
       n1 > TFE__KTAB)
     return false;
   const bool rev = p->g[1].step[1] < 0;
-  if (!rev && n1 > 1 && TFE__KOFF(p, 1, 0, 1) == TFE__KOFF(p, 1, 0, 0) + n0)
-    return false; /* columns adjacent in the destination: the buffer streams them as one run */
+  if (TFE_FN(k_cols_adjacent_)(p, n0, n1, rev))
+    return false; /* the buffer streams them as one run */
   if (rev) s -= n1 - 1;
   tfe__kstat_add(15);
   const int64_t m0 = n0 - n0 % n, m1 = n1 - n1 % n;
@@ -435,8 +445,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_)(const TFE_TY(kcopy_) *c, const tfe__kplan
   for (int64_t q = 0; q < n1; q++) dcol[q] = (double *)(void *)(d + TFE__KOFF(p, 1, 0, rev ? n1 - 1 - q : q));
   for (int64_t ib = 0; ib < m0; ib += n) {
     const double *srow[8];
-    for (int64_t i = ib + n * pf; pf && i < ib + n * (pf + 1) && i < n0; i++)
-      for (int64_t j = 0; j < n1; j += n) __builtin_prefetch(s + TFE__KOFF(p, 0, 1, i) + j, 0, 3);
+    if (pf) TFE_FN(k_prefetch_run_rows_)(p, 1, s, ib + n * pf, n, n0, n1);
     for (int64_t i = 0; i < n; i++) srow[i] = (const double *)(const void *)(s + TFE__KOFF(p, 0, 1, ib + i));
     tfe__kskew_row(es, dcol, ib, srow, m1, car);
   }

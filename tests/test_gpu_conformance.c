@@ -122,6 +122,12 @@ static void make_labels(tu_rng *r, bool binary, lcase *c) {
   for (int i = 0; i < c->ra; i++) c->da[i] = dim[c->la[i]];
   for (int i = 0; i < c->rb; i++) c->db[i] = dim[c->lb[i]];
   for (int i = 0; i < c->rc; i++) c->dc[i] = dim[c->lc[i]];
+  if (tu_int(r, 0, 2) == 0) { /* labels outside the tables' direct map (negative, >= 256) beside small ones */
+    int32_t *ls[3] = {c->la, c->lb, c->lc};
+    int rs[3] = {c->ra, c->rb, c->rc};
+    for (int k = 0; k < 3; k++)
+      for (int i = 0; i < rs[k]; i++) ls[k][i] = ls[k][i] % 2 ? ls[k][i] * 1000 - 3000 : ls[k][i];
+  }
 }
 
 static void upload(const hostop *h, int dev, tfe_dyn *d) {

@@ -31,6 +31,7 @@
 #define TENFERRO_PRIMS_BACKEND_H
 #include <tenferro/tensor/tensor.h>
 #include <tenferro/kernel/kernel.h> /* tfe_ew_desc */
+#include <tenferro/prims/labels.h> /* tfe__labmap */
 
 /* The CPU backend's slots (cpu_backend.h), one per program (TFE_SHARED_FN). */
 #define tfe__cpu_exec TFE_CAT(tfe__cpu_exec_r, TFE_MAX_RANK)
@@ -249,8 +250,14 @@ TFE_INTERNAL int tfe__pb_count(const int32_t *l, int n, int32_t x) {
   return c;
 }
 TFE_INTERNAL bool tfe__pb_repeats(const int32_t *l, int n) {
-  for (int i = 0; i < n; i++)
-    if (tfe__pb_count(l, n, l[i]) > 1) return true;
+  uint64_t seen[TFE__LABMAP / 64] = {0}; /* small labels by a bit each, the others by a count */
+  for (int i = 0; i < n; i++) {
+    uint32_t x = (uint32_t)l[i];
+    if (x >= TFE__LABMAP) {
+      if (tfe__pb_count(l, n, l[i]) > 1) return true;
+    } else if (seen[x / 64] >> (x % 64) & 1) return true;
+    else seen[x / 64] |= (uint64_t)1 << (x % 64);
+  }
   return false;
 }
 /* The primitive a unary contraction (labels la of rank ra onto lc of rank rc) is, or

@@ -392,6 +392,7 @@ static void test_einsum_chain(void **state) {
  * the CPU. On the emulated device the fused kernel must have run. */
 #ifdef TU_GPU_EMULATED
 int tu_gpu_emu_ewn_launches(void);
+int tu_gpu_emu_permw_launches(void);
 #endif
 static void test_einsum_zip_chain(void **state) {
   (void)state;
@@ -513,9 +514,12 @@ static void test_permute_large(void **state) {
       if (i % 4 == 3) put(dt, alpha, rnd(&r), rnd(&r)), put(dt, beta, rnd(&r), rnd(&r));
       permute_both(dt, &A, &C, la, lc, alpha, beta, 100 + i, "permute_large (small labels)");
     }
-  /* reversals of 3^9 and 2^13, dense (the longer tile sides of exec.h's cfg.run: 81 x 27 and
-   * 64 x 32 in f64, 128 x 32 in f32, up to 1024 threads a block), and 3^9 in random layouts with
-   * alpha/beta and conjugation */
+  /* reversals of 3^9 and 2^13, dense (the longer tile sides of exec.h's cfg.run: 81 x 27 in f64
+   * (216-byte runs, not whole sectors) on tfe_perm2d_w; 2^13's 256-byte runs keep 32 x 32), and
+   * 3^9 in random layouts with alpha/beta and conjugation */
+#ifdef TU_GPU_EMULATED
+  int permw0 = tu_gpu_emu_permw_launches();
+#endif
   for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
     for (int i = 0; i < 3; i++) {
       tfe_dtype dt = kinds[k];
@@ -536,6 +540,9 @@ static void test_permute_large(void **state) {
       }
       permute_both(dt, &A, &C, la, lc, alpha, beta, 300 + i, "permute_large (reversals)");
     }
+#ifdef TU_GPU_EMULATED
+  assert_true(tu_gpu_emu_permw_launches() > permw0); /* the 81 x 27 tiles ran on tfe_perm2d_w */
+#endif
   /* random permutations: rank 1-7, sizes 0, 1, small and up to 40 (at most ~2^16 elements),
    * random layouts (padded, negative strides, zero strides in A), alpha/beta, conjugation */
   int ncase = cases() / 4 + 8;

@@ -37,7 +37,7 @@ static emu_c emu_add(emu_c a, emu_c b) {
 }
 
 /* ---- the kernels: tfe_unary and tfe_perm2d compute the same thing; tfe_scale ------------------ */
-enum { EMU_UNARY, EMU_PERM, EMU_SCALE, EMU_EW, EMU_EWRED, EMU_GSMALL, EMU_EWN, EMU_NFN };
+enum { EMU_UNARY, EMU_PERM, EMU_SCALE, EMU_EW, EMU_EWRED, EMU_GSMALL, EMU_EWN, EMU_PERMW, EMU_NFN };
 /* tfe_gemm_small (kernels.h): C[i,j,q] = alpha sum_l A(i,l,q) B(l,j,q) + beta C[i,j,q] */
 static void emu_gsmall(int g, char *c, const char *a, const char *b, const tfe__gg_sparams *p) {
   const size_t es = g == TFE__GK_F32 ? 4 : g == TFE__GK_C128 ? 16 : 8;
@@ -310,6 +310,9 @@ static void emu_tew(int h, void **args, bool red) {
 static int emu_ewn_launches;
 int tu_gpu_emu_ewn_launches(void);
 int tu_gpu_emu_ewn_launches(void) { return emu_ewn_launches; }
+static int emu_permw_launches; /* tfe_perm2d_w, the tiles of 513-576 threads */
+int tu_gpu_emu_permw_launches(void);
+int tu_gpu_emu_permw_launches(void) { return emu_permw_launches; }
 static void emu_ewn(int g, char *d, const tfe__gpu_enparams *p) {
   size_t es = emu_es[g];
   emu_ewn_launches++;
@@ -455,6 +458,7 @@ static tfe__cu_result emu_launch_now(tfe__cu_function f, unsigned gx, unsigned g
     emu_ew(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const char *)(uintptr_t) * (tfe__cu_ptr *)args[2],
            (const tfe__gpu_eparams *)args[3]);
   else if (which == EMU_SCALE) emu_unary(g, c, NULL, (const tfe__gpu_kparams *)args[1], true);
+  else if (which == EMU_PERMW) emu_permw_launches++, emu_unary(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const tfe__gpu_kparams *)args[2], false);
   else emu_unary(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const tfe__gpu_kparams *)args[2], false);
   return 0;
 }
@@ -1009,6 +1013,7 @@ void tu_gpu_emulate(void) {
   for (int g = 0; g < TFE__GK_COUNT; g++) {
     D->f_unary[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_UNARY);
     D->f_perm[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_PERM);
+    D->f_perm_w[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_PERMW);
     D->f_scale[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_SCALE);
     D->f_ew[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EW);
     D->f_ewred[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EWRED);

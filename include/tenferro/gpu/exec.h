@@ -221,12 +221,13 @@ typedef struct tfe__gperm_q { /* the layout of struct Q in kernels.h */
  * positions) cover runs that continue in C and in A); run, the bytes a tile side's run should
  * reach (0, the default: no longer sides);
  * tmax, the most elements of such a longer tile (4 a thread, at most 1024 threads); pri 1 (0):
- * C's side (A's side) grows first. */
+ * C's side (A's side) grows first; wide 1: tiles of 513-576 threads run on tfe_perm2d_w (two
+ * blocks a multiprocessor, no pipelining) instead of tfe_perm2d (one). */
 typedef struct tfe__gperm_knobs {
   long long blocks;
-  int tile, dtile, fit, pipe, waves, order, run, tmax, pri;
+  int tile, dtile, fit, pipe, waves, order, run, tmax, pri, wide;
 } tfe__gperm_knobs;
-static tfe__gperm_knobs tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1, 3, 0, 4096, 1};
+static tfe__gperm_knobs tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1, 3, 512, 2304, 1, 1};
 /* Per device: multiprocessors, registers, shared memory and blocks per multiprocessor, shared
  * memory the driver reserves per block (0: not asked yet, nsm -1: not known). */
 static struct { int nsm, regs, smem, blocks, resv; } tfe__gperm_dev[TFE__GPU_MAX_DEV];
@@ -368,7 +369,7 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
         bool xs = (k == 0) == (tfe__gperm_cfg.pri != 0);
         long long side = xs ? TX : TY, pr = xs ? px : py;
         int cnt = xs ? nx : ny, ml = 0;
-        if (side * (long long)es >= tfe__gperm_cfg.run) continue;
+        if (side * (long long)es >= tfe__gperm_cfg.run || side * (long long)es % 32 == 0) continue; /* whole sectors: no gain */
         if (xs) /* C's labels before A's fastest */
           for (; ml < af; ml++) ns[ml] = p->dout[ml];
         else /* A's labels in A's order, nonzero strides */
@@ -435,7 +436,7 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
   p->pad = (int)TX | (int)TY << 16;
 }
 /* The blocks of nt threads and shm bytes of shared memory the device holds at once (0: not known). */
-static long long tfe__gperm_resident(tfe__gpu_dev *D, unsigned nt, unsigned shm) {
+static long long tfe__gperm_resident(tfe__gpu_dev *D, unsigned nt, unsigned shm, int regs) {
   int i = D->info.index >= 0 && D->info.index < TFE__GPU_MAX_DEV ? D->info.index : 0;
   if (tfe__gperm_dev[i].nsm == 0) {
     int v[5] = {-1, 0, 0, 0, 0};
@@ -449,7 +450,7 @@ static long long tfe__gperm_resident(tfe__gpu_dev *D, unsigned nt, unsigned shm)
     tfe__gperm_dev[i].blocks = v[3], tfe__gperm_dev[i].resv = v[4];
   }
   if (tfe__gperm_dev[i].nsm < 0) return 0;
-  long long warps = (nt + 31) / 32, by_regs = tfe__gperm_dev[i].regs / (64 * 32 * warps); /* 64 registers: __launch_bounds__(1024, 1) */
+  long long warps = (nt + 31) / 32, by_regs = tfe__gperm_dev[i].regs / (regs * 32 * warps); /* from the launch bounds */
   long long by_smem = tfe__gperm_dev[i].smem / ((long long)shm + tfe__gperm_dev[i].resv + 1);
   long long b = by_regs < by_smem ? by_regs : by_smem;
   if (b > tfe__gperm_dev[i].blocks) b = tfe__gperm_dev[i].blocks;
@@ -458,7 +459,7 @@ static long long tfe__gperm_resident(tfe__gpu_dev *D, unsigned nt, unsigned shm)
 /* One block of 32..1024 threads (four elements each) per tile; grid y over the rest: the grid
  * aims at tfe__gperm_cfg.blocks blocks, or (0) waves times what the device holds at once, 2048
  * where that is not known (at most 65535 in y). */
-static tfe_status tfe__gpu_launch_perm(tfe__gpu_dev *D, tfe__cu_function f, tfe__cu_ptr c, tfe__cu_ptr a,
+static tfe_status tfe__gpu_launch_perm(tfe__gpu_dev *D, int g, tfe__cu_ptr c, tfe__cu_ptr a,
                                        tfe__gpu_kparams *p, size_t es, const char *where) {
   tfe__gperm_q q;
   tfe__gperm_plan(p, &q, es);
@@ -468,9 +469,11 @@ static tfe_status tfe__gpu_launch_perm(tfe__gpu_dev *D, tfe__cu_function f, tfe_
   unsigned shm = (unsigned)q.tab + 64u * 2u * (unsigned)sizeof(int) + (q.mode ? 2u * (unsigned)q.tstride * (unsigned)es : 0);
   if (shm > 48u * 1024u) /* not reached: the plan keeps tiles within 48 KiB (tfe__gperm_tile_fits) */
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "a tile of %u bytes of shared memory", shm);
+  bool wide = tfe__gperm_cfg.wide && q.mode == 1 && nt > 512 && nt <= 576 && D->f_perm_w[g];
+  tfe__cu_function f = wide ? D->f_perm_w[g] : D->f_perm[g]; /* __launch_bounds__(576, 2): 56 registers */
   long long want = tfe__gperm_cfg.blocks;
   if (want <= 0) {
-    long long r = tfe__gperm_resident(D, nt, shm);
+    long long r = tfe__gperm_resident(D, nt, shm, wide ? 56 : 64); /* __launch_bounds__(1024, 1): 64 registers */
     want = r > 0 ? r * (tfe__gperm_cfg.waves > 0 ? tfe__gperm_cfg.waves : 1) : 2048;
   }
   long long gy = want / tiles; /* at most `want` blocks (the rest shared out evenly) */
@@ -503,7 +506,7 @@ static tfe_status tfe__gpu_unary_launch(tfe__gpu_dev *D, int g, tfe__cu_ptr c, t
   }
   if (p->total <= 0) return TFE_OK;
   if (p->nsum == 0 && tfe__gperm_fits(p)) /* a copy: tfe_perm2d (nout 0: one element) */
-    return tfe__gpu_launch_perm(D, D->f_perm[g], c, a, p, es[g], where);
+    return tfe__gpu_launch_perm(D, g, c, a, p, es[g], where);
   /* a larger copy takes four elements per thread (kernels.h): a quarter of the threads */
   return tfe__gpu_launch(D, D->f_unary[g], args, p->nsum == 0 ? (p->total + 3) / 4 : p->total, where);
 }

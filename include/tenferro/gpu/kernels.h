@@ -165,7 +165,7 @@ static const char *const tfe__gpu_ksrc[] = {
     "  return q.plain ? v : fin(p, p.conj ? cj(v) : v, cp);\n"
     "}\n",
     /* tfe_perm2d: see the head of this file and exec.h (tfe__gpu_perm_plan) */
-    "template <typename I>\n"
+    "template <typename I, bool PIPE, int MODE> /* MODE 1: tiles only (tfe_perm2d_w); -1: q.mode decides */\n"
     "__device__ __forceinline__ void perm_run(T *c, const T *a, const P &p, const Q &q, unsigned char *sm) {\n"
     "  const int t = threadIdx.x, nt = blockDim.x, nx = q.nx, nxy = q.nx + q.ny, TX = q.TX, TY = q.TY;\n"
     "  const unsigned bx = (blockIdx.x % (unsigned)q.ntx) * TX, by = (blockIdx.x / (unsigned)q.ntx) * TY;\n"
@@ -173,7 +173,7 @@ static const char *const tfe__gpu_ksrc[] = {
     "  I la[4], lc[4];\n"
     "  int si[4], so[4];\n"
     "  unsigned okl = 0, oks = 0;\n"
-    "  if (q.mode == 0) { /* no tile: each thread's elements along C's order, offsets once per block */\n"
+    "  if (MODE == 0 || (MODE < 0 && q.mode == 0)) { /* no tile: each thread's elements along C's order, offsets once per block */\n"
     "#pragma unroll\n"
     "    for (int k = 0; k < 4; k++) {\n"
     "      const int e = t + k * nt;\n"
@@ -199,7 +199,8 @@ static const char *const tfe__gpu_ksrc[] = {
     "      ly = e / TX, lx = e - ly * TX; /* stores: x fastest (C's fast labels) */\n"
     "      if (e < ne && lx < ex && ly < ey) { lc[k] = xc[lx] + yc[ly]; so[k] = lx * TP + ly; oks |= 1u << k; }\n"
     "    }\n"
-    "  }\n"
+    "  }\n",
+    /* (one function in two pieces: each literal stays within ISO C's 4095 bytes) */
     "  I *rt = (I *)(sm + q.tab); /* the offsets of the block's next 64 positions of the rest */\n"
     "  T *tile = (T *)(sm + q.tab + 64 * 2 * sizeof(I));\n"
     "  const unsigned gy = gridDim.y, R = (unsigned)q.rest;\n"
@@ -215,7 +216,7 @@ static const char *const tfe__gpu_ksrc[] = {
     "      __syncthreads();\n"
     "    }\n"
     "    const unsigned nj = one ? 1u : (R - rb + gy - 1) / gy < 64u ? (R - rb + gy - 1) / gy : 64u;\n"
-    "    const bool pipe = sizeof(T) <= 8 && q.pipe; /* the next position's loads before this one's stores */\n"
+    "    const bool pipe = PIPE && sizeof(T) <= 8 && q.pipe; /* the next position's loads before this one's stores */\n"
     "    T v[4], w[4];\n"
     "    const T *ab = a + (one ? r1a : rt[1]);\n"
     "#pragma unroll\n"
@@ -230,7 +231,7 @@ static const char *const tfe__gpu_ksrc[] = {
     "        for (int k = 0; k < 4; k++)\n"
     "          if (okl >> k & 1) w[k] = ab[la[k]];\n"
     "      }\n"
-    "      if (q.mode == 0) {\n"
+    "      if (MODE == 0 || (MODE < 0 && q.mode == 0)) {\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < 4; k++)\n"
     "          if (oks >> k & 1) { T *cp = cb + lc[k]; *cp = wr(p, q, v[k], cp); }\n"
@@ -255,7 +256,13 @@ static const char *const tfe__gpu_ksrc[] = {
     "}\n"
     "extern \"C\" __global__ void __launch_bounds__(1024, 1) tfe_perm2d(T *c, const T *a, P p, Q q) {\n"
     "  DYN_SMEM(sm);\n"
-    "  perm_run<int>(c, a, p, q, sm); /* 32-bit offsets and indices (exec.h sends the others to tfe_unary) */\n"
+    "  perm_run<int, true, -1>(c, a, p, q, sm); /* 32-bit offsets and indices (exec.h sends the others to tfe_unary) */\n"
+    "}\n",
+    /* tiles of 513-576 threads, two blocks a multiprocessor: 56 registers, hence tiles only and no
+     * pipelining (ptxas: no spills in f32, f64, c64) */
+    "extern \"C\" __global__ void __launch_bounds__(576, 2) tfe_perm2d_w(T *c, const T *a, P p, Q q) {\n"
+    "  DYN_SMEM(sm);\n"
+    "  perm_run<int, false, 1>(c, a, p, q, sm);\n"
     "}\n",
     "extern \"C\" __global__ void tfe_scale(T *c, P p) {\n"
     "  long long step = (long long)gridDim.x * blockDim.x;\n"

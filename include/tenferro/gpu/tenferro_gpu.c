@@ -96,7 +96,7 @@ typedef struct tfe__gpu_dev {
   tfe__cu_stream stream;
   tfe__blas_handle blas;
   tfe__cu_module mod[TFE__GK_COUNT];
-  tfe__cu_function f_unary[TFE__GK_COUNT], f_scale[TFE__GK_COUNT], f_perm[TFE__GK_COUNT];
+  tfe__cu_function f_unary[TFE__GK_COUNT], f_scale[TFE__GK_COUNT], f_perm[TFE__GK_COUNT], f_perm_w[TFE__GK_COUNT];
   tfe__cu_function f_ew[TFE__GK_COUNT], f_ewred[TFE__GK_COUNT], f_ewn[TFE__GK_COUNT]; /* the elementwise slot (elementwise.h) */
   tfe__cu_function f_gsmall[TFE__GK_COUNT]; /* small GEMMs (gemm.h, tfe__gg_small); NULL: cuBLAS's */
   tfe__cu_function f_tgemm[2][3][4]; /* [f32, f64][max-plus, min-plus, max-times][GEMM, GEMM with argmax,

@@ -179,12 +179,14 @@ static void tfe__gpu_kp_merge(tfe__gpu_kparams *p) {
  *     others in A's order; the tile is TX x TY elements of the flattened groups (first at most
  *     1024: sides 32 x 32, or longer where the other side is short; a group larger than its side
  *     is cut into equal tiles, ceil(n / ceil(n / side)), so that 81 = 3 x 27, not 32 + 32 + 17);
- *     longer runs (cfg.run bytes, off by default): a side whose run is shorter grows, C's side
- *     first, to the smallest exact cut of its group (or of a longer group) of at least run / es
- *     elements where the tile still fits: at most 4096 elements (1024 threads) and 48 KiB of
- *     shared memory (two tiles and the tables); with run 512, f64 reverse_15d_3 27 x 27 -> 81 x
- *     27, reverse_23d_2 and the 2048^2 and 256^3 transposes 32 x 32 -> 64 x 32 (c128 unchanged):
- *     measured slower on the H100 (docs/benchmarks.md, session 13), hence off;
+ *     longer runs (cfg.run bytes): a side whose run is shorter and not a whole number of
+ *     32-byte sectors grows, C's side first, to the smallest exact cut of its group (or of a
+ *     longer group) of at least run / es elements where the tile still fits: at most cfg.tmax
+ *     elements (2304: 576 threads) and 48 KiB of shared memory (two tiles and the tables);
+ *     f64 reverse_15d_3's 27 x 27 (216-byte runs) -> 81 x 27, on tfe_perm2d_w (cfg.wide: two
+ *     blocks a multiprocessor, where tfe_perm2d fits one); 256-byte runs (the 2^k reversals,
+ *     the 2048^2 and 256^3 transposes) stay 32 x 32: 64 x 32 was slower there (docs/benchmarks.md,
+ *     sessions 13 and 16);
  *     loads run along y, stores along x, through two tiles in shared memory taken in turn (one
  *     barrier per tile); the offsets of the tile's x and y indices are tables in shared memory.
  *   mode 0 (no tile) when A and C share their fastest label (or A has no nonzero stride, or the
@@ -219,8 +221,8 @@ typedef struct tfe__gperm_q { /* the layout of struct Q in kernels.h */
  * left x, then what left y, then by |A stride|; 1: by |C stride|; 2: by |A stride|; 3, the
  * default: by the smaller of the two, so that the blocks running at once (neighbouring
  * positions) cover runs that continue in C and in A); run, the bytes a tile side's run should
- * reach (0, the default: no longer sides);
- * tmax, the most elements of such a longer tile (4 a thread, at most 1024 threads); pri 1 (0):
+ * reach when it is not whole sectors (0: no longer sides; 512, the default);
+ * tmax, the most elements of such a longer tile (4 a thread, at most 4096; 2304); pri 1 (0):
  * C's side (A's side) grows first; wide 1: tiles of 513-576 threads run on tfe_perm2d_w (two
  * blocks a multiprocessor, no pipelining) instead of tfe_perm2d (one). */
 typedef struct tfe__gperm_knobs {

@@ -2251,6 +2251,8 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
       return tfe_ad_einsum_##S(t, us, ik, vc, jk, 2, ij, &o[1]);                                                       \
     }                                                                                                                  \
     case TFE_AD_SOLVE: *no = 1; return tfe_ad_solve_##S(t, l[0], l[1], &o[0]);                                        \
+    case TFE_AD_LSTSQ: *no = 1; return tfe_ad_lstsq_##S(t, l[0], l[1], &o[0]);                                        \
+    case TFE_AD_NORM: *no = 1; return tfe_ad_norm_##S(t, l[0], (tfe_norm_kind)c->unop, &o[0]);                       \
     case TFE_AD_TRISOLVE: /* the triangle and the unit diagonal from the case (c->unop) */                             \
       *no = 1;                                                                                                         \
       return tfe_ad_trisolve_##S(t, l[0], l[1], c->unop & 1, c->unop >> 1 & 1, &o[0]);                                \
@@ -2258,6 +2260,34 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
       *no = tfe_ad_op_nout(c->op);                                                                                     \
       return tfe_ad_linalg_##S(t, c->op, l[0], o);                                                                     \
     }                                                                                                                  \
+  }                                                                                                                    \
+  /* The rules moved to the device in session 16 (dev_rules2_tpl.h): det, slogdet, slogdet_sign on     \
+   * permuted well-conditioned matrices (pivoting with a random permutation, random signs), sizes 0 to  \
+   * 5, batches of 2 and 3; every rule on the device; finite differences (f64, c128). */                 \
+  static void ad_sq_perm_##S(tu_rng *r, T *a, int64_t m) {                                                            \
+    int p[8];                                                                                                          \
+    for (int q = 0; q < m; q++) p[q] = q;                                                                              \
+    for (int q = (int)m - 1; q > 0; q--) { int j = (int)tu_int(r, 0, q), t = p[q]; p[q] = p[j]; p[j] = t; }            \
+    for (int64_t q = 0; q < m; q++) a[p[q] + q * m] += (T)((m + 1) * (tu_int(r, 0, 1) ? 1 : -1));                      \
+  }                                                                                                                    \
+  static void ad_cases2_##S(int dev, tu_rng *r) {                                                                      \
+    ad_ctx c;                                                                                                          \
+    memset(&c, 0, sizeof c);                                                                                           \
+    const tfe_ad_op ops[] = {TFE_AD_DET, TFE_AD_SLOGDET, TFE_AD_SLOGDET_SIGN};                                         \
+    for (int i = 0; i < (int)(sizeof ops / sizeof *ops); i++)                                                          \
+      for (int k = 0; k < 5; k++) { /* k 0, 1: one matrix; 2: size 0 or 1; 3, 4: batches of 2 and 3 */               \
+        int64_t m = k == 2 ? tu_int(r, 0, 1) : tu_int(r, 1, 5), nbt = k >= 3 ? k - 1 : 1;                             \
+        c.op = ops[i];                                                                                                 \
+        int64_t dims[3] = {m, m, nbt};                                                                                 \
+        tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                    \
+        ad_rand_##S(r, &x[0], nbt > 1 ? 3 : 2, dims, -1, 1);                                                           \
+        for (int64_t bi = 0; bi < nbt; bi++) ad_sq_perm_##S(r, x[0].v.data + bi * m * m, m);                           \
+        long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                 \
+        ad_check_##S(r, dev, 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op), k);                                       \
+        ad_no_host(mark, 7, #S, tfe_ad_op_name(c.op), k);                                                              \
+        if (k < 2 && m > 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(r, dev, 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op)); \
+        tfe_tensor_release_##S(&x[0]);                                                                                 \
+      }                                                                                                                \
   }                                                                                                                    \
   static void ad_cases_##S(int dev) {                                                                                  \
     tu_rng r = {0xAD0000 + (uint64_t)DT};                                                                              \
@@ -2332,6 +2362,7 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
         if (k == 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(&r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op)); \
         tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \
       }                                                                                                                \
+    ad_cases2_##S(dev, &r);                                                                                           \
   }
 #define TFE__AD_CONJ(z) (z)
 #define TFE__AD_REAL(z) (z)

@@ -271,6 +271,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_trisolve_frule_)(const tfe_ad_params *p, int n
 TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_sign_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                         TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_pr_dev_)(2, x[0], y);
   TFE__RT la = {0};
   TFE_TRY(TFE_FN(slogdet)(x[0], &y[0], &la));
   tfe_status st = TFE_FN(ad_from_real_)(&la, &y[1]);
@@ -286,9 +287,9 @@ TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_sign_both_)(bool rev, const TFE_TY(vie
   TFE_TRY(TFE_FN(ad_mdims_)(A, &m, &n, &nb, fn));
   TFE_TY(tensor) Ai = {0};
   TFE_TRY(TFE_FN(inv)(A, &Ai));
-  tfe_status st = rev ? TFE_FN(ad_like_)(A, false, out) : TFE_FN(ad_like_)(sg, false, &out[0]);
-  if (!st && !rev) {
-    st = TFE_FN(ad_like_)(sg, false, &out[1]);
+  tfe_status st = rev ? TFE_FN(ad_like_)(A, false, out) : TFE_FN(ad_like_)(sg, true, &out[0]);
+  if (!st && !rev) { /* zeros: a 0 x 0 matrix has no batch item to write */
+    st = TFE_FN(ad_like_)(sg, true, &out[1]);
     if (st) TFE_FN(tensor_release)(&out[0]);
   }
   for (int64_t b = 0; !st && b < nb; b++) {
@@ -325,12 +326,14 @@ TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_sign_rrule_)(const tfe_ad_params *p, i
                                                        const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
                                                        TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_rr_dev_)(2, x[0], y, dy, dx);
   return TFE_FN(ad_slogdet_sign_both_)(true, x[0], y[0], dy, dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_sign_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                        const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
                                                        TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_fr_dev_)(2, x[0], dx[0], y, dy);
   return TFE_FN(ad_slogdet_sign_both_)(false, x[0], y[0], dx, dy);
 }
 #undef TFE__RS

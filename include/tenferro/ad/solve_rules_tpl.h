@@ -155,11 +155,13 @@ TFE_INTERNAL tfe_status TFE_FN(ad_inv_frule_)(const tfe_ad_params *p, int nin, c
 TFE_INTERNAL tfe_status TFE_FN(ad_det_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_pr_dev_)(0, x[0], y); /* the device's LU (dev_rules2_tpl.h) */
   return TFE_FN(det)(x[0], y);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                    TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_pr_dev_)(1, x[0], y);
   TFE_TY(tensor) sg = {0};
   TFE__RT la = {0};
   TFE_TRY(TFE_FN(slogdet)(x[0], &sg, &la));
@@ -196,21 +198,25 @@ TFE_INTERNAL tfe_status TFE_FN(ad_det_both_)(bool logs, bool rev, const TFE_TY(v
 TFE_INTERNAL tfe_status TFE_FN(ad_det_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                               const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_rr_dev_)(0, x[0], y, dy, dx);
   return TFE_FN(ad_det_both_)(false, true, x[0], y[0], dy[0], dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_det_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                               const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_fr_dev_)(0, x[0], dx[0], y, dy);
   return TFE_FN(ad_det_both_)(false, false, x[0], y[0], dx[0], dy);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                   const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_rr_dev_)(1, x[0], y, dy, dx);
   return TFE_FN(ad_det_both_)(true, true, x[0], y[0], dy[0], dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                   const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_fr_dev_)(1, x[0], dx[0], y, dy);
   return TFE_FN(ad_det_both_)(true, false, x[0], y[0], dx[0], dy);
 }
 

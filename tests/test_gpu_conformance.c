@@ -2273,20 +2273,30 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
   static void ad_cases2_##S(int dev, tu_rng *r) {                                                                      \
     ad_ctx c;                                                                                                          \
     memset(&c, 0, sizeof c);                                                                                           \
-    const tfe_ad_op ops[] = {TFE_AD_DET, TFE_AD_SLOGDET, TFE_AD_SLOGDET_SIGN};                                         \
+    const tfe_ad_op ops[] = {TFE_AD_DET, TFE_AD_SLOGDET, TFE_AD_SLOGDET_SIGN, TFE_AD_LQ, TFE_AD_PINV, TFE_AD_POLAR,    \
+                             TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_LSTSQ};                                     \
+    const tfe_norm_kind nk[3] = {TFE_NORM_FRO, TFE_NORM_NUC, TFE_NORM_2};                                              \
     for (int i = 0; i < (int)(sizeof ops / sizeof *ops); i++)                                                          \
-      for (int k = 0; k < 5; k++) { /* k 0, 1: one matrix; 2: size 0 or 1; 3, 4: batches of 2 and 3 */               \
-        int64_t m = k == 2 ? tu_int(r, 0, 1) : tu_int(r, 1, 5), nbt = k >= 3 ? k - 1 : 1;                             \
-        c.op = ops[i];                                                                                                 \
-        int64_t dims[3] = {m, m, nbt};                                                                                 \
+      for (int k = 0; k < 5; k++) { /* k 0, 1: one matrix; 2: a size 0 or 1; 3, 4: batches of 2 and 3 */             \
+        c.op = ops[i], c.unop = nk[i < 6 ? 0 : (i - 6) % 3];                                                           \
+        bool sq = i < 3, two = c.op == TFE_AD_LSTSQ;                                                                   \
+        int64_t m = tu_int(r, 1, 5), nn = sq ? m : tu_int(r, 1, 5), nbt = k >= 3 ? k - 1 : 1;                         \
+        if (k == 2) m = tu_int(r, 0, 1), nn = sq ? m : tu_int(r, 0, 2);                                                \
+        if ((c.op == TFE_AD_POLAR || two) && m < nn) { int64_t q = m; m = nn, nn = q; } /* tall: full column rank */  \
+        int64_t dims[3] = {m, nn, nbt}, db[3] = {m, 2, nbt}, dv[2] = {m, nbt};                                        \
         tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                    \
         ad_rand_##S(r, &x[0], nbt > 1 ? 3 : 2, dims, -1, 1);                                                           \
-        for (int64_t bi = 0; bi < nbt; bi++) ad_sq_perm_##S(r, x[0].v.data + bi * m * m, m);                           \
+        if (sq)                                                                                                        \
+          for (int64_t bi = 0; bi < nbt; bi++) ad_sq_perm_##S(r, x[0].v.data + bi * m * m, m);                         \
+        if (two && k % 2) ad_rand_##S(r, &x[1], nbt > 1 ? 2 : 1, dv, -1, 1); /* a vector batch */                      \
+        else if (two) ad_rand_##S(r, &x[1], nbt > 1 ? 3 : 2, db, -1, 1);                                               \
+        char what[64];                                                                                                 \
+        snprintf(what, sizeof what, "%s%s", tfe_ad_op_name(c.op), c.op != TFE_AD_NORM ? "" : c.unop == TFE_NORM_FRO ? " fro" : c.unop == TFE_NORM_NUC ? " nuc" : " 2"); \
         long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                 \
-        ad_check_##S(r, dev, 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op), k);                                       \
-        ad_no_host(mark, 7, #S, tfe_ad_op_name(c.op), k);                                                              \
-        if (k < 2 && m > 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(r, dev, 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op)); \
-        tfe_tensor_release_##S(&x[0]);                                                                                 \
+        ad_check_##S(r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, what, k);                                             \
+        ad_no_host(mark, 7, #S, what, k);                                                                              \
+        if (k < 2 && m > 0 && nn > 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, what); \
+        tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \
       }                                                                                                                \
   }                                                                                                                    \
   static void ad_cases_##S(int dev) {                                                                                  \

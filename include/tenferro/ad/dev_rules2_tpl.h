@@ -24,8 +24,10 @@
 #define TFE__RS2 TFE_CAT(TFE__RSUF_, TFE_S)
 #define TFE__RT2 TFE_CAT(tfe_tensor_, TFE__RS2)
 
-/* The CPU rules' helpers defined later in ad.h's order (linalg_rules_tpl.h). */
+/* The CPU rules' helpers defined later in ad.h's order (linalg_rules_tpl.h): a real tensor as
+ * this kind; the thin SVD [U, S, Vh] with S of this kind (on the backend's linalg slot here). */
 TFE_INTERNAL tfe_status TFE_FN(ad_from_real_)(TFE__RT2 *r, TFE_TY(tensor) *out);
+TFE_INTERNAL tfe_status TFE_FN(ad_svd_full_)(const TFE_TY(view) *A, TFE_TY(tensor) *f);
 
 /* dst = code(a over axes[0..naxes)) on dyn views (the slot's REDUCE; real parts: ad_part_). */
 TFE_INTERNAL tfe_status TFE_FN(ad_redd_)(int code, const tfe_dyn *dst, const tfe_dyn *a, int naxes, const int *axes) {
@@ -289,6 +291,390 @@ TFE_INTERNAL tfe_status TFE_FN(ad_det_fr_dev_)(int mode, const TFE_TY(view) *A, 
 #endif
   TFE_FN(tensor_release)(&Ai), TFE_FN(tensor_release)(&t);
   if (st) TFE_FN(ad_rel_)(dy, nd);
+  return st;
+}
+
+/* ==== lq: the QR of A^H (A^H = Qq R: L = R^H, Q = Qq^H) and the device QR rules on it ========== */
+/* A dense copy of v^H. */
+TFE_INTERNAL tfe_status TFE_FN(ad_ctd_)(const TFE_TY(view) *v, TFE_TY(tensor) *t) {
+  TFE_TY(view) h = TFE_FN(ad_tv_)(v, true);
+  return TFE_FN(ad_dense_copy_)(&h, t);
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_lq_pr_dev_)(const TFE_TY(view) *A, TFE_TY(tensor) *y) {
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_lq"));
+  TFE_TY(tensor) t[3];
+  memset(t, 0, sizeof t);
+  memset(y, 0, 2 * sizeof *y);
+  tfe_status st = TFE_FN(ad_ctd_)(A, &t[0]);
+  TFE__ADT(TFE_FN(qr)(&t[0].v, false, &t[1], &t[2]));
+  TFE__ADT(TFE_FN(ad_ctd_)(&t[2].v, &y[0]));
+  TFE__ADT(TFE_FN(ad_ctd_)(&t[1].v, &y[1]));
+  TFE_FN(ad_rel_)(t, 3);
+  if (st) TFE_FN(ad_rel_)(y, 2);
+  return st;
+}
+/* Reverse (d: [gL, gQ]): gA = (the QR rule of A^H with cotangents gQ^H, gL^H)^H. Forward (d: [dA]):
+ * [dL, dQ] = [dR^H, dQq^H] of the QR rule of A^H with dA^H. */
+TFE_INTERNAL tfe_status TFE_FN(ad_lq_dev_)(bool rev, const TFE_TY(view) *const *x, const TFE_TY(view) *const *d,
+                                          const TFE_TY(view) *const *y, TFE_TY(tensor) *out) {
+  TFE_TRY(TFE_FN(ad_dev_rank_)(x[0], rev ? "tfe_rrule(lq)" : "tfe_frule(lq)"));
+  enum { AH, QH, LH, D0, D1, R0, R1, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  memset(out, 0, (rev ? 1 : 2) * sizeof *out);
+  tfe_status st = TFE_FN(ad_ctd_)(x[0], &t[AH]);
+  TFE__ADT(TFE_FN(ad_ctd_)(y[1], &t[QH]));
+  TFE__ADT(TFE_FN(ad_ctd_)(y[0], &t[LH]));
+  TFE__ADT(TFE_FN(ad_ctd_)(d[rev ? 1 : 0], &t[D0]));
+  if (rev) TFE__ADT(TFE_FN(ad_ctd_)(d[0], &t[D1]));
+  const TFE_TY(view) *xq[1] = {&t[AH].v}, *yq[2] = {&t[QH].v, &t[LH].v}, *dq[2] = {&t[D0].v, &t[D1].v};
+  if (rev) {
+    TFE__ADT(TFE_FN(ad_qr_rr_dev_)(xq, yq, dq, &t[R0]));
+    TFE__ADT(TFE_FN(ad_ctd_)(&t[R0].v, &out[0]));
+  } else {
+    TFE__ADT(TFE_FN(ad_qr_fr_dev_)(xq, dq, yq, &t[R0]));
+    TFE__ADT(TFE_FN(ad_ctd_)(&t[R1].v, &out[0]));
+    TFE__ADT(TFE_FN(ad_ctd_)(&t[R0].v, &out[1]));
+  }
+  TFE_FN(ad_rel_)(t, NT);
+  if (st) TFE_FN(ad_rel_)(out, rev ? 1 : 2);
+  return st;
+}
+
+/* ==== pinv: Y = V diag(inv) U^H from the device's SVD ============================================= */
+/* inv_i = m_i / (s_i + 1 - m_i), m_i = [s_i > rcond s_0] (exact steps; 0 where m_i is 0, 1 / s_i
+ * where it is 1), rcond = max(m, n) eps: the CPU's threshold. S of this kind (k, batch...). */
+TFE_INTERNAL tfe_status TFE_FN(ad_pinv_inv_)(const TFE_TY(view) *S, double rcond, TFE_TY(tensor) *inv) {
+  TFE_TY(tensor) M = {0}, K = {0};
+  TFE_TY(view) s0 = *S;
+  s0.lay.strides[0] = 0; /* s_0 of each batch item along the k axis */
+  TFE_T mr = (TFE_T)-rcond;
+  tfe_status st = TFE_FN(ad_consts_)(&K);
+  TFE__ADT(TFE_FN(ad_dense_copy_)(&s0, &M));
+  TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, &M.v, NULL, NULL, &mr, NULL));
+  TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, &M.v, &M.v, S));
+  TFE__ADT(TFE_FN(ad_like_)(S, false, inv));
+  if (!st) {
+    tfe_dyn mre = TFE_FN(ad_part_)(&M.v, 0), ire = TFE_FN(ad_part_)(&inv->v, 0), one = TFE_FN(ad_kd_)(&K, 1, &ire);
+    st = TFE_FN(ad_step_)(&mre, &K);
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, &inv->v, S, &M.v));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_ADD, &ire, &ire, &one, NULL));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_DIV, &inv->v, &M.v, &inv->v));
+    if (st) TFE_FN(tensor_release)(inv);
+  }
+  TFE_FN(tensor_release)(&M), TFE_FN(tensor_release)(&K);
+  return st;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_pinv_pr_dev_)(const TFE_TY(view) *A, TFE_TY(tensor) *Y) {
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_pinv"));
+  int64_t m = A->lay.dims[0], n = A->lay.dims[1];
+  TFE_TRY(TFE_FN(ad_dmat_)(n, m, A, true, Y));
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_OK;
+  TFE_TY(tensor) f[3], inv = {0}, W = {0};
+  memset(f, 0, sizeof f);
+  tfe_status st = TFE_FN(ad_svd_full_)(A, f);
+  TFE__ADT(TFE_FN(ad_pinv_inv_)(&f[1].v, (double)(m > n ? m : n) * (double)TFE_FN(la_eps_)(), &inv));
+  if (!st) { /* W = Vh^H diag(inv), Y = W U^H */
+    TFE_TY(view) V = TFE_FN(ad_tv_)(&f[2].v, true), ib = TFE_FN(ad_vbc_)(&inv.v, n, true);
+    st = TFE_FN(ad_dense_copy_)(&V, &W);
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &W.v, &W.v, &ib));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &W.v, 'C', &f[0].v, 0, &Y->v));
+  }
+  TFE_FN(ad_rel_)(f, 3), TFE_FN(tensor_release)(&inv), TFE_FN(tensor_release)(&W);
+  if (st) TFE_FN(tensor_release)(Y);
+  return st;
+}
+/* Reverse (g = gY): gA = -Y^H gY Y^H + P2 - A Y P2 + P3 - P3 Y A, P2 = gY^H Y Y^H, P3 = Y^H Y gY^H.
+ * Forward (g = dA): dY = -Y dA Y + Y Y^H R2 + R3 - Y A R3, R2 = dA^H - dA^H A Y, R3 = dA^H Y^H Y. */
+TFE_INTERNAL tfe_status TFE_FN(ad_pinv_dev_)(bool rev, const TFE_TY(view) *A, const TFE_TY(view) *Y,
+                                            const TFE_TY(view) *g, TFE_TY(tensor) *out) {
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, rev ? "tfe_rrule(pinv)" : "tfe_frule(pinv)"));
+  int64_t m = A->lay.dims[0], n = A->lay.dims[1];
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(rev ? A : Y, true, out);
+  TFE_TY(tensor) t[3];
+  memset(t, 0, sizeof t);
+  memset(out, 0, sizeof *out);
+  const TFE_TY(view) *Tm = &t[0].v, *Tn = &t[1].v, *P = &t[2].v, *o = &out->v;
+  tfe_status st = TFE_FN(ad_dmat_)(m, m, A, false, &t[0]);
+  TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[1]));
+  TFE__ADT(TFE_FN(ad_like_)(rev ? A : Y, false, out));
+  if (rev) {
+    TFE__ADT(TFE_FN(ad_dmat_)(m, n, A, false, &t[2]));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', Y, 'N', g, 0, Tm));
+    TFE__ADT(TFE_FN(ad_bmm_)(-1, 'N', Tm, 'C', Y, 0, o));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', Y, 'C', Y, 0, Tn));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', g, 'N', Tn, 0, P)); /* P2 */
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', Y, 'N', P, 0, Tn));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, o, o, P));
+    TFE__ADT(TFE_FN(ad_bmm_)(-1, 'N', A, 'N', Tn, 1, o));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', Y, 'N', Y, 0, Tm));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', Tm, 'C', g, 0, P)); /* P3 */
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', P, 'N', Y, 0, Tm));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, o, o, P));
+    TFE__ADT(TFE_FN(ad_bmm_)(-1, 'N', Tm, 'N', A, 1, o));
+  } else {
+    TFE__ADT(TFE_FN(ad_ctd_)(g, &t[2])); /* dA^H, then R2 */
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', g, 'N', Y, 0, Tm));
+    TFE__ADT(TFE_FN(ad_bmm_)(-1, 'N', Y, 'N', Tm, 0, o));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', g, 'N', A, 0, Tn));
+    TFE__ADT(TFE_FN(ad_bmm_)(-1, 'N', Tn, 'N', Y, 1, P));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', Y, 'C', Y, 0, Tn));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', Tn, 'N', P, 1, o));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', Y, 'N', Y, 0, Tm));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', g, 'N', Tm, 0, P)); /* R3 */
+    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, o, o, P));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', A, 'N', P, 0, Tm));
+    TFE__ADT(TFE_FN(ad_bmm_)(-1, 'N', Y, 'N', Tm, 1, o));
+  }
+  TFE_FN(ad_rel_)(t, 3);
+  if (st) TFE_FN(tensor_release)(out);
+  return st;
+}
+
+/* ==== lstsq: X = A^+ B (the device's pinv), rules through the pinv rules ===================== */
+TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_pr_dev_)(const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_TY(tensor) *X) {
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_lstsq"));
+  TFE_TY(tensor) Y = {0};
+  int64_t dims[TFE_MAX_RANK];
+  memcpy(dims, B->lay.dims, sizeof dims);
+  dims[0] = A->lay.dims[1];
+  tfe_status st = TFE_FN(ad_pinv_pr_dev_)(A, &Y);
+  TFE__ADT(TFE_FN(ad_empty_)(B->lay.rank, dims, X));
+  if (!st) {
+    TFE_TY(view) Bm = TFE_FN(ad_rmat_)(B, A), Xm = TFE_FN(ad_rmat_)(&X->v, A);
+    st = TFE_FN(ad_bmm_)(1, 'N', &Y.v, 'N', &Bm, 0, &Xm);
+    if (st) TFE_FN(tensor_release)(X);
+  }
+  TFE_FN(tensor_release)(&Y);
+  return st;
+}
+/* Reverse (d: [gX]): gB = Y^H gX, gA = pinv rule(gX B^H). Forward (d: [dA, dB]): dX = dY B + Y dB,
+ * dY the pinv rule of dA. */
+TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_dev_)(bool rev, const TFE_TY(view) *const *x, const TFE_TY(view) *const *d,
+                                             TFE_TY(tensor) *out) {
+  const TFE_TY(view) *A = x[0];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, rev ? "tfe_rrule(lstsq)" : "tfe_frule(lstsq)"));
+  int64_t m = A->lay.dims[0], n = A->lay.dims[1], dims[TFE_MAX_RANK];
+  memcpy(dims, x[1]->lay.dims, sizeof dims);
+  dims[0] = n;
+  TFE_TY(tensor) Y = {0}, G = {0};
+  memset(out, 0, (rev ? 2 : 1) * sizeof *out);
+  TFE_TY(view) Bm = TFE_FN(ad_rmat_)(x[1], A), Dm = TFE_FN(ad_rmat_)(d[rev ? 0 : 1], A);
+  tfe_status st = TFE_FN(ad_pinv_pr_dev_)(A, &Y);
+  TFE__ADT(TFE_FN(ad_dmat_)(n, m, A, false, &G));
+  if (rev) {
+    TFE__ADT(TFE_FN(ad_like_)(x[1], false, &out[1]));
+    if (!st) {
+      TFE_TY(view) gBm = TFE_FN(ad_rmat_)(&out[1].v, A);
+      st = TFE_FN(ad_bmm_)(1, 'C', &Y.v, 'N', &Dm, 0, &gBm);
+    }
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &Dm, 'C', &Bm, 0, &G.v));
+    TFE__ADT(TFE_FN(ad_pinv_dev_)(true, A, &Y.v, &G.v, &out[0]));
+  } else {
+    TFE_TY(tensor) dY = {0};
+    TFE__ADT(TFE_FN(ad_pinv_dev_)(false, A, &Y.v, d[0], &dY));
+    TFE__ADT(TFE_FN(ad_empty_)(x[1]->lay.rank, dims, out));
+    if (!st) {
+      TFE_TY(view) Xm = TFE_FN(ad_rmat_)(&out->v, A);
+      st = TFE_FN(ad_bmm_)(1, 'N', &dY.v, 'N', &Bm, 0, &Xm);
+      TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &Y.v, 'N', &Dm, 1, &Xm));
+    }
+    TFE_FN(tensor_release)(&dY);
+  }
+  TFE_FN(tensor_release)(&Y), TFE_FN(tensor_release)(&G);
+  if (st) TFE_FN(ad_rel_)(out, rev ? 2 : 1);
+  return st;
+}
+
+/* ==== polar: Up = U Vh, P = Vh^H S Vh from the device's SVD; rules through the SVD rules ======== */
+/* diag(s) Vh into the new tensor SV (s: k values of this kind per item). */
+TFE_INTERNAL tfe_status TFE_FN(ad_svh_)(const TFE_TY(view) *s, const TFE_TY(view) *Vh, TFE_TY(tensor) *SV) {
+  TFE_TY(view) sb = TFE_FN(ad_vbc_)(s, Vh->lay.dims[1], false);
+  TFE_TRY(TFE_FN(ad_like_)(Vh, false, SV));
+  tfe_status st = TFE__ADZIP(TFE_BIN_MUL, &SV->v, Vh, &sb);
+  if (st) TFE_FN(tensor_release)(SV);
+  return st;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_polar_pr_dev_)(const TFE_TY(view) *A, TFE_TY(tensor) *y) {
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_polar"));
+  int64_t m = A->lay.dims[0], n = A->lay.dims[1];
+  TFE_TY(tensor) f[3], SV = {0};
+  memset(f, 0, sizeof f);
+  memset(y, 0, 2 * sizeof *y);
+  tfe_status st = TFE_FN(ad_dmat_)(m, n, A, true, &y[0]);
+  TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, true, &y[1]));
+  if (!st && TFE_FN(ad_numel_)(A) > 0) {
+    st = TFE_FN(ad_svd_full_)(A, f);
+    TFE__ADT(TFE_FN(ad_svh_)(&f[1].v, &f[2].v, &SV));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &f[0].v, 'N', &f[2].v, 0, &y[0].v));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', &f[2].v, 'N', &SV.v, 0, &y[1].v));
+  }
+  TFE_FN(ad_rel_)(f, 3), TFE_FN(tensor_release)(&SV);
+  if (st) TFE_FN(ad_rel_)(y, 2);
+  return st;
+}
+/* Re sum_j X_ij conj(Y_ij) (k, batch...) into the zeroed real parts of d (X, Y: k x n batches). */
+TFE_INTERNAL tfe_status TFE_FN(ad_rowdot_)(const TFE_TY(view) *X, const TFE_TY(view) *Y, const TFE_TY(view) *d) {
+  int32_t la[TFE_MAX_RANK], lc[TFE_MAX_RANK];
+  la[0] = lc[0] = 0, la[1] = 1;
+  for (int i = 2; i < X->lay.rank; i++) la[i] = lc[i - 1] = i;
+  TFE_TY(view) yc = *Y;
+  yc.conj = TFE_CPLX ? !Y->conj : false;
+  TFE_TY(tensor) t = {0};
+  tfe_status st = TFE_FN(ad_like_)(d, false, &t);
+  TFE__ADT(TFE_FN(ad_contract_)(1, X, la, &yc, la, 0, &t.v, lc));
+  TFE__ADT(TFE_FN(ad_re_copy_)(d, &t.v));
+  TFE_FN(tensor_release)(&t);
+  return st;
+}
+/* Reverse: gU = gUp Vh^H, gVh = U^H gUp + S Vh (gP + gP^H), gS = Re diag(Vh gP Vh^H), then the
+ * device SVD rule (ad_svd_rr_dev_). */
+TFE_INTERNAL tfe_status TFE_FN(ad_polar_rr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *const *x,
+                                                const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
+  const TFE_TY(view) *A = x[0], *gUp = dy[0], *gP = dy[1];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_rrule(polar)"));
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, dx);
+  enum { U_, S_, V_, GU, GS, GV, H_, SV, T_, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  memset(dx, 0, sizeof *dx);
+  tfe_status st = TFE_FN(ad_svd_full_)(A, t);
+  TFE__ADT(TFE_FN(ad_like_)(&t[U_].v, false, &t[GU]));
+  TFE__ADT(TFE_FN(ad_like_)(&t[S_].v, true, &t[GS]));
+  TFE__ADT(TFE_FN(ad_like_)(&t[V_].v, false, &t[GV]));
+  TFE__ADT(TFE_FN(ad_dev_herm_)(gP, &t[H_])); /* (gP + gP^H) / 2 */
+  TFE__ADT(TFE_FN(ad_svh_)(&t[S_].v, &t[V_].v, &t[SV]));
+  TFE__ADT(TFE_FN(ad_like_)(&t[V_].v, false, &t[T_]));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', gUp, 'C', &t[V_].v, 0, &t[GU].v));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', &t[U_].v, 'N', gUp, 0, &t[GV].v));
+  TFE__ADT(TFE_FN(ad_bmm_)(2, 'N', &t[SV].v, 'N', &t[H_].v, 1, &t[GV].v));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &t[V_].v, 'N', gP, 0, &t[T_].v));
+  TFE__ADT(TFE_FN(ad_rowdot_)(&t[T_].v, &t[V_].v, &t[GS].v));
+  if (!st) {
+    const TFE_TY(view) *fy[3] = {&t[U_].v, &t[S_].v, &t[V_].v}, *gy[3] = {&t[GU].v, &t[GS].v, &t[GV].v};
+    st = TFE_FN(ad_svd_rr_dev_)(p, x, fy, gy, dx);
+  }
+  TFE_FN(ad_rel_)(t, NT);
+  return st;
+}
+/* Forward: the device SVD rule's dU, dS, dVh, then dUp = dU Vh + U dVh, dP = dVh^H S Vh + (S Vh)^H dVh
+ * + Vh^H dS Vh. */
+TFE_INTERNAL tfe_status TFE_FN(ad_polar_fr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *const *x,
+                                                const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
+                                                TFE_TY(tensor) *dy) {
+  const TFE_TY(view) *A = x[0];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(polar)"));
+  memset(dy, 0, 2 * sizeof *dy);
+  tfe_status st = TFE_FN(ad_like_)(y[0], true, &dy[0]);
+  TFE__ADT(TFE_FN(ad_like_)(y[1], true, &dy[1]));
+  if (st || TFE_FN(ad_numel_)(A) == 0) {
+    if (st) TFE_FN(ad_rel_)(dy, 2);
+    return st;
+  }
+  TFE_TY(tensor) f[3], d[3], SV = {0}, DV = {0};
+  memset(f, 0, sizeof f);
+  memset(d, 0, sizeof d);
+  st = TFE_FN(ad_svd_full_)(A, f);
+  if (!st) {
+    const TFE_TY(view) *fy[3] = {&f[0].v, &f[1].v, &f[2].v};
+    st = TFE_FN(ad_svd_fr_dev_)(p, x, dx, fy, d);
+  }
+  TFE__ADT(TFE_FN(ad_svh_)(&f[1].v, &f[2].v, &SV));
+  TFE__ADT(TFE_FN(ad_svh_)(&d[1].v, &f[2].v, &DV));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &d[0].v, 'N', &f[2].v, 0, &dy[0].v));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &f[0].v, 'N', &d[2].v, 1, &dy[0].v));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', &d[2].v, 'N', &SV.v, 0, &dy[1].v));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', &SV.v, 'N', &d[2].v, 1, &dy[1].v));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', &f[2].v, 'N', &DV.v, 1, &dy[1].v));
+  TFE_FN(ad_rel_)(f, 3), TFE_FN(ad_rel_)(d, 3), TFE_FN(tensor_release)(&SV), TFE_FN(tensor_release)(&DV);
+  if (st) TFE_FN(ad_rel_)(dy, 2);
+  return st;
+}
+
+/* ==== norms: Frobenius, nuclear, spectral ===================================================== */
+TFE_INTERNAL bool TFE_FN(ad_norm_dev_ok_)(const tfe_ad_params *p) {
+  return p->norm == TFE_NORM_FRO || p->norm == TFE_NORM_NUC || p->norm == TFE_NORM_2;
+}
+/* Frobenius: the slot's NORM2 over both matrix axes; nuclear: the sum of the device's singular
+ * values; spectral: the first (largest) one; 0 where the matrices are empty. */
+TFE_INTERNAL tfe_status TFE_FN(ad_norm_pr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *A, TFE_TY(tensor) *y) {
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_norm"));
+  TFE_TRY(TFE_FN(ad_bvec_)(A, true, y));
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_OK;
+  if (p->norm == TFE_NORM_FRO) {
+    tfe_status st = TFE_FN(ad_red_)(TFE_RED_NORM2, &y->v, A, 2, (const int[]){0, 1});
+    if (st) TFE_FN(tensor_release)(y);
+    return st;
+  }
+  TFE_TY(tensor) f[3];
+  memset(f, 0, sizeof f);
+  tfe_status st = TFE_FN(ad_svd_full_)(A, f);
+  if (!st && p->norm == TFE_NORM_NUC) st = TFE_FN(ad_red_)(TFE_RED_SUM, &y->v, &f[1].v, 1, (const int[]){0});
+  if (!st && p->norm == TFE_NORM_2) {
+    TFE_TY(view) s0 = f[1].v; /* s_0 of each item: the batch axes of S */
+    s0.lay.rank = f[1].v.lay.rank - 1;
+    for (int i = 0; i < s0.lay.rank; i++) s0.lay.dims[i] = f[1].v.lay.dims[i + 1], s0.lay.strides[i] = f[1].v.lay.strides[i + 1];
+    st = TFE_FN(ad_copy_)(&y->v, &s0);
+  }
+  TFE_FN(ad_rel_)(f, 3);
+  if (st) TFE_FN(tensor_release)(y);
+  return st;
+}
+/* The direction D (norm' = Re<D, dA>): A / max(|A|, tiny) (0 for a zero matrix, as the CPU's),
+ * U Vh (nuclear), u_1 v_1^H (spectral). */
+TFE_INTERNAL tfe_status TFE_FN(ad_norm_dir_dev_)(const tfe_ad_params *p, const TFE_TY(view) *A, const TFE_TY(view) *y,
+                                                TFE_TY(tensor) *D) {
+  int64_t m = A->lay.dims[0], n = A->lay.dims[1];
+  TFE_TRY(TFE_FN(ad_like_)(A, false, D));
+  TFE_TY(tensor) f[3], K = {0}, nv = {0};
+  memset(f, 0, sizeof f);
+  tfe_status st = TFE_OK;
+  if (p->norm == TFE_NORM_FRO) {
+    st = TFE_FN(ad_consts_)(&K);
+    TFE__ADT(TFE_FN(ad_dense_copy_)(y, &nv));
+    if (!st) {
+      tfe_dyn r = TFE_FN(ad_part_)(&nv.v, 0), t = TFE_FN(ad_kd_)(&K, 2, &r);
+      TFE_TY(view) nb = TFE_FN(ad_bbc_)(&nv.v, A);
+      st = TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MAX, &r, &r, &t, NULL);
+      TFE__ADT(TFE__ADZIP(TFE_BIN_DIV, &D->v, A, &nb));
+    }
+  } else {
+    st = TFE_FN(ad_svd_full_)(A, f);
+    TFE_TY(view) U = f[0].v, Vh = f[2].v;
+    if (p->norm == TFE_NORM_2) U = TFE_FN(ad_blk_)(&f[0].v, 0, m, 0, 1), Vh = TFE_FN(ad_blk_)(&f[2].v, 0, 1, 0, n);
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &U, 'N', &Vh, 0, &D->v));
+  }
+  TFE_FN(ad_rel_)(f, 3), TFE_FN(tensor_release)(&K), TFE_FN(tensor_release)(&nv);
+  if (st) TFE_FN(tensor_release)(D);
+  return st;
+}
+/* Reverse: gA = Re(g) D; forward: dy = Re<D, dA> per item. Empty matrices: zeros. */
+TFE_INTERNAL tfe_status TFE_FN(ad_norm_dev_)(bool rev, const tfe_ad_params *p, const TFE_TY(view) *A,
+                                            const TFE_TY(view) *y, const TFE_TY(view) *g, TFE_TY(tensor) *out) {
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, rev ? "tfe_rrule(norm)" : "tfe_frule(norm)"));
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(rev ? A : y, true, out);
+  TFE_TY(tensor) D = {0}, c = {0};
+  memset(out, 0, sizeof *out);
+  tfe_status st = TFE_FN(ad_norm_dir_dev_)(p, A, y, &D);
+  if (rev) {
+    TFE__ADT(TFE_FN(ad_det_re_)(A, g, NULL, NULL, &c));
+    TFE__ADT(TFE_FN(ad_like_)(A, false, out));
+    if (!st) {
+      TFE_TY(view) cb = TFE_FN(ad_bbc_)(&c.v, A);
+      st = TFE__ADZIP(TFE_BIN_MUL, &out->v, &D.v, &cb);
+    }
+  } else {
+    int32_t la[TFE_MAX_RANK], lc[TFE_MAX_RANK];
+    for (int i = 0; i < A->lay.rank; i++) la[i] = i;
+    for (int i = 2; i < A->lay.rank; i++) lc[i - 2] = i;
+    TFE_TY(view) dc = D.v;
+    dc.conj = TFE_CPLX ? true : false;
+    TFE__ADT(TFE_FN(ad_bvec_)(A, false, &c));
+    TFE__ADT(TFE_FN(ad_contract_)(1, &dc, la, g, la, 0, &c.v, lc));
+    TFE__ADT(TFE_FN(ad_det_re_)(A, &c.v, NULL, NULL, out));
+  }
+  TFE_FN(tensor_release)(&D), TFE_FN(tensor_release)(&c);
+  if (st) TFE_FN(tensor_release)(out);
   return st;
 }
 #undef TFE__ADT

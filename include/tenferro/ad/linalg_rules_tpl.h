@@ -384,6 +384,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_qr_primal_)(const tfe_ad_params *p, int nin, c
 TFE_INTERNAL tfe_status TFE_FN(ad_lq_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                               TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_lq_pr_dev_)(x[0], y); /* the device's QR of A^H */
   return TFE_FN(lq)(x[0], false, &y[0], &y[1]);
 }
 
@@ -461,6 +462,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_qr_rrule_)(const tfe_ad_params *p, int nin, co
 TFE_INTERNAL tfe_status TFE_FN(ad_lq_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                              const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_lq_dev_)(true, x, dy, y, dx);
   return TFE_FN(ad_qrlq_rrule_)(true, x, y, dy, dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_qr_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
@@ -472,6 +474,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_qr_frule_)(const tfe_ad_params *p, int nin, co
 TFE_INTERNAL tfe_status TFE_FN(ad_lq_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                              const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_lq_dev_)(false, x, dx, y, dy);
   return TFE_FN(ad_qrlq_frule_)(true, x, dx, y, dy);
 }
 #undef TFE__LP

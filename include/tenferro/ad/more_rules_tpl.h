@@ -150,6 +150,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_reduce_frule_)(const tfe_ad_params *p, int nin
 TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                  TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_lstsq_pr_dev_)(x[0], x[1], y); /* A^+ B by the device's SVD */
   return TFE_FN(lstsq)(x[0], x[1], y);
 }
 /* Reverse: gB = Y^H gX, gY = gX B^H, gA = pinv rule(gY). Forward: dX = dY B + Y dB. */
@@ -195,12 +196,14 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_rrule_)(const tfe_ad_params *p, int nin,
                                                 const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
                                                 TFE_TY(tensor) *dx) {
   (void)p; (void)nin; (void)y;
+  if (TFE__AD_BE) return TFE_FN(ad_lstsq_dev_)(true, x, dy, dx);
   return TFE_FN(ad_lstsq_both_)(true, x, dy, dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                 const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
                                                 TFE_TY(tensor) *dy) {
   (void)p; (void)nin; (void)y;
+  if (TFE__AD_BE) return TFE_FN(ad_lstsq_dev_)(false, x, dx, dy);
   return TFE_FN(ad_lstsq_both_)(false, x, dx, dy);
 }
 

@@ -2233,9 +2233,13 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
     int f[3], sq, us;                                                                                                  \
     const int32_t ik[2] = {0, 1}, k1[1] = {1}, kj[2] = {1, 2}, ij[2] = {0, 2}, jk[2] = {2, 1};                         \
     switch (c->op) {                                                                                                   \
-    case TFE_AD_SVD: /* S and U S^2 Vh */                                                                              \
+    case TFE_AD_SVD: case TFE_AD_SVD_TRUNC: /* S and U S^2 Vh; svd_trunc: rank 2, cutoffs, none (c->unop) */         \
       *no = 2;                                                                                                         \
-      TFE_TRY(tfe_ad_linalg_##S(t, TFE_AD_SVD, l[0], f));                                                              \
+      if (c->op == TFE_AD_SVD) TFE_TRY(tfe_ad_linalg_##S(t, TFE_AD_SVD, l[0], f));                                     \
+      else {                                                                                                           \
+        tfe_trunc tr = {c->unop == 0 ? 2 : 0, c->unop == 1 ? 0.3 : c->unop == 2 ? 0.5 : 0, c->unop == 1};             \
+        TFE_TRY(tfe_ad_svd_trunc_##S(t, l[0], &tr, f));                                                                \
+      }                                                                                                                \
       o[0] = f[1];                                                                                                     \
       TFE_TRY(tfe_ad_unary_##S(t, f[1], TFE_UN_SQUARE, 0, &sq));                                                       \
       TFE_TRY(tfe_ad_einsum_##S(t, f[0], ik, sq, k1, 2, ik, &us));                                                     \
@@ -2274,13 +2278,13 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
     ad_ctx c;                                                                                                          \
     memset(&c, 0, sizeof c);                                                                                           \
     const tfe_ad_op ops[] = {TFE_AD_DET, TFE_AD_SLOGDET, TFE_AD_SLOGDET_SIGN, TFE_AD_LQ, TFE_AD_PINV, TFE_AD_POLAR,    \
-                             TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_LSTSQ};                                     \
+                             TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_LSTSQ, TFE_AD_SVD_TRUNC};                   \
     const tfe_norm_kind nk[3] = {TFE_NORM_FRO, TFE_NORM_NUC, TFE_NORM_2};                                              \
     for (int i = 0; i < (int)(sizeof ops / sizeof *ops); i++)                                                          \
       for (int k = 0; k < 5; k++) { /* k 0, 1: one matrix; 2: a size 0 or 1; 3, 4: batches of 2 and 3 */             \
-        c.op = ops[i], c.unop = nk[i < 6 ? 0 : (i - 6) % 3];                                                           \
+        c.op = ops[i], c.unop = c.op == TFE_AD_SVD_TRUNC ? k % 4 : (int)nk[i < 6 ? 0 : (i - 6) % 3];                     \
         bool sq = i < 3, two = c.op == TFE_AD_LSTSQ;                                                                   \
-        int64_t m = tu_int(r, 1, 5), nn = sq ? m : tu_int(r, 1, 5), nbt = k >= 3 ? k - 1 : 1;                         \
+        int64_t m = tu_int(r, 1, 5), nn = sq ? m : tu_int(r, 1, 5), nbt = k >= 3 && c.op != TFE_AD_SVD_TRUNC ? k - 1 : 1; \
         if (k == 2) m = tu_int(r, 0, 1), nn = sq ? m : tu_int(r, 0, 2);                                                \
         if ((c.op == TFE_AD_POLAR || two) && m < nn) { int64_t q = m; m = nn, nn = q; } /* tall: full column rank */  \
         int64_t dims[3] = {m, nn, nbt}, db[3] = {m, 2, nbt}, dv[2] = {m, nbt};                                        \

@@ -677,6 +677,94 @@ TFE_INTERNAL tfe_status TFE_FN(ad_norm_dev_)(bool rev, const tfe_ad_params *p, c
   if (st) TFE_FN(tensor_release)(out);
   return st;
 }
+
+/* ==== svd_trunc (one matrix): the device's thin SVD cut to rank r; the rules pad to the full thin
+ * SVD (the discarded vectors enter the kept ones' derivative) and run the device SVD rules ====== */
+/* The kept rank: min(k, max_rank) without a cutoff (known without reading the values); with a
+ * cutoff, the count of s_i > thr (s descending: a prefix) computed on the device and read back,
+ * one number (the outputs' shapes depend on it); at least 1 (the CPU's la_trunc_rank_). */
+TFE_INTERNAL tfe_status TFE_FN(ad_trunc_rank_)(const tfe_trunc *tr, const TFE_TY(view) *S, int64_t *r) {
+  int64_t k = S->lay.dims[0];
+  *r = tr->max_rank > 0 && tr->max_rank < k ? tr->max_rank : k;
+  if (tr->cutoff > 0 && k > 0) {
+    TFE_TY(tensor) M = {0}, K = {0}, c = {0};
+    TFE_TY(view) s0 = *S;
+    s0.lay.strides[0] = 0;
+    TFE_T thr = (TFE_T)-tr->cutoff, cnt = 0;
+    int64_t one = 1;
+    tfe_status st = TFE_FN(ad_consts_)(&K);
+    if (tr->relative) TFE__ADT(TFE_FN(ad_dense_copy_)(&s0, &M)); /* -cutoff s_0 */
+    else {
+      TFE__ADT(TFE_FN(ad_like_)(S, false, &M));
+      TFE__ADT(TFE_FN(ad_fill_)(&M.v, (TFE_T)1));
+    }
+    TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, &M.v, NULL, NULL, &thr, NULL));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, &M.v, &M.v, S));
+    TFE__ADT(TFE_FN(ad_empty_)(1, &one, &c));
+    if (!st) {
+      tfe_dyn mr = TFE_FN(ad_part_)(&M.v, 0), cr = TFE_FN(ad_part_)(&c.v, 0);
+      cr.lay.rank = 0;
+      st = TFE_FN(ad_step_)(&mr, &K); /* [s_i > thr] */
+      TFE__ADT(TFE_FN(ad_redd_)(TFE_RED_SUM, &cr, &mr, -1, NULL));
+      TFE__ADT(TFE__AD_BE->mem_copy(TFE__AD_BE, &cnt, TFE_HOST, c.v.data, TFE__AD_BE->space, sizeof(TFE_R)));
+    }
+    TFE_FN(tensor_release)(&M), TFE_FN(tensor_release)(&K), TFE_FN(tensor_release)(&c);
+    TFE_TRY(st);
+    int64_t n = (int64_t)TFE_FN(ad_re_)(cnt);
+    if (n < *r) *r = n;
+  }
+  if (*r == 0 && k > 0) *r = 1;
+  return TFE_OK;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_svdt_pr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *A, TFE_TY(tensor) *y) {
+  if (A->lay.rank != 2) return tfe__fail(TFE_ERR_RANK, "tfe_ad_svd_trunc", "needs one matrix, got rank %d", A->lay.rank);
+  if (p->trunc.max_rank < 0 || !(p->trunc.cutoff >= 0))
+    return tfe__fail(TFE_ERR_INVALID, "tfe_svd_trunc", "max_rank %lld and cutoff %g must be >= 0",
+                     (long long)p->trunc.max_rank, p->trunc.cutoff);
+  int64_t m = A->lay.dims[0], n = A->lay.dims[1], r = 0;
+  TFE_TY(tensor) f[3];
+  memset(f, 0, sizeof f);
+  memset(y, 0, 3 * sizeof *y);
+  tfe_status st = TFE_FN(ad_svd_full_)(A, f);
+  TFE__ADT(TFE_FN(ad_trunc_rank_)(&p->trunc, &f[1].v, &r));
+  if (!st) {
+    TFE_TY(view) u = TFE_FN(ad_blk_)(&f[0].v, 0, m, 0, r), v = TFE_FN(ad_blk_)(&f[2].v, 0, r, 0, n), s = f[1].v;
+    s.lay.dims[0] = r;
+    st = TFE_FN(ad_dense_copy_)(&u, &y[0]);
+    TFE__ADT(TFE_FN(ad_dense_copy_)(&s, &y[1]));
+    TFE__ADT(TFE_FN(ad_dense_copy_)(&v, &y[2]));
+  }
+  TFE_FN(ad_rel_)(f, 3);
+  if (st) TFE_FN(ad_rel_)(y, 3);
+  return st;
+}
+/* Reverse: the cotangents of the kept part zero-padded to the full thin SVD's shapes, then the
+ * device SVD rule. Forward: the device SVD rule's tangents cut to the kept part. */
+TFE_INTERNAL tfe_status TFE_FN(ad_svdt_dev_)(bool rev, const tfe_ad_params *p, const TFE_TY(view) *const *x,
+                                            const TFE_TY(view) *const *d, const TFE_TY(view) *const *y,
+                                            TFE_TY(tensor) *out) {
+  const TFE_TY(view) *A = x[0];
+  if (A->lay.rank != 2) return tfe__fail(TFE_ERR_RANK, "tfe_ad_svd_trunc", "needs one matrix, got rank %d", A->lay.rank);
+  int64_t m = A->lay.dims[0], n = A->lay.dims[1], r = y[1]->lay.dims[0];
+  TFE_TY(tensor) f[3], g[3];
+  memset(f, 0, sizeof f);
+  memset(g, 0, sizeof g);
+  memset(out, 0, (rev ? 1 : 3) * sizeof *out);
+  tfe_status st = TFE_FN(ad_svd_full_)(A, f);
+  const TFE_TY(view) *fy[3] = {&f[0].v, &f[1].v, &f[2].v}, *gy[3] = {&g[0].v, &g[1].v, &g[2].v};
+  TFE_TY(view) part[3]; /* the kept blocks of the full factors' shapes, in g */
+  for (int i = 0; i < 3; i++) TFE__ADT(rev ? TFE_FN(ad_like_)(fy[i], true, &g[i]) : TFE_OK);
+  if (!st && !rev) st = TFE_FN(ad_svd_fr_dev_)(p, x, d, fy, g);
+  if (!st) {
+    part[0] = TFE_FN(ad_blk_)(&g[0].v, 0, m, 0, r), part[2] = TFE_FN(ad_blk_)(&g[2].v, 0, r, 0, n), part[1] = g[1].v;
+    part[1].lay.dims[0] = r;
+  }
+  for (int i = 0; i < 3; i++) TFE__ADT(rev ? TFE_FN(ad_copy_)(&part[i], d[i]) : TFE_FN(ad_dense_copy_)(&part[i], &out[i]));
+  if (rev) TFE__ADT(TFE_FN(ad_svd_rr_dev_)(p, x, fy, gy, out));
+  TFE_FN(ad_rel_)(f, 3), TFE_FN(ad_rel_)(g, 3);
+  if (st) TFE_FN(ad_rel_)(out, rev ? 1 : 3);
+  return st;
+}
 #undef TFE__ADT
 #undef TFE__ADZIP
 #undef TFE__RS2

@@ -2278,11 +2278,13 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
     ad_ctx c;                                                                                                          \
     memset(&c, 0, sizeof c);                                                                                           \
     const tfe_ad_op ops[] = {TFE_AD_DET, TFE_AD_SLOGDET, TFE_AD_SLOGDET_SIGN, TFE_AD_LQ, TFE_AD_PINV, TFE_AD_POLAR,    \
-                             TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_LSTSQ, TFE_AD_SVD_TRUNC};                   \
-    const tfe_norm_kind nk[3] = {TFE_NORM_FRO, TFE_NORM_NUC, TFE_NORM_2};                                              \
+                             TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_LSTSQ,             \
+                             TFE_AD_SVD_TRUNC};                                                                        \
+    const tfe_norm_kind nk[5] = {TFE_NORM_FRO, TFE_NORM_NUC, TFE_NORM_2, TFE_NORM_1, TFE_NORM_INF};                   \
+    const char *const nn_[5] = {" fro", " nuc", " 2", " 1", " inf"};                                                   \
     for (int i = 0; i < (int)(sizeof ops / sizeof *ops); i++)                                                          \
       for (int k = 0; k < 5; k++) { /* k 0, 1: one matrix; 2: a size 0 or 1; 3, 4: batches of 2 and 3 */             \
-        c.op = ops[i], c.unop = c.op == TFE_AD_SVD_TRUNC ? k % 4 : (int)nk[i < 6 ? 0 : (i - 6) % 3];                     \
+        c.op = ops[i], c.unop = c.op == TFE_AD_SVD_TRUNC ? k % 4 : (int)nk[c.op == TFE_AD_NORM ? i - 6 : 0];             \
         bool sq = i < 3, two = c.op == TFE_AD_LSTSQ;                                                                   \
         int64_t m = tu_int(r, 1, 5), nn = sq ? m : tu_int(r, 1, 5), nbt = k >= 3 && c.op != TFE_AD_SVD_TRUNC ? k - 1 : 1; \
         if (k == 2) m = tu_int(r, 0, 1), nn = sq ? m : tu_int(r, 0, 2);                                                \
@@ -2295,11 +2297,20 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
         if (two && k % 2) ad_rand_##S(r, &x[1], nbt > 1 ? 2 : 1, dv, -1, 1); /* a vector batch */                      \
         else if (two) ad_rand_##S(r, &x[1], nbt > 1 ? 3 : 2, db, -1, 1);                                               \
         char what[64];                                                                                                 \
-        snprintf(what, sizeof what, "%s%s", tfe_ad_op_name(c.op), c.op != TFE_AD_NORM ? "" : c.unop == TFE_NORM_FRO ? " fro" : c.unop == TFE_NORM_NUC ? " nuc" : " 2"); \
+        snprintf(what, sizeof what, "%s%s", tfe_ad_op_name(c.op), c.op != TFE_AD_NORM ? "" : nn_[c.unop]);           \
+        if (c.op == TFE_AD_NORM && c.unop >= TFE_NORM_1 && k == 1 && m > 1 && nn > 1) { /* a tie: the first wins */   \
+          bool rw = c.unop == TFE_NORM_INF;                                                                            \
+          for (int64_t q = 0; q < (rw ? nn : m); q++) {                                                                \
+            T *a0 = &x[0].v.data[rw ? q * m : q], *a1 = &x[0].v.data[rw ? m - 1 + q * m : q + (nn - 1) * m];           \
+            *a0 = *a0 * (T)2 + (T)(creal(*a0) < 0 ? -1 : 1); /* the largest row or column, copied with signs flipped */ \
+            *a1 = -*a0;                                                                                                \
+          }                                                                                                            \
+        }                                                                                                              \
         long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                 \
         ad_check_##S(r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, what, k);                                             \
         ad_no_host(mark, 7, #S, what, k);                                                                              \
-        if (k < 2 && m > 0 && nn > 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, what); \
+        bool tie = c.op == TFE_AD_NORM && c.unop >= TFE_NORM_1 && k == 1; /* not differentiable there */             \
+        if (k < 2 && !tie && m > 0 && nn > 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, what); \
         tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \
       }                                                                                                                \
   }                                                                                                                    \

@@ -439,7 +439,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_pr_dev_)(const TFE_TY(view) *A, const TF
   memcpy(dims, B->lay.dims, sizeof dims);
   dims[0] = A->lay.dims[1];
   tfe_status st = TFE_FN(ad_pinv_pr_dev_)(A, &Y);
-  TFE__ADT(TFE_FN(ad_empty_)(B->lay.rank, dims, X));
+  TFE__ADT(TFE_FN(ad_zeros_)(B->lay.rank, dims, X)); /* zeros: a product over m = 0 terms writes nothing */
   if (!st) {
     TFE_TY(view) Bm = TFE_FN(ad_rmat_)(B, A), Xm = TFE_FN(ad_rmat_)(&X->v, A);
     st = TFE_FN(ad_bmm_)(1, 'N', &Y.v, 'N', &Bm, 0, &Xm);
@@ -461,9 +461,9 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_dev_)(bool rev, const TFE_TY(view) *cons
   memset(out, 0, (rev ? 2 : 1) * sizeof *out);
   TFE_TY(view) Bm = TFE_FN(ad_rmat_)(x[1], A), Dm = TFE_FN(ad_rmat_)(d[rev ? 0 : 1], A);
   tfe_status st = TFE_FN(ad_pinv_pr_dev_)(A, &Y);
-  TFE__ADT(TFE_FN(ad_dmat_)(n, m, A, false, &G));
+  TFE__ADT(TFE_FN(ad_dmat_)(n, m, A, true, &G)); /* zeros: sums over n or m = 0 terms write nothing */
   if (rev) {
-    TFE__ADT(TFE_FN(ad_like_)(x[1], false, &out[1]));
+    TFE__ADT(TFE_FN(ad_like_)(x[1], true, &out[1]));
     if (!st) {
       TFE_TY(view) gBm = TFE_FN(ad_rmat_)(&out[1].v, A);
       st = TFE_FN(ad_bmm_)(1, 'C', &Y.v, 'N', &Dm, 0, &gBm);
@@ -473,7 +473,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_dev_)(bool rev, const TFE_TY(view) *cons
   } else {
     TFE_TY(tensor) dY = {0};
     TFE__ADT(TFE_FN(ad_pinv_dev_)(false, A, &Y.v, d[0], &dY));
-    TFE__ADT(TFE_FN(ad_empty_)(x[1]->lay.rank, dims, out));
+    TFE__ADT(TFE_FN(ad_zeros_)(x[1]->lay.rank, dims, out));
     if (!st) {
       TFE_TY(view) Xm = TFE_FN(ad_rmat_)(&out->v, A);
       st = TFE_FN(ad_bmm_)(1, 'N', &dY.v, 'N', &Bm, 0, &Xm);
@@ -591,9 +591,64 @@ TFE_INTERNAL tfe_status TFE_FN(ad_polar_fr_dev_)(const tfe_ad_params *p, const T
   return st;
 }
 
-/* ==== norms: Frobenius, nuclear, spectral ===================================================== */
+/* ==== norms: Frobenius, nuclear, spectral, 1, inf ============================================= */
 TFE_INTERNAL bool TFE_FN(ad_norm_dev_ok_)(const tfe_ad_params *p) {
-  return p->norm == TFE_NORM_FRO || p->norm == TFE_NORM_NUC || p->norm == TFE_NORM_2;
+  return p->norm >= TFE_NORM_FRO && p->norm <= TFE_NORM_INF;
+}
+/* The column (norm 1) or row (inf: rows) sums of |a_ij| into the real parts of the new (l, batch...)
+ * tensor c, and their largest into the real part of the new zeroed (batch...) tensor mx (the slot
+ * has no MAX of complex kinds: real parts). */
+TFE_INTERNAL tfe_status TFE_FN(ad_absums_)(const TFE_TY(view) *A, bool rows, TFE_TY(tensor) *c, TFE_TY(tensor) *mx) {
+  int64_t d[TFE_MAX_RANK];
+  d[0] = A->lay.dims[rows ? 0 : 1];
+  for (int i = 2; i < A->lay.rank; i++) d[i - 1] = A->lay.dims[i];
+  TFE_TRY(TFE_FN(ad_empty_)(A->lay.rank - 1, d, c));
+  tfe_status st = TFE_FN(ad_red_)(TFE_RED_NORM1, &c->v, A, 1, (const int[]){rows ? 1 : 0});
+  TFE__ADT(TFE_FN(ad_bvec_)(A, true, mx));
+  if (!st) {
+    tfe_dyn cr = TFE_FN(ad_part_)(&c->v, 0), mr = TFE_FN(ad_part_)(&mx->v, 0);
+    st = TFE_FN(ad_redd_)(TFE_RED_MAX, &mr, &cr, 1, (const int[]){0});
+    if (st) TFE_FN(tensor_release)(mx);
+  }
+  if (st) TFE_FN(tensor_release)(c);
+  return st;
+}
+/* The (batch...) view v seen as (l, batch...) (stride 0 along the new axis 0). */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ad_lead_)(const TFE_TY(view) *v, int64_t l) {
+  TFE_TY(view) t = *v;
+  t.lay.rank = v->lay.rank + 1;
+  t.lay.dims[0] = l, t.lay.strides[0] = 0;
+  for (int i = 0; i < v->lay.rank; i++) t.lay.dims[i + 1] = v->lay.dims[i], t.lay.strides[i + 1] = v->lay.strides[i];
+  return t;
+}
+/* f_j = w_j [no w_l = 1 before j], w_j = [c_j >= max c] (exact steps): the first largest column (or
+ * row), the CPU's tie rule; into the real parts of the new zeroed (l, batch...) tensor F. */
+TFE_INTERNAL tfe_status TFE_FN(ad_first_max_)(const TFE_TY(tensor) *c, const TFE_TY(tensor) *mx, const TFE_TY(tensor) *K,
+                                             TFE_TY(tensor) *F) {
+  int64_t l = c->v.lay.dims[0];
+  TFE_TY(tensor) W = {0}, E = {0}, mb = {0};
+  TFE_TY(view) mv = TFE_FN(ad_lead_)(&mx->v, l), M = c->v;
+  tfe_status st = TFE_FN(ad_like_)(&c->v, false, &W);
+  TFE__ADT(TFE_FN(ad_like_)(&c->v, true, F));
+  if (!st) {
+    TFE_TY(view) wl = TFE_FN(ad_vbc_)(&W.v, l, true); /* w_l' along dim 1 */
+    st = TFE_FN(ad_like_)(&wl, false, &E);
+    TFE__ADT(TFE_FN(ad_mask_)(1, &E.v, &mb, &M)); /* l' < j */
+    tfe_dyn w = TFE_FN(ad_part_)(&W.v, 0), cr = TFE_FN(ad_part_)(&c->v, 0), m = TFE_FN(ad_part_)(&mv, 0),
+            one = TFE_FN(ad_kd_)(K, 1, &w), er = TFE_FN(ad_part_)(&E.v, 0), mr = TFE_FN(ad_part_)(&M, 0),
+            f = TFE_FN(ad_part_)(&F->v, 0), wb = TFE_FN(ad_part_)(&wl, 0);
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_SUB, &w, &m, &cr, NULL));
+    TFE__ADT(TFE_FN(ad_step_)(&w, K)); /* [c_j < max] */
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_SUB, &w, &one, &w, NULL));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MUL, &er, &wb, &mr, NULL));
+    TFE__ADT(TFE_FN(ad_redd_)(TFE_RED_SUM, &f, &er, 1, (const int[]){1})); /* winners before j */
+    TFE__ADT(TFE_FN(ad_step_)(&f, K));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_SUB, &f, &one, &f, NULL));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MUL, &f, &f, &w, NULL));
+  }
+  TFE_FN(tensor_release)(&W), TFE_FN(tensor_release)(&E), TFE_FN(tensor_release)(&mb);
+  if (st) TFE_FN(tensor_release)(F);
+  return st;
 }
 /* Frobenius: the slot's NORM2 over both matrix axes; nuclear: the sum of the device's singular
  * values; spectral: the first (largest) one; 0 where the matrices are empty. */
@@ -601,6 +656,13 @@ TFE_INTERNAL tfe_status TFE_FN(ad_norm_pr_dev_)(const tfe_ad_params *p, const TF
   TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_norm"));
   TFE_TRY(TFE_FN(ad_bvec_)(A, true, y));
   if (TFE_FN(ad_numel_)(A) == 0) return TFE_OK;
+  if (p->norm == TFE_NORM_1 || p->norm == TFE_NORM_INF) {
+    TFE_TY(tensor) c = {0};
+    TFE_FN(tensor_release)(y);
+    tfe_status st = TFE_FN(ad_absums_)(A, p->norm == TFE_NORM_INF, &c, y);
+    TFE_FN(tensor_release)(&c);
+    return st;
+  }
   if (p->norm == TFE_NORM_FRO) {
     tfe_status st = TFE_FN(ad_red_)(TFE_RED_NORM2, &y->v, A, 2, (const int[]){0, 1});
     if (st) TFE_FN(tensor_release)(y);
@@ -620,11 +682,28 @@ TFE_INTERNAL tfe_status TFE_FN(ad_norm_pr_dev_)(const tfe_ad_params *p, const TF
   if (st) TFE_FN(tensor_release)(y);
   return st;
 }
+/* sign(a) (the phase; ad_phase_) on the first largest column (norm 1) or row (inf), zero elsewhere. */
+TFE_INTERNAL tfe_status TFE_FN(ad_norm1_dir_)(const TFE_TY(view) *A, bool rows, TFE_TY(tensor) *D) {
+  TFE_TY(tensor) K = {0}, c = {0}, mx = {0}, F = {0};
+  memset(D, 0, sizeof *D);
+  tfe_status st = TFE_FN(ad_consts_)(&K);
+  TFE__ADT(TFE_FN(ad_absums_)(A, rows, &c, &mx));
+  TFE__ADT(TFE_FN(ad_first_max_)(&c, &mx, &K, &F));
+  TFE__ADT(TFE_FN(ad_phase_)(A, &K, D));
+  if (!st) {
+    TFE_TY(view) fb = TFE_FN(ad_vbc_)(&F.v, A->lay.dims[rows ? 1 : 0], !rows);
+    st = TFE__ADZIP(TFE_BIN_MUL, &D->v, &D->v, &fb);
+    if (st) TFE_FN(tensor_release)(D);
+  }
+  TFE_FN(tensor_release)(&K), TFE_FN(tensor_release)(&c), TFE_FN(tensor_release)(&mx), TFE_FN(tensor_release)(&F);
+  return st;
+}
 /* The direction D (norm' = Re<D, dA>): A / max(|A|, tiny) (0 for a zero matrix, as the CPU's),
- * U Vh (nuclear), u_1 v_1^H (spectral). */
+ * U Vh (nuclear), u_1 v_1^H (spectral), ad_norm1_dir_ (1, inf). */
 TFE_INTERNAL tfe_status TFE_FN(ad_norm_dir_dev_)(const tfe_ad_params *p, const TFE_TY(view) *A, const TFE_TY(view) *y,
                                                 TFE_TY(tensor) *D) {
   int64_t m = A->lay.dims[0], n = A->lay.dims[1];
+  if (p->norm == TFE_NORM_1 || p->norm == TFE_NORM_INF) return TFE_FN(ad_norm1_dir_)(A, p->norm == TFE_NORM_INF, D);
   TFE_TRY(TFE_FN(ad_like_)(A, false, D));
   TFE_TY(tensor) f[3], K = {0}, nv = {0};
   memset(f, 0, sizeof f);

@@ -166,7 +166,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_both_)(bool rev, const TFE_TY(view) *con
   const TFE_T *B = TFE_FN(ad_ptr_)(x[1]), *Yp = Y.v.data;
   if (rev) { /* d[0] = gX (n, r, batch) */
     st = TFE_FN(ad_like_)(&Y.v, false, &G);
-    if (!st) st = TFE_FN(ad_like_)(x[1], false, &out[1]);
+    if (!st) st = TFE_FN(ad_like_)(x[1], true, &out[1]); /* zeros: A of 0 columns has no batch item */
     for (int64_t b = 0; !st && b < nb; b++) {
       const TFE_T *gX = TFE_FN(ad_ptr_)(d[0]) + b * n * r;
       TFE_FN(ad_mm_)('C', 'N', m, r, n, 1, Yp + b * n * m, gX, 0, out[1].v.data + b * m * r);

@@ -2279,13 +2279,13 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
     memset(&c, 0, sizeof c);                                                                                           \
     const tfe_ad_op ops[] = {TFE_AD_DET, TFE_AD_SLOGDET, TFE_AD_SLOGDET_SIGN, TFE_AD_LQ, TFE_AD_PINV, TFE_AD_POLAR,    \
                              TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_LSTSQ,             \
-                             TFE_AD_SVD_TRUNC};                                                                        \
+                             TFE_AD_SVD_TRUNC, TFE_AD_EXPM};                                                           \
     const tfe_norm_kind nk[5] = {TFE_NORM_FRO, TFE_NORM_NUC, TFE_NORM_2, TFE_NORM_1, TFE_NORM_INF};                   \
     const char *const nn_[5] = {" fro", " nuc", " 2", " 1", " inf"};                                                   \
     for (int i = 0; i < (int)(sizeof ops / sizeof *ops); i++)                                                          \
       for (int k = 0; k < 5; k++) { /* k 0, 1: one matrix; 2: a size 0 or 1; 3, 4: batches of 2 and 3 */             \
         c.op = ops[i], c.unop = c.op == TFE_AD_SVD_TRUNC ? k % 4 : (int)nk[c.op == TFE_AD_NORM ? i - 6 : 0];             \
-        bool sq = i < 3, two = c.op == TFE_AD_LSTSQ;                                                                   \
+        bool sq = i < 3 || c.op == TFE_AD_EXPM, two = c.op == TFE_AD_LSTSQ;                                            \
         int64_t m = tu_int(r, 1, 5), nn = sq ? m : tu_int(r, 1, 5), nbt = k >= 3 && c.op != TFE_AD_SVD_TRUNC ? k - 1 : 1; \
         if (k == 2) m = tu_int(r, 0, 1), nn = sq ? m : tu_int(r, 0, 2);                                                \
         if ((c.op == TFE_AD_POLAR || two) && m < nn) { int64_t q = m; m = nn, nn = q; } /* tall: full column rank */  \
@@ -2294,6 +2294,8 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
         ad_rand_##S(r, &x[0], nbt > 1 ? 3 : 2, dims, -1, 1);                                                           \
         if (sq)                                                                                                        \
           for (int64_t bi = 0; bi < nbt; bi++) ad_sq_perm_##S(r, x[0].v.data + bi * m * m, m);                         \
+        if (c.op == TFE_AD_EXPM && nbt > 1) /* items with different squaring counts */                                \
+          for (int64_t q = 0; q < m * m; q++) x[0].v.data[q] *= (T)0.05;                                               \
         if (two && k % 2) ad_rand_##S(r, &x[1], nbt > 1 ? 2 : 1, dv, -1, 1); /* a vector batch */                      \
         else if (two) ad_rand_##S(r, &x[1], nbt > 1 ? 3 : 2, db, -1, 1);                                               \
         char what[64];                                                                                                 \

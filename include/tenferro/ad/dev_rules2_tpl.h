@@ -844,6 +844,144 @@ TFE_INTERNAL tfe_status TFE_FN(ad_svdt_dev_)(bool rev, const tfe_ad_params *p, c
   if (st) TFE_FN(ad_rel_)(out, rev ? 1 : 3);
   return st;
 }
+
+/* ==== expm: scaling and squaring with the degree-13 Pade approximant (la_expm1_), batched =========
+ * The number of squarings of each item, sq = ceil(log2(|A|_1 / theta_13)), decides a loop count on
+ * the host: the 1-norms (nb numbers) are read back, and the scales 2^-sq and the 0 / 1 masks of the
+ * squarings each item takes ([sq > s] and 1 - it) go up in one transfer. An item with fewer
+ * squarings than the batch's most keeps its value through the others: X = m X^2 + (1 - m) X
+ * (exact: one term is zero). The rules: the top-right block of the exp of [[M, E], [0, M]]. */
+/* d = c[0] P + c[1] Q + c[2] R + c[3] I (the slot's AXPBY; the identity: K's one on the diagonal). */
+TFE_INTERNAL tfe_status TFE_FN(ad_pade_lin_)(const TFE_TY(view) *d, const double *c, const TFE_TY(view) *P,
+                                            const TFE_TY(view) *Q, const TFE_TY(view) *R, const TFE_TY(tensor) *K) {
+  TFE_T a[4] = {(TFE_T)c[0], (TFE_T)c[1], (TFE_T)c[2], (TFE_T)c[3]}, one = 1, zero = 0;
+  TFE_TY(view) dg = TFE_FN(ad_diagv_)(d), ones = TFE_FN(ad_cbc_)(K, 1, &dg);
+  tfe_status st = TFE_FN(ad_ew_)(TFE_EW_AXPBY, 0, d, P, NULL, &a[0], &zero);
+  TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_AXPBY, 0, d, Q, NULL, &a[1], &one));
+  TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_AXPBY, 0, d, R, NULL, &a[2], &one));
+  if (c[3] != 0) TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_AXPBY, 0, &dg, &ones, NULL, &a[3], &one));
+  return st;
+}
+/* The squarings of each item (the CPU's rule, from its 1-norm read back) into the host tensor h of
+ * nb (1 + 2 smax) values: the scales 2^-sq, then per squaring s the masks [sq > s] and 1 - [sq > s]. */
+TFE_INTERNAL tfe_status TFE_FN(ad_expm_plan_)(const TFE_TY(view) *A, TFE_TY(tensor) *h, int *smax) {
+  TFE_TY(tensor) c = {0}, mx = {0}, hm = {0};
+  tfe_status st = TFE_FN(ad_absums_)(A, false, &c, &mx);
+  TFE__ADT(TFE_FN(ad_down_)(TFE__AD_BE, &mx.v, &hm));
+  int64_t nb = TFE_FN(ad_numel_)(&mx.v);
+  int sq[1024], *sqp = nb <= 1024 ? sq : (int *)tfe__calloc((size_t)nb, sizeof(int));
+  if (!st && !sqp) st = TFE_ERR_ALLOC;
+  *smax = 0;
+  for (int64_t b = 0; !st && b < nb; b++) {
+    double norm1 = (double)TFE_FN(ad_re_)(hm.v.data[b]), th = 5.371920351148152;
+    if (isnan(norm1) || isinf(norm1)) st = tfe__fail(TFE_ERR_INVALID, "tfe_expm", "matrix has a NaN or Inf entry");
+    sqp[b] = norm1 > th ? (int)ceil(log2(norm1 / th)) : 0;
+    if (sqp[b] > *smax) *smax = sqp[b];
+  }
+  int64_t len = nb * (1 + 2 * (int64_t)*smax);
+  TFE__ADT(TFE_FN(empty)(h, 1, &len, TFE_COLMAJOR)); /* host memory */
+  for (int64_t b = 0; !st && b < nb; b++) {
+    h->v.data[b] = (TFE_T)ldexp(1.0, -sqp[b]);
+    for (int s = 0; s < *smax; s++) {
+      h->v.data[nb * (1 + 2 * s) + b] = (TFE_T)(sqp[b] > s);
+      h->v.data[nb * (2 + 2 * s) + b] = (TFE_T)(sqp[b] <= s);
+    }
+  }
+  if (sqp != sq) tfe__free(sqp);
+  TFE_FN(tensor_release)(&c), TFE_FN(tensor_release)(&mx), TFE_FN(tensor_release)(&hm);
+  return st;
+}
+/* Element block i of the uploaded plan P as a (batch...) vector of the matrix batch A. */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ad_plan_at_)(const TFE_TY(tensor) *P, int64_t i, const TFE_TY(view) *A) {
+  TFE_TY(view) v = P->v;
+  (void)tfe_layout_dense(A->lay.rank - 2, A->lay.dims + 2, TFE_COLMAJOR, &v.lay);
+  v.lay.offset = P->v.lay.offset + i * TFE_FN(ad_numel_)(&v);
+  return TFE_FN(ad_bbc_)(&v, A);
+}
+/* The Pade step: V^-1 U-part (la_expm1_'s formulas) of the scaled a into the new tensor X. */
+TFE_INTERNAL tfe_status TFE_FN(ad_pade13_)(const TFE_TY(view) *a, const TFE_TY(tensor) *K, TFE_TY(tensor) *X) {
+  int64_t n = a->lay.dims[0];
+  double c[14];
+  c[0] = 1;
+  for (int j = 0; j < 13; j++) c[j + 1] = c[j] * (13 - j) / ((26.0 - j) * (j + 1));
+  enum { A2, A4, A6, T_, X_, U_, V_, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  tfe_status st = TFE_OK;
+  for (int i = 0; i < NT; i++) TFE__ADT(TFE_FN(ad_dmat_)(n, n, a, false, &t[i]));
+  const TFE_TY(view) *a2 = &t[A2].v, *a4 = &t[A4].v, *a6 = &t[A6].v, *tt = &t[T_].v, *x = &t[X_].v, *u = &t[U_].v,
+                     *v = &t[V_].v;
+  const double cx[4] = {c[7], c[5], c[3], c[1]}, ct[4] = {c[13], c[11], c[9], 0}, cv[4] = {c[6], c[4], c[2], c[0]},
+               cu[4] = {c[12], c[10], c[8], 0};
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', a, 'N', a, 0, a2));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', a2, 'N', a2, 0, a4));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', a4, 'N', a2, 0, a6));
+  TFE__ADT(TFE_FN(ad_pade_lin_)(tt, ct, a6, a4, a2, K));
+  TFE__ADT(TFE_FN(ad_pade_lin_)(x, cx, a6, a4, a2, K));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', a6, 'N', tt, 1, x));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', a, 'N', x, 0, u)); /* U */
+  TFE__ADT(TFE_FN(ad_pade_lin_)(tt, cu, a6, a4, a2, K));
+  TFE__ADT(TFE_FN(ad_pade_lin_)(v, cv, a6, a4, a2, K));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', a6, 'N', tt, 1, v)); /* V */
+  TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, x, v, u));
+  TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, v, v, u));
+  TFE__ADT(TFE_FN(solve)(v, x, X)); /* (V - U)^-1 (V + U) */
+  TFE_FN(ad_rel_)(t, NT);
+  return st;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_expm_pr_dev_)(const TFE_TY(view) *A, TFE_TY(tensor) *X) {
+  TFE_TRY(TFE_FN(ad_dev_square_)(A, "tfe_expm"));
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, X);
+  TFE_TY(tensor) K = {0}, h = {0}, P = {0}, a = {0}, X2 = {0};
+  int smax = 0;
+  memset(X, 0, sizeof *X);
+  tfe_status st = TFE_FN(ad_consts_)(&K);
+  TFE__ADT(TFE_FN(ad_expm_plan_)(A, &h, &smax));
+  TFE__ADT(TFE_FN(ad_up_)(TFE__AD_BE, &h, &P)); /* h released */
+  TFE__ADT(TFE_FN(ad_like_)(A, false, &a));
+  if (!st) {
+    TFE_TY(view) sc = TFE_FN(ad_plan_at_)(&P, 0, A);
+    st = TFE__ADZIP(TFE_BIN_MUL, &a.v, A, &sc);
+  }
+  TFE__ADT(TFE_FN(ad_pade13_)(&a.v, &K, X));
+  TFE__ADT(TFE_FN(ad_like_)(A, false, &X2));
+  for (int s = 0; !st && s < smax; s++) { /* X = m X^2 + (1 - m) X */
+    TFE_TY(view) m = TFE_FN(ad_plan_at_)(&P, 1 + 2 * s, A), mn = TFE_FN(ad_plan_at_)(&P, 2 + 2 * s, A);
+    st = TFE_FN(ad_bmm_)(1, 'N', &X->v, 'N', &X->v, 0, &X2.v);
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &X2.v, &X2.v, &m));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &X->v, &X->v, &mn));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, &X->v, &X->v, &X2.v));
+  }
+  TFE_FN(tensor_release)(&K), TFE_FN(tensor_release)(&h), TFE_FN(tensor_release)(&P), TFE_FN(tensor_release)(&a),
+      TFE_FN(tensor_release)(&X2);
+  if (st) TFE_FN(tensor_release)(X);
+  return st;
+}
+/* L(M, E), the top-right block of exp([[M, E], [0, M]]): forward M = A, E = dA; reverse M = A^H,
+ * E = gX (solve_rules_tpl.h, ad_expm_both_). */
+TFE_INTERNAL tfe_status TFE_FN(ad_expm_dev_)(bool rev, const TFE_TY(view) *A, const TFE_TY(view) *E, TFE_TY(tensor) *out) {
+  TFE_TRY(TFE_FN(ad_dev_square_)(A, rev ? "tfe_rrule(expm)" : "tfe_frule(expm)"));
+  int64_t n = A->lay.dims[0];
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, out);
+  TFE_TY(tensor) B = {0}, X = {0};
+  TFE_TY(view) M = rev ? TFE_FN(ad_tv_)(A, true) : *A;
+  memset(out, 0, sizeof *out);
+  tfe_status st = TFE_FN(ad_dmat_)(2 * n, 2 * n, A, true, &B);
+  if (!st) {
+    TFE_TY(view) b00 = TFE_FN(ad_blk_)(&B.v, 0, n, 0, n), b11 = TFE_FN(ad_blk_)(&B.v, n, n, n, n),
+                 b01 = TFE_FN(ad_blk_)(&B.v, 0, n, n, n);
+    st = TFE_FN(ad_copy_)(&b00, &M);
+    TFE__ADT(TFE_FN(ad_copy_)(&b11, &M));
+    TFE__ADT(TFE_FN(ad_copy_)(&b01, E));
+  }
+  TFE__ADT(TFE_FN(ad_expm_pr_dev_)(&B.v, &X));
+  if (!st) {
+    TFE_TY(view) x01 = TFE_FN(ad_blk_)(&X.v, 0, n, n, n);
+    st = TFE_FN(ad_dense_copy_)(&x01, out);
+  }
+  TFE_FN(tensor_release)(&B), TFE_FN(tensor_release)(&X);
+  return st;
+}
 #undef TFE__ADT
 #undef TFE__ADZIP
 #undef TFE__RS2

@@ -370,6 +370,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_norm_frule_)(const tfe_ad_params *p, int nin, 
 TFE_INTERNAL tfe_status TFE_FN(ad_expm_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                 TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_expm_pr_dev_)(x[0], y); /* the device's GEMMs and solve */
   return TFE_FN(expm)(x[0], y);
 }
 /* The Frechet derivative L(M, E) is the top-right block of exp([[M, E], [0, M]]); forward uses
@@ -406,11 +407,13 @@ TFE_INTERNAL tfe_status TFE_FN(ad_expm_both_)(bool rev, const TFE_TY(view) *A, c
 TFE_INTERNAL tfe_status TFE_FN(ad_expm_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin; (void)y;
+  if (TFE__AD_BE) return TFE_FN(ad_expm_dev_)(true, x[0], dy[0], dx);
   return TFE_FN(ad_expm_both_)(true, x[0], dy[0], dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_expm_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin; (void)y;
+  if (TFE__AD_BE) return TFE_FN(ad_expm_dev_)(false, x[0], dx[0], dy);
   return TFE_FN(ad_expm_both_)(false, x[0], dx[0], dy);
 }
 

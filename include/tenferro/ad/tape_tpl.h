@@ -212,6 +212,7 @@ TFE_INTERNAL bool TFE_FN(ad_dev_native_)(tfe_ad_op op, const tfe_ad_params *p, i
   case TFE_AD_SVD: case TFE_AD_QR: case TFE_AD_EIGH: case TFE_AD_CHOLESKY: return true;
   case TFE_AD_DET: case TFE_AD_SLOGDET: case TFE_AD_SLOGDET_SIGN: return true; /* dev_rules2_tpl.h */
   case TFE_AD_LQ: case TFE_AD_PINV: case TFE_AD_POLAR: case TFE_AD_LSTSQ: case TFE_AD_SVD_TRUNC: return true;
+  case TFE_AD_EXPM: return true; /* the squarings' count read back (dev_rules2_tpl.h) */
   case TFE_AD_NORM: return TFE_FN(ad_norm_dev_ok_)(p); /* Frobenius, nuclear, spectral */
   case TFE_AD_LU: /* the rules of a square LU (dev_rules_tpl.h: its permutation) */
     return which == 0 || (x0 && x0->lay.rank >= 2 && x0->lay.dims[0] == x0->lay.dims[1]);

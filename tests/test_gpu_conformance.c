@@ -2039,6 +2039,7 @@ typedef struct ad_ctx {
   lcase lc;       /* einsum labels */
   int unop, binop;
   tfe_ad_op op;   /* linalg op */
+  int naxes, axes[4]; /* reduce */
 } ad_ctx;
 static int ad_failures;
 /* Rules of device values that ran on the host (tfe__ts.ad_host_rules: primal, frule, rrule) since
@@ -2257,6 +2258,7 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
     case TFE_AD_SOLVE: *no = 1; return tfe_ad_solve_##S(t, l[0], l[1], &o[0]);                                        \
     case TFE_AD_LSTSQ: *no = 1; return tfe_ad_lstsq_##S(t, l[0], l[1], &o[0]);                                        \
     case TFE_AD_NORM: *no = 1; return tfe_ad_norm_##S(t, l[0], (tfe_norm_kind)c->unop, &o[0]);                       \
+    case TFE_AD_REDUCE: *no = 1; return tfe_ad_reduce_##S(t, l[0], (tfe_redop)c->unop, c->naxes, c->axes, &o[0]);     \
     case TFE_AD_TRISOLVE: /* the triangle and the unit diagonal from the case (c->unop) */                             \
       *no = 1;                                                                                                         \
       return tfe_ad_trisolve_##S(t, l[0], l[1], c->unop & 1, c->unop >> 1 & 1, &o[0]);                                \
@@ -2274,9 +2276,38 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
     for (int q = (int)m - 1; q > 0; q--) { int j = (int)tu_int(r, 0, q), t = p[q]; p[q] = p[j]; p[j] = t; }            \
     for (int64_t q = 0; q < m; q++) a[p[q] + q * m] += (T)((m + 1) * (tu_int(r, 0, 1) ? 1 : -1));                      \
   }                                                                                                                    \
+  /* reduce (every op but prod, whose rules keep the host path; max / min real only): ranks 1 to 3,   \
+   * random axes or all; k 1: values in {-1, 0, 1} (ties: the first winner) */                            \
+  static void ad_reduce_cases_##S(int dev, tu_rng *r) {                                                                \
+    ad_ctx c;                                                                                                          \
+    memset(&c, 0, sizeof c);                                                                                           \
+    c.op = TFE_AD_REDUCE;                                                                                              \
+    for (int op = 0; op < (int)TFE_RED_COUNT_; op++)                                                                   \
+      for (int k = 0; k < 3; k++) {                                                                                    \
+        if (op == TFE_RED_PROD || (CPX && (op == TFE_RED_MAX || op == TFE_RED_MIN))) continue;                         \
+        int rank = 1 + k;                                                                                              \
+        int64_t dims[3];                                                                                               \
+        for (int q = 0; q < rank; q++) dims[q] = tu_int(r, 1, 4);                                                      \
+        c.unop = op, c.naxes = k == 2 ? -1 : 0;                                                                        \
+        for (int q = 0; q < rank && k < 2; q++)                                                                        \
+          if (tu_int(r, 0, 1) || (q == rank - 1 && c.naxes == 0)) c.axes[c.naxes++] = q;                               \
+        tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                    \
+        ad_rand_##S(r, &x[0], rank, dims, -1, 1);                                                                      \
+        if (k == 1)                                                                                                    \
+          for (int64_t q = 0; q < tfe_layout_numel(&x[0].v.lay); q++) put(DT, &x[0].v.data[q], (double)tu_int(r, -1, 1), 0); \
+        char what[64];                                                                                                 \
+        snprintf(what, sizeof what, "reduce %s", tfe_redop_name((tfe_redop)op));                                      \
+        long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                 \
+        ad_check_##S(r, dev, 1, x, ad_prog_la_##S, &c, what, k);                                                       \
+        ad_no_host(mark, 7, #S, what, k);                                                                              \
+        if (k != 1 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(r, dev, 1, x, ad_prog_la_##S, &c, what);      \
+        tfe_tensor_release_##S(&x[0]);                                                                                 \
+      }                                                                                                                \
+  }                                                                                                                    \
   static void ad_cases2_##S(int dev, tu_rng *r) {                                                                      \
     ad_ctx c;                                                                                                          \
     memset(&c, 0, sizeof c);                                                                                           \
+    ad_reduce_cases_##S(dev, r);                                                                                       \
     const tfe_ad_op ops[] = {TFE_AD_DET, TFE_AD_SLOGDET, TFE_AD_SLOGDET_SIGN, TFE_AD_LQ, TFE_AD_PINV, TFE_AD_POLAR,    \
                              TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_LSTSQ,             \
                              TFE_AD_SVD_TRUNC, TFE_AD_EXPM};                                                           \

@@ -1,6 +1,6 @@
 /* tenferro/ad/dev_rules2_tpl.h — device forms of the primal, forward and reverse rules of det,
- * slogdet, slogdet_sign, lq, pinv, polar and the norms, for one float kind: the CPU rules'
- * formulas (solve_rules_tpl.h, linalg_rules_tpl.h, more_rules_tpl.h) written with the pieces of
+ * slogdet, slogdet_sign, lq, pinv, polar, norm, lstsq, svd_trunc and expm, for one float kind:
+ * the CPU rules' formulas (solve_rules_tpl.h, linalg_rules_tpl.h, more_rules_tpl.h) written with the pieces of
  * dev_rules_tpl.h (batched contractions, the backend's elementwise slot, Toeplitz masks, the
  * linalg room's typed calls on the backend's linalg slot) and the device SVD / QR rules. They run
  * only while tfe__ts.ad_backend is set; host tapes keep the CPU code. Bodies only, re-included
@@ -14,20 +14,22 @@
  *                     no integer kinds): the values k < 2^23 read as the real kind are the
  *                     subnormals k 2^-1074 (f64) or, in the low words, k 2^-149 (f32) (little
  *                     endian; the device keeps subnormals: NVRTC's default -ftz=false), whose
- *                     differences are exact; sign = prod over i < j of (1 - 2 [p_i > p_j]) */
+ *                     differences are exact; sign = prod over i < j of (1 - 2 [p_i > p_j])
+ *   read back         only where a host loop or an output shape depends on the values: expm's
+ *                     1-norms (its squarings' count), svd_trunc's kept rank under a cutoff */
 #if TFE__BODY_PHASE && TFE_FLOAT
 #define TFE__ADT(call)                                                                                    \
   do {                                                                                                    \
     if (!st) st = (call);                                                                                 \
   } while (0)
 #define TFE__ADZIP(op, d, a, b) TFE_FN(ad_ew_)(TFE_EW_ZIP, (op), (d), (a), (b), NULL, NULL)
-#define TFE__RS2 TFE_CAT(TFE__RSUF_, TFE_S)
-#define TFE__RT2 TFE_CAT(tfe_tensor_, TFE__RS2)
 
-/* The CPU rules' helpers defined later in ad.h's order (linalg_rules_tpl.h): a real tensor as
- * this kind; the thin SVD [U, S, Vh] with S of this kind (on the backend's linalg slot here). */
-TFE_INTERNAL tfe_status TFE_FN(ad_from_real_)(TFE__RT2 *r, TFE_TY(tensor) *out);
+/* A CPU rules' helper defined later in ad.h's order (linalg_rules_tpl.h): the thin SVD [U, S, Vh]
+ * with S of this kind (on the backend's linalg slot here). */
 TFE_INTERNAL tfe_status TFE_FN(ad_svd_full_)(const TFE_TY(view) *A, TFE_TY(tensor) *f);
+/* (more_rules_tpl.h) the reduced axes first, then the kept ones, with the checks of the axes. */
+TFE_INTERNAL tfe_status TFE_FN(ad_red_perm_)(const tfe_ad_params *p, const tfe_layout *L, int *perm, int64_t *count,
+                                             int64_t *nout);
 
 /* dst = code(a over axes[0..naxes)) on dyn views (the slot's REDUCE; real parts: ad_part_). */
 TFE_INTERNAL tfe_status TFE_FN(ad_redd_)(int code, const tfe_dyn *dst, const tfe_dyn *a, int naxes, const int *axes) {
@@ -342,17 +344,25 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lq_dev_)(bool rev, const TFE_TY(view) *const *
 }
 
 /* ==== pinv: Y = V diag(inv) U^H from the device's SVD ============================================= */
+/* M = S - c s_0 (rel) or S - c (new tensor; S: k singular values of this kind per item): the
+ * thresholds of pinv and svd_trunc, whose signs the steps read. */
+TFE_INTERNAL tfe_status TFE_FN(ad_thr_diff_)(const TFE_TY(view) *S, double c, bool rel, TFE_TY(tensor) *M) {
+  TFE_TY(view) s0 = *S;
+  s0.lay.strides[0] = 0; /* s_0 of each item along the k axis */
+  TFE_T mc = (TFE_T)-c;
+  tfe_status st = rel ? TFE_FN(ad_dense_copy_)(&s0, M) : TFE_FN(ad_like_)(S, false, M);
+  if (!rel) TFE__ADT(TFE_FN(ad_fill_)(&M->v, (TFE_T)1));
+  TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, &M->v, NULL, NULL, &mc, NULL));
+  TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, &M->v, &M->v, S));
+  if (st && M->st) TFE_FN(tensor_release)(M);
+  return st;
+}
 /* inv_i = m_i / (s_i + 1 - m_i), m_i = [s_i > rcond s_0] (exact steps; 0 where m_i is 0, 1 / s_i
  * where it is 1), rcond = max(m, n) eps: the CPU's threshold. S of this kind (k, batch...). */
 TFE_INTERNAL tfe_status TFE_FN(ad_pinv_inv_)(const TFE_TY(view) *S, double rcond, TFE_TY(tensor) *inv) {
   TFE_TY(tensor) M = {0}, K = {0};
-  TFE_TY(view) s0 = *S;
-  s0.lay.strides[0] = 0; /* s_0 of each batch item along the k axis */
-  TFE_T mr = (TFE_T)-rcond;
   tfe_status st = TFE_FN(ad_consts_)(&K);
-  TFE__ADT(TFE_FN(ad_dense_copy_)(&s0, &M));
-  TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, &M.v, NULL, NULL, &mr, NULL));
-  TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, &M.v, &M.v, S));
+  TFE__ADT(TFE_FN(ad_thr_diff_)(S, rcond, true, &M));
   TFE__ADT(TFE_FN(ad_like_)(S, false, inv));
   if (!st) {
     tfe_dyn mre = TFE_FN(ad_part_)(&M.v, 0), ire = TFE_FN(ad_part_)(&inv->v, 0), one = TFE_FN(ad_kd_)(&K, 1, &ire);
@@ -623,8 +633,8 @@ TFE_INTERNAL TFE_TY(view) TFE_FN(ad_lead_)(const TFE_TY(view) *v, int64_t l) {
 }
 /* f_j = w_j [no w_l = 1 before j], w_j = [c_j >= max c] (exact steps): the first largest column (or
  * row), the CPU's tie rule; into the real parts of the new zeroed (l, batch...) tensor F. */
-TFE_INTERNAL tfe_status TFE_FN(ad_first_max_)(const TFE_TY(tensor) *c, const TFE_TY(tensor) *mx, const TFE_TY(tensor) *K,
-                                             TFE_TY(tensor) *F) {
+TFE_INTERNAL tfe_status TFE_FN(ad_first_max_)(const TFE_TY(tensor) *c, const TFE_TY(tensor) *mx,
+                                             const TFE_TY(tensor) *K, TFE_TY(tensor) *F) {
   int64_t l = c->v.lay.dims[0];
   TFE_TY(tensor) W = {0}, E = {0}, mb = {0};
   TFE_TY(view) mv = TFE_FN(ad_lead_)(&mx->v, l), M = c->v;
@@ -675,7 +685,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_norm_pr_dev_)(const tfe_ad_params *p, const TF
   if (!st && p->norm == TFE_NORM_2) {
     TFE_TY(view) s0 = f[1].v; /* s_0 of each item: the batch axes of S */
     s0.lay.rank = f[1].v.lay.rank - 1;
-    for (int i = 0; i < s0.lay.rank; i++) s0.lay.dims[i] = f[1].v.lay.dims[i + 1], s0.lay.strides[i] = f[1].v.lay.strides[i + 1];
+    for (int i = 0; i < s0.lay.rank; i++)
+      s0.lay.dims[i] = f[1].v.lay.dims[i + 1], s0.lay.strides[i] = f[1].v.lay.strides[i + 1];
     st = TFE_FN(ad_copy_)(&y->v, &s0);
   }
   TFE_FN(ad_rel_)(f, 3);
@@ -767,18 +778,10 @@ TFE_INTERNAL tfe_status TFE_FN(ad_trunc_rank_)(const tfe_trunc *tr, const TFE_TY
   *r = tr->max_rank > 0 && tr->max_rank < k ? tr->max_rank : k;
   if (tr->cutoff > 0 && k > 0) {
     TFE_TY(tensor) M = {0}, K = {0}, c = {0};
-    TFE_TY(view) s0 = *S;
-    s0.lay.strides[0] = 0;
-    TFE_T thr = (TFE_T)-tr->cutoff, cnt = 0;
+    TFE_T cnt = 0;
     int64_t one = 1;
     tfe_status st = TFE_FN(ad_consts_)(&K);
-    if (tr->relative) TFE__ADT(TFE_FN(ad_dense_copy_)(&s0, &M)); /* -cutoff s_0 */
-    else {
-      TFE__ADT(TFE_FN(ad_like_)(S, false, &M));
-      TFE__ADT(TFE_FN(ad_fill_)(&M.v, (TFE_T)1));
-    }
-    TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, &M.v, NULL, NULL, &thr, NULL));
-    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, &M.v, &M.v, S));
+    TFE__ADT(TFE_FN(ad_thr_diff_)(S, tr->cutoff, tr->relative, &M));
     TFE__ADT(TFE_FN(ad_empty_)(1, &one, &c));
     if (!st) {
       tfe_dyn mr = TFE_FN(ad_part_)(&M.v, 0), cr = TFE_FN(ad_part_)(&c.v, 0);
@@ -796,7 +799,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_trunc_rank_)(const tfe_trunc *tr, const TFE_TY
   return TFE_OK;
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_svdt_pr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *A, TFE_TY(tensor) *y) {
-  if (A->lay.rank != 2) return tfe__fail(TFE_ERR_RANK, "tfe_ad_svd_trunc", "needs one matrix, got rank %d", A->lay.rank);
+  if (A->lay.rank != 2)
+    return tfe__fail(TFE_ERR_RANK, "tfe_ad_svd_trunc", "needs one matrix, got rank %d", A->lay.rank);
   if (p->trunc.max_rank < 0 || !(p->trunc.cutoff >= 0))
     return tfe__fail(TFE_ERR_INVALID, "tfe_svd_trunc", "max_rank %lld and cutoff %g must be >= 0",
                      (long long)p->trunc.max_rank, p->trunc.cutoff);
@@ -823,7 +827,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_svdt_dev_)(bool rev, const tfe_ad_params *p, c
                                             const TFE_TY(view) *const *d, const TFE_TY(view) *const *y,
                                             TFE_TY(tensor) *out) {
   const TFE_TY(view) *A = x[0];
-  if (A->lay.rank != 2) return tfe__fail(TFE_ERR_RANK, "tfe_ad_svd_trunc", "needs one matrix, got rank %d", A->lay.rank);
+  if (A->lay.rank != 2)
+    return tfe__fail(TFE_ERR_RANK, "tfe_ad_svd_trunc", "needs one matrix, got rank %d", A->lay.rank);
   int64_t m = A->lay.dims[0], n = A->lay.dims[1], r = y[1]->lay.dims[0];
   TFE_TY(tensor) f[3], g[3];
   memset(f, 0, sizeof f);
@@ -838,7 +843,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_svdt_dev_)(bool rev, const tfe_ad_params *p, c
     part[0] = TFE_FN(ad_blk_)(&g[0].v, 0, m, 0, r), part[2] = TFE_FN(ad_blk_)(&g[2].v, 0, r, 0, n), part[1] = g[1].v;
     part[1].lay.dims[0] = r;
   }
-  for (int i = 0; i < 3; i++) TFE__ADT(rev ? TFE_FN(ad_copy_)(&part[i], d[i]) : TFE_FN(ad_dense_copy_)(&part[i], &out[i]));
+  for (int i = 0; i < 3; i++)
+    TFE__ADT(rev ? TFE_FN(ad_copy_)(&part[i], d[i]) : TFE_FN(ad_dense_copy_)(&part[i], &out[i]));
   if (rev) TFE__ADT(TFE_FN(ad_svd_rr_dev_)(p, x, fy, gy, out));
   TFE_FN(ad_rel_)(f, 3), TFE_FN(ad_rel_)(g, 3);
   if (st) TFE_FN(ad_rel_)(out, rev ? 1 : 3);
@@ -959,7 +965,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_expm_pr_dev_)(const TFE_TY(view) *A, TFE_TY(te
 }
 /* L(M, E), the top-right block of exp([[M, E], [0, M]]): forward M = A, E = dA; reverse M = A^H,
  * E = gX (solve_rules_tpl.h, ad_expm_both_). */
-TFE_INTERNAL tfe_status TFE_FN(ad_expm_dev_)(bool rev, const TFE_TY(view) *A, const TFE_TY(view) *E, TFE_TY(tensor) *out) {
+TFE_INTERNAL tfe_status TFE_FN(ad_expm_dev_)(bool rev, const TFE_TY(view) *A, const TFE_TY(view) *E,
+                                             TFE_TY(tensor) *out) {
   TFE_TRY(TFE_FN(ad_dev_square_)(A, rev ? "tfe_rrule(expm)" : "tfe_frule(expm)"));
   int64_t n = A->lay.dims[0];
   if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, out);
@@ -982,8 +989,191 @@ TFE_INTERNAL tfe_status TFE_FN(ad_expm_dev_)(bool rev, const TFE_TY(view) *A, co
   TFE_FN(tensor_release)(&B), TFE_FN(tensor_release)(&X);
   return st;
 }
+
+/* ==== reduce (the kernel room's reductions over params.axes; prod keeps the host path) ==========
+ * The direction D of each element (dy = sum D dx per output, more_rules_tpl.h's ad_red_dir_) is
+ * built in x's own layout, y broadcast back over the reduced axes; max, min and norminf take the
+ * first winner in the CPU's order (column-major over the reduced axes): the smallest index among
+ * the elements equal to the result, with the index tensor Ix built on the device. */
+TFE_INTERNAL bool TFE_FN(ad_reduce_dev_ok_)(const tfe_ad_params *p) {
+  return p->redop >= 0 && p->redop < (int)TFE_RED_COUNT_ && p->redop != TFE_RED_PROD;
+}
+/* y (the kept dims) broadcast to x's dims: stride 0 along the reduced axes perm[0..nr). */
+TFE_INTERNAL TFE_TY(view) TFE_FN(ad_ybc_)(const TFE_TY(view) *y, const TFE_TY(view) *x, const int *perm, int nr) {
+  TFE_TY(view) t = *y;
+  t.lay = x->lay;
+  t.lay.offset = y->lay.offset;
+  for (int i = 0; i < x->lay.rank; i++) t.lay.strides[i] = 0;
+  for (int k = 0; k < x->lay.rank - nr; k++) t.lay.strides[perm[nr + k]] = y->lay.strides[k];
+  return t;
+}
+/* Ix (a new tensor shaped like x, real parts) = each element's index in its block: sum over the
+ * reduced axes a = perm[k] of i_a s_k, s_0 = 1, s_k+1 = s_k dims[a]; from one vector 0, 1, ...
+ * built by doubling (copy, then add the length). */
+TFE_INTERNAL tfe_status TFE_FN(ad_red_index_)(const TFE_TY(view) *x, const int *perm, int nr, const TFE_TY(tensor) *K,
+                                             TFE_TY(tensor) *Ix) {
+  int64_t L = 1;
+  for (int k = 0; k < nr; k++) L = x->lay.dims[perm[k]] > L ? x->lay.dims[perm[k]] : L;
+  TFE_TY(tensor) io = {0};
+  TFE_T one = 1;
+  tfe_status st = TFE_FN(ad_empty_)(1, &L, &io);
+  TFE__ADT(TFE_FN(ad_like_)(x, true, Ix));
+  if (!st) {
+    TFE_TY(view) h = io.v, ones;
+    h.lay.dims[0] = 1;
+    st = TFE_FN(ad_fill_)(&h, (TFE_T)0);
+    for (int64_t len = 1; !st && len < L; len *= 2) {
+      TFE_TY(view) src = io.v, dst = io.v;
+      src.lay.dims[0] = dst.lay.dims[0] = len < L - len ? len : L - len;
+      dst.lay.offset = len;
+      ones = TFE_FN(ad_cbc_)(K, 1, &dst);
+      TFE_T lv = (TFE_T)len;
+      st = TFE_FN(ad_copy_)(&dst, &src);
+      TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_AXPBY, 0, &dst, &ones, NULL, &lv, &one));
+    }
+  }
+  double s = 1;
+  for (int k = 0; !st && k < nr; k++) {
+    TFE_TY(view) ib = io.v;
+    ib.lay = x->lay, ib.lay.offset = io.v.lay.offset;
+    for (int i = 0; i < x->lay.rank; i++) ib.lay.strides[i] = i == perm[k] ? 1 : 0;
+    TFE_T sv = (TFE_T)s;
+    st = TFE_FN(ad_ew_)(TFE_EW_AXPBY, 0, &Ix->v, &ib, NULL, &sv, &one);
+    s *= (double)x->lay.dims[perm[k]];
+  }
+  TFE_FN(tensor_release)(&io);
+  if (st) TFE_FN(tensor_release)(Ix);
+  return st;
+}
+/* f = [the element is its block's first winner] (real parts of the new tensor F), w = [x wins]
+ * (real parts of W, 0 / 1): the smallest index among the winners by a MIN reduction of
+ * w Ix + (1 - w) count, then f = 1 - [|Ix - that| > 0]. */
+TFE_INTERNAL tfe_status TFE_FN(ad_red_first_)(const TFE_TY(view) *x, const TFE_TY(tensor) *W, const int *perm, int nr,
+                                             int64_t count, const TFE_TY(tensor) *K, TFE_TY(tensor) *F) {
+  TFE_TY(tensor) Ix = {0}, m = {0};
+  TFE_T c = (TFE_T)count, mc = -c, one = 1;
+  tfe_status st = TFE_FN(ad_red_index_)(x, perm, nr, K, &Ix);
+  TFE__ADT(TFE_FN(ad_like_)(x, false, F));
+  int64_t dy[TFE_MAX_RANK];
+  for (int k = 0; k < x->lay.rank - nr; k++) dy[k] = x->lay.dims[perm[nr + k]];
+  TFE__ADT(TFE_FN(ad_zeros_)(x->lay.rank - nr, dy, &m));
+  if (!st) {
+    TFE_TY(view) ones = TFE_FN(ad_cbc_)(K, 1, x), mb = TFE_FN(ad_ybc_)(&m.v, x, perm, nr);
+    tfe_dyn f = TFE_FN(ad_part_)(&F->v, 0), mr = TFE_FN(ad_part_)(&m.v, 0), w = TFE_FN(ad_part_)(&W->v, 0),
+            on = TFE_FN(ad_kd_)(K, 1, &f);
+    st = TFE_FN(ad_copy_)(&F->v, &Ix.v);
+    TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_AXPBY, 0, &F->v, &ones, NULL, &mc, &one)); /* Ix - count */
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MUL, &f, &f, &w, NULL));
+    TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_AXPBY, 0, &F->v, &ones, NULL, &c, &one));
+    TFE__ADT(TFE_FN(ad_redd_)(TFE_RED_MIN, &mr, &f, nr, perm));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, &F->v, &Ix.v, &mb));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_MAP, TFE_UN_ABS, &f, &f, NULL, NULL));
+    TFE__ADT(TFE_FN(ad_step_)(&f, K));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_SUB, &f, &on, &f, NULL));
+    if (st) TFE_FN(tensor_release)(F);
+  }
+  TFE_FN(tensor_release)(&Ix), TFE_FN(tensor_release)(&m);
+  return st;
+}
+/* The winners of max, min, norminf: w = 1 - [y - x > 0] (max), 1 - [x - y > 0] (min), with |x| for
+ * norminf (real parts of the new tensor W; imaginary parts zero). */
+TFE_INTERNAL tfe_status TFE_FN(ad_red_win_)(int op, const TFE_TY(view) *x, const TFE_TY(view) *yb,
+                                           const TFE_TY(tensor) *K, TFE_TY(tensor) *W) {
+  TFE_TRY(TFE_FN(ad_like_)(x, true, W));
+  tfe_dyn w = TFE_FN(ad_part_)(&W->v, 0), y = TFE_FN(ad_part_)(yb, 0), xr = TFE_FN(ad_part_)(x, 0),
+          on = TFE_FN(ad_kd_)(K, 1, &w);
+  tfe_status st = TFE_OK;
+  if (op == TFE_RED_NORMINF) {
+    st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_ABS, &W->v, x, NULL, NULL, NULL);
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_SUB, &w, &y, &w, NULL));
+  } else {
+    st = TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_SUB, &w, op == TFE_RED_MAX ? &y : &xr, op == TFE_RED_MAX ? &xr : &y, NULL);
+  }
+  TFE__ADT(TFE_FN(ad_step_)(&w, K));
+  TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_SUB, &w, &on, &w, NULL));
+  if (st) TFE_FN(tensor_release)(W);
+  return st;
+}
+/* D (a new tensor shaped like x) of the reduction p->redop (not prod): 1, 1 / count, 2 x, the
+ * phase (norm1), x / max(y, tiny) (norm2), the first winner (max, min; norminf: times the phase). */
+TFE_INTERNAL tfe_status TFE_FN(ad_red_dir_dev_)(const tfe_ad_params *p, const TFE_TY(view) *x, const TFE_TY(view) *y,
+                                               const int *perm, int nr, int64_t count, TFE_TY(tensor) *D) {
+  int op = p->redop;
+  TFE_TY(tensor) K = {0}, W = {0}, F = {0}, yc = {0};
+  TFE_TY(view) yb = TFE_FN(ad_ybc_)(y, x, perm, nr);
+  TFE_T two = 2;
+  memset(D, 0, sizeof *D);
+  tfe_status st = TFE_FN(ad_consts_)(&K);
+  if (op == TFE_RED_NORM1 || op == TFE_RED_NORMINF) TFE__ADT(TFE_FN(ad_phase_)(x, &K, D));
+  else TFE__ADT(TFE_FN(ad_like_)(x, false, D));
+  if (op == TFE_RED_SUM || op == TFE_RED_MEAN) TFE__ADT(TFE_FN(ad_fill_)(&D->v, op == TFE_RED_SUM ? (TFE_T)1 : (TFE_T)(1.0 / (double)count)));
+  if (op == TFE_RED_SUMSQ) TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_AXPBY, 0, &D->v, x, NULL, &two, &(TFE_T){0}));
+  if (op == TFE_RED_NORM2) { /* x / max(y, tiny): y >= tiny or all of the block is 0 */
+    TFE__ADT(TFE_FN(ad_dense_copy_)(y, &yc));
+    if (!st) {
+      tfe_dyn r = TFE_FN(ad_part_)(&yc.v, 0), t = TFE_FN(ad_kd_)(&K, 2, &r);
+      TFE_TY(view) ycb = TFE_FN(ad_ybc_)(&yc.v, x, perm, nr);
+      st = TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MAX, &r, &r, &t, NULL);
+      TFE__ADT(TFE__ADZIP(TFE_BIN_DIV, &D->v, x, &ycb));
+    }
+  }
+  if (op == TFE_RED_MAX || op == TFE_RED_MIN || op == TFE_RED_NORMINF) {
+    TFE__ADT(TFE_FN(ad_red_win_)(op, x, &yb, &K, &W));
+    TFE__ADT(TFE_FN(ad_red_first_)(x, &W, perm, nr, count, &K, &F));
+    if (op == TFE_RED_NORMINF) TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &D->v, &D->v, &F.v));
+    else TFE__ADT(TFE_FN(ad_copy_)(&D->v, &F.v));
+  }
+  TFE_FN(tensor_release)(&K), TFE_FN(tensor_release)(&W), TFE_FN(tensor_release)(&F), TFE_FN(tensor_release)(&yc);
+  if (st) TFE_FN(tensor_release)(D);
+  return st;
+}
+TFE_INTERNAL tfe_status TFE_FN(ad_reduce_pr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *x, TFE_TY(tensor) *y) {
+  int perm[TFE_MAX_RANK];
+  int64_t count = 0, nout = 0, dims[TFE_MAX_RANK];
+  TFE_TRY(TFE_FN(ad_red_perm_)(p, &x->lay, perm, &count, &nout));
+  int nr = p->naxes < 0 ? x->lay.rank : p->naxes, ny = x->lay.rank - nr;
+  for (int i = 0; i < ny; i++) dims[i] = x->lay.dims[perm[nr + i]];
+  TFE_TRY(TFE_FN(ad_empty_)(ny, dims, y));
+  tfe_status st = TFE_FN(ad_red_)(p->redop, &y->v, x, nr, perm);
+  if (st) TFE_FN(tensor_release)(y);
+  return st;
+}
+/* Reverse: dx = Re(g) D (real-valued reductions of complex kinds: sumsq, norms) or conj(D) g;
+ * forward: dy = the sum per block of Re(conj(D) dx), or of D dx. */
+TFE_INTERNAL tfe_status TFE_FN(ad_reduce_dev_)(bool rev, const tfe_ad_params *p, const TFE_TY(view) *x,
+                                              const TFE_TY(view) *y, const TFE_TY(view) *d, TFE_TY(tensor) *out) {
+  int perm[TFE_MAX_RANK];
+  int64_t count = 0, nout = 0;
+  TFE_TRY(TFE_FN(ad_red_perm_)(p, &x->lay, perm, &count, &nout));
+  int nr = p->naxes < 0 ? x->lay.rank : p->naxes;
+  bool rv = TFE_CPLX && (p->redop == TFE_RED_SUMSQ || p->redop == TFE_RED_NORM1 || p->redop == TFE_RED_NORM2 ||
+                         p->redop == TFE_RED_NORMINF);
+  TFE_TY(tensor) D = {0}, g = {0}, t = {0};
+  memset(out, 0, sizeof *out);
+  tfe_status st = TFE_FN(ad_red_dir_dev_)(p, x, y, perm, nr, count, &D);
+  TFE_TY(view) Dc = D.v;
+  Dc.conj = TFE_CPLX && (rv || rev);
+  if (rev) {
+    TFE__ADT(rv ? TFE_FN(ad_like_)(d, true, &g) : TFE_FN(ad_dense_copy_)(d, &g));
+    if (rv) TFE__ADT(TFE_FN(ad_re_copy_)(&g.v, d));
+    TFE__ADT(TFE_FN(ad_like_)(x, false, out));
+    if (!st) {
+      TFE_TY(view) gb = TFE_FN(ad_ybc_)(&g.v, x, perm, nr);
+      Dc.conj = TFE_CPLX && !rv;
+      st = TFE__ADZIP(TFE_BIN_MUL, &out->v, &Dc, &gb);
+    }
+  } else {
+    TFE__ADT(TFE_FN(ad_like_)(x, false, &t));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &t.v, &Dc, d));
+    TFE__ADT(TFE_FN(ad_like_)(y, true, &g));
+    TFE__ADT(TFE_FN(ad_red_)(TFE_RED_SUM, &g.v, &t.v, nr, perm));
+    TFE__ADT(rv ? TFE_FN(ad_like_)(y, true, out) : TFE_FN(ad_dense_copy_)(&g.v, out));
+    if (rv) TFE__ADT(TFE_FN(ad_re_copy_)(&out->v, &g.v));
+  }
+  TFE_FN(tensor_release)(&D), TFE_FN(tensor_release)(&g), TFE_FN(tensor_release)(&t);
+  if (st) TFE_FN(tensor_release)(out);
+  return st;
+}
 #undef TFE__ADT
 #undef TFE__ADZIP
-#undef TFE__RS2
-#undef TFE__RT2
 #endif

@@ -39,6 +39,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_red_perm_)(const tfe_ad_params *p, const tfe_l
 TFE_INTERNAL tfe_status TFE_FN(ad_reduce_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                   TFE_TY(tensor) *y) {
   (void)nin;
+  if (TFE__AD_BE && TFE_FN(ad_reduce_dev_ok_)(p)) return TFE_FN(ad_reduce_pr_dev_)(p, x[0], y); /* the slot's REDUCE */
   int perm[TFE_MAX_RANK];
   int64_t count = 0, nout = 0, dims[TFE_MAX_RANK];
   if (p->redop < 0 || p->redop >= (int)TFE_RED_COUNT_)
@@ -137,12 +138,14 @@ TFE_INTERNAL tfe_status TFE_FN(ad_reduce_rrule_)(const tfe_ad_params *p, int nin
                                                  const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
                                                  TFE_TY(tensor) *dx) {
   (void)nin;
+  if (TFE__AD_BE && TFE_FN(ad_reduce_dev_ok_)(p)) return TFE_FN(ad_reduce_dev_)(true, p, x[0], y[0], dy[0], dx);
   return TFE_FN(ad_red_both_)(true, p, x[0], y[0], dy[0], dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_reduce_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                  const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
                                                  TFE_TY(tensor) *dy) {
   (void)nin;
+  if (TFE__AD_BE && TFE_FN(ad_reduce_dev_ok_)(p)) return TFE_FN(ad_reduce_dev_)(false, p, x[0], y[0], dx[0], dy);
   return TFE_FN(ad_red_both_)(false, p, x[0], y[0], dx[0], dy);
 }
 

@@ -9,7 +9,9 @@
  * Pieces added here:
  *   reductions        the elementwise slot's REDUCE (prod of diag(U), sums of logs, norms)
  *   exact 0 / 1 steps [x > 0] by scaling past every nonzero magnitude and clamping to [0, 1]
- *                     three times (ad_bwin_'s trick; subnormals included)
+ *                     three times (subnormals included); with the phases z / max(|z|, tiny) and
+ *                     their constants in rules_tpl.h (ad_step_, ad_phase1_, ad_consts_), which
+ *                     the max / min and abs rules share
  *   permutation sign  of the LU's row permutation (i64 on the device; the elementwise slot has
  *                     no integer kinds): the values k < 2^23 read as the real kind are the
  *                     subnormals k 2^-1074 (f64) or, in the low words, k 2^-149 (f32) (little
@@ -58,49 +60,6 @@ TFE_INTERNAL TFE_TY(view) TFE_FN(ad_bbc_)(const TFE_TY(view) *v, const TFE_TY(vi
   t.lay.strides[0] = t.lay.strides[1] = 0;
   for (int i = 2; i < like->lay.rank; i++) t.lay.strides[i] = v->lay.strides[i - 2];
   return t;
-}
-/* The constants the steps need: K = [0, 1, tiny] (tiny: the smallest normal number). */
-TFE_INTERNAL tfe_status TFE_FN(ad_consts_)(TFE_TY(tensor) *K) {
-  int64_t three = 3;
-  TFE_TRY(TFE_FN(ad_empty_)(1, &three, K));
-  const TFE_T v[3] = {0, 1, (TFE_T)(sizeof(TFE_R) == 4 ? FLT_MIN : DBL_MIN)};
-  tfe_status st = TFE_OK;
-  for (int i = 0; i < 3; i++) {
-    TFE_TY(view) e = K->v;
-    e.lay.dims[0] = 1, e.lay.offset = i;
-    TFE__ADT(TFE_FN(ad_fill_)(&e, v[i]));
-  }
-  if (st) TFE_FN(tensor_release)(K);
-  return st;
-}
-/* The real part of constant i of K broadcast to the dyn view like (every stride 0). */
-TFE_INTERNAL tfe_dyn TFE_FN(ad_kd_)(const TFE_TY(tensor) *K, int i, const tfe_dyn *like) {
-  tfe_dyn d = TFE_FN(ad_part_)(&K->v, 0);
-  d.lay = like->lay;
-  d.lay.offset = i * (TFE_CPLX ? 2 : 1);
-  for (int k = 0; k < d.lay.rank; k++) d.lay.strides[k] = 0;
-  return d;
-}
-/* x = [x > 0] exactly on a real dyn view: scaled by 2^64 (f32) or 2^512 (f64) and clamped to
- * [0, 1], three times, so that the smallest positive subnormal reaches 1 (ad_bwin_). */
-TFE_INTERNAL tfe_status TFE_FN(ad_step_)(const tfe_dyn *x, const TFE_TY(tensor) *K) {
-  TFE_R big = (TFE_R)ldexp(1.0, sizeof(TFE_R) == 4 ? 64 : 512);
-  tfe_dyn z = TFE_FN(ad_kd_)(K, 0, x), o = TFE_FN(ad_kd_)(K, 1, x);
-  tfe_status st = TFE_OK;
-  for (int r = 0; r < 3; r++) {
-    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_SCALE, 0, x, NULL, NULL, &big));
-    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MAX, x, x, &z, NULL));
-    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MIN, x, x, &o, NULL));
-  }
-  return st;
-}
-/* z / max(|z|, tiny) into ph (a dense tensor shaped like z; 0 at 0). */
-TFE_INTERNAL tfe_status TFE_FN(ad_phase1_)(const TFE_TY(view) *z, const TFE_TY(tensor) *K, const TFE_TY(view) *ph) {
-  tfe_status st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_ABS, ph, z, NULL, NULL, NULL);
-  tfe_dyn a = TFE_FN(ad_part_)(ph, 0), t = TFE_FN(ad_kd_)(K, 2, &a);
-  TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MAX, &a, &a, &t, NULL));
-  TFE__ADT(TFE__ADZIP(TFE_BIN_DIV, ph, z, ph));
-  return st;
 }
 /* The phase z / |z| of each element (0 at 0; a new tensor): twice z / max(|z|, tiny), so that a
  * subnormal z is first scaled to a normal number (the CPU: z / |z|). */

@@ -2276,15 +2276,15 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
     for (int q = (int)m - 1; q > 0; q--) { int j = (int)tu_int(r, 0, q), t = p[q]; p[q] = p[j]; p[j] = t; }            \
     for (int64_t q = 0; q < m; q++) a[p[q] + q * m] += (T)((m + 1) * (tu_int(r, 0, 1) ? 1 : -1));                      \
   }                                                                                                                    \
-  /* reduce (every op but prod, whose rules keep the host path; max / min real only): ranks 1 to 3,   \
-   * random axes or all; k 1: values in {-1, 0, 1} (ties: the first winner) */                            \
+  /* reduce (every op; max / min real only): ranks 1 to 3, random axes or all; k 1: values in          \
+   * {-1, 0, 1} (ties: the first winner; prod: blocks with no, one and several zeros) */                  \
   static void ad_reduce_cases_##S(int dev, tu_rng *r) {                                                                \
     ad_ctx c;                                                                                                          \
     memset(&c, 0, sizeof c);                                                                                           \
     c.op = TFE_AD_REDUCE;                                                                                              \
     for (int op = 0; op < (int)TFE_RED_COUNT_; op++)                                                                   \
       for (int k = 0; k < 3; k++) {                                                                                    \
-        if (op == TFE_RED_PROD || (CPX && (op == TFE_RED_MAX || op == TFE_RED_MIN))) continue;                         \
+        if (CPX && (op == TFE_RED_MAX || op == TFE_RED_MIN)) continue;                                                 \
         int rank = 1 + k;                                                                                              \
         int64_t dims[3];                                                                                               \
         for (int q = 0; q < rank; q++) dims[q] = tu_int(r, 1, 4);                                                      \

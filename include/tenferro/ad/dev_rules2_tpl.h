@@ -949,13 +949,13 @@ TFE_INTERNAL tfe_status TFE_FN(ad_expm_dev_)(bool rev, const TFE_TY(view) *A, co
   return st;
 }
 
-/* ==== reduce (the kernel room's reductions over params.axes; prod keeps the host path) ==========
+/* ==== reduce (the kernel room's reductions over params.axes) ====================================
  * The direction D of each element (dy = sum D dx per output, more_rules_tpl.h's ad_red_dir_) is
  * built in x's own layout, y broadcast back over the reduced axes; max, min and norminf take the
  * first winner in the CPU's order (column-major over the reduced axes): the smallest index among
  * the elements equal to the result, with the index tensor Ix built on the device. */
 TFE_INTERNAL bool TFE_FN(ad_reduce_dev_ok_)(const tfe_ad_params *p) {
-  return p->redop >= 0 && p->redop < (int)TFE_RED_COUNT_ && p->redop != TFE_RED_PROD;
+  return p->redop >= 0 && p->redop < (int)TFE_RED_COUNT_;
 }
 /* y (the kept dims) broadcast to x's dims: stride 0 along the reduced axes perm[0..nr). */
 TFE_INTERNAL TFE_TY(view) TFE_FN(ad_ybc_)(const TFE_TY(view) *y, const TFE_TY(view) *x, const int *perm, int nr) {
@@ -1053,7 +1053,48 @@ TFE_INTERNAL tfe_status TFE_FN(ad_red_win_)(int op, const TFE_TY(view) *x, const
   if (st) TFE_FN(tensor_release)(W);
   return st;
 }
-/* D (a new tensor shaped like x) of the reduction p->redop (not prod): 1, 1 / count, 2 x, the
+/* prod's D_i = the product of the others: with z the count of zeros in the block, P the product of
+ * its nonzero elements, D_i = P / x_i where z = 0, P at the zero where z = 1, else 0 (the CPU
+ * forms prefix and suffix products; equal to rounding). nz = [x != 0] by a step of |x|. */
+TFE_INTERNAL tfe_status TFE_FN(ad_red_prod_dir_)(const TFE_TY(view) *x, const int *perm, int nr, const TFE_TY(tensor) *K,
+                                                const TFE_TY(view) *D) {
+  enum { NZ, ZN, XP, P_, Z_, Z1, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  int64_t dy[TFE_MAX_RANK];
+  for (int k = 0; k < x->lay.rank - nr; k++) dy[k] = x->lay.dims[perm[nr + k]];
+  tfe_status st = TFE_OK;
+  for (int i = NZ; i <= XP; i++) TFE__ADT(TFE_FN(ad_like_)(x, true, &t[i]));
+  for (int i = P_; i <= Z1; i++) TFE__ADT(TFE_FN(ad_zeros_)(x->lay.rank - nr, dy, &t[i]));
+  if (!st) {
+    TFE_TY(view) ones = TFE_FN(ad_cbc_)(K, 1, x), Pb = TFE_FN(ad_ybc_)(&t[P_].v, x, perm, nr),
+                 zb = TFE_FN(ad_ybc_)(&t[Z_].v, x, perm, nr), z1b = TFE_FN(ad_ybc_)(&t[Z1].v, x, perm, nr);
+    tfe_dyn nz = TFE_FN(ad_part_)(&t[NZ].v, 0), z = TFE_FN(ad_part_)(&t[Z_].v, 0), z1 = TFE_FN(ad_part_)(&t[Z1].v, 0),
+            on = TFE_FN(ad_kd_)(K, 1, &z);
+    TFE_T m1 = -1, one = 1;
+    st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_ABS, &t[NZ].v, x, NULL, NULL, NULL);
+    TFE__ADT(TFE_FN(ad_step_)(&nz, K));                                        /* nz */
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, &t[ZN].v, &ones, &t[NZ].v));              /* 1 - nz */
+    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, &t[XP].v, &t[ZN].v, x));                  /* zeros as ones */
+    TFE__ADT(TFE_FN(ad_red_)(TFE_RED_PROD, &t[P_].v, &t[XP].v, nr, perm));
+    TFE__ADT(TFE_FN(ad_red_)(TFE_RED_SUM, &t[Z_].v, &t[ZN].v, nr, perm));     /* z */
+    TFE__ADT(TFE_FN(ad_copy_)(&t[Z1].v, &t[Z_].v));
+    TFE_TY(view) oy = TFE_FN(ad_cbc_)(K, 1, &t[Z1].v);
+    TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_AXPBY, 0, &t[Z1].v, &oy, NULL, &m1, &one)); /* z - 1 */
+    TFE__ADT(TFE_FN(ad_step_)(&z, K));                                         /* [z > 0] */
+    TFE__ADT(TFE_FN(ad_step_)(&z1, K));                                        /* [z > 1] */
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_SUB, &z1, &z, &z1, NULL));    /* [z == 1] */
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_SUB, &z, &on, &z, NULL));     /* [z == 0] */
+    TFE__ADT(TFE__ADZIP(TFE_BIN_DIV, D, &t[NZ].v, &t[XP].v));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, D, D, &zb));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &t[ZN].v, &t[ZN].v, &z1b));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, D, D, &t[ZN].v));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, D, D, &Pb));
+  }
+  TFE_FN(ad_rel_)(t, NT);
+  return st;
+}
+/* D (a new tensor shaped like x) of the reduction p->redop: 1, 1 / count, 2 x, the
  * phase (norm1), x / max(y, tiny) (norm2), the first winner (max, min; norminf: times the phase). */
 TFE_INTERNAL tfe_status TFE_FN(ad_red_dir_dev_)(const tfe_ad_params *p, const TFE_TY(view) *x, const TFE_TY(view) *y,
                                                const int *perm, int nr, int64_t count, TFE_TY(tensor) *D) {
@@ -1082,6 +1123,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_red_dir_dev_)(const tfe_ad_params *p, const TF
     if (op == TFE_RED_NORMINF) TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &D->v, &D->v, &F.v));
     else TFE__ADT(TFE_FN(ad_copy_)(&D->v, &F.v));
   }
+  if (op == TFE_RED_PROD) TFE__ADT(TFE_FN(ad_red_prod_dir_)(x, perm, nr, &K, &D->v));
   TFE_FN(tensor_release)(&K), TFE_FN(tensor_release)(&W), TFE_FN(tensor_release)(&F), TFE_FN(tensor_release)(&yc);
   if (st) TFE_FN(tensor_release)(D);
   return st;

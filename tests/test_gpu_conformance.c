@@ -2052,6 +2052,7 @@ typedef struct ad_ctx {
   lcase lc;       /* einsum labels */
   int unop, binop;
   tfe_ad_op op;   /* linalg op */
+  int naxes, axes[4]; /* reduce */
 } ad_ctx;
 static int ad_failures;
 /* Rules of device values that ran on the host (tfe__ts.ad_host_rules: primal, frule, rrule) since
@@ -2246,9 +2247,13 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
     int f[3], sq, us;                                                                                                  \
     const int32_t ik[2] = {0, 1}, k1[1] = {1}, kj[2] = {1, 2}, ij[2] = {0, 2}, jk[2] = {2, 1};                         \
     switch (c->op) {                                                                                                   \
-    case TFE_AD_SVD: /* S and U S^2 Vh */                                                                              \
+    case TFE_AD_SVD: case TFE_AD_SVD_TRUNC: /* S and U S^2 Vh; svd_trunc: rank 2, cutoffs, none (c->unop) */         \
       *no = 2;                                                                                                         \
-      TFE_TRY(tfe_ad_linalg_##S(t, TFE_AD_SVD, l[0], f));                                                              \
+      if (c->op == TFE_AD_SVD) TFE_TRY(tfe_ad_linalg_##S(t, TFE_AD_SVD, l[0], f));                                     \
+      else {                                                                                                           \
+        tfe_trunc tr = {c->unop == 0 ? 2 : 0, c->unop == 1 ? 0.3 : c->unop == 2 ? 0.5 : 0, c->unop == 1};             \
+        TFE_TRY(tfe_ad_svd_trunc_##S(t, l[0], &tr, f));                                                                \
+      }                                                                                                                \
       o[0] = f[1];                                                                                                     \
       TFE_TRY(tfe_ad_unary_##S(t, f[1], TFE_UN_SQUARE, 0, &sq));                                                       \
       TFE_TRY(tfe_ad_einsum_##S(t, f[0], ik, sq, k1, 2, ik, &us));                                                     \
@@ -2264,6 +2269,9 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
       return tfe_ad_einsum_##S(t, us, ik, vc, jk, 2, ij, &o[1]);                                                       \
     }                                                                                                                  \
     case TFE_AD_SOLVE: *no = 1; return tfe_ad_solve_##S(t, l[0], l[1], &o[0]);                                        \
+    case TFE_AD_LSTSQ: *no = 1; return tfe_ad_lstsq_##S(t, l[0], l[1], &o[0]);                                        \
+    case TFE_AD_NORM: *no = 1; return tfe_ad_norm_##S(t, l[0], (tfe_norm_kind)c->unop, &o[0]);                       \
+    case TFE_AD_REDUCE: *no = 1; return tfe_ad_reduce_##S(t, l[0], (tfe_redop)c->unop, c->naxes, c->axes, &o[0]);     \
     case TFE_AD_TRISOLVE: /* the triangle and the unit diagonal from the case (c->unop) */                             \
       *no = 1;                                                                                                         \
       return tfe_ad_trisolve_##S(t, l[0], l[1], c->unop & 1, c->unop >> 1 & 1, &o[0]);                                \
@@ -2271,6 +2279,86 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
       *no = tfe_ad_op_nout(c->op);                                                                                     \
       return tfe_ad_linalg_##S(t, c->op, l[0], o);                                                                     \
     }                                                                                                                  \
+  }                                                                                                                    \
+  /* The rules moved to the device in session 16 (dev_rules2_tpl.h): det, slogdet, slogdet_sign on     \
+   * permuted well-conditioned matrices (pivoting with a random permutation, random signs), sizes 0 to  \
+   * 5, batches of 2 and 3; every rule on the device; finite differences (f64, c128). */                 \
+  static void ad_sq_perm_##S(tu_rng *r, T *a, int64_t m) {                                                            \
+    int p[8];                                                                                                          \
+    for (int q = 0; q < m; q++) p[q] = q;                                                                              \
+    for (int q = (int)m - 1; q > 0; q--) { int j = (int)tu_int(r, 0, q), t = p[q]; p[q] = p[j]; p[j] = t; }            \
+    for (int64_t q = 0; q < m; q++) a[p[q] + q * m] += (T)((m + 1) * (tu_int(r, 0, 1) ? 1 : -1));                      \
+  }                                                                                                                    \
+  /* reduce (every op; max / min real only): ranks 1 to 3, random axes or all; k 1: values in          \
+   * {-1, 0, 1} (ties: the first winner; prod: blocks with no, one and several zeros) */                  \
+  static void ad_reduce_cases_##S(int dev, tu_rng *r) {                                                                \
+    ad_ctx c;                                                                                                          \
+    memset(&c, 0, sizeof c);                                                                                           \
+    c.op = TFE_AD_REDUCE;                                                                                              \
+    for (int op = 0; op < (int)TFE_RED_COUNT_; op++)                                                                   \
+      for (int k = 0; k < 3; k++) {                                                                                    \
+        if (CPX && (op == TFE_RED_MAX || op == TFE_RED_MIN)) continue;                                                 \
+        int rank = 1 + k;                                                                                              \
+        int64_t dims[3];                                                                                               \
+        for (int q = 0; q < rank; q++) dims[q] = tu_int(r, 1, 4);                                                      \
+        c.unop = op, c.naxes = k == 2 ? -1 : 0;                                                                        \
+        for (int q = 0; q < rank && k < 2; q++)                                                                        \
+          if (tu_int(r, 0, 1) || (q == rank - 1 && c.naxes == 0)) c.axes[c.naxes++] = q;                               \
+        tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                    \
+        ad_rand_##S(r, &x[0], rank, dims, -1, 1);                                                                      \
+        if (k == 1)                                                                                                    \
+          for (int64_t q = 0; q < tfe_layout_numel(&x[0].v.lay); q++) put(DT, &x[0].v.data[q], (double)tu_int(r, -1, 1), 0); \
+        char what[64];                                                                                                 \
+        snprintf(what, sizeof what, "reduce %s", tfe_redop_name((tfe_redop)op));                                      \
+        long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                 \
+        ad_check_##S(r, dev, 1, x, ad_prog_la_##S, &c, what, k);                                                       \
+        ad_no_host(mark, 7, #S, what, k);                                                                              \
+        if (k != 1 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(r, dev, 1, x, ad_prog_la_##S, &c, what);      \
+        tfe_tensor_release_##S(&x[0]);                                                                                 \
+      }                                                                                                                \
+  }                                                                                                                    \
+  static void ad_cases2_##S(int dev, tu_rng *r) {                                                                      \
+    ad_ctx c;                                                                                                          \
+    memset(&c, 0, sizeof c);                                                                                           \
+    ad_reduce_cases_##S(dev, r);                                                                                       \
+    const tfe_ad_op ops[] = {TFE_AD_DET, TFE_AD_SLOGDET, TFE_AD_SLOGDET_SIGN, TFE_AD_LQ, TFE_AD_PINV, TFE_AD_POLAR,    \
+                             TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_LSTSQ,             \
+                             TFE_AD_SVD_TRUNC, TFE_AD_EXPM};                                                           \
+    const tfe_norm_kind nk[5] = {TFE_NORM_FRO, TFE_NORM_NUC, TFE_NORM_2, TFE_NORM_1, TFE_NORM_INF};                   \
+    const char *const nn_[5] = {" fro", " nuc", " 2", " 1", " inf"};                                                   \
+    for (int i = 0; i < (int)(sizeof ops / sizeof *ops); i++)                                                          \
+      for (int k = 0; k < 5; k++) { /* k 0, 1: one matrix; 2: a size 0 or 1; 3, 4: batches of 2 and 3 */             \
+        c.op = ops[i], c.unop = c.op == TFE_AD_SVD_TRUNC ? k % 4 : (int)nk[c.op == TFE_AD_NORM ? i - 6 : 0];             \
+        bool sq = i < 3 || c.op == TFE_AD_EXPM, two = c.op == TFE_AD_LSTSQ;                                            \
+        int64_t m = tu_int(r, 1, 5), nn = sq ? m : tu_int(r, 1, 5), nbt = k >= 3 && c.op != TFE_AD_SVD_TRUNC ? k - 1 : 1; \
+        if (k == 2) m = tu_int(r, 0, 1), nn = sq ? m : tu_int(r, 0, 2);                                                \
+        if ((c.op == TFE_AD_POLAR || two) && m < nn) { int64_t q = m; m = nn, nn = q; } /* tall: full column rank */  \
+        int64_t dims[3] = {m, nn, nbt}, db[3] = {m, 2, nbt}, dv[2] = {m, nbt};                                        \
+        tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                    \
+        ad_rand_##S(r, &x[0], nbt > 1 ? 3 : 2, dims, -1, 1);                                                           \
+        if (sq)                                                                                                        \
+          for (int64_t bi = 0; bi < nbt; bi++) ad_sq_perm_##S(r, x[0].v.data + bi * m * m, m);                         \
+        if (c.op == TFE_AD_EXPM && nbt > 1) /* items with different squaring counts */                                \
+          for (int64_t q = 0; q < m * m; q++) x[0].v.data[q] *= (T)0.05;                                               \
+        if (two && k % 2) ad_rand_##S(r, &x[1], nbt > 1 ? 2 : 1, dv, -1, 1); /* a vector batch */                      \
+        else if (two) ad_rand_##S(r, &x[1], nbt > 1 ? 3 : 2, db, -1, 1);                                               \
+        char what[64];                                                                                                 \
+        snprintf(what, sizeof what, "%s%s", tfe_ad_op_name(c.op), c.op != TFE_AD_NORM ? "" : nn_[c.unop]);           \
+        if (c.op == TFE_AD_NORM && c.unop >= TFE_NORM_1 && k == 1 && m > 1 && nn > 1) { /* a tie: the first wins */   \
+          bool rw = c.unop == TFE_NORM_INF;                                                                            \
+          for (int64_t q = 0; q < (rw ? nn : m); q++) {                                                                \
+            T *a0 = &x[0].v.data[rw ? q * m : q], *a1 = &x[0].v.data[rw ? m - 1 + q * m : q + (nn - 1) * m];           \
+            *a0 = *a0 * (T)2 + (T)(creal(*a0) < 0 ? -1 : 1); /* the largest row or column, copied with signs flipped */ \
+            *a1 = -*a0;                                                                                                \
+          }                                                                                                            \
+        }                                                                                                              \
+        long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                 \
+        ad_check_##S(r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, what, k);                                             \
+        ad_no_host(mark, 7, #S, what, k);                                                                              \
+        bool tie = c.op == TFE_AD_NORM && c.unop >= TFE_NORM_1 && k == 1; /* not differentiable there */             \
+        if (k < 2 && !tie && m > 0 && nn > 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, what); \
+        tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \
+      }                                                                                                                \
   }                                                                                                                    \
   static void ad_cases_##S(int dev) {                                                                                  \
     tu_rng r = {0xAD0000 + (uint64_t)DT};                                                                              \
@@ -2345,6 +2433,7 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
         if (k == 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(&r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op)); \
         tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \
       }                                                                                                                \
+    ad_cases2_##S(dev, &r);                                                                                           \
   }
 #define TFE__AD_CONJ(z) (z)
 #define TFE__AD_REAL(z) (z)

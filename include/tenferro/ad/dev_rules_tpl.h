@@ -82,12 +82,6 @@ TFE_INTERNAL TFE_TY(view) TFE_FN(ad_cbc_)(const TFE_TY(tensor) *C, int64_t i, co
   t.conj = false;
   return t;
 }
-/* The elementwise slot on dyn views (real and imaginary parts: ad_part_). */
-TFE_INTERNAL tfe_status TFE_FN(ad_ewd_)(tfe_ew_op op, int code, const tfe_dyn *d, const tfe_dyn *a, const tfe_dyn *b,
-                                       const void *s0) {
-  tfe_ew_desc e = {op, code, d, a, b, s0, NULL, 0, NULL, 0, NULL, 0};
-  return TFE__AD_BE->elementwise(TFE__AD_BE, &e);
-}
 /* C = alpha op(A) op(B) + beta C for every batch item; op 'N', 'T' or 'C' (conjugate transpose). */
 TFE_INTERNAL tfe_status TFE_FN(ad_bmm_)(TFE_T alpha, char ta, const TFE_TY(view) *A, char tb, const TFE_TY(view) *B,
                                        TFE_T beta, const TFE_TY(view) *C) {

@@ -234,6 +234,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_svd_frule_)(const tfe_ad_params *p, int nin, c
 TFE_INTERNAL tfe_status TFE_FN(ad_svdt_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                 TFE_TY(tensor) *y) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_svdt_pr_dev_)(p, x[0], y); /* the device's SVD (dev_rules2_tpl.h) */
   if (x[0]->lay.rank != 2) return tfe__fail(TFE_ERR_RANK, "tfe_ad_svd_trunc", "needs one matrix, got rank %d", x[0]->lay.rank);
   TFE__RT s = {0};
   TFE_TRY(TFE_FN(svd_trunc)(x[0], 1, (const int[]){0}, &p->trunc, &y[0], &s, &y[2], NULL));
@@ -253,6 +254,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_svdt_rrule_)(const tfe_ad_params *p, int nin, 
                                                const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
                                                TFE_TY(tensor) *dx) {
   (void)nin; (void)y;
+  if (TFE__AD_BE) return TFE_FN(ad_svdt_dev_)(true, p, x, dy, y, dx);
   TFE_TY(tensor) f[3], g[3];
   memset(f, 0, sizeof f);
   memset(g, 0, sizeof g);
@@ -276,6 +278,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_svdt_frule_)(const tfe_ad_params *p, int nin, 
                                                const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
                                                TFE_TY(tensor) *dy) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_svdt_dev_)(false, p, x, dx, y, dy);
   TFE_TY(tensor) f[3], t[3];
   memset(f, 0, sizeof f);
   memset(t, 0, sizeof t);
@@ -384,6 +387,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_qr_primal_)(const tfe_ad_params *p, int nin, c
 TFE_INTERNAL tfe_status TFE_FN(ad_lq_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                               TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_lq_pr_dev_)(x[0], y); /* the device's QR of A^H */
   return TFE_FN(lq)(x[0], false, &y[0], &y[1]);
 }
 
@@ -461,6 +465,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_qr_rrule_)(const tfe_ad_params *p, int nin, co
 TFE_INTERNAL tfe_status TFE_FN(ad_lq_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                              const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_lq_dev_)(true, x, dy, y, dx);
   return TFE_FN(ad_qrlq_rrule_)(true, x, y, dy, dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_qr_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
@@ -472,6 +477,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_qr_frule_)(const tfe_ad_params *p, int nin, co
 TFE_INTERNAL tfe_status TFE_FN(ad_lq_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                              const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_lq_dev_)(false, x, dx, y, dy);
   return TFE_FN(ad_qrlq_frule_)(true, x, dx, y, dy);
 }
 #undef TFE__LP

@@ -39,6 +39,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_red_perm_)(const tfe_ad_params *p, const tfe_l
 TFE_INTERNAL tfe_status TFE_FN(ad_reduce_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                   TFE_TY(tensor) *y) {
   (void)nin;
+  if (TFE__AD_BE && TFE_FN(ad_reduce_dev_ok_)(p)) return TFE_FN(ad_reduce_pr_dev_)(p, x[0], y); /* the slot's REDUCE */
   int perm[TFE_MAX_RANK];
   int64_t count = 0, nout = 0, dims[TFE_MAX_RANK];
   if (p->redop < 0 || p->redop >= (int)TFE_RED_COUNT_)
@@ -137,12 +138,14 @@ TFE_INTERNAL tfe_status TFE_FN(ad_reduce_rrule_)(const tfe_ad_params *p, int nin
                                                  const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
                                                  TFE_TY(tensor) *dx) {
   (void)nin;
+  if (TFE__AD_BE && TFE_FN(ad_reduce_dev_ok_)(p)) return TFE_FN(ad_reduce_dev_)(true, p, x[0], y[0], dy[0], dx);
   return TFE_FN(ad_red_both_)(true, p, x[0], y[0], dy[0], dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_reduce_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                  const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
                                                  TFE_TY(tensor) *dy) {
   (void)nin;
+  if (TFE__AD_BE && TFE_FN(ad_reduce_dev_ok_)(p)) return TFE_FN(ad_reduce_dev_)(false, p, x[0], y[0], dx[0], dy);
   return TFE_FN(ad_red_both_)(false, p, x[0], y[0], dx[0], dy);
 }
 
@@ -150,6 +153,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_reduce_frule_)(const tfe_ad_params *p, int nin
 TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                  TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_lstsq_pr_dev_)(x[0], x[1], y); /* A^+ B by the device's SVD */
   return TFE_FN(lstsq)(x[0], x[1], y);
 }
 /* Reverse: gB = Y^H gX, gY = gX B^H, gA = pinv rule(gY). Forward: dX = dY B + Y dB. */
@@ -165,7 +169,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_both_)(bool rev, const TFE_TY(view) *con
   const TFE_T *B = TFE_FN(ad_ptr_)(x[1]), *Yp = Y.v.data;
   if (rev) { /* d[0] = gX (n, r, batch) */
     st = TFE_FN(ad_like_)(&Y.v, false, &G);
-    if (!st) st = TFE_FN(ad_like_)(x[1], false, &out[1]);
+    if (!st) st = TFE_FN(ad_like_)(x[1], true, &out[1]); /* zeros: A of 0 columns has no batch item */
     for (int64_t b = 0; !st && b < nb; b++) {
       const TFE_T *gX = TFE_FN(ad_ptr_)(d[0]) + b * n * r;
       TFE_FN(ad_mm_)('C', 'N', m, r, n, 1, Yp + b * n * m, gX, 0, out[1].v.data + b * m * r);
@@ -195,12 +199,14 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_rrule_)(const tfe_ad_params *p, int nin,
                                                 const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
                                                 TFE_TY(tensor) *dx) {
   (void)p; (void)nin; (void)y;
+  if (TFE__AD_BE) return TFE_FN(ad_lstsq_dev_)(true, x, dy, dx);
   return TFE_FN(ad_lstsq_both_)(true, x, dy, dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_lstsq_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                 const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
                                                 TFE_TY(tensor) *dy) {
   (void)p; (void)nin; (void)y;
+  if (TFE__AD_BE) return TFE_FN(ad_lstsq_dev_)(false, x, dx, dy);
   return TFE_FN(ad_lstsq_both_)(false, x, dx, dy);
 }
 
@@ -271,6 +277,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_trisolve_frule_)(const tfe_ad_params *p, int n
 TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_sign_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                         TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_pr_dev_)(2, x[0], y);
   TFE__RT la = {0};
   TFE_TRY(TFE_FN(slogdet)(x[0], &y[0], &la));
   tfe_status st = TFE_FN(ad_from_real_)(&la, &y[1]);
@@ -286,9 +293,9 @@ TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_sign_both_)(bool rev, const TFE_TY(vie
   TFE_TRY(TFE_FN(ad_mdims_)(A, &m, &n, &nb, fn));
   TFE_TY(tensor) Ai = {0};
   TFE_TRY(TFE_FN(inv)(A, &Ai));
-  tfe_status st = rev ? TFE_FN(ad_like_)(A, false, out) : TFE_FN(ad_like_)(sg, false, &out[0]);
-  if (!st && !rev) {
-    st = TFE_FN(ad_like_)(sg, false, &out[1]);
+  tfe_status st = rev ? TFE_FN(ad_like_)(A, false, out) : TFE_FN(ad_like_)(sg, true, &out[0]);
+  if (!st && !rev) { /* zeros: a 0 x 0 matrix has no batch item to write */
+    st = TFE_FN(ad_like_)(sg, true, &out[1]);
     if (st) TFE_FN(tensor_release)(&out[0]);
   }
   for (int64_t b = 0; !st && b < nb; b++) {
@@ -325,12 +332,14 @@ TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_sign_rrule_)(const tfe_ad_params *p, i
                                                        const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
                                                        TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_rr_dev_)(2, x[0], y, dy, dx);
   return TFE_FN(ad_slogdet_sign_both_)(true, x[0], y[0], dy, dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_sign_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                        const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
                                                        TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_fr_dev_)(2, x[0], dx[0], y, dy);
   return TFE_FN(ad_slogdet_sign_both_)(false, x[0], y[0], dx, dy);
 }
 #undef TFE__RS

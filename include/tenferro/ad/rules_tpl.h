@@ -106,6 +106,56 @@ TFE_INTERNAL tfe_status TFE_FN(ad_fill_)(const TFE_TY(view) *dst, TFE_T value) {
   }
   return TFE_FN(ad_ew_)(TFE_EW_FILL, 0, dst, NULL, NULL, &value, NULL);
 }
+/* The elementwise slot on dyn views (real and imaginary parts: ad_part_). */
+TFE_INTERNAL tfe_status TFE_FN(ad_ewd_)(tfe_ew_op op, int code, const tfe_dyn *d, const tfe_dyn *a, const tfe_dyn *b,
+                                       const void *s0) {
+  tfe_ew_desc e = {op, code, d, a, b, s0, NULL, 0, NULL, 0, NULL, 0};
+  return TFE__AD_BE->elementwise(TFE__AD_BE, &e);
+}
+/* Exact steps and phases on the device (dev_rules2_tpl.h's head comment; ad_bwin_, the abs rule). */
+/* The constants the steps need: K = [0, 1, tiny] (tiny: the smallest normal number). */
+TFE_INTERNAL tfe_status TFE_FN(ad_consts_)(TFE_TY(tensor) *K) {
+  int64_t three = 3;
+  TFE_TRY(TFE_FN(ad_empty_)(1, &three, K));
+  const TFE_T v[3] = {0, 1, (TFE_T)(sizeof(TFE_R) == 4 ? FLT_MIN : DBL_MIN)};
+  tfe_status st = TFE_OK;
+  for (int i = 0; i < 3; i++) {
+    TFE_TY(view) e = K->v;
+    e.lay.dims[0] = 1, e.lay.offset = i;
+    if (!st) st = TFE_FN(ad_fill_)(&e, v[i]);
+  }
+  if (st) TFE_FN(tensor_release)(K);
+  return st;
+}
+/* The real part of constant i of K broadcast to the dyn view like (every stride 0). */
+TFE_INTERNAL tfe_dyn TFE_FN(ad_kd_)(const TFE_TY(tensor) *K, int i, const tfe_dyn *like) {
+  tfe_dyn d = TFE_FN(ad_part_)(&K->v, 0);
+  d.lay = like->lay;
+  d.lay.offset = i * (TFE_CPLX ? 2 : 1);
+  for (int k = 0; k < d.lay.rank; k++) d.lay.strides[k] = 0;
+  return d;
+}
+/* x = [x > 0] exactly on a real dyn view: scaled by 2^64 (f32) or 2^512 (f64) and clamped to
+ * [0, 1], three times, so that the smallest positive subnormal reaches 1 (also ad_bwin_'s masks). */
+TFE_INTERNAL tfe_status TFE_FN(ad_step_)(const tfe_dyn *x, const TFE_TY(tensor) *K) {
+  TFE_R big = (TFE_R)ldexp(1.0, sizeof(TFE_R) == 4 ? 64 : 512);
+  tfe_dyn z = TFE_FN(ad_kd_)(K, 0, x), o = TFE_FN(ad_kd_)(K, 1, x);
+  tfe_status st = TFE_OK;
+  for (int r = 0; r < 3 && !st; r++) {
+    st = TFE_FN(ad_ewd_)(TFE_EW_SCALE, 0, x, NULL, NULL, &big);
+    if (!st) st = TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MAX, x, x, &z, NULL);
+    if (!st) st = TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MIN, x, x, &o, NULL);
+  }
+  return st;
+}
+/* z / max(|z|, tiny) into ph (a dense tensor shaped like z; 0 at 0). */
+TFE_INTERNAL tfe_status TFE_FN(ad_phase1_)(const TFE_TY(view) *z, const TFE_TY(tensor) *K, const TFE_TY(view) *ph) {
+  tfe_status st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_ABS, ph, z, NULL, NULL, NULL);
+  tfe_dyn a = TFE_FN(ad_part_)(ph, 0), t = TFE_FN(ad_kd_)(K, 2, &a);
+  if (!st) st = TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MAX, &a, &a, &t, NULL);
+  if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_DIV, ph, z, ph, NULL, NULL);
+  return st;
+}
 /* A new dense tensor shaped like v (zeros when zero is true). Fresh gradient buffers are large
  * and touched once: huge pages (asked for before the first touch) save most page faults. */
 TFE_INTERNAL tfe_status TFE_FN(ad_like_)(const TFE_TY(view) *v, bool zero, TFE_TY(tensor) *t) {
@@ -415,20 +465,9 @@ TFE_INTERNAL tfe_status TFE_FN(ad_unary_dev_)(const tfe_ad_params *p, const TFE_
     }
     break;
   }
-  case TFE_UN_ABS: { /* sign(x) = x / max(|x|, tiny) (0 at 0) */
-    st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_ABS, t, x, NULL, &par, NULL);
-    int64_t one_dim = 1;
-    if (!st) st = TFE_FN(ad_empty_)(1, &one_dim, &one);
-    if (!st) st = TFE_FN(ad_fill_)(&one.v, (TFE_T)(sizeof(TFE_R) == sizeof(float) ? FLT_MIN : DBL_MIN));
-    if (!st) {
-      tfe_dyn a = TFE_FN(ad_part_)(t, 0), m = TFE_FN(ad_part_)(&one.v, 0);
-      m.lay = a.lay; /* the tiny value broadcast over |x| */
-      for (int i = 0; i < m.lay.rank; i++) m.lay.strides[i] = 0;
-      m.lay.offset = 0;
-      tfe_ew_desc dd = {TFE_EW_ZIP, TFE_BIN_MAX, &a, &a, &m, NULL, NULL, 0, NULL, 0, NULL, 0};
-      st = TFE__AD_BE->elementwise(TFE__AD_BE, &dd);
-    }
-    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_DIV, t, x, t, NULL, NULL); /* sign(x) */
+  case TFE_UN_ABS: { /* sign(x) = x / max(|x|, tiny) (0 at 0; ad_phase1_; one: its constants) */
+    st = TFE_FN(ad_consts_)(&one);
+    if (!st) st = TFE_FN(ad_phase1_)(x, &one, t);
     if (st) break;
     if (rev) { /* Re(g) sign(x) */
       st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_REAL, o, d, NULL, &par, NULL);
@@ -526,42 +565,28 @@ TFE_INTERNAL bool TFE_FN(ad_first_wins_)(int op, TFE_T a, TFE_T b) {
 #endif
 }
 /* [b wins] of max (b > a) or min (b < a), exact 0 / 1 in the dense D (a wins ties, as
- * ad_first_wins_), and Dn = 1 - D: the difference scaled past every nonzero magnitude and clamped
- * to [0, 1], three times (2^64 for f32, 2^512 for f64: the smallest subnormal reaches 1; an
- * infinite product clamps to 1). Real kinds (the primal refuses complex max / min). */
+ * ad_first_wins_), and Dn = 1 - D: the step of the difference (ad_step_: scaled past every nonzero
+ * magnitude and clamped to [0, 1], three times; an infinite product clamps to 1). Real kinds (the
+ * primal refuses complex max / min). */
 TFE_INTERNAL tfe_status TFE_FN(ad_bwin_)(int op, const TFE_TY(view) *a, const TFE_TY(view) *b, TFE_TY(tensor) *D,
                                         TFE_TY(tensor) *Dn) {
 #if TFE_CPLX
   (void)a; (void)b; (void)D; (void)Dn;
   return tfe__fail(TFE_ERR_UNSUPPORTED, "tfe_ad_binary", "%s of a complex kind", op == TFE_BIN_MAX ? "max" : "min");
 #else
-  TFE_TY(tensor) C = {0};
-  int64_t two = 2;
-  TFE_T big = (TFE_T)ldexp(1.0, sizeof(TFE_T) == 4 ? 64 : 512);
+  TFE_TY(tensor) K = {0};
   memset(D, 0, sizeof *D);
   memset(Dn, 0, sizeof *Dn);
-  tfe_status st = TFE_FN(ad_empty_)(1, &two, &C);
+  tfe_status st = TFE_FN(ad_consts_)(&K);
   if (!st) st = TFE_FN(ad_like_)(a, false, D);
   if (!st) st = TFE_FN(ad_like_)(a, false, Dn);
-  TFE_TY(view) c0 = C.v, c1 = C.v;
-  c0.lay = c1.lay = D->v.lay;
-  for (int i = 0; i < c0.lay.rank; i++) c0.lay.strides[i] = c1.lay.strides[i] = 0;
-  c0.lay.offset = 0, c1.lay.offset = 1;
-  if (!st) {
-    TFE_TY(view) e = C.v;
-    e.lay.dims[0] = 1;
-    st = TFE_FN(ad_fill_)(&e, 0);
-    e.lay.offset = 1;
-    if (!st) st = TFE_FN(ad_fill_)(&e, 1);
-  }
   if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_SUB, &D->v, op == TFE_BIN_MAX ? b : a, op == TFE_BIN_MAX ? a : b, NULL, NULL);
-  for (int r = 0; r < 3 && !st; r++) {
-    st = TFE_FN(ad_ew_)(TFE_EW_SCALE, 0, &D->v, NULL, NULL, &big, NULL);
-    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MAX, &D->v, &D->v, &c0, NULL, NULL);
-    if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_MIN, &D->v, &D->v, &c1, NULL, NULL);
+  if (!st) {
+    tfe_dyn dd = TFE_FN(ad_part_)(&D->v, 0), dn = TFE_FN(ad_part_)(&Dn->v, 0), one = TFE_FN(ad_kd_)(&K, 1, &dd);
+    st = TFE_FN(ad_step_)(&dd, &K);
+    if (!st) st = TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_SUB, &dn, &one, &dd, NULL);
   }
-  if (!st) st = TFE_FN(ad_ew_)(TFE_EW_ZIP, TFE_BIN_SUB, &Dn->v, &c1, &D->v, NULL, NULL);
-  TFE_FN(tensor_release)(&C);
+  TFE_FN(tensor_release)(&K);
   if (st) { TFE_FN(tensor_release)(D); TFE_FN(tensor_release)(Dn); }
   return st;
 #endif

@@ -155,11 +155,13 @@ TFE_INTERNAL tfe_status TFE_FN(ad_inv_frule_)(const tfe_ad_params *p, int nin, c
 TFE_INTERNAL tfe_status TFE_FN(ad_det_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_pr_dev_)(0, x[0], y); /* the device's LU (dev_rules2_tpl.h) */
   return TFE_FN(det)(x[0], y);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                    TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_pr_dev_)(1, x[0], y);
   TFE_TY(tensor) sg = {0};
   TFE__RT la = {0};
   TFE_TRY(TFE_FN(slogdet)(x[0], &sg, &la));
@@ -196,21 +198,25 @@ TFE_INTERNAL tfe_status TFE_FN(ad_det_both_)(bool logs, bool rev, const TFE_TY(v
 TFE_INTERNAL tfe_status TFE_FN(ad_det_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                               const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_rr_dev_)(0, x[0], y, dy, dx);
   return TFE_FN(ad_det_both_)(false, true, x[0], y[0], dy[0], dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_det_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                               const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_fr_dev_)(0, x[0], dx[0], y, dy);
   return TFE_FN(ad_det_both_)(false, false, x[0], y[0], dx[0], dy);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                   const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_rr_dev_)(1, x[0], y, dy, dx);
   return TFE_FN(ad_det_both_)(true, true, x[0], y[0], dy[0], dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                   const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_det_fr_dev_)(1, x[0], dx[0], y, dy);
   return TFE_FN(ad_det_both_)(true, false, x[0], y[0], dx[0], dy);
 }
 
@@ -218,6 +224,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_slogdet_frule_)(const tfe_ad_params *p, int ni
 TFE_INTERNAL tfe_status TFE_FN(ad_pinv_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                 TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_pinv_pr_dev_)(x[0], y); /* the device's SVD (dev_rules2_tpl.h) */
   return TFE_FN(pinv)(x[0], -1, y);
 }
 /* Reverse: gA = -Y^H gY Y^H + (I - A Y) gY^H Y Y^H + Y^H Y gY^H (I - Y A).
@@ -268,11 +275,13 @@ TFE_INTERNAL tfe_status TFE_FN(ad_pinv_both_)(bool rev, const TFE_TY(view) *A, c
 TFE_INTERNAL tfe_status TFE_FN(ad_pinv_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_pinv_dev_)(true, x[0], y[0], dy[0], dx);
   return TFE_FN(ad_pinv_both_)(true, x[0], y[0], dy[0], dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_pinv_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_pinv_dev_)(false, x[0], y[0], dx[0], dy);
   return TFE_FN(ad_pinv_both_)(false, x[0], y[0], dx[0], dy);
 }
 
@@ -280,6 +289,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_pinv_frule_)(const tfe_ad_params *p, int nin, 
 TFE_INTERNAL tfe_status TFE_FN(ad_norm_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                 TFE_TY(tensor) *y) {
   (void)nin;
+  if (TFE__AD_BE && TFE_FN(ad_norm_dev_ok_)(p)) return TFE_FN(ad_norm_pr_dev_)(p, x[0], y); /* Frobenius, nuclear, spectral */
   TFE__RT r = {0};
   TFE_TRY(TFE_FN(norm)(x[0], (tfe_norm_kind)p->norm, &r));
   return TFE_FN(ad_from_real_)(&r, y);
@@ -329,6 +339,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_norm_dir_)(const tfe_ad_params *p, const TFE_T
 TFE_INTERNAL tfe_status TFE_FN(ad_norm_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)nin;
+  if (TFE__AD_BE && TFE_FN(ad_norm_dev_ok_)(p)) return TFE_FN(ad_norm_dev_)(true, p, x[0], y[0], dy[0], dx);
   TFE_TRY(TFE_FN(ad_norm_dir_)(p, x[0], y[0], dx));
   int64_t mn = x[0]->lay.dims[0] * x[0]->lay.dims[1], nb = mn > 0 ? TFE_FN(ad_numel_)(x[0]) / mn : 0;
   for (int64_t b = 0; b < nb; b++) {
@@ -340,6 +351,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_norm_rrule_)(const tfe_ad_params *p, int nin, 
 TFE_INTERNAL tfe_status TFE_FN(ad_norm_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)nin;
+  if (TFE__AD_BE && TFE_FN(ad_norm_dev_ok_)(p)) return TFE_FN(ad_norm_dev_)(false, p, x[0], y[0], dx[0], dy);
   TFE_TY(tensor) D = {0};
   TFE_TRY(TFE_FN(ad_norm_dir_)(p, x[0], y[0], &D));
   tfe_status st = TFE_FN(ad_like_)(y[0], true, dy);
@@ -358,6 +370,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_norm_frule_)(const tfe_ad_params *p, int nin, 
 TFE_INTERNAL tfe_status TFE_FN(ad_expm_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                 TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_expm_pr_dev_)(x[0], y); /* the device's GEMMs and solve */
   return TFE_FN(expm)(x[0], y);
 }
 /* The Frechet derivative L(M, E) is the top-right block of exp([[M, E], [0, M]]); forward uses
@@ -394,11 +407,13 @@ TFE_INTERNAL tfe_status TFE_FN(ad_expm_both_)(bool rev, const TFE_TY(view) *A, c
 TFE_INTERNAL tfe_status TFE_FN(ad_expm_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin; (void)y;
+  if (TFE__AD_BE) return TFE_FN(ad_expm_dev_)(true, x[0], dy[0], dx);
   return TFE_FN(ad_expm_both_)(true, x[0], dy[0], dx);
 }
 TFE_INTERNAL tfe_status TFE_FN(ad_expm_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin; (void)y;
+  if (TFE__AD_BE) return TFE_FN(ad_expm_dev_)(false, x[0], dx[0], dy);
   return TFE_FN(ad_expm_both_)(false, x[0], dx[0], dy);
 }
 
@@ -406,6 +421,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_expm_frule_)(const tfe_ad_params *p, int nin, 
 TFE_INTERNAL tfe_status TFE_FN(ad_polar_primal_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                  TFE_TY(tensor) *y) {
   (void)p; (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_polar_pr_dev_)(x[0], y); /* the device's SVD */
   return TFE_FN(polar)(x[0], &y[0], &y[1]);
 }
 /* Up = U Vh, P = Vh^H S Vh: gU = gUp Vh^H, gVh = U^H gUp + S Vh (gP + gP^H),
@@ -413,6 +429,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_polar_primal_)(const tfe_ad_params *p, int nin
 TFE_INTERNAL tfe_status TFE_FN(ad_polar_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                 const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)nin; (void)y;
+  if (TFE__AD_BE) return TFE_FN(ad_polar_rr_dev_)(p, x, dy, dx);
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, "tfe_rrule(polar)"));
   int64_t k = m < n ? m : n;
@@ -456,6 +473,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_polar_rrule_)(const tfe_ad_params *p, int nin,
 TFE_INTERNAL tfe_status TFE_FN(ad_polar_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                                 const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)nin;
+  if (TFE__AD_BE) return TFE_FN(ad_polar_fr_dev_)(p, x, dx, y, dy);
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, "tfe_frule(polar)"));
   int64_t k = m < n ? m : n;

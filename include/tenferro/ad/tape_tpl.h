@@ -201,7 +201,10 @@ TFE_INTERNAL TFE_TY(ad_rrule_fn) TFE_FN(ad_rrule_of_)(tfe_ad_op op) {
 /* Which rules run in a backend's memory (docs/ad.md "Device tensors"): einsum, the elementwise
  * ops, scale, sum, the view ops, solve, trisolve and inv (all three rules); svd, qr, eigh and
  * cholesky (primal on the backend's linalg slot, forward and reverse in dev_rules_tpl.h); lu
- * (primal; forward and reverse of a square one). which: 0 primal, 1 frule, 2 rrule. */
+ * (primal; forward and reverse of a square one); det, slogdet, slogdet_sign, lq, pinv, polar,
+ * lstsq, svd_trunc, expm, the norms and the reductions (all three rules,
+ * dev_rules2_tpl.h). Not eig.
+ * which: 0 primal, 1 frule, 2 rrule. */
 TFE_INTERNAL bool TFE_FN(ad_dev_native_)(tfe_ad_op op, const tfe_ad_params *p, int which, const TFE_TY(view) *x0) {
   (void)p;
   switch (op) {
@@ -210,6 +213,11 @@ TFE_INTERNAL bool TFE_FN(ad_dev_native_)(tfe_ad_op op, const tfe_ad_params *p, i
   case TFE_AD_BINARY: return true;
   case TFE_AD_SOLVE: case TFE_AD_TRISOLVE: case TFE_AD_INV: return true;
   case TFE_AD_SVD: case TFE_AD_QR: case TFE_AD_EIGH: case TFE_AD_CHOLESKY: return true;
+  case TFE_AD_DET: case TFE_AD_SLOGDET: case TFE_AD_SLOGDET_SIGN: return true; /* dev_rules2_tpl.h */
+  case TFE_AD_LQ: case TFE_AD_PINV: case TFE_AD_POLAR: case TFE_AD_LSTSQ: case TFE_AD_SVD_TRUNC: return true;
+  case TFE_AD_EXPM: return true; /* the squarings' count read back (dev_rules2_tpl.h) */
+  case TFE_AD_REDUCE: return TFE_FN(ad_reduce_dev_ok_)(p);
+  case TFE_AD_NORM: return TFE_FN(ad_norm_dev_ok_)(p); /* Frobenius, nuclear, spectral */
   case TFE_AD_LU: /* the rules of a square LU (dev_rules_tpl.h: its permutation) */
     return which == 0 || (x0 && x0->lay.rank >= 2 && x0->lay.dims[0] == x0->lay.dims[1]);
   default: return false;

@@ -28,14 +28,16 @@ typedef struct tfe__pr_lab {
  * when absent. Labels are most often small; others take a scan of the table. (The scans of
  * every lookup were quadratic: about 0.2 us per call and table at rank 23.) */
 #define TFE__LABMAP 256
-typedef struct tfe__labmap { uint8_t at[TFE__LABMAP]; } tfe__labmap;
-_Static_assert(TFE__PR_MAXL < 255, "a table index fits tfe__labmap's bytes");
+typedef struct tfe__labmap { uint16_t at[TFE__LABMAP]; } tfe__labmap;
+#if 3 * TFE_MAX_RANK >= 65535 /* the largest table (the GPU's: three operands) */
+#error "TFE_MAX_RANK too large for tfe__labmap's 16-bit indices"
+#endif
 /* The index of label x, -1 when absent, -2 when x is outside the map (scan the table). */
 static inline int tfe__labmap_get(const tfe__labmap *m, int32_t x) {
   return (uint32_t)x < TFE__LABMAP ? (int)m->at[x] - 1 : -2;
 }
 static inline void tfe__labmap_set(tfe__labmap *m, int32_t x, int j) {
-  if ((uint32_t)x < TFE__LABMAP) m->at[x] = (uint8_t)(j + 1);
+  if ((uint32_t)x < TFE__LABMAP) m->at[x] = (uint16_t)(j + 1);
 }
 
 typedef struct tfe__pr_prob {

@@ -533,13 +533,9 @@ TFE_INTERNAL tfe_status TFE_FN(ad_polar_fr_dev_)(const tfe_ad_params *p, const T
                                                 TFE_TY(tensor) *dy) {
   const TFE_TY(view) *A = x[0];
   TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(polar)"));
-  memset(dy, 0, 2 * sizeof *dy);
-  tfe_status st = TFE_FN(ad_like_)(y[0], true, &dy[0]);
-  TFE__ADT(TFE_FN(ad_like_)(y[1], true, &dy[1]));
-  if (st || TFE_FN(ad_numel_)(A) == 0) {
-    if (st) TFE_FN(ad_rel_)(dy, 2);
-    return st;
-  }
+  TFE_TRY(TFE_FN(ad_zero2_)(y, dy));
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_OK;
+  tfe_status st = TFE_OK;
   TFE_TY(tensor) f[3], d[3], SV = {0}, DV = {0};
   memset(f, 0, sizeof f);
   memset(d, 0, sizeof d);

@@ -187,6 +187,15 @@ TFE_INTERNAL tfe_status TFE_FN(ad_dev_rank_)(const TFE_TY(view) *A, const char *
   if (A->lay.rank < 2) return tfe__fail(TFE_ERR_RANK, fn, "needs a matrix (rank >= 2), got rank %d", A->lay.rank);
   return TFE_OK;
 }
+/* dy[0], dy[1]: zeros shaped like y[0], y[1] (the tangents of a two-output rule's empty input,
+ * or the sums a forward rule accumulates into); on failure neither is kept. */
+TFE_INTERNAL tfe_status TFE_FN(ad_zero2_)(const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
+  memset(dy, 0, 2 * sizeof *dy);
+  tfe_status st = TFE_FN(ad_like_)(y[0], true, &dy[0]);
+  TFE__ADT(TFE_FN(ad_like_)(y[1], true, &dy[1]));
+  if (st) TFE_FN(ad_rel_)(dy, 2);
+  return st;
+}
 /* dx = (G + G^H) / 2 (a new tensor). */
 TFE_INTERNAL tfe_status TFE_FN(ad_dev_herm_)(const TFE_TY(view) *G, TFE_TY(tensor) *dx) {
   TFE_TRY(TFE_FN(ad_like_)(G, false, dx));
@@ -543,12 +552,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_qr_fr_dev_)(const TFE_TY(view) *const *x, cons
   TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(qr)"));
   int64_t m = A->lay.dims[0], n = A->lay.dims[1], k = m < n ? m : n;
   memset(dy, 0, 2 * sizeof *dy);
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_zero2_)(y, dy);
   tfe_status st = TFE_OK;
-  if (TFE_FN(ad_numel_)(A) == 0) {
-    for (int i = 0; i < 2; i++) TFE__ADT(TFE_FN(ad_like_)(y[i], true, &dy[i]));
-    if (st) TFE_FN(ad_rel_)(dy, 2);
-    return st;
-  }
   enum { ZH, X_, O_, N_, NT };
   TFE_TY(tensor) t[NT];
   memset(t, 0, sizeof t);
@@ -598,12 +603,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_eigh_fr_dev_)(const tfe_ad_params *p, const TF
   TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(eigh)"));
   int64_t n = A->lay.dims[0];
   memset(dy, 0, 2 * sizeof *dy);
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_zero2_)(y, dy);
   tfe_status st = TFE_OK;
-  if (TFE_FN(ad_numel_)(A) == 0) {
-    for (int i = 0; i < 2; i++) TFE__ADT(TFE_FN(ad_like_)(y[i], true, &dy[i]));
-    if (st) TFE_FN(ad_rel_)(dy, 2);
-    return st;
-  }
   enum { E_, F_, TK, P_, H_, NT };
   TFE_TY(tensor) t[NT];
   memset(t, 0, sizeof t);
@@ -656,12 +657,8 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lu_fr_dev_)(const TFE_TY(view) *const *x, cons
   TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(lu)"));
   int64_t n = A->lay.dims[0];
   memset(dy, 0, 2 * sizeof *dy);
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_zero2_)(y, dy);
   tfe_status st = TFE_OK;
-  if (TFE_FN(ad_numel_)(A) == 0) {
-    for (int i = 0; i < 2; i++) TFE__ADT(TFE_FN(ad_like_)(y[i], true, &dy[i]));
-    if (st) TFE_FN(ad_rel_)(dy, 2);
-    return st;
-  }
   enum { PT, X0, Z_, XH, P1, P2, NT };
   TFE_TY(tensor) t[NT];
   memset(t, 0, sizeof t);

@@ -2454,6 +2454,42 @@ TU_AD_KIND(c64, float complex, TFE_DT_C64, 1, 2e-3)
 #ifdef TU_GPU_EMULATED
 int tu_gpu_emu_trsm_calls(void);
 #endif
+/* The device forms of session 16's rules refuse what the host refuses, with the same code: a
+ * vector (rank 1) to every matrix op, a non-square matrix to det / slogdet / expm, an unknown
+ * norm kind; the message names the problem (non-empty) and no output is recorded. */
+static void ad_bad_inputs(int dev) {
+  static const tfe_ad_op ops[] = {TFE_AD_DET, TFE_AD_SLOGDET, TFE_AD_SLOGDET_SIGN, TFE_AD_EXPM, TFE_AD_LQ,
+                                  TFE_AD_PINV, TFE_AD_POLAR, TFE_AD_NORM, TFE_AD_SVD_TRUNC};
+  int64_t shapes[3][2] = {{4, 1}, {2, 3}, {2, 2}};
+  for (int sh = 0; sh < 3; sh++)
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+      bool square = ops[k] == TFE_AD_DET || ops[k] == TFE_AD_SLOGDET || ops[k] == TFE_AD_SLOGDET_SIGN || ops[k] == TFE_AD_EXPM;
+      if (sh == 1 && !square) continue;        /* 2 x 3 is valid for the others */
+      if (sh == 2 && ops[k] != TFE_AD_NORM) continue; /* 2 x 2: only the bad norm kind */
+      tfe_ad_params p;
+      memset(&p, 0, sizeof p);
+      p.norm = sh == 2 ? 99 : TFE_NORM_FRO;
+      p.trunc.max_rank = 1;
+      tfe_tensor_f64 h = {0}, d = {0};
+      assert_int_equal(tfe_ones_f64(&h, sh == 0 ? 1 : 2, sh == 0 ? shapes[0] : shapes[sh], TFE_COLMAJOR), TFE_OK);
+      ad_up_f64(dev, &h.v, &d);
+      tfe_status code[2];
+      for (int side = 0; side < 2; side++) {
+        tfe_tape_f64 t = {0};
+        int a = -1, out[3] = {-1, -1, -1};
+        assert_int_equal(side ? tfe_ad_var_ref_f64(&t, &d, NULL, &a) : tfe_ad_var_f64(&t, &h.v, NULL, &a), TFE_OK);
+        tfe_clear_error();
+        code[side] = tfe_ad_op_f64(&t, ops[k], &p, 1, &a, out);
+        assert_int_not_equal(code[side], TFE_OK);
+        assert_true(strlen(tfe_last_error()) > 0);
+        assert_int_equal(t.nvars, 1); /* nothing recorded */
+        tfe_tape_free_f64(&t);
+      }
+      if (code[0] != code[1])
+        fail_msg("%s, shape %d: host %d, device %d", tfe_ad_op_name(ops[k]), sh, (int)code[0], (int)code[1]);
+      tfe_tensor_release_f64(&h), tfe_tensor_release_f64(&d);
+    }
+}
 static void test_ad_device(void **state) {
   (void)state;
   ad_failures = 0;
@@ -2469,6 +2505,7 @@ static void test_ad_device(void **state) {
     assert_int_equal(tfe_ad_var_f64(&t, &h.v, NULL, &a), TFE_OK);
     assert_int_equal(tfe_ad_var_ref_f64(&t, &d, NULL, &b), TFE_OK);
     assert_int_equal(tfe_ad_binary_f64(&t, a, b, TFE_BIN_ADD, &c), TFE_ERR_DEVICE);
+    ad_bad_inputs(dev);
     /* the tensor accessors: a bad id or no tape is NULL with an error; no gradient yet is NULL alone */
     const int bad[3] = {-1, 2, 1 << 30};
     for (int i = 0; i < 3; i++) {

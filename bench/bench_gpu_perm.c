@@ -3,14 +3,14 @@
  *
  *   build/bench/bench_gpu_perm [patterns.json] [reps] [configs]  (default ../shared/bench/..., 10)
  *
- * configs: a comma-separated list of blocks/tile/dtile[/fit/pipe/waves/order/run/tmax/pri/wide] launch
+ * configs: a comma-separated list of blocks/tile/dtile[/fit/pipe/waves/order/run/tmax/pri/wide/big] launch
  * settings of the permutation kernel (tfe__gperm_cfg in gpu/exec.h: the grid size aimed at, 0
  * for waves times the blocks the device holds at once; the largest tile of mode 1 and of mode 0,
  * in elements; the exact-group fit 0-2; the next position's loads before the stores 0/1; waves;
  * the rest's label order 0-3; the run in bytes a tile side grows to, 0 for none; the most
  * elements of such a tile; which side grows first, 1 C's, 0 A's; 1 for tiles of 513-576
- * threads on tfe_perm2d_w (two blocks a multiprocessor); fields left out keep the
- * default), e.g. 0/1024/1024/2/1/1/1/0 (session 12's plan) or 2048/1024/1024/0/0/1/0/0
+ * threads on tfe_perm2d_w (two blocks a multiprocessor); the most elements of a tile on
+ * tfe_perm2d_b (opt-in shared memory), 0 for none; fields left out keep the default), e.g. 0/1024/1024/2/1/1/1/0 (session 12's plan) or 2048/1024/1024/0/0/1/0/0
  * (session 11's plan and grid): each pattern is timed under each (one column each; the first is
  * the built-in default when the list is absent).
  *
@@ -136,15 +136,15 @@ int main(int argc, char **argv) {
   for (const char *c = argc > 3 ? argv[3] : ""; *c && ncfg < 8;) {
     tfe__gperm_knobs *k = &cfg[ncfg];
     *k = tfe__gperm_cfg;
-    long long v[11];
-    int nv = sscanf(c, "%lld/%lld/%lld/%lld/%lld/%lld/%lld/%lld/%lld/%lld/%lld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                    &v[6], &v[7], &v[8], &v[9], &v[10]);
-    int *f[10] = {&k->tile, &k->dtile, &k->fit, &k->pipe, &k->waves, &k->order, &k->run, &k->tmax, &k->pri, &k->wide};
+    long long v[12];
+    int nv = sscanf(c, "%lld/%lld/%lld/%lld/%lld/%lld/%lld/%lld/%lld/%lld/%lld/%lld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                    &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]);
+    int *f[11] = {&k->tile, &k->dtile, &k->fit, &k->pipe, &k->waves, &k->order, &k->run, &k->tmax, &k->pri, &k->wide, &k->big};
     if (nv >= 1) k->blocks = v[0];
     for (int i = 1; i < nv; i++) *f[i - 1] = (int)v[i];
     if (nv < 3 || k->tile < 64 || k->tile > 1024 || k->dtile < 32 || k->dtile > 1024 || k->blocks < 0 || k->fit < 0 ||
         k->fit > 2 || k->waves < 1 || k->order < 0 || k->order > 3 || k->run < 0 || k->tmax < 64 || k->tmax > 4096) {
-      fprintf(stderr, "bad config list '%s' (blocks/tile/dtile[/fit/pipe/waves/order/run/tmax/pri/wide], tile 64..1024, "
+      fprintf(stderr, "bad config list '%s' (blocks/tile/dtile[/fit/pipe/waves/order/run/tmax/pri/wide/big], tile 64..1024, "
                       "dtile 32..1024, order 0..3, tmax 64..4096)\n", argv[3]);
       return 2;
     }
@@ -171,9 +171,9 @@ int main(int argc, char **argv) {
   free(text);
   int pats = tfe_json_get(&j, 0, "patterns");
   for (int k = 0; k < ncfg; k++)
-    printf("config %d: blocks %lld, tile %d, dtile %d, fit %d, pipe %d, waves %d, order %d, run %d, tmax %d, pri %d, wide %d\n",
+    printf("config %d: blocks %lld, tile %d, dtile %d, fit %d, pipe %d, waves %d, order %d, run %d, tmax %d, pri %d, wide %d, big %d\n",
            k, cfg[k].blocks, cfg[k].tile, cfg[k].dtile, cfg[k].fit, cfg[k].pipe, cfg[k].waves, cfg[k].order, cfg[k].run,
-           cfg[k].tmax, cfg[k].pri, cfg[k].wide);
+           cfg[k].tmax, cfg[k].pri, cfg[k].wide, cfg[k].big);
   int b2b = getenv("BENCH_B2B") ? atoi(getenv("BENCH_B2B")) : 0;
   if (b2b > 64) b2b = 64;
   const char *only = getenv("BENCH_ONLY");

@@ -393,7 +393,9 @@ static void test_einsum_chain(void **state) {
 #ifdef TU_GPU_EMULATED
 int tu_gpu_emu_ewn_launches(void);
 int tu_gpu_emu_permw_launches(void);
+int tu_gpu_emu_permb_launches(void);
 #endif
+int tu_gpu_perm_big(int big); /* the companion part's switch of tfe_perm2d_b */
 static void test_einsum_zip_chain(void **state) {
   (void)state;
   tu_rng r = {0x2192};
@@ -514,35 +516,41 @@ static void test_permute_large(void **state) {
       if (i % 4 == 3) put(dt, alpha, rnd(&r), rnd(&r)), put(dt, beta, rnd(&r), rnd(&r));
       permute_both(dt, &A, &C, la, lc, alpha, beta, 100 + i, "permute_large (small labels)");
     }
-  /* reversals of 3^9 and 2^13, dense (the longer tile sides of exec.h's cfg.run: 81 x 27 in f64
-   * (216-byte runs, not whole sectors) on tfe_perm2d_w; 2^13's 256-byte runs keep 32 x 32), and
-   * 3^9 in random layouts with alpha/beta and conjugation */
+  /* reversals of 3^9, 5^6 and 2^13, dense (the longer tile sides of exec.h's cfg.run: 3^9 in f64
+   * 81 x 81, 216-byte runs grown, on tfe_perm2d_b, or with it off 81 x 27 on tfe_perm2d_w; 5^6
+   * other cuts; 2^13's 256-byte runs keep 32 x 32), and 3^9 and 5^6 in random layouts with
+   * alpha/beta and conjugation, each with and without tfe_perm2d_b */
 #ifdef TU_GPU_EMULATED
-  int permw0 = tu_gpu_emu_permw_launches();
+  int permw0 = tu_gpu_emu_permw_launches(), permb0 = tu_gpu_emu_permb_launches();
 #endif
-  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
-    for (int i = 0; i < 3; i++) {
-      tfe_dtype dt = kinds[k];
-      int rank = i == 1 ? 13 : 9;
-      int64_t da[13], dc[13];
-      int32_t la[13], lc[13];
-      for (int q = 0; q < rank; q++) la[q] = q, lc[q] = rank - 1 - q, da[q] = i == 1 ? 2 : 3;
-      for (int q = 0; q < rank; q++) dc[q] = da[lc[q]];
-      hostop A, C;
-      make_view(&r, dt, rank, da, true, &A), make_view(&r, dt, rank, dc, false, &C);
-      double alpha[2] = {1, 0}, beta[2] = {0, 0};
-      if (i < 2) {
-        assert_int_equal(tfe_layout_dense(rank, da, TFE_COLMAJOR, &A.v.lay), TFE_OK);
-        assert_int_equal(tfe_layout_dense(rank, dc, TFE_COLMAJOR, &C.v.lay), TFE_OK);
-      } else {
-        A.v.conj = cplx(dt);
-        put(dt, alpha, rnd(&r), rnd(&r)), put(dt, beta, rnd(&r), rnd(&r));
+  for (int big = 1; big >= 0; big--) {
+    int was = tu_gpu_perm_big(big ? 8192 : 0);
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+      for (int i = 0; i < 5; i++) {
+        tfe_dtype dt = kinds[k];
+        int rank = i == 1 ? 13 : i >= 3 ? 6 : 9;
+        int64_t da[13], dc[13];
+        int32_t la[13], lc[13];
+        for (int q = 0; q < rank; q++) la[q] = q, lc[q] = rank - 1 - q, da[q] = i == 1 ? 2 : i >= 3 ? 5 : 3;
+        for (int q = 0; q < rank; q++) dc[q] = da[lc[q]];
+        hostop A, C;
+        make_view(&r, dt, rank, da, true, &A), make_view(&r, dt, rank, dc, false, &C);
+        double alpha[2] = {1, 0}, beta[2] = {0, 0};
+        if (i < 2 || i == 3) {
+          assert_int_equal(tfe_layout_dense(rank, da, TFE_COLMAJOR, &A.v.lay), TFE_OK);
+          assert_int_equal(tfe_layout_dense(rank, dc, TFE_COLMAJOR, &C.v.lay), TFE_OK);
+        } else {
+          A.v.conj = cplx(dt);
+          put(dt, alpha, rnd(&r), rnd(&r)), put(dt, beta, rnd(&r), rnd(&r));
+        }
+        permute_both(dt, &A, &C, la, lc, alpha, beta, 300 + i, big ? "permute_large (reversals)" : "permute_large (reversals, big 0)");
       }
-      permute_both(dt, &A, &C, la, lc, alpha, beta, 300 + i, "permute_large (reversals)");
-    }
+    tu_gpu_perm_big(was);
 #ifdef TU_GPU_EMULATED
-  assert_true(tu_gpu_emu_permw_launches() > permw0); /* the 81 x 27 tiles ran on tfe_perm2d_w */
+    if (big) assert_true(tu_gpu_emu_permb_launches() > permb0); /* the 81 x 81 tiles ran on tfe_perm2d_b */
+    else assert_true(tu_gpu_emu_permw_launches() > permw0);     /* the 81 x 27 tiles on tfe_perm2d_w */
 #endif
+  }
   /* random permutations: rank 1-7, sizes 0, 1, small and up to 40 (at most ~2^16 elements),
    * random layouts (padded, negative strides, zero strides in A), alpha/beta, conjugation */
   int ncase = cases() / 4 + 8;

@@ -37,7 +37,7 @@ static emu_c emu_add(emu_c a, emu_c b) {
 }
 
 /* ---- the kernels: tfe_unary and tfe_perm2d compute the same thing; tfe_scale ------------------ */
-enum { EMU_UNARY, EMU_PERM, EMU_SCALE, EMU_EW, EMU_EWRED, EMU_GSMALL, EMU_EWN, EMU_PERMW, EMU_NFN };
+enum { EMU_UNARY, EMU_PERM, EMU_SCALE, EMU_EW, EMU_EWRED, EMU_GSMALL, EMU_EWN, EMU_PERMW, EMU_PERMB, EMU_NFN };
 /* tfe_gemm_small (kernels.h): C[i,j,q] = alpha sum_l A(i,l,q) B(l,j,q) + beta C[i,j,q] */
 static void emu_gsmall(int g, char *c, const char *a, const char *b, const tfe__gg_sparams *p) {
   const size_t es = g == TFE__GK_F32 ? 4 : g == TFE__GK_C128 ? 16 : 8;
@@ -313,6 +313,15 @@ int tu_gpu_emu_ewn_launches(void) { return emu_ewn_launches; }
 static int emu_permw_launches; /* tfe_perm2d_w, the tiles of 513-576 threads */
 int tu_gpu_emu_permw_launches(void);
 int tu_gpu_emu_permw_launches(void) { return emu_permw_launches; }
+int tu_gpu_perm_big(int big); /* as in test_gpu_conformance.companion__part.c */
+int tu_gpu_perm_big(int big) {
+  int was = tfe__gperm_cfg.big;
+  tfe__gperm_cfg.big = big;
+  return was;
+}
+static int emu_permb_launches; /* tfe_perm2d_b, the tiles in opt-in shared memory */
+int tu_gpu_emu_permb_launches(void);
+int tu_gpu_emu_permb_launches(void) { return emu_permb_launches; }
 static void emu_ewn(int g, char *d, const tfe__gpu_enparams *p) {
   size_t es = emu_es[g];
   emu_ewn_launches++;
@@ -459,6 +468,7 @@ static tfe__cu_result emu_launch_now(tfe__cu_function f, unsigned gx, unsigned g
            (const tfe__gpu_eparams *)args[3]);
   else if (which == EMU_SCALE) emu_unary(g, c, NULL, (const tfe__gpu_kparams *)args[1], true);
   else if (which == EMU_PERMW) emu_permw_launches++, emu_unary(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const tfe__gpu_kparams *)args[2], false);
+  else if (which == EMU_PERMB) emu_permb_launches++, emu_unary(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const tfe__gpu_kparams *)args[2], false);
   else emu_unary(g, c, (const char *)(uintptr_t) * (tfe__cu_ptr *)args[1], (const tfe__gpu_kparams *)args[2], false);
   return 0;
 }
@@ -975,6 +985,15 @@ static tfe__blas_status emu_blas_create(tfe__blas_handle *h) {
 static tfe__blas_status emu_blas_destroy(tfe__blas_handle h) { free((void *)h); return 0; }
 static tfe__blas_status emu_blas_stream(tfe__blas_handle h, tfe__cu_stream s) { ((emu_blas *)(void *)h)->s = s; return 0; }
 
+/* Of the device attributes only the opt-in shared memory per block (an H100's), so that
+ * tfe_perm2d_b is planned; the occupancy ones stay unknown (exec.h then aims at 2048 blocks). */
+static tfe__cu_result emu_attr(int *v, int attr, tfe__cu_device d) {
+  (void)d;
+  if (attr != 97) return 1;
+  *v = 232448;
+  return 0;
+}
+static tfe__cu_result emu_func_attr(tfe__cu_function f, int attr, int v) { (void)f; return attr == 8 && v > 0 ? 0 : 1; }
 /* Registers one emulated device "cuda:0" with its kernels in place (no NVRTC). */
 void tu_gpu_emulate(void) {
   pthread_mutex_lock(&tfe__gpu.lock);
@@ -985,6 +1004,7 @@ void tu_gpu_emulate(void) {
   cu->cuMemcpyHtoDAsync = emu_htod, cu->cuMemcpyDtoHAsync = emu_dtoh, cu->cuModuleUnload = emu_unload;
   cu->cuMemcpyDtoDAsync = emu_dtod;
   cu->cuLaunchKernel = emu_launch, cu->cuGetErrorString = emu_errstr;
+  cu->cuDeviceGetAttribute = emu_attr, cu->cuFuncSetAttribute = emu_func_attr;
   cu->cuMemcpyDtoDAsync = emu_dtod, cu->cuMemAllocHost = emu_alloc_host, cu->cuMemFreeHost = emu_free_host;
   cu->cuEventCreate = emu_ev_create, cu->cuEventDestroy = emu_ev_destroy, cu->cuEventRecord = emu_ev_record;
   cu->cuEventQuery = emu_ev_query, cu->cuEventSynchronize = emu_ev_sync, cu->cuStreamWaitEvent = emu_stream_wait;
@@ -1014,6 +1034,7 @@ void tu_gpu_emulate(void) {
     D->f_unary[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_UNARY);
     D->f_perm[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_PERM);
     D->f_perm_w[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_PERMW);
+    D->f_perm_b[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_PERMB);
     D->f_scale[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_SCALE);
     D->f_ew[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EW);
     D->f_ewred[g] = (tfe__cu_function)(uintptr_t)(1 + EMU_NFN * g + EMU_EWRED);

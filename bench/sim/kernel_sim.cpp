@@ -14,7 +14,7 @@ struct sim_dim3 { unsigned x, y, z; };
 static thread_local sim_dim3 threadIdx, blockIdx;
 static sim_dim3 blockDim, gridDim;
 static pthread_barrier_t sim_bar;
-alignas(16) static unsigned char sim_smem[49152];
+alignas(16) static unsigned char sim_smem[232448]; // an H100's opt-in limit (tfe_perm2d_b)
 static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 static inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; }
 #define __syncthreads() pthread_barrier_wait(&sim_bar)
@@ -41,7 +41,7 @@ namespace k_c128 { typedef double TFE_R;
 #include "kernels.inc"
 }
 
-struct sim_job { int g; void **args; unsigned gx, gy; };
+struct sim_job { int g, big; void **args; unsigned gx, gy; };
 static void *sim_thread(void *arg) {
   sim_job *j = (sim_job *)((void **)arg)[0];
   threadIdx.x = (unsigned)(uintptr_t)((void **)arg)[1], threadIdx.y = threadIdx.z = 0;
@@ -49,7 +49,9 @@ static void *sim_thread(void *arg) {
     for (unsigned bx = 0; bx < j->gx; bx++) {
       blockIdx.x = bx, blockIdx.y = by, blockIdx.z = 0;
       void **a = j->args;
-#define RUN(ns) ns::tfe_perm2d(*(ns::T **)a[0], *(const ns::T **)a[1], *(const ns::P *)a[2], *(const ns::Q *)a[3])
+#define RUN(ns)                                                                                          \
+  (j->big ? ns::tfe_perm2d_b : ns::tfe_perm2d)(*(ns::T **)a[0], *(const ns::T **)a[1], *(const ns::P *)a[2], \
+                                              *(const ns::Q *)a[3])
       switch (j->g) {
       case 0: RUN(k_f32); break;
       case 1: RUN(k_f64); break;
@@ -60,14 +62,14 @@ static void *sim_thread(void *arg) {
     }
   return NULL;
 }
-// One launch of tfe_perm2d of kind g (0 f32, 1 f64, 2 c64, 3 c128); args as cuLaunchKernel's
-// (pointers to the device pointers and to the two parameter blocks).
-extern "C" int sim_perm_launch(int g, unsigned gx, unsigned gy, unsigned nt, unsigned shm, void **args) {
+// One launch of tfe_perm2d (big: tfe_perm2d_b) of kind g (0 f32, 1 f64, 2 c64, 3 c128); args as
+// cuLaunchKernel's (pointers to the device pointers and to the two parameter blocks).
+extern "C" int sim_perm_launch(int g, int big, unsigned gx, unsigned gy, unsigned nt, unsigned shm, void **args) {
   if (nt == 0 || nt > 1024 || shm > sizeof sim_smem) { fprintf(stderr, "sim: bad launch nt=%u shm=%u\n", nt, shm); return 1; }
   blockDim.x = nt, blockDim.y = blockDim.z = 1, gridDim.x = gx, gridDim.y = gy, gridDim.z = 1;
   memset(sim_smem, 0xA5, sizeof sim_smem);
   pthread_barrier_init(&sim_bar, NULL, nt);
-  sim_job j = {g, args, gx, gy};
+  sim_job j = {g, big, args, gx, gy};
   pthread_t th[1024];
   void *targ[1024][2];
   for (unsigned t = 0; t < nt; t++) {

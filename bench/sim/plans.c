@@ -1,8 +1,8 @@
 /* bench/sim/plans.c — prints tfe_perm2d's plan (gpu/exec.h tfe__gperm_plan) and the launch it
  * makes for each pattern of ../shared/bench/permutation_patterns.json (f64), on the host, with
  * an H100's occupancy attributes (132 multiprocessors) unless NSM says otherwise. Knobs as
- * bench_gpu_perm's configs: FIT, PIPE, WAVES, BLOCKS, TILE, DTILE, ORDER, RUN, TMAX, PRI; ES the
- * element size (default 8). No GPU needed. */
+ * bench_gpu_perm's configs: FIT, PIPE, WAVES, BLOCKS, TILE, DTILE, ORDER, RUN, TMAX, PRI, BIG; ES
+ * the element size (default 8). No GPU needed. */
 #define _POSIX_C_SOURCE 200809L
 #include <tenferro/gpu/tenferro_gpu.c>
 #include <stdlib.h>
@@ -11,9 +11,11 @@
 
 static tfe__cu_result attr(int *v, int a, tfe__cu_device d) {
   (void)d;
-  *v = a == 16 ? (getenv("NSM") ? atoi(getenv("NSM")) : 132) : a == 82 ? 65536 : a == 81 ? 233472 : a == 106 ? 32 : 1024;
+  *v = a == 16 ? (getenv("NSM") ? atoi(getenv("NSM")) : 132) : a == 82 ? 65536 : a == 81 ? 233472 : a == 106 ? 32
+     : a == 97 ? 232448 : 1024;
   return 0;
 }
+static tfe__cu_result fattr(tfe__cu_function f, int a, int v) { (void)f, (void)a, (void)v; return 0; }
 static unsigned lgx, lgy, lnt, lshm;
 static tfe__cu_result launch(tfe__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                              unsigned bz, unsigned shm, tfe__cu_stream s, void **args, void **extra) {
@@ -33,11 +35,13 @@ int main(int argc, char **argv) {
   if (getenv("RUN")) tfe__gperm_cfg.run = atoi(getenv("RUN"));
   if (getenv("TMAX")) tfe__gperm_cfg.tmax = atoi(getenv("TMAX"));
   if (getenv("PRI")) tfe__gperm_cfg.pri = atoi(getenv("PRI"));
+  if (getenv("BIG")) tfe__gperm_cfg.big = atoi(getenv("BIG"));
   size_t es = getenv("ES") ? (size_t)atoi(getenv("ES")) : 8;
-  tfe__gpu.cu.cuDeviceGetAttribute = attr, tfe__gpu.cu.cuLaunchKernel = launch;
+  tfe__gpu.cu.cuDeviceGetAttribute = attr, tfe__gpu.cu.cuLaunchKernel = launch, tfe__gpu.cu.cuFuncSetAttribute = fattr;
   tfe__gpu_dev D;
   memset(&D, 0, sizeof D);
   D.info.vendor = TFE_GPU_NVIDIA;
+  for (int g = 0; g < TFE__GK_COUNT; g++) D.f_perm_b[g] = (tfe__cu_function)(uintptr_t)1;
   char *text = bench_slurp(file);
   tfe_json j;
   if (!text || tfe_json_parse(text, strlen(text), &j) != TFE_OK) return 1;
@@ -60,10 +64,10 @@ int main(int argc, char **argv) {
     p.alpha_re = 1, p.beta_zero = 1;
     tfe__gpu_kparams p2 = p;
     tfe__gperm_q q;
-    tfe__gperm_plan(&p2, &q, es);
-    tfe__gpu_launch_perm(&D, NULL, 0, 0, &p, es, "plans");
-    printf("%-40s mode %d x %lld (%d labels) y %lld (%d) tile %d x %d rest %lld | grid %u x %u, %u threads, %u B, %.1f positions a block\n",
-           j.nodes[tfe_json_get(&j, pn, "id")].str, q.mode, q.px, q.nx, q.py, q.ny, q.TX, q.TY, q.rest, lgx, lgy, lnt, lshm,
+    tfe__gperm_plan(&p2, &q, es, tfe__gperm_bigsm(&D, 0));
+    tfe__gpu_launch_perm(&D, 0, 0, 0, &p, es, "plans");
+    printf("%-40s mode %d%s x %lld (%d labels) y %lld (%d) tile %d x %d rest %lld | grid %u x %u, %u threads, %u B, %.1f positions a block\n",
+           j.nodes[tfe_json_get(&j, pn, "id")].str, q.mode, q.wide == 2 ? " (big)" : "", q.px, q.nx, q.py, q.ny, q.TX, q.TY, q.rest, lgx, lgy, lnt, lshm,
            (double)q.rest / lgy);
   }
   tfe_json_free(&j);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/sim/regs.py — compiles the copy kernels' source (bench/sim/dump_src output, tfe_perm2d of
+"""bench/sim/regs.py — compiles the copy kernels' source (bench/sim/dump_src output, tfe_perm2d* of
 include/tenferro/gpu/kernels.h) with NVRTC for an architecture (default sm_90) and each element
 kind, and prints ptxas's register, spill and shared-memory lines. Needs libnvrtc, no GPU.
   bench/sim/regs.py SOURCE [sm_90]"""
@@ -30,7 +30,7 @@ for name, r, c in kinds:
     for line in text.splitlines():
         if "Compiling entry function" in line:
             fn = line.split("'")[1]
-        elif fn == "tfe_perm2d" and ("registers" in line or "spill" in line or "stack frame" in line):
+        elif fn and fn.startswith("tfe_perm2d") and ("registers" in line or "spill" in line or "stack frame" in line):
             print(f"{name:5s} {fn}: {line.split('info    :')[-1].strip()}")
     lib.nvrtcDestroyProgram(ctypes.byref(prog))
 sys.exit(bad)

@@ -368,12 +368,14 @@ static tfe__cu_result tfe__gpu_module(tfe__gpu_dev *D, int g, const char *img) {
   if ((r = tfe__gpu.cu.cuModuleGetFunction(&D->f_unary[g], m, "tfe_unary")) != 0 ||
       (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_perm[g], m, "tfe_perm2d")) != 0 ||
       (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_perm_w[g], m, "tfe_perm2d_w")) != 0 ||
+      (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_perm_b[g], m, "tfe_perm2d_b")) != 0 ||
       (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_scale[g], m, "tfe_scale")) != 0 ||
       (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_ew[g], m, "tfe_ew")) != 0 ||
       (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_ewred[g], m, "tfe_ew_red")) != 0 ||
       (r = tfe__gpu.cu.cuModuleGetFunction(&D->f_ewn[g], m, "tfe_ewn")) != 0) {
     tfe__gpu.cu.cuModuleUnload(m);
-    D->f_unary[g] = D->f_scale[g] = D->f_perm[g] = D->f_perm_w[g] = D->f_ew[g] = D->f_ewred[g] = D->f_ewn[g] = NULL;
+    D->f_unary[g] = D->f_scale[g] = D->f_perm[g] = D->f_perm_w[g] = D->f_perm_b[g] = D->f_ew[g] = D->f_ewred[g] = NULL;
+    D->f_ewn[g] = NULL;
     return r;
   }
   static const char *const la[TFE__GPU_LA_NFN] = {"tfe_la_tri", "tfe_la_phase", "tfe_la_gauge", "tfe_la_perm",

@@ -182,9 +182,11 @@ static void tfe__gpu_kp_merge(tfe__gpu_kparams *p) {
  *     longer runs (cfg.run bytes): a side whose run is shorter and not a whole number of
  *     32-byte sectors grows, C's side first, to the smallest exact cut of its group (or of a
  *     longer group) of at least run / es elements where the tile still fits: at most cfg.tmax
- *     elements (2304: 576 threads) and 48 KiB of shared memory (two tiles and the tables);
- *     f64 reverse_15d_3's 27 x 27 (216-byte runs) -> 81 x 27, on tfe_perm2d_w (cfg.wide: two
- *     blocks a multiprocessor, where tfe_perm2d fits one); 256-byte runs (the 2^k reversals,
+ *     elements (2304: 576 threads) and 48 KiB of shared memory (two tiles and the tables),
+ *     or, on tfe_perm2d_b (NVIDIA, the driver's opt-in shared memory), cfg.big elements in one
+ *     tile within that opt-in limit; f64 reverse_15d_3's 27 x 27 (216-byte runs) -> 81 x 27
+ *     (tfe_perm2d_w, cfg.wide: two blocks a multiprocessor, where tfe_perm2d fits one) -> 81 x
+ *     81 (tfe_perm2d_b: 648-byte runs on both sides); 256-byte runs (the 2^k reversals,
  *     the 2048^2 and 256^3 transposes) stay 32 x 32: 64 x 32 was slower there (docs/benchmarks.md,
  *     sessions 13 and 16);
  *     loads run along y, stores along x, through two tiles in shared memory taken in turn (one
@@ -224,12 +226,13 @@ typedef struct tfe__gperm_q { /* the layout of struct Q in kernels.h */
  * reach when it is not whole sectors (0: no longer sides; 512, the default);
  * tmax, the most elements of such a longer tile (4 a thread, at most 4096; 2304); pri 1 (0):
  * C's side (A's side) grows first; wide 1: tiles of 513-576 threads run on tfe_perm2d_w (two
- * blocks a multiprocessor, no pipelining) instead of tfe_perm2d (one). */
+ * blocks a multiprocessor, no pipelining) instead of tfe_perm2d (one); big, the most elements of
+ * a longer tile on tfe_perm2d_b (one tile buffer in opt-in shared memory; 0: none). */
 typedef struct tfe__gperm_knobs {
   long long blocks;
-  int tile, dtile, fit, pipe, waves, order, run, tmax, pri, wide;
+  int tile, dtile, fit, pipe, waves, order, run, tmax, pri, wide, big;
 } tfe__gperm_knobs;
-static tfe__gperm_knobs tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1, 3, 512, 2304, 1, 1};
+static tfe__gperm_knobs tfe__gperm_cfg = {0, 1024, 1024, 2, 1, 1, 3, 512, 2304, 1, 1, 8192};
 /* Per device: multiprocessors, registers, shared memory and blocks per multiprocessor, shared
  * memory the driver reserves per block (0: not asked yet, nsm -1: not known). */
 static struct { int nsm, regs, smem, blocks, resv; } tfe__gperm_dev[TFE__GPU_MAX_DEV];
@@ -300,12 +303,16 @@ static void tfe__gperm_fit(tfe__gpu_kparams *p, int g0, int *cnt, long long *pro
   }
   *prod = T;
 }
-/* Whether a tile of TX x TY elements of es bytes fits tfe_perm2d: at most cfg.tmax (and 4096)
- * elements, four a thread, and its shared memory (tables, the rest's table, two padded tiles)
- * within the 48 KiB a launch gets without opting in. */
-static bool tfe__gperm_tile_fits(long long TX, long long TY, size_t es) {
-  long long tab = (2 * (TX + TY) * 4 + 15) / 16 * 16, lim = tfe__gperm_cfg.tmax < 4096 ? tfe__gperm_cfg.tmax : 4096;
-  return TX * TY <= lim && tab + 64 * 2 * 4 + 2 * TX * (TY | 1) * (long long)es <= 48 * 1024;
+/* Which kernel takes a tile of TX x TY elements of es bytes: 1, tfe_perm2d (at most cfg.tmax,
+ * and 4096, elements: four a thread; its shared memory, the tables, the rest's table and two
+ * padded tiles, within the 48 KiB a launch gets without opting in); 2, tfe_perm2d_b (at most
+ * cfg.big elements, one padded tile within bigsm bytes, the opt-in limit: 0 where there is
+ * none); 0, neither. */
+static int tfe__gperm_tile_kind(long long TX, long long TY, size_t es, long long bigsm) {
+  long long tab = (2 * (TX + TY) * 4 + 15) / 16 * 16 + 64 * 2 * 4, tb = TX * (TY | 1) * (long long)es;
+  long long lim = tfe__gperm_cfg.tmax < 4096 ? tfe__gperm_cfg.tmax : 4096;
+  if (TX * TY <= lim && tab + 2 * tb <= 48 * 1024) return 1;
+  return TX * TY <= tfe__gperm_cfg.big && tab + tb <= bigsm ? 2 : 0;
 }
 /* The key of label d in the rest's order (cfg.order 1-3). */
 static long long tfe__gperm_rkey(const tfe__gpu_kparams *p, int d) {
@@ -337,7 +344,7 @@ static long long tfe__gperm_longer(const long long *n, int m, long long want, lo
 }
 /* The plan of p (sorted and merged, total > 0, no summed labels) into q; reorders p's labels
  * x, y, rest (and may split some). */
-static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
+static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es, long long bigsm) {
   memset(q, 0, sizeof *q);
   const long long tile = tfe__gperm_cfg.tile;
   int af = -1;
@@ -377,7 +384,7 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
         else /* A's labels in A's order, nonzero strides */
           for (; ml < m && p->sa[ord[ml]] != 0; ml++) ns[ml] = p->dout[ord[ml]];
         long long s2 = tfe__gperm_longer(ns, ml, want, side, &cnt, &pr);
-        if (s2 == side || !tfe__gperm_tile_fits(xs ? s2 : TX, xs ? TY : s2, es)) continue;
+        if (s2 == side || !tfe__gperm_tile_kind(xs ? s2 : TX, xs ? TY : s2, es, bigsm)) continue;
         if (xs) { /* x's new labels leave the others' list (and must not be y's) */
           bool clash = cnt < nx;
           for (int i = 0; i < ny; i++) clash |= ord[i] < cnt;
@@ -425,15 +432,15 @@ static void tfe__gperm_plan(tfe__gpu_kparams *p, tfe__gperm_q *q, size_t es) {
   q->nx = nx, q->ny = ny, q->px = px, q->py = py, q->TX = (int)TX, q->TY = (int)TY;
   q->ntx = (px + TX - 1) / TX;
   q->rest = p->total / (px * py);
-  q->small = 1, q->wide = 0; /* tfe__gperm_fits */
+  q->small = 1; /* tfe__gperm_fits */
   for (int d = 0; d < p->nout; d++) tfe__gperm_magic((unsigned long long)p->dout[d], &q->mg[d], &q->sh[d]);
   q->plain = !p->conj && p->beta_zero && p->alpha_re == 1 && p->alpha_im == 0;
   q->pipe = tfe__gperm_cfg.pipe;
   if (q->mode) {
     q->tab = (int)((2 * (size_t)(TX + TY) * sizeof(int) + 15) / 16 * 16);
     q->tstride = (int)(TX * (TY | 1));
-  } /* shared memory: tab bytes of x/y tables, 64 x 2 offsets of the rest, two tiles (mode 1) */
-  (void)es;
+    q->wide = tfe__gperm_tile_kind(TX, TY, es, bigsm) == 2 ? 2 : 0; /* 2: tfe_perm2d_b */
+  } /* shared memory: tab bytes of x/y tables, 64 x 2 offsets of the rest, two tiles (mode 1; one on tfe_perm2d_b) */
   p->pj = nx | ny << 8; /* as before (the emulated device ignores them) */
   p->pad = (int)TX | (int)TY << 16;
 }
@@ -458,24 +465,49 @@ static long long tfe__gperm_resident(tfe__gpu_dev *D, unsigned nt, unsigned shm,
   if (b > tfe__gperm_dev[i].blocks) b = tfe__gperm_dev[i].blocks;
   return b < 1 ? 0 : b * tfe__gperm_dev[i].nsm;
 }
-/* One block of 32..1024 threads (four elements each) per tile; grid y over the rest: the grid
- * aims at tfe__gperm_cfg.blocks blocks, or (0) waves times what the device holds at once, 2048
- * where that is not known (at most 65535 in y). */
+/* tfe_perm2d_b's shared memory for kind g on D: the device's opt-in limit per block (the
+ * reserved part already taken off), allowed on the function once (cuFuncSetAttribute); 0 where
+ * the driver does not offer it (HIP, older drivers), cfg.big is 0 or the kernel is not loaded. */
+static long long tfe__gperm_bigsm(tfe__gpu_dev *D, int g) {
+  if (tfe__gperm_cfg.big <= 0) return 0;
+  if (D->perm_bsm[g] == 0) {
+    int v = 0;
+    bool ok = D->f_perm_b[g] && tfe__gpu.cu.cuFuncSetAttribute && tfe__gpu.cu.cuDeviceGetAttribute &&
+              D->info.vendor == TFE_GPU_NVIDIA;
+    ok = ok && tfe__gpu.cu.cuDeviceGetAttribute(&v, 97, D->cudev) == 0 && v > 48 * 1024; /* ..._PER_BLOCK_OPTIN */
+    ok = ok && tfe__gpu.cu.cuFuncSetAttribute(D->f_perm_b[g], 8, v) == 0; /* MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    D->perm_bsm[g] = ok ? v : -1;
+  }
+  return D->perm_bsm[g] > 0 ? D->perm_bsm[g] : 0;
+}
+/* One block per tile; grid y over the rest: the grid aims at tfe__gperm_cfg.blocks blocks, or
+ * (0) waves times what the device holds at once, 2048 where that is not known (at most 65535
+ * in y). tfe_perm2d and tfe_perm2d_w: 32..1024 threads, four elements each; tfe_perm2d_b: threads
+ * for whole rounds of K (8, 7, 2 for 4-, 8-, 16-byte kinds), at most 512, one position of the
+ * rest a block (its tiles are large; the device's block scheduler then shares them out: a grid
+ * of what the device holds left 5 or 6 positions a block at 2187, docs/benchmarks.md session 17). */
 static tfe_status tfe__gpu_launch_perm(tfe__gpu_dev *D, int g, tfe__cu_ptr c, tfe__cu_ptr a,
                                        tfe__gpu_kparams *p, size_t es, const char *where) {
   tfe__gperm_q q;
-  tfe__gperm_plan(p, &q, es);
+  long long bigsm = tfe__gperm_bigsm(D, g);
+  tfe__gperm_plan(p, &q, es, bigsm);
   long long tiles = q.ntx * ((q.py + q.TY - 1) / q.TY), ne = (long long)q.TX * q.TY;
   if (tiles > 0x7fffffffLL) return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "%lld tiles exceed the grid", tiles);
+  bool big = q.wide == 2;
   unsigned nt = (unsigned)(((ne + 3) / 4 + 31) / 32 * 32);
-  unsigned shm = (unsigned)q.tab + 64u * 2u * (unsigned)sizeof(int) + (q.mode ? 2u * (unsigned)q.tstride * (unsigned)es : 0);
-  if (shm > 48u * 1024u) /* not reached: the plan keeps tiles within 48 KiB (tfe__gperm_tile_fits) */
+  unsigned shm = (unsigned)q.tab + 64u * 2u * (unsigned)sizeof(int) + (q.mode ? (big ? 1u : 2u) * (unsigned)q.tstride * (unsigned)es : 0);
+  if (big) { /* K as kernels.h's tfe_perm2d_b: loads in flight a thread */
+    long long K = es == 4 ? 8 : es == 8 ? 7 : 2, rounds = (ne + K * 512 - 1) / (K * 512);
+    nt = (unsigned)(((ne + K * rounds - 1) / (K * rounds) + 31) / 32 * 32);
+  }
+  if (shm > (big ? (unsigned)bigsm : 48u * 1024u)) /* not reached: the plan keeps tiles within (tfe__gperm_tile_kind) */
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, where, "a tile of %u bytes of shared memory", shm);
-  bool wide = tfe__gperm_cfg.wide && q.mode == 1 && nt > 512 && nt <= 576 && D->f_perm_w[g];
-  tfe__cu_function f = wide ? D->f_perm_w[g] : D->f_perm[g]; /* __launch_bounds__(576, 2): 56 registers */
+  bool wide = !big && tfe__gperm_cfg.wide && q.mode == 1 && nt > 512 && nt <= 576 && D->f_perm_w[g];
+  tfe__cu_function f = big ? D->f_perm_b[g] : wide ? D->f_perm_w[g] : D->f_perm[g];
   long long want = tfe__gperm_cfg.blocks;
-  if (want <= 0) {
-    long long r = tfe__gperm_resident(D, nt, shm, wide ? 56 : 64); /* __launch_bounds__(1024, 1): 64 registers */
+  if (want <= 0 && big) want = tiles * q.rest;
+  if (want <= 0) { /* the launch bounds' registers: (1024, 1) 64, (576, 2) 56 */
+    long long r = tfe__gperm_resident(D, nt, shm, wide ? 56 : 64);
     want = r > 0 ? r * (tfe__gperm_cfg.waves > 0 ? tfe__gperm_cfg.waves : 1) : 2048;
   }
   long long gy = want / tiles; /* at most `want` blocks (the rest shared out evenly) */

@@ -80,7 +80,7 @@ static const char *tfe__hp_kname(tfe__cu_function f) {
   tfe__gpu_dev *D = tfe__hp.dev;
   if (!D) return "kernel";
   for (int g = 0; g < TFE__GK_COUNT; g++) {
-    if (f == D->f_perm[g] || f == D->f_perm_w[g]) return "perm2d";
+    if (f == D->f_perm[g] || f == D->f_perm_w[g] || f == D->f_perm_b[g]) return "perm2d";
     if (f == D->f_unary[g]) return "unary";
     if (f == D->f_scale[g]) return "scale";
     if (f == D->f_ew[g]) return "ew";

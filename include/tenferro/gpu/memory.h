@@ -514,7 +514,7 @@ static void tfe__gpu_teardown(tfe__gpu_dev *D) {
   tfe__gpu.cu.cuDevicePrimaryCtxRelease(D->cudev);
   memset(D->mod, 0, sizeof D->mod), memset(D->f_unary, 0, sizeof D->f_unary), memset(D->f_scale, 0, sizeof D->f_scale);
   memset(D->f_perm, 0, sizeof D->f_perm), memset(D->f_perm_w, 0, sizeof D->f_perm_w), memset(D->f_ew, 0, sizeof D->f_ew), memset(D->f_ewred, 0, sizeof D->f_ewred);
-  memset(D->f_ewn, 0, sizeof D->f_ewn);
+  memset(D->f_ewn, 0, sizeof D->f_ewn), memset(D->f_perm_b, 0, sizeof D->f_perm_b), memset(D->perm_bsm, 0, sizeof D->perm_bsm);
   memset(D->f_tgemm, 0, sizeof D->f_tgemm);
   memset(D->f_la, 0, sizeof D->f_la), D->sol = NULL, D->solp = NULL;
   D->ws = 0, D->ws_bytes = 0, D->blas = NULL, D->stream = NULL, D->ctx = NULL, D->ready = false;

@@ -38,7 +38,9 @@ enum { TFE__GK_F32, TFE__GK_F64, TFE__GK_C64, TFE__GK_C128, TFE__GK_COUNT };
 enum { TFE__GPU_LA_TRI, TFE__GPU_LA_PHASE, TFE__GPU_LA_GAUGE, TFE__GPU_LA_PERM, TFE__GPU_LA_FINITE, TFE__GPU_LA_NFN };
 
 #define TFE__GPU_FIELD(name, sym, ret, args) ret(*name) args;
-typedef struct { TFE__CU_FUNCS(TFE__GPU_FIELD) TFE__CU_FUNCS_RT(TFE__GPU_FIELD) TFE__CU_FUNCS_GRAPH(TFE__GPU_FIELD) } tfe__cu_api;
+typedef struct {
+  TFE__CU_FUNCS(TFE__GPU_FIELD) TFE__CU_FUNCS_RT(TFE__GPU_FIELD) TFE__CU_FUNCS_GRAPH(TFE__GPU_FIELD) TFE__CU_FUNCS_OPT(TFE__GPU_FIELD)
+} tfe__cu_api;
 typedef struct { TFE__CUBLAS_FUNCS(TFE__GPU_FIELD) } tfe__cublas_api;
 typedef struct { TFE__NVRTC_FUNCS(TFE__GPU_FIELD) } tfe__nvrtc_api;
 typedef struct { TFE__CUSOLVER_FUNCS(TFE__GPU_FIELD) } tfe__cusolver_api;
@@ -97,6 +99,8 @@ typedef struct tfe__gpu_dev {
   tfe__blas_handle blas;
   tfe__cu_module mod[TFE__GK_COUNT];
   tfe__cu_function f_unary[TFE__GK_COUNT], f_scale[TFE__GK_COUNT], f_perm[TFE__GK_COUNT], f_perm_w[TFE__GK_COUNT];
+  tfe__cu_function f_perm_b[TFE__GK_COUNT]; /* tfe_perm2d_b, the tiles in opt-in shared memory (exec.h) */
+  int perm_bsm[TFE__GK_COUNT];              /* its shared memory per block: 0 not asked, -1 none (exec.h) */
   tfe__cu_function f_ew[TFE__GK_COUNT], f_ewred[TFE__GK_COUNT], f_ewn[TFE__GK_COUNT]; /* the elementwise slot (elementwise.h) */
   tfe__cu_function f_gsmall[TFE__GK_COUNT]; /* small GEMMs (gemm.h, tfe__gg_small); NULL: cuBLAS's */
   tfe__cu_function f_tgemm[2][3][4]; /* [f32, f64][max-plus, min-plus, max-times][GEMM, GEMM with argmax,
@@ -346,6 +350,10 @@ static tfe_status tfe__cu_driver(const char *where) {
     tfe__gpu.cu.cuStreamBeginCapture = NULL;
     tfe__gpu_note("CUDA graphs absent: plans queue their steps one by one");
   }
+#define TFE__GPU_CU_OPT1(name, sym, ret, args)                                                           \
+  if (!tfe__cu_entry(h, #name, sym, &tfe__gpu.cu.name)) tfe__gpu.cu.name = NULL;
+  TFE__CU_FUNCS_OPT(TFE__GPU_CU_OPT1)
+#undef TFE__GPU_CU_OPT1
   return TFE_OK;
 }
 

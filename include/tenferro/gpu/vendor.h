@@ -386,5 +386,9 @@ typedef struct tfe__cu_graphexec_s *tfe__cu_graph_exec; /* CUgraphExec */
   X(cuGraphExecDestroy, "cuGraphExecDestroy", tfe__cu_result, (tfe__cu_graph_exec))                          \
   X(cuGraphDestroy, "cuGraphDestroy", tfe__cu_result, (tfe__cu_graph))
 
+/* ---- optional driver entries, each absent alone: cuFuncSetAttribute lets tfe_perm2d_b take
+ * shared memory beyond 48 KiB (exec.h); absent (HIP's table), that kernel is not used ---- */
+#define TFE__CU_FUNCS_OPT(X) X(cuFuncSetAttribute, "cuFuncSetAttribute", tfe__cu_result, (tfe__cu_function, int, int))
+
 #endif /* TFE__GPU_COMPANION */
 #endif

@@ -2317,10 +2317,44 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
         tfe_tensor_release_##S(&x[0]);                                                                                 \
       }                                                                                                                \
   }                                                                                                                    \
+  /* LU of any shape (session 17: P built on the device from the i64 perm): tall, wide, square, batches  \
+   * of 3 (tall) and 2 (wide), a side of size 0 or 1; one large entry per column at a random           \
+   * permutation's rows (nontrivial pivoting); every rule on the device; finite differences. */        \
+  static void ad_lu_cases_##S(int dev, tu_rng *r) {                                                                    \
+    ad_ctx c;                                                                                                          \
+    memset(&c, 0, sizeof c);                                                                                           \
+    c.op = TFE_AD_LU;                                                                                                  \
+    for (int k = 0; k < 8; k++) { /* 0, 1, 5: tall; 2, 3, 6: wide; 4: square; 7: a side of 0 or 1 */                \
+      int64_t m, nn, nbt = k == 5 ? 3 : k == 6 ? 2 : 1;                                                                \
+      if (k < 2 || k == 5) m = tu_int(r, 2, 6), nn = tu_int(r, 1, m - 1);                                              \
+      else if (k < 4 || k == 6) nn = tu_int(r, 2, 6), m = tu_int(r, 1, nn - 1);                                        \
+      else if (k == 4) m = nn = tu_int(r, 2, 6);                                                                       \
+      else if (tu_int(r, 0, 1)) m = tu_int(r, 0, 1), nn = tu_int(r, 0, 4);                                             \
+      else nn = tu_int(r, 0, 1), m = tu_int(r, 0, 4);                                                                  \
+      int64_t dims[3] = {m, nn, nbt}, kk = m < nn ? m : nn;                                                            \
+      tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                      \
+      ad_rand_##S(r, &x[0], nbt > 1 ? 3 : 2, dims, -1, 1);                                                             \
+      for (int64_t bi = 0; bi < nbt; bi++) {                                                                           \
+        T *a = x[0].v.data + bi * m * nn;                                                                              \
+        int p[8];                                                                                                      \
+        for (int q = 0; q < m; q++) p[q] = q;                                                                          \
+        for (int q = (int)m - 1; q > 0; q--) { int j = (int)tu_int(r, 0, q), t = p[q]; p[q] = p[j]; p[j] = t; }        \
+        for (int64_t q = 0; q < kk; q++) a[p[q] + q * m] += (T)((m + 1) * (tu_int(r, 0, 1) ? 1 : -1));                  \
+      }                                                                                                                \
+      long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                   \
+      char what[48];                                                                                                   \
+      snprintf(what, sizeof what, "lu %lldx%lld", (long long)m, (long long)nn);                                        \
+      ad_check_##S(r, dev, 1, x, ad_prog_la_##S, &c, what, k);                                                         \
+      ad_no_host(mark, 7, #S, what, k);                                                                                \
+      if (k < 5 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(r, dev, 1, x, ad_prog_la_##S, &c, what);        \
+      tfe_tensor_release_##S(&x[0]);                                                                                   \
+    }                                                                                                                  \
+  }                                                                                                                    \
   static void ad_cases2_##S(int dev, tu_rng *r) {                                                                      \
     ad_ctx c;                                                                                                          \
     memset(&c, 0, sizeof c);                                                                                           \
     ad_reduce_cases_##S(dev, r);                                                                                       \
+    ad_lu_cases_##S(dev, r);                                                                                           \
     const tfe_ad_op ops[] = {TFE_AD_DET, TFE_AD_SLOGDET, TFE_AD_SLOGDET_SIGN, TFE_AD_LQ, TFE_AD_PINV, TFE_AD_POLAR,    \
                              TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_LSTSQ,             \
                              TFE_AD_SVD_TRUNC, TFE_AD_EXPM};                                                           \
@@ -2428,7 +2462,7 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
         }                                                                                                              \
         long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                 \
         ad_check_##S(&r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op), k);                           \
-        /* every rule on the device (lu: square here; docs/ad.md lists what still goes through the host) */          \
+        /* every rule on the device (lu: square here, any shape in ad_lu_cases_) */          \
         ad_no_host(mark, 7, #S, tfe_ad_op_name(c.op), k);                                                              \
         if (k == 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(&r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op)); \
         tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \

@@ -206,7 +206,7 @@ TFE_INTERNAL TFE_TY(ad_rrule_fn) TFE_FN(ad_rrule_of_)(tfe_ad_op op) {
  * dev_rules2_tpl.h). Not eig.
  * which: 0 primal, 1 frule, 2 rrule. */
 TFE_INTERNAL bool TFE_FN(ad_dev_native_)(tfe_ad_op op, const tfe_ad_params *p, int which, const TFE_TY(view) *x0) {
-  (void)p;
+  (void)p, (void)which, (void)x0;
   switch (op) {
   case TFE_AD_EINSUM: case TFE_AD_UNARY: case TFE_AD_SCALE: case TFE_AD_SUM: case TFE_AD_PERMUTE:
   case TFE_AD_RESHAPE: case TFE_AD_SLICE: case TFE_AD_BROADCAST: case TFE_AD_DIAGONAL: return true;
@@ -218,8 +218,7 @@ TFE_INTERNAL bool TFE_FN(ad_dev_native_)(tfe_ad_op op, const tfe_ad_params *p, i
   case TFE_AD_EXPM: return true; /* the squarings' count read back (dev_rules2_tpl.h) */
   case TFE_AD_REDUCE: return TFE_FN(ad_reduce_dev_ok_)(p);
   case TFE_AD_NORM: return TFE_FN(ad_norm_dev_ok_)(p); /* Frobenius, nuclear, spectral */
-  case TFE_AD_LU: /* the rules of a square LU (dev_rules_tpl.h: its permutation) */
-    return which == 0 || (x0 && x0->lay.rank >= 2 && x0->lay.dims[0] == x0->lay.dims[1]);
+  case TFE_AD_LU: return true; /* any shape (dev_rules3_tpl.h: P from the device's perm) */
   default: return false;
   }
 }

@@ -189,6 +189,132 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lu_fr_dev_)(const TFE_TY(view) *const *x, cons
   return st;
 }
 
+/* ==== eig (complex kinds): W (n, batch...), V (n, n, batch...) of the backend's geev ============== */
+#if TFE_CPLX
+/* eps^2 = (eta max_i |w_i|)^2 + tiny per item, in the real parts of the new (batch...) tensor E of
+ * the matrix batch A (imaginary parts zero). */
+TFE_INTERNAL tfe_status TFE_FN(ad_eig_e2_)(const tfe_ad_params *p, const TFE_TY(view) *w, const TFE_TY(view) *A,
+                                          const TFE_TY(tensor) *K, TFE_TY(tensor) *E) {
+  TFE_TY(tensor) t = {0};
+  TFE_TRY(TFE_FN(ad_like_)(w, false, &t));
+  TFE_R et = (TFE_R)(p->eta > 0 ? p->eta : sqrt((double)TFE_FN(la_eps_)()));
+  tfe_status st = TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_ABS, &t.v, w, NULL, NULL, NULL);
+  TFE__ADT(TFE_FN(ad_bvec_)(A, true, E));
+  if (!st) {
+    tfe_dyn tr = TFE_FN(ad_part_)(&t.v, 0), er = TFE_FN(ad_part_)(&E->v, 0), tiny = TFE_FN(ad_kd_)(K, 2, &er);
+    st = TFE_FN(ad_redd_)(TFE_RED_MAX, &er, &tr, 1, (const int[]){0});
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_SCALE, 0, &er, NULL, NULL, &et));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MUL, &er, &er, &er, NULL));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_ADD, &er, &er, &tiny, NULL));
+    if (st) TFE_FN(tensor_release)(E);
+  }
+  TFE_FN(tensor_release)(&t);
+  return st;
+}
+/* Fc = conj(F) (a new (n, n, batch...) tensor): d / (|d|^2 + eps^2), d_ij = w_j - w_i, zero diagonal
+ * (the CPU's ad_eig_f_ conjugated). */
+TFE_INTERNAL tfe_status TFE_FN(ad_eig_fc_)(const tfe_ad_params *p, const TFE_TY(view) *w, const TFE_TY(view) *A,
+                                          TFE_TY(tensor) *Fc) {
+  int64_t n = A->lay.dims[0];
+  TFE_TY(tensor) K = {0}, E = {0}, T = {0};
+  memset(Fc, 0, sizeof *Fc);
+  tfe_status st = TFE_FN(ad_consts_)(&K);
+  TFE__ADT(TFE_FN(ad_eig_e2_)(p, w, A, &K, &E));
+  TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, Fc));
+  TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &T));
+  if (!st) {
+    TFE_TY(view) wj = TFE_FN(ad_vbc_)(w, n, true), wi = TFE_FN(ad_vbc_)(w, n, false), d = TFE_FN(ad_diagv_)(&Fc->v),
+                 eb = TFE_FN(ad_bbc_)(&E.v, A);
+    tfe_dyn tr = TFE_FN(ad_part_)(&T.v, 0), ti = TFE_FN(ad_part_)(&T.v, 1), er = TFE_FN(ad_part_)(&eb, 0);
+    TFE_R z = 0;
+    st = TFE__ADZIP(TFE_BIN_SUB, &Fc->v, &wj, &wi);
+    TFE__ADT(TFE_FN(ad_ew_)(TFE_EW_MAP, TFE_UN_ABS, &T.v, &Fc->v, NULL, NULL, NULL));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MUL, &tr, &tr, &tr, NULL));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_ADD, &tr, &tr, &er, NULL));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_FILL, 0, &ti, NULL, NULL, &z));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_DIV, &Fc->v, &Fc->v, &T.v));
+    TFE__ADT(TFE_FN(ad_fill_)(&d, (TFE_T)0));
+  }
+  TFE_FN(tensor_release)(&K), TFE_FN(tensor_release)(&E), TFE_FN(tensor_release)(&T);
+  if (st) TFE_FN(tensor_release)(Fc);
+  return st;
+}
+/* gA = V^-H (diag(gw) + conj(F) o (Y - V^H V diag(Re diag Y))) V^H, Y = V^H gV (one solve with V^H). */
+TFE_INTERNAL tfe_status TFE_FN(ad_eig_rr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *const *x,
+                                              const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy,
+                                              TFE_TY(tensor) *dx) {
+  const TFE_TY(view) *A = x[0], *w = y[0], *V = y[1], *gw = dy[0], *gV = dy[1];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_rrule(eig)"));
+  int64_t n = A->lay.dims[0];
+  memset(dx, 0, sizeof *dx);
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, dx);
+  enum { FC, Y_, VV, RY, T_, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  tfe_status st = TFE_FN(ad_eig_fc_)(p, w, A, &t[FC]);
+  for (int i = Y_; i <= VV; i++) TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[i]));
+  TFE__ADT(TFE_FN(ad_like_)(w, true, &t[RY]));
+  TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[T_]));
+  if (!st) {
+    const TFE_TY(view) *Y = &t[Y_].v, *T = &t[T_].v;
+    TFE_TY(view) Yd = TFE_FN(ad_diagv_)(Y), Td = TFE_FN(ad_diagv_)(T), rb = TFE_FN(ad_vbc_)(&t[RY].v, n, true),
+                 Vh = TFE_FN(ad_tv_)(V, true);
+    st = TFE_FN(ad_bmm_)(1, 'C', V, 'N', gV, 0, Y);
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', V, 'N', V, 0, &t[VV].v));
+    TFE__ADT(TFE_FN(ad_re_copy_)(&t[RY].v, &Yd));                /* Re Y_jj */
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, T, &t[VV].v, &rb));          /* V^H V diag(Re diag Y) */
+    TFE__ADT(TFE__ADZIP(TFE_BIN_SUB, T, Y, T));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, T, T, &t[FC].v));            /* conj(F) o (...): zero diagonal */
+    TFE__ADT(TFE_FN(ad_copy_)(&Td, gw));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', T, 'C', V, 0, Y));           /* (...) V^H */
+    TFE__ADT(TFE_FN(solve)(&Vh, Y, dx));                          /* V^-H (...) V^H */
+  }
+  TFE_FN(ad_rel_)(t, NT);
+  return st;
+}
+/* P = V^-1 dA V; dw = diag P; dV = V C with C = F o P (zero diagonal) and
+ * C_ii = -Re sum_k (V^H V)_ik C_ki (keeps |v_i| = 1; the CPU's ad_eig_frule_). */
+TFE_INTERNAL tfe_status TFE_FN(ad_eig_fr_dev_)(const tfe_ad_params *p, const TFE_TY(view) *const *x,
+                                              const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y,
+                                              TFE_TY(tensor) *dy) {
+  const TFE_TY(view) *A = x[0], *dA = dx[0], *w = y[0], *V = y[1];
+  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(eig)"));
+  int64_t n = A->lay.dims[0];
+  memset(dy, 0, 2 * sizeof *dy);
+  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_zero2_)(y, dy);
+  enum { FC, T_, P_, VV, Q_, S_, NT };
+  TFE_TY(tensor) t[NT];
+  memset(t, 0, sizeof t);
+  tfe_status st = TFE_FN(ad_eig_fc_)(p, w, A, &t[FC]);
+  TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[T_]));
+  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', dA, 'N', V, 0, &t[T_].v));
+  TFE__ADT(TFE_FN(solve)(V, &t[T_].v, &t[P_]));                   /* P = V^-1 dA V */
+  TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[VV]));
+  TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[Q_]));
+  TFE__ADT(TFE_FN(ad_like_)(w, false, &t[S_]));
+  TFE__ADT(TFE_FN(ad_like_)(w, false, &dy[0]));
+  TFE__ADT(TFE_FN(ad_like_)(V, false, &dy[1]));
+  if (!st) {
+    const TFE_TY(view) *P = &t[P_].v;
+    TFE_TY(view) Pd = TFE_FN(ad_diagv_)(P), F = t[FC].v, Ct = TFE_FN(ad_tv_)(P, false);
+    F.conj = !F.conj;
+    tfe_dyn pr = TFE_FN(ad_part_)(&Pd, 0), sr = TFE_FN(ad_part_)(&t[S_].v, 0);
+    TFE_R m1 = -1;
+    st = TFE_FN(ad_copy_)(&dy[0].v, &Pd);                           /* dw = diag P */
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, P, P, &F));                    /* C = F o P, zero diagonal */
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', V, 'N', V, 0, &t[VV].v));
+    TFE__ADT(TFE__ADZIP(TFE_BIN_MUL, &t[Q_].v, &t[VV].v, &Ct));     /* (V^H V)_ik C_ki */
+    TFE__ADT(TFE_FN(ad_red_)(TFE_RED_SUM, &t[S_].v, &t[Q_].v, 1, (const int[]){1}));
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_COPY, 0, &pr, &sr, NULL, NULL)); /* C_ii = -Re s_i (imaginary part 0) */
+    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_SCALE, 0, &pr, NULL, NULL, &m1));
+    TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', V, 'N', P, 0, &dy[1].v));
+  }
+  TFE_FN(ad_rel_)(t, NT);
+  if (st) TFE_FN(ad_rel_)(dy, 2);
+  return st;
+}
+#endif
+
 #undef TFE__ADT
 #undef TFE__ADZIP
 #endif

@@ -1417,6 +1417,71 @@ static void la_eigh_case(tu_rng *r, tfe_dtype dt, int kc) {
   tfe_dyn_release(&dA), hfree(&A);
 }
 
+/* eig (session 17, cuSOLVER's geev): the device's W as a multiset of the CPU's (each eigenvalue
+ * matched to the nearest unused one: the order may differ), A V = V diag(W), unit columns with
+ * their largest component real (LAPACK's normalization, which cuSOLVER documents), and each column
+ * equal to the CPU's matched one up to a phase. Real kinds: TFE_ERR_UNSUPPORTED on the device
+ * (convert to the complex kind), nothing kept. */
+static void la_eig_case(tu_rng *r, tfe_dtype dt, int kc) {
+  int64_t n = rdim(r), nb;
+  bool vecs = tu_int(r, 0, 3) != 0;
+  hostop A;
+  make_mat(r, dt, n, n, &A, &nb);
+  tfe_dyn Wc = {0}, Vc = {0}, dA, Wg = {0}, Vg = {0}, W, V;
+  tfe_status sc = tfe_eig_dyn(&A.v, &Wc, vecs ? &Vc : NULL);
+  char mc[TFE_ERRMSG_MAX];
+  snprintf(mc, sizeof mc, "%s", tfe_last_error());
+  upload(&A, 0, &dA);
+  tfe_status sg = tfe_eig_dyn(&dA, &Wg, vecs ? &Vg : NULL);
+  if (!cplx(dt)) {
+    LA_CHECK(sc == TFE_OK && sg == TFE_ERR_UNSUPPORTED && strstr(tfe_last_error(), "complex kinds"),
+             "eig case %d (%s): CPU %d, device %d (%s)", kc, tfe_dtype_name(dt), sc, sg, tfe_last_error());
+    assert_null(Wg.st), assert_null(Vg.st);
+    tfe_dyn_release(&Wc), tfe_dyn_release(&Vc), tfe_dyn_release(&dA), hfree(&A);
+    return;
+  }
+  same_status(sc, mc, sg, "eig");
+  fetch(&Wg, &W);
+  same_shape(&Wc, &W, "eig W");
+  if (vecs) fetch(&Vg, &V), same_shape(&Vc, &V, "eig V");
+  double tol = ltol(dt) * 10 * (1 + vmax(&Wc)) * (1 + sqrt((double)n));
+  int64_t *match = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  bool *used = malloc(sizeof(bool) * (size_t)(n + 1));
+  for (int64_t q = 0; q < nb; q++) {
+    for (int64_t j = 0; j < n; j++) used[j] = false;
+    for (int64_t i = 0; i < n; i++) { /* the nearest unused CPU eigenvalue */
+      int64_t best = -1;
+      for (int64_t j = 0; j < n; j++)
+        if (!used[j] && (best < 0 || cabs(hat(&W, q * n + i) - hat(&Wc, q * n + j)) < cabs(hat(&W, q * n + i) - hat(&Wc, q * n + best))))
+          best = j;
+      used[best] = true, match[i] = best;
+      LA_CHECK(cabs(hat(&W, q * n + i) - hat(&Wc, q * n + best)) <= tol, "eig case %d (%s, n %lld): eigenvalue %lld has no CPU match",
+               kc, tfe_dtype_name(dt), (long long)n, (long long)i);
+    }
+    for (int64_t j = 0; vecs && j < n; j++) {
+      const int64_t c0 = q * n * n + j * n, cc = q * n * n + match[j] * n;
+      double nrm = 0, big = 0, bigim = INFINITY;
+      zc dot = 0;
+      for (int64_t i = 0; i < n; i++) {
+        zc s = 0, v = hat(&V, c0 + i);
+        for (int64_t l = 0; l < n; l++) s += vget(&A.v, q * n * n + i + l * n) * hat(&V, c0 + l);
+        LA_CHECK(cabs(s - hat(&W, q * n + j) * v) <= tol, "eig case %d (%s, n %lld): A V != V W", kc, tfe_dtype_name(dt), (long long)n);
+        nrm += creal(v * conj(v)), big = fmax(big, cabs(v)), dot += conj(hat(&Vc, cc + i)) * v;
+      }
+      for (int64_t i = 0; i < n; i++) /* a largest component (to rounding) is real */
+        if (cabs(hat(&V, c0 + i)) >= big * (1 - 1e-3)) bigim = fmin(bigim, fabs(cimag(hat(&V, c0 + i))));
+      LA_CHECK(fabs(nrm - 1) <= tol && bigim <= tol, "eig case %d (%s, n %lld): column %lld: norm^2 %g, largest component's imaginary part %g",
+               kc, tfe_dtype_name(dt), (long long)n, (long long)j, nrm, bigim);
+      LA_CHECK(1 - cabs(dot) <= tol, "eig case %d (%s, n %lld): column %lld differs from the CPU's beyond a phase (|<vc, v>| = %g)", kc,
+               tfe_dtype_name(dt), (long long)n, (long long)j, cabs(dot));
+    }
+  }
+  free(match), free(used);
+  tfe_dyn_release(&W);
+  if (vecs) tfe_dyn_release(&V);
+  tfe_dyn_release(&Wc), tfe_dyn_release(&Vc), tfe_dyn_release(&Wg), tfe_dyn_release(&Vg), tfe_dyn_release(&dA), hfree(&A);
+}
+
 /* A = M M^H + n I written into the view's elements (positive definite); neg: -A. */
 static void make_pd(hostop *A, int64_t n, int64_t nb, bool neg) {
   zc *M = malloc(sizeof(zc) * (size_t)(n * n * nb + 1));
@@ -1537,11 +1602,18 @@ static void test_linalg_random(void **state) {
       la_svd_case(&r, kinds[t], c), la_qr_case(&r, kinds[t], c), la_eigh_case(&r, kinds[t], c);
       la_chol_case(&r, kinds[t], c), la_lu_case(&r, kinds[t], c), la_solve_case(&r, kinds[t], c);
     }
+
   la_big = true; /* one case of each at 64 to 130 rows and columns per kind (svd: thin) */
   for (size_t t = 0; t < sizeof kinds / sizeof *kinds; t++) {
     la_svd_case(&r, kinds[t], 0), la_qr_case(&r, kinds[t], 0), la_eigh_case(&r, kinds[t], 0);
     la_chol_case(&r, kinds[t], 0), la_lu_case(&r, kinds[t], 0), la_solve_case(&r, kinds[t], 0);
   }
+  la_big = false;
+  tu_rng re = {1604}; /* eig (session 17) with its own draws: the cases above keep theirs */
+  for (size_t t = 0; t < sizeof kinds / sizeof *kinds; t++)
+    for (int c = 0; c < la_cases(); c++) la_eig_case(&re, kinds[t], c);
+  la_big = true;
+  for (size_t t = 0; t < sizeof kinds / sizeof *kinds; t++) la_eig_case(&re, kinds[t], 0);
   la_big = false;
 }
 /* The CPU's errors from the device: NaN/Inf (named element, through A^H for a wide SVD), shapes,
@@ -1603,8 +1675,22 @@ static void test_linalg_errors(void **state) {
     sc = tfe_eigh_dyn(&A.v, &W, &V);
     snprintf(mc, sizeof mc, "%s", tfe_last_error());
     same_status(sc, mc, tfe_eigh_dyn(&dA, &W, &V), "eigh of a NaN");
+    if (cplx(dt)) { /* eig (session 17): the same check, code and message */
+      sc = tfe_eig_dyn(&A.v, &W, &V);
+      snprintf(mc, sizeof mc, "%s", tfe_last_error());
+      same_status(sc, mc, tfe_eig_dyn(&dA, &W, &V), "eig of a NaN");
+      hostop B;
+      tfe_dyn dB;
+      make_mat(&r, dt, 2, 3, &B, &nb);
+      upload(&B, 0, &dB);
+      sc = tfe_eig_dyn(&B.v, &W, &V);
+      snprintf(mc, sizeof mc, "%s", tfe_last_error());
+      assert_int_equal(sc, TFE_ERR_SHAPE);
+      same_status(sc, mc, tfe_eig_dyn(&dB, &W, &V), "eig of a 2 x 3 matrix");
+      tfe_dyn_release(&dB), hfree(&B);
+    }
     /* not on the device */
-    TU_EXPECT_ERR(tfe_inv_dyn(&dA, &W), TFE_ERR_UNSUPPORTED, "svd, qr, eigh, cholesky, lu, solve (cuSOLVER) and trisolve (cuBLAS)");
+    TU_EXPECT_ERR(tfe_inv_dyn(&dA, &W), TFE_ERR_UNSUPPORTED, "svd, qr, eigh, eig, cholesky, lu, solve (cuSOLVER) and trisolve (cuBLAS)");
     TU_EXPECT_ERR(tfe_det_dyn(&dA, &W), TFE_ERR_UNSUPPORTED, "not on the device");
     assert_null(W.st);
     tfe_dyn_release(&dA), hfree(&A);
@@ -2021,6 +2107,7 @@ static void test_magic_div(void **state) {
 }
 int tu_gpu_cache_roundtrip(const char *dir);
 void tu_gpu_solver_absent(bool absent);
+void tu_gpu_geev_absent(bool absent);
 /* Without cuSOLVER the device's linalg answers TFE_ERR_UNSUPPORTED, nothing kept; then back. */
 static void test_linalg_no_solver(void **state) {
   (void)state;
@@ -2034,7 +2121,18 @@ static void test_linalg_no_solver(void **state) {
   TU_EXPECT_ERR(tfe_svd_dyn(&dA, TFE_SVD_THIN, &U, &S, &V), TFE_ERR_UNSUPPORTED, "cuSOLVER is not loaded");
   TU_EXPECT_ERR(tfe_qr_dyn(&dA, false, &U, &S), TFE_ERR_UNSUPPORTED, "has no linalg");
   assert_null(U.st), assert_null(S.st), assert_null(V.st);
+  hostop C;
+  tfe_dyn dC;
+  make_mat(&r, TFE_DT_C128, 3, 3, &C, &nb);
+  upload(&C, 0, &dC);
+  TU_EXPECT_ERR(tfe_eig_dyn(&dC, &U, &V), TFE_ERR_UNSUPPORTED, "cuSOLVER is not loaded");
   tu_gpu_solver_absent(false);
+  tu_gpu_geev_absent(true); /* a cuSOLVER before 12.6: eig alone is refused */
+  TU_EXPECT_ERR(tfe_eig_dyn(&dC, &U, &V), TFE_ERR_UNSUPPORTED, "lacks cusolverDnXgeev");
+  assert_null(U.st), assert_null(V.st);
+  tu_gpu_geev_absent(false);
+  assert_int_equal(tfe_eig_dyn(&dC, &U, &V), TFE_OK);
+  tfe_dyn_release(&U), tfe_dyn_release(&V), tfe_dyn_release(&dC), hfree(&C);
   assert_int_equal(tfe_qr_dyn(&dA, false, &U, &S), TFE_OK);
   tfe_dyn_release(&U), tfe_dyn_release(&S), tfe_dyn_release(&dA), hfree(&A);
 }
@@ -2063,6 +2161,14 @@ typedef struct ad_ctx {
   int naxes, axes[4]; /* reduce */
 } ad_ctx;
 static int ad_failures;
+#ifdef TU_GPU_EMULATED
+void tu_gpu_geev_absent(bool absent); /* cusolverDnXgeev hidden (a cuSOLVER before 12.6) or back */
+int tu_gpu_emu_geev_calls(void);
+static const bool ad_emulated = true;
+#else
+static void tu_gpu_geev_absent(bool absent) { (void)absent; }
+static const bool ad_emulated = false;
+#endif
 /* Rules of device values that ran on the host (tfe__ts.ad_host_rules: primal, frule, rrule) since
  * *mark: reported when the kinds in `which` (bit 0 primal, 1 frule, 2 rrule) moved. */
 static void ad_no_host(long *mark, int which, const char *kind, const char *what, int kc) {
@@ -2276,6 +2382,18 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
       TFE_TRY(tfe_ad_unary_##S(t, f[1], TFE_UN_CONJ, 0, &vc));                                                         \
       return tfe_ad_einsum_##S(t, us, ik, vc, jk, 2, ij, &o[1]);                                                       \
     }                                                                                                                  \
+    case TFE_AD_EIG: { /* V W^2 V^H and sum_i exp(w_i) per item: blind to the phases and the order of (w_i, v_i) */ \
+      int vc, ew, b3 = tfe_ad_value_##S(t, l[0])->lay.rank > 2;                                                        \
+      const int32_t vik[3] = {0, 1, 3}, wk[2] = {1, 3}, vjk[3] = {2, 1, 3}, oij[3] = {0, 2, 3};                        \
+      *no = 2;                                                                                                         \
+      TFE_TRY(tfe_ad_linalg_##S(t, TFE_AD_EIG, l[0], f));                                                              \
+      TFE_TRY(tfe_ad_unary_##S(t, f[0], TFE_UN_SQUARE, 0, &sq));                                                       \
+      TFE_TRY(tfe_ad_einsum_##S(t, f[1], vik, sq, wk, 2 + b3, vik, &us));                                              \
+      TFE_TRY(tfe_ad_unary_##S(t, f[1], TFE_UN_CONJ, 0, &vc));                                                         \
+      TFE_TRY(tfe_ad_einsum_##S(t, us, vik, vc, vjk, 2 + b3, oij, &o[0]));                                             \
+      TFE_TRY(tfe_ad_unary_##S(t, f[0], TFE_UN_EXP, 0, &ew));                                                          \
+      return tfe_ad_sum_##S(t, ew, 1, (int[]){0}, &o[1]);                                                              \
+    }                                                                                                                  \
     case TFE_AD_SOLVE: *no = 1; return tfe_ad_solve_##S(t, l[0], l[1], &o[0]);                                        \
     case TFE_AD_LSTSQ: *no = 1; return tfe_ad_lstsq_##S(t, l[0], l[1], &o[0]);                                        \
     case TFE_AD_NORM: *no = 1; return tfe_ad_norm_##S(t, l[0], (tfe_norm_kind)c->unop, &o[0]);                       \
@@ -2325,10 +2443,76 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
         tfe_tensor_release_##S(&x[0]);                                                                                 \
       }                                                                                                                \
   }                                                                                                                    \
+  /* LU of any shape (session 17: P built on the device from the i64 perm): tall, wide, square, batches  \
+   * of 3 (tall) and 2 (wide), a side of size 0 or 1; one large entry per column at a random           \
+   * permutation's rows (nontrivial pivoting); every rule on the device; finite differences. */        \
+  static void ad_lu_cases_##S(int dev, tu_rng *r) {                                                                    \
+    ad_ctx c;                                                                                                          \
+    memset(&c, 0, sizeof c);                                                                                           \
+    c.op = TFE_AD_LU;                                                                                                  \
+    for (int k = 0; k < 8; k++) { /* 0, 1, 5: tall; 2, 3, 6: wide; 4: square; 7: a side of 0 or 1 */                \
+      int64_t m, nn, nbt = k == 5 ? 3 : k == 6 ? 2 : 1;                                                                \
+      if (k < 2 || k == 5) m = tu_int(r, 2, 6), nn = tu_int(r, 1, m - 1);                                              \
+      else if (k < 4 || k == 6) nn = tu_int(r, 2, 6), m = tu_int(r, 1, nn - 1);                                        \
+      else if (k == 4) m = nn = tu_int(r, 2, 6);                                                                       \
+      else if (tu_int(r, 0, 1)) m = tu_int(r, 0, 1), nn = tu_int(r, 0, 4);                                             \
+      else nn = tu_int(r, 0, 1), m = tu_int(r, 0, 4);                                                                  \
+      int64_t dims[3] = {m, nn, nbt}, kk = m < nn ? m : nn;                                                            \
+      tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                      \
+      ad_rand_##S(r, &x[0], nbt > 1 ? 3 : 2, dims, -1, 1);                                                             \
+      for (int64_t bi = 0; bi < nbt; bi++) {                                                                           \
+        T *a = x[0].v.data + bi * m * nn;                                                                              \
+        int p[8];                                                                                                      \
+        for (int q = 0; q < m; q++) p[q] = q;                                                                          \
+        for (int q = (int)m - 1; q > 0; q--) { int j = (int)tu_int(r, 0, q), t = p[q]; p[q] = p[j]; p[j] = t; }        \
+        for (int64_t q = 0; q < kk; q++) a[p[q] + q * m] += (T)((m + 1) * (tu_int(r, 0, 1) ? 1 : -1));                  \
+      }                                                                                                                \
+      long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                   \
+      char what[48];                                                                                                   \
+      snprintf(what, sizeof what, "lu %lldx%lld", (long long)m, (long long)nn);                                        \
+      ad_check_##S(r, dev, 1, x, ad_prog_la_##S, &c, what, k);                                                         \
+      ad_no_host(mark, 7, #S, what, k);                                                                                \
+      if (k < 5 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(r, dev, 1, x, ad_prog_la_##S, &c, what);        \
+      tfe_tensor_release_##S(&x[0]);                                                                                   \
+    }                                                                                                                  \
+  }                                                                                                                    \
+  /* eig (session 17: cuSOLVER's geev, device rules): single matrices n 1 to 5, n 0, batches of 2 and 3; \
+   * real kinds: the tape's refusal, the same on both; every rule on the device; finite differences     \
+   * (c128); emulated: without cusolverDnXgeev only the primal runs on the host (once), and a device    \
+   * eig reached the geev slot. */                                                                     \
+  static void ad_eig_cases_##S(int dev, tu_rng *r) {                                                                   \
+    ad_ctx c;                                                                                                          \
+    memset(&c, 0, sizeof c);                                                                                           \
+    c.op = TFE_AD_EIG;                                                                                                 \
+    for (int k = 0; k < (CPX ? 7 : 1); k++) { /* 0-2: one matrix; 3: n 0; 4, 5: batches of 2, 3; 6: no geev */       \
+      int64_t n = k == 3 ? 0 : tu_int(r, 1, 5), nbt = k == 4 || k == 5 ? k - 2 : 1, dims[3] = {n, n, nbt};             \
+      if (k == 6 && !ad_emulated) break;                                                                              \
+      tfe_tensor_##S x[2] = {{{0}, 0}, {{0}, 0}};                                                                      \
+      ad_rand_##S(r, &x[0], nbt > 1 ? 3 : 2, dims, -1, 1);                                                             \
+      char what[48];                                                                                                   \
+      snprintf(what, sizeof what, "eig n %lld batch %lld%s", (long long)n, (long long)nbt, k == 6 ? " (no geev)" : ""); \
+      if (k == 6) tu_gpu_geev_absent(true);                                                                            \
+      long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                   \
+      ad_check_##S(r, dev, 1, x, ad_prog_la_##S, &c, what, k);                                                         \
+      if (k == 6) {                                                                                                    \
+        tu_gpu_geev_absent(false);                                                                                     \
+        if (tfe__ts.ad_host_rules[0] - mark[0] != 1) {                                                                 \
+          printf("# AD %s %s: %ld primal(s) on the host, expected 1\n", #S, what, tfe__ts.ad_host_rules[0] - mark[0]); \
+          ad_failures++;                                                                                               \
+        }                                                                                                              \
+        mark[0] = tfe__ts.ad_host_rules[0];                                                                            \
+      }                                                                                                                \
+      ad_no_host(mark, 7, #S, what, k);                                                                                \
+      if (k < 3 && DT == TFE_DT_C128) ad_fd_##S(r, dev, 1, x, ad_prog_la_##S, &c, what);                              \
+      tfe_tensor_release_##S(&x[0]);                                                                                   \
+    }                                                                                                                  \
+  }                                                                                                                    \
   static void ad_cases2_##S(int dev, tu_rng *r) {                                                                      \
     ad_ctx c;                                                                                                          \
     memset(&c, 0, sizeof c);                                                                                           \
     ad_reduce_cases_##S(dev, r);                                                                                       \
+    ad_eig_cases_##S(dev, r);                                                                                          \
+    ad_lu_cases_##S(dev, r);                                                                                           \
     const tfe_ad_op ops[] = {TFE_AD_DET, TFE_AD_SLOGDET, TFE_AD_SLOGDET_SIGN, TFE_AD_LQ, TFE_AD_PINV, TFE_AD_POLAR,    \
                              TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_NORM, TFE_AD_LSTSQ,             \
                              TFE_AD_SVD_TRUNC, TFE_AD_EXPM};                                                           \
@@ -2436,7 +2620,7 @@ static void ad_no_host(long *mark, int which, const char *kind, const char *what
         }                                                                                                              \
         long mark[3] = {tfe__ts.ad_host_rules[0], tfe__ts.ad_host_rules[1], tfe__ts.ad_host_rules[2]};                 \
         ad_check_##S(&r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op), k);                           \
-        /* every rule on the device (lu: square here; docs/ad.md lists what still goes through the host) */          \
+        /* every rule on the device (lu: square here, any shape in ad_lu_cases_) */          \
         ad_no_host(mark, 7, #S, tfe_ad_op_name(c.op), k);                                                              \
         if (k == 0 && (DT == TFE_DT_F64 || DT == TFE_DT_C128)) ad_fd_##S(&r, dev, two ? 2 : 1, x, ad_prog_la_##S, &c, tfe_ad_op_name(c.op)); \
         tfe_tensor_release_##S(&x[0]), tfe_tensor_release_##S(&x[1]);                                                  \
@@ -2541,6 +2725,7 @@ static void test_ad_device(void **state) {
   if (ad_failures) fail_msg("%d AD comparisons on device tensors failed (listed above)", ad_failures);
 #ifdef TU_GPU_EMULATED
   assert_true(tu_gpu_emu_trsm_calls() > 0); /* the rules' triangular solves reached the trsm slot */
+  assert_true(tu_gpu_emu_geev_calls() > 0); /* the device's eig reached the geev slot */
 #endif
 }
 

@@ -809,6 +809,33 @@ static tfe__sol_status emu_syevd(tfe__sol_handle h, tfe__sol_params p, int jz, i
   }
   return 0;
 }
+static tfe__sol_status emu_geev_bs(tfe__sol_handle h, tfe__sol_params p, int jl, int jr, int64_t n, int ta,
+                                   const void *A, int64_t lda, int tw, const void *W, int tl, const void *VL, int64_t ldl,
+                                   int tr, const void *VR, int64_t ldr, int tc, size_t *d, size_t *hb) {
+  (void)h, (void)p, (void)jl, (void)jr, (void)n, (void)ta, (void)A, (void)lda, (void)tw, (void)W, (void)tl, (void)VL;
+  (void)ldl, (void)tr, (void)VR, (void)ldr, (void)tc;
+  *d = 24, *hb = 16;
+  return 0;
+}
+static int emu_geev_calls;
+static tfe__sol_status emu_geev(tfe__sol_handle h, tfe__sol_params p, int jl, int jr, int64_t n, int ta, void *A,
+                                int64_t lda, int tw, void *W, int tl, void *VL, int64_t ldl, int tr, void *VR, int64_t ldr,
+                                int tc, void *dw, size_t dn, void *hw, size_t hn, int *info) {
+  (void)h, (void)p, (void)tw, (void)tl, (void)tr, (void)tc, (void)dw, (void)dn, (void)hw, (void)hn;
+  if (jl != TFE__SOL_EIG_NOVECTOR) return 3; /* the slot never asks for left vectors */
+  if (ta != tw || ta != tr || (emu_sg(ta) < 2)) return 3; /* complex kinds only (the slot's use) */
+  double dummy[4] = {0, 0, 0, 0};
+  char vr = jr == TFE__SOL_EIG_VECTOR ? 'V' : 'N';
+  int N = (int)n, la = (int)lda, lr = (int)ldr, ll = (int)ldl;
+  void *vl = VL ? VL : (void *)dummy, *vv = VR ? VR : (void *)dummy;
+  __atomic_fetch_add(&emu_geev_calls, 1, __ATOMIC_RELAXED);
+  if (emu_sg(ta) == 2) *info = LAPACKE_cgeev(LAPACK_COL_MAJOR, 'N', vr, N, A, la, W, vl, ll, vv, lr);
+  else *info = LAPACKE_zgeev(LAPACK_COL_MAJOR, 'N', vr, N, A, la, W, vl, ll, vv, lr);
+  return 0;
+}
+/* The number of cusolverDnXgeev calls so far (the device's eig ran there). */
+int tu_gpu_emu_geev_calls(void);
+int tu_gpu_emu_geev_calls(void) { return __atomic_load_n(&emu_geev_calls, __ATOMIC_RELAXED); }
 static tfe__sol_status emu_potrf_bs(tfe__sol_handle h, tfe__sol_params p, int ul, int64_t n, int ta, const void *A,
                                     int64_t lda, int tc, size_t *d, size_t *hb) {
   (void)h, (void)p, (void)ul, (void)n, (void)ta, (void)A, (void)lda, (void)tc;
@@ -1022,6 +1049,7 @@ void tu_gpu_emulate(void) {
   so->gesvd_bs = emu_gesvd_bs, so->gesvd = emu_gesvd, so->geqrf_bs = emu_geqrf_bs, so->geqrf = emu_geqrf;
   so->syevd_bs = emu_syevd_bs, so->syevd = emu_syevd, so->potrf_bs = emu_potrf_bs, so->potrf = emu_potrf;
   so->getrf_bs = emu_getrf_bs, so->getrf = emu_getrf, so->getrs = emu_getrs;
+  so->geev_bs = emu_geev_bs, so->geev = emu_geev;
   so->sorgqr_bs = emu_sorgqr_bs, so->dorgqr_bs = emu_dorgqr_bs, so->cungqr_bs = emu_cungqr_bs, so->zungqr_bs = emu_zungqr_bs;
   so->sorgqr = emu_sorgqr, so->dorgqr = emu_dorgqr, so->cungqr = emu_cungqr, so->zungqr = emu_zungqr;
   tfe__gpu_dev *D = &tfe__gpu.dev[0];
@@ -1092,5 +1120,15 @@ void tu_gpu_solver_absent(bool absent) {
     D->sol = NULL, D->solp = NULL; /* the emulated handles own nothing */
   } else
     tfe__gpu.sol = saved;
+  pthread_mutex_unlock(&D->lock);
+}
+
+/* cusolverDnXgeev absent (true: a cuSOLVER before 12.6) or back (false). */
+void tu_gpu_geev_absent(bool absent);
+void tu_gpu_geev_absent(bool absent) {
+  tfe__gpu_dev *D = &tfe__gpu.dev[0];
+  pthread_mutex_lock(&D->lock);
+  tfe__gpu.sol.geev_bs = absent ? NULL : emu_geev_bs;
+  tfe__gpu.sol.geev = absent ? NULL : emu_geev;
   pthread_mutex_unlock(&D->lock);
 }

@@ -271,6 +271,16 @@ static void test_dyn(void **s) {
   for (int i = 0; i < 9; i++) assert_true(fabs(((double *)rr.data)[i] - R.v.data[i]) < 1e-12);
   assert_int_equal(tfe_eigh_dyn(&a, &w, &v), TFE_OK);
   assert_int_equal(w.dtype, TFE_DT_F64);
+  { /* eig: W, V of the complex kind, the typed call's values */
+    tfe_dyn we = {0}, ve = {0};
+    tfe_tensor_c128 We = {0}, Ve = {0};
+    assert_int_equal(tfe_eig_dyn(&a, &we, &ve), TFE_OK);
+    assert_int_equal(tfe_eig_f64(&A.v, &We, &Ve), TFE_OK);
+    assert_int_equal(we.dtype, TFE_DT_C128), assert_int_equal(ve.dtype, TFE_DT_C128);
+    for (int i = 0; i < 3; i++) assert_true(cabs(((double _Complex *)we.data)[i] - We.v.data[i]) < 1e-12);
+    for (int i = 0; i < 9; i++) assert_true(cabs(((double _Complex *)ve.data)[i] - Ve.v.data[i]) < 1e-12);
+    tfe_dyn_release(&we), tfe_dyn_release(&ve), tfe_tensor_release_c128(&We), tfe_tensor_release_c128(&Ve);
+  }
   assert_int_equal(tfe_solve_dyn(&a, &b, &x), TFE_OK);
   assert_int_equal(tfe_solve_f64(&A.v, &B.v, &X), TFE_OK);
   for (int i = 0; i < 6; i++) assert_true(fabs(((double *)x.data)[i] - X.v.data[i]) < 1e-12);
@@ -313,6 +323,10 @@ static void test_dyn(void **s) {
   TU_EXPECT_ERR(tfe_svd_dyn(&di, TFE_SVD_THIN, &none, &none, &none), TFE_ERR_DTYPE, "tfe_svd_dyn: needs a float kind");
   TU_EXPECT_ERR(tfe_qr_dyn(&di, false, &none, &none), TFE_ERR_DTYPE, "got i32");
   TU_EXPECT_ERR(tfe_eigh_dyn(&di, &none, NULL), TFE_ERR_DTYPE, "got i32");
+  TU_EXPECT_ERR(tfe_eig_dyn(&di, &none, NULL), TFE_ERR_DTYPE, "tfe_eig_dyn: needs a float kind");
+  TU_EXPECT_ERR(tfe_eig_dyn(&a, NULL, NULL), TFE_ERR_NULL, "'W'");
+  TU_EXPECT_ERR(tfe_eig_dyn(&b, &none, NULL), TFE_ERR_SHAPE, "square");
+  assert_null(none.st);
   TU_EXPECT_ERR(tfe_inv_dyn(&di, &none), TFE_ERR_DTYPE, "tfe_inv_dyn");
   TU_EXPECT_ERR(tfe_cholesky_dyn(&di, &none), TFE_ERR_DTYPE, "tfe_cholesky_dyn: needs a float kind");
   TU_EXPECT_ERR(tfe_lu_dyn(&di, &none, &none, &none), TFE_ERR_DTYPE, "tfe_lu_dyn: needs a float kind");

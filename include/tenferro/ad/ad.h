@@ -262,6 +262,9 @@ TFE_INTERNAL tfe_status tfe__ad_pick(int n, const tfe_storage *const *sts, const
 #define TFE_TEMPLATE <tenferro/ad/dev_rules2_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
+#define TFE_TEMPLATE <tenferro/ad/dev_rules3_tpl.h>
+#include <tenferro/gen/foreach_kind.h>
+#undef TFE_TEMPLATE
 #define TFE_TEMPLATE <tenferro/ad/linalg_rules_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE

@@ -1,5 +1,5 @@
-/* tenferro/ad/dev_rules_tpl.h — device forms of the forward and reverse rules of svd, qr, eigh,
- * cholesky and lu (square), and of every rule of trisolve and inv, for one float kind: the same
+/* tenferro/ad/dev_rules_tpl.h — device forms of the forward and reverse rules of svd, qr, eigh and
+ * cholesky, and of every rule of trisolve and inv, for one float kind (lu and eig: dev_rules3_tpl.h): the same
  * formulas as linalg_rules_tpl.h, eig_rules_tpl.h, solve_rules_tpl.h and more_rules_tpl.h,
  * written as batched contractions (the backend's contraction), elementwise work (its elementwise
  * slot: zip, map, fill, scale on dense, strided, broadcast and negative-stride views) and solves
@@ -9,12 +9,11 @@
  * rules_tpl.h. docs/ad.md ("Device tensors") lists what they replace.
  *
  * Device pieces that have no elementwise op of their own:
- *   triangular masks  a buffer b of 2k - 1 values seen as the k x k Toeplitz view
- *                     M[i, j] = b[k - 1 + i - j] (strides 1, -1; stride 0 over the batch):
- *                     b = [0.. (k-1), 1.. (k)] is tril, [0.. (k), 1.. (k-1)] strict tril, ...
+ *   triangular masks  a buffer b of r + c - 1 values seen as the r x c Toeplitz view
+ *                     M[i, j] = b[c - 1 + i - j] (strides 1, -1; stride 0 over the batch); square
+ *                     (k x k): b = [0.. (k-1), 1.. (k)] is tril, [0.. (k), 1.. (k-1)] strict tril, ...
  *   triangular solve  tfe_trisolve_S of the triangle (the backend's trsm; a conjugate-transposed
  *                     view of a triangle is read in place with the other fill mode)
- *   LU permutation    P^T = A^-T (L U)^T by one solve, rounded to exact 0 / 1 (clamp((x - 1/4) 4))
  *   broadening        eps^2 = (eta * max(|v_0|, |v_k-1|))^2 + tiny per batch item (the values are
  *                     sorted: the largest magnitude is at an end); tiny (the smallest normal
  *                     number) keeps 0 / 0 out where all values are 0 (the CPU's 0 there) */
@@ -97,23 +96,24 @@ TFE_INTERNAL tfe_status TFE_FN(ad_dtri_)(const TFE_TY(view) *A, bool lower, bool
                                         TFE_TY(tensor) *X) {
   return TFE_FN(trisolve)(A, B, lower, unit, X);
 }
-/* Triangular 0 / 1 masks as a Toeplitz view of a 2k - 1 buffer (k >= 1), with the dims of like
- * (k, k, batch...): kind 0 lower (i >= j), 1 strict lower (i > j), 2 upper (i <= j), 3 the
- * Cholesky rule's Phi (strict lower 1, diagonal 1/2), 4 strict upper (i < j). */
+/* Triangular 0 / 1 masks as a Toeplitz view of a r + c - 1 buffer (r, c >= 1), with the dims of
+ * like (r, c, batch...; r x c matrices, square or not): kind 0 lower (i >= j), 1 strict lower
+ * (i > j), 2 upper (i <= j), 3 the Cholesky rule's Phi (strict lower 1, diagonal 1/2), 4 strict
+ * upper (i < j). M[i, j] = b[c - 1 + i - j]. */
 TFE_INTERNAL tfe_status TFE_FN(ad_mask_)(int kind, const TFE_TY(view) *like, TFE_TY(tensor) *buf, TFE_TY(view) *M) {
-  int64_t k = like->lay.dims[0], n = 2 * k - 1;
+  int64_t c = like->lay.dims[1] - 1, n = like->lay.dims[0] + c; /* c: the diagonal's place in b */
   TFE_TRY(TFE_FN(ad_empty_)(1, &n, buf));
-  int64_t lo = kind == 1 ? k : kind == 2 || kind == 4 ? 0 : k - 1, hi = kind == 2 ? k : kind == 4 ? k - 1 : n;
+  int64_t lo = kind == 1 ? c + 1 : kind == 2 || kind == 4 ? 0 : c, hi = kind == 2 ? c + 1 : kind == 4 ? c : n;
   TFE_TY(view) r = buf->v;
   tfe_status st = TFE_FN(ad_fill_)(&buf->v, (TFE_T)0);
   r.lay.offset = lo, r.lay.dims[0] = hi - lo;
   if (!st && hi > lo) st = TFE_FN(ad_fill_)(&r, (TFE_T)1);
-  r.lay.offset = k - 1, r.lay.dims[0] = 1;
+  r.lay.offset = c, r.lay.dims[0] = 1;
   if (!st && kind == 3) st = TFE_FN(ad_fill_)(&r, (TFE_T)0.5);
   if (st) { TFE_FN(tensor_release)(buf); return st; }
   *M = buf->v;
   M->lay = like->lay;
-  M->lay.offset = k - 1;
+  M->lay.offset = c;
   M->lay.strides[0] = 1, M->lay.strides[1] = -1;
   for (int i = 2; i < M->lay.rank; i++) M->lay.strides[i] = 0;
   M->conj = false;
@@ -121,7 +121,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_mask_)(int kind, const TFE_TY(view) *like, TFE
 }
 /* X = X * M for a mask kind (above). */
 TFE_INTERNAL tfe_status TFE_FN(ad_tri_)(int kind, const TFE_TY(view) *X) {
-  if (X->lay.dims[0] == 0) return TFE_OK;
+  if (X->lay.dims[0] == 0 || X->lay.dims[1] == 0) return TFE_OK;
   TFE_TY(tensor) b = {0};
   TFE_TY(view) M;
   TFE_TRY(TFE_FN(ad_mask_)(kind, X, &b, &M));
@@ -395,87 +395,6 @@ TFE_INTERNAL tfe_status TFE_FN(ad_chol_rr_dev_)(const TFE_TY(view) *const *x, co
   return st;
 }
 
-/* ---- LU (square): the permutation, then gA = P^T L^-H (tril_-1(L^H gL) + triu(gU U^H)) U^-H ---- */
-/* P^T (a new dense tensor; P A = L U) = A^-T (L U)^T by one solve, rounded to 0 / 1. */
-TFE_INTERNAL tfe_status TFE_FN(ad_lu_pt_)(const TFE_TY(view) *A, const TFE_TY(view) *L, const TFE_TY(view) *U,
-                                         TFE_TY(tensor) *PT) {
-  int64_t n = A->lay.dims[0], three = 3;
-  TFE_TY(tensor) t[2];
-  memset(t, 0, sizeof t);
-  memset(PT, 0, sizeof *PT);
-  TFE_TY(view) At = TFE_FN(ad_tv_)(A, false);
-  tfe_status st = TFE_FN(ad_dmat_)(n, n, A, false, &t[0]);
-  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', L, 'N', U, 0, &t[0].v));
-  if (!st) {
-    TFE_TY(view) Mt = TFE_FN(ad_tv_)(&t[0].v, false);
-    st = TFE_FN(solve)(&At, &Mt, PT);
-  }
-  TFE__ADT(TFE_FN(ad_empty_)(1, &three, &t[1]));
-  if (!st) {
-    TFE_TY(view) c = t[1].v;
-    c.lay.dims[0] = 1;
-    st = TFE_FN(ad_fill_)(&c, (TFE_T)0.25);
-    c.lay.offset = 1;
-    TFE__ADT(TFE_FN(ad_fill_)(&c, (TFE_T)0));
-    c.lay.offset = 2;
-    TFE__ADT(TFE_FN(ad_fill_)(&c, (TFE_T)1));
-  }
-  if (!st) {
-    const TFE_TY(view) *P = &PT->v;
-    TFE_TY(view) q = TFE_FN(ad_cbc_)(&t[1], 0, P), z = TFE_FN(ad_cbc_)(&t[1], 1, P), o = TFE_FN(ad_cbc_)(&t[1], 2, P);
-    tfe_dyn r = TFE_FN(ad_part_)(P, 0), rq = TFE_FN(ad_part_)(&q, 0), rz = TFE_FN(ad_part_)(&z, 0),
-            ro = TFE_FN(ad_part_)(&o, 0);
-    TFE_R four = 4;
-    st = TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_SUB, &r, &r, &rq, NULL);
-    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_SCALE, 0, &r, NULL, NULL, &four));
-    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MAX, &r, &r, &rz, NULL));
-    TFE__ADT(TFE_FN(ad_ewd_)(TFE_EW_ZIP, TFE_BIN_MIN, &r, &r, &ro, NULL));
-#if TFE_CPLX
-    if (!st) {
-      tfe_dyn im = TFE_FN(ad_part_)(P, 1);
-      TFE_R zero = 0;
-      st = TFE_FN(ad_ewd_)(TFE_EW_FILL, 0, &im, NULL, NULL, &zero);
-    }
-#endif
-  }
-  TFE_FN(ad_rel_)(t, 2);
-  if (st) TFE_FN(tensor_release)(PT);
-  return st;
-}
-TFE_INTERNAL tfe_status TFE_FN(ad_lu_rr_dev_)(const TFE_TY(view) *const *x, const TFE_TY(view) *const *y,
-                                             const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
-  const TFE_TY(view) *A = x[0], *L = y[0], *U = y[1], *gL = dy[0], *gU = dy[1];
-  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_rrule(lu)"));
-  int64_t n = A->lay.dims[0];
-  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_like_)(A, true, dx);
-  enum { G_, T_, Z1, Z2, PT, NT };
-  TFE_TY(tensor) t[NT];
-  memset(t, 0, sizeof t);
-  memset(dx, 0, sizeof *dx);
-  TFE_TY(view) Lh = TFE_FN(ad_tv_)(L, true);
-  tfe_status st = TFE_OK;
-  for (int i = G_; i <= T_; i++) TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[i]));
-  TFE__ADT(TFE_FN(ad_bmm_)(1, 'C', L, 'N', gL, 0, &t[G_].v));
-  TFE__ADT(TFE_FN(ad_tri_)(1, &t[G_].v));
-  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', gU, 'C', U, 0, &t[T_].v));
-  TFE__ADT(TFE_FN(ad_tri_)(2, &t[T_].v));
-  TFE__ADT(TFE__ADZIP(TFE_BIN_ADD, &t[G_].v, &t[G_].v, &t[T_].v));
-  TFE__ADT(TFE_FN(ad_dtri_)(&Lh, false, true, &t[G_].v, &t[Z1])); /* L^-H G */
-  if (!st) {
-    TFE_TY(view) z1h = TFE_FN(ad_tv_)(&t[Z1].v, true);
-    st = TFE_FN(ad_dtri_)(U, false, false, &z1h, &t[Z2]); /* (L^-H G U^-H)^H */
-  }
-  TFE__ADT(TFE_FN(ad_lu_pt_)(A, L, U, &t[PT]));
-  TFE__ADT(TFE_FN(ad_like_)(A, false, dx));
-  if (!st) {
-    TFE_TY(view) z = TFE_FN(ad_tv_)(&t[Z2].v, true);
-    st = TFE_FN(ad_bmm_)(1, 'N', &t[PT].v, 'N', &z, 0, &dx->v);
-  }
-  TFE_FN(ad_rel_)(t, NT);
-  if (st) TFE_FN(tensor_release)(dx);
-  return st;
-}
-
 /* ==== forward rules ============================================================================ */
 /* ---- SVD: dP = U^H dA V, ds = Re diag dP, dU = U dC + (dA V - U dP) S^-1,
  *      dVh = S^-1 (U^H dA - dP Vh) - dD Vh (linalg_rules_tpl.h, ad_svd_fr1_) ---------------------- */
@@ -647,42 +566,6 @@ TFE_INTERNAL tfe_status TFE_FN(ad_chol_fr_dev_)(const TFE_TY(view) *const *x, co
   TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', L, 'N', &t[2].v, 0, &dy->v));
   TFE_FN(ad_rel_)(t, 3);
   if (st) TFE_FN(tensor_release)(dy);
-  return st;
-}
-
-/* ---- LU (square): X = L^-1 P dA U^-1, dL = L tril_-1(X), dU = triu(X) U ------------------------- */
-TFE_INTERNAL tfe_status TFE_FN(ad_lu_fr_dev_)(const TFE_TY(view) *const *x, const TFE_TY(view) *const *dx,
-                                             const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
-  const TFE_TY(view) *A = x[0], *dA = dx[0], *L = y[0], *U = y[1];
-  TFE_TRY(TFE_FN(ad_dev_rank_)(A, "tfe_frule(lu)"));
-  int64_t n = A->lay.dims[0];
-  memset(dy, 0, 2 * sizeof *dy);
-  if (TFE_FN(ad_numel_)(A) == 0) return TFE_FN(ad_zero2_)(y, dy);
-  tfe_status st = TFE_OK;
-  enum { PT, X0, Z_, XH, P1, P2, NT };
-  TFE_TY(tensor) t[NT];
-  memset(t, 0, sizeof t);
-  st = TFE_FN(ad_lu_pt_)(A, L, U, &t[PT]);
-  TFE__ADT(TFE_FN(ad_dmat_)(n, n, A, false, &t[X0]));
-  TFE__ADT(TFE_FN(ad_bmm_)(1, 'T', &t[PT].v, 'N', dA, 0, &t[X0].v)); /* P dA */
-  TFE__ADT(TFE_FN(ad_dtri_)(L, true, true, &t[X0].v, &t[Z_]));       /* L^-1 P dA */
-  if (!st) {
-    TFE_TY(view) zh = TFE_FN(ad_tv_)(&t[Z_].v, true), Uh = TFE_FN(ad_tv_)(U, true);
-    st = TFE_FN(ad_dtri_)(&Uh, true, false, &zh, &t[XH]); /* X^H = U^-H Z^H */
-  }
-  if (!st) {
-    TFE_TY(view) X = TFE_FN(ad_tv_)(&t[XH].v, true);
-    st = TFE_FN(ad_dense_copy_)(&X, &t[P1]);
-    TFE__ADT(TFE_FN(ad_dense_copy_)(&X, &t[P2]));
-  }
-  TFE__ADT(TFE_FN(ad_tri_)(1, &t[P1].v));
-  TFE__ADT(TFE_FN(ad_tri_)(2, &t[P2].v));
-  TFE__ADT(TFE_FN(ad_like_)(L, false, &dy[0]));
-  TFE__ADT(TFE_FN(ad_like_)(U, false, &dy[1]));
-  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', L, 'N', &t[P1].v, 0, &dy[0].v));
-  TFE__ADT(TFE_FN(ad_bmm_)(1, 'N', &t[P2].v, 'N', U, 0, &dy[1].v));
-  TFE_FN(ad_rel_)(t, NT);
-  if (st) TFE_FN(ad_rel_)(dy, 2);
   return st;
 }
 

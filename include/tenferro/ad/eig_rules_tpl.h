@@ -121,6 +121,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_eig_rrule_)(const tfe_ad_params *p, int nin, c
                                               const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)nin;
 #if TFE_CPLX
+  if (TFE__AD_BE) return TFE_FN(ad_eig_rr_dev_)(p, x, y, dy, dx); /* dev_rules3_tpl.h */
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, "tfe_rrule(eig)"));
   TFE_TRY(TFE_FN(ad_like_)(x[0], true, dx));
@@ -157,6 +158,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_eig_frule_)(const tfe_ad_params *p, int nin, c
                                               const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)nin;
 #if TFE_CPLX
+  if (TFE__AD_BE) return TFE_FN(ad_eig_fr_dev_)(p, x, dx, y, dy); /* dev_rules3_tpl.h */
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, "tfe_frule(eig)"));
   tfe_status st = TFE_FN(ad_like_)(y[0], true, &dy[0]);
@@ -233,7 +235,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lu_sandwich_)(bool rev, int64_t m, int64_t n, 
 TFE_INTERNAL tfe_status TFE_FN(ad_lu_rrule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                              const TFE_TY(view) *const *y, const TFE_TY(view) *const *dy, TFE_TY(tensor) *dx) {
   (void)p; (void)nin;
-  if (TFE__AD_BE) return TFE_FN(ad_lu_rr_dev_)(x, y, dy, dx); /* square (ad_dev_native_) */
+  if (TFE__AD_BE) return TFE_FN(ad_lu_rr_dev_)(x, y, dy, dx); /* dev_rules3_tpl.h */
   const char *fn = "tfe_rrule(lu)";
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, fn));
@@ -270,7 +272,7 @@ TFE_INTERNAL tfe_status TFE_FN(ad_lu_rrule_)(const tfe_ad_params *p, int nin, co
 TFE_INTERNAL tfe_status TFE_FN(ad_lu_frule_)(const tfe_ad_params *p, int nin, const TFE_TY(view) *const *x,
                                              const TFE_TY(view) *const *dx, const TFE_TY(view) *const *y, TFE_TY(tensor) *dy) {
   (void)p; (void)nin;
-  if (TFE__AD_BE) return TFE_FN(ad_lu_fr_dev_)(x, dx, y, dy); /* square (ad_dev_native_) */
+  if (TFE__AD_BE) return TFE_FN(ad_lu_fr_dev_)(x, dx, y, dy); /* dev_rules3_tpl.h */
   const char *fn = "tfe_frule(lu)";
   int64_t m = 0, n = 0, nb = 0;
   TFE_TRY(TFE_FN(ad_mdims_)(x[0], &m, &n, &nb, fn));

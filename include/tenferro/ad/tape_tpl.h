@@ -200,13 +200,13 @@ TFE_INTERNAL TFE_TY(ad_rrule_fn) TFE_FN(ad_rrule_of_)(tfe_ad_op op) {
 
 /* Which rules run in a backend's memory (docs/ad.md "Device tensors"): einsum, the elementwise
  * ops, scale, sum, the view ops, solve, trisolve and inv (all three rules); svd, qr, eigh and
- * cholesky (primal on the backend's linalg slot, forward and reverse in dev_rules_tpl.h); lu
- * (primal; forward and reverse of a square one); det, slogdet, slogdet_sign, lq, pinv, polar,
- * lstsq, svd_trunc, expm, the norms and the reductions (all three rules,
- * dev_rules2_tpl.h). Not eig.
+ * cholesky (primal on the backend's linalg slot, forward and reverse in dev_rules_tpl.h); lu of
+ * any shape and eig (primal on the linalg slot, forward and reverse in dev_rules3_tpl.h); det,
+ * slogdet, slogdet_sign, lq, pinv, polar, lstsq, svd_trunc, expm, the norms and the reductions
+ * (all three rules, dev_rules2_tpl.h).
  * which: 0 primal, 1 frule, 2 rrule. */
 TFE_INTERNAL bool TFE_FN(ad_dev_native_)(tfe_ad_op op, const tfe_ad_params *p, int which, const TFE_TY(view) *x0) {
-  (void)p;
+  (void)p, (void)which, (void)x0;
   switch (op) {
   case TFE_AD_EINSUM: case TFE_AD_UNARY: case TFE_AD_SCALE: case TFE_AD_SUM: case TFE_AD_PERMUTE:
   case TFE_AD_RESHAPE: case TFE_AD_SLICE: case TFE_AD_BROADCAST: case TFE_AD_DIAGONAL: return true;
@@ -218,8 +218,8 @@ TFE_INTERNAL bool TFE_FN(ad_dev_native_)(tfe_ad_op op, const tfe_ad_params *p, i
   case TFE_AD_EXPM: return true; /* the squarings' count read back (dev_rules2_tpl.h) */
   case TFE_AD_REDUCE: return TFE_FN(ad_reduce_dev_ok_)(p);
   case TFE_AD_NORM: return TFE_FN(ad_norm_dev_ok_)(p); /* Frobenius, nuclear, spectral */
-  case TFE_AD_LU: /* the rules of a square LU (dev_rules_tpl.h: its permutation) */
-    return which == 0 || (x0 && x0->lay.rank >= 2 && x0->lay.dims[0] == x0->lay.dims[1]);
+  case TFE_AD_LU: return true; /* any shape (dev_rules3_tpl.h: P from the device's perm) */
+  case TFE_AD_EIG: return true; /* complex kinds (dev_rules3_tpl.h; real kinds are refused on both) */
   default: return false;
   }
 }
@@ -320,6 +320,12 @@ TFE_API tfe_status TFE_FN(ad_primal)(tfe_ad_op op, const tfe_ad_params *p, int n
   tfe_status st = TFE_FN(ad_prep_in_)(&c, nin, x, __func__);
   if (!st) st = TFE__AD_BE && !TFE_FN(ad_dev_native_)(op, p, 0, c.x[0]) ? TFE_FN(ad_host_)(0, op, p, nin, &c, y)
                                                                  : TFE_FN(ad_primal_of_)(op)(p, nin, c.x, y);
+  /* eig on a backend without a general eigensolver (cuSOLVER before 12.6, hipSOLVER: its linalg
+   * slot answers TFE_ERR_UNSUPPORTED): that primal runs on the host (counted); its rules do not need one */
+  if (st == TFE_ERR_UNSUPPORTED && TFE_CPLX && op == TFE_AD_EIG && TFE__AD_BE) {
+    tfe_clear_error();
+    st = TFE_FN(ad_host_)(0, op, p, nin, &c, y);
+  }
   TFE_FN(ad_call_free_)(&c);
   return st;
 }

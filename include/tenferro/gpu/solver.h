@@ -13,6 +13,11 @@
  *   qr        A = Q R, diag(R) real and >= 0 (the CPU's gauge, applied by tfe_la_gauge);
  *             cusolverDnXgeqrf, then {S,D}orgqr / {C,Z}ungqr for Q.
  *   eigh      W ascending, only the lower triangle read (cusolverDnXsyevd); eigenvector signs free.
+ *   eig       complex kinds: W (not sorted) and V, columns of unit 2-norm with the largest component
+ *             real, as LAPACK's geev (cusolverDnXgeev, CUDA 12.6 and later; loaded when present:
+ *             without it, and on hipSOLVER (not wired), eig answers TFE_ERR_UNSUPPORTED, and the AD
+ *             tape runs only that primal on the host). Real kinds: TFE_ERR_UNSUPPORTED (the CPU's
+ *             geev unpacks conjugate pairs; on the device, convert A to the complex kind).
  *   cholesky  A = L L^H, lower (cusolverDnXpotrf); upper triangle zeroed.
  *   lu        A[perm[i], :] = (L U)[i, :] (cusolverDnXgetrf with pivoting); singular is no error.
  *   solve     X = A^-1 B (cusolverDnXgetrf + cusolverDnXgetrs), B a matrix or a vector batch.
@@ -26,8 +31,8 @@
  * every batch item are gathered on the device and read back once, then turned into the CPU's
  * errors: TFE_ERR_SINGULAR (singular matrix, not positive definite), TFE_ERR_NOCONV,
  * TFE_ERR_INVALID (an argument refused). On error no result is kept. The other linalg functions
- * (lq, eig, lstsq, inv, det, slogdet, pinv, polar, norm, expm, svd_trunc) answer
- * TFE_ERR_UNSUPPORTED on a GPU backend.
+ * (lq, lstsq, inv, det, slogdet, pinv, polar, norm, expm, svd_trunc) answer TFE_ERR_UNSUPPORTED on
+ * a GPU backend.
  * Parsed only inside tenferro_gpu.c (TFE__GPU_COMPANION), after memory.h. */
 #ifndef TENFERRO_GPU_SOLVER_H
 #define TENFERRO_GPU_SOLVER_H
@@ -542,6 +547,82 @@ static tfe_status tfe__la_eigh(tfe__la_ctx *X, void *const *args) {
   return TFE_OK;
 }
 
+/* ---- eig: general A V = V diag(W), complex kinds (cusolverDnXgeev) --------------------------------- */
+/* W and V of A's complex kind, as the CPU's geev: W in the solver's order (not sorted), V's columns
+ * of unit 2-norm with their largest component real (cuSOLVER documents LAPACK's normalization).
+ * The items are packed into the workspace (geev overwrites its input); no left vectors. */
+static tfe_status tfe__la_eig_run(tfe__la_ctx *X, const tfe__la_view *A, int64_t n, int64_t nb, tfe__la_tensor *W_,
+                                  tfe__la_tensor *V) {
+  tfe__gpu_dev *D = X->D;
+  if (nb == 0 || n == 0) return TFE_OK;
+  TFE_TRY(tfe__la_handle(X));
+  int t = tfe__la_cuda_t[X->g], jobvr = V ? TFE__SOL_EIG_VECTOR : TFE__SOL_EIG_NOVECTOR;
+  int64_t ldv = V ? n : 1;
+  size_t dbytes = 0, hbytes = 0;
+  TFE__LA_SOL(X, tfe__gpu.sol.geev_bs(D->sol, D->solp, TFE__SOL_EIG_NOVECTOR, jobvr, n, t, NULL, n, t, NULL, t, NULL, 1, t,
+                                      NULL, ldv, t, &dbytes, &hbytes),
+              "cusolverDnXgeev_bufferSize");
+  tfe__la_ws W = {{0}, 0, 0};
+  int pa = tfe__la_part(&W, (size_t)(nb * n * n) * X->es), pinfo = tfe__la_part(&W, (size_t)(nb + 1) * sizeof(int));
+  int pw = tfe__la_part(&W, dbytes);
+  tfe__cu_ptr base = 0;
+  void *host = NULL;
+  TFE_TRY(tfe__la_carve(X, &W, &base, hbytes, &host));
+  tfe__cu_ptr a = TFE__LA_AT(W, base, pa), info = TFE__LA_AT(W, base, pinfo);
+  tfe_status st = tfe__la_pack(X, A, false, a);
+  for (int64_t b = 0; st == TFE_OK && b < nb; b++) {
+    tfe__cu_ptr ab = a + (tfe__cu_ptr)(b * n * n) * X->es, wb = tfe__la_ptr(W_) + (tfe__cu_ptr)(b * n) * X->es;
+    tfe__cu_ptr vb = V ? tfe__la_ptr(V) + (tfe__cu_ptr)(b * n * n) * X->es : 0;
+    tfe__sol_status s = tfe__gpu.sol.geev(D->sol, D->solp, TFE__SOL_EIG_NOVECTOR, jobvr, n, t, TFE__LA_VP(ab), n, t,
+                                          TFE__LA_VP(wb), t, NULL, 1, t, TFE__LA_VP(vb), ldv, t,
+                                          TFE__LA_VP(TFE__LA_AT(W, base, pw)), dbytes, host, hbytes,
+                                          (int *)TFE__LA_VP(info + (tfe__cu_ptr)(b * (int64_t)sizeof(int))));
+    if (s != 0) st = TFE__LA_FAIL(X, TFE_ERR_DEVICE, "%s: cusolverDnXgeev failed (cusolverStatus %d)", D->bename, s);
+  }
+  int *h = NULL;
+  if (st == TFE_OK) st = tfe__la_infos(X, info, nb, &h);
+  for (int64_t b = 0; st == TFE_OK && b < nb; b++) {
+    if (h[b] < 0) st = tfe__la_info_neg(X, h[b], "geev");
+    else if (h[b] > 0)
+      st = TFE__LA_FAIL(X, TFE_ERR_NOCONV, "QR algorithm did not converge on batch item %lld (info %d)", (long long)b, h[b]);
+  }
+  free(h);
+  if (st != TFE_OK) tfe__gpu.cu.cuStreamSynchronize(D->stream);
+  free(host);
+  return st;
+}
+static tfe_status tfe__la_eig(tfe__la_ctx *X, void *const *args) {
+  const tfe__la_view *A = *(const tfe__la_view *const *)args[0];
+  tfe__la_tensor *Wo = *(tfe__la_tensor *const *)args[1], *Vo = *(tfe__la_tensor *const *)args[2];
+  if (!Wo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'W' is NULL");
+  if (X->g < TFE__GK_C64)
+    return TFE__LA_FAIL(X, TFE_ERR_UNSUPPORTED, "backend '%s' runs eig on complex kinds (c64, c128) only: convert the "
+                        "real matrix to its complex kind", X->D->bename);
+  if (!tfe__gpu.sol.create)
+    return TFE__LA_FAIL(X, TFE_ERR_UNSUPPORTED, "backend '%s' has no linalg: cuSOLVER is not loaded (%s)", X->D->bename,
+                        tfe_gpu_status());
+  if (!tfe__gpu.sol.geev || !tfe__gpu.sol.geev_bs)
+    return TFE__LA_FAIL(X, TFE_ERR_UNSUPPORTED, "backend '%s' has no general eigensolver: the loaded solver library "
+                        "lacks cusolverDnXgeev (CUDA 12.6 and later; not wired for hipSOLVER); download the operands "
+                        "and call eig on the host", X->D->bename);
+  int64_t n = 0, nb = 0, dims[TFE_MAX_RANK];
+  TFE_TRY(tfe__la_square(X, A, &n, &nb));
+  tfe__la_tensor W = {0}, V = {0};
+  tfe_status st = tfe__la_alloc(X, X->dt, tfe__la_dims(A, 1, n, 0, dims), dims, &W);
+  if (st == TFE_OK && Vo) st = tfe__la_alloc(X, X->dt, tfe__la_dims(A, 2, n, n, dims), dims, &V);
+  if (st == TFE_OK && (st = tfe__gpu_enter(X->D, X->where)) == TFE_OK) {
+    st = tfe__la_eig_run(X, A, n, nb, &W, Vo ? &V : NULL);
+    tfe__gpu_leave(X->D);
+  }
+  if (st != TFE_OK) {
+    tfe__la_release(&W), tfe__la_release(&V);
+    return st;
+  }
+  *Wo = W;
+  if (Vo) *Vo = V;
+  return TFE_OK;
+}
+
 static tfe_status tfe__la_chol_run(tfe__la_ctx *X, const tfe__la_view *A, int64_t n, int64_t nb, tfe__la_tensor *L) {
   tfe__gpu_dev *D = X->D;
   if (nb == 0 || n == 0) return TFE_OK;
@@ -863,7 +944,7 @@ static tfe_status tfe__la_solves(tfe__la_ctx *X, void *const *args, bool tri) {
 /* ---- the slot ------------------------------------------------------------------------------------------ */
 static tfe_status tfe__gpu_linalg(const tfe_prims_backend *be, const tfe_linalg_call *call) {
   static const struct { int op, nargs; const char *name; } ops[] = {
-      {TFE_LA_SVD, 5, "svd"}, {TFE_LA_QR, 4, "qr"}, {TFE_LA_EIGH, 3, "eigh"},
+      {TFE_LA_SVD, 5, "svd"}, {TFE_LA_QR, 4, "qr"}, {TFE_LA_EIGH, 3, "eigh"}, {TFE_LA_EIG, 3, "eig"},
       {TFE_LA_CHOLESKY, 2, "cholesky"}, {TFE_LA_LU, 4, "lu"}, {TFE_LA_SOLVE, 3, "solve"},
       {TFE_LA_TRISOLVE, 5, "trisolve"},
   };
@@ -878,7 +959,7 @@ static tfe_status tfe__gpu_linalg(const tfe_prims_backend *be, const tfe_linalg_
                             be->name, tfe_dtype_name(call->dtype));
   if (i == (int)(sizeof ops / sizeof *ops))
     return TFE__GPU_FAIL_AT(TFE_ERR_UNSUPPORTED, "tfe_linalg",
-                            "backend '%s' runs svd, qr, eigh, cholesky, lu, solve (cuSOLVER) and trisolve (cuBLAS); linalg operation %d "
+                            "backend '%s' runs svd, qr, eigh, eig, cholesky, lu, solve (cuSOLVER) and trisolve (cuBLAS); linalg operation %d "
                             "is not on the device (download the operands and call it on the host)",
                             be->name, call->op);
   snprintf(X.where, sizeof X.where, "tfe_%s_%s", ops[i].name, tfe_dtype_name(call->dtype));
@@ -889,6 +970,7 @@ static tfe_status tfe__gpu_linalg(const tfe_prims_backend *be, const tfe_linalg_
   case TFE_LA_SVD: return tfe__la_svd(&X, call->args);
   case TFE_LA_QR: return tfe__la_qr(&X, call->args);
   case TFE_LA_EIGH: return tfe__la_eigh(&X, call->args);
+  case TFE_LA_EIG: return tfe__la_eig(&X, call->args);
   case TFE_LA_CHOLESKY: return tfe__la_cholesky(&X, call->args);
   case TFE_LA_LU: return tfe__la_lu(&X, call->args);
   case TFE_LA_TRISOLVE: return tfe__la_solves(&X, call->args, true);

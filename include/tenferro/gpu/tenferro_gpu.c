@@ -43,7 +43,7 @@ typedef struct {
 } tfe__cu_api;
 typedef struct { TFE__CUBLAS_FUNCS(TFE__GPU_FIELD) } tfe__cublas_api;
 typedef struct { TFE__NVRTC_FUNCS(TFE__GPU_FIELD) } tfe__nvrtc_api;
-typedef struct { TFE__CUSOLVER_FUNCS(TFE__GPU_FIELD) } tfe__cusolver_api;
+typedef struct { TFE__CUSOLVER_FUNCS(TFE__GPU_FIELD) TFE__CUSOLVER_FUNCS_OPT(TFE__GPU_FIELD) } tfe__cusolver_api;
 typedef struct { TFE__HIP_FUNCS(TFE__GPU_FIELD) } tfe__hip_api;
 typedef struct { TFE__HIPBLAS_FUNCS(TFE__GPU_FIELD) } tfe__hipblas_api;
 typedef struct { TFE__HIPSOLVER_FUNCS(TFE__GPU_FIELD) } tfe__hipsolver_api;
@@ -387,6 +387,11 @@ static tfe_status tfe__cusolver_fill(const char *where) {
   void *h_ = tfe__gpu.lib[TFE_GPU_NVIDIA][TFE_GPU_LIB_SOLVER];
   tfe__cusolver_api *tbl_ = &tfe__gpu.sol;
   TFE__GPU_FILL(tfe__gpu.sol, h_, TFE__CUSOLVER_FUNCS, "cuSOLVER", where);
+  /* optional entries: both or neither */
+  if (!tfe__gpu_sym(h_, "cusolverDnXgeev_bufferSize", &tbl_->geev_bs) || !tfe__gpu_sym(h_, "cusolverDnXgeev", &tbl_->geev)) {
+    tbl_->geev_bs = NULL, tbl_->geev = NULL;
+    tfe__gpu_note("cuSOLVER has no cusolverDnXgeev (CUDA 12.6 and later): eig of device tensors is refused");
+  }
   return TFE_OK;
 }
 

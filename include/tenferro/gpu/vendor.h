@@ -179,6 +179,17 @@ enum { TFE__BLAS_FILL_LOWER = 0, TFE__BLAS_FILL_UPPER = 1 };                    
   X(cungqr, "cusolverDnCungqr", tfe__sol_status, TFE__SOL_ORGQR_ARGS)                                            \
   X(zungqr, "cusolverDnZungqr", tfe__sol_status, TFE__SOL_ORGQR_ARGS)
 
+/* cuSOLVER entries loaded when present (a library without them stays usable; the linalg slot
+ * answers TFE_ERR_UNSUPPORTED for what needs them): the general eigensolver cusolverDnXgeev
+ * (CUDA 12.6 and later; solver.h's eig). */
+#define TFE__CUSOLVER_FUNCS_OPT(X)                                                                                  \
+  X(geev_bs, "cusolverDnXgeev_bufferSize", tfe__sol_status,                                                      \
+    (tfe__sol_handle, tfe__sol_params, int, int, int64_t, int, const void *, int64_t, int, const void *, int,     \
+     const void *, int64_t, int, const void *, int64_t, int, size_t *, size_t *))                                \
+  X(geev, "cusolverDnXgeev", tfe__sol_status,                                                                    \
+    (tfe__sol_handle, tfe__sol_params, int, int, int64_t, int, void *, int64_t, int, void *, int, void *, int64_t, \
+     int, void *, int64_t, int, void *, size_t, void *, size_t, int *))
+
 /* ---- cuSOLVER, cuTENSOR: loaded when present; one entry each proves the library usable ----- */
 #define TFE__CUSOLVER_PROBE "cusolverDnCreate"
 #define TFE__CUTENSOR_PROBE "cutensorCreate"

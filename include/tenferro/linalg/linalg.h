@@ -130,7 +130,7 @@ typedef enum tfe_linalg_op {
 #undef TFE_TEMPLATE
 
 /* ---- dtype-tagged entries (kinds known at run time) ----------------------------------------
- * tfe_svd_dyn, tfe_qr_dyn, tfe_eigh_dyn, tfe_cholesky_dyn, tfe_lu_dyn, tfe_solve_dyn, tfe_inv_dyn,
+ * tfe_svd_dyn, tfe_qr_dyn, tfe_eigh_dyn, tfe_eig_dyn, tfe_cholesky_dyn, tfe_lu_dyn, tfe_solve_dyn, tfe_inv_dyn,
  * tfe_det_dyn: the typed
  * functions for a tfe_dyn input of kind f32, f64, c64 or c128; results are owning tfe_dyn
  * handles (release with tfe_dyn_release). Another kind, or operands of different kinds:
@@ -174,6 +174,20 @@ TFE_API tfe_status tfe_qr_dyn(const tfe_dyn *A, bool full, tfe_dyn *Q, tfe_dyn *
   }
 /* Hermitian A = V diag(W) V^H; V may be NULL. */
 TFE_API tfe_status tfe_eigh_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V);
+#define TFE__LA_DYN_KINDS_C(X) X(f32, c64, TFE_DT_F32) X(f64, c128, TFE_DT_F64) X(c64, c64, TFE_DT_C64) X(c128, c128, TFE_DT_C128)
+#define TFE__LA_DYN_EIG(s, c, DT)                                                                  \
+  case DT: {                                                                                       \
+    tfe_view_##s a;                                                                                \
+    tfe_tensor_##c w = {0}, v = {0};                                                               \
+    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
+    TFE_TRY(tfe_eig_##s(&a, &w, V ? &v : NULL));                                                   \
+    tfe_dyn_adopt__##c(&w, W);                                                                     \
+    if (V) tfe_dyn_adopt__##c(&v, V);                                                              \
+    return TFE_OK;                                                                                 \
+  }
+/* General A V = V diag(W) (see tfe_eig_S): W, V of the complex kind (c64 for f32 and c64, c128
+ * for f64 and c128); V may be NULL. On a GPU: complex kinds (cuSOLVER's geev, docs/gpu.md). */
+TFE_API tfe_status tfe_eig_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V);
 #define TFE__LA_DYN_SOLVE(s, r, DT)                                                                \
   case DT: {                                                                                       \
     tfe_view_##s a, b;                                                                             \
@@ -424,6 +438,10 @@ TFE_INTERNAL tfe_status tfe__la_eigh_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *
   switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_EIGH) default: break; }
   return TFE_FAIL_AT(TFE_ERR_INTERNAL, "tfe_eigh_dyn", "unreachable");
 }
+TFE_INTERNAL tfe_status tfe__la_eig_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V) {
+  switch (A->dtype) { TFE__LA_DYN_KINDS_C(TFE__LA_DYN_EIG) default: break; }
+  return TFE_FAIL_AT(TFE_ERR_INTERNAL, "tfe_eig_dyn", "unreachable");
+}
 TFE_INTERNAL tfe_status tfe__la_solve_dyn(const tfe_dyn *A, const tfe_dyn *B, tfe_dyn *X) {
   switch (A->dtype) { TFE__LA_DYN_KINDS(TFE__LA_DYN_SOLVE) default: break; }
   return TFE_FAIL_AT(TFE_ERR_INTERNAL, "tfe_solve_dyn", "unreachable");
@@ -462,6 +480,13 @@ TFE_API tfe_status tfe_eigh_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V) {
   TFE_TRY(tfe__la_dyn_enter(A, NULL, &prev, __func__));
   return tfe__la_dyn_leave(prev, tfe__la_eigh_dyn(A, W, V));
 }
+TFE_API tfe_status tfe_eig_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V) {
+  TFE_TRY(tfe__la_dyn_kind(A, __func__));
+  TFE_CHECK_NULL(W);
+  const tfe_prims_backend *prev;
+  TFE_TRY(tfe__la_dyn_enter(A, NULL, &prev, __func__));
+  return tfe__la_dyn_leave(prev, tfe__la_eig_dyn(A, W, V));
+}
 TFE_API tfe_status tfe_solve_dyn(const tfe_dyn *A, const tfe_dyn *B, tfe_dyn *X) {
   TFE_TRY(tfe__la_dyn_kind(A, __func__));
   TFE_TRY(tfe__la_dyn_same(A, B, __func__));
@@ -498,6 +523,8 @@ TFE_API tfe_status tfe_det_dyn(const tfe_dyn *A, tfe_dyn *D) { return tfe__la_dy
 #undef TFE__LA_DYN_SVD
 #undef TFE__LA_DYN_QR
 #undef TFE__LA_DYN_EIGH
+#undef TFE__LA_DYN_EIG
+#undef TFE__LA_DYN_KINDS_C
 #undef TFE__LA_DYN_SOLVE
 #undef TFE__LA_DYN_ONE
 #undef TFE__LA_DYN_CHOL

@@ -67,6 +67,15 @@ TFE_INTERNAL void TFE_FN(k_prefetch_run_rows_)(const tfe__kplan *p, int op, cons
     for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(r + j, 0, 3);
   }
 }
+/* 1- and 2-byte register-block rows prefetch their blocks copy_block_prefetch blocks ahead
+ * (tfe__ktrx_row); the strip prefetch then covers only the next strip's first such blocks (the
+ * whole strip, 32-64 rows, would outgrow the L1 before use). Elements along the row; 0: the
+ * strip prefetch as for other kinds. */
+TFE_INTERNAL int64_t TFE_FN(k_block_prefetch_)(int64_t n1) {
+  const int64_t es = (int64_t)sizeof(TFE_T), pa = tfe__st.tune.copy_block_prefetch * (64 / es);
+  if (es > 2 || !pa || !tfe__st.tune.kernel_prefetch_strips) return 0;
+  return pa < n1 ? pa : n1;
+}
 TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TFE_T *s, int64_t row,
                                            int64_t rows, int64_t n0, int64_t n1) {
   if (!tfe__st.tune.kernel_prefetch_strips || !(p->g[1].arith[op] && p->g[1].step[op] == 1)) return;
@@ -183,10 +192,11 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
   bool al = c->nt && ((uintptr_t)d & 63) == 0 && ((ldd * es) & 63) == 0;
   if (es != 8 && m0 > 0) tfe__kstat_add(9);
   const int pf = tfe__st.tune.kernel_prefetch_strips;
+  const int64_t pb = m0 > 0 ? TFE_FN(k_block_prefetch_)(n1) : 0;
   for (int64_t ib = 0; ib < m0; ib += rb) {
     /* strided rows miss every cache level and no hardware prefetcher follows them */
-    for (int64_t i = ib + rb * pf; pf && i < ib + rb * (pf + 1) && i < n0; i++)
-      for (int64_t j = 0; j < n1; j += 64 / es) __builtin_prefetch(s + i * lds + j, 0, 3);
+    for (int64_t i = ib + (pb ? rb : rb * pf); (pb || pf) && i < ib + (pb ? 2 * rb : rb * (pf + 1)) && i < n0; i++)
+      for (int64_t j = 0; j < (pb ? pb : n1); j += 64 / es) __builtin_prefetch(s + i * lds + j, 0, 3);
     if (es == 8) { tfe__ktr8s_row((double *)(void *)(d + ib), ldd, (const double *)(const void *)(s + ib * lds), lds, m1, al); continue; }
     const void *srow[64];
     for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds;
@@ -382,6 +392,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   const tfe__kgroup *g0 = &p->g[0];
   const int64_t *rt = g0->arith[1] ? NULL : g0->tab[1];
   const int pf = tfe__st.tune.kernel_prefetch_strips;
+  const int64_t pb = TFE_FN(k_block_prefetch_)(n1);
   bool simd = tfe__ksimd();
   (void)simd;
   /* rims as whole register blocks shifted back to end at the edge (copy_shifted_rims), rewriting
@@ -390,7 +401,8 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   for (int64_t ib = 0; ib < m0 || (shift && ib < n0); ib += rb) {
     if (ib >= m0) ib = n0 - rb; /* (the shifted last row of blocks) */
     const void *srow[64];
-    if (pf) TFE_FN(k_prefetch_run_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
+    if (pb) TFE_FN(k_prefetch_run_rows_)(p, 1, s, ib + rb, rb, n0, pb);
+    else if (pf) TFE_FN(k_prefetch_run_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
     for (int i = 0; i < rb; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
 #if TFE__KHAVE_TR8
     if (simd) { /* one call per row of blocks */

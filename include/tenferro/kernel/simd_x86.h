@@ -473,10 +473,14 @@ TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *con
     return;
   }
   if (es < 4) {
-    const int64_t rb = tfe__krb(es), cb = tfe__kcb(es);
+    const int64_t rb = tfe__krb(es), cb = tfe__kcb(es), pa = tfe__st.tune.copy_block_prefetch * cb;
     const void *sr[64];
     void *dc[64];
     for (int64_t jb = 0; jb < m1; jb += cb) {
+      /* a block reads 32 or 64 rows, a line of each: more misses than the hardware keeps in
+       * flight, and a strip of them outgrows the L1 before the strip prefetch's lines are used */
+      if (pa && jb + pa < m1)
+        for (int i = 0; i < rb; i++) __builtin_prefetch((const char *)srow[i] + (jb + pa) * (int64_t)es, 0, 3);
       for (int i = 0; i < rb; i++) sr[i] = (const char *)srow[i] + jb * (int64_t)es;
       for (int j = 0; j < cb; j++) dc[j] = (char *)d + (jb + j) * ldd * (int64_t)es;
       tfe__ktr12(es, dc, sr, nt);

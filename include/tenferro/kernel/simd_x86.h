@@ -577,7 +577,19 @@ TFE_INTERNAL void tfe__kfu_row(double *d, int64_t n, const double *x, bool xb, c
  * another run), when kernel_stream_edge_lines says so (-1: on AMD CPUs only, where it
  * measured faster; docs/bench-kernel.md). Else memcpy. */
 TFE_INTERNAL void tfe__kstream_edge(char *d, const char *s, size_t bytes) {
-  if (!tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines) || ((uintptr_t)d & 7) || (bytes & 7)) { memcpy(d, s, bytes); return; }
+  if (!tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines) || ((uintptr_t)d & 7) || (bytes & 7)) {
+#if defined(__AVX512BW__)
+    /* one masked store (copy_edge_masked): a memcpy of a variable size under 64 bytes
+     * compiles to rep movs, whose start-up dominates columns of a few lines */
+    if (bytes < 64 && tfe__st.tune.copy_edge_masked) {
+      const __mmask64 m = (__mmask64)((1ull << bytes) - 1);
+      _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
+      return;
+    }
+#endif
+    memcpy(d, s, bytes);
+    return;
+  }
   for (size_t i = 0; i < bytes; i += 8) {
     long long x;
     memcpy(&x, s + i, 8);

@@ -478,8 +478,9 @@ TFE_INTERNAL void tfe__ktrx(size_t es, void *const *dcol, const void *const *sro
 }
 /* A row of blocks of es-byte elements: columns jb = 0, cb, .. < m1 (cb = tfe__kcb), source
  * row i at srow[i] + jb, destination column j at d + j*ldd (ldd in elements). One call per
- * row of blocks (see tfe__ktr8p_row). */
-TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *const *srow, int64_t m1, bool nt) {
+ * row of blocks (see tfe__ktr8p_row). The rows hold n1 >= m1 elements (prefetched up to
+ * there: the caller's rims follow). */
+TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *const *srow, int64_t m1, int64_t n1, bool nt) {
   if (es == 8) {
     const double *sr[8];
     for (int i = 0; i < 8; i++) sr[i] = (const double *)srow[i];
@@ -493,7 +494,7 @@ TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *con
     for (int64_t jb = 0; jb < m1; jb += cb) {
       /* a block reads 32 or 64 rows, a line of each: more misses than the hardware keeps in
        * flight, and a strip of them outgrows the L1 before the strip prefetch's lines are used */
-      if (pa && jb + pa < m1)
+      if (pa && jb + pa < n1)
         for (int i = 0; i < rb; i++) __builtin_prefetch((const char *)srow[i] + (jb + pa) * (int64_t)es, 0, 3);
       for (int i = 0; i < rb; i++) sr[i] = (const char *)srow[i] + jb * (int64_t)es;
       for (int j = 0; j < cb; j++) dc[j] = (char *)d + (jb + j) * ldd * (int64_t)es;

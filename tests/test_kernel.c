@@ -507,8 +507,14 @@ static void test_skew_lines(void **st) {
     TK_TUNE(copy_skew_lines, mode / 2 % 2 == 0);
     TK_TUNE(copy_tile_pad, mode / 2 % 2 == 0);
     TK_TUNE(copy_tile_bytes, mode < 4 ? 64 : 512);
+    TK_TUNE(copy_block_prefetch, mode % 4 < 2 ? 2 : 0);
+    TK_TUNE(kernel_prefetch_strips, mode % 3 ? 2 : 0);
+    TK_TUNE(copy_edge_stores, mode % 2 == 0 || mode == 7);
     for (int c = 0; c < tu_cases(10); c++) { tk_skew_u8(&r); tk_skew_u16(&r); tk_skew_f32(&r); tk_skew_f64(&r); tk_skew_c128(&r); }
   }
+  TK_TUNE(copy_block_prefetch, 2);
+  TK_TUNE(kernel_prefetch_strips, 2);
+  TK_TUNE(copy_edge_stores, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -845,6 +851,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_narrow_source_tiles, 0);
   assert_int_equal(d.copy_tile_pad, 1);
   assert_int_equal(d.copy_skew_lines, 1);
+  assert_int_equal(d.copy_block_prefetch, 2);
+  assert_int_equal(d.copy_edge_stores, 1);
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
   bad.copy_tile_bytes = 0;
@@ -867,6 +875,12 @@ static void test_tuning_kernel(void **st) {
   bad = t;
   bad.copy_skew_lines = -1;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_skew_lines is -1, outside [0, 1]");
+  bad = t;
+  bad.copy_block_prefetch = 65;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_block_prefetch is 65, outside [0, 64]");
+  bad = t;
+  bad.copy_edge_stores = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_edge_stores is 2, outside [0, 1]");
   bad = t;
   bad.copy_run_split_far_bytes = -1;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_run_split_far_bytes");

@@ -52,6 +52,10 @@ typedef struct tfe_tuning {
   int64_t copy_fresh_min_bytes;    /* 4 MiB: smaller fresh destinations take neither of the two */
   int kernel_table_input_runs;     /* 1: table tiles' input group takes only dims that continue the
                                     * input's contiguous run; 0: any dims up to the target */
+  int copy_block_prefetch;         /* 2: rows of 1- and 2-byte register blocks prefetch the block
+                                    * this many blocks ahead along the row (0: off) */
+  int copy_edge_stores;            /* 1: partial edge lines of streamed runs that take normal stores
+                                    * as overlapping 16-, 8-, 4-byte stores (0: memcpy) */
   int copy_narrow_source_tiles;    /* 0; 1: transpose tiles of 1-, 2- and 4-byte kinds span as many
                                     * elements along the source as f64's (fewer bytes); 0: bytes */
   int64_t elementwise_tile_bytes;  /* 0 (2048 where ops fuse, else 1024): map/zip transpose tiles
@@ -115,7 +119,7 @@ typedef struct tfe_tuning {
   .kernel_vector_gather = 0, .kernel_portable = 0, .copy_tile_bytes = 512, \
   .copy_run_split_bytes = 256, .copy_run_split_far_bytes = 2048, .copy_run_prefetch_bytes = 512, .copy_buffered_tiles = -1, \
   .copy_stream_narrow_columns = 1, .copy_shifted_rims = 1, .copy_tile_pad = 1, .copy_skew_lines = 1, .copy_fresh_prefault = 1, .copy_fresh_in_order = -1, \
-  .copy_fresh_min_bytes = (int64_t)4 << 20, .kernel_table_input_runs = 1, .copy_narrow_source_tiles = 0, .elementwise_tile_bytes = 0, \
+  .copy_fresh_min_bytes = (int64_t)4 << 20, .kernel_table_input_runs = 1, .copy_block_prefetch = 2, .copy_edge_stores = 1, .copy_narrow_source_tiles = 0, .elementwise_tile_bytes = 0, \
   .elementwise_fused_map_tile_bytes = 512, .elementwise_run_bytes = 2048, \
   .elementwise_gather_bytes = 2048, .elementwise_tile_buffers = 1, \
   .elementwise_strip_elems = (int64_t)1 << 30, .elementwise_fuse = -1, \
@@ -165,6 +169,8 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_stream_narrow_columns, 0, 1);
   TFE__TUNE_RANGE(copy_shifted_rims, 0, 1);
   TFE__TUNE_RANGE(copy_tile_pad, 0, 1);
+  TFE__TUNE_RANGE(copy_block_prefetch, 0, 64);
+  TFE__TUNE_RANGE(copy_edge_stores, 0, 1);
   TFE__TUNE_RANGE(copy_skew_lines, 0, 1);
   TFE__TUNE_RANGE(copy_fresh_prefault, 0, 1);
   TFE__TUNE_RANGE(copy_fresh_in_order, -1, 1);

@@ -67,6 +67,15 @@ TFE_INTERNAL void TFE_FN(k_prefetch_run_rows_)(const tfe__kplan *p, int op, cons
     for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(r + j, 0, 3);
   }
 }
+/* 1- and 2-byte register-block rows prefetch their blocks copy_block_prefetch blocks ahead
+ * (tfe__ktrx_row); the strip prefetch then covers only the next strip's first such blocks (the
+ * whole strip, 32-64 rows, would outgrow the L1 before use). Elements along the row; 0: the
+ * strip prefetch as for other kinds. */
+TFE_INTERNAL int64_t TFE_FN(k_block_prefetch_)(int64_t n1) {
+  const int64_t es = (int64_t)sizeof(TFE_T), pa = tfe__st.tune.copy_block_prefetch * (64 / es);
+  if (es > 2 || !pa || !tfe__st.tune.kernel_prefetch_strips) return 0;
+  return pa < n1 ? pa : n1;
+}
 TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TFE_T *s, int64_t row,
                                            int64_t rows, int64_t n0, int64_t n1) {
   if (!tfe__st.tune.kernel_prefetch_strips || !(p->g[1].arith[op] && p->g[1].step[op] == 1)) return;
@@ -125,11 +134,13 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   const int64_t nb = 16 / (int64_t)sizeof(TFE_T);
   const bool small = fast && sizeof(TFE_T) <= 2 && n0 >= nb && n1 >= nb;
   const int pf = tfe__st.tune.kernel_prefetch_strips;
+  const int64_t pb = fast ? TFE_FN(k_block_prefetch_)(n1) : 0, pa = pb ? tfe__st.tune.copy_block_prefetch * cb : 0;
   for (int64_t ib = i0; ib < n0; ib += rb) {
     int bi = n0 - ib < rb ? (int)(n0 - ib) : (int)rb;
     const TFE_T *srow[64];
     int64_t doff[64];
-    TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
+    if (pb) TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb, rb, n0, pb);
+    else TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
     for (int i = 0; i < bi; i++) {
       srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
       doff[i] = TFE__KOFF(p, 0, 0, ib + i);
@@ -146,6 +157,8 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
           al = al && ((uintptr_t)dcol[j] & 63) == 0;
         }
         for (int i = 0; i < rb; i++) sr[i] = srow[i] + jb;
+        if (pa && jb + pa < n1) /* (as tfe__ktrx_row; the rims too) */
+          for (int i = 0; i < rb; i++) __builtin_prefetch(srow[i] + jb + pa, 0, 3);
         tfe__ktrx(sizeof(TFE_T), dcol, sr, al);
         if (sizeof(TFE_T) != 8 && ib == i0 && jb == j0) tfe__kstat_add(9);
         continue;
@@ -183,14 +196,15 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
   bool al = c->nt && ((uintptr_t)d & 63) == 0 && ((ldd * es) & 63) == 0;
   if (es != 8 && m0 > 0) tfe__kstat_add(9);
   const int pf = tfe__st.tune.kernel_prefetch_strips;
+  const int64_t pb = m0 > 0 ? TFE_FN(k_block_prefetch_)(n1) : 0;
   for (int64_t ib = 0; ib < m0; ib += rb) {
     /* strided rows miss every cache level and no hardware prefetcher follows them */
-    for (int64_t i = ib + rb * pf; pf && i < ib + rb * (pf + 1) && i < n0; i++)
-      for (int64_t j = 0; j < n1; j += 64 / es) __builtin_prefetch(s + i * lds + j, 0, 3);
+    for (int64_t i = ib + (pb ? rb : rb * pf); (pb || pf) && i < ib + (pb ? 2 * rb : rb * (pf + 1)) && i < n0; i++)
+      for (int64_t j = 0; j < (pb ? pb : n1); j += 64 / es) __builtin_prefetch(s + i * lds + j, 0, 3);
     if (es == 8) { tfe__ktr8s_row((double *)(void *)(d + ib), ldd, (const double *)(const void *)(s + ib * lds), lds, m1, al); continue; }
     const void *srow[64];
     for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds;
-    tfe__ktrx_row(sizeof(TFE_T), d + ib, ldd, srow, m1, al);
+    tfe__ktrx_row(sizeof(TFE_T), d + ib, ldd, srow, m1, n1, al);
   }
   /* 4-, 8- and 16-byte kinds, sides of a block or more: the rims in whole register blocks
    * shifted back to end at the edge (they rewrite a few elements with the same values, by
@@ -207,7 +221,7 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
       }
     if (m0 < n0) { /* the last rows, every column */
       for (int i = 0; i < rb; i++) srow[i] = s + (n0 - rb + i) * lds;
-      tfe__ktrx_row(sizeof(TFE_T), d + (n0 - rb), ldd, srow, m1, false);
+      tfe__ktrx_row(sizeof(TFE_T), d + (n0 - rb), ldd, srow, m1, n1, false);
       if (m1 < n1) {
         for (int i = 0; i < rb; i++) srow[i] = s + (n0 - rb + i) * lds + (n1 - cb);
         for (int j = 0; j < cb; j++) dcol[j] = d + (n0 - rb) + (n1 - cb + j) * ldd;
@@ -382,6 +396,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   const tfe__kgroup *g0 = &p->g[0];
   const int64_t *rt = g0->arith[1] ? NULL : g0->tab[1];
   const int pf = tfe__st.tune.kernel_prefetch_strips;
+  const int64_t pb = TFE_FN(k_block_prefetch_)(n1);
   bool simd = tfe__ksimd();
   (void)simd;
   /* rims as whole register blocks shifted back to end at the edge (copy_shifted_rims), rewriting
@@ -390,12 +405,13 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   for (int64_t ib = 0; ib < m0 || (shift && ib < n0); ib += rb) {
     if (ib >= m0) ib = n0 - rb; /* (the shifted last row of blocks) */
     const void *srow[64];
-    if (pf) TFE_FN(k_prefetch_run_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
+    if (pb) TFE_FN(k_prefetch_run_rows_)(p, 1, s, ib + rb, rb, n0, pb);
+    else if (pf) TFE_FN(k_prefetch_run_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
     for (int i = 0; i < rb; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
 #if TFE__KHAVE_TR8
     if (simd) { /* one call per row of blocks */
       if (sizeof(TFE_T) != 8 && ib == 0 && m1 > 0) tfe__kstat_add(9);
-      tfe__ktrx_row(sizeof(TFE_T), b + ib, lb, srow, m1, false);
+      tfe__ktrx_row(sizeof(TFE_T), b + ib, lb, srow, m1, n1, false);
       if (shift && m1 < n1) { /* the shifted last column of blocks */
         const void *sr[64];
         void *dc[64];

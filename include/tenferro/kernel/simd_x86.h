@@ -322,10 +322,10 @@ TFE__KTR_AVX(tfe__ktr8x2y_regs, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16, 8)
  * clear) and exchanges the elements whose column has bit h set in register i with those whose
  * column has it clear in register i + h, shifted by h; one stage per bit of the index moves
  * every element (i, j) to (j, i). Each swap is one or two single-cycle instructions (shift and
- * blend below 64 bits, unpack of quadwords, 128- and 256-bit lane shuffles); no stack block
- * for 2-byte kinds (32 registers), one 4 KiB pass through L1 for 1-byte kinds (64 rows: the
- * 256-bit stage first, then each half of 32 in registers). About 2.5x (2-byte) and 1.7x
- * (1-byte) the speed of the unpack form above on a Zen 5 (docs/bench-kernel.md, session 15). */
+ * blend below 64 bits, unpack of quadwords, 128-bit lane shuffles; the 256-bit stage at load
+ * time); 2-byte kinds in 32 registers, 1-byte kinds in two halves of 32 columns, each loading
+ * its 32 bytes of all 64 rows. About 2.8x (2-byte) and 2x (1-byte) the speed of the unpack
+ * form above on a Zen 5 (docs/bench-kernel.md, sessions 15 and 17). */
 #if defined(__clang__)
 #define TFE__KUNROLL _Pragma("unroll")
 #else
@@ -344,35 +344,49 @@ TFE__KTR_AVX(tfe__ktr8x2y_regs, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16, 8)
 #define TFE__KSW64(a, b) TFE__KSW(a, b, _mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b))
 #define TFE__KSW128(a, b)                                                                           \
   TFE__KSW(a, b, _mm512_mask_shuffle_i64x2(a, 0xCC, b, b, 0x80), _mm512_mask_shuffle_i64x2(b, 0x33, a, a, 0x31))
-#define TFE__KSW256(a, b) TFE__KSW(a, b, _mm512_shuffle_i64x2(a, b, 0x44), _mm512_shuffle_i64x2(a, b, 0xEE))
 /* One stage over 32 registers r: pairs (i, i + h). */
 #define TFE__KSTAGE(SW, r, h) TFE__KUNROLL for (int i_ = 0; i_ < 32; i_++) if (!(i_ & (h))) SW(r[i_], r[i_ + (h)])
 TFE_INTERNAL void tfe__kz_store(void *const *dcol, const __m512i *r, bool nt) {
   if (nt) { TFE__KUNROLL for (int j = 0; j < 32; j++) _mm512_stream_si512(dcol[j], r[j]); }
   else { TFE__KUNROLL for (int j = 0; j < 32; j++) _mm512_storeu_si512(dcol[j], r[j]); }
 }
+/* Rows i and i + n/2 joined at load time: the low (h 0) or high (h 1) 32 bytes of each, the
+ * first in the low half (the 256-bit stage as a 256-bit load and an insert from memory: no
+ * lane shuffle, and for bytes no stack pass). */
+#define TFE__KLD2(a, b, h)                                                                         \
+  _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)((const char *)(a) + 32 * (h)))), \
+                     _mm256_loadu_si256((const __m256i *)(const void *)((const char *)(b) + 32 * (h))), 1)
+/* The 32- and 16-bit swaps of 2-byte blocks as two-source permutes (one instruction per
+ * output instead of a shift and a blend): element j of the first output is a[j] (bit 0 of j
+ * clear) or b[j-1], of the second a[j+1] or b[j]. */
+static const uint32_t tfe__kswd_idx[2][16] = {{0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30},
+                                                {1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31}};
+static const uint16_t tfe__ksww_idx[2][32] = {{0, 32, 2, 34, 4, 36, 6, 38, 8, 40, 10, 42, 12, 44, 14, 46, 16, 48, 18, 50, 20, 52, 22, 54, 24, 56, 26, 58, 28, 60, 30, 62},
+                                                {1, 33, 3, 35, 5, 37, 7, 39, 9, 41, 11, 43, 13, 45, 15, 47, 17, 49, 19, 51, 21, 53, 23, 55, 25, 57, 27, 59, 29, 61, 31, 63}};
 /* 32 x 32 2-byte elements. */
 TFE_INTERNAL void tfe__ktr2z(void *const *dcol, const void *const *srow, bool nt) {
   __m512i r[32];
-  TFE__KUNROLL for (int i = 0; i < 32; i++) r[i] = _mm512_loadu_si512(srow[i]);
-  TFE__KSTAGE(TFE__KSW256, r, 16);
+  const __m512i dl = _mm512_loadu_si512(tfe__kswd_idx[0]), dh = _mm512_loadu_si512(tfe__kswd_idx[1]),
+                wl = _mm512_loadu_si512(tfe__ksww_idx[0]), wh = _mm512_loadu_si512(tfe__ksww_idx[1]);
+  TFE__KUNROLL for (int i = 0; i < 16; i++) {
+    r[i] = TFE__KLD2(srow[i], srow[i + 16], 0);
+    r[i + 16] = TFE__KLD2(srow[i], srow[i + 16], 1);
+  }
   TFE__KSTAGE(TFE__KSW128, r, 8);
   TFE__KSTAGE(TFE__KSW64, r, 4);
-  TFE__KSTAGE(TFE__KSW32, r, 2);
-  TFE__KSTAGE(TFE__KSW16, r, 1);
+#define TFE__KSWD(a, b) TFE__KSW(a, b, _mm512_permutex2var_epi32(a, dl, b), _mm512_permutex2var_epi32(a, dh, b))
+#define TFE__KSWW(a, b) TFE__KSW(a, b, _mm512_permutex2var_epi16(a, wl, b), _mm512_permutex2var_epi16(a, wh, b))
+  TFE__KSTAGE(TFE__KSWD, r, 2);
+  TFE__KSTAGE(TFE__KSWW, r, 1);
+#undef TFE__KSWD
+#undef TFE__KSWW
   tfe__kz_store(dcol, r, nt);
 }
-/* 64 x 64 bytes. */
+/* 64 x 64 bytes: two halves of 32 columns, each from the low or high 32 bytes of every row. */
 TFE_INTERNAL void tfe__ktr1z(void *const *dcol, const void *const *srow, bool nt) {
-  __m512i r[32], half[64];
-  TFE__KUNROLL for (int i = 0; i < 32; i++) {
-    __m512i a = _mm512_loadu_si512(srow[i]), b = _mm512_loadu_si512(srow[i + 32]);
-    TFE__KSW256(a, b);
-    half[i] = a;
-    half[i + 32] = b;
-  }
+  __m512i r[32];
   for (int h = 0; h < 2; h++) {
-    TFE__KUNROLL for (int i = 0; i < 32; i++) r[i] = half[32 * h + i];
+    TFE__KUNROLL for (int i = 0; i < 32; i++) r[i] = TFE__KLD2(srow[i], srow[i + 32], h);
     TFE__KSTAGE(TFE__KSW128, r, 16);
     TFE__KSTAGE(TFE__KSW64, r, 8);
     TFE__KSTAGE(TFE__KSW32, r, 4);
@@ -382,13 +396,13 @@ TFE_INTERNAL void tfe__ktr1z(void *const *dcol, const void *const *srow, bool nt
   }
 }
 #undef TFE__KSTAGE
+#undef TFE__KLD2
 #undef TFE__KSW
 #undef TFE__KSW8
 #undef TFE__KSW16
 #undef TFE__KSW32
 #undef TFE__KSW64
 #undef TFE__KSW128
-#undef TFE__KSW256
 #endif
 /* One block of es (1 or 2) byte elements: 64/es source rows at srow[i], 64/es destination
  * columns at dcol[j] (64 bytes of each). */
@@ -464,8 +478,9 @@ TFE_INTERNAL void tfe__ktrx(size_t es, void *const *dcol, const void *const *sro
 }
 /* A row of blocks of es-byte elements: columns jb = 0, cb, .. < m1 (cb = tfe__kcb), source
  * row i at srow[i] + jb, destination column j at d + j*ldd (ldd in elements). One call per
- * row of blocks (see tfe__ktr8p_row). */
-TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *const *srow, int64_t m1, bool nt) {
+ * row of blocks (see tfe__ktr8p_row). The rows hold n1 >= m1 elements (prefetched up to
+ * there: the caller's rims follow). */
+TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *const *srow, int64_t m1, int64_t n1, bool nt) {
   if (es == 8) {
     const double *sr[8];
     for (int i = 0; i < 8; i++) sr[i] = (const double *)srow[i];
@@ -473,10 +488,14 @@ TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *con
     return;
   }
   if (es < 4) {
-    const int64_t rb = tfe__krb(es), cb = tfe__kcb(es);
+    const int64_t rb = tfe__krb(es), cb = tfe__kcb(es), pa = tfe__st.tune.copy_block_prefetch * cb;
     const void *sr[64];
     void *dc[64];
     for (int64_t jb = 0; jb < m1; jb += cb) {
+      /* a block reads 32 or 64 rows, a line of each: more misses than the hardware keeps in
+       * flight, and a strip of them outgrows the L1 before the strip prefetch's lines are used */
+      if (pa && jb + pa < n1)
+        for (int i = 0; i < rb; i++) __builtin_prefetch((const char *)srow[i] + (jb + pa) * (int64_t)es, 0, 3);
       for (int i = 0; i < rb; i++) sr[i] = (const char *)srow[i] + jb * (int64_t)es;
       for (int j = 0; j < cb; j++) dc[j] = (char *)d + (jb + j) * ldd * (int64_t)es;
       tfe__ktr12(es, dc, sr, nt);
@@ -559,7 +578,34 @@ TFE_INTERNAL void tfe__kfu_row(double *d, int64_t n, const double *x, bool xb, c
  * another run), when kernel_stream_edge_lines says so (-1: on AMD CPUs only, where it
  * measured faster; docs/bench-kernel.md). Else memcpy. */
 TFE_INTERNAL void tfe__kstream_edge(char *d, const char *s, size_t bytes) {
-  if (!tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines) || ((uintptr_t)d & 7) || (bytes & 7)) { memcpy(d, s, bytes); return; }
+  if (!tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines) || ((uintptr_t)d & 7) || (bytes & 7)) {
+    /* copy_edge_stores: a memcpy of a variable size under 64 bytes compiles to rep movs, whose
+     * start-up dominates columns of a few lines; overlapping pairs of loads and stores
+     * instead (a masked AVX-512 store measured slower than either on a Zen 5) */
+    if (bytes < 64 && tfe__st.tune.copy_edge_stores) {
+      if (bytes >= 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s), b = _mm_loadu_si128((const __m128i *)(const void *)(s + bytes - 16));
+        if (bytes > 32) {
+          __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + 16)),
+                  y = _mm_loadu_si128((const __m128i *)(const void *)(s + bytes - 32));
+          _mm_storeu_si128((__m128i *)(void *)(d + 16), x);
+          _mm_storeu_si128((__m128i *)(void *)(d + bytes - 32), y);
+        }
+        _mm_storeu_si128((__m128i *)(void *)d, a);
+        _mm_storeu_si128((__m128i *)(void *)(d + bytes - 16), b);
+      } else if (bytes >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8); memcpy(&b, s + bytes - 8, 8); memcpy(d, &a, 8); memcpy(d + bytes - 8, &b, 8);
+      } else if (bytes >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4); memcpy(&b, s + bytes - 4, 4); memcpy(d, &a, 4); memcpy(d + bytes - 4, &b, 4);
+      } else
+        for (size_t i = 0; i < bytes; i++) d[i] = s[i];
+      return;
+    }
+    memcpy(d, s, bytes);
+    return;
+  }
   for (size_t i = 0; i < bytes; i += 8) {
     long long x;
     memcpy(&x, s + i, 8);

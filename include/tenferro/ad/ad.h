@@ -256,6 +256,13 @@ TFE_INTERNAL tfe_status tfe__ad_pick(int n, const tfe_storage *const *sts, const
 #define TFE_TEMPLATE <tenferro/ad/rules_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
+/* The device rules' shorthands (dev_rules*_tpl.h): a step run only while st is TFE_OK, and a zip
+ * of the elementwise slot. */
+#define TFE__ADT(call)                                                                                    \
+  do {                                                                                                    \
+    if (!st) st = (call);                                                                                 \
+  } while (0)
+#define TFE__ADZIP(op, d, a, b) TFE_FN(ad_ew_)(TFE_EW_ZIP, (op), (d), (a), (b), NULL, NULL)
 #define TFE_TEMPLATE <tenferro/ad/dev_rules_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
@@ -265,6 +272,8 @@ TFE_INTERNAL tfe_status tfe__ad_pick(int n, const tfe_storage *const *sts, const
 #define TFE_TEMPLATE <tenferro/ad/dev_rules3_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
+#undef TFE__ADT
+#undef TFE__ADZIP
 #define TFE_TEMPLATE <tenferro/ad/linalg_rules_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE

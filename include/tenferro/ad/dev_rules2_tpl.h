@@ -20,11 +20,6 @@
  *   read back         only where a host loop or an output shape depends on the values: expm's
  *                     1-norms (its squarings' count), svd_trunc's kept rank under a cutoff */
 #if TFE__BODY_PHASE && TFE_FLOAT
-#define TFE__ADT(call)                                                                                    \
-  do {                                                                                                    \
-    if (!st) st = (call);                                                                                 \
-  } while (0)
-#define TFE__ADZIP(op, d, a, b) TFE_FN(ad_ew_)(TFE_EW_ZIP, (op), (d), (a), (b), NULL, NULL)
 
 /* A CPU rules' helper defined later in ad.h's order (linalg_rules_tpl.h): the thin SVD [U, S, Vh]
  * with S of this kind (on the backend's linalg slot here). */
@@ -1171,6 +1166,4 @@ TFE_INTERNAL tfe_status TFE_FN(ad_reduce_dev_)(bool rev, const tfe_ad_params *p,
   if (st) TFE_FN(tensor_release)(out);
   return st;
 }
-#undef TFE__ADT
-#undef TFE__ADZIP
 #endif

@@ -18,11 +18,6 @@
  *                     w_i complex, eps^2 = (eta max_i |w_i|)^2 + tiny per batch item (the slot's MAX
  *                     reduction: geev's eigenvalues are not sorted) */
 #if TFE__BODY_PHASE && TFE_FLOAT
-#define TFE__ADT(call)                                                                                    \
-  do {                                                                                                    \
-    if (!st) st = (call);                                                                                 \
-  } while (0)
-#define TFE__ADZIP(op, d, a, b) TFE_FN(ad_ew_)(TFE_EW_ZIP, (op), (d), (a), (b), NULL, NULL)
 
 /* ==== LU (any shape): L m x k unit lower, U k x n upper, k = min(m, n) ========================== */
 /* P (a new dense (m, m, batch...) tensor of the matrix batch A, imaginary parts zero) from the row
@@ -315,6 +310,4 @@ TFE_INTERNAL tfe_status TFE_FN(ad_eig_fr_dev_)(const tfe_ad_params *p, const TFE
 }
 #endif
 
-#undef TFE__ADT
-#undef TFE__ADZIP
 #endif

@@ -18,11 +18,6 @@
  *                     sorted: the largest magnitude is at an end); tiny (the smallest normal
  *                     number) keeps 0 / 0 out where all values are 0 (the CPU's 0 there) */
 #if TFE__BODY_PHASE && TFE_FLOAT
-#define TFE__ADT(call)                                                                                    \
-  do {                                                                                                    \
-    if (!st) st = (call);                                                                                 \
-  } while (0)
-#define TFE__ADZIP(op, d, a, b) TFE_FN(ad_ew_)(TFE_EW_ZIP, (op), (d), (a), (b), NULL, NULL)
 
 TFE_INTERNAL void TFE_FN(ad_rel_)(TFE_TY(tensor) *t, int n) {
   for (int i = 0; i < n; i++) TFE_FN(tensor_release)(&t[i]);
@@ -656,6 +651,4 @@ TFE_INTERNAL tfe_status TFE_FN(ad_inv_fr_dev_)(const TFE_TY(view) *const *x, con
   if (st) TFE_FN(tensor_release)(dy);
   return st;
 }
-#undef TFE__ADT
-#undef TFE__ADZIP
 #endif

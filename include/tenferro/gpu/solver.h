@@ -488,6 +488,23 @@ static tfe_status tfe__la_square(tfe__la_ctx *X, const tfe__la_view *A, int64_t 
     return TFE__LA_FAIL(X, TFE_ERR_SHAPE, "needs a square matrix, got %lld x %lld", (long long)m, (long long)*n);
   return TFE_OK;
 }
+/* The end of an eigensolver's run: the items' infos read back (negative: a bad argument of
+ * `routine`; positive: `what` did not converge), the host workspace freed, the stream drained on
+ * failure. */
+static tfe_status tfe__la_eig_end(tfe__la_ctx *X, tfe_status st, tfe__cu_ptr info, int64_t nb, const char *routine,
+                                  const char *what, void *host) {
+  int *h = NULL;
+  if (st == TFE_OK) st = tfe__la_infos(X, info, nb, &h);
+  for (int64_t b = 0; st == TFE_OK && b < nb; b++) {
+    if (h[b] < 0) st = tfe__la_info_neg(X, h[b], routine);
+    else if (h[b] > 0)
+      st = TFE__LA_FAIL(X, TFE_ERR_NOCONV, "%s did not converge on batch item %lld (info %d)", what, (long long)b, h[b]);
+  }
+  free(h);
+  if (st != TFE_OK) tfe__gpu.cu.cuStreamSynchronize(X->D->stream);
+  free(host);
+  return st;
+}
 static tfe_status tfe__la_eigh_run(tfe__la_ctx *X, const tfe__la_view *A, int64_t n, int64_t nb, tfe__la_tensor *W_,
                                    tfe__la_tensor *V) {
   tfe__gpu_dev *D = X->D;
@@ -513,29 +530,21 @@ static tfe_status tfe__la_eigh_run(tfe__la_ctx *X, const tfe__la_view *A, int64_
                                            (int *)TFE__LA_VP(info + (tfe__cu_ptr)(b * (int64_t)sizeof(int))));
     if (s != 0) st = TFE__LA_FAIL(X, TFE_ERR_DEVICE, "%s: cusolverDnXsyevd failed (cusolverStatus %d)", D->bename, s);
   }
-  int *h = NULL;
-  if (st == TFE_OK) st = tfe__la_infos(X, info, nb, &h);
-  for (int64_t b = 0; st == TFE_OK && b < nb; b++) {
-    if (h[b] < 0) st = tfe__la_info_neg(X, h[b], X->g >= TFE__GK_C64 ? "heevd" : "syevd");
-    else if (h[b] > 0)
-      st = TFE__LA_FAIL(X, TFE_ERR_NOCONV, "eigensolver did not converge on batch item %lld (info %d)", (long long)b, h[b]);
-  }
-  free(h);
-  if (st != TFE_OK) tfe__gpu.cu.cuStreamSynchronize(D->stream);
-  free(host);
-  return st;
+  return tfe__la_eig_end(X, st, info, nb, X->g >= TFE__GK_C64 ? "heevd" : "syevd", "eigensolver", host);
 }
-static tfe_status tfe__la_eigh(tfe__la_ctx *X, void *const *args) {
-  const tfe__la_view *A = *(const tfe__la_view *const *)args[0];
-  tfe__la_tensor *Wo = *(tfe__la_tensor *const *)args[1], *Vo = *(tfe__la_tensor *const *)args[2];
-  if (!Wo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'W' is NULL");
+/* The eigensolvers' slot calls: W (kind wdt, n per item) and optionally V (n x n per item) of a
+ * square batch A, filled by run on the device; nothing is kept on failure. */
+typedef tfe_status (*tfe__la_wv_run)(tfe__la_ctx *, const tfe__la_view *, int64_t, int64_t, tfe__la_tensor *,
+                                     tfe__la_tensor *);
+static tfe_status tfe__la_wv(tfe__la_ctx *X, const tfe__la_view *A, tfe_dtype wdt, tfe__la_wv_run run,
+                             tfe__la_tensor *Wo, tfe__la_tensor *Vo) {
   int64_t n = 0, nb = 0, dims[TFE_MAX_RANK];
   TFE_TRY(tfe__la_square(X, A, &n, &nb));
   tfe__la_tensor W = {0}, V = {0};
-  tfe_status st = tfe__la_alloc(X, tfe__la_rdt[X->g], tfe__la_dims(A, 1, n, 0, dims), dims, &W);
+  tfe_status st = tfe__la_alloc(X, wdt, tfe__la_dims(A, 1, n, 0, dims), dims, &W);
   if (st == TFE_OK && Vo) st = tfe__la_alloc(X, X->dt, tfe__la_dims(A, 2, n, n, dims), dims, &V);
   if (st == TFE_OK && (st = tfe__gpu_enter(X->D, X->where)) == TFE_OK) {
-    st = tfe__la_eigh_run(X, A, n, nb, &W, Vo ? &V : NULL);
+    st = run(X, A, n, nb, &W, Vo ? &V : NULL);
     tfe__gpu_leave(X->D);
   }
   if (st != TFE_OK) {
@@ -545,6 +554,12 @@ static tfe_status tfe__la_eigh(tfe__la_ctx *X, void *const *args) {
   *Wo = W;
   if (Vo) *Vo = V;
   return TFE_OK;
+}
+static tfe_status tfe__la_eigh(tfe__la_ctx *X, void *const *args) {
+  const tfe__la_view *A = *(const tfe__la_view *const *)args[0];
+  tfe__la_tensor *Wo = *(tfe__la_tensor *const *)args[1], *Vo = *(tfe__la_tensor *const *)args[2];
+  if (!Wo) return TFE__LA_FAIL(X, TFE_ERR_NULL, "argument 'W' is NULL");
+  return tfe__la_wv(X, A, tfe__la_rdt[X->g], tfe__la_eigh_run, Wo, Vo);
 }
 
 /* ---- eig: general A V = V diag(W), complex kinds (cusolverDnXgeev) --------------------------------- */
@@ -579,17 +594,7 @@ static tfe_status tfe__la_eig_run(tfe__la_ctx *X, const tfe__la_view *A, int64_t
                                           (int *)TFE__LA_VP(info + (tfe__cu_ptr)(b * (int64_t)sizeof(int))));
     if (s != 0) st = TFE__LA_FAIL(X, TFE_ERR_DEVICE, "%s: cusolverDnXgeev failed (cusolverStatus %d)", D->bename, s);
   }
-  int *h = NULL;
-  if (st == TFE_OK) st = tfe__la_infos(X, info, nb, &h);
-  for (int64_t b = 0; st == TFE_OK && b < nb; b++) {
-    if (h[b] < 0) st = tfe__la_info_neg(X, h[b], "geev");
-    else if (h[b] > 0)
-      st = TFE__LA_FAIL(X, TFE_ERR_NOCONV, "QR algorithm did not converge on batch item %lld (info %d)", (long long)b, h[b]);
-  }
-  free(h);
-  if (st != TFE_OK) tfe__gpu.cu.cuStreamSynchronize(D->stream);
-  free(host);
-  return st;
+  return tfe__la_eig_end(X, st, info, nb, "geev", "QR algorithm", host);
 }
 static tfe_status tfe__la_eig(tfe__la_ctx *X, void *const *args) {
   const tfe__la_view *A = *(const tfe__la_view *const *)args[0];
@@ -605,22 +610,7 @@ static tfe_status tfe__la_eig(tfe__la_ctx *X, void *const *args) {
     return TFE__LA_FAIL(X, TFE_ERR_UNSUPPORTED, "backend '%s' has no general eigensolver: the loaded solver library "
                         "lacks cusolverDnXgeev (CUDA 12.6 and later; not wired for hipSOLVER); download the operands "
                         "and call eig on the host", X->D->bename);
-  int64_t n = 0, nb = 0, dims[TFE_MAX_RANK];
-  TFE_TRY(tfe__la_square(X, A, &n, &nb));
-  tfe__la_tensor W = {0}, V = {0};
-  tfe_status st = tfe__la_alloc(X, X->dt, tfe__la_dims(A, 1, n, 0, dims), dims, &W);
-  if (st == TFE_OK && Vo) st = tfe__la_alloc(X, X->dt, tfe__la_dims(A, 2, n, n, dims), dims, &V);
-  if (st == TFE_OK && (st = tfe__gpu_enter(X->D, X->where)) == TFE_OK) {
-    st = tfe__la_eig_run(X, A, n, nb, &W, Vo ? &V : NULL);
-    tfe__gpu_leave(X->D);
-  }
-  if (st != TFE_OK) {
-    tfe__la_release(&W), tfe__la_release(&V);
-    return st;
-  }
-  *Wo = W;
-  if (Vo) *Vo = V;
-  return TFE_OK;
+  return tfe__la_wv(X, A, X->dt, tfe__la_eig_run, Wo, Vo);
 }
 
 static tfe_status tfe__la_chol_run(tfe__la_ctx *X, const tfe__la_view *A, int64_t n, int64_t nb, tfe__la_tensor *L) {

@@ -161,30 +161,23 @@ TFE_API tfe_status tfe_svd_dyn(const tfe_dyn *A, tfe_svd_mode mode, tfe_dyn *U, 
     return TFE_OK;                                                                                 \
   }
 TFE_API tfe_status tfe_qr_dyn(const tfe_dyn *A, bool full, tfe_dyn *Q, tfe_dyn *R);
-#define TFE__LA_DYN_EIGH(s, r, DT)                                                                 \
+/* The eigendecompositions' dyn cases: view kind s, W of kind wk, V of kind vk. */
+#define TFE__LA_DYN_WV(fn, s, wk, vk, DT)                                                          \
   case DT: {                                                                                       \
     tfe_view_##s a;                                                                                \
-    tfe_tensor_##s v = {0};                                                                        \
-    tfe_tensor_##r w = {0};                                                                        \
+    tfe_tensor_##wk w = {0};                                                                       \
+    tfe_tensor_##vk v = {0};                                                                       \
     TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
-    TFE_TRY(tfe_eigh_##s(&a, &w, V ? &v : NULL));                                                  \
-    tfe_dyn_adopt__##r(&w, W);                                                                     \
-    if (V) tfe_dyn_adopt__##s(&v, V);                                                              \
+    TFE_TRY(tfe_##fn##_##s(&a, &w, V ? &v : NULL));                                                \
+    tfe_dyn_adopt__##wk(&w, W);                                                                    \
+    if (V) tfe_dyn_adopt__##vk(&v, V);                                                             \
     return TFE_OK;                                                                                 \
   }
+#define TFE__LA_DYN_EIGH(s, r, DT) TFE__LA_DYN_WV(eigh, s, r, s, DT)
 /* Hermitian A = V diag(W) V^H; V may be NULL. */
 TFE_API tfe_status tfe_eigh_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V);
 #define TFE__LA_DYN_KINDS_C(X) X(f32, c64, TFE_DT_F32) X(f64, c128, TFE_DT_F64) X(c64, c64, TFE_DT_C64) X(c128, c128, TFE_DT_C128)
-#define TFE__LA_DYN_EIG(s, c, DT)                                                                  \
-  case DT: {                                                                                       \
-    tfe_view_##s a;                                                                                \
-    tfe_tensor_##c w = {0}, v = {0};                                                               \
-    TFE_TRY(tfe_dyn_as_view_##s(A, &a));                                                           \
-    TFE_TRY(tfe_eig_##s(&a, &w, V ? &v : NULL));                                                   \
-    tfe_dyn_adopt__##c(&w, W);                                                                     \
-    if (V) tfe_dyn_adopt__##c(&v, V);                                                              \
-    return TFE_OK;                                                                                 \
-  }
+#define TFE__LA_DYN_EIG(s, c, DT) TFE__LA_DYN_WV(eig, s, c, c, DT)
 /* General A V = V diag(W) (see tfe_eig_S): W, V of the complex kind (c64 for f32 and c64, c128
  * for f64 and c128); V may be NULL. On a GPU: complex kinds (cuSOLVER's geev, docs/gpu.md). */
 TFE_API tfe_status tfe_eig_dyn(const tfe_dyn *A, tfe_dyn *W, tfe_dyn *V);
@@ -524,6 +517,7 @@ TFE_API tfe_status tfe_det_dyn(const tfe_dyn *A, tfe_dyn *D) { return tfe__la_dy
 #undef TFE__LA_DYN_QR
 #undef TFE__LA_DYN_EIGH
 #undef TFE__LA_DYN_EIG
+#undef TFE__LA_DYN_WV
 #undef TFE__LA_DYN_KINDS_C
 #undef TFE__LA_DYN_SOLVE
 #undef TFE__LA_DYN_ONE

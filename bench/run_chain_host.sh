@@ -5,11 +5,13 @@
 # (../shared/bench/'s) and old_include/ (the
 # include/ folder of the tree to compare against, e.g. from `git worktree add`). Builds there:
 #   chain_new  bench/bench_chain.c, -march=native          (AVX-512 where the host has it)
+#   chain_old                the same of KIT's tree
 #   chain_new3 / chain_old3  the same at -march=x86-64-v3  (the AVX2 path, this tree / KIT's)
-#   permute, sweep  bench_permute, bench_permute_sweep (-march=native)
-# then runs, in $OUT (or KIT): chain_ab.txt (old3, new3, new, alternately, twice), chain_naive.txt
+#   permute, sweep (permute_old, sweep_old)  bench_permute, bench_permute_sweep (-march=native)
+# then runs, in $OUT (or KIT): chain_ab.txt (old3, new3, old, new, alternately, twice), chain_naive.txt
 # (contract_naive_work 512 / 128 / 0 on the smallest bonds), chain_peers.txt
-# (torch eager and jax.jit in the same run: bench_chain --peers), permute.txt, sweep.txt, cpu.txt.
+# (torch eager and jax.jit in the same run: bench_chain --peers), permute.txt (old, new, old, new),
+# sweep.txt (old and new alternating: seeds 0 and 7, all sizes; seed 0, 1- and 2-byte kinds), cpu.txt.
 # Everything 1-thread runs pinned to one core (taskset), the 2-thread columns to two.
 kit=$(cd "${1:?usage: $0 KIT}" && pwd); out=${OUT:-$kit}
 export LD_LIBRARY_PATH=$kit:${LD_LIBRARY_PATH:-} OMP_WAIT_POLICY=passive
@@ -20,23 +22,32 @@ b=/tmp/tfe_host; mkdir -p $b
 gcc -std=c11 -O3 -march=native -fopenmp -Iinclude -o $b/chain_new bench/bench_chain.c $L &
 gcc -std=c11 -O3 -march=x86-64-v3 -fopenmp -Iinclude -o $b/chain_new3 bench/bench_chain.c $L &
 gcc -std=c11 -O3 -march=x86-64-v3 -fopenmp -I"$kit/old_include" -o $b/chain_old3 bench/bench_chain.c $L &
-gcc -std=c11 -O3 -march=native -fopenmp -Iinclude -o $b/permute bench/bench_permute.c -lm &
-gcc -std=c11 -O3 -march=native -fopenmp -Iinclude -o $b/sweep bench/bench_permute_sweep.c -lm &
+gcc -std=c11 -O3 -march=native -fopenmp -I"$kit/old_include" -o $b/chain_old bench/bench_chain.c $L &
+for v in "" _old; do
+  inc=include; [ -z "$v" ] || inc="$kit/old_include"
+  gcc -std=c11 -O3 -march=native -fopenmp -I"$inc" -o $b/permute$v bench/bench_permute.c -lm &
+  gcc -std=c11 -O3 -march=native -fopenmp -I"$inc" -o $b/sweep$v bench/bench_permute_sweep.c -lm &
+done
 wait
 ls $b
 one="taskset -c 2"; two="taskset -c 2,3"
 command -v taskset >/dev/null || { one=""; two=""; }
 pat=$kit/permutation_patterns.json; [ -f "$pat" ] || pat=../shared/bench/permutation_patterns.json
 dims=2,4,8,10,16,24,32,40,48,60,64,96,128
-for r in 1 2; do for t in old3 new3 new; do
+for r in 1 2; do for t in old3 new3 old new; do
   echo "== chain_$t run $r"; OMP_NUM_THREADS=1 timeout 40 $one $b/chain_$t --reps 11 --dims $dims
 done; done > "$out/chain_ab.txt" 2>&1
 # the naive engine's threshold on the smallest steps (contract_naive_work: 512 default)
 for r in 1 2; do for w in 512 128 0; do
   echo "== contract_naive_work $w run $r"; OMP_NUM_THREADS=1 timeout 10 $one $b/chain_new --reps 21 --dims 3,4,5,6,8 --tune contract_naive_work $w
 done; done > "$out/chain_naive.txt" 2>&1
-OMP_NUM_THREADS=1 timeout 60 $two $b/permute "$pat" --reps 5 --threads2 --no-numpy > "$out/permute.txt" 2>&1
+for r in 1 2; do for v in _old ""; do
+  echo "== permute$v run $r"; OMP_NUM_THREADS=1 timeout 60 $two $b/permute$v "$pat" --reps 5 --threads2 --no-numpy
+done; done > "$out/permute.txt" 2>&1
 # peers: the host's torch and jax (CPU platform; XLA's own flags left at their defaults)
 JAX_PLATFORMS=cpu XLA_FLAGS= OMP_NUM_THREADS=1 timeout 75 $one $b/chain_new --reps 11 --dims 4,8,10,16,24,32,48,60,96 --peers --python python3 > "$out/chain_peers.txt" 2>&1
-OMP_NUM_THREADS=1 timeout 35 $one $b/sweep --cases 24 > "$out/sweep.txt" 2>&1
+for a in "--seed 0" "--seed 7" "--seed 0 --sizes 1,2 --cases 16"; do for v in _old ""; do
+  echo "== sweep$v $a"; OMP_NUM_THREADS=1 timeout 40 $one $b/sweep$v --cases 24 --reps 3 $a
+done; done > "$out/sweep.txt" 2>&1
 tail -n 20 "$out"/chain_ab.txt "$out"/chain_peers.txt
+grep -h "^==\|cases: median" "$out/sweep.txt"

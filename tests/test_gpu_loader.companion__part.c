@@ -49,7 +49,7 @@ int tu_gpu_hip_shims(void) {
 /* The hipSOLVER shims against the fake libhipsolver of test_hip_fake (loaded beside the fake
  * runtime): 0 when every check holds, else its number. */
 int tu_gpu_hipsol_check(void) {
-  struct fake_sol_log { int uplo, trans, jobz, svd_m, svd_n, svd_lwork, calls; long rwork_off; };
+  struct fake_sol_log { int uplo, trans, jobz, svd_m, svd_n, svd_lwork, calls; long rwork_off; int jobvl, jobvr, geev_n; };
   void *h = tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_SOLVER];
   struct fake_sol_log *L = h ? (struct fake_sol_log *)dlsym(h, "fake_sol_log") : NULL;
   if (!L) return 1;
@@ -93,6 +93,18 @@ int tu_gpu_hipsol_check(void) {
     return 9; /* a workspace short of the real work array is refused, not overrun */
   if (tfe__gpu.sol.gesvd_bs(sh, sp, 'S', 'S', 5, 3, 77, NULL, 5, 77, NULL, 77, NULL, 5, 77, NULL, 3, 77, &d, &hb) == 0)
     return 10; /* a kind hipSOLVER's typed entries do not have */
+  /* the general eigensolver: cuSOLVER's eigen modes reach hipsolverDnXgeev as hipSOLVER's */
+  if (!tfe__gpu.sol.geev_bs || !tfe__gpu.sol.geev) return 11;
+  if (tfe__gpu.sol.geev_bs(sh, sp, TFE__SOL_EIG_NOVECTOR, TFE__SOL_EIG_VECTOR, 3, TFE__CUDA_C_64F, NULL, 3, TFE__CUDA_C_64F,
+                           NULL, TFE__CUDA_C_64F, NULL, 1, TFE__CUDA_C_64F, NULL, 3, TFE__CUDA_C_64F, &d, &hb) != 0 ||
+      L->jobvl != TFE__HIPSOLVER_EIG_NOVECTOR || L->jobvr != TFE__HIPSOLVER_EIG_VECTOR || L->geev_n != 3 || d != 24)
+    return 12;
+  L->jobvl = L->jobvr = -1;
+  if (tfe__gpu.sol.geev(sh, sp, TFE__SOL_EIG_NOVECTOR, TFE__SOL_EIG_NOVECTOR, 2, TFE__CUDA_C_64F, Am, 2, TFE__CUDA_C_64F, S,
+                        TFE__CUDA_C_64F, NULL, 1, TFE__CUDA_C_64F, NULL, 1, TFE__CUDA_C_64F, work, sizeof work, NULL, 0,
+                        &info) != 0 ||
+      L->jobvl != TFE__HIPSOLVER_EIG_NOVECTOR || L->jobvr != TFE__HIPSOLVER_EIG_NOVECTOR || L->geev_n != 2 || info != 0)
+    return 13;
   tfe__gpu.sol.params_destroy(sp), tfe__gpu.sol.destroy(sh);
   return 0;
 }

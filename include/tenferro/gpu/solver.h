@@ -14,9 +14,9 @@
  *             cusolverDnXgeqrf, then {S,D}orgqr / {C,Z}ungqr for Q.
  *   eigh      W ascending, only the lower triangle read (cusolverDnXsyevd); eigenvector signs free.
  *   eig       complex kinds: W (not sorted) and V, columns of unit 2-norm with the largest component
- *             real, as LAPACK's geev (cusolverDnXgeev, CUDA 12.6 and later; loaded when present:
- *             without it, and on hipSOLVER (not wired), eig answers TFE_ERR_UNSUPPORTED, and the AD
- *             tape runs only that primal on the host). Real kinds: TFE_ERR_UNSUPPORTED (the CPU's
+ *             real, as LAPACK's geev (cusolverDnXgeev, CUDA 12.6 and later, or hipsolverDnXgeev;
+ *             loaded when present: without it eig answers TFE_ERR_UNSUPPORTED, and the AD tape runs
+ *             only that primal on the host). Real kinds: TFE_ERR_UNSUPPORTED (the CPU's
  *             geev unpacks conjugate pairs; on the device, convert A to the complex kind).
  *   cholesky  A = L L^H, lower (cusolverDnXpotrf); upper triangle zeroed.
  *   lu        A[perm[i], :] = (L U)[i, :] (cusolverDnXgetrf with pivoting); singular is no error.
@@ -608,7 +608,7 @@ static tfe_status tfe__la_eig(tfe__la_ctx *X, void *const *args) {
                         tfe_gpu_status());
   if (!tfe__gpu.sol.geev || !tfe__gpu.sol.geev_bs)
     return TFE__LA_FAIL(X, TFE_ERR_UNSUPPORTED, "backend '%s' has no general eigensolver: the loaded solver library "
-                        "lacks cusolverDnXgeev (CUDA 12.6 and later; not wired for hipSOLVER); download the operands "
+                        "lacks cusolverDnXgeev (CUDA 12.6 and later) / hipsolverDnXgeev; download the operands "
                         "and call eig on the host", X->D->bename);
   return tfe__la_wv(X, A, X->dt, tfe__la_eig_run, Wo, Vo);
 }

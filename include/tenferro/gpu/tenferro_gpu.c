@@ -46,7 +46,7 @@ typedef struct { TFE__NVRTC_FUNCS(TFE__GPU_FIELD) } tfe__nvrtc_api;
 typedef struct { TFE__CUSOLVER_FUNCS(TFE__GPU_FIELD) TFE__CUSOLVER_FUNCS_OPT(TFE__GPU_FIELD) } tfe__cusolver_api;
 typedef struct { TFE__HIP_FUNCS(TFE__GPU_FIELD) } tfe__hip_api;
 typedef struct { TFE__HIPBLAS_FUNCS(TFE__GPU_FIELD) } tfe__hipblas_api;
-typedef struct { TFE__HIPSOLVER_FUNCS(TFE__GPU_FIELD) } tfe__hipsolver_api;
+typedef struct { TFE__HIPSOLVER_FUNCS(TFE__GPU_FIELD) TFE__HIPSOLVER_FUNCS_OPT(TFE__GPU_FIELD) } tfe__hipsolver_api;
 
 /* A pool of device memory or of pinned host buffers (memory.h): kept blocks, each locked by
  * the events recorded on the device's queues when it was freed, and the blocks handed out
@@ -721,6 +721,18 @@ static tfe__sol_status tfe__hipsol_syevd(tfe__sol_handle h, tfe__sol_params p, i
   return fn[g](h, tfe__hipsol_eig(jobz), tfe__hipsol_fill_mode(uplo), (int)n, A, (int)lda, W, wd,
                (int)(ld / tfe__hipsol_es[g]), info);
 }
+static tfe__sol_status tfe__hipsol_geev_bs(tfe__sol_handle h, tfe__sol_params p, int jl, int jr, int64_t n, int ta,
+                                           const void *A, int64_t lda, int tw, const void *W, int tl, const void *VL,
+                                           int64_t ldl, int tr, const void *VR, int64_t ldr, int ct, size_t *d, size_t *hb) {
+  return tfe__gpu.hipsol.geev_bs(h, p, tfe__hipsol_eig(jl), tfe__hipsol_eig(jr), n, ta, A, lda, tw, W, tl, VL, ldl, tr, VR,
+                                 ldr, ct, d, hb);
+}
+static tfe__sol_status tfe__hipsol_geev(tfe__sol_handle h, tfe__sol_params p, int jl, int jr, int64_t n, int ta, void *A,
+                                        int64_t lda, int tw, void *W, int tl, void *VL, int64_t ldl, int tr, void *VR,
+                                        int64_t ldr, int ct, void *wd, size_t ld, void *wh, size_t lh, int *info) {
+  return tfe__gpu.hipsol.geev(h, p, tfe__hipsol_eig(jl), tfe__hipsol_eig(jr), n, ta, A, lda, tw, W, tl, VL, ldl, tr, VR,
+                              ldr, ct, wd, ld, wh, lh, info);
+}
 /* hipSOLVER's entries, and the solver table from them and the shims above (lock held). */
 static tfe_status tfe__hipsolver_fill(const char *where) {
   void *h_ = tfe__gpu.lib[TFE_GPU_AMD][TFE_GPU_LIB_SOLVER];
@@ -737,6 +749,12 @@ static tfe_status tfe__hipsolver_fill(const char *where) {
   S->potrf_bs = tfe__hipsol_potrf_bs, S->potrf = tfe__hipsol_potrf, S->getrs = tfe__hipsol_getrs;
   S->gesvd_bs = tfe__hipsol_gesvd_bs, S->gesvd = tfe__hipsol_gesvd;
   S->syevd_bs = tfe__hipsol_syevd_bs, S->syevd = tfe__hipsol_syevd;
+  if (tfe__gpu_sym(h_, "hipsolverDnXgeev_bufferSize", &tbl_->geev_bs) && tfe__gpu_sym(h_, "hipsolverDnXgeev", &tbl_->geev))
+    S->geev_bs = tfe__hipsol_geev_bs, S->geev = tfe__hipsol_geev;
+  else {
+    tbl_->geev_bs = NULL, tbl_->geev = NULL;
+    tfe__gpu_note("hipSOLVER has no hipsolverDnXgeev: eig of device tensors is refused");
+  }
   return TFE_OK;
 }
 static tfe_status tfe__hiprtc_fill(const char *where) {

@@ -182,13 +182,15 @@ enum { TFE__BLAS_FILL_LOWER = 0, TFE__BLAS_FILL_UPPER = 1 };                    
 /* cuSOLVER entries loaded when present (a library without them stays usable; the linalg slot
  * answers TFE_ERR_UNSUPPORTED for what needs them): the general eigensolver cusolverDnXgeev
  * (CUDA 12.6 and later; solver.h's eig). */
-#define TFE__CUSOLVER_FUNCS_OPT(X)                                                                                  \
-  X(geev_bs, "cusolverDnXgeev_bufferSize", tfe__sol_status,                                                      \
-    (tfe__sol_handle, tfe__sol_params, int, int, int64_t, int, const void *, int64_t, int, const void *, int,     \
-     const void *, int64_t, int, const void *, int64_t, int, size_t *, size_t *))                                \
-  X(geev, "cusolverDnXgeev", tfe__sol_status,                                                                    \
-    (tfe__sol_handle, tfe__sol_params, int, int, int64_t, int, void *, int64_t, int, void *, int, void *, int64_t, \
-     int, void *, int64_t, int, void *, size_t, void *, size_t, int *))
+#define TFE__SOL_GEEV_BS_ARGS                                                                                   \
+  (tfe__sol_handle, tfe__sol_params, int, int, int64_t, int, const void *, int64_t, int, const void *, int, const void *, \
+   int64_t, int, const void *, int64_t, int, size_t *, size_t *)
+#define TFE__SOL_GEEV_ARGS                                                                                      \
+  (tfe__sol_handle, tfe__sol_params, int, int, int64_t, int, void *, int64_t, int, void *, int, void *, int64_t, int, \
+   void *, int64_t, int, void *, size_t, void *, size_t, int *)
+#define TFE__CUSOLVER_FUNCS_OPT(X)                                                         \
+  X(geev_bs, "cusolverDnXgeev_bufferSize", tfe__sol_status, TFE__SOL_GEEV_BS_ARGS) \
+  X(geev, "cusolverDnXgeev", tfe__sol_status, TFE__SOL_GEEV_ARGS)
 
 /* ---- cuSOLVER, cuTENSOR: loaded when present; one entry each proves the library usable ----- */
 #define TFE__CUSOLVER_PROBE "cusolverDnCreate"
@@ -369,6 +371,11 @@ enum { TFE__HIPSOLVER_EIG_NOVECTOR = 201, TFE__HIPSOLVER_EIG_VECTOR = 202 };
   X(dsyevd, "hipsolverDnDsyevd", tfe__sol_status, TFE__HIPSOL_SYEVD_ARGS)                                        \
   X(cheevd, "hipsolverDnCheevd", tfe__sol_status, TFE__HIPSOL_SYEVD_ARGS)                                        \
   X(zheevd, "hipsolverDnZheevd", tfe__sol_status, TFE__HIPSOL_SYEVD_ARGS)
+/* hipSOLVER's general eigensolver (recent ROCm; cuSOLVER's signature, hipSOLVER's eigen-mode
+ * enums): loaded when present, both or neither, as on CUDA; a shim translates the modes. */
+#define TFE__HIPSOLVER_FUNCS_OPT(X)                                                         \
+  X(geev_bs, "hipsolverDnXgeev_bufferSize", tfe__sol_status, TFE__SOL_GEEV_BS_ARGS) \
+  X(geev, "hipsolverDnXgeev", tfe__sol_status, TFE__SOL_GEEV_ARGS)
 #define TFE__HIPBLAS_PROBE "hipblasCreate"
 #define TFE__HIPRTC_PROBE "hiprtcCreateProgram"
 #define TFE__HIPSOLVER_PROBE "hipsolverDnCreate"

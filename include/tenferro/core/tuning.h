@@ -73,7 +73,9 @@ typedef struct tfe_tuning {
 
   /* ---- prims room (docs/prims.md, "Tuning") -------------------------------------------- */
   int64_t contract_naive_work;   /* contractions of at most this many label combinations run the
-                                    reference loops (128; 0: every non-empty one is planned) */
+                                    reference loops (128; 0: every non-empty one is planned); float
+                                    kinds: at most a sixteenth of it, then the small engine where
+                                    it takes them, up to it */
   int64_t contract_small_mnk;    /* largest m*n*k of one GEMM of a batch that the small-GEMM
                                     engine runs instead of BLIS (512000) */
   int64_t contract_small_buf;    /* most real elements of one thread's small-GEMM buffers (32768) */

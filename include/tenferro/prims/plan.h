@@ -134,10 +134,16 @@ TFE_INTERNAL void tfe__pr_plan_build(tfe_contract_plan *P, const tfe__pr_prob *p
     empty = empty || l->dim == 0;
     if (!empty && work < ((int64_t)1 << 40)) work *= l->dim;
   }
-  /* a plan for a backend's GEMM runs it whenever there is a product to run */
-  bool tiny = flavor == TFE__PR_NATIVE && work <= tfe__st.tune.contract_naive_work;
+  /* a plan for a backend's GEMM runs it whenever there is a product to run. Tiny problems run
+   * the loops, but for the float kinds only up to a sixteenth of the threshold: above it the
+   * small engine's set-up beats the loops' per-element cost where it takes the problem
+   * (docs/bench-prims.md, session 18), the loops run what it refuses */
+  const tfe_dtype_info *di = tfe_dtype_get(P->dtype);
+  bool blas = di && di->is_float && di->algebra == TFE_ALGEBRA_STANDARD;
+  int64_t nw = tfe__st.tune.contract_naive_work;
+  bool tiny = flavor == TFE__PR_NATIVE && work <= nw;
   P->engine = TFE__PR_ENG_NAIVE;
-  if (empty || P->unary || tiny) return;
+  if (empty || P->unary || (tiny && (!blas || work <= nw / 16))) return;
   /* Reverse labels whose leading stride is negative, in every operand at once (a relabeling
    * i -> dim-1-i changes nothing): C's labels positive in C, the others in A (or B). */
   for (int j = 0; j < n; j++) {
@@ -185,8 +191,6 @@ TFE_INTERNAL void tfe__pr_plan_build(tfe_contract_plan *P, const tfe__pr_prob *p
     else if (in == (TFE__PR_IN_B | TFE__PR_IN_C)) gn[nn++] = (int16_t)j;
     else if (in == (TFE__PR_IN_A | TFE__PR_IN_B)) gk[nk++] = (int16_t)j;
   }
-  const tfe_dtype_info *di = tfe_dtype_get(P->dtype);
-  bool blas = di && di->is_float && di->algebra == TFE_ALGEBRA_STANDARD;
   if (flavor == TFE__PR_NATIVE && blas && tfe__pr_small_plan(P, (const int64_t(*)[3])cur, gm, nm, gn, nn, gk, nk, di)) {
     P->engine = TFE__PR_ENG_SMALL;
     int64_t off = 0;
@@ -194,6 +198,7 @@ TFE_INTERNAL void tfe__pr_plan_build(tfe_contract_plan *P, const tfe__pr_prob *p
     P->ws[TFE__PR_WS_N] = off;
     return;
   }
+  if (tiny) return; /* one the small engine does not take: the loops (the relabeling above keeps them valid) */
   if (flavor == TFE__PR_LOWERED) blas = true; /* a backend's GEMM gets BLAS-style operands */
   tfe__pr_lay lay;
   int16_t xs[TFE__PR_MAXLOOP];

@@ -466,6 +466,41 @@ static void test_loop_choice(void **st) {
 /* A scaled-down copy of that step (same label structure, C row-major) forced to loop over two
  * labels, checked element by element against the reference engine, with beta != 0 and a
  * reversed (negative-stride) axis in C. */
+/* The loops' threshold by kind (prims/plan.h): f64 runs them only up to contract_naive_work / 16
+ * label combinations, then the small engine where it takes the problem; i64 (no small engine) up
+ * to contract_naive_work; INT64_MAX forces them for every kind. */
+static tfe__pr_engine tc_engine_of(tfe_dtype dt, int64_t n) {
+  static double fa[64], fb[64], fc[64];
+  static int64_t ia[64], ib[64], ic[64];
+  tfe_layout L;
+  tfe_layout_dense(2, (int64_t[]){n, n}, TFE_COLMAJOR, &L);
+  int32_t la[] = {0, 1}, lb[] = {1, 2}, lc[] = {0, 2};
+  tfe_contract_desc d;
+  tfe_contract_plan *P = NULL;
+  if (dt == TFE_DT_F64) {
+    tfe_view_f64 A = {fa, L, false}, B = {fb, L, false}, C = {fc, L, false};
+    assert_int_equal(tfe_contract_describe_f64(&d, &A, la, &B, lb, &C, lc), TFE_OK);
+  } else {
+    tfe_view_i64 A = {ia, L, false}, B = {ib, L, false}, C = {ic, L, false};
+    assert_int_equal(tfe_contract_describe_i64(&d, &A, la, &B, lb, &C, lc), TFE_OK);
+  }
+  assert_int_equal(tfe_contract_plan_create(&d, &P), TFE_OK);
+  tfe__pr_engine e = P->engine;
+  tfe_contract_plan_release(P);
+  return e;
+}
+static void test_naive_threshold_kinds(void **st) {
+  (void)st;
+  assert_int_equal(tfe_tuning_default().contract_naive_work, 128);
+  assert_true(tc_engine_of(TFE_DT_F64, 2) == TFE__PR_ENG_NAIVE); /* 8 combinations: the loops */
+  assert_true(tc_engine_of(TFE_DT_I64, 4) == TFE__PR_ENG_NAIVE); /* 64: the loops (no small engine) */
+#ifdef TFE__PS_HAVE_VEC
+  assert_true(tc_engine_of(TFE_DT_F64, 4) == TFE__PR_ENG_SMALL); /* 64: the small engine */
+#endif
+  TUNE(contract_naive_work, INT64_MAX);
+  assert_true(tc_engine_of(TFE_DT_F64, 4) == TFE__PR_ENG_NAIVE && tc_engine_of(TFE_DT_F64, 8) == TFE__PR_ENG_NAIVE);
+  TUNE(contract_naive_work, tfe_tuning_default().contract_naive_work);
+}
 static void test_loop_two_labels_values(void **st) {
   (void)st;
   enum { NA = 4 * 4 * 3 * 2 * 3, NB = 2 * 3 * 4 * 4 * 3, NC = 3 * 3 * 4 * 4 * 4 * 4 };
@@ -549,6 +584,7 @@ int main(void) {
       cmocka_unit_test(test_loop_choice),
       cmocka_unit_test(test_loop_two_labels),
       cmocka_unit_test(test_loop_two_labels_values),
+      cmocka_unit_test(test_naive_threshold_kinds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -399,26 +399,26 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
   default: TFE__PS_BODY(NV, TFE__PS_J1, 1, MK) break;                                          \
   }
 /* Rows [r_begin, r_end) (whole vectors; with mrem > 0 the last one has only its first mrem lanes)
- * with NV row vectors per block, columns in NQ blocks. X row vector of depth p at
+ * with NV row vectors per block, columns in blocks of nq (the last one the remainder). X row vector of depth p at
  * xp + p * xsp; Y element (p, q) at yp + p * ysp + q * ysq (packed: xsp = RP, ysp = 1,
  * ysq = K; real kinds may point them at the operands themselves). alpha and beta: only when
  * cdir (real kinds). */
 TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, int64_t xsp,
                                                        const TFE_R *yp, int64_t ysp, int64_t ysq, TFE_R *t,
                                                        int64_t tsq, bool cdir, bool bzero, int64_t r_begin,
-                                                       int64_t r_end, int nv, int64_t mrem, TFE_R alpha,
-                                                       TFE_R beta) {
+                                                       int64_t r_end, int nv, int64_t mrem, int64_t nq,
+                                                       TFE_R alpha, TFE_R beta) {
   typedef TFE_FN(ps_vec_) V;
   typedef TFE_FN(ps_vecu_) Vu;
   const V zero = {0};
-  int64_t K = s->K, qf = s->Q / s->NQ * s->NQ;
+  int64_t K = s->K, qf = s->Q / nq * nq;
   /* the rows without the masked block, then that block */
   bool mkl = mrem > 0;
   int64_t rm = mkl ? r_end - nv * TFE__PS_W : r_end, rb, re;
   /* whole column blocks, then the Q % NQ last columns as one block (never the pad columns:
    * Y read and C written in place need no whole blocks) */
   for (int seg = 0; seg < 2; seg++) {
-    int64_t q_begin = seg ? qf : 0, q_end = seg ? s->Q : qf, nc = seg ? s->Q - qf : s->NQ;
+    int64_t q_begin = seg ? qf : 0, q_end = seg ? s->Q : qf, nc = seg ? s->Q - qf : nq;
     if (q_end <= q_begin) continue;
     rb = r_begin; re = rm;
     if (nv == 4 && !TFE_CPLX) {
@@ -465,23 +465,25 @@ TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, i
   int64_t mr = rows - full * w; /* lanes of the last vector when it is partial, else 0 */
   if (!TFE_CPLX && TFE__PS_NREG >= 32 && full >= 4) { /* (the masked vector never in a block of 4) */
     v = full / 4 * 4;
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, v * w, 4, 0, alpha, beta);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, v * w, 4, 0, s->NQ, alpha, beta);
   }
   int64_t left = nvec - v;
-  /* an odd count of row vectors (3, 5, ...) on 16 registers: the last three in one block
-   * rather than a block of 2 and a pass of 1 that reads all of Y again for one vector */
-  if (!TFE_CPLX && TFE__PS_NREG < 32 && s->NQ <= 4 && left >= 3 && left % 2 == 1) {
+  /* an odd count of row vectors (3, 5, ...) on 16 registers: the last three in one block of
+   * at most 4 columns (12 accumulators) rather than a block of 2 and a pass of 1 that reads all
+   * of Y again and broadcasts every element again for one vector (10-12 rows: 8 + 4) */
+  if (!TFE_CPLX && TFE__PS_NREG < 32 && left >= 3 && left % 2 == 1) {
     int64_t e = nvec - 3;
-    if (e > v) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, 0, alpha, beta);
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, e * w, nvec * w, 3, mr, alpha, beta);
+    if (e > v) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, 0, s->NQ, alpha, beta);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, e * w, nvec * w, 3, mr, s->NQ < 4 ? s->NQ : 4, alpha, beta);
     return;
   }
   if (left >= 2) {
     int64_t e = v + left / 2 * 2;
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, e == nvec ? mr : 0, alpha, beta);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, e == nvec ? mr : 0, s->NQ, alpha,
+                        beta);
     v = e;
   }
-  if (v < nvec) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, nvec * w, 1, mr, alpha, beta);
+  if (v < nvec) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, nvec * w, 1, mr, s->NQ, alpha, beta);
 }
 
 #if !TFE_CPLX && defined(__AVX2__) && defined(__FMA__) && (defined(__x86_64__) || defined(__i386__)) && !defined(TFE__PS_NO_TN)

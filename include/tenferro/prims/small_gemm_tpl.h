@@ -184,6 +184,54 @@ TFE_INTERNAL int64_t TFE_FN(ps_buf_elems_)(int64_t RP, int64_t Q /* padded */, i
   return TFE__PS_PL * (RP * K + TFE_FN(ps_ylen_)(Q, K) + TFE_FN(ps_run_len_)(RP, Q) * RP * Q) + TFE__PS_W;
 }
 
+#if !TFE_CPLX
+/* Transposed X (row r at x + r * xrs, contiguous along the depth) into the buffer: element
+ * (r, p) to xp[p * RP + r]. With AVX, blocks of 4 rows x 4 depths are transposed in registers
+ * (four loads, four stores); one element at a time, the loop's strided stores took a fifth to a
+ * third of a 24 x 24 x 48 step, and its speed hung on where the loop happened to be placed
+ * (docs/benchmarks.md, session 18). The edges go one element at a time. */
+TFE_INTERNAL void TFE_FN(ps_pack_xt_)(const TFE_T *x, int64_t xrs, int64_t R, int64_t K, TFE_R *xp, int64_t RP) {
+  int64_t r = 0;
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__AVX__)
+  int64_t K4 = K / 4 * 4;
+  for (; r + 4 <= R; r += 4) {
+    const TFE_R *s0 = (const TFE_R *)x + r * xrs, *s1 = s0 + xrs, *s2 = s1 + xrs, *s3 = s2 + xrs;
+    int64_t p = 0;
+    for (; p < K4; p += 4) {
+      TFE_R *d = xp + p * RP + r;
+      if (sizeof(TFE_R) == 8) {
+        __m256d a = _mm256_loadu_pd((const double *)(const void *)(s0 + p));
+        __m256d b = _mm256_loadu_pd((const double *)(const void *)(s1 + p));
+        __m256d c = _mm256_loadu_pd((const double *)(const void *)(s2 + p));
+        __m256d e = _mm256_loadu_pd((const double *)(const void *)(s3 + p));
+        __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b); /* [a0 b0 a2 b2], [a1 b1 a3 b3] */
+        __m256d t2 = _mm256_unpacklo_pd(c, e), t3 = _mm256_unpackhi_pd(c, e);
+        _mm256_storeu_pd((double *)(void *)d, _mm256_permute2f128_pd(t0, t2, 0x20));
+        _mm256_storeu_pd((double *)(void *)(d + RP), _mm256_permute2f128_pd(t1, t3, 0x20));
+        _mm256_storeu_pd((double *)(void *)(d + 2 * RP), _mm256_permute2f128_pd(t0, t2, 0x31));
+        _mm256_storeu_pd((double *)(void *)(d + 3 * RP), _mm256_permute2f128_pd(t1, t3, 0x31));
+      } else {
+        __m128 a = _mm_loadu_ps((const float *)(const void *)(s0 + p)), b = _mm_loadu_ps((const float *)(const void *)(s1 + p));
+        __m128 c = _mm_loadu_ps((const float *)(const void *)(s2 + p)), e = _mm_loadu_ps((const float *)(const void *)(s3 + p));
+        _MM_TRANSPOSE4_PS(a, b, c, e);
+        _mm_storeu_ps((float *)(void *)d, a);
+        _mm_storeu_ps((float *)(void *)(d + RP), b);
+        _mm_storeu_ps((float *)(void *)(d + 2 * RP), c);
+        _mm_storeu_ps((float *)(void *)(d + 3 * RP), e);
+      }
+    }
+    for (; p < K; p++) {
+      TFE_R *d = xp + p * RP + r;
+      d[0] = s0[p]; d[1] = s1[p]; d[2] = s2[p]; d[3] = s3[p];
+    }
+  }
+#endif
+  for (; r < R; r++) {
+    const TFE_T *src = x + r * xrs;
+    for (int64_t p = 0; p < K; p++) xp[p * RP + r] = src[p];
+  }
+}
+#endif
 /* Packs X of one batch: plane pl of Xp holds element (r, p) at p * RP + r. */
 TFE_INTERNAL void TFE_FN(ps_pack_x_)(const TFE_FN(ps_call_) *s, const TFE_T *x, TFE_R *xp) {
   for (int64_t p = 0; p < s->K; p++) {
@@ -209,11 +257,7 @@ TFE_INTERNAL void TFE_FN(ps_pack_x_)(const TFE_FN(ps_call_) *s, const TFE_T *x, 
 #if !TFE_CPLX
   /* transposed X: the reads run along contiguous depth, the writes (into the L1 buffer) stride
    * RP; gathering column by column instead would touch a new cache line per element */
-  if (s->xtr)
-    for (int64_t r = 0; r < s->R; r++) {
-      const TFE_T *src = x + r * s->xrs;
-      for (int64_t p = 0; p < s->K; p++) xp[p * s->RP + r] = src[p];
-    }
+  if (s->xtr) TFE_FN(ps_pack_xt_)(x, s->xrs, s->R, s->K, xp, s->RP);
 #endif
 }
 
@@ -672,7 +716,7 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, c
                                                   int64_t csq, int64_t R, int64_t Q, int64_t K, TFE_R alpha,
                                                   TFE_R beta, bool bzero) {
   static const int64_t mt[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
-  int64_t Kf = K / 4 * 4;
+  int64_t Kf = K & ~(int64_t)3;
   __m256i km = _mm256_loadu_si256((const __m256i *)(const void *)(mt + 4 - (K - Kf)));
   __m256d va = _mm256_set1_pd((double)alpha), vb = _mm256_set1_pd((double)beta);
 #if defined(__AVX512F__)
@@ -688,15 +732,20 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, c
     return;
   }
 #endif
-  /* rows [0, R4) in blocks of 4 (with 3 rows left: one more, its last row repeated), the rest
-   * in one block of 2 */
-  int64_t R4 = R % 4 == 3 ? R + 1 : R / 4 * 4;
-  for (int64_t r0 = 0; r0 < R; r0 += 4) {
-    int ncb = r0 < R4 ? 2 : 4; /* columns per block: 2 (4 rows), 4 (2 rows) */
-    int64_t nr = R - r0 < 4 ? R - r0 : 4;
+  /* whole blocks of 4 rows x 2 columns, nr a constant there (the stores whole vectors, no
+   * branches on the row count); then 3 rows left: one more such block, its last row repeated;
+   * 1-2 rows: blocks of 2 rows x 4 columns */
+  int64_t R4 = R & ~(int64_t)3, r0 = 0;
+  for (; r0 < R4; r0 += 4) {
+    const int64_t nr = 4;
+    const double *x0 = (const double *)x + r0 * xrs, *x1 = x0 + xrs, *x2 = x1 + xrs, *x3 = x2 + xrs;
+    TFE__PS_TN_COLS(2)
+  }
+  if (r0 < R) {
+    int64_t nr = R - r0;
     const double *x0 = (const double *)x + r0 * xrs;
-    const double *x1 = nr > 1 ? x0 + xrs : x0, *x2 = nr > 2 ? x0 + 2 * xrs : x1, *x3 = nr > 3 ? x0 + 3 * xrs : x2;
-    if (ncb == 2) TFE__PS_TN_COLS(2) else TFE__PS_TN_COLS(4)
+    const double *x1 = nr > 1 ? x0 + xrs : x0, *x2 = nr > 2 ? x0 + 2 * xrs : x1, *x3 = x2;
+    if (nr == 3) TFE__PS_TN_COLS(2) else TFE__PS_TN_COLS(4)
   }
 }
 #undef TFE__PS_TN_FMA

@@ -512,10 +512,12 @@ TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, i
     TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, v * w, 4, 0, s->NQ, alpha, beta);
   }
   int64_t left = nvec - v;
-  /* an odd count of row vectors (3, 5, ...) on 16 registers: the last three in one block of
-   * at most 4 columns (12 accumulators) rather than a block of 2 and a pass of 1 that reads all
-   * of Y again and broadcasts every element again for one vector (10-12 rows: 8 + 4) */
-  if (!TFE_CPLX && TFE__PS_NREG < 32 && left >= 3 && left % 2 == 1) {
+  /* an odd count of row vectors on 16 registers: the last three in one block of at most 4
+   * columns (12 accumulators) rather than a block of 2 and a pass of 1 that reads all of Y
+   * again and broadcasts every element again for one vector: always with 3 vectors (9-12 rows
+   * of 4 lanes, chain steps at D = 10-12), with 5 or more only when the plan's column block is
+   * at most 4 (with 5 columns, 20 rows ran slower so: docs/bench-prims.md, session 18) */
+  if (!TFE_CPLX && TFE__PS_NREG < 32 && left >= 3 && left % 2 == 1 && (s->NQ <= 4 || nvec == 3)) {
     int64_t e = nvec - 3;
     if (e > v) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, 0, s->NQ, alpha, beta);
     TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, e * w, nvec * w, 3, mr, s->NQ < 4 ? s->NQ : 4, alpha, beta);

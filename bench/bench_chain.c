@@ -298,6 +298,8 @@ static void micro(int N, int d, int D, int reps, double big) {
     if (small) ws = aligned_alloc(64, (size_t)(tfe_ps_ws_elems__f64(P, 1) * 8 + 64) / 64 * 64);
     /* CHAIN_MICRO_ONLY=0|1|2: time only that column (for perf), the others print nan */
     int only = getenv("CHAIN_MICRO_ONLY") ? atoi(getenv("CHAIN_MICRO_ONLY")) : -1;
+    /* CHAIN_MICRO_STEP=0|1: time only the E.A (0) or the T.B (1) step (per-step instruction counts) */
+    if (getenv("CHAIN_MICRO_STEP") && atoi(getenv("CHAIN_MICRO_STEP")) != w) only = 3;
     double te = only < 0 || only == 0 ? micro_time(inner, reps, 0, P, &v[0], &v[1], &v[2], ws, w, &c) : NAN;
     double tk = small && (only < 0 || only == 1) ? micro_time(inner, reps, 1, P, &v[0], &v[1], &v[2], ws, w, &c) : NAN;
     double tb = only < 0 || only == 2 ? micro_time(inner, reps, 2, P, &v[0], &v[1], &v[2], ws, w, &c) : NAN;

@@ -332,22 +332,29 @@ static void test_mps_chain_steps(void **st) {
 
 /* Batched GEMMs whose rows are not whole vectors (small_gemm_tpl.h: the last row vector's
  * loads and stores masked): A(i,j,b) B(j,k,b) -> C(i,k,b), dense, so that X is read and C
- * written in place with i from 1 to 13 (every remainder of 2-, 4- and 8-lane vectors and, f64
- * with 4 columns, the blocks of 3 vectors of a 16-register target); against the reference
+ * written in place with i from 1 to 21 (every remainder of 2-, 4- and 8-lane vectors, 1 to 6
+ * vectors, and the blocks of 3 vectors of a 16-register target with 4 to 13 columns); against the reference
  * loops, with alpha and beta, f64 and f32. Also i, k transposed in C, and A transposed
  * (A(j,i,b): both inputs depth-contiguous, the dot-product kernel ps_tn_ for f64 on AVX2,
- * with depths j of 7 and 12: a masked depth tail or none; columns k of 4 and 5: an odd last
+ * with depths j of 7 and 12: a masked depth tail or none, else X packed transposed (ps_pack_xt_;
+ * f32, and f64 with depths 37 and 38); columns k of 4 and 5: an odd last
  * column pair on one of the two; i % 4 of 1-3: its last rows in a block of 4 or of 2 rows x 4
  * columns). Beta is 0 for every third i (C never read). */
 static void test_small_tails(void **st) {
   (void)st;
   enum { LI = 1, LJ, LK, LBT };
   long tails = tc_tails(), tns = tc_tn();
-  for (int64_t i = 1; i <= 13; i++)
+  for (int64_t i = 1; i <= 21; i++)
     for (int ct = 0; ct < 2; ct++)
       for (int f32 = 0; f32 < 2; f32++)
       for (int ta = 0; ta < 2; ta++) {
-        int64_t j = ta && i % 2 ? 12 : 7, k = f32 ? 6 : ta ? 4 + i % 2 : 4, b = 5;
+        /* f64, A plain: columns k of 4, 5, 6, 13 (the column blocks of 4 of the 3-vector block
+         * over a plan's column block of 5 or 6, with remainders of 1 and 2) */
+        static const int64_t ks[4] = {4, 5, 6, 13};
+        /* A transposed: depths j of 7 and 12, and for every third i 37 or 38 (f64: past the dot
+         * kernel's depths, so X is packed by the 4 x 4 transposes with every remainder) */
+        int64_t j = ta && i % 3 == 0 ? 36 + 1 + (i % 2 == 0) : ta && i % 2 ? 12 : 7;
+        int64_t k = f32 ? 6 : ta ? 4 + i % 2 : ks[i % 4], b = 5;
         int64_t dA[3] = {ta ? j : i, ta ? i : j, b}, dB[3] = {j, k, b}, dC[3] = {ct ? k : i, ct ? i : k, b};
         int32_t la[3] = {ta ? LJ : LI, ta ? LI : LJ, LBT}, lb[3] = {LJ, LK, LBT}, lc[3] = {ct ? LK : LI, ct ? LI : LK, LBT};
         tfe_layout LA, LB_, LC_;

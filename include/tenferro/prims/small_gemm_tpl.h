@@ -184,6 +184,54 @@ TFE_INTERNAL int64_t TFE_FN(ps_buf_elems_)(int64_t RP, int64_t Q /* padded */, i
   return TFE__PS_PL * (RP * K + TFE_FN(ps_ylen_)(Q, K) + TFE_FN(ps_run_len_)(RP, Q) * RP * Q) + TFE__PS_W;
 }
 
+#if !TFE_CPLX
+/* Transposed X (row r at x + r * xrs, contiguous along the depth) into the buffer: element
+ * (r, p) to xp[p * RP + r]. With AVX, blocks of 4 rows x 4 depths are transposed in registers
+ * (four loads, four stores); one element at a time, the loop's strided stores took a fifth to a
+ * third of a 24 x 24 x 48 step, and its speed hung on where the loop happened to be placed
+ * (docs/benchmarks.md, session 18). The edges go one element at a time. */
+TFE_INTERNAL void TFE_FN(ps_pack_xt_)(const TFE_T *x, int64_t xrs, int64_t R, int64_t K, TFE_R *xp, int64_t RP) {
+  int64_t r = 0;
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__AVX__)
+  int64_t K4 = K / 4 * 4;
+  for (; r + 4 <= R; r += 4) {
+    const TFE_R *s0 = (const TFE_R *)x + r * xrs, *s1 = s0 + xrs, *s2 = s1 + xrs, *s3 = s2 + xrs;
+    int64_t p = 0;
+    for (; p < K4; p += 4) {
+      TFE_R *d = xp + p * RP + r;
+      if (sizeof(TFE_R) == 8) {
+        __m256d a = _mm256_loadu_pd((const double *)(const void *)(s0 + p));
+        __m256d b = _mm256_loadu_pd((const double *)(const void *)(s1 + p));
+        __m256d c = _mm256_loadu_pd((const double *)(const void *)(s2 + p));
+        __m256d e = _mm256_loadu_pd((const double *)(const void *)(s3 + p));
+        __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b); /* [a0 b0 a2 b2], [a1 b1 a3 b3] */
+        __m256d t2 = _mm256_unpacklo_pd(c, e), t3 = _mm256_unpackhi_pd(c, e);
+        _mm256_storeu_pd((double *)(void *)d, _mm256_permute2f128_pd(t0, t2, 0x20));
+        _mm256_storeu_pd((double *)(void *)(d + RP), _mm256_permute2f128_pd(t1, t3, 0x20));
+        _mm256_storeu_pd((double *)(void *)(d + 2 * RP), _mm256_permute2f128_pd(t0, t2, 0x31));
+        _mm256_storeu_pd((double *)(void *)(d + 3 * RP), _mm256_permute2f128_pd(t1, t3, 0x31));
+      } else {
+        __m128 a = _mm_loadu_ps((const float *)(const void *)(s0 + p)), b = _mm_loadu_ps((const float *)(const void *)(s1 + p));
+        __m128 c = _mm_loadu_ps((const float *)(const void *)(s2 + p)), e = _mm_loadu_ps((const float *)(const void *)(s3 + p));
+        _MM_TRANSPOSE4_PS(a, b, c, e);
+        _mm_storeu_ps((float *)(void *)d, a);
+        _mm_storeu_ps((float *)(void *)(d + RP), b);
+        _mm_storeu_ps((float *)(void *)(d + 2 * RP), c);
+        _mm_storeu_ps((float *)(void *)(d + 3 * RP), e);
+      }
+    }
+    for (; p < K; p++) {
+      TFE_R *d = xp + p * RP + r;
+      d[0] = s0[p]; d[1] = s1[p]; d[2] = s2[p]; d[3] = s3[p];
+    }
+  }
+#endif
+  for (; r < R; r++) {
+    const TFE_T *src = x + r * xrs;
+    for (int64_t p = 0; p < K; p++) xp[p * RP + r] = src[p];
+  }
+}
+#endif
 /* Packs X of one batch: plane pl of Xp holds element (r, p) at p * RP + r. */
 TFE_INTERNAL void TFE_FN(ps_pack_x_)(const TFE_FN(ps_call_) *s, const TFE_T *x, TFE_R *xp) {
   for (int64_t p = 0; p < s->K; p++) {
@@ -209,11 +257,7 @@ TFE_INTERNAL void TFE_FN(ps_pack_x_)(const TFE_FN(ps_call_) *s, const TFE_T *x, 
 #if !TFE_CPLX
   /* transposed X: the reads run along contiguous depth, the writes (into the L1 buffer) stride
    * RP; gathering column by column instead would touch a new cache line per element */
-  if (s->xtr)
-    for (int64_t r = 0; r < s->R; r++) {
-      const TFE_T *src = x + r * s->xrs;
-      for (int64_t p = 0; p < s->K; p++) xp[p * s->RP + r] = src[p];
-    }
+  if (s->xtr) TFE_FN(ps_pack_xt_)(x, s->xrs, s->R, s->K, xp, s->RP);
 #endif
 }
 
@@ -399,26 +443,26 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
   default: TFE__PS_BODY(NV, TFE__PS_J1, 1, MK) break;                                          \
   }
 /* Rows [r_begin, r_end) (whole vectors; with mrem > 0 the last one has only its first mrem lanes)
- * with NV row vectors per block, columns in NQ blocks. X row vector of depth p at
+ * with NV row vectors per block, columns in blocks of nq (the last one the remainder). X row vector of depth p at
  * xp + p * xsp; Y element (p, q) at yp + p * ysp + q * ysq (packed: xsp = RP, ysp = 1,
  * ysq = K; real kinds may point them at the operands themselves). alpha and beta: only when
  * cdir (real kinds). */
 TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, int64_t xsp,
                                                        const TFE_R *yp, int64_t ysp, int64_t ysq, TFE_R *t,
                                                        int64_t tsq, bool cdir, bool bzero, int64_t r_begin,
-                                                       int64_t r_end, int nv, int64_t mrem, TFE_R alpha,
-                                                       TFE_R beta) {
+                                                       int64_t r_end, int nv, int64_t mrem, int64_t nq,
+                                                       TFE_R alpha, TFE_R beta) {
   typedef TFE_FN(ps_vec_) V;
   typedef TFE_FN(ps_vecu_) Vu;
   const V zero = {0};
-  int64_t K = s->K, qf = s->Q / s->NQ * s->NQ;
+  int64_t K = s->K, qf = s->Q / nq * nq;
   /* the rows without the masked block, then that block */
   bool mkl = mrem > 0;
   int64_t rm = mkl ? r_end - nv * TFE__PS_W : r_end, rb, re;
   /* whole column blocks, then the Q % NQ last columns as one block (never the pad columns:
    * Y read and C written in place need no whole blocks) */
   for (int seg = 0; seg < 2; seg++) {
-    int64_t q_begin = seg ? qf : 0, q_end = seg ? s->Q : qf, nc = seg ? s->Q - qf : s->NQ;
+    int64_t q_begin = seg ? qf : 0, q_end = seg ? s->Q : qf, nc = seg ? s->Q - qf : nq;
     if (q_end <= q_begin) continue;
     rb = r_begin; re = rm;
     if (nv == 4 && !TFE_CPLX) {
@@ -465,23 +509,27 @@ TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, i
   int64_t mr = rows - full * w; /* lanes of the last vector when it is partial, else 0 */
   if (!TFE_CPLX && TFE__PS_NREG >= 32 && full >= 4) { /* (the masked vector never in a block of 4) */
     v = full / 4 * 4;
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, v * w, 4, 0, alpha, beta);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, v * w, 4, 0, s->NQ, alpha, beta);
   }
   int64_t left = nvec - v;
-  /* an odd count of row vectors (3, 5, ...) on 16 registers: the last three in one block
-   * rather than a block of 2 and a pass of 1 that reads all of Y again for one vector */
-  if (!TFE_CPLX && TFE__PS_NREG < 32 && s->NQ <= 4 && left >= 3 && left % 2 == 1) {
+  /* an odd count of row vectors on 16 registers: the last three in one block of at most 4
+   * columns (12 accumulators) rather than a block of 2 and a pass of 1 that reads all of Y
+   * again and broadcasts every element again for one vector: always with 3 vectors (9-12 rows
+   * of 4 lanes, chain steps at D = 10-12), with 5 or more only when the plan's column block is
+   * at most 4 (with 5 columns, 20 rows ran slower so: docs/bench-prims.md, session 18) */
+  if (!TFE_CPLX && TFE__PS_NREG < 32 && left >= 3 && left % 2 == 1 && (s->NQ <= 4 || nvec == 3)) {
     int64_t e = nvec - 3;
-    if (e > v) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, 0, alpha, beta);
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, e * w, nvec * w, 3, mr, alpha, beta);
+    if (e > v) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, 0, s->NQ, alpha, beta);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, e * w, nvec * w, 3, mr, s->NQ < 4 ? s->NQ : 4, alpha, beta);
     return;
   }
   if (left >= 2) {
     int64_t e = v + left / 2 * 2;
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, e == nvec ? mr : 0, alpha, beta);
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, e == nvec ? mr : 0, s->NQ, alpha,
+                        beta);
     v = e;
   }
-  if (v < nvec) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, nvec * w, 1, mr, alpha, beta);
+  if (v < nvec) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, nvec * w, 1, mr, s->NQ, alpha, beta);
 }
 
 #if !TFE_CPLX && defined(__AVX2__) && defined(__FMA__) && (defined(__x86_64__) || defined(__i386__)) && !defined(TFE__PS_NO_TN)
@@ -670,7 +718,7 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, c
                                                   int64_t csq, int64_t R, int64_t Q, int64_t K, TFE_R alpha,
                                                   TFE_R beta, bool bzero) {
   static const int64_t mt[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
-  int64_t Kf = K / 4 * 4;
+  int64_t Kf = K & ~(int64_t)3;
   __m256i km = _mm256_loadu_si256((const __m256i *)(const void *)(mt + 4 - (K - Kf)));
   __m256d va = _mm256_set1_pd((double)alpha), vb = _mm256_set1_pd((double)beta);
 #if defined(__AVX512F__)
@@ -686,15 +734,20 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, c
     return;
   }
 #endif
-  /* rows [0, R4) in blocks of 4 (with 3 rows left: one more, its last row repeated), the rest
-   * in one block of 2 */
-  int64_t R4 = R % 4 == 3 ? R + 1 : R / 4 * 4;
-  for (int64_t r0 = 0; r0 < R; r0 += 4) {
-    int ncb = r0 < R4 ? 2 : 4; /* columns per block: 2 (4 rows), 4 (2 rows) */
-    int64_t nr = R - r0 < 4 ? R - r0 : 4;
+  /* whole blocks of 4 rows x 2 columns, nr a constant there (the stores whole vectors, no
+   * branches on the row count); then 3 rows left: one more such block, its last row repeated;
+   * 1-2 rows: blocks of 2 rows x 4 columns */
+  int64_t R4 = R & ~(int64_t)3, r0 = 0;
+  for (; r0 < R4; r0 += 4) {
+    const int64_t nr = 4;
+    const double *x0 = (const double *)x + r0 * xrs, *x1 = x0 + xrs, *x2 = x1 + xrs, *x3 = x2 + xrs;
+    TFE__PS_TN_COLS(2)
+  }
+  if (r0 < R) {
+    int64_t nr = R - r0;
     const double *x0 = (const double *)x + r0 * xrs;
-    const double *x1 = nr > 1 ? x0 + xrs : x0, *x2 = nr > 2 ? x0 + 2 * xrs : x1, *x3 = nr > 3 ? x0 + 3 * xrs : x2;
-    if (ncb == 2) TFE__PS_TN_COLS(2) else TFE__PS_TN_COLS(4)
+    const double *x1 = nr > 1 ? x0 + xrs : x0, *x2 = nr > 2 ? x0 + 2 * xrs : x1, *x3 = x2;
+    if (nr == 3) TFE__PS_TN_COLS(2) else TFE__PS_TN_COLS(4)
   }
 }
 #undef TFE__PS_TN_FMA

@@ -13,10 +13,13 @@
 # (torch eager and jax.jit in the same run: bench_chain --peers), permute.txt (old, new, old, new),
 # sweep.txt (old and new alternating: seeds 0 and 7, all sizes; seed 0, 1- and 2-byte kinds), cpu.txt.
 # Everything 1-thread runs pinned to one core (taskset), the 2-thread columns to two. PARTS (default
-# "chain naive permute peers sweep") picks what runs, so that two calls can share the work.
+# "chain naive permute peers sweep") picks what runs, so that two calls can share the work; ROUNDS
+# (2) the alternations of the chain and the patterns; SWEEPS the sweep's argument sets (";" between).
 kit=$(cd "${1:?usage: $0 KIT [PARTS]}" && pwd); out=${OUT:-$kit}
 parts=${2:-chain naive permute peers sweep} # a subset keeps one call within a time limit
 has() { case " $parts " in *" $1 "*) return 0;; esac; return 1; }
+rounds=$(seq ${ROUNDS:-2}) # ROUNDS=1: one old/new alternation of the chain and the patterns
+IFS=';' read -r -a sweeps <<< "${SWEEPS:---seed 0;--seed 7;--seed 0 --sizes 1,2 --cases 16}"
 export LD_LIBRARY_PATH=$kit:${LD_LIBRARY_PATH:-} OMP_WAIT_POLICY=passive
 (nproc; grep -m1 "model name" /proc/cpuinfo; grep -o -m1 avx512f /proc/cpuinfo; uptime) > "$out/cpu.txt" 2>&1
 cat "$out/cpu.txt"
@@ -37,19 +40,19 @@ one="taskset -c 2"; two="taskset -c 2,3"
 command -v taskset >/dev/null || { one=""; two=""; }
 pat=$kit/permutation_patterns.json; [ -f "$pat" ] || pat=../shared/bench/permutation_patterns.json
 dims=2,4,8,10,16,24,32,40,48,60,64,96,128
-has chain && for r in 1 2; do for t in old3 new3 old new; do
+has chain && for r in $rounds; do for t in old3 new3 old new; do
   echo "== chain_$t run $r"; OMP_NUM_THREADS=1 timeout 40 $one $b/chain_$t --reps 11 --dims $dims
 done; done > "$out/chain_ab.txt" 2>&1
 # the naive engine's threshold on the smallest steps (contract_naive_work: 512 default)
 has naive && for r in 1 2; do for w in 512 128 0; do
   echo "== contract_naive_work $w run $r"; OMP_NUM_THREADS=1 timeout 10 $one $b/chain_new --reps 21 --dims 3,4,5,6,8 --tune contract_naive_work $w
 done; done > "$out/chain_naive.txt" 2>&1
-has permute && for r in 1 2; do for v in _old ""; do
+has permute && for r in $rounds; do for v in _old ""; do
   echo "== permute$v run $r"; OMP_NUM_THREADS=1 timeout 60 $two $b/permute$v "$pat" --reps 5 --threads2 --no-numpy
 done; done > "$out/permute.txt" 2>&1
 # peers: the host's torch and jax (CPU platform; XLA's own flags left at their defaults)
 has peers && JAX_PLATFORMS=cpu XLA_FLAGS= OMP_NUM_THREADS=1 timeout 75 $one $b/chain_new --reps 11 --dims 4,8,10,16,24,32,48,60,96 --peers --python python3 > "$out/chain_peers.txt" 2>&1
-has sweep && for a in "--seed 0" "--seed 7" "--seed 0 --sizes 1,2 --cases 16"; do for v in _old ""; do
+has sweep && for a in "${sweeps[@]}"; do for v in _old ""; do
   echo "== sweep$v $a"; OMP_NUM_THREADS=1 timeout 40 $one $b/sweep$v --cases 24 --reps 3 $a
 done; done > "$out/sweep.txt" 2>&1
 tail -n 20 "$out"/chain_ab.txt "$out"/chain_peers.txt 2>/dev/null

@@ -365,6 +365,10 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
      * tiles later: 16 streams are more than the hardware prefetchers follow). Normal
      * stores: streamed ones measured slower with the prefetch (docs/bench-kernel.md). */
     const int64_t rpf = tfe__st.tune.copy_run_prefetch_bytes;
+#if TFE__KHAVE_TR8
+    const bool vs = tfe__st.tune.copy_short_runs && tfe__ksimd();
+    if (vs) tfe__kstat_add(18);
+#endif
     for (int64_t e = 0; e < n0; e += run) {
       const TFE_T *q = s + g0->tab[1][e];
       TFE_T *o = d + e;
@@ -372,7 +376,7 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
       if (c->nt)
         for (int64_t b = 0; b < run * (int64_t)sizeof(TFE_T); b += 64) __builtin_prefetch((const char *)q + rpf + b, 0, 3);
 #if TFE__KHAVE_TR8
-      if (tfe__st.tune.copy_short_runs && tfe__ksimd()) { tfe__kcopy_short((char *)o, (const char *)q, (size_t)run * sizeof(TFE_T)); continue; }
+      if (vs) { tfe__kcopy_short((char *)o, (const char *)q, (size_t)run * sizeof(TFE_T)); continue; }
 #endif
       for (int64_t i = 0; i < run; i++) o[i] = q[i];
     }

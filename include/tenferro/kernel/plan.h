@@ -97,8 +97,12 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * (k_copy_buffered_) whose rims ran as shifted register blocks;
  * by the calling thread: [14] table-tile plans whose G1 stopped at the end of the input's run
  * (kernel_table_input_runs); by the tile's thread: [15] copy tiles written as skewed lines
- * (k_copy_skew_), [16] table tiles of 1- or 2-byte kinds whose multi-dim input runs ran as
- * 16-byte register blocks addressed through G1's table (k_copy_runs_, copy_table_runs). */
+ * (k_copy_skew_); [16] transpose tiles of 1- or 2-byte kinds whose input run spans several of
+ * G1's dims, run as 16-byte register blocks addressed through G1's table (k_copy_runs_,
+ * copy_table_runs);
+ * by the calling thread: [17] copy plans whose tile odometer starts along the input's short
+ * pieces (copy_source_chain_bytes); by the tile's thread: [18] run copies of table blocks by
+ * vector loads and stores (k_copy_col_, copy_short_runs). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -515,10 +519,12 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * [3,4,2,1,0]: 231 bytes of each of 2048 rows): the odometer dims that continue those
    * pieces come first, so that the next tile reads on where this one stopped (its rows' last
    * partial lines still in cache, each row one stream) rather than a whole sweep later; the
-   * tile odometer otherwise follows the destination (copy_source_chain_bytes). */
+   * tile odometer otherwise follows the destination (copy_source_chain_bytes). One thread
+   * only: threads split the odometer's outermost dim, chosen below so that each writes one
+   * contiguous share of the destination, which a chain dim would often have to be. */
   int nchain = 0;
   const int64_t chain_bytes = tfe__st.tune.copy_source_chain_bytes;
-  if (p->copy && chain_bytes > 0 && mis >= 0 && !p->gather && !along_src && !seq_zero) {
+  if (p->copy && chain_bytes > 0 && mis >= 0 && !p->gather && !along_src && !seq_zero && tfe__kthreads(p->numel) == 1) {
     int64_t r = tfe__ktile_chunk(p, mis, nd0, nd1, cut0, cut1);
     while (nchain < no && r * p->es < chain_bytes) {
       int f = -1;
@@ -539,6 +545,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
     }
   }
   p->nchain = nchain;
+  if (nchain) TFE__KSTAT(17);
   p->no = 0; p->ntiles = 1; p->nseq = 1;
   for (int pass = 0; pass < 2; pass++) /* seq_zero: op-0-stationary tiles first */
     for (int i = 0; i < no; i++) {

@@ -835,6 +835,104 @@ static void test_table_input_runs(void **st) {
   tfe_set_num_threads(0);
   free(src); free(dst); free(zs);
 }
+/* Session 18's paths, on random permutations of every scalar size (u8, u16, f32, f64, c128):
+ * (a) runs common to both sides copied by vector loads and stores (copy_short_runs: a first
+ * dim of 5-40 kept first in the destination), (b) 1- and 2-byte table tiles whose source run
+ * spans two small leading dims that the destination keeps apart (copy_table_runs, counter
+ * 16), (c) tile odometers that follow the source's short pieces (copy_source_chain_bytes,
+ * counter 17). Ranks 3-6, dims of 1 and 2-6 among larger ones, reversed dims, source and
+ * destination shifted; tfe_copy and tfe_contiguous, every element checked and nothing
+ * written outside the view, with the three on and off, 1 and 2 threads, large and tiny tiles. */
+#define TK_S18(S, T, VAL)                                                                        \
+  static void tk_s18_##S(tu_rng *r, bool fixed) {                                              \
+    int rank = fixed ? 5 : (int)tu_int(r, 3, 6), form = fixed ? 1 : (int)tu_int(r, 0, 2);      \
+    int64_t dims[6], n = 1, perm[6], st[6], s = 1;                                              \
+    for (int k = 0; k < rank; k++)                                                              \
+      dims[k] = tu_int(r, 0, 5) == 0 ? 1 : tu_int(r, 0, 1) ? tu_int(r, 2, 6) : tu_int(r, 8, 48); \
+    if (form == 0) dims[0] = tu_int(r, 5, 40);                         /* a common run */       \
+    if (form == 1) { dims[0] = tu_int(r, 2, 5); dims[1] = tu_int(r, 4, 8); dims[2] = tu_int(r, 20, 70); } \
+    if (fixed) { dims[0] = 4; dims[1] = 8; dims[2] = 60; dims[3] = 9; dims[4] = 7; } /* (G1 4 x 8 x 8 of 9) */ \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    for (int k = rank - 1; n > 40000; k = k > 0 ? k - 1 : rank - 1)                             \
+      if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
+    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
+    for (int k = rank - 1; k > 0; k--) {                                                        \
+      int j = (int)tu_int(r, 0, k);                                                             \
+      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
+    }                                                                                           \
+    if (form == 0) /* dim 0 first in the destination too */                                    \
+      for (int k = 0; k < rank; k++) if (perm[k] == 0) { perm[k] = perm[0]; perm[0] = 0; }      \
+    if (form == 1) { /* the source's two small dims apart in the destination, its third first */ \
+      int64_t rest[6], m = 0;                                                                   \
+      for (int k = 0; k < rank; k++) if (perm[k] > 2) rest[m++] = perm[k];                      \
+      perm[0] = 2; perm[1] = 0; perm[rank - 1] = 1;                                             \
+      for (int k = 2; k < rank - 1; k++) perm[k] = rest[k - 2];                                 \
+    }                                                                                           \
+    int64_t sh = tu_int(r, 0, 3), dh = tu_int(r, 0, 3);                                        \
+    T *src = malloc(sizeof(T) * (size_t)(n + 4)), *dst = malloc(sizeof(T) * (size_t)(n + 8)), none = VAL(-1); \
+    for (int64_t i = 0; i < n + 4; i++) src[i] = VAL(i);                                       \
+    for (int64_t i = 0; i < n + 8; i++) dst[i] = none;                                         \
+    tfe_view_##S sv = {src + sh, {rank, 0, {0}, {0}}, false}, dv = {dst + dh, {rank, 0, {0}, {0}}, false}; \
+    int64_t ds = 1;                                                                             \
+    for (int k = 0; k < rank; k++) {                                                            \
+      int64_t a = perm[k];                                                                      \
+      bool rev = !fixed && tu_int(r, 0, 4) == 0;                                                \
+      sv.lay.dims[k] = dv.lay.dims[k] = dims[a];                                                \
+      sv.lay.strides[k] = rev ? -st[a] : st[a];                                                 \
+      if (rev) sv.lay.offset += (dims[a] - 1) * st[a];                                          \
+      dv.lay.strides[k] = ds;                                                                   \
+      ds *= dims[a];                                                                            \
+    }                                                                                           \
+    assert_int_equal(tfe_copy_##S(&dv, &sv), TFE_OK);                                           \
+    tfe_tensor_##S t = {0};                                                                     \
+    assert_int_equal(tfe_contiguous_##S(&sv, TFE_COLMAJOR, &t), TFE_OK);                        \
+    int64_t idx[6] = {0};                                                                       \
+    do {                                                                                        \
+      int64_t so = sv.lay.offset, dof = 0;                                                      \
+      for (int k = 0; k < rank; k++) { so += idx[k] * sv.lay.strides[k]; dof += idx[k] * dv.lay.strides[k]; } \
+      if (memcmp(&dv.data[dof], &sv.data[so], sizeof(T)) || memcmp(&t.v.data[dof], &sv.data[so], sizeof(T))) \
+        fail_msg(#S " s18 form %d rank %d at %lld", form, rank, (long long)dof);               \
+    } while (tk_next(rank, sv.lay.dims, idx));                                                  \
+    for (int64_t i = 0; i < dh; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote before the view"); \
+    for (int64_t i = dh + n; i < n + 8; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote past the view"); \
+    tfe_tensor_release_##S(&t);                                                                 \
+    free(src); free(dst);                                                                       \
+  }
+TK_S18(u8, tk_u8, TK_U8VAL)
+TK_S18(u16, tk_u16, TK_U16VAL)
+TK_S18(f32, float, TK_VAL)
+TK_S18(f64, double, TK_VAL)
+TK_S18(c128, double complex, TK_CVAL)
+static void test_s18_paths(void **st) {
+  (void)st;
+  tu_rng r = {1818};
+  tfe__st.kernel_stat_on = 1;
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+  for (int mode = 0; mode < 12; mode++) { /* threads 1, 2; the three on, off; tiles default, small, tiny and streamed */
+    tfe_set_num_threads(1 + mode % 2);
+    tk_paths(mode / 4 == 2 ? 2 : mode / 4 == 1 ? 1 : 0);
+    bool on = mode / 2 % 2 == 0;
+    TK_TUNE(copy_short_runs, on);
+    TK_TUNE(copy_table_runs, on);
+    TK_TUNE(copy_source_chain_bytes, on ? 2048 : 0);
+    tk_s18_u8(&r, true); /* (one fixed case per kind that takes the multi-dim runs, quick runs included) */
+    tk_s18_u16(&r, true);
+    for (int c = 0; c < tu_cases(25); c++) {
+      tk_s18_u8(&r, false); tk_s18_u16(&r, false); tk_s18_f32(&r, false); tk_s18_f64(&r, false); tk_s18_c128(&r, false);
+    }
+  }
+  TK_TUNE(copy_short_runs, 1);
+  TK_TUNE(copy_table_runs, 1);
+  TK_TUNE(copy_source_chain_bytes, 2048);
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+#if TFE__KHAVE_TR8
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[16] > 0); /* multi-dim source runs in 16-byte blocks */
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[18] > 0); /* runs by vector copies */
+#endif
+  assert_true(tfe__st.kernel_stat[17] > 0); /* odometers along the source's pieces */
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -853,6 +951,9 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_skew_lines, 1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
+  assert_int_equal(d.copy_short_runs, 1);
+  assert_int_equal(d.copy_table_runs, 1);
+  assert_int_equal(d.copy_source_chain_bytes, 2048);
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
   bad.copy_tile_bytes = 0;
@@ -882,6 +983,15 @@ static void test_tuning_kernel(void **st) {
   bad.copy_edge_stores = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_edge_stores is 2, outside [0, 1]");
   bad = t;
+  bad.copy_short_runs = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_short_runs is 2, outside [0, 1]");
+  bad = t;
+  bad.copy_table_runs = -1;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_table_runs is -1, outside [0, 1]");
+  bad = t;
+  bad.copy_source_chain_bytes = -1;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_source_chain_bytes");
+  bad = t;
   bad.copy_run_split_far_bytes = -1;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_run_split_far_bytes");
   bad = t;
@@ -903,7 +1013,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
-      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

@@ -56,6 +56,12 @@ typedef struct tfe_tuning {
                                     * this many blocks ahead along the row (0: off) */
   int copy_edge_stores;            /* 1: partial edge lines of streamed runs that take normal stores
                                     * as overlapping 16-, 8-, 4-byte stores (0: memcpy) */
+  int64_t copy_source_chain_bytes; /* 2048: transpose tiles that read the input in pieces shorter
+                                    * than this step first along the dims that continue them (0: never) */
+  int copy_short_runs;             /* 1: the runs of table blocks copied by vector loads and stores
+                                    * (overlapping pairs under 64 bytes); 0: element loops */
+  int copy_table_runs;             /* 1: 1- and 2-byte table tiles whose input run spans several
+                                    * dims of G1 transpose it whole (16-byte blocks); 0: dim by dim */
   int copy_narrow_source_tiles;    /* 0; 1: transpose tiles of 1-, 2- and 4-byte kinds span as many
                                     * elements along the source as f64's (fewer bytes); 0: bytes */
   int64_t elementwise_tile_bytes;  /* 0 (2048 where ops fuse, else 1024): map/zip transpose tiles
@@ -121,7 +127,7 @@ typedef struct tfe_tuning {
   .kernel_vector_gather = 0, .kernel_portable = 0, .copy_tile_bytes = 512, \
   .copy_run_split_bytes = 256, .copy_run_split_far_bytes = 2048, .copy_run_prefetch_bytes = 512, .copy_buffered_tiles = -1, \
   .copy_stream_narrow_columns = 1, .copy_shifted_rims = 1, .copy_tile_pad = 1, .copy_skew_lines = 1, .copy_fresh_prefault = 1, .copy_fresh_in_order = -1, \
-  .copy_fresh_min_bytes = (int64_t)4 << 20, .kernel_table_input_runs = 1, .copy_block_prefetch = 2, .copy_edge_stores = 1, .copy_narrow_source_tiles = 0, .elementwise_tile_bytes = 0, \
+  .copy_fresh_min_bytes = (int64_t)4 << 20, .kernel_table_input_runs = 1, .copy_block_prefetch = 2, .copy_edge_stores = 1, .copy_source_chain_bytes = 2048, .copy_short_runs = 1, .copy_table_runs = 1, .copy_narrow_source_tiles = 0, .elementwise_tile_bytes = 0, \
   .elementwise_fused_map_tile_bytes = 512, .elementwise_run_bytes = 2048, \
   .elementwise_gather_bytes = 2048, .elementwise_tile_buffers = 1, \
   .elementwise_strip_elems = (int64_t)1 << 30, .elementwise_fuse = -1, \
@@ -178,6 +184,9 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_fresh_in_order, -1, 1);
   TFE__TUNE_RANGE(copy_fresh_min_bytes, 0, big);
   TFE__TUNE_RANGE(kernel_table_input_runs, 0, 1);
+  TFE__TUNE_RANGE(copy_source_chain_bytes, 0, tile);
+  TFE__TUNE_RANGE(copy_short_runs, 0, 1);
+  TFE__TUNE_RANGE(copy_table_runs, 0, 1);
   TFE__TUNE_RANGE(copy_narrow_source_tiles, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

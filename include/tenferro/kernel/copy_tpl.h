@@ -291,6 +291,30 @@ TFE_INTERNAL bool TFE_FN(k_copy_runs_)(const TFE_TY(kcopy_) *c, const tfe__kplan
   int64_t r0 = nd0 > 1 ? p->dims[0] : n0, r1 = p->g[1].nd > 1 ? p->dims[nd0] : n1;
   int64_t lds = p->str[1][0], ldd = p->str[0][nd0];
   if (rev) tfe__kstat_add(11);
+  /* 1- and 2-byte kinds: G1's source run may span several of its dims (u16 [4,4,...]: dims of
+   * 4 and 4 with source strides 1 and 4, destination strides 1116 and 183024): 16 elements
+   * contiguous in the source, whose 16 destination columns the 16-byte register blocks
+   * address through G1's table, instead of transposes of 4-wide runs in scalar loops */
+  int64_t r1x = r1;
+  if (!rev && sizeof(TFE_T) <= 2 && p->g[1].nd > 1 && !p->g[1].arith[0] && tfe__st.tune.copy_table_runs) {
+    const tfe__kgroup *g1 = &p->g[1];
+    for (int k = 1; k < g1->nd && p->str[1][nd0 + k] == r1x; k++)
+      r1x *= k == g1->nd - 1 ? g1->last_b : p->dims[nd0 + k];
+    if (r1x > n1) r1x = n1;
+    if (n1 % r1x) r1x = r1; /* (whole runs only: a clipped tile ends mid-run) */
+  }
+  const int64_t nb = 16 / (int64_t)sizeof(TFE_T);
+  if (r1x > r1 && r1x >= nb && (n0 < r0 ? n0 : r0) >= nb && (n0 % r0 == 0 || n0 % r0 >= nb) && !c->cj &&
+      TFE__KHAVE_TR8 && tfe__ksimd()) {
+    for (int64_t i0 = 0; i0 < n0; i0 += r0) {
+      int64_t a = n0 - i0 < r0 ? n0 - i0 : r0;
+      for (int64_t j0 = 0; j0 < n1; j0 += r1x)
+        TFE_FN(k_copy_small12_)(d + TFE__KOFF(p, 0, 0, i0), s + TFE__KOFF(p, 0, 1, i0) + p->g[1].tab[1][j0], NULL, lds,
+                                p->g[1].tab[0] + j0, 0, 0, a, 0, r1x);
+    }
+    tfe__kstat_add(16);
+    return true;
+  }
   for (int64_t i0 = 0; i0 < n0; i0 += r0)
     for (int64_t j0 = 0; j0 < n1; j0 += r1) {
       int64_t a = n0 - i0 < r0 ? n0 - i0 : r0, b = n1 - j0 < r1 ? n1 - j0 : r1;
@@ -341,12 +365,19 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
      * tiles later: 16 streams are more than the hardware prefetchers follow). Normal
      * stores: streamed ones measured slower with the prefetch (docs/bench-kernel.md). */
     const int64_t rpf = tfe__st.tune.copy_run_prefetch_bytes;
+#if TFE__KHAVE_TR8
+    const bool vs = tfe__st.tune.copy_short_runs && tfe__ksimd();
+    if (vs) tfe__kstat_add(18);
+#endif
     for (int64_t e = 0; e < n0; e += run) {
       const TFE_T *q = s + g0->tab[1][e];
       TFE_T *o = d + e;
       if (p->str[1][0] < 0) { for (int64_t i = 0; i < run; i++) o[i] = q[-i]; continue; } /* (a reversed run) */
       if (c->nt)
         for (int64_t b = 0; b < run * (int64_t)sizeof(TFE_T); b += 64) __builtin_prefetch((const char *)q + rpf + b, 0, 3);
+#if TFE__KHAVE_TR8
+      if (vs) { tfe__kcopy_short((char *)o, (const char *)q, (size_t)run * sizeof(TFE_T)); continue; }
+#endif
       for (int64_t i = 0; i < run; i++) o[i] = q[i];
     }
     return;

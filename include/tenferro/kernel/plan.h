@@ -60,6 +60,9 @@ typedef struct tfe__kplan {
   bool gather;                           /* G1 is a column group of a gather tile, not a transpose */
   bool tiny;                             /* a transpose whose destination run starts with a tiny dim */
   bool along_src;                        /* tiles step along the transposed input (table tiles) */
+  int64_t es;                            /* element size (set by tfe__kplan_make) */
+  bool copy;                             /* a copy's plan (set by tfe__kplan_make) */
+  int nchain;                            /* innermost odometer dims that continue the input's rows */
 } tfe__kplan;
 
 typedef struct tfe__ktile {
@@ -94,7 +97,12 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * (k_copy_buffered_) whose rims ran as shifted register blocks;
  * by the calling thread: [14] table-tile plans whose G1 stopped at the end of the input's run
  * (kernel_table_input_runs); by the tile's thread: [15] copy tiles written as skewed lines
- * (k_copy_skew_). */
+ * (k_copy_skew_); [16] transpose tiles of 1- or 2-byte kinds whose input run spans several of
+ * G1's dims, run as 16-byte register blocks addressed through G1's table (k_copy_runs_,
+ * copy_table_runs);
+ * by the calling thread: [17] copy plans whose tile odometer starts along the input's short
+ * pieces (copy_source_chain_bytes); by the tile's thread: [18] run copies of table blocks by
+ * vector loads and stores (k_copy_col_, copy_short_runs). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -256,6 +264,24 @@ TFE_INTERNAL int64_t tfe__kblock_run(const tfe__kplan *p, int o, int64_t t0) {
   return r;
 }
 
+/* Elements of input o that one tile reads in one contiguous piece: the tile's dims (G0's
+ * [0, nd0), G1's [nd0, nd0 + nd1), each group's last dim cut to its block) chained by o's
+ * strides from 1. */
+TFE_INTERNAL int64_t tfe__ktile_chunk(const tfe__kplan *p, int o, int nd0, int nd1, int64_t cut0, int64_t cut1) {
+  int64_t r = 1;
+  for (bool more = true; more;) {
+    more = false;
+    for (int i = 0; i < nd0 + nd1; i++)
+      if (p->dims[i] > 1 && tfe__kabs(p->str[o][i]) == r) {
+        int64_t n = i == nd0 - 1 ? cut0 : i == nd0 + nd1 - 1 ? cut1 : p->dims[i];
+        r *= n;
+        more = n == p->dims[i]; /* (a cut dim ends the chunk) */
+        break;
+      }
+  }
+  return r;
+}
+
 /* Plan the loops. strides[o] are op o's strides over dims; offsets[o] its origin. t0
  * bounds G0 of a plain block, tt0 and tt1 G0 and G1 of a transpose tile, tg0 (0: never)
  * G0 of a gather tile. Returns false when there are no elements.
@@ -286,6 +312,8 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
                                   bool copy) {
   int64_t run_max = copy ? tfe__st.tune.copy_run_split_bytes / es : 0;
   int64_t run_far = copy ? tfe__st.tune.copy_run_split_far_bytes / es : 0, far = ((int64_t)1 << 20) / es;
+  p->es = es;
+  p->copy = copy;
   if (!tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, 0, run_max, run_far, far))
     return false;
   /* A transpose of tiny dims whose groups are tables (a random permutation of 3s: the
@@ -487,6 +515,37 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
       int c = clip[j]; clip[j] = clip[j - 1]; clip[j - 1] = c;
       for (int o = 0; o < nops; o++) { t = stp[o][j]; stp[o][j] = stp[o][j - 1]; stp[o][j - 1] = t; }
     }
+  /* Copies whose tiles read the transposed input in short pieces (u8 [33,37,24,127,44] perm
+   * [3,4,2,1,0]: 231 bytes of each of 2048 rows): the odometer dims that continue those
+   * pieces come first, so that the next tile reads on where this one stopped (its rows' last
+   * partial lines still in cache, each row one stream) rather than a whole sweep later; the
+   * tile odometer otherwise follows the destination (copy_source_chain_bytes). One thread
+   * only: threads split the odometer's outermost dim, chosen below so that each writes one
+   * contiguous share of the destination, which a chain dim would often have to be. */
+  int nchain = 0;
+  const int64_t chain_bytes = tfe__st.tune.copy_source_chain_bytes;
+  if (p->copy && chain_bytes > 0 && mis >= 0 && !p->gather && !along_src && !seq_zero && tfe__kthreads(p->numel) == 1) {
+    int64_t r = tfe__ktile_chunk(p, mis, nd0, nd1, cut0, cut1);
+    while (nchain < no && r * p->es < chain_bytes) {
+      int f = -1;
+      for (int i = nchain; i < no && f < 0; i++) if (cnt[i] > 1 && tfe__kabs(stp[mis][i]) == r) f = i;
+      if (f < 0) break;
+      int64_t c = cnt[f], st[TFE__KOPS];
+      int cl = clip[f];
+      for (int o = 0; o < nops; o++) st[o] = stp[o][f];
+      for (int i = f; i > nchain; i--) {
+        cnt[i] = cnt[i - 1]; clip[i] = clip[i - 1];
+        for (int o = 0; o < nops; o++) stp[o][i] = stp[o][i - 1];
+      }
+      cnt[nchain] = c; clip[nchain] = cl;
+      for (int o = 0; o < nops; o++) stp[o][nchain] = st[o];
+      nchain++;
+      const tfe__kgroup *g = cl ? &p->g[cl - 1] : NULL; /* (a cut dim's blocks: the whole dim) */
+      r = g ? r / g->last_b * g->last_n : r * c;
+    }
+  }
+  p->nchain = nchain;
+  if (nchain) TFE__KSTAT(17);
   p->no = 0; p->ntiles = 1; p->nseq = 1;
   for (int pass = 0; pass < 2; pass++) /* seq_zero: op-0-stationary tiles first */
     for (int i = 0; i < no; i++) {
@@ -503,7 +562,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * instead of pieces of every huge page (two threads faulting the same pages wait on
    * each other). */
   int big = -1;
-  for (int q = 0; q < p->no && !along_src; q++)
+  for (int q = nchain; q < p->no && !along_src; q++) /* (the chain stays innermost) */
     if (!(seq_zero && p->ostep[0][q] == 0) && p->ocount[q] > 1 &&
         (big < 0 || tfe__kabs(p->ostep[0][q]) > tfe__kabs(p->ostep[0][big])))
       big = q;

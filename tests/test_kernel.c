@@ -307,6 +307,31 @@ static void test_table_tiles(void **st) {
  * tile buffers. Ranks 2-4, dims 1-90, a random permutation with reversed
  * dims, source and destination shifted by 0-3 elements so that lines start anywhere; both
  * tfe_copy and tfe_contiguous, checked element by element; the counter proves the blocks ran. */
+/* The permuted copy of src (dims, column-major strides st) into dst, dimension k of both views
+ * being perm[k], a source label reversed where REV: tfe_copy into dv and tfe_contiguous into t,
+ * each checked element by element; TAG and ARG name the case in a failure. Declares sv, dv, t. */
+#define TK_PERM_COPY_CHECK(S, T, REV, TAG, ARG)                                                 \
+  tfe_view_##S sv = {src + sh, {rank, 0, {0}, {0}}, false}, dv = {dst + dh, {rank, 0, {0}, {0}}, false}; \
+  int64_t ds = 1;                                                                               \
+  for (int k = 0; k < rank; k++) {                                                              \
+    int64_t a = perm[k];                                                                        \
+    bool rev = (REV);                                                                           \
+    sv.lay.dims[k] = dv.lay.dims[k] = dims[a];                                                  \
+    sv.lay.strides[k] = rev ? -st[a] : st[a];                                                   \
+    if (rev) sv.lay.offset += (dims[a] - 1) * st[a];                                            \
+    dv.lay.strides[k] = ds;                                                                     \
+    ds *= dims[a];                                                                              \
+  }                                                                                             \
+  assert_int_equal(tfe_copy_##S(&dv, &sv), TFE_OK);                                             \
+  tfe_tensor_##S t = {0};                                                                       \
+  assert_int_equal(tfe_contiguous_##S(&sv, TFE_COLMAJOR, &t), TFE_OK);                          \
+  int64_t idx[TFE_MAX_RANK] = {0};                                                              \
+  do {                                                                                          \
+    int64_t so = sv.lay.offset, dof = 0;                                                        \
+    for (int k = 0; k < rank; k++) { so += idx[k] * sv.lay.strides[k]; dof += idx[k] * dv.lay.strides[k]; } \
+    if (memcmp(&dv.data[dof], &sv.data[so], sizeof(T)) || memcmp(&t.v.data[dof], &sv.data[so], sizeof(T))) \
+      fail_msg(#S " " TAG " %d rank %d at %lld", ARG, rank, (long long)dof);                     \
+  } while (tk_next(rank, sv.lay.dims, idx));
 #define TK_BLOCKS(S, T, VAL)                                                                     \
   static void tk_blocks_##S(tu_rng *r, int mode) {                                             \
     int rank = (int)tu_int(r, 2, 4);                                                           \
@@ -327,27 +352,7 @@ static void test_table_tiles(void **st) {
     if (rank == 4 && tu_int(r, 0, 1)) { /* a short common run continued far away (k_copy_tile_) */ \
       perm[0] = 0; perm[1] = 2; perm[2] = 3; perm[3] = 1;                                      \
     }                                                                                          \
-    tfe_view_##S sv = {src + sh, {rank, 0, {0}, {0}}, false}, dv = {dst + dh, {rank, 0, {0}, {0}}, false}; \
-    int64_t ds = 1;                                                                            \
-    for (int k = 0; k < rank; k++) {                                                           \
-      int64_t a = perm[k];                                                                     \
-      bool rev = tu_int(r, 0, 3) == 0;                                                         \
-      sv.lay.dims[k] = dv.lay.dims[k] = dims[a];                                               \
-      sv.lay.strides[k] = rev ? -st[a] : st[a];                                                \
-      if (rev) sv.lay.offset += (dims[a] - 1) * st[a];                                         \
-      dv.lay.strides[k] = ds;                                                                  \
-      ds *= dims[a];                                                                           \
-    }                                                                                          \
-    assert_int_equal(tfe_copy_##S(&dv, &sv), TFE_OK);                                          \
-    tfe_tensor_##S t = {0};                                                                    \
-    assert_int_equal(tfe_contiguous_##S(&sv, TFE_COLMAJOR, &t), TFE_OK);                       \
-    int64_t idx[4] = {0};                                                                      \
-    do {                                                                                       \
-      int64_t so = sv.lay.offset, dof = 0;                                                     \
-      for (int k = 0; k < rank; k++) { so += idx[k] * sv.lay.strides[k]; dof += idx[k] * dv.lay.strides[k]; } \
-      if (memcmp(&dv.data[dof], &sv.data[so], sizeof(T)) || memcmp(&t.v.data[dof], &sv.data[so], sizeof(T))) \
-        fail_msg(#S " transpose mode %d rank %d at %lld", mode, rank, (long long)dof);          \
-    } while (tk_next(rank, sv.lay.dims, idx));                                                 \
+    TK_PERM_COPY_CHECK(S, T, tu_int(r, 0, 3) == 0, "transpose mode", mode)                 \
     T none = VAL(-1);                                                                          \
     if (dh && memcmp(&dst[dh - 1], &none, sizeof(T))) fail_msg(#S " wrote before the view");   \
     if (memcmp(&dst[dh + n], &none, sizeof(T))) fail_msg(#S " wrote past the view");           \
@@ -872,27 +877,7 @@ static void test_table_input_runs(void **st) {
     T *src = malloc(sizeof(T) * (size_t)(n + 4)), *dst = malloc(sizeof(T) * (size_t)(n + 8)), none = VAL(-1); \
     for (int64_t i = 0; i < n + 4; i++) src[i] = VAL(i);                                       \
     for (int64_t i = 0; i < n + 8; i++) dst[i] = none;                                         \
-    tfe_view_##S sv = {src + sh, {rank, 0, {0}, {0}}, false}, dv = {dst + dh, {rank, 0, {0}, {0}}, false}; \
-    int64_t ds = 1;                                                                             \
-    for (int k = 0; k < rank; k++) {                                                            \
-      int64_t a = perm[k];                                                                      \
-      bool rev = !fixed && tu_int(r, 0, 4) == 0;                                                \
-      sv.lay.dims[k] = dv.lay.dims[k] = dims[a];                                                \
-      sv.lay.strides[k] = rev ? -st[a] : st[a];                                                 \
-      if (rev) sv.lay.offset += (dims[a] - 1) * st[a];                                          \
-      dv.lay.strides[k] = ds;                                                                   \
-      ds *= dims[a];                                                                            \
-    }                                                                                           \
-    assert_int_equal(tfe_copy_##S(&dv, &sv), TFE_OK);                                           \
-    tfe_tensor_##S t = {0};                                                                     \
-    assert_int_equal(tfe_contiguous_##S(&sv, TFE_COLMAJOR, &t), TFE_OK);                        \
-    int64_t idx[6] = {0};                                                                       \
-    do {                                                                                        \
-      int64_t so = sv.lay.offset, dof = 0;                                                      \
-      for (int k = 0; k < rank; k++) { so += idx[k] * sv.lay.strides[k]; dof += idx[k] * dv.lay.strides[k]; } \
-      if (memcmp(&dv.data[dof], &sv.data[so], sizeof(T)) || memcmp(&t.v.data[dof], &sv.data[so], sizeof(T))) \
-        fail_msg(#S " s18 form %d rank %d at %lld", form, rank, (long long)dof);               \
-    } while (tk_next(rank, sv.lay.dims, idx));                                                  \
+    TK_PERM_COPY_CHECK(S, T, !fixed && tu_int(r, 0, 4) == 0, "s18 form", form)             \
     for (int64_t i = 0; i < dh; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote before the view"); \
     for (int64_t i = dh + n; i < n + 8; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote past the view"); \
     tfe_tensor_release_##S(&t);                                                                 \

@@ -515,11 +515,13 @@ static void test_skew_lines(void **st) {
     TK_TUNE(copy_block_prefetch, mode % 4 < 2 ? 2 : 0);
     TK_TUNE(kernel_prefetch_strips, mode % 3 ? 2 : 0);
     TK_TUNE(copy_edge_stores, mode % 2 == 0 || mode == 7);
+    TK_TUNE(copy_block_prefetch_spread, mode % 4 != 3);
     for (int c = 0; c < tu_cases(10); c++) { tk_skew_u8(&r); tk_skew_u16(&r); tk_skew_f32(&r); tk_skew_f64(&r); tk_skew_c128(&r); }
   }
   TK_TUNE(copy_block_prefetch, 2);
   TK_TUNE(kernel_prefetch_strips, 2);
   TK_TUNE(copy_edge_stores, 1);
+  TK_TUNE(copy_block_prefetch_spread, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -936,6 +938,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_skew_lines, 1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
+  assert_int_equal(d.copy_block_prefetch_spread, 1);
   assert_int_equal(d.copy_short_runs, 1);
   assert_int_equal(d.copy_table_runs, 1);
   assert_int_equal(d.copy_source_chain_bytes, 2048);
@@ -967,6 +970,9 @@ static void test_tuning_kernel(void **st) {
   bad = t;
   bad.copy_edge_stores = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_edge_stores is 2, outside [0, 1]");
+  bad = t;
+  bad.copy_block_prefetch_spread = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_block_prefetch_spread is 2, outside [0, 1]");
   bad = t;
   bad.copy_short_runs = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_short_runs is 2, outside [0, 1]");

@@ -288,11 +288,18 @@ TFE_INTERNAL void tfe__ktr16(double *const *dcol, const double *const *srow, boo
  * The rounds run in place: round k pairs registers i and i + n/2^(k+1), the unpack's low half
  * staying in i, which turns the same bits of the index (register j ends with column j). One
  * pair is live at a time: the form that unpacked into a second array needed 32 registers and
- * spilled at -O2 (session 19: 1.08 us a u8 block against 0.26). */
+ * spilled at -O2 (session 19: 1.1-1.35 us a u8 block in L1, now 0.42-0.47). */
 #define TFE__KPAIR(T, lo, hi, a, b) do { T t_ = lo(r[a], r[b]); r[b] = hi(r[a], r[b]); r[a] = t_; } while (0)
 #define TFE__KPAIRS8(P, o, s) P(o, o + s); P(o + 1, o + 1 + s); P(o + 2, o + 2 + s); P(o + 3, o + 3 + s)
-#define TFE__KTR16(P) /* 16 registers: rounds of strides 8, 4, 2, 1 */                            TFE__KPAIRS8(P, 0, 8); TFE__KPAIRS8(P, 4, 8);                                                   TFE__KPAIRS8(P, 0, 4); TFE__KPAIRS8(P, 8, 4);                                                   P(0, 2); P(1, 3); P(4, 6); P(5, 7); P(8, 10); P(9, 11); P(12, 14); P(13, 15);                    P(0, 1); P(2, 3); P(4, 5); P(6, 7); P(8, 9); P(10, 11); P(12, 13); P(14, 15)
-#define TFE__KTR8(P) /* 8 registers: rounds of strides 4, 2, 1 */                                 TFE__KPAIRS8(P, 0, 4);                                                                           P(0, 2); P(1, 3); P(4, 6); P(5, 7);                                                             P(0, 1); P(2, 3); P(4, 5); P(6, 7)
+#define TFE__KTR16(P) /* 16 registers: rounds of strides 8, 4, 2, 1 */ \
+  TFE__KPAIRS8(P, 0, 8); TFE__KPAIRS8(P, 4, 8);                            \
+  TFE__KPAIRS8(P, 0, 4); TFE__KPAIRS8(P, 8, 4);                            \
+  P(0, 2); P(1, 3); P(4, 6); P(5, 7); P(8, 10); P(9, 11); P(12, 14); P(13, 15); \
+  P(0, 1); P(2, 3); P(4, 5); P(6, 7); P(8, 9); P(10, 11); P(12, 13); P(14, 15)
+#define TFE__KTR8(P) /* 8 registers: rounds of strides 4, 2, 1 */ \
+  TFE__KPAIRS8(P, 0, 4);                                                 \
+  P(0, 2); P(1, 3); P(4, 6); P(5, 7);                                    \
+  P(0, 1); P(2, 3); P(4, 5); P(6, 7)
 #define TFE__KP1S(a, b) TFE__KPAIR(__m128i, _mm_unpacklo_epi8, _mm_unpackhi_epi8, a, b)
 #define TFE__KP2S(a, b) TFE__KPAIR(__m128i, _mm_unpacklo_epi16, _mm_unpackhi_epi16, a, b)
 TFE_INTERNAL void tfe__ktr16x1_regs(__m128i *r) { TFE__KTR16(TFE__KP1S); }

@@ -515,11 +515,13 @@ static void test_skew_lines(void **st) {
     TK_TUNE(copy_block_prefetch, mode % 4 < 2 ? 2 : 0);
     TK_TUNE(kernel_prefetch_strips, mode % 3 ? 2 : 0);
     TK_TUNE(copy_edge_stores, mode % 2 == 0 || mode == 7);
+    TK_TUNE(copy_block_prefetch_spread, mode % 4 != 3);
     for (int c = 0; c < tu_cases(10); c++) { tk_skew_u8(&r); tk_skew_u16(&r); tk_skew_f32(&r); tk_skew_f64(&r); tk_skew_c128(&r); }
   }
   TK_TUNE(copy_block_prefetch, 2);
   TK_TUNE(kernel_prefetch_strips, 2);
   TK_TUNE(copy_edge_stores, 1);
+  TK_TUNE(copy_block_prefetch_spread, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -842,7 +844,8 @@ static void test_table_input_runs(void **st) {
 }
 /* Session 18's paths, on random permutations of every scalar size (u8, u16, f32, f64, c128):
  * (a) runs common to both sides copied by vector loads and stores (copy_short_runs: a first
- * dim of 5-40 kept first in the destination), (b) 1- and 2-byte table tiles whose source run
+ * dim of 2-40 kept first in the destination; session 19: 1- and 2-byte runs under 8 elements,
+ * counter 19), (b) 1- and 2-byte table tiles whose source run
  * spans two small leading dims that the destination keeps apart (copy_table_runs, counter
  * 16), (c) tile odometers that follow the source's short pieces (copy_source_chain_bytes,
  * counter 17). Ranks 3-6, dims of 1 and 2-6 among larger ones, reversed dims, source and
@@ -854,7 +857,7 @@ static void test_table_input_runs(void **st) {
     int64_t dims[6], n = 1, perm[6], st[6], s = 1;                                              \
     for (int k = 0; k < rank; k++)                                                              \
       dims[k] = tu_int(r, 0, 5) == 0 ? 1 : tu_int(r, 0, 1) ? tu_int(r, 2, 6) : tu_int(r, 8, 48); \
-    if (form == 0) dims[0] = tu_int(r, 5, 40);                         /* a common run */       \
+    if (form == 0) dims[0] = tu_int(r, 0, 1) ? tu_int(r, 2, 7) : tu_int(r, 5, 40); /* a common run */ \
     if (form == 1) { dims[0] = tu_int(r, 2, 5); dims[1] = tu_int(r, 4, 8); dims[2] = tu_int(r, 20, 70); } \
     if (fixed) { dims[0] = 4; dims[1] = 8; dims[2] = 60; dims[3] = 9; dims[4] = 7; } /* (G1 4 x 8 x 8 of 9) */ \
     for (int k = 0; k < rank; k++) n *= dims[k];                                                \
@@ -915,6 +918,7 @@ static void test_s18_paths(void **st) {
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[16] > 0); /* multi-dim source runs in 16-byte blocks */
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[18] > 0); /* runs by vector copies */
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[19] > 0); /* 1- and 2-byte runs under 8 */
 #endif
   assert_true(tfe__st.kernel_stat[17] > 0); /* odometers along the source's pieces */
 }
@@ -936,6 +940,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_skew_lines, 1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
+  assert_int_equal(d.copy_block_prefetch_spread, 1);
   assert_int_equal(d.copy_short_runs, 1);
   assert_int_equal(d.copy_table_runs, 1);
   assert_int_equal(d.copy_source_chain_bytes, 2048);
@@ -967,6 +972,9 @@ static void test_tuning_kernel(void **st) {
   bad = t;
   bad.copy_edge_stores = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_edge_stores is 2, outside [0, 1]");
+  bad = t;
+  bad.copy_block_prefetch_spread = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_block_prefetch_spread is 2, outside [0, 1]");
   bad = t;
   bad.copy_short_runs = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_short_runs is 2, outside [0, 1]");

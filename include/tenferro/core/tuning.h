@@ -54,6 +54,8 @@ typedef struct tfe_tuning {
                                     * input's contiguous run; 0: any dims up to the target */
   int copy_block_prefetch;         /* 2: rows of 1- and 2-byte register blocks prefetch the block
                                     * this many blocks ahead along the row (0: off) */
+  int copy_block_prefetch_spread; /* 1: AVX2 1- and 2-byte register blocks issue their rows'
+                                    * prefetches an eighth before each step (0: all before the block) */
   int copy_edge_stores;            /* 1: partial edge lines of streamed runs that take normal stores
                                     * as overlapping 16-, 8-, 4-byte stores (0: memcpy) */
   int64_t copy_source_chain_bytes; /* 2048: transpose tiles that read the input in pieces shorter
@@ -127,7 +129,7 @@ typedef struct tfe_tuning {
   .kernel_vector_gather = 0, .kernel_portable = 0, .copy_tile_bytes = 512, \
   .copy_run_split_bytes = 256, .copy_run_split_far_bytes = 2048, .copy_run_prefetch_bytes = 512, .copy_buffered_tiles = -1, \
   .copy_stream_narrow_columns = 1, .copy_shifted_rims = 1, .copy_tile_pad = 1, .copy_skew_lines = 1, .copy_fresh_prefault = 1, .copy_fresh_in_order = -1, \
-  .copy_fresh_min_bytes = (int64_t)4 << 20, .kernel_table_input_runs = 1, .copy_block_prefetch = 2, .copy_edge_stores = 1, .copy_source_chain_bytes = 2048, .copy_short_runs = 1, .copy_table_runs = 1, .copy_narrow_source_tiles = 0, .elementwise_tile_bytes = 0, \
+  .copy_fresh_min_bytes = (int64_t)4 << 20, .kernel_table_input_runs = 1, .copy_block_prefetch = 2, .copy_block_prefetch_spread = 1, .copy_edge_stores = 1, .copy_source_chain_bytes = 2048, .copy_short_runs = 1, .copy_table_runs = 1, .copy_narrow_source_tiles = 0, .elementwise_tile_bytes = 0, \
   .elementwise_fused_map_tile_bytes = 512, .elementwise_run_bytes = 2048, \
   .elementwise_gather_bytes = 2048, .elementwise_tile_buffers = 1, \
   .elementwise_strip_elems = (int64_t)1 << 30, .elementwise_fuse = -1, \
@@ -178,6 +180,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_shifted_rims, 0, 1);
   TFE__TUNE_RANGE(copy_tile_pad, 0, 1);
   TFE__TUNE_RANGE(copy_block_prefetch, 0, 64);
+  TFE__TUNE_RANGE(copy_block_prefetch_spread, 0, 1);
   TFE__TUNE_RANGE(copy_edge_stores, 0, 1);
   TFE__TUNE_RANGE(copy_skew_lines, 0, 1);
   TFE__TUNE_RANGE(copy_fresh_prefault, 0, 1);

@@ -358,7 +358,10 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
     return;
   }
   int64_t run = p->dims[0];
-  if (g0->arith[0] && g0->step[0] == 1 && g0->nd > 1 && run >= 8 && tfe__kabs(p->str[1][0]) == 1) {
+  /* (runs of 4-14 bytes of 1- and 2-byte kinds too, the destination's tiny dim of a gather
+   * tile: a 7-byte run took 7 loads and stores element by element, 4 as two overlapping pairs) */
+  const bool short12 = sizeof(TFE_T) <= 2 && run * (int64_t)sizeof(TFE_T) >= 4 && tfe__st.tune.copy_short_runs;
+  if (g0->arith[0] && g0->step[0] == 1 && g0->nd > 1 && (run >= 8 || short12) && tfe__kabs(p->str[1][0]) == 1) {
     /* the table's first dim is unit-stride in both (tn_light: runs of 16 from 16 places):
      * copy run by run, vectorized, instead of element by element. Large outputs also
      * prefetch each run's continuation in the source (the same stream's next run, read a few
@@ -367,7 +370,7 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
     const int64_t rpf = tfe__st.tune.copy_run_prefetch_bytes;
 #if TFE__KHAVE_TR8
     const bool vs = tfe__st.tune.copy_short_runs && tfe__ksimd();
-    if (vs) tfe__kstat_add(18);
+    if (vs) tfe__kstat_add(run < 8 ? 19 : 18);
 #endif
     for (int64_t e = 0; e < n0; e += run) {
       const TFE_T *q = s + g0->tab[1][e];

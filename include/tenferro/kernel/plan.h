@@ -102,7 +102,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * copy_table_runs);
  * by the calling thread: [17] copy plans whose tile odometer starts along the input's short
  * pieces (copy_source_chain_bytes); by the tile's thread: [18] run copies of table blocks by
- * vector loads and stores (k_copy_col_, copy_short_runs). */
+ * vector loads and stores (k_copy_col_, copy_short_runs); [19] the same for runs of 1- and 2-byte
+ * kinds under 8 elements (a gather tile's tiny common run). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

@@ -282,40 +282,43 @@ TFE_INTERNAL void tfe__ktr16(double *const *dcol, const double *const *srow, boo
  * position) bits of an element's index by one, n of them moving the row bits to the position
  * and the column bits to the register. Whole source lines: blocks of half or quarter lines
  * left each line to be found again by the next block, and 32 or 64 rows a power of two apart
- * share one L1 set (measured 3-4x memcpy that way). The columns are assembled in a 4 KiB
+ * share one L1 set (measured 3-4x memcpy that way). Streamed columns are assembled in a 4 KiB
  * stack block (L1) and stored one whole line at a time, so a streamed line is never left
- * partly written. */
-#define TFE__KTR_SSE(name, unpacklo, unpackhi, n)                                               \
-  TFE_INTERNAL void name(__m128i *r) {                                                          \
-    __m128i t[n];                                                                               \
-    for (int round = 1; round < n; round *= 2) {                                                \
-      for (int i = 0; i < n / 2; i++) {                                                         \
-        t[2 * i] = unpacklo(r[i], r[i + n / 2]);                                                \
-        t[2 * i + 1] = unpackhi(r[i], r[i + n / 2]);                                            \
-      }                                                                                         \
-      for (int i = 0; i < n; i++) r[i] = t[i];                                                  \
-    }                                                                                           \
-  }
-TFE__KTR_SSE(tfe__ktr16x1_regs, _mm_unpacklo_epi8, _mm_unpackhi_epi8, 16)
-TFE__KTR_SSE(tfe__ktr8x2_regs, _mm_unpacklo_epi16, _mm_unpackhi_epi16, 8)
-#undef TFE__KTR_SSE
+ * partly written; others take each register's 32-byte half-column straight.
+ * The rounds run in place: round k pairs registers i and i + n/2^(k+1), the unpack's low half
+ * staying in i, which turns the same bits of the index (register j ends with column j). One
+ * pair is live at a time: the form that unpacked into a second array needed 32 registers and
+ * spilled at -O2 (session 19: 1.1-1.35 us a u8 block in L1, now 0.42-0.47). */
+#define TFE__KPAIR(T, lo, hi, a, b) do { T t_ = lo(r[a], r[b]); r[b] = hi(r[a], r[b]); r[a] = t_; } while (0)
+#define TFE__KPAIRS8(P, o, s) P(o, o + s); P(o + 1, o + 1 + s); P(o + 2, o + 2 + s); P(o + 3, o + 3 + s)
+#define TFE__KTR16(P) /* 16 registers: rounds of strides 8, 4, 2, 1 */ \
+  TFE__KPAIRS8(P, 0, 8); TFE__KPAIRS8(P, 4, 8);                            \
+  TFE__KPAIRS8(P, 0, 4); TFE__KPAIRS8(P, 8, 4);                            \
+  P(0, 2); P(1, 3); P(4, 6); P(5, 7); P(8, 10); P(9, 11); P(12, 14); P(13, 15); \
+  P(0, 1); P(2, 3); P(4, 5); P(6, 7); P(8, 9); P(10, 11); P(12, 13); P(14, 15)
+#define TFE__KTR8(P) /* 8 registers: rounds of strides 4, 2, 1 */ \
+  TFE__KPAIRS8(P, 0, 4);                                                 \
+  P(0, 2); P(1, 3); P(4, 6); P(5, 7);                                    \
+  P(0, 1); P(2, 3); P(4, 5); P(6, 7)
+#define TFE__KP1S(a, b) TFE__KPAIR(__m128i, _mm_unpacklo_epi8, _mm_unpackhi_epi8, a, b)
+#define TFE__KP2S(a, b) TFE__KPAIR(__m128i, _mm_unpacklo_epi16, _mm_unpackhi_epi16, a, b)
+TFE_INTERNAL void tfe__ktr16x1_regs(__m128i *r) { TFE__KTR16(TFE__KP1S); }
+TFE_INTERNAL void tfe__ktr8x2_regs(__m128i *r) { TFE__KTR8(TFE__KP2S); }
 /* The same on AVX2 registers: the unpacks work within each 128-bit lane, so one register
  * carries two row groups (lane 0 rows g*n.., lane 1 rows (g+1)*n..) and each round does the
  * work of two SSE rounds (half the instructions of the SSE form per block). */
-#define TFE__KTR_AVX(name, unpacklo, unpackhi, n)                                               \
-  TFE_INTERNAL void name(__m256i *r) {                                                          \
-    __m256i t[n];                                                                               \
-    for (int round = 1; round < n; round *= 2) {                                                \
-      for (int i = 0; i < n / 2; i++) {                                                         \
-        t[2 * i] = unpacklo(r[i], r[i + n / 2]);                                                \
-        t[2 * i + 1] = unpackhi(r[i], r[i + n / 2]);                                            \
-      }                                                                                         \
-      for (int i = 0; i < n; i++) r[i] = t[i];                                                  \
-    }                                                                                           \
-  }
-TFE__KTR_AVX(tfe__ktr16x1y_regs, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8, 16)
-TFE__KTR_AVX(tfe__ktr8x2y_regs, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16, 8)
-#undef TFE__KTR_AVX
+#define TFE__KP1Y(a, b) TFE__KPAIR(__m256i, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8, a, b)
+#define TFE__KP2Y(a, b) TFE__KPAIR(__m256i, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16, a, b)
+TFE_INTERNAL void tfe__ktr16x1y_regs(__m256i *r) { TFE__KTR16(TFE__KP1Y); }
+TFE_INTERNAL void tfe__ktr8x2y_regs(__m256i *r) { TFE__KTR8(TFE__KP2Y); }
+#undef TFE__KP1S
+#undef TFE__KP2S
+#undef TFE__KP1Y
+#undef TFE__KP2Y
+#undef TFE__KTR16
+#undef TFE__KTR8
+#undef TFE__KPAIRS8
+#undef TFE__KPAIR
 #if defined(__AVX512BW__)
 /* AVX-512BW: the same blocks with one row or column per register, transposed in place by
  * swapping off-diagonal blocks: a stage of half-width h pairs register i with i + h (bit h of i
@@ -405,26 +408,35 @@ TFE_INTERNAL void tfe__ktr1z(void *const *dcol, const void *const *srow, bool nt
 #undef TFE__KSW128
 #endif
 /* One block of es (1 or 2) byte elements: 64/es source rows at srow[i], 64/es destination
- * columns at dcol[j] (64 bytes of each). */
-TFE_INTERNAL void tfe__ktr12(size_t es, void *const *dcol, const void *const *srow, bool nt) {
+ * columns at dcol[j] (64 bytes of each). pf (AVX2; bytes, 0: none): each of the block's eight
+ * steps first prefetches an eighth of the rows pf bytes on (copy_block_prefetch_spread: 64
+ * prefetches at once waited for the L1's miss buffers, and the block's loads then waited for
+ * them). */
+TFE_INTERNAL void tfe__ktr12p(size_t es, void *const *dcol, const void *const *srow, bool nt, int64_t pf) {
 #if defined(__AVX512BW__)
+  (void)pf;
   if (es == 2) tfe__ktr2z(dcol, srow, nt);
   else tfe__ktr1z(dcol, srow, nt);
 #else
   const int n = es == 1 ? 16 : 8; /* n x n register transposes: 4 x 4 of them */
-  __m128i blk[64][4];             /* blk[j][g]: column j, rows g*n .. g*n + n-1 */
+  __m128i blk[64][4];             /* blk[j][g]: column j, rows g*n .. g*n + n-1 (streamed stores) */
 #if defined(__AVX2__) || defined(TFE__KSIMD_PRAGMA)
   __m256i y[16];                  /* (row groups g and g + 1 in one register's two lanes) */
   for (int g = 0; g < 4; g += 2)
     for (int h = 0; h < 4; h++) {
+      if (pf)
+        for (int i = (2 * h + 4 * g) * n / 4, e = i + n / 2; i < e; i++) __builtin_prefetch((const char *)srow[i] + pf, 0, 3);
       for (int i = 0; i < n; i++)
         y[i] = _mm256_inserti128_si256(
             _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)((const char *)srow[g * n + i] + 16 * h))),
             _mm_loadu_si128((const __m128i *)((const char *)srow[(g + 1) * n + i] + 16 * h)), 1);
       if (es == 1) tfe__ktr16x1y_regs(y); else tfe__ktr8x2y_regs(y);
-      for (int j = 0; j < n; j++) _mm256_storeu_si256((__m256i *)(void *)&blk[h * n + j][g], y[j]);
+      if (nt) for (int j = 0; j < n; j++) _mm256_storeu_si256((__m256i *)(void *)&blk[h * n + j][g], y[j]);
+      else for (int j = 0; j < n; j++) _mm256_storeu_si256((__m256i *)(void *)((char *)dcol[h * n + j] + 16 * g), y[j]);
     }
+  if (!nt) return;
 #else
+  (void)pf;
   __m128i r[16];
   for (int g = 0; g < 4; g++)
     for (int h = 0; h < 4; h++) { /* columns h*n .. h*n + n-1: bytes 16h .. 16h + 15 of the rows */
@@ -437,8 +449,8 @@ TFE_INTERNAL void tfe__ktr12(size_t es, void *const *dcol, const void *const *sr
 #if defined(__AVX2__) || defined(TFE__KSIMD_PRAGMA)
     __m256i *q = (__m256i *)dcol[j], a = _mm256_loadu_si256((const __m256i *)(void *)&blk[j][0]),
             b = _mm256_loadu_si256((const __m256i *)(void *)&blk[j][2]);
-    if (nt) { _mm256_stream_si256(q, a); _mm256_stream_si256(q + 1, b); } /* (nt: 64-byte aligned) */
-    else { _mm256_storeu_si256(q, a); _mm256_storeu_si256(q + 1, b); }
+    _mm256_stream_si256(q, a); /* (nt: 64-byte aligned) */
+    _mm256_stream_si256(q + 1, b);
 #else
     __m128i *q = (__m128i *)dcol[j];
     if (nt) for (int g = 0; g < 4; g++) _mm_stream_si128(q + g, blk[j][g]);
@@ -446,6 +458,9 @@ TFE_INTERNAL void tfe__ktr12(size_t es, void *const *dcol, const void *const *sr
 #endif
   }
 #endif
+}
+TFE_INTERNAL void tfe__ktr12(size_t es, void *const *dcol, const void *const *srow, bool nt) {
+  tfe__ktr12p(es, dcol, srow, nt, 0);
 }
 /* One n x n block of 1- or 2-byte elements, n = 16 / es (one SSE register per row): source
  * row i at srow[i], destination column j at dcol[j], 16 bytes of each, normal stores. The
@@ -491,14 +506,20 @@ TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *con
     const int64_t rb = tfe__krb(es), cb = tfe__kcb(es), pa = tfe__st.tune.copy_block_prefetch * cb;
     const void *sr[64];
     void *dc[64];
+#if defined(__AVX512BW__)
+    const bool spread = false;
+#else
+    const bool spread = tfe__st.tune.copy_block_prefetch_spread;
+#endif
     for (int64_t jb = 0; jb < m1; jb += cb) {
       /* a block reads 32 or 64 rows, a line of each: more misses than the hardware keeps in
        * flight, and a strip of them outgrows the L1 before the strip prefetch's lines are used */
-      if (pa && jb + pa < n1)
-        for (int i = 0; i < rb; i++) __builtin_prefetch((const char *)srow[i] + (jb + pa) * (int64_t)es, 0, 3);
+      const int64_t pf = pa && jb + pa < n1 ? pa * (int64_t)es : 0;
+      if (pf && !spread)
+        for (int i = 0; i < rb; i++) __builtin_prefetch((const char *)srow[i] + jb * (int64_t)es + pf, 0, 3);
       for (int i = 0; i < rb; i++) sr[i] = (const char *)srow[i] + jb * (int64_t)es;
       for (int j = 0; j < cb; j++) dc[j] = (char *)d + (jb + j) * ldd * (int64_t)es;
-      tfe__ktr12(es, dc, sr, nt);
+      tfe__ktr12p(es, dc, sr, nt, spread ? pf : 0);
     }
     return;
   }

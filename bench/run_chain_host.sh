@@ -2,8 +2,9 @@
 # bench/run_chain_host.sh KIT — issue 18's chain and permutation tables on another x86-64 Linux
 # host with gcc (the lent GPU host's CPUs), in one short run. KIT is a folder with libblis.so.4
 # (the build host's /usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4), permutation_patterns.json
-# (../shared/bench/'s) and old_include/ (the
-# include/ folder of the tree to compare against, e.g. from `git worktree add`). Builds there:
+# (../shared/bench/'s), old_include/ (the
+# include/ folder of the tree to compare against, e.g. from `git worktree add`) and optionally
+# old_bench/ (that tree's bench/ sources, for the permutation benches). Builds there:
 #   chain_new  bench/bench_chain.c, -march=native          (AVX-512 where the host has it)
 #   chain_old                the same of KIT's tree
 #   chain_new3 / chain_old3  the same at -march=x86-64-v3  (the AVX2 path, this tree / KIT's)
@@ -29,10 +30,10 @@ gcc -std=c11 -O3 -march=native -fopenmp -Iinclude -o $b/chain_new bench/bench_ch
 gcc -std=c11 -O3 -march=x86-64-v3 -fopenmp -Iinclude -o $b/chain_new3 bench/bench_chain.c $L &
 gcc -std=c11 -O3 -march=x86-64-v3 -fopenmp -I"$kit/old_include" -o $b/chain_old3 bench/bench_chain.c $L &
 gcc -std=c11 -O3 -march=native -fopenmp -I"$kit/old_include" -o $b/chain_old bench/bench_chain.c $L &
-for v in "" _old; do
-  inc=include; [ -z "$v" ] || inc="$kit/old_include"
-  gcc -std=c11 -O3 -march=native -fopenmp -I"$inc" -o $b/permute$v bench/bench_permute.c -lm &
-  gcc -std=c11 -O3 -march=native -fopenmp -I"$inc" -o $b/sweep$v bench/bench_permute_sweep.c -lm &
+for v in "" _old; do # (KIT/old_bench: the old tree's bench sources, whose knob lists match its headers)
+  inc=include src=bench; [ -z "$v" ] || { inc="$kit/old_include"; [ -d "$kit/old_bench" ] && src="$kit/old_bench"; }
+  gcc -std=c11 -O3 -march=native -fopenmp -I"$inc" -o $b/permute$v $src/bench_permute.c -lm &
+  gcc -std=c11 -O3 -march=native -fopenmp -I"$inc" -o $b/sweep$v $src/bench_permute_sweep.c -lm &
 done
 wait
 ls $b

@@ -102,7 +102,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * copy_table_runs);
  * by the calling thread: [17] copy plans whose tile odometer starts along the input's short
  * pieces (copy_source_chain_bytes); by the tile's thread: [18] run copies of table blocks by
- * vector loads and stores (k_copy_col_, copy_short_runs). */
+ * vector loads and stores (k_copy_col_, copy_short_runs); by the calling thread: [19] copy
+ * gather plans left without columns (copy_gather_run_tiles). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -425,7 +426,16 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * the target makes the clipped share small (243 x 81 tiles of 3s: 2.5 %). */
   if (mis >= 0 && !p->gather && nd0 > 1 && !table) nd0 = tfe__kgroup_pick(p, 0, end0, 4 * tt0, &cut0);
   int nd1 = 0;
-  if (mis >= 0 && nd0 < p->rank) {
+  /* A copy's gather tile whose destination run cut the source's unit-stride dim (f64
+   * [46,129,6,30,12] perm [2,0,1,4,3]: runs of 6 from 6 source rows) takes no column group:
+   * columns from the far dims made every tile read hundreds of rows in short pieces; without
+   * them the tiles step along the cut dim and read a few rows on (kernel.md step 3). Kinds of
+   * 4 bytes or more only: 1- and 2-byte tiles of G0 alone (about 500 bytes) measured both
+   * faster and slower than with columns. */
+  bool run_tiles = p->gather && p->copy && tfe__st.tune.copy_gather_run_tiles && p->es >= 4 && nd0 > 0 &&
+                   cut0 < p->dims[nd0 - 1] && tfe__kabs(p->str[mis][nd0 - 1]) == 1;
+  if (run_tiles) TFE__KSTAT(19);
+  if (mis >= 0 && nd0 < p->rank && !run_tiles) {
     /* remaining dims by the misaligned input's |stride| (broadcast dims last); gather
      * tiles: by the inputs' summed |stride|, so broadcast dims (an input reused within the
      * tile) and small strides (its lines used whole) come first */

@@ -847,7 +847,7 @@ static void test_table_input_runs(void **st) {
  * 16), (c) tile odometers that follow the source's short pieces (copy_source_chain_bytes,
  * counter 17), (d) copy gather tiles whose destination run cuts the source's unit dim, left
  * without columns (form 3: a tiny source dim first in the destination, the unit dim next;
- * copy_gather_run_tiles, counter 19). Ranks 3-6, dims of 1 and 2-6 among larger ones, reversed dims, source and
+ * copy_gather_run_tiles, counter 20). Ranks 3-6, dims of 1 and 2-6 among larger ones, reversed dims, source and
  * destination shifted; tfe_copy and tfe_contiguous, every element checked and nothing
  * written outside the view, with the four on and off, 1 and 2 threads, large and tiny tiles. */
 #define TK_S18(S, T, VAL)                                                                        \
@@ -926,7 +926,7 @@ static void test_s18_paths(void **st) {
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[18] > 0); /* runs by vector copies */
 #endif
   assert_true(tfe__st.kernel_stat[17] > 0); /* odometers along the source's pieces */
-  assert_true(tfe__st.kernel_stat[19] > 0); /* gather plans without columns (form 3) */
+  assert_true(tfe__st.kernel_stat[20] > 0); /* gather plans without columns (form 3) */
 }
 static void test_tuning_kernel(void **st) {
   (void)st;

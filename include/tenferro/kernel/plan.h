@@ -102,7 +102,7 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * copy_table_runs);
  * by the calling thread: [17] copy plans whose tile odometer starts along the input's short
  * pieces (copy_source_chain_bytes); by the tile's thread: [18] run copies of table blocks by
- * vector loads and stores (k_copy_col_, copy_short_runs); by the calling thread: [19] copy
+ * vector loads and stores (k_copy_col_, copy_short_runs); by the calling thread: [20] copy
  * gather plans left without columns (copy_gather_run_tiles). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
@@ -434,7 +434,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * faster and slower than with columns. */
   bool run_tiles = p->gather && p->copy && tfe__st.tune.copy_gather_run_tiles && p->es >= 4 && nd0 > 0 &&
                    cut0 < p->dims[nd0 - 1] && tfe__kabs(p->str[mis][nd0 - 1]) == 1;
-  if (run_tiles) TFE__KSTAT(19);
+  if (run_tiles) TFE__KSTAT(20);
   if (mis >= 0 && nd0 < p->rank && !run_tiles) {
     /* remaining dims by the misaligned input's |stride| (broadcast dims last); gather
      * tiles: by the inputs' summed |stride|, so broadcast dims (an input reused within the

@@ -103,7 +103,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * by the calling thread: [17] copy plans whose tile odometer starts along the input's short
  * pieces (copy_source_chain_bytes); by the tile's thread: [18] run copies of table blocks by
  * vector loads and stores (k_copy_col_, copy_short_runs); by the calling thread: [20] copy
- * gather plans left without columns (copy_gather_run_tiles). */
+ * gather plans left without columns (copy_gather_run_tiles), [21] copies led by a tiny dim
+ * kept as transposes for their source runs (copy_tiny_source_runs). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -307,6 +308,24 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
  * their continuation only a MiB or more of output later (c128 runs of 28 whose next run is
  * the destination's outermost dim: the plain blocks sweep the whole source once per value of
  * that dim, reading 448 bytes of every 2688, 3.4x memcpy; as a transpose of runs 1.1-1.4x). */
+/* A copy of a 4-byte or larger kind whose transpose tiles read the source in runs of 64 bytes
+ * or more along G1 (f32 [32,75,3,13,14,32] perm [2,1,0,4,3,5]: runs of 32 under a destination
+ * led by 3 x 75) stays a transpose (table tiles) rather than gather tiles, which read those
+ * runs column by column (copy_tiny_source_runs; 0.25-0.84 of the gather tiles' time on 29
+ * random cases); not where G1's next dim continues that run and one of the two is reversed. */
+TFE_INTERNAL bool tfe__kplan_src_run(const tfe__kplan *p, int nops, int key) {
+  if (!p->copy || p->es < 4 || !tfe__st.tune.copy_tiny_source_runs) return false;
+  int d = p->g[0].nd; /* G1's first dim */
+  int64_t n = p->dims[d] < p->g[1].len ? p->dims[d] : p->g[1].len;
+  for (int o = 0; o < nops; o++) {
+    if (o == key) continue;
+    if (tfe__kabs(p->str[o][d]) != 1 || n * p->es < 64) return false;
+    if (p->g[1].nd > 1 && tfe__kabs(p->str[o][d + 1]) == p->dims[d] && (p->str[o][d] < 0 || p->str[o][d + 1] < 0))
+      return false; /* (a run continued by G1's next dim, either reversed: 1.2-1.6x slower) */
+  }
+  return true;
+}
+
 TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
                                   const int64_t *const *strides, const int64_t *offsets,
                                   int64_t t0, int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int64_t es,
@@ -326,7 +345,9 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
     for (int o = 0; o < nops; o++)
       if (o != key && !(p->g[0].arith[o] && p->g[0].step[o] <= 1) && !(p->g[1].arith[o] && p->g[1].step[o] == 1))
         fast = false;
-    if (!fast) {
+    bool src_run = tfe__kplan_src_run(p, nops, key);
+    if (src_run) TFE__KSTAT(21);
+    if (!fast && !src_run) {
       tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, TFE__KM_GATHER, run_max, run_far, far);
       return true;
     }

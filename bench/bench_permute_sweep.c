@@ -198,7 +198,7 @@ static int set_knob(tfe_tuning *t, const char *arg) {
   if (0) {}
   KNOB(copy_tile_bytes) KNOB(copy_run_split_bytes) KNOB(copy_run_split_far_bytes) KNOB(copy_shifted_rims) KNOB(copy_buffered_tiles) KNOB(kernel_prefetch_strips)
   KNOB(kernel_table_tile_bytes) KNOB(kernel_tiny_dim) KNOB(kernel_gather_all) KNOB(copy_fresh_prefault)
-  KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather) KNOB(copy_narrow_source_tiles) KNOB(kernel_table_input_runs)
+  KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather) KNOB(copy_narrow_source_tiles) KNOB(copy_gather_run_tiles) KNOB(copy_tiny_source_runs) KNOB(kernel_table_input_runs)
   KNOB(kernel_stream_edge_lines) KNOB(copy_stream_narrow_columns) KNOB(copy_tile_pad) KNOB(copy_skew_lines) KNOB(copy_block_prefetch) KNOB(copy_edge_stores)
   KNOB(copy_source_chain_bytes) KNOB(copy_short_runs) KNOB(copy_block_prefetch_spread) KNOB(copy_table_runs)
   else { fprintf(stderr, "--tune: unknown knob %s\n", name); return 2; }

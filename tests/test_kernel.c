@@ -848,17 +848,22 @@ static void test_table_input_runs(void **st) {
  * counter 19), (b) 1- and 2-byte table tiles whose source run
  * spans two small leading dims that the destination keeps apart (copy_table_runs, counter
  * 16), (c) tile odometers that follow the source's short pieces (copy_source_chain_bytes,
- * counter 17). Ranks 3-6, dims of 1 and 2-6 among larger ones, reversed dims, source and
+ * counter 17), (d) copy gather tiles whose destination run cuts the source's unit dim, left
+ * without columns (form 3: a tiny source dim first in the destination, the unit dim next;
+ * copy_gather_run_tiles, counter 20), (e) copies led by a tiny dim whose tiles read source runs
+ * of 64 bytes or more kept as transposes (form 4; copy_tiny_source_runs, counter 21). Ranks 3-6, dims of 1 and 2-6 among larger ones, reversed dims, source and
  * destination shifted; tfe_copy and tfe_contiguous, every element checked and nothing
- * written outside the view, with the three on and off, 1 and 2 threads, large and tiny tiles. */
+ * written outside the view, with the five on and off, 1 and 2 threads, large and tiny tiles. */
 #define TK_S18(S, T, VAL)                                                                        \
   static void tk_s18_##S(tu_rng *r, bool fixed) {                                              \
-    int rank = fixed ? 5 : (int)tu_int(r, 3, 6), form = fixed ? 1 : (int)tu_int(r, 0, 2);      \
+    int rank = fixed ? 5 : (int)tu_int(r, 3, 6), form = fixed ? 1 : (int)tu_int(r, 0, 4);      \
     int64_t dims[6], n = 1, perm[6], st[6], s = 1;                                              \
     for (int k = 0; k < rank; k++)                                                              \
       dims[k] = tu_int(r, 0, 5) == 0 ? 1 : tu_int(r, 0, 1) ? tu_int(r, 2, 6) : tu_int(r, 8, 48); \
     if (form == 0) dims[0] = tu_int(r, 0, 1) ? tu_int(r, 2, 7) : tu_int(r, 5, 40); /* a common run */ \
     if (form == 1) { dims[0] = tu_int(r, 2, 5); dims[1] = tu_int(r, 4, 8); dims[2] = tu_int(r, 20, 70); } \
+    if (form == 3) { dims[0] = tu_int(r, 130, 400); dims[1] = tu_int(r, 2, 7); }               \
+    if (form == 4) { dims[0] = tu_int(r, 16, 64); dims[1] = tu_int(r, 3, 20); dims[2] = tu_int(r, 2, 7); } \
     if (fixed) { dims[0] = 4; dims[1] = 8; dims[2] = 60; dims[3] = 9; dims[4] = 7; } /* (G1 4 x 8 x 8 of 9) */ \
     for (int k = 0; k < rank; k++) n *= dims[k];                                                \
     for (int k = rank - 1; n > 40000; k = k > 0 ? k - 1 : rank - 1)                             \
@@ -876,6 +881,16 @@ static void test_table_input_runs(void **st) {
       perm[0] = 2; perm[1] = 0; perm[rank - 1] = 1;                                             \
       for (int k = 2; k < rank - 1; k++) perm[k] = rest[k - 2];                                 \
     }                                                                                           \
+    if (form == 4) { /* the destination led by the source's dims 2 (tiny) and 1, then its unit dim */ \
+      int64_t rest[6], m = 0;                                                                   \
+      for (int k = 0; k < rank; k++) if (perm[k] > 2) rest[m++] = perm[k];                      \
+      perm[0] = 2; perm[1] = 1; perm[2] = 0;                                                    \
+      for (int k = 3; k < rank; k++) perm[k] = rest[k - 3];                                     \
+    }                                                                                           \
+    for (int k = 0; form == 3 && k < rank; k++) /* the source's tiny dim 1 first in the */     \
+      if (perm[k] == 1) { perm[k] = perm[0]; perm[0] = 1; } /* destination, its unit dim 0 next */ \
+    for (int k = 1; form == 3 && k < rank; k++)                                                 \
+      if (perm[k] == 0) { perm[k] = perm[1]; perm[1] = 0; }                                     \
     int64_t sh = tu_int(r, 0, 3), dh = tu_int(r, 0, 3);                                        \
     T *src = malloc(sizeof(T) * (size_t)(n + 4)), *dst = malloc(sizeof(T) * (size_t)(n + 8)), none = VAL(-1); \
     for (int64_t i = 0; i < n + 4; i++) src[i] = VAL(i);                                       \
@@ -903,6 +918,8 @@ static void test_s18_paths(void **st) {
     TK_TUNE(copy_short_runs, on);
     TK_TUNE(copy_table_runs, on);
     TK_TUNE(copy_source_chain_bytes, on ? 2048 : 0);
+    TK_TUNE(copy_gather_run_tiles, on);
+    TK_TUNE(copy_tiny_source_runs, on);
     tk_s18_u8(&r, true); /* (one fixed case per kind that takes the multi-dim runs, quick runs included) */
     tk_s18_u16(&r, true);
     for (int c = 0; c < tu_cases(25); c++) {
@@ -912,6 +929,8 @@ static void test_s18_paths(void **st) {
   TK_TUNE(copy_short_runs, 1);
   TK_TUNE(copy_table_runs, 1);
   TK_TUNE(copy_source_chain_bytes, 2048);
+  TK_TUNE(copy_gather_run_tiles, 1);
+  TK_TUNE(copy_tiny_source_runs, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -921,6 +940,8 @@ static void test_s18_paths(void **st) {
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[19] > 0); /* 1- and 2-byte runs under 8 */
 #endif
   assert_true(tfe__st.kernel_stat[17] > 0); /* odometers along the source's pieces */
+  assert_true(tfe__st.kernel_stat[20] > 0); /* gather plans without columns (form 3) */
+  assert_true(tfe__st.kernel_stat[21] > 0); /* tiny-led copies kept as transposes (form 4) */
 }
 static void test_tuning_kernel(void **st) {
   (void)st;
@@ -944,6 +965,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_short_runs, 1);
   assert_int_equal(d.copy_table_runs, 1);
   assert_int_equal(d.copy_source_chain_bytes, 2048);
+  assert_int_equal(d.copy_gather_run_tiles, 1);
+  assert_int_equal(d.copy_tiny_source_runs, 1);
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
   bad.copy_tile_bytes = 0;

@@ -103,7 +103,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * by the calling thread: [17] copy plans whose tile odometer starts along the input's short
  * pieces (copy_source_chain_bytes); by the tile's thread: [18] run copies of table blocks by
  * vector loads and stores (k_copy_col_, copy_short_runs); [19] the same for runs of 1- and 2-byte
- * kinds under 8 elements (a gather tile's tiny common run). */
+ * kinds under 8 elements (a gather tile's tiny common run); by the calling thread: [20] copy
+ * gather plans left without columns (copy_gather_run_tiles), [21] copies led by a tiny dim
+ * kept as transposes for their source runs (copy_tiny_source_runs). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -307,6 +309,24 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
  * their continuation only a MiB or more of output later (c128 runs of 28 whose next run is
  * the destination's outermost dim: the plain blocks sweep the whole source once per value of
  * that dim, reading 448 bytes of every 2688, 3.4x memcpy; as a transpose of runs 1.1-1.4x). */
+/* A copy of a 4-byte or larger kind whose transpose tiles read the source in runs of 64 bytes
+ * or more along G1 (f32 [32,75,3,13,14,32] perm [2,1,0,4,3,5]: runs of 32 under a destination
+ * led by 3 x 75) stays a transpose (table tiles) rather than gather tiles, which read those
+ * runs column by column (copy_tiny_source_runs; 0.25-0.84 of the gather tiles' time on 29
+ * random cases); not where G1's next dim continues that run and one of the two is reversed. */
+TFE_INTERNAL bool tfe__kplan_src_run(const tfe__kplan *p, int nops, int key) {
+  if (!p->copy || p->es < 4 || !tfe__st.tune.copy_tiny_source_runs) return false;
+  int d = p->g[0].nd; /* G1's first dim */
+  int64_t n = p->dims[d] < p->g[1].len ? p->dims[d] : p->g[1].len;
+  for (int o = 0; o < nops; o++) {
+    if (o == key) continue;
+    if (tfe__kabs(p->str[o][d]) != 1 || n * p->es < 64) return false;
+    if (p->g[1].nd > 1 && tfe__kabs(p->str[o][d + 1]) == p->dims[d] && (p->str[o][d] < 0 || p->str[o][d + 1] < 0))
+      return false; /* (a run continued by G1's next dim, either reversed: 1.2-1.6x slower) */
+  }
+  return true;
+}
+
 TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
                                   const int64_t *const *strides, const int64_t *offsets,
                                   int64_t t0, int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int64_t es,
@@ -326,7 +346,9 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
     for (int o = 0; o < nops; o++)
       if (o != key && !(p->g[0].arith[o] && p->g[0].step[o] <= 1) && !(p->g[1].arith[o] && p->g[1].step[o] == 1))
         fast = false;
-    if (!fast) {
+    bool src_run = tfe__kplan_src_run(p, nops, key);
+    if (src_run) TFE__KSTAT(21);
+    if (!fast && !src_run) {
       tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, TFE__KM_GATHER, run_max, run_far, far);
       return true;
     }
@@ -426,7 +448,16 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * the target makes the clipped share small (243 x 81 tiles of 3s: 2.5 %). */
   if (mis >= 0 && !p->gather && nd0 > 1 && !table) nd0 = tfe__kgroup_pick(p, 0, end0, 4 * tt0, &cut0);
   int nd1 = 0;
-  if (mis >= 0 && nd0 < p->rank) {
+  /* A copy's gather tile whose destination run cut the source's unit-stride dim (f64
+   * [46,129,6,30,12] perm [2,0,1,4,3]: runs of 6 from 6 source rows) takes no column group:
+   * columns from the far dims made every tile read hundreds of rows in short pieces; without
+   * them the tiles step along the cut dim and read a few rows on (kernel.md step 3). Kinds of
+   * 4 bytes or more only: 1- and 2-byte tiles of G0 alone (about 500 bytes) measured both
+   * faster and slower than with columns. */
+  bool run_tiles = p->gather && p->copy && tfe__st.tune.copy_gather_run_tiles && p->es >= 4 && nd0 > 0 &&
+                   cut0 < p->dims[nd0 - 1] && tfe__kabs(p->str[mis][nd0 - 1]) == 1;
+  if (run_tiles) TFE__KSTAT(20);
+  if (mis >= 0 && nd0 < p->rank && !run_tiles) {
     /* remaining dims by the misaligned input's |stride| (broadcast dims last); gather
      * tiles: by the inputs' summed |stride|, so broadcast dims (an input reused within the
      * tile) and small strides (its lines used whole) come first */

@@ -349,7 +349,10 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
     float *f = (float *)(void *)p;
     __m128 lo = _mm256_castps256_ps128((__m256)v);
     if (r >= 4) { _mm_storeu_ps(f, lo); f += 4; r -= 4; lo = _mm256_extractf128_ps((__m256)v, 1); }
-    if (r >= 2) { _mm_store_sd((double *)(void *)f, _mm_castps_pd(lo)); f += 2; r -= 2; lo = _mm_movehl_ps(lo, lo); }
+    if (r >= 2) { /* (a 64-bit store at float alignment: the unaligned form) */
+      _mm_storel_epi64((__m128i_u *)(void *)f, _mm_castps_si128(lo));
+      f += 2; r -= 2; lo = _mm_movehl_ps(lo, lo);
+    }
     if (r) _mm_store_ss(f, lo);
   }
 #else

@@ -378,10 +378,11 @@ static void test_small_tails(void **st) {
           for (int rep = 0; rep < 2; rep++) { /* twice: the second on the kept set-up (a cached plan) */
             if (f32 && run) {
               tfe_view_f32 X = {Af, LA, false}, Y = {Bf, LB_, false}, Z = {Tf, LC_, false};
-              assert_int_equal(tfe_contract_f32(0.5f, &X, la, &Y, lb, i % 3 ? -1.5f : 0.0f, &Z, lc), TFE_OK);
-            } else { /* (beta 0 for every third row count: C never read) */
+              assert_int_equal(tfe_contract_f32(i % 2 ? 1.0f : 0.5f, &X, la, &Y, lb, i % 3 ? -1.5f : 0.0f, &Z, lc), TFE_OK);
+            } else { /* (beta 0 for every third row count: C never read; alpha 1 for odd ones: the
+                      * stores without a product) */
               tfe_view_f64 X = {A, LA, false}, Y = {B, LB_, false}, Z = {run ? T : R, LC_, false};
-              assert_int_equal(tfe_contract_f64(0.5, &X, la, &Y, lb, i % 3 ? -1.5 : 0.0, &Z, lc), TFE_OK);
+              assert_int_equal(tfe_contract_f64(i % 2 ? 1.0 : 0.5, &X, la, &Y, lb, i % 3 ? -1.5 : 0.0, &Z, lc), TFE_OK);
             }
           }
         }
@@ -441,6 +442,63 @@ static void test_bad_inputs(void **st) {
   TU_EXPECT_ERR(tfe_contract_unary_f64(1, &A, (int32_t[]){5, 5}, 0, &C, (int32_t[]){5, 5}), TFE_ERR_SHAPE, "label 5");
   /* C untouched after every failure */
   for (int x = 0; x < 12; x++) assert_true(c[x] == 0);
+}
+
+/* A held plan (the small engine in place, its set-up kept: a chain's E.A step at D = 10) run
+ * again through tfe_contract_execute_f64 still gets every check: views that no longer match
+ * the plan, an output overlapping an input with the plan's own layouts, NULL data; C untouched
+ * each time. Views whose byte ranges meet but whose elements do not (A on the even elements of
+ * a buffer, C on the odd ones) pass the exact test and give the reference's numbers. */
+static void test_held_checks(void **st) {
+  (void)st;
+  enum { D = 10, N = 2 * D * D };
+  int32_t la[2] = {'b', 'e'}, lb[3] = {'b', 's', 'c'}, lc[3] = {'e', 's', 'c'};
+  static double buf[3 * 2 * N], ref[N], keep[3 * 2 * N];
+  tc_mps_fill(buf, 3 * 2 * N, 7);
+  tfe_view_f64 A = {buf, {2, 0, {D, D}, {1, D}}, false}, B = {buf + 2 * N, {3, 0, {D, 2, D}, {1, D, 2 * D}}, false};
+  tfe_view_f64 C = {buf + 4 * N, {3, 0, {D, 2, D}, {1, D, 2 * D}}, false};
+  tfe_contract_desc ds;
+  tfe_contract_plan *P = NULL;
+  assert_int_equal(tfe_contract_describe_f64(&ds, &A, la, &B, lb, &C, lc), TFE_OK);
+  assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
+  assert_int_equal(tfe_contract_execute_f64(P, 1.0, &A, &B, 0.0, &C), TFE_OK);
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+  assert_int_equal(P->engine, TFE__PR_ENG_SMALL);
+  assert_non_null(tfe_pr_held__f64(P)); /* (the path under test) */
+#endif
+  memcpy(keep, buf, sizeof buf);
+  tfe_view_f64 X = C;
+  X.lay.strides[2] = 2 * D + 1; /* a layout the plan was not made for */
+  TU_EXPECT_ERR(tfe_contract_execute_f64(P, 1.0, &A, &B, 0.0, &X), TFE_ERR_SHAPE, "C axis 2");
+  X = C;
+  X.data = buf + 5; /* C on A's elements, with the plan's layout */
+  TU_EXPECT_ERR(tfe_contract_execute_f64(P, 1.0, &A, &B, 0.0, &X), TFE_ERR_OVERLAP, "overlaps input A");
+  X.data = buf + 2 * N + N - 3; /* C from B's last elements on */
+  TU_EXPECT_ERR(tfe_contract_execute_f64(P, 1.0, &A, &B, 0.0, &X), TFE_ERR_OVERLAP, "overlaps input B");
+  X = C;
+  X.lay.offset = -4 * N + 2 * N; /* the same overlap through the offset */
+  TU_EXPECT_ERR(tfe_contract_execute_f64(P, 1.0, &A, &B, 0.0, &X), TFE_ERR_OVERLAP, "overlaps input B");
+  X = C;
+  X.data = NULL;
+  TU_EXPECT_ERR(tfe_contract_execute_f64(P, 1.0, &A, &B, 0.0, &X), TFE_ERR_NULL, "data of C");
+  assert_memory_equal(keep, buf, sizeof buf);
+  tfe_contract_plan_release(P);
+  /* interleaved: A on the even elements, C on the odd ones of one buffer (ranges meet) */
+  tfe_view_f64 Ai = {buf, {2, 0, {D, D}, {2, 2 * D}}, false}, Ci = {buf + 1, {3, 0, {D, 2, D}, {2, 2 * D, 4 * D}}, false};
+  assert_int_equal(tfe_contract_describe_f64(&ds, &Ai, la, &B, lb, &Ci, lc), TFE_OK);
+  assert_int_equal(tfe_contract_plan_create(&ds, &P), TFE_OK);
+  for (int rep = 0; rep < 2; rep++) {
+    tc_mps_fill(buf, 3 * 2 * N, 7);
+    for (int64_t e = 0; e < D; e++)
+      for (int64_t sc = 0; sc < 2 * D; sc++) {
+        double t = 0;
+        for (int64_t b = 0; b < D; b++) t += buf[2 * (b + D * e)] * B.data[b + D * sc];
+        ref[e + D * sc] = 0.5 * t + (rep ? 2.0 * buf[1 + 2 * (e + D * sc)] : 0.0);
+      }
+    assert_int_equal(tfe_contract_execute_f64(P, 0.5, &Ai, &B, rep ? 2.0 : 0.0, &Ci), TFE_OK);
+    for (int64_t q = 0; q < N; q++) assert_true(fabs(buf[1 + 2 * q] - ref[q]) <= 1e-13 * (1 + fabs(ref[q])));
+  }
+  tfe_contract_plan_release(P);
 }
 
 /* The planner loops over an unfusable label when that beats copying: aid,ij->ajd loops over d
@@ -587,6 +645,7 @@ int main(void) {
       cmocka_unit_test(test_ijk_kjl_transposed),
       cmocka_unit_test(test_mps_chain_steps),
       cmocka_unit_test(test_small_tails),
+      cmocka_unit_test(test_held_checks),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_loop_choice),
       cmocka_unit_test(test_loop_two_labels),

@@ -667,11 +667,25 @@ static void test_exec_errors(void **state) {
   TU_EXPECT_ERR(tfe_einsum_into(&o4, 1.0, 0.0, "ij,jk->ik", 2, v), TFE_ERR_OVERLAP, "overlapping elements");
   tfe_view_f64 o5 = rowmajor(x + 4, 2, d24);
   TU_EXPECT_ERR(tfe_einsum_into(&o5, 1.0, 0.0, "ij,jk->ik", 2, v), TFE_ERR_OVERLAP, "output overlaps operand 0");
+  tfe_view_f64 o6 = rowmajor(x + 10, 2, d24); /* overlaps operand 1 only */
+  TU_EXPECT_ERR(tfe_einsum_into(&o6, 1.0, 0.0, "ij,jk->ik", 2, v), TFE_ERR_OVERLAP, "output overlaps operand 1");
   /* NULL data */
   tfe_view_f64 vn[2] = {v[0], v[1]};
   vn[1].data = NULL;
   TU_EXPECT_ERR(tfe_einsum_into(&out, 1.0, 0.0, "ij,jk->ik", 2, vn), TFE_ERR_NULL, "data of operand 1 is NULL");
   for (int i = 0; i < 64; i++) assert_true(y[i] == 42); /* untouched */
+  /* an output interleaved with operand 0 (byte ranges meet, elements do not) runs */
+  double z[64];
+  for (int i = 0; i < 64; i++) z[i] = i % 7 - 3;
+  tfe_view_f64 w[2] = {{z, {2, 0, {2, 3}, {6, 2}}, false}, rowmajor(z + 40, 2, d34)};
+  tfe_view_f64 oz = {z + 1, {2, 0, {2, 4}, {8, 2}}, false};
+  assert_int_equal(tfe_einsum_into(&oz, 1.0, 0.0, "ij,jk->ik", 2, w), TFE_OK);
+  for (int i = 0; i < 2; i++)
+    for (int k = 0; k < 4; k++) {
+      double t = 0;
+      for (int j = 0; j < 3; j++) t += (double)((6 * i + 2 * j) % 7 - 3) * (double)((40 + 4 * j + k) % 7 - 3);
+      assert_true(z[1 + 8 * i + 2 * k] == t);
+    }
   /* plan mismatches */
   const tfe_layout *lp[2] = {&v[0].lay, &v[1].lay};
   tfe_einsum_plan *p = NULL;

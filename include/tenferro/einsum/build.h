@@ -546,6 +546,7 @@ TFE_INTERNAL tfe_status tfe__ein_plan_leaves(tfe_einsum_plan *p, tfe__ein_bw *w,
   for (int k = 0; k < n; k++) {
     p->in[k] = *lay[k];
     p->in[k].offset = 0;
+    if (!tfe_layout_extent(&p->in[k], &p->in_ext[k][0], &p->in_ext[k][1])) { p->in_ext[k][0] = 1; p->in_ext[k][1] = 0; }
     tfe__ein_leaf *lf = &p->leaf[k];
     lf->lay.rank = pb->rank[k]; lf->lay.offset = 0; lf->pre = -1;
     p->axis[k] = (int *)tfe__alloc((size_t)(pb->rank[k] + 1) * sizeof(int));

@@ -38,6 +38,8 @@ typedef struct tfe_einsum_plan {
   size_t elem;
   int n;                    /* operands */
   tfe_layout *in;           /* n: operand layouts as given (offset ignored) */
+  int64_t (*in_ext)[2];     /* n: the element range each spans from its offset; lo > hi: empty
+                             * (the output overlap test of every call: ein_check_) */
   int **axis;               /* n: source axis of each kept leaf axis */
   tfe__ein_leaf *leaf;      /* n */
   int npre;
@@ -175,7 +177,7 @@ TFE_INTERNAL tfe_status tfe__ein_request_check(const char *expr, int n, const tf
 TFE_API void tfe_einsum_plan_release(tfe_einsum_plan *p) {
   if (!p || atomic_fetch_sub_explicit(&p->refcount, 1, memory_order_acq_rel) != 1) return;
   if (p->axis) for (int k = 0; k < p->n; k++) tfe__free(p->axis[k]);
-  tfe__free(p->axis); tfe__free(p->in); tfe__free(p->leaf); tfe__free(p->pre); tfe__free(p->step);
+  tfe__free(p->axis); tfe__free(p->in); tfe__free(p->in_ext); tfe__free(p->leaf); tfe__free(p->pre); tfe__free(p->step);
   tfe__free(p->sliced); tfe__free(p->sliced_dim); tfe__free(p->buf_off); tfe__free(p->path);
   tfe__free(p->buf_bytes); tfe__free(p->buf_from); tfe__free(p->consumed); /* buf_to lives in buf_from */
   tfe__free(p->label_id); tfe__free(p->slice_of);
@@ -305,10 +307,11 @@ TFE_INTERNAL tfe_status tfe__ein_plan_build(const tfe__ein_expr *e, const char *
   tfe_status st = tfe__ein_bind(e, src, n, lay, &w.pb);
   if (st == TFE_OK) {
     p->in = (tfe_layout *)tfe__alloc((size_t)n * sizeof(tfe_layout));
+    p->in_ext = (int64_t(*)[2])tfe__alloc((size_t)(n > 0 ? n : 1) * sizeof *p->in_ext);
     p->leaf = (tfe__ein_leaf *)tfe__alloc((size_t)n * sizeof(tfe__ein_leaf));
     p->axis = (int **)tfe__calloc((size_t)n, sizeof(int *));
     p->label_id = (int32_t *)tfe__alloc((size_t)(w.pb.nlab + 1) * sizeof(int32_t));
-    if (!p->in || !p->leaf || !p->axis || !p->label_id) st = TFE_ERR_ALLOC;
+    if (!p->in || !p->in_ext || !p->leaf || !p->axis || !p->label_id) st = TFE_ERR_ALLOC;
   }
   if (st == TFE_OK) {
     p->nlab = w.pb.nlab; p->int_labels = w.pb.int_labels;

@@ -308,6 +308,37 @@ TFE_INTERNAL tfe_status TFE_FN(pr_dyn_run_)(const tfe_prims_backend *be, const t
 /* Called wherever this kind may reach another backend's slot, which may forward to the CPU's. */
 TFE_INTERNAL void TFE_FN(pr_enroll_)(void) { tfe__cpu_enroll(TFE_DT, TFE_FN(pr_dyn_run_)); }
 
+/* ---- held runs: a stored plan on raw pointers ------------------------------------------------ */
+/* What a plan run again by its owner (einsum's executor: every step of a held N-ary plan) may
+ * skip: the views (their offsets are folded into the pointers), the views' checks (the owner
+ * checked the operands once and placed the intermediates), the workspace lookup. Only for
+ * plans that need nothing but their kept set-up: the small engine reading and writing in place
+ * (no reduction, copy, workspace or diagonal); returns that set-up, NULL for any other plan
+ * (run it through pr_execute_). */
+TFE_INTERNAL const void *TFE_FN(pr_held_)(const tfe_contract_plan *P) {
+#if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
+  if (P->engine != TFE__PR_ENG_SMALL) return NULL;
+  /* after the first run: the kept set-up says it (ps_prep_ checked the plan's conditions) */
+  const TFE_FN(ps_call_) *h = (const TFE_FN(ps_call_) *)atomic_load_explicit(&((tfe_contract_plan *)(uintptr_t)P)->small_prep,
+                                                                             memory_order_acquire);
+  if (h) return h->held ? (const void *)h : NULL;
+  return (const void *)TFE_FN(ps_held_)(P);
+#else
+  (void)P;
+  return NULL;
+#endif
+}
+/* C = alpha * (A . B) + beta * C on one thread for a plan pr_held_ gave h for: a, b, c are the
+ * views' data plus their layouts' offsets. The same arithmetic as pr_execute_. */
+TFE_INTERNAL void TFE_FN(pr_run_held_)(const tfe_contract_plan *P, const void *h, TFE_T alpha, const TFE_T *a,
+                                       const TFE_T *b, TFE_T beta, TFE_T *c) {
+#if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
+  TFE_FN(ps_run_held_)(P, (const TFE_FN(ps_call_) *)h, alpha, a + P->off[0], b + P->off[1], beta, c + P->off[2]);
+#else
+  (void)P; (void)h; (void)alpha; (void)a; (void)b; (void)beta; (void)c;
+#endif
+}
+
 /* ---- execution: plan -> engine --------------------------------------------------------------- */
 /* Runs a plan on views that match it (checked by the caller) under backend be. C untouched on
  * failure (but for a backend slot that fails half-way). */
@@ -322,6 +353,15 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_prims_backend *be, const t
   TFE_T *c = C->data + C->lay.offset + P->off[2];
   bool naive = P->engine == TFE__PR_ENG_NAIVE;
   int threads = naive ? 1 : TFE_FN(pr_threads_)(P);
+#if !TFE_CPLX
+  /* a plan that needs nothing but its kept set-up on one thread: straight to the kernels (no
+   * workspace, no phases) */
+  const void *held = threads == 1 ? TFE_FN(pr_held_)(P) : NULL;
+  if (held) {
+    TFE_FN(pr_run_held_)(P, held, alpha, A->data + A->lay.offset, B->data + B->lay.offset, beta, C->data + C->lay.offset);
+    return TFE_OK;
+  }
+#endif
   int64_t sgn = naive || P->engine == TFE__PR_ENG_BACKEND ? 0 : TFE_FN(pr_sg_elems_)(P, threads);
   int64_t total = P->ws[TFE__PR_WS_N] + sgn;
   TFE_T *ws = NULL;
@@ -388,35 +428,6 @@ TFE_INTERNAL tfe_status TFE_FN(pr_execute_)(const tfe_prims_backend *be, const t
   return st;
 }
 
-/* ---- held runs: a stored plan on raw pointers ------------------------------------------------ */
-/* What a plan run again by its owner (einsum's executor: every step of a held N-ary plan) may
- * skip: the views (their offsets are folded into the pointers), the views' checks (the owner
- * checked the operands once and placed the intermediates), the workspace lookup. Only for
- * plans that need nothing but their kept set-up: the small engine reading and writing in place
- * (no reduction, copy, workspace or diagonal); returns that set-up, NULL for any other plan
- * (run it through pr_execute_). */
-TFE_INTERNAL const void *TFE_FN(pr_held_)(const tfe_contract_plan *P) {
-#if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
-  if (P->unary || P->engine != TFE__PR_ENG_SMALL || P->red[0] || P->red[1] || P->copy[0] || P->copy[1] || P->copy[2] ||
-      P->c_embed || P->ws[TFE__PR_WS_N] != 0)
-    return NULL;
-  return (const void *)TFE_FN(ps_held_)(P);
-#else
-  (void)P;
-  return NULL;
-#endif
-}
-/* C = alpha * (A . B) + beta * C on one thread for a plan pr_held_ gave h for: a, b, c are the
- * views' data plus their layouts' offsets. The same arithmetic as pr_execute_. */
-TFE_INTERNAL void TFE_FN(pr_run_held_)(const tfe_contract_plan *P, const void *h, TFE_T alpha, const TFE_T *a,
-                                       const TFE_T *b, TFE_T beta, TFE_T *c) {
-#if TFE_FLOAT && TFE_ALG == TFE_ALG_STANDARD && defined(TFE__PS_HAVE_VEC)
-  TFE_FN(ps_run_held_)(P, (const TFE_FN(ps_call_) *)h, alpha, a + P->off[0], b + P->off[1], beta, c + P->off[2]);
-#else
-  (void)P; (void)h; (void)alpha; (void)a; (void)b; (void)beta; (void)c;
-#endif
-}
-
 /* ---- describe -> plan -> execute ------------------------------------------------------------ */
 TFE_API tfe_status TFE_FN(contract_describe)(tfe_contract_desc *d, const TFE_TY(view) *A, const int32_t *la,
                                              const TFE_TY(view) *B, const int32_t *lb, const TFE_TY(view) *C,
@@ -434,7 +445,7 @@ TFE_API tfe_status TFE_FN(contract_execute)(const tfe_contract_plan *P, TFE_T al
                     tfe_dtype_name(TFE_DT));
   if (P->unary != (B == NULL)) return TFE_FAIL(TFE_ERR_INVALID, "plan is %s but B %s given", P->unary ? "unary" : "binary", B ? "was" : "was not");
   TFE_TRY(tfe__pr_match(P, &A->lay, B ? &B->lay : NULL, &C->lay, __func__));
-  TFE_TRY(TFE_FN(pr_check_views_)(A, B, C, __func__));
+  TFE_TRY(TFE_FN(pr_check_planned_)(P, A, B, C, __func__));
   const tfe_prims_backend *be = tfe__be_for_views(NULL, 3, tfe__pr_names, __func__);
   if (!be) return tfe__ts.errcode;
   return TFE_AS_API(TFE_FN(pr_execute_)(be, P, alpha, A, B, beta, C));
@@ -519,7 +530,7 @@ TFE_INTERNAL tfe_status TFE_FN(pr_split_unary_)(const tfe_prims_backend *be, TFE
 TFE_INTERNAL tfe_status TFE_FN(pr_run_plan_)(const tfe_prims_backend *be, const tfe_contract_plan *P, TFE_T alpha,
                                              const TFE_TY(view) *A, const TFE_TY(view) *B, TFE_T beta,
                                              const TFE_TY(view) *C, const char *where) {
-  TFE_TRY(TFE_FN(pr_check_views_)(A, B, C, where));
+  TFE_TRY(TFE_FN(pr_check_planned_)(P, A, B, C, where));
   return TFE_FN(pr_execute_)(be, P, alpha, A, B, beta, C);
 }
 /* One contraction on backend be: its own slot, or a plan from the cache (made for be's GEMM:

@@ -102,6 +102,25 @@ TFE_INTERNAL tfe_status TFE_FN(pr_check_views_)(const TFE_TY(view) *A, const TFE
   return TFE_OK;
 }
 
+/* The same for views that match plan P (dims and strides): their element ranges are the
+ * plan's, so the common case, ranges apart, costs a few compares; ranges that meet get the
+ * exact test. */
+TFE_INTERNAL tfe_status TFE_FN(pr_check_planned_)(const tfe_contract_plan *P, const TFE_TY(view) *A,
+                                                  const TFE_TY(view) *B, const TFE_TY(view) *C, const char *where) {
+  const TFE_TY(view) *v[3] = {A, B, C};
+  for (int op = 0; op < 3; op++)
+    if (v[op] && !v[op]->data && !P->empty[op])
+      return tfe__fail(TFE_ERR_NULL, where, "data of %s is NULL", tfe__pr_opname(op));
+  const size_t z = sizeof(TFE_T);
+  if (!tfe__pr_apart(P, 0, A->data, A->lay.offset, C->data, C->lay.offset, z) &&
+      tfe__views_meet(A->data, &A->lay, C->data, &C->lay, z))
+    return tfe__fail(TFE_ERR_OVERLAP, where, "output C overlaps input A");
+  if (B && !tfe__pr_apart(P, 1, B->data, B->lay.offset, C->data, C->lay.offset, z) &&
+      tfe__views_meet(B->data, &B->lay, C->data, &C->lay, z))
+    return tfe__fail(TFE_ERR_OVERLAP, where, "output C overlaps input B");
+  return TFE_OK;
+}
+
 /* A conjugated output view stores conj(value): conjugate everything instead, so the engines
  * only ever see a plain C. */
 TFE_INTERNAL void TFE_FN(pr_fold_cconj_)(bool cconj, TFE_T *alpha, TFE_T *beta, bool *ca, bool *cb) {

@@ -49,6 +49,11 @@ typedef struct tfe_contract_plan {
   /* small engine: its per-plan set-up (offset tables, in-place decisions, batch odometer),
    * made at the plan's first run and kept (small_gemm_tpl.h, ps_prep_); freed with the plan */
   _Atomic(void *) small_prep;
+  /* per operand (A, B, C): the element range its layout spans from the view's offset, and
+   * whether it has no elements (then ext is unset); the views an execution matches to the
+   * plan share them, so their overlap test starts from these (pr_check_planned_) */
+  int64_t ext[3][2];
+  bool empty[3];
   uint64_t hash;
   int nkey;
   int64_t *key;         /* ranks, labels, dims, strides, flavor: what the plan was made for */
@@ -116,6 +121,31 @@ TFE_INTERNAL void tfe__pr_key_fill(int64_t *key, tfe_dtype dt, const tfe_layout 
       *k++ = L[op]->strides[i];
     }
   }
+}
+
+/* The element ranges of the plan's operands (offsets left out: a view adds its own). */
+TFE_INTERNAL void tfe__pr_extents(tfe_contract_plan *P, const tfe_layout *A, const tfe_layout *B, const tfe_layout *C) {
+  const tfe_layout *L[3] = {A, B, C};
+  for (int op = 0; op < 3; op++) {
+    tfe_layout x;
+    P->empty[op] = true;
+    P->ext[op][0] = P->ext[op][1] = 0;
+    if (!L[op]) continue;
+    x.rank = L[op]->rank;
+    x.offset = 0;
+    for (int i = 0; i < x.rank; i++) { x.dims[i] = L[op]->dims[i]; x.strides[i] = L[op]->strides[i]; }
+    P->empty[op] = !tfe_layout_extent(&x, &P->ext[op][0], &P->ext[op][1]);
+  }
+}
+/* Whether the byte ranges of operand op (view data d, offset o) and C (data dc, offset oc)
+ * are apart, from the plan's extents (views that match the plan). Empty operands are apart. */
+TFE_INTERNAL bool tfe__pr_apart(const tfe_contract_plan *P, int op, const void *d, int64_t o, const void *dc, int64_t oc,
+                                size_t elem) {
+  if (P->empty[op] || P->empty[2] || !d || !dc) return true;
+  int64_t e = (int64_t)elem;
+  const char *a0 = (const char *)d + (o + P->ext[op][0]) * e, *a1 = (const char *)d + (o + P->ext[op][1] + 1) * e;
+  const char *c0 = (const char *)dc + (oc + P->ext[2][0]) * e, *c1 = (const char *)dc + (oc + P->ext[2][1] + 1) * e;
+  return !(a0 < c1 && c0 < a1);
 }
 
 /* Fills the plan from the label table. Never fails (sizes were checked by the caller). */
@@ -297,6 +327,7 @@ TFE_INTERNAL tfe_status tfe__pr_plan_make(tfe_contract_plan **out, tfe_dtype dt,
   P->unary = B == NULL;
   tfe__pr_plan_build(P, &p, flavor);
   tfe__pr_key_fill(P->key, dt, A, la, B, lb, C, lc, flavor);
+  tfe__pr_extents(P, A, B, C);
   P->hash = tfe__lru_hash(P->key, (size_t)nkey * sizeof *P->key);
   *out = P;
   return TFE_OK;
@@ -320,7 +351,17 @@ TFE_INTERNAL tfe_status tfe__pr_match(const tfe_contract_plan *P, const tfe_layo
     if (L[op]->rank != rank)
       return tfe__fail(TFE_ERR_SHAPE, where, "%s has rank %d, the plan expects %lld", nm[op], L[op]->rank, (long long)rank);
   }
+  /* every call of a held plan matches: one pass without branches, the messages below only on
+   * a mismatch */
   const int64_t *e = k + 5;
+  uint64_t diff = 0;
+  for (int op = 0; op < 3; op++) {
+    if (!L[op]) continue;
+    for (int i = 0; i < L[op]->rank; i++, e += 3)
+      diff |= (uint64_t)(L[op]->dims[i] ^ e[1]) | (uint64_t)(L[op]->strides[i] ^ e[2]);
+  }
+  if (!diff) return TFE_OK;
+  e = k + 5;
   for (int op = 0; op < 3; op++) {
     if (!L[op]) continue;
     for (int i = 0; i < L[op]->rank; i++, e += 3)

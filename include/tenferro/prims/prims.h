@@ -92,6 +92,10 @@ typedef struct tfe__prims_state {
   _Atomic(tfe__cpu_la_fn) cpu_la[TFE_DT_COUNT];
   _Atomic(tfe__cpu_ew_fn) cpu_ew[TFE_DT_COUNT];
 } tfe__prims_state;
+/* Bumps one of the counters above: a relaxed load and store, not a locked add (a locked
+ * instruction in every small call waits for the kernel's stores to drain; a count lost to a
+ * race between threads is harmless: the tests read them on one thread). */
+#define tfe__count(c) atomic_store_explicit((c), atomic_load_explicit((c), memory_order_relaxed) + 1, memory_order_relaxed)
 #endif
 
 #endif

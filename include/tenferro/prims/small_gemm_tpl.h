@@ -28,6 +28,11 @@ typedef TFE_R TFE_FN(ps_vec_) __attribute__((vector_size(TFE__PS_VB)));
 /* The same vector at element alignment, for loads and stores straight from the operands. */
 typedef TFE_R TFE_FN(ps_vecu_) __attribute__((vector_size(TFE__PS_VB), aligned(sizeof(TFE_R)), may_alias));
 
+/* One row block of the kernel (ps_tile_): rows [rb, re) in blocks of nv row vectors, the last
+ * vector masked to its first mrem lanes when mrem > 0; columns in blocks of nq, qf of them in
+ * whole blocks (the rest one block). Made once per plan (ps_segs_). */
+typedef struct TFE_FN(ps_seg_) { int64_t rb, re, mrem, nq, qf; int nv; } TFE_FN(ps_seg_);
+
 /* One call of the small path: operands as seen by the kernel after the optional swap. */
 typedef struct TFE_FN(ps_call_) {
   int64_t R, Q, K, RP;       /* rows (vectorized), columns, depth, rows padded to the vector */
@@ -54,6 +59,11 @@ typedef struct TFE_FN(ps_call_) {
   /* nothing to pack: X, Y and C in place (or tn); such plans need no workspace when their
    * batches run without prefetching (ps_nobuf_) */
   bool nobuf;
+  bool nbrun;                /* ps_nobuf_: nobuf, and batches that need no prefetching */
+  bool held;                 /* nbrun, and a plan that needs nothing else (pr_held_) */
+  int nbk;                   /* its counter of calls without buffers (ps_count_nobuf_) */
+  int nseg;                  /* the kernel's row blocks (ps_tile_) */
+  TFE_FN(ps_seg_) seg[3];
   bool cx, cy;               /* conjugate X / Y */
   const TFE_T *x, *y;
   TFE_T *c;
@@ -339,7 +349,10 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
     float *f = (float *)(void *)p;
     __m128 lo = _mm256_castps256_ps128((__m256)v);
     if (r >= 4) { _mm_storeu_ps(f, lo); f += 4; r -= 4; lo = _mm256_extractf128_ps((__m256)v, 1); }
-    if (r >= 2) { _mm_store_sd((double *)(void *)f, _mm_castps_pd(lo)); f += 2; r -= 2; lo = _mm_movehl_ps(lo, lo); }
+    if (r >= 2) { /* (a 64-bit store at float alignment: the unaligned form) */
+      _mm_storel_epi64((__m128i_u *)(void *)f, _mm_castps_si128(lo));
+      f += 2; r -= 2; lo = _mm_movehl_ps(lo, lo);
+    }
     if (r) _mm_store_ss(f, lo);
   }
 #else
@@ -368,37 +381,45 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
       if (NV >= 2) { a1_##j -= xi1 * yi; i1_##j += x1 * yi + xi1 * yr; }                      \
     }                                                                                          \
   }
-/* Row vector i of the block into C: alpha * acc (+ beta * C); the block's last one masked
- * under MK. */
-#define TFE__PS_CV(i, acc)                                                                     \
+/* Row vector i of the block into C: acc (MODE 0), alpha * acc (1), alpha * acc + beta * C (2);
+ * the block's last one masked under MK. MODE is a constant: the block tests beta == 0 and
+ * alpha == 1 once, not once per vector (a chain step at D = 10 stores 60 vectors). */
+#define TFE__PS_CV(i, acc, MODE)                                                               \
   {                                                                                            \
-    V v = (acc) * alpha;                                                                       \
+    V v = (acc);                                                                               \
+    if (MODE >= 1) v *= alpha;                                                                 \
     if (MKE && i == NV - 1) {                                                                  \
-      if (!bzero) v += TFE_FN(ps_mload_)(tq + i * TFE__PS_W, mk) * beta;                      \
+      if (MODE == 2) v += TFE_FN(ps_mload_)(tq + i * TFE__PS_W, mk) * beta;                   \
       TFE_FN(ps_mstore_)(tq + i * TFE__PS_W, mk, v);                                          \
     } else {                                                                                   \
-      if (!bzero) v += cv[i] * beta;                                                           \
+      if (MODE == 2) v += cv[i] * beta;                                                        \
       cv[i] = v;                                                                               \
     }                                                                                          \
   }
-#define TFE__PS_PUT(j)                                                                         \
+/* Column j of the block straight into C (real kinds), in mode MODE of TFE__PS_CV. */
+#define TFE__PS_PUTC(j, MODE)                                                                  \
   {                                                                                            \
     TFE_R *tq = t + (q0 + j) * tsq + r0;                                                       \
-    if (cdir) { /* straight into C */                                                          \
-      Vu *cv = (Vu *)tq;                                                                       \
-      TFE__PS_CV(0, a0_##j)                                                                    \
-      if (NV >= 2) TFE__PS_CV(1, a1_##j)                                                       \
-      if (NV >= 3) TFE__PS_CV(2, a2_##j)                                                       \
-      if (NV >= 4) TFE__PS_CV(3, a3_##j)                                                       \
-    } else {                                                                                   \
-      *(V *)tq = a0_##j;                                                                       \
-      if (NV >= 2) *(V *)(tq + TFE__PS_W) = a1_##j;                                            \
-      if (NV >= 3) *(V *)(tq + 2 * TFE__PS_W) = a2_##j;                                        \
-      if (NV >= 4) *(V *)(tq + 3 * TFE__PS_W) = a3_##j;                                        \
-      if (TFE_CPLX) {                                                                          \
-        *(V *)(tq + s->RP * s->QP) = i0_##j;                                                   \
-        if (NV >= 2) *(V *)(tq + s->RP * s->QP + TFE__PS_W) = i1_##j;                          \
-      }                                                                                        \
+    Vu *cv = (Vu *)tq;                                                                         \
+    TFE__PS_CV(0, a0_##j, MODE)                                                                \
+    if (NV >= 2) TFE__PS_CV(1, a1_##j, MODE)                                                   \
+    if (NV >= 3) TFE__PS_CV(2, a2_##j, MODE)                                                   \
+    if (NV >= 4) TFE__PS_CV(3, a3_##j, MODE)                                                   \
+  }
+#define TFE__PS_PUTC0(j) TFE__PS_PUTC(j, 0)
+#define TFE__PS_PUTC1(j) TFE__PS_PUTC(j, 1)
+#define TFE__PS_PUTC2(j) TFE__PS_PUTC(j, 2)
+/* Column j of the block into the tile. */
+#define TFE__PS_PUTT(j)                                                                        \
+  {                                                                                            \
+    TFE_R *tq = t + (q0 + j) * tsq + r0;                                                       \
+    *(V *)tq = a0_##j;                                                                         \
+    if (NV >= 2) *(V *)(tq + TFE__PS_W) = a1_##j;                                              \
+    if (NV >= 3) *(V *)(tq + 2 * TFE__PS_W) = a2_##j;                                          \
+    if (NV >= 4) *(V *)(tq + 3 * TFE__PS_W) = a3_##j;                                          \
+    if (TFE_CPLX) {                                                                            \
+      *(V *)(tq + s->RP * s->QP) = i0_##j;                                                     \
+      if (NV >= 2) *(V *)(tq + s->RP * s->QP + TFE__PS_W) = i1_##j;                            \
     }                                                                                          \
   }
 /* Row vector i of X at depth p; the block's last one masked under MK. */
@@ -422,7 +443,10 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
         }                                                                                      \
         J(TFE__PS_UPD)                                                                         \
       }                                                                                        \
-      J(TFE__PS_PUT)                                                                           \
+      if (!cdir) { J(TFE__PS_PUTT) }                                                           \
+      else if (!bzero) { J(TFE__PS_PUTC2) }                                                    \
+      else if (aone) { J(TFE__PS_PUTC0) }                                                      \
+      else { J(TFE__PS_PUTC1) }                                                                \
     } }
 /* Columns [q_begin, q_end) in blocks of nc (the last block of a range: its remainder). */
 #define TFE__PS_BY_NQ(NV, MK)                                                                  \
@@ -449,16 +473,20 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
  * cdir (real kinds). */
 TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, int64_t xsp,
                                                        const TFE_R *yp, int64_t ysp, int64_t ysq, TFE_R *t,
-                                                       int64_t tsq, bool cdir, bool bzero, int64_t r_begin,
-                                                       int64_t r_end, int nv, int64_t mrem, int64_t nq,
-                                                       TFE_R alpha, TFE_R beta) {
+                                                       int64_t tsq, bool cdir, bool bzero,
+                                                       const TFE_FN(ps_seg_) *g, TFE_R alpha, TFE_R beta) {
   typedef TFE_FN(ps_vec_) V;
   typedef TFE_FN(ps_vecu_) Vu;
   const V zero = {0};
-  int64_t K = s->K, qf = s->Q / nq * nq;
-  /* the rows without the masked block, then that block */
+  int64_t r_begin = g->rb, r_end = g->re, mrem = g->mrem, nq = g->nq, qf = g->qf;
+  int nv = g->nv;
+  int64_t K = s->K;
+  bool aone = alpha == (TFE_R)1; /* (x * 1 == x exactly: the product is skipped) */
+  /* the rows without the masked block (none when the masked block is all: 9-12 rows on 4
+   * lanes, 9-16 on 8), then that block */
   bool mkl = mrem > 0;
   int64_t rm = mkl ? r_end - nv * TFE__PS_W : r_end, rb, re;
+  bool unm = rm > r_begin;
   /* whole column blocks, then the Q % NQ last columns as one block (never the pad columns:
    * Y read and C written in place need no whole blocks) */
   for (int seg = 0; seg < 2; seg++) {
@@ -470,15 +498,15 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
       TFE__PS_BY_NQ(NV, 0)
     } else if (nv == 3 && !TFE_CPLX) {
       enum { NV = 3 };
-      TFE__PS_BY_NQ4(NV, 0)
+      if (unm) TFE__PS_BY_NQ4(NV, 0)
       if (mkl) { rb = rm; re = r_end; TFE__PS_BY_NQ4(NV, 1) }
     } else if (nv >= 2) {
       enum { NV = 2 };
-      TFE__PS_BY_NQ(NV, 0)
+      if (unm) TFE__PS_BY_NQ(NV, 0)
       if (mkl && !TFE_CPLX) { rb = rm; re = r_end; TFE__PS_BY_NQ(NV, 1) }
     } else {
       enum { NV = 1 };
-      TFE__PS_BY_NQ(NV, 0)
+      if (unm) TFE__PS_BY_NQ(NV, 0)
       if (mkl && !TFE_CPLX) { rb = rm; re = r_end; TFE__PS_BY_NQ(NV, 1) }
     }
   }
@@ -487,7 +515,11 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
 #undef TFE__PS_BY_NQ4
 #undef TFE__PS_BODY
 #undef TFE__PS_XL
-#undef TFE__PS_PUT
+#undef TFE__PS_PUTT
+#undef TFE__PS_PUTC
+#undef TFE__PS_PUTC0
+#undef TFE__PS_PUTC1
+#undef TFE__PS_PUTC2
 #undef TFE__PS_CV
 #undef TFE__PS_UPD
 #undef TFE__PS_DECL
@@ -497,39 +529,49 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
 #undef TFE__PS_J4
 #undef TFE__PS_J5
 #undef TFE__PS_J6
-/* Rows 0..rows in blocks of 4 vectors (real kinds: 4 x 6 accumulators fit 32 registers; with
- * 16, 2 x 6 do), then 2, then 1; with 16 registers, an odd count of vectors ends in a block of
- * 3 when the column block is at most 4. The tile is t (column q at t + q * tsq), or C itself
- * when cdir. rows need not be whole vectors (real kinds): the last vector is then masked (X
- * loads, C stores; a tile takes the whole vector). */
-TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, int64_t xsp, const TFE_R *yp,
-                                   int64_t ysp, int64_t ysq, TFE_R *t, int64_t tsq, bool cdir, bool bzero, int64_t rows,
-                                   TFE_R alpha, TFE_R beta) {
+/* The row blocks for `rows` rows (into g, at most 3; returns how many): blocks of 4 vectors
+ * (real kinds: 4 x 6 accumulators fit 32 registers; with 16, 2 x 6 do), then 2, then 1; with
+ * 16 registers, an odd count of vectors ends in a block of 3 rather than a block of 2 and a
+ * pass of 1 that reads all of Y again and broadcasts every element again for one vector:
+ * always with 3 vectors (9-12 rows of 4 lanes, chain steps at D = 10-12), with 5 or more only
+ * when the plan's column block is at most 4 (with 5 columns, 20 rows ran slower so:
+ * docs/bench-prims.md, session 18). rows need not be whole vectors (real kinds): the last
+ * vector is then masked (X loads, C stores; a tile takes the whole vector), never in a block
+ * of 4. Made at the plan's set-up: a chain step's call starts at its blocks. */
+TFE_INTERNAL int TFE_FN(ps_segs_)(const TFE_FN(ps_call_) *s, int64_t rows, TFE_FN(ps_seg_) *g) {
   int64_t w = TFE__PS_W, nvec = (rows + w - 1) / w, full = rows / w, v = 0;
   int64_t mr = rows - full * w; /* lanes of the last vector when it is partial, else 0 */
-  if (!TFE_CPLX && TFE__PS_NREG >= 32 && full >= 4) { /* (the masked vector never in a block of 4) */
+  int n = 0;
+#define TFE__PS_SEG(b, e, NV, MR, NQ) \
+  { TFE_FN(ps_seg_) x_ = {(b) * w, (e) * w, MR, NQ, s->Q / (NQ) * (NQ), NV}; g[n++] = x_; }
+  if (!TFE_CPLX && TFE__PS_NREG >= 32 && full >= 4) {
     v = full / 4 * 4;
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, 0, v * w, 4, 0, s->NQ, alpha, beta);
+    TFE__PS_SEG(0, v, 4, 0, s->NQ)
   }
   int64_t left = nvec - v;
-  /* an odd count of row vectors on 16 registers: the last three in one block of at most 4
-   * columns (12 accumulators) rather than a block of 2 and a pass of 1 that reads all of Y
-   * again and broadcasts every element again for one vector: always with 3 vectors (9-12 rows
-   * of 4 lanes, chain steps at D = 10-12), with 5 or more only when the plan's column block is
-   * at most 4 (with 5 columns, 20 rows ran slower so: docs/bench-prims.md, session 18) */
   if (!TFE_CPLX && TFE__PS_NREG < 32 && left >= 3 && left % 2 == 1 && (s->NQ <= 4 || nvec == 3)) {
     int64_t e = nvec - 3;
-    if (e > v) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, 0, s->NQ, alpha, beta);
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, e * w, nvec * w, 3, mr, s->NQ < 4 ? s->NQ : 4, alpha, beta);
-    return;
+    if (e > v) TFE__PS_SEG(v, e, 2, 0, s->NQ)
+    TFE__PS_SEG(e, nvec, 3, mr, s->NQ < 4 ? s->NQ : 4)
+    return n;
   }
   if (left >= 2) {
     int64_t e = v + left / 2 * 2;
-    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, e * w, 2, e == nvec ? mr : 0, s->NQ, alpha,
-                        beta);
+    TFE__PS_SEG(v, e, 2, e == nvec ? mr : 0, s->NQ)
     v = e;
   }
-  if (v < nvec) TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, v * w, nvec * w, 1, mr, s->NQ, alpha, beta);
+  if (v < nvec) TFE__PS_SEG(v, nvec, 1, mr, s->NQ)
+#undef TFE__PS_SEG
+  return n;
+}
+/* The GEMM of one batch on the plan's row blocks (s->seg: its rows are R when X is read or C
+ * written in place, else the padded RP). The tile is t (column q at t + q * tsq), or C itself
+ * when cdir. */
+TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, int64_t xsp, const TFE_R *yp,
+                                   int64_t ysp, int64_t ysq, TFE_R *t, int64_t tsq, bool cdir, bool bzero, TFE_R alpha,
+                                   TFE_R beta) {
+  for (int i = 0; i < s->nseg; i++)
+    TFE_FN(ps_tile_nv_)(s, xp, xsp, yp, ysp, ysq, t, tsq, cdir, bzero, &s->seg[i], alpha, beta);
 }
 
 #if !TFE_CPLX && defined(__AVX2__) && defined(__FMA__) && (defined(__x86_64__) || defined(__i386__)) && !defined(TFE__PS_NO_TN)
@@ -877,11 +919,10 @@ TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64
       if (s->xdir) { xa = (const TFE_R *)(s->x + o[0]); xsp = s->xs; } else TFE_FN(ps_pack_x_)(s, s->x + o[0], xp);
       /* rows: R when X is read or C written in place (the last vector masked), else the padded
        * rows of the packed X into the tile */
-      int64_t rows = s->xdir || s->cdir ? s->R : s->RP;
       if (s->cdir)
-        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, (TFE_R *)(s->c + o[2]), s->csq, true, bzero, rows, alpha, beta);
+        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, (TFE_R *)(s->c + o[2]), s->csq, true, bzero, alpha, beta);
       else
-        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, t + u * ts, s->RP, false, bzero, rows, alpha, beta);
+        TFE_FN(ps_tile_)(s, xa, xsp, ya, ysp, ysq, t + u * ts, s->RP, false, bzero, alpha, beta);
       TFE_FN(ps_step_)(s, idx, o);
     }
     if (!s->cdir && !s->tn) TFE_FN(ps_store_)(s, t, run, cs, s->c + oc, bzero);
@@ -970,7 +1011,8 @@ TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
 /* Whether a call of P (set-up h) runs without buffers: nothing to pack, and batches that
  * need no prefetching (few, or not compact). */
 TFE_INTERNAL bool TFE_FN(ps_nobuf_)(const tfe_contract_plan *P, const TFE_FN(ps_call_) *h) {
-  return h->nobuf && (!h->pf || P->nbatch <= TFE__PS_PD);
+  (void)P; /* (decided at the set-up: ps_prep_) */
+  return h->nbrun;
 }
 
 /* Table elements (int64) and per-thread real elements the small path of P needs. */
@@ -1025,6 +1067,11 @@ TFE_INTERNAL void TFE_FN(ps_prep_)(const tfe_contract_plan *P, TFE_FN(ps_call_) 
   int64_t lim = 16384 / (int64_t)sizeof(TFE_T);
   s.pf = s.xhi - s.xlo < 2 * s.R * s.K && s.xhi - s.xlo < lim && s.yhi - s.ylo < 2 * s.Q * s.K && s.yhi - s.ylo < lim;
   TFE_FN(ps_direct_)(&s);
+  s.nbrun = s.nobuf && (!s.pf || P->nbatch <= TFE__PS_PD);
+  s.nbk = s.tn ? 2 : s.mrem ? 1 : 0;
+  s.nseg = TFE_FN(ps_segs_)(&s, s.xdir || s.cdir ? s.R : s.RP, s.seg);
+  s.held = s.nbrun && !P->unary && !P->red[0] && !P->red[1] && !P->copy[0] && !P->copy[1] && !P->copy[2] &&
+           !P->c_embed && P->ws[TFE__PR_WS_N] == 0;
   s.nb = 0;
   for (int q = 0; q < P->nb; q++) { /* fuse labels whose strides continue in all three operands */
     const tfe__pr_plab *l = &P->lab[P->bl[q]];
@@ -1065,6 +1112,22 @@ TFE_INTERNAL const TFE_FN(ps_call_) *TFE_FN(ps_prep_get_)(const tfe_contract_pla
   return (const TFE_FN(ps_call_) *)no;
 }
 
+#if !TFE_CPLX
+/* One GEMM of a nobuf plan (set-up h) on the kernels, in place. */
+TFE_INTERNAL void TFE_FN(ps_nobuf_one_)(const TFE_FN(ps_call_) *h, const TFE_T *x, const TFE_T *y, TFE_T *c,
+                                        TFE_T alpha, TFE_T beta, bool bzero) {
+  const TFE_R *xa = (const TFE_R *)x, *ya = (const TFE_R *)y;
+  TFE_R *ca = (TFE_R *)c;
+#if TFE__PS_HAVE_TN
+  if (h->tn) {
+    TFE_FN(ps_tn_)(h->tn == 1 ? xa : ya, h->xrs, h->tn == 1 ? ya : xa, h->ysq, ca, h->csq, h->tn == 1 ? h->R : h->Q,
+                   h->tn == 1 ? h->Q : h->R, h->K, alpha, beta, bzero);
+    return;
+  }
+#endif
+  TFE_FN(ps_tile_)(h, xa, h->xs, ya, h->ysp, h->ysq, ca, h->csq, true, bzero, alpha, beta);
+}
+#endif
 /* Batches [b0, b1) of a nobuf plan (set-up h, read as kept: no copy) on one thread. */
 TFE_INTERNAL void TFE_FN(ps_nobuf_range_)(const TFE_FN(ps_call_) *h, const TFE_T *x, const TFE_T *y, TFE_T *c,
                                           TFE_T alpha, TFE_T beta, int64_t b0, int64_t b1) {
@@ -1075,14 +1138,7 @@ TFE_INTERNAL void TFE_FN(ps_nobuf_range_)(const TFE_FN(ps_call_) *h, const TFE_T
   TFE_FN(ps_seek_)(h, b0, idx, o);
   bool bzero = TFE_FN(pr_is_zero_)(beta);
   for (int64_t bi = b0; bi < b1; bi++) {
-    const TFE_R *xa = (const TFE_R *)(x + o[0]), *ya = (const TFE_R *)(y + o[1]);
-    TFE_R *ca = (TFE_R *)(c + o[2]);
-#if TFE__PS_HAVE_TN
-    if (h->tn) TFE_FN(ps_tn_)(h->tn == 1 ? xa : ya, h->xrs, h->tn == 1 ? ya : xa, h->ysq, ca, h->csq,
-                              h->tn == 1 ? h->R : h->Q, h->tn == 1 ? h->Q : h->R, h->K, alpha, beta, bzero);
-    else
-#endif
-      TFE_FN(ps_tile_)(h, xa, h->xs, ya, h->ysp, h->ysq, ca, h->csq, true, bzero, h->R, alpha, beta);
+    TFE_FN(ps_nobuf_one_)(h, x + o[0], y + o[1], c + o[2], alpha, beta, bzero);
     if (bi + 1 < b1) TFE_FN(ps_step_)(h, idx, o);
   }
 #endif
@@ -1092,18 +1148,25 @@ TFE_INTERNAL void TFE_FN(ps_nobuf_range_)(const TFE_FN(ps_call_) *h, const TFE_T
  * NULL: what a held run (contract_tpl.h, pr_held_) calls the kernels with directly. */
 TFE_INTERNAL const TFE_FN(ps_call_) *TFE_FN(ps_held_)(const tfe_contract_plan *P) {
   const TFE_FN(ps_call_) *h = TFE_FN(ps_prep_get_)(P);
-  return h && TFE_FN(ps_nobuf_)(P, h) ? h : NULL;
+  return h && h->held ? h : NULL;
 }
 /* Counts a call without buffers (one counter per kind: in place, the last row vector masked,
  * the dot kernel). */
 TFE_INTERNAL void TFE_FN(ps_count_nobuf_)(const TFE_FN(ps_call_) *h) {
-  atomic_fetch_add_explicit(&tfe__st.prims.small_nobuf[h->tn ? 2 : h->mrem ? 1 : 0], 1, memory_order_relaxed);
+  tfe__count(&tfe__st.prims.small_nobuf[h->nbk]);
 }
-/* A nobuf plan (ps_held_ gave h) on one thread: a, b, c already offset. */
+/* A nobuf plan (ps_held_ gave h) on one thread: a, b, c already offset. One GEMM (a chain's
+ * step) goes straight to the kernel. */
 TFE_INTERNAL void TFE_FN(ps_run_held_)(const tfe_contract_plan *P, const TFE_FN(ps_call_) *h, TFE_T alpha, const TFE_T *a,
                                        const TFE_T *b, TFE_T beta, TFE_T *c) {
   TFE_FN(ps_count_nobuf_)(h);
   bool sw = P->small_swap;
+#if !TFE_CPLX
+  if (P->nbatch == 1) {
+    TFE_FN(ps_nobuf_one_)(h, sw ? b : a, sw ? a : b, c, alpha, beta, TFE_FN(pr_is_zero_)(beta));
+    return;
+  }
+#endif
   TFE_FN(ps_nobuf_range_)(h, sw ? b : a, sw ? a : b, c, alpha, beta, 0, P->nbatch);
 }
 /* Runs a small plan: a, b, c already offset; ws has ps_ws_elems_(P, threads) elements (none
@@ -1143,11 +1206,11 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
   }
   s.x = sw ? b : a; s.y = sw ? a : b; s.cx = sw ? cb : ca; s.cy = sw ? ca : cb;
   s.c = c; s.alpha = alpha; s.beta = beta;
-  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[0], s.xdir || s.tn, memory_order_relaxed);
-  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[1], s.ydir || s.tn, memory_order_relaxed);
-  atomic_fetch_add_explicit(&tfe__st.prims.small_direct[2], s.cdir || s.tn, memory_order_relaxed);
-  if (s.mrem && (s.xdir || s.cdir)) atomic_fetch_add_explicit(&tfe__st.prims.small_tail, 1, memory_order_relaxed);
-  if (s.tn) atomic_fetch_add_explicit(&tfe__st.prims.small_tn, 1, memory_order_relaxed);
+  if (s.xdir || s.tn) tfe__count(&tfe__st.prims.small_direct[0]);
+  if (s.ydir || s.tn) tfe__count(&tfe__st.prims.small_direct[1]);
+  if (s.cdir || s.tn) tfe__count(&tfe__st.prims.small_direct[2]);
+  if (s.mrem && (s.xdir || s.cdir)) tfe__count(&tfe__st.prims.small_tail);
+  if (s.tn) tfe__count(&tfe__st.prims.small_tn);
   char *bufs = (char *)(tab + ntab);
   size_t stride = (size_t)per * sizeof(TFE_R) + 64;
   if (nt <= 1) {

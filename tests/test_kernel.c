@@ -929,7 +929,7 @@ static void test_s18_paths(void **st) {
   TK_TUNE(copy_short_runs, 1);
   TK_TUNE(copy_table_runs, 1);
   TK_TUNE(copy_source_chain_bytes, 2048);
-  TK_TUNE(copy_gather_run_tiles, 1);
+  TK_TUNE(copy_gather_run_tiles, -1);
   TK_TUNE(copy_tiny_source_runs, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
@@ -965,7 +965,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_short_runs, 1);
   assert_int_equal(d.copy_table_runs, 1);
   assert_int_equal(d.copy_source_chain_bytes, 2048);
-  assert_int_equal(d.copy_gather_run_tiles, 1);
+  assert_int_equal(d.copy_gather_run_tiles, -1);
   assert_int_equal(d.copy_tiny_source_runs, 1);
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;

@@ -66,8 +66,8 @@ typedef struct tfe_tuning {
                                     * dims of G1 transpose it whole (16-byte blocks); 0: dim by dim */
   int copy_narrow_source_tiles;    /* 0; 1: transpose tiles of 1-, 2- and 4-byte kinds span as many
                                     * elements along the source as f64's (fewer bytes); 0: bytes */
-  int copy_gather_run_tiles;       /* 1: copy gather tiles whose destination run takes in (cut) the
-                                    * source's unit-stride dim keep no column group (0: columns) */
+  int copy_gather_run_tiles;       /* -1 (AMD on): copy gather tiles whose destination run takes in
+                                    * (cut) the source's unit-stride dim keep no column group */
   int copy_tiny_source_runs;       /* 1: copies led by a tiny dim whose transpose tiles read source
                                     * runs of 64+ bytes stay transposes (0: gather tiles) */
   int64_t elementwise_tile_bytes;  /* 0 (2048 where ops fuse, else 1024): map/zip transpose tiles
@@ -133,7 +133,7 @@ typedef struct tfe_tuning {
   .kernel_vector_gather = 0, .kernel_portable = 0, .copy_tile_bytes = 512, \
   .copy_run_split_bytes = 256, .copy_run_split_far_bytes = 2048, .copy_run_prefetch_bytes = 512, .copy_buffered_tiles = -1, \
   .copy_stream_narrow_columns = 1, .copy_shifted_rims = 1, .copy_tile_pad = 1, .copy_skew_lines = 1, .copy_fresh_prefault = 1, .copy_fresh_in_order = -1, \
-  .copy_fresh_min_bytes = (int64_t)4 << 20, .kernel_table_input_runs = 1, .copy_block_prefetch = 2, .copy_block_prefetch_spread = 1, .copy_edge_stores = 1, .copy_source_chain_bytes = 2048, .copy_short_runs = 1, .copy_table_runs = 1, .copy_narrow_source_tiles = 0, .copy_gather_run_tiles = 1, .copy_tiny_source_runs = 1, .elementwise_tile_bytes = 0, \
+  .copy_fresh_min_bytes = (int64_t)4 << 20, .kernel_table_input_runs = 1, .copy_block_prefetch = 2, .copy_block_prefetch_spread = 1, .copy_edge_stores = 1, .copy_source_chain_bytes = 2048, .copy_short_runs = 1, .copy_table_runs = 1, .copy_narrow_source_tiles = 0, .copy_gather_run_tiles = -1, .copy_tiny_source_runs = 1, .elementwise_tile_bytes = 0, \
   .elementwise_fused_map_tile_bytes = 512, .elementwise_run_bytes = 2048, \
   .elementwise_gather_bytes = 2048, .elementwise_tile_buffers = 1, \
   .elementwise_strip_elems = (int64_t)1 << 30, .elementwise_fuse = -1, \
@@ -195,7 +195,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_short_runs, 0, 1);
   TFE__TUNE_RANGE(copy_table_runs, 0, 1);
   TFE__TUNE_RANGE(copy_narrow_source_tiles, 0, 1);
-  TFE__TUNE_RANGE(copy_gather_run_tiles, 0, 1);
+  TFE__TUNE_RANGE(copy_gather_run_tiles, -1, 1);
   TFE__TUNE_RANGE(copy_tiny_source_runs, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -451,10 +451,11 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
   /* A copy's gather tile whose destination run cut the source's unit-stride dim (f64
    * [46,129,6,30,12] perm [2,0,1,4,3]: runs of 6 from 6 source rows) takes no column group:
    * columns from the far dims made every tile read hundreds of rows in short pieces; without
-   * them the tiles step along the cut dim and read a few rows on (kernel.md step 3). Kinds of
+   * them the tiles step along the cut dim and read a few rows on (kernel.md step 4b). Kinds of
    * 4 bytes or more only: 1- and 2-byte tiles of G0 alone (about 500 bytes) measured both
-   * faster and slower than with columns. */
-  bool run_tiles = p->gather && p->copy && tfe__st.tune.copy_gather_run_tiles && p->es >= 4 && nd0 > 0 &&
+   * faster and slower than with columns; AMD CPUs only by default (a Xeon ran two of five
+   * such cases 1.5-1.6x slower, where Zen 3 ran them 2.5-4x faster). */
+  bool run_tiles = p->gather && p->copy && tfe__kon_amd(tfe__st.tune.copy_gather_run_tiles) && p->es >= 4 && nd0 > 0 &&
                    cut0 < p->dims[nd0 - 1] && tfe__kabs(p->str[mis][nd0 - 1]) == 1;
   if (run_tiles) TFE__KSTAT(20);
   if (mis >= 0 && nd0 < p->rank && !run_tiles) {

@@ -8,6 +8,8 @@
  *   bench_permute_sweep ... [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value]
  *   bench_permute_sweep --case 8:25,10,12,3r,19:1,4,0,3,2 [--plan] [--ab ..]: one given case
  *                            (scalar bytes : dims, r = reversed : permutation), timed as the others
+ *   bench_permute_sweep ... --peer LIB.so: a third column, another transposer on the same cases
+ *                            (bench/peer_hptt.sh builds HPTT's; 4-, 8-, 16-byte kinds, no reversed dims)
  *   bench_permute_sweep ... --ab knob=value [--ab ...]: every round also times setting B (the
  *                            knobs given) right after A, and prints B's median and B/A per round
  *
@@ -20,6 +22,7 @@
  * median of R rounds (default 3). One line per case, then the cases over 1.3x memcpy. */
 #define _GNU_SOURCE
 #include <tenferro.h>
+#include <dlfcn.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,7 +110,7 @@ static kase draw(int64_t lo_bytes, int64_t hi_bytes) {
 
 /* One tenferro call of the case for element type S; returns ms or -1 on error. */
 #define TIMED_CASE(S, T)                                                                          \
-  static double time_##S(const kase *c, void *src) {                                              \
+  static double time_##S(const kase *c, void *src, void *keep) {                                  \
     tfe_view_##S v = {(T *)src, {c->rank, 0, {0}, {0}}, false};                                   \
     int64_t st[TFE_MAX_RANK], s = 1;                                                              \
     for (int k = 0; k < c->rank; k++) { st[k] = s; s *= c->dims[k]; }                             \
@@ -122,6 +125,7 @@ static kase draw(int64_t lo_bytes, int64_t hi_bytes) {
     tfe_status e = tfe_contiguous_##S(&v, TFE_COLMAJOR, &o);                                      \
     double t = now_ms() - t0;                                                                     \
     if (e) { fprintf(stderr, "%s\n", tfe_last_error()); return -1; }                              \
+    if (keep) memcpy(keep, o.v.data + o.v.lay.offset, (size_t)c->n * sizeof(T));                               \
     tfe_tensor_release_##S(&o);                                                                   \
     return t;                                                                                     \
   }
@@ -130,6 +134,74 @@ TIMED_CASE(u16k, u16k)
 TIMED_CASE(f32, float)
 TIMED_CASE(f64, double)
 TIMED_CASE(c128, double _Complex)
+
+static double time_tfe(const kase *c, void *src, void *keep) {
+  return c->esz == 1 ? time_u8k(c, src, keep) : c->esz == 2 ? time_u16k(c, src, keep) : c->esz == 4 ? time_f32(c, src, keep)
+       : c->esz == 8 ? time_f64(c, src, keep) : time_c128(c, src, keep);
+}
+
+/* --peer LIB.so: another transposer (bench/peers/hptt_shim.cpp: HPTT) timed on the same cases in
+ * the same rounds, allocation-inclusive as the other two; its output is checked against
+ * tenferro's once per case. A plan is made once per case (not timed); NULL: kind not supported. */
+typedef struct {
+  const char *(*name)(void);
+  void *(*plan)(int esz, int rank, const int *dims, const int *perm, const void *src, void *dst, int threads);
+  void (*run)(void *plan, void *dst);
+  void (*free_)(void *plan);
+} peer_lib;
+static peer_lib peer;
+
+static bool peer_open(const char *path) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) { fprintf(stderr, "--peer: %s\n", dlerror()); return false; }
+  *(void **)&peer.name = dlsym(h, "tfe_peer_name");
+  *(void **)&peer.plan = dlsym(h, "tfe_peer_plan");
+  *(void **)&peer.run = dlsym(h, "tfe_peer_run");
+  *(void **)&peer.free_ = dlsym(h, "tfe_peer_free");
+  if (!peer.name || !peer.plan || !peer.run || !peer.free_) { fprintf(stderr, "--peer: %s lacks tfe_peer_*\n", path); return false; }
+  return true;
+}
+
+/* The peer's plan for case c, or NULL (no peer, a reversed dim, a kind it lacks). */
+static void *peer_plan_case(const kase *c, const void *src, int threads) {
+  if (!peer.plan) return NULL;
+  int dims[TFE_MAX_RANK], perm[TFE_MAX_RANK];
+  for (int k = 0; k < c->rank; k++) {
+    if (c->rev[k] || c->dims[k] > INT32_MAX) return NULL;
+    dims[k] = (int)c->dims[k];
+    perm[k] = (int)c->perm[k];
+  }
+  tfe_allocator a = tfe_get_allocator();
+  void *dst = a.alloc(a.ctx, (size_t)c->n * (size_t)c->esz, TFE_ALIGN);
+  if (!dst) return NULL;
+  void *p = peer.plan(c->esz, c->rank, dims, perm, src, dst, threads);
+  a.free(a.ctx, dst);
+  return p;
+}
+
+/* One timed peer call into a fresh destination (as memcpy_fresh_ms); keep: a copy of its output. */
+static double time_peer(void *plan, size_t bytes, void *keep) {
+  tfe_allocator a = tfe_get_allocator();
+  double t0 = now_ms();
+  void *p = a.alloc(a.ctx, bytes, TFE_ALIGN);
+  if (!p) return -1;
+  tfe__kadvise_huge(p, bytes);
+  peer.run(plan, p);
+  double t = now_ms() - t0;
+  if (keep) memcpy(keep, p, bytes);
+  a.free(a.ctx, p);
+  return t;
+}
+
+/* The peer's output against tenferro's, byte for byte (both copy the same bytes). */
+static bool peer_check(const kase *c, void *plan, void *src, size_t bytes) {
+  char *x = malloc(bytes), *y = malloc(bytes);
+  bool ok = x && y && time_tfe(c, src, x) >= 0 && time_peer(plan, bytes, y) >= 0 && !memcmp(x, y, bytes);
+  if (!ok) fprintf(stderr, "--peer %s: output differs from tenferro's (or out of memory)\n", peer.name());
+  free(x);
+  free(y);
+  return ok;
+}
 
 /* --plan: the loop plan of a case's copy (as k_copy_run_ builds it for a fresh destination of
  * written-before tiles), to see which path a slow case takes. */
@@ -222,6 +294,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--mib") && i + 2 < argc) { lo = atof(argv[++i]); hi = atof(argv[++i]); }
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--plan")) plan = true;
+    else if (!strcmp(argv[i], "--peer") && i + 1 < argc) { if (!peer_open(argv[++i])) return 2; }
     else if (!strcmp(argv[i], "--plan-only")) plan = plan_only = true; /* plans, no timing */
     else if (!strcmp(argv[i], "--tune") && i + 1 < argc) { /* a kernel knob, for experiments */
       tfe_tuning t = tfe_tuning_get();
@@ -245,7 +318,7 @@ int main(int argc, char **argv) {
         if (*q == ',') q++; else if (*q) { fprintf(stderr, "sizes: a comma list\n"); return 2; }
       }
     }
-    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM]\n"); return 2; }
+    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so]\n"); return 2; }
   }
   if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo || nsizes < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
   tfe_set_num_threads(threads);
@@ -258,6 +331,8 @@ int main(int argc, char **argv) {
   printf("# random permutations, allocation-inclusive, tfe on %d thread(s), median of %d\n", threads, reps);
   int over = 0, nover13 = 0;
   double worst = 0, ratios[4096];
+  static double pr_peer[4096], pr_tfe[4096], pr_rel[4096]; /* cases the peer ran: its ratio, tfe's, tfe/peer */
+  int npeer = 0;
   char lines[64][1100];
   for (int ci = 0; ci < ncase && ci < 4096; ci++) {
     kase c = have_case ? given : draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
@@ -272,7 +347,9 @@ int main(int argc, char **argv) {
     if (!src) { fprintf(stderr, "out of memory\n"); return 1; }
     tfe__kadvise_huge(src, bytes);
     for (size_t q = 0; q < bytes; q++) src[q] = (char)(q * 131);
-    double tm[64], tt[64], tbb[64], rb[64];
+    double tm[64], tt[64], tbb[64], rb[64], tp[64];
+    void *pp = peer_plan_case(&c, src, threads);
+    if (pp && !peer_check(&c, pp, src, bytes)) return 1;
     for (int r = -1; r < reps; r++) {
       evict();
       double m = memcpy_fresh_ms(src, bytes);
@@ -281,19 +358,31 @@ int main(int argc, char **argv) {
       for (int s = 0; s < 1 + (nab > 0); s++) { /* A (the --tune setting), then B (--ab) */
         tfe_tuning_set(s ? &tb : &ta);
         evict();
-        double x = c.esz == 1 ? time_u8k(&c, src) : c.esz == 2 ? time_u16k(&c, src) : c.esz == 4 ? time_f32(&c, src)
-                 : c.esz == 8 ? time_f64(&c, src) : time_c128(&c, src);
+        double x = time_tfe(&c, src, NULL);
         if (x < 0) return 1;
         if (s == 0) t = x;
         else if (r >= 0) { tbb[r] = x; rb[r] = x / t; }
       }
       tfe_tuning_set(&ta);
+      if (pp) {
+        evict();
+        double x = time_peer(pp, bytes, NULL);
+        if (x < 0) { fprintf(stderr, "out of memory\n"); return 1; }
+        if (r >= 0) tp[r] = x;
+      }
       if (r >= 0) { tm[r] = m; tt[r] = t; }
     }
     a.free(a.ctx, src);
     qsort(tm, (size_t)reps, sizeof(double), cmpd);
     qsort(tt, (size_t)reps, sizeof(double), cmpd);
     double ratio = tt[reps / 2] / tm[reps / 2];
+    char pcol[96] = "";
+    if (pp) {
+      peer.free_(pp);
+      qsort(tp, (size_t)reps, sizeof(double), cmpd);
+      snprintf(pcol, sizeof pcol, " %s_ms=%.2f %s_ratio=%.2f", peer.name(), tp[reps / 2], peer.name(), tp[reps / 2] / tm[reps / 2]);
+      if (npeer < 4096) { pr_peer[npeer] = tp[reps / 2] / tm[reps / 2]; pr_tfe[npeer] = ratio; pr_rel[npeer++] = tt[reps / 2] / tp[reps / 2]; }
+    }
     if (nab) {
       qsort(tbb, (size_t)reps, sizeof(double), cmpd);
       qsort(rb, (size_t)reps, sizeof(double), cmpd);
@@ -307,8 +396,8 @@ int main(int argc, char **argv) {
       snprintf(perm + strlen(perm), sizeof perm - strlen(perm), "%s%lld", k ? "," : "", (long long)c.perm[k]);
     }
     char line[1100];
-    snprintf(line, sizeof line, "case %d esz=%d shape=[%s] perm=[%s] MiB=%.0f tfe_ms=%.2f memcpy_ms=%.2f ratio=%.2f",
-             ci, c.esz, shape, perm, bytes / 1048576.0, tt[reps / 2], tm[reps / 2], ratio);
+    snprintf(line, sizeof line, "case %d esz=%d shape=[%s] perm=[%s] MiB=%.0f tfe_ms=%.2f memcpy_ms=%.2f ratio=%.2f%s",
+             ci, c.esz, shape, perm, bytes / 1048576.0, tt[reps / 2], tm[reps / 2], ratio, pcol);
     puts(line);
     fflush(stdout);
     if (ratio > 1.3) { if (nover13 < 64) snprintf(lines[nover13], sizeof lines[0], "%s", line); nover13++; }
@@ -320,5 +409,13 @@ int main(int argc, char **argv) {
   printf("# %d cases: median ratio %.2f, 90th percentile %.2f, worst %.2f; %d over 1.3x\n", over,
          ratios[over / 2], ratios[(over * 9) / 10], worst, nover13);
   for (int k = 0; k < nover13 && k < 64; k++) printf("# over: %s\n", lines[k]);
+  if (npeer) {
+    qsort(pr_peer, (size_t)npeer, sizeof(double), cmpd);
+    qsort(pr_tfe, (size_t)npeer, sizeof(double), cmpd);
+    qsort(pr_rel, (size_t)npeer, sizeof(double), cmpd);
+    printf("# the %d cases %s ran: memcpy ratio median tfe %.2f / %s %.2f, worst tfe %.2f / %s %.2f; tfe/%s median %.2f, range %.2f-%.2f\n",
+           npeer, peer.name(), pr_tfe[npeer / 2], peer.name(), pr_peer[npeer / 2], pr_tfe[npeer - 1], peer.name(),
+           pr_peer[npeer - 1], peer.name(), pr_rel[npeer / 2], pr_rel[0], pr_rel[npeer - 1]);
+  }
   return 0;
 }

@@ -164,6 +164,7 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
         continue;
       }
 #endif
+#if TFE__KHAVE_TR8 /* (the x86 register blocks) */
       /* 4-byte kinds, 8-15 rows (a tile of a 12-float destination run): one 8x8 block on the
        * first 8 rows and one shifted to end at the last (copy_half_blocks; else scalar loops) */
       if (fast && sizeof(TFE_T) == 4 && bi >= 8 && bi < rb && bj == cb && tfe__st.tune.copy_half_blocks) {
@@ -196,6 +197,7 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
         if (jb == j0) tfe__kstat_add(28);
         continue;
       }
+#endif
       if (small) continue; /* (below) */
       for (int j = 0; j < bj; j++) {
         TFE_T *dj = d + TFE__KOFF(p, 1, 0, jb + j);

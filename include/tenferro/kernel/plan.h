@@ -461,8 +461,9 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * input's short innermost run (f32 [7,9,72,16,18,19] perm [3,1,5,2,4,0]: destination run 16,
    * then 9; source run 7, then the same 9) joins G1 rather than G0: the tile's source rows
    * are then 63 elements long instead of 7 (under a register block: scalar loops), its
-   * destination columns one line each (copy_shared_run_dim). */
-  if (mis >= 0 && p->copy && !(mode & TFE__KM_TABLE) && end0 < p->rank && end0 > 1 && tfe__st.tune.copy_shared_run_dim &&
+   * destination columns one line each (copy_shared_run_dim). Kinds of 4 bytes and more (a u8
+   * case ran 1-4 % slower with it: the 1- and 2-byte blocks are another path). */
+  if (mis >= 0 && p->copy && p->es >= 4 && !(mode & TFE__KM_TABLE) && end0 < p->rank && end0 > 1 && tfe__st.tune.copy_shared_run_dim &&
       tfe__kabs(p->str[mis][end0]) == 1 && p->dims[end0] * p->es < 64) {
     int64_t pre = p->dims[0];
     for (int k = 1; k < end0; pre *= p->dims[k], k++)

@@ -6,6 +6,7 @@
  *   bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T]
  *
  *   bench_permute_sweep ... [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value]
+ *                            (--plan: the loop plan and the path counters its planning set)
  *   bench_permute_sweep --case 8:25,10,12,3r,19:1,4,0,3,2 [--plan] [--ab ..]: one given case
  *                            (scalar bytes : dims, r = reversed : permutation), timed as the others
  *   bench_permute_sweep ... --peer LIB.so: a third column, another transposer on the same cases

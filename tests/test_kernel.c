@@ -1078,6 +1078,12 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_source_chain_bytes, 2048);
   assert_int_equal(d.copy_gather_run_tiles, -1);
   assert_int_equal(d.copy_tiny_source_runs, 1);
+  assert_int_equal(d.copy_run_tile_bytes, 4096);
+  assert_int_equal(d.copy_run_tile_cols, 16);
+  assert_int_equal(d.copy_shared_run_dim, 1);
+  assert_int_equal(d.copy_half_blocks, 1);
+  assert_int_equal(d.copy_rim_scalar_cols, 3);
+  assert_int_equal(d.copy_quarter_blocks, 1);
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
   bad.copy_tile_bytes = 0;
@@ -1088,6 +1094,12 @@ static void test_tuning_kernel(void **st) {
   bad = t;
   bad.copy_shifted_rims = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_shifted_rims");
+  bad = t;
+  bad.copy_run_tile_cols = 0;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_run_tile_cols");
+  bad = t;
+  bad.copy_rim_scalar_cols = 65;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_rim_scalar_cols");
   bad = t;
   bad.kernel_table_input_runs = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "kernel_table_input_runs");

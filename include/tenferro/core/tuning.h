@@ -128,9 +128,10 @@ typedef struct tfe_tuning {
                                     * dim the block does not reach) are tiled as a transpose of runs
                                     * (0: only the copy_run_split_* rules) */
   int64_t copy_run_tile_cols;      /* 16: runs along the source per tile of those transposes */
-  int copy_shared_run_dim;         /* 1: a transpose copy whose source's innermost run is under a line
-                                    * and whose next source dim also continues the destination's
-                                    * run (of a line or more) blocks that dim with the source */
+  int copy_shared_run_dim;         /* 1: a transpose copy (4-byte and larger kinds) whose source's
+                                    * innermost run is under a line and whose next source dim also
+                                    * continues the destination's run (of a line or more) blocks that
+                                    * dim with the source (0: with the destination) */
   int copy_half_blocks;            /* 1: transpose tiles of 4-byte kinds with 8-15 rows in 8x8 register
                                     * blocks (0: scalar loops) */
   int copy_rim_scalar_cols;        /* 3: column rims of strided transposes this narrow or narrower run

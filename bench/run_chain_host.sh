@@ -16,6 +16,9 @@
 # Everything 1-thread runs pinned to one core (taskset), the 2-thread columns to two. PARTS (default
 # "chain naive permute peers sweep") picks what runs, so that two calls can share the work; ROUNDS
 # (2) the alternations of the chain and the patterns; SWEEPS the sweep's argument sets (";" between).
+# Part "hptt" (KIT/libpeer_hptt.so, or KIT/hptt: HPTT's src/ and include/ to build it there) runs
+# the new sweep with --peer on HPTT_SWEEPS and on KIT/pattern_cases.txt (lines "id ES:DIMS:PERM"),
+# into hptt.txt.
 kit=$(cd "${1:?usage: $0 KIT [PARTS]}" && pwd); out=${OUT:-$kit}
 parts=${2:-chain naive permute peers sweep} # a subset keeps one call within a time limit
 has() { case " $parts " in *" $1 "*) return 0;; esac; return 1; }
@@ -33,8 +36,10 @@ gcc -std=c11 -O3 -march=native -fopenmp -I"$kit/old_include" -o $b/chain_old ben
 for v in "" _old; do # (KIT/old_bench: the old tree's bench sources, whose knob lists match its headers)
   inc=include src=bench; [ -z "$v" ] || { inc="$kit/old_include"; [ -d "$kit/old_bench" ] && src="$kit/old_bench"; }
   gcc -std=c11 -O3 -march=native -fopenmp -I"$inc" -o $b/permute$v $src/bench_permute.c -lm &
-  gcc -std=c11 -O3 -march=native -fopenmp -I"$inc" -o $b/sweep$v $src/bench_permute_sweep.c -lm &
+  gcc -std=c11 -O3 -march=native -fopenmp -I"$inc" -o $b/sweep$v $src/bench_permute_sweep.c -lm -ldl &
 done
+hp=$kit/libpeer_hptt.so # (KIT/libpeer_hptt.so: one built beforehand, e.g. HPTT_MARCH=x86-64-v3)
+if has hptt && [ ! -f "$hp" ]; then hp=$b/libpeer_hptt.so; bench/peer_hptt.sh "$kit/hptt" $hp > "$out/hptt.txt" 2>&1 & fi
 wait
 ls $b
 one="taskset -c 2"; two="taskset -c 2,3"
@@ -56,5 +61,15 @@ has peers && JAX_PLATFORMS=cpu XLA_FLAGS= OMP_NUM_THREADS=1 timeout 75 $one $b/c
 has sweep && for a in "${sweeps[@]}"; do for v in _old ""; do
   echo "== sweep$v $a"; OMP_NUM_THREADS=1 timeout 40 $one $b/sweep$v --cases 24 --reps 3 $a
 done; done > "$out/sweep.txt" 2>&1
+if has hptt; then
+  IFS=';' read -r -a hs <<< "${HPTT_SWEEPS:---seed 0 --sizes 4,8,16 --cases 40;--seed 36 --sizes 4,8,16 --cases 40}"
+  for a in "${hs[@]}"; do
+    echo "== sweep+hptt $a"; OMP_NUM_THREADS=1 timeout 120 $one $b/sweep --reps 3 --peer $hp $a
+  done >> "$out/hptt.txt" 2>&1
+  [ -f "$kit/pattern_cases.txt" ] && while read -r id c; do
+    echo "== pattern $id"; OMP_NUM_THREADS=1 timeout 60 $one $b/sweep --reps 5 --peer $hp --case "$c" | grep "^case"
+  done < "$kit/pattern_cases.txt" >> "$out/hptt.txt" 2>&1
+  grep -h "^==\|cases: median\|hptt ran\|^case" "$out/hptt.txt" | grep -v "^case [1-9]" | tail -n 40
+fi
 tail -n 20 "$out"/chain_ab.txt "$out"/chain_peers.txt 2>/dev/null
 grep -h "^==\|cases: median" "$out/sweep.txt" 2>/dev/null

@@ -1443,6 +1443,35 @@ static void test_chain_orders(void **state) {
                    (long long)tfe_einsum_plan_cost(q).slices, out, 2 * ref + 0.5);
         if (q != p) tfe_einsum_plan_release(q);
       }
+      /* the operands' layouts are checked against the plan's packed copy (plan.h, in_pk): a
+       * stride or a rank changed on the last operand (after operands of ranks 2 and 3) is
+       * refused, the output untouched; the packed operand records of the held steps name the
+       * same operand, buffer and offset as the steps' own */
+      {
+        tfe_view_f64 bad = ops2[n - 1];
+        out = 7;
+        ops2[n - 1].lay.strides[0] += 1;
+        assert_int_equal(tfe_einsum_execute_f64(p, 1.0, ops2, 0.0, &ov), TFE_ERR_SHAPE);
+        char want[32];
+        snprintf(want, sizeof want, "operand %d axis 0", n - 1);
+        if (!strstr(tfe_last_error(), want)) fail_msg("message '%s' lacks '%s'", tfe_last_error(), want);
+        ops2[n - 1] = bad;
+        ops2[n - 1].lay.rank = 1;
+        assert_int_equal(tfe_einsum_execute_f64(p, 1.0, ops2, 0.0, &ov), TFE_ERR_RANK);
+        assert_true(out == 7);
+        ops2[n - 1] = bad;
+        for (int k = 0; k < p->nsteps; k++) {
+          const tfe__ein_step *s = &p->step[k];
+          int id[2] = {s->a, s->b};
+          for (int j = 0; j < 2; j++) {
+            const tfe__ein_src *x = &p->src[3 * k + j];
+            if (id[j] < n && p->leaf[id[j]].pre < 0) { assert_int_equal(x->op, id[j]); continue; }
+            const tfe__ein_step *t = id[j] >= n ? &p->step[id[j] - n] : &p->pre[p->leaf[id[j]].pre];
+            assert_true(x->op < 0 && x->buf == t->buf && x->off == t->lay.offset);
+          }
+          if (k + 1 < p->nsteps) assert_true(p->src[3 * k + 2].buf == s->buf && p->src[3 * k + 2].off == s->lay.offset);
+        }
+      }
       for (int k = 0; k < n; k++) free(moved[k]);
       /* steps of the same shape share one stored contraction plan (labels renamed: plan.h) */
       if (N >= 4) {

@@ -110,12 +110,16 @@ TFE_INTERNAL tfe_status TFE_FN(ein_check_ops_)(const tfe_einsum_plan *p, const T
   if (p->dtype != TFE__EIN_DT || p->elem != sizeof(TFE_T))
     return TFE_FAIL(TFE_ERR_DTYPE, "plan was made for %s, called with %s", tfe_dtype_name(p->dtype), tfe_dtype_name(TFE_DT));
   if (p->n > 0 && !ops) return TFE_FAIL(TFE_ERR_NULL, "argument 'ops' is NULL");
+  const int64_t *pk = p->in_pk; /* each operand's rank, dims and strides, packed */
   for (int k = 0; k < p->n; k++) {
     const tfe_layout *L = &ops[k].lay, *P = &p->in[k];
-    if (L->rank != P->rank)
-      return TFE_FAIL(TFE_ERR_RANK, "operand %d has rank %d, the plan expects %d", k, L->rank, P->rank);
+    int r = (int)pk[0];
+    const int64_t *pd = pk + 1, *ps = pk + 1 + r;
+    pk += 1 + 2 * r;
+    if (L->rank != r)
+      return TFE_FAIL(TFE_ERR_RANK, "operand %d has rank %d, the plan expects %d", k, L->rank, r);
     uint64_t diff = 0; /* (without a branch per axis: a chain checks one operand per step) */
-    for (int i = 0; i < L->rank; i++) diff |= (uint64_t)(L->dims[i] ^ P->dims[i]) | (uint64_t)(L->strides[i] ^ P->strides[i]);
+    for (int i = 0; i < r; i++) diff |= (uint64_t)(L->dims[i] ^ pd[i]) | (uint64_t)(L->strides[i] ^ ps[i]);
     for (int i = 0; diff && i < L->rank; i++)
       if (L->dims[i] != P->dims[i] || L->strides[i] != P->strides[i])
         return TFE_FAIL(TFE_ERR_SHAPE, "operand %d axis %d is %lld (stride %lld), the plan expects %lld (stride %lld)", k, i,
@@ -295,6 +299,15 @@ TFE_INTERNAL bool TFE_FN(ein_out_planned_)(const tfe_einsum_plan *p, const TFE_T
   return out->lay.rank == p->out_rank;
 }
 
+/* The base pointer of a step's operand x (the plan's packed record, tfe_einsum_plan.src) during
+ * slice idx[]: what ein_node_ptr_ gives, without the plan's step and leaf records. */
+TFE_INTERNAL const TFE_T *TFE_FN(ein_src_ptr_)(const tfe_einsum_plan *p, const TFE_TY(view) *ops, char *const *bp,
+                                               const tfe__ein_src *x, const int64_t *idx) {
+  if (x->op < 0) return (const TFE_T *)(void *)bp[x->buf] + x->off;
+  if (p->nsliced) return TFE_FN(ein_node_ptr_)(p, ops, bp, x->op, idx);
+  return ops[x->op].data + ops[x->op].lay.offset;
+}
+
 /* One slice: leaf reductions, then the pairwise steps; the last writes into `target`. With a
  * profiling hook set, every step is timed and reported. cp: the stored plans (NULL: none
  * serve); the last step's only when target_planned. */
@@ -335,9 +348,10 @@ TFE_INTERNAL tfe_status TFE_FN(ein_slice_)(const tfe_prims_backend *be, tfe_cont
     const tfe_contract_plan *P = cp && (!last || target_planned) ? cp[p->npre + k] : NULL;
     const void *h = nt > 0 && P ? TFE_FN(pr_held_)(P) : NULL;
     if (h && (nt == 1 || TFE_FN(pr_threads_)(P) <= 1)) {
-      TFE_T *pc = last ? target->data + target->lay.offset : (TFE_T *)(void *)bp[s->buf] + s->lay.offset;
-      TFE_FN(pr_run_held_)(P, h, last ? alpha : one, TFE_FN(ein_node_ptr_)(p, ops, bp, s->a, idx),
-                           TFE_FN(ein_node_ptr_)(p, ops, bp, s->b, idx), last ? beta : zero, pc);
+      const tfe__ein_src *x = &p->src[3 * k];
+      TFE_T *pc = last ? target->data + target->lay.offset : (TFE_T *)(void *)bp[x[2].buf] + x[2].off;
+      TFE_FN(pr_run_held_)(P, h, last ? alpha : one, TFE_FN(ein_src_ptr_)(p, ops, bp, &x[0], idx),
+                           TFE_FN(ein_src_ptr_)(p, ops, bp, &x[1], idx), last ? beta : zero, pc);
       if (pg->fn) TFE_TRY(tfe__progress_step(pg, p->npre + k, last));
       continue;
     }

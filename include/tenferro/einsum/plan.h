@@ -32,6 +32,11 @@ typedef struct tfe__ein_leaf {
   int pre;                 /* index into pre[] of its reduction step, or -1 */
 } tfe__ein_leaf;
 
+/* Where an operand of a pairwise step lives during a call, packed for the executor
+ * (einsum_tpl.h, ein_slice_): the caller's operand op (its data plus its offset), or (op < 0)
+ * buffer buf at element offset off. */
+typedef struct tfe__ein_src { int32_t op, buf; int64_t off; } tfe__ein_src;
+
 typedef struct tfe_einsum_plan {
   atomic_long refcount;
   tfe_dtype dtype;
@@ -77,6 +82,13 @@ typedef struct tfe_einsum_plan {
    * dense layout of out_order; another output layout plans through the contraction cache. */
   tfe_contract_plan **cplan;
   tfe_layout out_lay;
+  /* What every call reads per step and per operand, packed densely: the records above are a
+   * layout apart (about 1.3 KiB: a chain of 800 steps spreads its reads over 3 MiB and as many
+   * pages), which a long chain of small steps fetched from far caches at every step.
+   * src[3k], src[3k + 1]: step k's operands a and b, src[3k + 2] its result (not for the last
+   * step: the output); in_pk: per operand its rank, dims and strides (ein_check_ops_). */
+  tfe__ein_src *src;
+  int64_t *in_pk;
 } tfe_einsum_plan;
 
 TFE_API void tfe_einsum_plan_release(tfe_einsum_plan *p);
@@ -180,7 +192,7 @@ TFE_API void tfe_einsum_plan_release(tfe_einsum_plan *p) {
   tfe__free(p->axis); tfe__free(p->in); tfe__free(p->in_ext); tfe__free(p->leaf); tfe__free(p->pre); tfe__free(p->step);
   tfe__free(p->sliced); tfe__free(p->sliced_dim); tfe__free(p->buf_off); tfe__free(p->path);
   tfe__free(p->buf_bytes); tfe__free(p->buf_from); tfe__free(p->consumed); /* buf_to lives in buf_from */
-  tfe__free(p->label_id); tfe__free(p->slice_of);
+  tfe__free(p->label_id); tfe__free(p->slice_of); tfe__free(p->src); tfe__free(p->in_pk);
   if (p->cplan)
     for (int i = 0; i <= p->npre + p->nsteps; i++) tfe_contract_plan_release(p->cplan[i]);
   tfe__free(p->cplan);
@@ -240,6 +252,34 @@ TFE_INTERNAL tfe_status tfe__ein_cplan(const tfe_einsum_plan *p, tfe_contract_pl
                                       "tfe_einsum_plan_new");
   if (st == TFE_ERR_ALLOC) return st;
   if (st != TFE_OK) *out = NULL;
+  return TFE_OK;
+}
+/* The packed records of every call's reads (tfe_einsum_plan.src, in_pk). */
+TFE_INTERNAL tfe__ein_src tfe__ein_src_of(const tfe_einsum_plan *p, int id) {
+  tfe__ein_src x = {id, -1, 0};
+  const tfe__ein_step *s = id >= p->n ? &p->step[id - p->n] : p->leaf[id].pre >= 0 ? &p->pre[p->leaf[id].pre] : NULL;
+  if (s) x.op = -1, x.buf = s->buf, x.off = s->lay.offset;
+  return x;
+}
+TFE_INTERNAL tfe_status tfe__ein_plan_packed(tfe_einsum_plan *p) {
+  int64_t words = 0;
+  for (int k = 0; k < p->n; k++) words += 1 + 2 * (int64_t)p->in[k].rank;
+  p->in_pk = (int64_t *)tfe__alloc((size_t)(words > 0 ? words : 1) * sizeof(int64_t));
+  p->src = (tfe__ein_src *)tfe__alloc((size_t)(p->nsteps > 0 ? 3 * p->nsteps : 1) * sizeof(tfe__ein_src));
+  if (!p->in_pk || !p->src) return TFE_ERR_ALLOC;
+  int64_t *w = p->in_pk;
+  for (int k = 0; k < p->n; k++) {
+    const tfe_layout *L = &p->in[k];
+    *w++ = L->rank;
+    for (int i = 0; i < L->rank; i++) *w++ = L->dims[i];
+    for (int i = 0; i < L->rank; i++) *w++ = L->strides[i];
+  }
+  for (int k = 0; k < p->nsteps; k++) {
+    const tfe__ein_step *s = &p->step[k];
+    p->src[3 * k] = tfe__ein_src_of(p, s->a);
+    p->src[3 * k + 1] = tfe__ein_src_of(p, s->b);
+    p->src[3 * k + 2].op = -1, p->src[3 * k + 2].buf = s->buf, p->src[3 * k + 2].off = s->lay.offset;
+  }
   return TFE_OK;
 }
 /* Plans every step's contraction for the CPU's engines (see tfe_einsum_plan.cplan). */
@@ -325,6 +365,7 @@ TFE_INTERNAL tfe_status tfe__ein_plan_build(const tfe__ein_expr *e, const char *
   if (st == TFE_OK) st = tfe__ein_tree_cost(&w.net, &w.tree, o.write_weight, &p->cost, NULL);
   if (st == TFE_OK) st = tfe__ein_plan_steps(p, &w);
   if (st == TFE_OK) st = tfe__ein_plan_contractions(p);
+  if (st == TFE_OK) st = tfe__ein_plan_packed(p);
   if (st == TFE_OK) {
     p->cost.slices = p->nslices;
     p->cost.flops *= (double)p->nslices; p->cost.writes *= (double)p->nslices;

@@ -6,6 +6,7 @@
  *   bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T]
  *
  *   bench_permute_sweep ... [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value]
+ *                            (--plan: the loop plan and the path counters its planning set)
  *   bench_permute_sweep --case 8:25,10,12,3r,19:1,4,0,3,2 [--plan] [--ab ..]: one given case
  *                            (scalar bytes : dims, r = reversed : permutation), timed as the others
  *   bench_permute_sweep ... --peer LIB.so: a third column, another transposer on the same cases
@@ -222,8 +223,16 @@ static void print_plan(const kase *c) {
   int64_t tt = tu->copy_tile_bytes / es < 8 ? 8 : tu->copy_tile_bytes / es;
   int64_t tg = 8 * tt < TFE__KTAB ? 8 * tt : TFE__KTAB;
   tfe__kplan p;
-  if (!tfe__kplan_make(&p, 2, 0, c->rank, dims, sp, off, 65536 / es + 1, 4 * tt, tfe__kcopy_g1(2 * tt, es), tg, false, es, true)) return;
-  printf("plan: rank %d gather %d tiny %d along_src %d ntiles %lld\n", p.rank, p.gather, p.tiny, p.along_src, (long long)p.ntiles);
+  int64_t st0[sizeof tfe__st.kernel_stat / sizeof tfe__st.kernel_stat[0]];
+  memcpy(st0, tfe__st.kernel_stat, sizeof st0);
+  tfe__st.kernel_stat_on++;
+  bool ok = tfe__kplan_make(&p, 2, 0, c->rank, dims, sp, off, 65536 / es + 1, 4 * tt, tfe__kcopy_g1(2 * tt, es), tg, false, es, true);
+  tfe__st.kernel_stat_on--;
+  if (!ok) return;
+  printf("plan: rank %d gather %d tiny %d along_src %d ntiles %lld nchain %d counters", p.rank, p.gather, p.tiny, p.along_src,
+         (long long)p.ntiles, p.nchain);
+  for (size_t k = 0; k < sizeof st0 / sizeof st0[0]; k++) if (tfe__st.kernel_stat[k] != st0[k]) printf(" %zu", k);
+  printf("\n");
   for (int k = 0; k < p.rank; k++)
     printf("  dim %d: %lld  dst %lld  src %lld\n", k, (long long)p.dims[k], (long long)p.str[0][k], (long long)p.str[1][k]);
   for (int g = 0; g < 2; g++)
@@ -274,6 +283,7 @@ static int set_knob(tfe_tuning *t, const char *arg) {
   KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather) KNOB(copy_narrow_source_tiles) KNOB(copy_gather_run_tiles) KNOB(copy_tiny_source_runs) KNOB(kernel_table_input_runs)
   KNOB(kernel_stream_edge_lines) KNOB(copy_stream_narrow_columns) KNOB(copy_tile_pad) KNOB(copy_skew_lines) KNOB(copy_block_prefetch) KNOB(copy_edge_stores)
   KNOB(copy_source_chain_bytes) KNOB(copy_short_runs) KNOB(copy_block_prefetch_spread) KNOB(copy_table_runs)
+  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes)
   else { fprintf(stderr, "--tune: unknown knob %s\n", name); return 2; }
 #undef KNOB
   return 0;

@@ -553,7 +553,8 @@ static void tk_copy_check_both(const char *what, int c, int R, const int64_t *di
  * 1.1 MiB of output away (copy_run_split_far_bytes): the copy is tiled as a transpose of runs
  * (counter 10); without the rule the plain blocks would take it. [40, 3, 3500] -> [40, 3500, 3],
  * a source dim reversed or not, f64 and c128 (runs of 640 bytes), 1 and 2 threads, into an
- * existing and a fresh destination; the rule off must leave counter 10 at zero. */
+ * existing and a fresh destination; the rule off (and copy_run_tile_bytes, which takes such
+ * runs otherwise) must leave counter 10 at zero. */
 static void test_far_runs(void **st) {
   (void)st;
   const int64_t d0 = 40, d1 = 3, d2 = 3500, n = d0 * d1 * d2;
@@ -565,8 +566,8 @@ static void test_far_runs(void **st) {
     int rev = c % 4; /* 0: none, 1: the run, 2: its continuation, 3: the outer dim reversed */
     bool off = c >= 4 && c % 2; /* the rule off (c 5, 7) */
     tfe_tuning t = tfe_tuning_get(), t0 = t;
-    if (off) t.copy_run_split_far_bytes = 0;
-    assert_int_equal(tfe_tuning_set(&t), TFE_OK);
+    if (off) t.copy_run_split_far_bytes = t.copy_run_tile_bytes = 0; /* (session 20's rule would */
+    assert_int_equal(tfe_tuning_set(&t), TFE_OK);                    /* tile these runs too) */
     tfe_set_num_threads(1 + c % 2);
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
     const int64_t dims[3] = {d0, d2, d1}, sst[3] = {1, d0 * d1, d0};
@@ -943,6 +944,116 @@ static void test_s18_paths(void **st) {
   assert_true(tfe__st.kernel_stat[20] > 0); /* gather plans without columns (form 3) */
   assert_true(tfe__st.kernel_stat[21] > 0); /* tiny-led copies kept as transposes (form 4) */
 }
+/* Session 20's paths, on random permutations of every scalar size (u8, u16, f32, f64, c128):
+ * (a) a common leading run of 256 B to 1 KiB that a plain block reads alone, the source
+ * continuing it along a later destination dim, tiled as a transpose of runs (form 0;
+ * copy_run_tile_bytes, counter 26), (b) a dim that continues both the destination's run (a
+ * line or more: the source's far dim 2 first) and the source's short innermost run (dim 0,
+ * under a line, placed later in the destination) blocked with the source (form 1;
+ * copy_shared_run_dim, counter 24), (c) 4-byte transpose tiles of 8-15 rows in 8x8 register
+ * blocks (form 2: a destination led by a source dim of 8-15; copy_half_blocks, counter 25),
+ * (d) column rims of 1-3 columns of strided transposes as scalar loops (form 3: a batch of
+ * transposes of 9-27 x 16-60; copy_rim_scalar_cols, counter 27), (e) copies of 8- and 4-byte
+ * kinds led by a destination run of 4-7 before the source's unit dim, planned as transposes in
+ * 4x4 register blocks rather than gather tiles (form 4; copy_quarter_blocks, counter 28).
+ * Ranks 3-5, other dims of 1 and 2-12, reversed dims, source and destination shifted;
+ * tfe_copy and tfe_contiguous, every element checked and nothing written outside the view,
+ * with the three on and off, 1 and 2 threads, large and tiny tiles. */
+#define TK_S20(S, T, VAL)                                                                        \
+  static void tk_s20_##S(tu_rng *r, int form) {                                                \
+    const int64_t es = (int64_t)sizeof(T), line = 64 / es;                                      \
+    int rank = (int)tu_int(r, 3, 5);                                                            \
+    int64_t dims[5], n = 1, perm[5], st[5], s = 1;                                              \
+    for (int k = 0; k < rank; k++) dims[k] = tu_int(r, 0, 5) == 0 ? 1 : tu_int(r, 2, 12);      \
+    if (form == 0) dims[0] = tu_int(r, 256 / es + 1, 1024 / es);                                \
+    if (form == 1) { dims[0] = tu_int(r, 2, line - 1); dims[1] = tu_int(r, 3, 20); dims[2] = tu_int(r, line, 3 * line); } \
+    if (form == 2) { dims[0] = tu_int(r, 8, 40); dims[1] = tu_int(r, 8, 15); }                 \
+    if (form == 3) { dims[0] = 8 * tu_int(r, 1, 3) + tu_int(r, 1, 3); dims[1] = tu_int(r, 16, 60); } \
+    if (form == 4) { dims[0] = tu_int(r, 4, 40); dims[1] = tu_int(r, 4, 7); }                 \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    int64_t lo[5] = {dims[0], form == 1 ? 3 : form >= 2 ? dims[1] : 2, form == 1 ? line : 2, 2, 2}; \
+    for (int k = rank - 1, g = 0; n > 40000 && g < 100; k = k > 0 ? k - 1 : rank - 1, g++) /* (the */ \
+      if (dims[k] / 2 >= lo[k]) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; } /* forms' dims kept) */ \
+    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
+    for (int k = rank - 1; k > 0; k--) {                                                        \
+      int j = (int)tu_int(r, 0, k);                                                             \
+      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
+    }                                                                                           \
+    if (form == 0) /* dim 0 first in the destination too, dim 1 later than another */         \
+      for (int k = 0; k < rank; k++) if (perm[k] == 0) { perm[k] = perm[0]; perm[0] = 0; }      \
+    if (form == 1) { /* destination: 2, 1, then the others, 0 among them */                    \
+      int64_t rest[5], m = 0;                                                                   \
+      for (int k = 0; k < rank; k++) if (perm[k] == 0 || perm[k] > 2) rest[m++] = perm[k];      \
+      perm[0] = 2; perm[1] = 1;                                                                 \
+      for (int k = 2; k < rank; k++) perm[k] = rest[k - 2];                                     \
+    }                                                                                           \
+    if (form == 2) /* destination led by the source's dim 1 (8-15) */                          \
+      for (int k = 0; k < rank; k++) if (perm[k] == 1) { perm[k] = perm[0]; perm[0] = 1; }      \
+    if (form >= 3) { /* a batch of transposes: 1, 0, then the others */                         \
+      int64_t rest[5], m = 0;                                                                   \
+      for (int k = 0; k < rank; k++) if (perm[k] > 1) rest[m++] = perm[k];                      \
+      perm[0] = 1; perm[1] = 0;                                                                 \
+      for (int k = 2; k < rank; k++) perm[k] = rest[k - 2];                                     \
+    }                                                                                           \
+    int64_t sh = tu_int(r, 0, 3), dh = tu_int(r, 0, 3);                                        \
+    T *src = malloc(sizeof(T) * (size_t)(n + 4)), *dst = malloc(sizeof(T) * (size_t)(n + 8)), none = VAL(-1); \
+    for (int64_t i = 0; i < n + 4; i++) src[i] = VAL(i);                                       \
+    for (int64_t i = 0; i < n + 8; i++) dst[i] = none;                                         \
+    TK_PERM_COPY_CHECK(S, T, tu_int(r, 0, 4) == 0 && (form != 0 || a != 0), "s20 form", form)  \
+    for (int64_t i = 0; i < dh; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote before the view"); \
+    for (int64_t i = dh + n; i < n + 8; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote past the view"); \
+    tfe_tensor_release_##S(&t);                                                                 \
+    free(src); free(dst);                                                                       \
+  }
+TK_S20(u8, tk_u8, TK_U8VAL)
+TK_S20(u16, tk_u16, TK_U16VAL)
+TK_S20(f32, float, TK_VAL)
+TK_S20(f64, double, TK_VAL)
+TK_S20(c128, double complex, TK_CVAL)
+static void test_s20_paths(void **st) {
+  (void)st;
+  tu_rng r = {2020};
+  int64_t seen[5] = {0, 0, 0, 0, 0};
+  tfe__st.kernel_stat_on = 1;
+  for (int mode = 0; mode < 12; mode++) { /* threads 1, 2; the three on, off; tiles default, small, tiny and streamed */
+    tfe_set_num_threads(1 + mode % 2);
+    tk_paths(mode / 4 == 2 ? 2 : mode / 4 == 1 ? 1 : 0);
+    bool on = mode / 2 % 2 == 0;
+    TK_TUNE(copy_run_tile_bytes, on ? 4096 : 0);
+    TK_TUNE(copy_shared_run_dim, on);
+    TK_TUNE(copy_half_blocks, on);
+    TK_TUNE(copy_rim_scalar_cols, on ? 3 : 0);
+    TK_TUNE(copy_quarter_blocks, on);
+    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+    for (int c = 0; c < tu_cases(12); c++)
+      for (int form = 0; form < 5; form++) {
+        tk_s20_u8(&r, form); tk_s20_u16(&r, form); tk_s20_f32(&r, form); tk_s20_f64(&r, form); tk_s20_c128(&r, form);
+      }
+    if (!on) { /* the paths stay off */
+      assert_int_equal(tfe__st.kernel_stat[24], 0);
+      assert_int_equal(tfe__st.kernel_stat[25], 0);
+      assert_int_equal(tfe__st.kernel_stat[26], 0);
+      assert_int_equal(tfe__st.kernel_stat[27], 0);
+      assert_int_equal(tfe__st.kernel_stat[28], 0);
+    }
+    for (int k = 0; k < 5; k++) seen[k] += tfe__st.kernel_stat[24 + k];
+  }
+  TK_TUNE(copy_run_tile_bytes, 4096);
+  TK_TUNE(copy_shared_run_dim, 1);
+  TK_TUNE(copy_half_blocks, 1);
+  TK_TUNE(copy_rim_scalar_cols, 3);
+  TK_TUNE(copy_quarter_blocks, 1);
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+  assert_true(seen[0] > 0); /* shared dims blocked with the source (form 1) */
+#if TFE__KHAVE_TR8 && defined(__AVX__)
+  if (tfe__ksimd()) assert_true(seen[1] > 0); /* 8-15-row f32 tiles in 8x8 blocks (form 2) */
+  if (tfe__ksimd()) assert_true(seen[3] > 0); /* column rims of 1-3 as scalar loops (form 3) */
+  if (tfe__ksimd()) assert_true(seen[4] > 0); /* 4-7-row f64 and f32 tiles in 4x4 blocks (form 4) */
+#endif
+  assert_true(seen[2] > 0); /* long common runs tiled as transposes (form 0) */
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -967,6 +1078,12 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_source_chain_bytes, 2048);
   assert_int_equal(d.copy_gather_run_tiles, -1);
   assert_int_equal(d.copy_tiny_source_runs, 1);
+  assert_int_equal(d.copy_run_tile_bytes, 4096);
+  assert_int_equal(d.copy_run_tile_cols, 16);
+  assert_int_equal(d.copy_shared_run_dim, 1);
+  assert_int_equal(d.copy_half_blocks, 1);
+  assert_int_equal(d.copy_rim_scalar_cols, 3);
+  assert_int_equal(d.copy_quarter_blocks, 1);
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
   bad.copy_tile_bytes = 0;
@@ -977,6 +1094,12 @@ static void test_tuning_kernel(void **st) {
   bad = t;
   bad.copy_shifted_rims = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_shifted_rims");
+  bad = t;
+  bad.copy_run_tile_cols = 0;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_run_tile_cols");
+  bad = t;
+  bad.copy_rim_scalar_cols = 65;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_rim_scalar_cols");
   bad = t;
   bad.kernel_table_input_runs = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "kernel_table_input_runs");
@@ -1029,7 +1152,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
-      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

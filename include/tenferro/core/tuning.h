@@ -122,6 +122,25 @@ typedef struct tfe_tuning {
   int64_t pool_min_bytes;        /* smaller requests bypass the pool (0: every size is pooled) */
 
 
+  /* ---- kernel room, session 20 (docs/kernel.md, "Tuning") ------------------------------ */
+  int64_t copy_run_tile_bytes;     /* 4096: copies whose common leading run is shorter than this and
+                                    * read alone by a plain block (the source continues it along a
+                                    * dim the block does not reach) are tiled as a transpose of runs
+                                    * (0: only the copy_run_split_* rules) */
+  int64_t copy_run_tile_cols;      /* 16: runs along the source per tile of those transposes */
+  int copy_shared_run_dim;         /* 1: a transpose copy (4-byte and larger kinds) whose source's
+                                    * innermost run is under a line and whose next source dim also
+                                    * continues the destination's run (of a line or more) blocks that
+                                    * dim with the source (0: with the destination) */
+  int copy_half_blocks;            /* 1: transpose tiles of 4-byte kinds with 8-15 rows in 8x8 register
+                                    * blocks (0: scalar loops) */
+  int copy_rim_scalar_cols;        /* 3: column rims of strided transposes this narrow or narrower run
+                                    * scalar loops rather than a shifted register block (0: never) */
+  int copy_quarter_blocks;         /* 1: copies of 8- and 4-byte kinds whose destination run before the
+                                    * input's is 4-7 elements: a transpose in 4x4 register blocks
+                                    * (0: gather tiles) */
+
+
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -144,6 +163,7 @@ typedef struct tfe_tuning {
   /* einsum */ .einsum_write_weight = 0, .einsum_plan_cache_size = 64, .einsum_plan_fraction = 0.04, \
   .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, .einsum_plan_work_rate = 1.5e8, \
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
+  /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 1, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -197,6 +217,12 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_narrow_source_tiles, 0, 1);
   TFE__TUNE_RANGE(copy_gather_run_tiles, -1, 1);
   TFE__TUNE_RANGE(copy_tiny_source_runs, 0, 1);
+  TFE__TUNE_RANGE(copy_run_tile_bytes, 0, tile);
+  TFE__TUNE_RANGE(copy_run_tile_cols, 1, 4096);
+  TFE__TUNE_RANGE(copy_shared_run_dim, 0, 1);
+  TFE__TUNE_RANGE(copy_half_blocks, 0, 1);
+  TFE__TUNE_RANGE(copy_rim_scalar_cols, 0, 64);
+  TFE__TUNE_RANGE(copy_quarter_blocks, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);
   TFE__TUNE_RANGE(elementwise_run_bytes, 1, tile);

@@ -164,6 +164,40 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
         continue;
       }
 #endif
+#if TFE__KHAVE_TR8 /* (the x86 register blocks) */
+      /* 4-byte kinds, 8-15 rows (a tile of a 12-float destination run): one 8x8 block on the
+       * first 8 rows and one shifted to end at the last (copy_half_blocks; else scalar loops) */
+      if (fast && sizeof(TFE_T) == 4 && bi >= 8 && bi < rb && bj == cb && tfe__st.tune.copy_half_blocks) {
+        for (int i0 = 0;; i0 = bi - 8) {
+          float *dc[8];
+          const float *sr[8];
+          for (int j = 0; j < 8; j++) dc[j] = (float *)(void *)(d + TFE__KOFF(p, 1, 0, jb + j) + doff[i0]);
+          for (int i = 0; i < 8; i++) sr[i] = (const float *)(const void *)(srow[i0 + i] + jb);
+          tfe__ktr4h(dc, sr);
+          if (i0 == bi - 8) break;
+        }
+        if (jb == j0) tfe__kstat_add(25);
+        continue;
+      }
+      /* 8- and 4-byte kinds, 4-7 rows (a destination run of 4: session 20's copy_quarter_blocks
+       * plans such tiles as transposes): 4x4 blocks, the last row and column blocks shifted back
+       * to end at the edge */
+      if (fast && (sizeof(TFE_T) == 8 || sizeof(TFE_T) == 4) && bi >= 4 && bi < 8 && bj >= 4 && tfe__st.tune.copy_quarter_blocks) {
+        for (int i0 = 0;; i0 = i0 + 4 > bi - 4 ? bi - 4 : i0 + 4) {
+          for (int q0 = 0;; q0 = q0 + 4 > bj - 4 ? bj - 4 : q0 + 4) {
+            void *dc[4];
+            const void *sr[4];
+            for (int j = 0; j < 4; j++) dc[j] = d + TFE__KOFF(p, 1, 0, jb + q0 + j) + doff[i0];
+            for (int i = 0; i < 4; i++) sr[i] = srow[i0 + i] + jb + q0;
+            tfe__ktrq(sizeof(TFE_T), dc, sr);
+            if (q0 == bj - 4) break;
+          }
+          if (i0 == bi - 4) break;
+        }
+        if (jb == j0) tfe__kstat_add(28);
+        continue;
+      }
+#endif
       if (small) continue; /* (below) */
       for (int j = 0; j < bj; j++) {
         TFE_T *dj = d + TFE__KOFF(p, 1, 0, jb + j);
@@ -213,7 +247,11 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
   if (es >= 4 && m0 > 0 && m1 > 0 && (m0 < n0 || m1 < n1) && tfe__st.tune.copy_shifted_rims) {
     const void *srow[64];
     void *dcol[64];
-    if (m1 < n1) /* the last columns, rows [0, m0) */
+    if (m1 < n1 && n1 - m1 <= tfe__st.tune.copy_rim_scalar_cols) { /* (a few columns: scalar, each */
+      for (int64_t j = m1; j < n1; j++)             /* written down its contiguous column; a shifted */
+        for (int64_t i = 0; i < m0; i++) d[i + j * ldd] = s[i * lds + j]; /* block redoes most of one) */
+      tfe__kstat_add(27);
+    } else if (m1 < n1) /* the last columns, rows [0, m0) */
       for (int64_t ib = 0; ib < m0; ib += rb) {
         for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds + (n1 - cb);
         for (int j = 0; j < cb; j++) dcol[j] = d + ib + (n1 - cb + j) * ldd;

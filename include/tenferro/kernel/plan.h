@@ -63,6 +63,8 @@ typedef struct tfe__kplan {
   int64_t es;                            /* element size (set by tfe__kplan_make) */
   bool copy;                             /* a copy's plan (set by tfe__kplan_make) */
   int nchain;                            /* innermost odometer dims that continue the input's rows */
+  bool runtile;                          /* a transpose of long common runs (copy_run_tile_bytes) */
+  bool shared;                           /* G1 took a dim shared by both runs (copy_shared_run_dim) */
 } tfe__kplan;
 
 typedef struct tfe__ktile {
@@ -105,7 +107,13 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * vector loads and stores (k_copy_col_, copy_short_runs); [19] the same for runs of 1- and 2-byte
  * kinds under 8 elements (a gather tile's tiny common run); by the calling thread: [20] copy
  * gather plans left without columns (copy_gather_run_tiles), [21] copies led by a tiny dim
- * kept as transposes for their source runs (copy_tiny_source_runs). */
+ * kept as transposes for their source runs (copy_tiny_source_runs); [22], [23] not used by the
+ * kernel; by the calling thread: [24] transpose plans whose G1 took a dim shared by both
+ * operands' runs (copy_shared_run_dim); by the tile's thread: [25] 4-byte tiles of 8-15 rows
+ * in 8x8 register blocks (k_copy_blocks_, copy_half_blocks); by the calling thread: [26] long
+ * common runs tiled as a transpose of runs (copy_run_tile_bytes); by the tile's thread: [27]
+ * strided transposes whose column rims ran scalar loops (k_copy_st_, copy_rim_scalar_cols); [28]
+ * copy tiles of 4-7 rows that ran 4x4 register blocks (k_copy_blocks_, copy_quarter_blocks). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -327,6 +335,9 @@ TFE_INTERNAL bool tfe__kplan_src_run(const tfe__kplan *p, int nops, int key) {
   return true;
 }
 
+TFE_INTERNAL void tfe__kplan_finish(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
+                                    const int64_t *const *strides, const int64_t *offsets, int64_t t0, int64_t tt0,
+                                    int64_t tt1, int64_t tg0, bool seq_zero, int64_t run_max, int64_t run_far, int64_t far);
 TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
                                   const int64_t *const *strides, const int64_t *offsets,
                                   int64_t t0, int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int64_t es,
@@ -337,6 +348,15 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
   p->copy = copy;
   if (!tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, 0, run_max, run_far, far))
     return false;
+  tfe__kplan_finish(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, run_max, run_far, far);
+  if (p->shared) TFE__KSTAT(24); /* (counted for the plan that runs) */
+  if (p->runtile) TFE__KSTAT(26);
+  return true;
+}
+/* The rebuilds of tfe__kplan_make (tiny transposes as gather tiles, table tiles). */
+TFE_INTERNAL void tfe__kplan_finish(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
+                                    const int64_t *const *strides, const int64_t *offsets, int64_t t0, int64_t tt0,
+                                    int64_t tt1, int64_t tg0, bool seq_zero, int64_t run_max, int64_t run_far, int64_t far) {
   /* A transpose of tiny dims whose groups are tables (a random permutation of 3s: the
    * destination's and the source's small dims interleave) runs its 8x8 blocks through
    * scalar table loops; gather tiles do better there (a reversal keeps both groups unit
@@ -350,7 +370,7 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
     if (src_run) TFE__KSTAT(21);
     if (!fast && !src_run) {
       tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, TFE__KM_GATHER, run_max, run_far, far);
-      return true;
+      return;
     }
   }
   /* A transpose whose G0 reads its input through a table (a reversal of 2s or 3s: the tile's
@@ -359,11 +379,11 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
    * 243 x 81 for 3s; larger square tiles measured slower), stepped along the input
    * (tfe__kplan_build). */
   if (p->along_src) {
-    int64_t tbb = tfe__st.tune.kernel_table_tile_bytes, tb = tbb / es < 8 ? 8 : tbb / es;
+    int64_t tbb = tfe__st.tune.kernel_table_tile_bytes, tb = tbb / p->es < 8 ? 8 : tbb / p->es;
     tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tb, tb, tg0, seq_zero, TFE__KM_TABLE, run_max, run_far, far);
     TFE__KSTAT(8);
   }
-  return true;
+  return;
 }
 
 TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
@@ -371,7 +391,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
                                    int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max,
                                    int64_t run_far, int64_t far) {
   p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false; p->tiny = false;
-  p->along_src = false;
+  p->along_src = false; p->runtile = false; p->shared = false;
   for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
   for (int i = 0; i < rank; i++) {
     if (dims[i] == 0) { p->numel = 0; return false; }
@@ -412,13 +432,24 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
   for (int o = 0; o < nops && mis < 0; o++) if (o != key && tfe__kmisaligned(p, o)) mis = o;
   int64_t cut0 = 1, cut1 = 1;
   int end0 = p->rank; /* G0 stops before the misaligned input's innermost dim (G1 takes it) */
-  if (mis < 0 && p->rank > 2 && (p->dims[0] < run_max || p->dims[0] < run_far) && p->str[key][0] == 1)
+  /* (copy_run_tile_bytes: a longer common run that a plain block reads alone, its source
+   * continuation outside the block: [75,495,304] f64 runs of 600 B, each block 3 runs from 3
+   * rows 182 KB apart) */
+  const int64_t run_tile = p->copy ? tfe__st.tune.copy_run_tile_bytes / p->es : 0;
+  if (mis < 0 && p->rank > 2 && (p->dims[0] < run_max || p->dims[0] < run_far || p->dims[0] < run_tile) && p->str[key][0] == 1)
     for (int o = 0; o < nops && mis < 0; o++) { /* a short common run continued elsewhere */
       int64_t br = o != key && tfe__kabs(p->str[o][0]) == 1 ? tfe__kblock_run(p, o, t0) : INT64_MAX;
-      if (br < run_max || br < run_far)
+      const bool alone = br == p->dims[0] && br < run_tile;
+      if (br < run_max || br < run_far || alone)
         for (int d = 2; d < p->rank; d++) /* (either direction: reversed runs or rows) */
-          if (tfe__kabs(p->str[o][d]) == p->dims[0] && (br < run_max || tfe__kabs(p->str[key][d]) >= far)) {
-            mis = o; end0 = d; TFE__KSTAT(10); break;
+          if (tfe__kabs(p->str[o][d]) == p->dims[0] && (br < run_max || alone || tfe__kabs(p->str[key][d]) >= far)) {
+            mis = o; end0 = d; TFE__KSTAT(10);
+            if (alone && br >= run_max && !(br < run_far && tfe__kabs(p->str[key][d]) >= far)) {
+              p->runtile = true;
+              tt0 = p->dims[0] * 4; /* (G0: up to 4 runs, as the 256-entry table allows) */
+              tt1 = tfe__st.tune.copy_run_tile_cols;
+            }
+            break;
           }
     }
   if (mis >= 0 && end0 == p->rank)
@@ -426,13 +457,32 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
       int64_t s = tfe__kabs(p->str[mis][d]);
       if (s != 0 && s < tfe__kabs(p->str[mis][end0 < p->rank ? end0 : 0])) end0 = d;
     }
+  /* A dim that continues both the destination's run (a line or more before it) and the
+   * input's short innermost run (f32 [7,9,72,16,18,19] perm [3,1,5,2,4,0]: destination run 16,
+   * then 9; source run 7, then the same 9) joins G1 rather than G0: the tile's source rows
+   * are then 63 elements long instead of 7 (under a register block: scalar loops), its
+   * destination columns one line each (copy_shared_run_dim). Kinds of 4 bytes and more (a u8
+   * case ran 1-4 % slower with it: the 1- and 2-byte blocks are another path). */
+  if (mis >= 0 && p->copy && p->es >= 4 && !(mode & TFE__KM_TABLE) && end0 < p->rank && end0 > 1 && tfe__st.tune.copy_shared_run_dim &&
+      tfe__kabs(p->str[mis][end0]) == 1 && p->dims[end0] * p->es < 64) {
+    int64_t pre = p->dims[0];
+    for (int k = 1; k < end0; pre *= p->dims[k], k++)
+      if (tfe__kabs(p->str[mis][k]) == p->dims[end0]) {
+        if (pre * p->es >= 64) { end0 = k; p->shared = true; }
+        break;
+      }
+  }
   if (tg0 > 0 && p->rank > 1 && p->dims[0] < tfe__st.tune.kernel_tiny_dim) {
     int64_t pre = 1;
     for (int d = 0; d < end0 && d < p->rank; d++) pre *= p->dims[d];
     bool strided = false; /* an input not unit-stride along the destination's run */
     for (int o = 0; o < nops; o++) if (o != key && p->str[o][0] != 1) strided = true;
     p->tiny = mis >= 0;
-    if ((mis >= 0 && (pre < 8 || (mode & TFE__KM_GATHER) || tfe__st.tune.kernel_gather_all)) || (mis < 0 && strided)) {
+    /* (copy_quarter_blocks: 8- and 4-byte copies whose destination run before the input's
+     * innermost dim is 4-7 elements, that dim at least 4: 4x4 register blocks, a transpose) */
+    const bool quarter = p->copy && (p->es == 8 || p->es == 4) && tfe__st.tune.copy_quarter_blocks && mis >= 0 &&
+                         pre >= 4 && end0 < p->rank && p->dims[end0] >= 4 && tfe__kabs(p->str[mis][end0]) == 1;
+    if ((mis >= 0 && ((pre < 8 && !quarter) || (mode & TFE__KM_GATHER) || tfe__st.tune.kernel_gather_all)) || (mis < 0 && strided)) {
       p->gather = true;
       end0 = p->rank;
     }
@@ -539,7 +589,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * continues where the previous tile left it; the destination takes whole-line streamed
    * stores in any order. Transposes of single dims keep the destination's order (both
    * measured best so: docs/bench-kernel.md). */
-  p->along_src = mis >= 0 && !p->gather && nd0 > 1 && !p->g[0].arith[mis];
+  p->along_src = mis >= 0 && !p->gather && nd0 > 1 && !p->g[0].arith[mis] && !p->runtile;
   bool along_src = p->along_src;
   for (int i = 1; along_src && i < no; i++)
     for (int j = i; j > 0; j--) {

@@ -258,6 +258,36 @@ TFE_INTERNAL void tfe__ktr4h_row(float *d, int64_t ldd, const float *s, int64_t 
     for (int j = 0; j < 8; j++) _mm256_storeu_ps(d + (jb + j) * ldd, c[j]);
   }
 }
+/* One 4x4 block of 8- or 4-byte elements by pointers (a tile of 4-7 rows: a destination run of 4
+ * doubles or floats; quarter- or sixteenth-line columns, normal stores). */
+TFE_INTERNAL void tfe__ktrq(size_t es, void *const *dcol, const void *const *srow) {
+  if (es == 8) {
+    __m256d r0 = _mm256_loadu_pd((const double *)srow[0]), r1 = _mm256_loadu_pd((const double *)srow[1]);
+    __m256d r2 = _mm256_loadu_pd((const double *)srow[2]), r3 = _mm256_loadu_pd((const double *)srow[3]);
+    __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1); /* r0[0] r1[0] r0[2] r1[2] */
+    __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_storeu_pd((double *)dcol[0], _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd((double *)dcol[1], _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd((double *)dcol[2], _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd((double *)dcol[3], _mm256_permute2f128_pd(t1, t3, 0x31));
+    return;
+  }
+  __m128 r0 = _mm_loadu_ps((const float *)srow[0]), r1 = _mm_loadu_ps((const float *)srow[1]);
+  __m128 r2 = _mm_loadu_ps((const float *)srow[2]), r3 = _mm_loadu_ps((const float *)srow[3]);
+  __m128 t0 = _mm_unpacklo_ps(r0, r1), t1 = _mm_unpackhi_ps(r0, r1); /* r0[0] r1[0] r0[1] r1[1] */
+  __m128 t2 = _mm_unpacklo_ps(r2, r3), t3 = _mm_unpackhi_ps(r2, r3);
+  _mm_storeu_ps((float *)dcol[0], _mm_movelh_ps(t0, t2));
+  _mm_storeu_ps((float *)dcol[1], _mm_movehl_ps(t2, t0));
+  _mm_storeu_ps((float *)dcol[2], _mm_movelh_ps(t1, t3));
+  _mm_storeu_ps((float *)dcol[3], _mm_movehl_ps(t3, t1));
+}
+/* One 8x8 block of floats by pointers (a tile of 8-15 rows: half-line columns, normal stores). */
+TFE_INTERNAL void tfe__ktr4h(float *const *dcol, const float *const *srow) {
+  __m256 r[8], c[8];
+  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(srow[i]);
+  tfe__ktr8x4_regs(r, c);
+  for (int j = 0; j < 8; j++) _mm256_storeu_ps(dcol[j], c[j]);
+}
 /* 16-byte kinds (c128): a block is 4 rows x 4 columns of 16-byte elements, each row and
  * column one 64-byte line; an element is a 128-bit lane. Row i in r[2i] (elements 0-1) and
  * r[2i+1] (2-3); column j goes to c[2j] (rows 0-1) and c[2j+1] (rows 2-3). */

@@ -855,6 +855,18 @@ static void test_table_input_runs(void **st) {
  * of 64 bytes or more kept as transposes (form 4; copy_tiny_source_runs, counter 21). Ranks 3-6, dims of 1 and 2-6 among larger ones, reversed dims, source and
  * destination shifted; tfe_copy and tfe_contiguous, every element checked and nothing
  * written outside the view, with the five on and off, 1 and 2 threads, large and tiny tiles. */
+/* One permuted copy of n elements into a destination with guard elements on both sides: the copy
+ * checked against the naive reference (TK_PERM_COPY_CHECK), then no write outside the view. */
+#define TK_GUARDED_COPY(S, T, VAL, PRE, NAME, FORM)                                              \
+    int64_t sh = tu_int(r, 0, 3), dh = tu_int(r, 0, 3);                                        \
+    T *src = malloc(sizeof(T) * (size_t)(n + 4)), *dst = malloc(sizeof(T) * (size_t)(n + 8)), none = VAL(-1); \
+    for (int64_t i = 0; i < n + 4; i++) src[i] = VAL(i);                                       \
+    for (int64_t i = 0; i < n + 8; i++) dst[i] = none;                                         \
+    TK_PERM_COPY_CHECK(S, T, PRE, NAME, FORM)                                                  \
+    for (int64_t i = 0; i < dh; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote before the view"); \
+    for (int64_t i = dh + n; i < n + 8; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote past the view"); \
+    tfe_tensor_release_##S(&t);                                                                 \
+    free(src); free(dst);
 #define TK_S18(S, T, VAL)                                                                        \
   static void tk_s18_##S(tu_rng *r, bool fixed) {                                              \
     int rank = fixed ? 5 : (int)tu_int(r, 3, 6), form = fixed ? 1 : (int)tu_int(r, 0, 4);      \
@@ -892,15 +904,7 @@ static void test_table_input_runs(void **st) {
       if (perm[k] == 1) { perm[k] = perm[0]; perm[0] = 1; } /* destination, its unit dim 0 next */ \
     for (int k = 1; form == 3 && k < rank; k++)                                                 \
       if (perm[k] == 0) { perm[k] = perm[1]; perm[1] = 0; }                                     \
-    int64_t sh = tu_int(r, 0, 3), dh = tu_int(r, 0, 3);                                        \
-    T *src = malloc(sizeof(T) * (size_t)(n + 4)), *dst = malloc(sizeof(T) * (size_t)(n + 8)), none = VAL(-1); \
-    for (int64_t i = 0; i < n + 4; i++) src[i] = VAL(i);                                       \
-    for (int64_t i = 0; i < n + 8; i++) dst[i] = none;                                         \
-    TK_PERM_COPY_CHECK(S, T, !fixed && tu_int(r, 0, 4) == 0, "s18 form", form)             \
-    for (int64_t i = 0; i < dh; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote before the view"); \
-    for (int64_t i = dh + n; i < n + 8; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote past the view"); \
-    tfe_tensor_release_##S(&t);                                                                 \
-    free(src); free(dst);                                                                       \
+    TK_GUARDED_COPY(S, T, VAL, !fixed && tu_int(r, 0, 4) == 0, "s18 form", form)               \
   }
 TK_S18(u8, tk_u8, TK_U8VAL)
 TK_S18(u16, tk_u16, TK_U16VAL)
@@ -995,15 +999,7 @@ static void test_s18_paths(void **st) {
       perm[0] = 1; perm[1] = 0;                                                                 \
       for (int k = 2; k < rank; k++) perm[k] = rest[k - 2];                                     \
     }                                                                                           \
-    int64_t sh = tu_int(r, 0, 3), dh = tu_int(r, 0, 3);                                        \
-    T *src = malloc(sizeof(T) * (size_t)(n + 4)), *dst = malloc(sizeof(T) * (size_t)(n + 8)), none = VAL(-1); \
-    for (int64_t i = 0; i < n + 4; i++) src[i] = VAL(i);                                       \
-    for (int64_t i = 0; i < n + 8; i++) dst[i] = none;                                         \
-    TK_PERM_COPY_CHECK(S, T, tu_int(r, 0, 4) == 0 && (form != 0 || a != 0), "s20 form", form)  \
-    for (int64_t i = 0; i < dh; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote before the view"); \
-    for (int64_t i = dh + n; i < n + 8; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote past the view"); \
-    tfe_tensor_release_##S(&t);                                                                 \
-    free(src); free(dst);                                                                       \
+    TK_GUARDED_COPY(S, T, VAL, tu_int(r, 0, 4) == 0 && (form != 0 || a != 0), "s20 form", form) \
   }
 TK_S20(u8, tk_u8, TK_U8VAL)
 TK_S20(u16, tk_u16, TK_U16VAL)

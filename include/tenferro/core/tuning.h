@@ -28,7 +28,7 @@ typedef struct tfe_tuning {
   int kernel_gather_all;           /* 0; 1: gather tiles for every transpose led by a tiny dim */
   int kernel_prefetch_strips;      /* 2: software prefetch of strided rows, in 8-row strips (0: off) */
   int64_t kernel_stream_min_bytes; /* 16 MiB: outputs from this size use streaming stores */
-  int kernel_stream_edge_lines;    /* -1 (AMD on): partial edge lines of streamed runs streamed too */
+  int kernel_stream_edge_lines;    /* 1: partial edge lines of streamed runs streamed too (-1: AMD only) */
   int kernel_vector_gather;        /* 0: vector gathers for copy gather tiles only; 1 always; -1 never */
   int kernel_portable;             /* 0; 1: portable loops instead of the vector micro-kernels */
   int64_t copy_tile_bytes;         /* 512: transpose tiles along the source (x2 along the destination;
@@ -148,7 +148,7 @@ typedef struct tfe_tuning {
   /* kernel */ \
   .kernel_small_elems = 1024, .kernel_parallel_min = 32768, .kernel_tiny_dim = 8, \
   .kernel_table_tile_bytes = 512, .kernel_gather_all = 0, .kernel_prefetch_strips = 2, \
-  .kernel_stream_min_bytes = (int64_t)16 << 20, .kernel_stream_edge_lines = -1, \
+  .kernel_stream_min_bytes = (int64_t)16 << 20, .kernel_stream_edge_lines = 1, \
   .kernel_vector_gather = 0, .kernel_portable = 0, .copy_tile_bytes = 512, \
   .copy_run_split_bytes = 256, .copy_run_split_far_bytes = 2048, .copy_run_prefetch_bytes = 512, .copy_buffered_tiles = -1, \
   .copy_stream_narrow_columns = 1, .copy_shifted_rims = 1, .copy_tile_pad = 1, .copy_skew_lines = 1, .copy_fresh_prefault = 1, .copy_fresh_in_order = -1, \

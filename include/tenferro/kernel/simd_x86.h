@@ -626,8 +626,8 @@ TFE_INTERNAL void tfe__kfu_row(double *d, int64_t n, const double *x, bool xb, c
 }
 /* The partial lines at the ends of a streamed run: 8-byte streaming stores where d and the
  * length allow (a normal store reads the line first, and the line's other part belongs to
- * another run), when kernel_stream_edge_lines says so (-1: on AMD CPUs only, where it
- * measured faster; docs/bench-kernel.md). Else memcpy. */
+ * another run), when kernel_stream_edge_lines says so (1: every CPU; -1: AMD CPUs only;
+ * docs/bench-kernel.md). Else memcpy. */
 TFE_INTERNAL void tfe__kstream_edge(char *d, const char *s, size_t bytes) {
   if (!tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines) || ((uintptr_t)d & 7) || (bytes & 7)) {
     /* copy_edge_stores: a memcpy of a variable size under 64 bytes compiles to rep movs, whose

@@ -41,7 +41,7 @@ CXX_WARN := -Wall -Wextra -Wpedantic -Werror
 
 .PHONY: plots test-plots tree-svg tree-example
 .PHONY: all help test test-unit test-examples test-sanitize test-tsan test-clang check-gen gen bench bench-permute install deps clean run bench-einsum fuzz \
-  lib test-cxx test-install check-headers bench-compile test-optout test-gpu test-capi test-fortran test-hdf5 test-python bench-python
+  lib test-cxx test-install check-headers bench-compile bench-xsmm test-optout test-gpu test-capi test-fortran test-hdf5 test-python bench-python
 
 all: $(TOOLS) $(EXAMPLES) $(TESTS)
 
@@ -65,6 +65,7 @@ help:
 	@echo "make test-python     pip install . into a venv, then tests/python (pytest)"
 	@echo "make bench-python    tenferro.einsum per call against numpy.einsum and opt_einsum (2x2 and more)"
 	@echo "make test-install    install into a temporary prefix; build C, C++ and CMake clients"
+	@echo "make bench-xsmm      build/bench/bench_chain_xsmm: bench_chain --xsmm, libxsmm as a peer (needs libxsmm-dev)"
 	@echo "make bench-compile   compile times of the three linkage modes (docs/linkage.md)"
 	@echo "make test-optout     a unit without ad, linalg, io and all kinds but f64: faster, runs"
 	@echo "make plots           docs/img/bench_einsum.png, bench_permute.png from the benchmark pages (matplotlib)"
@@ -83,6 +84,14 @@ $(BUILD)/examples/%: examples/%.c $(HDRS)
 $(BUILD)/bench/%: bench/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O3 -o $@ $< $(LDLIBS)
+
+# bench_chain with --xsmm: libxsmm (Debian libxsmm-dev) as a peer of the chain's step GEMMs.
+# Optional and bench-only: not in `make bench`, `all` or `test`.
+XSMM_LIBS ?= -lxsmm
+bench-xsmm: $(BUILD)/bench/bench_chain_xsmm
+$(BUILD)/bench/bench_chain_xsmm: bench/bench_chain.c bench/chain_xsmm.h $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O3 -DTFE_BENCH_XSMM -o $@ $< $(XSMM_LIBS) $(LDLIBS)
 
 $(BUILD)/%: tools/%.c $(HDRS)
 	@mkdir -p $(dir $@)

@@ -20,9 +20,13 @@
  * least-squares line time = t0 + flops / rate over the dims.
  *
  *   bench_chain [--sites N] [--d d] [--dims 2,4,...] [--reps R] [--threads T] [--peers] [--python PY] [--steps] [--micro]
+ *               [--xsmm]
  * --tune contract_naive_work|contract_small_mnk V: sets that tuning field first.
  * --steps: the middle steps' own times (einsum's step hook) and engines against BLIS alone.
  * --micro: each middle step alone in a hot loop (plan held; the small engine alone; BLIS alone).
+ * --xsmm (only in build/bench/bench_chain_xsmm, `make bench-xsmm`, which needs libxsmm-dev): the
+ *   two middle steps on libxsmm's JIT kernels against the small engine, hot and along a chain of
+ *   fresh operands (bench/chain_xsmm.h).
  * Defaults: N = 100, d = 2, dims 2,4,8,10,16,24,32,40,48,60,64,96,128, R = 21. Each repetition
  * times the three own columns alternately (einsum, contract, dgemm), so load slows them alike;
  * the peers run after, then the own columns a second time (both passes' median are printed:
@@ -313,10 +317,20 @@ static void micro(int N, int d, int D, int reps, double big) {
   chain_free(&c);
 }
 
+#ifdef TFE_BENCH_XSMM
+#include "chain_xsmm.h"
+#else
+static int xsmm_main(int N, int d, const int *dims, int nd, int reps, double big) {
+  (void)N; (void)d; (void)dims; (void)nd; (void)reps; (void)big;
+  fprintf(stderr, "--xsmm: this build has no libxsmm (make bench-xsmm builds bench_chain_xsmm)\n");
+  return 2;
+}
+#endif
+
 #define MAXD 32
 int main(int argc, char **argv) {
   int N = 100, d = 2, reps = 21, threads = 1, nd = 0, dims[MAXD];
-  bool peers = false, steps = false, micro_mode = false;
+  bool peers = false, steps = false, micro_mode = false, xsmm_mode = false;
   const char *py = getenv("PYTHON") ? getenv("PYTHON") : "python3";
   const char *dimstr = "2,4,8,10,16,24,32,40,48,60,64,96,128";
   for (int i = 1; i < argc; i++) {
@@ -329,6 +343,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--peers")) peers = true;
     else if (!strcmp(argv[i], "--steps")) steps = true;
     else if (!strcmp(argv[i], "--micro")) micro_mode = true;
+    else if (!strcmp(argv[i], "--xsmm")) xsmm_mode = true;
     else if (!strcmp(argv[i], "--tune") && i + 2 < argc) { /* --tune contract_naive_work|contract_small_mnk VALUE */
       tfe_tuning t = tfe_tuning_get();
       if (!strcmp(argv[i + 1], "contract_naive_work")) t.contract_naive_work = atoll(argv[i + 2]);
@@ -347,6 +362,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   double big = getenv("CHAIN_MICRO_ONLY") ? 30.0 : large_gemm_rate();
+  if (xsmm_mode) return xsmm_main(N, d, dims, nd, reps, big);
   if (micro_mode) {
     printf("# --micro: each middle step alone, us per call (median of %d), f64, %d thread(s), %s time; large GEMM %.1f GFLOP/s\n"
            "| D | E.A m,n,k engine | execute us | engine us | execute %% of large GEMM | BLIS alone us | T.B m,n,k engine | execute us | engine us | execute %% of large GEMM | BLIS alone us |\n"

@@ -21,7 +21,7 @@
  *
  *   bench_chain [--sites N] [--d d] [--dims 2,4,...] [--reps R] [--threads T] [--peers] [--python PY] [--steps] [--micro]
  *               [--xsmm]
- * --tune contract_naive_work|contract_small_mnk V: sets that tuning field first.
+ * --tune contract_naive_work|contract_small_mnk|small_row_regs V: sets that tuning field first.
  * --steps: the middle steps' own times (einsum's step hook) and engines against BLIS alone.
  * --micro: each middle step alone in a hot loop (plan held; the small engine alone; BLIS alone).
  * --xsmm (only in build/bench/bench_chain_xsmm, `make bench-xsmm`, which needs libxsmm-dev): the
@@ -344,10 +344,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--steps")) steps = true;
     else if (!strcmp(argv[i], "--micro")) micro_mode = true;
     else if (!strcmp(argv[i], "--xsmm")) xsmm_mode = true;
-    else if (!strcmp(argv[i], "--tune") && i + 2 < argc) { /* --tune contract_naive_work|contract_small_mnk VALUE */
+    else if (!strcmp(argv[i], "--tune") && i + 2 < argc) { /* --tune contract_naive_work|contract_small_mnk|small_row_regs VALUE */
       tfe_tuning t = tfe_tuning_get();
       if (!strcmp(argv[i + 1], "contract_naive_work")) t.contract_naive_work = atoll(argv[i + 2]);
       else if (!strcmp(argv[i + 1], "contract_small_mnk")) t.contract_small_mnk = atoll(argv[i + 2]);
+      else if (!strcmp(argv[i + 1], "small_row_regs")) t.small_row_regs = atoi(argv[i + 2]);
       else { fprintf(stderr, "--tune: unknown field %s\n", argv[i + 1]); return 2; }
       if (tfe_tuning_set(&t) != TFE_OK) { fprintf(stderr, "%s\n", tfe_last_error()); return 2; }
       i += 2;

@@ -141,6 +141,15 @@ typedef struct tfe_tuning {
                                     * (0: gather tiles) */
 
 
+  /* ---- prims room, session 21 (docs/prims.md, "Tuning") -------------------------------- */
+  int small_row_regs;              /* 1: on AVX (16 registers of 256 bits), the small engine's
+                                    * kernel holds its row vectors in registers rather than letting
+                                    * the compiler fold their loads into every FMA, and loads a
+                                    * half-full last row vector (f64: 4k + 2 rows, e.g. a chain step
+                                    * at D = 10) by a 128-bit load instead of a masked one (0: as
+                                    * before session 21; the same results) */
+
+
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -164,6 +173,7 @@ typedef struct tfe_tuning {
   .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, .einsum_plan_work_rate = 1.5e8, \
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
   /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 1, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
+  /* prims (session 21) */ .small_row_regs = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -223,6 +233,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_half_blocks, 0, 1);
   TFE__TUNE_RANGE(copy_rim_scalar_cols, 0, 64);
   TFE__TUNE_RANGE(copy_quarter_blocks, 0, 1);
+  TFE__TUNE_RANGE(small_row_regs, 0, 1); /* (prims, session 21: checked with the late fields) */
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);
   TFE__TUNE_RANGE(elementwise_run_bytes, 1, tile);

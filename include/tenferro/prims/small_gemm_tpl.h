@@ -329,6 +329,30 @@ TFE_INTERNAL TFE_FN(ps_vec_) TFE_FN(ps_mload_)(const TFE_R *p, TFE_FN(ps_mask_) 
   return v;
 #endif
 }
+/* Whether the kernel holds its row vectors in registers (TFE__PS_PIN) and loads a half-full
+ * last one by ps_hload_: on AVX (16 registers of 256 bits) with small_row_regs on. The 128-bit
+ * load zero-extends, so that block needs no mask register: with 3 row vectors x 4 columns (E.A
+ * at D = 10) the 12 accumulators, 3 row vectors and a broadcast then fit the 16 registers
+ * (docs/bench-prims.md, session 21). */
+TFE_INTERNAL bool TFE_FN(ps_regs_)(void) {
+#if TFE__PS_VB == 32 && defined(__AVX__)
+  return tfe__st.tune.small_row_regs != 0;
+#else
+  return false;
+#endif
+}
+/* The first W / 2 lanes at p, the others zero (only where ps_regs_ said so). */
+TFE_INTERNAL TFE_FN(ps_vec_) TFE_FN(ps_hload_)(const TFE_R *p) {
+  typedef TFE_FN(ps_vec_) V;
+#if TFE__PS_VB == 32 && defined(__AVX__)
+  if (sizeof(TFE_R) == 8) return (V)_mm256_zextpd128_pd256(_mm_loadu_pd((const double *)(const void *)p));
+  return (V)_mm256_zextps128_ps256(_mm_loadu_ps((const float *)(const void *)p));
+#else
+  V v = {0};
+  for (int64_t l = 0; l < TFE__PS_W / 2; l++) v[l] = p[l];
+  return v;
+#endif
+}
 TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec_) v) {
 #if TFE__PS_VB == 64 && defined(__AVX512F__)
   if (sizeof(TFE_R) == 8) _mm512_mask_storeu_pd((void *)p, (__mmask8)m, (__m512d)v);
@@ -382,13 +406,13 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
     }                                                                                          \
   }
 /* Row vector i of the block into C: acc (MODE 0), alpha * acc (1), alpha * acc + beta * C (2);
- * the block's last one masked under MK. MODE is a constant: the block tests beta == 0 and
+ * the block's last one masked under MK & 3. MODE is a constant: the block tests beta == 0 and
  * alpha == 1 once, not once per vector (a chain step at D = 10 stores 60 vectors). */
 #define TFE__PS_CV(i, acc, MODE)                                                               \
   {                                                                                            \
     V v = (acc);                                                                               \
     if (MODE >= 1) v *= alpha;                                                                 \
-    if (MKE && i == NV - 1) {                                                                  \
+    if ((MKE & 3) && i == NV - 1) {                                                            \
       if (MODE == 2) v += TFE_FN(ps_mload_)(tq + i * TFE__PS_W, mk) * beta;                   \
       TFE_FN(ps_mstore_)(tq + i * TFE__PS_W, mk, v);                                          \
     } else {                                                                                   \
@@ -422,12 +446,31 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
       if (NV >= 2) *(V *)(tq + s->RP * s->QP + TFE__PS_W) = i1_##j;                            \
     }                                                                                          \
   }
-/* Row vector i of X at depth p; the block's last one masked under MK. */
+/* Row vector i of X at depth p; the block's last one by a masked load under MK & 1, by a
+ * half load (ps_hload_) under MK & 2. */
 #define TFE__PS_XL(i)                                                                          \
-  ((MKE && i == NV - 1) ? TFE_FN(ps_mload_)(xx + i * TFE__PS_W, mk) : (V) * (const Vu *)(xx + i * TFE__PS_W))
+  (((MKE & 2) && i == NV - 1)   ? TFE_FN(ps_hload_)(xx + i * TFE__PS_W)                         \
+   : ((MKE & 1) && i == NV - 1) ? TFE_FN(ps_mload_)(xx + i * TFE__PS_W, mk)                     \
+                                : (V) * (const Vu *)(xx + i * TFE__PS_W))
+/* MK & 4: the row vectors held in registers. gcc otherwise folds their loads into every FMA
+ * that uses them (with 4 columns: 4 loads of each per depth, 13 loads per 12 FMAs at D = 10),
+ * though the registers are there; a 3-vector block with a masked tail has none to spare (its
+ * mask takes the sixteenth), so it never gets MK & 4. */
+#if TFE__PS_VB == 32 && defined(__AVX__) && defined(__GNUC__)
+#define TFE__PS_PIN(x) __asm__("" : "+x"(x))
+#else
+#define TFE__PS_PIN(x) (void)(x)
+#endif
+#define TFE__PS_PINS                                                                           \
+  if (MKE & 4) {                                                                               \
+    TFE__PS_PIN(x0);                                                                           \
+    if (NV >= 2) TFE__PS_PIN(x1);                                                              \
+    if (NV >= 3) TFE__PS_PIN(x2);                                                              \
+    if (NV >= 4) TFE__PS_PIN(x3);                                                              \
+  }
 #define TFE__PS_BODY(NV, J, NC, MK)                                                            \
   { enum { MKE = MK };                                                                         \
-  TFE_FN(ps_mask_) mk = TFE_FN(ps_mk_)(MKE ? mrem : 0); /* (dead where MKE is 0) */            \
+  TFE_FN(ps_mask_) mk = TFE_FN(ps_mk_)(MKE & 3 ? mrem : 0); /* (MK & 2: its lane count alone) */\
   for (int64_t q0 = q_begin; q0 + NC <= q_end; q0 += NC)                                       \
     for (int64_t r0 = rb; r0 + NV * TFE__PS_W <= re; r0 += NV * TFE__PS_W) {                   \
       J(TFE__PS_DECL)                                                                          \
@@ -437,6 +480,7 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
         if (NV >= 2) x1 = TFE__PS_XL(1);                                                       \
         if (NV >= 3) x2 = TFE__PS_XL(2);                                                       \
         if (NV >= 4) x3 = TFE__PS_XL(3);                                                       \
+        TFE__PS_PINS                                                                           \
         if (TFE_CPLX) {                                                                        \
           xi0 = *(const V *)(xx + s->RP * K);                                                  \
           if (NV >= 2) xi1 = *(const V *)(xx + s->RP * K + TFE__PS_W);                         \
@@ -484,7 +528,7 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
   bool aone = alpha == (TFE_R)1; /* (x * 1 == x exactly: the product is skipped) */
   /* the rows without the masked block (none when the masked block is all: 9-12 rows on 4
    * lanes, 9-16 on 8), then that block */
-  bool mkl = mrem > 0;
+  bool pin = TFE_FN(ps_regs_)(), mkl = mrem > 0, half = pin && 2 * mrem == TFE__PS_W;
   int64_t rm = mkl ? r_end - nv * TFE__PS_W : r_end, rb, re;
   bool unm = rm > r_begin;
   /* whole column blocks, then the Q % NQ last columns as one block (never the pad columns:
@@ -498,16 +542,37 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
       TFE__PS_BY_NQ(NV, 0)
     } else if (nv == 3 && !TFE_CPLX) {
       enum { NV = 3 };
-      if (unm) TFE__PS_BY_NQ4(NV, 0)
-      if (mkl) { rb = rm; re = r_end; TFE__PS_BY_NQ4(NV, 1) }
+      if (unm) {
+        if (pin) TFE__PS_BY_NQ4(NV, 4)
+        else TFE__PS_BY_NQ4(NV, 0)
+      }
+      if (mkl) {
+        rb = rm; re = r_end;
+        if (half) TFE__PS_BY_NQ4(NV, 6)
+        else TFE__PS_BY_NQ4(NV, 1)
+      }
     } else if (nv >= 2) {
       enum { NV = 2 };
-      if (unm) TFE__PS_BY_NQ(NV, 0)
-      if (mkl && !TFE_CPLX) { rb = rm; re = r_end; TFE__PS_BY_NQ(NV, 1) }
+      if (unm) {
+        if (pin && !TFE_CPLX) TFE__PS_BY_NQ(NV, 4)
+        else TFE__PS_BY_NQ(NV, 0)
+      }
+      if (mkl && !TFE_CPLX) {
+        rb = rm; re = r_end;
+        if (pin) TFE__PS_BY_NQ(NV, 5)
+        else TFE__PS_BY_NQ(NV, 1)
+      }
     } else {
       enum { NV = 1 };
-      if (unm) TFE__PS_BY_NQ(NV, 0)
-      if (mkl && !TFE_CPLX) { rb = rm; re = r_end; TFE__PS_BY_NQ(NV, 1) }
+      if (unm) {
+        if (pin && !TFE_CPLX) TFE__PS_BY_NQ(NV, 4)
+        else TFE__PS_BY_NQ(NV, 0)
+      }
+      if (mkl && !TFE_CPLX) {
+        rb = rm; re = r_end;
+        if (pin) TFE__PS_BY_NQ(NV, 5)
+        else TFE__PS_BY_NQ(NV, 1)
+      }
     }
   }
 }
@@ -515,6 +580,8 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
 #undef TFE__PS_BY_NQ4
 #undef TFE__PS_BODY
 #undef TFE__PS_XL
+#undef TFE__PS_PIN
+#undef TFE__PS_PINS
 #undef TFE__PS_PUTT
 #undef TFE__PS_PUTC
 #undef TFE__PS_PUTC0

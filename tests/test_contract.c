@@ -412,8 +412,9 @@ static void test_small_tails(void **st) {
  * a 128-bit load (small_row_regs, session 21), against the reference loops: random
  * C(i,k) = A(i,j) B(j,k) (or A(j,i): the dot kernel and packed transposes; or C(k,i)) with
  * i, j, k of 1-64 (half the cases i of 9-12 or 17-20: the 3-vector blocks, with every tail), leading
- * dimensions padded by 0-3, every kind the engine serves, alpha and beta, the knob off and on
- * (both must equal the reference: the knob changes no result beyond rounding). */
+ * dimensions padded by 0-3, every kind the engine serves, alpha and beta, the knob off and on,
+ * and small_dot_depth 32, -1 or 0 (the dot kernel or the packed transpose for A transposed): all
+ * must equal the reference (the knobs change no result beyond rounding). */
 #define TC_RR_KIND(s, T, tol)                                                                    \
   static void tc_rr_##s(int64_t i, int64_t j, int64_t k, int pa, int pb, int pc, int ta, int ct, uint64_t seed) { \
     enum { LI = 1, LJ, LK };                                                                     \
@@ -436,6 +437,7 @@ static void test_small_tails(void **st) {
       TUNE(contract_naive_work, run ? 0 : INT64_MAX);                                            \
       TUNE(contract_small_mode, run ? 1 : 0);                                                    \
       TUNE(small_row_regs, run == 2);                                                            \
+      TUNE(small_dot_depth, run == 1 ? 32 : seed % 2 ? -1 : 0); /* the dot kernel or packing */    \
       tfe_contract_cache_clear();                                                                \
       tfe_view_##s X = {A, LA, false}, Y = {B, LB_, false}, Z = {out, LC_, false};               \
       if (run) memcpy(C, tc_rr_c0_##s, sizeof(T) * (size_t)nC);                                 \
@@ -479,6 +481,7 @@ static void test_small_row_regs(void **st) {
   TUNE(contract_naive_work, tfe_tuning_default().contract_naive_work);
   TUNE(contract_small_mode, 0);
   TUNE(small_row_regs, tfe_tuning_default().small_row_regs);
+  TUNE(small_dot_depth, tfe_tuning_default().small_dot_depth);
 #if defined(__GNUC__) || defined(__clang__)
   assert_true(tc_tails() > tails); /* (some of them in place with a partial last row vector) */
 #else

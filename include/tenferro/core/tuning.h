@@ -148,6 +148,10 @@ typedef struct tfe_tuning {
                                     * half-full last row vector (f64: 4k + 2 rows, e.g. a chain step
                                     * at D = 10) by a 128-bit load instead of a masked one (0: as
                                     * before session 21; the same results) */
+  int64_t small_dot_depth;         /* -1: f64 GEMMs with both inputs depth-contiguous (a chain's T.B
+                                    * step) up to this depth run the dot kernel (AVX), deeper ones
+                                    * pack the transposed input; -1 picks 31 on 16-register targets
+                                    * with small_row_regs on, else 32 (0: always packed; at most 32) */
 
 
 } tfe_tuning;
@@ -173,7 +177,7 @@ typedef struct tfe_tuning {
   .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, .einsum_plan_work_rate = 1.5e8, \
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
   /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 1, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
-  /* prims (session 21) */ .small_row_regs = 1, \
+  /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -233,7 +237,8 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_half_blocks, 0, 1);
   TFE__TUNE_RANGE(copy_rim_scalar_cols, 0, 64);
   TFE__TUNE_RANGE(copy_quarter_blocks, 0, 1);
-  TFE__TUNE_RANGE(small_row_regs, 0, 1); /* (prims, session 21: checked with the late fields) */
+  TFE__TUNE_RANGE(small_row_regs, 0, 1);
+  TFE__TUNE_RANGE(small_dot_depth, -1, 32); /* (prims, session 21: checked with the late fields) */
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);
   TFE__TUNE_RANGE(elementwise_run_bytes, 1, tile);

@@ -1039,6 +1039,15 @@ TFE_INTERNAL bool TFE_FN(ps_affine_)(const int64_t *tab, int64_t n, int64_t *ste
     if (tab[i] != i * *step) return false;
   return true;
 }
+/* The deepest GEMM of two depth-contiguous f64 inputs that runs the dot kernel (ps_tn_);
+ * deeper ones pack the transposed input (ps_pack_xt_) for the vector kernel. With 16 registers
+ * and the row vectors held in registers (ps_regs_), depth 32 (a chain's T.B at D = 16) ran 10%
+ * faster packed in the chain, depths 20-28 slower (docs/bench-prims.md, session 21); not
+ * measured with 32 registers, which keep 32. */
+TFE_INTERNAL int64_t TFE_FN(ps_dot_depth_)(void) {
+  int64_t d = tfe__st.tune.small_dot_depth;
+  return d >= 0 ? d : TFE__PS_NREG < 32 && TFE_FN(ps_regs_)() ? 31 : 32;
+}
 /* Real kinds read X, Y and write C in place when their tables are affine: no packing, no
  * tile (bij,bjk->bik with 64^3 GEMMs). Any column count (the last column block is the
  * remainder), any row count (the last row vector masked). With both inputs depth-contiguous
@@ -1064,7 +1073,7 @@ TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
 #if TFE__PS_HAVE_TN
   /* both inputs depth-contiguous (neither is read in place by the vector kernel then) */
   int64_t xrs, ysq, xps, yps;
-  if (sizeof(TFE_R) == 8 && !s->xdir && s->K >= 4 && s->K <= 32 && TFE_FN(ps_affine_)(s->xp, s->K, &xps) && xps == 1 &&
+  if (sizeof(TFE_R) == 8 && !s->xdir && s->K >= 4 && s->K <= TFE_FN(ps_dot_depth_)() && TFE_FN(ps_affine_)(s->xp, s->K, &xps) && xps == 1 &&
       TFE_FN(ps_affine_)(s->yp, s->K, &yps) && yps == 1 && TFE_FN(ps_affine_)(s->xr, s->R, &xrs) &&
       TFE_FN(ps_affine_)(s->yq, s->Q, &ysq) && cr && cq) {
     if (unit == 1) { s->tn = 1; s->csq = u2; }

@@ -143,8 +143,9 @@ typedef struct tfe_tuning {
 
   /* ---- prims room, session 21 (docs/prims.md, "Tuning") -------------------------------- */
   int small_row_regs;              /* 1: on AVX (16 registers of 256 bits), the small engine's
-                                    * kernel holds its row vectors in registers rather than letting
-                                    * the compiler fold their loads into every FMA, and loads a
+                                    * kernels hold their reused vectors in registers (the vector
+                                    * kernel's rows, the dot kernel's columns) rather than letting
+                                    * the compiler fold their loads into every FMA, and load a
                                     * half-full last row vector (f64: 4k + 2 rows, e.g. a chain step
                                     * at D = 10) by a 128-bit load instead of a masked one (0: as
                                     * before session 21; the same results) */

@@ -658,6 +658,7 @@ TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, i
 #define TFE__PS_TN_FMA(LD)                                                                     \
   {                                                                                            \
     __m256d u0 = LD(y0 + p), u1 = LD(y1 + p), u2, u3, v;                                       \
+    if (PTN) { TFE__PS_TN_PIN(u0); TFE__PS_TN_PIN(u1); }                                        \
     if (NCB == 2) {                                                                            \
       v = LD(x0 + p); a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);    \
       v = LD(x1 + p); a10 = _mm256_fmadd_pd(v, u0, a10); a11 = _mm256_fmadd_pd(v, u1, a11);    \
@@ -665,6 +666,7 @@ TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, i
       v = LD(x3 + p); a30 = _mm256_fmadd_pd(v, u0, a30); a31 = _mm256_fmadd_pd(v, u1, a31);    \
     } else { /* 2 rows (x0, x1) x 4 columns: a00 a01 a20 a21 row 0, a10 a11 a30 a31 row 1 */   \
       u2 = LD(y2 + p); u3 = LD(y3 + p);                                                        \
+      if (PTN) { TFE__PS_TN_PIN(u2); TFE__PS_TN_PIN(u3); }                                      \
       v = LD(x0 + p);                                                                          \
       a00 = _mm256_fmadd_pd(v, u0, a00); a01 = _mm256_fmadd_pd(v, u1, a01);                    \
       a20 = _mm256_fmadd_pd(v, u2, a20); a21 = _mm256_fmadd_pd(v, u3, a21);                    \
@@ -673,6 +675,9 @@ TFE_INTERNAL void TFE_FN(ps_tile_)(const TFE_FN(ps_call_) *s, const TFE_R *xp, i
       a30 = _mm256_fmadd_pd(v, u2, a30); a31 = _mm256_fmadd_pd(v, u3, a31);                    \
     }                                                                                          \
   }
+/* PTN (small_row_regs): the column vectors u held in registers, as the vector kernel's rows
+ * (TFE__PS_PIN): gcc otherwise folds their loads into every FMA, 12 loads per 8 FMAs. */
+#define TFE__PS_TN_PIN(u) __asm__("" : "+x"(u))
 #define TFE__PS_TN_LDU(p) _mm256_loadu_pd(p)
 #define TFE__PS_TN_LDM(p) _mm256_maskload_pd(p, km)
 /* nr (1..4) elements of v into C at cj (plus beta times what is there): vector, half, scalar */
@@ -846,19 +851,26 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, c
   /* whole blocks of 4 rows x 2 columns, nr a constant there (the stores whole vectors, no
    * branches on the row count); then 3 rows left: one more such block, its last row repeated;
    * 1-2 rows: blocks of 2 rows x 4 columns */
-  int64_t R4 = R & ~(int64_t)3, r0 = 0;
-  for (; r0 < R4; r0 += 4) {
-    const int64_t nr = 4;
-    const double *x0 = (const double *)x + r0 * xrs, *x1 = x0 + xrs, *x2 = x1 + xrs, *x3 = x2 + xrs;
-    TFE__PS_TN_COLS(2)
+#define TFE__PS_TN_ALL(PTNV)                                                                   \
+  { enum { PTN = PTNV };                                                                       \
+    int64_t R4 = R & ~(int64_t)3, r0 = 0;                                                      \
+    for (; r0 < R4; r0 += 4) {                                                                 \
+      const int64_t nr = 4;                                                                    \
+      const double *x0 = (const double *)x + r0 * xrs, *x1 = x0 + xrs, *x2 = x1 + xrs, *x3 = x2 + xrs;\
+      TFE__PS_TN_COLS(2)                                                                       \
+    }                                                                                          \
+    if (r0 < R) {                                                                              \
+      int64_t nr = R - r0;                                                                     \
+      const double *x0 = (const double *)x + r0 * xrs;                                         \
+      const double *x1 = nr > 1 ? x0 + xrs : x0, *x2 = nr > 2 ? x0 + 2 * xrs : x1, *x3 = x2;   \
+      if (nr == 3) TFE__PS_TN_COLS(2) else TFE__PS_TN_COLS(4)                                  \
+    }                                                                                          \
   }
-  if (r0 < R) {
-    int64_t nr = R - r0;
-    const double *x0 = (const double *)x + r0 * xrs;
-    const double *x1 = nr > 1 ? x0 + xrs : x0, *x2 = nr > 2 ? x0 + 2 * xrs : x1, *x3 = x2;
-    if (nr == 3) TFE__PS_TN_COLS(2) else TFE__PS_TN_COLS(4)
-  }
+  if (tfe__st.tune.small_row_regs) TFE__PS_TN_ALL(1)
+  else TFE__PS_TN_ALL(0)
 }
+#undef TFE__PS_TN_ALL
+#undef TFE__PS_TN_PIN
 #undef TFE__PS_TN_FMA
 #undef TFE__PS_TN_COLS
 #undef TFE__PS_TN_LDU

@@ -216,8 +216,12 @@ static int xs_setup(chain *c, micro_cap *mc, xs_step *s) {
 
 static int xsmm_main(int N, int d, const int *dims, int nd, int reps, double big) {
   libxsmm_init();
+  for (int r = 0; r < 2; r++) { /* the quietest of three: on a shared host one can halve it */
+    double b = large_gemm_rate();
+    if (b > big) big = b;
+  }
   printf("# --xsmm: libxsmm %s (target %s) against the small engine; f64, 1 thread, %s time, median of %d; "
-         "large GEMM (n=1024, BLIS %s) %.1f GFLOP/s\n", LIBXSMM_VERSION, libxsmm_get_target_arch(),
+         "large GEMM (n=1024, BLIS %s; the best of 3) %.1f GFLOP/s\n", LIBXSMM_VERSION, libxsmm_get_target_arch(),
          getenv("TFE_BENCH_CPU") && atoi(getenv("TFE_BENCH_CPU")) > 0 ? "CPU" : "wall", reps, tfe_blas_arch(), big);
   printf("# T.B as a TN kernel: libxsmm dispatches %s at D = 10\n",
          xs_dispatch(10, 10, 20, 20, 20, 10, LIBXSMM_GEMM_FLAG_TRANS_A) ? "one" : "none (unsupported in this version)");

@@ -601,6 +601,22 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
     TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
 }
 
+/* A unit plan's tile (units.h). */
+TFE_INTERNAL void TFE_FN(k_copy_unit_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
+  const TFE_TY(kcopy_) *c = (const TFE_TY(kcopy_) *)ctx;
+  tfe__kunit_run_tile(p, (char *)(void *)c->d, (const char *)(const void *)c->s, t, (int64_t)sizeof(TFE_T));
+}
+/* Copy as units when plan p's leading dim is a short run common to both (copy_unit_run_bytes,
+ * units.h); false: p runs as planned. */
+TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, const tfe__kplan *p, int nt) {
+  tfe__kplan u;
+  if (!tfe__kplan_units(&u, p, tfe__st.tune.copy_unit_tile_bytes)) return false;
+  TFE__KSTAT(29);
+  TFE_TY(kcopy_) c = {dst->data, src->data, false, false, NULL, 0};
+  tfe__kplan_run(&u, TFE_FN(k_copy_unit_tile_), &c, nt);
+  return true;
+}
+
 /* Planned copy of validated views (dims equal, numel > 0); `fresh`: dst is a new dense
  * buffer of n elements whose pages were never written: a transpose faults it in first
  * (tfe__kprefault) and then runs the tiles for written pages; other fresh copies take the
@@ -631,6 +647,7 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
     if (!cached && !tfe__kprefault(dst->data, (size_t)n * sizeof(TFE_T), nt))
       tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tfe__kcopy_g1(tw, es), tg, false, es, true);
   }
+  if (!cj && TFE_FN(k_copy_units_)(dst, src, &p, nt)) return;
   if (p.gather) TFE__KSTAT(2);
   if (!p.gather && p.g[1].nd == 0 && p.g[0].nd > 1 && p.dims[0] >= 8 && p.str[1][0] == 1)
     TFE__KSTAT(3); /* runs of a table block */

@@ -65,6 +65,7 @@ typedef struct tfe__kplan {
   int nchain;                            /* innermost odometer dims that continue the input's rows */
   bool runtile;                          /* a transpose of long common runs (copy_run_tile_bytes) */
   bool shared;                           /* G1 took a dim shared by both runs (copy_shared_run_dim) */
+  int64_t unit;                          /* elements per unit of a unit plan (units.h), else 0 */
 } tfe__kplan;
 
 typedef struct tfe__ktile {
@@ -391,7 +392,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
                                    int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max,
                                    int64_t run_far, int64_t far) {
   p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false; p->tiny = false;
-  p->along_src = false; p->runtile = false; p->shared = false;
+  p->along_src = false; p->runtile = false; p->shared = false; p->unit = 0;
   for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
   for (int i = 0; i < rank; i++) {
     if (dims[i] == 0) { p->numel = 0; return false; }

@@ -1,0 +1,118 @@
+/* tenferro/kernel/units.h — copies whose leading run is common to both operands and short
+ * (r elements contiguous in the destination and the source, r * es at most
+ * copy_unit_run_bytes): each run is copied as one unit of r * es bytes, and the copy is planned
+ * over the remaining dims as a copy of such units (kind-independent: units are bytes).
+ *
+ * Why: planned element by element, such a copy of a 1- or 2-byte kind is a gather tile whose
+ * G0 table holds 256 elements, about 50 runs, so each tile wrote a hundred or more destination
+ * columns of 250 bytes far apart (u8 [5,36,4,44,10,14,34] perm [0,4,5,1,3,6,2]: 7-8x memcpy,
+ * docs/bench-kernel.md sessions 19 and 21). Planned over units, G0 holds up to 256 runs and
+ * the tile is an ordinary transpose of units. Internal only (bodies phase). */
+#if !TFE__BODY_PHASE
+#ifndef TENFERRO_KERNEL_UNITS_H
+#define TENFERRO_KERNEL_UNITS_H
+#include <tenferro/config.h>
+
+#endif
+#elif !defined(TENFERRO_KERNEL_UNITS_BODY) /* bodies */
+#define TENFERRO_KERNEL_UNITS_BODY
+#include <string.h>
+
+/* Plan of a copy (plan p, op 0 written, op 1 read) as a copy of units when p's leading dim is a
+ * short run common to both (stride 1 in both, 2 or more elements, at most copy_unit_run_bytes)
+ * and the copy transposes (gather or transpose tiles). The unit plan *u is built over p's
+ * other dims with strides in units (each a multiple of r: otherwise false, p stays), then
+ * scaled back to elements, so that its offsets, steps and tables are element offsets as in any
+ * plan; u->unit = r. tb: copy_unit_tile_bytes (G1 spans tb bytes, G0 2 tb). */
+TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t tb) {
+  const int64_t maxb = tfe__st.tune.copy_unit_run_bytes, r = p->rank ? p->dims[0] : 0, ub = r * p->es;
+  if (!p->copy || p->nops != 2 || p->key != 0 || maxb <= 0 || p->rank < 2 || r < 2 || ub > maxb ||
+      p->str[0][0] != 1 || p->str[1][0] != 1 || (!p->gather && p->g[1].nd == 0))
+    return false;
+  int64_t dims[TFE_MAX_RANK], str[2][TFE_MAX_RANK], off[2] = {0, 0};
+  for (int d = 1; d < p->rank; d++) {
+    dims[d - 1] = p->dims[d];
+    for (int o = 0; o < 2; o++) {
+      if (p->str[o][d] % r) return false;
+      str[o][d - 1] = p->str[o][d] / r;
+    }
+  }
+  const int64_t *sp[2] = {str[0], str[1]};
+  const int64_t tt = tb / ub < 8 ? 8 : tb / ub;
+  if (!tfe__kplan_make(u, 2, 0, p->rank - 1, dims, sp, off, 65536 / ub + 1, 2 * tt, tt, 0, false, ub, true)) return false;
+  /* back to elements: every offset times r, from p's origin */
+  for (int o = 0; o < 2; o++) {
+    u->base[o] = p->base[o] + r * u->base[o];
+    for (int d = 0; d < u->rank; d++) u->str[o][d] *= r;
+    for (int gi = 0; gi < 2; gi++) {
+      tfe__kgroup *g = &u->g[gi];
+      g->step[o] *= r;
+      if (g->nd > 1) for (int64_t e = 0; e < g->len; e++) g->tab[o][e] *= r; /* (filled for every op) */
+    }
+    for (int q = 0; q < u->no; q++) u->ostep[o][q] *= r;
+  }
+  u->unit = r;
+  u->es = p->es;
+  u->numel = p->numel;
+  return true;
+}
+
+/* Copy one unit of a size class: `ub` bytes from s to d, ub in the class's range, by at most
+ * two loads and two stores of a fixed width (overlapping inside the unit: nothing outside it
+ * is read or written). */
+#define TFE__KU_W(w, d, s) do { char t_[w]; memcpy(t_, (s), w); memcpy((d), t_, w); } while (0)
+#define TFE__KU_PAIR(w, d, s, ub) do { \
+    char a_[w], b_[w]; \
+    memcpy(a_, (s), w); memcpy(b_, (s) + (ub) - w, w); \
+    memcpy((d), a_, w); memcpy((d) + (ub) - w, b_, w); \
+  } while (0)
+#define TFE__KU_C2(d, s, ub) TFE__KU_W(2, d, s)
+#define TFE__KU_C3(d, s, ub) TFE__KU_PAIR(2, d, s, ub)
+#define TFE__KU_C4(d, s, ub) TFE__KU_W(4, d, s)
+#define TFE__KU_C7(d, s, ub) TFE__KU_PAIR(4, d, s, ub)
+#define TFE__KU_C8(d, s, ub) TFE__KU_W(8, d, s)
+#define TFE__KU_C15(d, s, ub) TFE__KU_PAIR(8, d, s, ub)
+#define TFE__KU_C16(d, s, ub) TFE__KU_W(16, d, s)
+#define TFE__KU_C32(d, s, ub) TFE__KU_PAIR(16, d, s, ub)
+
+/* A tile of units: for each of its n1 columns (G1 entries), the n0 units of G0, written in
+ * destination order (G0 runs along the destination), read from n0 source rows. es: bytes of an
+ * element (offsets are elements). One function per size class: the unit copy is inlined. */
+#define TFE__KU_TILE(cls) \
+  TFE_INTERNAL void tfe__kunit_tile##cls(const tfe__kplan *u, char *d, const char *s, int64_t n0, int64_t n1, int64_t es) { \
+    const tfe__kgroup *g0 = &u->g[0]; \
+    const int64_t ub = u->unit * es; (void)ub; \
+    const bool ar = g0->arith[0] && g0->arith[1]; \
+    const int64_t ds = g0->step[0] * es, ss = g0->step[1] * es; \
+    for (int64_t j = 0; j < n1; j++) { \
+      char *dc = d + TFE__KOFF(u, 1, 0, j) * es; \
+      const char *sc = s + TFE__KOFF(u, 1, 1, j) * es; \
+      if (ar) for (int64_t i = 0; i < n0; i++) TFE__KU_C##cls(dc + i * ds, sc + i * ss, ub); \
+      else for (int64_t i = 0; i < n0; i++) TFE__KU_C##cls(dc + g0->tab[0][i] * es, sc + g0->tab[1][i] * es, ub); \
+    } \
+  }
+TFE__KU_TILE(2)
+TFE__KU_TILE(3)
+TFE__KU_TILE(4)
+TFE__KU_TILE(7)
+TFE__KU_TILE(8)
+TFE__KU_TILE(15)
+TFE__KU_TILE(16)
+TFE__KU_TILE(32)
+#undef TFE__KU_TILE
+
+/* Tile t of unit plan u: d and s are the operands' data (elements of es bytes). */
+TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *s, const tfe__ktile *t, int64_t es) {
+  d += t->off[0] * es;
+  s += t->off[1] * es;
+  const int64_t ub = u->unit * es;
+  if (ub == 2) tfe__kunit_tile2(u, d, s, t->n0, t->n1, es);
+  else if (ub == 3) tfe__kunit_tile3(u, d, s, t->n0, t->n1, es);
+  else if (ub == 4) tfe__kunit_tile4(u, d, s, t->n0, t->n1, es);
+  else if (ub < 8) tfe__kunit_tile7(u, d, s, t->n0, t->n1, es);
+  else if (ub == 8) tfe__kunit_tile8(u, d, s, t->n0, t->n1, es);
+  else if (ub < 16) tfe__kunit_tile15(u, d, s, t->n0, t->n1, es);
+  else if (ub == 16) tfe__kunit_tile16(u, d, s, t->n0, t->n1, es);
+  else tfe__kunit_tile32(u, d, s, t->n0, t->n1, es);
+}
+#endif

@@ -351,7 +351,12 @@ int main(int argc, char **argv) {
     kase c = have_case ? given : draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
     if (only >= 0 && ci != only) continue;
     if (plan) {
-      if (plan_only) printf("case %d esz=%d rank %d\n", ci, c.esz, c.rank);
+      if (plan_only) { /* (with the case in --case form) */
+        printf("case %d esz=%d rank %d --case %d:", ci, c.esz, c.rank, c.esz);
+        for (int k = 0; k < c.rank; k++) printf("%s%lld%s", k ? "," : "", (long long)c.dims[k], c.rev[k] ? "r" : "");
+        for (int k = 0; k < c.rank; k++) printf("%s%lld", k ? "," : ":", (long long)c.perm[k]);
+        printf("\n");
+      }
       print_plan(&c);
       if (plan_only) continue;
     }

@@ -1086,22 +1086,29 @@ static void test_s21_units(void **st) {
   tu_rng r = {2121};
   int64_t seen = 0;
   tfe__st.kernel_stat_on = 1;
-  for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; on, off; tiles default, tiny (and paths mode 1) */
-    tfe_set_num_threads(1 + mode % 2);
-    bool on = mode / 2 % 2 == 0, tiny = mode / 4 == 1;
-    tk_paths(tiny ? 1 : 0);
+  for (int mode = 0; mode < 12; mode++) { /* threads 1, 2; on, off; (a) default tiles, in place, (b) */
+    tfe_set_num_threads(1 + mode % 2);   /* streamed through buffers, tiny tiles, (c) streamed in place */
+    const bool on = mode / 2 % 2 == 0;
+    const int form = mode / 4;
+    tk_paths(form ? 2 : 0);
     TK_TUNE(copy_unit_run_bytes, on ? 32 : 0);
-    TK_TUNE(copy_unit_tile_bytes, tiny ? 24 : 512);
+    TK_TUNE(copy_unit_tile_bytes, form == 1 ? 24 : 512);
+    TK_TUNE(copy_unit_stream, form != 2);
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
     for (int c = 0; c < tu_cases(30); c++) {
       tk_s21_u8(&r); tk_s21_u16(&r); tk_s21_f32(&r); tk_s21_f64(&r); tk_s21_c128(&r);
     }
     if (!on) assert_int_equal(tfe__st.kernel_stat[29], 0); /* the path stays off */
     else assert_true(tfe__st.kernel_stat[29] > 0);
+    if (form != 1) assert_int_equal(tfe__st.kernel_stat[30], 0); /* buffers only when streamed and on */
+#if TFE__KHAVE_TR8
+    else if (on && tfe__ksimd()) assert_true(tfe__st.kernel_stat[30] > 0);
+#endif
     seen += tfe__st.kernel_stat[29];
   }
   TK_TUNE(copy_unit_run_bytes, 16);
   TK_TUNE(copy_unit_tile_bytes, 512);
+  TK_TUNE(copy_unit_stream, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1139,6 +1146,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_quarter_blocks, 1);
   assert_int_equal(d.copy_unit_run_bytes, 16);
   assert_int_equal(d.copy_unit_tile_bytes, 512);
+  assert_int_equal(d.copy_unit_stream, 1);
   assert_int_equal(d.kernel_stream_edge_lines, 1); /* (session 20: every CPU, -1 = AMD only) */
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;

@@ -75,44 +75,70 @@ TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t t
 #define TFE__KU_C16(d, s, ub) TFE__KU_W(16, d, s)
 #define TFE__KU_C32(d, s, ub) TFE__KU_PAIR(16, d, s, ub)
 
-/* A tile of units: for each of its n1 columns (G1 entries), the n0 units of G0, written in
- * destination order (G0 runs along the destination), read from n0 source rows. es: bytes of an
- * element (offsets are elements). One function per size class: the unit copy is inlined. */
-#define TFE__KU_TILE(cls) \
-  TFE_INTERNAL void tfe__kunit_tile##cls(const tfe__kplan *u, char *d, const char *s, int64_t n0, int64_t n1, int64_t es) { \
-    const tfe__kgroup *g0 = &u->g[0]; \
-    const int64_t ub = u->unit * es; (void)ub; \
-    const bool ar = g0->arith[0] && g0->arith[1]; \
-    const int64_t ds = g0->step[0] * es, ss = g0->step[1] * es; \
-    for (int64_t j = 0; j < n1; j++) { \
-      char *dc = d + TFE__KOFF(u, 1, 0, j) * es; \
-      const char *sc = s + TFE__KOFF(u, 1, 1, j) * es; \
-      if (ar) for (int64_t i = 0; i < n0; i++) TFE__KU_C##cls(dc + i * ds, sc + i * ss, ub); \
-      else for (int64_t i = 0; i < n0; i++) TFE__KU_C##cls(dc + g0->tab[0][i] * es, sc + g0->tab[1][i] * es, ub); \
-    } \
+/* n units of a size class from source entries (st ? st[i] : i * ss) to destination entries
+ * (dt ? dt[i] : i * ds): tables in elements of es bytes, steps in bytes. One function per
+ * class, so that the unit copy is inlined. */
+typedef void (*tfe__kunit_col_fn)(char *dc, const int64_t *dt, int64_t ds, const char *sc, const int64_t *st,
+                                  int64_t ss, int64_t n, int64_t es, int64_t ub);
+#define TFE__KU_COL(cls) \
+  TFE_INTERNAL void tfe__kunit_col##cls(char *dc, const int64_t *dt, int64_t ds, const char *sc, const int64_t *st, \
+                                         int64_t ss, int64_t n, int64_t es, int64_t ub) { \
+    (void)ub; \
+    if (!dt && !st) for (int64_t i = 0; i < n; i++) TFE__KU_C##cls(dc + i * ds, sc + i * ss, ub); \
+    else if (!dt) for (int64_t i = 0; i < n; i++) TFE__KU_C##cls(dc + i * ds, sc + st[i] * es, ub); \
+    else for (int64_t i = 0; i < n; i++) TFE__KU_C##cls(dc + dt[i] * es, sc + (st ? st[i] * es : i * ss), ub); \
   }
-TFE__KU_TILE(2)
-TFE__KU_TILE(3)
-TFE__KU_TILE(4)
-TFE__KU_TILE(7)
-TFE__KU_TILE(8)
-TFE__KU_TILE(15)
-TFE__KU_TILE(16)
-TFE__KU_TILE(32)
-#undef TFE__KU_TILE
+TFE__KU_COL(2)
+TFE__KU_COL(3)
+TFE__KU_COL(4)
+TFE__KU_COL(7)
+TFE__KU_COL(8)
+TFE__KU_COL(15)
+TFE__KU_COL(16)
+TFE__KU_COL(32)
+#undef TFE__KU_COL
 
-/* Tile t of unit plan u: d and s are the operands' data (elements of es bytes). */
-TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *s, const tfe__ktile *t, int64_t es) {
+TFE_INTERNAL tfe__kunit_col_fn tfe__kunit_col_for(int64_t ub) {
+  return ub == 2 ? tfe__kunit_col2 : ub == 3 ? tfe__kunit_col3 : ub == 4 ? tfe__kunit_col4 : ub < 8 ? tfe__kunit_col7
+       : ub == 8 ? tfe__kunit_col8 : ub < 16 ? tfe__kunit_col15 : ub == 16 ? tfe__kunit_col16 : tfe__kunit_col32;
+}
+
+/* Bytes of the per-thread buffer of unit plan u's tiles (tfe__kunit_run_tile): G0's columns of
+ * units, each padded by a line, for every G1 entry. */
+TFE_INTERNAL int64_t tfe__kunit_buf_bytes(const tfe__kplan *u, int64_t es) {
+  return (u->g[0].len * u->unit * es + 64) * u->g[1].len;
+}
+
+/* Tile t of unit plan u (d and s: the operands' data, elements of es bytes): for each of its
+ * n1 columns (G1 entries), the n0 units of G0, written in destination order, read from n0
+ * source rows. With buf (streamed outputs whose G0 runs along the destination: see
+ * k_copy_units_), the columns go to the buffer first and then out to the destination by
+ * streaming stores, columns adjacent there as one run: stored in place, each line of the
+ * destination was read before it was written, and the tile's many columns (each a stream) kept
+ * more lines in flight than the core tracks. */
+TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *s, const tfe__ktile *t, int64_t es,
+                                      char *buf) {
+  const tfe__kgroup *g0 = &u->g[0];
+  const int64_t ub = u->unit * es, n0 = t->n0, n1 = t->n1;
+  const tfe__kunit_col_fn col = tfe__kunit_col_for(ub);
+  const int64_t *dt = g0->arith[0] ? NULL : g0->tab[0], *st = g0->arith[1] ? NULL : g0->tab[1];
+  const int64_t ds = g0->step[0] * es, ss = g0->step[1] * es;
   d += t->off[0] * es;
   s += t->off[1] * es;
-  const int64_t ub = u->unit * es;
-  if (ub == 2) tfe__kunit_tile2(u, d, s, t->n0, t->n1, es);
-  else if (ub == 3) tfe__kunit_tile3(u, d, s, t->n0, t->n1, es);
-  else if (ub == 4) tfe__kunit_tile4(u, d, s, t->n0, t->n1, es);
-  else if (ub < 8) tfe__kunit_tile7(u, d, s, t->n0, t->n1, es);
-  else if (ub == 8) tfe__kunit_tile8(u, d, s, t->n0, t->n1, es);
-  else if (ub < 16) tfe__kunit_tile15(u, d, s, t->n0, t->n1, es);
-  else if (ub == 16) tfe__kunit_tile16(u, d, s, t->n0, t->n1, es);
-  else tfe__kunit_tile32(u, d, s, t->n0, t->n1, es);
+  if (!buf) {
+    for (int64_t j = 0; j < n1; j++) col(d + TFE__KOFF(u, 1, 0, j) * es, dt, ds, s + TFE__KOFF(u, 1, 1, j) * es, st, ss, n0, es, ub);
+    return;
+  }
+  const bool runs = n1 > 1 && TFE__KOFF(u, 1, 0, 1) == TFE__KOFF(u, 1, 0, 0) + n0 * u->unit;
+  const int64_t lb = runs ? n0 * ub : n0 * ub + 64; /* (padded: columns of a power of two share L1 sets) */
+  /* filled row by row: the tile's source rows read in address order */
+  const tfe__kgroup *g1 = &u->g[1];
+  const int64_t *st1 = g1->arith[1] ? NULL : g1->tab[1], ss1 = g1->step[1] * es;
+  for (int64_t i = 0; i < n0; i++) col(buf + i * ub, NULL, lb, s + (st ? st[i] * es : i * ss), st1, ss1, n1, es, ub);
+  for (int64_t q = 0, k; q < n1; q = k) {
+    const int64_t dj = TFE__KOFF(u, 1, 0, q);
+    for (k = q + 1; runs && k < n1 && TFE__KOFF(u, 1, 0, k) == dj + (k - q) * n0 * u->unit;) k++;
+    tfe__kstream(d + dj * es, buf + q * lb, (size_t)((k - q) * n0 * ub));
+  }
 }
 #endif

@@ -147,6 +147,7 @@ typedef struct tfe_tuning {
                                     * the destination */
   int copy_unit_stream;            /* 1: streamed outputs of such copies go through a tile buffer and
                                     * out by streaming stores (0: written in place) */
+  int copy_unit_prefetch;          /* 1: those tiles prefetch their source rows' continuation */
 
 } tfe_tuning;
 
@@ -171,7 +172,7 @@ typedef struct tfe_tuning {
   .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, .einsum_plan_work_rate = 1.5e8, \
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
   /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 1, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
-  /* kernel (session 21) */ .copy_unit_run_bytes = 16, .copy_unit_tile_bytes = 512, .copy_unit_stream = 1, \
+  /* kernel (session 21) */ .copy_unit_run_bytes = 16, .copy_unit_tile_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -234,6 +235,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_unit_run_bytes, 0, 32);
   TFE__TUNE_RANGE(copy_unit_tile_bytes, 1, tile);
   TFE__TUNE_RANGE(copy_unit_stream, 0, 1);
+  TFE__TUNE_RANGE(copy_unit_prefetch, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);
   TFE__TUNE_RANGE(elementwise_run_bytes, 1, tile);

@@ -1106,7 +1106,7 @@ static void test_s21_units(void **st) {
 #endif
     seen += tfe__st.kernel_stat[29];
   }
-  TK_TUNE(copy_unit_run_bytes, 16);
+  TK_TUNE(copy_unit_run_bytes, 32);
   TK_TUNE(copy_unit_tile_bytes, 512);
   TK_TUNE(copy_unit_stream, 1);
   tk_paths(0);
@@ -1144,7 +1144,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_half_blocks, 1);
   assert_int_equal(d.copy_rim_scalar_cols, 3);
   assert_int_equal(d.copy_quarter_blocks, 1);
-  assert_int_equal(d.copy_unit_run_bytes, 16);
+  assert_int_equal(d.copy_unit_run_bytes, 32);
   assert_int_equal(d.copy_unit_tile_bytes, 512);
   assert_int_equal(d.copy_unit_stream, 1);
   assert_int_equal(d.kernel_stream_edge_lines, 1); /* (session 20: every CPU, -1 = AMD only) */

@@ -140,7 +140,7 @@ typedef struct tfe_tuning {
                                     * input's is 4-7 elements: a transpose in 4x4 register blocks
                                     * (0: gather tiles) */
   /* ---- kernel room, session 21 (docs/kernel.md, "Tuning") ------------------------------ */
-  int64_t copy_unit_run_bytes;     /* 16: a transposing copy whose leading run common to both operands
+  int64_t copy_unit_run_bytes;     /* 32: a transposing copy whose leading run common to both operands
                                     * is at most this many bytes (2 or more elements) copies each run
                                     * as one unit, tiled as a transpose of units (0: never) */
   int64_t copy_unit_tile_bytes;    /* 512: such tiles span this much along the source, twice along
@@ -172,7 +172,7 @@ typedef struct tfe_tuning {
   .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, .einsum_plan_work_rate = 1.5e8, \
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
   /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 1, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
-  /* kernel (session 21) */ .copy_unit_run_bytes = 16, .copy_unit_tile_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
+  /* kernel (session 21) */ .copy_unit_run_bytes = 32, .copy_unit_tile_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */

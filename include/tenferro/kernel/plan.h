@@ -114,7 +114,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * in 8x8 register blocks (k_copy_blocks_, copy_half_blocks); by the calling thread: [26] long
  * common runs tiled as a transpose of runs (copy_run_tile_bytes); by the tile's thread: [27]
  * strided transposes whose column rims ran scalar loops (k_copy_st_, copy_rim_scalar_cols); [28]
- * copy tiles of 4-7 rows that ran 4x4 register blocks (k_copy_blocks_, copy_quarter_blocks). */
+ * copy tiles of 4-7 rows that ran 4x4 register blocks (k_copy_blocks_, copy_quarter_blocks);
+ * by the calling thread: [29] copies of short common runs planned as units (units.h,
+ * copy_unit_run_bytes), [30] of them streamed through tile buffers (copy_unit_stream). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

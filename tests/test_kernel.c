@@ -1094,6 +1094,7 @@ static void test_s21_units(void **st) {
     TK_TUNE(copy_unit_run_bytes, on ? 32 : 0);
     TK_TUNE(copy_unit_tile_bytes, form == 1 ? 24 : 512);
     TK_TUNE(copy_unit_stream, form != 2);
+    TK_TUNE(copy_unit_prefetch, form == 1 ? 2 : 1); /* (table rows prefetched too) */
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
     for (int c = 0; c < tu_cases(30); c++) {
       tk_s21_u8(&r); tk_s21_u16(&r); tk_s21_f32(&r); tk_s21_f64(&r); tk_s21_c128(&r);
@@ -1109,6 +1110,7 @@ static void test_s21_units(void **st) {
   TK_TUNE(copy_unit_run_bytes, 32);
   TK_TUNE(copy_unit_tile_bytes, 512);
   TK_TUNE(copy_unit_stream, 1);
+  TK_TUNE(copy_unit_prefetch, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1147,6 +1149,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_unit_run_bytes, 32);
   assert_int_equal(d.copy_unit_tile_bytes, 512);
   assert_int_equal(d.copy_unit_stream, 1);
+  assert_int_equal(d.copy_unit_prefetch, 1);
   assert_int_equal(d.kernel_stream_edge_lines, 1); /* (session 20: every CPU, -1 = AMD only) */
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;

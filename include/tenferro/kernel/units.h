@@ -134,15 +134,18 @@ TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *
   /* filled row by row: the tile's source rows read in address order */
   const tfe__kgroup *g1 = &u->g[1];
   const int64_t *st1 = g1->arith[1] ? NULL : g1->tab[1], ss1 = g1->step[1] * es;
-  /* each contiguous source row (G1 a step of one unit, either way) prefetched where the next
-   * tile reads it (one step of the odometer's first dim): tiles stepped along the source then
-   * find their rows' continuations on the way, as no hardware prefetcher follows a hundred rows */
-  const int64_t pf = tfe__st.tune.copy_unit_prefetch && !st1 && (ss1 == ub || ss1 == -ub) && u->no ? u->ostep[1][0] * es : 0;
-  const int64_t lo = ss1 < 0 ? (n1 - 1) * ss1 : 0; /* (a reversed row's lowest unit) */
+  /* each source row prefetched where the next tile reads it (one step of the odometer's first
+   * dim): tiles stepped along the source then find their rows' continuations on the way, as no
+   * hardware prefetcher follows a hundred rows. Rows of G1 one unit step (either way) line by
+   * line; rows through G1's table (runs of units in a few places) every line's worth of units */
+  const int64_t pf = tfe__st.tune.copy_unit_prefetch && u->no ? u->ostep[1][0] * es : 0;
+  const bool pfrow = pf && !st1 && (ss1 == ub || ss1 == -ub), pftab = pf && st1 && tfe__st.tune.copy_unit_prefetch > 1;
+  const int64_t lo = ss1 < 0 ? (n1 - 1) * ss1 : 0, jl = 64 / ub > 1 ? 64 / ub : 1; /* (a reversed row's lowest unit) */
   for (int64_t i = 0; i < n0; i++) {
     const char *sr = s + (st ? st[i] * es : i * ss);
     col(buf + i * ub, NULL, lb, sr, st1, ss1, n1, es, ub);
-    if (pf) for (int64_t b = 0; b < n1 * ub; b += 64) __builtin_prefetch(sr + lo + pf + b, 0, 3);
+    if (pfrow) for (int64_t b = 0; b < n1 * ub; b += 64) __builtin_prefetch(sr + lo + pf + b, 0, 3);
+    if (pftab) for (int64_t j = 0; j < n1; j += jl) __builtin_prefetch(sr + st1[j] * es + pf, 0, 3);
   }
   for (int64_t q = 0, k; q < n1; q = k) {
     const int64_t dj = TFE__KOFF(u, 1, 0, q);

@@ -146,7 +146,8 @@ typedef struct tfe_tuning {
   int64_t copy_unit_tile_bytes;    /* 512: such tiles span this much along the source, twice along
                                     * the destination */
   int copy_unit_stream;            /* 1: streamed outputs of such copies go through a tile buffer and
-                                    * out by streaming stores (0: written in place) */
+                                    * out by streaming stores; 2: cached outputs through the buffer
+                                    * too, out by memcpy (0: written in place) */
   int copy_unit_prefetch;          /* 1: buffered tiles of those copies prefetch their contiguous source
                                     * rows where the next tile reads them; 2: rows read through a
                                     * table too (0: none) */
@@ -236,7 +237,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_quarter_blocks, 0, 1);
   TFE__TUNE_RANGE(copy_unit_run_bytes, 0, 32);
   TFE__TUNE_RANGE(copy_unit_tile_bytes, 1, tile);
-  TFE__TUNE_RANGE(copy_unit_stream, 0, 1);
+  TFE__TUNE_RANGE(copy_unit_stream, 0, 2);
   TFE__TUNE_RANGE(copy_unit_prefetch, 0, 2);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

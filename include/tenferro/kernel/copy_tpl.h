@@ -605,7 +605,7 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
 TFE_INTERNAL void TFE_FN(k_copy_unit_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
   const TFE_TY(kcopy_) *c = (const TFE_TY(kcopy_) *)ctx;
   char *b = c->buf ? (char *)(void *)(c->buf + (int64_t)t->tid * c->tile_elems) : NULL;
-  tfe__kunit_run_tile(p, (char *)(void *)c->d, (const char *)(const void *)c->s, t, (int64_t)sizeof(TFE_T), b);
+  tfe__kunit_run_tile(p, (char *)(void *)c->d, (const char *)(const void *)c->s, t, (int64_t)sizeof(TFE_T), b, c->nt);
 }
 /* Copy as units when plan p's leading dim is a short run common to both (copy_unit_run_bytes,
  * units.h); false: p runs as planned. Streamed outputs whose tiles write runs of units go
@@ -617,7 +617,8 @@ TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(vi
   TFE__KSTAT(29);
   TFE_TY(kcopy_) c = {dst->data, src->data, false, nt_out, NULL, 0};
   tfe_allocator a = tfe_get_allocator();
-  if (nt_out && tfe__st.tune.copy_unit_stream && u.g[0].arith[0] && u.g[0].step[0] == u.unit && TFE__KHAVE_TR8 && tfe__ksimd()) {
+  const int mode = tfe__st.tune.copy_unit_stream; /* (2: cached outputs through the buffers too) */
+  if (((nt_out && mode) || mode == 2) && u.g[0].arith[0] && u.g[0].step[0] == u.unit && TFE__KHAVE_TR8 && tfe__ksimd()) {
     const int64_t es = (int64_t)sizeof(TFE_T);
     c.tile_elems = (tfe__kunit_buf_bytes(&u, es) + 63) / 64 * (64 / es); /* (whole lines) */
     c.buf = (TFE_T *)a.alloc(a.ctx, (size_t)nt * (size_t)c.tile_elems * sizeof(TFE_T), TFE_ALIGN);

@@ -111,13 +111,13 @@ TFE_INTERNAL int64_t tfe__kunit_buf_bytes(const tfe__kplan *u, int64_t es) {
 
 /* Tile t of unit plan u (d and s: the operands' data, elements of es bytes): for each of its
  * n1 columns (G1 entries), the n0 units of G0, written in destination order, read from n0
- * source rows. With buf (streamed outputs whose G0 runs along the destination: see
- * k_copy_units_), the columns go to the buffer first and then out to the destination by
- * streaming stores, columns adjacent there as one run: stored in place, each line of the
+ * source rows. With buf (outputs whose G0 runs along the destination: see k_copy_units_),
+ * the columns go to the buffer first and then out to the destination (nt: by streaming
+ * stores), columns adjacent there as one run: stored in place, each line of the
  * destination was read before it was written, and the tile's many columns (each a stream) kept
  * more lines in flight than the core tracks. */
 TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *s, const tfe__ktile *t, int64_t es,
-                                      char *buf) {
+                                      char *buf, bool nt) {
   const tfe__kgroup *g0 = &u->g[0];
   const int64_t ub = u->unit * es, n0 = t->n0, n1 = t->n1;
   const tfe__kunit_col_fn col = tfe__kunit_col_for(ub);
@@ -150,7 +150,8 @@ TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *
   for (int64_t q = 0, k; q < n1; q = k) {
     const int64_t dj = TFE__KOFF(u, 1, 0, q);
     for (k = q + 1; runs && k < n1 && TFE__KOFF(u, 1, 0, k) == dj + (k - q) * n0 * u->unit;) k++;
-    tfe__kstream(d + dj * es, buf + q * lb, (size_t)((k - q) * n0 * ub));
+    if (nt) tfe__kstream(d + dj * es, buf + q * lb, (size_t)((k - q) * n0 * ub));
+    else memcpy(d + dj * es, buf + q * lb, (size_t)((k - q) * n0 * ub));
   }
 }
 #endif

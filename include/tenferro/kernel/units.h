@@ -144,8 +144,9 @@ TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *
   for (int64_t i = 0; i < n0; i++) {
     const char *sr = s + (st ? st[i] * es : i * ss);
     col(buf + i * ub, NULL, lb, sr, st1, ss1, n1, es, ub);
-    if (pfrow) for (int64_t b = 0; b < n1 * ub; b += 64) __builtin_prefetch(sr + lo + pf + b, 0, 3);
-    if (pftab) for (int64_t j = 0; j < n1; j += jl) __builtin_prefetch(sr + st1[j] * es + pf, 0, 3);
+    const uintptr_t a = (uintptr_t)sr + (uintptr_t)pf; /* (addresses only: perhaps past the source) */
+    if (pfrow) for (int64_t b = 0; b < n1 * ub; b += 64) __builtin_prefetch((const void *)(a + (uintptr_t)(lo + b)), 0, 3);
+    if (pftab) for (int64_t j = 0; j < n1; j += jl) __builtin_prefetch((const void *)(a + (uintptr_t)(st1[j] * es)), 0, 3);
   }
   for (int64_t q = 0, k; q < n1; q = k) {
     const int64_t dj = TFE__KOFF(u, 1, 0, q);

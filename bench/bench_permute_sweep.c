@@ -227,10 +227,12 @@ static void print_plan(const kase *c) {
   memcpy(st0, tfe__st.kernel_stat, sizeof st0);
   tfe__st.kernel_stat_on++;
   bool ok = tfe__kplan_make(&p, 2, 0, c->rank, dims, sp, off, 65536 / es + 1, 4 * tt, tfe__kcopy_g1(2 * tt, es), tg, false, es, true);
+  tfe__kplan u; /* (a copy of short common runs as units: units.h) */
+  if (ok && tfe__kplan_units(&u, &p, tu->copy_unit_tile_bytes)) { p = u; tfe__st.kernel_stat[29]++; }
   tfe__st.kernel_stat_on--;
   if (!ok) return;
-  printf("plan: rank %d gather %d tiny %d along_src %d ntiles %lld nchain %d counters", p.rank, p.gather, p.tiny, p.along_src,
-         (long long)p.ntiles, p.nchain);
+  printf("plan: rank %d gather %d tiny %d along_src %d ntiles %lld nchain %d unit %lld counters", p.rank, p.gather, p.tiny, p.along_src,
+         (long long)p.ntiles, p.nchain, (long long)p.unit);
   for (size_t k = 0; k < sizeof st0 / sizeof st0[0]; k++) if (tfe__st.kernel_stat[k] != st0[k]) printf(" %zu", k);
   printf("\n");
   for (int k = 0; k < p.rank; k++)
@@ -283,7 +285,7 @@ static int set_knob(tfe_tuning *t, const char *arg) {
   KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather) KNOB(copy_narrow_source_tiles) KNOB(copy_gather_run_tiles) KNOB(copy_tiny_source_runs) KNOB(kernel_table_input_runs)
   KNOB(kernel_stream_edge_lines) KNOB(copy_stream_narrow_columns) KNOB(copy_tile_pad) KNOB(copy_skew_lines) KNOB(copy_block_prefetch) KNOB(copy_edge_stores)
   KNOB(copy_source_chain_bytes) KNOB(copy_short_runs) KNOB(copy_block_prefetch_spread) KNOB(copy_table_runs)
-  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes)
+  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(copy_unit_run_bytes) KNOB(copy_unit_tile_bytes) KNOB(copy_unit_stream) KNOB(copy_unit_prefetch) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes)
   else { fprintf(stderr, "--tune: unknown knob %s\n", name); return 2; }
 #undef KNOB
   return 0;
@@ -349,7 +351,12 @@ int main(int argc, char **argv) {
     kase c = have_case ? given : draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
     if (only >= 0 && ci != only) continue;
     if (plan) {
-      if (plan_only) printf("case %d esz=%d rank %d\n", ci, c.esz, c.rank);
+      if (plan_only) { /* (with the case in --case form) */
+        printf("case %d esz=%d rank %d --case %d:", ci, c.esz, c.rank, c.esz);
+        for (int k = 0; k < c.rank; k++) printf("%s%lld%s", k ? "," : "", (long long)c.dims[k], c.rev[k] ? "r" : "");
+        for (int k = 0; k < c.rank; k++) printf("%s%lld", k ? "," : ":", (long long)c.perm[k]);
+        printf("\n");
+      }
       print_plan(&c);
       if (plan_only) continue;
     }

@@ -1050,6 +1050,72 @@ static void test_s20_paths(void **st) {
 #endif
   assert_true(seen[2] > 0); /* long common runs tiled as transposes (form 0) */
 }
+/* Session 21: copies whose leading run is common to both operands and short (r elements, 2-15,
+ * r * es at most copy_unit_run_bytes, here 32 so that every kind takes it), copied as units of
+ * r * es bytes over a plan of the other dims (units.h, counter 29). Every scalar size (u8,
+ * u16, f32, f64, c128), ranks 3-6, other dims of 1, 2-12 and 13-40, the run first in both
+ * operands and the others permuted at random, reversed dims (the run too: then the path does
+ * not apply), source and destination shifted; tfe_copy and tfe_contiguous, every element
+ * checked and nothing written outside the view, with the path on and off, 1 and 2 threads,
+ * default and tiny unit tiles (clipped at every dim). */
+#define TK_S21(S, T, VAL)                                                                        \
+  static void tk_s21_##S(tu_rng *r) {                                                          \
+    const int64_t es = (int64_t)sizeof(T), rmax = 32 / es < 15 ? 32 / es : 15;                 \
+    int rank = (int)tu_int(r, 3, 6);                                                            \
+    int64_t dims[6], n = 1, perm[6], st[6], s = 1;                                              \
+    for (int k = 0; k < rank; k++)                                                              \
+      dims[k] = tu_int(r, 0, 5) == 0 ? 1 : tu_int(r, 0, 1) ? tu_int(r, 2, 12) : tu_int(r, 13, 40); \
+    dims[0] = tu_int(r, 2, rmax);                                                               \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    for (int k = rank - 1; n > 40000; k = k > 1 ? k - 1 : rank - 1)                             \
+      if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
+    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
+    for (int k = rank - 1; k > 1; k--) { /* (dim 0 stays first) */                              \
+      int j = (int)tu_int(r, 1, k);                                                             \
+      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
+    }                                                                                           \
+    TK_GUARDED_COPY(S, T, VAL, tu_int(r, 0, 3) == 0 && (a != 0 || tu_int(r, 0, 3) == 0), "s21 run", (int)dims[0]) \
+  }
+TK_S21(u8, tk_u8, TK_U8VAL)
+TK_S21(u16, tk_u16, TK_U16VAL)
+TK_S21(f32, float, TK_VAL)
+TK_S21(f64, double, TK_VAL)
+TK_S21(c128, double complex, TK_CVAL)
+static void test_s21_units(void **st) {
+  (void)st;
+  tu_rng r = {2121};
+  int64_t seen = 0;
+  tfe__st.kernel_stat_on = 1;
+  for (int mode = 0; mode < 12; mode++) { /* threads 1, 2; on, off; (a) default tiles, cached through */
+    tfe_set_num_threads(1 + mode % 2);   /* buffers, (b) streamed through buffers, tiny tiles, (c) streamed in place */
+    const bool on = mode / 2 % 2 == 0;
+    const int form = mode / 4;
+    tk_paths(form ? 2 : 0);
+    TK_TUNE(copy_unit_run_bytes, on ? 32 : 0);
+    TK_TUNE(copy_unit_tile_bytes, form == 1 ? 24 : 512);
+    TK_TUNE(copy_unit_stream, form == 0 ? 2 : form == 1 ? 1 : 0);
+    TK_TUNE(copy_unit_prefetch, form == 1 ? 2 : 1); /* (table rows prefetched too) */
+    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+    for (int c = 0; c < tu_cases(30); c++) {
+      tk_s21_u8(&r); tk_s21_u16(&r); tk_s21_f32(&r); tk_s21_f64(&r); tk_s21_c128(&r);
+    }
+    if (!on) assert_int_equal(tfe__st.kernel_stat[29], 0); /* the path stays off */
+    else assert_true(tfe__st.kernel_stat[29] > 0);
+    if (form == 2 || !on) assert_int_equal(tfe__st.kernel_stat[30], 0); /* buffers only where asked for */
+#if TFE__KHAVE_TR8
+    else if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[30] > 0);
+#endif
+    seen += tfe__st.kernel_stat[29];
+  }
+  TK_TUNE(copy_unit_run_bytes, 32);
+  TK_TUNE(copy_unit_tile_bytes, 512);
+  TK_TUNE(copy_unit_stream, 1);
+  TK_TUNE(copy_unit_prefetch, 1);
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+  assert_true(seen > 0);
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -1080,6 +1146,10 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_half_blocks, 1);
   assert_int_equal(d.copy_rim_scalar_cols, 3);
   assert_int_equal(d.copy_quarter_blocks, 1);
+  assert_int_equal(d.copy_unit_run_bytes, 32);
+  assert_int_equal(d.copy_unit_tile_bytes, 512);
+  assert_int_equal(d.copy_unit_stream, 1);
+  assert_int_equal(d.copy_unit_prefetch, 1);
   assert_int_equal(d.kernel_stream_edge_lines, 1); /* (session 20: every CPU, -1 = AMD only) */
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
@@ -1097,6 +1167,9 @@ static void test_tuning_kernel(void **st) {
   bad = t;
   bad.copy_rim_scalar_cols = 65;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_rim_scalar_cols");
+  bad = t;
+  bad.copy_unit_run_bytes = 33;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_unit_run_bytes");
   bad = t;
   bad.kernel_table_input_runs = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "kernel_table_input_runs");
@@ -1161,6 +1234,7 @@ int main(void) {
       cmocka_unit_test(test_dyn),
       cmocka_unit_test(test_branch_cuts),
       cmocka_unit_test(test_user_kind),
+      cmocka_unit_test(test_s21_units),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

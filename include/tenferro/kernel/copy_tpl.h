@@ -601,6 +601,34 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
     TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
 }
 
+/* A unit plan's tile (units.h); c->buf: per-thread buffers of tile_elems elements. */
+TFE_INTERNAL void TFE_FN(k_copy_unit_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
+  const TFE_TY(kcopy_) *c = (const TFE_TY(kcopy_) *)ctx;
+  char *b = c->buf ? (char *)(void *)(c->buf + (int64_t)t->tid * c->tile_elems) : NULL;
+  tfe__kunit_run_tile(p, (char *)(void *)c->d, (const char *)(const void *)c->s, t, (int64_t)sizeof(TFE_T), b, c->nt);
+}
+/* Copy as units when plan p's leading dim is a short run common to both (copy_unit_run_bytes,
+ * units.h); false: p runs as planned. Streamed outputs whose tiles write runs of units go
+ * through per-thread tile buffers (copy_unit_stream); without them (no memory) in place. */
+TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, const tfe__kplan *p, int nt,
+                                        bool nt_out) {
+  tfe__kplan u;
+  if (!tfe__kplan_units(&u, p, tfe__st.tune.copy_unit_tile_bytes)) return false;
+  TFE__KSTAT(29);
+  TFE_TY(kcopy_) c = {dst->data, src->data, false, nt_out, NULL, 0};
+  tfe_allocator a = tfe_get_allocator();
+  const int mode = tfe__st.tune.copy_unit_stream; /* (2: cached outputs through the buffers too) */
+  if (((nt_out && mode) || mode == 2) && u.g[0].arith[0] && u.g[0].step[0] == u.unit && TFE__KHAVE_TR8 && tfe__ksimd()) {
+    const int64_t es = (int64_t)sizeof(TFE_T);
+    c.tile_elems = (tfe__kunit_buf_bytes(&u, es) + 63) / 64 * (64 / es); /* (whole lines) */
+    c.buf = (TFE_T *)a.alloc(a.ctx, (size_t)nt * (size_t)c.tile_elems * sizeof(TFE_T), TFE_ALIGN);
+    if (c.buf) TFE__KSTAT(30);
+  }
+  tfe__kplan_run(&u, TFE_FN(k_copy_unit_tile_), &c, nt);
+  if (c.buf) a.free(a.ctx, c.buf);
+  return true;
+}
+
 /* Planned copy of validated views (dims equal, numel > 0); `fresh`: dst is a new dense
  * buffer of n elements whose pages were never written: a transpose faults it in first
  * (tfe__kprefault) and then runs the tiles for written pages; other fresh copies take the
@@ -631,6 +659,7 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
     if (!cached && !tfe__kprefault(dst->data, (size_t)n * sizeof(TFE_T), nt))
       tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tfe__kcopy_g1(tw, es), tg, false, es, true);
   }
+  if (!cj && TFE_FN(k_copy_units_)(dst, src, &p, nt, !cached && n * es >= tu->kernel_stream_min_bytes)) return;
   if (p.gather) TFE__KSTAT(2);
   if (!p.gather && p.g[1].nd == 0 && p.g[0].nd > 1 && p.dims[0] >= 8 && p.str[1][0] == 1)
     TFE__KSTAT(3); /* runs of a table block */

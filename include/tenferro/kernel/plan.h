@@ -65,6 +65,7 @@ typedef struct tfe__kplan {
   int nchain;                            /* innermost odometer dims that continue the input's rows */
   bool runtile;                          /* a transpose of long common runs (copy_run_tile_bytes) */
   bool shared;                           /* G1 took a dim shared by both runs (copy_shared_run_dim) */
+  int64_t unit;                          /* elements per unit of a unit plan (units.h), else 0 */
 } tfe__kplan;
 
 typedef struct tfe__ktile {
@@ -113,7 +114,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * in 8x8 register blocks (k_copy_blocks_, copy_half_blocks); by the calling thread: [26] long
  * common runs tiled as a transpose of runs (copy_run_tile_bytes); by the tile's thread: [27]
  * strided transposes whose column rims ran scalar loops (k_copy_st_, copy_rim_scalar_cols); [28]
- * copy tiles of 4-7 rows that ran 4x4 register blocks (k_copy_blocks_, copy_quarter_blocks). */
+ * copy tiles of 4-7 rows that ran 4x4 register blocks (k_copy_blocks_, copy_quarter_blocks);
+ * by the calling thread: [29] copies of short common runs planned as units (units.h,
+ * copy_unit_run_bytes), [30] of them streamed through tile buffers (copy_unit_stream). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -391,7 +394,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
                                    int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max,
                                    int64_t run_far, int64_t far) {
   p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false; p->tiny = false;
-  p->along_src = false; p->runtile = false; p->shared = false;
+  p->along_src = false; p->runtile = false; p->shared = false; p->unit = 0;
   for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
   for (int i = 0; i < rank; i++) {
     if (dims[i] == 0) { p->numel = 0; return false; }

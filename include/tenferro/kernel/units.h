@@ -1,0 +1,158 @@
+/* tenferro/kernel/units.h — copies whose leading run is common to both operands and short
+ * (r elements contiguous in the destination and the source, r * es at most
+ * copy_unit_run_bytes): each run is copied as one unit of r * es bytes, and the copy is planned
+ * over the remaining dims as a copy of such units (kind-independent: units are bytes).
+ *
+ * Why: planned element by element, such a copy of a 1- or 2-byte kind is a gather tile whose
+ * G0 table holds 256 elements, about 50 runs, so each tile wrote a hundred or more destination
+ * columns of 250 bytes far apart (u8 [5,36,4,44,10,14,34] perm [0,4,5,1,3,6,2]: 7-8x memcpy,
+ * docs/bench-kernel.md sessions 19 and 21). Planned over units, G0 holds up to 256 runs and
+ * the tile is an ordinary transpose of units. Internal only (bodies phase). */
+#if !TFE__BODY_PHASE
+#ifndef TENFERRO_KERNEL_UNITS_H
+#define TENFERRO_KERNEL_UNITS_H
+#include <tenferro/config.h>
+
+#endif
+#elif !defined(TENFERRO_KERNEL_UNITS_BODY) /* bodies */
+#define TENFERRO_KERNEL_UNITS_BODY
+#include <string.h>
+
+/* Plan of a copy (plan p, op 0 written, op 1 read) as a copy of units when p's leading dim is a
+ * short run common to both (stride 1 in both, 2 or more elements, at most copy_unit_run_bytes)
+ * and the copy transposes (gather or transpose tiles). The unit plan *u is built over p's
+ * other dims with strides in units (each a multiple of r: otherwise false, p stays), then
+ * scaled back to elements, so that its offsets, steps and tables are element offsets as in any
+ * plan; u->unit = r. tb: copy_unit_tile_bytes (G1 spans tb bytes, G0 2 tb). */
+TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t tb) {
+  const int64_t maxb = tfe__st.tune.copy_unit_run_bytes, r = p->rank ? p->dims[0] : 0, ub = r * p->es;
+  if (!p->copy || p->nops != 2 || p->key != 0 || maxb <= 0 || p->rank < 2 || r < 2 || ub > maxb ||
+      p->str[0][0] != 1 || p->str[1][0] != 1 || (!p->gather && p->g[1].nd == 0))
+    return false;
+  int64_t dims[TFE_MAX_RANK], str[2][TFE_MAX_RANK], off[2] = {0, 0};
+  for (int d = 1; d < p->rank; d++) {
+    dims[d - 1] = p->dims[d];
+    for (int o = 0; o < 2; o++) {
+      if (p->str[o][d] % r) return false;
+      str[o][d - 1] = p->str[o][d] / r;
+    }
+  }
+  const int64_t *sp[2] = {str[0], str[1]};
+  const int64_t tt = tb / ub < 8 ? 8 : tb / ub;
+  if (!tfe__kplan_make(u, 2, 0, p->rank - 1, dims, sp, off, 65536 / ub + 1, 2 * tt, tt, 0, false, ub, true)) return false;
+  /* back to elements: every offset times r, from p's origin */
+  for (int o = 0; o < 2; o++) {
+    u->base[o] = p->base[o] + r * u->base[o];
+    for (int d = 0; d < u->rank; d++) u->str[o][d] *= r;
+    for (int gi = 0; gi < 2; gi++) {
+      tfe__kgroup *g = &u->g[gi];
+      g->step[o] *= r;
+      if (g->nd > 1) for (int64_t e = 0; e < g->len; e++) g->tab[o][e] *= r; /* (filled for every op) */
+    }
+    for (int q = 0; q < u->no; q++) u->ostep[o][q] *= r;
+  }
+  u->unit = r;
+  u->es = p->es;
+  u->numel = p->numel;
+  return true;
+}
+
+/* Copy one unit of a size class: `ub` bytes from s to d, ub in the class's range, by at most
+ * two loads and two stores of a fixed width (overlapping inside the unit: nothing outside it
+ * is read or written). */
+#define TFE__KU_W(w, d, s) do { char t_[w]; memcpy(t_, (s), w); memcpy((d), t_, w); } while (0)
+#define TFE__KU_PAIR(w, d, s, ub) do { \
+    char a_[w], b_[w]; \
+    memcpy(a_, (s), w); memcpy(b_, (s) + (ub) - w, w); \
+    memcpy((d), a_, w); memcpy((d) + (ub) - w, b_, w); \
+  } while (0)
+#define TFE__KU_C2(d, s, ub) TFE__KU_W(2, d, s)
+#define TFE__KU_C3(d, s, ub) TFE__KU_PAIR(2, d, s, ub)
+#define TFE__KU_C4(d, s, ub) TFE__KU_W(4, d, s)
+#define TFE__KU_C7(d, s, ub) TFE__KU_PAIR(4, d, s, ub)
+#define TFE__KU_C8(d, s, ub) TFE__KU_W(8, d, s)
+#define TFE__KU_C15(d, s, ub) TFE__KU_PAIR(8, d, s, ub)
+#define TFE__KU_C16(d, s, ub) TFE__KU_W(16, d, s)
+#define TFE__KU_C32(d, s, ub) TFE__KU_PAIR(16, d, s, ub)
+
+/* n units of a size class from source entries (st ? st[i] : i * ss) to destination entries
+ * (dt ? dt[i] : i * ds): tables in elements of es bytes, steps in bytes. One function per
+ * class, so that the unit copy is inlined. */
+typedef void (*tfe__kunit_col_fn)(char *dc, const int64_t *dt, int64_t ds, const char *sc, const int64_t *st,
+                                  int64_t ss, int64_t n, int64_t es, int64_t ub);
+#define TFE__KU_COL(cls) \
+  TFE_INTERNAL void tfe__kunit_col##cls(char *dc, const int64_t *dt, int64_t ds, const char *sc, const int64_t *st, \
+                                         int64_t ss, int64_t n, int64_t es, int64_t ub) { \
+    (void)ub; \
+    if (!dt && !st) for (int64_t i = 0; i < n; i++) TFE__KU_C##cls(dc + i * ds, sc + i * ss, ub); \
+    else if (!dt) for (int64_t i = 0; i < n; i++) TFE__KU_C##cls(dc + i * ds, sc + st[i] * es, ub); \
+    else for (int64_t i = 0; i < n; i++) TFE__KU_C##cls(dc + dt[i] * es, sc + (st ? st[i] * es : i * ss), ub); \
+  }
+TFE__KU_COL(2)
+TFE__KU_COL(3)
+TFE__KU_COL(4)
+TFE__KU_COL(7)
+TFE__KU_COL(8)
+TFE__KU_COL(15)
+TFE__KU_COL(16)
+TFE__KU_COL(32)
+#undef TFE__KU_COL
+
+TFE_INTERNAL tfe__kunit_col_fn tfe__kunit_col_for(int64_t ub) {
+  return ub == 2 ? tfe__kunit_col2 : ub == 3 ? tfe__kunit_col3 : ub == 4 ? tfe__kunit_col4 : ub < 8 ? tfe__kunit_col7
+       : ub == 8 ? tfe__kunit_col8 : ub < 16 ? tfe__kunit_col15 : ub == 16 ? tfe__kunit_col16 : tfe__kunit_col32;
+}
+
+/* Bytes of the per-thread buffer of unit plan u's tiles (tfe__kunit_run_tile): G0's columns of
+ * units, each padded by a line, for every G1 entry. */
+TFE_INTERNAL int64_t tfe__kunit_buf_bytes(const tfe__kplan *u, int64_t es) {
+  return (u->g[0].len * u->unit * es + 64) * u->g[1].len;
+}
+
+/* Tile t of unit plan u (d and s: the operands' data, elements of es bytes): for each of its
+ * n1 columns (G1 entries), the n0 units of G0, written in destination order, read from n0
+ * source rows. With buf (outputs whose G0 runs along the destination: see k_copy_units_),
+ * the columns go to the buffer first and then out to the destination (nt: by streaming
+ * stores), columns adjacent there as one run: stored in place, each line of the
+ * destination was read before it was written, and the tile's many columns (each a stream) kept
+ * more lines in flight than the core tracks. */
+TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *s, const tfe__ktile *t, int64_t es,
+                                      char *buf, bool nt) {
+  const tfe__kgroup *g0 = &u->g[0];
+  const int64_t ub = u->unit * es, n0 = t->n0, n1 = t->n1;
+  const tfe__kunit_col_fn col = tfe__kunit_col_for(ub);
+  const int64_t *dt = g0->arith[0] ? NULL : g0->tab[0], *st = g0->arith[1] ? NULL : g0->tab[1];
+  const int64_t ds = g0->step[0] * es, ss = g0->step[1] * es;
+  d += t->off[0] * es;
+  s += t->off[1] * es;
+  if (!buf) {
+    for (int64_t j = 0; j < n1; j++) col(d + TFE__KOFF(u, 1, 0, j) * es, dt, ds, s + TFE__KOFF(u, 1, 1, j) * es, st, ss, n0, es, ub);
+    return;
+  }
+  const bool runs = n1 > 1 && TFE__KOFF(u, 1, 0, 1) == TFE__KOFF(u, 1, 0, 0) + n0 * u->unit;
+  const int64_t lb = runs ? n0 * ub : n0 * ub + 64; /* (padded: columns of a power of two share L1 sets) */
+  /* filled row by row: the tile's source rows read in address order */
+  const tfe__kgroup *g1 = &u->g[1];
+  const int64_t *st1 = g1->arith[1] ? NULL : g1->tab[1], ss1 = g1->step[1] * es;
+  /* each source row prefetched where the next tile reads it (one step of the odometer's first
+   * dim): tiles stepped along the source then find their rows' continuations on the way, as no
+   * hardware prefetcher follows a hundred rows. Rows of G1 one unit step (either way) line by
+   * line; rows through G1's table (runs of units in a few places) every line's worth of units */
+  const int64_t pf = tfe__st.tune.copy_unit_prefetch && u->no ? u->ostep[1][0] * es : 0;
+  const bool pfrow = pf && !st1 && (ss1 == ub || ss1 == -ub), pftab = pf && st1 && tfe__st.tune.copy_unit_prefetch > 1;
+  const int64_t lo = ss1 < 0 ? (n1 - 1) * ss1 : 0, jl = 64 / ub > 1 ? 64 / ub : 1; /* (a reversed row's lowest unit) */
+  for (int64_t i = 0; i < n0; i++) {
+    const char *sr = s + (st ? st[i] * es : i * ss);
+    col(buf + i * ub, NULL, lb, sr, st1, ss1, n1, es, ub);
+    const uintptr_t a = (uintptr_t)sr + (uintptr_t)pf; /* (addresses only: perhaps past the source) */
+    if (pfrow) for (int64_t b = 0; b < n1 * ub; b += 64) __builtin_prefetch((const void *)(a + (uintptr_t)(lo + b)), 0, 3);
+    if (pftab) for (int64_t j = 0; j < n1; j += jl) __builtin_prefetch((const void *)(a + (uintptr_t)(st1[j] * es)), 0, 3);
+  }
+  for (int64_t q = 0, k; q < n1; q = k) {
+    const int64_t dj = TFE__KOFF(u, 1, 0, q);
+    for (k = q + 1; runs && k < n1 && TFE__KOFF(u, 1, 0, k) == dj + (k - q) * n0 * u->unit;) k++;
+    if (nt) tfe__kstream(d + dj * es, buf + q * lb, (size_t)((k - q) * n0 * ub));
+    else memcpy(d + dj * es, buf + q * lb, (size_t)((k - q) * n0 * ub));
+  }
+}
+#endif

@@ -58,8 +58,8 @@ TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t t
 }
 
 /* Copy one unit of a size class: `ub` bytes from s to d, ub in the class's range, by at most
- * two loads and two stores of a fixed width (overlapping inside the unit: nothing outside it
- * is read or written). */
+ * two loads and two stores of a fixed width of up to 64 bytes (overlapping inside the unit:
+ * nothing outside it is read or written). */
 #define TFE__KU_W(w, d, s) do { char t_[w]; memcpy(t_, (s), w); memcpy((d), t_, w); } while (0)
 #define TFE__KU_PAIR(w, d, s, ub) do { \
     char a_[w], b_[w]; \
@@ -74,6 +74,8 @@ TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t t
 #define TFE__KU_C15(d, s, ub) TFE__KU_PAIR(8, d, s, ub)
 #define TFE__KU_C16(d, s, ub) TFE__KU_W(16, d, s)
 #define TFE__KU_C32(d, s, ub) TFE__KU_PAIR(16, d, s, ub)
+#define TFE__KU_C64(d, s, ub) TFE__KU_PAIR(32, d, s, ub)
+#define TFE__KU_C128(d, s, ub) TFE__KU_PAIR(64, d, s, ub)
 
 /* n units of a size class from source entries (st ? st[i] : i * ss) to destination entries
  * (dt ? dt[i] : i * ds): tables in elements of es bytes, steps in bytes. One function per
@@ -96,11 +98,14 @@ TFE__KU_COL(8)
 TFE__KU_COL(15)
 TFE__KU_COL(16)
 TFE__KU_COL(32)
+TFE__KU_COL(64)
+TFE__KU_COL(128)
 #undef TFE__KU_COL
 
 TFE_INTERNAL tfe__kunit_col_fn tfe__kunit_col_for(int64_t ub) {
   return ub == 2 ? tfe__kunit_col2 : ub == 3 ? tfe__kunit_col3 : ub == 4 ? tfe__kunit_col4 : ub < 8 ? tfe__kunit_col7
-       : ub == 8 ? tfe__kunit_col8 : ub < 16 ? tfe__kunit_col15 : ub == 16 ? tfe__kunit_col16 : tfe__kunit_col32;
+       : ub == 8 ? tfe__kunit_col8 : ub < 16 ? tfe__kunit_col15 : ub == 16 ? tfe__kunit_col16 : ub <= 32 ? tfe__kunit_col32
+       : ub <= 64 ? tfe__kunit_col64 : tfe__kunit_col128;
 }
 
 /* Bytes of the per-thread buffer of unit plan u's tiles (tfe__kunit_run_tile): G0's columns of

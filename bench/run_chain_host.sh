@@ -31,8 +31,9 @@ L="-L$kit -l:libblis.so.4 -Wl,-rpath,$kit -lm"
 b=/tmp/tfe_host; mkdir -p $b
 gcc -std=c11 -O3 -march=native -fopenmp -Iinclude -o $b/chain_new bench/bench_chain.c $L &
 gcc -std=c11 -O3 -march=x86-64-v3 -fopenmp -Iinclude -o $b/chain_new3 bench/bench_chain.c $L &
-gcc -std=c11 -O3 -march=x86-64-v3 -fopenmp -I"$kit/old_include" -o $b/chain_old3 bench/bench_chain.c $L &
-gcc -std=c11 -O3 -march=native -fopenmp -I"$kit/old_include" -o $b/chain_old bench/bench_chain.c $L &
+ob=bench; [ -f "$kit/old_bench/bench_chain.c" ] && ob="$kit/old_bench" # (its knob list matches its headers)
+gcc -std=c11 -O3 -march=x86-64-v3 -fopenmp -I"$kit/old_include" -o $b/chain_old3 $ob/bench_chain.c $L &
+gcc -std=c11 -O3 -march=native -fopenmp -I"$kit/old_include" -o $b/chain_old $ob/bench_chain.c $L &
 for v in "" _old; do # (KIT/old_bench: the old tree's bench sources, whose knob lists match its headers)
   inc=include src=bench; [ -z "$v" ] || { inc="$kit/old_include"; [ -d "$kit/old_bench" ] && src="$kit/old_bench"; }
   gcc -std=c11 -O3 -march=native -fopenmp -I"$inc" -o $b/permute$v $src/bench_permute.c -lm &

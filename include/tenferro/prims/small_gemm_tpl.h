@@ -510,6 +510,18 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
   case 2: TFE__PS_BODY(NV, TFE__PS_J2, 2, MK) break;                                           \
   default: TFE__PS_BODY(NV, TFE__PS_J1, 1, MK) break;                                          \
   }
+/* 1 or 2 row vectors a block: the unmasked rows, then the masked block */
+#define TFE__PS_BY_NV_SMALL(NVC)                                                               \
+  enum { NV = NVC };                                                                           \
+  if (unm) {                                                                                   \
+    if (pin && !TFE_CPLX) TFE__PS_BY_NQ(NV, 4)                                                 \
+    else TFE__PS_BY_NQ(NV, 0)                                                                  \
+  }                                                                                            \
+  if (mkl && !TFE_CPLX) {                                                                      \
+    rb = rm; re = r_end;                                                                       \
+    if (pin) TFE__PS_BY_NQ(NV, 5)                                                              \
+    else TFE__PS_BY_NQ(NV, 1)                                                                  \
+  }
 /* Rows [r_begin, r_end) (whole vectors; with mrem > 0 the last one has only its first mrem lanes)
  * with NV row vectors per block, columns in blocks of nq (the last one the remainder). X row vector of depth p at
  * xp + p * xsp; Y element (p, q) at yp + p * ysp + q * ysq (packed: xsp = RP, ysp = 1,
@@ -552,30 +564,13 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
         else TFE__PS_BY_NQ4(NV, 1)
       }
     } else if (nv >= 2) {
-      enum { NV = 2 };
-      if (unm) {
-        if (pin && !TFE_CPLX) TFE__PS_BY_NQ(NV, 4)
-        else TFE__PS_BY_NQ(NV, 0)
-      }
-      if (mkl && !TFE_CPLX) {
-        rb = rm; re = r_end;
-        if (pin) TFE__PS_BY_NQ(NV, 5)
-        else TFE__PS_BY_NQ(NV, 1)
-      }
+      TFE__PS_BY_NV_SMALL(2)
     } else {
-      enum { NV = 1 };
-      if (unm) {
-        if (pin && !TFE_CPLX) TFE__PS_BY_NQ(NV, 4)
-        else TFE__PS_BY_NQ(NV, 0)
-      }
-      if (mkl && !TFE_CPLX) {
-        rb = rm; re = r_end;
-        if (pin) TFE__PS_BY_NQ(NV, 5)
-        else TFE__PS_BY_NQ(NV, 1)
-      }
+      TFE__PS_BY_NV_SMALL(1)
     }
   }
 }
+#undef TFE__PS_BY_NV_SMALL
 #undef TFE__PS_BY_NQ
 #undef TFE__PS_BY_NQ4
 #undef TFE__PS_BODY

@@ -91,6 +91,7 @@ static void tk_paths(int mode) {
   t.elementwise_fuse = mode == 0 ? -1 : mode == 1 ? 0 : 2;
   t.copy_buffered_tiles = mode == 0 ? -1 : mode == 1 ? 1 : mode == 2 ? 2 : 0;
   t.kernel_stream_edge_lines = mode == 0 ? -1 : mode == 2 ? 1 : 0; /* streamed run edges: auto, on, off */
+  t.copy_lone_edge_bytes = mode == 2 ? 256 : 0; /* (lone columns under 256 bytes: edges cached; else streamed) */
   t.copy_fresh_in_order = mode == 0 ? -1 : mode == 1 ? 0 : 1; /* fresh in-order transposes via cache */
   t.copy_fresh_min_bytes = mode == 0 ? (int64_t)4 << 20 : 0;  /* (their small tensors count as fresh) */
   t.kernel_portable = mode == 3;
@@ -1152,6 +1153,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_unit_tile_bytes, 512);
   assert_int_equal(d.copy_unit_stream, 1);
   assert_int_equal(d.copy_unit_prefetch, 1);
+  assert_int_equal(d.copy_lone_edge_bytes, 512);
   assert_int_equal(d.kernel_stream_edge_lines, 1); /* (session 20: every CPU, -1 = AMD only) */
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;

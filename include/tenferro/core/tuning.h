@@ -143,6 +143,9 @@ typedef struct tfe_tuning {
   int64_t copy_unit_run_bytes;     /* 64: a transposing copy whose leading run common to both operands
                                     * is at most this many bytes (2 or more elements) copies each run
                                     * as one unit, tiled as a transpose of units (0: never; at most 128) */
+  int64_t copy_lone_edge_bytes;    /* 512: a streamed buffered tile's column shorter than this that
+                                    * goes out alone stores its partial edge lines normally (cached:
+                                    * another tile completes them), not streamed (0: never) */
   int64_t copy_unit_tile_bytes;    /* 512: such tiles span this much along the source, twice along
                                     * the destination */
   int copy_unit_stream;            /* 1: streamed outputs of such copies go through a tile buffer and
@@ -190,7 +193,7 @@ typedef struct tfe_tuning {
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
   /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 1, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
   /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
-  /* kernel (session 21) */ .copy_unit_run_bytes = 64, .copy_unit_tile_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
+  /* kernel (session 21) */ .copy_unit_run_bytes = 64, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -254,6 +257,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(small_dot_depth, -1, 32); /* (prims, session 21: checked with the late fields) */
   TFE__TUNE_RANGE(copy_unit_run_bytes, 0, 128);
   TFE__TUNE_RANGE(copy_unit_tile_bytes, 1, tile);
+  TFE__TUNE_RANGE(copy_lone_edge_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_unit_stream, 0, 2);
   TFE__TUNE_RANGE(copy_unit_prefetch, 0, 2);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);

@@ -439,10 +439,13 @@ TFE_INTERNAL bool TFE_FN(k_cols_adjacent_)(const tfe__kplan *p, int64_t n0, int6
  * a run's ends can be partial lines (streamed partial lines are written to memory piecewise). */
 TFE_INTERNAL void TFE_FN(k_copy_buf_out_)(const tfe__kplan *p, TFE_T *d, const TFE_T *b, int64_t n0, int64_t n1,
                                           int64_t lb, bool rev, bool runs, int64_t q, int64_t e) {
+  const bool edges_nt = tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines);
+  const int64_t lone = tfe__st.tune.copy_lone_edge_bytes;
   for (int64_t k; q < e; q = k) {
     const int64_t dj = TFE__KOFF(p, 1, 0, rev ? n1 - 1 - q : q);
     for (k = q + 1; runs && k < e && TFE__KOFF(p, 1, 0, k) == dj + (k - q) * n0;) k++;
-    tfe__kstream(d + dj, b + q * lb, (size_t)((k - q) * n0) * sizeof(TFE_T));
+    const size_t bytes = (size_t)((k - q) * n0) * sizeof(TFE_T);
+    tfe__kstream_ex(d + dj, b + q * lb, bytes, edges_nt && (k - q > 1 || (int64_t)bytes >= lone));
   }
 }
 

@@ -628,8 +628,8 @@ TFE_INTERNAL void tfe__kfu_row(double *d, int64_t n, const double *x, bool xb, c
  * length allow (a normal store reads the line first, and the line's other part belongs to
  * another run), when kernel_stream_edge_lines says so (1: every CPU; -1: AMD CPUs only;
  * docs/bench-kernel.md). Else memcpy. */
-TFE_INTERNAL void tfe__kstream_edge(char *d, const char *s, size_t bytes) {
-  if (!tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines) || ((uintptr_t)d & 7) || (bytes & 7)) {
+TFE_INTERNAL void tfe__kstream_edge_nt(char *d, const char *s, size_t bytes, bool nt) {
+  if (!nt || ((uintptr_t)d & 7) || (bytes & 7)) {
     /* copy_edge_stores: a memcpy of a variable size under 64 bytes compiles to rep movs, whose
      * start-up dominates columns of a few lines; overlapping pairs of loads and stores
      * instead (a masked AVX-512 store measured slower than either on a Zen 5) */
@@ -663,6 +663,9 @@ TFE_INTERNAL void tfe__kstream_edge(char *d, const char *s, size_t bytes) {
     _mm_stream_si64((long long *)(void *)(d + i), x);
   }
 }
+TFE_INTERNAL void tfe__kstream_edge(char *d, const char *s, size_t bytes) {
+  tfe__kstream_edge_nt(d, s, bytes, tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines));
+}
 /* memcpy of a short run (the runs of a table block: 44 bytes of u16 from each of 7 places)
  * without a call: 32-byte pieces, the last one and those of runs up to 64 bytes overlapping
  * (a per-element loop of a 1- or 2-byte user kind stays scalar: 40 ns a 44-byte run). */
@@ -694,14 +697,14 @@ TFE_INTERNAL void tfe__kcopy_short(char *d, const char *s, size_t bytes) {
 }
 /* memcpy that streams dst past the cache: the 64-byte-aligned middle in whole lines, the
  * edges through tfe__kstream_edge (the caller issues tfe__ksfence when done). */
-TFE_INTERNAL void tfe__kstream_simd(char *d, const char *s, size_t bytes) {
+TFE_INTERNAL void tfe__kstream_simd(char *d, const char *s, size_t bytes, bool edges_nt) {
   size_t head = (size_t)(-(uintptr_t)d & 63);
   if (head > bytes) head = bytes;
-  tfe__kstream_edge(d, s, head);
+  tfe__kstream_edge_nt(d, s, head, edges_nt);
   d += head; s += head; bytes -= head;
   for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
     tfe__kv8_nt((double *)(void *)d, tfe__kv8_ld((const double *)(const void *)s));
-  tfe__kstream_edge(d, s, bytes);
+  tfe__kstream_edge_nt(d, s, bytes, edges_nt);
 }
 /* d[i] = s[i*lds] for i < n, streamed: the 64-byte-aligned middle of d in whole lines
  * gathered 8 at a time, the partial lines at its ends through tfe__kstream_edge (the
@@ -753,11 +756,15 @@ TFE_INTERNAL void tfe__ksfence(void) {}
 
 /* memcpy that streams the 64-byte-aligned middle of dst past the cache (the caller issues
  * tfe__ksfence when done). Without the vector kernels: plain memcpy. */
-TFE_INTERNAL void tfe__kstream(void *dst, const void *src, size_t bytes) {
+TFE_INTERNAL void tfe__kstream_ex(void *dst, const void *src, size_t bytes, bool edges_nt) {
 #if TFE__KHAVE_TR8
-  if (tfe__ksimd()) { tfe__kstream_simd((char *)dst, (const char *)src, bytes); return; }
+  if (tfe__ksimd()) { tfe__kstream_simd((char *)dst, (const char *)src, bytes, edges_nt); return; }
 #endif
+  (void)edges_nt;
   memcpy(dst, src, bytes);
+}
+TFE_INTERNAL void tfe__kstream(void *dst, const void *src, size_t bytes) {
+  tfe__kstream_ex(dst, src, bytes, tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines));
 }
 
 /* d[i] = s[tab[i]] for i < n, 8-byte elements moved as bits: vector gathers of 8, stores

@@ -439,6 +439,9 @@ TFE_INTERNAL bool TFE_FN(k_cols_adjacent_)(const tfe__kplan *p, int64_t n0, int6
  * a run's ends can be partial lines (streamed partial lines are written to memory piecewise). */
 TFE_INTERNAL void TFE_FN(k_copy_buf_out_)(const tfe__kplan *p, TFE_T *d, const TFE_T *b, int64_t n0, int64_t n1,
                                           int64_t lb, bool rev, bool runs, int64_t q, int64_t e) {
+  /* a short column going out alone: the rest of its edge lines comes from another tile much
+   * later, and streamed partial lines leave the write-combining buffers piecewise, so its
+   * edges take normal stores (copy_lone_edge_bytes) */
   const bool edges_nt = tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines);
   const int64_t lone = tfe__st.tune.copy_lone_edge_bytes;
   for (int64_t k; q < e; q = k) {

@@ -626,8 +626,8 @@ TFE_INTERNAL void tfe__kfu_row(double *d, int64_t n, const double *x, bool xb, c
 }
 /* The partial lines at the ends of a streamed run: 8-byte streaming stores where d and the
  * length allow (a normal store reads the line first, and the line's other part belongs to
- * another run), when kernel_stream_edge_lines says so (1: every CPU; -1: AMD CPUs only;
- * docs/bench-kernel.md). Else memcpy. */
+ * another run), when nt (tfe__kstream: as kernel_stream_edge_lines says, 1: every CPU; -1: AMD
+ * CPUs only; docs/bench-kernel.md). Else normal stores. */
 TFE_INTERNAL void tfe__kstream_edge_nt(char *d, const char *s, size_t bytes, bool nt) {
   if (!nt || ((uintptr_t)d & 7) || (bytes & 7)) {
     /* copy_edge_stores: a memcpy of a variable size under 64 bytes compiles to rep movs, whose
@@ -754,8 +754,9 @@ TFE_INTERNAL void tfe__ksfence(void) { _mm_sfence(); }
 TFE_INTERNAL void tfe__ksfence(void) {}
 #endif
 
-/* memcpy that streams the 64-byte-aligned middle of dst past the cache (the caller issues
- * tfe__ksfence when done). Without the vector kernels: plain memcpy. */
+/* memcpy that streams the 64-byte-aligned middle of dst past the cache, its partial edge lines
+ * too when edges_nt (the caller issues tfe__ksfence when done). Without the vector kernels:
+ * plain memcpy. */
 TFE_INTERNAL void tfe__kstream_ex(void *dst, const void *src, size_t bytes, bool edges_nt) {
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) { tfe__kstream_simd((char *)dst, (const char *)src, bytes, edges_nt); return; }

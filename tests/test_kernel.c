@@ -1175,6 +1175,18 @@ static void test_tuning_kernel(void **st) {
   bad.copy_unit_run_bytes = 129;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_unit_run_bytes");
   bad = t;
+  bad.copy_lone_edge_bytes = -1;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_lone_edge_bytes");
+  bad = t;
+  bad.copy_unit_stream = 3;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_unit_stream");
+  bad = t;
+  bad.small_row_regs = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "small_row_regs");
+  bad = t;
+  bad.small_dot_depth = 33;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "small_dot_depth");
+  bad = t;
   bad.kernel_table_input_runs = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "kernel_table_input_runs");
   bad = t;

@@ -16,6 +16,7 @@
 # Everything 1-thread runs pinned to one core (taskset), the 2-thread columns to two. PARTS (default
 # "chain naive permute peers sweep") picks what runs, so that two calls can share the work; ROUNDS
 # (2) the alternations of the chain and the patterns; SWEEPS the sweep's argument sets (";" between).
+# Part "cases" runs the new sweep on the lines of KIT/ab_cases.txt with CASE_ARGS (cases.txt).
 # Part "hptt" (KIT/libpeer_hptt.so, or KIT/hptt: HPTT's src/ and include/ to build it there) runs
 # the new sweep with --peer on HPTT_SWEEPS and on KIT/pattern_cases.txt (lines "id ES:DIMS:PERM"),
 # into hptt.txt.
@@ -50,6 +51,11 @@ dims=2,4,8,10,16,24,32,40,48,60,64,96,128
 has chain && for r in $rounds; do for t in old3 new3 old new; do
   echo "== chain_$t run $r"; OMP_NUM_THREADS=1 timeout 40 $one $b/chain_$t --reps 11 --dims $dims
 done; done > "$out/chain_ab.txt" 2>&1
+# part "cases": the sweep on given cases (CASES, default KIT/ab_cases.txt: lines "ES:DIMS:PERM"),
+# each with CASE_ARGS (e.g. "--tune K=a --ab K=b": an in-process A/B), into cases.txt
+has cases && while read -r c; do
+  OMP_NUM_THREADS=1 timeout 60 $one $b/sweep --case "$c" --reps ${CASE_REPS:-5} ${CASE_ARGS:-} | grep "^case\|^ab"
+done < "${CASES:-$kit/ab_cases.txt}" > "$out/cases.txt" 2>&1
 # the naive engine's threshold on the smallest steps (contract_naive_work: 512 default)
 has naive && for r in 1 2; do for w in 512 128 0; do
   echo "== contract_naive_work $w run $r"; OMP_NUM_THREADS=1 timeout 10 $one $b/chain_new --reps 21 --dims 3,4,5,6,8 --tune contract_naive_work $w

@@ -532,6 +532,67 @@ static void test_skew_lines(void **st) {
   assert_true(tfe__st.kernel_stat[7] > 0); /* the buffered plans (skewed lines run in their tiles) */
 }
 
+/* copy_buffered_tiles 3 (session 22): streamed transposes into 64-byte aligned destination
+ * columns go through the tile buffer only when the columns fall in few lines of a 4 KiB page.
+ * [d0, d1] from a row-major source into columns ld apart (ld >= d0: the gaps must stay
+ * untouched), ld * es an odd multiple of 64 bytes (spread: written in place, counter 7 still)
+ * or a multiple of 512 (unspread: buffered, counter 7 counts it); a reversed source dim in
+ * one case of four; every element checked. Mode 1 (never for aligned columns) and 2 (always)
+ * on the same copies must count the same way. */
+#define TK_SPREAD(S, T, VAL)                                                                     \
+  static void tk_spread_##S(tu_rng *r, int mode) {                                              \
+    const int64_t L = 64 / (int64_t)sizeof(T); /* elements of a line */                          \
+    bool spread = tu_int(r, 0, 1) == 1;                                                         \
+    int64_t d0 = L * tu_int(r, 8, 24), d1 = tu_int(r, 64, 200);                                 \
+    int64_t ld = spread ? d0 + L * (1 - (d0 / L) % 2) + 2 * L * tu_int(r, 0, 2)                 \
+                        : (d0 + 8 * L - 1) / (8 * L) * (8 * L) + 8 * L * tu_int(r, 0, 1);        \
+    int64_t n = d0 * d1, m = ld * d1;                                                           \
+    T *src = malloc(sizeof(T) * (size_t)n), *dst = aligned_alloc(64, sizeof(T) * (size_t)m), none = VAL(-1); \
+    for (int64_t i = 0; i < n; i++) src[i] = VAL(i);                                            \
+    for (int64_t i = 0; i < m; i++) dst[i] = none;                                              \
+    tfe_view_##S sv = {src, {2, 0, {d0, d1}, {d1, 1}}, false};                                  \
+    tfe_view_##S dv = {dst, {2, 0, {d0, d1}, {1, ld}}, false};                                  \
+    if (tu_int(r, 0, 3) == 0) { sv.lay.strides[1] = -1; sv.lay.offset = d1 - 1; }               \
+    int64_t before = tfe__st.kernel_stat[7];                                                    \
+    assert_int_equal(tfe_copy_##S(&dv, &sv), TFE_OK);                                           \
+    bool buffered = tfe__st.kernel_stat[7] > before;                                            \
+    if (buffered != (mode == 2 || (mode == 3 && !spread)))                                      \
+      fail_msg(#S " [%lld %lld] ld %lld mode %d: buffered %d", (long long)d0, (long long)d1,   \
+               (long long)ld, mode, (int)buffered);                                             \
+    for (int64_t j = 0; j < d1; j++)                                                            \
+      for (int64_t i = 0; i < ld; i++) {                                                        \
+        const T *want = i < d0 ? &src[sv.lay.offset + i * d1 + j * sv.lay.strides[1]] : &none; \
+        if (memcmp(&dst[i + j * ld], want, sizeof(T)))                                          \
+          fail_msg(#S " [%lld %lld] ld %lld mode %d at (%lld %lld)", (long long)d0, (long long)d1, \
+                   (long long)ld, mode, (long long)i, (long long)j);                            \
+      }                                                                                         \
+    free(src); free(dst);                                                                       \
+  }
+TK_SPREAD(u8, tk_u8, TK_U8VAL)
+TK_SPREAD(u16, tk_u16, TK_U16VAL)
+TK_SPREAD(f32, float, TK_VAL)
+TK_SPREAD(f64, double, TK_VAL)
+TK_SPREAD(c128, double complex, TK_CVAL)
+static void test_buffer_spread(void **st) {
+  (void)st;
+  tu_rng r = {22};
+  tfe__st.kernel_stat_on = 1;
+  for (int k = 0; k < 6; k++) { /* modes 3, 1, 2; threads 1, 2 */
+    int mode = k / 2 == 0 ? 3 : k / 2 == 1 ? 1 : 2;
+    tfe_set_num_threads(1 + k % 2);
+    tk_paths(0);
+    TK_TUNE(kernel_stream_min_bytes, 0);
+    TK_TUNE(copy_buffered_tiles, mode);
+    for (int c = 0; c < tu_cases(8); c++) {
+      tk_spread_u8(&r, mode); tk_spread_u16(&r, mode); tk_spread_f32(&r, mode); tk_spread_f64(&r, mode);
+      tk_spread_c128(&r, mode);
+    }
+  }
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+}
+
 /* tfe_copy_f64 of sv into dv and tfe_contiguous_c128 of zsv (the same layout over zs), every
  * element of both checked against the sources (test_far_runs, test_table_input_runs). */
 static void tk_copy_check_both(const char *what, int c, int R, const int64_t *dims, const tfe_view_f64 *dv,
@@ -1238,7 +1299,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
-      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

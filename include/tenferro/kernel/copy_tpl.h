@@ -555,10 +555,28 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_)(const TFE_TY(kcopy_) *c, const tfe__kplan
 #endif
 }
 
+/* Whether the destination columns of a tile spread over at least 16 of the 64 line slots of a
+ * 4 KiB page (its first 64 columns looked at): column strides of a multiple of 512 bytes
+ * (residues 0, 512, ..., 3584) put the columns in 8 slots or fewer. Written in place with
+ * streaming stores, spread aligned columns ran faster than through the tile buffer (f32 [7280,
+ * 5600] 0.6 of the time, f64 [5000,3000] 0.72), unspread ones slower (f64 [4000,4096] 1.3x:
+ * docs/bench-kernel.md, session 22). */
+TFE_INTERNAL bool TFE_FN(k_cols_spread_)(const tfe__kplan *p) {
+  const tfe__kgroup *g1 = &p->g[1];
+  uint64_t slots = 0;
+  for (int64_t j = 0; j < g1->len && j < 64; j++) {
+    int64_t b = TFE__KOFF(p, 1, 0, j) * (int64_t)sizeof(TFE_T) % 4096;
+    slots |= (uint64_t)1 << ((b < 0 ? b + 4096 : b) / 64);
+  }
+  int n = 0;
+  for (; slots; slots &= slots - 1) n++;
+  return n >= 16;
+}
 /* Whether a copy plan's transpose tiles go through k_copy_buffered_: large outputs (streamed)
- * whose destination columns are not all 64-byte aligned, or (tfe__kcopy_buf_mode() 2) all
- * of them but narrow columns (copy_buffered_tiles; the choices measured best on each CPU
- * family are in docs/bench-kernel.md). */
+ * whose destination columns are not all 64-byte aligned; aligned ones (wider than 512 bytes)
+ * too with tfe__kcopy_buf_mode() 2, and with mode 3 unless their columns spread over a page's
+ * lines (k_cols_spread_) (copy_buffered_tiles; the choices measured best on each CPU family
+ * are in docs/bench-kernel.md). */
 TFE_INTERNAL bool TFE_FN(k_copy_wants_buf_)(const tfe__kplan *p, const TFE_T *d, bool nt, bool cj) {
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
   int mode = tfe__kcopy_buf_mode();
@@ -568,15 +586,16 @@ TFE_INTERNAL bool TFE_FN(k_copy_wants_buf_)(const tfe__kplan *p, const TFE_T *d,
       g0->len < tfe__krb(sizeof(TFE_T)))
     return false; /* (tiles narrower or shorter than a block have no blocks: a cyclic shift of
                    * 3s; f32 columns of 15, which ran slower buffered than written in place) */
-  /* (always: but not for columns under 512 B, whose streaming per column costs more than
-   * the buffer saves) */
-  if (mode == 2 && g0->len * es >= 512) return true;
+  /* (modes 2 and 3 leave columns under 512 B unbuffered: streaming them one by one costs more
+   * than the buffer saves) */
+  const bool wide = mode >= 2 && g0->len * es >= 512;
+  if (wide && mode == 2) return true;
   if (((uintptr_t)(d + p->base[0]) & 63) != 0) return true;
   for (int64_t j = 0; j < g1->len; j++)
     if ((TFE__KOFF(p, 1, 0, j) * es) & 63) return true;
   for (int q = 0; q < p->no; q++)
     if ((p->ostep[0][q] * es) & 63) return true;
-  return false;
+  return wide && !TFE_FN(k_cols_spread_)(p);
 }
 
 TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {

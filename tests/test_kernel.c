@@ -1239,6 +1239,14 @@ static void test_tuning_kernel(void **st) {
   bad.copy_lone_edge_bytes = -1;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_lone_edge_bytes");
   bad = t;
+  bad.copy_buffered_tiles = 3; /* (session 22: 3 is a mode; 4 and -2 are not) */
+  assert_int_equal(tfe_tuning_set(&bad), TFE_OK);
+  bad.copy_buffered_tiles = 4;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_buffered_tiles");
+  bad.copy_buffered_tiles = -2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_buffered_tiles");
+  assert_int_equal(tfe_tuning_set(&t), TFE_OK);
+  bad = t;
   bad.copy_unit_stream = 3;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_unit_stream");
   bad = t;

@@ -1180,6 +1180,56 @@ static void test_s21_units(void **st) {
   tfe__st.kernel_stat_on = 0;
   assert_true(seen > 0);
 }
+/* Session 23: transposing copies of 1- and 2-byte kinds whose destination run is a table of
+ * several dims (the source's dims 1 and 2, neither unit-stride there: [u, a, b, ...] with the
+ * destination led by a then b) may take G0 tables of up to 1 KiB of column (copy_wide_tables,
+ * counter 31), where 256 entries were the limit. u8 and u16, ranks 3-5, reversed dims, source
+ * and destination shifted; tfe_copy and tfe_contiguous, every element checked and nothing
+ * written outside the view; on and off, 1 and 2 threads, in place and streamed through buffers. */
+#define TK_S23(S, T, VAL)                                                                        \
+  static void tk_s23_##S(tu_rng *r) {                                                          \
+    int rank = (int)tu_int(r, 3, 5);                                                            \
+    int64_t dims[5], n = 1, perm[5], st[5], s = 1;                                              \
+    dims[0] = tu_int(r, 16, 300); dims[1] = tu_int(r, 3, 40); dims[2] = tu_int(r, 20, 300);    \
+    for (int k = 3; k < rank; k++) dims[k] = tu_int(r, 1, 6);                                   \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    for (int k = 0; n > 150000; k = (k + 1) % rank)                                            \
+      if (dims[k] > 3) { n = n / dims[k] * (dims[k] * 2 / 3); dims[k] = dims[k] * 2 / 3; }    \
+    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
+    for (int k = rank - 1; k > 0; k--) {                                                        \
+      int j = (int)tu_int(r, 0, k);                                                             \
+      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
+    }                                                                                           \
+    if (tu_int(r, 0, 3)) { /* (mostly) the destination led by dims 1 and 2 */                   \
+      int64_t rest[5], m = 0;                                                                   \
+      for (int k = 0; k < rank; k++) if (perm[k] != 1 && perm[k] != 2) rest[m++] = perm[k];     \
+      perm[0] = 1; perm[1] = 2;                                                                 \
+      for (int k = 2; k < rank; k++) perm[k] = rest[k - 2];                                     \
+    }                                                                                           \
+    TK_GUARDED_COPY(S, T, VAL, tu_int(r, 0, 5) == 0, "s23 wide", (int)dims[1])                 \
+  }
+TK_S23(u8, tk_u8, TK_U8VAL)
+TK_S23(u16, tk_u16, TK_U16VAL)
+static void test_s23_wide_tables(void **st) {
+  (void)st;
+  tu_rng r = {2323};
+  tfe__st.kernel_stat_on = 1;
+  for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; on, off; in place, streamed through buffers */
+    tfe_set_num_threads(1 + mode % 2);
+    const bool on = mode / 2 % 2 == 0, streamed = mode >= 4;
+    tk_paths(0);
+    TK_TUNE(copy_wide_tables, on);
+    if (streamed) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
+    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+    for (int c = 0; c < tu_cases(24); c++) { tk_s23_u8(&r); tk_s23_u16(&r); }
+    if (on) assert_true(tfe__st.kernel_stat[31] > 0);
+    else assert_int_equal(tfe__st.kernel_stat[31], 0); /* the limit stays 256 */
+  }
+  TK_TUNE(copy_wide_tables, 1);
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -1215,6 +1265,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_unit_stream, 1);
   assert_int_equal(d.copy_unit_prefetch, 1);
   assert_int_equal(d.copy_lone_edge_bytes, 512);
+  assert_int_equal(d.copy_wide_tables, 1);
   assert_int_equal(d.kernel_stream_edge_lines, 1); /* (session 20: every CPU, -1 = AMD only) */
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
@@ -1245,6 +1296,9 @@ static void test_tuning_kernel(void **st) {
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_buffered_tiles");
   bad.copy_buffered_tiles = -2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_buffered_tiles");
+  bad = t;
+  bad.copy_wide_tables = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_wide_tables");
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   bad = t;
   bad.copy_unit_stream = 3;
@@ -1320,6 +1374,7 @@ int main(void) {
       cmocka_unit_test(test_branch_cuts),
       cmocka_unit_test(test_user_kind),
       cmocka_unit_test(test_s21_units),
+      cmocka_unit_test(test_s23_wide_tables),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

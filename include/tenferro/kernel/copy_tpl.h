@@ -525,7 +525,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_)(const TFE_TY(kcopy_) *c, const tfe__kplan
   const size_t es = sizeof(TFE_T);
   const int64_t n = 64 / (int64_t)es; /* block side: elements of a line */
   if ((es != 8 && es != 16) || !tfe__st.tune.copy_skew_lines || ((uintptr_t)d & 7) || !tfe__ksimd() || n0 < n ||
-      n1 > TFE__KTAB)
+      n1 > TFE__KTAB_STD)
     return false;
   const bool rev = p->g[1].step[1] < 0;
   if (TFE_FN(k_cols_adjacent_)(p, n0, n1, rev))
@@ -535,7 +535,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_)(const TFE_TY(kcopy_) *c, const tfe__kplan
   const int64_t m0 = n0 - n0 % n, m1 = n1 - n1 % n;
   const int pf = tfe__st.tune.kernel_prefetch_strips;
   __m512d *car = (__m512d *)(void *)(c->buf + (int64_t)tid * c->tile_elems); /* (n0 * n1 >= n * m1 elements) */
-  double *dcol[TFE__KTAB];
+  double *dcol[TFE__KTAB_STD];
   for (int64_t q = 0; q < n1; q++) dcol[q] = (double *)(void *)(d + TFE__KOFF(p, 1, 0, rev ? n1 - 1 - q : q));
   for (int64_t ib = 0; ib < m0; ib += n) {
     const double *srow[8];
@@ -637,20 +637,23 @@ TFE_INTERNAL void TFE_FN(k_copy_unit_tile_)(void *ctx, const tfe__kplan *p, cons
  * through per-thread tile buffers (copy_unit_stream); without them (no memory) in place. */
 TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, const tfe__kplan *p, int nt,
                                         bool nt_out) {
-  tfe__kplan u;
-  if (!tfe__kplan_units(&u, p, tfe__st.tune.copy_unit_tile_bytes)) return false;
+  tfe__kplan *up = (tfe__kplan *)tfe__alloc(sizeof *up); /* (plans are some 50 KB: not on the stack) */
+  if (!up) return false;
+  if (!tfe__kplan_units(up, p, tfe__st.tune.copy_unit_tile_bytes)) { tfe__free(up); return false; }
+  const tfe__kplan *u = up;
   TFE__KSTAT(29);
   TFE_TY(kcopy_) c = {dst->data, src->data, false, nt_out, NULL, 0};
   tfe_allocator a = tfe_get_allocator();
   const int mode = tfe__st.tune.copy_unit_stream; /* (2: cached outputs through the buffers too) */
-  if (((nt_out && mode) || mode == 2) && u.g[0].arith[0] && u.g[0].step[0] == u.unit && TFE__KHAVE_TR8 && tfe__ksimd()) {
+  if (((nt_out && mode) || mode == 2) && u->g[0].arith[0] && u->g[0].step[0] == u->unit && TFE__KHAVE_TR8 && tfe__ksimd()) {
     const int64_t es = (int64_t)sizeof(TFE_T);
-    c.tile_elems = (tfe__kunit_buf_bytes(&u, es) + 63) / 64 * (64 / es); /* (whole lines) */
+    c.tile_elems = (tfe__kunit_buf_bytes(u, es) + 63) / 64 * (64 / es); /* (whole lines) */
     c.buf = (TFE_T *)a.alloc(a.ctx, (size_t)nt * (size_t)c.tile_elems * sizeof(TFE_T), TFE_ALIGN);
     if (c.buf) TFE__KSTAT(30);
   }
-  tfe__kplan_run(&u, TFE_FN(k_copy_unit_tile_), &c, nt);
+  tfe__kplan_run(u, TFE_FN(k_copy_unit_tile_), &c, nt);
   if (c.buf) a.free(a.ctx, c.buf);
+  tfe__free(up);
   return true;
 }
 
@@ -663,37 +666,35 @@ TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(vi
  * many. A copy into an existing destination takes tiles twice as large: a fresh one is
  * faulted in by the tiles' own stores (the system zeroes each 2 MiB page as a tile first
  * touches it) and favours small tiles, while written-before pages favour larger ones
- * (docs/bench-kernel.md has the measurements behind both sizes). */
-TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, int64_t n, bool fresh) {
-  bool cj = TFE_FN(k_conj_)(dst->conj, src->conj);
+ * (docs/bench-kernel.md has the measurements behind both sizes). p: the plan's memory. */
+TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, int64_t n, bool fresh,
+                                       bool cj, tfe__kplan *p) {
   const tfe_tuning *tu = &tfe__st.tune;
-  if (n <= tu->kernel_small_elems) { TFE_FN(k_copy_odo_)(dst, src, cj); return; }
-  tfe__kplan p;
   const int64_t *str[2] = {dst->lay.strides, src->lay.strides};
   int64_t off[2] = {dst->lay.offset, src->lay.offset};
   int64_t es = (int64_t)sizeof(TFE_T);
   int64_t tt = tu->copy_tile_bytes / es < 8 ? 8 : tu->copy_tile_bytes / es;
-  int64_t tg = 8 * tt < TFE__KTAB ? 8 * tt : TFE__KTAB, tw = fresh ? tt : 2 * tt;
+  int64_t tg = 8 * tt < TFE__KTAB_STD ? 8 * tt : TFE__KTAB_STD, tw = fresh ? tt : 2 * tt;
   int nt = tfe__kthreads(n);
   bool cached = false; /* fresh pages written in order through the cache (copy_fresh_in_order) */
-  tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tfe__kcopy_g1(tw, es), tg, false, es, true);
-  if (fresh && n * es >= tu->copy_fresh_min_bytes && p.g[1].nd > 0 && !p.gather && !p.along_src) {
+  tfe__kplan_make(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tfe__kcopy_g1(tw, es), tg, false, es, true);
+  if (fresh && n * es >= tu->copy_fresh_min_bytes && p->g[1].nd > 0 && !p->gather && !p->along_src) {
     /* the tiles for written pages, then: in order, or faulted in first, or else as they were */
-    tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 4 * tt, tfe__kcopy_g1(2 * tt, es), tg, false, es, true);
-    cached = tfe__kon_amd(tu->copy_fresh_in_order) && tfe__kplan_in_order(&p, ((int64_t)2 << 20) / es);
+    tfe__kplan_make(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 4 * tt, tfe__kcopy_g1(2 * tt, es), tg, false, es, true);
+    cached = tfe__kon_amd(tu->copy_fresh_in_order) && tfe__kplan_in_order(p, ((int64_t)2 << 20) / es);
     if (!cached && !tfe__kprefault(dst->data, (size_t)n * sizeof(TFE_T), nt))
-      tfe__kplan_make(&p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tfe__kcopy_g1(tw, es), tg, false, es, true);
+      tfe__kplan_make(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tfe__kcopy_g1(tw, es), tg, false, es, true);
   }
-  if (!cj && TFE_FN(k_copy_units_)(dst, src, &p, nt, !cached && n * es >= tu->kernel_stream_min_bytes)) return;
-  if (p.gather) TFE__KSTAT(2);
-  if (!p.gather && p.g[1].nd == 0 && p.g[0].nd > 1 && p.dims[0] >= 8 && p.str[1][0] == 1)
+  if (!cj && TFE_FN(k_copy_units_)(dst, src, p, nt, !cached && n * es >= tu->kernel_stream_min_bytes)) return;
+  if (p->gather) TFE__KSTAT(2);
+  if (!p->gather && p->g[1].nd == 0 && p->g[0].nd > 1 && p->dims[0] >= 8 && p->str[1][0] == 1)
     TFE__KSTAT(3); /* runs of a table block */
-  if (p.rank == 1 && p.str[0][0] == 1 && p.str[1][0] == 1 && !cj) {
+  if (p->rank == 1 && p->str[0][0] == 1 && p->str[1][0] == 1 && !cj) {
     /* one contiguous run in both: each thread copies its whole share with one memcpy (the C
      * library streams large copies; 64 KiB blocks took the cached path and scaled worse on
      * 2 threads) */
-    TFE_T *d0 = dst->data + p.base[0];
-    const TFE_T *s0 = src->data + p.base[1];
+    TFE_T *d0 = dst->data + p->base[0];
+    const TFE_T *s0 = src->data + p->base[1];
     TFE_OMP(parallel num_threads(nt) if (nt > 1))
     {
       int64_t t = 0, m = 1;
@@ -707,17 +708,26 @@ TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view
     return;
   }
   TFE_TY(kcopy_) c = {dst->data, src->data, cj, !cached && n * (int64_t)sizeof(TFE_T) >= tu->kernel_stream_min_bytes, NULL, 0};
-  if (TFE_FN(k_copy_wants_buf_)(&p, dst->data, c.nt, cj)) {
+  if (TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj)) {
     /* (without the buffers the tiles run unbuffered: slower, same result) */
     const int64_t line = 64 / (int64_t)sizeof(TFE_T); /* (each thread's buffer 64-byte aligned: k_copy_skew_) */
-    c.tile_elems = ((p.g[0].len + line) * p.g[1].len + line - 1) / line * line;
+    c.tile_elems = ((p->g[0].len + line) * p->g[1].len + line - 1) / line * line;
     tfe_allocator a = tfe_get_allocator();
     c.buf = (TFE_T *)a.alloc(a.ctx, (size_t)nt * (size_t)c.tile_elems * sizeof(TFE_T), TFE_ALIGN);
     if (c.buf) TFE__KSTAT(7);
   }
-  tfe__kplan_run(&p, TFE_FN(k_copy_tile_), &c, nt);
+  tfe__kplan_run(p, TFE_FN(k_copy_tile_), &c, nt);
   if (c.buf) { tfe_allocator a = tfe_get_allocator(); a.free(a.ctx, c.buf); }
 }
+
+TFE_INTERNAL void TFE_FN(k_copy_run_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, int64_t n, bool fresh) {
+  bool cj = TFE_FN(k_conj_)(dst->conj, src->conj);
+  tfe__kplan *p = n > tfe__st.tune.kernel_small_elems ? (tfe__kplan *)tfe__alloc(sizeof *p) : NULL;
+  if (!p) { TFE_FN(k_copy_odo_)(dst, src, cj); return; } /* (small, or no memory for a plan: plain loops) */
+  TFE_FN(k_copy_plan_)(dst, src, n, fresh, cj, p);
+  tfe__free(p);
+}
+
 /* copy on the CPU (the public tfe_copy_S routes through the backend: route_tpl.h) */
 TFE_INTERNAL tfe_status TFE_FN(k_copy_cpu_)(const TFE_TY(view) *dst, const TFE_TY(view) *src) {
   TFE_CHECK_NULL(dst);

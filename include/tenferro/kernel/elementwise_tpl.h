@@ -242,7 +242,7 @@ TFE_INTERNAL void TFE_FN(k_ew_tile2_)(const TFE_TY(kew_) *e, const tfe__kplan *p
  * a few at a time. */
 TFE_INTERNAL void TFE_FN(k_prefetch_cols_)(const tfe__kplan *p, int op, const TFE_T *s, int64_t n0, int64_t n1) {
   const tfe__kgroup *g1 = &p->g[1];
-  bool done[TFE__KTAB] = {false};
+  bool done[TFE__KTAB_STD] = {false};
   for (int64_t j = 0; j < n1; j++) {
     int c = g1->cid[op][j];
     if (done[c]) continue;
@@ -300,7 +300,7 @@ TFE_INTERNAL void TFE_FN(k_ew_tile_)(void *ctx, const tfe__kplan *p, const tfe__
   const tfe__kgroup *g1 = &p->g[1];
   for (int k = 0; k < e->nin && p->gather; k++) { /* inputs reused across columns: gather once */
     if (!TFE_FN(k_ew_cached_)(e, p, k)) continue;
-    bool done[TFE__KTAB] = {false};
+    bool done[TFE__KTAB_STD] = {false};
     cache[k] = e->scratch + (t->tid * 2 + k) * e->tile_elems;
     /* consecutive tiles that differ only along dims where this input does not move (the
      * odometer runs those first) find its columns already there */
@@ -393,12 +393,13 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew2_)(const char *where, const TFE_TY(view) *ds
 #endif
   }
   const tfe_tuning *tu = &tfe__st.tune;
-  if (n <= tu->kernel_small_elems) {
+  /* (plans are some 50 KB: not on the stack; no memory for one: plain loops, same result) */
+  tfe__kplan *p = n > tu->kernel_small_elems ? (tfe__kplan *)tfe__alloc(sizeof *p) : NULL;
+  if (!p) {
     const tfe_layout *il[2] = {&bl[0], &bl[1]};
     TFE_FN(k_ew_odo_)(&e, &dst->lay, il);
     return TFE_OK;
   }
-  tfe__kplan p;
   const int64_t *str[3] = {dst->lay.strides, bl[0].strides, bl[1].strides};
   int64_t off[3] = {dst->lay.offset, bl[0].offset, bl[1].offset};
   /* a transpose tile spans elementwise_tile_bytes along the transposed input (G1; 0: 2 KiB
@@ -414,15 +415,15 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew2_)(const char *where, const TFE_TY(view) *ds
   if (t0 > (int64_t)TFE__KCOL) t0 = (int64_t)TFE__KCOL;
   int64_t tg = tu->elementwise_gather_bytes / (int64_t)sizeof(TFE_T);
   tg = tg < 8 ? 8 : tg > (int64_t)TFE__KCOL ? (int64_t)TFE__KCOL : tg;
-  tfe__kplan_make(&p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, t0, t1, tg, false, (int64_t)sizeof(TFE_T), false);
+  tfe__kplan_make(p, nin + 1, 0, dst->lay.rank, dst->lay.dims, str, off, kb, t0, t1, tg, false, (int64_t)sizeof(TFE_T), false);
   e.nt = n * (int64_t)sizeof(TFE_T) >= tu->kernel_stream_min_bytes;
   int nt = tfe__kthreads(n);
   int64_t strip_max = tu->elementwise_strip_elems;
   int64_t cap = strip_max < (int64_t)TFE__KSTRIP ? strip_max : (int64_t)TFE__KSTRIP;
-  if (p.gather && tu->elementwise_tile_buffers) { /* column caches of gather tiles (per thread and input) */
+  if (p->gather && tu->elementwise_tile_buffers) { /* column caches of gather tiles (per thread and input) */
     for (int k = 0; k < nin; k++) {
-      int64_t m = p.g[1].ncid[k + 1] * p.g[0].len;
-      if (p.g[1].ncid[k + 1] < p.g[1].len && m <= tu->elementwise_column_cache_elems && m > e.tile_elems) e.tile_elems = m;
+      int64_t m = p->g[1].ncid[k + 1] * p->g[0].len;
+      if (p->g[1].ncid[k + 1] < p->g[1].len && m <= tu->elementwise_column_cache_elems && m > e.tile_elems) e.tile_elems = m;
     }
     if (e.tile_elems) {
       e.scratch = (TFE_T *)tfe__alloc((size_t)(2 * nt) * (size_t)e.tile_elems * sizeof(TFE_T));
@@ -431,17 +432,18 @@ TFE_INTERNAL tfe_status TFE_FN(k_ew2_)(const char *where, const TFE_TY(view) *ds
     }
     if (!e.scratch) e.tile_elems = 0;
   }
-  if (p.gather) { TFE__KSTAT(0); if (e.tile_elems) TFE__KSTAT(1); }
-  if (p.g[1].nd > 0 && !p.gather && tu->elementwise_tile_buffers && p.g[0].len * p.g[1].len > cap) {
+  if (p->gather) { TFE__KSTAT(0); if (e.tile_elems) TFE__KSTAT(1); }
+  if (p->g[1].nd > 0 && !p->gather && tu->elementwise_tile_buffers && p->g[0].len * p->g[1].len > cap) {
     /* tiles above the stack strip: whole-tile buffers (without them, or when the
      * allocation fails, strips of the tile on the stack: slower, same result) */
-    e.tile_elems = p.g[0].len * p.g[1].len;
+    e.tile_elems = p->g[0].len * p->g[1].len;
     e.scratch = (TFE_T *)tfe__alloc((size_t)(2 * nt) * (size_t)e.tile_elems * sizeof(TFE_T));
     if (!e.scratch) e.tile_elems = 0;
   }
-  tfe__kplan_run(&p, TFE_FN(k_ew_tile_), &e, nt);
+  tfe__kplan_run(p, TFE_FN(k_ew_tile_), &e, nt);
   tfe__free(e.scratch);
   tfe__free(e.last);
+  tfe__free(p);
   return TFE_OK;
 }
 /* The same without a fusable op. */

@@ -26,7 +26,8 @@
 #include <string.h>
 
 #define TFE__KOPS 3
-#define TFE__KTAB 256     /* entries of a group table */
+#define TFE__KTAB 1024    /* entries a group table holds (the G0 of 1- and 2-byte transposes) */
+#define TFE__KTAB_STD 256 /* entries of every other group table (tfe__kplan.tab0) */
 #define TFE__KGD 16       /* dims in a group */
 
 typedef struct tfe__kgroup {
@@ -41,7 +42,7 @@ typedef struct tfe__kgroup {
    * share an id (cid, in [0, ncid)); a gather tile gathers each distinct column of an
    * input once per tile. ncid = 0: not computed (group longer than a table). */
   int64_t ncid[TFE__KOPS];
-  int16_t cid[TFE__KOPS][TFE__KTAB];
+  int16_t cid[TFE__KOPS][TFE__KTAB_STD];
 } tfe__kgroup;
 
 typedef struct tfe__kplan {
@@ -66,6 +67,7 @@ typedef struct tfe__kplan {
   bool runtile;                          /* a transpose of long common runs (copy_run_tile_bytes) */
   bool shared;                           /* G1 took a dim shared by both runs (copy_shared_run_dim) */
   int64_t unit;                          /* elements per unit of a unit plan (units.h), else 0 */
+  int64_t tab0;                          /* table entries G0 may take (tfe__kplan_build) */
 } tfe__kplan;
 
 typedef struct tfe__ktile {
@@ -116,7 +118,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * strided transposes whose column rims ran scalar loops (k_copy_st_, copy_rim_scalar_cols); [28]
  * copy tiles of 4-7 rows that ran 4x4 register blocks (k_copy_blocks_, copy_quarter_blocks);
  * by the calling thread: [29] copies of short common runs planned as units (units.h,
- * copy_unit_run_bytes), [30] of them streamed through tile buffers (copy_unit_stream). */
+ * copy_unit_run_bytes), [30] of them streamed through tile buffers (copy_unit_stream); [31]
+ * transpose plans whose G0 table holds more than TFE__KTAB_STD entries (copy_wide_tables). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -166,7 +169,7 @@ TFE_INTERNAL void tfe__kmove(tfe__kplan *p, int at, int n, const int *sel) {
 TFE_INTERNAL void tfe__kgroup_ids(const tfe__kplan *p, tfe__kgroup *g, int at) {
   for (int o = 0; o < p->nops; o++) {
     g->ncid[o] = 0;
-    if (g->len > TFE__KTAB) continue;
+    if (g->len > TFE__KTAB_STD) continue;
     int64_t rad[TFE__KGD], m = 1, idx[TFE__KGD] = {0}, id = 0;
     for (int k = 0; k < g->nd; k++) {
       int64_t n = k == g->nd - 1 ? g->last_b : p->dims[at + k];
@@ -217,18 +220,19 @@ TFE_INTERNAL void tfe__kgroup_make(tfe__kplan *p, tfe__kgroup *g, int at, int nd
 }
 
 /* Choose a group starting at `at` among dims [at, rank): whole dims while the block stays
- * within `target` (and the table within TFE__KTAB), then a cut of the next dim. Returns the
+ * within `target` (and the table within tab0 entries for G0, else TFE__KTAB_STD), then a cut of the next dim. Returns the
  * dims used; *cut gets the block of the last one. */
 TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int end, int64_t target, int64_t *cut) {
+  const int64_t tab = at == 0 ? p->tab0 : TFE__KTAB_STD;
   int nd = 0;
   int64_t prod = 1;
   while (at + nd < end && nd < TFE__KGD) {
     int64_t n = p->dims[at + nd];
-    if (prod * n <= target && (nd == 0 || prod * n <= TFE__KTAB)) {
+    if (prod * n <= target && (nd == 0 || prod * n <= tab)) {
       prod *= n; nd++; *cut = n;
       continue;
     }
-    int64_t lim = nd == 0 ? target : (target < TFE__KTAB ? target : TFE__KTAB);
+    int64_t lim = nd == 0 ? target : (target < tab ? target : tab);
     int64_t b = lim / prod;
     if (b >= 2 || nd == 0) { *cut = b < 1 ? 1 : b; nd++; }
     break;
@@ -236,25 +240,26 @@ TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int end, int64_t 
   return nd;
 }
 
-/* Whole dims from `at` until the block reaches `target` (or the table TFE__KTAB entries):
+/* Whole dims from `at` until the block reaches `target` (or the table's limit, as above):
  * table tiles of 3s take 81 rather than a cut 54 for a target of 64. A next dim too large
  * for the table is cut so that the block reaches the target (a 21 x 8138 pair: 21 x 7, not
  * 21 alone, whose 168-byte destination columns were slow). */
 TFE_INTERNAL int tfe__kgroup_pick_up(const tfe__kplan *p, int at, int end, int64_t target, int64_t *cut, bool may_cut) {
+  const int64_t tab = at == 0 ? p->tab0 : TFE__KTAB_STD;
   int nd = 0;
   int64_t prod = 1;
-  if (may_cut && at < end && p->dims[at] > TFE__KTAB && target >= 8) { /* (a 2460-long first dim: */
+  if (may_cut && at < end && p->dims[at] > tab && target >= 8) { /* (a 2460-long first dim: */
     *cut = target < p->dims[at] ? target : p->dims[at];               /* tiles of 2.4 MB; never */
     return 1;                                 /* more than the dim: 1-byte kinds' target of 512) */
   }
-  while (at + nd < end && nd < TFE__KGD && prod < target && (nd == 0 || prod * p->dims[at + nd] <= TFE__KTAB)) {
+  while (at + nd < end && nd < TFE__KGD && prod < target && (nd == 0 || prod * p->dims[at + nd] <= tab)) {
     prod *= p->dims[at + nd];
     *cut = p->dims[at + nd];
     nd++;
   }
   if (may_cut && nd > 0 && at + nd < end && nd < TFE__KGD && prod < target) {
     int64_t b = (target + prod - 1) / prod;
-    if (b > TFE__KTAB / prod) b = TFE__KTAB / prod;
+    if (b > tab / prod) b = tab / prod;
     if (b >= 2) { *cut = b; nd++; }
   }
   return nd;
@@ -394,7 +399,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
                                    int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max,
                                    int64_t run_far, int64_t far) {
   p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false; p->tiny = false;
-  p->along_src = false; p->runtile = false; p->shared = false; p->unit = 0;
+  p->along_src = false; p->runtile = false; p->shared = false; p->unit = 0; p->tab0 = TFE__KTAB_STD;
   for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
   for (int i = 0; i < rank; i++) {
     if (dims[i] == 0) { p->numel = 0; return false; }
@@ -491,6 +496,11 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
     }
     if (p->gather && mis < 0) mis = key == 0 ? 1 : 0;
   }
+  /* 1- and 2-byte transposing copies: G0's table may reach 1 KiB of destination column
+   * (copy_wide_tables), where 256 entries cut the columns every 256 or 512 bytes: u8 [220,21,
+   * 132,236] perm [1,3,0,2], G0 21 x 12 of the 236 (columns of 252 B, two partial lines each,
+   * the rest of each line written by another tile much later); as 21 x 48, 0.64 of the time */
+  if (mis >= 0 && !p->gather && p->copy && p->es <= 2 && tfe__st.tune.copy_wide_tables) p->tab0 = TFE__KTAB / p->es;
   int nd0 = p->rank ? tfe__kgroup_pick(p, 0, end0, p->gather ? tg0 : mis >= 0 ? tt0 : t0, &cut0) : 0;
   bool table = (mode & TFE__KM_TABLE) && mis >= 0 && !p->gather;
   /* (G0 cuts a dim only when the input's innermost run fills register blocks: with runs of 4
@@ -550,6 +560,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
   }
   if (nd0) tfe__kgroup_make(p, &p->g[0], 0, nd0, cut0);
   else { p->g[0].nd = 0; p->g[0].len = 1; p->g[0].inner = 1; p->g[0].last_n = p->g[0].last_b = 1; }
+  if (nd0 > 1 && p->g[0].len > TFE__KTAB_STD) TFE__KSTAT(31);
   if (!nd1) p->gather = false;
   if (nd1) tfe__kgroup_make(p, &p->g[1], nd0, nd1, cut1);
   else { p->g[1].nd = 0; p->g[1].len = 1; p->g[1].inner = 1; p->g[1].last_n = p->g[1].last_b = 1; }

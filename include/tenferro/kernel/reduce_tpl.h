@@ -151,14 +151,17 @@ TFE_INTERNAL void TFE_FN(k_red_tile_)(void *ctx, const tfe__kplan *p, const tfe_
 
 /* Accumulate src (dims `dims`, strides `sstr`) into acc (strides `astr`: 0 on reduced dims)
  * or, with partials, into per-thread slots. */
-TFE_INTERNAL void TFE_FN(k_red_run_)(TFE_TY(kred_) *r, int rank, const int64_t *dims,
-                                     const int64_t *astr, const tfe_layout *sl, int nt) {
-  tfe__kplan p;
+TFE_INTERNAL tfe_status TFE_FN(k_red_run_)(TFE_TY(kred_) *r, int rank, const int64_t *dims,
+                                           const int64_t *astr, const tfe_layout *sl, int nt) {
+  tfe__kplan *p = (tfe__kplan *)tfe__alloc(sizeof *p); /* (some 50 KB: not on the stack) */
+  if (!p) return TFE_ERR_ALLOC;
   const int64_t *str[2] = {astr, sl->strides};
   int64_t off[2] = {0, sl->offset};
   int64_t kb = (int64_t)TFE__KBUF, tt = kb / 8 < 4 ? 4 : kb / 8;
-  tfe__kplan_make(&p, 2, 1, rank, dims, str, off, kb, 2 * tt, tt, 0, r->partials == NULL, (int64_t)sizeof(TFE_T), false);
-  tfe__kplan_run(&p, TFE_FN(k_red_tile_), r, nt);
+  tfe__kplan_make(p, 2, 1, rank, dims, str, off, kb, 2 * tt, tt, 0, r->partials == NULL, (int64_t)sizeof(TFE_T), false);
+  tfe__kplan_run(p, TFE_FN(k_red_tile_), r, nt);
+  tfe__free(p);
+  return TFE_OK;
 }
 
 /* Parse op into fold + transform; count of reduced elements for mean. */
@@ -208,7 +211,8 @@ TFE_INTERNAL tfe_status TFE_FN(k_red_all_)(const TFE_TY(view) *src, int fold, in
   if (!r.partials) return TFE_ERR_ALLOC;
   for (int k = 0; k < nt; k++) *(TFE_T *)(r.partials + (size_t)k * r.slot) = id;
   int64_t zero[TFE_MAX_RANK] = {0};
-  TFE_FN(k_red_run_)(&r, src->lay.rank, src->lay.dims, zero, &src->lay, nt);
+  tfe_status st = TFE_FN(k_red_run_)(&r, src->lay.rank, src->lay.dims, zero, &src->lay, nt);
+  if (st != TFE_OK) { tfe__free(r.partials); return st; }
   TFE_T a = id;
   for (int k = 0; k < nt; k++) a = TFE_FN(k_red_comb_)(fold, a, *(TFE_T *)(r.partials + (size_t)k * r.slot));
   tfe__free(r.partials);
@@ -286,7 +290,7 @@ TFE_INTERNAL tfe_status TFE_FN(k_reduce_cpu_)(const TFE_TY(view) *out, const TFE
     for (int64_t i = 0; i < nout; i++) acc[i] = id;
     if (n > 0) {
       TFE_TY(kred_) rr = {fold, pre, acc, src->data, TFE_FN(k_conj_)(false, src->conj), NULL, 0};
-      TFE_FN(k_red_run_)(&rr, r, src->lay.dims, astr, &src->lay, tfe__kthreads(n));
+      st = TFE_FN(k_red_run_)(&rr, r, src->lay.dims, astr, &src->lay, tfe__kthreads(n));
     }
   }
   if (st == TFE_OK) {

@@ -1180,12 +1180,13 @@ static void test_s21_units(void **st) {
   tfe__st.kernel_stat_on = 0;
   assert_true(seen > 0);
 }
-/* Session 23: transposing copies of 1- and 2-byte kinds whose destination run is a table of
+/* Session 23 (1): transposing copies of 1- and 2-byte kinds whose destination run is a table of
  * several dims (the source's dims 1 and 2, neither unit-stride there: [u, a, b, ...] with the
  * destination led by a then b) may take G0 tables of up to 1 KiB of column (copy_wide_tables,
  * counter 31), where 256 entries were the limit. u8 and u16, ranks 3-5, reversed dims, source
  * and destination shifted; tfe_copy and tfe_contiguous, every element checked and nothing
- * written outside the view; on and off, 1 and 2 threads, in place and streamed through buffers. */
+ * written outside the view; on and off (with session 23's other two knobs: copy_flip_source_dims
+ * and copy_next_prefetch), 1 and 2 threads, in place and streamed through buffers. */
 #define TK_S23(S, T, VAL)                                                                        \
   static void tk_s23_##S(tu_rng *r) {                                                          \
     int rank = (int)tu_int(r, 3, 5);                                                            \
@@ -1210,6 +1211,34 @@ static void test_s21_units(void **st) {
   }
 TK_S23(u8, tk_u8, TK_U8VAL)
 TK_S23(u16, tk_u16, TK_U16VAL)
+/* The same kinds and f32, c128: the input's run [u] continued by a dim [v] that the input reads
+ * reversed, the destination led by [a, b]: G1 is u x v, and v is walked the other way in both
+ * operands (copy_flip_source_dims, counter 32), u8 [75,7r,7,8,65,...] as in the random sweep. */
+#define TK_S23F(S, T, VAL)                                                                       \
+  static void tk_s23f_##S(tu_rng *r) {                                                         \
+    int rank = (int)tu_int(r, 4, 6);                                                            \
+    int64_t dims[6], n = 1, perm[6], st[6], s = 1;                                              \
+    dims[0] = tu_int(r, 8, 90); dims[1] = tu_int(r, 2, 9); dims[2] = tu_int(r, 2, 9);          \
+    dims[3] = tu_int(r, 20, 200);                                                               \
+    for (int k = 4; k < rank; k++) dims[k] = tu_int(r, 1, 5);                                   \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    for (int k = 3; n > 60000; k = (k + 1) % rank)                                              \
+      if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
+    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
+    for (int k = rank - 1; k > 3; k--) {                                                        \
+      int j = (int)tu_int(r, 2, k);                                                             \
+      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
+    }                                                                                           \
+    int64_t lead[6], m = 0; /* the destination: a, b first, then the rest as drawn */           \
+    lead[m++] = 2; lead[m++] = 3;                                                               \
+    for (int k = 0; k < rank; k++) if (perm[k] != 2 && perm[k] != 3) lead[m++] = perm[k];       \
+    for (int k = 0; k < rank; k++) perm[k] = lead[k];                                           \
+    TK_GUARDED_COPY(S, T, VAL, a == 1 || tu_int(r, 0, 7) == 0, "s23 flip", (int)dims[1])       \
+  }
+TK_S23F(u8, tk_u8, TK_U8VAL)
+TK_S23F(u16, tk_u16, TK_U16VAL)
+TK_S23F(f32, float, TK_VAL)
+TK_S23F(c128, double complex, TK_CVAL)
 static void test_s23_wide_tables(void **st) {
   (void)st;
   tu_rng r = {2323};
@@ -1219,13 +1248,20 @@ static void test_s23_wide_tables(void **st) {
     const bool on = mode / 2 % 2 == 0, streamed = mode >= 4;
     tk_paths(0);
     TK_TUNE(copy_wide_tables, on);
+    TK_TUNE(copy_flip_source_dims, on);
+    TK_TUNE(copy_next_prefetch, on);
     if (streamed) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
-    for (int c = 0; c < tu_cases(24); c++) { tk_s23_u8(&r); tk_s23_u16(&r); }
-    if (on) assert_true(tfe__st.kernel_stat[31] > 0);
-    else assert_int_equal(tfe__st.kernel_stat[31], 0); /* the limit stays 256 */
+    for (int c = 0; c < tu_cases(24); c++) {
+      tk_s23_u8(&r); tk_s23_u16(&r);
+      tk_s23f_u8(&r); tk_s23f_u16(&r); tk_s23f_f32(&r); tk_s23f_c128(&r);
+    }
+    if (on) assert_true(tfe__st.kernel_stat[31] > 0 && tfe__st.kernel_stat[32] > 0);
+    else assert_true(tfe__st.kernel_stat[31] == 0 && tfe__st.kernel_stat[32] == 0); /* (as before) */
   }
   TK_TUNE(copy_wide_tables, 1);
+  TK_TUNE(copy_flip_source_dims, 1);
+  TK_TUNE(copy_next_prefetch, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1266,6 +1302,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_unit_prefetch, 1);
   assert_int_equal(d.copy_lone_edge_bytes, 512);
   assert_int_equal(d.copy_wide_tables, 1);
+  assert_int_equal(d.copy_next_prefetch, 1);
+  assert_int_equal(d.copy_flip_source_dims, 1);
   assert_int_equal(d.kernel_stream_edge_lines, 1); /* (session 20: every CPU, -1 = AMD only) */
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;

@@ -452,6 +452,29 @@ TFE_INTERNAL void TFE_FN(k_copy_buf_out_)(const tfe__kplan *p, TFE_T *d, const T
   }
 }
 
+/* The buffer out (k_copy_buf_out_), and meanwhile the next tile's source rows (one odometer
+ * step on from s) asked into L2, a share after each group of columns (copy_next_prefetch): the
+ * stream-out alone leaves the memory without reads, and the next tile's reads then find none
+ * of their lines on the way (both phases in turn rather than overlapped, as a memcpy's are).
+ * Not where the next tile reads on in this tile's rows (a chain, p->nchain: already cached). */
+TFE_INTERNAL void TFE_FN(k_copy_buf_out_next_)(const tfe__kplan *p, TFE_T *d, const TFE_T *b, const TFE_T *s,
+                                               int64_t n0, int64_t n1, int64_t lb, bool rev, bool runs) {
+  const int64_t groups = 8;
+  if (!tfe__st.tune.copy_next_prefetch || p->no == 0 || p->ocount[0] < 2 || p->nchain || n1 < groups) {
+    TFE_FN(k_copy_buf_out_)(p, d, b, n0, n1, lb, rev, runs, 0, n1);
+    return;
+  }
+  const TFE_T *ns = s + p->ostep[1][0];
+  const int64_t line = 64 / (int64_t)sizeof(TFE_T);
+  for (int64_t g = 0; g < groups; g++) {
+    TFE_FN(k_copy_buf_out_)(p, d, b, n0, n1, lb, rev, runs, n1 * g / groups, n1 * (g + 1) / groups);
+    for (int64_t i = n0 * g / groups; i < n0 * (g + 1) / groups; i++) {
+      const TFE_T *r = ns + TFE__KOFF(p, 0, 1, i);
+      for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(r + j, 0, 2);
+    }
+  }
+}
+
 /* A transpose tile whose destination columns are not 64-byte aligned (runs of 243 in a
  * reversal of 3s): the 8x8 blocks would store partial lines with normal stores (each line
  * read before it is written), so the tile goes through a buffer in L2 (columns of n0
@@ -512,7 +535,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   } else
     for (int64_t j = 0; j < n1; j++)
       for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * lb + i] = s[TFE__KOFF(p, 0, 1, i) + j];
-  TFE_FN(k_copy_buf_out_)(p, d, b, n0, n1, lb, rev, runs, 0, n1);
+  TFE_FN(k_copy_buf_out_next_)(p, d, b, s, n0, n1, lb, rev, runs);
 }
 
 /* A buffered tile of 8- or 16-byte elements on AVX-512 without the buffer: rows of register

@@ -119,7 +119,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * copy tiles of 4-7 rows that ran 4x4 register blocks (k_copy_blocks_, copy_quarter_blocks);
  * by the calling thread: [29] copies of short common runs planned as units (units.h,
  * copy_unit_run_bytes), [30] of them streamed through tile buffers (copy_unit_stream); [31]
- * transpose plans whose G0 table holds more than TFE__KTAB_STD entries (copy_wide_tables). */
+ * transpose plans whose G0 table holds more than TFE__KTAB_STD entries (copy_wide_tables), [32]
+ * copy plans that walk reversed input dims of G1 the other way (copy_flip_source_dims). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -562,6 +563,16 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
   else { p->g[0].nd = 0; p->g[0].len = 1; p->g[0].inner = 1; p->g[0].last_n = p->g[0].last_b = 1; }
   if (nd0 > 1 && p->g[0].len > TFE__KTAB_STD) TFE__KSTAT(31);
   if (!nd1) p->gather = false;
+  /* A copy's G1 dims after the first that the input reads reversed are walked the other way in
+   * both operands (copy_flip_source_dims): G1 then stays one run of the input where it was one
+   * reversed (u16 [75,7r,7,...]: G1 75 x 3 of the reversed 7, a table, and the tile fell back to
+   * gather tiles, 4.4x memcpy; the destination's columns may come in any order). */
+  if (p->copy && mis >= 0 && nd1 > 1 && tfe__st.tune.copy_flip_source_dims)
+    for (int k = nd0 + 1; k < nd0 + nd1; k++)
+      if (p->str[mis][k] < 0) {
+        for (int o = 0; o < nops; o++) { p->base[o] += (p->dims[k] - 1) * p->str[o][k]; p->str[o][k] = -p->str[o][k]; }
+        TFE__KSTAT(32);
+      }
   if (nd1) tfe__kgroup_make(p, &p->g[1], nd0, nd1, cut1);
   else { p->g[1].nd = 0; p->g[1].len = 1; p->g[1].inner = 1; p->g[1].last_n = p->g[1].last_b = 1; }
   for (int gi = 0; gi < 2; gi++) if (p->g[gi].nd == 0)

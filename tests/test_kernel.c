@@ -1185,8 +1185,8 @@ static void test_s21_units(void **st) {
  * destination led by a then b) may take G0 tables of up to 1 KiB of column (copy_wide_tables,
  * counter 31), where 256 entries were the limit. u8 and u16, ranks 3-5, reversed dims, source
  * and destination shifted; tfe_copy and tfe_contiguous, every element checked and nothing
- * written outside the view; on and off (with session 23's other two knobs: copy_flip_source_dims
- * and copy_next_prefetch), 1 and 2 threads, in place and streamed through buffers. */
+ * written outside the view; on and off (with session 23's other knobs: copy_flip_source_dims,
+ * copy_next_prefetch, copy_table_run_cut), 1 and 2 threads, in place and streamed through buffers. */
 #define TK_S23(S, T, VAL)                                                                        \
   static void tk_s23_##S(tu_rng *r) {                                                          \
     int rank = (int)tu_int(r, 3, 5);                                                            \
@@ -1214,6 +1214,33 @@ TK_S23(u16, tk_u16, TK_U16VAL)
 /* The same kinds and f32, c128: the input's run [u] continued by a dim [v] that the input reads
  * reversed, the destination led by [a, b]: G1 is u x v, and v is walked the other way in both
  * operands (copy_flip_source_dims, counter 32), u8 [75,7r,7,8,65,...] as in the random sweep. */
+/* And the input's run [u, v] of a small u continued by v, the destination led by a dim the
+ * input reads reversed and then one it reads forward, u8 [6,18,33r,227,...]: table tiles whose
+ * G0 may cut the forward dim (copy_table_run_cut, counter 33) although u alone is under 8. */
+#define TK_S23C(S, T, VAL)                                                                       \
+  static void tk_s23c_##S(tu_rng *r) {                                                         \
+    int rank = (int)tu_int(r, 4, 6);                                                            \
+    int64_t dims[6], n = 1, perm[6], st[6], s = 1;                                              \
+    dims[0] = tu_int(r, 2, 7); dims[1] = tu_int(r, 4, 20); dims[2] = tu_int(r, 9, 40);         \
+    dims[3] = tu_int(r, 40, 230);                                                               \
+    for (int k = 4; k < rank; k++) dims[k] = tu_int(r, 2, 8);                                   \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    for (int k = 3; n > 80000; k = (k + 1) % rank)                                              \
+      if (dims[k] > 2 && k != 0) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }            \
+    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
+    int64_t lead[6], m = 0; /* the destination: dims 2, 3, then the others shuffled */          \
+    lead[m++] = 2; lead[m++] = 3;                                                               \
+    for (int k = 0; k < rank; k++) if (k != 2 && k != 3) lead[m++] = k;                         \
+    for (int k = rank - 1; k > 2; k--) {                                                        \
+      int j = (int)tu_int(r, 2, k);                                                             \
+      int64_t t = lead[k]; lead[k] = lead[j]; lead[j] = t;                                      \
+    }                                                                                           \
+    for (int k = 0; k < rank; k++) perm[k] = lead[k];                                           \
+    TK_GUARDED_COPY(S, T, VAL, a == 2 || tu_int(r, 0, 9) == 0, "s23 cut", (int)dims[0])        \
+  }
+TK_S23C(u8, tk_u8, TK_U8VAL)
+TK_S23C(f32, float, TK_VAL)
+TK_S23C(f64, double, TK_VAL)
 #define TK_S23F(S, T, VAL)                                                                       \
   static void tk_s23f_##S(tu_rng *r) {                                                         \
     int rank = (int)tu_int(r, 4, 6);                                                            \
@@ -1250,18 +1277,22 @@ static void test_s23_wide_tables(void **st) {
     TK_TUNE(copy_wide_tables, on);
     TK_TUNE(copy_flip_source_dims, on);
     TK_TUNE(copy_next_prefetch, on);
+    TK_TUNE(copy_table_run_cut, on);
     if (streamed) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
     for (int c = 0; c < tu_cases(24); c++) {
       tk_s23_u8(&r); tk_s23_u16(&r);
       tk_s23f_u8(&r); tk_s23f_u16(&r); tk_s23f_f32(&r); tk_s23f_c128(&r);
+      tk_s23c_u8(&r); tk_s23c_f32(&r); tk_s23c_f64(&r);
     }
-    if (on) assert_true(tfe__st.kernel_stat[31] > 0 && tfe__st.kernel_stat[32] > 0);
-    else assert_true(tfe__st.kernel_stat[31] == 0 && tfe__st.kernel_stat[32] == 0); /* (as before) */
+    int64_t *ks = tfe__st.kernel_stat;
+    if (on) assert_true(ks[31] > 0 && ks[32] > 0 && ks[33] > 0);
+    else assert_true(ks[31] == 0 && ks[32] == 0 && ks[33] == 0); /* (as before) */
   }
   TK_TUNE(copy_wide_tables, 1);
   TK_TUNE(copy_flip_source_dims, 1);
   TK_TUNE(copy_next_prefetch, 1);
+  TK_TUNE(copy_table_run_cut, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1304,6 +1335,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_wide_tables, 1);
   assert_int_equal(d.copy_next_prefetch, 1);
   assert_int_equal(d.copy_flip_source_dims, 1);
+  assert_int_equal(d.copy_table_run_cut, 1);
   assert_int_equal(d.kernel_stream_edge_lines, 1); /* (session 20: every CPU, -1 = AMD only) */
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;

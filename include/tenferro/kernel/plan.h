@@ -120,7 +120,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * by the calling thread: [29] copies of short common runs planned as units (units.h,
  * copy_unit_run_bytes), [30] of them streamed through tile buffers (copy_unit_stream); [31]
  * transpose plans whose G0 table holds more than TFE__KTAB_STD entries (copy_wide_tables), [32]
- * copy plans that walk reversed input dims of G1 the other way (copy_flip_source_dims). */
+ * copy plans that walk reversed input dims of G1 the other way (copy_flip_source_dims), [33]
+ * table-tile plans that may cut G0 for an input run continued after G0 (copy_table_run_cut). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -505,8 +506,18 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
   int nd0 = p->rank ? tfe__kgroup_pick(p, 0, end0, p->gather ? tg0 : mis >= 0 ? tt0 : t0, &cut0) : 0;
   bool table = (mode & TFE__KM_TABLE) && mis >= 0 && !p->gather;
   /* (G0 cuts a dim only when the input's innermost run fills register blocks: with runs of 4
-   * the cut dim, which continues them, serves better in the odometer) */
-  if (table) nd0 = tfe__kgroup_pick_up(p, 0, end0, 2 * tt0, &cut0, end0 < p->rank && p->dims[end0] >= 8);
+   * the cut dim, which continues them, serves better in the odometer. The run: its innermost
+   * dim and the dims after G0 that continue it (copy_table_run_cut; u8 [6,18,33r,227,...]: 6 x 18,
+   * where the 6 alone left G0 at the reversed 33 and every column 33 bytes, 5.6x memcpy) */
+  int64_t run_in = end0 < p->rank ? p->dims[end0] : 0;
+  if (table && end0 < p->rank && p->copy && tfe__st.tune.copy_table_run_cut)
+    for (bool more = true; more;) {
+      more = false;
+      for (int d = end0 + 1; d < p->rank && !more; d++)
+        if (p->dims[d] > 1 && tfe__kabs(p->str[mis][d]) == run_in * tfe__kabs(p->str[mis][end0])) { run_in *= p->dims[d]; more = true; }
+    }
+  if (table && run_in >= 8 && p->dims[end0] < 8) TFE__KSTAT(33);
+  if (table) nd0 = tfe__kgroup_pick_up(p, 0, end0, 2 * tt0, &cut0, run_in >= 8);
   /* A transpose group of several small dims (2s and 3s) runs its 8x8 blocks through
    * tables, and blocks clipped at its edges (27 = 3*8 + 3) element by element: four times
    * the target makes the clipped share small (243 x 81 tiles of 3s: 2.5 %). */

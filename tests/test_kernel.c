@@ -1180,92 +1180,61 @@ static void test_s21_units(void **st) {
   tfe__st.kernel_stat_on = 0;
   assert_true(seen > 0);
 }
-/* Session 23 (1): transposing copies of 1- and 2-byte kinds whose destination run is a table of
- * several dims (the source's dims 1 and 2, neither unit-stride there: [u, a, b, ...] with the
- * destination led by a then b) may take G0 tables of up to 1 KiB of column (copy_wide_tables,
- * counter 31), where 256 entries were the limit. u8 and u16, ranks 3-5, reversed dims, source
- * and destination shifted; tfe_copy and tfe_contiguous, every element checked and nothing
- * written outside the view; on and off (with session 23's other knobs: copy_flip_source_dims,
- * copy_next_prefetch, copy_table_run_cut), 1 and 2 threads, in place and streamed through buffers. */
+/* Session 23: shapes for three plan rules, drawn by form (source dims [u, v, a, b, rest...]
+ * in the source's order, the destination led by two of them):
+ * 0 (copy_wide_tables, counter 31): [u 16-300, a 3-40, b 20-300, ...], the destination mostly
+ *   led by a then b, which the input reads with no unit stride: 1- and 2-byte transposes whose
+ *   G0 is a table that may take up to 1 KiB of column (256 entries before);
+ * 1 (copy_flip_source_dims, counter 32): the input's run u 8-90 continued by v 2-9 that it reads
+ *   reversed, the destination led by a 2-9, b 20-200: G1 is u x v, v walked the other way in both
+ *   operands (u16 [75,7r,7,8,65,...] of the random sweep);
+ * 2 (copy_table_run_cut, counter 33): a run u 2-7 continued by v 4-20, the destination led by a
+ *   9-40 read reversed and b 40-230: table tiles whose G0 may cut b although u alone is under 8
+ *   (u8 [6,18,33r,227,...]).
+ * Returns the rank; n gets the element count (shrunk to at most 150000, 60000, 80000). */
+static int tk_s23_shape(tu_rng *r, int form, int64_t *dims, int64_t *perm, int64_t *st, int64_t *n) {
+  int rank = form == 0 ? (int)tu_int(r, 3, 5) : (int)tu_int(r, 4, 6);
+  static const int64_t lo[3][4] = {{16, 3, 20, 1}, {8, 2, 2, 20}, {2, 4, 9, 40}};
+  static const int64_t hi[3][4] = {{300, 40, 300, 6}, {90, 9, 9, 200}, {7, 20, 40, 230}};
+  static const int64_t cap[3] = {150000, 60000, 80000};
+  *n = 1;
+  for (int k = 0; k < rank; k++) {
+    dims[k] = k < 4 ? tu_int(r, lo[form][k], hi[form][k]) : tu_int(r, form == 2 ? 2 : 1, form == 0 ? 6 : form == 1 ? 5 : 8);
+    *n *= dims[k];
+  }
+  for (int k = form ? 3 : 0; *n > cap[form]; k = (k + 1) % rank) /* (form 2 keeps u) */
+    if (dims[k] > 2 && !(form == 2 && k == 0)) { *n = *n / dims[k] * (dims[k] / 2); dims[k] /= 2; }
+  int64_t s = 1, rest[6], m = 0;
+  for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }
+  for (int k = rank - 1; k > 0; k--) {
+    int j = (int)tu_int(r, 0, k);
+    int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;
+  }
+  const int64_t l0 = form ? 2 : 1, l1 = form ? 3 : 2; /* the destination's leading pair */
+  if (form || tu_int(r, 0, 3)) {
+    for (int k = 0; k < rank; k++) if (perm[k] != l0 && perm[k] != l1) rest[m++] = perm[k];
+    perm[0] = l0; perm[1] = l1;
+    for (int k = 2; k < rank; k++) perm[k] = rest[k - 2];
+  }
+  return rank;
+}
+/* One case of form `form` for kind S: tfe_copy and tfe_contiguous, every element checked and
+ * nothing written outside the view; the reversed dims as the form wants, others at random. */
 #define TK_S23(S, T, VAL)                                                                        \
-  static void tk_s23_##S(tu_rng *r) {                                                          \
-    int rank = (int)tu_int(r, 3, 5);                                                            \
-    int64_t dims[5], n = 1, perm[5], st[5], s = 1;                                              \
-    dims[0] = tu_int(r, 16, 300); dims[1] = tu_int(r, 3, 40); dims[2] = tu_int(r, 20, 300);    \
-    for (int k = 3; k < rank; k++) dims[k] = tu_int(r, 1, 6);                                   \
-    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
-    for (int k = 0; n > 150000; k = (k + 1) % rank)                                            \
-      if (dims[k] > 3) { n = n / dims[k] * (dims[k] * 2 / 3); dims[k] = dims[k] * 2 / 3; }    \
-    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
-    for (int k = rank - 1; k > 0; k--) {                                                        \
-      int j = (int)tu_int(r, 0, k);                                                             \
-      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
-    }                                                                                           \
-    if (tu_int(r, 0, 3)) { /* (mostly) the destination led by dims 1 and 2 */                   \
-      int64_t rest[5], m = 0;                                                                   \
-      for (int k = 0; k < rank; k++) if (perm[k] != 1 && perm[k] != 2) rest[m++] = perm[k];     \
-      perm[0] = 1; perm[1] = 2;                                                                 \
-      for (int k = 2; k < rank; k++) perm[k] = rest[k - 2];                                     \
-    }                                                                                           \
-    TK_GUARDED_COPY(S, T, VAL, tu_int(r, 0, 5) == 0, "s23 wide", (int)dims[1])                 \
+  static void tk_s23_##S(tu_rng *r, int form) {                                                \
+    int64_t dims[6], perm[6], st[6], n;                                                         \
+    int rank = tk_s23_shape(r, form, dims, perm, st, &n);                                       \
+    TK_GUARDED_COPY(S, T, VAL, (form == 1 && a == 1) || (form == 2 && a == 2) || tu_int(r, 0, 7) == 0, \
+                    "s23 form", form)                                                           \
   }
 TK_S23(u8, tk_u8, TK_U8VAL)
 TK_S23(u16, tk_u16, TK_U16VAL)
-/* The same kinds and f32, c128: the input's run [u] continued by a dim [v] that the input reads
- * reversed, the destination led by [a, b]: G1 is u x v, and v is walked the other way in both
- * operands (copy_flip_source_dims, counter 32), u8 [75,7r,7,8,65,...] as in the random sweep. */
-/* And the input's run [u, v] of a small u continued by v, the destination led by a dim the
- * input reads reversed and then one it reads forward, u8 [6,18,33r,227,...]: table tiles whose
- * G0 may cut the forward dim (copy_table_run_cut, counter 33) although u alone is under 8. */
-#define TK_S23C(S, T, VAL)                                                                       \
-  static void tk_s23c_##S(tu_rng *r) {                                                         \
-    int rank = (int)tu_int(r, 4, 6);                                                            \
-    int64_t dims[6], n = 1, perm[6], st[6], s = 1;                                              \
-    dims[0] = tu_int(r, 2, 7); dims[1] = tu_int(r, 4, 20); dims[2] = tu_int(r, 9, 40);         \
-    dims[3] = tu_int(r, 40, 230);                                                               \
-    for (int k = 4; k < rank; k++) dims[k] = tu_int(r, 2, 8);                                   \
-    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
-    for (int k = 3; n > 80000; k = (k + 1) % rank)                                              \
-      if (dims[k] > 2 && k != 0) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }            \
-    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
-    int64_t lead[6], m = 0; /* the destination: dims 2, 3, then the others shuffled */          \
-    lead[m++] = 2; lead[m++] = 3;                                                               \
-    for (int k = 0; k < rank; k++) if (k != 2 && k != 3) lead[m++] = k;                         \
-    for (int k = rank - 1; k > 2; k--) {                                                        \
-      int j = (int)tu_int(r, 2, k);                                                             \
-      int64_t t = lead[k]; lead[k] = lead[j]; lead[j] = t;                                      \
-    }                                                                                           \
-    for (int k = 0; k < rank; k++) perm[k] = lead[k];                                           \
-    TK_GUARDED_COPY(S, T, VAL, a == 2 || tu_int(r, 0, 9) == 0, "s23 cut", (int)dims[0])        \
-  }
-TK_S23C(u8, tk_u8, TK_U8VAL)
-TK_S23C(f32, float, TK_VAL)
-TK_S23C(f64, double, TK_VAL)
-#define TK_S23F(S, T, VAL)                                                                       \
-  static void tk_s23f_##S(tu_rng *r) {                                                         \
-    int rank = (int)tu_int(r, 4, 6);                                                            \
-    int64_t dims[6], n = 1, perm[6], st[6], s = 1;                                              \
-    dims[0] = tu_int(r, 8, 90); dims[1] = tu_int(r, 2, 9); dims[2] = tu_int(r, 2, 9);          \
-    dims[3] = tu_int(r, 20, 200);                                                               \
-    for (int k = 4; k < rank; k++) dims[k] = tu_int(r, 1, 5);                                   \
-    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
-    for (int k = 3; n > 60000; k = (k + 1) % rank)                                              \
-      if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
-    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
-    for (int k = rank - 1; k > 3; k--) {                                                        \
-      int j = (int)tu_int(r, 2, k);                                                             \
-      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
-    }                                                                                           \
-    int64_t lead[6], m = 0; /* the destination: a, b first, then the rest as drawn */           \
-    lead[m++] = 2; lead[m++] = 3;                                                               \
-    for (int k = 0; k < rank; k++) if (perm[k] != 2 && perm[k] != 3) lead[m++] = perm[k];       \
-    for (int k = 0; k < rank; k++) perm[k] = lead[k];                                           \
-    TK_GUARDED_COPY(S, T, VAL, a == 1 || tu_int(r, 0, 7) == 0, "s23 flip", (int)dims[1])       \
-  }
-TK_S23F(u8, tk_u8, TK_U8VAL)
-TK_S23F(u16, tk_u16, TK_U16VAL)
-TK_S23F(f32, float, TK_VAL)
-TK_S23F(c128, double complex, TK_CVAL)
+TK_S23(f32, float, TK_VAL)
+TK_S23(f64, double, TK_VAL)
+TK_S23(c128, double complex, TK_CVAL)
+/* The three rules and the next-tile prefetch (copy_next_prefetch) on and off, 1 and 2 threads,
+ * in place and streamed through tile buffers; each rule's counter must move when on (form 0 on
+ * u8 and u16, forms 1 and 2 on every size) and stay at zero when off. */
 static void test_s23_wide_tables(void **st) {
   (void)st;
   tu_rng r = {2323};
@@ -1281,9 +1250,10 @@ static void test_s23_wide_tables(void **st) {
     if (streamed) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
     for (int c = 0; c < tu_cases(24); c++) {
-      tk_s23_u8(&r); tk_s23_u16(&r);
-      tk_s23f_u8(&r); tk_s23f_u16(&r); tk_s23f_f32(&r); tk_s23f_c128(&r);
-      tk_s23c_u8(&r); tk_s23c_f32(&r); tk_s23c_f64(&r);
+      tk_s23_u8(&r, 0); tk_s23_u16(&r, 0);
+      for (int form = 1; form <= 2; form++) {
+        tk_s23_u8(&r, form); tk_s23_u16(&r, form); tk_s23_f32(&r, form); tk_s23_f64(&r, form); tk_s23_c128(&r, form);
+      }
     }
     int64_t *ks = tfe__st.kernel_stat;
     if (on) assert_true(ks[31] > 0 && ks[32] > 0 && ks[33] > 0);

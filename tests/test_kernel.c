@@ -1238,6 +1238,8 @@ TK_S23(c128, double complex, TK_CVAL)
 static void test_s23_wide_tables(void **st) {
   (void)st;
   tu_rng r = {2323};
+  int64_t seen[3] = {0, 0, 0};
+  const int cases = tu_cases(24) < 6 ? 6 : tu_cases(24); /* (quick runs too: each rule met) */
   tfe__st.kernel_stat_on = 1;
   for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; on, off; in place, streamed through buffers */
     tfe_set_num_threads(1 + mode % 2);
@@ -1249,16 +1251,17 @@ static void test_s23_wide_tables(void **st) {
     TK_TUNE(copy_table_run_cut, on);
     if (streamed) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
-    for (int c = 0; c < tu_cases(24); c++) {
+    for (int c = 0; c < cases; c++) {
       tk_s23_u8(&r, 0); tk_s23_u16(&r, 0);
       for (int form = 1; form <= 2; form++) {
         tk_s23_u8(&r, form); tk_s23_u16(&r, form); tk_s23_f32(&r, form); tk_s23_f64(&r, form); tk_s23_c128(&r, form);
       }
     }
-    int64_t *ks = tfe__st.kernel_stat;
-    if (on) assert_true(ks[31] > 0 && ks[32] > 0 && ks[33] > 0);
+    const int64_t *ks = tfe__st.kernel_stat;
+    if (on) for (int k = 0; k < 3; k++) seen[k] += ks[31 + k];
     else assert_true(ks[31] == 0 && ks[32] == 0 && ks[33] == 0); /* (as before) */
   }
+  assert_true(seen[0] > 0 && seen[1] > 0 && seen[2] > 0); /* every rule taken when on */
   TK_TUNE(copy_wide_tables, 1);
   TK_TUNE(copy_flip_source_dims, 1);
   TK_TUNE(copy_next_prefetch, 1);

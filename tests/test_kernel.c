@@ -684,6 +684,19 @@ static void test_copy_errors(void **st) {
   assert_int_equal(tu_live_allocs, 0);
   tu_alloc_restore();
   assert_null(t.st);
+  /* no memory for a loop plan (session 23: plans on the heap): a planned transpose runs plain
+   * loops instead, same result, nothing leaked */
+  enum { R = 40, C = 50 };
+  double *x = malloc(sizeof(double) * R * C), *y = malloc(sizeof(double) * R * C);
+  for (int i = 0; i < R * C; i++) { x[i] = i; y[i] = -1; }
+  tfe_view_f64 xv = {x, {2, 0, {R, C}, {C, 1}}, false}, yv = {y, {2, 0, {R, C}, {1, R}}, false};
+  tu_fail_after(0);
+  assert_int_equal(tfe_copy_f64(&yv, &xv), TFE_OK);
+  assert_int_equal(tu_live_allocs, 0);
+  tu_alloc_restore();
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) assert_true(y[i + j * R] == x[i * C + j]);
+  free(x); free(y);
 }
 
 
@@ -752,6 +765,23 @@ static void test_reduce_errors(void **st) {
   tu_alloc_restore();
   assert_int_equal(tu_live_allocs, 0);
   assert_true(o[0] == -1 && o[3] == -1);
+  /* each later allocation failing in turn (the loop plan's, session 23; a full reduction's
+   * partials, then its plan): TFE_ERR_ALLOC, out untouched, no leak, or success once the
+   * countdown passes every allocation */
+  for (int full = 0; full < 2; full++)
+    for (int k = 1; k < 6; k++) {
+      o[0] = o[1] = o[2] = o[3] = -1;
+      tfe_view_f64 o1 = {o, {0, 0, {0}, {0}}, false};
+      tu_fail_after(full ? k - 1 : k);
+      tfe_status e = full ? tfe_reduce_f64(&o1, &s1, TFE_RED_SUM, 2, (int[]){0, 1}, 1, 0)
+                          : tfe_reduce_f64(&o4, &s1, TFE_RED_SUM, 1, (int[]){1}, 1, 0);
+      tu_alloc_restore();
+      assert_int_equal(tu_live_allocs, 0);
+      if (e == TFE_OK) { assert_true(full ? o[0] == 66 : o[0] == 12 && o[3] == 21); continue; }
+      assert_int_equal(e, TFE_ERR_ALLOC);
+      assert_non_null(strstr(tfe_last_error(), "allocation"));
+      assert_true(o[0] == -1 && o[3] == -1);
+    }
 }
 
 static void test_dyn(void **st) {
@@ -1342,6 +1372,15 @@ static void test_tuning_kernel(void **st) {
   bad = t;
   bad.copy_wide_tables = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_wide_tables");
+  bad = t;
+  bad.copy_next_prefetch = -1;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_next_prefetch");
+  bad = t;
+  bad.copy_flip_source_dims = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_flip_source_dims");
+  bad = t;
+  bad.copy_table_run_cut = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_table_run_cut");
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   bad = t;
   bad.copy_unit_stream = 3;

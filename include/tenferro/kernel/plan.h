@@ -119,7 +119,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * copy tiles of 4-7 rows that ran 4x4 register blocks (k_copy_blocks_, copy_quarter_blocks);
  * by the calling thread: [29] copies of short common runs planned as units (units.h,
  * copy_unit_run_bytes), [30] of them streamed through tile buffers (copy_unit_stream); [31]
- * transpose plans whose G0 table holds more than TFE__KTAB_STD entries (copy_wide_tables), [32]
+ * transpose plan builds whose G0 table holds more than TFE__KTAB_STD entries (copy_wide_tables;
+ * a build that a rebuild replaces counts too), [32]
  * copy plans that walk reversed input dims of G1 the other way (copy_flip_source_dims), [33]
  * table-tile plans that may cut G0 for an input run continued after G0 (copy_table_run_cut). */
 TFE_INTERNAL void tfe__kstat_add(int k) {

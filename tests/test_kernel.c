@@ -1029,7 +1029,7 @@ static void test_s18_paths(void **st) {
   TK_TUNE(copy_source_chain_bytes, 2048);
   TK_TUNE(copy_gather_run_tiles, -1);
   TK_TUNE(copy_tiny_source_runs, 1);
-  TK_TUNE(copy_unit_run_bytes, 64);
+  TK_TUNE(copy_unit_run_bytes, 255);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1144,8 +1144,8 @@ static void test_s20_paths(void **st) {
 #endif
   assert_true(seen[2] > 0); /* long common runs tiled as transposes (form 0) */
 }
-/* Session 21: copies whose leading run is common to both operands and short (r elements, 2-64,
- * r * es at most copy_unit_run_bytes, here 128 so that every kind and unit class takes it), copied as units of
+/* Session 21: copies whose leading run is common to both operands and short (r elements, 2-128,
+ * r * es at most copy_unit_run_bytes, here 512 so that every kind and unit class takes it), copied as units of
  * r * es bytes over a plan of the other dims (units.h, counter 29). Every scalar size (u8,
  * u16, f32, f64, c128), ranks 3-6, other dims of 1, 2-12 and 13-40, the run first in both
  * operands and the others permuted at random, reversed dims (the run too: then the path does
@@ -1154,7 +1154,7 @@ static void test_s20_paths(void **st) {
  * default and tiny unit tiles (clipped at every dim). */
 #define TK_S21(S, T, VAL)                                                                        \
   static void tk_s21_##S(tu_rng *r) {                                                          \
-    const int64_t es = (int64_t)sizeof(T), rmax = 128 / es < 64 ? 128 / es : 64;                 \
+    const int64_t es = (int64_t)sizeof(T), rmax = 512 / es < 128 ? 512 / es : 128;                 \
     int rank = (int)tu_int(r, 3, 6);                                                            \
     int64_t dims[6], n = 1, perm[6], st[6], s = 1;                                              \
     for (int k = 0; k < rank; k++)                                                              \
@@ -1185,7 +1185,7 @@ static void test_s21_units(void **st) {
     const bool on = mode / 2 % 2 == 0;
     const int form = mode / 4;
     tk_paths(form ? 2 : 0);
-    TK_TUNE(copy_unit_run_bytes, on ? 128 : 0);
+    TK_TUNE(copy_unit_run_bytes, on ? 512 : 0);
     TK_TUNE(copy_unit_tile_bytes, form == 1 ? 24 : 512);
     TK_TUNE(copy_unit_stream, form == 0 ? 2 : form == 1 ? 1 : 0);
     TK_TUNE(copy_unit_prefetch, form == 1 ? 2 : 1); /* (table rows prefetched too) */
@@ -1201,7 +1201,7 @@ static void test_s21_units(void **st) {
 #endif
     seen += tfe__st.kernel_stat[29];
   }
-  TK_TUNE(copy_unit_run_bytes, 64);
+  TK_TUNE(copy_unit_run_bytes, 255);
   TK_TUNE(copy_unit_tile_bytes, 512);
   TK_TUNE(copy_unit_stream, 1);
   TK_TUNE(copy_unit_prefetch, 1);
@@ -1330,7 +1330,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_half_blocks, 1);
   assert_int_equal(d.copy_rim_scalar_cols, 3);
   assert_int_equal(d.copy_quarter_blocks, 1);
-  assert_int_equal(d.copy_unit_run_bytes, 64);
+  assert_int_equal(d.copy_unit_run_bytes, 255);
   assert_int_equal(d.copy_unit_tile_bytes, 512);
   assert_int_equal(d.copy_unit_stream, 1);
   assert_int_equal(d.copy_unit_prefetch, 1);
@@ -1357,7 +1357,7 @@ static void test_tuning_kernel(void **st) {
   bad.copy_rim_scalar_cols = 65;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_rim_scalar_cols");
   bad = t;
-  bad.copy_unit_run_bytes = 129;
+  bad.copy_unit_run_bytes = 4097;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_unit_run_bytes");
   bad = t;
   bad.copy_lone_edge_bytes = -1;

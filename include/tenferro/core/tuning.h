@@ -141,9 +141,9 @@ typedef struct tfe_tuning {
                                     * input's is 4-7 elements: a transpose in 4x4 register blocks
                                     * (0: gather tiles) */
   /* ---- kernel room, session 21 (docs/kernel.md, "Tuning") ------------------------------ */
-  int64_t copy_unit_run_bytes;     /* 64: a transposing copy whose leading run common to both operands
+  int64_t copy_unit_run_bytes;     /* 255: a transposing copy whose leading run common to both operands
                                     * is at most this many bytes (2 or more elements) copies each run
-                                    * as one unit, tiled as a transpose of units (0: never; at most 128) */
+                                    * as one unit, tiled as a transpose of units (0: never; at most 4096) */
   int64_t copy_lone_edge_bytes;    /* 512: a streamed buffered tile's column shorter than this that
                                     * goes out alone stores its partial edge lines normally (cached:
                                     * another tile completes them), not streamed (0: never) */
@@ -205,7 +205,7 @@ typedef struct tfe_tuning {
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
   /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 1, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
   /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
-  /* kernel (session 21) */ .copy_unit_run_bytes = 64, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
+  /* kernel (session 21) */ .copy_unit_run_bytes = 255, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
   /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 1, .copy_flip_source_dims = 1, .copy_table_run_cut = 1, \
 }
 
@@ -268,7 +268,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_quarter_blocks, 0, 1);
   TFE__TUNE_RANGE(small_row_regs, 0, 1);
   TFE__TUNE_RANGE(small_dot_depth, -1, 32); /* (prims, session 21: checked with the late fields) */
-  TFE__TUNE_RANGE(copy_unit_run_bytes, 0, 128);
+  TFE__TUNE_RANGE(copy_unit_run_bytes, 0, 4096);
   TFE__TUNE_RANGE(copy_unit_tile_bytes, 1, tile);
   TFE__TUNE_RANGE(copy_lone_edge_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_unit_stream, 0, 2);

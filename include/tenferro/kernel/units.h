@@ -1,6 +1,6 @@
 /* tenferro/kernel/units.h — copies whose leading run is common to both operands and short
  * (r elements contiguous in the destination and the source, r * es at most
- * copy_unit_run_bytes): each run is copied as one unit of r * es bytes, and the copy is planned
+ * copy_unit_run_bytes, 255 by default): each run is copied as one unit of r * es bytes, and the copy is planned
  * over the remaining dims as a copy of such units (kind-independent: units are bytes).
  *
  * Why: planned element by element, such a copy of a 1- or 2-byte kind is a gather tile whose
@@ -79,6 +79,12 @@ TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t t
 #define TFE__KU_C32(d, s, ub) TFE__KU_PAIR(16, d, s, ub)
 #define TFE__KU_C64(d, s, ub) TFE__KU_PAIR(32, d, s, ub)
 #define TFE__KU_C128(d, s, ub) TFE__KU_PAIR(64, d, s, ub)
+/* longer units: whole 64-byte pieces, the last one overlapping the one before */
+#define TFE__KU_CN(d, s, ub) do { \
+    int64_t o_ = 0; \
+    for (; o_ + 64 < (ub); o_ += 64) TFE__KU_W(64, (d) + o_, (s) + o_); \
+    TFE__KU_W(64, (d) + (ub) - 64, (s) + (ub) - 64); \
+  } while (0)
 
 /* n units of a size class from source entries (st ? st[i] : i * ss) to destination entries
  * (dt ? dt[i] : i * ds): tables in elements of es bytes, steps in bytes. One function per
@@ -103,12 +109,13 @@ TFE__KU_COL(16)
 TFE__KU_COL(32)
 TFE__KU_COL(64)
 TFE__KU_COL(128)
+TFE__KU_COL(N)
 #undef TFE__KU_COL
 
 TFE_INTERNAL tfe__kunit_col_fn tfe__kunit_col_for(int64_t ub) {
   return ub == 2 ? tfe__kunit_col2 : ub == 3 ? tfe__kunit_col3 : ub == 4 ? tfe__kunit_col4 : ub < 8 ? tfe__kunit_col7
        : ub == 8 ? tfe__kunit_col8 : ub < 16 ? tfe__kunit_col15 : ub == 16 ? tfe__kunit_col16 : ub <= 32 ? tfe__kunit_col32
-       : ub <= 64 ? tfe__kunit_col64 : tfe__kunit_col128;
+       : ub <= 64 ? tfe__kunit_col64 : ub <= 128 ? tfe__kunit_col128 : tfe__kunit_colN;
 }
 
 /* Bytes of the per-thread buffer of unit plan u's tiles (tfe__kunit_run_tile): G0's columns of

@@ -1220,9 +1220,23 @@ static void test_s21_units(void **st) {
  *   operands (u16 [75,7r,7,8,65,...] of the random sweep);
  * 2 (copy_table_run_cut, counter 33): a run u 2-7 continued by v 4-20, the destination led by a
  *   9-40 read reversed and b 40-230: table tiles whose G0 may cut b although u alone is under 8
- *   (u8 [6,18,33r,227,...]).
- * Returns the rank; n gets the element count (shrunk to at most 150000, 60000, 80000). */
+ *   (u8 [6,18,33r,227,...]);
+ * 3 (copy_table_run_cut 2, counter 34; session 24): a run u 2-7 continued by v 4-20, w 3-12 and
+ *   c 5-30, the destination led by a 20-60 read far, then c, w, v, u: G0 may cut c, as the run
+ *   goes on through w and v, which G0 leaves to G1 (u16 [4,87,30r,13,10,40]).
+ * Returns the rank; n gets the element count (shrunk to at most 150000, 60000, 80000, 120000). */
 static int tk_s23_shape(tu_rng *r, int form, int64_t *dims, int64_t *perm, int64_t *st, int64_t *n) {
+  if (form == 3) {
+    static const int64_t lo3[5] = {2, 4, 3, 5, 20}, hi3[5] = {7, 20, 12, 30, 60};
+    int rank = (int)tu_int(r, 5, 6);
+    int64_t s = 1;
+    *n = 1;
+    for (int k = 0; k < rank; k++) { dims[k] = k < 5 ? tu_int(r, lo3[k], hi3[k]) : tu_int(r, 2, 4); *n *= dims[k]; }
+    for (int k = 1; *n > 120000; k = k % (rank - 1) + 1)
+      if (dims[k] > 2) { *n = *n / dims[k] * (dims[k] / 2); dims[k] /= 2; }
+    for (int k = 0; k < rank; k++) { perm[k] = k < 5 ? 4 - k : k; st[k] = s; s *= dims[k]; }
+    return rank;
+  }
   int rank = form == 0 ? (int)tu_int(r, 3, 5) : (int)tu_int(r, 4, 6);
   static const int64_t lo[3][4] = {{16, 3, 20, 1}, {8, 2, 2, 20}, {2, 4, 9, 40}};
   static const int64_t hi[3][4] = {{300, 40, 300, 6}, {90, 9, 9, 200}, {7, 20, 40, 230}};
@@ -1254,7 +1268,7 @@ static int tk_s23_shape(tu_rng *r, int form, int64_t *dims, int64_t *perm, int64
   static void tk_s23_##S(tu_rng *r, int form) {                                                \
     int64_t dims[6], perm[6], st[6], n;                                                         \
     int rank = tk_s23_shape(r, form, dims, perm, st, &n);                                       \
-    TK_GUARDED_COPY(S, T, VAL, (form == 1 && a == 1) || (form == 2 && a == 2) || tu_int(r, 0, 7) == 0, \
+    TK_GUARDED_COPY(S, T, VAL, (form == 1 && a == 1) || (form == 2 && a == 2) || (form == 3 && a == 2 && tu_int(r, 0, 1)) || tu_int(r, 0, 7) == 0, \
                     "s23 form", form)                                                           \
   }
 TK_S23(u8, tk_u8, TK_U8VAL)
@@ -1262,13 +1276,13 @@ TK_S23(u16, tk_u16, TK_U16VAL)
 TK_S23(f32, float, TK_VAL)
 TK_S23(f64, double, TK_VAL)
 TK_S23(c128, double complex, TK_CVAL)
-/* The three rules and the next-tile prefetch (copy_next_prefetch) on and off, 1 and 2 threads,
+/* The four rules and the next-tile prefetch (copy_next_prefetch) on and off, 1 and 2 threads,
  * in place and streamed through tile buffers; each rule's counter must move when on (form 0 on
- * u8 and u16, forms 1 and 2 on every size) and stay at zero when off. */
+ * u8 and u16, forms 1-3 on every size) and stay at zero when off. */
 static void test_s23_wide_tables(void **st) {
   (void)st;
   tu_rng r = {2323};
-  int64_t seen[3] = {0, 0, 0};
+  int64_t seen[4] = {0, 0, 0, 0};
   const int cases = tu_cases(24) < 6 ? 6 : tu_cases(24); /* (quick runs too: each rule met) */
   tfe__st.kernel_stat_on = 1;
   for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; on, off; in place, streamed through buffers */
@@ -1278,24 +1292,24 @@ static void test_s23_wide_tables(void **st) {
     TK_TUNE(copy_wide_tables, on);
     TK_TUNE(copy_flip_source_dims, on);
     TK_TUNE(copy_next_prefetch, on);
-    TK_TUNE(copy_table_run_cut, on);
+    TK_TUNE(copy_table_run_cut, on ? 2 : 0);
     if (streamed) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
     for (int c = 0; c < cases; c++) {
       tk_s23_u8(&r, 0); tk_s23_u16(&r, 0);
-      for (int form = 1; form <= 2; form++) {
+      for (int form = 1; form <= 3; form++) {
         tk_s23_u8(&r, form); tk_s23_u16(&r, form); tk_s23_f32(&r, form); tk_s23_f64(&r, form); tk_s23_c128(&r, form);
       }
     }
     const int64_t *ks = tfe__st.kernel_stat;
-    if (on) for (int k = 0; k < 3; k++) seen[k] += ks[31 + k];
-    else assert_true(ks[31] == 0 && ks[32] == 0 && ks[33] == 0); /* (as before) */
+    if (on) for (int k = 0; k < 4; k++) seen[k] += ks[31 + k];
+    else assert_true(ks[31] == 0 && ks[32] == 0 && ks[33] == 0 && ks[34] == 0); /* (as before) */
   }
-  assert_true(seen[0] > 0 && seen[1] > 0 && seen[2] > 0); /* every rule taken when on */
+  assert_true(seen[0] > 0 && seen[1] > 0 && seen[2] > 0 && seen[3] > 0); /* every rule taken when on */
   TK_TUNE(copy_wide_tables, 1);
   TK_TUNE(copy_flip_source_dims, 1);
   TK_TUNE(copy_next_prefetch, 1);
-  TK_TUNE(copy_table_run_cut, 1);
+  TK_TUNE(copy_table_run_cut, 2);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1338,7 +1352,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_wide_tables, 1);
   assert_int_equal(d.copy_next_prefetch, 1);
   assert_int_equal(d.copy_flip_source_dims, 1);
-  assert_int_equal(d.copy_table_run_cut, 1);
+  assert_int_equal(d.copy_table_run_cut, 2);
   assert_int_equal(d.kernel_stream_edge_lines, 1); /* (session 20: every CPU, -1 = AMD only) */
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
@@ -1379,7 +1393,7 @@ static void test_tuning_kernel(void **st) {
   bad.copy_flip_source_dims = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_flip_source_dims");
   bad = t;
-  bad.copy_table_run_cut = 2;
+  bad.copy_table_run_cut = 3;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_table_run_cut");
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   bad = t;

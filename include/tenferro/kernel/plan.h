@@ -122,7 +122,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * transpose plan builds whose G0 table holds more than TFE__KTAB_STD entries (copy_wide_tables;
  * a build that a rebuild replaces counts too), [32]
  * copy plans that walk reversed input dims of G1 the other way (copy_flip_source_dims), [33]
- * table-tile plans that may cut G0 for an input run continued after G0 (copy_table_run_cut). */
+ * table-tile plans that may cut G0 for an input run continued after G0 (copy_table_run_cut), [34]
+ * of them those whose run goes on through G0's candidates after the cut dim (its value 2). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -241,6 +242,18 @@ TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int end, int64_t 
     break;
   }
   return nd;
+}
+
+/* The run of input o that starts at its unit-stride dim `at` and goes on through the dims from
+ * `from` (dims of 1 and `at` skipped) whose |stride| continues it: its element count. */
+TFE_INTERNAL int64_t tfe__krun_chain(const tfe__kplan *p, int o, int at, int from) {
+  int64_t run = p->dims[at];
+  for (bool more = true; more;) {
+    more = false;
+    for (int d = from; d < p->rank && !more; d++)
+      if (d != at && p->dims[d] > 1 && tfe__kabs(p->str[o][d]) == run * tfe__kabs(p->str[o][at])) { run *= p->dims[d]; more = true; }
+  }
+  return run;
 }
 
 /* Whole dims from `at` until the block reaches `target` (or the table's limit, as above):
@@ -514,12 +527,19 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * dim and the dims after G0 that continue it (copy_table_run_cut; u8 [6,18,33r,227,...]: 6 x 18,
    * where the 6 alone left G0 at the reversed 33 and every column 33 bytes, 5.6x memcpy) */
   int64_t run_in = end0 < p->rank ? p->dims[end0] : 0;
-  if (table && end0 < p->rank && p->copy && tfe__st.tune.copy_table_run_cut)
-    for (bool more = true; more;) {
-      more = false;
-      for (int d = end0 + 1; d < p->rank && !more; d++)
-        if (p->dims[d] > 1 && tfe__kabs(p->str[mis][d]) == run_in * tfe__kabs(p->str[mis][end0])) { run_in *= p->dims[d]; more = true; }
-    }
+  if (table && end0 < p->rank && p->copy && tfe__st.tune.copy_table_run_cut) {
+    /* (2: also G0's candidates after the dim it would cut, which the tile leaves to G1: u16
+     * [4,87,30r,13,10,40] perm [5,3,2,1,0,4], a run of 4 x 87 x 30 whose 87 and 30 lie among
+     * G0's candidates, had G0 the destination's 40 alone, 80-byte columns. Not where G0 reads a
+     * common run (its columns long already), nor where the cut dim itself continues a run
+     * shorter than a line: G1 would lose it) */
+    int64_t c_ = 0;
+    const int cut = tfe__st.tune.copy_table_run_cut > 1 && tfe__kabs(p->str[mis][0]) != 1
+                        ? tfe__kgroup_pick_up(p, 0, end0, 2 * tt0, &c_, false) : end0;
+    run_in = tfe__krun_chain(p, mis, end0, cut + 1);
+    if (cut < end0 && tfe__kabs(p->str[mis][cut]) == run_in * tfe__kabs(p->str[mis][end0]) && run_in * p->es < 64) run_in = 0;
+    if (cut < end0 && run_in >= 8 && tfe__krun_chain(p, mis, end0, end0 + 1) < 8) TFE__KSTAT(34);
+  }
   if (table && run_in >= 8 && p->dims[end0] < 8) TFE__KSTAT(33);
   if (table) nd0 = tfe__kgroup_pick_up(p, 0, end0, 2 * tt0, &cut0, run_in >= 8);
   /* A transpose group of several small dims (2s and 3s) runs its 8x8 blocks through

@@ -1314,6 +1314,56 @@ static void test_s23_wide_tables(void **st) {
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
 }
+/* Session 24 (copy_g1_run_bytes, counter 35): batches of small transposes, the source
+ * [r, a, b, c...] read as [a, r, b, c...] (r the input's run, 2-70 elements, a 9-90, the batch
+ * dims 2-30 in either order, some reversed): a transpose tile's G1 led by the run r and
+ * continued by a batch dim keeps r alone when r is long enough. Every kind, on and off, 1
+ * and 2 threads, in place and streamed through tile buffers; every element checked and
+ * nothing written outside the view; the counter moves when on (r of 8+ elements and 32+
+ * bytes drawn on every kind) and stays at zero when off. */
+#define TK_S24(S, T, VAL)                                                                        \
+  static void tk_s24_##S(tu_rng *r) {                                                          \
+    int rank = (int)tu_int(r, 3, 5);                                                            \
+    int64_t dims[6], perm[6], st[6], n = 1, s = 1;                                              \
+    for (int k = 0; k < rank; k++) {                                                            \
+      dims[k] = k == 0 ? tu_int(r, 2, 70) : k == 1 ? tu_int(r, 9, 90) : tu_int(r, 2, 30);       \
+      n *= dims[k];                                                                             \
+    }                                                                                           \
+    for (int k = rank - 1; n > 120000; k = k > 2 ? k - 1 : rank - 1)                            \
+      if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
+    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
+    perm[0] = 1; perm[1] = 0;                                                                   \
+    if (rank > 3 && tu_int(r, 0, 1)) { perm[2] = 3; perm[3] = 2; }                              \
+    TK_GUARDED_COPY(S, T, VAL, a >= 2 && tu_int(r, 0, 4) == 0, "s24 g1 run", 0)                 \
+  }
+TK_S24(u8, tk_u8, TK_U8VAL)
+TK_S24(u16, tk_u16, TK_U16VAL)
+TK_S24(f32, float, TK_VAL)
+TK_S24(f64, double, TK_VAL)
+TK_S24(c128, double complex, TK_CVAL)
+static void test_s24_g1_runs(void **st) {
+  (void)st;
+  tu_rng r = {2424};
+  int64_t seen = 0;
+  const int cases = tu_cases(30) < 8 ? 8 : tu_cases(30);
+  tfe__st.kernel_stat_on = 1;
+  for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; on, off; in place, streamed through buffers */
+    tfe_set_num_threads(1 + mode % 2);
+    const bool on = mode / 2 % 2 == 0;
+    tk_paths(0);
+    TK_TUNE(copy_g1_run_bytes, on ? 32 : 0);
+    if (mode >= 4) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
+    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+    for (int c = 0; c < cases; c++) { tk_s24_u8(&r); tk_s24_u16(&r); tk_s24_f32(&r); tk_s24_f64(&r); tk_s24_c128(&r); }
+    if (on) seen += tfe__st.kernel_stat[35];
+    else assert_int_equal(tfe__st.kernel_stat[35], 0);
+  }
+  assert_true(seen > 0);
+  TK_TUNE(copy_g1_run_bytes, 32);
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -1353,6 +1403,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_next_prefetch, 1);
   assert_int_equal(d.copy_flip_source_dims, 1);
   assert_int_equal(d.copy_table_run_cut, 2);
+  assert_int_equal(d.copy_g1_run_bytes, 32);
   assert_int_equal(d.kernel_stream_edge_lines, 1); /* (session 20: every CPU, -1 = AMD only) */
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
@@ -1395,6 +1446,9 @@ static void test_tuning_kernel(void **st) {
   bad = t;
   bad.copy_table_run_cut = 3;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_table_run_cut");
+  bad = t;
+  bad.copy_g1_run_bytes = -1;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_g1_run_bytes");
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   bad = t;
   bad.copy_unit_stream = 3;
@@ -1471,6 +1525,7 @@ int main(void) {
       cmocka_unit_test(test_user_kind),
       cmocka_unit_test(test_s21_units),
       cmocka_unit_test(test_s23_wide_tables),
+      cmocka_unit_test(test_s24_g1_runs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -167,6 +167,10 @@ typedef struct tfe_tuning {
                                     * dim and the dims it goes on through: after G0, and with 2 also
                                     * G0's after the cut one) fills register blocks (0: when the
                                     * innermost dim alone does, as before session 23) */
+  /* ---- kernel room, session 24 ---- */
+  int64_t copy_g1_run_bytes;       /* 32: a transpose tile's G1 stops after its first dim when that dim
+                                    * is the input's run of at least this many bytes (and 8 elements
+                                    * or 64 bytes) and the next would not continue it (0: never) */
 
   /* ---- prims room, session 21 (docs/prims.md, "Tuning") -------------------------------- */
   int small_row_regs;              /* 1: on AVX (16 registers of 256 bits), the small engine's
@@ -208,6 +212,7 @@ typedef struct tfe_tuning {
   /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
   /* kernel (session 21) */ .copy_unit_run_bytes = 255, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
   /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 1, .copy_flip_source_dims = 1, .copy_table_run_cut = 2, \
+  /* kernel (session 24) */ .copy_g1_run_bytes = 32, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -278,6 +283,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_next_prefetch, 0, 1);
   TFE__TUNE_RANGE(copy_flip_source_dims, 0, 1);
   TFE__TUNE_RANGE(copy_table_run_cut, 0, 2);
+  TFE__TUNE_RANGE(copy_g1_run_bytes, 0, 1 << 20);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);
   TFE__TUNE_RANGE(elementwise_run_bytes, 1, tile);

@@ -532,13 +532,14 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
      * [4,87,30r,13,10,40] perm [5,3,2,1,0,4], a run of 4 x 87 x 30 whose 87 and 30 lie among
      * G0's candidates, had G0 the destination's 40 alone, 80-byte columns. Not where G0 reads a
      * common run (its columns long already), nor where the cut dim itself continues a run
-     * shorter than a line: G1 would lose it) */
+     * shorter than a line: G1 would lose it; the value 1's run then) */
     int64_t c_ = 0;
     const int cut = tfe__st.tune.copy_table_run_cut > 1 && tfe__kabs(p->str[mis][0]) != 1
                         ? tfe__kgroup_pick_up(p, 0, end0, 2 * tt0, &c_, false) : end0;
+    const int64_t before = tfe__krun_chain(p, mis, end0, end0 + 1); /* (the value 1's run) */
     run_in = tfe__krun_chain(p, mis, end0, cut + 1);
-    if (cut < end0 && tfe__kabs(p->str[mis][cut]) == run_in * tfe__kabs(p->str[mis][end0]) && run_in * p->es < 64) run_in = 0;
-    if (cut < end0 && run_in >= 8 && tfe__krun_chain(p, mis, end0, end0 + 1) < 8) TFE__KSTAT(34);
+    if (cut < end0 && tfe__kabs(p->str[mis][cut]) == run_in * tfe__kabs(p->str[mis][end0]) && run_in * p->es < 64) run_in = before;
+    if (run_in >= 8 && before < 8) TFE__KSTAT(34);
   }
   if (table && run_in >= 8 && p->dims[end0] < 8) TFE__KSTAT(33);
   if (table) nd0 = tfe__kgroup_pick_up(p, 0, end0, 2 * tt0, &cut0, run_in >= 8);
@@ -580,6 +581,16 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
     nd1 = tfe__kgroup_pick(p, nd0, p->rank, tt1, &cut1);
     if (nd1 > 1) nd1 = tfe__kgroup_pick(p, nd0, p->rank, 4 * tt1, &cut1);
     if (table) nd1 = tfe__kgroup_pick_up(p, nd0, p->rank, tt1, &cut1, true);
+    /* A G1 led by the input's run, with a next dim that does not continue it, is a table in
+     * the input: its register blocks straddle the run's ends and read through the table (u16
+     * [52,77,151,84] perm [1,0,2,3]: G1 52 x 4 of the batch, 2.1x memcpy; the run alone 1.2x).
+     * Such a G1 keeps the run alone when it is copy_g1_run_bytes or more, and 8 elements or a
+     * line (f64 runs of 6 took tiles of rims alone: 4x slower) */
+    const int64_t rn = nd1 > 1 ? p->dims[nd0] : 0, rbytes = rn * p->es, g1b = tfe__st.tune.copy_g1_run_bytes;
+    if (!table && p->copy && nd1 > 1 && g1b && rbytes >= g1b && (rn >= 8 || rbytes >= 64) &&
+        tfe__kabs(p->str[mis][nd0]) == 1 && tfe__kabs(p->str[mis][nd0 + 1]) != rn) {
+      nd1 = 1; cut1 = rn; TFE__KSTAT(35);
+    }
     /* Table tiles: G1 stops where the input's run stops (kernel_table_input_runs). A dim
      * beyond it (u16 [51,131,76,92] perm [3,1,0,2]: after the source run of 51, a dim of 76
      * with strides 6681 in the source and 614652 in the destination; its earlier dims taken by

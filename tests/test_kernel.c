@@ -947,6 +947,10 @@ static void test_table_input_runs(void **st) {
  * of 64 bytes or more kept as transposes (form 4; copy_tiny_source_runs, counter 21). Ranks 3-6, dims of 1 and 2-6 among larger ones, reversed dims, source and
  * destination shifted; tfe_copy and tfe_contiguous, every element checked and nothing
  * written outside the view, with the five on and off, 1 and 2 threads, large and tiny tiles. */
+/* Stamps M(suffix, type, value maker) for the five kinds the copy tests draw (u8, u16, f32,
+ * f64, c128). */
+#define TK_FIVE_KINDS(M) \
+  M(u8, tk_u8, TK_U8VAL) M(u16, tk_u16, TK_U16VAL) M(f32, float, TK_VAL) M(f64, double, TK_VAL) M(c128, double complex, TK_CVAL)
 /* One permuted copy of n elements into a destination with guard elements on both sides: the copy
  * checked against the naive reference (TK_PERM_COPY_CHECK), then no write outside the view. */
 #define TK_GUARDED_COPY(S, T, VAL, PRE, NAME, FORM)                                              \
@@ -998,11 +1002,7 @@ static void test_table_input_runs(void **st) {
       if (perm[k] == 0) { perm[k] = perm[1]; perm[1] = 0; }                                     \
     TK_GUARDED_COPY(S, T, VAL, !fixed && tu_int(r, 0, 4) == 0, "s18 form", form)               \
   }
-TK_S18(u8, tk_u8, TK_U8VAL)
-TK_S18(u16, tk_u16, TK_U16VAL)
-TK_S18(f32, float, TK_VAL)
-TK_S18(f64, double, TK_VAL)
-TK_S18(c128, double complex, TK_CVAL)
+TK_FIVE_KINDS(TK_S18)
 static void test_s18_paths(void **st) {
   (void)st;
   tu_rng r = {1818};
@@ -1170,11 +1170,7 @@ static void test_s20_paths(void **st) {
     }                                                                                           \
     TK_GUARDED_COPY(S, T, VAL, tu_int(r, 0, 3) == 0 && (a != 0 || tu_int(r, 0, 3) == 0), "s21 run", (int)dims[0]) \
   }
-TK_S21(u8, tk_u8, TK_U8VAL)
-TK_S21(u16, tk_u16, TK_U16VAL)
-TK_S21(f32, float, TK_VAL)
-TK_S21(f64, double, TK_VAL)
-TK_S21(c128, double complex, TK_CVAL)
+TK_FIVE_KINDS(TK_S21)
 static void test_s21_units(void **st) {
   (void)st;
   tu_rng r = {2121};
@@ -1271,11 +1267,7 @@ static int tk_s23_shape(tu_rng *r, int form, int64_t *dims, int64_t *perm, int64
     TK_GUARDED_COPY(S, T, VAL, (form == 1 && a == 1) || (form == 2 && a == 2) || (form == 3 && a == 2 && tu_int(r, 0, 1)) || tu_int(r, 0, 7) == 0, \
                     "s23 form", form)                                                           \
   }
-TK_S23(u8, tk_u8, TK_U8VAL)
-TK_S23(u16, tk_u16, TK_U16VAL)
-TK_S23(f32, float, TK_VAL)
-TK_S23(f64, double, TK_VAL)
-TK_S23(c128, double complex, TK_CVAL)
+TK_FIVE_KINDS(TK_S23)
 /* The four rules and the next-tile prefetch (copy_next_prefetch) on and off, 1 and 2 threads,
  * in place and streamed through tile buffers; each rule's counter must move when on (form 0 on
  * u8 and u16, forms 1-3 on every size) and stay at zero when off. */
@@ -1336,11 +1328,7 @@ static void test_s23_wide_tables(void **st) {
     if (rank > 3 && tu_int(r, 0, 1)) { perm[2] = 3; perm[3] = 2; }                              \
     TK_GUARDED_COPY(S, T, VAL, a >= 2 && tu_int(r, 0, 4) == 0, "s24 g1 run", 0)                 \
   }
-TK_S24(u8, tk_u8, TK_U8VAL)
-TK_S24(u16, tk_u16, TK_U16VAL)
-TK_S24(f32, float, TK_VAL)
-TK_S24(f64, double, TK_VAL)
-TK_S24(c128, double complex, TK_CVAL)
+TK_FIVE_KINDS(TK_S24)
 static void test_s24_g1_runs(void **st) {
   (void)st;
   tu_rng r = {2424};

@@ -455,9 +455,11 @@ static void test_block_sizes(void **st) {
     tfe_set_num_threads(1 + mode % 2);
     tk_paths(mode / 2);
     TK_TUNE(copy_narrow_source_tiles, mode % 4 >= 2); /* (G1 in f64's elements in modes 2, 3, 6, 7) */
+    TK_TUNE(copy_flip_source_dims, 1); /* (a reversed first G1 dim stays reversed: counter 11) */
     for (int c = 0; c < tu_cases(20); c++) { tk_blocks_u8(&r, mode); tk_blocks_u16(&r, mode); }
   }
   TK_TUNE(copy_narrow_source_tiles, 0);
+  TK_TUNE(copy_flip_source_dims, 2);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1211,7 +1213,8 @@ static void test_s21_units(void **st) {
  * 0 (copy_wide_tables, counter 31): [u 16-300, a 3-40, b 20-300, ...], the destination mostly
  *   led by a then b, which the input reads with no unit stride: 1- and 2-byte transposes whose
  *   G0 is a table that may take up to 1 KiB of column (256 entries before);
- * 1 (copy_flip_source_dims, counter 32): the input's run u 8-90 continued by v 2-9 that it reads
+ * 1 (copy_flip_source_dims, counters 32 and 37): the input's run u 8-90 (a third of them reversed:
+ *   value 2 flips G1's first dim, session 24) continued by v 2-9 that it reads
  *   reversed, the destination led by a 2-9, b 20-200: G1 is u x v, v walked the other way in both
  *   operands (u16 [75,7r,7,8,65,...] of the random sweep);
  * 2 (copy_table_run_cut, counter 33): a run u 2-7 continued by v 4-20, the destination led by a
@@ -1264,7 +1267,7 @@ static int tk_s23_shape(tu_rng *r, int form, int64_t *dims, int64_t *perm, int64
   static void tk_s23_##S(tu_rng *r, int form) {                                                \
     int64_t dims[6], perm[6], st[6], n;                                                         \
     int rank = tk_s23_shape(r, form, dims, perm, st, &n);                                       \
-    TK_GUARDED_COPY(S, T, VAL, (form == 1 && a == 1) || (form == 2 && a == 2) || (form == 3 && a == 2 && tu_int(r, 0, 1)) || tu_int(r, 0, 7) == 0, \
+    TK_GUARDED_COPY(S, T, VAL, (form == 1 && (a == 1 || (a == 0 && tu_int(r, 0, 2) == 0))) || (form == 2 && a == 2) || (form == 3 && a == 2 && tu_int(r, 0, 1)) || tu_int(r, 0, 7) == 0, \
                     "s23 form", form)                                                           \
   }
 TK_FIVE_KINDS(TK_S23)
@@ -1274,7 +1277,7 @@ TK_FIVE_KINDS(TK_S23)
 static void test_s23_wide_tables(void **st) {
   (void)st;
   tu_rng r = {2323};
-  int64_t seen[4] = {0, 0, 0, 0};
+  int64_t seen[5] = {0, 0, 0, 0, 0};
   const int cases = tu_cases(24) < 6 ? 6 : tu_cases(24); /* (quick runs too: each rule met) */
   tfe__st.kernel_stat_on = 1;
   for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; on, off; in place, streamed through buffers */
@@ -1282,7 +1285,7 @@ static void test_s23_wide_tables(void **st) {
     const bool on = mode / 2 % 2 == 0, streamed = mode >= 4;
     tk_paths(0);
     TK_TUNE(copy_wide_tables, on);
-    TK_TUNE(copy_flip_source_dims, on);
+    TK_TUNE(copy_flip_source_dims, on ? 2 : 0);
     TK_TUNE(copy_next_prefetch, on);
     TK_TUNE(copy_table_run_cut, on ? 2 : 0);
     if (streamed) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
@@ -1294,45 +1297,48 @@ static void test_s23_wide_tables(void **st) {
       }
     }
     const int64_t *ks = tfe__st.kernel_stat;
-    if (on) for (int k = 0; k < 4; k++) seen[k] += ks[31 + k];
-    else assert_true(ks[31] == 0 && ks[32] == 0 && ks[33] == 0 && ks[34] == 0); /* (as before) */
+    if (on) { for (int k = 0; k < 4; k++) seen[k] += ks[31 + k]; seen[4] += ks[37]; }
+    else assert_true(ks[31] == 0 && ks[32] == 0 && ks[33] == 0 && ks[34] == 0 && ks[37] == 0); /* (as before) */
   }
-  assert_true(seen[0] > 0 && seen[1] > 0 && seen[2] > 0 && seen[3] > 0); /* every rule taken when on */
+  assert_true(seen[0] > 0 && seen[1] > 0 && seen[2] > 0 && seen[3] > 0 && seen[4] > 0); /* every rule taken when on */
   TK_TUNE(copy_wide_tables, 1);
-  TK_TUNE(copy_flip_source_dims, 1);
+  TK_TUNE(copy_flip_source_dims, 2);
   TK_TUNE(copy_next_prefetch, 1);
   TK_TUNE(copy_table_run_cut, 2);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
 }
-/* Session 24 (copy_g1_run_bytes, counter 35): batches of small transposes, the source
- * [r, a, b, c...] read as [a, r, b, c...] (r the input's run, 2-70 elements, a 9-90, the batch
- * dims 2-30 in either order, some reversed): a transpose tile's G1 led by the run r and
- * continued by a batch dim keeps r alone when r is long enough. Every kind, on and off, 1
- * and 2 threads, in place and streamed through tile buffers; every element checked and
- * nothing written outside the view; the counter moves when on (r of 8+ elements and 32+
- * bytes drawn on every kind) and stays at zero when off. */
+/* Session 24, two forms. 0 (copy_g1_run_bytes, counter 35): batches of small transposes, the
+ * source [r, a, b, c...] read as [a, r, b, c...] (r the input's run, 2-70 elements, a 9-90, the
+ * batch dims 2-30 in either order, some reversed): a transpose tile's G1 led by the run r and
+ * continued by a batch dim keeps r alone when r is long enough. 1 (copy_tiny_g0_wide_g1,
+ * counter 36): the source [r, c, m, t] read as [t, r, m, c] (t 2-4, the destination's run read
+ * far; r 60-150 continued by c 2-8, often reversed; m 5-40): G0 of 32 bytes or less lets G1
+ * take r x c beyond its target. Every kind, on and off, 1 and 2 threads, in place and streamed
+ * through tile buffers; every element checked and nothing written outside the view; each
+ * counter moves when on and stays at zero when off. */
 #define TK_S24(S, T, VAL)                                                                        \
-  static void tk_s24_##S(tu_rng *r) {                                                          \
-    int rank = (int)tu_int(r, 3, 5);                                                            \
+  static void tk_s24_##S(tu_rng *r, int form) {                                                \
+    static const int64_t lo[2][4] = {{2, 9, 2, 2}, {60, 2, 5, 2}}, hi[2][4] = {{70, 90, 30, 30}, {150, 8, 40, 4}}; \
+    int rank = form ? 4 : (int)tu_int(r, 3, 5);                                                 \
     int64_t dims[6], perm[6], st[6], n = 1, s = 1;                                              \
-    for (int k = 0; k < rank; k++) {                                                            \
-      dims[k] = k == 0 ? tu_int(r, 2, 70) : k == 1 ? tu_int(r, 9, 90) : tu_int(r, 2, 30);       \
-      n *= dims[k];                                                                             \
-    }                                                                                           \
+    for (int k = 0; k < rank; k++) { dims[k] = tu_int(r, lo[form][k < 3 ? k : 3], hi[form][k < 3 ? k : 3]); n *= dims[k]; } \
     for (int k = rank - 1; n > 120000; k = k > 2 ? k - 1 : rank - 1)                            \
       if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
     for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
-    perm[0] = 1; perm[1] = 0;                                                                   \
-    if (rank > 3 && tu_int(r, 0, 1)) { perm[2] = 3; perm[3] = 2; }                              \
-    TK_GUARDED_COPY(S, T, VAL, a >= 2 && tu_int(r, 0, 4) == 0, "s24 g1 run", 0)                 \
+    if (form) { perm[0] = 3; perm[1] = 0; perm[2] = 2; perm[3] = 1; }                           \
+    else {                                                                                      \
+      perm[0] = 1; perm[1] = 0;                                                                 \
+      if (rank > 3 && tu_int(r, 0, 1)) { perm[2] = 3; perm[3] = 2; }                            \
+    }                                                                                           \
+    TK_GUARDED_COPY(S, T, VAL, form ? a == 1 && tu_int(r, 0, 1) : a >= 2 && tu_int(r, 0, 4) == 0, "s24 form", form) \
   }
 TK_FIVE_KINDS(TK_S24)
 static void test_s24_g1_runs(void **st) {
   (void)st;
   tu_rng r = {2424};
-  int64_t seen = 0;
+  int64_t seen[2] = {0, 0};
   const int cases = tu_cases(30) < 8 ? 8 : tu_cases(30);
   tfe__st.kernel_stat_on = 1;
   for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; on, off; in place, streamed through buffers */
@@ -1340,14 +1346,20 @@ static void test_s24_g1_runs(void **st) {
     const bool on = mode / 2 % 2 == 0;
     tk_paths(0);
     TK_TUNE(copy_g1_run_bytes, on ? 32 : 0);
+    TK_TUNE(copy_tiny_g0_wide_g1, on);
     if (mode >= 4) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
-    for (int c = 0; c < cases; c++) { tk_s24_u8(&r); tk_s24_u16(&r); tk_s24_f32(&r); tk_s24_f64(&r); tk_s24_c128(&r); }
-    if (on) seen += tfe__st.kernel_stat[35];
-    else assert_int_equal(tfe__st.kernel_stat[35], 0);
+    for (int c = 0; c < cases; c++)
+      for (int form = 0; form < 2; form++) {
+        tk_s24_u8(&r, form); tk_s24_u16(&r, form); tk_s24_f32(&r, form); tk_s24_f64(&r, form); tk_s24_c128(&r, form);
+      }
+    const int64_t *ks = tfe__st.kernel_stat;
+    if (on) { seen[0] += ks[35]; seen[1] += ks[36]; }
+    else assert_true(ks[35] == 0 && ks[36] == 0);
   }
-  assert_true(seen > 0);
+  assert_true(seen[0] > 0 && seen[1] > 0);
   TK_TUNE(copy_g1_run_bytes, 32);
+  TK_TUNE(copy_tiny_g0_wide_g1, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1389,9 +1401,10 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_lone_edge_bytes, 512);
   assert_int_equal(d.copy_wide_tables, 1);
   assert_int_equal(d.copy_next_prefetch, 1);
-  assert_int_equal(d.copy_flip_source_dims, 1);
+  assert_int_equal(d.copy_flip_source_dims, 2);
   assert_int_equal(d.copy_table_run_cut, 2);
   assert_int_equal(d.copy_g1_run_bytes, 32);
+  assert_int_equal(d.copy_tiny_g0_wide_g1, 1);
   assert_int_equal(d.kernel_stream_edge_lines, 1); /* (session 20: every CPU, -1 = AMD only) */
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
@@ -1429,7 +1442,7 @@ static void test_tuning_kernel(void **st) {
   bad.copy_next_prefetch = -1;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_next_prefetch");
   bad = t;
-  bad.copy_flip_source_dims = 2;
+  bad.copy_flip_source_dims = 3;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_flip_source_dims");
   bad = t;
   bad.copy_table_run_cut = 3;
@@ -1437,6 +1450,9 @@ static void test_tuning_kernel(void **st) {
   bad = t;
   bad.copy_g1_run_bytes = -1;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_g1_run_bytes");
+  bad = t;
+  bad.copy_tiny_g0_wide_g1 = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_tiny_g0_wide_g1");
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   bad = t;
   bad.copy_unit_stream = 3;

@@ -161,8 +161,9 @@ typedef struct tfe_tuning {
                                     * than 256 entries (0: 256, as before session 23) */
   int copy_next_prefetch;          /* 1: buffered transpose tiles ask for the next tile's source rows
                                     * while they stream their buffer out (0: not) */
-  int copy_flip_source_dims;       /* 1: a transposing copy walks the dims of its input group (G1) after
-                                    * the first that the input reads reversed the other way (0: not) */
+  int copy_flip_source_dims;       /* 2: a transposing copy walks the dims of its input group (G1)
+                                    * that the input reads reversed the other way: 1 those after
+                                    * the first, 2 the first too when G1 has more (0: not) */
   int copy_table_run_cut;          /* 2: table tiles cut a G0 dim when the input's run (its innermost
                                     * dim and the dims it goes on through: after G0, and with 2 also
                                     * G0's after the cut one) fills register blocks (0: when the
@@ -171,6 +172,9 @@ typedef struct tfe_tuning {
   int64_t copy_g1_run_bytes;       /* 32: a transpose tile's G1 stops after its first dim when that dim
                                     * is the input's run of at least this many bytes (and 8 elements
                                     * or 64 bytes) and the next would not continue it (0: never) */
+  int copy_tiny_g0_wide_g1;        /* 1: a transposing copy whose G0 spans 32 bytes or less lets G1
+                                    * take dims that continue the input's run up to four times its
+                                    * target, with a table of up to 1024 entries (0: as before) */
 
   /* ---- prims room, session 21 (docs/prims.md, "Tuning") -------------------------------- */
   int small_row_regs;              /* 1: on AVX (16 registers of 256 bits), the small engine's
@@ -211,8 +215,8 @@ typedef struct tfe_tuning {
   /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 1, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
   /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
   /* kernel (session 21) */ .copy_unit_run_bytes = 255, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
-  /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 1, .copy_flip_source_dims = 1, .copy_table_run_cut = 2, \
-  /* kernel (session 24) */ .copy_g1_run_bytes = 32, \
+  /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 1, .copy_flip_source_dims = 2, .copy_table_run_cut = 2, \
+  /* kernel (session 24) */ .copy_g1_run_bytes = 32, .copy_tiny_g0_wide_g1 = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -281,9 +285,10 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_unit_prefetch, 0, 2);
   TFE__TUNE_RANGE(copy_wide_tables, 0, 1);
   TFE__TUNE_RANGE(copy_next_prefetch, 0, 1);
-  TFE__TUNE_RANGE(copy_flip_source_dims, 0, 1);
+  TFE__TUNE_RANGE(copy_flip_source_dims, 0, 2);
   TFE__TUNE_RANGE(copy_table_run_cut, 0, 2);
   TFE__TUNE_RANGE(copy_g1_run_bytes, 0, 1 << 20);
+  TFE__TUNE_RANGE(copy_tiny_g0_wide_g1, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);
   TFE__TUNE_RANGE(elementwise_run_bytes, 1, tile);

@@ -68,6 +68,7 @@ typedef struct tfe__kplan {
   bool shared;                           /* G1 took a dim shared by both runs (copy_shared_run_dim) */
   int64_t unit;                          /* elements per unit of a unit plan (units.h), else 0 */
   int64_t tab0;                          /* table entries G0 may take (tfe__kplan_build) */
+  int64_t tab1;                          /* and G1 (copy_tiny_g0_wide_g1) */
 } tfe__kplan;
 
 typedef struct tfe__ktile {
@@ -123,7 +124,10 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * a build that a rebuild replaces counts too), [32]
  * copy plans that walk reversed input dims of G1 the other way (copy_flip_source_dims), [33]
  * table-tile plans that may cut G0 for an input run continued after G0 (copy_table_run_cut), [34]
- * of them those whose run goes on through G0's candidates after the cut dim (its value 2). */
+ * of them those whose run goes on through G0's candidates after the cut dim (its value 2), [35]
+ * transpose plans whose G1 kept the input's run alone (copy_g1_run_bytes), [36] copy plans whose
+ * tiny G0 let G1 grow (copy_tiny_g0_wide_g1), [37] flips of G1's first dim (copy_flip_source_dims
+ * 2; [32] counts the others). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -227,7 +231,7 @@ TFE_INTERNAL void tfe__kgroup_make(tfe__kplan *p, tfe__kgroup *g, int at, int nd
  * within `target` (and the table within tab0 entries for G0, else TFE__KTAB_STD), then a cut of the next dim. Returns the
  * dims used; *cut gets the block of the last one. */
 TFE_INTERNAL int tfe__kgroup_pick(const tfe__kplan *p, int at, int end, int64_t target, int64_t *cut) {
-  const int64_t tab = at == 0 ? p->tab0 : TFE__KTAB_STD;
+  const int64_t tab = at == 0 ? p->tab0 : p->tab1;
   int nd = 0;
   int64_t prod = 1;
   while (at + nd < end && nd < TFE__KGD) {
@@ -418,7 +422,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
                                    int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max,
                                    int64_t run_far, int64_t far) {
   p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false; p->tiny = false;
-  p->along_src = false; p->runtile = false; p->shared = false; p->unit = 0; p->tab0 = TFE__KTAB_STD;
+  p->along_src = false; p->runtile = false; p->shared = false; p->unit = 0; p->tab0 = p->tab1 = TFE__KTAB_STD;
   for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
   for (int i = 0; i < rank; i++) {
     if (dims[i] == 0) { p->numel = 0; return false; }
@@ -580,6 +584,26 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
     tfe__kmove(p, nd0, ns, sel);
     nd1 = tfe__kgroup_pick(p, nd0, p->rank, tt1, &cut1);
     if (nd1 > 1) nd1 = tfe__kgroup_pick(p, nd0, p->rank, 4 * tt1, &cut1);
+    /* A copy's G0 of half a line or less (f32 [142,6r,51,24,4,4] perm
+     * [5,0,2,1,3,4]: the destination's run of 4, read 16 MB apart, and G1 the 142 alone, 29 376
+     * tiles of 2.2 KB, 2.3x memcpy) lets G1 take dims that continue the input's run up to four
+     * times its target, its table up to TFE__KTAB entries (copy_tiny_g0_wide_g1: G1 142 x 6,
+     * 1.2x; any dims so, 59 of 217 sweep cases 1.05-1.6x slower; G0 up to a quarter of its
+     * target, not half a line: 51 of 131) */
+    int64_t g0n = 1;
+    for (int d = 0; d < nd0; d++) g0n *= d == nd0 - 1 ? cut0 : p->dims[d];
+    if (p->copy && !p->gather && !table && tfe__st.tune.copy_tiny_g0_wide_g1 && g0n * p->es <= 32 &&
+        tfe__kabs(p->str[mis][nd0]) == 1) {
+      int64_t cw = 0;
+      p->tab1 = TFE__KTAB;
+      int nw = tfe__kgroup_pick(p, nd0, p->rank, 4 * tt1, &cw);
+      for (int64_t k = 1, run = 1; k < nw; k++) { /* (only dims that continue the input's run) */
+        run *= p->dims[nd0 + k - 1];
+        if (tfe__kabs(p->str[mis][nd0 + k]) != run) { nw = (int)k; cw = p->dims[nd0 + k - 1]; break; }
+      }
+      if (nw > nd1 || (nw == nd1 && cw > cut1)) { nd1 = nw; cut1 = cw; TFE__KSTAT(36); }
+      else p->tab1 = TFE__KTAB_STD;
+    }
     if (table) nd1 = tfe__kgroup_pick_up(p, nd0, p->rank, tt1, &cut1, true);
     /* A G1 led by the input's run, with a next dim that does not continue it, is a table in
      * the input: its register blocks straddle the run's ends and read through the table (u16
@@ -612,12 +636,14 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
   /* A copy's G1 dims after the first that the input reads reversed are walked the other way in
    * both operands (copy_flip_source_dims): G1 then stays one run of the input where it was one
    * reversed (u16 [75,7r,7,...]: G1 75 x 3 of the reversed 7, a table, and the tile fell back to
-   * gather tiles, 4.4x memcpy; the destination's columns may come in any order). */
+   * gather tiles, 4.4x memcpy; the destination's columns may come in any order). With 2 (session
+   * 24) G1's first dim too, when G1 has more (f32 [2r,120,153,57,9] perm [4,0,2,3,1]: G1 the
+   * reversed 2 x 120, a table reading 0, -1, 2, 1, ..., 8.1 -> 2.2x memcpy). */
   if (p->copy && mis >= 0 && nd1 > 1 && tfe__st.tune.copy_flip_source_dims)
-    for (int k = nd0 + 1; k < nd0 + nd1; k++)
+    for (int k = tfe__st.tune.copy_flip_source_dims > 1 ? nd0 : nd0 + 1; k < nd0 + nd1; k++)
       if (p->str[mis][k] < 0) {
         for (int o = 0; o < nops; o++) { p->base[o] += (p->dims[k] - 1) * p->str[o][k]; p->str[o][k] = -p->str[o][k]; }
-        TFE__KSTAT(32);
+        TFE__KSTAT(k == nd0 ? 37 : 32);
       }
   if (nd1) tfe__kgroup_make(p, &p->g[1], nd0, nd1, cut1);
   else { p->g[1].nd = 0; p->g[1].len = 1; p->g[1].inner = 1; p->g[1].last_n = p->g[1].last_b = 1; }

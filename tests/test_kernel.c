@@ -1435,24 +1435,15 @@ static void test_tuning_kernel(void **st) {
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_buffered_tiles");
   bad.copy_buffered_tiles = -2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_buffered_tiles");
-  bad = t;
-  bad.copy_wide_tables = 2;
-  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_wide_tables");
-  bad = t;
-  bad.copy_next_prefetch = -1;
-  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_next_prefetch");
-  bad = t;
-  bad.copy_flip_source_dims = 3;
-  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_flip_source_dims");
-  bad = t;
-  bad.copy_table_run_cut = 3;
-  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_table_run_cut");
-  bad = t;
-  bad.copy_g1_run_bytes = -1;
-  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_g1_run_bytes");
-  bad = t;
-  bad.copy_tiny_g0_wide_g1 = 2;
-  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_tiny_g0_wide_g1");
+  /* one knob out of its range: TFE_ERR_INVALID, the knob named in the message */
+#define TK_REJECT(knob, v) do { bad = t; bad.knob = (v); TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, #knob); } while (0)
+  TK_REJECT(copy_wide_tables, 2);
+  TK_REJECT(copy_next_prefetch, -1);
+  TK_REJECT(copy_flip_source_dims, 3);
+  TK_REJECT(copy_table_run_cut, 3);
+  TK_REJECT(copy_g1_run_bytes, -1);
+  TK_REJECT(copy_tiny_g0_wide_g1, 2);
+#undef TK_REJECT
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   bad = t;
   bad.copy_unit_stream = 3;

@@ -285,7 +285,7 @@ static int set_knob(tfe_tuning *t, const char *arg) {
   KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather) KNOB(copy_narrow_source_tiles) KNOB(copy_gather_run_tiles) KNOB(copy_tiny_source_runs) KNOB(kernel_table_input_runs)
   KNOB(kernel_stream_edge_lines) KNOB(copy_stream_narrow_columns) KNOB(copy_tile_pad) KNOB(copy_skew_lines) KNOB(copy_block_prefetch) KNOB(copy_edge_stores)
   KNOB(copy_source_chain_bytes) KNOB(copy_short_runs) KNOB(copy_block_prefetch_spread) KNOB(copy_table_runs)
-  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(copy_unit_run_bytes) KNOB(copy_unit_tile_bytes) KNOB(copy_unit_stream) KNOB(copy_unit_prefetch) KNOB(copy_wide_tables) KNOB(copy_next_prefetch) KNOB(copy_flip_source_dims) KNOB(copy_table_run_cut) KNOB(copy_g1_run_bytes) KNOB(copy_tiny_g0_wide_g1) KNOB(copy_lone_edge_bytes) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes)
+  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(copy_unit_run_bytes) KNOB(copy_unit_tile_bytes) KNOB(copy_unit_stream) KNOB(copy_unit_prefetch) KNOB(copy_wide_tables) KNOB(copy_next_prefetch) KNOB(copy_flip_source_dims) KNOB(copy_table_run_cut) KNOB(copy_g1_run_bytes) KNOB(copy_tiny_g0_wide_g1) KNOB(copy_buf_narrow_bytes) KNOB(copy_g1_run_dims) KNOB(copy_lone_edge_bytes) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes)
   else { fprintf(stderr, "--tune: unknown knob %s\n", name); return 2; }
 #undef KNOB
   return 0;

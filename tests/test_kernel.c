@@ -1364,6 +1364,63 @@ static void test_s24_g1_runs(void **st) {
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
 }
+/* Session 25, two forms. 0 (copy_buf_narrow_bytes, counter 38): batches of transposes whose
+ * input run r is narrower than a register block, the source [r, a, b, c...] read as
+ * [a, r, c, b...] (r 8-63 elements, a 64-300, batch dims 2-12, some reversed): streamed 1- and
+ * 2-byte tiles of r columns go through the tile buffer. 1 (copy_g1_run_dims, counter 39): the
+ * source [u, v, a, b, c] read as [a, u, b, v, c] (u 2-6 and v 2-8 one run of the input that the
+ * destination splits, a 40-200, b 3-30, c 2-6): G1 keeps the run u x v alone. Every kind, on and
+ * off, 1 and 2 threads, in place and streamed; every element checked, nothing written outside
+ * the view; each counter moves when on and stays at zero when off. */
+#define TK_S25(S, T, VAL)                                                                        \
+  static void tk_s25_##S(tu_rng *r, int form) {                                                \
+    static const int64_t lo[2][5] = {{8, 64, 2, 2, 2}, {2, 2, 40, 3, 2}}, hi[2][5] = {{63, 300, 12, 12, 4}, {6, 8, 200, 30, 6}}; \
+    int rank = form ? 5 : (int)tu_int(r, 3, 5);                                                 \
+    int64_t dims[6], perm[6], st[6], n = 1, s = 1;                                              \
+    for (int k = 0; k < rank; k++) { dims[k] = tu_int(r, lo[form][k], hi[form][k]); n *= dims[k]; } \
+    for (int k = rank - 1; n > 120000; k = k > 1 + form ? k - 1 : rank - 1) /* (form 0 shrinks a too) */ \
+      if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
+    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
+    if (form) { perm[0] = 2; perm[1] = 0; perm[2] = 3; perm[3] = 1; }                           \
+    else {                                                                                      \
+      perm[0] = 1; perm[1] = 0;                                                                 \
+      if (rank > 3) { perm[2] = 3; perm[3] = 2; }                                               \
+    }                                                                                           \
+    TK_GUARDED_COPY(S, T, VAL, a >= 2 && tu_int(r, 0, 3) == 0, "s25 form", form)                 \
+  }
+TK_FIVE_KINDS(TK_S25)
+static void test_s25_narrow_runs(void **st) {
+  (void)st;
+  tu_rng r = {2525};
+  int64_t seen[2] = {0, 0};
+  const int cases = tu_cases(30) < 8 ? 8 : tu_cases(30);
+  tfe__st.kernel_stat_on = 1;
+  for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; on, off; in place, streamed through buffers */
+    tfe_set_num_threads(1 + mode % 2);
+    const bool on = mode / 2 % 2 == 0;
+    tk_paths(0);
+    TK_TUNE(copy_buf_narrow_bytes, on ? 16 : 0);
+    TK_TUNE(copy_g1_run_dims, on);
+    if (mode >= 4) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
+    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+    for (int c = 0; c < cases; c++)
+      for (int form = 0; form < 2; form++) {
+        tk_s25_u8(&r, form); tk_s25_u16(&r, form); tk_s25_f32(&r, form); tk_s25_f64(&r, form); tk_s25_c128(&r, form);
+      }
+    const int64_t *ks = tfe__st.kernel_stat;
+    if (on) { seen[0] += ks[38]; seen[1] += ks[39]; }
+    else assert_true(ks[38] == 0 && ks[39] == 0);
+  }
+#if TFE__KHAVE_TR8
+  assert_true(seen[0] > 0); /* (buffered tiles need the register blocks) */
+#endif
+  assert_true(seen[1] > 0);
+  TK_TUNE(copy_buf_narrow_bytes, 16);
+  TK_TUNE(copy_g1_run_dims, 1);
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -1405,6 +1462,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_table_run_cut, 2);
   assert_int_equal(d.copy_g1_run_bytes, 32);
   assert_int_equal(d.copy_tiny_g0_wide_g1, 1);
+  assert_int_equal(d.copy_buf_narrow_bytes, 16);
+  assert_int_equal(d.copy_g1_run_dims, 1);
   assert_int_equal(d.kernel_stream_edge_lines, 1); /* (session 20: every CPU, -1 = AMD only) */
   assert_int_equal(t.copy_tile_bytes, d.copy_tile_bytes);
   tfe_tuning bad = t;
@@ -1443,6 +1502,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_table_run_cut, 3);
   TK_REJECT(copy_g1_run_bytes, -1);
   TK_REJECT(copy_tiny_g0_wide_g1, 2);
+  TK_REJECT(copy_buf_narrow_bytes, 65);
+  TK_REJECT(copy_g1_run_dims, -1);
 #undef TK_REJECT
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   bad = t;
@@ -1521,6 +1582,7 @@ int main(void) {
       cmocka_unit_test(test_s21_units),
       cmocka_unit_test(test_s23_wide_tables),
       cmocka_unit_test(test_s24_g1_runs),
+      cmocka_unit_test(test_s25_narrow_runs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

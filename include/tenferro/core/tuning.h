@@ -175,6 +175,12 @@ typedef struct tfe_tuning {
   int copy_tiny_g0_wide_g1;        /* 1: a transposing copy whose G0 spans 32 bytes or less lets G1
                                     * take dims that continue the input's run up to four times its
                                     * target, with a table of up to 1024 entries (0: as before) */
+  /* ---- kernel room, session 25 ---- */
+  int64_t copy_buf_narrow_bytes;   /* 16: streamed transpose tiles of 1- and 2-byte kinds whose G1
+                                    * spans this many bytes or more but less than a register block
+                                    * (64 bytes) go through the tile buffer too (0: never) */
+  int copy_g1_run_dims;            /* 1: copy_g1_run_bytes's run may span G1's first dims (those
+                                    * continuing the input's run; 0: its first dim only) */
 
   /* ---- prims room, session 21 (docs/prims.md, "Tuning") -------------------------------- */
   int small_row_regs;              /* 1: on AVX (16 registers of 256 bits), the small engine's
@@ -217,6 +223,7 @@ typedef struct tfe_tuning {
   /* kernel (session 21) */ .copy_unit_run_bytes = 255, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
   /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 1, .copy_flip_source_dims = 2, .copy_table_run_cut = 2, \
   /* kernel (session 24) */ .copy_g1_run_bytes = 32, .copy_tiny_g0_wide_g1 = 1, \
+  /* kernel (session 25) */ .copy_buf_narrow_bytes = 16, .copy_g1_run_dims = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -289,6 +296,8 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_table_run_cut, 0, 2);
   TFE__TUNE_RANGE(copy_g1_run_bytes, 0, 1 << 20);
   TFE__TUNE_RANGE(copy_tiny_g0_wide_g1, 0, 1);
+  TFE__TUNE_RANGE(copy_buf_narrow_bytes, 0, 64);
+  TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);
   TFE__TUNE_RANGE(elementwise_run_bytes, 1, tile);

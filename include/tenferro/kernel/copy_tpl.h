@@ -604,11 +604,14 @@ TFE_INTERNAL bool TFE_FN(k_copy_wants_buf_)(const tfe__kplan *p, const TFE_T *d,
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
   int mode = tfe__kcopy_buf_mode();
   const int64_t es = (int64_t)sizeof(TFE_T);
+  /* 1- and 2-byte tiles narrower than a block: the rims' 16-byte blocks write partial lines
+   * (u8 [56,273,412,23] [1,0,3,2] 2.3 -> 1.24x memcpy buffered, copy_buf_narrow_bytes) */
+  const int64_t narrow = tfe__st.tune.copy_buf_narrow_bytes, g1b = g1->len * es;
+  const bool thin = g1->len < tfe__kcb(sizeof(TFE_T)) && !(es <= 2 && narrow && g1b >= narrow);
   if (!nt || cj || !mode || !tfe__krb(sizeof(TFE_T)) || g1->nd == 0 || p->gather || !g0->arith[0] ||
-      g0->step[0] != 1 || !g1->arith[1] || tfe__kabs(g1->step[1]) != 1 || g1->len < tfe__kcb(sizeof(TFE_T)) ||
-      g0->len < tfe__krb(sizeof(TFE_T)))
-    return false; /* (tiles narrower or shorter than a block have no blocks: a cyclic shift of
-                   * 3s; f32 columns of 15, which ran slower buffered than written in place) */
+      g0->step[0] != 1 || !g1->arith[1] || tfe__kabs(g1->step[1]) != 1 || thin || g0->len < tfe__krb(sizeof(TFE_T)))
+    return false; /* (other tiles narrower or shorter than a block have no blocks: a cyclic shift
+                   * of 3s; f32 columns of 15, which ran slower buffered than written in place) */
   /* (modes 2 and 3 leave columns under 512 B unbuffered: streaming them one by one costs more
    * than the buffer saves) */
   const bool wide = mode >= 2 && g0->len * es >= 512;
@@ -738,6 +741,7 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
     tfe_allocator a = tfe_get_allocator();
     c.buf = (TFE_T *)a.alloc(a.ctx, (size_t)nt * (size_t)c.tile_elems * sizeof(TFE_T), TFE_ALIGN);
     if (c.buf) TFE__KSTAT(7);
+    if (c.buf && p->g[1].len < tfe__kcb(sizeof(TFE_T))) TFE__KSTAT(38);
   }
   tfe__kplan_run(p, TFE_FN(k_copy_tile_), &c, nt);
   if (c.buf) { tfe_allocator a = tfe_get_allocator(); a.free(a.ctx, c.buf); }

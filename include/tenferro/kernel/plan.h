@@ -127,7 +127,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * of them those whose run goes on through G0's candidates after the cut dim (its value 2), [35]
  * transpose plans whose G1 kept the input's run alone (copy_g1_run_bytes), [36] copy plans whose
  * tiny G0 let G1 grow (copy_tiny_g0_wide_g1), [37] flips of G1's first dim (copy_flip_source_dims
- * 2; [32] counts the others). */
+ * 2; [32] counts the others), [38] buffered 1- and 2-byte tiles narrower than a register
+ * block (copy_buf_narrow_bytes), [39] G1s kept to an input run over several dims
+ * (copy_g1_run_dims). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -610,10 +612,13 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
      * [52,77,151,84] perm [1,0,2,3]: G1 52 x 4 of the batch, 2.1x memcpy; the run alone 1.2x).
      * Such a G1 keeps the run alone when it is copy_g1_run_bytes or more, and 8 elements or a
      * line (f64 runs of 6 took tiles of rims alone: 4x slower) */
-    const int64_t rn = nd1 > 1 ? p->dims[nd0] : 0, rbytes = rn * p->es, g1b = tfe__st.tune.copy_g1_run_bytes;
+    int rk = 1; /* (the run may span G1's first dims: copy_g1_run_dims) */
+    int64_t rn = nd1 > 1 ? p->dims[nd0] : 0;
+    while (tfe__st.tune.copy_g1_run_dims && rk + 1 < nd1 && tfe__kabs(p->str[mis][nd0 + rk]) == rn) rn *= p->dims[nd0 + rk++];
+    const int64_t rbytes = rn * p->es, g1b = tfe__st.tune.copy_g1_run_bytes;
     if (!table && p->copy && nd1 > 1 && g1b && rbytes >= g1b && (rn >= 8 || rbytes >= 64) &&
-        tfe__kabs(p->str[mis][nd0]) == 1 && tfe__kabs(p->str[mis][nd0 + 1]) != rn) {
-      nd1 = 1; cut1 = rn; TFE__KSTAT(35);
+        tfe__kabs(p->str[mis][nd0]) == 1 && tfe__kabs(p->str[mis][nd0 + rk]) != rn) {
+      nd1 = rk; cut1 = p->dims[nd0 + rk - 1]; TFE__KSTAT(rk > 1 ? 39 : 35);
     }
     /* Table tiles: G1 stops where the input's run stops (kernel_table_input_runs). A dim
      * beyond it (u16 [51,131,76,92] perm [3,1,0,2]: after the source run of 51, a dim of 76

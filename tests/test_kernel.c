@@ -1131,7 +1131,7 @@ static void test_s20_paths(void **st) {
     for (int k = 0; k < 5; k++) seen[k] += tfe__st.kernel_stat[24 + k];
   }
   TK_TUNE(copy_run_tile_bytes, 4096);
-  TK_TUNE(copy_shared_run_dim, 1);
+  TK_TUNE(copy_shared_run_dim, 2);
   TK_TUNE(copy_half_blocks, 1);
   TK_TUNE(copy_rim_scalar_cols, 3);
   TK_TUNE(copy_quarter_blocks, 1);
@@ -1364,24 +1364,29 @@ static void test_s24_g1_runs(void **st) {
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
 }
-/* Session 25, two forms. 0 (copy_buf_narrow_bytes, counter 38): batches of transposes whose
+/* Session 25, three forms. 0 (copy_buf_narrow_bytes, counter 38): batches of transposes whose
  * input run r is narrower than a register block, the source [r, a, b, c...] read as
  * [a, r, c, b...] (r 8-63 elements, a 64-300, batch dims 2-12, some reversed): streamed 1- and
  * 2-byte tiles of r columns go through the tile buffer. 1 (copy_g1_run_dims, counter 39): the
  * source [u, v, a, b, c] read as [a, u, b, v, c] (u 2-6 and v 2-8 one run of the input that the
- * destination splits, a 40-200, b 3-30, c 2-6): G1 keeps the run u x v alone. Every kind, on and
- * off, 1 and 2 threads, in place and streamed; every element checked, nothing written outside
- * the view; each counter moves when on and stays at zero when off. */
+ * destination splits, a 40-200, b 3-30, c 2-6): G1 keeps the run u x v alone. 2
+ * (copy_shared_run_dim 2, counter 40): the source [u, v, a, x, b, y] read as [a, b, v, u, x, y]
+ * (u 4-12 the input's run, continued by v 16-80, which also continues the destination's run
+ * a x b): 1- and 2-byte table tiles block v with the input. Every kind, on and off, 1 and 2
+ * threads, in place and streamed; every element checked, nothing written outside the view;
+ * each counter moves when on and stays at zero when off. */
 #define TK_S25(S, T, VAL)                                                                        \
   static void tk_s25_##S(tu_rng *r, int form) {                                                \
-    static const int64_t lo[2][5] = {{8, 64, 2, 2, 2}, {2, 2, 40, 3, 2}}, hi[2][5] = {{63, 300, 12, 12, 4}, {6, 8, 200, 30, 6}}; \
-    int rank = form ? 5 : (int)tu_int(r, 3, 5);                                                 \
+    static const int64_t lo[3][6] = {{8, 64, 2, 2, 2, 2}, {2, 2, 40, 3, 2, 2}, {4, 16, 20, 2, 2, 2}}, \
+                         hi[3][6] = {{63, 300, 12, 12, 4, 4}, {6, 8, 200, 30, 6, 6}, {12, 80, 70, 30, 4, 6}}; \
+    int rank = form == 1 ? 5 : form == 2 ? (int)tu_int(r, 5, 6) : (int)tu_int(r, 3, 5);          \
     int64_t dims[6], perm[6], st[6], n = 1, s = 1;                                              \
     for (int k = 0; k < rank; k++) { dims[k] = tu_int(r, lo[form][k], hi[form][k]); n *= dims[k]; } \
-    for (int k = rank - 1; n > 120000; k = k > 1 + form ? k - 1 : rank - 1) /* (form 0 shrinks a too) */ \
+    for (int k = rank - 1; n > 120000; k = k > (form ? 2 : 1) ? k - 1 : rank - 1) /* (form 0 shrinks a too) */ \
       if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
     for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
-    if (form) { perm[0] = 2; perm[1] = 0; perm[2] = 3; perm[3] = 1; }                           \
+    if (form == 2) { perm[0] = 2; perm[1] = 4; perm[2] = 1; perm[3] = 0; perm[4] = 3; }          \
+    else if (form) { perm[0] = 2; perm[1] = 0; perm[2] = 3; perm[3] = 1; }                      \
     else {                                                                                      \
       perm[0] = 1; perm[1] = 0;                                                                 \
       if (rank > 3) { perm[2] = 3; perm[3] = 2; }                                               \
@@ -1392,7 +1397,7 @@ TK_FIVE_KINDS(TK_S25)
 static void test_s25_narrow_runs(void **st) {
   (void)st;
   tu_rng r = {2525};
-  int64_t seen[2] = {0, 0};
+  int64_t seen[3] = {0, 0, 0};
   const int cases = tu_cases(30) < 8 ? 8 : tu_cases(30);
   tfe__st.kernel_stat_on = 1;
   for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; on, off; in place, streamed through buffers */
@@ -1401,22 +1406,24 @@ static void test_s25_narrow_runs(void **st) {
     tk_paths(0);
     TK_TUNE(copy_buf_narrow_bytes, on ? 16 : 0);
     TK_TUNE(copy_g1_run_dims, on);
+    TK_TUNE(copy_shared_run_dim, on ? 2 : 1);
     if (mode >= 4) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
     for (int c = 0; c < cases; c++)
-      for (int form = 0; form < 2; form++) {
+      for (int form = 0; form < 3; form++) {
         tk_s25_u8(&r, form); tk_s25_u16(&r, form); tk_s25_f32(&r, form); tk_s25_f64(&r, form); tk_s25_c128(&r, form);
       }
     const int64_t *ks = tfe__st.kernel_stat;
-    if (on) { seen[0] += ks[38]; seen[1] += ks[39]; }
-    else assert_true(ks[38] == 0 && ks[39] == 0);
+    if (on) { seen[0] += ks[38]; seen[1] += ks[39]; seen[2] += ks[40]; }
+    else assert_true(ks[38] == 0 && ks[39] == 0 && ks[40] == 0);
   }
 #if TFE__KHAVE_TR8
   assert_true(seen[0] > 0); /* (buffered tiles need the register blocks) */
 #endif
-  assert_true(seen[1] > 0);
+  assert_true(seen[1] > 0 && seen[2] > 0);
   TK_TUNE(copy_buf_narrow_bytes, 16);
   TK_TUNE(copy_g1_run_dims, 1);
+  TK_TUNE(copy_shared_run_dim, 2);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1447,7 +1454,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_tiny_source_runs, 1);
   assert_int_equal(d.copy_run_tile_bytes, 4096);
   assert_int_equal(d.copy_run_tile_cols, 16);
-  assert_int_equal(d.copy_shared_run_dim, 1);
+  assert_int_equal(d.copy_shared_run_dim, 2);
   assert_int_equal(d.copy_half_blocks, 1);
   assert_int_equal(d.copy_rim_scalar_cols, 3);
   assert_int_equal(d.copy_quarter_blocks, 1);
@@ -1504,6 +1511,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_tiny_g0_wide_g1, 2);
   TK_REJECT(copy_buf_narrow_bytes, 65);
   TK_REJECT(copy_g1_run_dims, -1);
+  TK_REJECT(copy_shared_run_dim, 3);
 #undef TK_REJECT
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   bad = t;

@@ -129,10 +129,11 @@ typedef struct tfe_tuning {
                                     * dim the block does not reach) are tiled as a transpose of runs
                                     * (0: only the copy_run_split_* rules) */
   int64_t copy_run_tile_cols;      /* 16: runs along the source per tile of those transposes */
-  int copy_shared_run_dim;         /* 1: a transpose copy (4-byte and larger kinds) whose source's
-                                    * innermost run is under a line and whose next source dim also
-                                    * continues the destination's run (of a line or more) blocks that
-                                    * dim with the source (0: with the destination) */
+  int copy_shared_run_dim;         /* 2: a transpose copy (4-byte and larger kinds; with 2, 1- and
+                                    * 2-byte table tiles too) whose source's innermost run is under a
+                                    * line and whose next source dim also continues the destination's
+                                    * run (of a line or more) blocks that dim with the source (0: with
+                                    * the destination) */
   int copy_half_blocks;            /* 1: transpose tiles of 4-byte kinds with 8-15 rows in 8x8 register
                                     * blocks (0: scalar loops) */
   int copy_rim_scalar_cols;        /* 3: column rims of strided transposes this narrow or narrower run
@@ -218,7 +219,7 @@ typedef struct tfe_tuning {
   /* einsum */ .einsum_write_weight = 0, .einsum_plan_cache_size = 64, .einsum_plan_fraction = 0.04, \
   .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, .einsum_plan_work_rate = 1.5e8, \
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
-  /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 1, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
+  /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 2, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
   /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
   /* kernel (session 21) */ .copy_unit_run_bytes = 255, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
   /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 1, .copy_flip_source_dims = 2, .copy_table_run_cut = 2, \
@@ -279,7 +280,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_tiny_source_runs, 0, 1);
   TFE__TUNE_RANGE(copy_run_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_run_tile_cols, 1, 4096);
-  TFE__TUNE_RANGE(copy_shared_run_dim, 0, 1);
+  TFE__TUNE_RANGE(copy_shared_run_dim, 0, 2);
   TFE__TUNE_RANGE(copy_half_blocks, 0, 1);
   TFE__TUNE_RANGE(copy_rim_scalar_cols, 0, 64);
   TFE__TUNE_RANGE(copy_quarter_blocks, 0, 1);

@@ -129,7 +129,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * tiny G0 let G1 grow (copy_tiny_g0_wide_g1), [37] flips of G1's first dim (copy_flip_source_dims
  * 2; [32] counts the others), [38] buffered 1- and 2-byte tiles narrower than a register
  * block (copy_buf_narrow_bytes), [39] G1s kept to an input run over several dims
- * (copy_g1_run_dims). */
+ * (copy_g1_run_dims), [40] 1- and 2-byte table plans whose G1 took a dim shared by both runs
+ * (copy_shared_run_dim 2). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -495,13 +496,18 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * then 9; source run 7, then the same 9) joins G1 rather than G0: the tile's source rows
    * are then 63 elements long instead of 7 (under a register block: scalar loops), its
    * destination columns one line each (copy_shared_run_dim). Kinds of 4 bytes and more (a u8
-   * case ran 1-4 % slower with it: the 1- and 2-byte blocks are another path). */
-  if (mis >= 0 && p->copy && p->es >= 4 && !(mode & TFE__KM_TABLE) && end0 < p->rank && end0 > 1 && tfe__st.tune.copy_shared_run_dim &&
+   * case ran 1-4 % slower with it: the 1- and 2-byte blocks are another path); with 2 also 1-
+   * and 2-byte table tiles whose G0 then takes the dims before it whole (session 25: u8
+   * [8,64,59,28,3,5,8] perm [2,4,1,0,3,5,6], a source run of 8 x 64 whose 64 G0 cut at 5: 8-byte
+   * rows, 4.4x memcpy; G1 8 x 32 of the 64, 1.7x. Where G0 could not hold them whole it was left
+   * a single short dim: 3.6x slower). */
+  const bool shared2 = tfe__st.tune.copy_shared_run_dim > 1 && p->es <= 2 && (mode & TFE__KM_TABLE);
+  if (mis >= 0 && p->copy && (p->es >= 4 || shared2) && (!(mode & TFE__KM_TABLE) || shared2) && end0 < p->rank && end0 > 1 && tfe__st.tune.copy_shared_run_dim &&
       tfe__kabs(p->str[mis][end0]) == 1 && p->dims[end0] * p->es < 64) {
     int64_t pre = p->dims[0];
     for (int k = 1; k < end0; pre *= p->dims[k], k++)
       if (tfe__kabs(p->str[mis][k]) == p->dims[end0]) {
-        if (pre * p->es >= 64) { end0 = k; p->shared = true; }
+        if (pre * p->es >= (shared2 ? 128 : 64) && (!shared2 || pre <= 2 * tt0)) { end0 = k; p->shared = true; if (shared2) TFE__KSTAT(40); }
         break;
       }
   }

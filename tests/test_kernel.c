@@ -1335,34 +1335,45 @@ static void test_s23_wide_tables(void **st) {
     TK_GUARDED_COPY(S, T, VAL, form ? a == 1 && tu_int(r, 0, 1) : a >= 2 && tu_int(r, 0, 4) == 0, "s24 form", form) \
   }
 TK_FIVE_KINDS(TK_S24)
+/* The harness of the session tests: eight modes (threads 1, 2; rules on, off; in place,
+ * streamed through tile buffers), `cases` rounds of run(r, form) for every form; seen[k] gets
+ * counter ctr[k] when on, and each must stay at zero when off. set(on) sets the rules. */
+static void tk_rule_modes(tu_rng *r, int forms, int cases, void (*set)(bool on), void (*run)(tu_rng *r, int form),
+                          const int *ctr, int nctr, int64_t *seen) {
+  tfe__st.kernel_stat_on = 1;
+  for (int mode = 0; mode < 8; mode++) {
+    tfe_set_num_threads(1 + mode % 2);
+    const bool on = mode / 2 % 2 == 0;
+    tk_paths(0);
+    set(on);
+    if (mode >= 4) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
+    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+    for (int c = 0; c < cases; c++)
+      for (int form = 0; form < forms; form++) run(r, form);
+    for (int k = 0; k < nctr; k++) {
+      if (on) seen[k] += tfe__st.kernel_stat[ctr[k]];
+      else assert_int_equal(tfe__st.kernel_stat[ctr[k]], 0);
+    }
+  }
+  set(true);
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+}
+static void tk_s24_set(bool on) {
+  TK_TUNE(copy_g1_run_bytes, on ? 32 : 0);
+  TK_TUNE(copy_tiny_g0_wide_g1, on);
+}
+static void tk_s24_run(tu_rng *r, int form) {
+  tk_s24_u8(r, form); tk_s24_u16(r, form); tk_s24_f32(r, form); tk_s24_f64(r, form); tk_s24_c128(r, form);
+}
 static void test_s24_g1_runs(void **st) {
   (void)st;
   tu_rng r = {2424};
   int64_t seen[2] = {0, 0};
-  const int cases = tu_cases(30) < 8 ? 8 : tu_cases(30);
-  tfe__st.kernel_stat_on = 1;
-  for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; on, off; in place, streamed through buffers */
-    tfe_set_num_threads(1 + mode % 2);
-    const bool on = mode / 2 % 2 == 0;
-    tk_paths(0);
-    TK_TUNE(copy_g1_run_bytes, on ? 32 : 0);
-    TK_TUNE(copy_tiny_g0_wide_g1, on);
-    if (mode >= 4) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
-    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
-    for (int c = 0; c < cases; c++)
-      for (int form = 0; form < 2; form++) {
-        tk_s24_u8(&r, form); tk_s24_u16(&r, form); tk_s24_f32(&r, form); tk_s24_f64(&r, form); tk_s24_c128(&r, form);
-      }
-    const int64_t *ks = tfe__st.kernel_stat;
-    if (on) { seen[0] += ks[35]; seen[1] += ks[36]; }
-    else assert_true(ks[35] == 0 && ks[36] == 0);
-  }
+  const int ctr[2] = {35, 36};
+  tk_rule_modes(&r, 2, tu_cases(30) < 8 ? 8 : tu_cases(30), tk_s24_set, tk_s24_run, ctr, 2, seen);
   assert_true(seen[0] > 0 && seen[1] > 0);
-  TK_TUNE(copy_g1_run_bytes, 32);
-  TK_TUNE(copy_tiny_g0_wide_g1, 1);
-  tk_paths(0);
-  tfe_set_num_threads(0);
-  tfe__st.kernel_stat_on = 0;
 }
 /* Session 25, three forms. 0 (copy_buf_narrow_bytes, counter 38): batches of transposes whose
  * input run r is narrower than a register block, the source [r, a, b, c...] read as
@@ -1394,39 +1405,24 @@ static void test_s24_g1_runs(void **st) {
     TK_GUARDED_COPY(S, T, VAL, a >= 2 && tu_int(r, 0, 3) == 0, "s25 form", form)                 \
   }
 TK_FIVE_KINDS(TK_S25)
+static void tk_s25_set(bool on) {
+  TK_TUNE(copy_buf_narrow_bytes, on ? 16 : 0);
+  TK_TUNE(copy_g1_run_dims, on);
+  TK_TUNE(copy_shared_run_dim, on ? 2 : 1);
+}
+static void tk_s25_run(tu_rng *r, int form) {
+  tk_s25_u8(r, form); tk_s25_u16(r, form); tk_s25_f32(r, form); tk_s25_f64(r, form); tk_s25_c128(r, form);
+}
 static void test_s25_narrow_runs(void **st) {
   (void)st;
   tu_rng r = {2525};
   int64_t seen[3] = {0, 0, 0};
-  const int cases = tu_cases(30) < 8 ? 8 : tu_cases(30);
-  tfe__st.kernel_stat_on = 1;
-  for (int mode = 0; mode < 8; mode++) { /* threads 1, 2; on, off; in place, streamed through buffers */
-    tfe_set_num_threads(1 + mode % 2);
-    const bool on = mode / 2 % 2 == 0;
-    tk_paths(0);
-    TK_TUNE(copy_buf_narrow_bytes, on ? 16 : 0);
-    TK_TUNE(copy_g1_run_dims, on);
-    TK_TUNE(copy_shared_run_dim, on ? 2 : 1);
-    if (mode >= 4) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
-    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
-    for (int c = 0; c < cases; c++)
-      for (int form = 0; form < 3; form++) {
-        tk_s25_u8(&r, form); tk_s25_u16(&r, form); tk_s25_f32(&r, form); tk_s25_f64(&r, form); tk_s25_c128(&r, form);
-      }
-    const int64_t *ks = tfe__st.kernel_stat;
-    if (on) { seen[0] += ks[38]; seen[1] += ks[39]; seen[2] += ks[40]; }
-    else assert_true(ks[38] == 0 && ks[39] == 0 && ks[40] == 0);
-  }
+  const int ctr[3] = {38, 39, 40};
+  tk_rule_modes(&r, 3, tu_cases(30) < 8 ? 8 : tu_cases(30), tk_s25_set, tk_s25_run, ctr, 3, seen);
 #if TFE__KHAVE_TR8
   assert_true(seen[0] > 0); /* (buffered tiles need the register blocks) */
 #endif
   assert_true(seen[1] > 0 && seen[2] > 0);
-  TK_TUNE(copy_buf_narrow_bytes, 16);
-  TK_TUNE(copy_g1_run_dims, 1);
-  TK_TUNE(copy_shared_run_dim, 2);
-  tk_paths(0);
-  tfe_set_num_threads(0);
-  tfe__st.kernel_stat_on = 0;
 }
 static void test_tuning_kernel(void **st) {
   (void)st;

@@ -263,6 +263,19 @@ TFE_INTERNAL int64_t tfe__krun_chain(const tfe__kplan *p, int o, int at, int fro
   return run;
 }
 
+/* How many of the n dims from `at` (n >= 1) form one run of operand o in that order: each
+ * dim's |stride| the previous one's times its extent. *elems (if given): their element count. */
+TFE_INTERNAL int tfe__krun_dims(const tfe__kplan *p, int o, int at, int n, int64_t *elems) {
+  int64_t run = tfe__kabs(p->str[o][at]), m = p->dims[at];
+  int k = 1;
+  for (; k < n && tfe__kabs(p->str[o][at + k]) == run * p->dims[at + k - 1]; k++) {
+    run *= p->dims[at + k - 1];
+    m *= p->dims[at + k];
+  }
+  if (elems) *elems = m;
+  return k;
+}
+
 /* Whole dims from `at` until the block reaches `target` (or the table's limit, as above):
  * table tiles of 3s take 81 rather than a cut 54 for a target of 64. A next dim too large
  * for the table is cut so that the block reaches the target (a 21 x 8138 pair: 21 x 7, not
@@ -501,8 +514,8 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * [8,64,59,28,3,5,8] perm [2,4,1,0,3,5,6], a source run of 8 x 64 whose 64 G0 cut at 5: 8-byte
    * rows, 4.4x memcpy; G1 8 x 32 of the 64, 1.7x. Where G0 could not hold them whole it was left
    * a single short dim: 3.6x slower). */
-  const bool shared2 = tfe__st.tune.copy_shared_run_dim > 1 && p->es <= 2 && (mode & TFE__KM_TABLE);
-  if (mis >= 0 && p->copy && (p->es >= 4 || shared2) && (!(mode & TFE__KM_TABLE) || shared2) && end0 < p->rank && end0 > 1 && tfe__st.tune.copy_shared_run_dim &&
+  const bool shared1 = p->es >= 4 && !(mode & TFE__KM_TABLE), shared2 = tfe__st.tune.copy_shared_run_dim > 1 && p->es <= 2 && (mode & TFE__KM_TABLE);
+  if (mis >= 0 && p->copy && (shared1 || shared2) && end0 < p->rank && end0 > 1 && tfe__st.tune.copy_shared_run_dim &&
       tfe__kabs(p->str[mis][end0]) == 1 && p->dims[end0] * p->es < 64) {
     int64_t pre = p->dims[0];
     for (int k = 1; k < end0; pre *= p->dims[k], k++)
@@ -605,10 +618,8 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
       int64_t cw = 0;
       p->tab1 = TFE__KTAB;
       int nw = tfe__kgroup_pick(p, nd0, p->rank, 4 * tt1, &cw);
-      for (int64_t k = 1, run = 1; k < nw; k++) { /* (only dims that continue the input's run) */
-        run *= p->dims[nd0 + k - 1];
-        if (tfe__kabs(p->str[mis][nd0 + k]) != run) { nw = (int)k; cw = p->dims[nd0 + k - 1]; break; }
-      }
+      const int kr = nw > 0 ? tfe__krun_dims(p, mis, nd0, nw, NULL) : 0; /* (only dims that continue the input's run) */
+      if (kr < nw) { nw = kr; cw = p->dims[nd0 + kr - 1]; }
       if (nw > nd1 || (nw == nd1 && cw > cut1)) { nd1 = nw; cut1 = cw; TFE__KSTAT(36); }
       else p->tab1 = TFE__KTAB_STD;
     }
@@ -618,9 +629,8 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
      * [52,77,151,84] perm [1,0,2,3]: G1 52 x 4 of the batch, 2.1x memcpy; the run alone 1.2x).
      * Such a G1 keeps the run alone when it is copy_g1_run_bytes or more, and 8 elements or a
      * line (f64 runs of 6 took tiles of rims alone: 4x slower) */
-    int rk = 1; /* (the run may span G1's first dims: copy_g1_run_dims) */
-    int64_t rn = nd1 > 1 ? p->dims[nd0] : 0;
-    while (tfe__st.tune.copy_g1_run_dims && rk + 1 < nd1 && tfe__kabs(p->str[mis][nd0 + rk]) == rn) rn *= p->dims[nd0 + rk++];
+    int64_t rn = nd1 > 1 ? p->dims[nd0] : 0; /* (the run may span G1's first dims: copy_g1_run_dims) */
+    const int rk = nd1 > 1 && tfe__st.tune.copy_g1_run_dims ? tfe__krun_dims(p, mis, nd0, nd1 - 1, &rn) : 1;
     const int64_t rbytes = rn * p->es, g1b = tfe__st.tune.copy_g1_run_bytes;
     if (!table && p->copy && nd1 > 1 && g1b && rbytes >= g1b && (rn >= 8 || rbytes >= 64) &&
         tfe__kabs(p->str[mis][nd0]) == 1 && tfe__kabs(p->str[mis][nd0 + rk]) != rn) {
@@ -633,11 +643,8 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
      * destination far apart, read from 5 x 92 rows (the pages a tile touches, and the lines it
      * keeps open, grew fivefold; 3-7x memcpy). */
     if (table && nd1 > 1 && tfe__st.tune.kernel_table_input_runs) {
-      int64_t run = tfe__kabs(p->str[mis][nd0]);
-      for (int k = 1; k < nd1; k++) {
-        run *= p->dims[nd0 + k - 1];
-        if (tfe__kabs(p->str[mis][nd0 + k]) != run) { nd1 = k; cut1 = p->dims[nd0 + k - 1]; TFE__KSTAT(14); break; }
-      }
+      const int k = tfe__krun_dims(p, mis, nd0, nd1, NULL);
+      if (k < nd1) { nd1 = k; cut1 = p->dims[nd0 + k - 1]; TFE__KSTAT(14); }
     }
   }
   if (nd0) tfe__kgroup_make(p, &p->g[0], 0, nd0, cut0);

@@ -178,7 +178,8 @@ static void tc_count(tc_stats *s, const tfe_contract_plan *P) {
  * without buffers), the calls in place with a masked last row vector, the dot-kernel calls. */
 static long tc_direct(int q) {
   return atomic_load(&tfe__st.prims.small_direct[q]) + atomic_load(&tfe__st.prims.small_nobuf[0]) +
-         atomic_load(&tfe__st.prims.small_nobuf[1]) + atomic_load(&tfe__st.prims.small_nobuf[2]);
+         atomic_load(&tfe__st.prims.small_nobuf[1]) + atomic_load(&tfe__st.prims.small_nobuf[2]) +
+         atomic_load(&tfe__st.prims.small_nobuf[3]);
 }
 static long tc_tails(void) { return atomic_load(&tfe__st.prims.small_tail) + atomic_load(&tfe__st.prims.small_nobuf[1]); }
 static long tc_tn(void) { return atomic_load(&tfe__st.prims.small_tn) + atomic_load(&tfe__st.prims.small_nobuf[2]); }
@@ -436,8 +437,15 @@ static void test_small_tails(void **st) {
       T *out = run ? C : R;                                                                      \
       TUNE(contract_naive_work, run ? 0 : INT64_MAX);                                            \
       TUNE(contract_small_mode, run ? 1 : 0);                                                    \
-      TUNE(small_row_regs, run == 2);                                                            \
-      TUNE(small_dot_depth, run == 1 ? 32 : seed % 2 ? -1 : 0); /* the dot kernel or packing */    \
+      if (tc_rr_s26) { /* session 26: run 1 both knobs off, run 2 on (pack from 1 or 5 rows) */  \
+        TUNE(small_row_regs, 1);                                                                 \
+        TUNE(small_dot_depth, -1);                                                               \
+        TUNE(small_wide_cols, run == 2);                                                         \
+        TUNE(small_tn_pack_rows, run == 2 ? 1 + 4 * (int64_t)(seed % 2) : 0);                    \
+      } else {                                                                                   \
+        TUNE(small_row_regs, run == 2);                                                          \
+        TUNE(small_dot_depth, run == 1 ? 32 : seed % 2 ? -1 : 0); /* the dot kernel or packing */  \
+      }                                                                                          \
       tfe_contract_cache_clear();                                                                \
       tfe_view_##s X = {A, LA, false}, Y = {B, LB_, false}, Z = {out, LC_, false};               \
       if (run) memcpy(C, tc_rr_c0_##s, sizeof(T) * (size_t)nC);                                 \
@@ -452,6 +460,7 @@ static void test_small_tails(void **st) {
     }                                                                                            \
     tfe__free(A); tfe__free(B); tfe__free(R); tfe__free(C);                                      \
   }
+static int tc_rr_s26; /* test_small_tn_pack: runs 1 and 2 set session 26's knobs instead */
 static float tc_rr_c0_f32[64 * 67];
 static double tc_rr_c0_f64[64 * 67];
 static tfe_c64 tc_rr_c0_c64[64 * 67];
@@ -486,6 +495,46 @@ static void test_small_row_regs(void **st) {
   assert_true(tc_tails() > tails); /* (some of them in place with a partial last row vector) */
 #else
   (void)tails;
+#endif
+}
+
+/* Session 26's knobs against the reference loops: the transposed input packed on the stack by
+ * 8 x 8 (and 2-row) register transposes for the vector kernel (small_tn_pack_rows: from 1 or 5
+ * rows, against 0: the dot kernel or the workspace's 4 x 4 transposes) and column blocks of up
+ * to 12 (small_wide_cols). Random C(i,k) = A(j,i) B(j,k) (three cases in four; else A(i,j)) or
+ * C(k,i) (tn 2: the kernel's rows are k), i and k of 1-64, depths j of 1-80 (past the dot
+ * kernel's 32 and past the 16 KiB stack buffer), leading dimensions padded by 0-3, every kind,
+ * alpha and beta. On AVX-512 builds the packed path must have run. */
+static void test_small_tn_pack(void **st) {
+  (void)st;
+  uint64_t x = 0x2545f4914f6cdd1dull;
+  long packed = atomic_load(&tfe__st.prims.small_nobuf[3]);
+  tc_rr_s26 = 1;
+  for (int c = 0; c < 400; c++) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    int64_t i = 1 + (int64_t)((x >> 9) % 64), j = 1 + (int64_t)((x >> 17) % 80), k = 1 + (int64_t)((x >> 25) % 64);
+    int pa = (int)((x >> 33) % 4), pb = (int)((x >> 35) % 4), pc = (int)((x >> 37) % 4);
+    int ta = (int)((x >> 39) % 4 != 0), ct = (int)((x >> 41) % 2);
+    switch (c % 5) {
+    case 0: case 1: tc_rr_f64(i, j, k, pa, pb, pc, ta, ct, (uint64_t)c); break;
+    case 2: tc_rr_f32(i, j, k, pa, pb, pc, ta, ct, (uint64_t)c); break;
+    case 3: tc_rr_c128(i, j, k, pa, pb, pc, ta, ct, (uint64_t)c); break;
+    default: tc_rr_c64(i, j, k, pa, pb, pc, ta, ct, (uint64_t)c); break;
+    }
+  }
+  tc_rr_s26 = 0;
+  TUNE(contract_naive_work, tfe_tuning_default().contract_naive_work);
+  TUNE(contract_small_mode, 0);
+  TUNE(small_row_regs, tfe_tuning_default().small_row_regs);
+  TUNE(small_dot_depth, tfe_tuning_default().small_dot_depth);
+  TUNE(small_wide_cols, tfe_tuning_default().small_wide_cols);
+  TUNE(small_tn_pack_rows, tfe_tuning_default().small_tn_pack_rows);
+  long got = atomic_load(&tfe__st.prims.small_nobuf[3]) - packed;
+  print_message("small engine calls with the transposed input packed on the stack: %ld\n", got);
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__AVX512F__) && defined(__x86_64__)
+  assert_true(got > 0);
+#else
+  assert_true(got == 0); /* (AVX-512 f64 only) */
 #endif
 }
 
@@ -729,6 +778,7 @@ int main(void) {
       cmocka_unit_test(test_mps_chain_steps),
       cmocka_unit_test(test_small_tails),
       cmocka_unit_test(test_small_row_regs),
+      cmocka_unit_test(test_small_tn_pack),
       cmocka_unit_test(test_held_checks),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_loop_choice),

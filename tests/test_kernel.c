@@ -1520,6 +1520,14 @@ static void test_tuning_kernel(void **st) {
   bad.small_dot_depth = 33;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "small_dot_depth");
   bad = t;
+  bad.small_wide_cols = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "small_wide_cols");
+  bad = t;
+  bad.small_tn_pack_rows = -1;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "small_tn_pack_rows");
+  assert_int_equal(tfe_tuning_default().small_wide_cols, 1);
+  assert_int_equal(tfe_tuning_default().small_tn_pack_rows, 5);
+  bad = t;
   bad.kernel_table_input_runs = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "kernel_table_input_runs");
   bad = t;

@@ -196,6 +196,16 @@ typedef struct tfe_tuning {
                                     * pack the transposed input; -1 picks 31 on 16-register targets
                                     * with small_row_regs on, else 32 (0: always packed; at most 32) */
 
+  /* ---- prims room, session 26 (docs/prims.md, "Tuning") -------------------------------- */
+  int small_wide_cols;             /* 1: on 32-register targets (AVX-512), the small engine's 1- and
+                                    * 2-vector row blocks take up to 12 columns at a time (0: 6) */
+  int64_t small_tn_pack_rows;      /* 5: f64 on AVX-512, GEMMs with both inputs depth-contiguous
+                                    * (a chain's T.B step) and at least this many rows (C's
+                                    * contiguous dimension) pack the transposed input by 8 x 8
+                                    * register transposes on the stack (at most 16 KiB) for the
+                                    * vector kernel instead of the dot kernel; deeper ones packed in
+                                    * the workspace use the same transposes (0: never, as before) */
+
 
 } tfe_tuning;
 
@@ -225,6 +235,7 @@ typedef struct tfe_tuning {
   /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 1, .copy_flip_source_dims = 2, .copy_table_run_cut = 2, \
   /* kernel (session 24) */ .copy_g1_run_bytes = 32, .copy_tiny_g0_wide_g1 = 1, \
   /* kernel (session 25) */ .copy_buf_narrow_bytes = 16, .copy_g1_run_dims = 1, \
+  /* prims (session 26) */ .small_wide_cols = 1, .small_tn_pack_rows = 5, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -298,6 +309,8 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_g1_run_bytes, 0, 1 << 20);
   TFE__TUNE_RANGE(copy_tiny_g0_wide_g1, 0, 1);
   TFE__TUNE_RANGE(copy_buf_narrow_bytes, 0, 64);
+  TFE__TUNE_RANGE(small_wide_cols, 0, 1);
+  TFE__TUNE_RANGE(small_tn_pack_rows, 0, 1 << 20);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -84,7 +84,8 @@ typedef struct tfe__prims_state {
   atomic_long small_direct[3]; /* small-engine calls that read X / read Y / wrote C in place (tests) */
   atomic_long small_tail;      /* small-engine calls in place whose last row vector is masked (tests) */
   atomic_long small_tn;        /* small-engine calls on the depth-contiguous dot kernel (ps_tn_; tests) */
-  atomic_long small_nobuf[3];  /* calls without buffers (X, Y, C in place): whole vectors, masked, dot kernel (tests) */
+  atomic_long small_nobuf[4];  /* calls without buffers (X, Y, C in place): whole vectors, masked, dot kernel,
+                                * transposed input packed on the stack (tests) */
   tfe__blas_state blas;       /* the BLIS binding (blis.h) */
   /* The CPU slots' code per kind, enrolled by the kind's own typed entry points, so that a
    * unit compiles only the kinds it calls (cpu_backend.h). */

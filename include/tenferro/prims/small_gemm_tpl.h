@@ -59,6 +59,10 @@ typedef struct TFE_FN(ps_call_) {
   /* nothing to pack: X, Y and C in place (or tn); such plans need no workspace when their
    * batches run without prefetching (ps_nobuf_) */
   bool nobuf;
+  /* tnp (f64 on AVX-512, with tn): the transposed input packed on the stack by 8 x 8 register
+   * transposes, then the vector kernel with Y read and C written in place (ps_tnp_run_); R, Q
+   * and the row blocks are the kernel's (tn 2: X and Y exchanged) */
+  bool tnp;
   bool nbrun;                /* ps_nobuf_: nobuf, and batches that need no prefetching */
   bool held;                 /* nbrun, and a plan that needs nothing else (pr_held_) */
   int nbk;                   /* its counter of calls without buffers (ps_count_nobuf_) */
@@ -176,6 +180,7 @@ typedef struct TFE_FN(ps_call_) {
 #endif
 #define TFE__PS_W ((int64_t)(TFE__PS_VB / sizeof(TFE_R))) /* lanes of one vector (plan_small.h) */
 #define TFE__PS_PL (TFE_CPLX ? 2 : 1)             /* planes: real (and imaginary) */
+#define TFE__PS_TNP_MAX 2048 /* reals of ps_tn_one_'s stack buffer (16 KiB of f64) */
 
 /* Real elements of Y's planes, rounded to whole vectors so that the tile after them stays
  * 64-byte aligned. */
@@ -200,8 +205,75 @@ TFE_INTERNAL int64_t TFE_FN(ps_buf_elems_)(int64_t RP, int64_t Q /* padded */, i
  * (four loads, four stores); one element at a time, the loop's strided stores took a fifth to a
  * third of a 24 x 24 x 48 step, and its speed hung on where the loop happened to be placed
  * (docs/benchmarks.md, session 18). The edges go one element at a time. */
+#if TFE__PS_VB == 64 && defined(__AVX512F__)
+/* f64 on AVX-512: rows [r0, r0 + 8) (rows past R read row R - 1: the buffer's pad rows, never
+ * stored to C), depths [p0, p0 + kb) (kb <= 8; masked loads read nothing past it) into
+ * xp[p * RP + r0 ..]: eight loads, 24 shuffles, kb stores. */
+TFE_INTERNAL void TFE_FN(ps_tr8_)(const double *x, int64_t xrs, int64_t R, int64_t r0, int64_t p0, int64_t kb, double *xp,
+                                  int64_t RP) {
+  /* (named registers, no arrays or loops: at -O2 gcc kept arrays of vectors on the stack) */
+  __mmask8 m = (__mmask8)((1u << kb) - 1u);
+  int64_t n = R - r0 < 8 ? R - r0 : 8; /* rows present; the others repeat the last */
+  const double *s0 = x + r0 * xrs + p0, *e = s0 + (n - 1) * xrs;
+  const double *s1 = n > 1 ? s0 + xrs : e, *s2 = n > 2 ? s0 + 2 * xrs : e, *s3 = n > 3 ? s0 + 3 * xrs : e;
+  const double *s4 = n > 4 ? s0 + 4 * xrs : e, *s5 = n > 5 ? s0 + 5 * xrs : e, *s6 = n > 6 ? s0 + 6 * xrs : e;
+  __m512d v0 = _mm512_maskz_loadu_pd(m, s0), v1 = _mm512_maskz_loadu_pd(m, s1), v2 = _mm512_maskz_loadu_pd(m, s2);
+  __m512d v3 = _mm512_maskz_loadu_pd(m, s3), v4 = _mm512_maskz_loadu_pd(m, s4), v5 = _mm512_maskz_loadu_pd(m, s5);
+  __m512d v6 = _mm512_maskz_loadu_pd(m, s6), v7 = _mm512_maskz_loadu_pd(m, e);
+  /* [r0 p0, r1 p0 | r0 p2, r1 p2 | ...] and the odd depths, per row pair */
+  __m512d t0 = _mm512_unpacklo_pd(v0, v1), t1 = _mm512_unpackhi_pd(v0, v1), t2 = _mm512_unpacklo_pd(v2, v3);
+  __m512d t3 = _mm512_unpackhi_pd(v2, v3), t4 = _mm512_unpacklo_pd(v4, v5), t5 = _mm512_unpackhi_pd(v4, v5);
+  __m512d t6 = _mm512_unpacklo_pd(v6, v7), t7 = _mm512_unpackhi_pd(v6, v7);
+  /* [rows 0-3 at depth d | rows 0-3 at d + 4] for d = 0..3, then rows 4-7 */
+  const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  v0 = _mm512_permutex2var_pd(t0, lo, t2); v1 = _mm512_permutex2var_pd(t1, lo, t3);
+  v2 = _mm512_permutex2var_pd(t0, hi, t2); v3 = _mm512_permutex2var_pd(t1, hi, t3);
+  v4 = _mm512_permutex2var_pd(t4, lo, t6); v5 = _mm512_permutex2var_pd(t5, lo, t7);
+  v6 = _mm512_permutex2var_pd(t4, hi, t6); v7 = _mm512_permutex2var_pd(t5, hi, t7);
+  double *d = xp + p0 * RP + r0;
+  _mm512_storeu_pd(d, _mm512_shuffle_f64x2(v0, v4, 0x44));
+  if (kb > 1) _mm512_storeu_pd(d + RP, _mm512_shuffle_f64x2(v1, v5, 0x44));
+  if (kb > 2) _mm512_storeu_pd(d + 2 * RP, _mm512_shuffle_f64x2(v2, v6, 0x44));
+  if (kb > 3) _mm512_storeu_pd(d + 3 * RP, _mm512_shuffle_f64x2(v3, v7, 0x44));
+  if (kb > 4) _mm512_storeu_pd(d + 4 * RP, _mm512_shuffle_f64x2(v0, v4, 0xee));
+  if (kb > 5) _mm512_storeu_pd(d + 5 * RP, _mm512_shuffle_f64x2(v1, v5, 0xee));
+  if (kb > 6) _mm512_storeu_pd(d + 6 * RP, _mm512_shuffle_f64x2(v2, v6, 0xee));
+  if (kb > 7) _mm512_storeu_pd(d + 7 * RP, _mm512_shuffle_f64x2(v3, v7, 0xee));
+}
+/* The same for 1-2 rows (r0, r0 + 1; one row: the pair's second is the first again): the two
+ * rows interleaved, each depth's pair stored from its 128-bit lane (8 shuffles, not 24 for 6
+ * pad rows). */
+TFE_INTERNAL void TFE_FN(ps_tr2_)(const double *x, int64_t xrs, int64_t R, int64_t r0, int64_t p0, int64_t kb, double *xp,
+                                  int64_t RP) {
+  __mmask8 m = (__mmask8)((1u << kb) - 1u);
+  const double *s0 = x + r0 * xrs + p0, *s1 = R - r0 > 1 ? s0 + xrs : s0;
+  __m512d v0 = _mm512_maskz_loadu_pd(m, s0), v1 = _mm512_maskz_loadu_pd(m, s1);
+  __m512d ev = _mm512_unpacklo_pd(v0, v1), od = _mm512_unpackhi_pd(v0, v1); /* depths 0 2 4 6, 1 3 5 7 */
+  double *d = xp + p0 * RP + r0;
+  _mm_storeu_pd(d, _mm512_castpd512_pd128(ev));
+  if (kb > 1) _mm_storeu_pd(d + RP, _mm512_castpd512_pd128(od));
+  if (kb > 2) _mm_storeu_pd(d + 2 * RP, _mm512_extractf64x2_pd(ev, 1));
+  if (kb > 3) _mm_storeu_pd(d + 3 * RP, _mm512_extractf64x2_pd(od, 1));
+  if (kb > 4) _mm_storeu_pd(d + 4 * RP, _mm512_extractf64x2_pd(ev, 2));
+  if (kb > 5) _mm_storeu_pd(d + 5 * RP, _mm512_extractf64x2_pd(od, 2));
+  if (kb > 6) _mm_storeu_pd(d + 6 * RP, _mm512_extractf64x2_pd(ev, 3));
+  if (kb > 7) _mm_storeu_pd(d + 7 * RP, _mm512_extractf64x2_pd(od, 3));
+}
+#endif
 TFE_INTERNAL void TFE_FN(ps_pack_xt_)(const TFE_T *x, int64_t xrs, int64_t R, int64_t K, TFE_R *xp, int64_t RP) {
   int64_t r = 0;
+#if TFE__PS_VB == 64 && defined(__AVX512F__)
+  if (sizeof(TFE_R) == 8 && tfe__st.tune.small_tn_pack_rows) { /* every row: the last block's pad rows repeat row R - 1 */
+    for (; r < R; r += 8)
+      for (int64_t p = 0; p < K; p += 8) {
+        const double *xd = (const double *)(const void *)x;
+        int64_t kb = K - p < 8 ? K - p : 8;
+        if (R - r <= 2) TFE_FN(ps_tr2_)(xd, xrs, R, r, p, kb, (double *)(void *)xp, RP);
+        else TFE_FN(ps_tr8_)(xd, xrs, R, r, p, kb, (double *)(void *)xp, RP);
+      }
+    return;
+  }
+#endif
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__AVX__)
   int64_t K4 = K / 4 * 4;
   for (; r + 4 <= R; r += 4) {
@@ -390,6 +462,12 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
 #define TFE__PS_J4(M) M(0) M(1) M(2) M(3)
 #define TFE__PS_J5(M) M(0) M(1) M(2) M(3) M(4)
 #define TFE__PS_J6(M) M(0) M(1) M(2) M(3) M(4) M(5)
+#define TFE__PS_J7(M) TFE__PS_J6(M) M(6)
+#define TFE__PS_J8(M) TFE__PS_J7(M) M(7)
+#define TFE__PS_J9(M) TFE__PS_J8(M) M(8)
+#define TFE__PS_J10(M) TFE__PS_J9(M) M(9)
+#define TFE__PS_J11(M) TFE__PS_J10(M) M(10)
+#define TFE__PS_J12(M) TFE__PS_J11(M) M(11)
 #define TFE__PS_DECL(j) V a0_##j = zero, a1_##j = zero, a2_##j = zero, a3_##j = zero, i0_##j = zero, i1_##j = zero;
 #define TFE__PS_UPD(j)                                                                         \
   {                                                                                            \
@@ -420,10 +498,19 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
       cv[i] = v;                                                                               \
     }                                                                                          \
   }
+/* The next column of the block's output (tc_: the block's first, then one column on): walked
+ * one column at a time, the empty asm keeping gcc from making every column's address an
+ * induction variable of the row and column loops (12 of them kept on the stack, updated per
+ * block: a 10 x 20 x 10 step ran 1.13x faster so; docs/bench-prims.md, session 26). */
+#if defined(__GNUC__)
+#define TFE__PS_NEXTQ(tq) TFE_R *tq = tc_; tc_ += tsq; __asm__("" : "+r"(tc_));
+#else
+#define TFE__PS_NEXTQ(tq) TFE_R *tq = tc_; tc_ += tsq;
+#endif
 /* Column j of the block straight into C (real kinds), in mode MODE of TFE__PS_CV. */
 #define TFE__PS_PUTC(j, MODE)                                                                  \
   {                                                                                            \
-    TFE_R *tq = t + (q0 + j) * tsq + r0;                                                       \
+    TFE__PS_NEXTQ(tq)                                                                          \
     Vu *cv = (Vu *)tq;                                                                         \
     TFE__PS_CV(0, a0_##j, MODE)                                                                \
     if (NV >= 2) TFE__PS_CV(1, a1_##j, MODE)                                                   \
@@ -436,7 +523,7 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
 /* Column j of the block into the tile. */
 #define TFE__PS_PUTT(j)                                                                        \
   {                                                                                            \
-    TFE_R *tq = t + (q0 + j) * tsq + r0;                                                       \
+    TFE__PS_NEXTQ(tq)                                                                          \
     *(V *)tq = a0_##j;                                                                         \
     if (NV >= 2) *(V *)(tq + TFE__PS_W) = a1_##j;                                              \
     if (NV >= 3) *(V *)(tq + 2 * TFE__PS_W) = a2_##j;                                          \
@@ -487,12 +574,35 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
         }                                                                                      \
         J(TFE__PS_UPD)                                                                         \
       }                                                                                        \
+      TFE_R *tc_ = t + q0 * tsq + r0;                                                          \
       if (!cdir) { J(TFE__PS_PUTT) }                                                           \
       else if (!bzero) { J(TFE__PS_PUTC2) }                                                    \
       else if (aone) { J(TFE__PS_PUTC0) }                                                      \
       else { J(TFE__PS_PUTC1) }                                                                \
     } }
-/* Columns [q_begin, q_end) in blocks of nc (the last block of a range: its remainder). */
+/* Columns [q_begin, q_end) in blocks of nc (the last block of a range: its remainder); 7-12
+ * only in the 1- and 2-vector blocks of 32-register builds (ps_nqw_). */
+#if TFE__PS_NREG >= 32 && !TFE_CPLX
+#define TFE__PS_BY_NQ_WIDE(NV, MK)                                                             \
+  case 12: TFE__PS_BODY(NV, TFE__PS_J12, 12, MK) break;                                        \
+  case 11: TFE__PS_BODY(NV, TFE__PS_J11, 11, MK) break;                                        \
+  case 10: TFE__PS_BODY(NV, TFE__PS_J10, 10, MK) break;                                        \
+  case 9: TFE__PS_BODY(NV, TFE__PS_J9, 9, MK) break;                                           \
+  case 8: TFE__PS_BODY(NV, TFE__PS_J8, 8, MK) break;                                           \
+  case 7: TFE__PS_BODY(NV, TFE__PS_J7, 7, MK) break;
+#else
+#define TFE__PS_BY_NQ_WIDE(NV, MK)
+#endif
+#define TFE__PS_BY_NQW(NV, MK)                                                                 \
+  switch (nc) {                                                                                \
+  TFE__PS_BY_NQ_WIDE(NV, MK)                                                                   \
+  case 6: TFE__PS_BODY(NV, TFE__PS_J6, 6, MK) break;                                           \
+  case 5: TFE__PS_BODY(NV, TFE__PS_J5, 5, MK) break;                                           \
+  case 4: TFE__PS_BODY(NV, TFE__PS_J4, 4, MK) break;                                           \
+  case 3: TFE__PS_BODY(NV, TFE__PS_J3, 3, MK) break;                                           \
+  case 2: TFE__PS_BODY(NV, TFE__PS_J2, 2, MK) break;                                           \
+  default: TFE__PS_BODY(NV, TFE__PS_J1, 1, MK) break;                                          \
+  }
 #define TFE__PS_BY_NQ(NV, MK)                                                                  \
   switch (nc) {                                                                                \
   case 6: TFE__PS_BODY(NV, TFE__PS_J6, 6, MK) break;                                           \
@@ -515,12 +625,12 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
   enum { NV = NVC };                                                                           \
   if (unm) {                                                                                   \
     if (pin && !TFE_CPLX) TFE__PS_BY_NQ(NV, 4)                                                 \
-    else TFE__PS_BY_NQ(NV, 0)                                                                  \
+    else TFE__PS_BY_NQW(NV, 0)                                                                 \
   }                                                                                            \
   if (mkl && !TFE_CPLX) {                                                                      \
     rb = rm; re = r_end;                                                                       \
     if (pin) TFE__PS_BY_NQ(NV, 5)                                                              \
-    else TFE__PS_BY_NQ(NV, 1)                                                                  \
+    else TFE__PS_BY_NQW(NV, 1)                                                                 \
   }
 /* Rows [r_begin, r_end) (whole vectors; with mrem > 0 the last one has only its first mrem lanes)
  * with NV row vectors per block, columns in blocks of nq (the last one the remainder). X row vector of depth p at
@@ -573,6 +683,8 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
 #undef TFE__PS_BY_NV_SMALL
 #undef TFE__PS_BY_NQ
 #undef TFE__PS_BY_NQ4
+#undef TFE__PS_BY_NQW
+#undef TFE__PS_BY_NQ_WIDE
 #undef TFE__PS_BODY
 #undef TFE__PS_XL
 #undef TFE__PS_PIN
@@ -582,6 +694,7 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
 #undef TFE__PS_PUTC0
 #undef TFE__PS_PUTC1
 #undef TFE__PS_PUTC2
+#undef TFE__PS_NEXTQ
 #undef TFE__PS_CV
 #undef TFE__PS_UPD
 #undef TFE__PS_DECL
@@ -591,6 +704,22 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
 #undef TFE__PS_J4
 #undef TFE__PS_J5
 #undef TFE__PS_J6
+#undef TFE__PS_J7
+#undef TFE__PS_J8
+#undef TFE__PS_J9
+#undef TFE__PS_J10
+#undef TFE__PS_J11
+#undef TFE__PS_J12
+/* The column block of the 1- and 2-vector row blocks: with 32 registers (real kinds,
+ * small_wide_cols) up to 12 columns, Q split into equal blocks (20 columns: 2 x 10), so that
+ * each row vector is loaded once per 12 columns rather than per 6 (24 accumulators, 2 row
+ * vectors and a broadcast of 32 registers; a chain's 10 x 20 x 10 step ran 1.1x faster in
+ * blocks of 10 than of 5: docs/bench-prims.md, session 26); else the plan's NQ. */
+TFE_INTERNAL int64_t TFE_FN(ps_nqw_)(int64_t Q, int64_t nq) {
+  if (TFE_CPLX || TFE__PS_NREG < 32 || !tfe__st.tune.small_wide_cols || Q <= nq) return nq;
+  int64_t nb = (Q + 11) / 12;
+  return (Q + nb - 1) / nb;
+}
 /* The row blocks for `rows` rows (into g, at most 3; returns how many): blocks of 4 vectors
  * (real kinds: 4 x 6 accumulators fit 32 registers; with 16, 2 x 6 do), then 2, then 1; with
  * 16 registers, an odd count of vectors ends in a block of 3 rather than a block of 2 and a
@@ -603,6 +732,7 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
 TFE_INTERNAL int TFE_FN(ps_segs_)(const TFE_FN(ps_call_) *s, int64_t rows, TFE_FN(ps_seg_) *g) {
   int64_t w = TFE__PS_W, nvec = (rows + w - 1) / w, full = rows / w, v = 0;
   int64_t mr = rows - full * w; /* lanes of the last vector when it is partial, else 0 */
+  int64_t nqw = TFE_FN(ps_nqw_)(s->Q, s->NQ);
   int n = 0;
 #define TFE__PS_SEG(b, e, NV, MR, NQ) \
   { TFE_FN(ps_seg_) x_ = {(b) * w, (e) * w, MR, NQ, s->Q / (NQ) * (NQ), NV}; g[n++] = x_; }
@@ -619,10 +749,10 @@ TFE_INTERNAL int TFE_FN(ps_segs_)(const TFE_FN(ps_call_) *s, int64_t rows, TFE_F
   }
   if (left >= 2) {
     int64_t e = v + left / 2 * 2;
-    TFE__PS_SEG(v, e, 2, e == nvec ? mr : 0, s->NQ)
+    TFE__PS_SEG(v, e, 2, e == nvec ? mr : 0, nqw)
     v = e;
   }
-  if (v < nvec) TFE__PS_SEG(v, nvec, 1, mr, s->NQ)
+  if (v < nvec) TFE__PS_SEG(v, nvec, 1, mr, nqw)
 #undef TFE__PS_SEG
   return n;
 }
@@ -870,6 +1000,20 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tn_)(const TFE_R *x, int64_t xrs, c
 #undef TFE__PS_TN_COLS
 #undef TFE__PS_TN_LDU
 #undef TFE__PS_TN_LDM
+/* One GEMM of a tn plan (s: its set-up): x, y, c its operands as the plan saw them. tnp: the
+ * transposed input packed into a stack buffer (ps_pack_xt_), then the vector kernel with the
+ * other input read and C written in place; else the dot kernel. */
+TFE_INTERNAL void TFE_FN(ps_tn_one_)(const TFE_FN(ps_call_) *s, const TFE_R *x, const TFE_R *y, TFE_R *c, TFE_R alpha,
+                                     TFE_R beta, bool bzero) {
+  if (s->tnp) {
+    _Alignas(64) TFE_R buf[TFE__PS_TNP_MAX];
+    TFE_FN(ps_pack_xt_)(s->tn == 1 ? x : y, s->xrs, s->R, s->K, buf, s->RP);
+    TFE_FN(ps_tile_)(s, buf, s->RP, s->tn == 1 ? y : x, 1, s->ysq, c, s->csq, true, bzero, alpha, beta);
+    return;
+  }
+  TFE_FN(ps_tn_)(s->tn == 1 ? x : y, s->xrs, s->tn == 1 ? y : x, s->ysq, c, s->csq, s->tn == 1 ? s->R : s->Q,
+                 s->tn == 1 ? s->Q : s->R, s->K, alpha, beta, bzero);
+}
 #else
 #define TFE__PS_HAVE_TN 0
 #endif
@@ -980,9 +1124,7 @@ TFE_INTERNAL void TFE_FN(ps_range_)(const TFE_FN(ps_call_) *s, int64_t b0, int64
       }
 #if TFE__PS_HAVE_TN
       if (s->tn) {
-        const TFE_R *xa = (const TFE_R *)(s->x + o[0]), *ya = (const TFE_R *)(s->y + o[1]);
-        TFE_FN(ps_tn_)(s->tn == 1 ? xa : ya, s->xrs, s->tn == 1 ? ya : xa, s->ysq, (TFE_R *)(s->c + o[2]), s->csq,
-                       s->tn == 1 ? s->R : s->Q, s->tn == 1 ? s->Q : s->R, s->K, alpha, beta, bzero);
+        TFE_FN(ps_tn_one_)(s, (const TFE_R *)(s->x + o[0]), (const TFE_R *)(s->y + o[1]), (TFE_R *)(s->c + o[2]), alpha, beta, bzero);
         TFE_FN(ps_step_)(s, idx, o);
         continue;
       }
@@ -1055,6 +1197,25 @@ TFE_INTERNAL int64_t TFE_FN(ps_dot_depth_)(void) {
   int64_t d = tfe__st.tune.small_dot_depth;
   return d >= 0 ? d : TFE__PS_NREG < 32 && TFE_FN(ps_regs_)() ? 31 : 32;
 }
+/* Whether a GEMM with both inputs depth-contiguous packs the transposed one (rows of C's
+ * contiguous dimension, cols the other, depth K) by 8 x 8 register transposes into a stack
+ * buffer for the vector kernel (ps_tn_one_) rather than taking the dot kernel: f64 on AVX-512
+ * with at least small_tn_pack_rows rows, the buffer at most TFE__PS_TNP_MAX reals. The dot
+ * kernel's horizontal sums (nine shuffles per four dot products) share the port of half the
+ * FMAs there; the packing costs a pass over the transposed input, repaid from 6 columns at
+ * depths up to 24, at depths 25-32 (whole 8-lane dot vectors) only from 160 rows x columns
+ * (a 10 x 10 x 20 chain step 0.75 of the dot kernel's time, 4 x 10 x 20 1.18, 10 x 10 x 32
+ * 1.06: docs/bench-prims.md, session 26); deeper ones have no dot kernel. */
+TFE_INTERNAL bool TFE_FN(ps_tnp_ok_)(int64_t rows, int64_t cols, int64_t K) {
+#if TFE__PS_VB == 64 && defined(__AVX512F__)
+  int64_t min = tfe__st.tune.small_tn_pack_rows;
+  if (sizeof(TFE_R) != 8 || min <= 0 || rows < min || (rows + 7) / 8 * 8 * K > TFE__PS_TNP_MAX) return false;
+  return K > TFE_FN(ps_dot_depth_)() || (cols >= 6 && (K <= 24 || rows * cols >= 160));
+#else
+  (void)rows; (void)cols; (void)K;
+  return false;
+#endif
+}
 /* Real kinds read X, Y and write C in place when their tables are affine: no packing, no
  * tile (bij,bjk->bik with 64^3 GEMMs). Any column count (the last column block is the
  * remainder), any row count (the last row vector masked). With both inputs depth-contiguous
@@ -1063,6 +1224,7 @@ TFE_INTERNAL int64_t TFE_FN(ps_dot_depth_)(void) {
 TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
   s->xdir = s->ydir = s->cdir = false;
   s->tn = 0;
+  s->tnp = false;
   s->mrem = 0;
   int64_t unit, u2;
   if (TFE_CPLX) return;
@@ -1080,12 +1242,24 @@ TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
 #if TFE__PS_HAVE_TN
   /* both inputs depth-contiguous (neither is read in place by the vector kernel then) */
   int64_t xrs, ysq, xps, yps;
-  if (sizeof(TFE_R) == 8 && !s->xdir && s->K >= 4 && s->K <= TFE_FN(ps_dot_depth_)() && TFE_FN(ps_affine_)(s->xp, s->K, &xps) && xps == 1 &&
+  if (sizeof(TFE_R) == 8 && !s->xdir && s->K >= 4 && TFE_FN(ps_affine_)(s->xp, s->K, &xps) && xps == 1 &&
       TFE_FN(ps_affine_)(s->yp, s->K, &yps) && yps == 1 && TFE_FN(ps_affine_)(s->xr, s->R, &xrs) &&
       TFE_FN(ps_affine_)(s->yq, s->Q, &ysq) && cr && cq) {
-    if (unit == 1) { s->tn = 1; s->csq = u2; }
-    else if (u2 == 1) { s->tn = 2; s->csq = unit; }
-    if (s->tn) { s->xrs = s->tn == 1 ? xrs : ysq; s->ysq = s->tn == 1 ? ysq : xrs; s->ydir = false; s->cdir = false; }
+    int tn = unit == 1 ? 1 : u2 == 1 ? 2 : 0;
+    s->tnp = tn && TFE_FN(ps_tnp_ok_)(tn == 1 ? s->R : s->Q, tn == 1 ? s->Q : s->R, s->K);
+    if (tn && (s->tnp || s->K <= TFE_FN(ps_dot_depth_)())) {
+      s->tn = tn;
+      s->csq = tn == 1 ? u2 : unit;
+      s->xrs = tn == 1 ? xrs : ysq; s->ysq = tn == 1 ? ysq : xrs; s->ydir = false; s->cdir = false;
+    }
+    if (s->tnp) { /* the kernel's rows: C's contiguous dimension (tn 2: Y's columns) */
+      if (tn == 2) { int64_t r = s->R; s->R = s->Q; s->Q = r; }
+      s->RP = (s->R + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W;
+      s->NQ = TFE_FN(ps_nq_)(s->Q);
+      s->QP = (s->Q + s->NQ - 1) / s->NQ * s->NQ;
+      s->mrem = s->R % TFE__PS_W;
+      s->ysp = 1; s->ydir = true; s->cdir = true;
+    }
   }
 #endif
   s->nobuf = s->tn || (s->xdir && s->ydir && s->cdir);
@@ -1151,7 +1325,7 @@ TFE_INTERNAL void TFE_FN(ps_prep_)(const tfe_contract_plan *P, TFE_FN(ps_call_) 
   s.pf = s.xhi - s.xlo < 2 * s.R * s.K && s.xhi - s.xlo < lim && s.yhi - s.ylo < 2 * s.Q * s.K && s.yhi - s.ylo < lim;
   TFE_FN(ps_direct_)(&s);
   s.nbrun = s.nobuf && (!s.pf || P->nbatch <= TFE__PS_PD);
-  s.nbk = s.tn ? 2 : s.mrem ? 1 : 0;
+  s.nbk = s.tnp ? 3 : s.tn ? 2 : s.mrem ? 1 : 0;
   s.nseg = TFE_FN(ps_segs_)(&s, s.xdir || s.cdir ? s.R : s.RP, s.seg);
   s.held = s.nbrun && !P->unary && !P->red[0] && !P->red[1] && !P->copy[0] && !P->copy[1] && !P->copy[2] &&
            !P->c_embed && P->ws[TFE__PR_WS_N] == 0;
@@ -1203,8 +1377,7 @@ TFE_INTERNAL void TFE_FN(ps_nobuf_one_)(const TFE_FN(ps_call_) *h, const TFE_T *
   TFE_R *ca = (TFE_R *)c;
 #if TFE__PS_HAVE_TN
   if (h->tn) {
-    TFE_FN(ps_tn_)(h->tn == 1 ? xa : ya, h->xrs, h->tn == 1 ? ya : xa, h->ysq, ca, h->csq, h->tn == 1 ? h->R : h->Q,
-                   h->tn == 1 ? h->Q : h->R, h->K, alpha, beta, bzero);
+    TFE_FN(ps_tn_one_)(h, xa, ya, ca, alpha, beta, bzero);
     return;
   }
 #endif
@@ -1314,6 +1487,7 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
 #undef TFE__PS_W
 #undef TFE__PS_PD
 #undef TFE__PS_PL
+#undef TFE__PS_TNP_MAX
 #undef TFE__PS_HAVE_TN
 #endif
 #endif

@@ -593,33 +593,19 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
 #else
 #define TFE__PS_BY_NQ_WIDE(NV, MK)
 #endif
-#define TFE__PS_BY_NQW(NV, MK)                                                                 \
-  switch (nc) {                                                                                \
-  TFE__PS_BY_NQ_WIDE(NV, MK)                                                                   \
-  case 6: TFE__PS_BODY(NV, TFE__PS_J6, 6, MK) break;                                           \
-  case 5: TFE__PS_BODY(NV, TFE__PS_J5, 5, MK) break;                                           \
+#define TFE__PS_CASES4(NV, MK)                                                                 \
   case 4: TFE__PS_BODY(NV, TFE__PS_J4, 4, MK) break;                                           \
   case 3: TFE__PS_BODY(NV, TFE__PS_J3, 3, MK) break;                                           \
   case 2: TFE__PS_BODY(NV, TFE__PS_J2, 2, MK) break;                                           \
-  default: TFE__PS_BODY(NV, TFE__PS_J1, 1, MK) break;                                          \
-  }
-#define TFE__PS_BY_NQ(NV, MK)                                                                  \
-  switch (nc) {                                                                                \
+  default: TFE__PS_BODY(NV, TFE__PS_J1, 1, MK) break;
+#define TFE__PS_CASES6(NV, MK)                                                                 \
   case 6: TFE__PS_BODY(NV, TFE__PS_J6, 6, MK) break;                                           \
   case 5: TFE__PS_BODY(NV, TFE__PS_J5, 5, MK) break;                                           \
-  case 4: TFE__PS_BODY(NV, TFE__PS_J4, 4, MK) break;                                           \
-  case 3: TFE__PS_BODY(NV, TFE__PS_J3, 3, MK) break;                                           \
-  case 2: TFE__PS_BODY(NV, TFE__PS_J2, 2, MK) break;                                           \
-  default: TFE__PS_BODY(NV, TFE__PS_J1, 1, MK) break;                                          \
-  }
+  TFE__PS_CASES4(NV, MK)
+#define TFE__PS_BY_NQW(NV, MK) switch (nc) { TFE__PS_BY_NQ_WIDE(NV, MK) TFE__PS_CASES6(NV, MK) }
+#define TFE__PS_BY_NQ(NV, MK) switch (nc) { TFE__PS_CASES6(NV, MK) }
 /* (3 row vectors: at most 4 columns, 12 accumulators of 16 registers) */
-#define TFE__PS_BY_NQ4(NV, MK)                                                                 \
-  switch (nc) {                                                                                \
-  case 4: TFE__PS_BODY(NV, TFE__PS_J4, 4, MK) break;                                           \
-  case 3: TFE__PS_BODY(NV, TFE__PS_J3, 3, MK) break;                                           \
-  case 2: TFE__PS_BODY(NV, TFE__PS_J2, 2, MK) break;                                           \
-  default: TFE__PS_BODY(NV, TFE__PS_J1, 1, MK) break;                                          \
-  }
+#define TFE__PS_BY_NQ4(NV, MK) switch (nc) { TFE__PS_CASES4(NV, MK) }
 /* 1 or 2 row vectors a block: the unmasked rows, then the masked block */
 #define TFE__PS_BY_NV_SMALL(NVC)                                                               \
   enum { NV = NVC };                                                                           \
@@ -685,6 +671,8 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
 #undef TFE__PS_BY_NQ4
 #undef TFE__PS_BY_NQW
 #undef TFE__PS_BY_NQ_WIDE
+#undef TFE__PS_CASES4
+#undef TFE__PS_CASES6
 #undef TFE__PS_BODY
 #undef TFE__PS_XL
 #undef TFE__PS_PIN

@@ -199,12 +199,13 @@ typedef struct tfe_tuning {
   /* ---- prims room, session 26 (docs/prims.md, "Tuning") -------------------------------- */
   int small_wide_cols;             /* 1: on 32-register targets (AVX-512), the small engine's 1- and
                                     * 2-vector row blocks take up to 12 columns at a time (0: 6) */
-  int64_t small_tn_pack_rows;      /* 5: f64 on AVX-512, GEMMs with both inputs depth-contiguous
-                                    * (a chain's T.B step) and at least this many rows (C's
-                                    * contiguous dimension) pack the transposed input by 8 x 8
-                                    * register transposes on the stack (at most 16 KiB) for the
-                                    * vector kernel instead of the dot kernel; deeper ones packed in
-                                    * the workspace use the same transposes (0: never, as before) */
+  int64_t small_tn_pack_rows;      /* 5: f64 and f32 on AVX-512, GEMMs with both inputs
+                                    * depth-contiguous (a chain's T.B step) and at least this many
+                                    * rows (C's contiguous dimension) pack the transposed input by
+                                    * 8 x 8 register transposes on the stack (at most 16 KiB) for
+                                    * the vector kernel instead of the dot kernel (f64) or the
+                                    * workspace (f32); those packed in the workspace use the same
+                                    * transposes (0: never, as before) */
 
 
 } tfe_tuning;

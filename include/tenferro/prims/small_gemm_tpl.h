@@ -180,7 +180,7 @@ typedef struct TFE_FN(ps_call_) {
 #endif
 #define TFE__PS_W ((int64_t)(TFE__PS_VB / sizeof(TFE_R))) /* lanes of one vector (plan_small.h) */
 #define TFE__PS_PL (TFE_CPLX ? 2 : 1)             /* planes: real (and imaginary) */
-#define TFE__PS_TNP_MAX 2048 /* reals of ps_tn_one_'s stack buffer (16 KiB of f64) */
+#define TFE__PS_TNP_MAX ((int64_t)(16384 / sizeof(TFE_R))) /* reals of ps_tn_one_'s stack buffer (16 KiB) */
 
 /* Real elements of Y's planes, rounded to whole vectors so that the tile after them stays
  * 64-byte aligned. */
@@ -206,24 +206,41 @@ TFE_INTERNAL int64_t TFE_FN(ps_buf_elems_)(int64_t RP, int64_t Q /* padded */, i
  * third of a 24 x 24 x 48 step, and its speed hung on where the loop happened to be placed
  * (docs/benchmarks.md, session 18). The edges go one element at a time. */
 #if TFE__PS_VB == 64 && defined(__AVX512F__)
-/* f64 on AVX-512: rows [r0, r0 + 8) (rows past R read row R - 1: the buffer's pad rows, never
- * stored to C), depths [p0, p0 + kb) (kb <= 8; masked loads read nothing past it) into
- * xp[p * RP + r0 ..]: eight loads, 24 shuffles, kb stores. */
+/* The 8 x 8 transposes' common steps (named registers, no arrays or loops: at -O2 gcc kept
+ * arrays of vectors on the stack). Rows: s0..s6, e (rows past R read row R - 1: the buffer's
+ * pad rows, never stored to C); loads: v0..v7 of depths [p0, p0 + kb) under mask m; the first
+ * step: row pairs interleaved into t0..t7; stores: depth j's vector F(v_j, v_j+4, A) for j < 4,
+ * F(v_j-4, v_j, B) for j >= 4, kb of them. */
+#define TFE__PS_TR_ROWS(T)                                                                     \
+  int64_t n = R - r0 < 8 ? R - r0 : 8;                                                         \
+  const T *s0 = x + r0 * xrs + p0, *e = s0 + (n - 1) * xrs;                                    \
+  const T *s1 = n > 1 ? s0 + xrs : e, *s2 = n > 2 ? s0 + 2 * xrs : e, *s3 = n > 3 ? s0 + 3 * xrs : e; \
+  const T *s4 = n > 4 ? s0 + 4 * xrs : e, *s5 = n > 5 ? s0 + 5 * xrs : e, *s6 = n > 6 ? s0 + 6 * xrs : e;
+#define TFE__PS_TR_LOAD(V, LD)                                                                 \
+  V v0 = LD(m, s0), v1 = LD(m, s1), v2 = LD(m, s2), v3 = LD(m, s3);                            \
+  V v4 = LD(m, s4), v5 = LD(m, s5), v6 = LD(m, s6), v7 = LD(m, e);                             \
+  V t0 = LO(v0, v1), t1 = HI(v0, v1), t2 = LO(v2, v3), t3 = HI(v2, v3);                        \
+  V t4 = LO(v4, v5), t5 = HI(v4, v5), t6 = LO(v6, v7), t7 = HI(v6, v7);
+#define TFE__PS_TR_STORE(ST, F, A, B)                                                          \
+  ST(d, F(v0, v4, A));                                                                         \
+  if (kb > 1) ST(d + RP, F(v1, v5, A));                                                        \
+  if (kb > 2) ST(d + 2 * RP, F(v2, v6, A));                                                    \
+  if (kb > 3) ST(d + 3 * RP, F(v3, v7, A));                                                    \
+  if (kb > 4) ST(d + 4 * RP, F(v0, v4, B));                                                    \
+  if (kb > 5) ST(d + 5 * RP, F(v1, v5, B));                                                    \
+  if (kb > 6) ST(d + 6 * RP, F(v2, v6, B));                                                    \
+  if (kb > 7) ST(d + 7 * RP, F(v3, v7, B));
+/* f64: rows [r0, r0 + 8), depths [p0, p0 + kb) (kb <= 8; masked loads read nothing past it)
+ * into xp[p * RP + r0 ..]: eight loads, 24 shuffles, kb stores. */
 TFE_INTERNAL void TFE_FN(ps_tr8_)(const double *x, int64_t xrs, int64_t R, int64_t r0, int64_t p0, int64_t kb, double *xp,
                                   int64_t RP) {
-  /* (named registers, no arrays or loops: at -O2 gcc kept arrays of vectors on the stack) */
   __mmask8 m = (__mmask8)((1u << kb) - 1u);
-  int64_t n = R - r0 < 8 ? R - r0 : 8; /* rows present; the others repeat the last */
-  const double *s0 = x + r0 * xrs + p0, *e = s0 + (n - 1) * xrs;
-  const double *s1 = n > 1 ? s0 + xrs : e, *s2 = n > 2 ? s0 + 2 * xrs : e, *s3 = n > 3 ? s0 + 3 * xrs : e;
-  const double *s4 = n > 4 ? s0 + 4 * xrs : e, *s5 = n > 5 ? s0 + 5 * xrs : e, *s6 = n > 6 ? s0 + 6 * xrs : e;
-  __m512d v0 = _mm512_maskz_loadu_pd(m, s0), v1 = _mm512_maskz_loadu_pd(m, s1), v2 = _mm512_maskz_loadu_pd(m, s2);
-  __m512d v3 = _mm512_maskz_loadu_pd(m, s3), v4 = _mm512_maskz_loadu_pd(m, s4), v5 = _mm512_maskz_loadu_pd(m, s5);
-  __m512d v6 = _mm512_maskz_loadu_pd(m, s6), v7 = _mm512_maskz_loadu_pd(m, e);
-  /* [r0 p0, r1 p0 | r0 p2, r1 p2 | ...] and the odd depths, per row pair */
-  __m512d t0 = _mm512_unpacklo_pd(v0, v1), t1 = _mm512_unpackhi_pd(v0, v1), t2 = _mm512_unpacklo_pd(v2, v3);
-  __m512d t3 = _mm512_unpackhi_pd(v2, v3), t4 = _mm512_unpacklo_pd(v4, v5), t5 = _mm512_unpackhi_pd(v4, v5);
-  __m512d t6 = _mm512_unpacklo_pd(v6, v7), t7 = _mm512_unpackhi_pd(v6, v7);
+  TFE__PS_TR_ROWS(double)
+#define LO _mm512_unpacklo_pd
+#define HI _mm512_unpackhi_pd
+  TFE__PS_TR_LOAD(__m512d, _mm512_maskz_loadu_pd) /* [r0 p0, r1 p0 | r0 p2, r1 p2 | ...], odd depths */
+#undef LO
+#undef HI
   /* [rows 0-3 at depth d | rows 0-3 at d + 4] for d = 0..3, then rows 4-7 */
   const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
   v0 = _mm512_permutex2var_pd(t0, lo, t2); v1 = _mm512_permutex2var_pd(t1, lo, t3);
@@ -231,18 +248,13 @@ TFE_INTERNAL void TFE_FN(ps_tr8_)(const double *x, int64_t xrs, int64_t R, int64
   v4 = _mm512_permutex2var_pd(t4, lo, t6); v5 = _mm512_permutex2var_pd(t5, lo, t7);
   v6 = _mm512_permutex2var_pd(t4, hi, t6); v7 = _mm512_permutex2var_pd(t5, hi, t7);
   double *d = xp + p0 * RP + r0;
-  _mm512_storeu_pd(d, _mm512_shuffle_f64x2(v0, v4, 0x44));
-  if (kb > 1) _mm512_storeu_pd(d + RP, _mm512_shuffle_f64x2(v1, v5, 0x44));
-  if (kb > 2) _mm512_storeu_pd(d + 2 * RP, _mm512_shuffle_f64x2(v2, v6, 0x44));
-  if (kb > 3) _mm512_storeu_pd(d + 3 * RP, _mm512_shuffle_f64x2(v3, v7, 0x44));
-  if (kb > 4) _mm512_storeu_pd(d + 4 * RP, _mm512_shuffle_f64x2(v0, v4, 0xee));
-  if (kb > 5) _mm512_storeu_pd(d + 5 * RP, _mm512_shuffle_f64x2(v1, v5, 0xee));
-  if (kb > 6) _mm512_storeu_pd(d + 6 * RP, _mm512_shuffle_f64x2(v2, v6, 0xee));
-  if (kb > 7) _mm512_storeu_pd(d + 7 * RP, _mm512_shuffle_f64x2(v3, v7, 0xee));
+  TFE__PS_TR_STORE(_mm512_storeu_pd, _mm512_shuffle_f64x2, 0x44, 0xee)
 }
 /* The same for 1-2 rows (r0, r0 + 1; one row: the pair's second is the first again): the two
  * rows interleaved, each depth's pair stored from its 128-bit lane (8 shuffles, not 24 for 6
  * pad rows). */
+/* 128-bit lane i of v (AVX-512F's extract: the f64x2 one is AVX-512DQ's) */
+#define TFE__PS_LANE2(v, i) _mm_castps_pd(_mm512_extractf32x4_ps(_mm512_castpd_ps(v), i))
 TFE_INTERNAL void TFE_FN(ps_tr2_)(const double *x, int64_t xrs, int64_t R, int64_t r0, int64_t p0, int64_t kb, double *xp,
                                   int64_t RP) {
   __mmask8 m = (__mmask8)((1u << kb) - 1u);
@@ -252,13 +264,38 @@ TFE_INTERNAL void TFE_FN(ps_tr2_)(const double *x, int64_t xrs, int64_t R, int64
   double *d = xp + p0 * RP + r0;
   _mm_storeu_pd(d, _mm512_castpd512_pd128(ev));
   if (kb > 1) _mm_storeu_pd(d + RP, _mm512_castpd512_pd128(od));
-  if (kb > 2) _mm_storeu_pd(d + 2 * RP, _mm512_extractf64x2_pd(ev, 1));
-  if (kb > 3) _mm_storeu_pd(d + 3 * RP, _mm512_extractf64x2_pd(od, 1));
-  if (kb > 4) _mm_storeu_pd(d + 4 * RP, _mm512_extractf64x2_pd(ev, 2));
-  if (kb > 5) _mm_storeu_pd(d + 5 * RP, _mm512_extractf64x2_pd(od, 2));
-  if (kb > 6) _mm_storeu_pd(d + 6 * RP, _mm512_extractf64x2_pd(ev, 3));
-  if (kb > 7) _mm_storeu_pd(d + 7 * RP, _mm512_extractf64x2_pd(od, 3));
+  if (kb > 2) _mm_storeu_pd(d + 2 * RP, TFE__PS_LANE2(ev, 1));
+  if (kb > 3) _mm_storeu_pd(d + 3 * RP, TFE__PS_LANE2(od, 1));
+  if (kb > 4) _mm_storeu_pd(d + 4 * RP, TFE__PS_LANE2(ev, 2));
+  if (kb > 5) _mm_storeu_pd(d + 5 * RP, TFE__PS_LANE2(od, 2));
+  if (kb > 6) _mm_storeu_pd(d + 6 * RP, TFE__PS_LANE2(ev, 3));
+  if (kb > 7) _mm_storeu_pd(d + 7 * RP, TFE__PS_LANE2(od, 3));
 }
+#undef TFE__PS_LANE2
+/* f32 (AVX-512VL): the same by one 8 x 8 transpose of 256-bit vectors (two 8-row blocks fill a
+ * 16-lane row vector): eight masked loads, 24 shuffles, kb stores. */
+#if defined(__AVX512VL__)
+TFE_INTERNAL void TFE_FN(ps_tr8f_)(const float *x, int64_t xrs, int64_t R, int64_t r0, int64_t p0, int64_t kb, float *xp,
+                                   int64_t RP) {
+  __mmask8 m = (__mmask8)((1u << kb) - 1u);
+  TFE__PS_TR_ROWS(float)
+#define LO _mm256_unpacklo_ps
+#define HI _mm256_unpackhi_ps
+  TFE__PS_TR_LOAD(__m256, _mm256_maskz_loadu_ps) /* [r0 d0, r1 d0, r0 d1, r1 d1 | d4, d5], d2-3 / d6-7 */
+#undef LO
+#undef HI
+  /* rows 0-3 (4-7) at depth d | at depth d + 4, for d = 0..3 */
+  v0 = _mm256_shuffle_ps(t0, t2, 0x44); v1 = _mm256_shuffle_ps(t0, t2, 0xee);
+  v2 = _mm256_shuffle_ps(t1, t3, 0x44); v3 = _mm256_shuffle_ps(t1, t3, 0xee);
+  v4 = _mm256_shuffle_ps(t4, t6, 0x44); v5 = _mm256_shuffle_ps(t4, t6, 0xee);
+  v6 = _mm256_shuffle_ps(t5, t7, 0x44); v7 = _mm256_shuffle_ps(t5, t7, 0xee);
+  float *d = xp + p0 * RP + r0;
+  TFE__PS_TR_STORE(_mm256_storeu_ps, _mm256_permute2f128_ps, 0x20, 0x31)
+}
+#endif
+#undef TFE__PS_TR_ROWS
+#undef TFE__PS_TR_LOAD
+#undef TFE__PS_TR_STORE
 #endif
 TFE_INTERNAL void TFE_FN(ps_pack_xt_)(const TFE_T *x, int64_t xrs, int64_t R, int64_t K, TFE_R *xp, int64_t RP) {
   int64_t r = 0;
@@ -273,6 +310,14 @@ TFE_INTERNAL void TFE_FN(ps_pack_xt_)(const TFE_T *x, int64_t xrs, int64_t R, in
       }
     return;
   }
+#if defined(__AVX512VL__)
+  if (sizeof(TFE_R) == 4 && tfe__st.tune.small_tn_pack_rows) { /* (as above, 8 rows a block) */
+    for (; r < R; r += 8)
+      for (int64_t p = 0; p < K; p += 8)
+        TFE_FN(ps_tr8f_)((const float *)(const void *)x, xrs, R, r, p, K - p < 8 ? K - p : 8, (float *)(void *)xp, RP);
+    return;
+  }
+#endif
 #endif
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__AVX__)
   int64_t K4 = K / 4 * 4;
@@ -1187,17 +1232,19 @@ TFE_INTERNAL int64_t TFE_FN(ps_dot_depth_)(void) {
 }
 /* Whether a GEMM with both inputs depth-contiguous packs the transposed one (rows of C's
  * contiguous dimension, cols the other, depth K) by 8 x 8 register transposes into a stack
- * buffer for the vector kernel (ps_tn_one_) rather than taking the dot kernel: f64 on AVX-512
- * with at least small_tn_pack_rows rows, the buffer at most TFE__PS_TNP_MAX reals. The dot
+ * buffer for the vector kernel (ps_tn_one_): AVX-512 with at least small_tn_pack_rows rows,
+ * the buffer at most TFE__PS_TNP_MAX reals. f32 has no dot kernel: packed wherever it fits
+ * (else into the workspace, per batch). For f64 the choice is against the dot kernel. The dot
  * kernel's horizontal sums (nine shuffles per four dot products) share the port of half the
  * FMAs there; the packing costs a pass over the transposed input, repaid from 6 columns at
  * depths up to 24, at depths 25-32 (whole 8-lane dot vectors) only from 160 rows x columns
  * (a 10 x 10 x 20 chain step 0.75 of the dot kernel's time, 4 x 10 x 20 1.18, 10 x 10 x 32
  * 1.06: docs/bench-prims.md, session 26); deeper ones have no dot kernel. */
 TFE_INTERNAL bool TFE_FN(ps_tnp_ok_)(int64_t rows, int64_t cols, int64_t K) {
-#if TFE__PS_VB == 64 && defined(__AVX512F__)
+#if TFE__PS_VB == 64 && defined(__AVX512F__) && defined(__AVX512VL__)
   int64_t min = tfe__st.tune.small_tn_pack_rows;
-  if (sizeof(TFE_R) != 8 || min <= 0 || rows < min || (rows + 7) / 8 * 8 * K > TFE__PS_TNP_MAX) return false;
+  if (min <= 0 || rows < min || (rows + TFE__PS_W - 1) / TFE__PS_W * TFE__PS_W * K > TFE__PS_TNP_MAX) return false;
+  if (sizeof(TFE_R) == 4) return true; /* (f32: no dot kernel; the other way packs into the workspace) */
   return K > TFE_FN(ps_dot_depth_)() || (cols >= 6 && (K <= 24 || rows * cols >= 160));
 #else
   (void)rows; (void)cols; (void)K;
@@ -1230,12 +1277,12 @@ TFE_INTERNAL void TFE_FN(ps_direct_)(TFE_FN(ps_call_) *s) {
 #if TFE__PS_HAVE_TN
   /* both inputs depth-contiguous (neither is read in place by the vector kernel then) */
   int64_t xrs, ysq, xps, yps;
-  if (sizeof(TFE_R) == 8 && !s->xdir && s->K >= 4 && TFE_FN(ps_affine_)(s->xp, s->K, &xps) && xps == 1 &&
+  if (!s->xdir && s->K >= 4 && TFE_FN(ps_affine_)(s->xp, s->K, &xps) && xps == 1 &&
       TFE_FN(ps_affine_)(s->yp, s->K, &yps) && yps == 1 && TFE_FN(ps_affine_)(s->xr, s->R, &xrs) &&
       TFE_FN(ps_affine_)(s->yq, s->Q, &ysq) && cr && cq) {
     int tn = unit == 1 ? 1 : u2 == 1 ? 2 : 0;
     s->tnp = tn && TFE_FN(ps_tnp_ok_)(tn == 1 ? s->R : s->Q, tn == 1 ? s->Q : s->R, s->K);
-    if (tn && (s->tnp || s->K <= TFE_FN(ps_dot_depth_)())) {
+    if (tn && (s->tnp || (sizeof(TFE_R) == 8 && s->K <= TFE_FN(ps_dot_depth_)()))) {
       s->tn = tn;
       s->csq = tn == 1 ? u2 : unit;
       s->xrs = tn == 1 ? xrs : ysq; s->ysq = tn == 1 ? ysq : xrs; s->ydir = false; s->cdir = false;

@@ -11,6 +11,9 @@
  *                            (scalar bytes : dims, r = reversed : permutation), timed as the others
  *   bench_permute_sweep ... --peer LIB.so: a third column, another transposer on the same cases
  *                            (bench/peer_hptt.sh builds HPTT's; 4-, 8-, 16-byte kinds, no reversed dims)
+ *   bench_permute_sweep ... --warm: no cache emptying, tensors of 0.25-1 MiB unless --mib says: the
+ *                            copy's own work in cache (on hosts whose memcpy is fast against their
+ *                            cores, that work shows as the gap to memcpy; pooled outputs, no faults)
  *   bench_permute_sweep ... --ab knob=value [--ab ...]: every round also times setting B (the
  *                            knobs given) right after A, and prints B's median and B/A per round
  *
@@ -285,7 +288,7 @@ static int set_knob(tfe_tuning *t, const char *arg) {
   KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather) KNOB(copy_narrow_source_tiles) KNOB(copy_gather_run_tiles) KNOB(copy_tiny_source_runs) KNOB(kernel_table_input_runs)
   KNOB(kernel_stream_edge_lines) KNOB(copy_stream_narrow_columns) KNOB(copy_tile_pad) KNOB(copy_skew_lines) KNOB(copy_block_prefetch) KNOB(copy_edge_stores)
   KNOB(copy_source_chain_bytes) KNOB(copy_short_runs) KNOB(copy_block_prefetch_spread) KNOB(copy_table_runs)
-  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(copy_unit_run_bytes) KNOB(copy_unit_tile_bytes) KNOB(copy_unit_stream) KNOB(copy_unit_prefetch) KNOB(copy_wide_tables) KNOB(copy_next_prefetch) KNOB(copy_flip_source_dims) KNOB(copy_table_run_cut) KNOB(copy_g1_run_bytes) KNOB(copy_tiny_g0_wide_g1) KNOB(copy_buf_narrow_bytes) KNOB(copy_g1_run_dims) KNOB(copy_lone_edge_bytes) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes)
+  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(copy_unit_run_bytes) KNOB(copy_unit_tile_bytes) KNOB(copy_unit_stream) KNOB(copy_unit_prefetch) KNOB(copy_wide_tables) KNOB(copy_next_prefetch) KNOB(copy_flip_source_dims) KNOB(copy_table_run_cut) KNOB(copy_g1_run_bytes) KNOB(copy_tiny_g0_wide_g1) KNOB(copy_buf_narrow_bytes) KNOB(copy_g1_run_dims) KNOB(copy_lone_edge_bytes) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes) KNOB(copy_stream_line_runs)
   else { fprintf(stderr, "--tune: unknown knob %s\n", name); return 2; }
 #undef KNOB
   return 0;
@@ -299,14 +302,16 @@ int main(int argc, char **argv) {
   bool have_case = false;         /* --ab: knobs of setting B (timed in every round after A) */
   tfe_tuning tb, ta;
   double lo = 48, hi = 160;
+  bool mib_given = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cases") && i + 1 < argc) ncase = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) rng = strtoull(argv[++i], NULL, 10) | 1;
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--mib") && i + 2 < argc) { lo = atof(argv[++i]); hi = atof(argv[++i]); }
+    else if (!strcmp(argv[i], "--mib") && i + 2 < argc) { lo = atof(argv[++i]); hi = atof(argv[++i]); mib_given = true; }
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--plan")) plan = true;
+    else if (!strcmp(argv[i], "--warm")) { evict_on = false; if (!mib_given) { lo = 0.25; hi = 1; } }
     else if (!strcmp(argv[i], "--peer") && i + 1 < argc) { if (!peer_open(argv[++i])) return 2; }
     else if (!strcmp(argv[i], "--plan-only")) plan = plan_only = true; /* plans, no timing */
     else if (!strcmp(argv[i], "--tune") && i + 1 < argc) { /* a kernel knob, for experiments */
@@ -331,7 +336,7 @@ int main(int argc, char **argv) {
         if (*q == ',') q++; else if (*q) { fprintf(stderr, "sizes: a comma list\n"); return 2; }
       }
     }
-    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so]\n"); return 2; }
+    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so] [--warm]\n"); return 2; }
   }
   if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo || nsizes < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
   tfe_set_num_threads(threads);

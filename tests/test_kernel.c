@@ -937,6 +937,52 @@ static void test_table_input_runs(void **st) {
   tfe_set_num_threads(0);
   free(src); free(dst); free(zs);
 }
+/* Session 27: a streamed copy whose table runs are whole lines (tn_light's runs of 16 f64 from
+ * four places) writes them as streamed lines (copy_stream_line_runs, counter 41), aligned or
+ * not, on 1 and 2 threads; and a large contiguous copy streams (no counter: checked by value). */
+static void test_stream_line_runs(void **st) {
+  (void)st;
+  enum { R = 12 };
+  int64_t dims[R], perm[R] = {0, 1, 2, 3, 10, 4, 11, 5, 6, 7, 8, 9}, sst[R], n = 1;
+  for (int k = 0; k < R; k++) { sst[k] = n; n *= 2; }
+  for (int k = 0; k < R; k++) dims[k] = 2;
+  double *src = malloc(sizeof(double) * (size_t)n), *dbuf = aligned_alloc(64, sizeof(double) * (size_t)(n + 8));
+  double complex *zs = malloc(sizeof(double complex) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) { src[i] = (double)i; zs[i] = (double)i - 0.5 * (double)i * I; }
+  tfe__st.kernel_stat_on = 1;
+  for (int c = 0; c < 8; c++) {
+    bool off = c >= 4, shift = c % 4 >= 2; /* shift: the destination one element off its line */
+    tfe_tuning t0 = tfe_tuning_get();
+    TK_TUNE(kernel_stream_min_bytes, 0);
+    TK_TUNE(copy_stream_line_runs, off ? 0 : 1);
+    tfe_set_num_threads(1 + c % 2);
+    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+    double *dst = dbuf + (shift ? 1 : 0);
+    tfe_view_f64 sv = {src, {R, 0, {0}, {0}}, false}, dv = {dst, {R, 0, {0}, {0}}, false};
+    tfe_view_c128 zsv = {zs, {R, 0, {0}, {0}}, false};
+    int64_t ds = 1;
+    for (int k = 0; k < R; k++) {
+      sv.lay.dims[k] = zsv.lay.dims[k] = dv.lay.dims[k] = dims[k];
+      sv.lay.strides[k] = zsv.lay.strides[k] = sst[perm[k]];
+      dv.lay.strides[k] = ds;
+      ds *= dims[k];
+    }
+    dst[n] = -7;
+    tk_copy_check_both("stream line runs", c, R, dims, &dv, &sv, src, &zsv, zs);
+    if (dst[n] != -7) fail_msg("wrote past the view");
+    if (off) assert_int_equal(tfe__st.kernel_stat[41], 0);
+    else if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[41] >= 1);
+    /* a contiguous copy of the same bytes, streamed in one piece per thread */
+    tfe_view_f64 cv = {src, {1, 0, {n}, {1}}, false}, cd = {dst, {1, 0, {n}, {1}}, false};
+    assert_int_equal(tfe_copy_f64(&cd, &cv), TFE_OK);
+    for (int64_t i = 0; i < n; i++) if (dst[i] != src[i]) fail_msg("contiguous copy: element %lld", (long long)i);
+    if (dst[n] != -7) fail_msg("contiguous copy wrote past the view");
+    assert_int_equal(tfe_tuning_set(&t0), TFE_OK);
+  }
+  tfe__st.kernel_stat_on = 0;
+  tfe_set_num_threads(0);
+  free(src); free(dbuf); free(zs);
+}
 /* Session 18's paths, on random permutations of every scalar size (u8, u16, f32, f64, c128):
  * (a) runs common to both sides copied by vector loads and stores (copy_short_runs: a first
  * dim of 2-40 kept first in the destination; session 19: 1- and 2-byte runs under 8 elements,
@@ -1579,7 +1625,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
-      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs),
+      cmocka_unit_test(test_stream_line_runs), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

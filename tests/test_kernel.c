@@ -540,7 +540,8 @@ static void test_skew_lines(void **st) {
  * untouched), ld * es an odd multiple of 64 bytes (spread: written in place, counter 7 still)
  * or a multiple of 512 (unspread: buffered, counter 7 counts it); a reversed source dim in
  * one case of four; every element checked. Mode 1 (never for aligned columns) and 2 (always)
- * on the same copies must count the same way. */
+ * on the same copies must count the same way, and mode 4 (session 27) as mode 1 (these tiles'
+ * G0 is one dim). */
 #define TK_SPREAD(S, T, VAL)                                                                     \
   static void tk_spread_##S(tu_rng *r, int mode) {                                              \
     const int64_t L = 64 / (int64_t)sizeof(T); /* elements of a line */                          \
@@ -579,8 +580,8 @@ static void test_buffer_spread(void **st) {
   (void)st;
   tu_rng r = {22};
   tfe__st.kernel_stat_on = 1;
-  for (int k = 0; k < 6; k++) { /* modes 3, 1, 2; threads 1, 2 */
-    int mode = k / 2 == 0 ? 3 : k / 2 == 1 ? 1 : 2;
+  for (int k = 0; k < 8; k++) { /* modes 3, 1, 2, 4; threads 1, 2 */
+    int mode = k / 2 == 0 ? 3 : k / 2 == 1 ? 1 : k / 2 == 2 ? 2 : 4;
     tfe_set_num_threads(1 + k % 2);
     tk_paths(0);
     TK_TUNE(kernel_stream_min_bytes, 0);
@@ -1537,9 +1538,9 @@ static void test_tuning_kernel(void **st) {
   bad.copy_lone_edge_bytes = -1;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_lone_edge_bytes");
   bad = t;
-  bad.copy_buffered_tiles = 3; /* (session 22: 3 is a mode; 4 and -2 are not) */
+  bad.copy_buffered_tiles = 4; /* (sessions 22 and 27: 3 and 4 are modes; 5 and -2 are not) */
   assert_int_equal(tfe_tuning_set(&bad), TFE_OK);
-  bad.copy_buffered_tiles = 4;
+  bad.copy_buffered_tiles = 5;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_buffered_tiles");
   bad.copy_buffered_tiles = -2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_buffered_tiles");

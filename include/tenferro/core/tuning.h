@@ -40,7 +40,8 @@ typedef struct tfe_tuning {
   int64_t copy_run_prefetch_bytes; /* 512: run copies of large outputs prefetch this far ahead */
   int copy_buffered_tiles;         /* -1: per CPU; 2: streamed transposes through a tile buffer;
                                     * 1: only unaligned ones; 3: unaligned ones and aligned ones whose
-                                    * columns fall in few lines of a 4 KiB page; 0: never */
+                                    * columns fall in few lines of a 4 KiB page; 4: as 3 for table
+                                    * tiles (G0 over several dims), as 1 for the others; 0: never */
   int copy_stream_narrow_columns;  /* 1: columns of tiles narrower than 8 streamed as whole lines */
   int copy_shifted_rims;           /* 1: rims of 4-, 8-, 16-byte strided transposes in register
                                     * blocks shifted back to the edge; 0: scalar loops */
@@ -277,7 +278,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_run_split_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_run_split_far_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_run_prefetch_bytes, 0, tile);
-  TFE__TUNE_RANGE(copy_buffered_tiles, -1, 3);
+  TFE__TUNE_RANGE(copy_buffered_tiles, -1, 4);
   TFE__TUNE_RANGE(copy_stream_narrow_columns, 0, 1);
   TFE__TUNE_RANGE(copy_shifted_rims, 0, 1);
   TFE__TUNE_RANGE(copy_tile_pad, 0, 1);

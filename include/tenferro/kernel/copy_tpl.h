@@ -618,7 +618,8 @@ TFE_INTERNAL bool TFE_FN(k_copy_wants_buf_)(const tfe__kplan *p, const TFE_T *d,
                    * of 3s; f32 columns of 15, which ran slower buffered than written in place) */
   /* (modes 2 and 3 leave columns under 512 B unbuffered: streaming them one by one costs more
    * than the buffer saves) */
-  const bool wide = mode >= 2 && g0->len * es >= 512;
+  /* (mode 4: as 3 for table tiles, G0 over several dims; a plain G0's aligned columns unbuffered) */
+  const bool wide = mode >= 2 && g0->len * es >= 512 && (mode != 4 || g0->nd > 1);
   if (wide && mode == 2) return true;
   if (((uintptr_t)(d + p->base[0]) & 63) != 0) return true;
   for (int64_t j = 0; j < g1->len; j++)

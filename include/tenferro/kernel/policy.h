@@ -86,13 +86,15 @@ TFE_INTERNAL bool tfe__kcpu_fuses(void) {
 }
 /* copy_buffered_tiles: copy transpose tiles of streamed outputs through a tile buffer: 2
  * always, 1 only when the destination columns are not 64-byte aligned, 3 also when aligned
- * columns fall in few lines of a page (k_cols_spread_), 0 never; -1 (default) picks 3 on AMD
- * without AVX-512 (the Zen 3 it was tuned on) and 1 elsewhere (on two Intel Xeons the aligned
- * 2048^2 and 256^3 f64 transposes ran at 0.87-0.94 of their buffered time: docs/bench-kernel.md,
- * session 27). See k_copy_wants_buf_. */
+ * columns fall in few lines of a page (k_cols_spread_), 4 as 3 for table tiles and as 1 for
+ * tiles with a one-dim G0, 0 never; -1 (default) picks 1 on AMD with AVX-512, 3 on AMD without
+ * (the Zen 3 it was tuned on) and 4 elsewhere (on two Intel Xeons the aligned 2048^2 and 256^3
+ * f64 transposes ran at 0.87-0.94 of their buffered time, while the reversal of 2s, a table
+ * tile, ran 1.06-1.33x slower unbuffered: docs/bench-kernel.md, session 27). See
+ * k_copy_wants_buf_. */
 TFE_INTERNAL int tfe__kcopy_buf_mode(void) {
   int m = tfe__st.tune.copy_buffered_tiles;
-  return m >= 0 ? m : tfe__kcpu_amd() && !tfe__kcpu_fuses() ? 3 : 1;
+  return m >= 0 ? m : tfe__kcpu_fuses() ? 1 : tfe__kcpu_amd() ? 3 : 4;
 }
 /* elementwise_fuse: f64 map/zip transpose tiles with a built-in op run the op on the
  * registers of the 8x8 transpose and send the result straight to the destination, with no

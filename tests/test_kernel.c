@@ -596,6 +596,58 @@ static void test_buffer_spread(void **st) {
   tfe__st.kernel_stat_on = 0;
 }
 
+/* Session 27: copy_interleave_rows. Batches of transposes [R, C, B] from a [C, R, B] source, a
+ * 1- or 2-byte kind with R under a 16-byte block's rows: the destination's columns of R
+ * elements follow one another (records interleaved from R rows). Counter 42 stays put when
+ * off; every element checked against direct indexing, the element past the end untouched. */
+#define TK_INTERLEAVE(S, T, VAL)                                                                  \
+  static void tk_interleave_##S(tu_rng *r, bool on) {                                           \
+    const int64_t nb = 16 / (int64_t)sizeof(T);                                                 \
+    int64_t R = tu_int(r, 2, (int)nb - 1), C = tu_int(r, 1, 300), B = tu_int(r, 1, 5);         \
+    int64_t n = R * C * B;                                                                      \
+    T *src = malloc(sizeof(T) * (size_t)n), *dst = malloc(sizeof(T) * (size_t)(n + 1)), none = VAL(-1); \
+    for (int64_t i = 0; i < n; i++) src[i] = VAL(i);                                            \
+    dst[n] = none;                                                                              \
+    tfe_view_##S sv = {src, {3, 0, {R, C, B}, {C, 1, R * C}}, false};                           \
+    tfe_view_##S dv = {dst, {3, 0, {R, C, B}, {1, R, R * C}}, false};                           \
+    int64_t before = tfe__st.kernel_stat[42];                                                   \
+    assert_int_equal(tfe_copy_##S(&dv, &sv), TFE_OK);                                           \
+    if (!on) assert_int_equal(tfe__st.kernel_stat[42], before);                                 \
+    for (int64_t b = 0; b < B; b++)                                                             \
+      for (int64_t j = 0; j < C; j++)                                                           \
+        for (int64_t i = 0; i < R; i++)                                                         \
+          if (memcmp(&dst[i + j * R + b * R * C], &src[j + i * C + b * R * C], sizeof(T)))     \
+            fail_msg(#S " [%lld %lld %lld] at (%lld %lld %lld)", (long long)R, (long long)C,   \
+                     (long long)B, (long long)i, (long long)j, (long long)b);                   \
+    if (memcmp(&dst[n], &none, sizeof(T))) fail_msg(#S " [%lld %lld %lld]: wrote past the end", \
+                                                    (long long)R, (long long)C, (long long)B); \
+    free(src); free(dst);                                                                       \
+  }
+TK_INTERLEAVE(u8, tk_u8, TK_U8VAL)
+TK_INTERLEAVE(u16, tk_u16, TK_U16VAL)
+static void test_interleave_rows(void **st) {
+  (void)st;
+  tu_rng r = {2727};
+  tfe__st.kernel_stat_on = 1;
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+  for (int k = 0; k < 8; k++) { /* on, off; threads 1, 2; streamed outputs or not */
+    bool on = k % 2 == 0;
+    tk_paths(0);
+    tfe_set_num_threads(1 + (k / 2) % 2);
+    TK_TUNE(kernel_small_elems, 0);
+    TK_TUNE(kernel_parallel_min, 64);
+    TK_TUNE(kernel_tiny_dim, 2); /* (rows of 2-7 transposed, not gathered) */
+    TK_TUNE(copy_tile_bytes, 64 << (k % 3));
+    if (k >= 4) TK_TUNE(kernel_stream_min_bytes, 0);
+    TK_TUNE(copy_interleave_rows, on ? 1 : 0);
+    for (int c = 0; c < tu_cases(40); c++) { tk_interleave_u8(&r, on); tk_interleave_u16(&r, on); }
+  }
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[42] > 0);
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+}
+
 /* tfe_copy_f64 of sv into dv and tfe_contiguous_c128 of zsv (the same layout over zs), every
  * element of both checked against the sources (test_far_runs, test_table_input_runs). */
 static void tk_copy_check_both(const char *what, int c, int R, const int64_t *dims, const tfe_view_f64 *dv,
@@ -1555,6 +1607,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_buf_narrow_bytes, 65);
   TK_REJECT(copy_g1_run_dims, -1);
   TK_REJECT(copy_shared_run_dim, 3);
+  TK_REJECT(copy_stream_line_runs, 2);
+  TK_REJECT(copy_interleave_rows, -1);
 #undef TK_REJECT
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   bad = t;
@@ -1627,7 +1681,7 @@ int main(void) {
       cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
       cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs),
-      cmocka_unit_test(test_stream_line_runs), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_stream_line_runs), cmocka_unit_test(test_interleave_rows), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

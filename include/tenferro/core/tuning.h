@@ -212,6 +212,10 @@ typedef struct tfe_tuning {
   int copy_stream_line_runs;       /* 1: copies of large (streamed) outputs made of runs of whole
                                     * lines gathered from several places (tn_light: runs of 16 f64)
                                     * stream those lines past the cache (0: normal stores) */
+  int copy_interleave_rows;        /* 1: transpose tiles of 1- and 2-byte kinds with 2 to 15 (7)
+                                    * rows whose destination columns follow one another (records
+                                    * interleaved from a few rows) run 16-byte register transposes
+                                    * (0: scalar loops) */
 
 } tfe_tuning;
 
@@ -242,7 +246,7 @@ typedef struct tfe_tuning {
   /* kernel (session 24) */ .copy_g1_run_bytes = 32, .copy_tiny_g0_wide_g1 = 1, \
   /* kernel (session 25) */ .copy_buf_narrow_bytes = 16, .copy_g1_run_dims = 1, \
   /* prims (session 26) */ .small_wide_cols = 1, .small_tn_pack_rows = 5, \
-  /* kernel (session 27) */ .copy_stream_line_runs = 1, \
+  /* kernel (session 27) */ .copy_stream_line_runs = 1, .copy_interleave_rows = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -319,6 +323,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(small_wide_cols, 0, 1);
   TFE__TUNE_RANGE(small_tn_pack_rows, 0, 1 << 20);
   TFE__TUNE_RANGE(copy_stream_line_runs, 0, 1);
+  TFE__TUNE_RANGE(copy_interleave_rows, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -131,7 +131,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * block (copy_buf_narrow_bytes), [39] G1s kept to an input run over several dims
  * (copy_g1_run_dims), [40] 1- and 2-byte table plans whose G1 took a dim shared by both runs
  * (copy_shared_run_dim 2), [41] table copies of streamed outputs whose runs go out as streamed
- * whole lines (copy_stream_line_runs). */
+ * whole lines (copy_stream_line_runs), [42] 1- and 2-byte tiles of fewer rows than a register
+ * block interleaved by 16-byte transposes (copy_interleave_rows). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

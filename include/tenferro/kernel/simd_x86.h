@@ -721,10 +721,10 @@ TFE_INTERNAL void tfe__kcol_simd(double *d, const double *s, int64_t lds, int64_
   int64_t h = (int64_t)((-(uintptr_t)d & 63) / sizeof(double));
   for (; i < h && i < n; i++) e[i] = s[i * lds];
   tfe__kstream_edge((char *)d, (const char *)e, (size_t)i * sizeof(double));
-  for (; i + 8 <= n; i += 8) { /* (scalar loads: AVX2 gathers measured slower here) */
-    /* the line built in registers from pairs: through an array its 64-byte load waited on
-     * eight 8-byte stores it could not forward from (a cyclic shift of 3s: 1.9 -> 1.2x the
-     * streamed copy) */
+  for (; i + 8 <= n; i += 8) {
+    /* each line built in registers from pairs of scalar loads (AVX2 gathers measured slower);
+     * through an array its 64-byte load waited on eight 8-byte stores it could not forward
+     * from (a cyclic shift of 3s: 1.6 -> 1.2x the streamed copy) */
     const double *q = s + i * lds;
     __m128d p0 = _mm_loadh_pd(_mm_load_sd(q), q + lds), p1 = _mm_loadh_pd(_mm_load_sd(q + 2 * lds), q + 3 * lds);
     __m128d p2 = _mm_loadh_pd(_mm_load_sd(q + 4 * lds), q + 5 * lds), p3 = _mm_loadh_pd(_mm_load_sd(q + 6 * lds), q + 7 * lds);

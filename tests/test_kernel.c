@@ -474,9 +474,9 @@ static void test_block_sizes(void **st) {
  * anywhere in a line (an offset destination): k_copy_skew_'s lines joined across blocks (AVX-512)
  * or the tile buffer, with partial last rows and columns of blocks and a reversed source dim;
  * every element checked, nothing written outside the view. */
-#define TK_SKEW(S, T, VAL)                                                                       \
-  static void tk_skew_##S(tu_rng *r) {                                                          \
-    int64_t d0 = tu_int(r, 1, 700), d1 = tu_int(r, 1, 150), b = tu_int(r, 1, 3), n = d0 * d1 * b; \
+#define TK_SKEW(N, S, T, VAL, D1)                                                                \
+  static void tk_skew_##N(tu_rng *r) {                                                          \
+    int64_t d0 = tu_int(r, 1, 700 * 150 / D1), d1 = tu_int(r, 1, D1), b = tu_int(r, 1, 3), n = d0 * d1 * b; \
     int64_t sh = tu_int(r, 0, 3), dh = tu_int(r, 0, 70);                                        \
     T *src = malloc(sizeof(T) * (size_t)(n + 4)), *dst = malloc(sizeof(T) * (size_t)(n + 72)), none = VAL(-1); \
     for (int64_t i = 0; i < n + 4; i++) src[i] = VAL(i);                                       \
@@ -497,11 +497,13 @@ static void test_block_sizes(void **st) {
     for (int64_t i = dh + n; i < n + 72; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote past the view"); \
     free(src); free(dst);                                                                      \
   }
-TK_SKEW(u8, tk_u8, TK_U8VAL)
-TK_SKEW(u16, tk_u16, TK_U16VAL)
-TK_SKEW(f32, float, TK_VAL)
-TK_SKEW(f64, double, TK_VAL)
-TK_SKEW(c128, double complex, TK_CVAL)
+TK_SKEW(u8, u8, tk_u8, TK_U8VAL, 150)
+TK_SKEW(u16, u16, tk_u16, TK_U16VAL, 150)
+TK_SKEW(wu8, u8, tk_u8, TK_U8VAL, 1100)
+TK_SKEW(wu16, u16, tk_u16, TK_U16VAL, 1100)
+TK_SKEW(f32, f32, float, TK_VAL, 150)
+TK_SKEW(f64, f64, double, TK_VAL, 150)
+TK_SKEW(c128, c128, double complex, TK_CVAL, 150)
 static void test_skew_lines(void **st) {
   (void)st;
   tu_rng r = {7};
@@ -532,6 +534,36 @@ static void test_skew_lines(void **st) {
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[15] > 0);
 #endif
   assert_true(tfe__st.kernel_stat[7] > 0); /* the buffered plans (skewed lines run in their tiles) */
+}
+
+/* Session 28: copy_skew_lines 2, the skewed form for 1- and 2-byte kinds (k_copy_skew12_, counter
+ * 44 on AVX-512BW hosts, bytes with VBMI): the transposes of test_skew_lines with up to 1100
+ * source columns (the form takes tiles of 8 blocks' columns and more) and source runs of 512 to
+ * 2048 bytes a tile (copy_skew_run_bytes), so that tiles end inside columns, rims and thin edge
+ * tiles (written unbuffered) occur; narrower ones that it declines; 1 and 2 threads, the reversed source dim in one case of
+ * four; every element checked and the destination's margins untouched. */
+static void test_skew12_lines(void **st) {
+  (void)st;
+  tu_rng r = {2829};
+  tfe__st.kernel_stat_on = 1;
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+  for (int mode = 0; mode < 8; mode++) {
+    tfe_set_num_threads(1 + mode % 2);
+    tk_paths(0);
+    TK_TUNE(kernel_stream_min_bytes, 0);
+    TK_TUNE(copy_buffered_tiles, 2);
+    TK_TUNE(copy_skew_lines, mode < 6 ? 2 + mode / 2 % 2 : 1); /* (3: bytes too) */
+    TK_TUNE(copy_skew_run_bytes, 512 << (mode % 3));
+    for (int c = 0; c < tu_cases(16); c++) { tk_skew_wu8(&r); tk_skew_wu16(&r); tk_skew_u8(&r); }
+  }
+  TK_TUNE(copy_skew_lines, 1);
+  TK_TUNE(copy_skew_run_bytes, 4096);
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+#if defined(__AVX512BW__)
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[44] > 0);
+#endif
 }
 
 /* copy_buffered_tiles 3 (session 22): streamed transposes into 64-byte aligned destination
@@ -643,6 +675,63 @@ static void test_interleave_rows(void **st) {
     for (int c = 0; c < tu_cases(40); c++) { tk_interleave_u8(&r, on); tk_interleave_u16(&r, on); }
   }
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[42] > 0);
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+}
+
+/* Session 28: copy_deinterleave_rows. Records of C < 16 bytes (C elements, 2 <= C < 16 / es)
+ * spread over C destination rows: [R1, R2, C, B] from a source whose records lie at row stride
+ * C + gap (gap 0: records adjacent) with the R2 groups a further 0-5 elements apart (a table
+ * G0 when not 0); the source's last record ends the allocation, so a 16-byte read past it
+ * would show under the address sanitizer. Counter 43 stays put when off; every element checked,
+ * the element past the destination's end untouched. */
+#define TK_DEINTERLEAVE(S, T, VAL)                                                                \
+  static void tk_deinterleave_##S(tu_rng *r, bool on) {                                         \
+    const int64_t nb = 16 / (int64_t)sizeof(T);                                                 \
+    int64_t C = tu_int(r, 2, (int)nb - 1), R1 = tu_int(r, 1, 300), R2 = tu_int(r, 1, 4);       \
+    int64_t B = tu_int(r, 1, 3), gap = tu_int(r, 0, 2) == 0 ? tu_int(r, 1, 9) : 0;              \
+    int64_t hop = tu_int(r, 0, 1) ? tu_int(r, 1, 5) : 0, rs = C + gap, gs = R1 * rs + hop;      \
+    int64_t n = R1 * R2 * C * B, ns = (B - 1) * R2 * gs + (R2 - 1) * gs + (R1 - 1) * rs + C;    \
+    T *src = malloc(sizeof(T) * (size_t)ns), *dst = malloc(sizeof(T) * (size_t)(n + 1)), none = VAL(-1); \
+    for (int64_t i = 0; i < ns; i++) src[i] = VAL(i);                                           \
+    dst[n] = none;                                                                              \
+    tfe_view_##S sv = {src, {4, 0, {R1, R2, C, B}, {rs, gs, 1, R2 * gs}}, false};               \
+    tfe_view_##S dv = {dst, {4, 0, {R1, R2, C, B}, {1, R1, R1 * R2, R1 * R2 * C}}, false};     \
+    int64_t before = tfe__st.kernel_stat[43];                                                   \
+    assert_int_equal(tfe_copy_##S(&dv, &sv), TFE_OK);                                           \
+    if (!on) assert_int_equal(tfe__st.kernel_stat[43], before);                                 \
+    int64_t idx[4] = {0}, dims[4] = {R1, R2, C, B};                                             \
+    do {                                                                                        \
+      int64_t so = idx[0] * rs + idx[1] * gs + idx[2] + idx[3] * R2 * gs;                       \
+      int64_t dof = idx[0] + idx[1] * R1 + idx[2] * R1 * R2 + idx[3] * R1 * R2 * C;             \
+      if (memcmp(&dst[dof], &src[so], sizeof(T)))                                               \
+        fail_msg(#S " [%lld %lld %lld %lld] gap %lld hop %lld at %lld", (long long)R1,          \
+                 (long long)R2, (long long)C, (long long)B, (long long)gap, (long long)hop, (long long)dof); \
+    } while (tk_next(4, dims, idx));                                                            \
+    if (memcmp(&dst[n], &none, sizeof(T))) fail_msg(#S ": wrote past the end");                 \
+    free(src); free(dst);                                                                       \
+  }
+TK_DEINTERLEAVE(u8, tk_u8, TK_U8VAL)
+TK_DEINTERLEAVE(u16, tk_u16, TK_U16VAL)
+static void test_deinterleave_rows(void **st) {
+  (void)st;
+  tu_rng r = {2828};
+  tfe__st.kernel_stat_on = 1;
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+  for (int k = 0; k < 12; k++) { /* off, normal stores, streamed; threads 1, 2; streamed outputs or not */
+    int mode = k % 3;
+    tk_paths(0);
+    tfe_set_num_threads(1 + (k / 3) % 2);
+    TK_TUNE(kernel_small_elems, 0);
+    TK_TUNE(kernel_parallel_min, 64);
+    TK_TUNE(kernel_tiny_dim, 2); /* (records of 2-7 transposed, not gathered) */
+    TK_TUNE(copy_tile_bytes, 64 << (k % 4));
+    if (k >= 6) TK_TUNE(kernel_stream_min_bytes, 0);
+    TK_TUNE(copy_deinterleave_rows, mode);
+    for (int c = 0; c < tu_cases(40); c++) { tk_deinterleave_u8(&r, mode != 0); tk_deinterleave_u16(&r, mode != 0); }
+  }
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[43] > 0);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1538,7 +1627,9 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.kernel_table_input_runs, 1);
   assert_int_equal(d.copy_narrow_source_tiles, 0);
   assert_int_equal(d.copy_tile_pad, 1);
-  assert_int_equal(d.copy_skew_lines, 1);
+  assert_int_equal(d.copy_skew_lines, 2);
+  assert_int_equal(d.copy_skew_run_bytes, 8192);
+  assert_int_equal(d.copy_deinterleave_rows, 2);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
   assert_int_equal(d.copy_block_prefetch_spread, 1);
@@ -1609,6 +1700,9 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_shared_run_dim, 3);
   TK_REJECT(copy_stream_line_runs, 2);
   TK_REJECT(copy_interleave_rows, -1);
+  TK_REJECT(copy_deinterleave_rows, 3);
+  TK_REJECT(copy_skew_lines, 4);
+  TK_REJECT(copy_skew_run_bytes, 32);
 #undef TK_REJECT
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   bad = t;
@@ -1639,7 +1733,7 @@ static void test_tuning_kernel(void **st) {
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_tile_pad is 2, outside [0, 1]");
   bad = t;
   bad.copy_skew_lines = -1;
-  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_skew_lines is -1, outside [0, 1]");
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_skew_lines is -1, outside [0, 3]");
   bad = t;
   bad.copy_block_prefetch = 65;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_block_prefetch is 65, outside [0, 64]");
@@ -1681,7 +1775,7 @@ int main(void) {
       cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
       cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs),
-      cmocka_unit_test(test_stream_line_runs), cmocka_unit_test(test_interleave_rows), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_stream_line_runs), cmocka_unit_test(test_interleave_rows), cmocka_unit_test(test_deinterleave_rows), cmocka_unit_test(test_skew12_lines), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

@@ -47,8 +47,10 @@ typedef struct tfe_tuning {
                                     * blocks shifted back to the edge; 0: scalar loops */
   int copy_tile_pad;               /* 1: buffered transpose tiles keep their columns one line more
                                     * than a column apart (0: packed) */
-  int copy_skew_lines;             /* 1: buffered tiles of 8-byte kinds on AVX-512 written line by
-                                    * line from joined register blocks, without the buffer (0: buffered) */
+  int copy_skew_lines;             /* 2: buffered tiles of 8- and 16-byte kinds (1 and more) and of
+                                    * 2-byte kinds (2, 3: also 1-byte, with AVX-512 VBMI) on AVX-512
+                                    * written line by line from joined register blocks, without
+                                    * the buffer (0: buffered) */
   int copy_fresh_prefault;         /* 1: fresh destinations of transposing copies faulted in first */
   int copy_fresh_in_order;         /* -1 (AMD on): in-order fresh transposes written through the cache */
   int64_t copy_fresh_min_bytes;    /* 4 MiB: smaller fresh destinations take neither of the two */
@@ -217,6 +219,15 @@ typedef struct tfe_tuning {
                                     * interleaved from a few rows) run 16-byte register transposes
                                     * (0: scalar loops) */
 
+  /* ---- kernel room, session 28 (docs/kernel.md, "Tuning") ------------------------------- */
+  int64_t copy_skew_run_bytes;     /* 8192: source run of the tiles copy_skew_lines 2 and 3 write
+                                    * skewed (1- and 2-byte kinds; destination columns half as
+                                    * many bytes) */
+  int copy_deinterleave_rows;      /* 2: transposes of 1- and 2-byte kinds with 2 to 15 (7)
+                                    * columns (short source records spread over a few
+                                    * destination rows) run 16-byte register transposes, whole
+                                    * aligned lines of streamed outputs streamed; 1: the same with
+                                    * normal stores only (0: scalar loops) */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -227,7 +238,7 @@ typedef struct tfe_tuning {
   .kernel_stream_min_bytes = (int64_t)16 << 20, .kernel_stream_edge_lines = 1, \
   .kernel_vector_gather = 0, .kernel_portable = 0, .copy_tile_bytes = 512, \
   .copy_run_split_bytes = 256, .copy_run_split_far_bytes = 2048, .copy_run_prefetch_bytes = 512, .copy_buffered_tiles = -1, \
-  .copy_stream_narrow_columns = 1, .copy_shifted_rims = 1, .copy_tile_pad = 1, .copy_skew_lines = 1, .copy_fresh_prefault = 1, .copy_fresh_in_order = -1, \
+  .copy_stream_narrow_columns = 1, .copy_shifted_rims = 1, .copy_tile_pad = 1, .copy_skew_lines = 2, .copy_fresh_prefault = 1, .copy_fresh_in_order = -1, \
   .copy_fresh_min_bytes = (int64_t)4 << 20, .kernel_table_input_runs = 1, .copy_block_prefetch = 2, .copy_block_prefetch_spread = 1, .copy_edge_stores = 1, .copy_source_chain_bytes = 2048, .copy_short_runs = 1, .copy_table_runs = 1, .copy_narrow_source_tiles = 0, .copy_gather_run_tiles = -1, .copy_tiny_source_runs = 1, .elementwise_tile_bytes = 0, \
   .elementwise_fused_map_tile_bytes = 512, .elementwise_run_bytes = 2048, \
   .elementwise_gather_bytes = 2048, .elementwise_tile_buffers = 1, \
@@ -247,6 +258,7 @@ typedef struct tfe_tuning {
   /* kernel (session 25) */ .copy_buf_narrow_bytes = 16, .copy_g1_run_dims = 1, \
   /* prims (session 26) */ .small_wide_cols = 1, .small_tn_pack_rows = 5, \
   /* kernel (session 27) */ .copy_stream_line_runs = 1, .copy_interleave_rows = 1, \
+  /* kernel (session 28) */ .copy_skew_run_bytes = 8192, .copy_deinterleave_rows = 2, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -289,7 +301,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_block_prefetch, 0, 64);
   TFE__TUNE_RANGE(copy_block_prefetch_spread, 0, 1);
   TFE__TUNE_RANGE(copy_edge_stores, 0, 1);
-  TFE__TUNE_RANGE(copy_skew_lines, 0, 1);
+  TFE__TUNE_RANGE(copy_skew_lines, 0, 3);
   TFE__TUNE_RANGE(copy_fresh_prefault, 0, 1);
   TFE__TUNE_RANGE(copy_fresh_in_order, -1, 1);
   TFE__TUNE_RANGE(copy_fresh_min_bytes, 0, big);
@@ -324,6 +336,8 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(small_tn_pack_rows, 0, 1 << 20);
   TFE__TUNE_RANGE(copy_stream_line_runs, 0, 1);
   TFE__TUNE_RANGE(copy_interleave_rows, 0, 1);
+  TFE__TUNE_RANGE(copy_deinterleave_rows, 0, 2);
+  TFE__TUNE_RANGE(copy_skew_run_bytes, 64, 1 << 20);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -22,7 +22,17 @@ typedef struct TFE_TY(kcopy_) {
   bool cj, nt;
   TFE_T *buf;       /* per-thread tile buffers (tile_elems each) of k_copy_buffered_, or NULL */
   int64_t tile_elems;
+  const TFE_T *s_end; /* one past the last source element the view reaches (NULL: unknown) */
+  bool skew12;        /* buf holds k_copy_skew12_'s column registers (tiles it declines: unbuffered) */
 } TFE_TY(kcopy_);
+
+/* One past the last element view v reaches (its data plus the largest offset of its layout). */
+TFE_INTERNAL const TFE_T *TFE_FN(k_view_end_)(const TFE_TY(view) *v) {
+  int64_t hi = v->lay.offset;
+  for (int k = 0; k < v->lay.rank; k++)
+    if (v->lay.strides[k] > 0) hi += (v->lay.dims[k] - 1) * v->lay.strides[k];
+  return v->data + hi + 1;
+}
 
 /* Whether reading src and writing dst needs a conjugation (the conj flags differ). */
 TFE_INTERNAL bool TFE_FN(k_conj_)(bool dst_conj, bool src_conj) {
@@ -313,6 +323,58 @@ TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *
   return true;
 }
 
+/* n0 short source records of n1 elements of a 1- or 2-byte kind (1 < n1 < 16 / es, n0 >= 16 / es)
+ * spread over n1 destination columns, the mirror of k_copy_interleave_: record i at s + (rtab ?
+ * rtab[i] : i * lds), column j at d + (ctab ? ctab[j] : j * ldd), element (i, j) to column j's
+ * element i. Records of 8 bytes or less go 4 * 16 / es at a time, two to a 16-byte row
+ * (tfe__ktr12_recs8: 64 bytes of each column), the others one block of 16 / es at a time
+ * (tfe__ktr12x16_cols); the last block is shifted back to end at n0. Records are read 8 or 16
+ * bytes wide: those within that of the source's end (c->s_end) are copied to the stack first,
+ * so that no read passes it. copy_deinterleave_rows 2: the 64 bytes of each column that a block
+ * of short records writes are streamed where they are a whole line (columns 64-byte aligned) of
+ * a streamed output (16-byte pieces streamed had left lines partly written: u16 [6,50000,200]
+ * [1,0,2] ran 10x slower). Without
+ * it these transposes ran scalar loops (u8 [8,4,3,15,8,1,4500] perm [3,4,1,0,5,6,2]: records of 8
+ * bytes, 8x the streamed copy). False where it does not apply. */
+TFE_INTERNAL bool TFE_FN(k_deint_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TFE_T *s, const int64_t *rtab, int64_t lds,
+                                   const int64_t *ctab, int64_t ldd, int64_t n0, int64_t n1) {
+#if TFE__KHAVE_TR8
+  const int64_t es = (int64_t)sizeof(TFE_T), nb = 16 / es;
+  const int mode = tfe__st.tune.copy_deinterleave_rows;
+  if (es > 2 || c->cj || !c->s_end || !tfe__ksimd() || !mode || n1 < 2 || n1 >= nb || n0 < nb) return false;
+  tfe__kstat_add(43);
+  TFE_T pad[64][16];
+  const void *sr[64];
+  void *dc[16];
+  TFE_T *col[16];
+  uintptr_t mis = 0; /* (the columns' address bits below 64) */
+  for (int64_t j = 0; j < n1; j++) {
+    col[j] = d + (ctab ? ctab[j] : j * ldd);
+    mis |= (uintptr_t)col[j] & 63;
+  }
+  const bool nt = c->nt && mode == 2 && mis == 0;
+  const int64_t wide = n1 * es <= 8 ? 4 * nb : nb, rb = wide == nb ? nb : 8 / es; /* (rows a block, bytes read a record) */
+  for (int64_t ib = 0, w = wide;; ib += w) {
+    w = wide;
+    if (ib + w > n0) { /* the rest: blocks of nb, the last shifted back */
+      w = nb;
+      if (ib + w > n0) ib = n0 - w;
+    }
+    for (int64_t i = 0; i < w; i++) {
+      const TFE_T *r = s + (rtab ? rtab[ib + i] : (ib + i) * lds);
+      if (r + (w == nb ? nb : rb) > c->s_end) { memcpy(pad[i], r, (size_t)(n1 * es)); r = pad[i]; }
+      sr[i] = r;
+    }
+    for (int64_t j = 0; j < n1; j++) dc[j] = col[j] + ib;
+    if (w == nb) tfe__ktr12x16_cols((size_t)es, dc, sr, (int)n1, false);
+    else tfe__ktr12_recs8((size_t)es, dc, sr, (int)n1, nt ? 32 : 0); /* (whole lines: ib a multiple of 4 * nb) */
+    if (ib + w == n0) return true;
+  }
+#else
+  (void)c; (void)d; (void)s; (void)rtab; (void)lds; (void)ctab; (void)ldd; (void)n0; (void)n1;
+  return false;
+#endif
+}
 /* A transpose tile whose groups are tables but whose first dims are runs: G0's first dim
  * unit-stride in the destination, G1's first dim in the source (a 59 x (9 x 28) tile: runs
  * of 9 along the source), or reversed there (step -1: a reversed source dim of 80 before a
@@ -358,6 +420,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_runs_)(const TFE_TY(kcopy_) *c, const tfe__kplan
       int64_t a = n0 - i0 < r0 ? n0 - i0 : r0, b = n1 - j0 < r1 ? n1 - j0 : r1;
       TFE_T *dd = d + TFE__KOFF(p, 0, 0, i0) + TFE__KOFF(p, 1, 0, j0);
       const TFE_T *ss = s + TFE__KOFF(p, 0, 1, i0) + TFE__KOFF(p, 1, 1, j0);
+      if (!rev && TFE_FN(k_deint_)(c, dd, ss, NULL, lds, NULL, ldd, a, b)) continue; /* (short records) */
       if (rev) TFE_FN(k_copy_st_)(c, dd + (b - 1) * ldd, ss - (b - 1), a, b, lds, -ldd);
       else TFE_FN(k_copy_st_)(c, dd, ss, a, b, lds, ldd);
     }
@@ -542,6 +605,70 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   TFE_FN(k_copy_buf_out_next_)(p, d, b, s, n0, n1, lb, rev, runs);
 }
 
+/* k_copy_skew_ for 1- and 2-byte kinds (AVX-512BW; bytes also VBMI, copy_skew_lines 2): blocks
+ * of n = 64 / es rows and columns transposed in registers (tfe__ktr2u, tfe__ktr1z_half), each
+ * column joined with its register from the block above into the whole line that starts a_j
+ * elements before it, streamed (tfe__kz_skew_cols); the tile buffer holds each column's register
+ * and join index (k_copy_skew12_bytes_). Rows are walked outermost so that each source row is
+ * read along the tile's whole width: the plan gives these tiles long source runs
+ * (copy_skew_run_bytes; k_copy_skew12_plans_). Rims in loops. False for tiles under a block a
+ * side (the caller writes them unbuffered). */
+TFE_INTERNAL bool TFE_FN(k_copy_skew12_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d, const TFE_T *s,
+                                         int64_t n0, int64_t n1, int tid) {
+#if defined(__AVX512BW__)
+  const int64_t es = (int64_t)sizeof(TFE_T), n = 64 / es;
+  if (es > 2 || !c->skew12 || n0 < n || n1 < n) return false;
+  const bool rev = p->g[1].step[1] < 0;
+  if (rev) s -= n1 - 1;
+  tfe__kstat_add(44);
+  const int64_t m0 = n0 - n0 % n, m1 = n1 - n1 % n;
+  __m512i *car = (__m512i *)(void *)(c->buf + (int64_t)tid * c->tile_elems), *idx = car + m1;
+  const void *srow[64];
+  void *dc[64];
+  const tfe__kgroup *g1 = &p->g[1];
+  const bool ar = g1->arith[0];
+#define TFE__KDCOL(q) (d + (ar ? (rev ? n1 - 1 - (q) : (q)) * g1->step[0] : TFE__KOFF(p, 1, 0, rev ? n1 - 1 - (q) : (q))))
+  for (int64_t q = 0; q < m1; q++) idx[q] = tfe__kz_join_idx((size_t)es, (int)(((uintptr_t)TFE__KDCOL(q) & 63) / (uintptr_t)es));
+  for (int64_t ib = 0; ib < m0; ib += n) {
+    for (int64_t i = 0; i < n; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
+    for (int64_t jb = 0; jb < m1; jb += n) {
+      for (int64_t j = 0; j < n; j++) dc[j] = TFE__KDCOL(jb + j) + ib;
+      if (es == 2) {
+        __m512i v[32];
+        tfe__ktr2u(v, srow, jb * es);
+        tfe__kz_skew_cols(2, dc, v, car + jb, idx + jb, ib == 0);
+      } else
+        for (int h = 0; h < 2; h++) {
+          __m512i v[32];
+          tfe__ktr1z_half(v, srow, jb, h);
+          tfe__kz_skew_cols(1, dc + 32 * h, v, car + jb + 32 * h, idx + jb + 32 * h, ib == 0);
+        }
+    }
+  }
+  /* the rows from m0 on: one more row of blocks, its rows past n0 repeating the last */
+  const int r = (int)(n0 - m0);
+  for (int64_t i = 0; i < n; i++) srow[i] = s + TFE__KOFF(p, 0, 1, r ? m0 + (i < r ? i : r - 1) : 0);
+  for (int64_t jb = 0; jb < m1; jb += n) {
+    for (int64_t j = 0; j < n; j++) dc[j] = TFE__KDCOL(jb + j) + m0;
+    for (int h = 0; h < (es == 2 ? 1 : 2); h++) {
+      __m512i v[32];
+      if (r && es == 2) tfe__ktr2u(v, srow, jb * es);
+      else if (r) tfe__ktr1z_half(v, srow, jb, h);
+      tfe__kz_skew_end((size_t)es, dc + 32 * h, car + jb + 32 * h, idx + jb + 32 * h, v, r);
+    }
+  }
+  for (int64_t q = m1; q < n1; q++) { /* rim columns */
+    TFE_T *dq = TFE__KDCOL(q);
+    for (int64_t i = 0; i < n0; i++) dq[i] = s[TFE__KOFF(p, 0, 1, i) + q];
+  }
+#undef TFE__KDCOL
+  return true;
+#else
+  (void)c; (void)p; (void)d; (void)s; (void)n0; (void)n1; (void)tid;
+  return false;
+#endif
+}
+
 /* A buffered tile of 8- or 16-byte elements on AVX-512 without the buffer: rows of register
  * blocks joined with the row above into whole destination lines (tfe__kskew_row), the buffer
  * holding only the last row's registers; rims in loops. The destination must be 8-byte
@@ -667,12 +794,22 @@ TFE_INTERNAL bool TFE_FN(k_copy_interleave_)(const TFE_TY(kcopy_) *c, const tfe_
 #endif
 }
 
+/* A transpose tile of fewer columns than a 16-byte register block (short records): k_deint_
+ * through the plan's groups. */
+TFE_INTERNAL bool TFE_FN(k_copy_deinterleave_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d, const TFE_T *s,
+                                               int64_t n0, int64_t n1) {
+  const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+  return TFE_FN(k_deint_)(c, d, s, g0->arith[1] ? NULL : g0->tab[1], g0->step[1], g1->arith[0] ? NULL : g1->tab[0],
+                          g1->step[0], n0, n1);
+}
+
 TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
   const TFE_TY(kcopy_) *c = (const TFE_TY(kcopy_) *)ctx;
   TFE_T *d = c->d + t->off[0];
   const TFE_T *s = c->s + t->off[1];
   int64_t n0 = t->n0, n1 = t->n1;
-  if (c->buf) {
+  if (c->skew12 && TFE_FN(k_copy_skew12_)(c, p, d, s, n0, n1, t->tid)) return;
+  if (c->buf && !c->skew12) {
     if (!TFE_FN(k_copy_skew_)(c, p, d, s, n0, n1, t->tid)) TFE_FN(k_copy_buffered_)(c, p, d, s, n0, n1, t->tid);
     return;
   }
@@ -681,7 +818,8 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
     /* tables: register blocks by pointers where both groups are unit steps on their sides,
      * else strided transposes run by run where the groups' first dims are runs */
     bool blocks = g0->arith[0] && g0->step[0] == 1 && g1->arith[1] && g1->step[1] == 1;
-    if (blocks && TFE_FN(k_copy_interleave_)(c, p, d, s, n0, n1)) return;
+    if (blocks && (TFE_FN(k_copy_interleave_)(c, p, d, s, n0, n1) || TFE_FN(k_copy_deinterleave_)(c, p, d, s, n0, n1)))
+      return;
     if (TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1)) return;
     if (!blocks && TFE_FN(k_copy_runs_)(c, p, d, s, n0, n1)) return;
     if (!blocks && p->str[0][0] == 1 && tfe__kabs(p->str[1][0]) == 1) { /* a transpose of short runs */
@@ -712,7 +850,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(vi
   if (!tfe__kplan_units(up, p, tfe__st.tune.copy_unit_tile_bytes)) { tfe__free(up); return false; }
   const tfe__kplan *u = up;
   TFE__KSTAT(29);
-  TFE_TY(kcopy_) c = {dst->data, src->data, false, nt_out, NULL, 0};
+  TFE_TY(kcopy_) c = {dst->data, src->data, false, nt_out, NULL, 0, NULL, false};
   tfe_allocator a = tfe_get_allocator();
   const int mode = tfe__st.tune.copy_unit_stream; /* (2: cached outputs through the buffers too) */
   if (((nt_out && mode) || mode == 2) && u->g[0].arith[0] && u->g[0].step[0] == u->unit && TFE__KHAVE_TR8 && tfe__ksimd()) {
@@ -725,6 +863,40 @@ TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(vi
   if (c.buf) a.free(a.ctx, c.buf);
   tfe__free(up);
   return true;
+}
+
+/* Whether the transpose tiles of plan p (which k_copy_wants_buf_ sends to the buffer) go
+ * through k_copy_skew12_ instead: 1- and 2-byte kinds on AVX-512BW (bytes also VBMI),
+ * copy_skew_lines 2. p is then made again with tiles whose source runs span
+ * copy_skew_run_bytes and whose destination columns half as many (the skewed form reads each
+ * row along the whole tile: u16 [3072,20480] into columns 21 elements longer took 26.5 ms with
+ * runs of 1 KiB, 18.2 with 4 KiB); kept as it was when that plan would not be buffered. */
+TFE_INTERNAL bool TFE_FN(k_copy_skew12_plans_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, tfe__kplan *p,
+                                              int64_t tg) {
+#if defined(__AVX512BW__)
+  const int64_t es = (int64_t)sizeof(TFE_T), run = tfe__st.tune.copy_skew_run_bytes / es;
+  const int mode = tfe__st.tune.copy_skew_lines;
+  if (es > 2 || mode < 2 || (es == 1 && (mode < 3 || !TFE__KHAVE_SKEW1)) || !tfe__ksimd() || p->along_src ||
+      p->g[0].nd != 1 || p->g[1].nd != 1)
+    return false;
+  const int64_t *str[2] = {dst->lay.strides, src->lay.strides};
+  int64_t off[2] = {dst->lay.offset, src->lay.offset};
+  tfe__kplan *q = (tfe__kplan *)tfe__alloc(sizeof *q);
+  if (!q) return false;
+  tfe__kplan_make(q, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, run / 2 < 64 ? 64 : run / 2,
+                  run < 64 ? 64 : run, tg, false, es, true);
+  /* (columns of 32 lines a tile or more, or whole columns one after another: the partial lines
+   * at a column's ends, stored normally, few or shared with the next column) */
+  const bool whole = q->g[0].len == q->dims[0] && q->g[1].arith[0] && q->g[1].step[0] == q->dims[0];
+  const bool ok = q->g[0].nd == 1 && q->g[1].nd == 1 && q->g[1].len >= 8 * (64 / es) &&
+                  (q->g[0].len * es >= 2048 || whole) && TFE_FN(k_copy_wants_buf_)(q, dst->data, true, false);
+  if (ok) memcpy(p, q, sizeof *q);
+  tfe__free(q);
+  return ok;
+#else
+  (void)dst; (void)src; (void)p; (void)tg;
+  return false;
+#endif
 }
 
 /* Planned copy of validated views (dims equal, numel > 0); `fresh`: dst is a new dense
@@ -784,8 +956,15 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
     }
     return;
   }
-  TFE_TY(kcopy_) c = {dst->data, src->data, cj, !cached && n * (int64_t)sizeof(TFE_T) >= tu->kernel_stream_min_bytes, NULL, 0};
-  if (TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj)) {
+  TFE_TY(kcopy_) c = {dst->data, src->data, cj, !cached && n * (int64_t)sizeof(TFE_T) >= tu->kernel_stream_min_bytes, NULL, 0,
+                      TFE_FN(k_view_end_)(src), false};
+  if (TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj) && TFE_FN(k_copy_skew12_plans_)(dst, src, p, tg)) {
+    /* (per thread: each column's register and join index) */
+    c.tile_elems = 128 * p->g[1].len / es;
+    tfe_allocator a = tfe_get_allocator();
+    c.buf = (TFE_T *)a.alloc(a.ctx, (size_t)nt * (size_t)c.tile_elems * sizeof(TFE_T), TFE_ALIGN);
+    c.skew12 = c.buf != NULL; /* (without: unbuffered tiles) */
+  } else if (TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj)) {
     /* (without the buffers the tiles run unbuffered: slower, same result) */
     const int64_t line = 64 / (int64_t)sizeof(TFE_T); /* (each thread's buffer 64-byte aligned: k_copy_skew_) */
     c.tile_elems = ((p->g[0].len + line) * p->g[1].len + line - 1) / line * line;

@@ -383,6 +383,113 @@ TFE_INTERNAL void tfe__kz_store(void *const *dcol, const __m512i *r, bool nt) {
   if (nt) { TFE__KUNROLL for (int j = 0; j < 32; j++) _mm512_stream_si512(dcol[j], r[j]); }
   else { TFE__KUNROLL for (int j = 0; j < 32; j++) _mm512_storeu_si512(dcol[j], r[j]); }
 }
+/* Skewed columns of 1- and 2-byte kinds (tfe__kskew_row's scheme for 8-byte ones): column j's
+ * register (64 bytes: rows ib .. ib + n-1, n = 64 / es) joined with the same column's register
+ * from the block above (car[j]) into the whole line that starts a_j elements before it (a_j:
+ * the column's offset in its line; idx[j] = tfe__kz_join_idx(a_j)), which is streamed; the first
+ * row of blocks stores only its lanes from a_j on, tfe__kz_skew_tail the rest of the last. The
+ * join is one two-source permute: 16-bit lanes on AVX-512BW, bytes need VBMI
+ * (TFE__KHAVE_SKEW1). */
+#if defined(__AVX512VBMI__)
+#define TFE__KHAVE_SKEW1 1
+#else
+#define TFE__KHAVE_SKEW1 0
+#endif
+TFE_INTERNAL __m512i tfe__kz_join_idx(size_t es, int a) {
+  if (es == 2)
+    return _mm512_add_epi16(_mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12,
+                                             11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                            _mm512_set1_epi16((short)(32 - a)));
+  return _mm512_add_epi8(_mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43,
+                                         42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22,
+                                         21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                         _mm512_set1_epi8((char)(64 - a)));
+}
+TFE_INTERNAL __m512i tfe__kz_join(size_t es, __m512i prev, __m512i idx, __m512i cur) {
+  if (es == 2) return _mm512_permutex2var_epi16(prev, idx, cur);
+#if TFE__KHAVE_SKEW1
+  return _mm512_permutex2var_epi8(prev, idx, cur);
+#else
+  (void)prev; (void)idx;
+  return cur; /* (not reached: k_copy_skew12_plans_ leaves bytes without VBMI to the buffer) */
+#endif
+}
+/* Lanes [lo, hi) of v stored at p (lanes of es bytes). */
+TFE_INTERNAL void tfe__kz_store_lanes(size_t es, void *p, __m512i v, int lo, int hi) {
+  if (es == 2) {
+    __mmask32 m = (__mmask32)((hi >= 32 ? 0xFFFFFFFFu : (1u << hi) - 1) & ~((1u << lo) - 1));
+    _mm512_mask_storeu_epi16(p, m, v);
+  } else {
+    __mmask64 m = (hi >= 64 ? ~0ull : (1ull << hi) - 1) & ~((1ull << lo) - 1);
+    _mm512_mask_storeu_epi8(p, m, v);
+  }
+}
+/* 32 columns: v[j] to dcol[j] (row ib of the column; first: ib is the tile's first row). */
+TFE_INTERNAL void tfe__kz_skew_cols(size_t es, void *const *dcol, const __m512i *v, __m512i *car, const __m512i *idx,
+                                    bool first) {
+  const int n = (int)(64 / es);
+  for (int j = 0; j < 32; j++) {
+    char *dj = (char *)dcol[j];
+    const int a = (int)(((uintptr_t)dj & 63) / es);
+    char *line = dj - a * (int)es;
+    if (!a) _mm512_stream_si512((void *)line, v[j]);
+    else if (first) tfe__kz_store_lanes(es, line, tfe__kz_join(es, v[j], idx[j], v[j]), a, n); /* (lanes < a: none) */
+    else _mm512_stream_si512((void *)line, tfe__kz_join(es, car[j], idx[j], v[j]));
+    car[j] = v[j];
+  }
+}
+/* After the last whole row of blocks (dcol[j] at row m0): each of 32 columns' lanes before m0,
+ * and the r < n rows from m0 on in v (r = 0: none): the join with the block above gives
+ * the line from m0 - a_j, stored up to row m0 + r (all of it streamed when whole), the rest of
+ * v (rows past that line's end) in the next line. */
+TFE_INTERNAL void tfe__kz_skew_end(size_t es, void *const *dcol, const __m512i *car, const __m512i *idx, const __m512i *v,
+                                   int r) {
+  const int n = (int)(64 / es);
+  for (int j = 0; j < 32; j++) {
+    char *dj = (char *)dcol[j];
+    const int a = (int)(((uintptr_t)dj & 63) / es);
+    char *line = dj - a * (int)es;
+    if (!r) {
+      if (a) tfe__kz_store_lanes(es, line, tfe__kz_join(es, car[j], idx[j], car[j]), 0, a);
+      continue;
+    }
+    const __m512i l = tfe__kz_join(es, car[j], idx[j], v[j]);
+    if (a + r < n) { tfe__kz_store_lanes(es, line, l, 0, a + r); continue; }
+    _mm512_stream_si512((void *)line, l);
+    if (a + r > n) tfe__kz_store_lanes(es, line + 64, tfe__kz_join(es, v[j], idx[j], v[j]), 0, a + r - n);
+  }
+}
+/* 32 x 32 2-byte elements by unpacks (16-, 32-, 64-bit, then 128-bit lanes across four row
+ * groups; on Intel cheaper than the two-source permutes of tfe__ktr2z): row k at srow[k] + off
+ * bytes, out[c] = column c. */
+TFE_INTERNAL void tfe__ktr2u(__m512i *out, const void *const *srow, int64_t off) {
+  __m512i g[4][8];
+  for (int q = 0; q < 4; q++) {
+    __m512i r[8], t[8], u[8];
+    for (int k = 0; k < 8; k++) r[k] = _mm512_loadu_si512((const char *)srow[q * 8 + k] + off);
+    for (int k = 0; k < 4; k++) {
+      t[2 * k] = _mm512_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
+      t[2 * k + 1] = _mm512_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
+    }
+    for (int k = 0; k < 2; k++)
+      for (int h = 0; h < 2; h++) {
+        u[4 * k + 2 * h] = _mm512_unpacklo_epi32(t[4 * k + h], t[4 * k + h + 2]);
+        u[4 * k + 2 * h + 1] = _mm512_unpackhi_epi32(t[4 * k + h], t[4 * k + h + 2]);
+      }
+    for (int k = 0; k < 4; k++) {
+      g[q][2 * k] = _mm512_unpacklo_epi64(u[k], u[k + 4]);
+      g[q][2 * k + 1] = _mm512_unpackhi_epi64(u[k], u[k + 4]);
+    }
+  }
+  for (int c = 0; c < 8; c++) { /* g[q][c] lane L: column 8L + c of rows 8q .. 8q + 7 */
+    __m512i a0 = _mm512_shuffle_i64x2(g[0][c], g[1][c], 0x44), a1 = _mm512_shuffle_i64x2(g[0][c], g[1][c], 0xee);
+    __m512i b0 = _mm512_shuffle_i64x2(g[2][c], g[3][c], 0x44), b1 = _mm512_shuffle_i64x2(g[2][c], g[3][c], 0xee);
+    out[c] = _mm512_shuffle_i64x2(a0, b0, 0x88);
+    out[8 + c] = _mm512_shuffle_i64x2(a0, b0, 0xdd);
+    out[16 + c] = _mm512_shuffle_i64x2(a1, b1, 0x88);
+    out[24 + c] = _mm512_shuffle_i64x2(a1, b1, 0xdd);
+  }
+}
 /* Rows i and i + n/2 joined at load time: the low (h 0) or high (h 1) 32 bytes of each, the
  * first in the low half (the 256-bit stage as a 256-bit load and an insert from memory: no
  * lane shuffle, and for bytes no stack pass). */
@@ -416,15 +523,19 @@ TFE_INTERNAL void tfe__ktr2z(void *const *dcol, const void *const *srow, bool nt
   tfe__kz_store(dcol, r, nt);
 }
 /* 64 x 64 bytes: two halves of 32 columns, each from the low or high 32 bytes of every row. */
+/* Columns 32h .. 32h + 31 of the 64 x 64 bytes at srow[i] + off, out[j] = column 32h + j. */
+TFE_INTERNAL void tfe__ktr1z_half(__m512i *r, const void *const *srow, int64_t off, int h) {
+  TFE__KUNROLL for (int i = 0; i < 32; i++) r[i] = TFE__KLD2((const char *)srow[i] + off, (const char *)srow[i + 32] + off, h);
+  TFE__KSTAGE(TFE__KSW128, r, 16);
+  TFE__KSTAGE(TFE__KSW64, r, 8);
+  TFE__KSTAGE(TFE__KSW32, r, 4);
+  TFE__KSTAGE(TFE__KSW16, r, 2);
+  TFE__KSTAGE(TFE__KSW8, r, 1);
+}
 TFE_INTERNAL void tfe__ktr1z(void *const *dcol, const void *const *srow, bool nt) {
   __m512i r[32];
   for (int h = 0; h < 2; h++) {
-    TFE__KUNROLL for (int i = 0; i < 32; i++) r[i] = TFE__KLD2(srow[i], srow[i + 32], h);
-    TFE__KSTAGE(TFE__KSW128, r, 16);
-    TFE__KSTAGE(TFE__KSW64, r, 8);
-    TFE__KSTAGE(TFE__KSW32, r, 4);
-    TFE__KSTAGE(TFE__KSW16, r, 2);
-    TFE__KSTAGE(TFE__KSW8, r, 1);
+    tfe__ktr1z_half(r, srow, 0, h);
     tfe__kz_store(dcol + 32 * h, r, nt);
   }
 }
@@ -502,6 +613,43 @@ TFE_INTERNAL void tfe__ktr12x16(size_t es, void *const *dcol, const void *const 
   for (int i = 0; i < n; i++) r[i] = _mm_loadu_si128((const __m128i *)srow[i]);
   if (es == 1) tfe__ktr16x1_regs(r); else tfe__ktr8x2_regs(r);
   for (int j = 0; j < n; j++) _mm_storeu_si128((__m128i *)dcol[j], r[j]);
+}
+/* The same block with only its first ncols columns stored (the rest computed and dropped),
+ * streamed when nt (each dcol[j] 16-byte aligned; the caller issues tfe__ksfence). */
+TFE_INTERNAL void tfe__ktr12x16_cols(size_t es, void *const *dcol, const void *const *srow, int ncols, bool nt) {
+  __m128i r[16];
+  const int n = es == 1 ? 16 : 8;
+  for (int i = 0; i < n; i++) r[i] = _mm_loadu_si128((const __m128i *)srow[i]);
+  if (es == 1) tfe__ktr16x1_regs(r); else tfe__ktr8x2_regs(r);
+  if (nt) for (int j = 0; j < ncols; j++) _mm_stream_si128((__m128i *)dcol[j], r[j]);
+  else for (int j = 0; j < ncols; j++) _mm_storeu_si128((__m128i *)dcol[j], r[j]);
+}
+/* Records of at most 8 bytes, 4n of them (n = 16 / es): record i at srow[i] (8 bytes readable
+ * there), its first ncols elements (ncols <= n / 2) spread over destination columns dcol[j],
+ * which receive 64 bytes each (element i of column j: element j of record i), streamed when nt
+ * (32-byte aligned; whole lines where 64-byte aligned), else stored normally. Two
+ * records share a 16-byte row (i and i + n in its halves) and the AVX2 lanes carry two row
+ * groups, so one n x n transpose of 256-bit registers moves 4n records: four times the records
+ * of tfe__ktr12x16_cols for the same shuffles. */
+TFE_INTERNAL void tfe__ktr12_recs8(size_t es, void *const *dcol, const void *const *srow, int ncols, int nt) {
+  const int n = es == 1 ? 16 : 8, h = n / 2;
+  __m256i y[16];
+  if (ncols > h) ncols = h;
+  for (int i = 0; i < n; i++) {
+    __m128d lo = _mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)srow[i]));
+    __m128d hi = _mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)srow[2 * n + i]));
+    lo = _mm_loadh_pd(lo, (const double *)srow[n + i]);
+    hi = _mm_loadh_pd(hi, (const double *)srow[3 * n + i]);
+    y[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_castpd_si128(lo)), _mm_castpd_si128(hi), 1);
+  }
+  if (es == 1) tfe__ktr16x1y_regs(y); else tfe__ktr8x2y_regs(y);
+  /* y[j] lanes: column j of records 0..n-1 and 2n..3n-1; y[h + j]: of n..2n-1 and 3n..4n-1 */
+  for (int j = 0; j < ncols; j++) {
+    __m256i a = _mm256_permute2x128_si256(y[j], y[h + j], 0x20), b = _mm256_permute2x128_si256(y[j], y[h + j], 0x31);
+    __m256i *q = (__m256i *)dcol[j];
+    if (nt) { _mm256_stream_si256(q, a); _mm256_stream_si256(q + 1, b); }
+    else { _mm256_storeu_si256(q, a); _mm256_storeu_si256(q + 1, b); }
+  }
 }
 /* Any size with register blocks (tfe__krb): one block, pointers per source row (tfe__krb of
  * them) and destination column (tfe__kcb). */

@@ -501,6 +501,7 @@ TK_SKEW(u8, u8, tk_u8, TK_U8VAL, 150)
 TK_SKEW(u16, u16, tk_u16, TK_U16VAL, 150)
 TK_SKEW(wu8, u8, tk_u8, TK_U8VAL, 1100)
 TK_SKEW(wu16, u16, tk_u16, TK_U16VAL, 1100)
+TK_SKEW(wf32, f32, float, TK_VAL, 1100)
 TK_SKEW(f32, f32, float, TK_VAL, 150)
 TK_SKEW(f64, f64, double, TK_VAL, 150)
 TK_SKEW(c128, c128, double complex, TK_CVAL, 150)
@@ -536,8 +537,8 @@ static void test_skew_lines(void **st) {
   assert_true(tfe__st.kernel_stat[7] > 0); /* the buffered plans (skewed lines run in their tiles) */
 }
 
-/* Session 28: copy_skew_lines 2, the skewed form for 1- and 2-byte kinds (k_copy_skew12_, counter
- * 44 on AVX-512BW hosts, bytes with VBMI): the transposes of test_skew_lines with up to 1100
+/* Session 28: copy_skew_lines 2, the skewed form for 1-, 2- and 4-byte kinds (k_copy_skew12_,
+ * counter 44 on AVX-512BW hosts, bytes with VBMI): the transposes of test_skew_lines with up to 1100
  * source columns (the form takes tiles of 8 blocks' columns and more) and source runs of 512 to
  * 2048 bytes a tile (copy_skew_run_bytes), so that tiles end inside columns, rims and thin edge
  * tiles (written unbuffered) occur; narrower ones that it declines; 1 and 2 threads, the reversed source dim in one case of
@@ -554,7 +555,7 @@ static void test_skew12_lines(void **st) {
     TK_TUNE(copy_buffered_tiles, 2);
     TK_TUNE(copy_skew_lines, mode < 6 ? 2 + mode / 2 % 2 : 1); /* (3: bytes too) */
     TK_TUNE(copy_skew_run_bytes, 512 << (mode % 3));
-    for (int c = 0; c < tu_cases(16); c++) { tk_skew_wu8(&r); tk_skew_wu16(&r); tk_skew_u8(&r); }
+    for (int c = 0; c < tu_cases(16); c++) { tk_skew_wu8(&r); tk_skew_wu16(&r); tk_skew_wf32(&r); tk_skew_u8(&r); }
   }
   TK_TUNE(copy_skew_lines, 1);
   TK_TUNE(copy_skew_run_bytes, 4096);

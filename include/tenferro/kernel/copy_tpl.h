@@ -605,6 +605,18 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   TFE_FN(k_copy_buf_out_next_)(p, d, b, s, n0, n1, lb, rev, runs);
 }
 
+/* One register block of k_copy_skew12_: columns jb + hc*h .. of the rows at srow[] into v (2-byte
+ * kinds 32 x 32, bytes 64 rows x 32 columns (h: which half), 4-byte kinds 16 x 8). */
+TFE_INTERNAL void TFE_FN(k_skew_block_)(void *v, const void *const *srow, int64_t jb, int h) {
+#if defined(__AVX512BW__)
+  const int64_t es = (int64_t)sizeof(TFE_T);
+  if (es == 2) tfe__ktr2u((__m512i *)v, srow, jb * es);
+  else if (es == 1) tfe__ktr1z_half((__m512i *)v, srow, jb, h);
+  else tfe__ktr4z((__m512i *)v, srow, (jb + 8 * h) * es);
+#else
+  (void)v; (void)srow; (void)jb; (void)h;
+#endif
+}
 /* k_copy_skew_ for 1- and 2-byte kinds (AVX-512BW; bytes also VBMI, copy_skew_lines 2): blocks
  * of n = 64 / es rows and columns transposed in registers (tfe__ktr2u, tfe__ktr1z_half), each
  * column joined with its register from the block above into the whole line that starts a_j
@@ -617,7 +629,8 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew12_)(const TFE_TY(kcopy_) *c, const tfe__kpl
                                          int64_t n0, int64_t n1, int tid) {
 #if defined(__AVX512BW__)
   const int64_t es = (int64_t)sizeof(TFE_T), n = 64 / es;
-  if (es > 2 || !c->skew12 || n0 < n || n1 < n) return false;
+  if (es > 4 || !c->skew12 || n0 < n || n1 < n) return false;
+  const int64_t hc = es == 2 ? 32 : es == 1 ? 32 : 8, nh = n / hc; /* (columns a register block: hc, nh of them) */
   const bool rev = p->g[1].step[1] < 0;
   if (rev) s -= n1 - 1;
   tfe__kstat_add(44);
@@ -633,16 +646,11 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew12_)(const TFE_TY(kcopy_) *c, const tfe__kpl
     for (int64_t i = 0; i < n; i++) srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
     for (int64_t jb = 0; jb < m1; jb += n) {
       for (int64_t j = 0; j < n; j++) dc[j] = TFE__KDCOL(jb + j) + ib;
-      if (es == 2) {
+      for (int h = 0; h < nh; h++) {
         __m512i v[32];
-        tfe__ktr2u(v, srow, jb * es);
-        tfe__kz_skew_cols(2, dc, v, car + jb, idx + jb, ib == 0);
-      } else
-        for (int h = 0; h < 2; h++) {
-          __m512i v[32];
-          tfe__ktr1z_half(v, srow, jb, h);
-          tfe__kz_skew_cols(1, dc + 32 * h, v, car + jb + 32 * h, idx + jb + 32 * h, ib == 0);
-        }
+        TFE_FN(k_skew_block_)(v, srow, jb, h);
+        tfe__kz_skew_cols((size_t)es, dc + hc * h, v, car + jb + hc * h, idx + jb + hc * h, ib == 0, (int)hc);
+      }
     }
   }
   /* the rows from m0 on: one more row of blocks, its rows past n0 repeating the last */
@@ -650,11 +658,10 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew12_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   for (int64_t i = 0; i < n; i++) srow[i] = s + TFE__KOFF(p, 0, 1, r ? m0 + (i < r ? i : r - 1) : 0);
   for (int64_t jb = 0; jb < m1; jb += n) {
     for (int64_t j = 0; j < n; j++) dc[j] = TFE__KDCOL(jb + j) + m0;
-    for (int h = 0; h < (es == 2 ? 1 : 2); h++) {
+    for (int h = 0; h < nh; h++) {
       __m512i v[32];
-      if (r && es == 2) tfe__ktr2u(v, srow, jb * es);
-      else if (r) tfe__ktr1z_half(v, srow, jb, h);
-      tfe__kz_skew_end((size_t)es, dc + 32 * h, car + jb + 32 * h, idx + jb + 32 * h, v, r);
+      if (r) TFE_FN(k_skew_block_)(v, srow, jb, h);
+      tfe__kz_skew_end((size_t)es, dc + hc * h, car + jb + hc * h, idx + jb + hc * h, v, r, (int)hc);
     }
   }
   for (int64_t q = m1; q < n1; q++) { /* rim columns */
@@ -876,7 +883,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew12_plans_)(const TFE_TY(view) *dst, const TF
 #if defined(__AVX512BW__)
   const int64_t es = (int64_t)sizeof(TFE_T), run = tfe__st.tune.copy_skew_run_bytes / es;
   const int mode = tfe__st.tune.copy_skew_lines;
-  if (es > 2 || mode < 2 || (es == 1 && (mode < 3 || !TFE__KHAVE_SKEW1)) || !tfe__ksimd() || p->along_src ||
+  if (es > 4 || es == 3 || mode < 2 || (es == 1 && (mode < 3 || !TFE__KHAVE_SKEW1)) || !tfe__ksimd() || p->along_src ||
       p->g[0].nd != 1 || p->g[1].nd != 1)
     return false;
   const int64_t *str[2] = {dst->lay.strides, src->lay.strides};

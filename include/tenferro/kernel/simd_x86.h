@@ -396,6 +396,8 @@ TFE_INTERNAL void tfe__kz_store(void *const *dcol, const __m512i *r, bool nt) {
 #define TFE__KHAVE_SKEW1 0
 #endif
 TFE_INTERNAL __m512i tfe__kz_join_idx(size_t es, int a) {
+  if (es == 4)
+    return _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(16 - a));
   if (es == 2)
     return _mm512_add_epi16(_mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12,
                                              11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
@@ -406,6 +408,7 @@ TFE_INTERNAL __m512i tfe__kz_join_idx(size_t es, int a) {
                          _mm512_set1_epi8((char)(64 - a)));
 }
 TFE_INTERNAL __m512i tfe__kz_join(size_t es, __m512i prev, __m512i idx, __m512i cur) {
+  if (es == 4) return _mm512_permutex2var_epi32(prev, idx, cur);
   if (es == 2) return _mm512_permutex2var_epi16(prev, idx, cur);
 #if TFE__KHAVE_SKEW1
   return _mm512_permutex2var_epi8(prev, idx, cur);
@@ -416,7 +419,9 @@ TFE_INTERNAL __m512i tfe__kz_join(size_t es, __m512i prev, __m512i idx, __m512i 
 }
 /* Lanes [lo, hi) of v stored at p (lanes of es bytes). */
 TFE_INTERNAL void tfe__kz_store_lanes(size_t es, void *p, __m512i v, int lo, int hi) {
-  if (es == 2) {
+  if (es == 4) {
+    _mm512_mask_storeu_epi32(p, (__mmask16)(((1u << hi) - 1) & ~((1u << lo) - 1)), v);
+  } else if (es == 2) {
     __mmask32 m = (__mmask32)((hi >= 32 ? 0xFFFFFFFFu : (1u << hi) - 1) & ~((1u << lo) - 1));
     _mm512_mask_storeu_epi16(p, m, v);
   } else {
@@ -424,11 +429,11 @@ TFE_INTERNAL void tfe__kz_store_lanes(size_t es, void *p, __m512i v, int lo, int
     _mm512_mask_storeu_epi8(p, m, v);
   }
 }
-/* 32 columns: v[j] to dcol[j] (row ib of the column; first: ib is the tile's first row). */
+/* nc columns: v[j] to dcol[j] (row ib of the column; first: ib is the tile's first row). */
 TFE_INTERNAL void tfe__kz_skew_cols(size_t es, void *const *dcol, const __m512i *v, __m512i *car, const __m512i *idx,
-                                    bool first) {
+                                    bool first, int nc) {
   const int n = (int)(64 / es);
-  for (int j = 0; j < 32; j++) {
+  for (int j = 0; j < nc; j++) {
     char *dj = (char *)dcol[j];
     const int a = (int)(((uintptr_t)dj & 63) / es);
     char *line = dj - a * (int)es;
@@ -438,14 +443,14 @@ TFE_INTERNAL void tfe__kz_skew_cols(size_t es, void *const *dcol, const __m512i 
     car[j] = v[j];
   }
 }
-/* After the last whole row of blocks (dcol[j] at row m0): each of 32 columns' lanes before m0,
+/* After the last whole row of blocks (dcol[j] at row m0): each of nc columns' lanes before m0,
  * and the r < n rows from m0 on in v (r = 0: none): the join with the block above gives
  * the line from m0 - a_j, stored up to row m0 + r (all of it streamed when whole), the rest of
  * v (rows past that line's end) in the next line. */
 TFE_INTERNAL void tfe__kz_skew_end(size_t es, void *const *dcol, const __m512i *car, const __m512i *idx, const __m512i *v,
-                                   int r) {
+                                   int r, int nc) {
   const int n = (int)(64 / es);
-  for (int j = 0; j < 32; j++) {
+  for (int j = 0; j < nc; j++) {
     char *dj = (char *)dcol[j];
     const int a = (int)(((uintptr_t)dj & 63) / es);
     char *line = dj - a * (int)es;
@@ -458,6 +463,17 @@ TFE_INTERNAL void tfe__kz_skew_end(size_t es, void *const *dcol, const __m512i *
     _mm512_stream_si512((void *)line, l);
     if (a + r > n) tfe__kz_store_lanes(es, line + 64, tfe__kz_join(es, v[j], idx[j], v[j]), 0, a + r - n);
   }
+}
+/* 16 rows x 8 columns of 4-byte elements (two 8 x 8 blocks of tfe__ktr8x4_regs): row i at
+ * srow[i] + off bytes, v[j] = column j (16 rows, one line). */
+TFE_INTERNAL void tfe__ktr4z(__m512i *v, const void *const *srow, int64_t off) {
+  __m256 r[8], lo[8], hi[8];
+  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps((const float *)(const void *)((const char *)srow[i] + off));
+  tfe__ktr8x4_regs(r, lo);
+  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps((const float *)(const void *)((const char *)srow[8 + i] + off));
+  tfe__ktr8x4_regs(r, hi);
+  for (int j = 0; j < 8; j++)
+    v[j] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(lo[j])), _mm256_castps_si256(hi[j]), 1);
 }
 /* 32 x 32 2-byte elements by unpacks (16-, 32-, 64-bit, then 128-bit lanes across four row
  * groups; on Intel cheaper than the two-source permutes of tfe__ktr2z): row k at srow[k] + off

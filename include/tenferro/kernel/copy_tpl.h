@@ -617,11 +617,11 @@ TFE_INTERNAL void TFE_FN(k_skew_block_)(void *v, const void *const *srow, int64_
   (void)v; (void)srow; (void)jb; (void)h;
 #endif
 }
-/* k_copy_skew_ for 1- and 2-byte kinds (AVX-512BW; bytes also VBMI, copy_skew_lines 2): blocks
- * of n = 64 / es rows and columns transposed in registers (tfe__ktr2u, tfe__ktr1z_half), each
+/* k_copy_skew_ for 1-, 2- and 4-byte kinds (AVX-512BW; bytes also VBMI and copy_skew_lines 3): blocks
+ * of n = 64 / es rows transposed in registers (k_skew_block_: 32 or 8 columns a block), each
  * column joined with its register from the block above into the whole line that starts a_j
- * elements before it, streamed (tfe__kz_skew_cols); the tile buffer holds each column's register
- * and join index (k_copy_skew12_bytes_). Rows are walked outermost so that each source row is
+ * elements before it, streamed (tfe__kz_skew_cols); the tile buffer (128 bytes a column,
+ * k_copy_plan_) holds each column's register and join index. Rows are walked outermost so that each source row is
  * read along the tile's whole width: the plan gives these tiles long source runs
  * (copy_skew_run_bytes; k_copy_skew12_plans_). Rims in loops. False for tiles under a block a
  * side (the caller writes them unbuffered). */

@@ -134,7 +134,7 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * whole lines (copy_stream_line_runs), [42] 1- and 2-byte tiles of fewer rows than a register
  * block interleaved by 16-byte transposes (copy_interleave_rows), [43] 1- and 2-byte tiles of
  * fewer columns than a register block (short records) spread by 16-byte transposes
- * (copy_deinterleave_rows), [44] 1- and 2-byte tiles written as skewed lines (k_copy_skew12_,
+ * (copy_deinterleave_rows), [44] 1-, 2- and 4-byte tiles written as skewed lines (k_copy_skew12_,
  * copy_skew_lines 2 and 3). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);

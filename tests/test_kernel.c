@@ -629,6 +629,61 @@ static void test_buffer_spread(void **st) {
   tfe__st.kernel_stat_on = 0;
 }
 
+/* Session 29: copy_long_row_bytes, transposes written in place into streamed outputs re-planned
+ * as tiles of 16 long source rows (k_copy_long_rows_, counter 45). A [d0, d1a, d1b] source
+ * (d1a x d1b one contiguous run of up to 3000 elements, so that tiles end inside rows and rows
+ * inside tiles) into 64-byte aligned columns of d0 = 16..88 elements (row rims past 16) ld
+ * apart (margins must stay untouched); the source run reversed in one case of four (declined:
+ * its rows run backwards) and the row bytes 1024..8192; 4-, 8- and 16-byte kinds, 1 and 2
+ * threads; every element checked. Off (0), counter 45 stays put. */
+#define TK_LONGROWS(S, T, VAL)                                                                    \
+  static void tk_longrows_##S(tu_rng *r, bool on) {                                              \
+    const int64_t L = 64 / (int64_t)sizeof(T);                                                   \
+    int64_t d0 = 8 * tu_int(r, 2, 11), d1a = tu_int(r, 1, 60), d1b = tu_int(r, 1, 50);           \
+    if (d0 % L) d0 += L - d0 % L;                                                                \
+    int64_t d1 = d1a * d1b, ld = d0 + L * tu_int(r, 0, 2), n = d0 * d1, m = ld * d1;             \
+    T *src = malloc(sizeof(T) * (size_t)n), *dst = aligned_alloc(64, sizeof(T) * (size_t)m), none = VAL(-1); \
+    for (int64_t i = 0; i < n; i++) src[i] = VAL(i);                                             \
+    for (int64_t i = 0; i < m; i++) dst[i] = none;                                               \
+    tfe_view_##S sv = {src, {3, 0, {d0, d1a, d1b}, {d1, d1b, 1}}, false};                        \
+    tfe_view_##S dv = {dst, {3, 0, {d0, d1a, d1b}, {1, ld * d1b, ld}}, false};                   \
+    if (tu_int(r, 0, 3) == 0) { sv.lay.strides[2] = -1; sv.lay.offset = d1b - 1; }              \
+    int64_t before = tfe__st.kernel_stat[45];                                                    \
+    assert_int_equal(tfe_copy_##S(&dv, &sv), TFE_OK);                                            \
+    if (!on) assert_int_equal(tfe__st.kernel_stat[45], before);                                  \
+    for (int64_t a = 0; a < d1a; a++)                                                            \
+      for (int64_t b = 0; b < d1b; b++)                                                          \
+        for (int64_t i = 0; i < ld; i++) {                                                       \
+          const T *want = i < d0 ? &src[sv.lay.offset + i * d1 + a * d1b + b * sv.lay.strides[2]] : &none; \
+          if (memcmp(&dst[i + (a * d1b + b) * ld], want, sizeof(T)))                             \
+            fail_msg(#S " [%lld %lld %lld] ld %lld at (%lld %lld %lld)", (long long)d0, (long long)d1a, \
+                     (long long)d1b, (long long)ld, (long long)i, (long long)a, (long long)b);   \
+        }                                                                                        \
+    free(src); free(dst);                                                                        \
+  }
+TK_LONGROWS(f32, float, TK_VAL)
+TK_LONGROWS(f64, double, TK_VAL)
+TK_LONGROWS(c128, double complex, TK_CVAL)
+static void test_long_rows(void **st) {
+  (void)st;
+  tu_rng r = {2929};
+  tfe__st.kernel_stat_on = 1;
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+  for (int mode = 0; mode < 8; mode++) {
+    const bool on = mode < 6;
+    tfe_set_num_threads(1 + mode % 2);
+    tk_paths(0);
+    TK_TUNE(kernel_stream_min_bytes, 0);
+    TK_TUNE(copy_buffered_tiles, 1); /* (aligned columns written in place) */
+    TK_TUNE(copy_long_row_bytes, on ? 1024 << (mode % 4) : 0);
+    for (int c = 0; c < tu_cases(16); c++) { tk_longrows_f32(&r, on); tk_longrows_f64(&r, on); tk_longrows_c128(&r, on); }
+  }
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+  if (tfe__krb(8)) assert_true(tfe__st.kernel_stat[45] > 0);
+}
+
 /* Session 27: copy_interleave_rows. Batches of transposes [R, C, B] from a [C, R, B] source, a
  * 1- or 2-byte kind with R under a 16-byte block's rows: the destination's columns of R
  * elements follow one another (records interleaved from R rows). Counter 42 stays put when
@@ -1631,6 +1686,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_skew_lines, 2);
   assert_int_equal(d.copy_skew_run_bytes, 8192);
   assert_int_equal(d.copy_deinterleave_rows, 2);
+  assert_int_equal(d.copy_long_row_bytes, -1);
+  assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
   assert_int_equal(d.copy_block_prefetch_spread, 1);
@@ -1704,6 +1761,9 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_deinterleave_rows, 3);
   TK_REJECT(copy_skew_lines, 4);
   TK_REJECT(copy_skew_run_bytes, 32);
+  TK_REJECT(copy_long_row_bytes, -2);
+  TK_REJECT(kernel_table_tile_bytes, 0);
+  TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT
   assert_int_equal(tfe_tuning_set(&t), TFE_OK);
   bad = t;
@@ -1776,7 +1836,7 @@ int main(void) {
       cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
       cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs),
-      cmocka_unit_test(test_stream_line_runs), cmocka_unit_test(test_interleave_rows), cmocka_unit_test(test_deinterleave_rows), cmocka_unit_test(test_skew12_lines), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_stream_line_runs), cmocka_unit_test(test_interleave_rows), cmocka_unit_test(test_deinterleave_rows), cmocka_unit_test(test_skew12_lines), cmocka_unit_test(test_long_rows), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

@@ -24,7 +24,8 @@ typedef struct tfe_tuning {
   int64_t kernel_small_elems;      /* 1024: views up to this many elements run plain loops, unplanned */
   int64_t kernel_parallel_min;     /* 32768: fewer elements run on one thread */
   int64_t kernel_tiny_dim;         /* 8: a destination run shorter than this is tiny (gather tiles) */
-  int64_t kernel_table_tile_bytes; /* 512: table tiles span this much along the input, twice along G0 */
+  int64_t kernel_table_tile_bytes; /* -1: per CPU (2048 for 8-byte kinds on AMD with AVX-512, else
+                                    * 512): table tiles span this much along the input, twice along G0 */
   int kernel_gather_all;           /* 0; 1: gather tiles for every transpose led by a tiny dim */
   int kernel_prefetch_strips;      /* 2: software prefetch of strided rows, in 8-row strips (0: off) */
   int64_t kernel_stream_min_bytes; /* 16 MiB: outputs from this size use streaming stores */
@@ -228,13 +229,18 @@ typedef struct tfe_tuning {
                                     * destination rows) run 16-byte register transposes, whole
                                     * aligned lines of streamed outputs streamed; 1: the same with
                                     * normal stores only (0: scalar loops) */
+
+  /* ---- kernel room, session 29 (docs/kernel.md, "Tuning") ------------------------------- */
+  int64_t copy_long_row_bytes;     /* -1: per CPU (8192 on AMD with AVX-512, else 0): transposes of
+                                    * 4-, 8- and 16-byte kinds written in place into streamed
+                                    * outputs take tiles of 16 source rows this long (0: never) */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
 #define TFE__TUNING_DEFAULTS { \
   /* kernel */ \
   .kernel_small_elems = 1024, .kernel_parallel_min = 32768, .kernel_tiny_dim = 8, \
-  .kernel_table_tile_bytes = 512, .kernel_gather_all = 0, .kernel_prefetch_strips = 2, \
+  .kernel_table_tile_bytes = -1, .kernel_gather_all = 0, .kernel_prefetch_strips = 2, \
   .kernel_stream_min_bytes = (int64_t)16 << 20, .kernel_stream_edge_lines = 1, \
   .kernel_vector_gather = 0, .kernel_portable = 0, .copy_tile_bytes = 512, \
   .copy_run_split_bytes = 256, .copy_run_split_far_bytes = 2048, .copy_run_prefetch_bytes = 512, .copy_buffered_tiles = -1, \
@@ -259,6 +265,7 @@ typedef struct tfe_tuning {
   /* prims (session 26) */ .small_wide_cols = 1, .small_tn_pack_rows = 5, \
   /* kernel (session 27) */ .copy_stream_line_runs = 1, .copy_interleave_rows = 1, \
   /* kernel (session 28) */ .copy_skew_run_bytes = 8192, .copy_deinterleave_rows = 2, \
+  /* kernel (session 29) */ .copy_long_row_bytes = -1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -283,7 +290,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(kernel_small_elems, 0, big);
   TFE__TUNE_RANGE(kernel_parallel_min, 0, big);
   TFE__TUNE_RANGE(kernel_tiny_dim, 0, big);
-  TFE__TUNE_RANGE(kernel_table_tile_bytes, 1, tile);
+  if (t->kernel_table_tile_bytes != -1) TFE__TUNE_RANGE(kernel_table_tile_bytes, 1, tile);
   TFE__TUNE_RANGE(kernel_gather_all, 0, 1);
   TFE__TUNE_RANGE(kernel_prefetch_strips, 0, 64);
   TFE__TUNE_RANGE(kernel_stream_min_bytes, 0, big);
@@ -338,6 +345,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_interleave_rows, 0, 1);
   TFE__TUNE_RANGE(copy_deinterleave_rows, 0, 2);
   TFE__TUNE_RANGE(copy_skew_run_bytes, 64, 1 << 20);
+  TFE__TUNE_RANGE(copy_long_row_bytes, -1, 1 << 20);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

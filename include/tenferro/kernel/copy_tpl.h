@@ -906,6 +906,36 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew12_plans_)(const TFE_TY(view) *dst, const TF
 #endif
 }
 
+/* Whether plan p, a plain transpose whose tiles k_copy_wants_buf_ writes in place into a
+ * streamed output, is made again with tiles of 16 source rows of copy_long_row_bytes each
+ * (tfe__klong_row_bytes: AMD with AVX-512 by default); kept as it was when the new plan would
+ * not be such a transpose or its rows would not be one source run of at least half that. Few long source rows are few streams that the prefetchers follow,
+ * where the usual tiles read 128-256 rows of 1 KiB: on a Zen 4, f64 256^3 [2,0,1] 12.1 -> 10.3
+ * ms, f32 4096^2 7.3-7.8 -> 6.3-7.0, c128 2048^2 7.0 -> 5.8 (docs/bench-kernel.md, session 29).
+ * 1- and 2-byte kinds keep their own tiles (16 rows are not a register block of theirs). */
+TFE_INTERNAL bool TFE_FN(k_copy_long_rows_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, tfe__kplan *p,
+                                           int64_t tg) {
+  const int64_t es = (int64_t)sizeof(TFE_T), bytes = tfe__klong_row_bytes();
+  if (es < 4 || bytes < 64 * es || p->gather || p->along_src || p->unit || p->runtile || p->shared || p->g[1].nd == 0)
+    return false;
+  const int64_t *str[2] = {dst->lay.strides, src->lay.strides};
+  int64_t off[2] = {dst->lay.offset, src->lay.offset};
+  tfe__kplan *q = (tfe__kplan *)tfe__alloc(sizeof *q);
+  if (!q) return false;
+  tfe__kplan_make(q, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 16, bytes / es, tg, false, es, true);
+  /* (rows one contiguous source run of half the length or more: c128 [24,24,17,33,3,7]
+   * [1,2,4,0,3,5], whose G1 stopped at 384 bytes, ran 1.12x slower) */
+  const bool ok = !q->gather && !q->along_src && !q->unit && !q->runtile && !q->shared && q->g[1].nd > 0 &&
+                  q->g[1].arith[1] && q->g[1].step[1] == 1 && 2 * q->g[1].len * es >= bytes && q->g[0].len >= 16 &&
+                  !TFE_FN(k_copy_wants_buf_)(q, dst->data, true, false);
+  if (ok) {
+    memcpy(p, q, sizeof *q);
+    TFE__KSTAT(45);
+  }
+  tfe__free(q);
+  return ok;
+}
+
 /* Planned copy of validated views (dims equal, numel > 0); `fresh`: dst is a new dense
  * buffer of n elements whose pages were never written: a transpose faults it in first
  * (tfe__kprefault) and then runs the tiles for written pages; other fresh copies take the
@@ -965,6 +995,7 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
   }
   TFE_TY(kcopy_) c = {dst->data, src->data, cj, !cached && n * (int64_t)sizeof(TFE_T) >= tu->kernel_stream_min_bytes, NULL, 0,
                       TFE_FN(k_view_end_)(src), false};
+  if (c.nt && !cj && !TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj)) TFE_FN(k_copy_long_rows_)(dst, src, p, tg);
   if (TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj) && TFE_FN(k_copy_skew12_plans_)(dst, src, p, tg)) {
     /* (per thread: each column's register and join index) */
     c.tile_elems = 128 * p->g[1].len / es;

@@ -135,7 +135,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * block interleaved by 16-byte transposes (copy_interleave_rows), [43] 1- and 2-byte tiles of
  * fewer columns than a register block (short records) spread by 16-byte transposes
  * (copy_deinterleave_rows), [44] 1-, 2- and 4-byte tiles written as skewed lines (k_copy_skew12_,
- * copy_skew_lines 2 and 3). */
+ * copy_skew_lines 2 and 3), [45] transposes made again as tiles of long source rows
+ * (k_copy_long_rows_, copy_long_row_bytes). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -431,7 +432,7 @@ TFE_INTERNAL void tfe__kplan_finish(tfe__kplan *p, int nops, int key, int rank, 
    * 243 x 81 for 3s; larger square tiles measured slower), stepped along the input
    * (tfe__kplan_build). */
   if (p->along_src) {
-    int64_t tbb = tfe__st.tune.kernel_table_tile_bytes, tb = tbb / p->es < 8 ? 8 : tbb / p->es;
+    int64_t tbb = tfe__ktable_bytes(p->es), tb = tbb / p->es < 8 ? 8 : tbb / p->es;
     tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tb, tb, tg0, seq_zero, TFE__KM_TABLE, run_max, run_far, far);
     TFE__KSTAT(8);
   }

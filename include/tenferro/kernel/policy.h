@@ -92,6 +92,18 @@ TFE_INTERNAL bool tfe__kcpu_fuses(void) {
  * f64 transposes ran at 0.87-0.94 of their buffered time, while the reversal of 2s, a table
  * tile, ran 1.06-1.33x slower unbuffered: docs/bench-kernel.md, session 27). See
  * k_copy_wants_buf_. */
+/* kernel_table_tile_bytes, -1: 2048 for 8-byte kinds on AMD with AVX-512 (a Zen 4 ran the
+ * reversals of 2s and 3s in 0.75-0.8 of their time with 512, and 14 of 16 f64 table copies
+ * of two sweeps faster; 4- and 16-byte kinds moved both ways, 0.77 to 1.29), 512 elsewhere. */
+TFE_INTERNAL int64_t tfe__ktable_bytes(int64_t es) {
+  const int64_t b = tfe__st.tune.kernel_table_tile_bytes;
+  return b > 0 ? b : tfe__kcpu_fuses() && es == 8 ? 2048 : 512;
+}
+/* copy_long_row_bytes, -1: 8192 on AMD with AVX-512, 0 (never) elsewhere (k_copy_long_rows_). */
+TFE_INTERNAL int64_t tfe__klong_row_bytes(void) {
+  const int64_t b = tfe__st.tune.copy_long_row_bytes;
+  return b >= 0 ? b : tfe__kcpu_fuses() ? 8192 : 0;
+}
 TFE_INTERNAL int tfe__kcopy_buf_mode(void) {
   int m = tfe__st.tune.copy_buffered_tiles;
   return m >= 0 ? m : tfe__kcpu_fuses() ? 1 : tfe__kcpu_amd() ? 3 : 4;

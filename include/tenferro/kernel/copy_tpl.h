@@ -909,7 +909,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew12_plans_)(const TFE_TY(view) *dst, const TF
 /* Whether plan p, a plain transpose whose tiles k_copy_wants_buf_ writes in place into a
  * streamed output, is made again with tiles of 16 source rows of copy_long_row_bytes each
  * (tfe__klong_row_bytes: AMD with AVX-512 by default); kept as it was when the new plan would
- * not be such a transpose or its rows would not be one source run of at least half that. Few long source rows are few streams that the prefetchers follow,
+ * not be such a transpose or its rows would not be one source run of 2 KiB or more. Few long source rows are few streams that the prefetchers follow,
  * where the usual tiles read 128-256 rows of 1 KiB: on a Zen 4, f64 256^3 [2,0,1] 12.1 -> 10.3
  * ms, f32 4096^2 7.3-7.8 -> 6.3-7.0, c128 2048^2 7.0 -> 5.8 (docs/bench-kernel.md, session 29).
  * 1- and 2-byte kinds keep their own tiles (16 rows are not a register block of theirs). */
@@ -923,10 +923,11 @@ TFE_INTERNAL bool TFE_FN(k_copy_long_rows_)(const TFE_TY(view) *dst, const TFE_T
   tfe__kplan *q = (tfe__kplan *)tfe__alloc(sizeof *q);
   if (!q) return false;
   tfe__kplan_make(q, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 16, bytes / es, tg, false, es, true);
-  /* (rows one contiguous source run of half the length or more: c128 [24,24,17,33,3,7]
-   * [1,2,4,0,3,5], whose G1 stopped at 384 bytes, ran 1.12x slower) */
+  /* (rows one contiguous source run of 2 KiB or more (or the whole knob's length): f64 256^3
+   * [1,0,2], rows of 2 KiB, 0.87 of its time; c128 [24,24,17,33,3,7] [1,2,4,0,3,5], rows of
+   * 384 bytes, 1.12x) */
   const bool ok = !q->gather && !q->along_src && !q->unit && !q->runtile && !q->shared && q->g[1].nd > 0 &&
-                  q->g[1].arith[1] && q->g[1].step[1] == 1 && 2 * q->g[1].len * es >= bytes && q->g[0].len >= 16 &&
+                  q->g[1].arith[1] && q->g[1].step[1] == 1 && q->g[1].len * es >= (bytes < 2048 ? bytes : 2048) && q->g[0].len >= 16 &&
                   !TFE_FN(k_copy_wants_buf_)(q, dst->data, true, false);
   if (ok) {
     memcpy(p, q, sizeof *q);

@@ -345,7 +345,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--steps")) steps = true;
     else if (!strcmp(argv[i], "--micro")) micro_mode = true;
     else if (!strcmp(argv[i], "--xsmm")) xsmm_mode = true;
-    else if (!strcmp(argv[i], "--tune") && i + 2 < argc) { /* --tune contract_naive_work|contract_small_mnk|small_row_regs|small_dot_depth|contract_small_orient|contract_small_mode|small_wide_cols|small_tn_pack_rows VALUE */
+    else if (!strcmp(argv[i], "--tune") && i + 2 < argc) { /* --tune contract_naive_work|contract_small_mnk|small_row_regs|small_dot_depth|contract_small_orient|contract_small_mode|small_wide_cols|small_tn_pack_rows|small_half_tail VALUE */
       tfe_tuning t = tfe_tuning_get();
       if (!strcmp(argv[i + 1], "contract_naive_work")) t.contract_naive_work = atoll(argv[i + 2]);
       else if (!strcmp(argv[i + 1], "contract_small_mnk")) t.contract_small_mnk = atoll(argv[i + 2]);
@@ -355,6 +355,7 @@ int main(int argc, char **argv) {
       else if (!strcmp(argv[i + 1], "contract_small_mode")) t.contract_small_mode = atoll(argv[i + 2]);
       else if (!strcmp(argv[i + 1], "small_wide_cols")) t.small_wide_cols = atoi(argv[i + 2]);
       else if (!strcmp(argv[i + 1], "small_tn_pack_rows")) t.small_tn_pack_rows = atoll(argv[i + 2]);
+      else if (!strcmp(argv[i + 1], "small_half_tail")) t.small_half_tail = atoi(argv[i + 2]);
       else { fprintf(stderr, "--tune: unknown field %s\n", argv[i + 1]); return 2; }
       if (tfe_tuning_set(&t) != TFE_OK) { fprintf(stderr, "%s\n", tfe_last_error()); return 2; }
       i += 2;

@@ -437,7 +437,9 @@ static void test_small_tails(void **st) {
       T *out = run ? C : R;                                                                      \
       TUNE(contract_naive_work, run ? 0 : INT64_MAX);                                            \
       TUNE(contract_small_mode, run ? 1 : 0);                                                    \
-      if (tc_rr_s26) { /* session 26: run 1 both knobs off, run 2 on (pack from 1 or 5 rows) */  \
+      if (tc_rr_s29) { /* session 29: run 1 a masked 512-bit last row vector, run 2 a 256-bit one */ \
+        TUNE(small_half_tail, run == 2);                                                         \
+      } else if (tc_rr_s26) { /* session 26: run 1 both knobs off, run 2 on (pack from 1 or 5 rows) */  \
         TUNE(small_row_regs, 1);                                                                 \
         TUNE(small_dot_depth, -1);                                                               \
         TUNE(small_wide_cols, run == 2);                                                         \
@@ -461,6 +463,7 @@ static void test_small_tails(void **st) {
     tfe__free(A); tfe__free(B); tfe__free(R); tfe__free(C);                                      \
   }
 static int tc_rr_s26; /* test_small_tn_pack: runs 1 and 2 set session 26's knobs instead */
+static int tc_rr_s29; /* test_small_half_tail: runs 1 and 2 set small_half_tail 0 and 1 instead */
 static float tc_rr_c0_f32[64 * 67];
 static double tc_rr_c0_f64[64 * 67];
 static tfe_c64 tc_rr_c0_c64[64 * 67];
@@ -495,6 +498,42 @@ static void test_small_row_regs(void **st) {
   assert_true(tc_tails() > tails); /* (some of them in place with a partial last row vector) */
 #else
   (void)tails;
+#endif
+}
+
+/* Session 29: small_half_tail against the reference loops. Random C(i,k) = A(i,j) B(j,k) (or
+ * A(j,i), or C(k,i)) with row counts whose last row vector has half the lanes or fewer (f64:
+ * 8m + 1..4, f32: 16m + 1..8, up to 2 vectors) and some that do not, depths and columns of
+ * 1-64, leading dimensions padded by 0-3, real kinds (the path's) and complex (not taken),
+ * alpha and beta; run 1 with the masked 512-bit vector, run 2 with the 256-bit one: both must
+ * equal the reference. On AVX-512 builds the half path must have run. */
+static void test_small_half_tail(void **st) {
+  (void)st;
+  uint64_t x = 0x51a7f00dull;
+  long halves = atomic_load(&tfe__st.prims.small_half);
+  tc_rr_s29 = 1;
+  for (int c = 0; c < 300; c++) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    const bool f64 = c % 3 != 1;
+    const int64_t w = f64 ? 8 : 16;
+    int64_t i = c % 5 == 4 ? 1 + (int64_t)((x >> 3) % 40) : w * (int64_t)((x >> 3) % 2) + 1 + (int64_t)((x >> 5) % (uint64_t)(w / 2));
+    int64_t j = 1 + (int64_t)((x >> 17) % 64), k = 1 + (int64_t)((x >> 25) % 64);
+    int pa = (int)((x >> 33) % 4), pb = (int)((x >> 35) % 4), pc = (int)((x >> 37) % 4);
+    int ta = (int)((x >> 39) % 4 == 0), ct = (int)((x >> 41) % 4 == 0);
+    if (c % 3 == 2) tc_rr_c128(i, j, k, pa, pb, pc, ta, ct, (uint64_t)c);
+    else if (f64) tc_rr_f64(i, j, k, pa, pb, pc, ta, ct, (uint64_t)c);
+    else tc_rr_f32(i, j, k, pa, pb, pc, ta, ct, (uint64_t)c);
+  }
+  tc_rr_s29 = 0;
+  TUNE(contract_naive_work, tfe_tuning_default().contract_naive_work);
+  TUNE(contract_small_mode, 0);
+  TUNE(small_half_tail, tfe_tuning_default().small_half_tail);
+  long got = atomic_load(&tfe__st.prims.small_half) - halves;
+  print_message("small engine calls with a half-width last row vector: %ld\n", got);
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__AVX512F__) && defined(__AVX512VL__) && defined(__x86_64__)
+  assert_true(got > 0);
+#else
+  assert_true(got == 0); /* (AVX-512 only) */
 #endif
 }
 
@@ -778,7 +817,7 @@ int main(void) {
       cmocka_unit_test(test_mps_chain_steps),
       cmocka_unit_test(test_small_tails),
       cmocka_unit_test(test_small_row_regs),
-      cmocka_unit_test(test_small_tn_pack),
+      cmocka_unit_test(test_small_tn_pack), cmocka_unit_test(test_small_half_tail),
       cmocka_unit_test(test_held_checks),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_loop_choice),

@@ -1784,6 +1784,12 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(tfe_tuning_default().small_wide_cols, 1);
   assert_int_equal(tfe_tuning_default().small_tn_pack_rows, 5);
   bad = t;
+  bad.small_half_tail = 2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "small_half_tail");
+  bad.small_half_tail = -2;
+  TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "small_half_tail");
+  assert_int_equal(tfe_tuning_default().small_half_tail, -1);
+  bad = t;
   bad.kernel_table_input_runs = 2;
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "kernel_table_input_runs");
   bad = t;

@@ -210,6 +210,10 @@ typedef struct tfe_tuning {
                                     * the vector kernel instead of the dot kernel (f64) or the
                                     * workspace (f32); those packed in the workspace use the same
                                     * transposes (0: never, as before) */
+  int small_half_tail;             /* -1 (AMD on): on AVX-512, the small engine's 1- and 2-vector
+                                    * row blocks run a masked last row vector of half the lanes
+                                    * or fewer (f64 at D = 10: 8 + 2 rows) in a 256-bit register
+                                    * (0: a masked 512-bit one) */
 
   /* ---- kernel room, session 27 (docs/kernel.md, "Tuning") ------------------------------- */
   int copy_stream_line_runs;       /* 1: copies of large (streamed) outputs made of runs of whole
@@ -231,7 +235,7 @@ typedef struct tfe_tuning {
                                     * normal stores only (0: scalar loops) */
 
   /* ---- kernel room, session 29 (docs/kernel.md, "Tuning") ------------------------------- */
-  int64_t copy_long_row_bytes;     /* -1: per CPU (8192 on AMD with AVX-512, else 0): transposes of
+  int64_t copy_long_row_bytes;     /* -1: per build (8192 with AVX-512, else 0): transposes of
                                     * 4-, 8- and 16-byte kinds written in place into streamed
                                     * outputs take tiles of 16 source rows this long (0: never) */
 } tfe_tuning;
@@ -262,7 +266,7 @@ typedef struct tfe_tuning {
   /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 1, .copy_flip_source_dims = 2, .copy_table_run_cut = 2, \
   /* kernel (session 24) */ .copy_g1_run_bytes = 32, .copy_tiny_g0_wide_g1 = 1, \
   /* kernel (session 25) */ .copy_buf_narrow_bytes = 16, .copy_g1_run_dims = 1, \
-  /* prims (session 26) */ .small_wide_cols = 1, .small_tn_pack_rows = 5, \
+  /* prims (session 26) */ .small_wide_cols = 1, .small_tn_pack_rows = 5, .small_half_tail = -1, \
   /* kernel (session 27) */ .copy_stream_line_runs = 1, .copy_interleave_rows = 1, \
   /* kernel (session 28) */ .copy_skew_run_bytes = 8192, .copy_deinterleave_rows = 2, \
   /* kernel (session 29) */ .copy_long_row_bytes = -1, \
@@ -340,6 +344,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_tiny_g0_wide_g1, 0, 1);
   TFE__TUNE_RANGE(copy_buf_narrow_bytes, 0, 64);
   TFE__TUNE_RANGE(small_wide_cols, 0, 1);
+  TFE__TUNE_RANGE(small_half_tail, -1, 1);
   TFE__TUNE_RANGE(small_tn_pack_rows, 0, 1 << 20);
   TFE__TUNE_RANGE(copy_stream_line_runs, 0, 1);
   TFE__TUNE_RANGE(copy_interleave_rows, 0, 1);

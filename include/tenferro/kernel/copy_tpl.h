@@ -908,10 +908,10 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew12_plans_)(const TFE_TY(view) *dst, const TF
 
 /* Whether plan p, a plain transpose whose tiles k_copy_wants_buf_ writes in place into a
  * streamed output, is made again with tiles of 16 source rows of copy_long_row_bytes each
- * (tfe__klong_row_bytes: AMD with AVX-512 by default); kept as it was when the new plan would
+ * (tfe__klong_row_bytes: AVX-512 builds by default); kept as it was when the new plan would
  * not be such a transpose or its rows would not be one source run of 2 KiB or more. Few long source rows are few streams that the prefetchers follow,
- * where the usual tiles read 128-256 rows of 1 KiB: on a Zen 4, f64 256^3 [2,0,1] 12.1 -> 10.3
- * ms, f32 4096^2 7.3-7.8 -> 6.3-7.0, c128 2048^2 7.0 -> 5.8 (docs/bench-kernel.md, session 29).
+ * where the usual tiles read 128-256 rows of 1 KiB: f64 256^3 [2,0,1] 0.83 of its time on a
+ * Zen 4, 0.70 on a Xeon, f32 4096^2 0.91 and 0.79 (docs/bench-kernel.md, session 29).
  * 1- and 2-byte kinds keep their own tiles (16 rows are not a register block of theirs). */
 TFE_INTERNAL bool TFE_FN(k_copy_long_rows_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, tfe__kplan *p,
                                            int64_t tg) {

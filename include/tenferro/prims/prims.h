@@ -84,6 +84,7 @@ typedef struct tfe__prims_state {
   atomic_long small_direct[3]; /* small-engine calls that read X / read Y / wrote C in place (tests) */
   atomic_long small_tail;      /* small-engine calls in place whose last row vector is masked (tests) */
   atomic_long small_tn;        /* small-engine calls on the depth-contiguous dot kernel (ps_tn_; tests) */
+  atomic_long small_half;      /* small-engine calls with a half-width last row vector (small_half_tail; tests) */
   atomic_long small_nobuf[4];  /* calls without buffers (X, Y, C in place): whole vectors, masked, dot kernel,
                                 * transposed input packed on the stack (tests) */
   tfe__blas_state blas;       /* the BLIS binding (blis.h) */

@@ -501,6 +501,32 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
 #endif
 }
 
+/* ---- a half-width last row vector (MK & 8) -----------------------------------------------------
+ * On AVX-512 a masked last vector of W / 2 lanes or fewer (f64: 10 rows as 8 + 2, 12 as 8 + 4)
+ * can run in a 256-bit register: a Zen 4 executes each 512-bit FMA as two 256-bit halves, so
+ * the tail's FMAs take half the slots a masked 512-bit one does (small_half_tail). Elsewhere
+ * the half type is the full one and the path is never taken. */
+#if TFE__PS_VB == 64 && defined(__AVX512F__) && defined(__AVX512VL__)
+typedef TFE_R TFE_FN(ps_vech_) __attribute__((vector_size(TFE__PS_VB / 2)));
+TFE_INTERNAL TFE_FN(ps_vech_) TFE_FN(ps_hmload_)(const TFE_R *p, TFE_FN(ps_mask_) m) {
+  typedef TFE_FN(ps_vech_) H;
+  if (sizeof(TFE_R) == 8) return (H)_mm256_maskz_loadu_pd((__mmask8)m, (const void *)p);
+  return (H)_mm256_maskz_loadu_ps((__mmask8)m, (const void *)p);
+}
+TFE_INTERNAL void TFE_FN(ps_hmstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vech_) v) {
+  if (sizeof(TFE_R) == 8) _mm256_mask_storeu_pd((void *)p, (__mmask8)m, (__m256d)v);
+  else _mm256_mask_storeu_ps((void *)p, (__mmask8)m, (__m256)v);
+}
+TFE_INTERNAL bool TFE_FN(ps_half_)(int64_t mrem) {
+  return 2 * mrem <= TFE__PS_W && tfe__kon_amd(tfe__st.tune.small_half_tail);
+}
+#else
+typedef TFE_FN(ps_vec_) TFE_FN(ps_vech_);
+TFE_INTERNAL TFE_FN(ps_vech_) TFE_FN(ps_hmload_)(const TFE_R *p, TFE_FN(ps_mask_) m) { return TFE_FN(ps_mload_)(p, m); }
+TFE_INTERNAL void TFE_FN(ps_hmstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vech_) v) { TFE_FN(ps_mstore_)(p, m, v); }
+TFE_INTERNAL bool TFE_FN(ps_half_)(int64_t mrem) { (void)mrem; return false; }
+#endif
+
 #define TFE__PS_J1(M) M(0)
 #define TFE__PS_J2(M) M(0) M(1)
 #define TFE__PS_J3(M) M(0) M(1) M(2)
@@ -513,12 +539,14 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
 #define TFE__PS_J10(M) TFE__PS_J9(M) M(9)
 #define TFE__PS_J11(M) TFE__PS_J10(M) M(10)
 #define TFE__PS_J12(M) TFE__PS_J11(M) M(11)
-#define TFE__PS_DECL(j) V a0_##j = zero, a1_##j = zero, a2_##j = zero, a3_##j = zero, i0_##j = zero, i1_##j = zero;
+#define TFE__PS_DECL(j) V a0_##j = zero, a1_##j = zero, a2_##j = zero, a3_##j = zero, i0_##j = zero, i1_##j = zero; \
+  H h_##j = hzero;
 #define TFE__PS_UPD(j)                                                                         \
   {                                                                                            \
     TFE_R yr = yy[j * ysq];                                                                    \
-    a0_##j += x0 * yr;                                                                         \
-    if (NV >= 2) a1_##j += x1 * yr;                                                            \
+    if (!((MKE & 8) && NV == 1)) a0_##j += x0 * yr;                                            \
+    if (NV >= 2 && !((MKE & 8) && NV == 2)) a1_##j += x1 * yr;                                 \
+    if (MKE & 8) h_##j += xh * yr;                                                             \
     if (NV >= 3) a2_##j += x2 * yr;                                                            \
     if (NV >= 4) a3_##j += x3 * yr;                                                            \
     if (TFE_CPLX) {                                                                            \
@@ -557,10 +585,18 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
   {                                                                                            \
     TFE__PS_NEXTQ(tq)                                                                          \
     Vu *cv = (Vu *)tq;                                                                         \
+    if (MKE & 8) { /* (1 or 2 vectors: the half one last) */                                   \
+      if (NV == 2) TFE__PS_CV(0, a0_##j, MODE)                                                 \
+      H v = h_##j;                                                                             \
+      if (MODE >= 1) v *= alpha;                                                               \
+      if (MODE == 2) v += TFE_FN(ps_hmload_)(tq + (NV - 1) * TFE__PS_W, mk) * beta;           \
+      TFE_FN(ps_hmstore_)(tq + (NV - 1) * TFE__PS_W, mk, v);                                  \
+    } else {                                                                                   \
     TFE__PS_CV(0, a0_##j, MODE)                                                                \
     if (NV >= 2) TFE__PS_CV(1, a1_##j, MODE)                                                   \
     if (NV >= 3) TFE__PS_CV(2, a2_##j, MODE)                                                   \
     if (NV >= 4) TFE__PS_CV(3, a3_##j, MODE)                                                   \
+    }                                                                                          \
   }
 #define TFE__PS_PUTC0(j) TFE__PS_PUTC(j, 0)
 #define TFE__PS_PUTC1(j) TFE__PS_PUTC(j, 1)
@@ -571,6 +607,10 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
     TFE__PS_NEXTQ(tq)                                                                          \
     *(V *)tq = a0_##j;                                                                         \
     if (NV >= 2) *(V *)(tq + TFE__PS_W) = a1_##j;                                              \
+    if (MKE & 8) { /* (the half vector, the rest of the tile's vector zero) */                 \
+      *(H *)(tq + (NV - 1) * TFE__PS_W) = h_##j;                                               \
+      *(H *)(tq + (NV - 1) * TFE__PS_W + TFE__PS_W / 2) = hzero;                               \
+    }                                                                                          \
     if (NV >= 3) *(V *)(tq + 2 * TFE__PS_W) = a2_##j;                                          \
     if (NV >= 4) *(V *)(tq + 3 * TFE__PS_W) = a3_##j;                                          \
     if (TFE_CPLX) {                                                                            \
@@ -581,7 +621,8 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
 /* Row vector i of X at depth p; the block's last one by a masked load under MK & 1, by a
  * half load (ps_hload_) under MK & 2. */
 #define TFE__PS_XL(i)                                                                          \
-  (((MKE & 2) && i == NV - 1)   ? TFE_FN(ps_hload_)(xx + i * TFE__PS_W)                         \
+  (((MKE & 8) && i == NV - 1)   ? zero /* (xh) */                                              \
+   : ((MKE & 2) && i == NV - 1) ? TFE_FN(ps_hload_)(xx + i * TFE__PS_W)                         \
    : ((MKE & 1) && i == NV - 1) ? TFE_FN(ps_mload_)(xx + i * TFE__PS_W, mk)                     \
                                 : (V) * (const Vu *)(xx + i * TFE__PS_W))
 /* MK & 4: the row vectors held in registers. gcc otherwise folds their loads into every FMA
@@ -612,6 +653,8 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
         if (NV >= 2) x1 = TFE__PS_XL(1);                                                       \
         if (NV >= 3) x2 = TFE__PS_XL(2);                                                       \
         if (NV >= 4) x3 = TFE__PS_XL(3);                                                       \
+        H xh = hzero;                                                                          \
+        if (MKE & 8) xh = TFE_FN(ps_hmload_)(xx + (NV - 1) * TFE__PS_W, mk);                  \
         TFE__PS_PINS                                                                           \
         if (TFE_CPLX) {                                                                        \
           xi0 = *(const V *)(xx + s->RP * K);                                                  \
@@ -661,6 +704,7 @@ TFE_INTERNAL void TFE_FN(ps_mstore_)(TFE_R *p, TFE_FN(ps_mask_) m, TFE_FN(ps_vec
   if (mkl && !TFE_CPLX) {                                                                      \
     rb = rm; re = r_end;                                                                       \
     if (pin) TFE__PS_BY_NQ(NV, 5)                                                              \
+    else if (hal) TFE__PS_BY_NQW(NV, 9)                                                        \
     else TFE__PS_BY_NQW(NV, 1)                                                                 \
   }
 /* Rows [r_begin, r_end) (whole vectors; with mrem > 0 the last one has only its first mrem lanes)
@@ -674,7 +718,9 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
                                                        const TFE_FN(ps_seg_) *g, TFE_R alpha, TFE_R beta) {
   typedef TFE_FN(ps_vec_) V;
   typedef TFE_FN(ps_vecu_) Vu;
+  typedef TFE_FN(ps_vech_) H;
   const V zero = {0};
+  const H hzero = {0};
   int64_t r_begin = g->rb, r_end = g->re, mrem = g->mrem, nq = g->nq, qf = g->qf;
   int nv = g->nv;
   int64_t K = s->K;
@@ -682,6 +728,7 @@ TFE_INTERNAL TFE__PS_CONTRACT void TFE_FN(ps_tile_nv_)(const TFE_FN(ps_call_) *s
   /* the rows without the masked block (none when the masked block is all: 9-12 rows on 4
    * lanes, 9-16 on 8), then that block */
   bool pin = TFE_FN(ps_regs_)(), mkl = mrem > 0, half = pin && 2 * mrem == TFE__PS_W;
+  const bool hal = mkl && !pin && TFE_FN(ps_half_)(mrem); /* (MK & 8: 1 or 2 vectors a block) */
   int64_t rm = mkl ? r_end - nv * TFE__PS_W : r_end, rb, re;
   bool unm = rm > r_begin;
   /* whole column blocks, then the Q % NQ last columns as one block (never the pad columns:
@@ -1362,6 +1409,11 @@ TFE_INTERNAL void TFE_FN(ps_prep_)(const tfe_contract_plan *P, TFE_FN(ps_call_) 
   s.nbrun = s.nobuf && (!s.pf || P->nbatch <= TFE__PS_PD);
   s.nbk = s.tnp ? 3 : s.tn ? 2 : s.mrem ? 1 : 0;
   s.nseg = TFE_FN(ps_segs_)(&s, s.xdir || s.cdir ? s.R : s.RP, s.seg);
+  for (int g = 0; g < s.nseg && !TFE_CPLX; g++) /* (the kernel's rule for MK & 8: ps_tile_nv_) */
+    if (s.seg[g].mrem && s.seg[g].nv <= 2 && !TFE_FN(ps_regs_)() && TFE_FN(ps_half_)(s.seg[g].mrem)) {
+      tfe__count(&tfe__st.prims.small_half);
+      break;
+    }
   s.held = s.nbrun && !P->unary && !P->red[0] && !P->red[1] && !P->copy[0] && !P->copy[1] && !P->copy[2] &&
            !P->c_embed && P->ws[TFE__PR_WS_N] == 0;
   s.nb = 0;

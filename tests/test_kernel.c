@@ -684,6 +684,62 @@ static void test_long_rows(void **st) {
   if (tfe__krb(8)) assert_true(tfe__st.kernel_stat[45] > 0);
 }
 
+/* Session 30: copy_block_segments. Batches of transposes [A, B0, B1] of 8-byte kinds from a
+ * source whose B0 x B1 is one contiguous run (A outermost) into a destination where A is the
+ * contiguous run and B1 does not continue B0 (a gap of 1-9 elements): G1 = B0 x B1, a table
+ * whose first dim B0 is a segment of columns ldA apart (or G1 = B0 alone, a step, when B0 fills
+ * the tile). A = 8..40 rows (16-row pairs, an 8-row rest, row rims), B0 = 8..48 columns, in one
+ * case of four not a multiple of 8 (declined), ldA = A + 1 (unaligned: normal stores) or A
+ * rounded up to a line (aligned: streamed, kernel_stream_min_bytes 0); modes 0, 1 and 2; 1 and
+ * 2 threads; every element checked, the padding untouched. Counter 46 stays put with 0. */
+#define TK_SEGS(S, T, VAL)                                                                        \
+  static void tk_segs_##S(tu_rng *r, int mode) {                                                 \
+    const int64_t L = 64 / (int64_t)sizeof(T);                                                   \
+    int64_t A = tu_int(r, 8, 40), B0 = 8 * tu_int(r, 1, 6), B1 = tu_int(r, 1, 6);               \
+    if (tu_int(r, 0, 3) == 0) B0 += tu_int(r, 1, 7);                                             \
+    int64_t ldA = tu_int(r, 0, 2) == 0 ? A + 1 : (A + L - 1) / L * L + L * tu_int(r, 0, 1);     \
+    int64_t ldB = ldA * B0 + tu_int(r, 1, 9), n = A * B0 * B1, m = (ldB * B1 + L - 1) / L * L;  \
+    T *src = malloc(sizeof(T) * (size_t)n), *dst = aligned_alloc(64, sizeof(T) * (size_t)m), none = VAL(-1); \
+    for (int64_t i = 0; i < n; i++) src[i] = VAL(i);                                             \
+    for (int64_t i = 0; i < m; i++) dst[i] = none;                                               \
+    tfe_view_##S sv = {src, {3, 0, {A, B0, B1}, {B0 * B1, 1, B0}}, false};                       \
+    tfe_view_##S dv = {dst, {3, 0, {A, B0, B1}, {1, ldA, ldB}}, false};                          \
+    int64_t before = tfe__st.kernel_stat[46];                                                    \
+    assert_int_equal(tfe_copy_##S(&dv, &sv), TFE_OK);                                            \
+    if (!mode) assert_int_equal(tfe__st.kernel_stat[46], before);                                \
+    for (int64_t e = 0; e < m; e++) {                                                            \
+      int64_t b1 = e / ldB, b0 = e % ldB / ldA, i = e % ldB % ldA;                               \
+      bool in = b1 < B1 && b0 < B0 && i < A;                                                     \
+      const T *want = in ? &src[i * B0 * B1 + b0 + b1 * B0] : &none;                             \
+      if (memcmp(&dst[e], want, sizeof(T)))                                                      \
+        fail_msg(#S " A %lld B0 %lld B1 %lld ldA %lld mode %d at %lld", (long long)A, (long long)B0, \
+                 (long long)B1, (long long)ldA, mode, (long long)e);                             \
+    }                                                                                            \
+    free(src); free(dst);                                                                        \
+  }
+TK_SEGS(f64, double, TK_VAL)
+TK_SEGS(c64, float complex, TK_CVAL)
+static void test_block_segments(void **st) {
+  (void)st;
+  tu_rng r = {3030};
+  tfe__st.kernel_stat_on = 1;
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+  for (int round = 0; round < 12; round++) {
+    const int mode = round % 3;
+    tfe_set_num_threads(1 + round / 3 % 2);
+    tk_paths(0);
+    TK_TUNE(kernel_stream_min_bytes, round < 6 ? 0 : (int64_t)16 << 20);
+    TK_TUNE(copy_buffered_tiles, 0); /* (unaligned columns written in place too) */
+    TK_TUNE(copy_block_segments, mode);
+    TK_TUNE(copy_tile_bytes, round % 2 ? 1024 : 512); /* (G1 of 128-256 columns: tables of segments) */
+    for (int c = 0; c < tu_cases(24); c++) { tk_segs_f64(&r, mode); tk_segs_c64(&r, mode); }
+  }
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+  if (tfe__krb(8)) assert_true(tfe__st.kernel_stat[46] > 0);
+}
+
 /* Session 27: copy_interleave_rows. Batches of transposes [R, C, B] from a [C, R, B] source, a
  * 1- or 2-byte kind with R under a 16-byte block's rows: the destination's columns of R
  * elements follow one another (records interleaved from R rows). Counter 42 stays put when
@@ -1687,6 +1743,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_skew_run_bytes, 8192);
   assert_int_equal(d.copy_deinterleave_rows, 2);
   assert_int_equal(d.copy_long_row_bytes, -1);
+  assert_int_equal(d.copy_block_segments, 2);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -1762,6 +1819,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_skew_lines, 4);
   TK_REJECT(copy_skew_run_bytes, 32);
   TK_REJECT(copy_long_row_bytes, -2);
+  TK_REJECT(copy_block_segments, 3);
+  TK_REJECT(copy_block_segments, -1);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT
@@ -1842,7 +1901,7 @@ int main(void) {
       cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
       cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs),
-      cmocka_unit_test(test_stream_line_runs), cmocka_unit_test(test_interleave_rows), cmocka_unit_test(test_deinterleave_rows), cmocka_unit_test(test_skew12_lines), cmocka_unit_test(test_long_rows), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_stream_line_runs), cmocka_unit_test(test_interleave_rows), cmocka_unit_test(test_deinterleave_rows), cmocka_unit_test(test_skew12_lines), cmocka_unit_test(test_long_rows), cmocka_unit_test(test_block_segments), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

@@ -238,6 +238,12 @@ typedef struct tfe_tuning {
   int64_t copy_long_row_bytes;     /* -1: per build (8192 with AVX-512, else 0): transposes of
                                     * 4-, 8- and 16-byte kinds written in place into streamed
                                     * outputs take tiles of 16 source rows this long (0: never) */
+  /* ---- kernel room, session 30 ---- */
+  int copy_block_segments;         /* 2: transpose tiles of 8-byte kinds whose destination columns
+                                    * run in segments at one stride (G1's first dim) run each
+                                    * segment's whole blocks in one kernel call, two rows of 8x8
+                                    * blocks (16 source rows) together; 1: one row of blocks a
+                                    * call; 0: a pointer per column and block, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -270,6 +276,7 @@ typedef struct tfe_tuning {
   /* kernel (session 27) */ .copy_stream_line_runs = 1, .copy_interleave_rows = 1, \
   /* kernel (session 28) */ .copy_skew_run_bytes = 8192, .copy_deinterleave_rows = 2, \
   /* kernel (session 29) */ .copy_long_row_bytes = -1, \
+  /* kernel (session 30) */ .copy_block_segments = 2, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -351,6 +358,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_deinterleave_rows, 0, 2);
   TFE__TUNE_RANGE(copy_skew_run_bytes, 64, 1 << 20);
   TFE__TUNE_RANGE(copy_long_row_bytes, -1, 1 << 20);
+  TFE__TUNE_RANGE(copy_block_segments, 0, 2);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

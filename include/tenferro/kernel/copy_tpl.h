@@ -127,6 +127,40 @@ TFE_INTERNAL bool TFE_FN(k_copy_small12_)(TFE_T *d, const TFE_T *s, const int64_
 #endif
 }
 
+/* Whether the whole 8x8 blocks of a transpose tile of an 8-byte kind (columns [j0 = 0, n1),
+ * 16 blocks or more) have destination columns in segments at one stride: G1's first dim whole
+ * and a multiple of 8 long, or all of G1 one step. Then k_copy_segs_ runs them
+ * (copy_block_segments; tiles of 35 columns had run 1.13-1.17x slower with the kernel call). */
+TFE_INTERNAL bool TFE_FN(k_copy_seg_ok_)(const tfe__kplan *p, int64_t j0, int64_t n1) {
+  const tfe__kgroup *g1 = &p->g[1];
+  return TFE__KHAVE_TR8 && sizeof(TFE_T) == 8 && tfe__st.tune.copy_block_segments && j0 == 0 && n1 >= 128 &&
+         (g1->arith[0] || (g1->nd > 1 && p->dims[p->g[0].nd] % 8 == 0));
+}
+/* Rows srow[0 .. sb) (sb = 8 or 16: one or two rows of blocks; doff: their destination
+ * offsets, ascending by 1) of such a tile over its whole blocks of columns: one kernel call
+ * rather than a pointer per column and block, streamed (nt) where every column is 64-byte
+ * aligned. Returns the first column left (the last partial block). */
+TFE_INTERNAL int64_t TFE_FN(k_copy_segs_)(const tfe__kplan *p, TFE_T *d, const TFE_T *const *srow, const int64_t *doff,
+                                          int64_t sb, int64_t n1, bool nt) {
+  const int64_t m = n1 / 8 * 8;
+#if TFE__KHAVE_TR8
+  const tfe__kgroup *g1 = &p->g[1];
+  const int at = p->g[0].nd;
+  const int64_t seg = g1->arith[0] ? m : p->dims[at], ldd = g1->arith[0] ? g1->step[0] : p->str[0][at];
+  const int64_t *tab = g1->arith[0] ? NULL : g1->tab[0];
+  TFE_T *d0 = d + doff[0];
+  bool al = nt && !((ldd * 8) & 63);
+  for (int64_t js = 0; al && js < m; js += seg) al = ((uintptr_t)(d0 + (tab ? tab[js] : 0)) & 63) == 0;
+  const double *sp[16];
+  for (int i = 0; i < sb; i++) sp[i] = (const double *)(const void *)srow[i];
+  if (m > 0) tfe__ktr8p_seg((double *)(void *)d0, tab, seg, ldd, sp, (int)sb, m, al);
+  if (m > 0) tfe__kstat_add(46);
+#else
+  (void)p; (void)d; (void)srow; (void)doff; (void)sb; (void)nt;
+#endif
+  return m;
+}
+
 /* Rows [i0, n0) x columns [j0, n1) of a transposing copy tile, in 8x8 blocks: block
  * (ib, jb) reads 8 source rows (G0 entries) of 8 elements along G1 and writes 8 destination
  * columns (G1 entries) of 8 elements along G0, so every line touched is used whole before
@@ -145,17 +179,23 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   const bool small = fast && sizeof(TFE_T) <= 2 && n0 >= nb && n1 >= nb;
   const int pf = tfe__st.tune.kernel_prefetch_strips;
   const int64_t pb = fast ? TFE_FN(k_block_prefetch_)(n1) : 0, pa = pb ? tfe__st.tune.copy_block_prefetch * cb : 0;
-  for (int64_t ib = i0; ib < n0; ib += rb) {
-    int bi = n0 - ib < rb ? (int)(n0 - ib) : (int)rb;
+  /* (8-byte kinds with columns in segments: whole blocks by k_copy_segs_, 16 rows a call with
+   * copy_block_segments 2; their columns' alignment checked once) */
+  const bool segs = fast && TFE_FN(k_copy_seg_ok_)(p, j0, n1);
+  const int64_t sr_max = segs && tfe__st.tune.copy_block_segments == 2 ? 2 * rb : rb;
+  for (int64_t ib = i0, sb; ib < n0; ib += sb) {
+    sb = n0 - ib >= sr_max ? sr_max : rb;
+    int bi = n0 - ib < sb ? (int)(n0 - ib) : (int)sb;
     const TFE_T *srow[64];
     int64_t doff[64];
     if (pb) TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb, rb, n0, pb);
-    else TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * pf, rb, n0, n1);
+    else TFE_FN(k_prefetch_rows_)(p, 1, s, ib + rb * pf, sb, n0, n1);
     for (int i = 0; i < bi; i++) {
       srow[i] = s + TFE__KOFF(p, 0, 1, ib + i);
       doff[i] = TFE__KOFF(p, 0, 0, ib + i);
     }
-    for (int64_t jb = j0; jb < n1; jb += cb) {
+    const int64_t jf = segs && bi == sb ? TFE_FN(k_copy_segs_)(p, d, srow, doff, sb, n1, c->nt) : j0;
+    for (int64_t jb = jf; jb < n1; jb += cb) {
       int bj = n1 - jb < cb ? (int)(n1 - jb) : (int)cb;
 #if TFE__KHAVE_TR8
       if (fast && bi == rb && bj == cb) {

@@ -136,7 +136,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * fewer columns than a register block (short records) spread by 16-byte transposes
  * (copy_deinterleave_rows), [44] 1-, 2- and 4-byte tiles written as skewed lines (k_copy_skew12_,
  * copy_skew_lines 2 and 3), [45] transposes made again as tiles of long source rows
- * (k_copy_long_rows_, copy_long_row_bytes). */
+ * (k_copy_long_rows_, copy_long_row_bytes), [46] rows of 8-byte blocks run segment by segment
+ * (k_copy_segs_, copy_block_segments). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

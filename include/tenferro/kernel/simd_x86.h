@@ -201,6 +201,28 @@ TFE_INTERNAL void tfe__ktr8p_row(double *d, int64_t ldd, const double *const *sr
     else for (int j = 0; j < 8; j++) tfe__kv8_st(q + j * ldd, c[j]);
   }
 }
+/* Rows of 8x8 blocks over columns in segments: nr = 8 or 16 source rows at srow[i] + jb (jb =
+ * 0, 8, .. < m1); the columns run in segments of seg (a multiple of 8) at stride ldd, segment
+ * k's first column at d + tab[k * seg] (tab NULL: one segment at d); rows 8-15 go 8 elements
+ * further down the columns. With 16 rows, both rows of blocks block by block (twice the source
+ * rows in flight). Not inlined: inside the large tile functions the compiler spilled its
+ * pointers (a 2 GiB f64 rotation ran 1.1-1.2x longer: docs/bench-kernel.md, session 30). */
+__attribute__((noinline, unused)) static void tfe__ktr8p_seg(double *d, const int64_t *tab, int64_t seg, int64_t ldd,
+                                                           const double *const *srow, int nr, int64_t m1, bool nt) {
+  for (int64_t js = 0; js < m1; js += seg) {
+    double *q0 = d + (tab ? tab[js] : 0);
+    const int64_t e = js + seg < m1 ? js + seg : m1;
+    for (int64_t jb = js; jb < e; jb += 8)
+      for (int h = 0; h < nr; h += 8) {
+        tfe__kv8 r[8], c[8];
+        for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld(srow[h + i] + jb);
+        tfe__ktr8_regs(r, c);
+        double *q = q0 + (jb - js) * ldd + h;
+        if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt(q + j * ldd, c[j]);
+        else for (int j = 0; j < 8; j++) tfe__kv8_st(q + j * ldd, c[j]);
+      }
+  }
+}
 /* Strided form: source row i at s + i*lds. */
 TFE_INTERNAL void tfe__ktr8s_row(double *d, int64_t ldd, const double *s, int64_t lds, int64_t m1, bool nt) {
   const double *srow[8];

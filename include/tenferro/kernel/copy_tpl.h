@@ -912,6 +912,19 @@ TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(vi
   return true;
 }
 
+/* A second plan of the copy dst <- src, G0 and G1 targets t0 and t1 (tables of tg entries), on
+ * the heap (some 50 KB), or NULL without memory: the re-planning rules below keep it (copied
+ * into the plan in use) or drop it, and free it. */
+TFE_INTERNAL tfe__kplan *TFE_FN(k_copy_replan_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, int64_t t0, int64_t t1,
+                                               int64_t tg) {
+  const int64_t *str[2] = {dst->lay.strides, src->lay.strides};
+  int64_t off[2] = {dst->lay.offset, src->lay.offset};
+  const int64_t es = (int64_t)sizeof(TFE_T);
+  tfe__kplan *q = (tfe__kplan *)tfe__alloc(sizeof *q);
+  if (q) tfe__kplan_make(q, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, t0, t1, tg, false, es, true);
+  return q;
+}
+
 /* Whether the transpose tiles of plan p (which k_copy_wants_buf_ sends to the buffer) go
  * through k_copy_skew12_ instead: 1- and 2-byte kinds on AVX-512BW (bytes also VBMI),
  * copy_skew_lines 2. p is then made again with tiles whose source runs span
@@ -926,12 +939,8 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew12_plans_)(const TFE_TY(view) *dst, const TF
   if (es > 4 || es == 3 || mode < 2 || (es == 1 && (mode < 3 || !TFE__KHAVE_SKEW1)) || !tfe__ksimd() || p->along_src ||
       p->g[0].nd != 1 || p->g[1].nd != 1)
     return false;
-  const int64_t *str[2] = {dst->lay.strides, src->lay.strides};
-  int64_t off[2] = {dst->lay.offset, src->lay.offset};
-  tfe__kplan *q = (tfe__kplan *)tfe__alloc(sizeof *q);
+  tfe__kplan *q = TFE_FN(k_copy_replan_)(dst, src, run / 2 < 64 ? 64 : run / 2, run < 64 ? 64 : run, tg);
   if (!q) return false;
-  tfe__kplan_make(q, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, run / 2 < 64 ? 64 : run / 2,
-                  run < 64 ? 64 : run, tg, false, es, true);
   /* (columns of 32 lines a tile or more, or whole columns one after another: the partial lines
    * at a column's ends, stored normally, few or shared with the next column) */
   const bool whole = q->g[0].len == q->dims[0] && q->g[1].arith[0] && q->g[1].step[0] == q->dims[0];
@@ -958,11 +967,8 @@ TFE_INTERNAL bool TFE_FN(k_copy_long_rows_)(const TFE_TY(view) *dst, const TFE_T
   const int64_t es = (int64_t)sizeof(TFE_T), bytes = tfe__klong_row_bytes();
   if (es < 4 || bytes < 64 * es || p->gather || p->along_src || p->unit || p->runtile || p->shared || p->g[1].nd == 0)
     return false;
-  const int64_t *str[2] = {dst->lay.strides, src->lay.strides};
-  int64_t off[2] = {dst->lay.offset, src->lay.offset};
-  tfe__kplan *q = (tfe__kplan *)tfe__alloc(sizeof *q);
+  tfe__kplan *q = TFE_FN(k_copy_replan_)(dst, src, 16, bytes / es, tg);
   if (!q) return false;
-  tfe__kplan_make(q, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 16, bytes / es, tg, false, es, true);
   /* (rows one contiguous source run of 2 KiB or more (or the whole knob's length): f64 256^3
    * [1,0,2], rows of 2 KiB, 0.87 of its time; c128 [24,24,17,33,3,7] [1,2,4,0,3,5], rows of
    * 384 bytes, 1.12x) */
@@ -1036,14 +1042,16 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
   }
   TFE_TY(kcopy_) c = {dst->data, src->data, cj, !cached && n * (int64_t)sizeof(TFE_T) >= tu->kernel_stream_min_bytes, NULL, 0,
                       TFE_FN(k_view_end_)(src), false};
-  if (c.nt && !cj && !TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj)) TFE_FN(k_copy_long_rows_)(dst, src, p, tg);
-  if (TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj) && TFE_FN(k_copy_skew12_plans_)(dst, src, p, tg)) {
+  /* (a plan made again below is kept only when it takes the same buffer decision) */
+  const bool buf = TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj);
+  if (c.nt && !cj && !buf) TFE_FN(k_copy_long_rows_)(dst, src, p, tg);
+  if (buf && TFE_FN(k_copy_skew12_plans_)(dst, src, p, tg)) {
     /* (per thread: each column's register and join index) */
     c.tile_elems = 128 * p->g[1].len / es;
     tfe_allocator a = tfe_get_allocator();
     c.buf = (TFE_T *)a.alloc(a.ctx, (size_t)nt * (size_t)c.tile_elems * sizeof(TFE_T), TFE_ALIGN);
     c.skew12 = c.buf != NULL; /* (without: unbuffered tiles) */
-  } else if (TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj)) {
+  } else if (buf) {
     /* (without the buffers the tiles run unbuffered: slower, same result) */
     const int64_t line = 64 / (int64_t)sizeof(TFE_T); /* (each thread's buffer 64-byte aligned: k_copy_skew_) */
     c.tile_elems = ((p->g[0].len + line) * p->g[1].len + line - 1) / line * line;

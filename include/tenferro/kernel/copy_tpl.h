@@ -153,8 +153,10 @@ TFE_INTERNAL int64_t TFE_FN(k_copy_segs_)(const tfe__kplan *p, TFE_T *d, const T
   for (int64_t js = 0; al && js < m; js += seg) al = ((uintptr_t)(d0 + (tab ? tab[js] : 0)) & 63) == 0;
   const double *sp[16];
   for (int i = 0; i < sb; i++) sp[i] = (const double *)(const void *)srow[i];
-  if (m > 0) tfe__ktr8p_seg((double *)(void *)d0, tab, seg, ldd, sp, (int)sb, m, al);
-  if (m > 0) tfe__kstat_add(46);
+  if (m > 0) {
+    tfe__ktr8p_seg((double *)(void *)d0, tab, seg, ldd, sp, (int)sb, m, al);
+    tfe__kstat_add(46);
+  }
 #else
   (void)p; (void)d; (void)srow; (void)doff; (void)sb; (void)nt;
 #endif

@@ -188,19 +188,6 @@ TFE_INTERNAL tfe__kv8 tfe__kv8_gather(const double *s, const int64_t *tab) {
   return v;
 }
 #endif
-/* A row of blocks: jb = 0, 8, .. < m1, source row i at srow[i] + jb, destination column j
- * at d + j*ldd (one call per row of blocks, so that a baseline build calling these across
- * the target boundary pays one call per row). */
-TFE_INTERNAL void tfe__ktr8p_row(double *d, int64_t ldd, const double *const *srow, int64_t m1, bool nt) {
-  for (int64_t jb = 0; jb < m1; jb += 8) {
-    tfe__kv8 r[8], c[8];
-    for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld(srow[i] + jb);
-    tfe__ktr8_regs(r, c);
-    double *q = d + jb * ldd;
-    if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt(q + j * ldd, c[j]);
-    else for (int j = 0; j < 8; j++) tfe__kv8_st(q + j * ldd, c[j]);
-  }
-}
 /* Rows of 8x8 blocks over columns in segments: nr = 8 or 16 source rows at srow[i] + jb (jb =
  * 0, 8, .. < m1); the columns run in segments of seg (a multiple of 8) at stride ldd, segment
  * k's first column at d + tab[k * seg] (tab NULL: one segment at d); rows 8-15 go 8 elements
@@ -222,6 +209,12 @@ __attribute__((noinline, unused)) static void tfe__ktr8p_seg(double *d, const in
         else for (int j = 0; j < 8; j++) tfe__kv8_st(q + j * ldd, c[j]);
       }
   }
+}
+/* A row of blocks: jb = 0, 8, .. < m1, source row i at srow[i] + jb, destination column j
+ * at d + j*ldd: one segment of tfe__ktr8p_seg (as a leaf call the 2-D transposes ran as fast as
+ * inlined, session 30). */
+TFE_INTERNAL void tfe__ktr8p_row(double *d, int64_t ldd, const double *const *srow, int64_t m1, bool nt) {
+  tfe__ktr8p_seg(d, NULL, m1, ldd, srow, 8, m1, nt);
 }
 /* Strided form: source row i at s + i*lds. */
 TFE_INTERNAL void tfe__ktr8s_row(double *d, int64_t ldd, const double *s, int64_t lds, int64_t m1, bool nt) {

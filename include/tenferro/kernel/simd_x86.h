@@ -66,6 +66,14 @@ typedef struct { __m256d lo, hi; } tfe__kv8;
 #define TFE__KV8_BIN(name, f) \
   TFE_INTERNAL tfe__kv8 tfe__kv8_##name(tfe__kv8 x, tfe__kv8 y) { tfe__kv8 v = {f(x.lo, y.lo), f(x.hi, y.hi)}; return v; }
 #endif
+/* Fixed-count loops over register arrays fully unrolled also at -O2, where gcc does not peel
+ * them by itself and kept the arrays in memory (8-byte transposes ran 1.6-2x slower at -O2 than
+ * at -O3: docs/bench-kernel.md, session 31). */
+#if defined(__clang__)
+#define TFE__KUNROLL _Pragma("unroll")
+#else
+#define TFE__KUNROLL _Pragma("GCC unroll 32")
+#endif
 #if defined(TFE__KSIMD_PRAGMA)
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
@@ -78,13 +86,13 @@ typedef struct { __m256d lo, hi; } tfe__kv8;
 /* Registers r[i] (source rows) to c[j] (destination columns). */
 TFE_INTERNAL void tfe__ktr8_regs(const __m512d *r, __m512d *c) {
   __m512d a[8], b[8];
-  for (int i = 0; i < 8; i += 2) {
+  TFE__KUNROLL for (int i = 0; i < 8; i += 2) {
     a[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);     /* r_i[0] r_i+1[0] r_i[2] r_i+1[2] ... */
     a[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
   }
   const __m512i p1 = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
   const __m512i p2 = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
-  for (int h = 0; h < 8; h += 4) { /* rows h..h+3: b holds 4-row groups of columns */
+  TFE__KUNROLL for (int h = 0; h < 8; h += 4) { /* rows h..h+3: b holds 4-row groups of columns */
     b[h + 0] = _mm512_permutex2var_pd(a[h + 0], p1, a[h + 2]);
     b[h + 1] = _mm512_permutex2var_pd(a[h + 1], p1, a[h + 3]);
     b[h + 2] = _mm512_permutex2var_pd(a[h + 0], p2, a[h + 2]);
@@ -92,7 +100,7 @@ TFE_INTERNAL void tfe__ktr8_regs(const __m512d *r, __m512d *c) {
   }
   const __m512i q1 = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0);
   const __m512i q2 = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
-  for (int k = 0; k < 4; k++) {
+  TFE__KUNROLL for (int k = 0; k < 4; k++) {
     c[k] = _mm512_permutex2var_pd(b[k], q1, b[k + 4]);
     c[k + 4] = _mm512_permutex2var_pd(b[k], q2, b[k + 4]);
   }
@@ -176,7 +184,7 @@ TFE_INTERNAL void tfe__ktr8_regs(const tfe__kv8 *r, tfe__kv8 *c) {
   tfe__ktr4_regs(r[4].lo, r[5].lo, r[6].lo, r[7].lo, q[1]); /* rows 4-7, cols 0-3 */
   tfe__ktr4_regs(r[0].hi, r[1].hi, r[2].hi, r[3].hi, q[2]); /* rows 0-3, cols 4-7 */
   tfe__ktr4_regs(r[4].hi, r[5].hi, r[6].hi, r[7].hi, q[3]); /* rows 4-7, cols 4-7 */
-  for (int j = 0; j < 4; j++) {
+  TFE__KUNROLL for (int j = 0; j < 4; j++) {
     c[j].lo = q[0][j]; c[j].hi = q[1][j];
     c[j + 4].lo = q[2][j]; c[j + 4].hi = q[3][j];
   }
@@ -202,11 +210,11 @@ __attribute__((noinline, unused)) static void tfe__ktr8p_seg(double *d, const in
     for (int64_t jb = js; jb < e; jb += 8)
       for (int h = 0; h < nr; h += 8) {
         tfe__kv8 r[8], c[8];
-        for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld(srow[h + i] + jb);
+        TFE__KUNROLL for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld(srow[h + i] + jb);
         tfe__ktr8_regs(r, c);
         double *q = q0 + (jb - js) * ldd + h;
-        if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt(q + j * ldd, c[j]);
-        else for (int j = 0; j < 8; j++) tfe__kv8_st(q + j * ldd, c[j]);
+        if (nt) { TFE__KUNROLL for (int j = 0; j < 8; j++) tfe__kv8_nt(q + j * ldd, c[j]); }
+        else { TFE__KUNROLL for (int j = 0; j < 8; j++) tfe__kv8_st(q + j * ldd, c[j]); }
       }
   }
 }
@@ -219,16 +227,16 @@ TFE_INTERNAL void tfe__ktr8p_row(double *d, int64_t ldd, const double *const *sr
 /* Strided form: source row i at s + i*lds. */
 TFE_INTERNAL void tfe__ktr8s_row(double *d, int64_t ldd, const double *s, int64_t lds, int64_t m1, bool nt) {
   const double *srow[8];
-  for (int i = 0; i < 8; i++) srow[i] = s + i * lds;
+  TFE__KUNROLL for (int i = 0; i < 8; i++) srow[i] = s + i * lds;
   tfe__ktr8p_row(d, ldd, srow, m1, nt);
 }
 /* Pointer form: one pointer per source row and destination column (any layout). */
 TFE_INTERNAL void tfe__ktr8(void *const *dcol, const void *const *srow, bool nt) {
   tfe__kv8 r[8], c[8];
-  for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld((const double *)srow[i]);
+  TFE__KUNROLL for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld((const double *)srow[i]);
   tfe__ktr8_regs(r, c);
-  if (nt) for (int j = 0; j < 8; j++) tfe__kv8_nt((double *)dcol[j], c[j]);
-  else for (int j = 0; j < 8; j++) tfe__kv8_st((double *)dcol[j], c[j]);
+  if (nt) { TFE__KUNROLL for (int j = 0; j < 8; j++) tfe__kv8_nt((double *)dcol[j], c[j]); }
+  else { TFE__KUNROLL for (int j = 0; j < 8; j++) tfe__kv8_st((double *)dcol[j], c[j]); }
 }
 /* 4-byte kinds (f32 i32, 4-byte tropical): a block is 16 source rows x 8 columns, so that
  * each destination column is one whole 64-byte line (two AVX2 halves, stored together: a
@@ -236,17 +244,17 @@ TFE_INTERNAL void tfe__ktr8(void *const *dcol, const void *const *srow, bool nt)
  * docs/bench-kernel.md). AVX2 also in AVX-512 builds. */
 TFE_INTERNAL void tfe__ktr8x4_regs(const __m256 *r, __m256 *c) { /* an 8x8 block of floats */
   __m256 t[8], u[8];
-  for (int i = 0; i < 8; i += 2) {
+  TFE__KUNROLL for (int i = 0; i < 8; i += 2) {
     t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]); /* r_i[0] r_i+1[0] r_i[1] r_i+1[1] | [4] [5] */
     t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
   }
-  for (int h = 0; h < 8; h += 4) { /* u[h+k]: column k (low lane) and k+4 (high) of rows h..h+3 */
+  TFE__KUNROLL for (int h = 0; h < 8; h += 4) { /* u[h+k]: column k (low lane) and k+4 (high) of rows h..h+3 */
     u[h + 0] = _mm256_shuffle_ps(t[h], t[h + 2], 0x44);
     u[h + 1] = _mm256_shuffle_ps(t[h], t[h + 2], 0xEE);
     u[h + 2] = _mm256_shuffle_ps(t[h + 1], t[h + 3], 0x44);
     u[h + 3] = _mm256_shuffle_ps(t[h + 1], t[h + 3], 0xEE);
   }
-  for (int k = 0; k < 4; k++) {
+  TFE__KUNROLL for (int k = 0; k < 4; k++) {
     c[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
     c[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
   }
@@ -254,11 +262,11 @@ TFE_INTERNAL void tfe__ktr8x4_regs(const __m256 *r, __m256 *c) { /* an 8x8 block
 /* One 16x8 block: source row i at srow[i], destination column j at dcol[j]. */
 TFE_INTERNAL void tfe__ktr4(float *const *dcol, const float *const *srow, bool nt) {
   __m256 r[8], lo[8], hi[8];
-  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(srow[i]);
+  TFE__KUNROLL for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(srow[i]);
   tfe__ktr8x4_regs(r, lo);
-  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(srow[8 + i]);
+  TFE__KUNROLL for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(srow[8 + i]);
   tfe__ktr8x4_regs(r, hi);
-  for (int j = 0; j < 8; j++) {
+  TFE__KUNROLL for (int j = 0; j < 8; j++) {
     if (nt) { _mm256_stream_ps(dcol[j], lo[j]); _mm256_stream_ps(dcol[j] + 8, hi[j]); }
     else { _mm256_storeu_ps(dcol[j], lo[j]); _mm256_storeu_ps(dcol[j] + 8, hi[j]); }
   }
@@ -268,9 +276,9 @@ TFE_INTERNAL void tfe__ktr4(float *const *dcol, const float *const *srow, bool n
 TFE_INTERNAL void tfe__ktr4h_row(float *d, int64_t ldd, const float *s, int64_t lds, int64_t m1) {
   for (int64_t jb = 0; jb < m1; jb += 8) {
     __m256 r[8], c[8];
-    for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(s + i * lds + jb);
+    TFE__KUNROLL for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(s + i * lds + jb);
     tfe__ktr8x4_regs(r, c);
-    for (int j = 0; j < 8; j++) _mm256_storeu_ps(d + (jb + j) * ldd, c[j]);
+    TFE__KUNROLL for (int j = 0; j < 8; j++) _mm256_storeu_ps(d + (jb + j) * ldd, c[j]);
   }
 }
 /* One 4x4 block of 8- or 4-byte elements by pointers (a tile of 4-7 rows: a destination run of 4
@@ -299,23 +307,23 @@ TFE_INTERNAL void tfe__ktrq(size_t es, void *const *dcol, const void *const *sro
 /* One 8x8 block of floats by pointers (a tile of 8-15 rows: half-line columns, normal stores). */
 TFE_INTERNAL void tfe__ktr4h(float *const *dcol, const float *const *srow) {
   __m256 r[8], c[8];
-  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(srow[i]);
+  TFE__KUNROLL for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(srow[i]);
   tfe__ktr8x4_regs(r, c);
-  for (int j = 0; j < 8; j++) _mm256_storeu_ps(dcol[j], c[j]);
+  TFE__KUNROLL for (int j = 0; j < 8; j++) _mm256_storeu_ps(dcol[j], c[j]);
 }
 /* 16-byte kinds (c128): a block is 4 rows x 4 columns of 16-byte elements, each row and
  * column one 64-byte line; an element is a 128-bit lane. Row i in r[2i] (elements 0-1) and
  * r[2i+1] (2-3); column j goes to c[2j] (rows 0-1) and c[2j+1] (rows 2-3). */
 TFE_INTERNAL void tfe__ktr16(double *const *dcol, const double *const *srow, bool nt) {
   __m256d r[8], c[8];
-  for (int i = 0; i < 4; i++) { r[2 * i] = _mm256_loadu_pd(srow[i]); r[2 * i + 1] = _mm256_loadu_pd(srow[i] + 4); }
-  for (int h = 0; h < 2; h++) { /* columns 2h and 2h+1 come from the h-th half of each row */
+  TFE__KUNROLL for (int i = 0; i < 4; i++) { r[2 * i] = _mm256_loadu_pd(srow[i]); r[2 * i + 1] = _mm256_loadu_pd(srow[i] + 4); }
+  TFE__KUNROLL for (int h = 0; h < 2; h++) { /* columns 2h and 2h+1 come from the h-th half of each row */
     c[4 * h + 0] = _mm256_permute2f128_pd(r[h], r[2 + h], 0x20);
     c[4 * h + 1] = _mm256_permute2f128_pd(r[4 + h], r[6 + h], 0x20);
     c[4 * h + 2] = _mm256_permute2f128_pd(r[h], r[2 + h], 0x31);
     c[4 * h + 3] = _mm256_permute2f128_pd(r[4 + h], r[6 + h], 0x31);
   }
-  for (int j = 0; j < 4; j++) {
+  TFE__KUNROLL for (int j = 0; j < 4; j++) {
     if (nt) { _mm256_stream_pd(dcol[j], c[2 * j]); _mm256_stream_pd(dcol[j] + 4, c[2 * j + 1]); }
     else { _mm256_storeu_pd(dcol[j], c[2 * j]); _mm256_storeu_pd(dcol[j] + 4, c[2 * j + 1]); }
   }
@@ -374,11 +382,6 @@ TFE_INTERNAL void tfe__ktr8x2y_regs(__m256i *r) { TFE__KTR8(TFE__KP2Y); }
  * time); 2-byte kinds in 32 registers, 1-byte kinds in two halves of 32 columns, each loading
  * its 32 bytes of all 64 rows. About 2.8x (2-byte) and 2x (1-byte) the speed of the unpack
  * form above on a Zen 5 (docs/bench-kernel.md, sessions 15 and 17). */
-#if defined(__clang__)
-#define TFE__KUNROLL _Pragma("unroll")
-#else
-#define TFE__KUNROLL _Pragma("GCC unroll 32")
-#endif
 #define TFE__KSW(a, b, lo, hi) do { __m512i x_ = (lo); (b) = (hi); (a) = x_; } while (0)
 #define TFE__KSW8(a, b)                                                                             \
   TFE__KSW(a, b, _mm512_mask_blend_epi8(0xAAAAAAAAAAAAAAAAull, a, _mm512_slli_epi16(b, 8)),     \
@@ -483,11 +486,11 @@ TFE_INTERNAL void tfe__kz_skew_end(size_t es, void *const *dcol, const __m512i *
  * srow[i] + off bytes, v[j] = column j (16 rows, one line). */
 TFE_INTERNAL void tfe__ktr4z(__m512i *v, const void *const *srow, int64_t off) {
   __m256 r[8], lo[8], hi[8];
-  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps((const float *)(const void *)((const char *)srow[i] + off));
+  TFE__KUNROLL for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps((const float *)(const void *)((const char *)srow[i] + off));
   tfe__ktr8x4_regs(r, lo);
-  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps((const float *)(const void *)((const char *)srow[8 + i] + off));
+  TFE__KUNROLL for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps((const float *)(const void *)((const char *)srow[8 + i] + off));
   tfe__ktr8x4_regs(r, hi);
-  for (int j = 0; j < 8; j++)
+  TFE__KUNROLL for (int j = 0; j < 8; j++)
     v[j] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(lo[j])), _mm256_castps_si256(hi[j]), 1);
 }
 /* 32 x 32 2-byte elements by unpacks (16-, 32-, 64-bit, then 128-bit lanes across four row
@@ -495,24 +498,24 @@ TFE_INTERNAL void tfe__ktr4z(__m512i *v, const void *const *srow, int64_t off) {
  * bytes, out[c] = column c. */
 TFE_INTERNAL void tfe__ktr2u(__m512i *out, const void *const *srow, int64_t off) {
   __m512i g[4][8];
-  for (int q = 0; q < 4; q++) {
+  TFE__KUNROLL for (int q = 0; q < 4; q++) {
     __m512i r[8], t[8], u[8];
-    for (int k = 0; k < 8; k++) r[k] = _mm512_loadu_si512((const char *)srow[q * 8 + k] + off);
-    for (int k = 0; k < 4; k++) {
+    TFE__KUNROLL for (int k = 0; k < 8; k++) r[k] = _mm512_loadu_si512((const char *)srow[q * 8 + k] + off);
+    TFE__KUNROLL for (int k = 0; k < 4; k++) {
       t[2 * k] = _mm512_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
       t[2 * k + 1] = _mm512_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
     }
-    for (int k = 0; k < 2; k++)
-      for (int h = 0; h < 2; h++) {
+    TFE__KUNROLL for (int k = 0; k < 2; k++)
+      TFE__KUNROLL for (int h = 0; h < 2; h++) {
         u[4 * k + 2 * h] = _mm512_unpacklo_epi32(t[4 * k + h], t[4 * k + h + 2]);
         u[4 * k + 2 * h + 1] = _mm512_unpackhi_epi32(t[4 * k + h], t[4 * k + h + 2]);
       }
-    for (int k = 0; k < 4; k++) {
+    TFE__KUNROLL for (int k = 0; k < 4; k++) {
       g[q][2 * k] = _mm512_unpacklo_epi64(u[k], u[k + 4]);
       g[q][2 * k + 1] = _mm512_unpackhi_epi64(u[k], u[k + 4]);
     }
   }
-  for (int c = 0; c < 8; c++) { /* g[q][c] lane L: column 8L + c of rows 8q .. 8q + 7 */
+  TFE__KUNROLL for (int c = 0; c < 8; c++) { /* g[q][c] lane L: column 8L + c of rows 8q .. 8q + 7 */
     __m512i a0 = _mm512_shuffle_i64x2(g[0][c], g[1][c], 0x44), a1 = _mm512_shuffle_i64x2(g[0][c], g[1][c], 0xee);
     __m512i b0 = _mm512_shuffle_i64x2(g[2][c], g[3][c], 0x44), b1 = _mm512_shuffle_i64x2(g[2][c], g[3][c], 0xee);
     out[c] = _mm512_shuffle_i64x2(a0, b0, 0x88);
@@ -570,7 +573,7 @@ TFE_INTERNAL void tfe__ktr2z(void *const *dcol, const void *const *srow, bool nt
 TFE_INTERNAL void tfe__ktr1z_half(__m512i *v, const void *const *srow, int64_t off, int h) {
   __m512i r[32];
   TFE__KTR1Z_HALF(r, srow, off, h);
-  for (int j = 0; j < 32; j++) v[j] = r[j];
+  TFE__KUNROLL for (int j = 0; j < 32; j++) v[j] = r[j];
 }
 TFE_INTERNAL void tfe__ktr1z(void *const *dcol, const void *const *srow, bool nt) {
   __m512i r[32];
@@ -604,8 +607,8 @@ TFE_INTERNAL void tfe__ktr12p(size_t es, void *const *dcol, const void *const *s
   __m128i blk[64][4];             /* blk[j][g]: column j, rows g*n .. g*n + n-1 (streamed stores) */
 #if defined(__AVX2__) || defined(TFE__KSIMD_PRAGMA)
   __m256i y[16];                  /* (row groups g and g + 1 in one register's two lanes) */
-  for (int g = 0; g < 4; g += 2)
-    for (int h = 0; h < 4; h++) {
+  TFE__KUNROLL for (int g = 0; g < 4; g += 2)
+    TFE__KUNROLL for (int h = 0; h < 4; h++) {
       if (pf)
         for (int i = (2 * h + 4 * g) * n / 4, e = i + n / 2; i < e; i++) __builtin_prefetch((const char *)srow[i] + pf, 0, 3);
       for (int i = 0; i < n; i++)
@@ -620,8 +623,8 @@ TFE_INTERNAL void tfe__ktr12p(size_t es, void *const *dcol, const void *const *s
 #else
   (void)pf;
   __m128i r[16];
-  for (int g = 0; g < 4; g++)
-    for (int h = 0; h < 4; h++) { /* columns h*n .. h*n + n-1: bytes 16h .. 16h + 15 of the rows */
+  TFE__KUNROLL for (int g = 0; g < 4; g++)
+    TFE__KUNROLL for (int h = 0; h < 4; h++) { /* columns h*n .. h*n + n-1: bytes 16h .. 16h + 15 of the rows */
       for (int i = 0; i < n; i++) r[i] = _mm_loadu_si128((const __m128i *)((const char *)srow[g * n + i] + 16 * h));
       if (es == 1) tfe__ktr16x1_regs(r); else tfe__ktr8x2_regs(r);
       for (int j = 0; j < n; j++) blk[h * n + j][g] = r[j];
@@ -635,8 +638,8 @@ TFE_INTERNAL void tfe__ktr12p(size_t es, void *const *dcol, const void *const *s
     _mm256_stream_si256(q + 1, b);
 #else
     __m128i *q = (__m128i *)dcol[j];
-    if (nt) for (int g = 0; g < 4; g++) _mm_stream_si128(q + g, blk[j][g]);
-    else for (int g = 0; g < 4; g++) _mm_storeu_si128(q + g, blk[j][g]);
+    if (nt) { TFE__KUNROLL for (int g = 0; g < 4; g++) _mm_stream_si128(q + g, blk[j][g]); }
+    else { TFE__KUNROLL for (int g = 0; g < 4; g++) _mm_storeu_si128(q + g, blk[j][g]); }
 #endif
   }
 #endif
@@ -700,14 +703,14 @@ TFE_INTERNAL void tfe__ktrx(size_t es, void *const *dcol, const void *const *sro
   if (es == 4) {
     float *dc[8];
     const float *sr[16];
-    for (int j = 0; j < 8; j++) dc[j] = (float *)dcol[j];
-    for (int i = 0; i < 16; i++) sr[i] = (const float *)srow[i];
+    TFE__KUNROLL for (int j = 0; j < 8; j++) dc[j] = (float *)dcol[j];
+    TFE__KUNROLL for (int i = 0; i < 16; i++) sr[i] = (const float *)srow[i];
     tfe__ktr4(dc, sr, nt);
     return;
   }
   double *dc[4];
   const double *sr[4];
-  for (int j = 0; j < 4; j++) { dc[j] = (double *)dcol[j]; sr[j] = (const double *)srow[j]; }
+  TFE__KUNROLL for (int j = 0; j < 4; j++) { dc[j] = (double *)dcol[j]; sr[j] = (const double *)srow[j]; }
   tfe__ktr16(dc, sr, nt);
 }
 /* A row of blocks of es-byte elements: columns jb = 0, cb, .. < m1 (cb = tfe__kcb), source
@@ -717,7 +720,7 @@ TFE_INTERNAL void tfe__ktrx(size_t es, void *const *dcol, const void *const *sro
 TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *const *srow, int64_t m1, int64_t n1, bool nt) {
   if (es == 8) {
     const double *sr[8];
-    for (int i = 0; i < 8; i++) sr[i] = (const double *)srow[i];
+    TFE__KUNROLL for (int i = 0; i < 8; i++) sr[i] = (const double *)srow[i];
     tfe__ktr8p_row((double *)d, ldd, sr, m1, nt);
     return;
   }
@@ -746,8 +749,8 @@ TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *con
     const float *sr[16];
     float *dc[8];
     for (int64_t jb = 0; jb < m1; jb += 8) {
-      for (int i = 0; i < 16; i++) sr[i] = (const float *)srow[i] + jb;
-      for (int j = 0; j < 8; j++) dc[j] = (float *)d + (jb + j) * ldd;
+      TFE__KUNROLL for (int i = 0; i < 16; i++) sr[i] = (const float *)srow[i] + jb;
+      TFE__KUNROLL for (int j = 0; j < 8; j++) dc[j] = (float *)d + (jb + j) * ldd;
       tfe__ktr4(dc, sr, nt);
     }
     return;
@@ -755,8 +758,8 @@ TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *con
   const double *sr[4];
   double *dc[4];
   for (int64_t jb = 0; jb < m1; jb += 4) { /* 16-byte elements: two doubles each */
-    for (int i = 0; i < 4; i++) sr[i] = (const double *)srow[i] + 2 * jb;
-    for (int j = 0; j < 4; j++) dc[j] = (double *)d + 2 * (jb + j) * ldd;
+    TFE__KUNROLL for (int i = 0; i < 4; i++) sr[i] = (const double *)srow[i] + 2 * jb;
+    TFE__KUNROLL for (int j = 0; j < 4; j++) dc[j] = (double *)d + 2 * (jb + j) * ldd;
     tfe__ktr16(dc, sr, nt);
   }
 }
@@ -778,9 +781,9 @@ TFE_INTERNAL tfe__kv8 tfe__kfu_apply(int op, tfe__kv8 x, tfe__kv8 y) {
 TFE_INTERNAL void tfe__ktr8f(double *d, int64_t ldd, const double *s, int64_t lds, const double *o,
                              int64_t ldo, int op, bool tfirst, bool nt) {
   tfe__kv8 r[8], c[8];
-  for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld(s + i * lds);
+  TFE__KUNROLL for (int i = 0; i < 8; i++) r[i] = tfe__kv8_ld(s + i * lds);
   tfe__ktr8_regs(r, c);
-  for (int j = 0; j < 8; j++) {
+  TFE__KUNROLL for (int j = 0; j < 8; j++) {
     tfe__kv8 y = o ? tfe__kv8_ld(o + j * ldo) : c[j];
     tfe__kv8 v = tfirst ? tfe__kfu_apply(op, c[j], y) : tfe__kfu_apply(op, y, c[j]);
     double *q = d + j * ldd;

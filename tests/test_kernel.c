@@ -258,6 +258,7 @@ static void test_fused_paths(void **st) {
  * destination columns; offsets and views shifted so that no run starts aligned. */
 static void test_table_tiles(void **st) {
   (void)st;
+  TK_TUNE(copy_shared_keep, 0); /* (reversals this small keep their shared-dim plans by default) */
   tfe__st.kernel_stat_on = 1;
   memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
   for (int mode = 0; mode < 8; mode++) {
@@ -295,6 +296,7 @@ static void test_table_tiles(void **st) {
   }
   tk_paths(0);
   tfe_set_num_threads(0);
+  TK_TUNE(copy_shared_keep, 1);
   tfe__st.kernel_stat_on = 0;
   assert_true(tfe__st.kernel_stat[8] > 0); /* table tiles */
 #if TFE__KHAVE_TR8
@@ -1446,6 +1448,52 @@ static void test_s20_paths(void **st) {
 #endif
   assert_true(seen[2] > 0); /* long common runs tiled as transposes (form 0) */
 }
+
+/* Session 31: copy_shared_keep. Random permutations of many small dims (2s, 3s, a 4 now and
+ * then; ranks 7-10, at most 3^9 elements), where the destination's run and the source's short
+ * innermost run share a dim (the 3^15 case of bench_kernels: kept plans, counter 47); 4-, 8-
+ * and 16-byte kinds (4-byte ones kept where moved as pairs) with the rule on and off, reversed dims, 1 and 2
+ * threads, default and small tiles; tfe_copy and tfe_contiguous, every element checked and
+ * nothing written outside the view. Counter 47 stays put when off, and is seen when on. */
+#define TK_SMALLDIMS(S, T, VAL)                                                                  \
+  static void tk_smalldims_##S(tu_rng *r, bool on) {                                            \
+    int rank = (int)tu_int(r, 7, 10);                                                           \
+    int64_t dims[10], n = 1, perm[10], st[10], s = 1;                                           \
+    for (int k = 0; k < rank; k++) {                                                            \
+      dims[k] = tu_int(r, 0, 6) == 0 ? 4 : tu_int(r, 2, 3);                                     \
+      if (n * dims[k] > 19683) dims[k] = 1;                                                     \
+      n *= dims[k];                                                                             \
+    }                                                                                           \
+    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
+    for (int k = rank - 1; k > 0; k--) {                                                        \
+      int j = (int)tu_int(r, 0, k);                                                             \
+      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
+    }                                                                                           \
+    int64_t before = tfe__st.kernel_stat[47];                                                   \
+    TK_GUARDED_COPY(S, T, VAL, tu_int(r, 0, 5) == 0, "small dims", (int)on)                     \
+    if (!on) assert_int_equal(tfe__st.kernel_stat[47], before);                                 \
+  }
+TK_SMALLDIMS(f32, float, TK_VAL)
+TK_SMALLDIMS(f64, double, TK_VAL)
+TK_SMALLDIMS(c128, double complex, TK_CVAL)
+static void test_shared_keep(void **st) {
+  (void)st;
+  tu_rng r = {3131};
+  tfe__st.kernel_stat_on = 1;
+  memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+  for (int round = 0; round < 8; round++) {
+    const bool on = round % 2 == 0;
+    tfe_set_num_threads(1 + round / 2 % 2);
+    tk_paths(round / 4);
+    TK_TUNE(copy_shared_keep, on);
+    for (int c = 0; c < tu_cases(40); c++) { tk_smalldims_f32(&r, on); tk_smalldims_f64(&r, on); tk_smalldims_c128(&r, on); }
+  }
+  TK_TUNE(copy_shared_keep, 1);
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+  assert_true(tfe__st.kernel_stat[47] > 0);
+}
 /* Session 21: copies whose leading run is common to both operands and short (r elements, 2-128,
  * r * es at most copy_unit_run_bytes, here 512 so that every kind and unit class takes it), copied as units of
  * r * es bytes over a plan of the other dims (units.h, counter 29). Every scalar size (u8,
@@ -1744,6 +1792,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_deinterleave_rows, 2);
   assert_int_equal(d.copy_long_row_bytes, -1);
   assert_int_equal(d.copy_block_segments, 2);
+  assert_int_equal(d.copy_shared_keep, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -1821,6 +1870,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_long_row_bytes, -2);
   TK_REJECT(copy_block_segments, 3);
   TK_REJECT(copy_block_segments, -1);
+  TK_REJECT(copy_shared_keep, 2);
+  TK_REJECT(copy_shared_keep, -1);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT
@@ -1901,7 +1952,8 @@ int main(void) {
       cmocka_unit_test(test_tuning_kernel),
       cmocka_unit_test(test_copy_random),
       cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs),
-      cmocka_unit_test(test_stream_line_runs), cmocka_unit_test(test_interleave_rows), cmocka_unit_test(test_deinterleave_rows), cmocka_unit_test(test_skew12_lines), cmocka_unit_test(test_long_rows), cmocka_unit_test(test_block_segments), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_stream_line_runs), cmocka_unit_test(test_interleave_rows), cmocka_unit_test(test_deinterleave_rows), cmocka_unit_test(test_skew12_lines), cmocka_unit_test(test_long_rows), cmocka_unit_test(test_block_segments),
+      cmocka_unit_test(test_shared_keep), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

@@ -244,6 +244,12 @@ typedef struct tfe_tuning {
                                     * segment's whole blocks in one kernel call, two rows of 8x8
                                     * blocks (16 source rows) together; 1: one row of blocks a
                                     * call; 0: a pointer per column and block, as before */
+  /* ---- kernel room, session 31 ---- */
+  int copy_shared_keep;            /* 1: a transpose copy of elements of 8 bytes or more (kinds,
+                                    * or short runs moved as units) whose G1 took a dim shared by
+                                    * both runs (copy_shared_run_dim) keeps that plan where its G0
+                                    * reads the input through a table; 0: rebuilt as table tiles,
+                                    * as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -277,6 +283,7 @@ typedef struct tfe_tuning {
   /* kernel (session 28) */ .copy_skew_run_bytes = 8192, .copy_deinterleave_rows = 2, \
   /* kernel (session 29) */ .copy_long_row_bytes = -1, \
   /* kernel (session 30) */ .copy_block_segments = 2, \
+  /* kernel (session 31) */ .copy_shared_keep = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -359,6 +366,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_skew_run_bytes, 64, 1 << 20);
   TFE__TUNE_RANGE(copy_long_row_bytes, -1, 1 << 20);
   TFE__TUNE_RANGE(copy_block_segments, 0, 2);
+  TFE__TUNE_RANGE(copy_shared_keep, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

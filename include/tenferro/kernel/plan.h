@@ -137,7 +137,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * (copy_deinterleave_rows), [44] 1-, 2- and 4-byte tiles written as skewed lines (k_copy_skew12_,
  * copy_skew_lines 2 and 3), [45] transposes made again as tiles of long source rows
  * (k_copy_long_rows_, copy_long_row_bytes), [46] rows of 8-byte blocks run segment by segment
- * (k_copy_segs_, copy_block_segments). */
+ * (k_copy_segs_, copy_block_segments); by the calling thread: [47] plans whose shared dim
+ * (copy_shared_run_dim) kept them from the table-tile rebuild (copy_shared_keep). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -431,7 +432,12 @@ TFE_INTERNAL void tfe__kplan_finish(tfe__kplan *p, int nops, int key, int rank, 
    * rows lie scattered over the whole input) is rebuilt as table tiles: groups of whole dims
    * of at least 2x and 1x kernel_table_tile_bytes elements-worth (f64: 128 x 64 for 2s,
    * 243 x 81 for 3s; larger square tiles measured slower), stepped along the input
-   * (tfe__kplan_build). */
+   * (tfe__kplan_build). Not where G1 took a dim shared by both runs (copy_shared_run_dim): the
+   * rebuild gave that dim back to G0 and left G1 the input's innermost dim alone (a random permutation of
+   * 3s, [3^15] perm [5,14,1,8,6,12,13,7,0,11,9,3,4,2,10]: G1 3 elements, 24-byte source reads,
+   * 12.8x memcpy; kept, G1 243 elements, 4.4x; copy_shared_keep). Elements of 8 bytes and more
+   * (units too): of 4-byte kinds, 5 of 15 sweep cases ran 1.05-1.12x slower kept (2 faster). */
+  if (p->along_src && p->shared && p->es >= 8 && tfe__st.tune.copy_shared_keep) { TFE__KSTAT(47); return; }
   if (p->along_src) {
     int64_t tbb = tfe__ktable_bytes(p->es), tb = tbb / p->es < 8 ? 8 : tbb / p->es;
     tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tb, tb, tg0, seq_zero, TFE__KM_TABLE, run_max, run_far, far);

@@ -32,7 +32,10 @@ DEB_PACKAGES := build-essential python3 libblis-openmp-dev liblapacke-dev libcmo
 # symbol hidden but the public tfe_ API (TFE_API carries visibility default; lib/tenferro.map).
 VERSION  := $(shell sed -n 's/^\#define TFE_VERSION_STRING "\(.*\)"/\1/p' include/tenferro/config.h)
 SOVERSION := $(firstword $(subst ., ,$(VERSION)))
-LIB_CFLAGS = $(WARN) $(OPT) $(OPENMP) $(CFLAGS) -Iinclude -fPIC -fvisibility=hidden
+# LIB_O after OPT: the library's unit at -O3, where gcc unswitches and clones the kernels' loops
+# over a runtime op or mode; at -O2 it did neither (docs/linkage.md, "Optimization level").
+LIB_O    ?= -O3
+LIB_CFLAGS = $(WARN) $(OPT) $(LIB_O) $(OPENMP) $(CFLAGS) -Iinclude -fPIC -fvisibility=hidden
 LIB_A    := $(BUILD)/lib/libtenferro.a
 LIB_SO   := $(BUILD)/lib/libtenferro.so.$(VERSION)
 # A program in declarations mode linked against build/lib (the tests of the library itself).

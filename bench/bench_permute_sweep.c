@@ -16,6 +16,8 @@
  *                            cores, that work shows as the gap to memcpy; pooled outputs, no faults)
  *   bench_permute_sweep ... --ab knob=value [--ab ...]: every round also times setting B (the
  *                            knobs given) right after A, and prints B's median and B/A per round
+ *   bench_permute_sweep ... --small-dims: every dim 2, 3 or 4, as many as fit (draw_small; the
+ *                            random permutations of many small dims that tensor networks make)
  *
  * Case k: a scalar of 1, 2, 4, 8 or 16 bytes (u8 and u16 user kinds stamped here, f32, f64,
  * c128; --sizes picks a subset, e.g. --sizes 4,8,16 for the draws of sessions 6-9), rank 2-7, dims drawn so that the
@@ -78,6 +80,30 @@ typedef struct {
 
 /* Dims: a few small ones, the rest grown until the element count reaches the target. */
 static int sizes[5] = {1, 2, 4, 8, 16}, nsizes = 5;
+/* --small-dims: every dim 2, 3 or 4 (2 and 3 twice as likely), as many as fit the target (ranks
+ * 11-27 at 48-160 MiB: the permutations of tensor networks over qubits and qutrits), no reversed
+ * dims. */
+static bool small_dims = false;
+static kase draw_small(int64_t lo_bytes, int64_t hi_bytes) {
+  static const int64_t pick[5] = {2, 2, 3, 3, 4};
+  kase c;
+  c.esz = sizes[rnd() % (uint64_t)nsizes];
+  int64_t target = rint_(lo_bytes, hi_bytes) / c.esz, n = 1;
+  c.rank = 0;
+  while (c.rank < TFE_MAX_RANK) {
+    int64_t d = pick[rnd() % 5];
+    if (n * d > target) break;
+    c.dims[c.rank++] = d;
+    n *= d;
+  }
+  c.n = n;
+  for (int k = 0; k < c.rank; k++) { c.perm[k] = k; c.rev[k] = false; }
+  for (int k = c.rank - 1; k > 0; k--) {
+    int j = (int)(rnd() % (uint64_t)(k + 1));
+    int64_t t = c.perm[k]; c.perm[k] = c.perm[j]; c.perm[j] = t;
+  }
+  return c;
+}
 static kase draw(int64_t lo_bytes, int64_t hi_bytes) {
   kase c;
   c.esz = sizes[rnd() % (uint64_t)nsizes];
@@ -313,6 +339,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--mib") && i + 2 < argc) { lo = atof(argv[++i]); hi = atof(argv[++i]); mib_given = true; }
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--plan")) plan = true;
+    else if (!strcmp(argv[i], "--small-dims")) small_dims = true;
     else if (!strcmp(argv[i], "--warm")) { evict_on = false; if (!mib_given) { lo = 0.25; hi = 1; } }
     else if (!strcmp(argv[i], "--peer") && i + 1 < argc) { if (!peer_open(argv[++i])) return 2; }
     else if (!strcmp(argv[i], "--plan-only")) plan = plan_only = true; /* plans, no timing */
@@ -338,7 +365,7 @@ int main(int argc, char **argv) {
         if (*q == ',') q++; else if (*q) { fprintf(stderr, "sizes: a comma list\n"); return 2; }
       }
     }
-    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so] [--warm]\n"); return 2; }
+    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so] [--warm] [--small-dims]\n"); return 2; }
   }
   if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo || nsizes < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
   tfe_set_num_threads(threads);
@@ -355,7 +382,8 @@ int main(int argc, char **argv) {
   int npeer = 0;
   char lines[64][1100];
   for (int ci = 0; ci < ncase && ci < 4096; ci++) {
-    kase c = have_case ? given : draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
+    kase c = have_case ? given : small_dims ? draw_small((int64_t)(lo * 1048576), (int64_t)(hi * 1048576))
+                                     : draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
     if (only >= 0 && ci != only) continue;
     if (plan) {
       if (plan_only) { /* (with the case in --case form) */

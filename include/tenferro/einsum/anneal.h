@@ -218,7 +218,7 @@ TFE_INTERNAL tfe_status tfe__ein_reconf(const tfe__ein_net *net, double ww, int 
       st_t.n = nf;
       if ((st = tfe__ein_dp(&sub, ww, &st_t)) != TFE_OK) break;
       tfe_einsum_cost c;
-      double score;
+      double score = 0;
       if ((st = tfe__ein_tree_cost(&sub, &st_t, ww, &c, &score)) != TFE_OK) break;
       score -= ww * exp2(s.ls[v]); /* the subtree root's size is the same either way */
       if (!(score < cur * (1 - 1e-9))) continue;

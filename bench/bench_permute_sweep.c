@@ -262,8 +262,8 @@ static void print_plan(const kase *c) {
   if (ok && tfe__kplan_units(&u, &p, tu->copy_unit_tile_bytes)) { p = u; tfe__st.kernel_stat[29]++; }
   tfe__st.kernel_stat_on--;
   if (!ok) return;
-  printf("plan: rank %d gather %d tiny %d along_src %d ntiles %lld nchain %d unit %lld counters", p.rank, p.gather, p.tiny, p.along_src,
-         (long long)p.ntiles, p.nchain, (long long)p.unit);
+  printf("plan: rank %d gather %d tiny %d along_src %d ntiles %lld nchain %d unit %lld pf %lld x %d counters", p.rank, p.gather, p.tiny, p.along_src,
+         (long long)p.ntiles, p.nchain, (long long)p.unit, (long long)p.pf_run, p.pf_nrun);
   for (size_t k = 0; k < sizeof st0 / sizeof st0[0]; k++) if (tfe__st.kernel_stat[k] != st0[k]) printf(" %zu", k);
   printf("\n");
   for (int k = 0; k < p.rank; k++)

@@ -1449,14 +1449,16 @@ static void test_s20_paths(void **st) {
   assert_true(seen[2] > 0); /* long common runs tiled as transposes (form 0) */
 }
 
-/* Session 31: copy_shared_keep. Random permutations of many small dims (2s, 3s, a 4 now and
- * then; ranks 7-10, at most 3^9 elements), where the destination's run and the source's short
- * innermost run share a dim (the 3^15 case of bench_kernels: kept plans, counter 47); 4-, 8-
- * and 16-byte kinds (4-byte ones kept where moved as pairs) with the rule on and off, reversed dims, 1 and 2
- * threads, default and small tiles; tfe_copy and tfe_contiguous, every element checked and
- * nothing written outside the view. Counter 47 stays put when off, and is seen when on. */
+/* Session 31: copy_shared_keep and copy_next_prefetch 2. Random permutations of many small dims
+ * (2s, 3s, a 4 now and then; ranks 7-10, at most 3^9 elements), where the destination's run
+ * and the source's short innermost run share a dim (the 3^15 case of bench_kernels: kept plans,
+ * counter 47) or the plan takes gather tiles, whose next tile's source is asked for (counter
+ * 48); u16, f32, f64 and c128 (4-byte kinds kept only where moved as 8-byte units), each rule on
+ * and off, reversed dims, 1 and 2 threads, default, small and tiny tiles; tfe_copy and
+ * tfe_contiguous, every element checked and nothing written outside the view. Counters 47 and
+ * 48 stay put when their rule is off, and are seen when on. */
 #define TK_SMALLDIMS(S, T, VAL)                                                                  \
-  static void tk_smalldims_##S(tu_rng *r, bool on) {                                            \
+  static void tk_smalldims_##S(tu_rng *r, bool keep, bool pf) {                                 \
     int rank = (int)tu_int(r, 7, 10);                                                           \
     int64_t dims[10], n = 1, perm[10], st[10], s = 1;                                           \
     for (int k = 0; k < rank; k++) {                                                            \
@@ -1469,30 +1471,38 @@ static void test_s20_paths(void **st) {
       int j = (int)tu_int(r, 0, k);                                                             \
       int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
     }                                                                                           \
-    int64_t before = tfe__st.kernel_stat[47];                                                   \
-    TK_GUARDED_COPY(S, T, VAL, tu_int(r, 0, 5) == 0, "small dims", (int)on)                     \
-    if (!on) assert_int_equal(tfe__st.kernel_stat[47], before);                                 \
+    int64_t before47 = tfe__st.kernel_stat[47], before48 = tfe__st.kernel_stat[48];             \
+    TK_GUARDED_COPY(S, T, VAL, tu_int(r, 0, 5) == 0, "small dims", (int)keep + 2 * (int)pf)     \
+    if (!keep) assert_int_equal(tfe__st.kernel_stat[47], before47);                             \
+    if (!pf || sizeof(T) > 8) assert_int_equal(tfe__st.kernel_stat[48], before48);              \
   }
+TK_SMALLDIMS(u16, tk_u16, TK_U16VAL)
 TK_SMALLDIMS(f32, float, TK_VAL)
 TK_SMALLDIMS(f64, double, TK_VAL)
 TK_SMALLDIMS(c128, double complex, TK_CVAL)
-static void test_shared_keep(void **st) {
+static void test_small_dim_perms(void **st) {
   (void)st;
   tu_rng r = {3131};
   tfe__st.kernel_stat_on = 1;
   memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
-  for (int round = 0; round < 8; round++) {
-    const bool on = round % 2 == 0;
-    tfe_set_num_threads(1 + round / 2 % 2);
+  for (int round = 0; round < 12; round++) {
+    const bool keep = round % 2 == 0, pf = round / 2 % 2 == 0;
+    tfe_set_num_threads(1 + round / 4 % 2);
     tk_paths(round / 4);
-    TK_TUNE(copy_shared_keep, on);
-    for (int c = 0; c < tu_cases(40); c++) { tk_smalldims_f32(&r, on); tk_smalldims_f64(&r, on); tk_smalldims_c128(&r, on); }
+    TK_TUNE(copy_shared_keep, keep);
+    TK_TUNE(copy_next_prefetch, pf ? 2 : 1);
+    for (int c = 0; c < tu_cases(30); c++) {
+      tk_smalldims_u16(&r, keep, pf); tk_smalldims_f32(&r, keep, pf);
+      tk_smalldims_f64(&r, keep, pf); tk_smalldims_c128(&r, keep, pf);
+    }
   }
   TK_TUNE(copy_shared_keep, 1);
+  TK_TUNE(copy_next_prefetch, 2);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
   assert_true(tfe__st.kernel_stat[47] > 0);
+  assert_true(tfe__st.kernel_stat[48] > 0);
 }
 /* Session 21: copies whose leading run is common to both operands and short (r elements, 2-128,
  * r * es at most copy_unit_run_bytes, here 512 so that every kind and unit class takes it), copied as units of
@@ -1651,7 +1661,7 @@ static void test_s23_wide_tables(void **st) {
   assert_true(seen[0] > 0 && seen[1] > 0 && seen[2] > 0 && seen[3] > 0 && seen[4] > 0); /* every rule taken when on */
   TK_TUNE(copy_wide_tables, 1);
   TK_TUNE(copy_flip_source_dims, 2);
-  TK_TUNE(copy_next_prefetch, 1);
+  TK_TUNE(copy_next_prefetch, 2);
   TK_TUNE(copy_table_run_cut, 2);
   tk_paths(0);
   tfe_set_num_threads(0);
@@ -1814,7 +1824,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_unit_prefetch, 1);
   assert_int_equal(d.copy_lone_edge_bytes, 512);
   assert_int_equal(d.copy_wide_tables, 1);
-  assert_int_equal(d.copy_next_prefetch, 1);
+  assert_int_equal(d.copy_next_prefetch, 2);
   assert_int_equal(d.copy_flip_source_dims, 2);
   assert_int_equal(d.copy_table_run_cut, 2);
   assert_int_equal(d.copy_g1_run_bytes, 32);
@@ -1855,6 +1865,7 @@ static void test_tuning_kernel(void **st) {
 #define TK_REJECT(knob, v) do { bad = t; bad.knob = (v); TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, #knob); } while (0)
   TK_REJECT(copy_wide_tables, 2);
   TK_REJECT(copy_next_prefetch, -1);
+  TK_REJECT(copy_next_prefetch, 3);
   TK_REJECT(copy_flip_source_dims, 3);
   TK_REJECT(copy_table_run_cut, 3);
   TK_REJECT(copy_g1_run_bytes, -1);
@@ -1953,7 +1964,7 @@ int main(void) {
       cmocka_unit_test(test_copy_random),
       cmocka_unit_test(test_table_tiles), cmocka_unit_test(test_block_sizes), cmocka_unit_test(test_far_runs), cmocka_unit_test(test_table_input_runs),
       cmocka_unit_test(test_stream_line_runs), cmocka_unit_test(test_interleave_rows), cmocka_unit_test(test_deinterleave_rows), cmocka_unit_test(test_skew12_lines), cmocka_unit_test(test_long_rows), cmocka_unit_test(test_block_segments),
-      cmocka_unit_test(test_shared_keep), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
+      cmocka_unit_test(test_small_dim_perms), cmocka_unit_test(test_s18_paths), cmocka_unit_test(test_s20_paths), cmocka_unit_test(test_skew_lines), cmocka_unit_test(test_buffer_spread), cmocka_unit_test(test_copy_errors),
       cmocka_unit_test(test_small_dims),
       cmocka_unit_test(test_fused_paths),
       cmocka_unit_test(test_map_random),

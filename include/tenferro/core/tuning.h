@@ -164,8 +164,10 @@ typedef struct tfe_tuning {
   int copy_wide_tables;            /* 1: transposing copies of 1- and 2-byte kinds let G0's table take
                                     * up to 1 KiB of destination column (1024 / 512 entries) rather
                                     * than 256 entries (0: 256, as before session 23) */
-  int copy_next_prefetch;          /* 1: buffered transpose tiles ask for the next tile's source rows
-                                    * while they stream their buffer out (0: not) */
+  int copy_next_prefetch;          /* 2: buffered transpose tiles ask for the next tile's source rows
+                                    * while they stream their buffer out, and gather tiles of copies
+                                    * for the next tile's source runs while they gather (session
+                                    * 31); 1: buffered tiles only; 0: neither */
   int copy_flip_source_dims;       /* 2: a transposing copy walks the dims of its input group (G1)
                                     * that the input reads reversed the other way: 1 those after
                                     * the first, 2 the first too when G1 has more (0: not) */
@@ -275,7 +277,7 @@ typedef struct tfe_tuning {
   /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 2, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
   /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
   /* kernel (session 21) */ .copy_unit_run_bytes = 255, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
-  /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 1, .copy_flip_source_dims = 2, .copy_table_run_cut = 2, \
+  /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 2, .copy_flip_source_dims = 2, .copy_table_run_cut = 2, \
   /* kernel (session 24) */ .copy_g1_run_bytes = 32, .copy_tiny_g0_wide_g1 = 1, \
   /* kernel (session 25) */ .copy_buf_narrow_bytes = 16, .copy_g1_run_dims = 1, \
   /* prims (session 26) */ .small_wide_cols = 1, .small_tn_pack_rows = 5, .small_half_tail = -1, \
@@ -351,7 +353,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_unit_stream, 0, 2);
   TFE__TUNE_RANGE(copy_unit_prefetch, 0, 2);
   TFE__TUNE_RANGE(copy_wide_tables, 0, 1);
-  TFE__TUNE_RANGE(copy_next_prefetch, 0, 1);
+  TFE__TUNE_RANGE(copy_next_prefetch, 0, 2);
   TFE__TUNE_RANGE(copy_flip_source_dims, 0, 2);
   TFE__TUNE_RANGE(copy_table_run_cut, 0, 2);
   TFE__TUNE_RANGE(copy_g1_run_bytes, 0, 1 << 20);

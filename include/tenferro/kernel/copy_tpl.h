@@ -879,8 +879,24 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
     TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1);
     return;
   }
-  for (int64_t j = 0; j < n1; j++) /* a gather tile's columns, or one plain block (n1 = 1) */
+  /* a gather tile: the next tile's source (one odometer step on, as runs: tfe__kplan_footprint)
+   * asked into L2 a share per column (copy_next_prefetch 2): its gathers otherwise meet each
+   * line at memory latency, in an order no hardware prefetcher follows (small-dim permutations:
+   * 0.61-0.99 of the time on 30 of 35 such sweep cases, docs/bench-kernel.md session 31) */
+  const TFE_T *ns = NULL;
+  int64_t lr = 0, lines = 0;
+  if (p->pf_run && n1 > 1 && p->no > 0 && p->ocount[0] > 1 && tfe__st.tune.copy_next_prefetch > 1) {
+    ns = s + p->ostep[1][0];
+    lr = (p->pf_run * (int64_t)sizeof(TFE_T) + 63) / 64 + 1; /* (lines of a run, one more for its start's offset) */
+    lines = lr * p->pf_nrun;
+    tfe__kstat_add(48);
+  }
+  for (int64_t j = 0; j < n1; j++) { /* a gather tile's columns, or one plain block (n1 = 1) */
+    if (ns)
+      for (int64_t l = lines * j / n1, e = lines * (j + 1) / n1; l < e; l++)
+        __builtin_prefetch((const char *)(ns + p->pf_off[l / lr]) + l % lr * 64, 0, 2);
     TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
+  }
 }
 
 /* A unit plan's tile (units.h); c->buf: per-thread buffers of tile_elems elements. */

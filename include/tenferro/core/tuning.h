@@ -252,6 +252,11 @@ typedef struct tfe_tuning {
                                     * both runs (copy_shared_run_dim) keeps that plan where its G0
                                     * reads the input through a table; 0: rebuilt as table tiles,
                                     * as before */
+  /* ---- kernel room, session 32 ---- */
+  int copy_gather_blocks;          /* 1: gather tiles of 1- and 2-byte kinds move the columns that
+                                    * are one source run (G1's leading dims) as register
+                                    * transposes of rows read through G0's table; 0: a byte (or
+                                    * pair) at a time, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -286,6 +291,7 @@ typedef struct tfe_tuning {
   /* kernel (session 29) */ .copy_long_row_bytes = -1, \
   /* kernel (session 30) */ .copy_block_segments = 2, \
   /* kernel (session 31) */ .copy_shared_keep = 1, \
+  /* kernel (session 32) */ .copy_gather_blocks = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -369,6 +375,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_long_row_bytes, -1, 1 << 20);
   TFE__TUNE_RANGE(copy_block_segments, 0, 2);
   TFE__TUNE_RANGE(copy_shared_keep, 0, 1);
+  TFE__TUNE_RANGE(copy_gather_blocks, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

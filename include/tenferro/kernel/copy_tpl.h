@@ -843,6 +843,41 @@ TFE_INTERNAL bool TFE_FN(k_copy_interleave_)(const TFE_TY(kcopy_) *c, const tfe_
 #endif
 }
 
+/* A gather tile of a 1- or 2-byte kind (G0 unit-stride in the destination, read through its
+ * source table) whose G1 starts with a source run (G1's leading dims contiguous there, r
+ * columns): each run of columns is an n0 x r transpose of rows read through G0's table, run as
+ * register blocks (k_copy_small12_ for r >= 16 / es, k_deint_ for shorter runs) instead of a
+ * byte or pair at a time (u8 random small-dim permutations ran 8-42x the streamed copy, docs/
+ * bench-kernel.md session 32). The next tile's source is asked for a share per run (ns: see
+ * k_copy_tile_). False where it does not apply (copy_gather_blocks 0). */
+TFE_INTERNAL bool TFE_FN(k_copy_gather12_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d, const TFE_T *s,
+                                          int64_t n0, int64_t n1, const TFE_T *ns, int64_t lines, int64_t lr) {
+  const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+  const int nd0 = g0->nd, nb = 16 / (int)sizeof(TFE_T);
+  if (sizeof(TFE_T) > 2 || !tfe__st.tune.copy_gather_blocks || c->cj || !TFE__KHAVE_TR8 || !tfe__ksimd() || n0 < nb ||
+      n1 < 2 || nd0 == 0 || g1->nd == 0 || !g0->arith[0] || g0->step[0] != 1 || p->str[1][nd0] != 1)
+    return false;
+  int64_t r = g1->nd == 1 ? g1->last_b : p->dims[nd0];
+  for (int k = 1; k < g1->nd && p->str[1][nd0 + k] == r; k++) r *= k == g1->nd - 1 ? g1->last_b : p->dims[nd0 + k];
+  if (r * (int64_t)sizeof(TFE_T) < 3) return false; /* (u16 runs of 2: 0.72 and 1.21 of the time) */
+  const int64_t *rtab = g0->arith[1] ? NULL : g0->tab[1], lds = g0->arith[1] ? g0->step[1] : 0;
+  const int64_t *ctab = g1->arith[0] ? NULL : g1->tab[0], ldd = g1->arith[0] ? g1->step[0] : 0;
+  tfe__kstat_add(49);
+  for (int64_t j0 = 0; j0 < n1; j0 += r) {
+    const int64_t w = n1 - j0 < r ? n1 - j0 : r;
+    if (ns)
+      for (int64_t l = lines * j0 / n1, e = lines * (j0 + w) / n1; l < e; l++)
+        __builtin_prefetch((const char *)(ns + p->pf_off[l / lr]) + l % lr * 64, 0, 2);
+    TFE_T *dj = ctab ? d : d + j0 * ldd;
+    const int64_t *cj = ctab ? ctab + j0 : NULL;
+    const TFE_T *sj = s + TFE__KOFF(p, 1, 1, j0);
+    if (w >= nb) TFE_FN(k_copy_small12_)(dj, sj, rtab, lds, cj, ldd, 0, n0, 0, w);
+    else if (w < 2 || !TFE_FN(k_deint_)(c, dj, sj, rtab, lds, cj, ldd, n0, w))
+      for (int64_t j = j0; j < j0 + w; j++) TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
+  }
+  return true;
+}
+
 /* A transpose tile of fewer columns than a 16-byte register block (short records): k_deint_
  * through the plan's groups. */
 TFE_INTERNAL bool TFE_FN(k_copy_deinterleave_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d, const TFE_T *s,
@@ -891,6 +926,7 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
     lines = lr * p->pf_nrun;
     tfe__kstat_add(48);
   }
+  if (p->gather && TFE_FN(k_copy_gather12_)(c, p, d, s, n0, n1, ns, lines, lr)) return;
   for (int64_t j = 0; j < n1; j++) { /* a gather tile's columns, or one plain block (n1 = 1) */
     if (ns)
       for (int64_t l = lines * j / n1, e = lines * (j + 1) / n1; l < e; l++)

@@ -142,7 +142,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * (k_copy_long_rows_, copy_long_row_bytes), [46] rows of 8-byte blocks run segment by segment
  * (k_copy_segs_, copy_block_segments); by the calling thread: [47] plans whose shared dim
  * (copy_shared_run_dim) kept them from the table-tile rebuild (copy_shared_keep); by the tile's
- * thread: [48] gather tiles of copies that asked for the next tile's source (copy_next_prefetch 2). */
+ * thread: [48] gather tiles of copies that asked for the next tile's source (copy_next_prefetch 2),
+ * [49] gather tiles of 1- and 2-byte kinds moved as register transposes (k_copy_gather12_,
+ * copy_gather_blocks). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

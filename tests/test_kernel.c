@@ -1520,7 +1520,8 @@ static void test_small_dim_perms(void **st) {
  * operands and the others permuted at random, reversed dims (the run too: then the path does
  * not apply), source and destination shifted; tfe_copy and tfe_contiguous, every element
  * checked and nothing written outside the view, with the path on and off, 1 and 2 threads,
- * default and tiny unit tiles (clipped at every dim). */
+ * default and tiny unit tiles (clipped at every dim). Session 32: units of 4 bytes of u8 and u16
+ * run as i32 copies (copy_unit_kinds, counter 50) except with the tiny tiles. */
 #define TK_S21(S, T, VAL)                                                                        \
   static void tk_s21_##S(tu_rng *r) {                                                          \
     const int64_t es = (int64_t)sizeof(T), rmax = 512 / es < 128 ? 512 / es : 128;                 \
@@ -1529,6 +1530,8 @@ static void test_small_dim_perms(void **st) {
     for (int k = 0; k < rank; k++)                                                              \
       dims[k] = tu_int(r, 0, 5) == 0 ? 1 : tu_int(r, 0, 1) ? tu_int(r, 2, 12) : tu_int(r, 13, 40); \
     dims[0] = tu_int(r, 2, rmax);                                                               \
+    const int64_t ub = tu_int(r, 0, 1) ? 4 : (int64_t)4 << tu_int(r, 1, 2); /* (units of 4: i32) */ \
+    if (tu_int(r, 0, 1) == 0 && ub / es >= 2) dims[0] = ub / es;                                \
     for (int k = 0; k < rank; k++) n *= dims[k];                                                \
     for (int k = rank - 1; n > 40000; k = k > 1 ? k - 1 : rank - 1)                             \
       if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
@@ -1543,7 +1546,7 @@ TK_FIVE_KINDS(TK_S21)
 static void test_s21_units(void **st) {
   (void)st;
   tu_rng r = {2121};
-  int64_t seen = 0;
+  int64_t seen = 0, seen50 = 0;
   tfe__st.kernel_stat_on = 1;
   for (int mode = 0; mode < 12; mode++) { /* threads 1, 2; on, off; (a) default tiles, cached through */
     tfe_set_num_threads(1 + mode % 2);   /* buffers, (b) streamed through buffers, tiny tiles, (c) streamed in place */
@@ -1554,12 +1557,15 @@ static void test_s21_units(void **st) {
     TK_TUNE(copy_unit_tile_bytes, form == 1 ? 24 : 512);
     TK_TUNE(copy_unit_stream, form == 0 ? 2 : form == 1 ? 1 : 0);
     TK_TUNE(copy_unit_prefetch, form == 1 ? 2 : 1); /* (table rows prefetched too) */
+    TK_TUNE(copy_unit_kinds, form != 1); /* (session 32: units of 4 bytes as i32) */
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
     for (int c = 0; c < tu_cases(30); c++) {
       tk_s21_u8(&r); tk_s21_u16(&r); tk_s21_f32(&r); tk_s21_f64(&r); tk_s21_c128(&r);
     }
     if (!on) assert_int_equal(tfe__st.kernel_stat[29], 0); /* the path stays off */
     else assert_true(tfe__st.kernel_stat[29] > 0);
+    if (!on || form == 1) assert_int_equal(tfe__st.kernel_stat[50], 0);
+    seen50 += tfe__st.kernel_stat[50];
     if (form == 2 || !on) assert_int_equal(tfe__st.kernel_stat[30], 0); /* buffers only where asked for */
 #if TFE__KHAVE_TR8
     else if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[30] > 0);
@@ -1570,10 +1576,12 @@ static void test_s21_units(void **st) {
   TK_TUNE(copy_unit_tile_bytes, 512);
   TK_TUNE(copy_unit_stream, 1);
   TK_TUNE(copy_unit_prefetch, 1);
+  TK_TUNE(copy_unit_kinds, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
   assert_true(seen > 0);
+  assert_true(seen50 > 0); /* (u8 and u16 units of 4 bytes as i32: aligned ones, 1 in 16 and 4) */
 }
 /* Session 23: shapes for three plan rules, drawn by form (source dims [u, v, a, b, rest...]
  * in the source's order, the destination led by two of them):
@@ -1813,6 +1821,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_block_segments, 2);
   assert_int_equal(d.copy_shared_keep, 1);
   assert_int_equal(d.copy_gather_blocks, 1);
+  assert_int_equal(d.copy_unit_kinds, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -1895,6 +1904,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_shared_keep, -1);
   TK_REJECT(copy_gather_blocks, 2);
   TK_REJECT(copy_gather_blocks, -1);
+  TK_REJECT(copy_unit_kinds, 2);
+  TK_REJECT(copy_unit_kinds, -1);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT

@@ -941,6 +941,46 @@ TFE_INTERNAL void TFE_FN(k_copy_unit_tile_)(void *ctx, const tfe__kplan *p, cons
   char *b = c->buf ? (char *)(void *)(c->buf + (int64_t)t->tid * c->tile_elems) : NULL;
   tfe__kunit_run_tile(p, (char *)(void *)c->d, (const char *)(const void *)c->s, t, (int64_t)sizeof(TFE_T), b, c->nt);
 }
+/* The views of plan p's operand o over its dims but the first (a run common to both, r
+ * elements), as units of r elements: strides divided by r (tfe__kplan_units checked that they
+ * are multiples), the origin moved to the lowest unit. NULL where that unit is not aligned to
+ * al bytes. */
+TFE_INTERNAL char *TFE_FN(k_units_view_)(const TFE_TY(view) *v, const tfe__kplan *p, int o, int64_t al, tfe_layout *lay) {
+  const int64_t r = p->dims[0];
+  int64_t lo = 0;
+  lay->rank = p->rank - 1;
+  for (int d = 1; d < p->rank; d++) {
+    lay->dims[d - 1] = p->dims[d];
+    lay->strides[d - 1] = p->str[o][d] / r;
+    if (p->str[o][d] < 0) lo += (p->dims[d] - 1) * (p->str[o][d] / r);
+  }
+  lay->offset = -lo;
+  char *b = (char *)(void *)(v->data + p->base[o]) + lo * r * (int64_t)sizeof(TFE_T);
+  return (uintptr_t)b % (uintptr_t)al ? NULL : b;
+}
+/* A copy of units of 4 bytes (plan p's common leading run: see k_copy_units_; runs of 4 u8
+ * or 2 u16) run as a copy of i32 over the same unit views (bits moved, never computed on), so
+ * that its tiles take 4-byte register transposes and gathers instead of unit-by-unit moves
+ * (u16 runs of 2 in a small-dim permutation: 43.7 ms as units, 17.2 as i32; units of 8 and 16
+ * bytes as i64 and c128 measured mixed, 0.41-1.97: docs/bench-kernel.md session 32). Both
+ * operands' units 4-byte aligned; i32 compiled in this unit (TFE__KON_i32). copy_unit_kinds 0:
+ * never. False where it does not apply. */
+TFE_INTERNAL bool TFE_FN(k_copy_unit_kind_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, const tfe__kplan *p) {
+#if TFE__KON_i32
+  if (!tfe__st.tune.copy_unit_kinds || sizeof(TFE_T) > 2 || p->dims[0] * (int64_t)sizeof(TFE_T) != 4) return false;
+  tfe_layout ld, ls;
+  char *d = TFE_FN(k_units_view_)(dst, p, 0, 4, &ld), *s = TFE_FN(k_units_view_)(src, p, 1, 4, &ls);
+  if (!d || !s) return false;
+  tfe_view_i32 vd = {(int32_t *)(void *)d, ld, false}, vs = {(int32_t *)(void *)s, ls, false};
+  if (tfe_copy_i32(&vd, &vs) != TFE_OK) return false;
+  TFE__KSTAT(50);
+  return true;
+#else
+  (void)dst; (void)src; (void)p;
+  return false;
+#endif
+}
+
 /* Copy as units when plan p's leading dim is a short run common to both (copy_unit_run_bytes,
  * units.h); false: p runs as planned. Streamed outputs whose tiles write runs of units go
  * through per-thread tile buffers (copy_unit_stream); without them (no memory) in place. */
@@ -949,6 +989,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(vi
   tfe__kplan *up = (tfe__kplan *)tfe__alloc(sizeof *up); /* (plans are some 50 KB: not on the stack) */
   if (!up) return false;
   if (!tfe__kplan_units(up, p, tfe__st.tune.copy_unit_tile_bytes)) { tfe__free(up); return false; }
+  if (TFE_FN(k_copy_unit_kind_)(dst, src, p)) { tfe__free(up); return true; }
   const tfe__kplan *u = up;
   TFE__KSTAT(29);
   TFE_TY(kcopy_) c = {dst->data, src->data, false, nt_out, NULL, 0, NULL, false};

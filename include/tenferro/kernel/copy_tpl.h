@@ -962,7 +962,7 @@ TFE_INTERNAL char *TFE_FN(k_units_view_)(const TFE_TY(view) *v, const tfe__kplan
  * or 2 u16) run as a copy of i32 over the same unit views (bits moved, never computed on), so
  * that its tiles take 4-byte register transposes and gathers instead of unit-by-unit moves
  * (u16 runs of 2 in a small-dim permutation: 43.7 ms as units, 17.2 as i32; units of 8 and 16
- * bytes as i64 and c128 measured mixed, 0.41-1.97: docs/bench-kernel.md session 32). Both
+ * bytes as i64 and c128 measured mixed, 0.41-2.58: docs/bench-kernel.md session 32). Both
  * operands' units 4-byte aligned; i32 compiled in this unit (TFE__KON_i32). copy_unit_kinds 0:
  * never. False where it does not apply. */
 TFE_INTERNAL bool TFE_FN(k_copy_unit_kind_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, const tfe__kplan *p) {

@@ -1449,7 +1449,8 @@ static void test_s20_paths(void **st) {
   assert_true(seen[2] > 0); /* long common runs tiled as transposes (form 0) */
 }
 
-/* Session 31: copy_shared_keep and copy_next_prefetch 2 (session 32: copy_gather_blocks, u8). Random permutations of many small dims
+/* Session 31: copy_shared_keep and copy_next_prefetch 2 (session 32: copy_gather_blocks and
+ * copy_short_rows, counters 49 and 51, u8). Random permutations of many small dims
  * (2s, 3s, a 4 now and then; ranks 7-10, at most 3^9 elements), where the destination's run
  * and the source's short innermost run share a dim (the 3^15 case of bench_kernels: kept plans,
  * counter 47) or the plan takes gather tiles, whose next tile's source is asked for (counter
@@ -1472,12 +1473,14 @@ static void test_s20_paths(void **st) {
       int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
     }                                                                                           \
     int64_t before47 = tfe__st.kernel_stat[47], before48 = tfe__st.kernel_stat[48];             \
-    int64_t before49 = tfe__st.kernel_stat[49];                                                 \
+    int64_t before49 = tfe__st.kernel_stat[49], before51 = tfe__st.kernel_stat[51];             \
     TK_GUARDED_COPY(S, T, VAL, tu_int(r, 0, 5) == 0, "small dims", (int)keep + 2 * (int)pf)     \
     if (!keep) assert_int_equal(tfe__st.kernel_stat[47], before47);                             \
     if (!pf || sizeof(T) > 8) assert_int_equal(tfe__st.kernel_stat[48], before48);              \
     if (!tfe__st.tune.copy_gather_blocks || sizeof(T) > 2)                                      \
       assert_int_equal(tfe__st.kernel_stat[49], before49);                                      \
+    if (!tfe__st.tune.copy_short_rows || sizeof(T) > 2)                                         \
+      assert_int_equal(tfe__st.kernel_stat[51], before51);                                      \
   }
 TK_SMALLDIMS(u8, tk_u8, TK_U8VAL)
 TK_SMALLDIMS(u16, tk_u16, TK_U16VAL)
@@ -1496,6 +1499,7 @@ static void test_small_dim_perms(void **st) {
     TK_TUNE(copy_shared_keep, keep);
     TK_TUNE(copy_next_prefetch, pf ? 2 : 1);
     TK_TUNE(copy_gather_blocks, round % 3 != 2);
+    TK_TUNE(copy_short_rows, round % 4 != 3);
     for (int c = 0; c < tu_cases(30); c++) {
       tk_smalldims_u8(&r, keep, pf); tk_smalldims_u16(&r, keep, pf); tk_smalldims_f32(&r, keep, pf);
       tk_smalldims_f64(&r, keep, pf); tk_smalldims_c128(&r, keep, pf);
@@ -1504,6 +1508,7 @@ static void test_small_dim_perms(void **st) {
   TK_TUNE(copy_shared_keep, 1);
   TK_TUNE(copy_next_prefetch, 2);
   TK_TUNE(copy_gather_blocks, 1);
+  TK_TUNE(copy_short_rows, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1511,6 +1516,7 @@ static void test_small_dim_perms(void **st) {
   assert_true(tfe__st.kernel_stat[48] > 0);
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[49] > 0);
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[51] > 0);
 #endif
 }
 /* Session 21: copies whose leading run is common to both operands and short (r elements, 2-128,
@@ -1822,6 +1828,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_shared_keep, 1);
   assert_int_equal(d.copy_gather_blocks, 1);
   assert_int_equal(d.copy_unit_kinds, 1);
+  assert_int_equal(d.copy_short_rows, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -1906,6 +1913,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_gather_blocks, -1);
   TK_REJECT(copy_unit_kinds, 2);
   TK_REJECT(copy_unit_kinds, -1);
+  TK_REJECT(copy_short_rows, 2);
+  TK_REJECT(copy_short_rows, -1);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT

@@ -260,6 +260,9 @@ typedef struct tfe_tuning {
   int copy_unit_kinds;             /* 1: copies of 1- and 2-byte kinds whose common run is a unit of 4
                                     * bytes (copy_unit_run_bytes) run as copies of i32 where
                                     * aligned and compiled in; 0: as units, as before */
+  int copy_short_rows;             /* 1: transpose tiles of 1- and 2-byte kinds with 2 to 15 (7) rows
+                                    * and destination columns apart run 16-byte register
+                                    * transposes storing each column's head; 0: scalar loops */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -294,7 +297,7 @@ typedef struct tfe_tuning {
   /* kernel (session 29) */ .copy_long_row_bytes = -1, \
   /* kernel (session 30) */ .copy_block_segments = 2, \
   /* kernel (session 31) */ .copy_shared_keep = 1, \
-  /* kernel (session 32) */ .copy_gather_blocks = 1, .copy_unit_kinds = 1, \
+  /* kernel (session 32) */ .copy_gather_blocks = 1, .copy_unit_kinds = 1, .copy_short_rows = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -380,6 +383,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_shared_keep, 0, 1);
   TFE__TUNE_RANGE(copy_gather_blocks, 0, 1);
   TFE__TUNE_RANGE(copy_unit_kinds, 0, 1);
+  TFE__TUNE_RANGE(copy_short_rows, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -668,6 +668,32 @@ TFE_INTERNAL void tfe__ktr12x16_cols(size_t es, void *const *dcol, const void *c
   if (nt) for (int j = 0; j < ncols; j++) _mm_stream_si128((__m128i *)dcol[j], r[j]);
   else for (int j = 0; j < ncols; j++) _mm_storeu_si128((__m128i *)dcol[j], r[j]);
 }
+/* The first b bytes (2 <= b <= 16) of register v at p, by two overlapping stores of 8, 4 or 2
+ * bytes (sh: bytes o .. o + 15 of v moved down, o = b - 8, b - 4 or b - 2): nothing past p + b
+ * is written. */
+TFE_INTERNAL void tfe__kstore_head(void *p, __m128i v, int b, __m128i sh) {
+  char *q = (char *)p;
+  const __m128i w = _mm_shuffle_epi8(v, sh);
+  if (b >= 8) { _mm_storel_epi64((__m128i *)(void *)q, v); _mm_storel_epi64((__m128i *)(void *)(q + b - 8), w); return; }
+  int32_t x = _mm_cvtsi128_si32(v), y = _mm_cvtsi128_si32(w);
+  if (b >= 4) { memcpy(q, &x, 4); memcpy(q + b - 4, &y, 4); return; }
+  memcpy(q, &x, 2);
+  memcpy(q + b - 2, &y, 2);
+}
+/* The shuffle of tfe__kstore_head for heads of b bytes. */
+TFE_INTERNAL __m128i tfe__kstore_head_sh(int b) {
+  const int o = b >= 8 ? b - 8 : b >= 4 ? b - 4 : b - 2;
+  return _mm_add_epi8(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm_set1_epi8((char)o));
+}
+/* An n x n block of 1- or 2-byte elements (tfe__ktr12x16) of which only the first b bytes of each
+ * of its ncols columns are stored (rows past the valid ones: the caller repeats a valid row). */
+TFE_INTERNAL void tfe__ktr12x16_head(size_t es, void *const *dcol, const void *const *srow, int ncols, int b, __m128i sh) {
+  __m128i r[16];
+  const int n = es == 1 ? 16 : 8;
+  for (int i = 0; i < n; i++) r[i] = _mm_loadu_si128((const __m128i *)srow[i]);
+  if (es == 1) tfe__ktr16x1_regs(r); else tfe__ktr8x2_regs(r);
+  for (int j = 0; j < ncols; j++) tfe__kstore_head(dcol[j], r[j], b, sh);
+}
 /* Records of at most 8 bytes, 4n of them (n = 16 / es): record i at srow[i] (8 bytes readable
  * there), its first ncols elements (ncols <= n / 2) spread over destination columns dcol[j],
  * which receive 64 bytes each (element i of column j: element j of record i), streamed when nt

@@ -806,58 +806,28 @@ TFE_INTERNAL bool TFE_FN(k_copy_wants_buf_)(const tfe__kplan *p, const TFE_T *d,
 }
 
 /* A transpose tile of a 1- or 2-byte kind with fewer rows than a 16-byte register block
- * (1 < n0 < 16 / es) whose destination columns follow one another (n0 apart: records of n0
- * elements interleaved from n0 source rows): each block of 16 / es columns is one 16-byte
- * transpose whose rows past n0 repeat the first, its columns stored in ascending order 16 bytes
- * each, every store's tail overwritten by the next columns. Blocks whose last tail would run
- * past the tile go through a stack buffer; the last block is shifted back to end at n1.
- * (copy_interleave_rows; without it these tiles ran scalar loops, 4.7x the streamed copy for a
- * batch of 11 x 18840 byte transposes.) False where it does not apply. */
+ * (1 < n0 < 16 / es): each block of 16 / es source-contiguous columns is one 16-byte transpose
+ * whose rows past n0 repeat the first; the last block is shifted back to end at n1. Destination
+ * columns that follow one another (n0 apart: records of n0 elements interleaved from n0 source
+ * rows) are stored in ascending order 16 bytes each, every store's tail overwritten by the next
+ * columns, blocks whose last tail would run past the tile through a stack buffer
+ * (copy_interleave_rows; scalar loops before: 4.7x the streamed copy for a batch of 11 x 18840
+ * byte transposes). Columns apart (a table) get their n0 elements by two overlapping stores
+ * each (tfe__kstore_head), nothing past them written (copy_short_rows; a u8 small-dim
+ * permutation of 12 x 192 tiles: 24x the streamed copy as scalar loops, docs/bench-kernel.md
+ * session 32). False where it does not apply. */
 TFE_INTERNAL bool TFE_FN(k_copy_interleave_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d, const TFE_T *s,
                                              int64_t n0, int64_t n1) {
 #if TFE__KHAVE_TR8
   const int64_t es = (int64_t)sizeof(TFE_T), nb = 16 / es;
   const tfe__kgroup *g1 = &p->g[1];
-  if (es > 2 || c->cj || !tfe__ksimd() || !tfe__st.tune.copy_interleave_rows || n0 < 2 || n0 >= nb || n1 < nb ||
-      !g1->arith[0] || g1->step[0] != n0)
+  const bool adj = g1->arith[0] && g1->step[0] == n0;
+  if (es > 2 || c->cj || !tfe__ksimd() || n0 < 2 || n0 >= nb || n1 < nb ||
+      !(adj ? tfe__st.tune.copy_interleave_rows : tfe__st.tune.copy_short_rows))
     return false;
-  tfe__kstat_add(42);
+  tfe__kstat_add(adj ? 42 : 51);
   TFE_T buf[16 * 16 + 16];
-  const TFE_T *row[16];
-  const void *sr[16];
-  void *dc[16];
-  for (int64_t i = 0; i < nb; i++) row[i] = s + TFE__KOFF(p, 0, 1, i < n0 ? i : 0);
-  for (int64_t jb = 0;; jb += nb) {
-    if (jb + nb > n1) jb = n1 - nb;
-    const bool direct = (jb + nb) * n0 + nb - n0 <= n1 * n0; /* (its last store's tail in the tile) */
-    TFE_T *o = direct ? d + jb * n0 : buf;
-    for (int64_t i = 0; i < nb; i++) sr[i] = row[i] + jb;
-    for (int64_t j = 0; j < nb; j++) dc[j] = o + j * n0;
-    tfe__ktr12x16((size_t)es, dc, sr);
-    if (!direct) memcpy(d + jb * n0, buf, (size_t)(nb * n0 * es));
-    if (jb + nb == n1) return true;
-  }
-#else
-  (void)c; (void)p; (void)d; (void)s; (void)n0; (void)n1;
-  return false;
-#endif
-}
-
-/* A transpose tile of a 1- or 2-byte kind with fewer rows than a register block (1 < n0 < 16 /
- * es) whose destination columns do not follow one another (k_copy_interleave_ takes those): each
- * block of 16 / es source-contiguous columns is one 16-byte transpose whose rows past n0 repeat
- * the first, each column's n0 elements stored by two overlapping stores (tfe__kstore_head), so
- * nothing past them is written; the last block is shifted back to end at n1 (u8 [2,3,2,2,...]
- * small-dim permutation: tiles of 12 x 192 ran a scalar loop, 24x the streamed copy;
- * copy_short_rows, docs/bench-kernel.md session 32). False where it does not apply. */
-TFE_INTERNAL bool TFE_FN(k_copy_short_rows_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d, const TFE_T *s,
-                                            int64_t n0, int64_t n1) {
-#if TFE__KHAVE_TR8
-  const int64_t es = (int64_t)sizeof(TFE_T), nb = 16 / es;
-  if (es > 2 || c->cj || !tfe__ksimd() || !tfe__st.tune.copy_short_rows || n0 < 2 || n0 >= nb || n1 < nb) return false;
-  tfe__kstat_add(51);
-  const int b = (int)(n0 * es);
-  const __m128i sh = tfe__kstore_head_sh(b);
+  const __m128i sh = tfe__kstore_head_sh((int)(n0 * es));
   const TFE_T *row[16];
   const void *sr[16];
   void *dc[16];
@@ -865,8 +835,16 @@ TFE_INTERNAL bool TFE_FN(k_copy_short_rows_)(const TFE_TY(kcopy_) *c, const tfe_
   for (int64_t jb = 0;; jb += nb) {
     if (jb + nb > n1) jb = n1 - nb;
     for (int64_t i = 0; i < nb; i++) sr[i] = row[i] + jb;
-    for (int64_t j = 0; j < nb; j++) dc[j] = d + TFE__KOFF(p, 1, 0, jb + j);
-    tfe__ktr12x16_head((size_t)es, dc, sr, (int)nb, b, sh);
+    if (!adj) {
+      for (int64_t j = 0; j < nb; j++) dc[j] = d + TFE__KOFF(p, 1, 0, jb + j);
+      tfe__ktr12x16_head((size_t)es, dc, sr, (int)nb, (int)(n0 * es), sh);
+    } else {
+      const bool direct = (jb + nb) * n0 + nb - n0 <= n1 * n0; /* (its last store's tail in the tile) */
+      TFE_T *o = direct ? d + jb * n0 : buf;
+      for (int64_t j = 0; j < nb; j++) dc[j] = o + j * n0;
+      tfe__ktr12x16((size_t)es, dc, sr);
+      if (!direct) memcpy(d + jb * n0, buf, (size_t)(nb * n0 * es));
+    }
     if (jb + nb == n1) return true;
   }
 #else
@@ -934,8 +912,7 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
     /* tables: register blocks by pointers where both groups are unit steps on their sides,
      * else strided transposes run by run where the groups' first dims are runs */
     bool blocks = g0->arith[0] && g0->step[0] == 1 && g1->arith[1] && g1->step[1] == 1;
-    if (blocks && (TFE_FN(k_copy_interleave_)(c, p, d, s, n0, n1) || TFE_FN(k_copy_deinterleave_)(c, p, d, s, n0, n1) ||
-                   TFE_FN(k_copy_short_rows_)(c, p, d, s, n0, n1)))
+    if (blocks && (TFE_FN(k_copy_interleave_)(c, p, d, s, n0, n1) || TFE_FN(k_copy_deinterleave_)(c, p, d, s, n0, n1)))
       return;
     if (TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1)) return;
     if (!blocks && TFE_FN(k_copy_runs_)(c, p, d, s, n0, n1)) return;

@@ -771,6 +771,36 @@ static void test_block_segments(void **st) {
   }
 TK_INTERLEAVE(u8, tk_u8, TK_U8VAL)
 TK_INTERLEAVE(u16, tk_u16, TK_U16VAL)
+/* Session 32: copy_short_rows. The same batches with the destination's columns g = 1-3 elements
+ * apart (padding between them): each column's R elements stored by two overlapping stores.
+ * Counter 51 stays put when off; every element checked, every padding cell and the element past
+ * the end untouched (a 16-byte store would write the padding). */
+#define TK_SHORTROWS(S, T, VAL)                                                                   \
+  static void tk_shortrows_##S(tu_rng *r, bool on) {                                            \
+    const int64_t nb = 16 / (int64_t)sizeof(T);                                                 \
+    int64_t R = tu_int(r, 2, (int)nb - 1), C = tu_int(r, nb, 300), B = tu_int(r, 1, 5), g = tu_int(r, 1, 3); \
+    int64_t n = R * C * B, ld = R + g, m = ld * C * B;                                          \
+    T *src = malloc(sizeof(T) * (size_t)n), *dst = malloc(sizeof(T) * (size_t)(m + 1)), none = VAL(-1); \
+    for (int64_t i = 0; i < n; i++) src[i] = VAL(i);                                            \
+    for (int64_t i = 0; i <= m; i++) dst[i] = none;                                             \
+    tfe_view_##S sv = {src, {3, 0, {R, C, B}, {C, 1, R * C}}, false};                           \
+    tfe_view_##S dv = {dst, {3, 0, {R, C, B}, {1, ld, ld * C}}, false};                         \
+    int64_t before = tfe__st.kernel_stat[51];                                                   \
+    assert_int_equal(tfe_copy_##S(&dv, &sv), TFE_OK);                                           \
+    if (!on) assert_int_equal(tfe__st.kernel_stat[51], before);                                 \
+    for (int64_t b = 0; b < B; b++)                                                             \
+      for (int64_t j = 0; j < C; j++)                                                           \
+        for (int64_t i = 0; i < ld; i++) {                                                      \
+          const T *want = i < R ? &src[j + i * C + b * R * C] : &none;                          \
+          if (memcmp(&dst[i + j * ld + b * ld * C], want, sizeof(T)))                            \
+            fail_msg(#S " short rows [%lld %lld %lld] gap %lld at (%lld %lld %lld)", (long long)R, \
+                     (long long)C, (long long)B, (long long)g, (long long)i, (long long)j, (long long)b); \
+        }                                                                                       \
+    if (memcmp(&dst[m], &none, sizeof(T))) fail_msg(#S " short rows: wrote past the end");       \
+    free(src); free(dst);                                                                       \
+  }
+TK_SHORTROWS(u8, tk_u8, TK_U8VAL)
+TK_SHORTROWS(u16, tk_u16, TK_U16VAL)
 static void test_interleave_rows(void **st) {
   (void)st;
   tu_rng r = {2727};
@@ -786,9 +816,16 @@ static void test_interleave_rows(void **st) {
     TK_TUNE(copy_tile_bytes, 64 << (k % 3));
     if (k >= 4) TK_TUNE(kernel_stream_min_bytes, 0);
     TK_TUNE(copy_interleave_rows, on ? 1 : 0);
-    for (int c = 0; c < tu_cases(40); c++) { tk_interleave_u8(&r, on); tk_interleave_u16(&r, on); }
+    TK_TUNE(copy_short_rows, on ? 1 : 0);
+    for (int c = 0; c < tu_cases(40); c++) {
+      tk_interleave_u8(&r, on); tk_interleave_u16(&r, on);
+      tk_shortrows_u8(&r, on); tk_shortrows_u16(&r, on);
+    }
   }
+  TK_TUNE(copy_interleave_rows, 1);
+  TK_TUNE(copy_short_rows, 1);
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[42] > 0);
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[51] > 0);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1516,7 +1553,6 @@ static void test_small_dim_perms(void **st) {
   assert_true(tfe__st.kernel_stat[48] > 0);
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[49] > 0);
-  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[51] > 0);
 #endif
 }
 /* Session 21: copies whose leading run is common to both operands and short (r elements, 2-128,

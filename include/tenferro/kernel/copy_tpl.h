@@ -853,6 +853,14 @@ TFE_INTERNAL bool TFE_FN(k_copy_interleave_)(const TFE_TY(kcopy_) *c, const tfe_
 #endif
 }
 
+/* Columns [j0, j1) of n1's share of the next gather tile's source lines (lines of them, lr a
+ * run: tfe__kplan_footprint), asked into L2 (copy_next_prefetch 2: see k_copy_tile_). */
+TFE_INTERNAL void TFE_FN(k_next_share_)(const tfe__kplan *p, const TFE_T *ns, int64_t lines, int64_t lr, int64_t j0,
+                                        int64_t j1, int64_t n1) {
+  for (int64_t l = lines * j0 / n1, e = lines * j1 / n1; l < e; l++)
+    __builtin_prefetch((const char *)(ns + p->pf_off[l / lr]) + l % lr * 64, 0, 2);
+}
+
 /* A gather tile of a 1- or 2-byte kind (G0 unit-stride in the destination, read through its
  * source table) whose G1 starts with a source run (G1's leading dims contiguous there, r
  * columns): each run of columns is an n0 x r transpose of rows read through G0's table, run as
@@ -875,9 +883,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_gather12_)(const TFE_TY(kcopy_) *c, const tfe__k
   tfe__kstat_add(49);
   for (int64_t j0 = 0; j0 < n1; j0 += r) {
     const int64_t w = n1 - j0 < r ? n1 - j0 : r;
-    if (ns)
-      for (int64_t l = lines * j0 / n1, e = lines * (j0 + w) / n1; l < e; l++)
-        __builtin_prefetch((const char *)(ns + p->pf_off[l / lr]) + l % lr * 64, 0, 2);
+    if (ns) TFE_FN(k_next_share_)(p, ns, lines, lr, j0, j0 + w, n1);
     TFE_T *dj = ctab ? d : d + j0 * ldd;
     const int64_t *cj = ctab ? ctab + j0 : NULL;
     const TFE_T *sj = s + TFE__KOFF(p, 1, 1, j0);
@@ -938,9 +944,7 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
   }
   if (p->gather && TFE_FN(k_copy_gather12_)(c, p, d, s, n0, n1, ns, lines, lr)) return;
   for (int64_t j = 0; j < n1; j++) { /* a gather tile's columns, or one plain block (n1 = 1) */
-    if (ns)
-      for (int64_t l = lines * j / n1, e = lines * (j + 1) / n1; l < e; l++)
-        __builtin_prefetch((const char *)(ns + p->pf_off[l / lr]) + l % lr * 64, 0, 2);
+    if (ns) TFE_FN(k_next_share_)(p, ns, lines, lr, j, j + 1, n1);
     TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
   }
 }

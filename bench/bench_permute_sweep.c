@@ -18,6 +18,7 @@
  *                            knobs given) right after A, and prints B's median and B/A per round
  *   bench_permute_sweep ... --small-dims: every dim 2, 3 or 4, as many as fit (draw_small; the
  *                            random permutations of many small dims that tensor networks make)
+ *   bench_permute_sweep ... --shared-runs: a dim continuing both operands' runs (draw_shared)
  *
  * Case k: a scalar of 1, 2, 4, 8 or 16 bytes (u8 and u16 user kinds stamped here, f32, f64,
  * c128; --sizes picks a subset, e.g. --sizes 4,8,16 for the draws of sessions 6-9), rank 2-7, dims drawn so that the
@@ -102,6 +103,34 @@ static kase draw_small(int64_t lo_bytes, int64_t hi_bytes) {
     int j = (int)(rnd() % (uint64_t)(k + 1));
     int64_t t = c.perm[k]; c.perm[k] = c.perm[j]; c.perm[j] = t;
   }
+  return c;
+}
+/* --shared-runs: a destination run a continued by a dim s that also continues the source's run
+ * b: the source [b, s, a, o] read as [a, s, b, o], or [b, s, c, a, o] read as [a, s, b, c, o]
+ * (c continuing the source's run b x s); b 2-63 bytes, a 16-255 bytes, s 2-3000, c 2-800, o what
+ * fills the target (the shapes of copy_shared_run_dim and copy_shared_g0_bytes, session 33). */
+static bool shared_runs = false;
+static kase draw_shared(int64_t lo_bytes, int64_t hi_bytes) {
+  kase c;
+  c.esz = sizes[rnd() % (uint64_t)nsizes];
+  const int64_t es = c.esz, b = rint_((2 + es - 1) / es, 63 / es > 1 ? 63 / es : 2),
+                a = rint_((16 + es - 1) / es, 255 / es > 2 ? 255 / es : 2);
+  const int64_t s = rnd() % 2 ? rint_(2, 40) : rint_(40, 3000), cc = rnd() % 2 ? rint_(2, 20) : rint_(20, 800);
+  const bool five = rnd() % 2;
+  c.rank = five ? 5 : 4;
+  c.dims[0] = b; c.dims[1] = s;
+  if (five) c.dims[2] = cc;
+  c.dims[c.rank - 2] = a;
+  int64_t n = b * s * a * (five ? cc : 1), target = rint_(lo_bytes, hi_bytes) / es;
+  while (n > target) { /* (halve s or c, the larger) */
+    int k = five && c.dims[2] > c.dims[1] ? 2 : 1;
+    n = n / c.dims[k] * (c.dims[k] / 2);
+    c.dims[k] /= 2;
+  }
+  c.dims[c.rank - 1] = target / n > 1 ? target / n : 1;
+  c.n = n * c.dims[c.rank - 1];
+  static const int64_t p4[4] = {2, 1, 0, 3}, p5[5] = {3, 1, 0, 2, 4};
+  for (int k = 0; k < c.rank; k++) { c.perm[k] = five ? p5[k] : p4[k]; c.rev[k] = false; }
   return c;
 }
 static kase draw(int64_t lo_bytes, int64_t hi_bytes) {
@@ -316,7 +345,7 @@ static int set_knob(tfe_tuning *t, const char *arg) {
   KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather) KNOB(copy_narrow_source_tiles) KNOB(copy_gather_run_tiles) KNOB(copy_tiny_source_runs) KNOB(kernel_table_input_runs)
   KNOB(kernel_stream_edge_lines) KNOB(copy_stream_narrow_columns) KNOB(copy_tile_pad) KNOB(copy_skew_lines) KNOB(copy_block_prefetch) KNOB(copy_edge_stores)
   KNOB(copy_source_chain_bytes) KNOB(copy_short_runs) KNOB(copy_block_prefetch_spread) KNOB(copy_table_runs)
-  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(copy_unit_run_bytes) KNOB(copy_unit_tile_bytes) KNOB(copy_unit_stream) KNOB(copy_unit_prefetch) KNOB(copy_wide_tables) KNOB(copy_next_prefetch) KNOB(copy_flip_source_dims) KNOB(copy_table_run_cut) KNOB(copy_g1_run_bytes) KNOB(copy_tiny_g0_wide_g1) KNOB(copy_buf_narrow_bytes) KNOB(copy_g1_run_dims) KNOB(copy_lone_edge_bytes) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes) KNOB(copy_stream_line_runs) KNOB(copy_interleave_rows) KNOB(copy_deinterleave_rows) KNOB(copy_skew_run_bytes) KNOB(copy_long_row_bytes) KNOB(copy_block_segments) KNOB(copy_shared_keep) KNOB(copy_gather_blocks) KNOB(copy_unit_kinds) KNOB(copy_short_rows)
+  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(copy_unit_run_bytes) KNOB(copy_unit_tile_bytes) KNOB(copy_unit_stream) KNOB(copy_unit_prefetch) KNOB(copy_wide_tables) KNOB(copy_next_prefetch) KNOB(copy_flip_source_dims) KNOB(copy_table_run_cut) KNOB(copy_g1_run_bytes) KNOB(copy_tiny_g0_wide_g1) KNOB(copy_buf_narrow_bytes) KNOB(copy_g1_run_dims) KNOB(copy_lone_edge_bytes) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes) KNOB(copy_stream_line_runs) KNOB(copy_interleave_rows) KNOB(copy_deinterleave_rows) KNOB(copy_skew_run_bytes) KNOB(copy_long_row_bytes) KNOB(copy_block_segments) KNOB(copy_shared_keep) KNOB(copy_gather_blocks) KNOB(copy_unit_kinds) KNOB(copy_short_rows) KNOB(copy_shared_g0_bytes)
   else { fprintf(stderr, "--tune: unknown knob %s\n", name); return 2; }
 #undef KNOB
   return 0;
@@ -340,6 +369,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--plan")) plan = true;
     else if (!strcmp(argv[i], "--small-dims")) small_dims = true;
+    else if (!strcmp(argv[i], "--shared-runs")) shared_runs = true;
     else if (!strcmp(argv[i], "--warm")) { evict_on = false; if (!mib_given) { lo = 0.25; hi = 1; } }
     else if (!strcmp(argv[i], "--peer") && i + 1 < argc) { if (!peer_open(argv[++i])) return 2; }
     else if (!strcmp(argv[i], "--plan-only")) plan = plan_only = true; /* plans, no timing */
@@ -365,7 +395,7 @@ int main(int argc, char **argv) {
         if (*q == ',') q++; else if (*q) { fprintf(stderr, "sizes: a comma list\n"); return 2; }
       }
     }
-    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so] [--warm] [--small-dims]\n"); return 2; }
+    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so] [--warm] [--small-dims | --shared-runs]\n"); return 2; }
   }
   if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo || nsizes < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
   tfe_set_num_threads(threads);
@@ -382,8 +412,10 @@ int main(int argc, char **argv) {
   int npeer = 0;
   char lines[64][1100];
   for (int ci = 0; ci < ncase && ci < 4096; ci++) {
-    kase c = have_case ? given : small_dims ? draw_small((int64_t)(lo * 1048576), (int64_t)(hi * 1048576))
-                                     : draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
+    kase c = have_case    ? given
+             : small_dims  ? draw_small((int64_t)(lo * 1048576), (int64_t)(hi * 1048576))
+             : shared_runs ? draw_shared((int64_t)(lo * 1048576), (int64_t)(hi * 1048576))
+                           : draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
     if (only >= 0 && ci != only) continue;
     if (plan) {
       if (plan_only) { /* (with the case in --case form) */

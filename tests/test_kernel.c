@@ -1841,6 +1841,44 @@ static void test_s25_narrow_runs(void **st) {
 #endif
   assert_true(seen[1] > 0 && seen[2] > 0);
 }
+/* Session 33 (copy_shared_g0_bytes, counter 40): 1- and 2-byte copies whose destination run a
+ * (32-127 bytes) is continued by a dim s that also continues the source's run b (8-15 bytes):
+ * the source [b, s, a, o] read as [a, s, b, o], and [b, s, c, a, o] read as [a, s, b, c, o]
+ * (c continuing the source's run b x s), a source dim reversed now and then. With the knob on
+ * (32) G1 takes s, with it at 128 (the old rule) the plan keeps s in G0 and counter 40 stays
+ * at zero; every element checked, nothing written outside the view, 1 and 2 threads, in place
+ * and streamed. */
+#define TK_S33(S, T, VAL)                                                                         \
+  static void tk_s33_##S(tu_rng *r, int form) {                                                 \
+    const int64_t es = (int64_t)sizeof(T);                                                      \
+    int rank = form ? 5 : 4;                                                                    \
+    int64_t dims[5], perm[5], st[5], n = 1, s = 1;                                              \
+    dims[0] = tu_int(r, (8 + es - 1) / es, 15 / es);                                            \
+    dims[1] = tu_int(r, 2, 60);                                                                 \
+    if (form) dims[2] = tu_int(r, 2, 8);                                                        \
+    dims[rank - 2] = tu_int(r, 32 / es, 127 / es);                                              \
+    dims[rank - 1] = tu_int(r, 1, 4);                                                           \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; }                                 \
+    if (form) { perm[0] = 3; perm[1] = 1; perm[2] = 0; perm[3] = 2; perm[4] = 4; }              \
+    else { perm[0] = 2; perm[1] = 1; perm[2] = 0; perm[3] = 3; }                                \
+    TK_GUARDED_COPY(S, T, VAL, a != perm[0] && a != 0 && tu_int(r, 0, 5) == 0, "s33 form", form) \
+  }
+TK_S33(u8, tk_u8, TK_U8VAL)
+TK_S33(u16, tk_u16, TK_U16VAL)
+static void tk_s33_set(bool on) {
+  TK_TUNE(copy_shared_run_dim, 2);
+  TK_TUNE(copy_shared_g0_bytes, on ? 32 : 128);
+}
+static void tk_s33_run(tu_rng *r, int form) { tk_s33_u8(r, form); tk_s33_u16(r, form); }
+static void test_s33_shared_g0(void **st) {
+  (void)st;
+  tu_rng r = {3333};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {40};
+  tk_rule_modes(&r, 2, tu_cases(30) < 8 ? 8 : tu_cases(30), tk_s33_set, tk_s33_run, ctr, 1, seen);
+  assert_true(seen[0] > 0);
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -1865,6 +1903,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_gather_blocks, 1);
   assert_int_equal(d.copy_unit_kinds, 1);
   assert_int_equal(d.copy_short_rows, 1);
+  assert_int_equal(d.copy_shared_g0_bytes, 32);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -1951,6 +1990,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_unit_kinds, -1);
   TK_REJECT(copy_short_rows, 2);
   TK_REJECT(copy_short_rows, -1);
+  TK_REJECT(copy_shared_g0_bytes, 0);
+  TK_REJECT(copy_shared_g0_bytes, 65537);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT
@@ -2048,6 +2089,7 @@ int main(void) {
       cmocka_unit_test(test_s23_wide_tables),
       cmocka_unit_test(test_s24_g1_runs),
       cmocka_unit_test(test_s25_narrow_runs),
+      cmocka_unit_test(test_s33_shared_g0),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -263,6 +263,10 @@ typedef struct tfe_tuning {
   int copy_short_rows;             /* 1: transpose tiles of 1- and 2-byte kinds with 2 to 15 (7) rows
                                     * and destination columns apart run 16-byte register
                                     * transposes storing each column's head; 0: scalar loops */
+  int64_t copy_shared_g0_bytes;    /* 32: the least destination run (bytes) before a dim shared
+                                    * by both runs that a 1- or 2-byte table plan whose source
+                                    * run before that dim is 8-15 bytes leaves in G0, G1 taking
+                                    * the shared dim (copy_shared_run_dim 2); 128: as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -298,6 +302,7 @@ typedef struct tfe_tuning {
   /* kernel (session 30) */ .copy_block_segments = 2, \
   /* kernel (session 31) */ .copy_shared_keep = 1, \
   /* kernel (session 32) */ .copy_gather_blocks = 1, .copy_unit_kinds = 1, .copy_short_rows = 1, \
+  /* kernel (session 33) */ .copy_shared_g0_bytes = 32, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -384,6 +389,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_gather_blocks, 0, 1);
   TFE__TUNE_RANGE(copy_unit_kinds, 0, 1);
   TFE__TUNE_RANGE(copy_short_rows, 0, 1);
+  TFE__TUNE_RANGE(copy_shared_g0_bytes, 1, 65536);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

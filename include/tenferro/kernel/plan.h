@@ -133,7 +133,7 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * 2; [32] counts the others), [38] buffered 1- and 2-byte tiles narrower than a register
  * block (copy_buf_narrow_bytes), [39] G1s kept to an input run over several dims
  * (copy_g1_run_dims), [40] 1- and 2-byte table plans whose G1 took a dim shared by both runs
- * (copy_shared_run_dim 2), [41] table copies of streamed outputs whose runs go out as streamed
+ * (copy_shared_run_dim 2, copy_shared_g0_bytes), [41] table copies of streamed outputs whose runs go out as streamed
  * whole lines (copy_stream_line_runs), [42] 1- and 2-byte tiles of fewer rows than a register
  * block interleaved by 16-byte transposes (copy_interleave_rows), [43] 1- and 2-byte tiles of
  * fewer columns than a register block (short records) spread by 16-byte transposes
@@ -572,14 +572,16 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * and 2-byte table tiles whose G0 then takes the dims before it whole (session 25: u8
    * [8,64,59,28,3,5,8] perm [2,4,1,0,3,5,6], a source run of 8 x 64 whose 64 G0 cut at 5: 8-byte
    * rows, 4.4x memcpy; G1 8 x 32 of the 64, 1.7x. Where G0 could not hold them whole it was left
-   * a single short dim: 3.6x slower). */
+   * a single short dim: 3.6x slower). G0 must hold 128 bytes, or 32 where the input's run is
+   * 8-15 bytes (tfe__kshared_g0_bytes, session 33). */
   const bool shared1 = p->es >= 4 && !(mode & TFE__KM_TABLE), shared2 = tfe__st.tune.copy_shared_run_dim > 1 && p->es <= 2 && (mode & TFE__KM_TABLE);
   if (mis >= 0 && p->copy && (shared1 || shared2) && end0 < p->rank && end0 > 1 && tfe__st.tune.copy_shared_run_dim &&
       tfe__kabs(p->str[mis][end0]) == 1 && p->dims[end0] * p->es < 64) {
     int64_t pre = p->dims[0];
     for (int k = 1; k < end0; pre *= p->dims[k], k++)
       if (tfe__kabs(p->str[mis][k]) == p->dims[end0]) {
-        if (pre * p->es >= (shared2 ? 128 : 64) && (!shared2 || pre <= 2 * tt0)) { end0 = k; p->shared = true; if (shared2) TFE__KSTAT(40); }
+        const int64_t least = shared2 ? tfe__kshared_g0_bytes(p->dims[end0] * p->es) : 64;
+        if (pre * p->es >= least && (!shared2 || pre <= 2 * tt0)) { end0 = k; p->shared = true; if (shared2) TFE__KSTAT(40); }
         break;
       }
   }

@@ -109,6 +109,16 @@ TFE_INTERNAL int64_t tfe__klong_row_bytes(void) {
   return b >= 0 ? b : 0;
 #endif
 }
+/* The least destination run (bytes) before a dim shared by both runs that a 1- or 2-byte table
+ * plan leaves in G0 when G1 takes the shared dim (copy_shared_run_dim 2): copy_shared_g0_bytes
+ * where the source's run before that dim is 8-15 bytes, 128 otherwise. There the old plan's G0
+ * of every row of the run and the shared dim read 8-15-byte records (u8 [9,2047,45,201] perm
+ * [2,1,0,3]: 990 x 9 tiles, 12x the streamed copy) where a G0 of the destination's run alone
+ * makes a plain byte transpose (45 x 252: 0.45 of the time); runs of 2-7 bytes and of 16 measured
+ * both ways (docs/bench-kernel.md, session 33). */
+TFE_INTERNAL int64_t tfe__kshared_g0_bytes(int64_t run_bytes) {
+  return run_bytes >= 8 && run_bytes < 16 ? tfe__st.tune.copy_shared_g0_bytes : 128;
+}
 TFE_INTERNAL int tfe__kcopy_buf_mode(void) {
   int m = tfe__st.tune.copy_buffered_tiles;
   return m >= 0 ? m : tfe__kcpu_fuses() ? 1 : tfe__kcpu_amd() ? 3 : 4;

@@ -557,7 +557,12 @@ TFE_INTERNAL void TFE_FN(k_copy_buf_out_)(const tfe__kplan *p, TFE_T *d, const T
     const int64_t dj = TFE__KOFF(p, 1, 0, rev ? n1 - 1 - q : q);
     for (k = q + 1; runs && k < e && TFE__KOFF(p, 1, 0, k) == dj + (k - q) * n0;) k++;
     const size_t bytes = (size_t)((k - q) * n0) * sizeof(TFE_T);
-    tfe__kstream_ex(d + dj, b + q * lb, bytes, edges_nt && (k - q > 1 || (int64_t)bytes >= lone));
+    /* (a piece of a longer run, the run cut by k_copy_buf_out_next_'s groups, is not alone: its
+     * neighbours' shares stream the rest of its edge lines right before or after it) */
+    const bool cut = runs && k - q == 1 && (int64_t)bytes < lone && tfe__st.tune.copy_run_piece_edges &&
+                     ((q > 0 && TFE__KOFF(p, 1, 0, q - 1) + n0 == dj) || (k < n1 && TFE__KOFF(p, 1, 0, k) == dj + n0));
+    if (cut && edges_nt) tfe__kstat_add(52);
+    tfe__kstream_ex(d + dj, b + q * lb, bytes, edges_nt && (k - q > 1 || cut || (int64_t)bytes >= lone));
   }
 }
 

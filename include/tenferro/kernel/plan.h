@@ -147,7 +147,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * copy_gather_blocks); by the calling thread: [50] copies of 1- and 2-byte kinds in units of 4
  * bytes run as copies of i32 (k_copy_unit_kind_, copy_unit_kinds); by the tile's thread: [51]
  * 1- and 2-byte transpose tiles of 2-15 rows whose columns are apart (k_copy_interleave_,
- * copy_short_rows). */
+ * copy_short_rows), [52] one-column shares of a buffered tile's run of columns whose edge lines
+ * went out streamed as the run's (k_copy_buf_out_, copy_run_piece_edges). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

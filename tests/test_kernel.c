@@ -1879,16 +1879,19 @@ static void test_s33_shared_g0(void **st) {
   tk_rule_modes(&r, 2, tu_cases(30) < 8 ? 8 : tu_cases(30), tk_s33_set, tk_s33_run, ctr, 1, seen);
   assert_true(seen[0] > 0);
 }
-/* Session 33 (copy_run_piece_edges, counter 52): batches of small transposes whose tile is one
- * run of destination columns shorter than copy_lone_edge_bytes each, the source [b, s, a, o]
- * read as [a, s, b, o] (b 8-15 columns, a x s rows 9-72 elements, o 20-60): copy_next_prefetch's
- * eight groups cut the run at columns, some one column long. Every kind, the knob on and off,
- * streamed and in place; every element checked, nothing written outside the view. */
+/* Session 33, the stream-out of buffered tiles. 0 (copy_run_piece_edges, counter 52): batches
+ * of small transposes whose tile is one run of destination columns shorter than
+ * copy_lone_edge_bytes each, the source [b, s, a, o] read as [a, s, b, o] (b 8-15 columns, a x s
+ * rows 9-72 elements, o 20-60): copy_next_prefetch's eight groups cut the run at columns, some
+ * one column long. 1 (copy_chain_columns, counter 53): the same reading with b 2-7, s 8-40, a
+ * 16-40, o 4-12: G1 b x s, the destination's columns following one another b apart in G1. Every
+ * kind, the knobs on and off, streamed and in place; every element checked, nothing written
+ * outside the view. */
 #define TK_S33B(S, T, VAL)                                                                        \
   static void tk_s33b_##S(tu_rng *r, int form) {                                                \
-    (void)form;                                                                                 \
     const int rank = 4;                                                                         \
     int64_t dims[4] = {tu_int(r, 8, 15), tu_int(r, 3, 9), tu_int(r, 3, 8), tu_int(r, 20, 60)};   \
+    if (form) { dims[0] = tu_int(r, 2, 7); dims[1] = tu_int(r, 8, 40); dims[2] = tu_int(r, 16, 40); dims[3] = tu_int(r, 4, 12); } \
     int64_t perm[4] = {2, 1, 0, 3}, st[4], n = 1, s = 1;                                        \
     for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; n *= dims[k]; }                   \
     TK_GUARDED_COPY(S, T, VAL, a == 3 && tu_int(r, 0, 7) == 0, "s33b form", form)              \
@@ -1896,20 +1899,21 @@ static void test_s33_shared_g0(void **st) {
 TK_FIVE_KINDS(TK_S33B)
 static void tk_s33b_set(bool on) { /* (lone columns and streamed edges as by default on AMD) */
   TK_TUNE(copy_run_piece_edges, on);
+  TK_TUNE(copy_chain_columns, on);
   TK_TUNE(copy_lone_edge_bytes, 512);
   TK_TUNE(kernel_stream_edge_lines, 1);
 }
 static void tk_s33b_run(tu_rng *r, int form) {
   tk_s33b_u8(r, form); tk_s33b_u16(r, form); tk_s33b_f32(r, form); tk_s33b_f64(r, form); tk_s33b_c128(r, form);
 }
-static void test_s33_run_pieces(void **st) {
+static void test_s33_stream_out(void **st) {
   (void)st;
   tu_rng r = {3334};
-  int64_t seen[1] = {0};
-  const int ctr[1] = {52};
-  tk_rule_modes(&r, 1, tu_cases(30) < 8 ? 8 : tu_cases(30), tk_s33b_set, tk_s33b_run, ctr, 1, seen);
+  int64_t seen[2] = {0, 0};
+  const int ctr[2] = {52, 53};
+  tk_rule_modes(&r, 2, tu_cases(30) < 8 ? 8 : tu_cases(30), tk_s33b_set, tk_s33b_run, ctr, 2, seen);
 #if TFE__KHAVE_TR8
-  assert_true(seen[0] > 0); /* (buffered tiles need the register blocks) */
+  assert_true(seen[0] > 0 && seen[1] > 0); /* (buffered tiles need the register blocks) */
 #endif
 }
 static void test_tuning_kernel(void **st) {
@@ -1938,6 +1942,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_short_rows, 1);
   assert_int_equal(d.copy_shared_g0_bytes, 32);
   assert_int_equal(d.copy_run_piece_edges, 1);
+  assert_int_equal(d.copy_chain_columns, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2028,6 +2033,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_shared_g0_bytes, 65537);
   TK_REJECT(copy_run_piece_edges, 2);
   TK_REJECT(copy_run_piece_edges, -1);
+  TK_REJECT(copy_chain_columns, 2);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT
@@ -2126,7 +2132,7 @@ int main(void) {
       cmocka_unit_test(test_s24_g1_runs),
       cmocka_unit_test(test_s25_narrow_runs),
       cmocka_unit_test(test_s33_shared_g0),
-      cmocka_unit_test(test_s33_run_pieces),
+      cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -271,6 +271,9 @@ typedef struct tfe_tuning {
                                     * (copy_next_prefetch's groups cut runs at columns) streams its
                                     * edge lines as the whole run would; 0: a one-column share
                                     * under copy_lone_edge_bytes stores them normally, as before */
+  int copy_chain_columns;          /* 1: a buffered tile whose destination columns follow one another
+                                    * along a later G1 dim streams them out in that order, edges
+                                    * streamed; 0: in G1's order, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -306,7 +309,7 @@ typedef struct tfe_tuning {
   /* kernel (session 30) */ .copy_block_segments = 2, \
   /* kernel (session 31) */ .copy_shared_keep = 1, \
   /* kernel (session 32) */ .copy_gather_blocks = 1, .copy_unit_kinds = 1, .copy_short_rows = 1, \
-  /* kernel (session 33) */ .copy_shared_g0_bytes = 32, .copy_run_piece_edges = 1, \
+  /* kernel (session 33) */ .copy_shared_g0_bytes = 32, .copy_run_piece_edges = 1, .copy_chain_columns = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -395,6 +398,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_short_rows, 0, 1);
   TFE__TUNE_RANGE(copy_shared_g0_bytes, 1, 65536);
   TFE__TUNE_RANGE(copy_run_piece_edges, 0, 1);
+  TFE__TUNE_RANGE(copy_chain_columns, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -24,6 +24,8 @@ typedef struct TFE_TY(kcopy_) {
   int64_t tile_elems;
   const TFE_T *s_end; /* one past the last source element the view reaches (NULL: unknown) */
   bool skew12;        /* buf holds k_copy_skew12_'s column registers (tiles it declines: unbuffered) */
+  int64_t chain;      /* buffered tiles: G1 column step m > 1 after which a destination column
+                       * follows the previous one (k_chain_step_; 0: none) */
 } TFE_TY(kcopy_);
 
 /* One past the last element view v reaches (its data plus the largest offset of its layout). */
@@ -566,15 +568,60 @@ TFE_INTERNAL void TFE_FN(k_copy_buf_out_)(const tfe__kplan *p, TFE_T *d, const T
   }
 }
 
+/* The G1 column step m (2-64) after which destination columns follow one another (G1's first
+ * dim not adjacent in the destination, a later one is: f32 [5,33,36,o] read as [36,33,5,o], G1
+ * 5 x 33, column j + 5 right after column j), or 0 (copy_chain_columns). */
+TFE_INTERNAL int64_t TFE_FN(k_chain_step_)(const tfe__kplan *p) {
+  const int64_t n0 = p->g[0].len, n1 = p->g[1].len, bytes = n0 * (int64_t)sizeof(TFE_T);
+  if (!tfe__st.tune.copy_chain_columns || p->g[1].nd < 2 || TFE__KOFF(p, 1, 0, 1) == n0 || bytes % 8 || bytes < 64)
+    return 0; /* (edges that 8-byte streaming stores can write; columns of a line or more) */
+  for (int64_t m = 2; m < n1 && m <= 64; m++)
+    if (TFE__KOFF(p, 1, 0, m) == TFE__KOFF(p, 1, 0, 0) + n0) return m;
+  return 0;
+}
+
+/* k_copy_buf_out_next_ for a tile whose columns follow one another m apart in G1 (chain): out
+ * in destination order, columns q0, q0 + m, q0 + 2m, ... for each q0 < m, a column whose
+ * neighbour there is written right before or after it streaming its edge lines (the two
+ * halves of each shared line then leave the write-combining buffer as one); ns: the next
+ * tile's source for copy_next_prefetch's shares (one per eighth of the chains), or NULL.
+ * Column by column in G1 order, each column's edges were cached stores (copy_lone_edge_bytes)
+ * next to streamed middles, its neighbour m columns later. */
+TFE_INTERNAL void TFE_FN(k_copy_chains_out_)(const tfe__kplan *p, TFE_T *d, const TFE_T *b, const TFE_T *ns,
+                                             int64_t n0, int64_t n1, int64_t lb, int64_t m) {
+  const bool edges_nt = tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines);
+  const int64_t groups = ns ? 8 : 1, line = 64 / (int64_t)sizeof(TFE_T);
+  tfe__kstat_add(53);
+  for (int64_t g = 0; g < groups; g++) {
+    for (int64_t q0 = m * g / groups; q0 < m * (g + 1) / groups; q0++)
+      for (int64_t q = q0; q < n1; q += m) {
+        const int64_t dq = TFE__KOFF(p, 1, 0, q);
+        const bool joined = (q >= m && TFE__KOFF(p, 1, 0, q - m) + n0 == dq) ||
+                            (q + m < n1 && TFE__KOFF(p, 1, 0, q + m) == dq + n0);
+        tfe__kstream_ex(d + dq, b + q * lb, (size_t)n0 * sizeof(TFE_T), edges_nt && joined);
+      }
+    if (ns)
+      for (int64_t i = n0 * g / groups; i < n0 * (g + 1) / groups; i++) {
+        const TFE_T *r = ns + TFE__KOFF(p, 0, 1, i);
+        for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(r + j, 0, 2);
+      }
+  }
+}
+
 /* The buffer out (k_copy_buf_out_), and meanwhile the next tile's source rows (one odometer
  * step on from s) asked into L2, a share after each group of columns (copy_next_prefetch): the
  * stream-out alone leaves the memory without reads, and the next tile's reads then find none
  * of their lines on the way (both phases in turn rather than overlapped, as a memcpy's are).
  * Not where the next tile reads on in this tile's rows (a chain, p->nchain: already cached). */
 TFE_INTERNAL void TFE_FN(k_copy_buf_out_next_)(const tfe__kplan *p, TFE_T *d, const TFE_T *b, const TFE_T *s,
-                                               int64_t n0, int64_t n1, int64_t lb, bool rev, bool runs) {
+                                               int64_t n0, int64_t n1, int64_t lb, bool rev, bool runs, int64_t chain) {
   const int64_t groups = 8;
-  if (!tfe__st.tune.copy_next_prefetch || p->no == 0 || p->ocount[0] < 2 || p->nchain || n1 < groups) {
+  const bool next = tfe__st.tune.copy_next_prefetch && p->no > 0 && p->ocount[0] >= 2 && !p->nchain && n1 >= groups;
+  if (chain && !runs && !rev && n0 == p->g[0].len && chain < n1) { /* (a clipped G0 breaks the chains) */
+    TFE_FN(k_copy_chains_out_)(p, d, b, next ? s + p->ostep[1][0] : NULL, n0, n1, lb, chain);
+    return;
+  }
+  if (!next) {
     TFE_FN(k_copy_buf_out_)(p, d, b, n0, n1, lb, rev, runs, 0, n1);
     return;
   }
@@ -649,7 +696,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   } else
     for (int64_t j = 0; j < n1; j++)
       for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * lb + i] = s[TFE__KOFF(p, 0, 1, i) + j];
-  TFE_FN(k_copy_buf_out_next_)(p, d, b, s, n0, n1, lb, rev, runs);
+  TFE_FN(k_copy_buf_out_next_)(p, d, b, s, n0, n1, lb, rev, runs, c->chain);
 }
 
 /* One register block of k_copy_skew12_: columns jb + hc*h .. of the rows at srow[] into v (2-byte
@@ -1011,7 +1058,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(vi
   if (TFE_FN(k_copy_unit_kind_)(dst, src, p)) { tfe__free(up); return true; }
   const tfe__kplan *u = up;
   TFE__KSTAT(29);
-  TFE_TY(kcopy_) c = {dst->data, src->data, false, nt_out, NULL, 0, NULL, false};
+  TFE_TY(kcopy_) c = {dst->data, src->data, false, nt_out, NULL, 0, NULL, false, 0};
   tfe_allocator a = tfe_get_allocator();
   const int mode = tfe__st.tune.copy_unit_stream; /* (2: cached outputs through the buffers too) */
   if (((nt_out && mode) || mode == 2) && u->g[0].arith[0] && u->g[0].step[0] == u->unit && TFE__KHAVE_TR8 && tfe__ksimd()) {
@@ -1155,7 +1202,7 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
     return;
   }
   TFE_TY(kcopy_) c = {dst->data, src->data, cj, !cached && n * (int64_t)sizeof(TFE_T) >= tu->kernel_stream_min_bytes, NULL, 0,
-                      TFE_FN(k_view_end_)(src), false};
+                      TFE_FN(k_view_end_)(src), false, 0};
   /* (a plan made again below is kept only when it takes the same buffer decision) */
   const bool buf = TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj);
   if (c.nt && !cj && !buf) TFE_FN(k_copy_long_rows_)(dst, src, p, tg);
@@ -1172,6 +1219,7 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
     tfe_allocator a = tfe_get_allocator();
     c.buf = (TFE_T *)a.alloc(a.ctx, (size_t)nt * (size_t)c.tile_elems * sizeof(TFE_T), TFE_ALIGN);
     if (c.buf) TFE__KSTAT(7);
+    c.chain = TFE_FN(k_chain_step_)(p);
     if (c.buf && p->g[1].len < tfe__kcb(sizeof(TFE_T))) TFE__KSTAT(38);
   }
   tfe__kplan_run(p, TFE_FN(k_copy_tile_), &c, nt);

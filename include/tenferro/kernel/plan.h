@@ -148,7 +148,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * bytes run as copies of i32 (k_copy_unit_kind_, copy_unit_kinds); by the tile's thread: [51]
  * 1- and 2-byte transpose tiles of 2-15 rows whose columns are apart (k_copy_interleave_,
  * copy_short_rows), [52] one-column shares of a buffered tile's run of columns whose edge lines
- * went out streamed as the run's (k_copy_buf_out_, copy_run_piece_edges). */
+ * went out streamed as the run's (k_copy_buf_out_, copy_run_piece_edges), [53] buffered tiles
+ * streamed out along chains of columns (k_copy_chains_out_, copy_chain_columns). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

@@ -524,12 +524,14 @@ static void test_skew_lines(void **st) {
     TK_TUNE(kernel_prefetch_strips, mode % 3 ? 2 : 0);
     TK_TUNE(copy_edge_stores, mode % 2 == 0 || mode == 7);
     TK_TUNE(copy_block_prefetch_spread, mode % 4 != 3);
+    TK_TUNE(kernel_prefetch_l2, mode % 3 - 1); /* (prefetcht0 or t1: a hint, same results) */
     for (int c = 0; c < tu_cases(10); c++) { tk_skew_u8(&r); tk_skew_u16(&r); tk_skew_f32(&r); tk_skew_f64(&r); tk_skew_c128(&r); }
   }
   TK_TUNE(copy_block_prefetch, 2);
   TK_TUNE(kernel_prefetch_strips, 2);
   TK_TUNE(copy_edge_stores, 1);
   TK_TUNE(copy_block_prefetch_spread, 1);
+  TK_TUNE(kernel_prefetch_l2, -1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1943,6 +1945,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_shared_g0_bytes, 32);
   assert_int_equal(d.copy_run_piece_edges, 1);
   assert_int_equal(d.copy_chain_columns, 1);
+  assert_int_equal(d.kernel_prefetch_l2, -1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2034,6 +2037,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_run_piece_edges, 2);
   TK_REJECT(copy_run_piece_edges, -1);
   TK_REJECT(copy_chain_columns, 2);
+  TK_REJECT(kernel_prefetch_l2, 2);
+  TK_REJECT(kernel_prefetch_l2, -2);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT

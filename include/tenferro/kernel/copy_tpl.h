@@ -76,7 +76,7 @@ TFE_INTERNAL void TFE_FN(k_prefetch_run_rows_)(const tfe__kplan *p, int op, cons
   int64_t line = 64 / (int64_t)sizeof(TFE_T) > 0 ? 64 / (int64_t)sizeof(TFE_T) : 1;
   for (int64_t i = row; i < row + rows && i < n0; i++) {
     const TFE_T *r = s + TFE__KOFF(p, 0, op, i);
-    for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(r + j, 0, 3);
+    for (int64_t j = 0; j < n1; j += line) tfe__kpf(r + j);
   }
 }
 /* 1- and 2-byte register-block rows prefetch their blocks copy_block_prefetch blocks ahead
@@ -212,7 +212,7 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
         }
         for (int i = 0; i < rb; i++) sr[i] = srow[i] + jb;
         if (pa && jb + pa < n1) /* (as tfe__ktrx_row; the rims too) */
-          for (int i = 0; i < rb; i++) __builtin_prefetch(srow[i] + jb + pa, 0, 3);
+          for (int i = 0; i < rb; i++) tfe__kpf(srow[i] + jb + pa);
         tfe__ktrx(sizeof(TFE_T), dcol, sr, al);
         if (sizeof(TFE_T) != 8 && ib == i0 && jb == j0) tfe__kstat_add(9);
         continue;
@@ -288,7 +288,7 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
   for (int64_t ib = 0; ib < m0; ib += rb) {
     /* strided rows miss every cache level and no hardware prefetcher follows them */
     for (int64_t i = ib + (pb ? rb : rb * pf); (pb || pf) && i < ib + (pb ? 2 * rb : rb * (pf + 1)) && i < n0; i++)
-      for (int64_t j = 0; j < (pb ? pb : n1); j += 64 / es) __builtin_prefetch(s + i * lds + j, 0, 3);
+      for (int64_t j = 0; j < (pb ? pb : n1); j += 64 / es) tfe__kpf(s + i * lds + j);
     if (es == 8) { tfe__ktr8s_row((double *)(void *)(d + ib), ldd, (const double *)(const void *)(s + ib * lds), lds, m1, al); continue; }
     const void *srow[64];
     for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds;
@@ -525,7 +525,7 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
       TFE_T *o = d + e;
       if (p->str[1][0] < 0) { for (int64_t i = 0; i < run; i++) o[i] = q[-i]; continue; } /* (a reversed run) */
       if (c->nt)
-        for (int64_t b = 0; b < run * (int64_t)sizeof(TFE_T); b += 64) __builtin_prefetch((const char *)q + rpf + b, 0, 3);
+        for (int64_t b = 0; b < run * (int64_t)sizeof(TFE_T); b += 64) tfe__kpf((const char *)q + rpf + b);
 #if TFE__KHAVE_TR8
       if (lines && !((uintptr_t)o & 63)) { tfe__kstream_simd((char *)o, (const char *)q, (size_t)run * sizeof(TFE_T), false); continue; }
       if (vs) { tfe__kcopy_short((char *)o, (const char *)q, (size_t)run * sizeof(TFE_T)); continue; }

@@ -610,7 +610,7 @@ TFE_INTERNAL void tfe__ktr12p(size_t es, void *const *dcol, const void *const *s
   TFE__KUNROLL for (int g = 0; g < 4; g += 2)
     TFE__KUNROLL for (int h = 0; h < 4; h++) {
       if (pf)
-        for (int i = (2 * h + 4 * g) * n / 4, e = i + n / 2; i < e; i++) __builtin_prefetch((const char *)srow[i] + pf, 0, 3);
+        for (int i = (2 * h + 4 * g) * n / 4, e = i + n / 2; i < e; i++) tfe__kpf((const char *)srow[i] + pf);
       for (int i = 0; i < n; i++)
         y[i] = _mm256_inserti128_si256(
             _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)((const char *)srow[g * n + i] + 16 * h))),
@@ -764,7 +764,7 @@ TFE_INTERNAL void tfe__ktrx_row(size_t es, void *d, int64_t ldd, const void *con
        * flight, and a strip of them outgrows the L1 before the strip prefetch's lines are used */
       const int64_t pf = pa && jb + pa < n1 ? pa * (int64_t)es : 0;
       if (pf && !spread)
-        for (int i = 0; i < rb; i++) __builtin_prefetch((const char *)srow[i] + jb * (int64_t)es + pf, 0, 3);
+        for (int i = 0; i < rb; i++) tfe__kpf((const char *)srow[i] + jb * (int64_t)es + pf);
       for (int i = 0; i < rb; i++) sr[i] = (const char *)srow[i] + jb * (int64_t)es;
       for (int j = 0; j < cb; j++) dc[j] = (char *)d + (jb + j) * ldd * (int64_t)es;
       tfe__ktr12p(es, dc, sr, nt, spread ? pf : 0);

@@ -1918,6 +1918,43 @@ static void test_s33_stream_out(void **st) {
   assert_true(seen[0] > 0 && seen[1] > 0); /* (buffered tiles need the register blocks) */
 #endif
 }
+/* Session 34 (copy_gather_source_run, counter 54): random permutations of 2s and 3s (the
+ * small-dim family that makes gather tiles) whose destination starts with source dims other
+ * than the first, a line of destination or more of them (and under 256 elements), then the
+ * source's unit-stride dim 0, then the rest in random order: with the knob on, 1- and 2-byte
+ * gather tiles stop G0 before dim 0; a source dim reversed now and then. Every kind, on and
+ * off, 1 and 2 threads, in place and streamed; every element checked, nothing written outside
+ * the view; counter 54 moves when on and stays at zero when off. */
+#define TK_S34(S, T, VAL)                                                                         \
+  static void tk_s34_##S(tu_rng *r, int form) {                                                 \
+    const int64_t es = (int64_t)sizeof(T);                                                      \
+    const int rank = 10;                                                                        \
+    int64_t dims[10], perm[10], st[10], n = 1, s = 1, pre = 1;                                  \
+    for (int k = 0; k < rank; k++) { dims[k] = tu_int(r, 2, 3); n *= dims[k]; st[k] = s; s *= dims[k]; } \
+    int64_t rest[10];                                                                           \
+    int nr = 0, np = 0;                                                                         \
+    for (int k = 1; k < rank; k++) rest[nr++] = k;                                              \
+    for (int k = nr - 1; k > 0; k--) { int j = (int)tu_int(r, 0, k); int64_t t = rest[k]; rest[k] = rest[j]; rest[j] = t; } \
+    int q = 0;                                                                                  \
+    for (; q < nr && pre * es < 64; q++) { perm[np++] = rest[q]; pre *= dims[rest[q]]; }        \
+    perm[np++] = 0;                                                                             \
+    for (; q < nr; q++) perm[np++] = rest[q];                                                   \
+    TK_GUARDED_COPY(S, T, VAL, a != 0 && tu_int(r, 0, 7) == 0, "s34 form", form)               \
+  }
+TK_FIVE_KINDS(TK_S34)
+static void tk_s34_set(bool on) { TK_TUNE(copy_gather_source_run, on); }
+static void tk_s34_run(tu_rng *r, int form) {
+  (void)form;
+  tk_s34_u8(r, 0); tk_s34_u16(r, 0); tk_s34_f32(r, 0); tk_s34_f64(r, 0); tk_s34_c128(r, 0);
+}
+static void test_s34_gather_source_run(void **st) {
+  (void)st;
+  tu_rng r = {3434};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {54};
+  tk_rule_modes(&r, 1, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s34_set, tk_s34_run, ctr, 1, seen);
+  assert_true(seen[0] > 0);
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -1946,6 +1983,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_run_piece_edges, 1);
   assert_int_equal(d.copy_chain_columns, 1);
   assert_int_equal(d.kernel_prefetch_l2, -1);
+  assert_int_equal(d.copy_gather_source_run, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2039,6 +2077,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_chain_columns, 2);
   TK_REJECT(kernel_prefetch_l2, 2);
   TK_REJECT(kernel_prefetch_l2, -2);
+  TK_REJECT(copy_gather_source_run, 2);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT
@@ -2137,6 +2176,7 @@ int main(void) {
       cmocka_unit_test(test_s24_g1_runs),
       cmocka_unit_test(test_s25_narrow_runs),
       cmocka_unit_test(test_s33_shared_g0),
+      cmocka_unit_test(test_s34_gather_source_run),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -277,6 +277,9 @@ typedef struct tfe_tuning {
   int kernel_prefetch_l2;          /* -1: AMD only; 1: software prefetches of transposing copies
                                     * into L2 (prefetcht1), the L1's miss buffers left to the
                                     * loads; 0: into L1 (prefetcht0), as before */
+  int copy_gather_source_run;      /* 1: gather tiles of 1- and 2-byte copies stop G0 before the
+                                    * source's unit-stride dim where the dims before it fill a
+                                    * line of destination; 0: G0 takes dims to its target, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -313,7 +316,7 @@ typedef struct tfe_tuning {
   /* kernel (session 31) */ .copy_shared_keep = 1, \
   /* kernel (session 32) */ .copy_gather_blocks = 1, .copy_unit_kinds = 1, .copy_short_rows = 1, \
   /* kernel (session 33) */ .copy_shared_g0_bytes = 32, .copy_run_piece_edges = 1, .copy_chain_columns = 1, \
-  /* kernel (session 34) */ .kernel_prefetch_l2 = -1, \
+  /* kernel (session 34) */ .kernel_prefetch_l2 = -1, .copy_gather_source_run = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -404,6 +407,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_run_piece_edges, 0, 1);
   TFE__TUNE_RANGE(copy_chain_columns, 0, 1);
   TFE__TUNE_RANGE(kernel_prefetch_l2, -1, 1);
+  TFE__TUNE_RANGE(copy_gather_source_run, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

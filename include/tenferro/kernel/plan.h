@@ -149,7 +149,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * 1- and 2-byte transpose tiles of 2-15 rows whose columns are apart (k_copy_interleave_,
  * copy_short_rows), [52] one-column shares of a buffered tile's run of columns whose edge lines
  * went out streamed as the run's (k_copy_buf_out_, copy_run_piece_edges), [53] buffered tiles
- * streamed out along chains of columns (k_copy_chains_out_, copy_chain_columns). */
+ * streamed out along chains of columns (k_copy_chains_out_, copy_chain_columns); by the calling
+ * thread: [54] copies' gather tiles whose G0 stopped before the source's unit-stride dim
+ * (copy_gather_source_run). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -600,6 +602,24 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
     if ((mis >= 0 && ((pre < 8 && !quarter) || (mode & TFE__KM_GATHER) || tfe__st.tune.kernel_gather_all)) || (mis < 0 && strided)) {
       p->gather = true;
       end0 = p->rank;
+      /* A copy's gather tile stops G0 before the source's unit-stride dim where the dims
+       * before it fill a line of destination and the dims after it continue the source's run
+       * to 16 bytes: G1 then starts with that run (whole source lines a tile, and the 16-byte
+       * register transposes of k_copy_gather12_) instead of G0 taking part of it (u8
+       * [4,4,2,4,3,2,...] perm [2,4,8,12,15,0,5,...]: G0 the destination's 108-byte run and
+       * half the source's 4, G1 from the source's stride 4, every column gathered a byte at a
+       * time: 0.66 of the time; runs under 16 bytes, through k_deint_ with G0 one line: a u16
+       * case 1.3x slower). 1- and 2-byte kinds (copy_gather_source_run) */
+      if (mis >= 0 && p->copy && p->es <= 2 && tfe__st.tune.copy_gather_source_run) {
+        int64_t pre = 1;
+        for (int d = 0; d < p->rank; pre *= p->dims[d], d++)
+          if (d > 0 && tfe__kabs(p->str[mis][d]) == 1) {
+            const bool run16 = tfe__krun_chain(p, mis, d, d + 1) * p->es >= 16; /* (a register block's row) */
+            if (pre * p->es >= 64 && run16) end0 = d;
+            if (pre * p->es >= 64 && run16 && pre < tg0) TFE__KSTAT(54); /* (G0 would have taken part of it) */
+            break;
+          }
+      }
     }
     if (p->gather && mis < 0) mis = key == 0 ? 1 : 0;
   }

@@ -458,16 +458,19 @@ static void test_block_sizes(void **st) {
     tk_paths(mode / 2);
     TK_TUNE(copy_narrow_source_tiles, mode % 4 >= 2); /* (G1 in f64's elements in modes 2, 3, 6, 7) */
     TK_TUNE(copy_flip_source_dims, 1); /* (a reversed first G1 dim stays reversed: counter 11) */
+    TK_TUNE(copy_small_wide, mode % 4 == 1 ? 0 : mode % 4 == 2 ? 2 : 1); /* (one at a time in modes 1, 5) */
     for (int c = 0; c < tu_cases(20); c++) { tk_blocks_u8(&r, mode); tk_blocks_u16(&r, mode); }
   }
   TK_TUNE(copy_narrow_source_tiles, 0);
   TK_TUNE(copy_flip_source_dims, 2);
+  TK_TUNE(copy_small_wide, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[9] > 0); /* register blocks of 1- and 2-byte kinds */
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[12] > 0); /* their 16-byte blocks: rims, short sides */
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[55] > 0); /* ... two or four side by side */
   assert_true(tfe__st.kernel_stat[11] > 0);
 #endif
 }
@@ -1984,6 +1987,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_chain_columns, 1);
   assert_int_equal(d.kernel_prefetch_l2, -1);
   assert_int_equal(d.copy_gather_source_run, 1);
+  assert_int_equal(d.copy_small_wide, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2078,6 +2082,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(kernel_prefetch_l2, 2);
   TK_REJECT(kernel_prefetch_l2, -2);
   TK_REJECT(copy_gather_source_run, 2);
+  TK_REJECT(copy_small_wide, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT

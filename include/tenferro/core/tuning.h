@@ -280,6 +280,9 @@ typedef struct tfe_tuning {
   int copy_gather_source_run;      /* 1: gather tiles of 1- and 2-byte copies stop G0 before the
                                     * source's unit-stride dim where the dims before it fill a
                                     * line of destination; 0: G0 takes dims to its target, as before */
+  int copy_small_wide;             /* 1: 16-byte register blocks of 1-byte transposes run two (AVX2)
+                                    * or four (AVX-512BW) side by side where the tile's columns
+                                    * allow; 2: of 2-byte ones too; 0: one at a time, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -316,7 +319,7 @@ typedef struct tfe_tuning {
   /* kernel (session 31) */ .copy_shared_keep = 1, \
   /* kernel (session 32) */ .copy_gather_blocks = 1, .copy_unit_kinds = 1, .copy_short_rows = 1, \
   /* kernel (session 33) */ .copy_shared_g0_bytes = 32, .copy_run_piece_edges = 1, .copy_chain_columns = 1, \
-  /* kernel (session 34) */ .kernel_prefetch_l2 = -1, .copy_gather_source_run = 1, \
+  /* kernel (session 34) */ .kernel_prefetch_l2 = -1, .copy_gather_source_run = 1, .copy_small_wide = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -408,6 +411,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_chain_columns, 0, 1);
   TFE__TUNE_RANGE(kernel_prefetch_l2, -1, 1);
   TFE__TUNE_RANGE(copy_gather_source_run, 0, 1);
+  TFE__TUNE_RANGE(copy_small_wide, 0, 2);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

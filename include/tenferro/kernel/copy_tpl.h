@@ -110,15 +110,23 @@ TFE_INTERNAL bool TFE_FN(k_copy_small12_)(TFE_T *d, const TFE_T *s, const int64_
   if (i0 >= i1 || j0 >= j1) return true;
   tfe__kstat_add(12);
   const void *sr[16];
-  void *dc[16];
+  void *dc[16 * TFE__KWIDE12];
+  const int64_t wide = es <= tfe__st.tune.copy_small_wide ? TFE__KWIDE12 : 1; /* (blocks side by side) */
+  if (wide > 1 && j1 - j0 >= 2 * n) tfe__kstat_add(55);
   for (int64_t ib = i0;; ib += n) {
     if (ib > i1 - n) ib = i1 - n;
-    for (int64_t jb = j0;; jb += n) {
+    for (int64_t jb = j0;;) {
       if (jb > j1 - n) jb = j1 - n;
+      const int64_t w = jb + wide * n <= j1 ? wide * n : jb + 2 * n <= j1 && wide > 1 ? 2 * n : n;
       for (int64_t i = 0; i < n; i++) sr[i] = s + (rtab ? rtab[ib + i] : (ib + i) * lds) + jb;
-      for (int64_t j = 0; j < n; j++) dc[j] = d + (ctab ? ctab[jb + j] : (jb + j) * ldd) + ib;
-      tfe__ktr12x16((size_t)es, dc, sr);
-      if (jb == j1 - n) break;
+      for (int64_t j = 0; j < w; j++) dc[j] = d + (ctab ? ctab[jb + j] : (jb + j) * ldd) + ib;
+#if defined(__AVX512BW__)
+      if (w == 4 * n) tfe__ktr12x64((size_t)es, dc, sr); else
+#endif
+      if (w == 2 * n) tfe__ktr12x32((size_t)es, dc, sr);
+      else tfe__ktr12x16((size_t)es, dc, sr);
+      if (jb + w == j1) break;
+      jb += w;
     }
     if (ib == i1 - n) break;
   }

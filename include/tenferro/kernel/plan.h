@@ -151,7 +151,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * went out streamed as the run's (k_copy_buf_out_, copy_run_piece_edges), [53] buffered tiles
  * streamed out along chains of columns (k_copy_chains_out_, copy_chain_columns); by the calling
  * thread: [54] copies' gather tiles whose G0 stopped before the source's unit-stride dim
- * (copy_gather_source_run). */
+ * (copy_gather_source_run); by the tile's thread: [55] 16-byte register blocks of 1- and
+ * 2-byte kinds run two or four side by side (k_copy_small12_, copy_small_wide). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

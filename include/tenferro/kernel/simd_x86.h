@@ -364,6 +364,14 @@ TFE_INTERNAL void tfe__ktr8x2_regs(__m128i *r) { TFE__KTR8(TFE__KP2S); }
 #define TFE__KP2Y(a, b) TFE__KPAIR(__m256i, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16, a, b)
 TFE_INTERNAL void tfe__ktr16x1y_regs(__m256i *r) { TFE__KTR16(TFE__KP1Y); }
 TFE_INTERNAL void tfe__ktr8x2y_regs(__m256i *r) { TFE__KTR8(TFE__KP2Y); }
+#if defined(__AVX512BW__) /* (and on AVX-512 registers: four row groups, or blocks side by side) */
+#define TFE__KP1Z(a, b) TFE__KPAIR(__m512i, _mm512_unpacklo_epi8, _mm512_unpackhi_epi8, a, b)
+#define TFE__KP2Z(a, b) TFE__KPAIR(__m512i, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16, a, b)
+TFE_INTERNAL void tfe__ktr16x1z_regs(__m512i *r) { TFE__KTR16(TFE__KP1Z); }
+TFE_INTERNAL void tfe__ktr8x2z_regs(__m512i *r) { TFE__KTR8(TFE__KP2Z); }
+#undef TFE__KP1Z
+#undef TFE__KP2Z
+#endif
 #undef TFE__KP1S
 #undef TFE__KP2S
 #undef TFE__KP1Y
@@ -658,6 +666,37 @@ TFE_INTERNAL void tfe__ktr12x16(size_t es, void *const *dcol, const void *const 
   if (es == 1) tfe__ktr16x1_regs(r); else tfe__ktr8x2_regs(r);
   for (int j = 0; j < n; j++) _mm_storeu_si128((__m128i *)dcol[j], r[j]);
 }
+/* Two (AVX2) or four (AVX-512BW) such blocks side by side, one per 128-bit lane: rows of
+ * 32 or 64 bytes at srow[i], columns j of lane q to dcol[q * n + j]. The same unpacks move two
+ * or four times the bytes (tiles of 32-63 columns, or of fewer than 64 rows, ran a 16-byte
+ * block at a time). */
+TFE_INTERNAL void tfe__ktr12x32(size_t es, void *const *dcol, const void *const *srow) {
+  __m256i y[16];
+  const int n = es == 1 ? 16 : 8;
+  for (int i = 0; i < n; i++) y[i] = _mm256_loadu_si256((const __m256i *)srow[i]);
+  if (es == 1) tfe__ktr16x1y_regs(y); else tfe__ktr8x2y_regs(y);
+  for (int j = 0; j < n; j++) {
+    _mm_storeu_si128((__m128i *)dcol[j], _mm256_castsi256_si128(y[j]));
+    _mm_storeu_si128((__m128i *)dcol[n + j], _mm256_extracti128_si256(y[j], 1));
+  }
+}
+#if defined(__AVX512BW__)
+TFE_INTERNAL void tfe__ktr12x64(size_t es, void *const *dcol, const void *const *srow) {
+  __m512i z[16];
+  const int n = es == 1 ? 16 : 8;
+  for (int i = 0; i < n; i++) z[i] = _mm512_loadu_si512(srow[i]);
+  if (es == 1) tfe__ktr16x1z_regs(z); else tfe__ktr8x2z_regs(z);
+  for (int j = 0; j < n; j++) {
+    _mm_storeu_si128((__m128i *)dcol[j], _mm512_castsi512_si128(z[j]));
+    _mm_storeu_si128((__m128i *)dcol[n + j], _mm512_extracti32x4_epi32(z[j], 1));
+    _mm_storeu_si128((__m128i *)dcol[2 * n + j], _mm512_extracti32x4_epi32(z[j], 2));
+    _mm_storeu_si128((__m128i *)dcol[3 * n + j], _mm512_extracti32x4_epi32(z[j], 3));
+  }
+}
+#define TFE__KWIDE12 4 /* (blocks side by side the widest kernel takes) */
+#else
+#define TFE__KWIDE12 2
+#endif
 /* The same block with only its first ncols columns stored (the rest computed and dropped),
  * streamed when nt (each dcol[j] 16-byte aligned; the caller issues tfe__ksfence). */
 TFE_INTERNAL void tfe__ktr12x16_cols(size_t es, void *const *dcol, const void *const *srow, int ncols, bool nt) {

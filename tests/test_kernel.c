@@ -1924,8 +1924,9 @@ static void test_s33_stream_out(void **st) {
 /* Session 34 (copy_gather_source_run, counter 54): random permutations of 2s and 3s (the
  * small-dim family that makes gather tiles) whose destination starts with source dims other
  * than the first, a line of destination or more of them (and under 256 elements), then the
- * source's unit-stride dim 0, then the rest in random order: with the knob on, 1- and 2-byte
- * gather tiles stop G0 before dim 0; a source dim reversed now and then. Every kind, on and
+ * source's unit-stride dim 0, then the rest in random order: with the knob on, 1-byte gather
+ * tiles stop G0 at dim 0 or at an earlier dim that continues its run; a source dim reversed
+ * now and then. Every kind, on and
  * off, 1 and 2 threads, in place and streamed; every element checked, nothing written outside
  * the view; counter 54 moves when on and stays at zero when off. */
 #define TK_S34(S, T, VAL)                                                                         \
@@ -1936,26 +1937,32 @@ static void test_s33_stream_out(void **st) {
     for (int k = 0; k < rank; k++) { dims[k] = tu_int(r, 2, 3); n *= dims[k]; st[k] = s; s *= dims[k]; } \
     int64_t rest[10];                                                                           \
     int nr = 0, np = 0;                                                                         \
-    for (int k = 1; k < rank; k++) rest[nr++] = k;                                              \
+    for (int k = form ? 4 : 1; k < rank; k++) rest[nr++] = k;                                   \
     for (int k = nr - 1; k > 0; k--) { int j = (int)tu_int(r, 0, k); int64_t t = rest[k]; rest[k] = rest[j]; rest[j] = t; } \
     int q = 0;                                                                                  \
     for (; q < nr && pre * es < 64; q++) { perm[np++] = rest[q]; pre *= dims[rest[q]]; }        \
-    perm[np++] = 0;                                                                             \
+    if (form) { /* (then dim 1, which continues 0, before 0, 2, 3 and the rest shuffled) */     \
+      int64_t tail[10] = {0, 2, 3};                                                             \
+      int nt = 3;                                                                               \
+      for (; q < nr; q++) tail[nt++] = rest[q];                                                 \
+      for (int k = nt - 1; k > 0; k--) { int j = (int)tu_int(r, 0, k); int64_t t = tail[k]; tail[k] = tail[j]; tail[j] = t; } \
+      perm[np++] = 1;                                                                           \
+      for (int k = 0; k < nt; k++) perm[np++] = tail[k];                                        \
+    } else perm[np++] = 0;                                                                      \
     for (; q < nr; q++) perm[np++] = rest[q];                                                   \
     TK_GUARDED_COPY(S, T, VAL, a != 0 && tu_int(r, 0, 7) == 0, "s34 form", form)               \
   }
 TK_FIVE_KINDS(TK_S34)
 static void tk_s34_set(bool on) { TK_TUNE(copy_gather_source_run, on); }
 static void tk_s34_run(tu_rng *r, int form) {
-  (void)form;
-  tk_s34_u8(r, 0); tk_s34_u16(r, 0); tk_s34_f32(r, 0); tk_s34_f64(r, 0); tk_s34_c128(r, 0);
+  tk_s34_u8(r, form); tk_s34_u16(r, form); tk_s34_f32(r, form); tk_s34_f64(r, form); tk_s34_c128(r, form);
 }
 static void test_s34_gather_source_run(void **st) {
   (void)st;
   tu_rng r = {3434};
   int64_t seen[1] = {0};
   const int ctr[1] = {54};
-  tk_rule_modes(&r, 1, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s34_set, tk_s34_run, ctr, 1, seen);
+  tk_rule_modes(&r, 2, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s34_set, tk_s34_run, ctr, 1, seen);
   assert_true(seen[0] > 0);
 }
 static void test_tuning_kernel(void **st) {

@@ -277,9 +277,9 @@ typedef struct tfe_tuning {
   int kernel_prefetch_l2;          /* -1: AMD only; 1: software prefetches of transposing copies
                                     * into L2 (prefetcht1), the L1's miss buffers left to the
                                     * loads; 0: into L1 (prefetcht0), as before */
-  int copy_gather_source_run;      /* 1: gather tiles of 1- and 2-byte copies stop G0 before the
-                                    * source's unit-stride dim where the dims before it fill a
-                                    * line of destination; 0: G0 takes dims to its target, as before */
+  int copy_gather_source_run;      /* 1: gather tiles of 1-byte copies stop G0 at the first dim that
+                                    * continues the source's run from its unit-stride dim once G0
+                                    * holds a line; 0: G0 takes dims to its target, as before */
   int copy_small_wide;             /* 1: 16-byte register blocks of 1-byte transposes run two (AVX2)
                                     * or four (AVX-512BW) side by side where the tile's columns
                                     * allow; 2: of 2-byte ones too; 0: one at a time, as before */

@@ -285,6 +285,23 @@ TFE_INTERNAL int64_t tfe__krun_chain(const tfe__kplan *p, int o, int at, int fro
   return run;
 }
 
+/* Whether dim d continues the run of operand o from its unit-stride dim u through the dims
+ * from d on (d == u included): the run tfe__krun_chain(p, o, u, d) counts. */
+TFE_INTERNAL bool tfe__kin_run(const tfe__kplan *p, int o, int u, int d) {
+  if (d == u) return true;
+  int64_t run = p->dims[u];
+  for (bool more = true; more;) {
+    more = false;
+    for (int e = d; e < p->rank && !more; e++)
+      if (e != u && p->dims[e] > 1 && tfe__kabs(p->str[o][e]) == run) {
+        if (e == d) return true;
+        run *= p->dims[e];
+        more = true;
+      }
+  }
+  return false;
+}
+
 /* How many of the n dims from `at` (n >= 1) form one run of operand o in that order: each
  * dim's |stride| the previous one's times its extent. *elems (if given): their element count. */
 TFE_INTERNAL int tfe__krun_dims(const tfe__kplan *p, int o, int at, int n, int64_t *elems) {
@@ -603,23 +620,29 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
     if ((mis >= 0 && ((pre < 8 && !quarter) || (mode & TFE__KM_GATHER) || tfe__st.tune.kernel_gather_all)) || (mis < 0 && strided)) {
       p->gather = true;
       end0 = p->rank;
-      /* A copy's gather tile stops G0 before the source's unit-stride dim where the dims
-       * before it fill a line of destination and the dims after it continue the source's run
-       * to 16 bytes: G1 then starts with that run (whole source lines a tile, and the 16-byte
-       * register transposes of k_copy_gather12_) instead of G0 taking part of it (u8
-       * [4,4,2,4,3,2,...] perm [2,4,8,12,15,0,5,...]: G0 the destination's 108-byte run and
-       * half the source's 4, G1 from the source's stride 4, every column gathered a byte at a
-       * time: 0.66 of the time; runs under 16 bytes, through k_deint_ with G0 one line: a u16
-       * case 1.3x slower). 1- and 2-byte kinds (copy_gather_source_run) */
-      if (mis >= 0 && p->copy && p->es <= 2 && tfe__st.tune.copy_gather_source_run) {
+      /* A copy's gather tile stops G0 at the first dim that continues the source's run from
+       * its unit-stride dim u (through the dims G1 would get: tfe__kin_run; u itself or a dim
+       * before it) once G0 holds a line of destination, where that run reaches 16 bytes: G1
+       * then starts with that run (whole source lines a tile, and the 16-byte register
+       * transposes of k_copy_gather12_) instead of G0 taking part of it. u8 [4,4,2,4,3,2,...]
+       * perm [2,4,8,12,15,0,5,...]: G0 the destination's 108-byte run and half the source's 4,
+       * G1 from the source's stride 4, every column gathered a byte at a time: 0.66 of the time; u8 [2,2,2,2,2,2,2,3,3,...]:
+       * the destination's third dim of 2 is the source's stride 4, which left G1 runs of 4
+       * bytes (short records): 0.27 of the time. Runs under 16 bytes are left alone (through
+       * k_deint_ with G0 one line, a u16 case ran 1.3x slower). 1-byte kinds: 2-byte ones
+       * moved both ways (0.60-1.57 of the time on 90 small-dim cases; copy_gather_source_run) */
+      if (mis >= 0 && p->copy && p->es == 1 && tfe__st.tune.copy_gather_source_run) {
+        int u = -1;
+        for (int d = 1; d < p->rank && u < 0; d++) if (tfe__kabs(p->str[mis][d]) == 1) u = d;
         int64_t pre = 1;
-        for (int d = 0; d < p->rank; pre *= p->dims[d], d++)
-          if (d > 0 && tfe__kabs(p->str[mis][d]) == 1) {
-            const bool run16 = tfe__krun_chain(p, mis, d, d + 1) * p->es >= 16; /* (a register block's row) */
-            if (pre * p->es >= 64 && run16) end0 = d;
-            if (pre * p->es >= 64 && run16 && pre < tg0) TFE__KSTAT(54); /* (G0 would have taken part of it) */
-            break;
+        for (int d = 0; u > 0 && d <= u && pre < tg0; pre *= p->dims[d], d++) {
+          if (pre * p->es < 64 || !tfe__kin_run(p, mis, u, d)) continue;
+          if (tfe__krun_chain(p, mis, u, d) >= 16) { /* (a 16-byte register block's row) */
+            end0 = d;
+            if (2 * pre <= tg0) TFE__KSTAT(54); /* (G0 would have taken some of dim d) */
           }
+          break;
+        }
       }
     }
     if (p->gather && mis < 0) mis = key == 0 ? 1 : 0;

@@ -150,7 +150,7 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * copy_short_rows), [52] one-column shares of a buffered tile's run of columns whose edge lines
  * went out streamed as the run's (k_copy_buf_out_, copy_run_piece_edges), [53] buffered tiles
  * streamed out along chains of columns (k_copy_chains_out_, copy_chain_columns); by the calling
- * thread: [54] copies' gather tiles whose G0 stopped before the source's unit-stride dim
+ * thread: [54] 1-byte copies' gather tiles whose G0 stopped at the source's run
  * (copy_gather_source_run); by the tile's thread: [55] 16-byte register blocks of 1- and
  * 2-byte kinds run two or four side by side (k_copy_small12_, copy_small_wide). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
@@ -626,11 +626,12 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
        * then starts with that run (whole source lines a tile, and the 16-byte register
        * transposes of k_copy_gather12_) instead of G0 taking part of it. u8 [4,4,2,4,3,2,...]
        * perm [2,4,8,12,15,0,5,...]: G0 the destination's 108-byte run and half the source's 4,
-       * G1 from the source's stride 4, every column gathered a byte at a time: 0.66 of the time; u8 [2,2,2,2,2,2,2,3,3,...]:
-       * the destination's third dim of 2 is the source's stride 4, which left G1 runs of 4
-       * bytes (short records): 0.27 of the time. Runs under 16 bytes are left alone (through
-       * k_deint_ with G0 one line, a u16 case ran 1.3x slower). 1-byte kinds: 2-byte ones
-       * moved both ways (0.60-1.57 of the time on 90 small-dim cases; copy_gather_source_run) */
+       * G1 from the source's stride 4, every column gathered a byte at a time: 0.66 of the
+       * time; u8 [2,2,2,2,2,2,2,3,3,...]: the destination's fourth dim (after 64 bytes) is the
+       * source's stride 4, which left G1 runs of 4 bytes (short records): 0.27 of the time.
+       * Runs under 16 bytes are left alone (through k_deint_ with G0 one line, a u16 case ran
+       * 1.3x slower). 1-byte kinds: 2-byte ones moved both ways (0.60-1.57 of the time on 90
+       * small-dim cases; copy_gather_source_run) */
       if (mis >= 0 && p->copy && p->es == 1 && tfe__st.tune.copy_gather_source_run) {
         int u = -1;
         for (int d = 1; d < p->rank && u < 0; d++) if (tfe__kabs(p->str[mis][d]) == 1) u = d;

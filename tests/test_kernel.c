@@ -2089,7 +2089,9 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(kernel_prefetch_l2, 2);
   TK_REJECT(kernel_prefetch_l2, -2);
   TK_REJECT(copy_gather_source_run, 2);
+  TK_REJECT(copy_gather_source_run, -1);
   TK_REJECT(copy_small_wide, 3);
+  TK_REJECT(copy_small_wide, -1);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT

@@ -285,23 +285,6 @@ TFE_INTERNAL int64_t tfe__krun_chain(const tfe__kplan *p, int o, int at, int fro
   return run;
 }
 
-/* Whether dim d continues the run of operand o from its unit-stride dim u through the dims
- * from d on (d == u included): the run tfe__krun_chain(p, o, u, d) counts. */
-TFE_INTERNAL bool tfe__kin_run(const tfe__kplan *p, int o, int u, int d) {
-  if (d == u) return true;
-  int64_t run = p->dims[u];
-  for (bool more = true; more;) {
-    more = false;
-    for (int e = d; e < p->rank && !more; e++)
-      if (e != u && p->dims[e] > 1 && tfe__kabs(p->str[o][e]) == run) {
-        if (e == d) return true;
-        run *= p->dims[e];
-        more = true;
-      }
-  }
-  return false;
-}
-
 /* How many of the n dims from `at` (n >= 1) form one run of operand o in that order: each
  * dim's |stride| the previous one's times its extent. *elems (if given): their element count. */
 TFE_INTERNAL int tfe__krun_dims(const tfe__kplan *p, int o, int at, int n, int64_t *elems) {
@@ -621,8 +604,8 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
       p->gather = true;
       end0 = p->rank;
       /* A copy's gather tile stops G0 at the first dim that continues the source's run from
-       * its unit-stride dim u (through the dims G1 would get: tfe__kin_run; u itself or a dim
-       * before it) once G0 holds a line of destination, where that run reaches 16 bytes: G1
+       * its unit-stride dim u (through the dims G1 would get; u itself or a dim before
+       * it) once G0 holds a line of destination, where that run reaches 16 bytes: G1
        * then starts with that run (whole source lines a tile, and the 16-byte register
        * transposes of k_copy_gather12_) instead of G0 taking part of it. u8 [4,4,2,4,3,2,...]
        * perm [2,4,8,12,15,0,5,...]: G0 the destination's 108-byte run and half the source's 4,
@@ -637,8 +620,11 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
         for (int d = 1; d < p->rank && u < 0; d++) if (tfe__kabs(p->str[mis][d]) == 1) u = d;
         int64_t pre = 1;
         for (int d = 0; u > 0 && d <= u && pre < tg0; pre *= p->dims[d], d++) {
-          if (pre * p->es < 64 || !tfe__kin_run(p, mis, u, d)) continue;
-          if (tfe__krun_chain(p, mis, u, d) >= 16) { /* (a 16-byte register block's row) */
+          if (pre * p->es < 64) continue;
+          /* (d continues u's run through the dims from d on: without d that run is shorter) */
+          const int64_t run = tfe__krun_chain(p, mis, u, d);
+          if (d != u && run == tfe__krun_chain(p, mis, u, d + 1)) continue;
+          if (run >= 16) { /* (a 16-byte register block's row) */
             end0 = d;
             if (2 * pre <= tg0) TFE__KSTAT(54); /* (G0 would have taken some of dim d) */
           }

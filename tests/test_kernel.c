@@ -462,7 +462,7 @@ static void test_block_sizes(void **st) {
     for (int c = 0; c < tu_cases(20); c++) { tk_blocks_u8(&r, mode); tk_blocks_u16(&r, mode); }
   }
   TK_TUNE(copy_narrow_source_tiles, 0);
-  TK_TUNE(copy_flip_source_dims, 2);
+  TK_TUNE(copy_flip_source_dims, 3);
   TK_TUNE(copy_small_wide, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
@@ -1724,7 +1724,7 @@ static void test_s23_wide_tables(void **st) {
   }
   assert_true(seen[0] > 0 && seen[1] > 0 && seen[2] > 0 && seen[3] > 0 && seen[4] > 0); /* every rule taken when on */
   TK_TUNE(copy_wide_tables, 1);
-  TK_TUNE(copy_flip_source_dims, 2);
+  TK_TUNE(copy_flip_source_dims, 3);
   TK_TUNE(copy_next_prefetch, 2);
   TK_TUNE(copy_table_run_cut, 2);
   tk_paths(0);
@@ -1965,6 +1965,45 @@ static void test_s34_gather_source_run(void **st) {
   tk_rule_modes(&r, 2, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s34_set, tk_s34_run, ctr, 1, seen);
   assert_true(seen[0] > 0);
 }
+/* Session 35 (copy_reverse_runs, counter 56; copy_run_stream_bytes; copy_flip_source_dims 3,
+ * counter 57). Form 0: a run common to both operands that the source reads backwards (its
+ * dim 0 reversed and first in the destination too), of 1-7, 8-40, 41-300 or 1100-1400
+ * elements (pieces under 32 bytes, overlapping last pieces, the L1 buffer of runs up to 4 KiB,
+ * runs written downwards), the other dims shuffled, some reversed. Form 1: a forward common
+ * run of 1-300 elements whose next dim in the destination the source reads reversed (the
+ * odometer walks it the other way), the rest shuffled. Every kind, rules on and off, 1 and 2
+ * threads, in place and streamed (modes 4-7: every output streamed); every element checked,
+ * nothing written outside the view; the counters move when on and stay at zero when off. */
+#define TK_S35(S, T, VAL)                                                                         \
+  static void tk_s35_##S(tu_rng *r, int form) {                                                 \
+    const int rank = (int)tu_int(r, 2, 5);                                                      \
+    int64_t dims[5] = {1, 1, 1, 1, 1}, perm[5] = {0, 1, 2, 3, 4}, st[5] = {0}, n = 1, s = 1;     \
+    const int64_t lo[4] = {1, 8, 41, 1100}, hi[4] = {7, 40, 300, 1400};                          \
+    const int w = form ? (int)tu_int(r, 0, 2) : (int)tu_int(r, 0, 3);                           \
+    dims[0] = tu_int(r, lo[w], hi[w]);                                                           \
+    for (int k = 1; k < rank; k++) dims[k] = tu_int(r, 1, 6) == 1 ? 1 : tu_int(r, 2, 9);       \
+    for (int k = 0; k < rank; k++) { n *= dims[k]; st[k] = s; s *= dims[k]; }                 \
+    for (int k = rank - 1; k > 1; k--) { int j = (int)tu_int(r, 1, k); int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t; } \
+    const int64_t flip = perm[1];                                                               \
+    TK_GUARDED_COPY(S, T, VAL, a == (form ? flip : 0) || (a != 0 && tu_int(r, 0, 3) == 0), "s35 form", form) \
+  }
+TK_FIVE_KINDS(TK_S35)
+static void tk_s35_set(bool on) {
+  TK_TUNE(copy_reverse_runs, on);
+  TK_TUNE(copy_run_stream_bytes, on ? 1024 : 0);
+  TK_TUNE(copy_flip_source_dims, on ? 3 : 2);
+}
+static void tk_s35_run(tu_rng *r, int form) {
+  tk_s35_u8(r, form); tk_s35_u16(r, form); tk_s35_f32(r, form); tk_s35_f64(r, form); tk_s35_c128(r, form);
+}
+static void test_s35_reversed_runs(void **st) {
+  (void)st;
+  tu_rng r = {3535};
+  int64_t seen[2] = {0, 0};
+  const int ctr[2] = {56, 57};
+  tk_rule_modes(&r, 2, tu_cases(30) < 8 ? 8 : tu_cases(30), tk_s35_set, tk_s35_run, ctr, 2, seen);
+  assert_true(seen[0] > 0 && seen[1] > 0);
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -1995,6 +2034,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.kernel_prefetch_l2, -1);
   assert_int_equal(d.copy_gather_source_run, 1);
   assert_int_equal(d.copy_small_wide, 1);
+  assert_int_equal(d.copy_reverse_runs, 1);
+  assert_int_equal(d.copy_run_stream_bytes, 1024);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2017,7 +2058,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_lone_edge_bytes, 512);
   assert_int_equal(d.copy_wide_tables, 1);
   assert_int_equal(d.copy_next_prefetch, 2);
-  assert_int_equal(d.copy_flip_source_dims, 2);
+  assert_int_equal(d.copy_flip_source_dims, 3);
   assert_int_equal(d.copy_table_run_cut, 2);
   assert_int_equal(d.copy_g1_run_bytes, 32);
   assert_int_equal(d.copy_tiny_g0_wide_g1, 1);
@@ -2058,7 +2099,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_wide_tables, 2);
   TK_REJECT(copy_next_prefetch, -1);
   TK_REJECT(copy_next_prefetch, 3);
-  TK_REJECT(copy_flip_source_dims, 3);
+  TK_REJECT(copy_flip_source_dims, 4);
   TK_REJECT(copy_table_run_cut, 3);
   TK_REJECT(copy_g1_run_bytes, -1);
   TK_REJECT(copy_tiny_g0_wide_g1, 2);
@@ -2092,6 +2133,10 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_gather_source_run, -1);
   TK_REJECT(copy_small_wide, 3);
   TK_REJECT(copy_small_wide, -1);
+  TK_REJECT(copy_reverse_runs, 2);
+  TK_REJECT(copy_reverse_runs, -1);
+  TK_REJECT(copy_run_stream_bytes, -1);
+  TK_REJECT(copy_run_stream_bytes, ((int64_t)1 << 24) + 1);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT
@@ -2191,6 +2236,7 @@ int main(void) {
       cmocka_unit_test(test_s25_narrow_runs),
       cmocka_unit_test(test_s33_shared_g0),
       cmocka_unit_test(test_s34_gather_source_run),
+      cmocka_unit_test(test_s35_reversed_runs),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -168,9 +168,10 @@ typedef struct tfe_tuning {
                                     * while they stream their buffer out, and gather tiles of copies
                                     * for the next tile's source runs while they gather (session
                                     * 31); 1: buffered tiles only; 0: neither */
-  int copy_flip_source_dims;       /* 2: a transposing copy walks the dims of its input group (G1)
+  int copy_flip_source_dims;       /* 3: a transposing copy walks the dims of its input group (G1)
                                     * that the input reads reversed the other way: 1 those after
-                                    * the first, 2 the first too when G1 has more (0: not) */
+                                    * the first, 2 the first too when G1 has more, 3 also a copy of
+                                    * common runs (no G1) its tile odometer's (0: not) */
   int copy_table_run_cut;          /* 2: table tiles cut a G0 dim when the input's run (its innermost
                                     * dim and the dims it goes on through: after G0, and with 2 also
                                     * G0's after the cut one) fills register blocks (0: when the
@@ -283,6 +284,13 @@ typedef struct tfe_tuning {
   int copy_small_wide;             /* 1: 16-byte register blocks of 1-byte transposes run two (AVX2)
                                     * or four (AVX-512BW) side by side where the tile's columns
                                     * allow; 2: of 2-byte ones too; 0: one at a time, as before */
+  int copy_reverse_runs;           /* 1: runs read backwards (a reversed source dim common to both
+                                    * runs) copied in 32-byte pieces reversed in registers, whole
+                                    * lines of streamed outputs streamed; 0: element by element */
+  int64_t copy_run_stream_bytes;   /* 1024: tiles of one common run (either direction) of streamed
+                                    * outputs stream runs of this many bytes and more, shorter
+                                    * ones (two partial lines each) take normal stores; 0: none
+                                    * streamed (forward ones as before) */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -308,7 +316,7 @@ typedef struct tfe_tuning {
   /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 2, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
   /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
   /* kernel (session 21) */ .copy_unit_run_bytes = 255, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
-  /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 2, .copy_flip_source_dims = 2, .copy_table_run_cut = 2, \
+  /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 2, .copy_flip_source_dims = 3, .copy_table_run_cut = 2, \
   /* kernel (session 24) */ .copy_g1_run_bytes = 32, .copy_tiny_g0_wide_g1 = 1, \
   /* kernel (session 25) */ .copy_buf_narrow_bytes = 16, .copy_g1_run_dims = 1, \
   /* prims (session 26) */ .small_wide_cols = 1, .small_tn_pack_rows = 5, .small_half_tail = -1, \
@@ -320,6 +328,7 @@ typedef struct tfe_tuning {
   /* kernel (session 32) */ .copy_gather_blocks = 1, .copy_unit_kinds = 1, .copy_short_rows = 1, \
   /* kernel (session 33) */ .copy_shared_g0_bytes = 32, .copy_run_piece_edges = 1, .copy_chain_columns = 1, \
   /* kernel (session 34) */ .kernel_prefetch_l2 = -1, .copy_gather_source_run = 1, .copy_small_wide = 1, \
+  /* kernel (session 35) */ .copy_reverse_runs = 1, .copy_run_stream_bytes = 1024, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -388,7 +397,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_unit_prefetch, 0, 2);
   TFE__TUNE_RANGE(copy_wide_tables, 0, 1);
   TFE__TUNE_RANGE(copy_next_prefetch, 0, 2);
-  TFE__TUNE_RANGE(copy_flip_source_dims, 0, 2);
+  TFE__TUNE_RANGE(copy_flip_source_dims, 0, 3);
   TFE__TUNE_RANGE(copy_table_run_cut, 0, 2);
   TFE__TUNE_RANGE(copy_g1_run_bytes, 0, 1 << 20);
   TFE__TUNE_RANGE(copy_tiny_g0_wide_g1, 0, 1);
@@ -412,6 +421,8 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(kernel_prefetch_l2, -1, 1);
   TFE__TUNE_RANGE(copy_gather_source_run, 0, 1);
   TFE__TUNE_RANGE(copy_small_wide, 0, 2);
+  TFE__TUNE_RANGE(copy_reverse_runs, 0, 1);
+  TFE__TUNE_RANGE(copy_run_stream_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -495,6 +495,21 @@ TFE_INTERNAL void TFE_FN(k_gather_col_)(const tfe__kplan *p, int op, const TFE_T
   for (int64_t i = 0; i < n; i++) out[i] = s[g->tab[op][i]];
 }
 
+/* d[i] = s[-i] for i < n (a run of a reversed source dim common to both operands) by the
+ * vector kernel, streamed when nt (copy_reverse_runs, counter 56); false: the caller's loop. */
+TFE_INTERNAL bool TFE_FN(k_copy_rev_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TFE_T *s, int64_t n, bool nt) {
+#if TFE__KHAVE_TR8
+  const size_t es = sizeof(TFE_T);
+  if (c->cj || !tfe__st.tune.copy_reverse_runs || es > 16 || (es & (es - 1)) || !tfe__ksimd()) return false;
+  tfe__kstat_add(56);
+  tfe__kcopy_rev((char *)d, (const char *)s, (size_t)n, es, nt);
+  return true;
+#else
+  (void)c; (void)d; (void)s; (void)n; (void)nt;
+  return false;
+#endif
+}
+
 /* One G0 run of a plain copy block or gather tile column. */
 TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
                                       const TFE_T *s, int64_t n0) {
@@ -505,7 +520,13 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
   }
   if (g0->arith[0] && g0->arith[1]) {
     int64_t ds = g0->step[0], ss = g0->step[1];
-    if (ds == 1 && ss == 1) memcpy(d, s, (size_t)n0 * sizeof(TFE_T));
+    /* (a run of a streamed output streamed where its two partial lines are a small part of it) */
+    const int64_t rsb = tfe__st.tune.copy_run_stream_bytes;
+    const bool st = c->nt && rsb > 0 && n0 * (int64_t)sizeof(TFE_T) >= rsb;
+    if (ds == 1 && ss == 1) {
+      if (st) tfe__kstream(d, s, (size_t)n0 * sizeof(TFE_T));
+      else memcpy(d, s, (size_t)n0 * sizeof(TFE_T));
+    } else if (ds == 1 && ss == -1 && TFE_FN(k_copy_rev_)(c, d, s, n0, st)) return;
     else if (ds == 1) for (int64_t i = 0; i < n0; i++) d[i] = s[i * ss];
     else for (int64_t i = 0; i < n0; i++) d[i * ds] = s[i * ss];
     return;
@@ -531,7 +552,12 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
     for (int64_t e = 0; e < n0; e += run) {
       const TFE_T *q = s + g0->tab[1][e];
       TFE_T *o = d + e;
-      if (p->str[1][0] < 0) { for (int64_t i = 0; i < run; i++) o[i] = q[-i]; continue; } /* (a reversed run) */
+      if (p->str[1][0] < 0) { /* (a reversed run) */
+        const int64_t rb = run * (int64_t)sizeof(TFE_T), rsb = tfe__st.tune.copy_run_stream_bytes;
+        const bool whole = c->nt && tfe__st.tune.copy_stream_line_runs && ((rb % 64 == 0 && !((uintptr_t)o & 63)) || (rsb && rb >= rsb));
+        if (!TFE_FN(k_copy_rev_)(c, o, q, run, whole)) for (int64_t i = 0; i < run; i++) o[i] = q[-i];
+        continue;
+      }
       if (c->nt)
         for (int64_t b = 0; b < run * (int64_t)sizeof(TFE_T); b += 64) tfe__kpf((const char *)q + rpf + b);
 #if TFE__KHAVE_TR8

@@ -19,6 +19,7 @@
  *   bench_permute_sweep ... --small-dims: every dim 2, 3 or 4, as many as fit (draw_small; the
  *                            random permutations of many small dims that tensor networks make)
  *   bench_permute_sweep ... --shared-runs: a dim continuing both operands' runs (draw_shared)
+ *   bench_permute_sweep ... --reversed: regular cases with one or two dims read backwards (draw_reversed)
  *
  * Case k: a scalar of 1, 2, 4, 8 or 16 bytes (u8 and u16 user kinds stamped here, f32, f64,
  * c128; --sizes picks a subset, e.g. --sizes 4,8,16 for the draws of sessions 6-9), rank 2-7, dims drawn so that the
@@ -166,6 +167,21 @@ static kase draw(int64_t lo_bytes, int64_t hi_bytes) {
   } while (ident);
   int flip = rnd() % 4 == 0 ? (int)(rnd() % (uint64_t)c.rank) : -1;
   for (int k = 0; k < c.rank; k++) c.rev[k] = k == flip;
+  return c;
+}
+
+/* --reversed: regular cases whose source reads one or two dims backwards (numpy's flip and
+ * [::-1] copies): half of them keep the source's dim 0 first in the destination (a run common to
+ * both), dim 0 reversed in half, another dim in half (at least one reversed). */
+static bool reversed_dims = false;
+static kase draw_reversed(int64_t lo_bytes, int64_t hi_bytes) {
+  kase c = draw(lo_bytes, hi_bytes);
+  if (rnd() % 2)
+    for (int k = 1; k < c.rank; k++) if (c.perm[k] == 0) { c.perm[k] = c.perm[0]; c.perm[0] = 0; }
+  const int other = (int)rint_(1, c.rank - 1);
+  bool any = false;
+  for (int k = 0; k < c.rank; k++) { c.rev[k] = (k == 0 || k == other) && rnd() % 2; any |= c.rev[k]; }
+  if (!any) c.rev[rnd() % 2 ? 0 : other] = true;
   return c;
 }
 
@@ -370,6 +386,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--plan")) plan = true;
     else if (!strcmp(argv[i], "--small-dims")) small_dims = true;
     else if (!strcmp(argv[i], "--shared-runs")) shared_runs = true;
+    else if (!strcmp(argv[i], "--reversed")) reversed_dims = true;
     else if (!strcmp(argv[i], "--warm")) { evict_on = false; if (!mib_given) { lo = 0.25; hi = 1; } }
     else if (!strcmp(argv[i], "--peer") && i + 1 < argc) { if (!peer_open(argv[++i])) return 2; }
     else if (!strcmp(argv[i], "--plan-only")) plan = plan_only = true; /* plans, no timing */
@@ -395,7 +412,7 @@ int main(int argc, char **argv) {
         if (*q == ',') q++; else if (*q) { fprintf(stderr, "sizes: a comma list\n"); return 2; }
       }
     }
-    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so] [--warm] [--small-dims | --shared-runs]\n"); return 2; }
+    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so] [--warm] [--small-dims | --shared-runs | --reversed]\n"); return 2; }
   }
   if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo || nsizes < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
   tfe_set_num_threads(threads);
@@ -415,6 +432,7 @@ int main(int argc, char **argv) {
     kase c = have_case    ? given
              : small_dims  ? draw_small((int64_t)(lo * 1048576), (int64_t)(hi * 1048576))
              : shared_runs ? draw_shared((int64_t)(lo * 1048576), (int64_t)(hi * 1048576))
+             : reversed_dims ? draw_reversed((int64_t)(lo * 1048576), (int64_t)(hi * 1048576))
                            : draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
     if (only >= 0 && ci != only) continue;
     if (plan) {

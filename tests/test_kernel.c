@@ -1965,11 +1965,11 @@ static void test_s34_gather_source_run(void **st) {
   tk_rule_modes(&r, 2, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s34_set, tk_s34_run, ctr, 1, seen);
   assert_true(seen[0] > 0);
 }
-/* Session 35 (copy_reverse_runs, counter 56; copy_run_stream_bytes; copy_flip_source_dims 3,
- * counter 57). Form 0: a run common to both operands that the source reads backwards (its
+/* Session 35 (copy_reverse_runs, counters 56 and 58; copy_run_stream_bytes; copy_flip_source_dims
+ * 3, counter 57). Form 0: a run common to both operands that the source reads backwards (its
  * dim 0 reversed and first in the destination too), of 1-7, 8-40, 41-300 or 1100-1400
- * elements (pieces under 32 bytes, overlapping last pieces, the L1 buffer of runs up to 4 KiB,
- * runs written downwards), the other dims shuffled, some reversed. Form 1: a forward common
+ * elements (units reversed in place, pieces under 32 bytes, overlapping last pieces, the L1
+ * buffer of runs up to 4 KiB, runs written downwards), the other dims shuffled, some reversed. Form 1: a forward common
  * run of 1-300 elements whose next dim in the destination the source reads reversed (the
  * odometer walks it the other way), the rest shuffled. Every kind, rules on and off, 1 and 2
  * threads, in place and streamed (modes 4-7: every output streamed); every element checked,
@@ -1999,10 +1999,10 @@ static void tk_s35_run(tu_rng *r, int form) {
 static void test_s35_reversed_runs(void **st) {
   (void)st;
   tu_rng r = {3535};
-  int64_t seen[2] = {0, 0};
-  const int ctr[2] = {56, 57};
-  tk_rule_modes(&r, 2, tu_cases(30) < 8 ? 8 : tu_cases(30), tk_s35_set, tk_s35_run, ctr, 2, seen);
-  assert_true(seen[0] > 0 && seen[1] > 0);
+  int64_t seen[3] = {0, 0, 0};
+  const int ctr[3] = {56, 57, 58};
+  tk_rule_modes(&r, 2, tu_cases(30) < 8 ? 8 : tu_cases(30), tk_s35_set, tk_s35_run, ctr, 3, seen);
+  assert_true(seen[0] > 0 && seen[1] > 0 && seen[2] > 0);
 }
 static void test_tuning_kernel(void **st) {
   (void)st;

@@ -1067,7 +1067,7 @@ TFE_INTERNAL char *TFE_FN(k_units_view_)(const TFE_TY(view) *v, const tfe__kplan
  * never. False where it does not apply. */
 TFE_INTERNAL bool TFE_FN(k_copy_unit_kind_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, const tfe__kplan *p) {
 #if TFE__KON_i32
-  if (!tfe__st.tune.copy_unit_kinds || sizeof(TFE_T) > 2 || p->dims[0] * (int64_t)sizeof(TFE_T) != 4) return false;
+  if (!tfe__st.tune.copy_unit_kinds || sizeof(TFE_T) > 2 || p->dims[0] * (int64_t)sizeof(TFE_T) != 4 || p->str[1][0] != 1) return false;
   tfe_layout ld, ls;
   char *d = TFE_FN(k_units_view_)(dst, p, 0, 4, &ld), *s = TFE_FN(k_units_view_)(src, p, 1, 4, &ls);
   if (!d || !s) return false;
@@ -1092,6 +1092,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(vi
   if (TFE_FN(k_copy_unit_kind_)(dst, src, p)) { tfe__free(up); return true; }
   const tfe__kplan *u = up;
   TFE__KSTAT(29);
+  if (u->urev) TFE__KSTAT(58);
   TFE_TY(kcopy_) c = {dst->data, src->data, false, nt_out, NULL, 0, NULL, false, 0};
   tfe_allocator a = tfe_get_allocator();
   const int mode = tfe__st.tune.copy_unit_stream; /* (2: cached outputs through the buffers too) */

@@ -67,6 +67,7 @@ typedef struct tfe__kplan {
   bool runtile;                          /* a transpose of long common runs (copy_run_tile_bytes) */
   bool shared;                           /* G1 took a dim shared by both runs (copy_shared_run_dim) */
   int64_t unit;                          /* elements per unit of a unit plan (units.h), else 0 */
+  bool urev;                             /* its units read backwards (copy_reverse_runs) */
   int64_t tab0;                          /* table entries G0 may take (tfe__kplan_build) */
   int64_t tab1;                          /* and G1 (copy_tiny_g0_wide_g1) */
   int64_t pf_run;                        /* a copy's gather tile: its source as pf_nrun runs of */
@@ -152,7 +153,10 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * streamed out along chains of columns (k_copy_chains_out_, copy_chain_columns); by the calling
  * thread: [54] 1-byte copies' gather tiles whose G0 stopped at the source's run
  * (copy_gather_source_run); by the tile's thread: [55] 16-byte register blocks of 1- and
- * 2-byte kinds run two or four side by side (k_copy_small12_, copy_small_wide). */
+ * 2-byte kinds run two or four side by side (k_copy_small12_, copy_small_wide), [56] reversed
+ * common runs copied by the vector kernel (tfe__kcopy_rev, copy_reverse_runs); by the calling
+ * thread: [57] odometer dims of copies of common runs walked the other way (copy_flip_source_dims
+ * 3), [58] unit plans of runs the source reads backwards (tfe__krev_units, copy_reverse_runs). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -502,7 +506,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
                                    int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max,
                                    int64_t run_far, int64_t far) {
   p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false; p->tiny = false;
-  p->along_src = false; p->runtile = false; p->shared = false; p->unit = 0; p->tab0 = p->tab1 = TFE__KTAB_STD;
+  p->along_src = false; p->runtile = false; p->shared = false; p->unit = 0; p->urev = false; p->tab0 = p->tab1 = TFE__KTAB_STD;
   for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
   for (int i = 0; i < rank; i++) {
     if (dims[i] == 0) { p->numel = 0; return false; }

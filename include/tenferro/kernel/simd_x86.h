@@ -980,9 +980,45 @@ TFE_INTERNAL __m256i tfe__krev32(const char *t, size_t b, __m256i m) {
   __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(t - b - 32));
   return _mm256_permute4x64_epi64(_mm256_shuffle_epi8(x, m), 0x4E);
 }
-/* Destination bytes [b, b + k) of a reversed run, element by element into e. */
+/* Destination bytes [b, b + k) of a reversed run, element by element into e (sizes fixed at
+ * compile time: a memcpy of a variable size was a call per element). */
 TFE_INTERNAL void tfe__krev_part(char *e, const char *t, size_t b, size_t k, size_t es) {
-  for (size_t i = 0; i < k; i += es) memcpy(e + i, t - b - i - es, es);
+#define TFE__KREV_PART(W) for (size_t i = 0; i < k; i += W) memcpy(e + i, t - b - i - W, W)
+  switch (es) {
+  case 1: TFE__KREV_PART(1); break;
+  case 2: TFE__KREV_PART(2); break;
+  case 4: TFE__KREV_PART(4); break;
+  case 8: TFE__KREV_PART(8); break;
+  default: TFE__KREV_PART(16); break;
+  }
+#undef TFE__KREV_PART
+}
+/* A reversed run of under 32 bytes: two overlapping pieces of 16, 8 or 4 bytes, each read
+ * within the run and reversed by a byte shuffle (m: tfe__krev_mask's lane shuffle, which also
+ * reverses each 8- and 4-byte half of a lane where es fits it), element by element under 4. */
+TFE_INTERNAL void tfe__krev_small(char *d, const char *t, size_t bytes, size_t es, __m128i m) {
+  static const char m8[4][16] = {{7, 6, 5, 4, 3, 2, 1, 0}, {6, 7, 4, 5, 2, 3, 0, 1}, {4, 5, 6, 7, 0, 1, 2, 3},
+                                 {0, 1, 2, 3, 4, 5, 6, 7}};
+  static const char m4[3][16] = {{3, 2, 1, 0}, {2, 3, 0, 1}, {0, 1, 2, 3}};
+  const int k = es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3;
+  if (bytes >= 16) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(t - 16)), z = _mm_loadu_si128((const __m128i *)(const void *)(t - bytes));
+    _mm_storeu_si128((__m128i *)(void *)d, _mm_shuffle_epi8(a, m));
+    _mm_storeu_si128((__m128i *)(void *)(d + bytes - 16), _mm_shuffle_epi8(z, m));
+  } else if (bytes >= 8 && es <= 8) {
+    const __m128i q = _mm_loadu_si128((const __m128i *)(const void *)m8[k]);
+    __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)(t - 8)), z = _mm_loadl_epi64((const __m128i *)(const void *)(t - bytes));
+    _mm_storel_epi64((__m128i *)(void *)d, _mm_shuffle_epi8(a, q));
+    _mm_storel_epi64((__m128i *)(void *)(d + bytes - 8), _mm_shuffle_epi8(z, q));
+  } else if (bytes >= 4 && es <= 4) {
+    const __m128i q = _mm_loadu_si128((const __m128i *)(const void *)m4[k]);
+    int32_t a, z;
+    memcpy(&a, t - 4, 4); memcpy(&z, t - bytes, 4);
+    a = _mm_cvtsi128_si32(_mm_shuffle_epi8(_mm_cvtsi32_si128(a), q));
+    z = _mm_cvtsi128_si32(_mm_shuffle_epi8(_mm_cvtsi32_si128(z), q));
+    memcpy(d, &a, 4); memcpy(d + bytes - 4, &z, 4);
+  } else
+    tfe__krev_part(d, t, 0, bytes, es);
 }
 /* Destination bytes [0, bytes) of a reversed run (bytes >= 32), written downwards so that the
  * source is read upwards; the last piece overlaps. */
@@ -1003,7 +1039,7 @@ TFE_INTERNAL void tfe__kcopy_rev(char *d, const char *s, size_t n, size_t es, bo
   const size_t bytes = n * es;
   const char *t = s + es; /* (one past the run's highest source byte) */
   const __m256i m = tfe__krev_mask(es);
-  if (bytes < 32) { tfe__krev_part(d, t, 0, bytes, es); return; }
+  if (bytes < 32) { tfe__krev_small(d, t, bytes, es, _mm256_castsi256_si128(m)); return; }
   if (bytes > 128 && bytes <= TFE__KREV_BUF) {
     _Alignas(64) char buf[TFE__KREV_BUF];
     tfe__krev_down(buf, t, bytes, m);
@@ -1023,6 +1059,29 @@ TFE_INTERNAL void tfe__kcopy_rev(char *d, const char *s, size_t n, size_t es, bo
   tfe__krev_part(e, t, 0, head, es);
   tfe__kstream_edge(d, e, head);
 }
+/* Reverse the es-byte elements of each of n units of ub bytes in place (a unit plan of runs
+ * the source reads backwards: its units are copied as they lie, then turned round while in L1; units.h),
+ * unit i at p + (tab ? tab[i] * es : i * step). */
+TFE_INTERNAL void tfe__krev_units(char *p, const int64_t *tab, int64_t step, int64_t n, int64_t es, int64_t ub) {
+  const __m256i m = tfe__krev_mask((size_t)es);
+  const size_t b = (size_t)ub;
+  char tmp[256]; /* (ub <= 256: tfe__kplan_units) */
+  for (int64_t i = 0; i < n; i++) {
+    char *q = p + (tab ? tab[i] * es : i * step);
+    if (b < 4) { /* (2 or 3 bytes: 1-byte kinds swap the ends) */
+      if (es == 1) { char c = q[0]; q[0] = q[b - 1]; q[b - 1] = c; }
+    } else if (b < 32) tfe__krev_small(q, q + b, b, (size_t)es, _mm256_castsi256_si128(m)); /* (loads before stores) */
+    else if (b <= 64) {
+      __m256i x = tfe__krev32(q + b, 0, m), y = tfe__krev32(q + b, b - 32, m);
+      _mm256_storeu_si256((__m256i *)(void *)q, x);
+      _mm256_storeu_si256((__m256i *)(void *)(q + b - 32), y);
+    } else {
+      tfe__kcopy_short(tmp, q, b);
+      tfe__krev_down(q, tmp + b, b, m);
+    }
+  }
+}
+
 /* d[i] = s[i*lds] for i < n, streamed: the 64-byte-aligned middle of d in whole lines
  * gathered 8 at a time, the partial lines at its ends through tfe__kstream_edge (the
  * caller fences). The destination columns of a tile narrower than 8 (the 3-way

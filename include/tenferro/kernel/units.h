@@ -26,8 +26,11 @@
  * plan; u->unit = r. tb: copy_unit_tile_bytes (G1 spans tb bytes, G0 2 tb). */
 TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t tb) {
   const int64_t maxb = tfe__st.tune.copy_unit_run_bytes, r = p->rank ? p->dims[0] : 0, ub = r * p->es;
+  /* (a run the source reads backwards: units reversed in place after their copy, tfe__kunit_rev) */
+  const bool rev = p->rank && p->str[1][0] == -1 && tfe__st.tune.copy_reverse_runs && TFE__KHAVE_TR8 && tfe__ksimd() &&
+                   p->es <= 16 && !(p->es & (p->es - 1)) && ub <= 256;
   if (!p->copy || p->nops != 2 || p->key != 0 || maxb <= 0 || p->rank < 2 || r < 2 || ub > maxb ||
-      p->str[0][0] != 1 || p->str[1][0] != 1 || (!p->gather && p->g[1].nd == 0))
+      p->str[0][0] != 1 || (p->str[1][0] != 1 && !rev) || (!p->gather && p->g[1].nd == 0))
     return false;
   /* f64 gather tiles move runs of 5-8 by vector gathers of 8 already: on an Intel Xeon they
    * beat units of 40-64 bytes (B/A 1.20-1.37 on four cases; 0.52-0.80 on the Zen 3) */
@@ -54,7 +57,9 @@ TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t t
     }
     for (int q = 0; q < u->no; q++) u->ostep[o][q] *= r;
   }
+  if (rev) u->base[1] -= r - 1; /* (each unit from its lowest source element) */
   u->unit = r;
+  u->urev = rev;
   u->es = p->es;
   u->numel = p->numel;
   return true;
@@ -141,7 +146,12 @@ TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *
   d += t->off[0] * es;
   s += t->off[1] * es;
   if (!buf) {
-    for (int64_t j = 0; j < n1; j++) col(d + TFE__KOFF(u, 1, 0, j) * es, dt, ds, s + TFE__KOFF(u, 1, 1, j) * es, st, ss, n0, es, ub);
+    for (int64_t j = 0; j < n1; j++) {
+      col(d + TFE__KOFF(u, 1, 0, j) * es, dt, ds, s + TFE__KOFF(u, 1, 1, j) * es, st, ss, n0, es, ub);
+#if TFE__KHAVE_TR8
+      if (u->urev) tfe__krev_units(d + TFE__KOFF(u, 1, 0, j) * es, dt, ds, n0, es, ub);
+#endif
+    }
     return;
   }
   const bool runs = n1 > 1 && TFE__KOFF(u, 1, 0, 1) == TFE__KOFF(u, 1, 0, 0) + n0 * u->unit;
@@ -163,6 +173,9 @@ TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *
     if (pfrow) for (int64_t b = 0; b < n1 * ub; b += 64) __builtin_prefetch((const void *)(a + (uintptr_t)(lo + b)), 0, 3);
     if (pftab) for (int64_t j = 0; j < n1; j += jl) __builtin_prefetch((const void *)(a + (uintptr_t)(st1[j] * es)), 0, 3);
   }
+#if TFE__KHAVE_TR8
+  if (u->urev) for (int64_t j = 0; j < n1; j++) tfe__krev_units(buf + j * lb, NULL, ub, n0, es, ub);
+#endif
   for (int64_t q = 0, k; q < n1; q = k) {
     const int64_t dj = TFE__KOFF(u, 1, 0, q);
     for (k = q + 1; runs && k < n1 && TFE__KOFF(u, 1, 0, k) == dj + (k - q) * n0 * u->unit;) k++;

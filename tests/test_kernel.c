@@ -1996,6 +1996,30 @@ static void tk_s35_set(bool on) {
 static void tk_s35_run(tu_rng *r, int form) {
   tk_s35_u8(r, form); tk_s35_u16(r, form); tk_s35_f32(r, form); tk_s35_f64(r, form); tk_s35_c128(r, form);
 }
+/* Map and zip inputs read backwards along the destination's run (copy_reverse_runs also
+ * gathers them by tfe__kcopy_rev, counter 56): f32 and f64 views [r, c] whose first input
+ * runs reversed (and the second forward), r 5-300, c 2-40, on and off; each element checked. */
+#define TK_S35_EW(S, T)                                                                           \
+  static void tk_s35_ew_##S(tu_rng *r) {                                                       \
+    const int64_t R = tu_int(r, 5, 300), C = tu_int(r, 2, 40), n = R * C;                       \
+    T *a = malloc(sizeof(T) * (size_t)n), *b = malloc(sizeof(T) * (size_t)n), *o = malloc(sizeof(T) * (size_t)n); \
+    for (int64_t i = 0; i < n; i++) { a[i] = (T)(i % 97) - 40; b[i] = (T)(i % 13); }           \
+    tfe_view_##S d = {o, {2, 0, {R, C}, {1, R}}, false}, x = {a, {2, R - 1, {R, C}, {-1, R}}, false}, \
+                 y = {b, {2, 0, {R, C}, {1, R}}, false};                                        \
+    assert_int_equal(tfe_map_##S(&d, &x, TFE_UN_SQUARE, 0), TFE_OK);                            \
+    for (int64_t j = 0; j < C; j++)                                                             \
+      for (int64_t i = 0; i < R; i++) {                                                         \
+        T v = a[j * R + R - 1 - i];                                                             \
+        if (o[j * R + i] != v * v) fail_msg(#S " s35 map %lld x %lld at %lld", (long long)R, (long long)C, (long long)(j * R + i)); \
+      }                                                                                         \
+    assert_int_equal(tfe_zip_##S(&d, &x, &y, TFE_BIN_SUB), TFE_OK);                             \
+    for (int64_t j = 0; j < C; j++)                                                             \
+      for (int64_t i = 0; i < R; i++)                                                           \
+        if (o[j * R + i] != a[j * R + R - 1 - i] - b[j * R + i]) fail_msg(#S " s35 zip %lld x %lld", (long long)R, (long long)C); \
+    free(a); free(b); free(o);                                                                  \
+  }
+TK_S35_EW(f32, float)
+TK_S35_EW(f64, double)
 static void test_s35_reversed_runs(void **st) {
   (void)st;
   tu_rng r = {3535};
@@ -2003,6 +2027,15 @@ static void test_s35_reversed_runs(void **st) {
   const int ctr[3] = {56, 57, 58};
   tk_rule_modes(&r, 2, tu_cases(30) < 8 ? 8 : tu_cases(30), tk_s35_set, tk_s35_run, ctr, 3, seen);
   assert_true(seen[0] > 0 && seen[1] > 0 && seen[2] > 0);
+  tfe__st.kernel_stat_on = 1;
+  for (int on = 0; on < 2; on++) {
+    TK_TUNE(copy_reverse_runs, on);
+    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+    for (int c = 0; c < tu_cases(20); c++) { tk_s35_ew_f32(&r); tk_s35_ew_f64(&r); }
+    if (on) assert_true(tfe__st.kernel_stat[56] > 0);
+    else assert_int_equal(tfe__st.kernel_stat[56], 0);
+  }
+  tfe__st.kernel_stat_on = 0;
 }
 static void test_tuning_kernel(void **st) {
   (void)st;

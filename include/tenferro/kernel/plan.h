@@ -154,7 +154,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * thread: [54] 1-byte copies' gather tiles whose G0 stopped at the source's run
  * (copy_gather_source_run); by the tile's thread: [55] 16-byte register blocks of 1- and
  * 2-byte kinds run two or four side by side (k_copy_small12_, copy_small_wide), [56] reversed
- * common runs copied by the vector kernel (tfe__kcopy_rev, copy_reverse_runs); by the calling
+ * common runs copied, or map/zip inputs gathered, by the vector kernel (tfe__kcopy_rev,
+ * copy_reverse_runs); by the calling
  * thread: [57] odometer dims of copies of common runs walked the other way (copy_flip_source_dims
  * 3), [58] unit plans of runs the source reads backwards (tfe__krev_units, copy_reverse_runs). */
 TFE_INTERNAL void tfe__kstat_add(int k) {

@@ -170,8 +170,9 @@ typedef struct tfe_tuning {
                                     * 31); 1: buffered tiles only; 0: neither */
   int copy_flip_source_dims;       /* 3: a transposing copy walks the dims of its input group (G1)
                                     * that the input reads reversed the other way: 1 those after
-                                    * the first, 2 the first too when G1 has more, 3 also a copy of
-                                    * common runs (no G1) its tile odometer's (0: not) */
+                                    * the first, 2 the first too when G1 has more, 3 also tile
+                                    * odometer dims (all without G1, else steps of at most 4 KiB
+                                    * down the input) (0: not) */
   int copy_table_run_cut;          /* 2: table tiles cut a G0 dim when the input's run (its innermost
                                     * dim and the dims it goes on through: after G0, and with 2 also
                                     * G0's after the cut one) fills register blocks (0: when the

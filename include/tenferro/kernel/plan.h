@@ -762,15 +762,17 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
         for (int o = 0; o < nops; o++) { p->base[o] += (p->dims[k] - 1) * p->str[o][k]; p->str[o][k] = -p->str[o][k]; }
         TFE__KSTAT(k == nd0 ? 37 : 32);
       }
-  /* With 3 (session 35) also the tile odometer's dims of plans without G1 (blocks of common
-   * runs) that the input reads reversed: its runs then come upwards, as the hardware prefetchers
-   * follow them, the destination's downwards (f32 [400,49r,7,267]: runs of 1.6 KB each 1.6 KB
-   * below the last, 3.1 -> 0.95x the streamed copy with copy_run_stream_bytes; [24,5,3r,35,58,40]
-   * perm [0,4,1,3,5,2] 0.49 of the time. Transposes, whose destination lines then come
-   * downwards, ran 1.04-1.09x slower: left alone). */
-  if (p->copy && nops == 2 && !nd1 && tfe__st.tune.copy_flip_source_dims > 2)
-    for (int k = nd0; k < p->rank; k++)
-      if (p->str[1 - key][k] < 0) {
+  /* With 3 (session 35) also the tile odometer's dims that the input reads reversed, in plans
+   * without G1 (blocks of common runs) and, in transposes, where one step goes at most 4 KiB
+   * down the input: the input then comes upwards, as the hardware prefetchers follow it, the
+   * destination downwards (f32 [400,49r,7,267]: runs of 1.6 KB each 1.6 KB below the last, 3.1
+   * -> 0.95x the streamed copy with copy_run_stream_bytes; f32 [24,5,3r,35,58,40] perm
+   * [0,4,1,3,5,2], units of 96 bytes 480 bytes apart: 0.50 of the time). Steps further apart
+   * (u16 [57,14,3,8,47r,3,28]: 38 KB) gain nothing there and cost the destination's order: all
+   * reversed odometer dims flipped ran two such cases 1.04-1.09x slower. */
+  if (p->copy && nops == 2 && tfe__st.tune.copy_flip_source_dims > 2)
+    for (int k = nd0 + nd1; k < p->rank; k++)
+      if (p->str[1 - key][k] < 0 && (!nd1 || -p->str[1 - key][k] * p->es <= 4096)) {
         for (int o = 0; o < nops; o++) { p->base[o] += (p->dims[k] - 1) * p->str[o][k]; p->str[o][k] = -p->str[o][k]; }
         TFE__KSTAT(57);
       }

@@ -2,7 +2,8 @@
  * (4096 x 4096), contiguous and transposed operands, against memcpy of the same buffers.
  *   --set outer: outer products into an existing output vs memset / streaming writes.
  *
- *   bench_kernels [--reps N] [--threads T] [--set all|transpose|small|threads|outer]
+ *   bench_kernels [--reps N] [--threads T] [--set all|transpose|small|threads|outer|reversed]
+ *   --set reversed: copy, map and zip of a source read backwards along its rows (run_reversed).
  *
  * Outputs exist and were touched before timing (no allocation inside the timed region).
  * Bandwidth counts the bytes an operation must move: map reads 8 and writes 8 bytes per
@@ -240,6 +241,37 @@ static void run_outer(int reps) {
  * two halves over two OpenMP threads (each thread copies one contiguous half), interleaved
  * rounds; the same for tfe_copy of a 2-D transpose. The ratio bounds what any kernel can
  * gain from a second thread here. */
+/* --set reversed: copy, map (neg) and zip (add, second input forward) of a 4096 x 4096 f64
+ * source read along its rows backwards (numpy's x[:, ::-1]) into an existing output, next to
+ * the same ops read forwards and memcpy, and with copy_reverse_runs 0 (element by element);
+ * interleaved rounds, medians. */
+static void run_reversed(int reps) {
+  const int64_t side = 4096, n = side * side;
+  double *c = sm_buf(n, 0), *a = sm_buf(n, 1), *b = sm_buf(n, 2);
+  tfe_view_f64 cv = {c, {2, 0, {side, side}, {side, 1}}, false}, bv = {b, {2, 0, {side, side}, {side, 1}}, false};
+  tfe_view_f64 fw = {a, {2, 0, {side, side}, {side, 1}}, false}, rv = {a, {2, side - 1, {side, side}, {side, -1}}, false};
+  const char *names[] = {"memcpy", "copy_fwd", "copy_rev", "copy_rev_old", "map_neg_fwd", "map_neg_rev",
+                         "map_neg_rev_old", "zip_add_fwd", "zip_add_rev", "zip_add_rev_old"};
+  const int ops[] = {OP_MEMCPY, OP_COPY, OP_COPY, OP_COPY, OP_NEG, OP_NEG, OP_NEG, OP_ADD, OP_ADD, OP_ADD};
+  enum { NO = 10 };
+  static double t[NO][64];
+  for (int r = -1; r < reps; r++)
+    for (int k = 0; k < NO; k++) {
+      const bool rev = k > 0 && (k - 1) % 3 > 0, old = k > 0 && (k - 1) % 3 == 2;
+      BK_TUNE(copy_reverse_runs, !old);
+      double ms = once(ops[k], &cv, rev ? &rv : &fw, &bv);
+      if (r >= 0) t[k][r] = ms;
+    }
+  BK_TUNE(copy_reverse_runs, 1);
+  printf("# 4096^2 f64 read forwards / backwards along its rows into an existing output, %d thread(s), median of %d interleaved rounds (_old: copy_reverse_runs 0)\n",
+         tfe_get_num_threads(), reps);
+  for (int k = 0; k < NO; k++) {
+    qsort(t[k], (size_t)reps, sizeof(double), cmpd);
+    printf("%s ms=%.2f\n", names[k], t[k][reps / 2]);
+  }
+  tfe__free(c); tfe__free(a); tfe__free(b);
+}
+
 static void run_threads(int reps) {
   const int64_t n = (int64_t)16 << 20, side = 4096;
   double *a = sm_buf(n, 1), *b = sm_buf(n, 0);
@@ -305,6 +337,7 @@ int main(int argc, char **argv) {
   tfe_set_num_threads(threads);
   if (!strcmp(set, "threads")) { run_threads(reps); return 0; }
   if (!strcmp(set, "outer")) { run_outer(reps); return 0; }
+  if (!strcmp(set, "reversed")) { run_reversed(reps); return 0; }
   if (strcmp(set, "transpose")) run_small(reps, only);
   if (!strcmp(set, "small")) return 0;
   const int64_t n = 4096, dims[2] = {n, n};

@@ -1059,6 +1059,20 @@ TFE_INTERNAL void tfe__kcopy_rev(char *d, const char *s, size_t n, size_t es, bo
   tfe__krev_part(e, t, 0, head, es);
   tfe__kstream_edge(d, e, head);
 }
+/* d[i] = s[-i] for n elements of es bytes read downwards (d written upwards, normal stores):
+ * the runs of a map or zip input read backwards, whose consecutive tiles (G0 at most 8 KiB)
+ * take its consecutive pieces downwards, so that the whole row is one downward stream, which
+ * the hardware prefetchers follow (read upwards piece by piece, a reversed f64 4096^2 map took
+ * 3.5x the forward time). */
+TFE_INTERNAL void tfe__kgather_rev(char *d, const char *s, size_t n, size_t es) {
+  const size_t bytes = n * es;
+  const char *t = s + es;
+  const __m256i m = tfe__krev_mask(es);
+  if (bytes < 32) { tfe__krev_small(d, t, bytes, es, _mm256_castsi256_si128(m)); return; }
+  size_t b = 0;
+  for (; b + 32 <= bytes; b += 32) _mm256_storeu_si256((__m256i *)(void *)(d + b), tfe__krev32(t, b, m));
+  if (b < bytes) _mm256_storeu_si256((__m256i *)(void *)(d + bytes - 32), tfe__krev32(t, bytes - 32, m));
+}
 /* Reverse the es-byte elements of each of n units of ub bytes in place (a unit plan of runs
  * the source reads backwards: its units are copied as they lie, then turned round while in L1; units.h),
  * unit i at p + (tab ? tab[i] * es : i * step). */

@@ -1997,11 +1997,13 @@ static void tk_s35_run(tu_rng *r, int form) {
   tk_s35_u8(r, form); tk_s35_u16(r, form); tk_s35_f32(r, form); tk_s35_f64(r, form); tk_s35_c128(r, form);
 }
 /* Map and zip inputs read backwards along the destination's run (copy_reverse_runs also
- * gathers them by tfe__kcopy_rev, counter 56): f32 and f64 views [r, c] whose first input
- * runs reversed (and the second forward), r 5-300, c 2-40, on and off; each element checked. */
+ * gathers them by tfe__kcopy_rev, or tfe__kgather_rev for pieces of runs longer than a tile,
+ * counter 56): f32 and f64 views [r, c] whose first input runs reversed (and the second
+ * forward), r 5-300 (c 2-40) or 1100-3000 (c 2-6), on and off; each element checked. */
 #define TK_S35_EW(S, T)                                                                           \
   static void tk_s35_ew_##S(tu_rng *r) {                                                       \
-    const int64_t R = tu_int(r, 5, 300), C = tu_int(r, 2, 40), n = R * C;                       \
+    const bool lng = tu_int(r, 0, 2) == 0; /* (runs longer than a tile: read in pieces) */         \
+    const int64_t R = lng ? tu_int(r, 1100, 3000) : tu_int(r, 5, 300), C = lng ? tu_int(r, 2, 6) : tu_int(r, 2, 40), n = R * C; \
     T *a = malloc(sizeof(T) * (size_t)n), *b = malloc(sizeof(T) * (size_t)n), *o = malloc(sizeof(T) * (size_t)n); \
     for (int64_t i = 0; i < n; i++) { a[i] = (T)(i % 97) - 40; b[i] = (T)(i % 13); }           \
     tfe_view_##S d = {o, {2, 0, {R, C}, {1, R}}, false}, x = {a, {2, R - 1, {R, C}, {-1, R}}, false}, \

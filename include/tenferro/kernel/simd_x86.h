@@ -1060,10 +1060,10 @@ TFE_INTERNAL void tfe__kcopy_rev(char *d, const char *s, size_t n, size_t es, bo
   tfe__kstream_edge(d, e, head);
 }
 /* d[i] = s[-i] for n elements of es bytes read downwards (d written upwards, normal stores):
- * the runs of a map or zip input read backwards, whose consecutive tiles (G0 at most 8 KiB)
- * take its consecutive pieces downwards, so that the whole row is one downward stream, which
- * the hardware prefetchers follow (read upwards piece by piece, a reversed f64 4096^2 map took
- * 3.5x the forward time). */
+ * the pieces of a long reversed run that a map or zip input's consecutive tiles (G0 at most
+ * 8 KiB) take downwards, so that the run is one downward stream, which the hardware
+ * prefetchers follow (each piece read upwards, a reversed f64 4096^2 map ran no faster than
+ * element by element, 18.9 against 18.3 ms; downwards 14.2). */
 TFE_INTERNAL void tfe__kgather_rev(char *d, const char *s, size_t n, size_t es) {
   const size_t bytes = n * es;
   const char *t = s + es;
@@ -1073,9 +1073,9 @@ TFE_INTERNAL void tfe__kgather_rev(char *d, const char *s, size_t n, size_t es) 
   for (; b + 32 <= bytes; b += 32) _mm256_storeu_si256((__m256i *)(void *)(d + b), tfe__krev32(t, b, m));
   if (b < bytes) _mm256_storeu_si256((__m256i *)(void *)(d + bytes - 32), tfe__krev32(t, bytes - 32, m));
 }
-/* Reverse the es-byte elements of each of n units of ub bytes in place (a unit plan of runs
- * the source reads backwards: its units are copied as they lie, then turned round while in L1; units.h),
- * unit i at p + (tab ? tab[i] * es : i * step). */
+/* Reverse the es-byte elements of each of n units of ub bytes in place, unit i at p + (tab ?
+ * tab[i] * es : i * step): a unit plan (units.h) of runs the source reads backwards copies its
+ * units as they lie and then turns them round while they are in L1. */
 TFE_INTERNAL void tfe__krev_units(char *p, const int64_t *tab, int64_t step, int64_t n, int64_t es, int64_t ub) {
   const __m256i m = tfe__krev_mask((size_t)es);
   const size_t b = (size_t)ub;

@@ -26,7 +26,7 @@
  * plan; u->unit = r. tb: copy_unit_tile_bytes (G1 spans tb bytes, G0 2 tb). */
 TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t tb) {
   const int64_t maxb = tfe__st.tune.copy_unit_run_bytes, r = p->rank ? p->dims[0] : 0, ub = r * p->es;
-  /* (a run the source reads backwards: units reversed in place after their copy, tfe__kunit_rev) */
+  /* (a run the source reads backwards: units turned round in place after their copy, tfe__krev_units) */
   const bool rev = p->rank && p->str[1][0] == -1 && tfe__st.tune.copy_reverse_runs && TFE__KHAVE_TR8 && tfe__ksimd() &&
                    p->es <= 16 && !(p->es & (p->es - 1)) && ub <= 256;
   if (!p->copy || p->nops != 2 || p->key != 0 || maxb <= 0 || p->rank < 2 || r < 2 || ub > maxb ||

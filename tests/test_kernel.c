@@ -549,7 +549,8 @@ static void test_skew_lines(void **st) {
  * source columns (the form takes tiles of 8 blocks' columns and more) and source runs of 512 to
  * 2048 bytes a tile (copy_skew_run_bytes), so that tiles end inside columns, rims and thin edge
  * tiles (written unbuffered) occur; narrower ones that it declines; 1 and 2 threads, the reversed source dim in one case of
- * four; every element checked and the destination's margins untouched. */
+ * four; whole columns under the break-even skewed or buffered (copy_skew_short_cols, session 36,
+ * counter 59); every element checked and the destination's margins untouched. */
 static void test_skew12_lines(void **st) {
   (void)st;
   tu_rng r = {2829};
@@ -562,15 +563,18 @@ static void test_skew12_lines(void **st) {
     TK_TUNE(copy_buffered_tiles, 2);
     TK_TUNE(copy_skew_lines, mode < 6 ? 2 + mode / 2 % 2 : 1); /* (3: bytes too) */
     TK_TUNE(copy_skew_run_bytes, 512 << (mode % 3));
+    TK_TUNE(copy_skew_short_cols, mode % 4 < 2); /* (0: short whole columns skewed too) */
     for (int c = 0; c < tu_cases(16); c++) { tk_skew_wu8(&r); tk_skew_wu16(&r); tk_skew_wf32(&r); tk_skew_u8(&r); }
   }
   TK_TUNE(copy_skew_lines, 1);
   TK_TUNE(copy_skew_run_bytes, 4096);
+  TK_TUNE(copy_skew_short_cols, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
 #if defined(__AVX512BW__)
   if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[44] > 0);
+  if (tfe__ksimd()) assert_true(tfe__st.kernel_stat[59] > 0); /* short whole columns kept buffered */
 #endif
 }
 
@@ -2071,6 +2075,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_small_wide, 1);
   assert_int_equal(d.copy_reverse_runs, 1);
   assert_int_equal(d.copy_run_stream_bytes, 1024);
+  assert_int_equal(d.copy_skew_short_cols, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2172,6 +2177,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_reverse_runs, -1);
   TK_REJECT(copy_run_stream_bytes, -1);
   TK_REJECT(copy_run_stream_bytes, ((int64_t)1 << 24) + 1);
+  TK_REJECT(copy_skew_short_cols, 2);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT

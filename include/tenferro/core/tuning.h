@@ -292,6 +292,12 @@ typedef struct tfe_tuning {
                                     * outputs stream runs of this many bytes and more, shorter
                                     * ones (two partial lines each) take normal stores; 0: none
                                     * streamed (forward ones as before) */
+
+  /* ---- kernel room, session 36 (docs/kernel.md, "Tuning") ------------------------------- */
+  int copy_skew_short_cols;        /* 1: copy_skew_lines' 2- and 4-byte form skips tiles of whole
+                                    * destination columns shorter than the kind's break-even
+                                    * (u16 under 896 bytes, f32 under 168), which take the buffer;
+                                    * 0: every tile of whole columns skewed, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -330,6 +336,7 @@ typedef struct tfe_tuning {
   /* kernel (session 33) */ .copy_shared_g0_bytes = 32, .copy_run_piece_edges = 1, .copy_chain_columns = 1, \
   /* kernel (session 34) */ .kernel_prefetch_l2 = -1, .copy_gather_source_run = 1, .copy_small_wide = 1, \
   /* kernel (session 35) */ .copy_reverse_runs = 1, .copy_run_stream_bytes = 1024, \
+  /* kernel (session 36) */ .copy_skew_short_cols = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -424,6 +431,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_small_wide, 0, 2);
   TFE__TUNE_RANGE(copy_reverse_runs, 0, 1);
   TFE__TUNE_RANGE(copy_run_stream_bytes, 0, tile);
+  TFE__TUNE_RANGE(copy_skew_short_cols, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

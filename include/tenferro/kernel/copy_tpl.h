@@ -1151,10 +1151,15 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew12_plans_)(const TFE_TY(view) *dst, const TF
   tfe__kplan *q = TFE_FN(k_copy_replan_)(dst, src, run / 2 < 64 ? 64 : run / 2, run < 64 ? 64 : run, tg);
   if (!q) return false;
   /* (columns of 32 lines a tile or more, or whole columns one after another: the partial lines
-   * at a column's ends, stored normally, few or shared with the next column) */
+   * at a column's ends, stored normally, few or shared with the next column; whole columns
+   * shorter than the break-even, where every line is such a partial one, take the buffer:
+   * copy_skew_short_cols) */
   const bool whole = q->g[0].len == q->dims[0] && q->g[1].arith[0] && q->g[1].step[0] == q->dims[0];
-  const bool ok = q->g[0].nd == 1 && q->g[1].nd == 1 && q->g[1].len >= 8 * (64 / es) &&
-                  (q->g[0].len * es >= 2048 || whole) && TFE_FN(k_copy_wants_buf_)(q, dst->data, true, false);
+  const bool shortcol = whole && tfe__st.tune.copy_skew_short_cols && q->g[0].len * es < (es == 2 ? 896 : 168);
+  const bool fits = q->g[0].nd == 1 && q->g[1].nd == 1 && q->g[1].len >= 8 * (64 / es) &&
+                    (q->g[0].len * es >= 2048 || whole) && TFE_FN(k_copy_wants_buf_)(q, dst->data, true, false);
+  const bool ok = fits && !shortcol;
+  if (fits && shortcol) TFE__KSTAT(59);
   if (ok) memcpy(p, q, sizeof *q);
   tfe__free(q);
   return ok;

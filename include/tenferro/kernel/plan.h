@@ -157,7 +157,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * common runs copied, or map/zip inputs gathered, by the vector kernel (tfe__kcopy_rev,
  * copy_reverse_runs); by the calling
  * thread: [57] odometer dims of copies of common runs walked the other way (copy_flip_source_dims
- * 3), [58] unit plans of runs the source reads backwards (tfe__krev_units, copy_reverse_runs). */
+ * 3), [58] unit plans of runs the source reads backwards (tfe__krev_units, copy_reverse_runs),
+ * [59] transposes of whole short 2- and 4-byte columns kept buffered (copy_skew_short_cols). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

@@ -2043,6 +2043,37 @@ static void test_s35_reversed_runs(void **st) {
   }
   tfe__st.kernel_stat_on = 0;
 }
+/* Session 36 (copy_tile_slack, counter 60): transposes whose source-contiguous dim lies around
+ * G1's target of 1 KiB (just under it, or up to 30 % over: taken whole where 25 % allows), or
+ * is a shorter run that the next dim continues (G1 takes 2 or more of it), behind a first
+ * destination dim from the far end; every kind, the rule on and off, 1 and 2 threads, in place
+ * and streamed; every element checked, nothing written outside the view; the counter moves
+ * when on and stays at zero when off. */
+#define TK_S36(S, T, VAL)                                                                         \
+  static void tk_s36_##S(tu_rng *r, int form) {                                                 \
+    const int64_t tg = 1024 / (int64_t)sizeof(T);                                               \
+    const int rank = (int)tu_int(r, 3, 4);                                                      \
+    int64_t dims[4] = {1, 1, 1, 1}, perm[4] = {2, 0, 1, 3}, st[4] = {0}, n = 1, s = 1;          \
+    dims[0] = form ? tu_int(r, tg / 4, tg * 3 / 4) : tu_int(r, tg - 4, tg * 13 / 10);           \
+    dims[1] = tu_int(r, 1, 5);                                                                  \
+    dims[2] = tu_int(r, 9, 40);                                                                 \
+    if (rank > 3) dims[3] = tu_int(r, 2, 3);                                                    \
+    for (int k = 0; k < rank; k++) { n *= dims[k]; st[k] = s; s *= dims[k]; }                 \
+    TK_GUARDED_COPY(S, T, VAL, a == 2 && tu_int(r, 0, 3) == 0, "s36 form", form)               \
+  }
+TK_FIVE_KINDS(TK_S36)
+static void tk_s36_set(bool on) { TK_TUNE(copy_tile_slack, on ? 25 : 0); }
+static void tk_s36_run(tu_rng *r, int form) {
+  tk_s36_u8(r, form); tk_s36_u16(r, form); tk_s36_f32(r, form); tk_s36_f64(r, form); tk_s36_c128(r, form);
+}
+static void test_s36_tile_slack(void **st) {
+  (void)st;
+  tu_rng r = {3636};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {60};
+  tk_rule_modes(&r, 2, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s36_set, tk_s36_run, ctr, 1, seen);
+  assert_true(seen[0] > 0);
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2076,6 +2107,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_reverse_runs, 1);
   assert_int_equal(d.copy_run_stream_bytes, 1024);
   assert_int_equal(d.copy_skew_short_cols, 1);
+  assert_int_equal(d.copy_tile_slack, 25);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2178,6 +2210,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_run_stream_bytes, -1);
   TK_REJECT(copy_run_stream_bytes, ((int64_t)1 << 24) + 1);
   TK_REJECT(copy_skew_short_cols, 2);
+  TK_REJECT(copy_tile_slack, 101);
+  TK_REJECT(copy_tile_slack, -1);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT
@@ -2278,6 +2312,7 @@ int main(void) {
       cmocka_unit_test(test_s33_shared_g0),
       cmocka_unit_test(test_s34_gather_source_run),
       cmocka_unit_test(test_s35_reversed_runs),
+      cmocka_unit_test(test_s36_tile_slack),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -298,6 +298,9 @@ typedef struct tfe_tuning {
                                     * destination columns shorter than the kind's break-even
                                     * (u16 under 896 bytes, f32 under 168), which take the buffer;
                                     * 0: every tile of whole columns skewed, as before */
+  int copy_tile_slack;             /* 25: a transpose tile's group of one dim takes the whole dim
+                                    * when it is at most this many percent longer than the tile's
+                                    * cut (no thin tile of the rest); 0: cut as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -336,7 +339,7 @@ typedef struct tfe_tuning {
   /* kernel (session 33) */ .copy_shared_g0_bytes = 32, .copy_run_piece_edges = 1, .copy_chain_columns = 1, \
   /* kernel (session 34) */ .kernel_prefetch_l2 = -1, .copy_gather_source_run = 1, .copy_small_wide = 1, \
   /* kernel (session 35) */ .copy_reverse_runs = 1, .copy_run_stream_bytes = 1024, \
-  /* kernel (session 36) */ .copy_skew_short_cols = 1, \
+  /* kernel (session 36) */ .copy_skew_short_cols = 1, .copy_tile_slack = 25, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -432,6 +435,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_reverse_runs, 0, 1);
   TFE__TUNE_RANGE(copy_run_stream_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_skew_short_cols, 0, 1);
+  TFE__TUNE_RANGE(copy_tile_slack, 0, 100);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -158,7 +158,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * copy_reverse_runs); by the calling
  * thread: [57] odometer dims of copies of common runs walked the other way (copy_flip_source_dims
  * 3), [58] unit plans of runs the source reads backwards (tfe__krev_units, copy_reverse_runs),
- * [59] transposes of whole short 2- and 4-byte columns kept buffered (copy_skew_short_cols). */
+ * [59] transposes of whole short 2- and 4-byte columns kept buffered (copy_skew_short_cols),
+ * [60] transpose groups of one dim that took the whole dim (copy_tile_slack). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -302,6 +303,32 @@ TFE_INTERNAL int tfe__krun_dims(const tfe__kplan *p, int o, int at, int n, int64
   }
   if (elems) *elems = m;
   return k;
+}
+
+/* A transpose's G1 (dims [at, at + nd), its last cut to *cut) widened within copy_tile_slack
+ * percent over its target: the cut dim whole, so that no thin tile of the rest follows (c128
+ * [78,132,864] perm [1,0,2]: 78 as 64 + 14, 0.80 of the time whole), and a group of whole dims
+ * takes 2 or more of the next dim where that continues input o's run (f64 [67,34,263,27] perm
+ * [2,1,3,0]: G1 the source run of 67 alone, 536 bytes, where 2 x 67 is 5 % over 128: 0.81).
+ * Tables stay within their entries. Not G0: whole destination columns of 270 f64 in place of
+ * 256 + 14 ran 1.08x slower, and gained nothing on the two cases. Returns the dims used. */
+TFE_INTERNAL int tfe__kgroup_widen(const tfe__kplan *p, int at, int nd, int64_t target, int64_t *cut, int o) {
+  if (nd == 0) return 0;
+  const int64_t tab = at == 0 ? p->tab0 : p->tab1, lim = target + target * tfe__st.tune.copy_tile_slack / 100;
+  int64_t prod = 1;
+  for (int k = 0; k < nd - 1; k++) prod *= p->dims[at + k];
+  const int64_t n = p->dims[at + nd - 1];
+  if (*cut < n) {
+    if (prod * n <= lim && (nd == 1 || prod * n <= tab)) { *cut = n; TFE__KSTAT(60); }
+    return nd;
+  }
+  if (at + nd >= p->rank || nd >= TFE__KGD || tfe__krun_dims(p, o, at, nd, NULL) < nd) return nd;
+  const int64_t m = p->dims[at + nd], w = prod * n;
+  const int64_t b = w * m <= lim ? m : lim / w;
+  if (b < 2 || w * b > tab || tfe__kabs(p->str[o][at + nd]) != w * tfe__kabs(p->str[o][at])) return nd;
+  TFE__KSTAT(60);
+  *cut = b;
+  return nd + 1;
 }
 
 /* Whole dims from `at` until the block reaches `target` (or the table's limit, as above):
@@ -746,6 +773,11 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
       const int k = tfe__krun_dims(p, mis, nd0, nd1, NULL);
       if (k < nd1) { nd1 = k; cut1 = p->dims[nd0 + k - 1]; TFE__KSTAT(14); }
     }
+  }
+  /* (scalar kinds only: units of several elements, units.h, keep their own tile sizes; c128
+   * units of 7 with G1 10 whole, not 8, ran 1.15x slower) */
+  if (p->copy && mis >= 0 && !p->gather && !table && tfe__st.tune.copy_tile_slack && p->es <= 16 && !(p->es & (p->es - 1))) {
+    if (nd1) nd1 = tfe__kgroup_widen(p, nd0, nd1, tt1, &cut1, mis);
   }
   if (nd0) tfe__kgroup_make(p, &p->g[0], 0, nd0, cut0);
   else { p->g[0].nd = 0; p->g[0].len = 1; p->g[0].inner = 1; p->g[0].last_n = p->g[0].last_b = 1; }

@@ -1403,7 +1403,8 @@ static void test_s18_paths(void **st) {
  * (d) column rims of 1-3 columns of strided transposes as scalar loops (form 3: a batch of
  * transposes of 9-27 x 16-60; copy_rim_scalar_cols, counter 27), (e) copies of 8- and 4-byte
  * kinds led by a destination run of 4-7 before the source's unit dim, planned as transposes in
- * 4x4 register blocks rather than gather tiles (form 4; copy_quarter_blocks, counter 28).
+ * 4x4 register blocks rather than gather tiles (form 4; copy_quarter_blocks, counter 28; c128
+ * too since session 36, its own 4x4 blocks: counter 61).
  * Ranks 3-5, other dims of 1 and 2-12, reversed dims, source and destination shifted;
  * tfe_copy and tfe_contiguous, every element checked and nothing written outside the view,
  * with the three on and off, 1 and 2 threads, large and tiny tiles. */
@@ -1453,7 +1454,7 @@ TK_S20(c128, double complex, TK_CVAL)
 static void test_s20_paths(void **st) {
   (void)st;
   tu_rng r = {2020};
-  int64_t seen[5] = {0, 0, 0, 0, 0};
+  int64_t seen[5] = {0, 0, 0, 0, 0}, seen16 = 0;
   tfe__st.kernel_stat_on = 1;
   for (int mode = 0; mode < 12; mode++) { /* threads 1, 2; the three on, off; tiles default, small, tiny and streamed */
     tfe_set_num_threads(1 + mode % 2);
@@ -1463,7 +1464,7 @@ static void test_s20_paths(void **st) {
     TK_TUNE(copy_shared_run_dim, on);
     TK_TUNE(copy_half_blocks, on);
     TK_TUNE(copy_rim_scalar_cols, on ? 3 : 0);
-    TK_TUNE(copy_quarter_blocks, on);
+    TK_TUNE(copy_quarter_blocks, on ? 2 : 0);
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
     for (int c = 0; c < tu_cases(12); c++)
       for (int form = 0; form < 5; form++) {
@@ -1475,18 +1476,21 @@ static void test_s20_paths(void **st) {
       assert_int_equal(tfe__st.kernel_stat[26], 0);
       assert_int_equal(tfe__st.kernel_stat[27], 0);
       assert_int_equal(tfe__st.kernel_stat[28], 0);
+      assert_int_equal(tfe__st.kernel_stat[61], 0);
     }
     for (int k = 0; k < 5; k++) seen[k] += tfe__st.kernel_stat[24 + k];
+    seen16 += tfe__st.kernel_stat[61];
   }
   TK_TUNE(copy_run_tile_bytes, 4096);
   TK_TUNE(copy_shared_run_dim, 2);
   TK_TUNE(copy_half_blocks, 1);
   TK_TUNE(copy_rim_scalar_cols, 3);
-  TK_TUNE(copy_quarter_blocks, 1);
+  TK_TUNE(copy_quarter_blocks, 2);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
   assert_true(seen[0] > 0); /* shared dims blocked with the source (form 1) */
+  assert_true(seen16 > 0);  /* c128 runs of 4-7 as transposes (form 4, copy_quarter_blocks 2) */
 #if TFE__KHAVE_TR8 && defined(__AVX__)
   if (tfe__ksimd()) assert_true(seen[1] > 0); /* 8-15-row f32 tiles in 8x8 blocks (form 2) */
   if (tfe__ksimd()) assert_true(seen[3] > 0); /* column rims of 1-3 as scalar loops (form 3) */
@@ -2122,7 +2126,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_shared_run_dim, 2);
   assert_int_equal(d.copy_half_blocks, 1);
   assert_int_equal(d.copy_rim_scalar_cols, 3);
-  assert_int_equal(d.copy_quarter_blocks, 1);
+  assert_int_equal(d.copy_quarter_blocks, 2);
   assert_int_equal(d.copy_unit_run_bytes, 255);
   assert_int_equal(d.copy_unit_tile_bytes, 512);
   assert_int_equal(d.copy_unit_stream, 1);
@@ -2212,6 +2216,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_skew_short_cols, 2);
   TK_REJECT(copy_tile_slack, 101);
   TK_REJECT(copy_tile_slack, -1);
+  TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
 #undef TK_REJECT

@@ -142,9 +142,10 @@ typedef struct tfe_tuning {
                                     * blocks (0: scalar loops) */
   int copy_rim_scalar_cols;        /* 3: column rims of strided transposes this narrow or narrower run
                                     * scalar loops rather than a shifted register block (0: never) */
-  int copy_quarter_blocks;         /* 1: copies of 8- and 4-byte kinds whose destination run before the
-                                    * input's is 4-7 elements: a transpose in 4x4 register blocks
-                                    * (0: gather tiles) */
+  int copy_quarter_blocks;         /* 2: copies of 8- and 4-byte kinds whose destination run before the
+                                    * input's is 4-7 elements: a transpose in 4x4 register blocks,
+                                    * and of 16-byte kinds (their own 4x4 blocks: session 36);
+                                    * 1: 8- and 4-byte kinds only (0: gather tiles) */
   /* ---- kernel room, session 21 (docs/kernel.md, "Tuning") ------------------------------ */
   int64_t copy_unit_run_bytes;     /* 255: a transposing copy whose leading run common to both operands
                                     * is at most this many bytes (2 or more elements) copies each run
@@ -323,7 +324,7 @@ typedef struct tfe_tuning {
   /* einsum */ .einsum_write_weight = 0, .einsum_plan_cache_size = 64, .einsum_plan_fraction = 0.04, \
   .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, .einsum_plan_work_rate = 1.5e8, \
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
-  /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 2, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 1, \
+  /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 2, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 2, \
   /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
   /* kernel (session 21) */ .copy_unit_run_bytes = 255, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
   /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 2, .copy_flip_source_dims = 3, .copy_table_run_cut = 2, \
@@ -398,7 +399,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_shared_run_dim, 0, 2);
   TFE__TUNE_RANGE(copy_half_blocks, 0, 1);
   TFE__TUNE_RANGE(copy_rim_scalar_cols, 0, 64);
-  TFE__TUNE_RANGE(copy_quarter_blocks, 0, 1);
+  TFE__TUNE_RANGE(copy_quarter_blocks, 0, 2);
   TFE__TUNE_RANGE(small_row_regs, 0, 1);
   TFE__TUNE_RANGE(small_dot_depth, -1, 32); /* (prims, session 21: checked with the late fields) */
   TFE__TUNE_RANGE(copy_unit_run_bytes, 0, 4096);

@@ -159,7 +159,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * thread: [57] odometer dims of copies of common runs walked the other way (copy_flip_source_dims
  * 3), [58] unit plans of runs the source reads backwards (tfe__krev_units, copy_reverse_runs),
  * [59] transposes of whole short 2- and 4-byte columns kept buffered (copy_skew_short_cols),
- * [60] transpose groups of one dim that took the whole dim (copy_tile_slack). */
+ * [60] transpose G1s widened within copy_tile_slack, [61] 16-byte copies led by a destination
+ * run of 4-7 planned as transposes (copy_quarter_blocks 2). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -630,9 +631,13 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
     for (int o = 0; o < nops; o++) if (o != key && p->str[o][0] != 1) strided = true;
     p->tiny = mis >= 0;
     /* (copy_quarter_blocks: 8- and 4-byte copies whose destination run before the input's
-     * innermost dim is 4-7 elements, that dim at least 4: 4x4 register blocks, a transpose) */
-    const bool quarter = p->copy && (p->es == 8 || p->es == 4) && tfe__st.tune.copy_quarter_blocks && mis >= 0 &&
+     * innermost dim is 4-7 elements, that dim at least 4: 4x4 register blocks, a transpose;
+     * with 2 also 16-byte ones, whose register block is 4x4: c128 [60,6,13,8,3,4,12] perm
+     * [5,0,6,2,3,1,4], a run of 4 = one line, gather tiles 2.9x memcpy, 0.32 of that time) */
+    const int qb = tfe__st.tune.copy_quarter_blocks;
+    const bool quarter = p->copy && (p->es == 8 || p->es == 4 || (p->es == 16 && qb > 1)) && qb && mis >= 0 &&
                          pre >= 4 && end0 < p->rank && p->dims[end0] >= 4 && tfe__kabs(p->str[mis][end0]) == 1;
+    if (quarter && p->es == 16 && pre < 8) TFE__KSTAT(61);
     if ((mis >= 0 && ((pre < 8 && !quarter) || (mode & TFE__KM_GATHER) || tfe__st.tune.kernel_gather_all)) || (mis < 0 && strided)) {
       p->gather = true;
       end0 = p->rank;

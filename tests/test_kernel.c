@@ -2050,7 +2050,8 @@ static void test_s35_reversed_runs(void **st) {
 /* Session 36 (copy_tile_slack, counter 60): transposes whose source-contiguous dim lies around
  * G1's target of 1 KiB (just under it, or up to 30 % over: taken whole where 25 % allows), or
  * is a shorter run that the next dim continues (G1 takes 2 or more of it), behind a first
- * destination dim from the far end; every kind, the rule on and off, 1 and 2 threads, in place
+ * destination dim from the far end (form 2: batches of short transposes whose destination dim
+ * lies around G0's target of 2 KiB); every kind, the rule on and off, 1 and 2 threads, in place
  * and streamed; every element checked, nothing written outside the view; the counter moves
  * when on and stays at zero when off. */
 #define TK_S36(S, T, VAL)                                                                         \
@@ -2058,9 +2059,9 @@ static void test_s35_reversed_runs(void **st) {
     const int64_t tg = 1024 / (int64_t)sizeof(T);                                               \
     const int rank = (int)tu_int(r, 3, 4);                                                      \
     int64_t dims[4] = {1, 1, 1, 1}, perm[4] = {2, 0, 1, 3}, st[4] = {0}, n = 1, s = 1;          \
-    dims[0] = form ? tu_int(r, tg / 4, tg * 3 / 4) : tu_int(r, tg - 4, tg * 13 / 10);           \
+    dims[0] = form == 1 ? tu_int(r, tg / 4, tg * 3 / 4) : form ? tu_int(r, 3, 20) : tu_int(r, tg - 4, tg * 13 / 10); \
     dims[1] = tu_int(r, 1, 5);                                                                  \
-    dims[2] = tu_int(r, 9, 40);                                                                 \
+    dims[2] = form == 2 ? tu_int(r, 2 * tg - 8, 2 * tg * 13 / 10) : tu_int(r, 9, 40);           \
     if (rank > 3) dims[3] = tu_int(r, 2, 3);                                                    \
     for (int k = 0; k < rank; k++) { n *= dims[k]; st[k] = s; s *= dims[k]; }                 \
     TK_GUARDED_COPY(S, T, VAL, a == 2 && tu_int(r, 0, 3) == 0, "s36 form", form)               \
@@ -2075,7 +2076,7 @@ static void test_s36_tile_slack(void **st) {
   tu_rng r = {3636};
   int64_t seen[1] = {0};
   const int ctr[1] = {60};
-  tk_rule_modes(&r, 2, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s36_set, tk_s36_run, ctr, 1, seen);
+  tk_rule_modes(&r, 3, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s36_set, tk_s36_run, ctr, 1, seen);
   assert_true(seen[0] > 0);
 }
 static void test_tuning_kernel(void **st) {

@@ -311,8 +311,10 @@ TFE_INTERNAL int tfe__krun_dims(const tfe__kplan *p, int o, int at, int n, int64
  * [78,132,864] perm [1,0,2]: 78 as 64 + 14, 0.80 of the time whole), and a group of whole dims
  * takes 2 or more of the next dim where that continues input o's run (f64 [67,34,263,27] perm
  * [2,1,3,0]: G1 the source run of 67 alone, 536 bytes, where 2 x 67 is 5 % over 128: 0.81).
- * Tables stay within their entries. Not G0: whole destination columns of 270 f64 in place of
- * 256 + 14 ran 1.08x slower, and gained nothing on the two cases. Returns the dims used. */
+ * Tables stay within their entries. G0 (o < 0: its cut dim whole only) only where G1 is whole
+ * dims, a batch of transposes whose tile is then a whole slice (c128 [9,150,7000] perm [1,0,2]:
+ * 0.80 of the time, u16 [30,1100,1500] 0.93); of a long 2-D transpose, whole destination
+ * columns of 270 f64 in place of 256 + 14 ran 1.08x slower. Returns the dims used. */
 TFE_INTERNAL int tfe__kgroup_widen(const tfe__kplan *p, int at, int nd, int64_t target, int64_t *cut, int o) {
   if (nd == 0) return 0;
   const int64_t tab = at == 0 ? p->tab0 : p->tab1, lim = target + target * tfe__st.tune.copy_tile_slack / 100;
@@ -323,7 +325,7 @@ TFE_INTERNAL int tfe__kgroup_widen(const tfe__kplan *p, int at, int nd, int64_t 
     if (prod * n <= lim && (nd == 1 || prod * n <= tab)) { *cut = n; TFE__KSTAT(60); }
     return nd;
   }
-  if (at + nd >= p->rank || nd >= TFE__KGD || tfe__krun_dims(p, o, at, nd, NULL) < nd) return nd;
+  if (o < 0 || at + nd >= p->rank || nd >= TFE__KGD || tfe__krun_dims(p, o, at, nd, NULL) < nd) return nd;
   const int64_t m = p->dims[at + nd], w = prod * n;
   const int64_t b = w * m <= lim ? m : lim / w;
   if (b < 2 || w * b > tab || tfe__kabs(p->str[o][at + nd]) != w * tfe__kabs(p->str[o][at])) return nd;
@@ -783,6 +785,8 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * units of 7 with G1 10 whole, not 8, ran 1.15x slower) */
   if (p->copy && mis >= 0 && !p->gather && !table && tfe__st.tune.copy_tile_slack && p->es <= 16 && !(p->es & (p->es - 1))) {
     if (nd1) nd1 = tfe__kgroup_widen(p, nd0, nd1, tt1, &cut1, mis);
+    /* (G0 too when G1 is whole dims: a batch of transposes, each tile then a whole slice) */
+    if (nd0 == 1 && nd1 && cut1 == p->dims[nd0 + nd1 - 1]) nd0 = tfe__kgroup_widen(p, 0, nd0, tt0, &cut0, -1);
   }
   if (nd0) tfe__kgroup_make(p, &p->g[0], 0, nd0, cut0);
   else { p->g[0].nd = 0; p->g[0].len = 1; p->g[0].inner = 1; p->g[0].last_n = p->g[0].last_b = 1; }

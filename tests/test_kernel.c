@@ -2215,6 +2215,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_run_stream_bytes, -1);
   TK_REJECT(copy_run_stream_bytes, ((int64_t)1 << 24) + 1);
   TK_REJECT(copy_skew_short_cols, 2);
+  TK_REJECT(copy_skew_short_cols, -1);
+  TK_REJECT(copy_quarter_blocks, -1);
   TK_REJECT(copy_tile_slack, 101);
   TK_REJECT(copy_tile_slack, -1);
   TK_REJECT(copy_quarter_blocks, 3);

@@ -6,7 +6,8 @@
  *   bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T]
  *
  *   bench_permute_sweep ... [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value]
- *                            (--plan: the loop plan and the path counters its planning set)
+ *                            (--plan: the loop plan and the path counters its planning set, then
+ *                            those the warm-up call moved, per setting: `run A: counters k:count ..`)
  *   bench_permute_sweep --case 8:25,10,12,3r,19:1,4,0,3,2 [--plan] [--ab ..]: one given case
  *                            (scalar bytes : dims, r = reversed : permutation), timed as the others
  *   bench_permute_sweep ... --peer LIB.so: a third column, another transposer on the same cases
@@ -361,7 +362,7 @@ static int set_knob(tfe_tuning *t, const char *arg) {
   KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather) KNOB(copy_narrow_source_tiles) KNOB(copy_gather_run_tiles) KNOB(copy_tiny_source_runs) KNOB(kernel_table_input_runs)
   KNOB(kernel_stream_edge_lines) KNOB(copy_stream_narrow_columns) KNOB(copy_tile_pad) KNOB(copy_skew_lines) KNOB(copy_block_prefetch) KNOB(copy_edge_stores)
   KNOB(copy_source_chain_bytes) KNOB(copy_short_runs) KNOB(copy_block_prefetch_spread) KNOB(copy_table_runs)
-  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(copy_unit_run_bytes) KNOB(copy_unit_tile_bytes) KNOB(copy_unit_stream) KNOB(copy_unit_prefetch) KNOB(copy_wide_tables) KNOB(copy_next_prefetch) KNOB(copy_flip_source_dims) KNOB(copy_table_run_cut) KNOB(copy_g1_run_bytes) KNOB(copy_tiny_g0_wide_g1) KNOB(copy_buf_narrow_bytes) KNOB(copy_g1_run_dims) KNOB(copy_lone_edge_bytes) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes) KNOB(copy_stream_line_runs) KNOB(copy_interleave_rows) KNOB(copy_deinterleave_rows) KNOB(copy_skew_run_bytes) KNOB(copy_long_row_bytes) KNOB(copy_block_segments) KNOB(copy_shared_keep) KNOB(copy_gather_blocks) KNOB(copy_unit_kinds) KNOB(copy_short_rows) KNOB(copy_shared_g0_bytes) KNOB(copy_run_piece_edges) KNOB(copy_chain_columns) KNOB(kernel_prefetch_l2) KNOB(copy_gather_source_run) KNOB(copy_small_wide) KNOB(copy_reverse_runs) KNOB(copy_run_stream_bytes) KNOB(copy_skew_short_cols) KNOB(copy_tile_slack)
+  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(copy_unit_run_bytes) KNOB(copy_unit_tile_bytes) KNOB(copy_unit_stream) KNOB(copy_unit_prefetch) KNOB(copy_wide_tables) KNOB(copy_next_prefetch) KNOB(copy_flip_source_dims) KNOB(copy_table_run_cut) KNOB(copy_g1_run_bytes) KNOB(copy_tiny_g0_wide_g1) KNOB(copy_buf_narrow_bytes) KNOB(copy_g1_run_dims) KNOB(copy_lone_edge_bytes) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes) KNOB(copy_stream_line_runs) KNOB(copy_interleave_rows) KNOB(copy_deinterleave_rows) KNOB(copy_skew_run_bytes) KNOB(copy_long_row_bytes) KNOB(copy_block_segments) KNOB(copy_shared_keep) KNOB(copy_gather_blocks) KNOB(copy_unit_kinds) KNOB(copy_short_rows) KNOB(copy_shared_g0_bytes) KNOB(copy_run_piece_edges) KNOB(copy_chain_columns) KNOB(kernel_prefetch_l2) KNOB(copy_gather_source_run) KNOB(copy_small_wide) KNOB(copy_reverse_runs) KNOB(copy_run_stream_bytes) KNOB(copy_skew_short_cols) KNOB(copy_tile_slack) KNOB(copy_buf_short_rows) KNOB(copy_short_row_prefetch)
   else { fprintf(stderr, "--tune: unknown knob %s\n", name); return 2; }
 #undef KNOB
   return 0;
@@ -464,7 +465,17 @@ int main(int argc, char **argv) {
       for (int s = 0; s < 1 + (nab > 0); s++) { /* A (the --tune setting), then B (--ab) */
         tfe_tuning_set(s ? &tb : &ta);
         evict();
+        int64_t k0[sizeof tfe__st.kernel_stat / sizeof tfe__st.kernel_stat[0]];
+        const bool stats = plan && r < 0; /* (the warm-up call's path counters, A then B) */
+        if (stats) { memcpy(k0, tfe__st.kernel_stat, sizeof k0); tfe__st.kernel_stat_on++; }
         double x = time_tfe(&c, src, NULL);
+        if (stats) {
+          tfe__st.kernel_stat_on--;
+          printf("run %s: counters", s ? "B" : "A");
+          for (size_t k = 0; k < sizeof k0 / sizeof k0[0]; k++)
+            if (tfe__st.kernel_stat[k] != k0[k]) printf(" %zu:%lld", k, (long long)(tfe__st.kernel_stat[k] - k0[k]));
+          printf("\n");
+        }
         if (x < 0) return 1;
         if (s == 0) t = x;
         else if (r >= 0) { tbb[r] = x; rb[r] = x / t; }

@@ -2079,6 +2079,42 @@ static void test_s36_tile_slack(void **st) {
   tk_rule_modes(&r, 3, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s36_set, tk_s36_run, ctr, 1, seen);
   assert_true(seen[0] > 0);
 }
+/* Session 37 (copy_buf_short_rows, counter 62; copy_short_row_prefetch, counter 63): 1- and
+ * 2-byte transposes whose destination-contiguous dim holds 16-63 bytes (fewer than a 64-byte
+ * register block), form 0 its columns adjacent (the source's unit dim right after it in the
+ * destination: buffered and streamed out as one run), form 1 chains of columns (a small
+ * source dim between, u8 [9,2047,45,..] [2,1,0,3]'s layout: in place), form 2 as 0 with the
+ * source's long dim read backwards; every kind (4- to 16-byte ones take neither rule), the
+ * rules on and off, 1 and 2 threads, in place and streamed; every element checked, nothing
+ * written outside the view; the counters move when on and stay at zero when off. */
+#define TK_S37(S, T, VAL)                                                                         \
+  static void tk_s37_##S(tu_rng *r, int form) {                                                 \
+    const int64_t es = (int64_t)sizeof(T), lo = 16 / es < 2 ? 2 : 16 / es, hi = 63 / es < 3 ? 3 : 63 / es; \
+    const int rank = form == 1 ? 4 : 3;                                                          \
+    int64_t dims[4] = {1, 1, 1, 1}, perm[4] = {1, 0, 2, 3}, st[4] = {0}, n = 1, s = 1;          \
+    if (form == 1) { dims[0] = tu_int(r, 2, 12); dims[1] = tu_int(r, 40, 300); dims[2] = tu_int(r, lo, hi); \
+                     dims[3] = tu_int(r, 1, 3); perm[0] = 2; perm[1] = 1; perm[2] = 0; }         \
+    else { dims[0] = tu_int(r, 60, 700); dims[1] = tu_int(r, lo, hi); dims[2] = tu_int(r, 2, 9); } \
+    for (int k = 0; k < rank; k++) { n *= dims[k]; st[k] = s; s *= dims[k]; }                 \
+    TK_GUARDED_COPY(S, T, VAL, form == 2 && a == 0, "s37 form", form)                           \
+  }
+TK_FIVE_KINDS(TK_S37)
+static void tk_s37_set(bool on) {
+  TK_TUNE(copy_buf_short_rows, on ? 128 : 0);
+  TK_TUNE(copy_short_row_prefetch, on ? 1024 : 0);
+}
+static void tk_s37_run(tu_rng *r, int form) {
+  tk_s37_u8(r, form); tk_s37_u16(r, form); tk_s37_f32(r, form); tk_s37_f64(r, form); tk_s37_c128(r, form);
+}
+static void test_s37_short_rows(void **st) {
+  (void)st;
+  tu_rng r = {3737};
+  int64_t seen[2] = {0, 0};
+  const int ctr[2] = {62, 63};
+  tk_rule_modes(&r, 3, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s37_set, tk_s37_run, ctr, 2, seen);
+  assert_true(seen[0] > 0);
+  assert_true(seen[1] > 0);
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2113,6 +2149,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_run_stream_bytes, 1024);
   assert_int_equal(d.copy_skew_short_cols, 1);
   assert_int_equal(d.copy_tile_slack, 25);
+  assert_int_equal(d.copy_buf_short_rows, 128);
+  assert_int_equal(d.copy_short_row_prefetch, 1024);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2219,6 +2257,10 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_quarter_blocks, -1);
   TK_REJECT(copy_tile_slack, 101);
   TK_REJECT(copy_tile_slack, -1);
+  TK_REJECT(copy_buf_short_rows, (1 << 20) + 1);
+  TK_REJECT(copy_buf_short_rows, -1);
+  TK_REJECT(copy_short_row_prefetch, 65537);
+  TK_REJECT(copy_short_row_prefetch, -1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2321,6 +2363,7 @@ int main(void) {
       cmocka_unit_test(test_s34_gather_source_run),
       cmocka_unit_test(test_s35_reversed_runs),
       cmocka_unit_test(test_s36_tile_slack),
+      cmocka_unit_test(test_s37_short_rows),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -302,6 +302,17 @@ typedef struct tfe_tuning {
   int copy_tile_slack;             /* 25: a transpose tile's group of one dim takes the whole dim
                                     * when it is at most this many percent longer than the tile's
                                     * cut (no thin tile of the rest); 0: cut as before */
+
+  /* ---- kernel room, session 37 (docs/kernel.md, "Tuning") ------------------------------- */
+  int64_t copy_buf_short_rows;     /* 128: streamed transpose tiles of 1- and 2-byte kinds with
+                                    * 16 to 63 bytes of rows (fewer than a 64-byte register
+                                    * block) whose destination columns follow one another for
+                                    * this many bytes or more go through the tile buffer and out
+                                    * as runs; 0: written in place by 16-byte blocks, as before */
+  int64_t copy_short_row_prefetch; /* 1024: such tiles (1- and 2-byte, 16-63 bytes of rows) whose
+                                    * next tiles read on along the same source rows ask for the
+                                    * rows' lines this many bytes (whole tiles, at least one)
+                                    * ahead, block by block; 0: no prefetch, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -341,6 +352,7 @@ typedef struct tfe_tuning {
   /* kernel (session 34) */ .kernel_prefetch_l2 = -1, .copy_gather_source_run = 1, .copy_small_wide = 1, \
   /* kernel (session 35) */ .copy_reverse_runs = 1, .copy_run_stream_bytes = 1024, \
   /* kernel (session 36) */ .copy_skew_short_cols = 1, .copy_tile_slack = 25, \
+  /* kernel (session 37) */ .copy_buf_short_rows = 128, .copy_short_row_prefetch = 1024, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -437,6 +449,8 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_run_stream_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_skew_short_cols, 0, 1);
   TFE__TUNE_RANGE(copy_tile_slack, 0, 100);
+  TFE__TUNE_RANGE(copy_buf_short_rows, 0, 1 << 20);
+  TFE__TUNE_RANGE(copy_short_row_prefetch, 0, 65536);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

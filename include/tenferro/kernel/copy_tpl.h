@@ -94,16 +94,31 @@ TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TF
   TFE_FN(k_prefetch_run_rows_)(p, op, s, row, rows, n0, n1);
 }
 
+/* The prefetch distance (elements) for a 1- or 2-byte transpose tile of nr rows fewer than a
+ * 64-byte register block whose next tiles read on along the same source rows (p->nchain):
+ * the whole tiles within copy_short_row_prefetch bytes, at least one; 0 for other tiles. Such
+ * tiles read 16-63 rows of a few lines each; the hardware prefetchers follow about 16 streams,
+ * and the blocks' loads met each line at memory latency (u8 [9,2047,45,201] [2,1,0,3]: 4.5
+ * GB/s against 13 for plain reads of the same 45 rows; docs/bench-kernel.md, session 37). */
+TFE_INTERNAL int64_t TFE_FN(k_short_rows_pf_)(const tfe__kplan *p, int64_t nr) {
+  const int64_t es = (int64_t)sizeof(TFE_T), bytes = tfe__st.tune.copy_short_row_prefetch;
+  if (es > 2 || !bytes || nr * es >= 64 || !p->nchain || p->no < 1 || p->ocount[0] < 2 || !p->ostep[1][0]) return 0;
+  const int64_t step = tfe__kabs(p->ostep[1][0]) * es, k = bytes > step ? bytes / step : 1;
+  tfe__kstat_add(63);
+  return k * p->ostep[1][0];
+}
+
 /* Rows [i0, i1) x columns [j0, j1) of a transposing tile of a 1- or 2-byte kind in n x n
  * register blocks (n = 16 / es, tfe__ktr12x16): source row i at s + (rtab ? rtab[i] : i*lds),
  * its elements along j contiguous; destination column j at d + (ctab ? ctab[j] : j*ldd), its
  * elements along i contiguous. A block that would cross i1 (j1) is shifted back to end there,
  * rewriting a few elements already written with the same values (the rows and columns below
- * i0 and j0 belong to the same tile). Returns false (nothing done) for other kinds, without
+ * i0 and j0 belong to the same tile). pfo (elements, 0: none): each block first asks for its
+ * rows' line pfo on (k_short_rows_pf_). Returns false (nothing done) for other kinds, without
  * the vector kernels, or when i1 or j1 is under n. */
 TFE_INTERNAL bool TFE_FN(k_copy_small12_)(TFE_T *d, const TFE_T *s, const int64_t *rtab, int64_t lds,
                                           const int64_t *ctab, int64_t ldd, int64_t i0, int64_t i1,
-                                          int64_t j0, int64_t j1) {
+                                          int64_t j0, int64_t j1, int64_t pfo) {
 #if TFE__KHAVE_TR8
   const int64_t es = (int64_t)sizeof(TFE_T), n = 16 / es;
   if (es > 2 || i1 < n || j1 < n || !tfe__ksimd()) return false;
@@ -119,6 +134,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_small12_)(TFE_T *d, const TFE_T *s, const int64_
       if (jb > j1 - n) jb = j1 - n;
       const int64_t w = jb + wide * n <= j1 ? wide * n : jb + 2 * n <= j1 && wide > 1 ? 2 * n : n;
       for (int64_t i = 0; i < n; i++) sr[i] = s + (rtab ? rtab[ib + i] : (ib + i) * lds) + jb;
+      if (pfo) for (int64_t i = 0; i < n; i++) tfe__kpf((const TFE_T *)sr[i] + pfo);
       for (int64_t j = 0; j < w; j++) dc[j] = d + (ctab ? ctab[jb + j] : (jb + j) * ldd) + ib;
 #if defined(__AVX512BW__)
       if (w == 4 * n) tfe__ktr12x64((size_t)es, dc, sr); else
@@ -132,7 +148,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_small12_)(TFE_T *d, const TFE_T *s, const int64_
   }
   return true;
 #else
-  (void)d; (void)s; (void)rtab; (void)lds; (void)ctab; (void)ldd; (void)i0; (void)i1; (void)j0; (void)j1;
+  (void)d; (void)s; (void)rtab; (void)lds; (void)ctab; (void)ldd; (void)i0; (void)i1; (void)j0; (void)j1; (void)pfo;
   return false;
 #endif
 }
@@ -272,8 +288,9 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   if (small) {
     const int64_t m0 = i0 + (n0 - i0) / rb * rb, m1 = j0 + (n1 - j0) / cb * cb;
     const int64_t *rt = g0->arith[1] ? NULL : g0->tab[1], *ct = g1->arith[0] ? NULL : g1->tab[0];
-    TFE_FN(k_copy_small12_)(d, s, rt, g0->step[1], ct, g1->step[0], i0, n0, m1, n1);
-    if (m1 > j0) TFE_FN(k_copy_small12_)(d, s, rt, g0->step[1], ct, g1->step[0], m0, n0, j0, m1);
+    const int64_t pfo = TFE_FN(k_short_rows_pf_)(p, n0 - i0);
+    TFE_FN(k_copy_small12_)(d, s, rt, g0->step[1], ct, g1->step[0], i0, n0, m1, n1, pfo);
+    if (m1 > j0) TFE_FN(k_copy_small12_)(d, s, rt, g0->step[1], ct, g1->step[0], m0, n0, j0, m1, pfo);
   }
 }
 
@@ -341,8 +358,8 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
    * 8-byte outputs stream whole lines (copy_stream_narrow_columns: element-wise normal stores
    * read each line first) */
   const int colnt = tfe__st.tune.copy_stream_narrow_columns;
-  if (es <= 2 && !c->cj && TFE_FN(k_copy_small12_)(d, s, NULL, lds, NULL, ldd, 0, n0, m1, n1)) {
-    if (m1 > 0) TFE_FN(k_copy_small12_)(d, s, NULL, lds, NULL, ldd, m0, n0, 0, m1);
+  if (es <= 2 && !c->cj && TFE_FN(k_copy_small12_)(d, s, NULL, lds, NULL, ldd, 0, n0, m1, n1, 0)) {
+    if (m1 > 0) TFE_FN(k_copy_small12_)(d, s, NULL, lds, NULL, ldd, m0, n0, 0, m1, 0);
     return; /* (1- and 2-byte kinds: the rims in 16-byte blocks) */
   }
   for (int64_t j = m1; j < n1; j++) {
@@ -462,7 +479,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_runs_)(const TFE_TY(kcopy_) *c, const tfe__kplan
       int64_t a = n0 - i0 < r0 ? n0 - i0 : r0;
       for (int64_t j0 = 0; j0 < n1; j0 += r1x)
         TFE_FN(k_copy_small12_)(d + TFE__KOFF(p, 0, 0, i0), s + TFE__KOFF(p, 0, 1, i0) + p->g[1].tab[1][j0], NULL, lds,
-                                p->g[1].tab[0] + j0, 0, 0, a, 0, r1x);
+                                p->g[1].tab[0] + j0, 0, 0, a, 0, r1x, 0);
     }
     tfe__kstat_add(16);
     return true;
@@ -711,6 +728,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   /* rims as whole register blocks shifted back to end at the edge (copy_shifted_rims), rewriting
    * a few of the buffer's elements with the same values, where both sides hold a block */
   const bool shift = TFE__KHAVE_TR8 && simd && tfe__st.tune.copy_shifted_rims && n0 >= rb && n1 >= cb;
+  const int64_t pfo = TFE_FN(k_short_rows_pf_)(p, n0);
   for (int64_t ib = 0; ib < m0 || (shift && ib < n0); ib += rb) {
     if (ib >= m0) ib = n0 - rb; /* (the shifted last row of blocks) */
     const void *srow[64];
@@ -736,10 +754,10 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   }
   if (shift) {
     if (m0 < n0 || m1 < n1) tfe__kstat_add(13);
-  } else if (TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, lb, 0, n0, m1, n1)) {
+  } else if (TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, lb, 0, n0, m1, n1, pfo)) {
     /* rims: the rows below the whole blocks, the columns past them (1- and 2-byte kinds in
      * 16-byte register blocks where they fit; else loops) */
-    if (m1 > 0) TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, lb, m0, n0, 0, m1);
+    if (m1 > 0) TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, lb, m0, n0, 0, m1, pfo);
   } else
     for (int64_t j = 0; j < n1; j++)
       for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * lb + i] = s[TFE__KOFF(p, 0, 1, i) + j];
@@ -887,8 +905,17 @@ TFE_INTERNAL bool TFE_FN(k_copy_wants_buf_)(const tfe__kplan *p, const TFE_T *d,
    * (u8 [56,273,412,23] [1,0,3,2] 2.3 -> 1.24x memcpy buffered, copy_buf_narrow_bytes) */
   const int64_t narrow = tfe__st.tune.copy_buf_narrow_bytes, g1b = g1->len * es;
   const bool thin = g1->len < tfe__kcb(sizeof(TFE_T)) && !(es <= 2 && narrow && g1b >= narrow);
+  /* 1- and 2-byte tiles of 16-63 bytes of rows whose destination columns follow one another
+   * for copy_buf_short_rows bytes or more (runs out of the buffer): the 16-byte blocks' stores
+   * there were partial lines, each read before written (columns apart, chains of them, ran
+   * slower buffered: u8 [9,2047,45,201] [2,1,0,3] 1.09x; runs of 2-3 columns 1.4x) */
+  int64_t adj = 1;
+  if (es <= 2 && tfe__st.tune.copy_buf_short_rows && g0->len * es >= 16)
+    while (adj < g1->len && TFE__KOFF(p, 1, 0, adj) == TFE__KOFF(p, 1, 0, 0) + adj * g0->len) adj++;
+  const bool short_rows = adj > 1 && adj * g0->len * es >= tfe__st.tune.copy_buf_short_rows;
   if (!nt || cj || !mode || !tfe__krb(sizeof(TFE_T)) || g1->nd == 0 || p->gather || !g0->arith[0] ||
-      g0->step[0] != 1 || !g1->arith[1] || tfe__kabs(g1->step[1]) != 1 || thin || g0->len < tfe__krb(sizeof(TFE_T)))
+      g0->step[0] != 1 || !g1->arith[1] || tfe__kabs(g1->step[1]) != 1 || thin ||
+      (g0->len < tfe__krb(sizeof(TFE_T)) && !short_rows))
     return false; /* (other tiles narrower or shorter than a block have no blocks: a cyclic shift
                    * of 3s; f32 columns of 15, which ran slower buffered than written in place) */
   /* (modes 2 and 3 leave columns under 512 B unbuffered: streaming them one by one costs more
@@ -986,7 +1013,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_gather12_)(const TFE_TY(kcopy_) *c, const tfe__k
     TFE_T *dj = ctab ? d : d + j0 * ldd;
     const int64_t *cj = ctab ? ctab + j0 : NULL;
     const TFE_T *sj = s + TFE__KOFF(p, 1, 1, j0);
-    if (w >= nb) TFE_FN(k_copy_small12_)(dj, sj, rtab, lds, cj, ldd, 0, n0, 0, w);
+    if (w >= nb) TFE_FN(k_copy_small12_)(dj, sj, rtab, lds, cj, ldd, 0, n0, 0, w, 0);
     else if (w < 2 || !TFE_FN(k_deint_)(c, dj, sj, rtab, lds, cj, ldd, n0, w))
       for (int64_t j = j0; j < j0 + w; j++) TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
   }
@@ -1272,6 +1299,7 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
     tfe_allocator a = tfe_get_allocator();
     c.buf = (TFE_T *)a.alloc(a.ctx, (size_t)nt * (size_t)c.tile_elems * sizeof(TFE_T), TFE_ALIGN);
     if (c.buf) TFE__KSTAT(7);
+    if (c.buf && p->g[0].len < tfe__krb(sizeof(TFE_T))) TFE__KSTAT(62);
     c.chain = TFE_FN(k_chain_step_)(p);
     if (c.buf && p->g[1].len < tfe__kcb(sizeof(TFE_T))) TFE__KSTAT(38);
   }

@@ -160,7 +160,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * 3), [58] unit plans of runs the source reads backwards (tfe__krev_units, copy_reverse_runs),
  * [59] transposes of whole short 2- and 4-byte columns kept buffered (copy_skew_short_cols),
  * [60] transpose G1s widened within copy_tile_slack, [61] 16-byte copies led by a destination
- * run of 4-7 planned as transposes (copy_quarter_blocks 2). */
+ * run of 4-7 planned as transposes (copy_quarter_blocks 2), [62] 1- and 2-byte transposes of
+ * 16-63 bytes of rows buffered (copy_buf_short_rows); by the tile's thread: [63] such tiles
+ * (buffered or not) whose blocks asked for the next tiles' rows (copy_short_row_prefetch). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

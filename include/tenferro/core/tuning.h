@@ -309,10 +309,11 @@ typedef struct tfe_tuning {
                                     * block) whose destination columns follow one another for
                                     * this many bytes or more go through the tile buffer and out
                                     * as runs; 0: written in place by 16-byte blocks, as before */
-  int64_t copy_short_row_prefetch; /* 1024: such tiles (1- and 2-byte, 16-63 bytes of rows) whose
-                                    * next tiles read on along the same source rows ask for the
-                                    * rows' lines this many bytes (whole tiles, at least one)
-                                    * ahead, block by block; 0: no prefetch, as before */
+  int64_t copy_short_row_prefetch; /* 1024: such tiles (1- and 2-byte, 16-63 bytes of rows, rows
+                                    * under 2 KiB) ask, block by block, for their rows' lines in
+                                    * the tile this many bytes of source on along the odometer
+                                    * (whole tiles, at least one), else in the next tile; 0: no
+                                    * prefetch, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */

@@ -94,18 +94,27 @@ TFE_INTERNAL void TFE_FN(k_prefetch_rows_)(const tfe__kplan *p, int op, const TF
   TFE_FN(k_prefetch_run_rows_)(p, op, s, row, rows, n0, n1);
 }
 
-/* The prefetch distance (elements) for a 1- or 2-byte transpose tile of nr rows fewer than a
- * 64-byte register block whose next tiles read on along the same source rows (p->nchain):
- * the whole tiles within copy_short_row_prefetch bytes, at least one; 0 for other tiles. Such
- * tiles read 16-63 rows of a few lines each; the hardware prefetchers follow about 16 streams,
- * and the blocks' loads met each line at memory latency (u8 [9,2047,45,201] [2,1,0,3]: 4.5
- * GB/s against 13 for plain reads of the same 45 rows; docs/bench-kernel.md, session 37). */
-TFE_INTERNAL int64_t TFE_FN(k_short_rows_pf_)(const tfe__kplan *p, int64_t nr) {
+/* The prefetch distance (elements) for a transpose tile t of a 1- or 2-byte kind whose rows
+ * hold fewer bytes than a 64-byte register block: the tile about copy_short_row_prefetch
+ * bytes of source on along the odometer's first dim (whole tiles, at least one), or else the
+ * thread's next tile; 0 for other tiles and tiles of rows of 2 KiB or more. Such tiles read
+ * 16-63 rows of a few lines each, or short rows one after another, which the hardware
+ * prefetchers do not follow well (more streams than they track, strides), and
+ * their blocks met each line at memory latency (u8 [9,2047,45,201] [2,1,0,3]: 4.5 GB/s against
+ * 13 for plain reads of the same 45 rows; docs/bench-kernel.md, session 37). */
+TFE_INTERNAL int64_t TFE_FN(k_short_rows_pf_)(const tfe__kplan *p, const tfe__ktile *t) {
   const int64_t es = (int64_t)sizeof(TFE_T), bytes = tfe__st.tune.copy_short_row_prefetch;
-  if (es > 2 || !bytes || nr * es >= 64 || !p->nchain || p->no < 1 || p->ocount[0] < 2 || !p->ostep[1][0]) return 0;
-  const int64_t step = tfe__kabs(p->ostep[1][0]) * es, k = bytes > step ? bytes / step : 1;
-  tfe__kstat_add(63);
-  return k * p->ostep[1][0];
+  /* (rows of 2 KiB a tile or more: the prefetchers ramp up along each, and asking as well
+   * cost time: u16 [998,30,16r,167] [2,0,1,3], 16 rows of 4 KiB, 1.10x) */
+  if (es > 2 || !bytes || t->n0 * es >= 64 || t->n0 * es < 16 || t->n1 * es >= 2048 || p->gather || p->g[1].nd == 0)
+    return 0;
+  int64_t pfo = t->nx[1];
+  if (p->no > 0 && p->ostep[1][0]) {
+    const int64_t step = tfe__kabs(p->ostep[1][0]) * es, k = bytes > step ? bytes / step : 1;
+    if (t->i0 + k < p->ocount[0]) pfo = k * p->ostep[1][0];
+  }
+  if (pfo) tfe__kstat_add(63);
+  return pfo;
 }
 
 /* Rows [i0, i1) x columns [j0, j1) of a transposing tile of a 1- or 2-byte kind in n x n
@@ -194,7 +203,7 @@ TFE_INTERNAL int64_t TFE_FN(k_copy_segs_)(const tfe__kplan *p, TFE_T *d, const T
  * columns (G1 entries) of 8 elements along G0, so every line touched is used whole before
  * it can be evicted. Any group layout (tables included). */
 TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
-                                         const TFE_T *s, int64_t i0, int64_t n0, int64_t j0, int64_t n1) {
+                                         const TFE_T *s, int64_t i0, int64_t n0, int64_t j0, int64_t n1, int64_t pfo) {
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
   int64_t rb = tfe__krb(sizeof(TFE_T)), cb = tfe__kcb(sizeof(TFE_T));
   bool fast = TFE__KHAVE_TR8 && tfe__ksimd() && rb && !c->cj && g0->arith[0] && g0->step[0] == 1 &&
@@ -288,7 +297,6 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   if (small) {
     const int64_t m0 = i0 + (n0 - i0) / rb * rb, m1 = j0 + (n1 - j0) / cb * cb;
     const int64_t *rt = g0->arith[1] ? NULL : g0->tab[1], *ct = g1->arith[0] ? NULL : g1->tab[0];
-    const int64_t pfo = TFE_FN(k_short_rows_pf_)(p, n0 - i0);
     TFE_FN(k_copy_small12_)(d, s, rt, g0->step[1], ct, g1->step[0], i0, n0, m1, n1, pfo);
     if (m1 > j0) TFE_FN(k_copy_small12_)(d, s, rt, g0->step[1], ct, g1->step[0], m0, n0, j0, m1, pfo);
   }
@@ -709,7 +717,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buf_out_next_)(const tfe__kplan *p, TFE_T *d, co
  * (step -1, a reversed source dim: the buffer is filled from the rows read ascending and its
  * columns are streamed out to the destination's in reverse). */
 TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
-                                           const TFE_T *s, int64_t n0, int64_t n1, int tid) {
+                                           const TFE_T *s, int64_t n0, int64_t n1, int tid, int64_t pfo) {
   TFE_T *b = c->buf + (int64_t)tid * c->tile_elems;
   const bool rev = p->g[1].step[1] < 0;
   if (rev) { s -= n1 - 1; tfe__kstat_add(11); }
@@ -728,7 +736,6 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   /* rims as whole register blocks shifted back to end at the edge (copy_shifted_rims), rewriting
    * a few of the buffer's elements with the same values, where both sides hold a block */
   const bool shift = TFE__KHAVE_TR8 && simd && tfe__st.tune.copy_shifted_rims && n0 >= rb && n1 >= cb;
-  const int64_t pfo = TFE_FN(k_short_rows_pf_)(p, n0);
   for (int64_t ib = 0; ib < m0 || (shift && ib < n0); ib += rb) {
     if (ib >= m0) ib = n0 - rb; /* (the shifted last row of blocks) */
     const void *srow[64];
@@ -1036,7 +1043,8 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
   int64_t n0 = t->n0, n1 = t->n1;
   if (c->skew12 && TFE_FN(k_copy_skew12_)(c, p, d, s, n0, n1, t->tid)) return;
   if (c->buf && !c->skew12) {
-    if (!TFE_FN(k_copy_skew_)(c, p, d, s, n0, n1, t->tid)) TFE_FN(k_copy_buffered_)(c, p, d, s, n0, n1, t->tid);
+    if (!TFE_FN(k_copy_skew_)(c, p, d, s, n0, n1, t->tid))
+      TFE_FN(k_copy_buffered_)(c, p, d, s, n0, n1, t->tid, TFE_FN(k_short_rows_pf_)(p, t));
     return;
   }
   if (p->g[1].nd > 0 && !p->gather) { /* a transpose tile */
@@ -1053,7 +1061,7 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
         TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
       return;
     }
-    TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1);
+    TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1, TFE_FN(k_short_rows_pf_)(p, t));
     return;
   }
   /* a gather tile: the next tile's source (one odometer step on, as runs: tfe__kplan_footprint)

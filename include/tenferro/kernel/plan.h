@@ -78,6 +78,8 @@ typedef struct tfe__kplan {
 typedef struct tfe__ktile {
   int64_t off[TFE__KOPS];
   int64_t n0, n1;
+  int64_t i0;              /* the tile's index along the odometer's first dim (0 without one) */
+  int64_t nx[TFE__KOPS];   /* each op's offset from this tile to the thread's next (0: none) */
   int tid;
 } tfe__ktile;
 
@@ -162,7 +164,7 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * [60] transpose G1s widened within copy_tile_slack, [61] 16-byte copies led by a destination
  * run of 4-7 planned as transposes (copy_quarter_blocks 2), [62] 1- and 2-byte transposes of
  * 16-63 bytes of rows buffered (copy_buf_short_rows); by the tile's thread: [63] such tiles
- * (buffered or not) whose blocks asked for the next tiles' rows (copy_short_row_prefetch). */
+ * (buffered or not) whose blocks asked for a later tile's rows (copy_short_row_prefetch). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -1003,6 +1005,13 @@ TFE_INTERNAL void tfe__kplan_run(const tfe__kplan *p, tfe__ktile_fn fn, void *ct
     if (t < t1) tfe__ktile_at(p, t, &tl);
     for (int q = 0; q < p->no; q++) { idx[q] = t % p->ocount[q]; t /= p->ocount[q]; }
     for (t = r0 * p->nseq; t < t1; t++) {
+      tl.i0 = p->no > 0 ? idx[0] : 0;
+      for (int o = 0; o < p->nops; o++) tl.nx[o] = 0;
+      for (int q = 0; q < p->no && t + 1 < t1; q++) { /* (where the step below goes) */
+        bool wrap = idx[q] + 1 == p->ocount[q];
+        for (int o = 0; o < p->nops; o++) tl.nx[o] += wrap ? -(p->ocount[q] - 1) * p->ostep[o][q] : p->ostep[o][q];
+        if (!wrap) break;
+      }
       fn(ctx, p, &tl);
       for (int q = 0; q < p->no; q++) {
         bool wrap = ++idx[q] == p->ocount[q];

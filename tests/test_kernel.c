@@ -2084,7 +2084,9 @@ static void test_s36_tile_slack(void **st) {
  * register block), form 0 its columns adjacent (the source's unit dim right after it in the
  * destination: buffered and streamed out as one run), form 1 chains of columns (a small
  * source dim between, u8 [9,2047,45,..] [2,1,0,3]'s layout: in place), form 2 as 0 with the
- * source's long dim read backwards; every kind (4- to 16-byte ones take neither rule), the
+ * source's long dim read backwards, form 3 transposes of short source records (under 256
+ * bytes) into 40-300 rows (4- to 16-byte kinds take neither rule: their prefetch moved no
+ * case, docs/bench-kernel.md session 37); every kind, the
  * rules on and off, 1 and 2 threads, in place and streamed; every element checked, nothing
  * written outside the view; the counters move when on and stay at zero when off. */
 #define TK_S37(S, T, VAL)                                                                         \
@@ -2094,6 +2096,8 @@ static void test_s36_tile_slack(void **st) {
     int64_t dims[4] = {1, 1, 1, 1}, perm[4] = {1, 0, 2, 3}, st[4] = {0}, n = 1, s = 1;          \
     if (form == 1) { dims[0] = tu_int(r, 2, 12); dims[1] = tu_int(r, 40, 300); dims[2] = tu_int(r, lo, hi); \
                      dims[3] = tu_int(r, 1, 3); perm[0] = 2; perm[1] = 1; perm[2] = 0; }         \
+    else if (form == 3) { dims[0] = tu_int(r, 3, 240 / es < 4 ? 4 : 240 / es); dims[1] = tu_int(r, 40, 300); \
+                          dims[2] = tu_int(r, 2, 40); }                                          \
     else { dims[0] = tu_int(r, 60, 700); dims[1] = tu_int(r, lo, hi); dims[2] = tu_int(r, 2, 9); } \
     for (int k = 0; k < rank; k++) { n *= dims[k]; st[k] = s; s *= dims[k]; }                 \
     TK_GUARDED_COPY(S, T, VAL, form == 2 && a == 0, "s37 form", form)                           \
@@ -2111,7 +2115,7 @@ static void test_s37_short_rows(void **st) {
   tu_rng r = {3737};
   int64_t seen[2] = {0, 0};
   const int ctr[2] = {62, 63};
-  tk_rule_modes(&r, 3, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s37_set, tk_s37_run, ctr, 2, seen);
+  tk_rule_modes(&r, 4, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s37_set, tk_s37_run, ctr, 2, seen);
   assert_true(seen[0] > 0);
   assert_true(seen[1] > 0);
 }

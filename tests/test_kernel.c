@@ -2119,6 +2119,39 @@ static void test_s37_short_rows(void **st) {
   assert_true(seen[0] > 0);
   assert_true(seen[1] > 0);
 }
+/* Session 37 (copy_skew_rim_pct, counter 64): transposes of every kind into unaligned
+ * destination columns apart (a small dim between them) whose tiles are narrow enough that the
+ * rims past the 8x8 (4x4) blocks are a large share (9-15 source-contiguous columns, as f64
+ * [14,326,4422] [1,0,2]: form 0; the same with that dim read backwards: form 1; 16-40
+ * columns, mostly whole blocks: form 2); the
+ * rule on and off, 1 and 2 threads, in place and streamed; every element checked, nothing
+ * written outside the view; the counter moves when on and stays at zero when off. */
+#define TK_S37R(S, T, VAL)                                                                        \
+  static void tk_s37r_##S(tu_rng *r, int form) {                                                \
+    const int rank = 3;                                                                         \
+    int64_t dims[3], perm[3] = {1, 2, 0}, st[3] = {0}, n = 1, s = 1;                            \
+    dims[0] = form == 2 ? tu_int(r, 16, 40) : tu_int(r, 9, 15);                                 \
+    dims[1] = tu_int(r, 170, 330) | 1; /* (over G0's 128 + 25 %: tiles cut, columns apart) */  \
+    dims[2] = tu_int(r, 2, 6);                                                                  \
+    for (int k = 0; k < rank; k++) { n *= dims[k]; st[k] = s; s *= dims[k]; }                 \
+    TK_GUARDED_COPY(S, T, VAL, form == 1 && a == 0 && tu_int(r, 0, 1), "s37r form", form)       \
+  }
+TK_FIVE_KINDS(TK_S37R)
+static void tk_s37r_set(bool on) {
+  TK_TUNE(copy_skew_lines, 2); /* (the default; earlier tests leave other values) */
+  TK_TUNE(copy_skew_rim_pct, on ? 30 : 100);
+}
+static void tk_s37r_run(tu_rng *r, int form) {
+  tk_s37r_u8(r, form); tk_s37r_u16(r, form); tk_s37r_f32(r, form); tk_s37r_f64(r, form); tk_s37r_c128(r, form);
+}
+static void test_s37_skew_rims(void **st) {
+  (void)st;
+  tu_rng r = {3738};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {64};
+  tk_rule_modes(&r, 3, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s37r_set, tk_s37r_run, ctr, 1, seen);
+  assert_true(seen[0] > 0);
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2155,6 +2188,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_tile_slack, 25);
   assert_int_equal(d.copy_buf_short_rows, 128);
   assert_int_equal(d.copy_short_row_prefetch, 1024);
+  assert_int_equal(d.copy_skew_rim_pct, 30);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2265,6 +2299,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_buf_short_rows, -1);
   TK_REJECT(copy_short_row_prefetch, 65537);
   TK_REJECT(copy_short_row_prefetch, -1);
+  TK_REJECT(copy_skew_rim_pct, 101);
+  TK_REJECT(copy_skew_rim_pct, -1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2368,6 +2404,7 @@ int main(void) {
       cmocka_unit_test(test_s35_reversed_runs),
       cmocka_unit_test(test_s36_tile_slack),
       cmocka_unit_test(test_s37_short_rows),
+      cmocka_unit_test(test_s37_skew_rims),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

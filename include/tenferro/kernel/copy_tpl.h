@@ -857,9 +857,15 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_)(const TFE_TY(kcopy_) *c, const tfe__kplan
   const bool rev = p->g[1].step[1] < 0;
   if (TFE_FN(k_cols_adjacent_)(p, n0, n1, rev))
     return false; /* the buffer streams them as one run */
+  /* (rims, run by scalar loops here, over copy_skew_rim_pct of the tile: the buffer's shifted
+   * register blocks instead; f64 tiles of 14 columns, 6 of them rims, ran 2x slower skewed) */
+  const int64_t m0 = n0 - n0 % n, m1 = n1 - n1 % n, rim = tfe__st.tune.copy_skew_rim_pct;
+  if (rim < 100 && (n0 * n1 - m0 * m1) * 100 > rim * n0 * n1) {
+    tfe__kstat_add(64);
+    return false;
+  }
   if (rev) s -= n1 - 1;
   tfe__kstat_add(15);
-  const int64_t m0 = n0 - n0 % n, m1 = n1 - n1 % n;
   const int pf = tfe__st.tune.kernel_prefetch_strips;
   __m512d *car = (__m512d *)(void *)(c->buf + (int64_t)tid * c->tile_elems); /* (n0 * n1 >= n * m1 elements) */
   double *dcol[TFE__KTAB_STD];

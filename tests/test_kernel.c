@@ -2152,6 +2152,36 @@ static void test_s37_skew_rims(void **st) {
   tk_rule_modes(&r, 3, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s37r_set, tk_s37r_run, ctr, 1, seen);
   assert_true(seen[0] > 0);
 }
+/* Session 37 (copy_quarter_st, counter 65): transposes whose destination run is 4-7 elements
+ * (f32: up to 15) with the source's unit dim right after it (f64 [49,4,8,8,51,4,8]
+ * [1,0,5,4,6,3,2]'s 4 x 49 tiles: form 0) or behind a third dim (form 1), source columns 4-60
+ * (shifted last blocks); every kind, the rule on and off, 1 and 2 threads, in place and
+ * streamed; every element checked, nothing written outside the view; the counter moves when
+ * on and stays at zero when off. */
+#define TK_S37Q(S, T, VAL)                                                                        \
+  static void tk_s37q_##S(tu_rng *r, int form) {                                                \
+    const int rank = 3;                                                                         \
+    int64_t dims[3], perm[3] = {1, 0, 2}, st[3] = {0}, n = 1, s = 1;                            \
+    dims[0] = tu_int(r, 4, 60);                                                                 \
+    dims[1] = tu_int(r, 4, sizeof(T) == 4 ? 15 : 7);                                            \
+    dims[2] = tu_int(r, 2, 30);                                                                 \
+    if (form == 1) { perm[1] = 2; perm[2] = 0; }                                                \
+    for (int k = 0; k < rank; k++) { n *= dims[k]; st[k] = s; s *= dims[k]; }                 \
+    TK_GUARDED_COPY(S, T, VAL, a == 2 && tu_int(r, 0, 3) == 0, "s37q form", form)               \
+  }
+TK_FIVE_KINDS(TK_S37Q)
+static void tk_s37q_set(bool on) { TK_TUNE(copy_quarter_st, on); }
+static void tk_s37q_run(tu_rng *r, int form) {
+  tk_s37q_u8(r, form); tk_s37q_u16(r, form); tk_s37q_f32(r, form); tk_s37q_f64(r, form); tk_s37q_c128(r, form);
+}
+static void test_s37_quarter_st(void **st) {
+  (void)st;
+  tu_rng r = {3739};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {65};
+  tk_rule_modes(&r, 2, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s37q_set, tk_s37q_run, ctr, 1, seen);
+  assert_true(seen[0] > 0);
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2189,6 +2219,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_buf_short_rows, 128);
   assert_int_equal(d.copy_short_row_prefetch, 1024);
   assert_int_equal(d.copy_skew_rim_pct, 30);
+  assert_int_equal(d.copy_quarter_st, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2301,6 +2332,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_short_row_prefetch, -1);
   TK_REJECT(copy_skew_rim_pct, 101);
   TK_REJECT(copy_skew_rim_pct, -1);
+  TK_REJECT(copy_quarter_st, 2);
+  TK_REJECT(copy_quarter_st, -1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2405,6 +2438,7 @@ int main(void) {
       cmocka_unit_test(test_s36_tile_slack),
       cmocka_unit_test(test_s37_short_rows),
       cmocka_unit_test(test_s37_skew_rims),
+      cmocka_unit_test(test_s37_quarter_st),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

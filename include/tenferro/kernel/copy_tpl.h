@@ -356,6 +356,25 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
     tfe__kstat_add(13);
     return;
   }
+  /* 4- and 8-byte tiles of 4 rows up to a register block (a destination run of 4-7: f64
+   * [49,4,8,8,51,4,8] [1,0,5,4,6,3,2], tiles of 4 x 49): 4x4 register blocks, the last row and
+   * column blocks shifted back to end at the edge, instead of element-wise loops (copy_quarter_st) */
+  if ((es == 8 || es == 4) && m0 == 0 && n0 >= 4 && n0 < rb && n1 >= 4 && !c->cj && tfe__ksimd() &&
+      tfe__st.tune.copy_quarter_st) {
+    for (int64_t i0 = 0;; i0 = i0 + 4 > n0 - 4 ? n0 - 4 : i0 + 4) {
+      for (int64_t q0 = 0;; q0 = q0 + 4 > n1 - 4 ? n1 - 4 : q0 + 4) {
+        void *dc[4];
+        const void *sr[4];
+        for (int j = 0; j < 4; j++) dc[j] = d + i0 + (q0 + j) * ldd;
+        for (int i = 0; i < 4; i++) sr[i] = s + (i0 + i) * lds + q0;
+        tfe__ktrq(sizeof(TFE_T), dc, sr);
+        if (q0 == n1 - 4) break;
+      }
+      if (i0 == n0 - 4) break;
+    }
+    tfe__kstat_add(65);
+    return;
+  }
   if (es == 4 && m1 > 0 && n0 - m0 >= 8) { /* 8 of the last rows */
     tfe__ktr4h_row((float *)(void *)(d + m0), ldd, (const float *)(const void *)(s + m0 * lds), lds, m1);
     m0 += 8;

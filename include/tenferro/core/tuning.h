@@ -318,9 +318,11 @@ typedef struct tfe_tuning {
                                     * and columns past the whole 8x8 or 4x4 blocks, scalar loops
                                     * there) exceed this percent of the tile take the tile buffer
                                     * (shifted register blocks); 100: always skewed, as before */
-  int copy_quarter_st;             /* 1: strided transpose tiles of 4- and 8-byte kinds with 4 rows
-                                    * up to a register block run 4x4 register blocks; 0:
-                                    * element-wise loops, as before */
+  int copy_quarter_st;             /* 2: strided transpose tiles of 4- and 8-byte kinds with 4 rows
+                                    * up to a register block run 4x4 register blocks, f64 tiles of
+                                    * 4 rows into one run of a streamed output with streaming
+                                    * stores; 1: all with normal stores; 0: element-wise loops,
+                                    * as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -360,7 +362,7 @@ typedef struct tfe_tuning {
   /* kernel (session 34) */ .kernel_prefetch_l2 = -1, .copy_gather_source_run = 1, .copy_small_wide = 1, \
   /* kernel (session 35) */ .copy_reverse_runs = 1, .copy_run_stream_bytes = 1024, \
   /* kernel (session 36) */ .copy_skew_short_cols = 1, .copy_tile_slack = 25, \
-  /* kernel (session 37) */ .copy_buf_short_rows = 128, .copy_short_row_prefetch = 1024, .copy_skew_rim_pct = 30, .copy_quarter_st = 1, \
+  /* kernel (session 37) */ .copy_buf_short_rows = 128, .copy_short_row_prefetch = 1024, .copy_skew_rim_pct = 30, .copy_quarter_st = 2, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -460,7 +462,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_buf_short_rows, 0, 1 << 20);
   TFE__TUNE_RANGE(copy_short_row_prefetch, 0, 65536);
   TFE__TUNE_RANGE(copy_skew_rim_pct, 0, 100);
-  TFE__TUNE_RANGE(copy_quarter_st, 0, 1);
+  TFE__TUNE_RANGE(copy_quarter_st, 0, 2);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

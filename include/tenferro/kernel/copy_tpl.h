@@ -361,6 +361,20 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
    * column blocks shifted back to end at the edge, instead of element-wise loops (copy_quarter_st) */
   if ((es == 8 || es == 4) && m0 == 0 && n0 >= 4 && n0 < rb && n1 >= 4 && !c->cj && tfe__ksimd() &&
       tfe__st.tune.copy_quarter_st) {
+    /* (f64 tiles of 4 rows into one destination run, columns 32 bytes apart: streamed, each
+     * block two whole lines; normal stores read each line first: 1.37x slower) */
+    if (es == 8 && c->nt && n0 == 4 && ldd == 4 && ((uintptr_t)d & 31) == 0 && tfe__st.tune.copy_quarter_st == 2) {
+      for (int64_t q0 = 0;; q0 = q0 + 4 > n1 - 4 ? n1 - 4 : q0 + 4) {
+        void *dc[4];
+        const void *sr[4];
+        for (int j = 0; j < 4; j++) dc[j] = d + (q0 + j) * 4;
+        for (int i = 0; i < 4; i++) sr[i] = s + i * lds + q0;
+        tfe__ktrq8_nt(dc, sr);
+        if (q0 == n1 - 4) break;
+      }
+      tfe__kstat_add(65);
+      return;
+    }
     for (int64_t i0 = 0;; i0 = i0 + 4 > n0 - 4 ? n0 - 4 : i0 + 4) {
       for (int64_t q0 = 0;; q0 = q0 + 4 > n1 - 4 ? n1 - 4 : q0 + 4) {
         void *dc[4];

@@ -283,6 +283,17 @@ TFE_INTERNAL void tfe__ktr4h_row(float *d, int64_t ldd, const float *s, int64_t 
 }
 /* One 4x4 block of 8- or 4-byte elements by pointers (a tile of 4-7 rows: a destination run of 4
  * doubles or floats; quarter- or sixteenth-line columns, normal stores). */
+/* The 8-byte block with streaming stores (each dcol[j] 32-byte aligned; the caller fences). */
+TFE_INTERNAL void tfe__ktrq8_nt(void *const *dcol, const void *const *srow) {
+  __m256d r0 = _mm256_loadu_pd((const double *)srow[0]), r1 = _mm256_loadu_pd((const double *)srow[1]);
+  __m256d r2 = _mm256_loadu_pd((const double *)srow[2]), r3 = _mm256_loadu_pd((const double *)srow[3]);
+  __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+  __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+  _mm256_stream_pd((double *)dcol[0], _mm256_permute2f128_pd(t0, t2, 0x20));
+  _mm256_stream_pd((double *)dcol[1], _mm256_permute2f128_pd(t1, t3, 0x20));
+  _mm256_stream_pd((double *)dcol[2], _mm256_permute2f128_pd(t0, t2, 0x31));
+  _mm256_stream_pd((double *)dcol[3], _mm256_permute2f128_pd(t1, t3, 0x31));
+}
 TFE_INTERNAL void tfe__ktrq(size_t es, void *const *dcol, const void *const *srow) {
   if (es == 8) {
     __m256d r0 = _mm256_loadu_pd((const double *)srow[0]), r1 = _mm256_loadu_pd((const double *)srow[1]);

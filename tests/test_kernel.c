@@ -2150,7 +2150,9 @@ static void test_s37_skew_rims(void **st) {
   int64_t seen[1] = {0};
   const int ctr[1] = {64};
   tk_rule_modes(&r, 3, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s37r_set, tk_s37r_run, ctr, 1, seen);
-  assert_true(seen[0] > 0);
+#if TFE__KHAVE_TR8 && defined(__AVX512F__)
+  assert_true(seen[0] > 0); /* (the skewed lines exist only in AVX-512 builds) */
+#endif
 }
 /* Session 37 (copy_quarter_st, counter 65): transposes whose destination run is 4-7 elements
  * (f32: up to 15) with the source's unit dim right after it (f64 [49,4,8,8,51,4,8]

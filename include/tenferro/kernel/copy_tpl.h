@@ -276,7 +276,7 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
             const void *sr[4];
             for (int j = 0; j < 4; j++) dc[j] = d + TFE__KOFF(p, 1, 0, jb + q0 + j) + doff[i0];
             for (int i = 0; i < 4; i++) sr[i] = srow[i0 + i] + jb + q0;
-            tfe__ktrq(sizeof(TFE_T), dc, sr);
+            tfe__ktrq(sizeof(TFE_T), dc, sr, false);
             if (q0 == bj - 4) break;
           }
           if (i0 == bi - 4) break;
@@ -363,25 +363,15 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
       tfe__st.tune.copy_quarter_st) {
     /* (f64 tiles of 4 rows into one destination run, columns 32 bytes apart: streamed, each
      * block two whole lines; normal stores read each line first: 1.37x slower) */
-    if (es == 8 && c->nt && n0 == 4 && ldd == 4 && ((uintptr_t)d & 31) == 0 && tfe__st.tune.copy_quarter_st == 2) {
-      for (int64_t q0 = 0;; q0 = q0 + 4 > n1 - 4 ? n1 - 4 : q0 + 4) {
-        void *dc[4];
-        const void *sr[4];
-        for (int j = 0; j < 4; j++) dc[j] = d + (q0 + j) * 4;
-        for (int i = 0; i < 4; i++) sr[i] = s + i * lds + q0;
-        tfe__ktrq8_nt(dc, sr);
-        if (q0 == n1 - 4) break;
-      }
-      tfe__kstat_add(65);
-      return;
-    }
+    const bool qnt = es == 8 && c->nt && n0 == 4 && ldd == 4 && ((uintptr_t)d & 31) == 0 &&
+                     tfe__st.tune.copy_quarter_st == 2;
     for (int64_t i0 = 0;; i0 = i0 + 4 > n0 - 4 ? n0 - 4 : i0 + 4) {
       for (int64_t q0 = 0;; q0 = q0 + 4 > n1 - 4 ? n1 - 4 : q0 + 4) {
         void *dc[4];
         const void *sr[4];
         for (int j = 0; j < 4; j++) dc[j] = d + i0 + (q0 + j) * ldd;
         for (int i = 0; i < 4; i++) sr[i] = s + (i0 + i) * lds + q0;
-        tfe__ktrq(sizeof(TFE_T), dc, sr);
+        tfe__ktrq(sizeof(TFE_T), dc, sr, qnt);
         if (q0 == n1 - 4) break;
       }
       if (i0 == n0 - 4) break;

@@ -1007,20 +1007,21 @@ TFE_INTERNAL void tfe__kplan_run(const tfe__kplan *p, tfe__ktile_fn fn, void *ct
     if (t < t1) tfe__ktile_at(p, t, &tl);
     for (int q = 0; q < p->no; q++) { idx[q] = t % p->ocount[q]; t /= p->ocount[q]; }
     for (t = r0 * p->nseq; t < t1; t++) {
+      /* the step to the next tile (tl.nx, also for the tile's own prefetches), then the tile */
+      int qs = 0; /* (odometer dims the step moves) */
       tl.i0 = p->no > 0 ? idx[0] : 0;
       for (int o = 0; o < p->nops; o++) tl.nx[o] = 0;
-      for (int q = 0; q < p->no && t + 1 < t1; q++) { /* (where the step below goes) */
+      for (int q = 0; q < p->no && t + 1 < t1; q++) {
         bool wrap = idx[q] + 1 == p->ocount[q];
         for (int o = 0; o < p->nops; o++) tl.nx[o] += wrap ? -(p->ocount[q] - 1) * p->ostep[o][q] : p->ostep[o][q];
+        qs = q + 1;
         if (!wrap) break;
       }
       fn(ctx, p, &tl);
-      for (int q = 0; q < p->no; q++) {
-        bool wrap = ++idx[q] == p->ocount[q];
-        if (wrap) idx[q] = 0;
-        for (int o = 0; o < p->nops; o++) tl.off[o] += wrap ? -(p->ocount[q] - 1) * p->ostep[o][q] : p->ostep[o][q];
+      for (int o = 0; o < p->nops; o++) tl.off[o] += tl.nx[o];
+      for (int q = 0; q < qs; q++) {
+        if (++idx[q] == p->ocount[q]) idx[q] = 0;
         if (p->oclip[q]) tfe__ktile_clip(p, q, idx[q], &tl);
-        if (!wrap) break;
       }
     }
     tfe__ksfence();

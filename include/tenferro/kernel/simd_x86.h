@@ -282,28 +282,17 @@ TFE_INTERNAL void tfe__ktr4h_row(float *d, int64_t ldd, const float *s, int64_t 
   }
 }
 /* One 4x4 block of 8- or 4-byte elements by pointers (a tile of 4-7 rows: a destination run of 4
- * doubles or floats; quarter- or sixteenth-line columns, normal stores). */
-/* The 8-byte block with streaming stores (each dcol[j] 32-byte aligned; the caller fences). */
-TFE_INTERNAL void tfe__ktrq8_nt(void *const *dcol, const void *const *srow) {
-  __m256d r0 = _mm256_loadu_pd((const double *)srow[0]), r1 = _mm256_loadu_pd((const double *)srow[1]);
-  __m256d r2 = _mm256_loadu_pd((const double *)srow[2]), r3 = _mm256_loadu_pd((const double *)srow[3]);
-  __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-  __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-  _mm256_stream_pd((double *)dcol[0], _mm256_permute2f128_pd(t0, t2, 0x20));
-  _mm256_stream_pd((double *)dcol[1], _mm256_permute2f128_pd(t1, t3, 0x20));
-  _mm256_stream_pd((double *)dcol[2], _mm256_permute2f128_pd(t0, t2, 0x31));
-  _mm256_stream_pd((double *)dcol[3], _mm256_permute2f128_pd(t1, t3, 0x31));
-}
-TFE_INTERNAL void tfe__ktrq(size_t es, void *const *dcol, const void *const *srow) {
-  if (es == 8) {
+ * doubles or floats; quarter- or sixteenth-line columns, normal stores; nt: 8-byte ones streamed). */
+TFE_INTERNAL void tfe__ktrq(size_t es, void *const *dcol, const void *const *srow, bool nt) {
+  if (es == 8) { /* (nt: streaming stores, each dcol[j] 32-byte aligned; the caller fences) */
     __m256d r0 = _mm256_loadu_pd((const double *)srow[0]), r1 = _mm256_loadu_pd((const double *)srow[1]);
     __m256d r2 = _mm256_loadu_pd((const double *)srow[2]), r3 = _mm256_loadu_pd((const double *)srow[3]);
     __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1); /* r0[0] r1[0] r0[2] r1[2] */
     __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    _mm256_storeu_pd((double *)dcol[0], _mm256_permute2f128_pd(t0, t2, 0x20));
-    _mm256_storeu_pd((double *)dcol[1], _mm256_permute2f128_pd(t1, t3, 0x20));
-    _mm256_storeu_pd((double *)dcol[2], _mm256_permute2f128_pd(t0, t2, 0x31));
-    _mm256_storeu_pd((double *)dcol[3], _mm256_permute2f128_pd(t1, t3, 0x31));
+    __m256d c[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
+                    _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
+    if (nt) for (int j = 0; j < 4; j++) _mm256_stream_pd((double *)dcol[j], c[j]);
+    else for (int j = 0; j < 4; j++) _mm256_storeu_pd((double *)dcol[j], c[j]);
     return;
   }
   __m128 r0 = _mm_loadu_ps((const float *)srow[0]), r1 = _mm_loadu_ps((const float *)srow[1]);

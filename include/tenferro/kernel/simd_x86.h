@@ -74,6 +74,12 @@ typedef struct { __m256d lo, hi; } tfe__kv8;
 #else
 #define TFE__KUNROLL _Pragma("GCC unroll 32")
 #endif
+/* Register-array helpers that must be inlined: called through a pointer to their array, gcc
+ * may keep them out of line and the array in memory (a u8 block 2.2x slower that way). */
+#define TFE__KINLINE static inline __attribute__((always_inline))
+/* Whole-block kernels kept out of line: inlined into every tile loop they made those loops'
+ * other paths slower (u16 tiles of 11 rows 1.05-1.1x). */
+#define TFE__KOUTLINE static __attribute__((noinline, unused))
 #if defined(TFE__KSIMD_PRAGMA)
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
@@ -367,8 +373,8 @@ TFE_INTERNAL void tfe__ktr8x2y_regs(__m256i *r) { TFE__KTR8(TFE__KP2Y); }
 #if defined(__AVX512BW__) /* (and on AVX-512 registers: four row groups, or blocks side by side) */
 #define TFE__KP1Z(a, b) TFE__KPAIR(__m512i, _mm512_unpacklo_epi8, _mm512_unpackhi_epi8, a, b)
 #define TFE__KP2Z(a, b) TFE__KPAIR(__m512i, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16, a, b)
-TFE_INTERNAL void tfe__ktr16x1z_regs(__m512i *r) { TFE__KTR16(TFE__KP1Z); }
-TFE_INTERNAL void tfe__ktr8x2z_regs(__m512i *r) { TFE__KTR8(TFE__KP2Z); }
+TFE__KINLINE void tfe__ktr16x1z_regs(__m512i *r) { TFE__KTR16(TFE__KP1Z); }
+TFE__KINLINE void tfe__ktr8x2z_regs(__m512i *r) { TFE__KTR8(TFE__KP2Z); }
 #undef TFE__KP1Z
 #undef TFE__KP2Z
 #endif
@@ -381,33 +387,50 @@ TFE_INTERNAL void tfe__ktr8x2z_regs(__m512i *r) { TFE__KTR8(TFE__KP2Z); }
 #undef TFE__KPAIRS8
 #undef TFE__KPAIR
 #if defined(__AVX512BW__)
-/* AVX-512BW: the same blocks with one row or column per register, transposed in place by
- * swapping off-diagonal blocks: a stage of half-width h pairs register i with i + h (bit h of i
- * clear) and exchanges the elements whose column has bit h set in register i with those whose
- * column has it clear in register i + h, shifted by h; one stage per bit of the index moves
- * every element (i, j) to (j, i). Each swap is one or two single-cycle instructions (shift and
- * blend below 64 bits, unpack of quadwords, 128-bit lane shuffles; the 256-bit stage at load
- * time); 2-byte kinds in 32 registers, 1-byte kinds in two halves of 32 columns, each loading
- * its 32 bytes of all 64 rows. About 2.8x (2-byte) and 2x (1-byte) the speed of the unpack
- * form above on a Zen 5 (docs/bench-kernel.md, sessions 15 and 17). */
-#define TFE__KSW(a, b, lo, hi) do { __m512i x_ = (lo); (b) = (hi); (a) = x_; } while (0)
-#define TFE__KSW8(a, b)                                                                             \
-  TFE__KSW(a, b, _mm512_mask_blend_epi8(0xAAAAAAAAAAAAAAAAull, a, _mm512_slli_epi16(b, 8)),     \
-           _mm512_mask_blend_epi8(0x5555555555555555ull, b, _mm512_srli_epi16(a, 8)))
-#define TFE__KSW16(a, b)                                                                            \
-  TFE__KSW(a, b, _mm512_mask_blend_epi16(0xAAAAAAAAu, a, _mm512_slli_epi32(b, 16)),             \
-           _mm512_mask_blend_epi16(0x55555555u, b, _mm512_srli_epi32(a, 16)))
-#define TFE__KSW32(a, b)                                                                            \
-  TFE__KSW(a, b, _mm512_mask_blend_epi32(0xAAAA, a, _mm512_slli_epi64(b, 32)),                  \
-           _mm512_mask_blend_epi32(0x5555, b, _mm512_srli_epi64(a, 32)))
-#define TFE__KSW64(a, b) TFE__KSW(a, b, _mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b))
-#define TFE__KSW128(a, b)                                                                           \
-  TFE__KSW(a, b, _mm512_mask_shuffle_i64x2(a, 0xCC, b, b, 0x80), _mm512_mask_shuffle_i64x2(b, 0x33, a, a, 0x31))
-/* One stage over 32 registers r: pairs (i, i + h). */
-#define TFE__KSTAGE(SW, r, h) TFE__KUNROLL for (int i_ = 0; i_ < 32; i_++) if (!(i_ & (h))) SW(r[i_], r[i_ + (h)])
-TFE_INTERNAL void tfe__kz_store(void *const *dcol, const __m512i *r, bool nt) {
-  if (nt) { TFE__KUNROLL for (int j = 0; j < 32; j++) _mm512_stream_si512(dcol[j], r[j]); }
-  else { TFE__KUNROLL for (int j = 0; j < 32; j++) _mm512_storeu_si512(dcol[j], r[j]); }
+TFE_INTERNAL void tfe__kz_store(void *const *dcol, const __m512i *r, int n, bool nt) {
+  if (nt) { TFE__KUNROLL for (int j = 0; j < n; j++) _mm512_stream_si512(dcol[j], r[j]); }
+  else { TFE__KUNROLL for (int j = 0; j < n; j++) _mm512_storeu_si512(dcol[j], r[j]); }
+}
+/* AVX-512BW: the 64-byte blocks a quarter at a time (16 bytes of every row: 16 byte or 8
+ * 16-bit columns, n = 16 / es). Rows i, i + n, i + 2n, i + 3n are loaded whole and their
+ * 128-bit lanes transposed (register k: quarter k of the four rows); the in-lane unpack
+ * transposes above then turn every lane of a quarter's n registers at once: register j ends
+ * with column j of all 4n rows, lane L holding rows Ln .. Ln + n-1. Quarters 1-3 wait in an
+ * L1 buffer while quarter 0 is transposed and stored, so that every source line is read once
+ * (rows 4 KiB apart share one L1 set: reading a line per quarter, or the two 32-byte halves
+ * of the swap form this replaced, fetched it again from L2). Per 4 KiB block: 4 lane shuffles
+ * a row group and 64 (bytes) or 48 (2-byte) unpack rounds of 512 bits. On a Zen 4: u8 blocks
+ * in L1 1.5x, u16 1.35x the speed of the swap form, rows 8 KiB apart 1.6x
+ * (docs/bench-kernel.md, session 38). */
+TFE__KINLINE void tfe__kquarters(__m512i *q, const void *const *srow, int n, int i, int64_t off) {
+#define TFE__KZL(k) _mm512_loadu_si512((const char *)srow[k] + off)
+  const __m512i a = TFE__KZL(i), b = TFE__KZL(i + n), c = TFE__KZL(i + 2 * n), d = TFE__KZL(i + 3 * n);
+#undef TFE__KZL
+  const __m512i ab02 = _mm512_shuffle_i64x2(a, b, 0x88), ab13 = _mm512_shuffle_i64x2(a, b, 0xdd); /* a0 a2 b0 b2, a1 a3 b1 b3 */
+  const __m512i cd02 = _mm512_shuffle_i64x2(c, d, 0x88), cd13 = _mm512_shuffle_i64x2(c, d, 0xdd);
+  q[0] = _mm512_shuffle_i64x2(ab02, cd02, 0x88); /* a0 b0 c0 d0 */
+  q[1] = _mm512_shuffle_i64x2(ab13, cd13, 0x88);
+  q[2] = _mm512_shuffle_i64x2(ab02, cd02, 0xdd);
+  q[3] = _mm512_shuffle_i64x2(ab13, cd13, 0xdd);
+}
+/* A whole block (64 / es rows at srow[i]): column j to dcol[j]. */
+TFE__KINLINE void tfe__ktr12z_blk(size_t es, void *const *dcol, const void *const *srow, bool nt) {
+  const int n = 16 / (int)es;
+  __m512i r[16] = {0}, qb[3][16]; /* (r zeroed: both kinds' branches are compiled) */
+  TFE__KUNROLL for (int i = 0; i < n; i++) {
+    __m512i q[4];
+    tfe__kquarters(q, srow, n, i, 0);
+    r[i] = q[0];
+    qb[0][i] = q[1];
+    qb[1][i] = q[2];
+    qb[2][i] = q[3];
+  }
+  for (int k = 0; k < 4; k++) {
+    if (k) TFE__KUNROLL for (int i = 0; i < n; i++) r[i] = qb[k - 1][i];
+    if (es == 1) tfe__ktr16x1z_regs(r);
+    else tfe__ktr8x2z_regs(r);
+    tfe__kz_store(dcol + n * k, r, n, nt);
+  }
 }
 /* Skewed columns of 1- and 2-byte kinds (tfe__kskew_row's scheme for 8-byte ones): column j's
  * register (64 bytes: rows ib .. ib + n-1, n = 64 / es) joined with the same column's register
@@ -532,73 +555,28 @@ TFE_INTERNAL void tfe__ktr2u(__m512i *out, const void *const *srow, int64_t off)
     out[24 + c] = _mm512_shuffle_i64x2(a1, b1, 0xdd);
   }
 }
-/* Rows i and i + n/2 joined at load time: the low (h 0) or high (h 1) 32 bytes of each, the
- * first in the low half (the 256-bit stage as a 256-bit load and an insert from memory: no
- * lane shuffle, and for bytes no stack pass). */
-#define TFE__KLD2(a, b, h)                                                                         \
-  _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)((const char *)(a) + 32 * (h)))), \
-                     _mm256_loadu_si256((const __m256i *)(const void *)((const char *)(b) + 32 * (h))), 1)
-/* The 32- and 16-bit swaps of 2-byte blocks as two-source permutes (one instruction per
- * output instead of a shift and a blend): element j of the first output is a[j] (bit 0 of j
- * clear) or b[j-1], of the second a[j+1] or b[j]. */
-static const uint32_t tfe__kswd_idx[2][16] = {{0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30},
-                                                {1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31}};
-static const uint16_t tfe__ksww_idx[2][32] = {{0, 32, 2, 34, 4, 36, 6, 38, 8, 40, 10, 42, 12, 44, 14, 46, 16, 48, 18, 50, 20, 52, 22, 54, 24, 56, 26, 58, 28, 60, 30, 62},
-                                                {1, 33, 3, 35, 5, 37, 7, 39, 9, 41, 11, 43, 13, 45, 15, 47, 17, 49, 19, 51, 21, 53, 23, 55, 25, 57, 27, 59, 29, 61, 31, 63}};
-/* 32 x 32 2-byte elements. */
-TFE_INTERNAL void tfe__ktr2z(void *const *dcol, const void *const *srow, bool nt) {
+/* Columns 32h .. 32h + 31 of the 64 x 64 bytes at srow[i] + off into v[j] = column 32h + j:
+ * the two quarters from 32-byte loads of the rows (each line read once a half). */
+TFE__KOUTLINE void tfe__ktr1z_half(__m512i *v, const void *const *srow, int64_t off, int h) {
   __m512i r[32];
-  const __m512i dl = _mm512_loadu_si512(tfe__kswd_idx[0]), dh = _mm512_loadu_si512(tfe__kswd_idx[1]),
-                wl = _mm512_loadu_si512(tfe__ksww_idx[0]), wh = _mm512_loadu_si512(tfe__ksww_idx[1]);
+#define TFE__KYL(k) _mm256_loadu_si256((const __m256i *)(const void *)((const char *)srow[k] + off + 32 * h))
   TFE__KUNROLL for (int i = 0; i < 16; i++) {
-    r[i] = TFE__KLD2(srow[i], srow[i + 16], 0);
-    r[i + 16] = TFE__KLD2(srow[i], srow[i + 16], 1);
+    const __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(TFE__KYL(i)), TFE__KYL(i + 16), 1);
+    const __m512i y = _mm512_inserti64x4(_mm512_castsi256_si512(TFE__KYL(i + 32)), TFE__KYL(i + 48), 1);
+    r[i] = _mm512_shuffle_i64x2(x, y, 0x88);
+    r[16 + i] = _mm512_shuffle_i64x2(x, y, 0xdd);
   }
-  TFE__KSTAGE(TFE__KSW128, r, 8);
-  TFE__KSTAGE(TFE__KSW64, r, 4);
-#define TFE__KSWD(a, b) TFE__KSW(a, b, _mm512_permutex2var_epi32(a, dl, b), _mm512_permutex2var_epi32(a, dh, b))
-#define TFE__KSWW(a, b) TFE__KSW(a, b, _mm512_permutex2var_epi16(a, wl, b), _mm512_permutex2var_epi16(a, wh, b))
-  TFE__KSTAGE(TFE__KSWD, r, 2);
-  TFE__KSTAGE(TFE__KSWW, r, 1);
-#undef TFE__KSWD
-#undef TFE__KSWW
-  tfe__kz_store(dcol, r, nt);
-}
-/* 64 x 64 bytes: two halves of 32 columns, each from the low or high 32 bytes of every row. */
-/* Columns 32h .. 32h + 31 of the 64 x 64 bytes at srow[i] + off into r[j] = column 32h + j (a
- * macro: as a function taking r by pointer, gcc kept r in memory for tfe__ktr1z and its u8
- * blocks ran 1.5x slower). */
-#define TFE__KTR1Z_HALF(r, srow, off, h)                                                                     \
-  do {                                                                                                      \
-    TFE__KUNROLL for (int i_ = 0; i_ < 32; i_++)                                                            \
-      (r)[i_] = TFE__KLD2((const char *)(srow)[i_] + (off), (const char *)(srow)[i_ + 32] + (off), h);       \
-    TFE__KSTAGE(TFE__KSW128, r, 16);                                                                        \
-    TFE__KSTAGE(TFE__KSW64, r, 8);                                                                          \
-    TFE__KSTAGE(TFE__KSW32, r, 4);                                                                          \
-    TFE__KSTAGE(TFE__KSW16, r, 2);                                                                          \
-    TFE__KSTAGE(TFE__KSW8, r, 1);                                                                           \
-  } while (0)
-TFE_INTERNAL void tfe__ktr1z_half(__m512i *v, const void *const *srow, int64_t off, int h) {
-  __m512i r[32];
-  TFE__KTR1Z_HALF(r, srow, off, h);
+#undef TFE__KYL
+  tfe__ktr16x1z_regs(r);
+  tfe__ktr16x1z_regs(r + 16);
   TFE__KUNROLL for (int j = 0; j < 32; j++) v[j] = r[j];
 }
-TFE_INTERNAL void tfe__ktr1z(void *const *dcol, const void *const *srow, bool nt) {
-  __m512i r[32];
-  for (int h = 0; h < 2; h++) {
-    TFE__KTR1Z_HALF(r, srow, 0, h);
-    tfe__kz_store(dcol + 32 * h, r, nt);
-  }
+TFE__KOUTLINE void tfe__ktr1z(void *const *dcol, const void *const *srow, bool nt) {
+  tfe__ktr12z_blk(1, dcol, srow, nt);
 }
-#undef TFE__KTR1Z_HALF
-#undef TFE__KSTAGE
-#undef TFE__KLD2
-#undef TFE__KSW
-#undef TFE__KSW8
-#undef TFE__KSW16
-#undef TFE__KSW32
-#undef TFE__KSW64
-#undef TFE__KSW128
+TFE__KOUTLINE void tfe__ktr2z(void *const *dcol, const void *const *srow, bool nt) {
+  tfe__ktr12z_blk(2, dcol, srow, nt);
+}
 #endif
 /* One block of es (1 or 2) byte elements: 64/es source rows at srow[i], 64/es destination
  * columns at dcol[j] (64 bytes of each). pf (AVX2; bytes, 0: none): each of the block's eight

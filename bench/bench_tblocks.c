@@ -1,10 +1,10 @@
-/* bench_tblocks — the register-block transposes of 1- and 2-byte kinds (tfe__ktr12: 64 x 64
- * bytes, 64 / es rows to 64 / es columns) one block at a time, the source rows S bytes apart:
+/* bench_tblocks — the register-block transposes (tfe__ktrx: 1- and 2-byte kinds 64 x 64 bytes,
+ * 64 / es rows to 64 / es columns; 4-byte 16 x 8, 8-byte 8 x 8, 16-byte 4 x 4 elements) one
+ * block at a time, the source rows S bytes apart:
  * in L1 (S = 128), at an odd stride (1843), and 8 KiB apart (all 64 rows in one L1 set, so that
  * a block reading a line more than once fetches it again from L2). Reports ns and bytes per ns a
- * block (64 x 64 bytes, or 32 rows of 64 bytes for 2-byte kinds; best and median of --reps
- * rounds of N blocks), with a 4 KiB memcpy for scale. The
- * kernel is internal (simd_x86.h); the program builds on earlier commits too (tfe__ktr12 has
+ * block (best and median of --reps rounds of N blocks), with a 4 KiB memcpy for scale. The
+ * kernels are internal (simd_x86.h); the program builds on earlier commits too (tfe__ktrx has
  * kept its signature), which is how the swap form it replaced was timed (docs/bench-kernel.md,
  * session 38).
  *
@@ -27,15 +27,14 @@ static void time_blocks(size_t es, int64_t ld, int reps, int nblk, double *best,
   for (int r = 0; r < reps; r++) {
     double t0 = now_ms();
     for (int k = 0; k < nblk; k++) {
-      tfe__ktr12(es, dc, sr, false);
+      tfe__ktrx(es, dc, sr, false);
       __asm__ volatile("" ::"r"(dst) : "memory");
     }
     t[r] = (now_ms() - t0) * 1e6 / nblk;
   }
   /* the block's result against the plain transpose (a wrong kernel is no benchmark) */
-  const int n = 64 / (int)es;
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++)
+  for (int i = 0; i < (int)tfe__krb(es); i++)
+    for (int j = 0; j < (int)tfe__kcb(es); j++)
       if (memcmp(dst + j * ld + i * (int64_t)es, src + i * ld + j * (int64_t)es, es)) {
         fprintf(stderr, "bench_tblocks: es %zu stride %lld: wrong element (%d, %d)\n", es, (long long)ld, i, j);
         exit(1);
@@ -72,11 +71,12 @@ int main(int argc, char **argv) {
   printf("# register-block transposes, 1 thread, %d blocks a round, best / median of %d rounds\n", nblk, reps);
   for (int s = 0; s < ns; s++) {
     if (strides[s] < 64) { fprintf(stderr, "bench_tblocks: strides of 64 bytes or more\n"); return 2; }
-    for (size_t es = 1; es <= 2; es++) {
+    for (size_t es = 1; es <= 16; es *= 2) {
       double b, m;
+      const int64_t bytes = tfe__krb(es) * tfe__kcb(es) * (int64_t)es;
       time_blocks(es, strides[s], reps, nblk, &b, &m);
-      printf("es %zu stride %5lld: %7.1f ns a block of %4d bytes (median %7.1f), %5.1f bytes/ns\n", es, (long long)strides[s],
-             b, 4096 / (int)es, m, 4096.0 / (double)es / b);
+      printf("es %2zu stride %5lld: %7.1f ns a block of %4lld bytes (median %7.1f), %5.1f bytes/ns\n", es, (long long)strides[s],
+             b, (long long)bytes, m, (double)bytes / b);
     }
   }
   static char a[4096], c[4096];

@@ -398,10 +398,9 @@ TFE_INTERNAL void tfe__kz_store(void *const *dcol, const __m512i *r, int n, bool
  * with column j of all 4n rows, lane L holding rows Ln .. Ln + n-1. Quarters 1-3 wait in an
  * L1 buffer while quarter 0 is transposed and stored, so that every source line is read once
  * (rows 4 KiB apart share one L1 set: reading a line per quarter, or the two 32-byte halves
- * of the swap form this replaced, fetched it again from L2). Per 4 KiB block: 4 lane shuffles
- * a row group and 64 (bytes) or 48 (2-byte) unpack rounds of 512 bits. On a Zen 4: u8 blocks
- * in L1 1.5x, u16 1.35x the speed of the swap form, rows 8 KiB apart 1.6x
- * (docs/bench-kernel.md, session 38). */
+ * of the swap form this replaced, fetched it again from L2). A u8 block: 128 lane shuffles
+ * and 256 in-lane unpacks; u16: 64 and 96. On a Zen 4 1.4-2x the speed of the swap form, in L1
+ * and with rows 8 KiB apart (docs/bench-kernel.md, session 38). */
 TFE__KINLINE void tfe__kquarters(__m512i *q, const void *const *srow, int n, int i, int64_t off) {
 #define TFE__KZL(k) _mm512_loadu_si512((const char *)srow[k] + off)
   const __m512i a = TFE__KZL(i), b = TFE__KZL(i + n), c = TFE__KZL(i + 2 * n), d = TFE__KZL(i + 3 * n);

@@ -2185,6 +2185,39 @@ static void test_s37_quarter_st(void **st) {
   tk_rule_modes(&r, 2, tu_cases(20) < 6 ? 6 : tu_cases(20), tk_s37q_set, tk_s37q_run, ctr, 1, seen);
   assert_true(seen[0] > 0);
 }
+/* Session 38 (copy_skew_buf_src_bytes, counter 66): 2-D transposes of 2-byte kinds into streamed
+ * outputs whose source runs hold 4000-8000 bytes (the rule takes those of 5632 or more to the
+ * tile buffer instead of copy_skew_lines' skewed form), and of 4-byte kinds with the same dims
+ * (never taken; 5632 set, not the per-CPU default); a reversed source run in one case of four; the rule on and off, 1 and 2
+ * threads, in place and streamed; every element checked, nothing written outside the view; the
+ * counter moves when on and stays at zero when off. */
+#define TK_S38(S, T, VAL)                                                                         \
+  static void tk_s38_##S(tu_rng *r, int form) {                                                 \
+    const int rank = 2;                                                                         \
+    int64_t dims[2], perm[2] = {1, 0}, st[2] = {0}, n = 1, s = 1;                               \
+    dims[0] = tu_int(r, 2000, 4000);                                                            \
+    dims[1] = tu_int(r, 1100, 1300);                                                            \
+    for (int k = 0; k < rank; k++) { n *= dims[k]; st[k] = s; s *= dims[k]; }                 \
+    TK_GUARDED_COPY(S, T, VAL, a == 0 && tu_int(r, 0, 3) == 0, "s38 form", form)               \
+  }
+TK_S38(u16, tk_u16, TK_U16VAL)
+TK_S38(f32, float, TK_VAL)
+static void tk_s38_set(bool on) {
+  TK_TUNE(copy_skew_buf_src_bytes, on ? 5632 : 0);
+  TK_TUNE(copy_skew_lines, 2); /* (the defaults; earlier tests leave other values) */
+  TK_TUNE(copy_skew_run_bytes, 8192);
+}
+static void tk_s38_run(tu_rng *r, int form) { tk_s38_u16(r, form); tk_s38_f32(r, form); }
+static void test_s38_skew_long_src(void **st) {
+  (void)st;
+  tu_rng r = {3803};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {66};
+  tk_rule_modes(&r, 1, 2, tk_s38_set, tk_s38_run, ctr, 1, seen);
+#if defined(__AVX512BW__)
+  if (tfe__ksimd()) assert_true(seen[0] > 0);
+#endif
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2223,6 +2256,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_short_row_prefetch, 1024);
   assert_int_equal(d.copy_skew_rim_pct, 30);
   assert_int_equal(d.copy_quarter_st, 2);
+  assert_int_equal(d.copy_skew_buf_src_bytes, -1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2337,6 +2371,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_skew_rim_pct, -1);
   TK_REJECT(copy_quarter_st, 3);
   TK_REJECT(copy_quarter_st, -1);
+  TK_REJECT(copy_skew_buf_src_bytes, ((int64_t)1 << 20) + 1);
+  TK_REJECT(copy_skew_buf_src_bytes, -2);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2442,6 +2478,7 @@ int main(void) {
       cmocka_unit_test(test_s37_short_rows),
       cmocka_unit_test(test_s37_skew_rims),
       cmocka_unit_test(test_s37_quarter_st),
+      cmocka_unit_test(test_s38_skew_long_src),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -323,6 +323,9 @@ typedef struct tfe_tuning {
                                     * 4 rows into one run of a streamed output with streaming
                                     * stores; 1: all with normal stores; 0: element-wise loops,
                                     * as before */
+  int64_t copy_skew_buf_src_bytes; /* -1: per CPU (AMD 5632, else 0); > 0: 2-byte tiles of
+                                    * copy_skew_lines' form whose source run holds this many
+                                    * bytes or more take the tile buffer (0: skewed, as before) */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -363,6 +366,7 @@ typedef struct tfe_tuning {
   /* kernel (session 35) */ .copy_reverse_runs = 1, .copy_run_stream_bytes = 1024, \
   /* kernel (session 36) */ .copy_skew_short_cols = 1, .copy_tile_slack = 25, \
   /* kernel (session 37) */ .copy_buf_short_rows = 128, .copy_short_row_prefetch = 1024, .copy_skew_rim_pct = 30, .copy_quarter_st = 2, \
+  /* kernel (session 38) */ .copy_skew_buf_src_bytes = -1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -463,6 +467,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_short_row_prefetch, 0, 65536);
   TFE__TUNE_RANGE(copy_skew_rim_pct, 0, 100);
   TFE__TUNE_RANGE(copy_quarter_st, 0, 2);
+  TFE__TUNE_RANGE(copy_skew_buf_src_bytes, -1, (int64_t)1 << 20);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -166,7 +166,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * 16-63 bytes of rows buffered (copy_buf_short_rows); by the tile's thread: [63] such tiles
  * (buffered or not) whose blocks asked for a later tile's rows (copy_short_row_prefetch),
  * [64] 8- and 16-byte tiles left to the tile buffer for their rims (copy_skew_rim_pct), [65]
- * strided transpose tiles of 4-7 (f32: 4-15) rows run as 4x4 register blocks (copy_quarter_st). */
+ * strided transpose tiles of 4-7 (f32: 4-15) rows run as 4x4 register blocks (copy_quarter_st);
+ * by the calling thread: [66] 2-byte transposes of long source runs kept buffered, not skewed
+ * (copy_skew_buf_src_bytes). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

@@ -2218,6 +2218,63 @@ static void test_s38_skew_long_src(void **st) {
   if (tfe__ksimd()) assert_true(seen[0] > 0);
 #endif
 }
+/* Session 39 (copy_narrow_records, counter 67): copies between records of r elements (r * es
+ * under 64 bytes) and r streams. Forms 0 and 2 split (the destination's run reads whole source
+ * records), 1 and 3 join (the source's run fills whole destination records); forms 2 and 3 make
+ * the record of two dims, in any order on the other side. Runs of 1-3000 records (heads and
+ * tails under a block, runs too short for the rule), 0-2 outer dims (one reversed in one case
+ * of four, the records' dim in one of eight), every scalar size; the rule on and off, 1 and 2
+ * threads, in place and streamed; every element checked, nothing written outside the view; the
+ * counter moves when on and stays at zero when off. */
+#define TK_S39(S, T, VAL)                                                                         \
+  static void tk_s39_##S(tu_rng *r, int form) {                                                 \
+    const int64_t es = (int64_t)sizeof(T), maxr = 63 / es < 16 ? 63 / es : 16;                  \
+    const bool two = form >= 2 && maxr >= 4, join = form % 2 == 1;                              \
+    const int nrec = two ? 2 : 1, nout = (int)tu_int(r, 0, 2), rank = nrec + 1 + nout;          \
+    int64_t dims[6] = {0}, perm[6] = {0}, st[6] = {0}, n = 1, s = 1, rec = 1, outer = 1;          \
+    const int ni = join ? 0 : nrec; /* the source's dim of records */                          \
+    for (int k = 0; k < nrec; k++) {                                                            \
+      dims[join ? 1 + k : k] = two ? tu_int(r, 2, maxr / 2) : tu_int(r, 2, maxr);               \
+      rec *= dims[join ? 1 + k : k];                                                            \
+    }                                                                                           \
+    if (rec > maxr) { dims[join ? 2 : 1] = 2; rec = dims[join ? 1 : 0] * 2; }                   \
+    for (int k = nrec + 1; k < rank; k++) { dims[k] = tu_int(r, 1, 5); outer *= dims[k]; }      \
+    dims[ni] = tu_int(r, 1, 60000 / (rec * outer) < 3000 ? 60000 / (rec * outer) : 3000);      \
+    for (int k = 0; k < rank; k++) { n *= dims[k]; st[k] = s; s *= dims[k]; }                   \
+    int m = 0, left[6], nl = 0;                                                                 \
+    if (join) { /* the record's dims first, in either order, then the records' dim */           \
+      const bool swap = two && tu_int(r, 0, 1);                                                 \
+      for (int k = 0; k < nrec; k++) perm[m++] = 1 + (swap ? nrec - 1 - k : k);                 \
+    }                                                                                           \
+    perm[m++] = ni;                                                                             \
+    for (int k = 0; k < rank; k++) {                                                            \
+      bool taken = false;                                                                       \
+      for (int j = 0; j < m; j++) taken |= perm[j] == k;                                        \
+      if (!taken) left[nl++] = k;                                                               \
+    }                                                                                           \
+    for (int k = nl - 1; k > 0; k--) { int j = (int)tu_int(r, 0, k), t_ = left[k]; left[k] = left[j]; left[j] = t_; } \
+    for (int k = 0; k < nl; k++) perm[m++] = left[k];                                           \
+    TK_GUARDED_COPY(S, T, VAL, (a > nrec && tu_int(r, 0, 3) == 0) || (a == ni && tu_int(r, 0, 7) == 0), "s39 form", form) \
+  }
+TK_S39(u8, tk_u8, TK_U8VAL)
+TK_S39(u16, tk_u16, TK_U16VAL)
+TK_S39(f32, float, TK_VAL)
+TK_S39(f64, double, TK_VAL)
+TK_S39(c128, double complex, TK_CVAL)
+static void tk_s39_set(bool on) { TK_TUNE(copy_narrow_records, on ? 1 : 0); }
+static void tk_s39_run(tu_rng *r, int form) {
+  tk_s39_u8(r, form); tk_s39_u16(r, form); tk_s39_f32(r, form); tk_s39_f64(r, form); tk_s39_c128(r, form);
+}
+static void test_s39_records(void **st) {
+  (void)st;
+  tu_rng r = {3907};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {67};
+  tk_rule_modes(&r, 4, tu_cases(6) < 2 ? 2 : tu_cases(6), tk_s39_set, tk_s39_run, ctr, 1, seen);
+#if defined(__AVX512F__)
+  if (tfe__ksimd()) assert_true(seen[0] > 0);
+#endif
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2257,6 +2314,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_skew_rim_pct, 30);
   assert_int_equal(d.copy_quarter_st, 2);
   assert_int_equal(d.copy_skew_buf_src_bytes, -1);
+  assert_int_equal(d.copy_narrow_records, 16384);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2373,6 +2431,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_quarter_st, -1);
   TK_REJECT(copy_skew_buf_src_bytes, ((int64_t)1 << 20) + 1);
   TK_REJECT(copy_skew_buf_src_bytes, -2);
+  TK_REJECT(copy_narrow_records, -1);
+  TK_REJECT(copy_narrow_records, ((int64_t)1 << 40) + 1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2479,6 +2539,7 @@ int main(void) {
       cmocka_unit_test(test_s37_skew_rims),
       cmocka_unit_test(test_s37_quarter_st),
       cmocka_unit_test(test_s38_skew_long_src),
+      cmocka_unit_test(test_s39_records),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -326,6 +326,10 @@ typedef struct tfe_tuning {
   int64_t copy_skew_buf_src_bytes; /* -1: per CPU (AMD 5632, else 0); > 0: 2-byte tiles of
                                     * copy_skew_lines' form whose source run holds this many
                                     * bytes or more take the tile buffer (0: skewed, as before) */
+  int64_t copy_narrow_records;     /* copies of this many bytes or more between records of r
+                                    * elements (r * es < 64 bytes, r <= 16) and r streams, either
+                                    * way, run whole vectors through two-vector permutes
+                                    * (kernel/records.h; AVX-512); 0: their tile plans, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -367,6 +371,7 @@ typedef struct tfe_tuning {
   /* kernel (session 36) */ .copy_skew_short_cols = 1, .copy_tile_slack = 25, \
   /* kernel (session 37) */ .copy_buf_short_rows = 128, .copy_short_row_prefetch = 1024, .copy_skew_rim_pct = 30, .copy_quarter_st = 2, \
   /* kernel (session 38) */ .copy_skew_buf_src_bytes = -1, \
+  /* kernel (session 39) */ .copy_narrow_records = 16384, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -468,6 +473,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_skew_rim_pct, 0, 100);
   TFE__TUNE_RANGE(copy_quarter_st, 0, 2);
   TFE__TUNE_RANGE(copy_skew_buf_src_bytes, -1, (int64_t)1 << 20);
+  TFE__TUNE_RANGE(copy_narrow_records, 0, (int64_t)1 << 40);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

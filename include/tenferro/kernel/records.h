@@ -1,0 +1,283 @@
+/* tenferro/kernel/records.h — copies between r-element records and r streams (array of
+ * structures to structure of arrays and back): the destination's run reads the source in
+ * records of r contiguous elements (split: xyzxyz.. -> xx.., yy.., zz..), or the source's run
+ * fills destination records of r elements (join), r * es under 64 bytes and r at most 16.
+ *
+ * Why: planned as a transpose, such a copy is a tile of r rows or columns, under every register
+ * block: u8 [3, 33e6] -> [33e6, 3] ran at 5-7x the streamed copy, f32 at 2-3x. Here 64 records'
+ * worth at a time is r 64-byte vectors on each side, and each output vector is one masked
+ * two-vector permute per pair of input vectors (AVX-512: 32-bit lanes, 16-bit with BW, bytes with
+ * VBMI), so every line is loaded and stored whole, in order, on every stream. Kind-independent
+ * (bytes); bodies only. Without AVX-512 the copy keeps its tile plan. */
+#if !TFE__BODY_PHASE
+#ifndef TENFERRO_KERNEL_RECORDS_H
+#define TENFERRO_KERNEL_RECORDS_H
+#include <tenferro/config.h>
+#endif
+#elif !defined(TENFERRO_KERNEL_RECORDS_BODY) /* bodies */
+#define TENFERRO_KERNEL_RECORDS_BODY
+#include <string.h>
+
+#if TFE__KHAVE_TR8 && defined(__AVX512F__)
+enum { TFE__KREC_MAXR = 16, TFE__KREC_NP = TFE__KREC_MAXR / 2 };
+
+/* The permutes of one block: output vector w is the OR over pairs m (input vectors 2m, 2m+1)
+ * of the permute by idx[w][m] with zeroes outside mask[w][m]. */
+typedef struct tfe__krec {
+  int r, np, lane; /* elements a record, pairs of input vectors, lane bytes (1, 2 or 4) */
+  uint64_t mask[TFE__KREC_MAXR][TFE__KREC_NP];
+  unsigned char idx[TFE__KREC_MAXR][TFE__KREC_NP][64];
+} tfe__krec;
+
+/* Lanes of u bytes (u = min(es, 4); q lanes an element, L a vector). A block is 64 / es records.
+ * Split: inputs are the block's r consecutive source vectors, output w is stream w's vector.
+ * Join: input k is stream k's vector, outputs are the block's r consecutive destination vectors. */
+TFE_INTERNAL void tfe__krec_tables(tfe__krec *t, int r, int64_t es, bool join) {
+  const int u = es >= 4 ? 4 : (int)es, L = 64 / u, q = (int)es / u;
+  memset(t, 0, sizeof *t);
+  t->r = r;
+  t->np = (r + 1) / 2;
+  t->lane = u;
+  for (int w = 0; w < r; w++)
+    for (int i = 0; i < L; i++) {
+      int vec, lane;
+      if (!join) {
+        const int g = ((i / q) * r + w) * q + i % q; /* lane of the block's source */
+        vec = g / L;
+        lane = g % L;
+      } else {
+        const int tl = w * L + i; /* lane of the block's destination: record tl / (r q) */
+        vec = tl / q % r;
+        lane = tl / (r * q) * q + tl % q;
+      }
+      const int m = vec / 2, x = vec % 2 * L + lane;
+      t->mask[w][m] |= (uint64_t)1 << i;
+      if (u == 1) t->idx[w][m][i] = (unsigned char)x;
+      else if (u == 2) { uint16_t v = (uint16_t)x; memcpy(&t->idx[w][m][2 * i], &v, 2); }
+      else { uint32_t v = (uint32_t)x; memcpy(&t->idx[w][m][4 * i], &v, 4); }
+    }
+}
+
+/* nb blocks: input vector a of block j at in[a] + j * is, output w at out[w] + j * os; nt:
+ * streamed stores (outputs 64-byte aligned). Every output takes a permute from every pair of
+ * inputs (a block's outputs each hold lanes of all r inputs). One body per lane width, made
+ * for each r (a constant: the inputs stay in registers; a loop over a run-time r kept them
+ * on the stack and ran a u8 r = 2 copy at 30 cycles a block). */
+#define TFE__KREC_BLK(SUF, PERM)                                                                  \
+  TFE__KINLINE void tfe__krec_run_##SUF(const tfe__krec *t, const char *const *in, int64_t is,      \
+                                        char *const *out, int64_t os, int64_t nb, bool nt, const int r) { \
+    const int np = (r + 1) / 2;                                                                   \
+    for (int64_t j = 0; j < nb; j++) {                                                            \
+      __m512i v[TFE__KREC_MAXR + 1];                                                              \
+      TFE__KUNROLL for (int a = 0; a < r; a++) v[a] = _mm512_loadu_si512((const void *)(in[a] + j * is)); \
+      v[r] = v[r - 1]; /* (the odd r's last pair) */                                              \
+      TFE__KUNROLL for (int w = 0; w < r; w++) {                                                  \
+        __m512i acc = PERM(t->mask[w][0], v[0], _mm512_loadu_si512((const void *)t->idx[w][0]), v[1]); \
+        TFE__KUNROLL for (int m = 1; m < np; m++)                                                 \
+          acc = _mm512_or_si512(acc, PERM(t->mask[w][m], v[2 * m],                                \
+                                          _mm512_loadu_si512((const void *)t->idx[w][m]), v[2 * m + 1])); \
+        char *o = out[w] + j * os;                                                                \
+        if (nt) _mm512_stream_si512((void *)o, acc);                                              \
+        else _mm512_storeu_si512((void *)o, acc);                                                 \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
+  TFE__KOUTLINE void tfe__krec_blk_##SUF(const tfe__krec *t, const char *const *in, int64_t is,     \
+                                         char *const *out, int64_t os, int64_t nb, bool nt) {     \
+    switch (t->r) {                                                                               \
+    case 2: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 2); break;                            \
+    case 3: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 3); break;                            \
+    case 4: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 4); break;                            \
+    case 5: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 5); break;                            \
+    case 6: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 6); break;                            \
+    case 7: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 7); break;                            \
+    case 8: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 8); break;                            \
+    case 9: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 9); break;                            \
+    case 10: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 10); break;                          \
+    case 11: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 11); break;                          \
+    case 12: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 12); break;                          \
+    case 13: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 13); break;                          \
+    case 14: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 14); break;                          \
+    case 15: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 15); break;                          \
+    default: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 16); break;                          \
+    }                                                                                             \
+  }
+#define TFE__KREC_P32(k, a, i, b) _mm512_maskz_permutex2var_epi32((__mmask16)(k), a, i, b)
+TFE__KREC_BLK(32, TFE__KREC_P32)
+#if defined(__AVX512BW__)
+#define TFE__KREC_P16(k, a, i, b) _mm512_maskz_permutex2var_epi16((__mmask32)(k), a, i, b)
+TFE__KREC_BLK(16, TFE__KREC_P16)
+#endif
+#if defined(__AVX512VBMI__)
+#define TFE__KREC_P8(k, a, i, b) _mm512_maskz_permutex2var_epi8((__mmask64)(k), a, i, b)
+TFE__KREC_BLK(8, TFE__KREC_P8)
+#endif
+
+/* Whether this build has the permutes for es-byte elements. */
+TFE_INTERNAL bool tfe__krec_kind(int64_t es) {
+#if defined(__AVX512VBMI__)
+  if (es == 1) return true;
+#endif
+#if defined(__AVX512BW__)
+  if (es == 2) return true;
+#endif
+  return es == 4 || es == 8 || es == 16;
+}
+
+/* One element of es bytes. */
+TFE_INTERNAL void tfe__krec_el(char *d, const char *s, int64_t es) {
+  switch (es) {
+  case 1: *d = *s; break;
+  case 2: memcpy(d, s, 2); break;
+  case 4: memcpy(d, s, 4); break;
+  case 8: memcpy(d, s, 8); break;
+  default: memcpy(d, s, 16); break;
+  }
+}
+
+/* The geometry of one copy: record i is r contiguous elements at i * r (of the source when
+ * split, of the destination when join); element k of record i is element i of stream k, at
+ * off[k] + i on the other side. */
+typedef struct tfe__krecg {
+  int64_t es, r;
+  bool join;
+  int64_t off[TFE__KREC_MAXR];
+} tfe__krecg;
+
+/* Records [c0, c1) of one slice: the head up to an aligned output and the tail one element at a
+ * time, the blocks between by the permutes (streamed where every output line is aligned). */
+TFE_INTERNAL void tfe__krec_seg(const tfe__krec *t, const tfe__krecg *g, char *d, const char *s, int64_t c0, int64_t c1,
+                                bool stream) {
+  const int64_t es = g->es, r = g->r, E = 64 / es;
+  int64_t h = 0; /* head records */
+  bool nt = false;
+  if (stream && !g->join && (uintptr_t)(d + c0 * es) % (uintptr_t)es == 0) {
+    nt = true;
+    for (int64_t k = 1; k < r; k++) nt &= (g->off[k] - g->off[0]) * es % 64 == 0;
+    h = (int64_t)((-(uintptr_t)(d + (g->off[0] + c0) * es) & 63) / (uintptr_t)es);
+  } else if (stream && g->join)
+    for (int64_t k = 0; k < E && !nt; k++)
+      if ((uintptr_t)(d + (c0 + k) * r * es) % 64 == 0) { h = k; nt = true; }
+  if (!nt) h = 0;
+  if (h > c1 - c0) h = c1 - c0;
+  const int64_t nb = (c1 - c0 - h) / E, b0 = c0 + h, b1 = b0 + nb * E;
+  for (int part = 0; part < 2; part++) /* the head, then the tail */
+    for (int64_t i = part ? b1 : c0; i < (part ? c1 : b0); i++)
+      for (int64_t k = 0; k < r; k++) {
+        if (g->join) tfe__krec_el(d + (i * r + k) * es, s + (g->off[k] + i) * es, es);
+        else tfe__krec_el(d + (g->off[k] + i) * es, s + (i * r + k) * es, es);
+      }
+  if (nb == 0) return;
+  const char *in[TFE__KREC_MAXR];
+  char *out[TFE__KREC_MAXR];
+  for (int64_t k = 0; k < r; k++) {
+    if (!g->join) {
+      in[k] = s + b0 * r * es + k * 64;
+      out[k] = d + (b0 + g->off[k]) * es;
+    } else {
+      in[k] = s + (b0 + g->off[k]) * es;
+      out[k] = d + b0 * r * es + k * 64;
+    }
+  }
+  const int64_t is = g->join ? 64 : 64 * r, os = g->join ? 64 * r : 64;
+  if (t->lane == 4) tfe__krec_blk_32(t, in, is, out, os, nb, nt);
+#if defined(__AVX512BW__)
+  else if (t->lane == 2) tfe__krec_blk_16(t, in, is, out, os, nb, nt);
+#endif
+#if defined(__AVX512VBMI__)
+  else tfe__krec_blk_8(t, in, is, out, os, nb, nt);
+#endif
+}
+
+/* The record of plan p whose records' dim is nk and whose record side is op rs (0: the
+ * destination, join; 1: the source, split): the other dims whose strides on side rs lie in
+ * (0, q), q = that side's stride of nk, sorted, must fill [0, q) densely; r = q. Fills g->off
+ * with the other side's offsets of the record's elements and marks the record's dims in used;
+ * false if they do not, or q is not a record this kernel takes. */
+TFE_INTERNAL bool tfe__krec_record(const tfe__kplan *p, int nk, int rs, int64_t maxr, tfe__krecg *g, bool *used) {
+  const int64_t q = p->str[rs][nk];
+  if (q < 2 || q > maxr) return false;
+  int rd[TFE_MAX_RANK], nr = 0;
+  for (int k = 0; k < p->rank; k++)
+    if (k != nk && p->str[rs][k] > 0 && p->str[rs][k] < q) {
+      int j = nr++; /* insertion by stride */
+      for (; j > 0 && p->str[rs][rd[j - 1]] > p->str[rs][k]; j--) rd[j] = rd[j - 1];
+      rd[j] = k;
+    }
+  int64_t span = 1;
+  for (int j = 0; j < nr; j++) {
+    if (p->str[rs][rd[j]] != span) return false;
+    span *= p->dims[rd[j]];
+  }
+  if (span != q) return false;
+  g->r = q;
+  for (int64_t e = 0; e < q; e++) { /* element e of the record: its index along each record dim */
+    int64_t o = 0, x = e;
+    for (int j = 0; j < nr; j++) { o += x % p->dims[rd[j]] * p->str[1 - rs][rd[j]]; x /= p->dims[rd[j]]; }
+    g->off[e] = o;
+  }
+  for (int j = 0; j < nr; j++) used[rd[j]] = true;
+  return true;
+}
+#define TFE__KHAVE_REC 1
+#else
+#define TFE__KHAVE_REC 0
+#endif
+
+/* A copy of plan p (op 0 the destination d, op 1 the source s, es-byte elements, fused dims)
+ * between records and streams as above, on nt threads, streamed when stream: true when done
+ * here, false (nothing written) when p is not such a copy, the kind or the CPU lacks the
+ * permutes, or it holds fewer than copy_narrow_records bytes (0: never). The slices over the
+ * other dims and pieces of 32 KiB of records along them are shared among the threads. */
+TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s, int64_t es, int nt, bool stream) {
+#if TFE__KHAVE_REC
+  const int64_t minb = tfe__st.tune.copy_narrow_records;
+  if (minb <= 0 || p->numel * es < minb || p->rank < 2 || !tfe__ksimd() || !tfe__krec_kind(es)) return false;
+  int a = -1, b = -1; /* the destination's and the source's unit-stride dims */
+  for (int k = 0; k < p->rank; k++) {
+    if (p->str[0][k] == 1) a = k;
+    if (p->str[1][k] == 1) b = k;
+  }
+  if (a < 0 || b < 0 || a == b) return false;
+  /* (records of a whole line or more: the register-block transposes measured faster) */
+  const int64_t maxr = 63 / es < TFE__KREC_MAXR ? 63 / es : TFE__KREC_MAXR;
+  tfe__krecg g = {es, 0, false, {0}};
+  bool used[TFE_MAX_RANK] = {false};
+  int nk = a; /* split: the destination's run reads whole source records */
+  if (!tfe__krec_record(p, a, 1, maxr, &g, used)) {
+    nk = b; /* join: the source's run fills whole destination records */
+    g.join = true;
+    if (!tfe__krec_record(p, b, 0, maxr, &g, used)) return false;
+  }
+  used[nk] = true;
+  const int64_t n = p->dims[nk], E = 64 / es;
+  if (n < 2 * E) return false;
+  int64_t od[TFE_MAX_RANK], os_[2][TFE_MAX_RANK], no = 0, outer = 1; /* the other dims */
+  for (int k = 0; k < p->rank; k++)
+    if (!used[k]) { od[no] = p->dims[k]; os_[0][no] = p->str[0][k]; os_[1][no] = p->str[1][k]; outer *= od[no++]; }
+  tfe__krec t;
+  tfe__krec_tables(&t, (int)g.r, es, g.join);
+  int64_t piece = ((int64_t)32768 / (g.r * es) + E - 1) / E * E;
+  const int64_t npc = (n + piece - 1) / piece, units = outer * npc;
+  char *d0 = d + p->base[0] * es;
+  const char *s0 = s + p->base[1] * es;
+  if (units < nt) nt = (int)units;
+  TFE__KSTAT(67);
+  TFE_OMP(parallel num_threads(nt) if (nt > 1))
+  {
+    TFE_OMP(for schedule(static))
+    for (int64_t u = 0; u < units; u++) {
+      int64_t o = u / npc, c = u % npc, doff = 0, soff = 0;
+      for (int64_t k = 0; k < no; k++) { doff += o % od[k] * os_[0][k]; soff += o % od[k] * os_[1][k]; o /= od[k]; }
+      const int64_t c1 = (c + 1) * piece < n ? (c + 1) * piece : n;
+      tfe__krec_seg(&t, &g, d0 + doff * es, s0 + soff * es, c * piece, c1, stream);
+    }
+    if (stream) tfe__ksfence();
+  }
+  return true;
+#else
+  (void)p; (void)d; (void)s; (void)es; (void)nt; (void)stream;
+  return false;
+#endif
+}
+#endif

@@ -21,6 +21,7 @@
  *                            random permutations of many small dims that tensor networks make)
  *   bench_permute_sweep ... --shared-runs: a dim continuing both operands' runs (draw_shared)
  *   bench_permute_sweep ... --reversed: regular cases with one or two dims read backwards (draw_reversed)
+ *   bench_permute_sweep ... --records: copies between r-element records and r streams (draw_records)
  *
  * Case k: a scalar of 1, 2, 4, 8 or 16 bytes (u8 and u16 user kinds stamped here, f32, f64,
  * c128; --sizes picks a subset, e.g. --sizes 4,8,16 for the draws of sessions 6-9), rank 2-7, dims drawn so that the
@@ -133,6 +134,48 @@ static kase draw_shared(int64_t lo_bytes, int64_t hi_bytes) {
   c.n = n * c.dims[c.rank - 1];
   static const int64_t p4[4] = {2, 1, 0, 3}, p5[5] = {3, 1, 0, 2, 4};
   for (int k = 0; k < c.rank; k++) { c.perm[k] = five ? p5[k] : p4[k]; c.rev[k] = false; }
+  return c;
+}
+/* --records: copies between records of r elements (r * es under 64 bytes, r 2-16; the rule takes r up to 8) and r streams
+ * (copy_narrow_records, session 39): the source [rec.., n, o..] split so that n leads the
+ * destination, or [n, rec.., o..] joined so that the record leads it; the record of one dim or
+ * (one case of three, where r allows) two, in either order on the other side; 0-2 outer dims of
+ * 2-5 in random order; n what fills the target. */
+static bool records = false;
+static kase draw_records(int64_t lo_bytes, int64_t hi_bytes) {
+  kase c;
+  do c.esz = sizes[rnd() % (uint64_t)nsizes]; while (c.esz == 16 && nsizes > 1 && rnd() % 2); /* (16: r <= 3 only) */
+  const int64_t es = c.esz, maxr = 63 / es < 16 ? 63 / es : 16;
+  const bool join = rnd() % 2, two = maxr >= 4 && rnd() % 3 == 0;
+  const int nrec = two ? 2 : 1, nout = (int)rint_(0, 2), ni = join ? 0 : nrec;
+  c.rank = nrec + 1 + nout;
+  int64_t rec = 1, outer = 1;
+  for (int k = 0; k < nrec; k++) {
+    int64_t d = two ? rint_(2, maxr / 2) : rint_(2, maxr);
+    if (two && k == 1 && rec * d > maxr) d = 2;
+    c.dims[join ? 1 + k : k] = d;
+    rec *= d;
+  }
+  for (int k = nrec + 1; k < c.rank; k++) { c.dims[k] = rint_(2, 5); outer *= c.dims[k]; }
+  c.dims[ni] = rint_(lo_bytes, hi_bytes) / es / (rec * outer);
+  if (c.dims[ni] < 1) c.dims[ni] = 1;
+  c.n = c.dims[ni] * rec * outer;
+  int m = 0;
+  if (join) {
+    const bool swap = two && rnd() % 2;
+    for (int k = 0; k < nrec; k++) c.perm[m++] = 1 + (swap ? nrec - 1 - k : k);
+  }
+  c.perm[m++] = ni;
+  int64_t left[TFE_MAX_RANK];
+  int nl = 0;
+  for (int k = 0; k < c.rank; k++) {
+    bool taken = false;
+    for (int j = 0; j < m; j++) taken |= c.perm[j] == k;
+    if (!taken) left[nl++] = k;
+  }
+  for (int k = nl - 1; k > 0; k--) { int j = (int)(rnd() % (uint64_t)(k + 1)); int64_t t = left[k]; left[k] = left[j]; left[j] = t; }
+  for (int k = 0; k < nl; k++) c.perm[m++] = left[k];
+  for (int k = 0; k < c.rank; k++) c.rev[k] = false;
   return c;
 }
 static kase draw(int64_t lo_bytes, int64_t hi_bytes) {
@@ -388,6 +431,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--small-dims")) small_dims = true;
     else if (!strcmp(argv[i], "--shared-runs")) shared_runs = true;
     else if (!strcmp(argv[i], "--reversed")) reversed_dims = true;
+    else if (!strcmp(argv[i], "--records")) records = true;
     else if (!strcmp(argv[i], "--warm")) { evict_on = false; if (!mib_given) { lo = 0.25; hi = 1; } }
     else if (!strcmp(argv[i], "--peer") && i + 1 < argc) { if (!peer_open(argv[++i])) return 2; }
     else if (!strcmp(argv[i], "--plan-only")) plan = plan_only = true; /* plans, no timing */
@@ -413,7 +457,7 @@ int main(int argc, char **argv) {
         if (*q == ',') q++; else if (*q) { fprintf(stderr, "sizes: a comma list\n"); return 2; }
       }
     }
-    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so] [--warm] [--small-dims | --shared-runs | --reversed]\n"); return 2; }
+    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so] [--warm] [--small-dims | --shared-runs | --reversed | --records]\n"); return 2; }
   }
   if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo || nsizes < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
   tfe_set_num_threads(threads);
@@ -434,6 +478,7 @@ int main(int argc, char **argv) {
              : small_dims  ? draw_small((int64_t)(lo * 1048576), (int64_t)(hi * 1048576))
              : shared_runs ? draw_shared((int64_t)(lo * 1048576), (int64_t)(hi * 1048576))
              : reversed_dims ? draw_reversed((int64_t)(lo * 1048576), (int64_t)(hi * 1048576))
+             : records     ? draw_records((int64_t)(lo * 1048576), (int64_t)(hi * 1048576))
                            : draw((int64_t)(lo * 1048576), (int64_t)(hi * 1048576));
     if (only >= 0 && ci != only) continue;
     if (plan) {

@@ -327,9 +327,11 @@ typedef struct tfe_tuning {
                                     * copy_skew_lines' form whose source run holds this many
                                     * bytes or more take the tile buffer (0: skewed, as before) */
   int64_t copy_narrow_records;     /* copies of this many bytes or more between records of r
-                                    * elements (r * es < 64 bytes, r <= 16) and r streams, either
+                                    * elements (r * es < 64 bytes, r <= 8) and r streams, either
                                     * way, run whole vectors through two-vector permutes
-                                    * (kernel/records.h; AVX-512); 0: their tile plans, as before */
+                                    * (kernel/records.h; AVX-512); 1 (default): every such copy
+                                    * that is planned (over kernel_small_elems elements); 0: their
+                                    * tile plans, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -371,7 +373,7 @@ typedef struct tfe_tuning {
   /* kernel (session 36) */ .copy_skew_short_cols = 1, .copy_tile_slack = 25, \
   /* kernel (session 37) */ .copy_buf_short_rows = 128, .copy_short_row_prefetch = 1024, .copy_skew_rim_pct = 30, .copy_quarter_st = 2, \
   /* kernel (session 38) */ .copy_skew_buf_src_bytes = -1, \
-  /* kernel (session 39) */ .copy_narrow_records = 16384, \
+  /* kernel (session 39) */ .copy_narrow_records = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */

@@ -542,12 +542,14 @@ TFE_INTERNAL void tfe__kplan_finish(tfe__kplan *p, int nops, int key, int rank, 
   return;
 }
 
-TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
-                                   const int64_t *const *strides, const int64_t *offsets, int64_t t0,
-                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max,
-                                   int64_t run_far, int64_t far) {
-  p->nops = nops; p->key = key; p->rank = 0; p->numel = 1; p->gather = false; p->tiny = false;
-  p->along_src = false; p->runtile = false; p->shared = false; p->unit = 0; p->urev = false; p->tab0 = p->tab1 = TFE__KTAB_STD;
+/* The first part of tfe__kplan_build: p's dims without those of 1, flipped where the key's
+ * stride is negative, sorted by the key's stride and fused where contiguous in every operand
+ * (rank, dims, str, base, numel); false when there are no elements. No groups or tiles: the
+ * paths that need only the dims ask for this alone (records.h: a big plan's tables cost
+ * microseconds). */
+TFE_INTERNAL bool tfe__kplan_fuse(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
+                                  const int64_t *const *strides, const int64_t *offsets) {
+  p->nops = nops; p->key = key; p->rank = 0; p->numel = 1;
   for (int o = 0; o < nops; o++) p->base[o] = offsets[o];
   for (int i = 0; i < rank; i++) {
     if (dims[i] == 0) { p->numel = 0; return false; }
@@ -583,6 +585,16 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
     for (int o = 0; o < nops; o++) p->str[o][k] = p->str[o][i];
   }
   if (p->rank > 0) p->rank = k + 1;
+  return true;
+}
+
+TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
+                                   const int64_t *const *strides, const int64_t *offsets, int64_t t0,
+                                   int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int mode, int64_t run_max,
+                                   int64_t run_far, int64_t far) {
+  p->gather = false; p->tiny = false;
+  p->along_src = false; p->runtile = false; p->shared = false; p->unit = 0; p->urev = false; p->tab0 = p->tab1 = TFE__KTAB_STD;
+  if (!tfe__kplan_fuse(p, nops, key, rank, dims, strides, offsets)) return false;
   /* groups */
   int mis = -1;
   for (int o = 0; o < nops && mis < 0; o++) if (o != key && tfe__kmisaligned(p, o)) mis = o;

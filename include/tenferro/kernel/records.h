@@ -1,7 +1,7 @@
 /* tenferro/kernel/records.h — copies between r-element records and r streams (array of
  * structures to structure of arrays and back): the destination's run reads the source in
  * records of r contiguous elements (split: xyzxyz.. -> xx.., yy.., zz..), or the source's run
- * fills destination records of r elements (join), r * es under 64 bytes and r at most 16.
+ * fills destination records of r elements (join), r * es under 64 bytes and r at most 8.
  *
  * Why: planned as a transpose, such a copy is a tile of r rows or columns, under every register
  * block: u8 [3, 33e6] -> [33e6, 3] ran at 5-7x the streamed copy, f32 at 2-3x. Here 64 records'
@@ -19,7 +19,9 @@
 #include <string.h>
 
 #if TFE__KHAVE_TR8 && defined(__AVX512F__)
-enum { TFE__KREC_MAXR = 16, TFE__KREC_NP = TFE__KREC_MAXR / 2 };
+/* (r over 8: the permutes outweigh what they save; u8 joins of 12-14 ran at 0.61-0.81 and f32
+ * splits of 12-15 at 0.6-0.74 of the tile plans' speed) */
+enum { TFE__KREC_MAXR = 8, TFE__KREC_NP = TFE__KREC_MAXR / 2 };
 
 /* The permutes of one block: output vector w is the OR over pairs m (input vectors 2m, 2m+1)
  * of the permute by idx[w][m] with zeroes outside mask[w][m]. */
@@ -34,10 +36,13 @@ typedef struct tfe__krec {
  * Join: input k is stream k's vector, outputs are the block's r consecutive destination vectors. */
 TFE_INTERNAL void tfe__krec_tables(tfe__krec *t, int r, int64_t es, bool join) {
   const int u = es >= 4 ? 4 : (int)es, L = 64 / u, q = (int)es / u;
-  memset(t, 0, sizeof *t);
   t->r = r;
   t->np = (r + 1) / 2;
   t->lane = u;
+  for (int w = 0; w < r; w++) { /* (only what the blocks read) */
+    memset(t->mask[w], 0, (size_t)t->np * sizeof t->mask[w][0]);
+    memset(t->idx[w], 0, (size_t)t->np * sizeof t->idx[w][0]);
+  }
   for (int w = 0; w < r; w++)
     for (int i = 0; i < L; i++) {
       int vec, lane;
@@ -60,57 +65,65 @@ TFE_INTERNAL void tfe__krec_tables(tfe__krec *t, int r, int64_t es, bool join) {
 
 /* nb blocks: input vector a of block j at in[a] + j * is, output w at out[w] + j * os; nt:
  * streamed stores (outputs 64-byte aligned). Every output takes a permute from every pair of
- * inputs (a block's outputs each hold lanes of all r inputs). One body per lane width, made
- * for each r (a constant: the inputs stay in registers; a loop over a run-time r kept them
- * on the stack and ran a u8 r = 2 copy at 30 cycles a block). */
-#define TFE__KREC_BLK(SUF, PERM)                                                                  \
+ * inputs (a block's outputs each hold lanes of all r inputs). sh (split only; NULL: none):
+ * out[w] is the aligned line below stream w's start, m_w bytes before it, and block j > 0
+ * stores the line that ends m_w bytes into block j, joined from blocks j - 1 and j by the
+ * permute sh[w] (lanes L - m_w / u + i of the two): every store whole and aligned, streamed
+ * or not (block 0's first 64 - m_w bytes and the last block's last m_w are the caller's).
+ * One body per lane width, made for each r (a constant: the inputs stay in registers; a loop
+ * over a run-time r kept them on the stack and ran a u8 r = 2 copy at 30 cycles a block). */
+#define TFE__KREC_BLK(SUF, PERM, JOIN)                                                            \
+  TFE__KINLINE __m512i tfe__krec_out_##SUF(const tfe__krec *t, const __m512i *v, int w, const int r) { \
+    __m512i acc = PERM(t->mask[w][0], v[0], _mm512_loadu_si512((const void *)t->idx[w][0]), v[1]); \
+    TFE__KUNROLL for (int m = 1; m < (r + 1) / 2; m++)                                            \
+      acc = _mm512_or_si512(acc, PERM(t->mask[w][m], v[2 * m], _mm512_loadu_si512((const void *)t->idx[w][m]), v[2 * m + 1])); \
+    return acc;                                                                                   \
+  }                                                                                               \
+  TFE__KINLINE void tfe__krec_st_##SUF(char *o, __m512i acc, bool nt) {                           \
+    if (nt) _mm512_stream_si512((void *)o, acc);                                                  \
+    else _mm512_storeu_si512((void *)o, acc);                                                     \
+  }                                                                                               \
   TFE__KINLINE void tfe__krec_run_##SUF(const tfe__krec *t, const char *const *in, int64_t is,      \
-                                        char *const *out, int64_t os, int64_t nb, bool nt, const int r) { \
-    const int np = (r + 1) / 2;                                                                   \
+                                        char *const *out, int64_t os, int64_t nb, bool nt,        \
+                                        const unsigned char (*sh)[64], const int r) {             \
+    __m512i v[TFE__KREC_MAXR + 1], pv[TFE__KREC_MAXR];                                            \
     for (int64_t j = 0; j < nb; j++) {                                                            \
-      __m512i v[TFE__KREC_MAXR + 1];                                                              \
       TFE__KUNROLL for (int a = 0; a < r; a++) v[a] = _mm512_loadu_si512((const void *)(in[a] + j * is)); \
       v[r] = v[r - 1]; /* (the odd r's last pair) */                                              \
       TFE__KUNROLL for (int w = 0; w < r; w++) {                                                  \
-        __m512i acc = PERM(t->mask[w][0], v[0], _mm512_loadu_si512((const void *)t->idx[w][0]), v[1]); \
-        TFE__KUNROLL for (int m = 1; m < np; m++)                                                 \
-          acc = _mm512_or_si512(acc, PERM(t->mask[w][m], v[2 * m],                                \
-                                          _mm512_loadu_si512((const void *)t->idx[w][m]), v[2 * m + 1])); \
-        char *o = out[w] + j * os;                                                                \
-        if (nt) _mm512_stream_si512((void *)o, acc);                                              \
-        else _mm512_storeu_si512((void *)o, acc);                                                 \
+        __m512i acc = tfe__krec_out_##SUF(t, v, w, r);                                            \
+        if (sh) {                                                                                 \
+          __m512i line = JOIN(j ? pv[w] : acc, _mm512_loadu_si512((const void *)sh[w]), acc);     \
+          pv[w] = acc;                                                                            \
+          if (j == 0) continue;                                                                   \
+          acc = line;                                                                             \
+        }                                                                                         \
+        tfe__krec_st_##SUF(out[w] + j * os, acc, nt);                                             \
       }                                                                                           \
     }                                                                                             \
   }                                                                                               \
   TFE__KOUTLINE void tfe__krec_blk_##SUF(const tfe__krec *t, const char *const *in, int64_t is,     \
-                                         char *const *out, int64_t os, int64_t nb, bool nt) {     \
+                                         char *const *out, int64_t os, int64_t nb, bool nt,       \
+                                         const unsigned char (*sh)[64]) {                         \
     switch (t->r) {                                                                               \
-    case 2: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 2); break;                            \
-    case 3: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 3); break;                            \
-    case 4: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 4); break;                            \
-    case 5: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 5); break;                            \
-    case 6: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 6); break;                            \
-    case 7: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 7); break;                            \
-    case 8: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 8); break;                            \
-    case 9: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 9); break;                            \
-    case 10: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 10); break;                          \
-    case 11: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 11); break;                          \
-    case 12: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 12); break;                          \
-    case 13: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 13); break;                          \
-    case 14: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 14); break;                          \
-    case 15: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 15); break;                          \
-    default: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, 16); break;                          \
+    case 2: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, sh, 2); break;                        \
+    case 3: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, sh, 3); break;                        \
+    case 4: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, sh, 4); break;                        \
+    case 5: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, sh, 5); break;                        \
+    case 6: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, sh, 6); break;                        \
+    case 7: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, sh, 7); break;                        \
+    default: tfe__krec_run_##SUF(t, in, is, out, os, nb, nt, sh, 8); break;                       \
     }                                                                                             \
   }
 #define TFE__KREC_P32(k, a, i, b) _mm512_maskz_permutex2var_epi32((__mmask16)(k), a, i, b)
-TFE__KREC_BLK(32, TFE__KREC_P32)
+TFE__KREC_BLK(32, TFE__KREC_P32, _mm512_permutex2var_epi32)
 #if defined(__AVX512BW__)
 #define TFE__KREC_P16(k, a, i, b) _mm512_maskz_permutex2var_epi16((__mmask32)(k), a, i, b)
-TFE__KREC_BLK(16, TFE__KREC_P16)
+TFE__KREC_BLK(16, TFE__KREC_P16, _mm512_permutex2var_epi16)
 #endif
 #if defined(__AVX512VBMI__)
 #define TFE__KREC_P8(k, a, i, b) _mm512_maskz_permutex2var_epi8((__mmask64)(k), a, i, b)
-TFE__KREC_BLK(8, TFE__KREC_P8)
+TFE__KREC_BLK(8, TFE__KREC_P8, _mm512_permutex2var_epi8)
 #endif
 
 /* Whether this build has the permutes for es-byte elements. */
@@ -144,48 +157,84 @@ typedef struct tfe__krecg {
   int64_t off[TFE__KREC_MAXR];
 } tfe__krecg;
 
-/* Records [c0, c1) of one slice: the head up to an aligned output and the tail one element at a
- * time, the blocks between by the permutes (streamed where every output line is aligned). */
+/* The shift index of lane width u for an output m bytes past its aligned line: lane i of
+ * the line is lane L - m / u + i of (previous block, this block). */
+TFE_INTERNAL void tfe__krec_shift(unsigned char *ix, int u, int64_t m) {
+  const int L = 64 / u;
+  for (int i = 0; i < L; i++) {
+    const int x = L - (int)(m / u) + i;
+    if (u == 1) ix[i] = (unsigned char)x;
+    else if (u == 2) { uint16_t v = (uint16_t)x; memcpy(ix + 2 * i, &v, 2); }
+    else { uint32_t v = (uint32_t)x; memcpy(ix + 4 * i, &v, 4); }
+  }
+}
+
+/* Element i of record k, i in [i0, i1). */
+TFE_INTERNAL void tfe__krec_els(const tfe__krecg *g, char *d, const char *s, int64_t k, int64_t i0, int64_t i1) {
+  const int64_t es = g->es, r = g->r;
+  for (int64_t i = i0; i < i1; i++) {
+    if (g->join) tfe__krec_el(d + (i * r + k) * es, s + (g->off[k] + i) * es, es);
+    else tfe__krec_el(d + (g->off[k] + i) * es, s + (i * r + k) * es, es);
+  }
+}
+
+/* Records [c0, c1) of one slice. Join: a head of records up to an aligned output (where one
+ * exists) and the tail one element at a time, the blocks between by the permutes. Split: the
+ * blocks from c0 on, each stream's lines shifted to its own alignment (tfe__krec_blk's sh)
+ * where any stream starts inside a line; the elements around them one at a time. */
 TFE_INTERNAL void tfe__krec_seg(const tfe__krec *t, const tfe__krecg *g, char *d, const char *s, int64_t c0, int64_t c1,
                                 bool stream) {
   const int64_t es = g->es, r = g->r, E = 64 / es;
-  int64_t h = 0; /* head records */
-  bool nt = false;
-  if (stream && !g->join && (uintptr_t)(d + c0 * es) % (uintptr_t)es == 0) {
-    nt = true;
-    for (int64_t k = 1; k < r; k++) nt &= (g->off[k] - g->off[0]) * es % 64 == 0;
-    h = (int64_t)((-(uintptr_t)(d + (g->off[0] + c0) * es) & 63) / (uintptr_t)es);
-  } else if (stream && g->join)
-    for (int64_t k = 0; k < E && !nt; k++)
+  int64_t h = 0, m[TFE__KREC_MAXR] = {0}; /* head records; split: each stream's bytes into its line */
+  bool nt = stream, shifted = false;
+  if (g->join) {
+    nt = false;
+    for (int64_t k = 0; k < E && stream && !nt; k++)
       if ((uintptr_t)(d + (c0 + k) * r * es) % 64 == 0) { h = k; nt = true; }
-  if (!nt) h = 0;
-  if (h > c1 - c0) h = c1 - c0;
+    if (h > c1 - c0) h = c1 - c0;
+  } else {
+    bool lanes = true; /* (a kind aligned below its lane width: unshifted, unstreamed stores) */
+    for (int64_t k = 0; k < r; k++) {
+      m[k] = (int64_t)((uintptr_t)(d + (g->off[k] + c0) * es) & 63);
+      shifted |= m[k] != 0;
+      lanes &= m[k] % t->lane == 0;
+    }
+    if (!lanes) {
+      shifted = nt = false;
+      for (int64_t k = 0; k < r; k++) m[k] = 0;
+    }
+  }
   const int64_t nb = (c1 - c0 - h) / E, b0 = c0 + h, b1 = b0 + nb * E;
-  for (int part = 0; part < 2; part++) /* the head, then the tail */
-    for (int64_t i = part ? b1 : c0; i < (part ? c1 : b0); i++)
-      for (int64_t k = 0; k < r; k++) {
-        if (g->join) tfe__krec_el(d + (i * r + k) * es, s + (g->off[k] + i) * es, es);
-        else tfe__krec_el(d + (g->off[k] + i) * es, s + (i * r + k) * es, es);
-      }
+  for (int64_t k = 0; k < r; k++) {
+    tfe__krec_els(g, d, s, k, c0, b0);
+    tfe__krec_els(g, d, s, k, b1, c1);
+    if (shifted && nb > 0) { /* block 0's first 64 - m bytes, the last block's last m (elements that straddle: whole) */
+      tfe__krec_els(g, d, s, k, b0, b0 + (64 - m[k] + es - 1) / es);
+      tfe__krec_els(g, d, s, k, b1 - (m[k] + es - 1) / es, b1);
+    }
+  }
   if (nb == 0) return;
   const char *in[TFE__KREC_MAXR];
   char *out[TFE__KREC_MAXR];
+  unsigned char sh[TFE__KREC_MAXR][64];
   for (int64_t k = 0; k < r; k++) {
     if (!g->join) {
       in[k] = s + b0 * r * es + k * 64;
-      out[k] = d + (b0 + g->off[k]) * es;
+      out[k] = d + (b0 + g->off[k]) * es - m[k];
+      if (shifted) tfe__krec_shift(sh[k], t->lane, m[k]);
     } else {
       in[k] = s + (b0 + g->off[k]) * es;
       out[k] = d + b0 * r * es + k * 64;
     }
   }
   const int64_t is = g->join ? 64 : 64 * r, os = g->join ? 64 * r : 64;
-  if (t->lane == 4) tfe__krec_blk_32(t, in, is, out, os, nb, nt);
+  const unsigned char(*shp)[64] = shifted ? (const unsigned char(*)[64])sh : NULL;
+  if (t->lane == 4) tfe__krec_blk_32(t, in, is, out, os, nb, nt, shp);
 #if defined(__AVX512BW__)
-  else if (t->lane == 2) tfe__krec_blk_16(t, in, is, out, os, nb, nt);
+  else if (t->lane == 2) tfe__krec_blk_16(t, in, is, out, os, nb, nt, shp);
 #endif
 #if defined(__AVX512VBMI__)
-  else tfe__krec_blk_8(t, in, is, out, os, nb, nt);
+  else tfe__krec_blk_8(t, in, is, out, os, nb, nt, shp);
 #endif
 }
 
@@ -257,24 +306,32 @@ TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s
     if (!used[k]) { od[no] = p->dims[k]; os_[0][no] = p->str[0][k]; os_[1][no] = p->str[1][k]; outer *= od[no++]; }
   tfe__krec t;
   tfe__krec_tables(&t, (int)g.r, es, g.join);
-  int64_t piece = ((int64_t)32768 / (g.r * es) + E - 1) / E * E;
+  /* unit u: the slice o = u / npc of the outer dims, its piece c = u % npc of about 32 KiB */
+#define TFE__KREC_UNIT(u)                                                                          \
+  do {                                                                                             \
+    int64_t o = (u) / npc, c = (u) % npc, doff = 0, soff = 0;                                      \
+    for (int64_t k = 0; k < no; k++) { doff += o % od[k] * os_[0][k]; soff += o % od[k] * os_[1][k]; o /= od[k]; } \
+    tfe__krec_seg(&t, &g, d0 + doff * es, s0 + soff * es, c * piece, (c + 1) * piece < n ? (c + 1) * piece : n, stream); \
+  } while (0)
+  const int64_t piece = ((int64_t)32768 / (g.r * es) + E - 1) / E * E;
   const int64_t npc = (n + piece - 1) / piece, units = outer * npc;
   char *d0 = d + p->base[0] * es;
   const char *s0 = s + p->base[1] * es;
   if (units < nt) nt = (int)units;
   TFE__KSTAT(67);
-  TFE_OMP(parallel num_threads(nt) if (nt > 1))
+  if (nt <= 1) { /* (no thread team: small copies pay about a microsecond for one) */
+    for (int64_t u = 0; u < units; u++) TFE__KREC_UNIT(u);
+    if (stream) tfe__ksfence();
+    return true;
+  }
+  TFE_OMP(parallel num_threads(nt))
   {
     TFE_OMP(for schedule(static))
-    for (int64_t u = 0; u < units; u++) {
-      int64_t o = u / npc, c = u % npc, doff = 0, soff = 0;
-      for (int64_t k = 0; k < no; k++) { doff += o % od[k] * os_[0][k]; soff += o % od[k] * os_[1][k]; o /= od[k]; }
-      const int64_t c1 = (c + 1) * piece < n ? (c + 1) * piece : n;
-      tfe__krec_seg(&t, &g, d0 + doff * es, s0 + soff * es, c * piece, c1, stream);
-    }
+    for (int64_t u = 0; u < units; u++) TFE__KREC_UNIT(u);
     if (stream) tfe__ksfence();
   }
   return true;
+#undef TFE__KREC_UNIT
 #else
   (void)p; (void)d; (void)s; (void)es; (void)nt; (void)stream;
   return false;

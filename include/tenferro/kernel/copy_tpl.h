@@ -1288,7 +1288,7 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
   int nt = tfe__kthreads(n);
   bool cached = false; /* fresh pages written in order through the cache (copy_fresh_in_order) */
   if (!cj && tfe__kplan_fuse(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off) &&
-      tfe__kcopy_records(p, (char *)dst->data, (const char *)src->data, es, nt, n * es >= tu->kernel_stream_min_bytes))
+      tfe__kcopy_records(p, (char *)dst->data, (const char *)src->data, es, nt, n * es >= tu->kernel_stream_min_bytes, fresh))
     return;
   tfe__kplan_make(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tfe__kcopy_g1(tw, es), tg, false, es, true);
   if (fresh && n * es >= tu->copy_fresh_min_bytes && p->g[1].nd > 0 && !p->gather && !p->along_src) {

@@ -69,7 +69,9 @@ TFE_INTERNAL void tfe__krec_tables(tfe__krec *t, int r, int64_t es, bool join) {
  * out[w] is the aligned line below stream w's start, m_w bytes before it, and block j > 0
  * stores the line that ends m_w bytes into block j, joined from blocks j - 1 and j by the
  * permute sh[w] (lanes L - m_w / u + i of the two): every store whole and aligned, streamed
- * or not (block 0's first 64 - m_w bytes and the last block's last m_w are the caller's).
+ * or not (block 0's first 64 - m_w bytes and the last block's last m_w are the caller's). It
+ * costs 28 % over aligned streams in L1 (u8 r = 3); loading each output's own window of the
+ * source instead (r unaligned loads an output, no join) cost 45 %.
  * One body per lane width, made for each r (a constant: the inputs stay in registers; a loop
  * over a run-time r kept them on the stack and ran a u8 r = 2 copy at 30 cycles a block). */
 #define TFE__KREC_BLK(SUF, PERM, JOIN)                                                            \
@@ -274,11 +276,13 @@ TFE_INTERNAL bool tfe__krec_record(const tfe__kplan *p, int nk, int rs, int64_t 
 #endif
 
 /* A copy of plan p (op 0 the destination d, op 1 the source s, es-byte elements, fused dims)
- * between records and streams as above, on nt threads, streamed when stream: true when done
+ * between records and streams as above, on nt threads, streamed when stream, into a fresh
+ * (unwritten, dense from d) destination when fresh: true when done
  * here, false (nothing written) when p is not such a copy, the kind or the CPU lacks the
  * permutes, or it holds fewer than copy_narrow_records bytes (0: never). The slices over the
  * other dims and pieces of 32 KiB of records along them are shared among the threads. */
-TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s, int64_t es, int nt, bool stream) {
+TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s, int64_t es, int nt, bool stream,
+                                     bool fresh) {
 #if TFE__KHAVE_REC
   const int64_t minb = tfe__st.tune.copy_narrow_records;
   if (minb <= 0 || p->numel * es < minb || p->rank < 2 || !tfe__ksimd() || !tfe__krec_kind(es)) return false;
@@ -288,12 +292,14 @@ TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s
     if (p->str[1][k] == 1) b = k;
   }
   if (a < 0 || b < 0 || a == b) return false;
-  /* (records of a whole line or more: the register-block transposes measured faster) */
-  const int64_t maxr = 63 / es < TFE__KREC_MAXR ? 63 / es : TFE__KREC_MAXR;
+  /* (records of a whole line or more, and splits of f32 into more than 6 streams or f64 into
+   * more than 4: the register-block transposes measured faster, f32 r = 8 0.74-1.17, f64 r = 5
+   * 0.83) */
+  const int64_t maxr = 63 / es < TFE__KREC_MAXR ? 63 / es : TFE__KREC_MAXR, maxs = es == 4 ? 6 : es == 8 ? 4 : maxr;
   tfe__krecg g = {es, 0, false, {0}};
   bool used[TFE_MAX_RANK] = {false};
   int nk = a; /* split: the destination's run reads whole source records */
-  if (!tfe__krec_record(p, a, 1, maxr, &g, used)) {
+  if (!tfe__krec_record(p, a, 1, maxs, &g, used)) {
     nk = b; /* join: the source's run fills whole destination records */
     g.join = true;
     if (!tfe__krec_record(p, b, 0, maxr, &g, used)) return false;
@@ -319,6 +325,8 @@ TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s
   const char *s0 = s + p->base[1] * es;
   if (units < nt) nt = (int)units;
   TFE__KSTAT(67);
+  if (fresh && p->numel * es >= tfe__st.tune.copy_fresh_min_bytes) /* (as the tile plans: faulted first) */
+    tfe__kprefault(d, (size_t)(p->numel * es), nt);
   if (nt <= 1) { /* (no thread team: small copies pay about a microsecond for one) */
     for (int64_t u = 0; u < units; u++) TFE__KREC_UNIT(u);
     if (stream) tfe__ksfence();
@@ -333,7 +341,7 @@ TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s
   return true;
 #undef TFE__KREC_UNIT
 #else
-  (void)p; (void)d; (void)s; (void)es; (void)nt; (void)stream;
+  (void)p; (void)d; (void)s; (void)es; (void)nt; (void)stream; (void)fresh;
   return false;
 #endif
 }

@@ -306,7 +306,7 @@ TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s
   }
   used[nk] = true;
   const int64_t n = p->dims[nk], E = 64 / es;
-  if (n < 2 * E) return false;
+  if (n < 2 * E || (g.join && es == 8 && g.r == 4)) return false; /* (f64 joins of 4: session 37's 4x4 blocks) */
   int64_t od[TFE_MAX_RANK], os_[2][TFE_MAX_RANK], no = 0, outer = 1; /* the other dims */
   for (int k = 0; k < p->rank; k++)
     if (!used[k]) { od[no] = p->dims[k]; os_[0][no] = p->str[0][k]; os_[1][no] = p->str[1][k]; outer *= od[no++]; }

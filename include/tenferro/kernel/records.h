@@ -292,10 +292,9 @@ TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s
     if (p->str[1][k] == 1) b = k;
   }
   if (a < 0 || b < 0 || a == b) return false;
-  /* (records of a whole line or more, and splits of f32 into more than 6 streams or f64 into
-   * more than 4: the register-block transposes measured faster, f32 r = 8 0.74-1.17, f64 r = 5
-   * 0.83) */
-  const int64_t maxr = 63 / es < TFE__KREC_MAXR ? 63 / es : TFE__KREC_MAXR, maxs = es == 4 ? 6 : es == 8 ? 4 : maxr;
+  /* (records of a whole line or more, and splits of f32 into more than 6 streams: the
+   * register-block transposes measured faster, f32 r = 8 0.74-1.17) */
+  const int64_t maxr = 63 / es < TFE__KREC_MAXR ? 63 / es : TFE__KREC_MAXR, maxs = es == 4 ? 6 : maxr;
   tfe__krecg g = {es, 0, false, {0}};
   bool used[TFE_MAX_RANK] = {false};
   int nk = a; /* split: the destination's run reads whole source records */
@@ -307,6 +306,11 @@ TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s
   used[nk] = true;
   const int64_t n = p->dims[nk], E = 64 / es;
   if (n < 2 * E || (g.join && es == 8 && g.r == 4)) return false; /* (f64 joins of 4: session 37's 4x4 blocks) */
+  /* (2-D f64 splits into 5 or more streams, or 3 or more that start inside lines: the 8 x 8
+   * blocks of the tile plan, skewed where unaligned, ran them 1.1-1.2x faster on the Zen 4, the
+   * same on the Xeon; with a record of several dims or outer dims the tile plans are slower:
+   * f64 [3,2,n] [2,1,0] 2.1x, [3,n,2,5] [1,0,2,3] 1.5x) */
+  if (!g.join && es == 8 && p->rank == 2 && (g.r >= 5 || (g.r >= 3 && g.off[1] * es % 64))) return false;
   int64_t od[TFE_MAX_RANK], os_[2][TFE_MAX_RANK], no = 0, outer = 1; /* the other dims */
   for (int k = 0; k < p->rank; k++)
     if (!used[k]) { od[no] = p->dims[k]; os_[0][no] = p->str[0][k]; os_[1][no] = p->str[1][k]; outer *= od[no++]; }

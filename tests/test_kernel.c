@@ -2259,11 +2259,7 @@ static void test_s38_skew_long_src(void **st) {
     for (int k = 0; k < nl; k++) perm[m++] = left[k];                                           \
     TK_GUARDED_COPY(S, T, VAL, (a > nrec && tu_int(r, 0, 3) == 0) || (a == ni && tu_int(r, 0, 7) == 0), "s39 form", form) \
   }
-TK_S39(u8, tk_u8, TK_U8VAL)
-TK_S39(u16, tk_u16, TK_U16VAL)
-TK_S39(f32, float, TK_VAL)
-TK_S39(f64, double, TK_VAL)
-TK_S39(c128, double complex, TK_CVAL)
+TK_FIVE_KINDS(TK_S39)
 static void tk_s39_set(bool on) { TK_TUNE(copy_narrow_records, on ? 1 : 0); }
 static void tk_s39_run(tu_rng *r, int form) {
   tk_s39_u8(r, form); tk_s39_u16(r, form); tk_s39_f32(r, form); tk_s39_f64(r, form); tk_s39_c128(r, form);

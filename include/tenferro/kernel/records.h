@@ -4,8 +4,8 @@
  * fills destination records of r elements (join), r * es under 64 bytes and r at most 8.
  *
  * Why: planned as a transpose, such a copy is a tile of r rows or columns, under every register
- * block: u8 [3, 33e6] -> [33e6, 3] ran at 5-7x the streamed copy, f32 at 2-3x. Here 64 records'
- * worth at a time is r 64-byte vectors on each side, and each output vector is one masked
+ * block (u8 [3, 33e6] -> [33e6, 3] ran at 5-7x the streamed copy). Here a block of 64 / es
+ * records is r 64-byte vectors on each side, and each output vector is one masked
  * two-vector permute per pair of input vectors (AVX-512: 32-bit lanes, 16-bit with BW, bytes with
  * VBMI), so every line is loaded and stored whole, in order, on every stream. Kind-independent
  * (bytes); bodies only. Without AVX-512 the copy keeps its tile plan. */
@@ -19,8 +19,8 @@
 #include <string.h>
 
 #if TFE__KHAVE_TR8 && defined(__AVX512F__)
-/* (r over 8: the permutes outweigh what they save; u8 joins of 12-14 ran at 0.61-0.81 and f32
- * splits of 12-15 at 0.6-0.74 of the tile plans' speed) */
+/* (r over 8: the permutes, r^2 / 2 a block, outweigh what they save; docs/bench-kernel.md,
+ * session 39) */
 enum { TFE__KREC_MAXR = 8, TFE__KREC_NP = TFE__KREC_MAXR / 2 };
 
 /* The permutes of one block: output vector w is the OR over pairs m (input vectors 2m, 2m+1)
@@ -69,11 +69,10 @@ TFE_INTERNAL void tfe__krec_tables(tfe__krec *t, int r, int64_t es, bool join) {
  * out[w] is the aligned line below stream w's start, m_w bytes before it, and block j > 0
  * stores the line that ends m_w bytes into block j, joined from blocks j - 1 and j by the
  * permute sh[w] (lanes L - m_w / u + i of the two): every store whole and aligned, streamed
- * or not (block 0's first 64 - m_w bytes and the last block's last m_w are the caller's). It
- * costs 28 % over aligned streams in L1 (u8 r = 3); loading each output's own window of the
- * source instead (r unaligned loads an output, no join) cost 45 %.
+ * or not (block 0's first 64 - m_w bytes and the last block's last m_w are the caller's; the
+ * cheapest of the forms measured, docs/bench-kernel.md session 39).
  * One body per lane width, made for each r (a constant: the inputs stay in registers; a loop
- * over a run-time r kept them on the stack and ran a u8 r = 2 copy at 30 cycles a block). */
+ * over a run-time r kept them on the stack, 2.4x slower). */
 #define TFE__KREC_BLK(SUF, PERM, JOIN)                                                            \
   TFE__KINLINE __m512i tfe__krec_out_##SUF(const tfe__krec *t, const __m512i *v, int w, const int r) { \
     __m512i acc = PERM(t->mask[w][0], v[0], _mm512_loadu_si512((const void *)t->idx[w][0]), v[1]); \
@@ -293,7 +292,7 @@ TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s
   }
   if (a < 0 || b < 0 || a == b) return false;
   /* (records of a whole line or more, and splits of f32 into more than 6 streams: the
-   * register-block transposes measured faster, f32 r = 8 0.74-1.17) */
+   * register-block transposes measured faster) */
   const int64_t maxr = 63 / es < TFE__KREC_MAXR ? 63 / es : TFE__KREC_MAXR, maxs = es == 4 ? 6 : maxr;
   tfe__krecg g = {es, 0, false, {0}};
   bool used[TFE_MAX_RANK] = {false};
@@ -306,10 +305,9 @@ TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s
   used[nk] = true;
   const int64_t n = p->dims[nk], E = 64 / es;
   if (n < 2 * E || (g.join && es == 8 && g.r == 4)) return false; /* (f64 joins of 4: session 37's 4x4 blocks) */
-  /* (2-D f64 splits into 5 or more streams, or 3 or more that start inside lines: the 8 x 8
-   * blocks of the tile plan, skewed where unaligned, ran them 1.1-1.2x faster on the Zen 4, the
-   * same on the Xeon; with a record of several dims or outer dims the tile plans are slower:
-   * f64 [3,2,n] [2,1,0] 2.1x, [3,n,2,5] [1,0,2,3] 1.5x) */
+  /* (2-D f64 splits into 5 or more streams, or 3 or more that start inside lines: the tile
+   * plan's skewed 8 x 8 blocks were faster; with outer dims or records of several dims they are
+   * not. The rules' measurements: docs/bench-kernel.md, session 39) */
   if (!g.join && es == 8 && p->rank == 2 && (g.r >= 5 || (g.r >= 3 && g.off[1] * es % 64))) return false;
   int64_t od[TFE_MAX_RANK], os_[2][TFE_MAX_RANK], no = 0, outer = 1; /* the other dims */
   for (int k = 0; k < p->rank; k++)

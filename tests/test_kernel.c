@@ -2274,6 +2274,58 @@ static void test_s39_records(void **st) {
   if (tfe__ksimd()) assert_true(seen[0] > 0);
 #endif
 }
+/* Session 40 (copy_col_stream_bytes, counter 68; copy_run_stream_bytes 256; copy_run_tile_cols
+ * 128): transposes of a common leading run of 8-2000 bytes (form 0: the source [r, b, c] read as
+ * [r, c, b]; form 1: rank 4-5, the outer dims shuffled, one perhaps reversed), the views shifted
+ * 0-3 elements so that columns start and end anywhere in a line; every kind, the rule on and
+ * off, 1 and 2 threads, every output streamed (buffered tiles by the CPU's default and always);
+ * every element checked, nothing written outside the view; the counter moves when on and stays
+ * at zero when off or when nothing streams. */
+#define TK_S40(S, T, VAL)                                                                         \
+  static void tk_s40_##S(tu_rng *r, int form) {                                                 \
+    const int64_t es = (int64_t)sizeof(T), rb = tu_int(r, 0, 2) ? tu_int(r, 8, 600) : tu_int(r, 600, 2000); \
+    const int rank = form ? (int)tu_int(r, 4, 5) : 3;                                            \
+    int64_t dims[5] = {1, 1, 1, 1, 1}, perm[5] = {0, 2, 1, 3, 4}, st[5] = {0}, n = 1, s = 1;     \
+    dims[0] = rb / es < 1 ? 1 : rb / es;                                                         \
+    for (int k = 1; k < rank; k++) dims[k] = form ? tu_int(r, 2, 9) : tu_int(r, 2, 40);         \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                 \
+    for (int k = rank - 1; n > 60000; k = k > 1 ? k - 1 : rank - 1)                               \
+      if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                        \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; }                                 \
+    for (int k = rank - 1; form && k > 1; k--) { int j = (int)tu_int(r, 1, k); int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t; } \
+    if (form && perm[1] == 1) { perm[1] = perm[2]; perm[2] = 1; } /* (a transpose: dim 1 not next) */ \
+    TK_GUARDED_COPY(S, T, VAL, a != 0 && form && tu_int(r, 0, 4) == 0, "s40 form", form)       \
+  }
+TK_FIVE_KINDS(TK_S40)
+static void test_s40_col_stream(void **st) {
+  (void)st;
+  tu_rng r = {4040};
+  int64_t seen = 0;
+  const int cases = tu_cases(12) < 4 ? 4 : tu_cases(12);
+  tfe__st.kernel_stat_on = 1;
+  for (int mode = 0; mode < 12; mode++) { /* threads 1, 2; on, off; streamed (default, always buffered), in place */
+    tfe_set_num_threads(1 + mode % 2);
+    const bool on = mode / 2 % 2 == 0, streamed = mode < 8;
+    tk_paths(0);
+    TK_TUNE(copy_col_stream_bytes, on ? 512 : 0);
+    if (streamed) TK_TUNE(kernel_stream_min_bytes, 0);
+    if (mode >= 4 && mode < 8) TK_TUNE(copy_buffered_tiles, 2);
+    memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
+    for (int c = 0; c < cases; c++)
+      for (int form = 0; form < 2; form++) {
+        tk_s40_u8(&r, form); tk_s40_u16(&r, form); tk_s40_f32(&r, form); tk_s40_f64(&r, form); tk_s40_c128(&r, form);
+      }
+    if (on && streamed) seen += tfe__st.kernel_stat[68];
+    else assert_int_equal(tfe__st.kernel_stat[68], 0);
+  }
+  TK_TUNE(copy_col_stream_bytes, 512);
+  tk_paths(0);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+#if TFE__KHAVE_TR8
+  if (tfe__ksimd()) assert_true(seen > 0);
+#endif
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2305,7 +2357,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_gather_source_run, 1);
   assert_int_equal(d.copy_small_wide, 1);
   assert_int_equal(d.copy_reverse_runs, 1);
-  assert_int_equal(d.copy_run_stream_bytes, 1024);
+  assert_int_equal(d.copy_run_stream_bytes, 256);
   assert_int_equal(d.copy_skew_short_cols, 1);
   assert_int_equal(d.copy_tile_slack, 25);
   assert_int_equal(d.copy_buf_short_rows, 128);
@@ -2314,6 +2366,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_quarter_st, 2);
   assert_int_equal(d.copy_skew_buf_src_bytes, -1);
   assert_int_equal(d.copy_narrow_records, 1);
+  assert_int_equal(d.copy_col_stream_bytes, 512);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2324,7 +2377,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_gather_run_tiles, -1);
   assert_int_equal(d.copy_tiny_source_runs, 1);
   assert_int_equal(d.copy_run_tile_bytes, 4096);
-  assert_int_equal(d.copy_run_tile_cols, 16);
+  assert_int_equal(d.copy_run_tile_cols, 128);
   assert_int_equal(d.copy_shared_run_dim, 2);
   assert_int_equal(d.copy_half_blocks, 1);
   assert_int_equal(d.copy_rim_scalar_cols, 3);
@@ -2432,6 +2485,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_skew_buf_src_bytes, -2);
   TK_REJECT(copy_narrow_records, -1);
   TK_REJECT(copy_narrow_records, ((int64_t)1 << 40) + 1);
+  TK_REJECT(copy_col_stream_bytes, -1);
+  TK_REJECT(copy_col_stream_bytes, ((int64_t)1 << 24) + 1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2539,6 +2594,7 @@ int main(void) {
       cmocka_unit_test(test_s37_quarter_st),
       cmocka_unit_test(test_s38_skew_long_src),
       cmocka_unit_test(test_s39_records),
+      cmocka_unit_test(test_s40_col_stream),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -332,6 +332,11 @@ typedef struct tfe_tuning {
                                     * (kernel/records.h; AVX-512); 1 (default): every such copy
                                     * that is planned (over kernel_small_elems elements); 0: their
                                     * tile plans, as before */
+  int64_t copy_col_stream_bytes;   /* 512: columns of this many bytes or more of short-run
+                                    * transpose tiles (runs from a table, adjacent in the
+                                    * destination) of streamed outputs are assembled in an L1
+                                    * buffer and streamed as whole lines; 0: normal stores run by
+                                    * run, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -354,7 +359,7 @@ typedef struct tfe_tuning {
   /* einsum */ .einsum_write_weight = 0, .einsum_plan_cache_size = 64, .einsum_plan_fraction = 0.04, \
   .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, .einsum_plan_work_rate = 1.5e8, \
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
-  /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 16, .copy_shared_run_dim = 2, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 2, \
+  /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 128, .copy_shared_run_dim = 2, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 2, \
   /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
   /* kernel (session 21) */ .copy_unit_run_bytes = 255, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
   /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 2, .copy_flip_source_dims = 3, .copy_table_run_cut = 2, \
@@ -369,11 +374,12 @@ typedef struct tfe_tuning {
   /* kernel (session 32) */ .copy_gather_blocks = 1, .copy_unit_kinds = 1, .copy_short_rows = 1, \
   /* kernel (session 33) */ .copy_shared_g0_bytes = 32, .copy_run_piece_edges = 1, .copy_chain_columns = 1, \
   /* kernel (session 34) */ .kernel_prefetch_l2 = -1, .copy_gather_source_run = 1, .copy_small_wide = 1, \
-  /* kernel (session 35) */ .copy_reverse_runs = 1, .copy_run_stream_bytes = 1024, \
+  /* kernel (session 35) */ .copy_reverse_runs = 1, .copy_run_stream_bytes = 256, \
   /* kernel (session 36) */ .copy_skew_short_cols = 1, .copy_tile_slack = 25, \
   /* kernel (session 37) */ .copy_buf_short_rows = 128, .copy_short_row_prefetch = 1024, .copy_skew_rim_pct = 30, .copy_quarter_st = 2, \
   /* kernel (session 38) */ .copy_skew_buf_src_bytes = -1, \
   /* kernel (session 39) */ .copy_narrow_records = 1, \
+  /* kernel (session 40) */ .copy_col_stream_bytes = 512, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -476,6 +482,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_quarter_st, 0, 2);
   TFE__TUNE_RANGE(copy_skew_buf_src_bytes, -1, (int64_t)1 << 20);
   TFE__TUNE_RANGE(copy_narrow_records, 0, (int64_t)1 << 40);
+  TFE__TUNE_RANGE(copy_col_stream_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -609,7 +609,19 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
     /* runs of whole lines of a streamed output go out as whole streamed lines */
     const bool lines = vs && c->nt && tfe__st.tune.copy_stream_line_runs && run * (int64_t)sizeof(TFE_T) % 64 == 0;
     if (lines) tfe__kstat_add(41);
+#else
+    const bool lines = false;
 #endif
+    /* a column of a streamed output (runs adjacent there) long enough: whole streamed lines
+     * through an L1 buffer (copy_col_stream_bytes) */
+    const int64_t csb = tfe__st.tune.copy_col_stream_bytes;
+    if (c->nt && csb > 0 && p->str[1][0] > 0 && n0 % run == 0 && n0 * (int64_t)sizeof(TFE_T) >= csb &&
+        !(lines && !((uintptr_t)d & 63))) {
+      tfe__kstat_add(68);
+      tfe__kstream_runs((char *)d, (const char *)s, g0->tab[1], run, (int64_t)sizeof(TFE_T),
+                        (size_t)run * sizeof(TFE_T), n0 / run, rpf);
+      return;
+    }
     for (int64_t e = 0; e < n0; e += run) {
       const TFE_T *q = s + g0->tab[1][e];
       TFE_T *o = d + e;

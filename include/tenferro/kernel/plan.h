@@ -169,7 +169,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * strided transpose tiles of 4-7 (f32: 4-15) rows run as 4x4 register blocks (copy_quarter_st);
  * by the calling thread: [66] 2-byte transposes of long source runs kept buffered, not skewed
  * (copy_skew_buf_src_bytes), [67] copies between r-element records and r streams run by
- * two-vector permutes (records.h, copy_narrow_records). */
+ * two-vector permutes (records.h, copy_narrow_records); by the tile's thread: [68] columns of
+ * short-run transpose tiles streamed through an L1 buffer (copy_col_stream_bytes). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

@@ -1145,6 +1145,41 @@ TFE_INTERNAL void tfe__kstream(void *dst, const void *src, size_t bytes) {
   tfe__kstream_ex(dst, src, bytes, tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines));
 }
 
+/* A destination column of n runs of rb bytes each, run k read from s + tab[k * stride] * es
+ * (element offsets), written to d one after another and streamed past the cache: the runs are
+ * assembled in an L1 buffer in d's line phase and leave it as whole streamed lines, so only
+ * the column's two ends are partial lines (a run written by normal stores reads each of its
+ * lines first; streamed run by run, every run boundary is two partial lines). Each run's
+ * continuation pf bytes on in the source is asked for (0: none). */
+TFE_INTERNAL void tfe__kstream_runs(char *d, const char *s, const int64_t *tab, int64_t stride, int64_t es,
+                                    size_t rb, int64_t n, int64_t pf) {
+  enum { CAP = 2048 }; /* (a multiple of 64: each flush ends on a line boundary of d) */
+  _Alignas(64) char buf[CAP];
+  size_t ph = (size_t)((uintptr_t)d & 63), fill = 0;
+  for (int64_t k = 0; k < n; k++) {
+    const char *q = s + tab[k * stride] * es;
+    const uintptr_t a = (uintptr_t)q + (uintptr_t)pf; /* (an address only: perhaps past the source) */
+    if (pf) for (size_t b = 0; b < rb; b += 64) __builtin_prefetch((const void *)(a + b), 0, 3);
+    for (size_t done = 0; done < rb;) {
+      size_t take = rb - done, room = CAP - ph - fill;
+      if (take > room) take = room;
+#if TFE__KHAVE_TR8
+      if (tfe__ksimd()) tfe__kcopy_short(buf + ph + fill, q + done, take);
+      else
+#endif
+        memcpy(buf + ph + fill, q + done, take);
+      fill += take;
+      done += take;
+      if (ph + fill == CAP) {
+        tfe__kstream(d, buf + ph, fill);
+        d += fill;
+        ph = fill = 0;
+      }
+    }
+  }
+  if (fill) tfe__kstream(d, buf + ph, fill);
+}
+
 /* d[i] = s[tab[i]] for i < n, 8-byte elements moved as bits: vector gathers of 8, stores
  * streamed past the cache where d is 64-byte aligned when nt (the caller fences). Returns
  * false without the vector kernels (the caller runs its scalar loop), and as

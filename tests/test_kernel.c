@@ -2143,6 +2143,7 @@ TK_FIVE_KINDS(TK_S37R)
 static void tk_s37r_set(bool on) {
   TK_TUNE(copy_skew_lines, 2); /* (the default; earlier tests leave other values) */
   TK_TUNE(copy_skew_rim_pct, on ? 30 : 100);
+  TK_TUNE(copy_skew_min_row_bytes, 0); /* (the skewed tiles of these short rows kept: session 40) */
 }
 static void tk_s37r_run(tu_rng *r, int form) {
   tk_s37r_u8(r, form); tk_s37r_u16(r, form); tk_s37r_f32(r, form); tk_s37r_f64(r, form); tk_s37r_c128(r, form);
@@ -2326,6 +2327,27 @@ static void test_s40_col_stream(void **st) {
   if (tfe__ksimd()) assert_true(seen > 0);
 #endif
 }
+/* Session 40 (copy_skew_min_row_bytes, counter 69): session 37's transposes into unaligned
+ * columns apart, whose source rows (G1, the input's whole run of 9-40 elements) hold fewer
+ * than 512 bytes in the 8- and 16-byte kinds: the tile buffer instead of skewed lines (rims
+ * left to the skewed form: copy_skew_rim_pct 100); every kind, on and off, 1 and 2 threads,
+ * in place and streamed; every element checked; the counter moves only when on. */
+static void tk_s40s_set(bool on) {
+  TK_TUNE(copy_skew_lines, 2);
+  TK_TUNE(copy_skew_rim_pct, 100);
+  TK_TUNE(copy_skew_min_row_bytes, on ? 512 : 0);
+}
+static void test_s40_skew_short_rows(void **st) {
+  (void)st;
+  tu_rng r = {4041};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {69};
+  tk_rule_modes(&r, 3, tu_cases(8) < 3 ? 3 : tu_cases(8), tk_s40s_set, tk_s37r_run, ctr, 1, seen);
+  TK_TUNE(copy_skew_rim_pct, 30);
+#if TFE__KHAVE_TR8 && defined(__AVX512F__)
+  if (tfe__ksimd()) assert_true(seen[0] > 0);
+#endif
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2367,6 +2389,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_skew_buf_src_bytes, -1);
   assert_int_equal(d.copy_narrow_records, 1);
   assert_int_equal(d.copy_col_stream_bytes, 512);
+  assert_int_equal(d.copy_skew_min_row_bytes, 512);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2487,6 +2510,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_narrow_records, ((int64_t)1 << 40) + 1);
   TK_REJECT(copy_col_stream_bytes, -1);
   TK_REJECT(copy_col_stream_bytes, ((int64_t)1 << 24) + 1);
+  TK_REJECT(copy_skew_min_row_bytes, -1);
+  TK_REJECT(copy_skew_min_row_bytes, ((int64_t)1 << 24) + 1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2595,6 +2620,7 @@ int main(void) {
       cmocka_unit_test(test_s38_skew_long_src),
       cmocka_unit_test(test_s39_records),
       cmocka_unit_test(test_s40_col_stream),
+      cmocka_unit_test(test_s40_skew_short_rows),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -899,6 +899,12 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_)(const TFE_TY(kcopy_) *c, const tfe__kplan
     tfe__kstat_add(64);
     return false;
   }
+  /* (short source rows, a whole short input run as G1: the buffer's columns went out 1.25-2x
+   * faster, docs/bench-kernel.md session 40) */
+  if (p->g[1].len * (int64_t)es < tfe__st.tune.copy_skew_min_row_bytes) { /* (G1's, not a last tile's) */
+    tfe__kstat_add(69);
+    return false;
+  }
   if (rev) s -= n1 - 1;
   tfe__kstat_add(15);
   const int pf = tfe__st.tune.kernel_prefetch_strips;

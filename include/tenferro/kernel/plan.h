@@ -170,7 +170,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * by the calling thread: [66] 2-byte transposes of long source runs kept buffered, not skewed
  * (copy_skew_buf_src_bytes), [67] copies between r-element records and r streams run by
  * two-vector permutes (records.h, copy_narrow_records); by the tile's thread: [68] columns of
- * short-run transpose tiles streamed through an L1 buffer (copy_col_stream_bytes). */
+ * short-run transpose tiles streamed through an L1 buffer (copy_col_stream_bytes), [69] 8- and
+ * 16-byte tiles left to the tile buffer for their short source rows (copy_skew_min_row_bytes). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

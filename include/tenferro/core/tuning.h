@@ -132,7 +132,7 @@ typedef struct tfe_tuning {
                                     * read alone by a plain block (the source continues it along a
                                     * dim the block does not reach) are tiled as a transpose of runs
                                     * (0: only the copy_run_split_* rules) */
-  int64_t copy_run_tile_cols;      /* 16: runs along the source per tile of those transposes */
+  int64_t copy_run_tile_cols;      /* 128: runs along the source per tile of those transposes */
   int copy_shared_run_dim;         /* 2: a transpose copy (4-byte and larger kinds; with 2, 1- and
                                     * 2-byte table tiles too) whose source's innermost run is under a
                                     * line and whose next source dim also continues the destination's
@@ -289,7 +289,7 @@ typedef struct tfe_tuning {
   int copy_reverse_runs;           /* 1: runs read backwards (a reversed source dim common to both
                                     * runs) copied in 32-byte pieces reversed in registers, whole
                                     * lines of streamed outputs streamed; 0: element by element */
-  int64_t copy_run_stream_bytes;   /* 1024: tiles of one common run (either direction) of streamed
+  int64_t copy_run_stream_bytes;   /* 256: tiles of one common run (either direction) of streamed
                                     * outputs stream runs of this many bytes and more, shorter
                                     * ones (two partial lines each) take normal stores; 0: none
                                     * streamed (forward ones as before) */

@@ -92,11 +92,12 @@ TFE_INTERNAL bool tfe__kcpu_fuses(void) {
 /* copy_buffered_tiles: copy transpose tiles of streamed outputs through a tile buffer: 2
  * always, 1 only when the destination columns are not 64-byte aligned, 3 also when aligned
  * columns fall in few lines of a page (k_cols_spread_), 4 as 3 for table tiles and as 1 for
- * tiles with a one-dim G0, 0 never; -1 (default) picks 1 on AMD with AVX-512, 3 on AMD without
- * (the Zen 3 it was tuned on) and 4 elsewhere (on two Intel Xeons the aligned 2048^2 and 256^3
- * f64 transposes ran at 0.87-0.94 of their buffered time, while the reversal of 2s, a table
- * tile, ran 1.06-1.33x slower unbuffered: docs/bench-kernel.md, session 27). See
- * k_copy_wants_buf_. */
+ * tiles with a one-dim G0, 0 never; -1 (default) picks 3 on AMD without AVX-512 (the Zen 3 it
+ * was tuned on) and 4 elsewhere (on two Intel Xeons the aligned 2048^2 and 256^3 f64
+ * transposes ran at 0.87-0.94 of their buffered time, while the reversal of 2s, a table tile,
+ * ran 1.06-1.33x slower unbuffered: docs/bench-kernel.md, session 27; AMD with AVX-512 had 1
+ * until session 40, when a Zen 4 ran aligned c128 and f32 table tiles buffered in 0.30-0.85 of
+ * the time and no case slower). See k_copy_wants_buf_. */
 /* kernel_table_tile_bytes, -1: 2048 for 8-byte kinds on AMD with AVX-512 (a Zen 4 ran the
  * reversals of 2s and 3s in 0.75-0.8 of their time with 512, and 14 of 16 f64 table copies
  * of two sweeps faster; 4- and 16-byte kinds moved both ways, 0.77 to 1.29), 512 elsewhere. */
@@ -126,7 +127,7 @@ TFE_INTERNAL int64_t tfe__kshared_g0_bytes(int64_t run_bytes) {
 }
 TFE_INTERNAL int tfe__kcopy_buf_mode(void) {
   int m = tfe__st.tune.copy_buffered_tiles;
-  return m >= 0 ? m : tfe__kcpu_fuses() ? 1 : tfe__kcpu_amd() ? 3 : 4;
+  return m >= 0 ? m : tfe__kcpu_amd() && !tfe__kcpu_fuses() ? 3 : 4;
 }
 /* elementwise_fuse: f64 map/zip transpose tiles with a built-in op run the op on the
  * registers of the 8x8 transpose and send the result straight to the destination, with no

@@ -2229,7 +2229,8 @@ static void test_s38_skew_long_src(void **st) {
  * tails under a block, runs too short for the rule), 0-2 outer dims (one reversed in one case
  * of four, the records' dim in one of eight), every scalar size; the rule on and off, 1 and 2
  * threads, in place and streamed; every element checked, nothing written outside the view; the
- * counter moves when on and stays at zero when off. */
+ * counter moves when on and stays at zero when off; the outer dims walked in the source's order
+ * (copy_records_src_order 1, session 40) and in the destination's. */
 #define TK_S39(S, T, VAL)                                                                         \
   static void tk_s39_##S(tu_rng *r, int form) {                                                 \
     const int64_t es = (int64_t)sizeof(T), maxr = 63 / es < 16 ? 63 / es : 16;                  \
@@ -2271,6 +2272,9 @@ static void test_s39_records(void **st) {
   int64_t seen[1] = {0};
   const int ctr[1] = {67};
   tk_rule_modes(&r, 4, tu_cases(6) < 2 ? 2 : tu_cases(6), tk_s39_set, tk_s39_run, ctr, 1, seen);
+  TK_TUNE(copy_records_src_order, 0); /* (outer dims in the destination's order, as before session 40) */
+  tk_rule_modes(&r, 4, tu_cases(3) < 2 ? 2 : tu_cases(3), tk_s39_set, tk_s39_run, ctr, 1, seen);
+  TK_TUNE(copy_records_src_order, 1);
 #if defined(__AVX512F__)
   if (tfe__ksimd()) assert_true(seen[0] > 0);
 #endif
@@ -2390,6 +2394,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_narrow_records, 1);
   assert_int_equal(d.copy_col_stream_bytes, 512);
   assert_int_equal(d.copy_skew_min_row_bytes, 512);
+  assert_int_equal(d.copy_records_src_order, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2512,6 +2517,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_col_stream_bytes, ((int64_t)1 << 24) + 1);
   TK_REJECT(copy_skew_min_row_bytes, -1);
   TK_REJECT(copy_skew_min_row_bytes, ((int64_t)1 << 24) + 1);
+  TK_REJECT(copy_records_src_order, -1);
+  TK_REJECT(copy_records_src_order, 2);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);

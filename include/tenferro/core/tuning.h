@@ -340,6 +340,9 @@ typedef struct tfe_tuning {
   int64_t copy_skew_min_row_bytes; /* 512: 8- and 16-byte skewed-line tiles (copy_skew_lines)
                                     * whose source rows (G1) hold fewer bytes take the tile buffer;
                                     * 0: skewed, as before */
+  int copy_records_src_order;      /* 1: copies between records and streams (copy_narrow_records)
+                                    * walk their outer dims in the source's order; 0: in the
+                                    * destination's, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -382,7 +385,7 @@ typedef struct tfe_tuning {
   /* kernel (session 37) */ .copy_buf_short_rows = 128, .copy_short_row_prefetch = 1024, .copy_skew_rim_pct = 30, .copy_quarter_st = 2, \
   /* kernel (session 38) */ .copy_skew_buf_src_bytes = -1, \
   /* kernel (session 39) */ .copy_narrow_records = 1, \
-  /* kernel (session 40) */ .copy_col_stream_bytes = 512, .copy_skew_min_row_bytes = 512, \
+  /* kernel (session 40) */ .copy_col_stream_bytes = 512, .copy_skew_min_row_bytes = 512, .copy_records_src_order = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -487,6 +490,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_narrow_records, 0, (int64_t)1 << 40);
   TFE__TUNE_RANGE(copy_col_stream_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_skew_min_row_bytes, 0, tile);
+  TFE__TUNE_RANGE(copy_records_src_order, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

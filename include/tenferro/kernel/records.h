@@ -312,6 +312,16 @@ TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s
   int64_t od[TFE_MAX_RANK], os_[2][TFE_MAX_RANK], no = 0, outer = 1; /* the other dims */
   for (int k = 0; k < p->rank; k++)
     if (!used[k]) { od[no] = p->dims[k]; os_[0][no] = p->str[0][k]; os_[1][no] = p->str[1][k]; outer *= od[no++]; }
+  /* the outer dims walked in the source's order (copy_records_src_order): in the destination's,
+   * a record block of a few KB was followed by one far away in the source, each read from a
+   * cold start (u8 [3,25,32,12,284,17] [1,2,4,3,0,5]: 2.4 KB blocks 28.8 KB apart, 0.70 of
+   * the time in the source's order; docs/bench-kernel.md session 40) */
+  if (tfe__st.tune.copy_records_src_order)
+    for (int64_t i = 1; i < no; i++)
+      for (int64_t j = i; j > 0 && tfe__kabs(os_[1][j]) < tfe__kabs(os_[1][j - 1]); j--) {
+        int64_t t = od[j]; od[j] = od[j - 1]; od[j - 1] = t;
+        for (int o = 0; o < 2; o++) { t = os_[o][j]; os_[o][j] = os_[o][j - 1]; os_[o][j - 1] = t; }
+      }
   tfe__krec t;
   tfe__krec_tables(&t, (int)g.r, es, g.join);
   /* unit u: the slice o = u / npc of the outer dims, its piece c = u % npc of about 32 KiB */

@@ -138,17 +138,6 @@ TFE_INTERNAL bool tfe__krec_kind(int64_t es) {
   return es == 4 || es == 8 || es == 16;
 }
 
-/* One element of es bytes. */
-TFE_INTERNAL void tfe__krec_el(char *d, const char *s, int64_t es) {
-  switch (es) {
-  case 1: *d = *s; break;
-  case 2: memcpy(d, s, 2); break;
-  case 4: memcpy(d, s, 4); break;
-  case 8: memcpy(d, s, 8); break;
-  default: memcpy(d, s, 16); break;
-  }
-}
-
 /* The geometry of one copy: record i is r contiguous elements at i * r (of the source when
  * split, of the destination when join); element k of record i is element i of stream k, at
  * off[k] + i on the other side. */
@@ -170,19 +159,69 @@ TFE_INTERNAL void tfe__krec_shift(unsigned char *ix, int u, int64_t m) {
   }
 }
 
-/* Element i of record k, i in [i0, i1). */
-TFE_INTERNAL void tfe__krec_els(const tfe__krecg *g, char *d, const char *s, int64_t k, int64_t i0, int64_t i1) {
-  const int64_t es = g->es, r = g->r;
-  for (int64_t i = i0; i < i1; i++) {
-    if (g->join) tfe__krec_el(d + (i * r + k) * es, s + (g->off[k] + i) * es, es);
-    else tfe__krec_el(d + (g->off[k] + i) * es, s + (i * r + k) * es, es);
+/* Lanes [a, b) of a vector (a <= b <= 64). */
+TFE__KINLINE uint64_t tfe__krec_lanes(int64_t a, int64_t b) {
+  return (b >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << b) - 1) & ~(((uint64_t)1 << a) - 1);
+}
+/* A masked load, store and permute of lanes of u bytes (masked lanes neither read nor written). */
+TFE__KINLINE __m512i tfe__krec_ldm(const char *p, int u, uint64_t k) {
+#if defined(__AVX512BW__)
+  if (u == 1) return _mm512_maskz_loadu_epi8((__mmask64)k, p);
+  if (u == 2) return _mm512_maskz_loadu_epi16((__mmask32)k, p);
+#endif
+  return _mm512_maskz_loadu_epi32((__mmask16)k, p);
+}
+TFE__KINLINE void tfe__krec_stm(char *p, int u, uint64_t k, __m512i v) {
+#if defined(__AVX512BW__)
+  if (u == 1) { _mm512_mask_storeu_epi8(p, (__mmask64)k, v); return; }
+  if (u == 2) { _mm512_mask_storeu_epi16(p, (__mmask32)k, v); return; }
+#endif
+  _mm512_mask_storeu_epi32(p, (__mmask16)k, v);
+}
+TFE__KINLINE __m512i tfe__krec_perm(int u, uint64_t k, __m512i a, __m512i i, __m512i b) {
+#if defined(__AVX512VBMI__)
+  if (u == 1) return _mm512_maskz_permutex2var_epi8((__mmask64)k, a, i, b);
+#endif
+#if defined(__AVX512BW__)
+  if (u == 2) return _mm512_maskz_permutex2var_epi16((__mmask32)k, a, i, b);
+#endif
+  return _mm512_maskz_permutex2var_epi32((__mmask16)k, a, i, b);
+}
+
+/* The records [i0, i0 + n) of one slice (n <= 64 / es) by one block of masked loads, the
+ * permutes and masked stores: heads, tails and the partial lines of shifted split streams, which
+ * element loops had taken (short streams: 2000-byte u8 splits spent a quarter of their bytes
+ * there). Split: stream w gets only its elements [e0[w], e1[w]) of the block (NULL: all n). */
+TFE_INTERNAL void tfe__krec_edge(const tfe__krec *t, const tfe__krecg *g, char *d, const char *s, int64_t i0, int64_t n,
+                                 const int64_t *e0, const int64_t *e1) {
+  const int u = t->lane, r = t->r;
+  const int64_t es = g->es, q = es / u, nb = n * r * es; /* lanes an element; bytes of the block's records */
+  __m512i v[TFE__KREC_MAXR + 1];
+  for (int a = 0; a < r; a++) {
+    if (!g->join) {
+      const int64_t lo = nb - 64 * a; /* (the block's source bytes in vector a) */
+      v[a] = tfe__krec_ldm(s + (i0 * r * es + 64 * a), u, tfe__krec_lanes(0, lo <= 0 ? 0 : lo >= 64 ? 64 / u : lo / u));
+    } else v[a] = tfe__krec_ldm(s + (g->off[a] + i0) * es, u, tfe__krec_lanes(0, n * q));
+  }
+  v[r] = v[r - 1];
+  for (int w = 0; w < r; w++) {
+    __m512i acc = _mm512_setzero_si512();
+    for (int m = 0; m < t->np; m++)
+      acc = _mm512_or_si512(acc, tfe__krec_perm(u, t->mask[w][m], v[2 * m], _mm512_loadu_si512((const void *)t->idx[w][m]), v[2 * m + 1]));
+    if (!g->join)
+      tfe__krec_stm(d + (g->off[w] + i0) * es, u, tfe__krec_lanes((e0 ? e0[w] : 0) * q, (e1 ? e1[w] : n) * q), acc);
+    else {
+      const int64_t lo = nb - 64 * w;
+      tfe__krec_stm(d + i0 * r * es + 64 * w, u, tfe__krec_lanes(0, lo <= 0 ? 0 : lo >= 64 ? 64 / u : lo / u), acc);
+    }
   }
 }
 
 /* Records [c0, c1) of one slice. Join: a head of records up to an aligned output (where one
- * exists) and the tail one element at a time, the blocks between by the permutes. Split: the
- * blocks from c0 on, each stream's lines shifted to its own alignment (tfe__krec_blk's sh)
- * where any stream starts inside a line; the elements around them one at a time. */
+ * exists) and the tail by masked blocks (tfe__krec_edge), the blocks between by the permutes.
+ * Split: the blocks from c0 on, each stream's lines shifted to its own alignment
+ * (tfe__krec_blk's sh) where any stream starts inside a line; the elements around them by
+ * masked blocks. */
 TFE_INTERNAL void tfe__krec_seg(const tfe__krec *t, const tfe__krecg *g, char *d, const char *s, int64_t c0, int64_t c1,
                                 bool stream) {
   const int64_t es = g->es, r = g->r, E = 64 / es;
@@ -206,13 +245,14 @@ TFE_INTERNAL void tfe__krec_seg(const tfe__krec *t, const tfe__krecg *g, char *d
     }
   }
   const int64_t nb = (c1 - c0 - h) / E, b0 = c0 + h, b1 = b0 + nb * E;
-  for (int64_t k = 0; k < r; k++) {
-    tfe__krec_els(g, d, s, k, c0, b0);
-    tfe__krec_els(g, d, s, k, b1, c1);
-    if (shifted && nb > 0) { /* block 0's first 64 - m bytes, the last block's last m (elements that straddle: whole) */
-      tfe__krec_els(g, d, s, k, b0, b0 + (64 - m[k] + es - 1) / es);
-      tfe__krec_els(g, d, s, k, b1 - (m[k] + es - 1) / es, b1);
-    }
+  if (b0 > c0) tfe__krec_edge(t, g, d, s, c0, b0 - c0, NULL, NULL); /* (fewer than E records each) */
+  if (c1 > b1) tfe__krec_edge(t, g, d, s, b1, c1 - b1, NULL, NULL);
+  if (shifted && nb > 0) { /* block 0's first 64 - m bytes, the last block's last m (elements that straddle: whole) */
+    int64_t e0[TFE__KREC_MAXR] = {0}, e1[TFE__KREC_MAXR] = {0};
+    for (int64_t k = 0; k < r; k++) { e0[k] = 0; e1[k] = (64 - m[k] + es - 1) / es; }
+    tfe__krec_edge(t, g, d, s, b0, E, e0, e1);
+    for (int64_t k = 0; k < r; k++) { e0[k] = E - (m[k] + es - 1) / es; e1[k] = E; }
+    tfe__krec_edge(t, g, d, s, b1 - E, E, e0, e1);
   }
   if (nb == 0) return;
   const char *in[TFE__KREC_MAXR];

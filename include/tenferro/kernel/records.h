@@ -161,6 +161,7 @@ TFE_INTERNAL void tfe__krec_shift(unsigned char *ix, int u, int64_t m) {
 
 /* Lanes [a, b) of a vector (a <= b <= 64). */
 TFE__KINLINE uint64_t tfe__krec_lanes(int64_t a, int64_t b) {
+  if (a >= b) return 0; /* (also a = 64: an empty range past the vector) */
   return (b >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << b) - 1) & ~(((uint64_t)1 << a) - 1);
 }
 /* A masked load, store and permute of lanes of u bytes (masked lanes neither read nor written). */

@@ -195,6 +195,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--vg") && i + 1 < argc) BK_TUNE(kernel_vector_gather, atoi(argv[++i]));
     else if (!strcmp(argv[i], "--run-pf") && i + 1 < argc) BK_TUNE(copy_run_prefetch_bytes, atoi(argv[++i]));
     else if (!strcmp(argv[i], "--nt-min") && i + 1 < argc) BK_TUNE(kernel_stream_min_bytes, atoll(argv[++i]));  /* tuning */
+    else if (!strcmp(argv[i], "--buf") && i + 1 < argc) BK_TUNE(copy_buffered_tiles, atoi(argv[++i]));
     else path = argv[i];
   }
   if (reps < 1) reps = 1;

@@ -1720,6 +1720,7 @@ static void test_s23_wide_tables(void **st) {
     TK_TUNE(copy_flip_source_dims, on ? 2 : 0);
     TK_TUNE(copy_next_prefetch, on);
     TK_TUNE(copy_table_run_cut, on ? 2 : 0);
+    TK_TUNE(copy_run_tile_col_bytes, on ? 3072 : 0); /* (session 41's run tiles: G0 tables over 256 too) */
     if (streamed) { TK_TUNE(kernel_stream_min_bytes, 0); TK_TUNE(copy_buffered_tiles, 2); }
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
     for (int c = 0; c < cases; c++) {
@@ -1737,6 +1738,7 @@ static void test_s23_wide_tables(void **st) {
   TK_TUNE(copy_flip_source_dims, 3);
   TK_TUNE(copy_next_prefetch, 2);
   TK_TUNE(copy_table_run_cut, 2);
+  TK_TUNE(copy_run_tile_col_bytes, 3072);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -2352,6 +2354,22 @@ static void test_s40_skew_short_rows(void **st) {
   if (tfe__ksimd()) assert_true(seen[0] > 0);
 #endif
 }
+/* Session 41 (copy_run_tile_col_bytes, counter 70): session 40's transposes of a common leading
+ * run (8-2000 bytes; runs under 768 bytes take G0s of more than 4 runs, up to 1024 table
+ * entries), every kind, the rule on and off, 1 and 2 threads, in place and streamed; every
+ * element checked, nothing written outside the view; the counter moves only when on. */
+static void tk_s41_set(bool on) { TK_TUNE(copy_run_tile_col_bytes, on ? 3072 : 0); }
+static void tk_s41_run(tu_rng *r, int form) {
+  tk_s40_u8(r, form); tk_s40_u16(r, form); tk_s40_f32(r, form); tk_s40_f64(r, form); tk_s40_c128(r, form);
+}
+static void test_s41_run_tile_cols(void **st) {
+  (void)st;
+  tu_rng r = {4141};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {70};
+  tk_rule_modes(&r, 2, tu_cases(12) < 4 ? 4 : tu_cases(12), tk_s41_set, tk_s41_run, ctr, 1, seen);
+  assert_true(seen[0] > 0);
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2395,6 +2413,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_col_stream_bytes, 512);
   assert_int_equal(d.copy_skew_min_row_bytes, 512);
   assert_int_equal(d.copy_records_src_order, 1);
+  assert_int_equal(d.copy_run_tile_col_bytes, 3072);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2519,6 +2538,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_skew_min_row_bytes, ((int64_t)1 << 24) + 1);
   TK_REJECT(copy_records_src_order, -1);
   TK_REJECT(copy_records_src_order, 2);
+  TK_REJECT(copy_run_tile_col_bytes, -1);
+  TK_REJECT(copy_run_tile_col_bytes, ((int64_t)1 << 20) + 1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2628,6 +2649,7 @@ int main(void) {
       cmocka_unit_test(test_s39_records),
       cmocka_unit_test(test_s40_col_stream),
       cmocka_unit_test(test_s40_skew_short_rows),
+      cmocka_unit_test(test_s41_run_tile_cols),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

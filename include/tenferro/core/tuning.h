@@ -343,6 +343,10 @@ typedef struct tfe_tuning {
   int copy_records_src_order;      /* 1: copies between records and streams (copy_narrow_records)
                                     * walk their outer dims in the source's order; 0: in the
                                     * destination's, as before */
+  int64_t copy_run_tile_col_bytes; /* 3072: a run tile's G0 (copy_run_tile_bytes) takes whole
+                                    * runs, adjacent in the destination, until its column holds this
+                                    * many bytes, at least 4 runs (its table up to 1024 elements);
+                                    * 0: 4 runs within 256 elements, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -386,6 +390,7 @@ typedef struct tfe_tuning {
   /* kernel (session 38) */ .copy_skew_buf_src_bytes = -1, \
   /* kernel (session 39) */ .copy_narrow_records = 1, \
   /* kernel (session 40) */ .copy_col_stream_bytes = 512, .copy_skew_min_row_bytes = 512, .copy_records_src_order = 1, \
+  /* kernel (session 41) */ .copy_run_tile_col_bytes = 3072, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -491,6 +496,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_col_stream_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_skew_min_row_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_records_src_order, 0, 1);
+  TFE__TUNE_RANGE(copy_run_tile_col_bytes, 0, (int64_t)1 << 20);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -171,7 +171,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * (copy_skew_buf_src_bytes), [67] copies between r-element records and r streams run by
  * two-vector permutes (records.h, copy_narrow_records); by the tile's thread: [68] columns of
  * short-run transpose tiles streamed through an L1 buffer (copy_col_stream_bytes), [69] 8- and
- * 16-byte tiles left to the tile buffer for their short source rows (copy_skew_min_row_bytes). */
+ * 16-byte tiles left to the tile buffer for their short source rows (copy_skew_min_row_bytes); by
+ * the calling thread: [70] run tiles whose G0 took more than 4 runs (copy_run_tile_col_bytes). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -409,6 +410,17 @@ TFE_INTERNAL int64_t tfe__ktile_chunk(const tfe__kplan *p, int o, int nd0, int n
   return r;
 }
 
+/* G0's target of a run tile (copy_run_tile_bytes) over runs of `run` elements: 4 runs, within
+ * the standard table; runs shorter than a quarter of copy_run_tile_col_bytes as many whole
+ * runs, adjacent in the destination, as fill that many bytes (*wide: its table up to TFE__KTAB
+ * entries). Columns of 2 runs (f32 [103,387,962] perm [0,2,1]: 824 bytes, the table's 256
+ * entries) went out as 128 short streams a tile, far apart. */
+TFE_INTERNAL int64_t tfe__krun_tile_g0(int64_t run, int64_t es, bool *wide) {
+  const int64_t cb = tfe__st.tune.copy_run_tile_col_bytes, k = cb > 0 ? cb / (run * es) : 0;
+  *wide = k > 4;
+  return run * (k > 4 ? k : 4);
+}
+
 /* Plan the loops. strides[o] are op o's strides over dims; offsets[o] its origin. t0
  * bounds G0 of a plain block, tt0 and tt1 G0 and G1 of a transpose tile, tg0 (0: never)
  * G0 of a gather tile. Returns false when there are no elements.
@@ -616,7 +628,9 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
             mis = o; end0 = d; TFE__KSTAT(10);
             if (alone && br >= run_max && !(br < run_far && tfe__kabs(p->str[key][d]) >= far)) {
               p->runtile = true;
-              tt0 = p->dims[0] * 4; /* (G0: up to 4 runs, as the 256-entry table allows) */
+              bool wide;
+              tt0 = tfe__krun_tile_g0(p->dims[0], p->es, &wide);
+              if (wide) { TFE__KSTAT(70); if (tt0 > TFE__KTAB_STD) p->tab0 = tt0 < TFE__KTAB ? tt0 : TFE__KTAB; }
               tt1 = tfe__st.tune.copy_run_tile_cols;
             }
             break;
@@ -701,7 +715,8 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * (copy_wide_tables), where 256 entries cut the columns every 256 or 512 bytes: u8 [220,21,
    * 132,236] perm [1,3,0,2], G0 21 x 12 of the 236 (columns of 252 B, two partial lines each,
    * the rest of each line written by another tile much later); as 21 x 48, 0.64 of the time */
-  if (mis >= 0 && !p->gather && p->copy && p->es <= 2 && tfe__st.tune.copy_wide_tables) p->tab0 = TFE__KTAB / p->es;
+  if (mis >= 0 && !p->gather && p->copy && p->es <= 2 && tfe__st.tune.copy_wide_tables && p->tab0 < TFE__KTAB / p->es)
+    p->tab0 = TFE__KTAB / p->es;
   int nd0 = p->rank ? tfe__kgroup_pick(p, 0, end0, p->gather ? tg0 : mis >= 0 ? tt0 : t0, &cut0) : 0;
   bool table = (mode & TFE__KM_TABLE) && mis >= 0 && !p->gather;
   /* (G0 cuts a dim only when the input's innermost run fills register blocks: with runs of 4

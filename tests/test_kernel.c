@@ -631,11 +631,13 @@ static void test_buffer_spread(void **st) {
     tk_paths(0);
     TK_TUNE(kernel_stream_min_bytes, 0);
     TK_TUNE(copy_buffered_tiles, mode);
+    TK_TUNE(copy_buf_rim_pct, 0); /* (session 41 buffers 1- and 2-byte tiles with wide rims) */
     for (int c = 0; c < tu_cases(8); c++) {
       tk_spread_u8(&r, mode); tk_spread_u16(&r, mode); tk_spread_f32(&r, mode); tk_spread_f64(&r, mode);
       tk_spread_c128(&r, mode);
     }
   }
+  TK_TUNE(copy_buf_rim_pct, 25);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -2370,6 +2372,51 @@ static void test_s41_run_tile_cols(void **st) {
   tk_rule_modes(&r, 2, tu_cases(12) < 4 ? 4 : tu_cases(12), tk_s41_set, tk_s41_run, ctr, 1, seen);
   assert_true(seen[0] > 0);
 }
+/* Session 41 (copy_buf_rim_pct, counter 71): 1- and 2-byte table transposes into 64-byte aligned
+ * destinations (the source [a, b, c, d, e, f] read as [d, b, f, e, a, c], the destination's
+ * column a multiple of a line; a 18-120 elements, so that G1 leaves rims of any width), most
+ * views aligned, some shifted 1-3 elements; streamed, buffered by mode 4 (by the CPU) and 2; the
+ * rule on and off, 1 and 2 threads; every element checked, nothing written outside the view;
+ * the counter moves only when on. */
+#define TK_S41R(S, T, VAL)                                                                        \
+  static void tk_s41r_##S(tu_rng *r, int form) {                                                \
+    const int rank = 6, line = 64 / (int)sizeof(T);                                             \
+    int64_t dims[6] = {tu_int(r, 18, 120), tu_int(r, 2, 4), tu_int(r, 2, 3), tu_int(r, 2, 4), tu_int(r, 2, 5), tu_int(r, 2, 40)}; \
+    while (dims[1] * dims[3] * dims[5] % line) dims[5]++; /* (destination columns of whole lines) */ \
+    int64_t perm[6] = {3, 1, 5, 4, 0, 2}, st[6], n = 1, s = 1;                                  \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    for (int k = 4; n > 300000; k = k > 0 ? k - 2 : 4) /* (a, c, e: the columns stay whole lines) */ \
+      if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; }                                 \
+    const int64_t sh = tu_int(r, 0, 3), dh = tu_int(r, 0, 3) == 0 ? tu_int(r, 1, 3) : 0;         \
+    T *src = malloc(sizeof(T) * (size_t)(n + 4)), none = VAL(-1);                               \
+    T *dst = aligned_alloc(64, ((sizeof(T) * (size_t)(n + 8) + 63) / 64) * 64);                 \
+    for (int64_t i = 0; i < n + 4; i++) src[i] = VAL(i);                                       \
+    for (int64_t i = 0; i < n + 8; i++) dst[i] = none;                                         \
+    TK_PERM_COPY_CHECK(S, T, form && a == 5, "s41r form", form)                                 \
+    for (int64_t i = 0; i < dh; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote before the view"); \
+    for (int64_t i = dh + n; i < n + 8; i++) if (memcmp(&dst[i], &none, sizeof(T))) fail_msg(#S " wrote past the view"); \
+    tfe_tensor_release_##S(&t);                                                                 \
+    free(src); free(dst);                                                                       \
+  }
+TK_S41R(u8, tk_u8, TK_U8VAL)
+TK_S41R(u16, tk_u16, TK_U16VAL)
+static void tk_s41r_set(bool on) {
+  TK_TUNE(copy_buf_rim_pct, on ? 25 : 0);
+  TK_TUNE(kernel_stream_min_bytes, 0);
+  TK_TUNE(copy_buffered_tiles, 4);
+}
+static void tk_s41r_run(tu_rng *r, int form) { tk_s41r_u8(r, form); tk_s41r_u16(r, form); }
+static void test_s41_rim_buf(void **st) {
+  (void)st;
+  tu_rng r = {4142};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {71};
+  tk_rule_modes(&r, 2, tu_cases(10) < 4 ? 4 : tu_cases(10), tk_s41r_set, tk_s41r_run, ctr, 1, seen);
+#if TFE__KHAVE_TR8
+  assert_true(seen[0] > 0);
+#endif
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2414,6 +2461,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_skew_min_row_bytes, 512);
   assert_int_equal(d.copy_records_src_order, 1);
   assert_int_equal(d.copy_run_tile_col_bytes, 3072);
+  assert_int_equal(d.copy_buf_rim_pct, 25);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2540,6 +2588,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_records_src_order, 2);
   TK_REJECT(copy_run_tile_col_bytes, -1);
   TK_REJECT(copy_run_tile_col_bytes, ((int64_t)1 << 20) + 1);
+  TK_REJECT(copy_buf_rim_pct, -1);
+  TK_REJECT(copy_buf_rim_pct, 101);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2650,6 +2700,7 @@ int main(void) {
       cmocka_unit_test(test_s40_col_stream),
       cmocka_unit_test(test_s40_skew_short_rows),
       cmocka_unit_test(test_s41_run_tile_cols),
+      cmocka_unit_test(test_s41_rim_buf),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -347,6 +347,10 @@ typedef struct tfe_tuning {
                                     * runs, adjacent in the destination, until its column holds this
                                     * many bytes, at least 4 runs (its table up to 1024 elements);
                                     * 0: 4 runs within 256 elements, as before */
+  int64_t copy_buf_rim_pct;        /* 25: streamed 1- and 2-byte transposes whose aligned tiles
+                                    * would be written in place take the tile buffer where their
+                                    * rims (past whole register blocks) hold this percentage of the
+                                    * tile or more; 0: in place, as before (copy_buffered_tiles 2-4) */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -390,7 +394,7 @@ typedef struct tfe_tuning {
   /* kernel (session 38) */ .copy_skew_buf_src_bytes = -1, \
   /* kernel (session 39) */ .copy_narrow_records = 1, \
   /* kernel (session 40) */ .copy_col_stream_bytes = 512, .copy_skew_min_row_bytes = 512, .copy_records_src_order = 1, \
-  /* kernel (session 41) */ .copy_run_tile_col_bytes = 3072, \
+  /* kernel (session 41) */ .copy_run_tile_col_bytes = 3072, .copy_buf_rim_pct = 25, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -497,6 +501,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_skew_min_row_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_records_src_order, 0, 1);
   TFE__TUNE_RANGE(copy_run_tile_col_bytes, 0, (int64_t)1 << 20);
+  TFE__TUNE_RANGE(copy_buf_rim_pct, 0, 100);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

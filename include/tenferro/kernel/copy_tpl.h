@@ -982,6 +982,15 @@ TFE_INTERNAL bool TFE_FN(k_copy_wants_buf_)(const tfe__kplan *p, const TFE_T *d,
     if ((TFE__KOFF(p, 1, 0, j) * es) & 63) return true;
   for (int q = 0; q < p->no; q++)
     if ((p->ostep[0][q] * es) & 63) return true;
+  /* (1- and 2-byte tiles whose rims hold copy_buf_rim_pct of the tile or more: in place they
+   * run as 16-byte blocks, buffered as shifted register blocks; u16 [56,4,54,3,46,40r] perm
+   * [3,1,5,4,0,2], aligned 480 x 56 tiles, 24 of the 56 columns past the block: 0.43 of the time) */
+  const int64_t rim = tfe__st.tune.copy_buf_rim_pct, n0 = g0->len, n1 = g1->len;
+  const int64_t m0 = n0 - n0 % tfe__krb(sizeof(TFE_T)), m1 = n1 - n1 % tfe__kcb(sizeof(TFE_T));
+  if (es <= 2 && mode >= 2 && rim > 0 && ((m0 > 0 && m1 > 0) || g0->nd > 1) && (n0 * n1 - m0 * m1) * 100 >= rim * n0 * n1) {
+    tfe__kstat_add(71);
+    return true;
+  }
   return wide && !TFE_FN(k_cols_spread_)(p);
 }
 

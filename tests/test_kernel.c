@@ -2417,6 +2417,42 @@ static void test_s41_rim_buf(void **st) {
   assert_true(seen[0] > 0);
 #endif
 }
+/* Session 41 (copy_skew_tile_bytes, counter 72): 2-D transposes of 8- and 16-byte kinds into
+ * unaligned columns (form 0: [d0, d1] read as [d1, d0], d1 not a multiple of a line; form 1:
+ * [a, b, c] read as [c, a, b]), a reversed source dim in one case of four, views shifted 0-3
+ * elements; streamed, 1 and 2 threads, the rule on (1024) and off; every element checked,
+ * nothing written outside the view; the counter moves only when on (AVX-512 builds). */
+#define TK_S41S(S, T, VAL)                                                                        \
+  static void tk_s41s_##S(tu_rng *r, int form) {                                                \
+    const int64_t line = 64 / (int64_t)sizeof(T);                                               \
+    int64_t dims[3] = {tu_int(r, 100, 700), tu_int(r, 100, 700), tu_int(r, 2, 6)}, perm[3] = {1, 0, 2}, st[3], n = 1, s = 1; \
+    if (dims[1] % line == 0) dims[1]++;                                                         \
+    int rank = 2;                                                                               \
+    if (form) {                                                                                 \
+      rank = 3; dims[0] = tu_int(r, 20, 90); dims[1] = tu_int(r, 10, 40); dims[2] = tu_int(r, 100, 500); \
+      dims[2] += dims[2] % line == 0; perm[0] = 2; perm[1] = 0; perm[2] = 1;                    \
+    }                                                                                           \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; n *= dims[k]; }                   \
+    TK_GUARDED_COPY(S, T, VAL, tu_int(r, 0, 3) == 0 && a == perm[rank - 1], "s41s form", form)  \
+  }
+TK_S41S(f64, double, TK_VAL)
+TK_S41S(c128, double complex, TK_CVAL)
+static void tk_s41s_set(bool on) {
+  TK_TUNE(copy_skew_tile_bytes, on ? 1024 : 0);
+  TK_TUNE(kernel_stream_min_bytes, 0);
+}
+static void tk_s41s_run(tu_rng *r, int form) { tk_s41s_f64(r, form); tk_s41s_c128(r, form); }
+static void test_s41_skew_tiles(void **st) {
+  (void)st;
+  tu_rng r = {4143};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {72};
+  tk_rule_modes(&r, 2, tu_cases(6) < 3 ? 3 : tu_cases(6), tk_s41s_set, tk_s41s_run, ctr, 1, seen);
+  TK_TUNE(copy_skew_tile_bytes, -1);
+#if TFE__KHAVE_TR8 && defined(__AVX512F__)
+  if (tfe__ksimd()) assert_true(seen[0] > 0);
+#endif
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2462,6 +2498,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_records_src_order, 1);
   assert_int_equal(d.copy_run_tile_col_bytes, 3072);
   assert_int_equal(d.copy_buf_rim_pct, 25);
+  assert_int_equal(d.copy_skew_tile_bytes, -1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2590,6 +2627,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_run_tile_col_bytes, ((int64_t)1 << 20) + 1);
   TK_REJECT(copy_buf_rim_pct, -1);
   TK_REJECT(copy_buf_rim_pct, 101);
+  TK_REJECT(copy_skew_tile_bytes, -2);
+  TK_REJECT(copy_skew_tile_bytes, ((int64_t)1 << 24) + 1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2701,6 +2740,7 @@ int main(void) {
       cmocka_unit_test(test_s40_skew_short_rows),
       cmocka_unit_test(test_s41_run_tile_cols),
       cmocka_unit_test(test_s41_rim_buf),
+      cmocka_unit_test(test_s41_skew_tiles),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1294,6 +1294,44 @@ TFE_INTERNAL bool TFE_FN(k_copy_long_rows_)(const TFE_TY(view) *dst, const TFE_T
   return ok;
 }
 
+/* Whether plan p, a 2-D transpose of an 8- or 16-byte kind whose buffered tiles go out as skewed
+ * lines (unaligned destination columns: k_copy_skew_), is made again with tiles
+ * copy_skew_tile_bytes / copy_tile_bytes times as long each way (tfe__kskew_tile_bytes: 1024 on
+ * AMD; G1 may then take a second dim); kept as it was when the new plan's G0 would not be one
+ * dim or its tiles not buffered. The skewed
+ * form's per-tile cost (each column's carried register, joined at the tile's end) over more
+ * rows and columns: f64 [8837,1697] [1,0] 0.85 of its time on a Zen 4, c128 [4435,1150] 0.86,
+ * f64 [86,63,2945] [2,1,0] 0.72 (docs/bench-kernel.md, session 41). */
+TFE_INTERNAL bool TFE_FN(k_copy_skew_tiles_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, tfe__kplan *p,
+                                            int64_t tg) {
+#if TFE__KHAVE_TR8 && defined(__AVX512F__)
+  const int64_t es = (int64_t)sizeof(TFE_T), kb = tfe__kskew_tile_bytes(), tb = tfe__st.tune.copy_tile_bytes;
+  const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+  if ((es != 8 && es != 16) || !tfe__st.tune.copy_skew_lines || kb <= tb || tb <= 0 || p->gather || p->along_src ||
+      p->unit || p->runtile || p->shared || g0->nd != 1 || g1->nd != 1 || !g1->arith[1] || g1->step[1] != 1 ||
+      !((TFE__KOFF(p, 1, 0, 1) * es) & 63))
+    return false;
+  tfe__kplan *q = TFE_FN(k_copy_replan_)(dst, src, g0->len * kb / tb, g1->len * kb / tb, tg);
+  if (!q) return false;
+  /* (tiles that k_copy_skew_ would leave to the buffer, for short source rows or wide rims, keep
+   * their size: f64 [54,2073,171] [1,2,0], rows of 432 bytes, ran 1.12x slower with larger ones) */
+  const int64_t n = 64 / es, n0 = q->g[0].len, n1 = q->g[1].len, m0 = n0 - n0 % n, m1 = n1 - n1 % n;
+  const int64_t rim = tfe__st.tune.copy_skew_rim_pct;
+  const bool skewed = n1 * es >= tfe__st.tune.copy_skew_min_row_bytes && (rim >= 100 || (n0 * n1 - m0 * m1) * 100 <= rim * n0 * n1);
+  const bool ok = !q->gather && !q->along_src && !q->unit && !q->runtile && !q->shared && q->g[0].nd == 1 &&
+                  q->g[1].nd > 0 && n1 <= TFE__KTAB_STD && skewed && TFE_FN(k_copy_wants_buf_)(q, dst->data, true, false);
+  if (ok) {
+    memcpy(p, q, sizeof *q);
+    TFE__KSTAT(72);
+  }
+  tfe__free(q);
+  return ok;
+#else
+  (void)dst; (void)src; (void)p; (void)tg;
+  return false;
+#endif
+}
+
 /* Planned copy of validated views (dims equal, numel > 0); `fresh`: dst is a new dense
  * buffer of n elements whose pages were never written: a transpose faults it in first
  * (tfe__kprefault) and then runs the tiles for written pages; other fresh copies take the
@@ -1359,6 +1397,7 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
   /* (a plan made again below is kept only when it takes the same buffer decision) */
   const bool buf = TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj);
   if (c.nt && !cj && !buf) TFE_FN(k_copy_long_rows_)(dst, src, p, tg);
+  if (buf && c.nt && !cj) TFE_FN(k_copy_skew_tiles_)(dst, src, p, tg);
   if (buf && TFE_FN(k_copy_skew12_plans_)(dst, src, p, tg)) {
     /* (per thread: each column's register and join index) */
     c.tile_elems = 128 * p->g[1].len / es;

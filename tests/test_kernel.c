@@ -2453,6 +2453,40 @@ static void test_s41_skew_tiles(void **st) {
   if (tfe__ksimd()) assert_true(seen[0] > 0);
 #endif
 }
+/* Session 41 (copy_buf_short_cols, counter 73): batches of small dense 1- and 2-byte transposes
+ * whose source rows are under a register block (form 0: [r, c, b] read as [c, r, b]; form 1:
+ * [r, c, b1, b2] with the batch dims swapped, the next tile elsewhere in the destination: left
+ * buffered), r 2-63 bytes, c 16-90 bytes, a reversed batch dim in one case of four, views
+ * shifted 0-3 elements; streamed, 1 and 2 threads, the rule on and off; every element checked,
+ * nothing written outside the view; the counter moves only when on. */
+#define TK_S41B(S, T, VAL)                                                                        \
+  static void tk_s41b_##S(tu_rng *r, int form) {                                                \
+    const int64_t es = (int64_t)sizeof(T);                                                      \
+    const int rank = form ? 4 : 3;                                                              \
+    int64_t dims[4] = {tu_int(r, 2, 63) / es + 1, tu_int(r, 16, 90) / es, tu_int(r, 20, 400), tu_int(r, 2, 9)}; \
+    int64_t perm[4] = {1, 0, 2, 3}, st[4], n = 1, s = 1;                                        \
+    if (form) { perm[2] = 3; perm[3] = 2; }                                                     \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; }                                 \
+    TK_GUARDED_COPY(S, T, VAL, a >= 2 && tu_int(r, 0, 3) == 0, "s41b form", form)               \
+  }
+TK_S41B(u8, tk_u8, TK_U8VAL)
+TK_S41B(u16, tk_u16, TK_U16VAL)
+static void tk_s41b_set(bool on) {
+  TK_TUNE(copy_buf_short_cols, on);
+  TK_TUNE(kernel_stream_min_bytes, 0);
+}
+static void tk_s41b_run(tu_rng *r, int form) { tk_s41b_u8(r, form); tk_s41b_u16(r, form); }
+static void test_s41_short_batches(void **st) {
+  (void)st;
+  tu_rng r = {4144};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {73};
+  tk_rule_modes(&r, 2, tu_cases(8) < 3 ? 3 : tu_cases(8), tk_s41b_set, tk_s41b_run, ctr, 1, seen);
+#if TFE__KHAVE_TR8
+  if (tfe__ksimd()) assert_true(seen[0] > 0);
+#endif
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2499,6 +2533,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_run_tile_col_bytes, 3072);
   assert_int_equal(d.copy_buf_rim_pct, 25);
   assert_int_equal(d.copy_skew_tile_bytes, -1);
+  assert_int_equal(d.copy_buf_short_cols, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2629,6 +2664,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_buf_rim_pct, 101);
   TK_REJECT(copy_skew_tile_bytes, -2);
   TK_REJECT(copy_skew_tile_bytes, ((int64_t)1 << 24) + 1);
+  TK_REJECT(copy_buf_short_cols, -1);
+  TK_REJECT(copy_buf_short_cols, 2);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2741,6 +2778,7 @@ int main(void) {
       cmocka_unit_test(test_s41_run_tile_cols),
       cmocka_unit_test(test_s41_rim_buf),
       cmocka_unit_test(test_s41_skew_tiles),
+      cmocka_unit_test(test_s41_short_batches),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -355,6 +355,11 @@ typedef struct tfe_tuning {
                                     * kinds into unaligned columns (skewed lines) take tiles this
                                     * many bytes along the source (copy_tile_bytes' scale); 0: as
                                     * copy_tile_bytes says, as before */
+  int copy_buf_short_cols;         /* 1: tiles of copy_buf_short_rows whose G1 is under a
+                                    * register block's columns (64 bytes) stay in place where each
+                                    * tile is a dense block of both operands and the next one
+                                    * follows it in both (batches of small transposes); 0: buffered,
+                                    * as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -398,7 +403,7 @@ typedef struct tfe_tuning {
   /* kernel (session 38) */ .copy_skew_buf_src_bytes = -1, \
   /* kernel (session 39) */ .copy_narrow_records = 1, \
   /* kernel (session 40) */ .copy_col_stream_bytes = 512, .copy_skew_min_row_bytes = 512, .copy_records_src_order = 1, \
-  /* kernel (session 41) */ .copy_run_tile_col_bytes = 3072, .copy_buf_rim_pct = 25, .copy_skew_tile_bytes = -1, \
+  /* kernel (session 41) */ .copy_run_tile_col_bytes = 3072, .copy_buf_rim_pct = 25, .copy_skew_tile_bytes = -1, .copy_buf_short_cols = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -507,6 +512,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_run_tile_col_bytes, 0, (int64_t)1 << 20);
   TFE__TUNE_RANGE(copy_buf_rim_pct, 0, 100);
   TFE__TUNE_RANGE(copy_skew_tile_bytes, -1, tile);
+  TFE__TUNE_RANGE(copy_buf_short_cols, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -966,7 +966,17 @@ TFE_INTERNAL bool TFE_FN(k_copy_wants_buf_)(const tfe__kplan *p, const TFE_T *d,
   int64_t adj = 1;
   if (es <= 2 && tfe__st.tune.copy_buf_short_rows && g0->len * es >= 16)
     while (adj < g1->len && TFE__KOFF(p, 1, 0, adj) == TFE__KOFF(p, 1, 0, 0) + adj * g0->len) adj++;
-  const bool short_rows = adj > 1 && adj * g0->len * es >= tfe__st.tune.copy_buf_short_rows;
+  /* (not batches of small dense transposes under a register block's columns, each tile one
+   * block of both operands, the next one right after it in both (copy_buf_short_cols): u8
+   * [33,37,5,341,41] [1,0,2,3,4], u16 [30,25,100000] [1,0,2] ran at 0.48-0.58 of their buffered
+   * time in place; G1 of 64-90 columns 1.5-1.7x slower in place, and so were tiles whose next
+   * one lies elsewhere in the destination (u8 [32,38,2,9,15,28,11] [1,0,4,2,6,3,5] 1.47x)) */
+  const int64_t tile = g0->len * g1->len;
+  const bool batch = tfe__st.tune.copy_buf_short_cols && g1->len < tfe__kcb(sizeof(TFE_T)) && p->no > 0 &&
+                     p->ocount[0] > 1 && p->ostep[0][0] == tile && p->ostep[1][0] == tile;
+  const bool long_run = adj > 1 && adj * g0->len * es >= tfe__st.tune.copy_buf_short_rows;
+  if (long_run && batch && nt) tfe__kstat_add(73);
+  const bool short_rows = long_run && !batch;
   if (!nt || cj || !mode || !tfe__krb(sizeof(TFE_T)) || g1->nd == 0 || p->gather || !g0->arith[0] ||
       g0->step[0] != 1 || !g1->arith[1] || tfe__kabs(g1->step[1]) != 1 || thin ||
       (g0->len < tfe__krb(sizeof(TFE_T)) && !short_rows))

@@ -175,7 +175,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * the calling thread: [70] run tiles whose G0 took more than 4 runs (copy_run_tile_col_bytes), [71]
  * aligned 1- and 2-byte transposes buffered for their rims (copy_buf_rim_pct); by the calling thread:
  * [72] 2-D skewed-line transposes of 8- and 16-byte kinds made again with larger tiles
- * (copy_skew_tile_bytes). */
+ * (copy_skew_tile_bytes), [73] batches of small dense 1- and 2-byte transposes left unbuffered
+ * (copy_buf_short_cols). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

@@ -1267,9 +1267,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew12_plans_)(const TFE_TY(view) *dst, const TF
   const bool ok = fits && !shortcol && !longsrc;
   if (fits && shortcol) TFE__KSTAT(59);
   else if (fits && longsrc) TFE__KSTAT(66);
-  if (ok) memcpy(p, q, sizeof *q);
-  tfe__free(q);
-  return ok;
+  return tfe__kreplan_keep(p, q, ok, -1);
 #else
   (void)dst; (void)src; (void)p; (void)tg;
   return false;
@@ -1296,12 +1294,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_long_rows_)(const TFE_TY(view) *dst, const TFE_T
   const bool ok = !q->gather && !q->along_src && !q->unit && !q->runtile && !q->shared && q->g[1].nd > 0 &&
                   q->g[1].arith[1] && q->g[1].step[1] == 1 && q->g[1].len * es >= (bytes < 2048 ? bytes : 2048) && q->g[0].len >= 16 &&
                   !TFE_FN(k_copy_wants_buf_)(q, dst->data, true, false);
-  if (ok) {
-    memcpy(p, q, sizeof *q);
-    TFE__KSTAT(45);
-  }
-  tfe__free(q);
-  return ok;
+  return tfe__kreplan_keep(p, q, ok, 45);
 }
 
 /* Whether plan p, a 2-D transpose of an 8- or 16-byte kind whose buffered tiles go out as skewed
@@ -1330,12 +1323,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_tiles_)(const TFE_TY(view) *dst, const TFE_
   const bool skewed = n1 * es >= tfe__st.tune.copy_skew_min_row_bytes && (rim >= 100 || (n0 * n1 - m0 * m1) * 100 <= rim * n0 * n1);
   const bool ok = !q->gather && !q->along_src && !q->unit && !q->runtile && !q->shared && q->g[0].nd == 1 &&
                   q->g[1].nd > 0 && n1 <= TFE__KTAB_STD && skewed && TFE_FN(k_copy_wants_buf_)(q, dst->data, true, false);
-  if (ok) {
-    memcpy(p, q, sizeof *q);
-    TFE__KSTAT(72);
-  }
-  tfe__free(q);
-  return ok;
+  return tfe__kreplan_keep(p, q, ok, 72);
 #else
   (void)dst; (void)src; (void)p; (void)tg;
   return false;

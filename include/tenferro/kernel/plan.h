@@ -414,6 +414,17 @@ TFE_INTERNAL int64_t tfe__ktile_chunk(const tfe__kplan *p, int o, int nd0, int n
   return r;
 }
 
+/* A plan q made again (tfe__alloc'd) replaces p where `ok` (path counter `stat` counted, if 0
+ * or more); q is freed either way. Returns ok. */
+TFE_INTERNAL bool tfe__kreplan_keep(tfe__kplan *p, tfe__kplan *q, bool ok, int stat) {
+  if (ok) {
+    memcpy(p, q, sizeof *q);
+    if (stat >= 0) TFE__KSTAT(stat);
+  }
+  tfe__free(q);
+  return ok;
+}
+
 /* G0's target of a run tile (copy_run_tile_bytes) over runs of `run` elements: 4 runs, within
  * the standard table; runs shorter than a quarter of copy_run_tile_col_bytes as many whole
  * runs, adjacent in the destination, as fill that many bytes (*wide: its table up to TFE__KTAB

@@ -892,19 +892,15 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_)(const TFE_TY(kcopy_) *c, const tfe__kplan
   const bool rev = p->g[1].step[1] < 0;
   if (TFE_FN(k_cols_adjacent_)(p, n0, n1, rev))
     return false; /* the buffer streams them as one run */
-  /* (rims, run by scalar loops here, over copy_skew_rim_pct of the tile: the buffer's shifted
-   * register blocks instead; f64 tiles of 14 columns, 6 of them rims, ran 2x slower skewed) */
-  const int64_t m0 = n0 - n0 % n, m1 = n1 - n1 % n, rim = tfe__st.tune.copy_skew_rim_pct;
-  if (rim < 100 && (n0 * n1 - m0 * m1) * 100 > rim * n0 * n1) {
-    tfe__kstat_add(64);
+  /* (rims over copy_skew_rim_pct of the tile: the buffer's shifted register blocks instead; f64
+   * tiles of 14 columns, 6 of them rims, ran 2x slower skewed. Short source rows, a whole short
+   * input run as G1: the buffer's columns went out 1.25-2x faster, docs/bench-kernel.md session 40) */
+  const int why = tfe__kskew_declines(n0, n1, p->g[1].len, (int64_t)es);
+  if (why) {
+    tfe__kstat_add(why);
     return false;
   }
-  /* (short source rows, a whole short input run as G1: the buffer's columns went out 1.25-2x
-   * faster, docs/bench-kernel.md session 40) */
-  if (p->g[1].len * (int64_t)es < tfe__st.tune.copy_skew_min_row_bytes) { /* (G1's, not a last tile's) */
-    tfe__kstat_add(69);
-    return false;
-  }
+  const int64_t m0 = n0 - n0 % n, m1 = n1 - n1 % n;
   if (rev) s -= n1 - 1;
   tfe__kstat_add(15);
   const int pf = tfe__st.tune.kernel_prefetch_strips;
@@ -1318,9 +1314,8 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_tiles_)(const TFE_TY(view) *dst, const TFE_
   if (!q) return false;
   /* (tiles that k_copy_skew_ would leave to the buffer, for short source rows or wide rims, keep
    * their size: f64 [54,2073,171] [1,2,0], rows of 432 bytes, ran 1.12x slower with larger ones) */
-  const int64_t n = 64 / es, n0 = q->g[0].len, n1 = q->g[1].len, m0 = n0 - n0 % n, m1 = n1 - n1 % n;
-  const int64_t rim = tfe__st.tune.copy_skew_rim_pct;
-  const bool skewed = n1 * es >= tfe__st.tune.copy_skew_min_row_bytes && (rim >= 100 || (n0 * n1 - m0 * m1) * 100 <= rim * n0 * n1);
+  const int64_t n1 = q->g[1].len;
+  const bool skewed = !tfe__kskew_declines(q->g[0].len, n1, n1, es);
   const bool ok = !q->gather && !q->along_src && !q->unit && !q->runtile && !q->shared && q->g[0].nd == 1 &&
                   q->g[1].nd > 0 && n1 <= TFE__KTAB_STD && skewed && TFE_FN(k_copy_wants_buf_)(q, dst->data, true, false);
   return tfe__kreplan_keep(p, q, ok, 72);

@@ -121,6 +121,17 @@ TFE_INTERNAL int64_t tfe__kskew_tile_bytes(void) {
   const int64_t b = tfe__st.tune.copy_skew_tile_bytes;
   return b >= 0 ? b : tfe__kcpu_amd() ? 1024 : 0;
 }
+/* Why k_copy_skew_ leaves an n0 x n1 tile of es-byte elements (G1 of g1len) to the tile buffer:
+ * 64 where its rims, past whole blocks of a line a side (run by scalar loops there), exceed
+ * copy_skew_rim_pct of the tile; 69 where its source rows hold fewer than
+ * copy_skew_min_row_bytes (G1's length, not a last tile's); 0 where it takes the skewed form.
+ * (The values are the path counters.) */
+TFE_INTERNAL int tfe__kskew_declines(int64_t n0, int64_t n1, int64_t g1len, int64_t es) {
+  const int64_t n = 64 / es, m0 = n0 - n0 % n, m1 = n1 - n1 % n, rim = tfe__st.tune.copy_skew_rim_pct;
+  if (rim < 100 && (n0 * n1 - m0 * m1) * 100 > rim * n0 * n1) return 64;
+  if (g1len * es < tfe__st.tune.copy_skew_min_row_bytes) return 69;
+  return 0;
+}
 /* The least destination run (bytes) before a dim shared by both runs that a 1- or 2-byte table
  * plan leaves in G0 when G1 takes the shared dim (copy_shared_run_dim 2): copy_shared_g0_bytes
  * where the source's run before that dim is 8-15 bytes, 128 otherwise. There the old plan's G0

@@ -176,7 +176,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * aligned 1- and 2-byte transposes buffered for their rims (copy_buf_rim_pct); by the calling thread:
  * [72] 2-D skewed-line transposes of 8- and 16-byte kinds made again with larger tiles
  * (copy_skew_tile_bytes), [73] batches of small dense 1- and 2-byte transposes left unbuffered
- * (copy_buf_short_cols). */
+ * (copy_buf_short_cols), [74] copies of short common runs whose G0 table took more than
+ * TFE__KTAB_STD entries (copy_run_table_entries). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -274,6 +275,13 @@ TFE_INTERNAL void tfe__kgroup_make(tfe__kplan *p, tfe__kgroup *g, int at, int nd
     if (ar) { g->arith[o] = true; g->step[o] = g->len > 1 ? g->tab[o][1] : 0; }
   }
   tfe__kgroup_ids(p, g, at);
+}
+
+/* Elements of a group of dims [0, nd) whose last one is cut to `cut`. */
+TFE_INTERNAL int64_t tfe__kgroup_len(const tfe__kplan *p, int nd, int64_t cut) {
+  int64_t n = 1;
+  for (int d = 0; d < nd; d++) n *= d == nd - 1 ? cut : p->dims[d];
+  return n;
 }
 
 /* Choose a group starting at `at` among dims [at, rank): whole dims while the block stays
@@ -732,7 +740,15 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * the rest of each line written by another tile much later); as 21 x 48, 0.64 of the time */
   if (mis >= 0 && !p->gather && p->copy && p->es <= 2 && tfe__st.tune.copy_wide_tables && p->tab0 < TFE__KTAB / p->es)
     p->tab0 = TFE__KTAB / p->es;
+  /* A copy of common runs whose G0 is a table (the dim after the run reversed or not its
+   * continuation in one operand) took 256 entries a tile: u16 [11,8r,40,...], runs of 22 bytes,
+   * tiles of 16 runs, 5.5x the streamed copy, the tile's own cost ahead of its bytes
+   * (copy_run_table_entries) */
+  const bool run_tab = p->copy && mis < 0 && !p->gather && nops == 2 && p->rank > 1 && p->str[1 - key][0] == 1 &&
+                       p->dims[0] * p->es < 256;
+  if (run_tab && tfe__st.tune.copy_run_table_entries > p->tab0) p->tab0 = tfe__st.tune.copy_run_table_entries;
   int nd0 = p->rank ? tfe__kgroup_pick(p, 0, end0, p->gather ? tg0 : mis >= 0 ? tt0 : t0, &cut0) : 0;
+  if (run_tab && nd0 > 1 && tfe__kgroup_len(p, nd0, cut0) > TFE__KTAB_STD) TFE__KSTAT(74);
   bool table = (mode & TFE__KM_TABLE) && mis >= 0 && !p->gather;
   /* (G0 cuts a dim only when the input's innermost run fills register blocks: with runs of 4
    * the cut dim, which continues them, serves better in the odometer. The run: its innermost
@@ -798,8 +814,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
      * times its target, its table up to TFE__KTAB entries (copy_tiny_g0_wide_g1: G1 142 x 6,
      * 1.2x; any dims so, 59 of 217 sweep cases 1.05-1.6x slower; G0 up to a quarter of its
      * target, not half a line: 51 of 131) */
-    int64_t g0n = 1;
-    for (int d = 0; d < nd0; d++) g0n *= d == nd0 - 1 ? cut0 : p->dims[d];
+    const int64_t g0n = tfe__kgroup_len(p, nd0, cut0);
     if (p->copy && !p->gather && !table && tfe__st.tune.copy_tiny_g0_wide_g1 && g0n * p->es <= 32 &&
         tfe__kabs(p->str[mis][nd0]) == 1) {
       int64_t cw = 0;

@@ -2487,16 +2487,17 @@ static void test_s41_short_batches(void **st) {
   if (tfe__ksimd()) assert_true(seen[0] > 0);
 #endif
 }
-/* Session 42 (copy_run_table_entries, counter 74): copies of short common runs (dim 0 first in
- * both, 1-40 elements under 256 bytes) followed by a dim the source reads reversed (form 0) or
- * one that is not the run's continuation there (form 1: the source's dims 1 and 2 swapped), the
- * outer dims permuted; every kind, views shifted 0-3 elements, 1 and 2 threads, the rule on and
- * off; every element checked, nothing written outside the view; the counter moves only when on. */
+/* Session 42 (copy_run_table_entries, counter 74; copy_small_run_bytes, counter 75): copies of
+ * short common runs (dim 0 first in both, 1-40 elements of at most 128 bytes) followed by a dim
+ * the source reads reversed (form 0) or one that is not the run's continuation there (form 1:
+ * the source's dims 1 and 2 swapped), the outer dims permuted; every kind, views shifted 0-3
+ * elements, 1 and 2 threads, the rules on and off; every element checked, nothing written
+ * outside the view; the counters move only when on. */
 #define TK_S42(S, T, VAL)                                                                        \
   static void tk_s42_##S(tu_rng *r, int form) {                                                 \
     const int rank = (int)tu_int(r, 3, 5);                                                      \
     int64_t dims[5], perm[5], st[5], n = 1, s = 1;                                              \
-    dims[0] = tu_int(r, 1, 255 / (int64_t)sizeof(T) < 40 ? 255 / (int64_t)sizeof(T) : 40);     \
+    dims[0] = tu_int(r, 1, 128 / (int64_t)sizeof(T) < 40 ? 128 / (int64_t)sizeof(T) : 40);     \
     dims[1] = tu_int(r, 2, 12);                                                                 \
     for (int k = 2; k < rank; k++) dims[k] = tu_int(r, 2, 30);                                  \
     for (int k = 0; k < rank; k++) n *= dims[k];                                                \
@@ -2506,17 +2507,23 @@ static void test_s41_short_batches(void **st) {
     TK_GUARDED_COPY(S, T, VAL, (form == 0 && a == 1) || (a > 2 && tu_int(r, 0, 5) == 0), "s42 form", form) \
   }
 TK_FIVE_KINDS(TK_S42)
-static void tk_s42_set(bool on) { TK_TUNE(copy_run_table_entries, on ? 1024 : 256); }
+static void tk_s42_set(bool on) {
+  TK_TUNE(copy_run_table_entries, on ? 1024 : 256);
+  TK_TUNE(copy_small_run_bytes, on ? 64 : 0);
+}
 static void tk_s42_run(tu_rng *r, int form) {
   tk_s42_u8(r, form); tk_s42_u16(r, form); tk_s42_f32(r, form); tk_s42_f64(r, form); tk_s42_c128(r, form);
 }
 static void test_s42_run_tables(void **st) {
   (void)st;
   tu_rng r = {4242};
-  int64_t seen[1] = {0};
-  const int ctr[1] = {74};
-  tk_rule_modes(&r, 2, tu_cases(6) < 3 ? 3 : tu_cases(6), tk_s42_set, tk_s42_run, ctr, 1, seen);
+  int64_t seen[2] = {0};
+  const int ctr[2] = {74, 75};
+  tk_rule_modes(&r, 2, tu_cases(6) < 3 ? 3 : tu_cases(6), tk_s42_set, tk_s42_run, ctr, 2, seen);
   assert_true(seen[0] > 0);
+#if TFE__KHAVE_TR8
+  if (tfe__ksimd()) assert_true(seen[1] > 0);
+#endif
 }
 static void test_tuning_kernel(void **st) {
   (void)st;
@@ -2566,6 +2573,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_skew_tile_bytes, -1);
   assert_int_equal(d.copy_buf_short_cols, 1);
   assert_int_equal(d.copy_run_table_entries, 1024);
+  assert_int_equal(d.copy_small_run_bytes, 64);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2700,6 +2708,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_buf_short_cols, 2);
   TK_REJECT(copy_run_table_entries, 255);
   TK_REJECT(copy_run_table_entries, 1025);
+  TK_REJECT(copy_small_run_bytes, -1);
+  TK_REJECT(copy_small_run_bytes, 65);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);

@@ -363,6 +363,10 @@ typedef struct tfe_tuning {
   int64_t copy_run_table_entries;  /* 1024: copies of short common runs (no transposed input) whose
                                     * G0 is a table (a reversed or gapped dim between the runs) take
                                     * up to this many entries into it; 256: as before */
+  int64_t copy_small_run_bytes;    /* 64: the runs of such table blocks, 4 bytes to this many long
+                                    * and read forwards, copied by a loop of two overlapping loads
+                                    * and stores a run (normal stores); 0: run by run through
+                                    * tfe__kcopy_short or the streamed column, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -407,7 +411,7 @@ typedef struct tfe_tuning {
   /* kernel (session 39) */ .copy_narrow_records = 1, \
   /* kernel (session 40) */ .copy_col_stream_bytes = 512, .copy_skew_min_row_bytes = 512, .copy_records_src_order = 1, \
   /* kernel (session 41) */ .copy_run_tile_col_bytes = 3072, .copy_buf_rim_pct = 25, .copy_skew_tile_bytes = -1, .copy_buf_short_cols = 1, \
-  /* kernel (session 42) */ .copy_run_table_entries = 1024, \
+  /* kernel (session 42) */ .copy_run_table_entries = 1024, .copy_small_run_bytes = 64, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -518,6 +522,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_skew_tile_bytes, -1, tile);
   TFE__TUNE_RANGE(copy_buf_short_cols, 0, 1);
   TFE__TUNE_RANGE(copy_run_table_entries, 256, 1024);
+  TFE__TUNE_RANGE(copy_small_run_bytes, 0, 64);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

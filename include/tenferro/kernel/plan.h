@@ -177,7 +177,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * [72] 2-D skewed-line transposes of 8- and 16-byte kinds made again with larger tiles
  * (copy_skew_tile_bytes), [73] batches of small dense 1- and 2-byte transposes left unbuffered
  * (copy_buf_short_cols), [74] copies of short common runs whose G0 table took more than
- * TFE__KTAB_STD entries (copy_run_table_entries). */
+ * TFE__KTAB_STD entries (copy_run_table_entries); by the tile's thread: [75] table blocks of such
+ * runs of 4-64 bytes copied by the loop of overlapping pairs (copy_small_run_bytes). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -745,7 +746,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * tiles of 16 runs, 5.5x the streamed copy, the tile's own cost ahead of its bytes
    * (copy_run_table_entries) */
   const bool run_tab = p->copy && mis < 0 && !p->gather && nops == 2 && p->rank > 1 && p->str[1 - key][0] == 1 &&
-                       p->dims[0] * p->es < 256;
+                       p->dims[0] * p->es <= 128;
   if (run_tab && tfe__st.tune.copy_run_table_entries > p->tab0) p->tab0 = tfe__st.tune.copy_run_table_entries;
   int nd0 = p->rank ? tfe__kgroup_pick(p, 0, end0, p->gather ? tg0 : mis >= 0 ? tt0 : t0, &cut0) : 0;
   if (run_tab && nd0 > 1 && tfe__kgroup_len(p, nd0, cut0) > TFE__KTAB_STD) TFE__KSTAT(74);

@@ -929,6 +929,24 @@ TFE_INTERNAL void tfe__kcopy_short(char *d, const char *s, size_t bytes) {
     memcpy(&a, s, 4); memcpy(&b, s + bytes - 4, 4); memcpy(d, &a, 4); memcpy(d + bytes - 4, &b, 4);
   }
 }
+/* n runs of rb bytes (4 <= rb <= 64), run k from s + tab[k * stride] * es to d + k * rb: a loop per
+ * width class of two overlapping loads and stores each (one branch outside the loop, none per
+ * run; normal stores): the runs of a table block of short common runs (copy_small_run_bytes). */
+#define TFE__KRUNS_PAIRS(T)                                                                       \
+  for (int64_t k = 0; k < n; k++, d += rb) {                                                      \
+    const char *q = s + tab[k * stride] * es;                                                     \
+    T a_, b_;                                                                                     \
+    memcpy(&a_, q, sizeof(T)); memcpy(&b_, q + rb - sizeof(T), sizeof(T));                        \
+    memcpy(d, &a_, sizeof(T)); memcpy(d + rb - sizeof(T), &b_, sizeof(T));                        \
+  }
+TFE_INTERNAL void tfe__kcopy_runs_small(char *d, const char *s, const int64_t *tab, int64_t stride, int64_t es, size_t rb,
+                                        int64_t n) {
+  if (rb >= 32) TFE__KRUNS_PAIRS(__m256i)
+  else if (rb >= 16) TFE__KRUNS_PAIRS(__m128i)
+  else if (rb >= 8) TFE__KRUNS_PAIRS(uint64_t)
+  else TFE__KRUNS_PAIRS(uint32_t)
+}
+#undef TFE__KRUNS_PAIRS
 /* memcpy that streams dst past the cache: the 64-byte-aligned middle in whole lines, the
  * edges through tfe__kstream_edge (the caller issues tfe__ksfence when done). */
 TFE_INTERNAL void tfe__kstream_simd(char *d, const char *s, size_t bytes, bool edges_nt) {

@@ -2448,7 +2448,7 @@ static void test_s41_skew_tiles(void **st) {
   int64_t seen[1] = {0};
   const int ctr[1] = {72};
   tk_rule_modes(&r, 2, tu_cases(6) < 3 ? 3 : tu_cases(6), tk_s41s_set, tk_s41s_run, ctr, 1, seen);
-  TK_TUNE(copy_skew_tile_bytes, -1);
+  TK_TUNE(copy_skew_tile_bytes, 1024);
 #if TFE__KHAVE_TR8 && defined(__AVX512F__)
   if (tfe__ksimd()) assert_true(seen[0] > 0);
 #endif
@@ -2570,7 +2570,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_records_src_order, 1);
   assert_int_equal(d.copy_run_tile_col_bytes, 3072);
   assert_int_equal(d.copy_buf_rim_pct, 25);
-  assert_int_equal(d.copy_skew_tile_bytes, -1);
+  assert_int_equal(d.copy_skew_tile_bytes, 1024);
   assert_int_equal(d.copy_buf_short_cols, 1);
   assert_int_equal(d.copy_run_table_entries, 1024);
   assert_int_equal(d.copy_small_run_bytes, 64);
@@ -2702,7 +2702,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_run_tile_col_bytes, ((int64_t)1 << 20) + 1);
   TK_REJECT(copy_buf_rim_pct, -1);
   TK_REJECT(copy_buf_rim_pct, 101);
-  TK_REJECT(copy_skew_tile_bytes, -2);
+  TK_REJECT(copy_skew_tile_bytes, -1);
   TK_REJECT(copy_skew_tile_bytes, ((int64_t)1 << 24) + 1);
   TK_REJECT(copy_buf_short_cols, -1);
   TK_REJECT(copy_buf_short_cols, 2);

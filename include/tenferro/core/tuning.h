@@ -351,10 +351,10 @@ typedef struct tfe_tuning {
                                     * would be written in place take the tile buffer where their
                                     * rims (past whole register blocks) hold this percentage of the
                                     * tile or more; 0: in place, as before (copy_buffered_tiles 2-4) */
-  int64_t copy_skew_tile_bytes;    /* -1: 1024 on AMD, else 0: 2-D transposes of 8- and 16-byte
-                                    * kinds into unaligned columns (skewed lines) take tiles this
-                                    * many bytes along the source (copy_tile_bytes' scale); 0: as
-                                    * copy_tile_bytes says, as before */
+  int64_t copy_skew_tile_bytes;    /* 1024: 2-D transposes of 8- and 16-byte kinds into unaligned
+                                    * columns (skewed lines) take tiles this many bytes along the
+                                    * source (copy_tile_bytes' scale); 0: as copy_tile_bytes says,
+                                    * as before session 41 (AMD only in session 41) */
   int copy_buf_short_cols;         /* 1: tiles of copy_buf_short_rows whose G1 is under a
                                     * register block's columns (64 bytes) stay in place where each
                                     * tile is a dense block of both operands and the next one
@@ -410,7 +410,7 @@ typedef struct tfe_tuning {
   /* kernel (session 38) */ .copy_skew_buf_src_bytes = -1, \
   /* kernel (session 39) */ .copy_narrow_records = 1, \
   /* kernel (session 40) */ .copy_col_stream_bytes = 512, .copy_skew_min_row_bytes = 512, .copy_records_src_order = 1, \
-  /* kernel (session 41) */ .copy_run_tile_col_bytes = 3072, .copy_buf_rim_pct = 25, .copy_skew_tile_bytes = -1, .copy_buf_short_cols = 1, \
+  /* kernel (session 41) */ .copy_run_tile_col_bytes = 3072, .copy_buf_rim_pct = 25, .copy_skew_tile_bytes = 1024, .copy_buf_short_cols = 1, \
   /* kernel (session 42) */ .copy_run_table_entries = 1024, .copy_small_run_bytes = 64, \
 }
 
@@ -519,7 +519,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_records_src_order, 0, 1);
   TFE__TUNE_RANGE(copy_run_tile_col_bytes, 0, (int64_t)1 << 20);
   TFE__TUNE_RANGE(copy_buf_rim_pct, 0, 100);
-  TFE__TUNE_RANGE(copy_skew_tile_bytes, -1, tile);
+  TFE__TUNE_RANGE(copy_skew_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_buf_short_cols, 0, 1);
   TFE__TUNE_RANGE(copy_run_table_entries, 256, 1024);
   TFE__TUNE_RANGE(copy_small_run_bytes, 0, 64);

@@ -1308,8 +1308,8 @@ TFE_INTERNAL bool TFE_FN(k_copy_long_rows_)(const TFE_TY(view) *dst, const TFE_T
 
 /* Whether plan p, a 2-D transpose of an 8- or 16-byte kind whose buffered tiles go out as skewed
  * lines (unaligned destination columns: k_copy_skew_), is made again with tiles
- * copy_skew_tile_bytes / copy_tile_bytes times as long each way (tfe__kskew_tile_bytes: 1024 on
- * AMD; G1 may then take a second dim); kept as it was when the new plan's G0 would not be one
+ * copy_skew_tile_bytes / copy_tile_bytes times as long each way (1024: on a Zen 4 and a Xeon;
+ * G1 may then take a second dim); kept as it was when the new plan's G0 would not be one
  * dim or its tiles not buffered. The skewed
  * form's per-tile cost (each column's carried register, joined at the tile's end) over more
  * rows and columns: f64 [8837,1697] [1,0] 0.85 of its time on a Zen 4, c128 [4435,1150] 0.86,
@@ -1317,7 +1317,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_long_rows_)(const TFE_TY(view) *dst, const TFE_T
 TFE_INTERNAL bool TFE_FN(k_copy_skew_tiles_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, tfe__kplan *p,
                                             int64_t tg) {
 #if TFE__KHAVE_TR8 && defined(__AVX512F__)
-  const int64_t es = (int64_t)sizeof(TFE_T), kb = tfe__kskew_tile_bytes(), tb = tfe__st.tune.copy_tile_bytes;
+  const int64_t es = (int64_t)sizeof(TFE_T), kb = tfe__st.tune.copy_skew_tile_bytes, tb = tfe__st.tune.copy_tile_bytes;
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
   if ((es != 8 && es != 16) || !tfe__st.tune.copy_skew_lines || kb <= tb || tb <= 0 || p->gather || p->along_src ||
       p->unit || p->runtile || p->shared || g0->nd != 1 || g1->nd != 1 || !g1->arith[1] || g1->step[1] != 1 ||

@@ -115,12 +115,6 @@ TFE_INTERNAL int64_t tfe__klong_row_bytes(void) {
   return b >= 0 ? b : 0;
 #endif
 }
-/* copy_skew_tile_bytes, -1: 1024 on AMD CPUs (measured on a Zen 4; the Xeon not measured), 0
- * elsewhere (k_copy_skew_tiles_). */
-TFE_INTERNAL int64_t tfe__kskew_tile_bytes(void) {
-  const int64_t b = tfe__st.tune.copy_skew_tile_bytes;
-  return b >= 0 ? b : tfe__kcpu_amd() ? 1024 : 0;
-}
 /* Why k_copy_skew_ leaves an n0 x n1 tile of es-byte elements (G1 of g1len) to the tile buffer:
  * 64 where its rims, past whole blocks of a line a side (run by scalar loops there), exceed
  * copy_skew_rim_pct of the tile; 69 where its source rows hold fewer than

@@ -162,6 +162,52 @@ TFE_INTERNAL bool TFE_FN(k_copy_small12_)(TFE_T *d, const TFE_T *s, const int64_
 #endif
 }
 
+/* Rows [i0, i1) x columns [j0, j1) of a transposing tile of a 1- or 2-byte kind whose source
+ * rows are short, 8 / es < j1 - j0 < 64 / es (9-63 bytes), addressed as in k_copy_small12_, in
+ * blocks of 64 / es rows (tfe__ktr12_wide), the last shifted back to end at i1: each column gets
+ * 64 bytes a block. Rows are read 16, 32 or 64 bytes wide: those that would pass the source's end
+ * (c->s_end) are copied to the stack first. In 16-byte blocks of 16 / es rows (k_copy_small12_,
+ * k_deint_) such tiles took two or more shifted blocks where a row passed 16 bytes and ran 3-5x
+ * the streamed copy. copy_wide_rows 2 first asks for the next block's rows: a block's 64 loads
+ * come before 300 instructions of shuffles, and without the prefetch the next block's misses
+ * waited for them (u8 small-dim permutations 1.35x slower than the 16-byte blocks; counter 76,
+ * docs/bench-kernel.md, session 43). False (nothing done) where it does not apply. */
+TFE_INTERNAL bool TFE_FN(k_copy_wide12_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TFE_T *s, const int64_t *rtab,
+                                         int64_t lds, const int64_t *ctab, int64_t ldd, int64_t i0, int64_t i1,
+                                         int64_t j0, int64_t j1) {
+#if TFE__KHAVE_TR8 && defined(__AVX512BW__)
+  const int64_t es = (int64_t)sizeof(TFE_T), rb = 64 / es, nc = j1 - j0;
+  if (es > 2 || c->cj || !c->s_end || !tfe__st.tune.copy_wide_rows || !tfe__ksimd() || nc * es <= 8 || nc >= rb ||
+      i1 - i0 < rb)
+    return false;
+  tfe__kstat_add(76);
+  const int64_t w = nc * es <= 16 ? 16 : nc * es <= 32 ? 32 : 64; /* (bytes read a row) */
+  TFE_T pad[64][64 / sizeof(TFE_T)];
+  const void *sr[64];
+  void *dc[64];
+  for (int64_t ib = i0;; ib += rb) {
+    if (ib > i1 - rb) ib = i1 - rb;
+    for (int64_t i = 0; i < rb; i++) {
+      const TFE_T *r = s + (rtab ? rtab[ib + i] : (ib + i) * lds) + j0;
+      if ((const char *)r + w > (const char *)c->s_end) { memcpy(pad[i], r, (size_t)(nc * es)); r = pad[i]; }
+      sr[i] = r;
+    }
+    for (int64_t j = 0; j < nc; j++) dc[j] = d + (ctab ? ctab[j0 + j] : (j0 + j) * ldd) + ib;
+    if (tfe__st.tune.copy_wide_rows > 1)
+      for (int64_t i = ib + rb, e = i + rb < i1 ? i + rb : i1; i < e; i++) {
+        const char *r = (const char *)(s + (rtab ? rtab[i] : i * lds) + j0);
+        tfe__kpf(r);
+        if (w > 64 - (int64_t)((uintptr_t)r & 63)) tfe__kpf(r + w - 1);
+      }
+    tfe__ktr12_wide((size_t)es, dc, sr, (int)nc);
+    if (ib == i1 - rb) return true;
+  }
+#else
+  (void)c; (void)d; (void)s; (void)rtab; (void)lds; (void)ctab; (void)ldd; (void)i0; (void)i1; (void)j0; (void)j1;
+  return false;
+#endif
+}
+
 /* Whether the whole 8x8 blocks of a transpose tile of an 8-byte kind (columns [j0 = 0, n1),
  * 16 blocks or more) have destination columns in segments at one stride: G1's first dim whole
  * and a multiple of 8 long, or all of G1 one step. Then k_copy_segs_ runs them
@@ -297,7 +343,8 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
   if (small) {
     const int64_t m0 = i0 + (n0 - i0) / rb * rb, m1 = j0 + (n1 - j0) / cb * cb;
     const int64_t *rt = g0->arith[1] ? NULL : g0->tab[1], *ct = g1->arith[0] ? NULL : g1->tab[0];
-    TFE_FN(k_copy_small12_)(d, s, rt, g0->step[1], ct, g1->step[0], i0, n0, m1, n1, pfo);
+    if (m1 > j0 || !TFE_FN(k_copy_wide12_)(c, d, s, rt, g0->step[1], ct, g1->step[0], i0, n0, j0, n1))
+      TFE_FN(k_copy_small12_)(d, s, rt, g0->step[1], ct, g1->step[0], i0, n0, m1, n1, pfo);
     if (m1 > j0) TFE_FN(k_copy_small12_)(d, s, rt, g0->step[1], ct, g1->step[0], m0, n0, j0, m1, pfo);
   }
 }
@@ -389,6 +436,7 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
    * 8-byte outputs stream whole lines (copy_stream_narrow_columns: element-wise normal stores
    * read each line first) */
   const int colnt = tfe__st.tune.copy_stream_narrow_columns;
+  if (es <= 2 && !m1 && TFE_FN(k_copy_wide12_)(c, d, s, NULL, lds, NULL, ldd, 0, n0, 0, n1)) return;
   if (es <= 2 && !c->cj && TFE_FN(k_copy_small12_)(d, s, NULL, lds, NULL, ldd, 0, n0, m1, n1, 0)) {
     if (m1 > 0) TFE_FN(k_copy_small12_)(d, s, NULL, lds, NULL, ldd, m0, n0, 0, m1, 0);
     return; /* (1- and 2-byte kinds: the rims in 16-byte blocks) */
@@ -442,6 +490,7 @@ TFE_INTERNAL bool TFE_FN(k_deint_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TFE_
   const int64_t es = (int64_t)sizeof(TFE_T), nb = 16 / es;
   const int mode = tfe__st.tune.copy_deinterleave_rows;
   if (es > 2 || c->cj || !c->s_end || !tfe__ksimd() || !mode || n1 < 2 || n1 >= nb || n0 < nb) return false;
+  if (n1 * es > 8 && TFE_FN(k_copy_wide12_)(c, d, s, rtab, lds, ctab, ldd, 0, n0, 0, n1)) return true;
   tfe__kstat_add(43);
   TFE_T pad[64][16];
   const void *sr[64];
@@ -809,6 +858,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   }
   if (shift) {
     if (m0 < n0 || m1 < n1) tfe__kstat_add(13);
+  } else if (!m1 && TFE_FN(k_copy_wide12_)(c, b, s, rt, g0->step[1], NULL, lb, 0, n0, 0, n1)) {
   } else if (TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, lb, 0, n0, m1, n1, pfo)) {
     /* rims: the rows below the whole blocks, the columns past them (1- and 2-byte kinds in
      * 16-byte register blocks where they fit; else loops) */
@@ -1095,6 +1145,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_gather12_)(const TFE_TY(kcopy_) *c, const tfe__k
     TFE_T *dj = ctab ? d : d + j0 * ldd;
     const int64_t *cj = ctab ? ctab + j0 : NULL;
     const TFE_T *sj = s + TFE__KOFF(p, 1, 1, j0);
+    if (TFE_FN(k_copy_wide12_)(c, dj, sj, rtab, lds, cj, ldd, 0, n0, 0, w)) continue;
     if (w >= nb) TFE_FN(k_copy_small12_)(dj, sj, rtab, lds, cj, ldd, 0, n0, 0, w, 0);
     else if (w < 2 || !TFE_FN(k_deint_)(c, dj, sj, rtab, lds, cj, ldd, n0, w))
       for (int64_t j = j0; j < j0 + w; j++) TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);

@@ -178,7 +178,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * (copy_skew_tile_bytes), [73] batches of small dense 1- and 2-byte transposes left unbuffered
  * (copy_buf_short_cols), [74] copies of short common runs whose G0 table took more than
  * TFE__KTAB_STD entries (copy_run_table_entries); by the tile's thread: [75] table blocks of such
- * runs of 4-64 bytes copied by the loop of overlapping pairs (copy_small_run_bytes). */
+ * runs of 4-64 bytes copied by the loop of overlapping pairs (copy_small_run_bytes), [76] 1- and
+ * 2-byte transpose tiles (or runs of their columns) of source rows of 9-63 bytes moved in wide
+ * register blocks of 64 / es rows (k_copy_wide12_, copy_wide_rows). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

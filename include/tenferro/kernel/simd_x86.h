@@ -570,6 +570,51 @@ TFE__KOUTLINE void tfe__ktr1z_half(__m512i *v, const void *const *srow, int64_t 
   tfe__ktr16x1z_regs(r + 16);
   TFE__KUNROLL for (int j = 0; j < 32; j++) v[j] = r[j];
 }
+/* Short source rows (session 43): 64 / es rows x nc columns, 8 / es < nc < 64 / es (bytes: 9-63,
+ * 2-byte kinds 5-31): row i at srow[i], read 16, 32 or 64 bytes wide (the caller makes those
+ * reads safe); column j's 64 bytes to dcol[j], j < nc, normal stores. Columns past
+ * nc are transposed and dropped: for 23 columns one wide block took a third of the instructions
+ * of the two shifted 16 x 16 blocks it replaces. */
+TFE__KOUTLINE void tfe__ktr12_wide(size_t es, void *const *dcol, const void *const *srow, int nc) {
+  __m512i v[32];
+  if (nc * (int)es <= 16) { /* (from 16-byte rows: rows i, i+n, i+2n, i+3n in one register's lanes, n = 16 / es) */
+    const int n = 16 / (int)es;
+#define TFE__KXL(k) _mm_loadu_si128((const __m128i *)(const void *)srow[k])
+    TFE__KUNROLL for (int i = 0; i < n; i++) {
+      const __m256i x = _mm256_inserti128_si256(_mm256_castsi128_si256(TFE__KXL(i)), TFE__KXL(i + n), 1);
+      const __m256i y = _mm256_inserti128_si256(_mm256_castsi128_si256(TFE__KXL(i + 2 * n)), TFE__KXL(i + 3 * n), 1);
+      v[i] = _mm512_inserti64x4(_mm512_castsi256_si512(x), y, 1);
+    }
+#undef TFE__KXL
+    if (es == 1) tfe__ktr16x1z_regs(v);
+    else tfe__ktr8x2z_regs(v);
+    for (int j = 0; j < nc; j++) _mm512_storeu_si512(dcol[j], v[j]);
+    return;
+  }
+  if (es == 2 && nc <= 16) { /* (32 x 16 from 32-byte rows: rows i, i+8, i+16, i+24 in one register's lanes) */
+#define TFE__KYL(k) _mm256_loadu_si256((const __m256i *)(const void *)srow[k])
+    TFE__KUNROLL for (int i = 0; i < 8; i++) {
+      const __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(TFE__KYL(i)), TFE__KYL(i + 8), 1);
+      const __m512i y = _mm512_inserti64x4(_mm512_castsi256_si512(TFE__KYL(i + 16)), TFE__KYL(i + 24), 1);
+      v[i] = _mm512_shuffle_i64x2(x, y, 0x88);
+      v[8 + i] = _mm512_shuffle_i64x2(x, y, 0xdd);
+    }
+#undef TFE__KYL
+    tfe__ktr8x2z_regs(v);
+    tfe__ktr8x2z_regs(v + 8);
+    for (int j = 0; j < nc; j++) _mm512_storeu_si512(dcol[j], v[j]);
+    return;
+  }
+  if (es == 2) {
+    tfe__ktr2u(v, srow, 0);
+    for (int j = 0; j < nc; j++) _mm512_storeu_si512(dcol[j], v[j]);
+    return;
+  }
+  for (int h = 0; h < 2 && 32 * h < nc; h++) {
+    tfe__ktr1z_half(v, srow, 0, h);
+    for (int j = 32 * h; j < nc && j < 32 * h + 32; j++) _mm512_storeu_si512(dcol[j], v[j - 32 * h]);
+  }
+}
 TFE__KOUTLINE void tfe__ktr1z(void *const *dcol, const void *const *srow, bool nt) {
   tfe__ktr12z_blk(1, dcol, srow, nt);
 }

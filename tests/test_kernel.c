@@ -2525,10 +2525,12 @@ static void test_s42_run_tables(void **st) {
   if (tfe__ksimd()) assert_true(seen[1] > 0);
 #endif
 }
-/* Session 43 (copy_wide_rows, counter 76): transposes of 1- and 2-byte kinds whose source rows
- * hold 9-63 bytes (dim 0 of the source, 9-63 bytes long, not first in the destination): form 0
- * a long dim next in the source led the destination (records split into streams), form 1 any
- * permutation of 4-5 dims; dim 0 or another dim read reversed in some; views shifted 0-3
+/* Session 43 (copy_wide_rows, counter 76; copy_chain_next_prefetch, counter 77): transposes of
+ * 1- and 2-byte kinds whose source rows hold 9-63 bytes (dim 0 of the source, 9-63 bytes long,
+ * not first in the destination): form 0 a long dim next in the source led the destination
+ * (records split into streams), form 1 any permutation of 4-5 dims; form 2 the same as form 0
+ * with source rows of 300-900 elements (tiles in chains along them: counter 77 at each
+ * chain's end when buffered); dim 0 or another dim read reversed in some; views shifted 0-3
  * elements, 1 and 2 threads, buffered and unbuffered tiles, the rule in both modes and off;
  * every element checked against the naive reference, nothing written outside the view, the
  * counter moves only when on. The wide blocks read rows 16-64 bytes wide: rows near the end of
@@ -2536,34 +2538,38 @@ static void test_s42_run_tables(void **st) {
  * the stack copy (ASan sees any read past it). */
 #define TK_S43(S, T, VAL)                                                                        \
   static void tk_s43_##S(tu_rng *r, int form) {                                                 \
-    const int rank = form ? (int)tu_int(r, 4, 5) : 3;                                           \
+    const int rank = form == 1 ? (int)tu_int(r, 4, 5) : form == 2 ? 4 : 3;                     \
     int64_t dims[5], perm[5], st[5], n = 1, s = 1;                                              \
-    dims[0] = tu_int(r, 9 / (int64_t)sizeof(T) + 1, 63 / (int64_t)sizeof(T));                 \
-    dims[1] = form ? tu_int(r, 2, 40) : tu_int(r, 64, 300);                                     \
-    for (int k = 2; k < rank; k++) dims[k] = tu_int(r, 2, form ? 12 : 6);                       \
+    dims[0] = form == 2 ? tu_int(r, 300, 900) : tu_int(r, 9 / (int64_t)sizeof(T) + 1, 63 / (int64_t)sizeof(T)); \
+    dims[1] = form == 1 ? tu_int(r, 2, 40) : form == 2 ? tu_int(r, 40, 100) : tu_int(r, 64, 300); \
+    for (int k = 2; k < rank; k++) dims[k] = tu_int(r, 2, form == 1 ? 12 : 6);                 \
     for (int k = 0; k < rank; k++) n *= dims[k];                                                \
     for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
-    for (int k = rank - 1; form && k > 0; k--) {                                                \
+    for (int k = rank - 1; form == 1 && k > 0; k--) {                                           \
       int j = (int)tu_int(r, 0, k);                                                             \
       int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
     }                                                                                           \
-    if (!form) { perm[0] = 1; perm[1] = tu_int(r, 0, 1) ? 0 : 2; perm[2] = 2 - perm[1]; }       \
+    if (form != 1) { perm[0] = 1; perm[1] = tu_int(r, 0, 1) ? 0 : 2; perm[2] = 2 - perm[1]; }  \
     if (perm[0] == 0) { perm[0] = perm[1]; perm[1] = 0; }                                       \
     const int64_t rv = tu_int(r, -1, rank - 1); /* (-1: none) */                                \
     TK_GUARDED_COPY(S, T, VAL, a == rv, "s43 form", form)                                      \
   }
 TK_S43(u8, tk_u8, TK_U8VAL)
 TK_S43(u16, tk_u16, TK_U16VAL)
-static void tk_s43_set(bool on) { TK_TUNE(copy_wide_rows, on ? 2 : 0); }
+static void tk_s43_set(bool on) {
+  TK_TUNE(copy_wide_rows, on ? 2 : 0);
+  TK_TUNE(copy_chain_next_prefetch, on);
+}
 static void tk_s43_set1(bool on) { TK_TUNE(copy_wide_rows, on ? 1 : 0); }
 static void tk_s43_run(tu_rng *r, int form) { tk_s43_u8(r, form); tk_s43_u16(r, form); }
 static void test_s43_wide_rows(void **st) {
   (void)st;
   tu_rng r = {4343};
-  int64_t seen[1] = {0};
-  const int ctr[1] = {76};
-  tk_rule_modes(&r, 2, tu_cases(10) < 3 ? 3 : tu_cases(10), tk_s43_set, tk_s43_run, ctr, 1, seen);
+  int64_t seen[2] = {0};
+  const int ctr[2] = {76, 77};
+  tk_rule_modes(&r, 3, tu_cases(8) < 3 ? 3 : tu_cases(8), tk_s43_set, tk_s43_run, ctr, 2, seen);
   tk_rule_modes(&r, 2, tu_cases(4) < 2 ? 2 : tu_cases(4), tk_s43_set1, tk_s43_run, ctr, 1, seen);
+  assert_true(seen[1] > 0);
 #if TFE__KHAVE_TR8 && defined(__AVX512BW__)
   if (tfe__ksimd()) assert_true(seen[0] > 0);
 #else
@@ -2620,6 +2626,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_run_table_entries, 1024);
   assert_int_equal(d.copy_small_run_bytes, 64);
   assert_int_equal(d.copy_wide_rows, 2);
+  assert_int_equal(d.copy_chain_next_prefetch, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2758,6 +2765,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_small_run_bytes, 65);
   TK_REJECT(copy_wide_rows, -1);
   TK_REJECT(copy_wide_rows, 3);
+  TK_REJECT(copy_chain_next_prefetch, -1);
+  TK_REJECT(copy_chain_next_prefetch, 2);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);

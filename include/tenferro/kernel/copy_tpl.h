@@ -117,6 +117,18 @@ TFE_INTERNAL int64_t TFE_FN(k_short_rows_pf_)(const tfe__kplan *p, const tfe__kt
   return pfo;
 }
 
+/* The source offset of the thread's next tile where tile t ends a chain of one odometer dim
+ * (p->nchain 1: tiles along it read on in the same source rows) and the next tile starts
+ * another: k_copy_buf_out_next_ asks for its rows during the stream-out, as for tiles without
+ * chains. Batches of small transposes whose dense blocks span two tiles (u8 [10,11,3,77,14,3,
+ * 154] [3,0,2,5,1,6,4]: 77 x 330-byte blocks as 77 x 220 and 77 x 110 tiles) met every block
+ * at memory latency (copy_chain_next_prefetch, counter 77; docs/bench-kernel.md, session 43).
+ * 0: none. */
+TFE_INTERNAL int64_t TFE_FN(k_chain_next_)(const tfe__kplan *p, const tfe__ktile *t) {
+  if (!tfe__st.tune.copy_chain_next_prefetch || p->nchain != 1 || p->no < 2 || t->i0 != p->ocount[0] - 1) return 0;
+  return t->nx[1];
+}
+
 /* Rows [i0, i1) x columns [j0, j1) of a transposing tile of a 1- or 2-byte kind in n x n
  * register blocks (n = 16 / es, tfe__ktr12x16): source row i at s + (rtab ? rtab[i] : i*lds),
  * its elements along j contiguous; destination column j at d + (ctab ? ctab[j] : j*ldd), its
@@ -781,20 +793,24 @@ TFE_INTERNAL void TFE_FN(k_copy_chains_out_)(const tfe__kplan *p, TFE_T *d, cons
  * step on from s) asked into L2, a share after each group of columns (copy_next_prefetch): the
  * stream-out alone leaves the memory without reads, and the next tile's reads then find none
  * of their lines on the way (both phases in turn rather than overlapped, as a memcpy's are).
- * Not where the next tile reads on in this tile's rows (a chain, p->nchain: already cached). */
+ * Not where the next tile reads on in this tile's rows (a chain, p->nchain: already cached),
+ * but at a chain's end (nxo: the offset of the thread's next tile, which starts another chain;
+ * copy_chain_next_prefetch; 0: none). */
 TFE_INTERNAL void TFE_FN(k_copy_buf_out_next_)(const tfe__kplan *p, TFE_T *d, const TFE_T *b, const TFE_T *s,
-                                               int64_t n0, int64_t n1, int64_t lb, bool rev, bool runs, int64_t chain) {
+                                               int64_t n0, int64_t n1, int64_t lb, bool rev, bool runs, int64_t chain,
+                                               int64_t nxo) {
   const int64_t groups = 8;
-  const bool next = tfe__st.tune.copy_next_prefetch && p->no > 0 && p->ocount[0] >= 2 && !p->nchain && n1 >= groups;
+  const bool next = tfe__st.tune.copy_next_prefetch && p->no > 0 && p->ocount[0] >= 2 && (!p->nchain || nxo) && n1 >= groups;
+  const TFE_T *ns = s + (p->nchain ? nxo : p->ostep[1][0]);
+  if (next && p->nchain) tfe__kstat_add(77);
   if (chain && !runs && !rev && n0 == p->g[0].len && chain < n1) { /* (a clipped G0 breaks the chains) */
-    TFE_FN(k_copy_chains_out_)(p, d, b, next ? s + p->ostep[1][0] : NULL, n0, n1, lb, chain);
+    TFE_FN(k_copy_chains_out_)(p, d, b, next ? ns : NULL, n0, n1, lb, chain);
     return;
   }
   if (!next) {
     TFE_FN(k_copy_buf_out_)(p, d, b, n0, n1, lb, rev, runs, 0, n1);
     return;
   }
-  const TFE_T *ns = s + p->ostep[1][0];
   const int64_t line = 64 / (int64_t)sizeof(TFE_T);
   for (int64_t g = 0; g < groups; g++) {
     TFE_FN(k_copy_buf_out_)(p, d, b, n0, n1, lb, rev, runs, n1 * g / groups, n1 * (g + 1) / groups);
@@ -814,7 +830,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buf_out_next_)(const tfe__kplan *p, TFE_T *d, co
  * (step -1, a reversed source dim: the buffer is filled from the rows read ascending and its
  * columns are streamed out to the destination's in reverse). */
 TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
-                                           const TFE_T *s, int64_t n0, int64_t n1, int tid, int64_t pfo) {
+                                           const TFE_T *s, int64_t n0, int64_t n1, int tid, int64_t pfo, int64_t nxo) {
   TFE_T *b = c->buf + (int64_t)tid * c->tile_elems;
   const bool rev = p->g[1].step[1] < 0;
   if (rev) { s -= n1 - 1; tfe__kstat_add(11); }
@@ -866,7 +882,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   } else
     for (int64_t j = 0; j < n1; j++)
       for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * lb + i] = s[TFE__KOFF(p, 0, 1, i) + j];
-  TFE_FN(k_copy_buf_out_next_)(p, d, b, s, n0, n1, lb, rev, runs, c->chain);
+  TFE_FN(k_copy_buf_out_next_)(p, d, b, s, n0, n1, lb, rev, runs, c->chain, nxo);
 }
 
 /* One register block of k_copy_skew12_: columns jb + hc*h .. of the rows at srow[] into v (2-byte
@@ -1170,7 +1186,7 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
   if (c->skew12 && TFE_FN(k_copy_skew12_)(c, p, d, s, n0, n1, t->tid)) return;
   if (c->buf && !c->skew12) {
     if (!TFE_FN(k_copy_skew_)(c, p, d, s, n0, n1, t->tid))
-      TFE_FN(k_copy_buffered_)(c, p, d, s, n0, n1, t->tid, TFE_FN(k_short_rows_pf_)(p, t));
+      TFE_FN(k_copy_buffered_)(c, p, d, s, n0, n1, t->tid, TFE_FN(k_short_rows_pf_)(p, t), TFE_FN(k_chain_next_)(p, t));
     return;
   }
   if (p->g[1].nd > 0 && !p->gather) { /* a transpose tile */

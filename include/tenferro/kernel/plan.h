@@ -180,7 +180,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * TFE__KTAB_STD entries (copy_run_table_entries); by the tile's thread: [75] table blocks of such
  * runs of 4-64 bytes copied by the loop of overlapping pairs (copy_small_run_bytes), [76] 1- and
  * 2-byte transpose tiles (or runs of their columns) of source rows of 9-63 bytes moved in wide
- * register blocks of 64 / es rows (k_copy_wide12_, copy_wide_rows). */
+ * register blocks of 64 / es rows (k_copy_wide12_, copy_wide_rows), [77] buffered tiles at the
+ * end of a chain of tiles along the source's rows that asked for the next tile's rows
+ * (k_chain_next_, copy_chain_next_prefetch). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

@@ -801,10 +801,10 @@ TFE_INTERNAL void TFE_FN(k_copy_buf_out_next_)(const tfe__kplan *p, TFE_T *d, co
                                                int64_t nxo) {
   const int64_t groups = 8;
   const bool next = tfe__st.tune.copy_next_prefetch && p->no > 0 && p->ocount[0] >= 2 && (!p->nchain || nxo) && n1 >= groups;
-  const TFE_T *ns = s + (p->nchain ? nxo : p->ostep[1][0]);
+  const TFE_T *ns = next ? s + (p->nchain ? nxo : p->ostep[1][0]) : NULL; /* (ostep unset without an odometer) */
   if (next && p->nchain) tfe__kstat_add(77);
   if (chain && !runs && !rev && n0 == p->g[0].len && chain < n1) { /* (a clipped G0 breaks the chains) */
-    TFE_FN(k_copy_chains_out_)(p, d, b, next ? ns : NULL, n0, n1, lb, chain);
+    TFE_FN(k_copy_chains_out_)(p, d, b, ns, n0, n1, lb, chain);
     return;
   }
   if (!next) {

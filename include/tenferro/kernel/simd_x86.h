@@ -554,18 +554,23 @@ TFE_INTERNAL void tfe__ktr2u(__m512i *out, const void *const *srow, int64_t off)
     out[24 + c] = _mm512_shuffle_i64x2(a1, b1, 0xdd);
   }
 }
+/* 32 bytes at srow[k] + off of rows k = i, i + n, i + 2n, i + 3n (i < n) as lanes: r[i] their
+ * first 16 bytes, r[n + i] their second 16 (the lane L of each: row i + Ln). */
+TFE__KINLINE void tfe__kz_rows4(__m512i *r, const void *const *srow, int n, int64_t off) {
+#define TFE__KYL(k) _mm256_loadu_si256((const __m256i *)(const void *)((const char *)srow[k] + off))
+  TFE__KUNROLL for (int i = 0; i < n; i++) {
+    const __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(TFE__KYL(i)), TFE__KYL(i + n), 1);
+    const __m512i y = _mm512_inserti64x4(_mm512_castsi256_si512(TFE__KYL(i + 2 * n)), TFE__KYL(i + 3 * n), 1);
+    r[i] = _mm512_shuffle_i64x2(x, y, 0x88);
+    r[n + i] = _mm512_shuffle_i64x2(x, y, 0xdd);
+  }
+#undef TFE__KYL
+}
 /* Columns 32h .. 32h + 31 of the 64 x 64 bytes at srow[i] + off into v[j] = column 32h + j:
  * the two quarters from 32-byte loads of the rows (each line read once a half). */
 TFE__KOUTLINE void tfe__ktr1z_half(__m512i *v, const void *const *srow, int64_t off, int h) {
   __m512i r[32];
-#define TFE__KYL(k) _mm256_loadu_si256((const __m256i *)(const void *)((const char *)srow[k] + off + 32 * h))
-  TFE__KUNROLL for (int i = 0; i < 16; i++) {
-    const __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(TFE__KYL(i)), TFE__KYL(i + 16), 1);
-    const __m512i y = _mm512_inserti64x4(_mm512_castsi256_si512(TFE__KYL(i + 32)), TFE__KYL(i + 48), 1);
-    r[i] = _mm512_shuffle_i64x2(x, y, 0x88);
-    r[16 + i] = _mm512_shuffle_i64x2(x, y, 0xdd);
-  }
-#undef TFE__KYL
+  tfe__kz_rows4(r, srow, 16, off + 32 * h);
   tfe__ktr16x1z_regs(r);
   tfe__ktr16x1z_regs(r + 16);
   TFE__KUNROLL for (int j = 0; j < 32; j++) v[j] = r[j];
@@ -591,15 +596,8 @@ TFE__KOUTLINE void tfe__ktr12_wide(size_t es, void *const *dcol, const void *con
     for (int j = 0; j < nc; j++) _mm512_storeu_si512(dcol[j], v[j]);
     return;
   }
-  if (es == 2 && nc <= 16) { /* (32 x 16 from 32-byte rows: rows i, i+8, i+16, i+24 in one register's lanes) */
-#define TFE__KYL(k) _mm256_loadu_si256((const __m256i *)(const void *)srow[k])
-    TFE__KUNROLL for (int i = 0; i < 8; i++) {
-      const __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(TFE__KYL(i)), TFE__KYL(i + 8), 1);
-      const __m512i y = _mm512_inserti64x4(_mm512_castsi256_si512(TFE__KYL(i + 16)), TFE__KYL(i + 24), 1);
-      v[i] = _mm512_shuffle_i64x2(x, y, 0x88);
-      v[8 + i] = _mm512_shuffle_i64x2(x, y, 0xdd);
-    }
-#undef TFE__KYL
+  if (es == 2 && nc <= 16) { /* (32 x 16 from 32-byte rows) */
+    tfe__kz_rows4(v, srow, 8, 0);
     tfe__ktr8x2z_regs(v);
     tfe__ktr8x2z_regs(v + 8);
     for (int j = 0; j < nc; j++) _mm512_storeu_si512(dcol[j], v[j]);

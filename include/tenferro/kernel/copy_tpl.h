@@ -875,6 +875,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   if (shift) {
     if (m0 < n0 || m1 < n1) tfe__kstat_add(13);
   } else if (!m1 && TFE_FN(k_copy_wide12_)(c, b, s, rt, g0->step[1], NULL, lb, 0, n0, 0, n1)) {
+    /* (a tile of short source rows, whole, in wide blocks) */
   } else if (TFE_FN(k_copy_small12_)(b, s, rt, g0->step[1], NULL, lb, 0, n0, m1, n1, pfo)) {
     /* rims: the rows below the whole blocks, the columns past them (1- and 2-byte kinds in
      * 16-byte register blocks where they fit; else loops) */

@@ -463,7 +463,7 @@ static void test_block_sizes(void **st) {
     for (int c = 0; c < tu_cases(20); c++) { tk_blocks_u8(&r, mode); tk_blocks_u16(&r, mode); }
   }
   TK_TUNE(copy_narrow_source_tiles, 0);
-  TK_TUNE(copy_flip_source_dims, 3);
+  TK_TUNE(copy_flip_source_dims, 4);
   TK_TUNE(copy_small_wide, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
@@ -1737,7 +1737,7 @@ static void test_s23_wide_tables(void **st) {
   }
   assert_true(seen[0] > 0 && seen[1] > 0 && seen[2] > 0 && seen[3] > 0 && seen[4] > 0); /* every rule taken when on */
   TK_TUNE(copy_wide_tables, 1);
-  TK_TUNE(copy_flip_source_dims, 3);
+  TK_TUNE(copy_flip_source_dims, 4);
   TK_TUNE(copy_next_prefetch, 2);
   TK_TUNE(copy_table_run_cut, 2);
   TK_TUNE(copy_run_tile_col_bytes, 3072);
@@ -2419,7 +2419,8 @@ static void test_s41_rim_buf(void **st) {
 }
 /* Session 41 (copy_skew_tile_bytes, counter 72): 2-D transposes of 8- and 16-byte kinds into
  * unaligned columns (form 0: [d0, d1] read as [d1, d0], d1 not a multiple of a line; form 1:
- * [a, b, c] read as [c, a, b]), a reversed source dim in one case of four, views shifted 0-3
+ * [a, b, c] read as [c, a, b]; form 2: form 0 with the source's rows read backwards, session
+ * 44), a reversed source dim in one case of four, views shifted 0-3
  * elements; streamed, 1 and 2 threads, the rule on (1024) and off; every element checked,
  * nothing written outside the view; the counter moves only when on (AVX-512 builds). */
 #define TK_S41S(S, T, VAL)                                                                        \
@@ -2428,12 +2429,12 @@ static void test_s41_rim_buf(void **st) {
     int64_t dims[3] = {tu_int(r, 100, 700), tu_int(r, 100, 700), tu_int(r, 2, 6)}, perm[3] = {1, 0, 2}, st[3], n = 1, s = 1; \
     if (dims[1] % line == 0) dims[1]++;                                                         \
     int rank = 2;                                                                               \
-    if (form) {                                                                                 \
+    if (form == 1) {                                                                            \
       rank = 3; dims[0] = tu_int(r, 20, 90); dims[1] = tu_int(r, 10, 40); dims[2] = tu_int(r, 100, 500); \
       dims[2] += dims[2] % line == 0; perm[0] = 2; perm[1] = 0; perm[2] = 1;                    \
     }                                                                                           \
     for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; n *= dims[k]; }                   \
-    TK_GUARDED_COPY(S, T, VAL, tu_int(r, 0, 3) == 0 && a == perm[rank - 1], "s41s form", form)  \
+    TK_GUARDED_COPY(S, T, VAL, (form == 2 || tu_int(r, 0, 3) == 0) && a == perm[rank - 1], "s41s form", form) \
   }
 TK_S41S(f64, double, TK_VAL)
 TK_S41S(c128, double complex, TK_CVAL)
@@ -2442,15 +2443,18 @@ static void tk_s41s_set(bool on) {
   TK_TUNE(kernel_stream_min_bytes, 0);
 }
 static void tk_s41s_run(tu_rng *r, int form) { tk_s41s_f64(r, form); tk_s41s_c128(r, form); }
+static void tk_s41s_rev(tu_rng *r, int form) { (void)form; tk_s41s_run(r, 2); }
 static void test_s41_skew_tiles(void **st) {
   (void)st;
   tu_rng r = {4143};
-  int64_t seen[1] = {0};
+  int64_t seen[1] = {0}, rev[1] = {0};
   const int ctr[1] = {72};
   tk_rule_modes(&r, 2, tu_cases(6) < 3 ? 3 : tu_cases(6), tk_s41s_set, tk_s41s_run, ctr, 1, seen);
+  /* (session 44: form 2, form 0 whose source rows are read backwards, takes the rule too) */
+  tk_rule_modes(&r, 1, tu_cases(4) < 2 ? 2 : tu_cases(4), tk_s41s_set, tk_s41s_rev, ctr, 1, rev);
   TK_TUNE(copy_skew_tile_bytes, 1024);
 #if TFE__KHAVE_TR8 && defined(__AVX512F__)
-  if (tfe__ksimd()) assert_true(seen[0] > 0);
+  if (tfe__ksimd()) { assert_true(seen[0] > 0); assert_true(rev[0] > 0); }
 #endif
 }
 /* Session 41 (copy_buf_short_cols, counter 73): batches of small dense 1- and 2-byte transposes
@@ -2576,6 +2580,44 @@ static void test_s43_wide_rows(void **st) {
   assert_int_equal(seen[0], 0); /* (no wide blocks without AVX-512BW) */
 #endif
 }
+/* Session 44 (copy_flip_source_dims 4, counter 78): transposes whose G1 is one dim that the
+ * source reads reversed and that is not its run (form 0: [u, v, w] read as [u, w, v], u a run
+ * of 1-90 elements, v 20-300 reversed; form 1: [u, v, w, x] read as [u, w, v, x]; form 2: a
+ * random permutation of 3-5 dims, any of them reversed), every kind, views shifted 0-3
+ * elements; in place and streamed, 1 and 2 threads, 4 against 3; every element checked,
+ * nothing written outside the view; the counter moves only at 4. */
+#define TK_S44(S, T, VAL)                                                                        \
+  static void tk_s44_##S(tu_rng *r, int form) {                                                \
+    const int rank = form == 0 ? 3 : form == 1 ? 4 : (int)tu_int(r, 3, 5);                     \
+    int64_t dims[5], perm[5] = {0, 2, 1, 3, 4}, st[5], n = 1, s = 1;                            \
+    dims[0] = tu_int(r, 1, 90); dims[1] = tu_int(r, 20, 300); dims[2] = tu_int(r, 20, 300);    \
+    dims[3] = tu_int(r, 2, 5); dims[4] = tu_int(r, 2, 40);                                      \
+    if (form == 2) {                                                                            \
+      for (int k = 0; k < rank; k++) dims[k] = tu_int(r, 0, 1) ? tu_int(r, 2, 9) : tu_int(r, 10, 200); \
+      for (int k = rank - 1; k > 0; k--) {                                                      \
+        int j = (int)tu_int(r, 0, k);                                                           \
+        int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                    \
+      }                                                                                         \
+    }                                                                                           \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    for (int k = rank - 1; n > 200000; k = k > 1 ? k - 1 : rank - 1)                            \
+      if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; }                                 \
+    TK_GUARDED_COPY(S, T, VAL, form < 2 ? a == 1 : tu_int(r, 0, 2) == 0, "s44 form", form)     \
+  }
+TK_FIVE_KINDS(TK_S44)
+static void tk_s44_set(bool on) { TK_TUNE(copy_flip_source_dims, on ? 4 : 3); }
+static void tk_s44_run(tu_rng *r, int form) {
+  tk_s44_u8(r, form); tk_s44_u16(r, form); tk_s44_f32(r, form); tk_s44_f64(r, form); tk_s44_c128(r, form);
+}
+static void test_s44_flip_lone_g1(void **st) {
+  (void)st;
+  tu_rng r = {4444};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {78};
+  tk_rule_modes(&r, 3, tu_cases(8) < 3 ? 3 : tu_cases(8), tk_s44_set, tk_s44_run, ctr, 1, seen);
+  assert_true(seen[0] > 0);
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2649,7 +2691,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_lone_edge_bytes, 512);
   assert_int_equal(d.copy_wide_tables, 1);
   assert_int_equal(d.copy_next_prefetch, 2);
-  assert_int_equal(d.copy_flip_source_dims, 3);
+  assert_int_equal(d.copy_flip_source_dims, 4);
   assert_int_equal(d.copy_table_run_cut, 2);
   assert_int_equal(d.copy_g1_run_bytes, 32);
   assert_int_equal(d.copy_tiny_g0_wide_g1, 1);
@@ -2690,7 +2732,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_wide_tables, 2);
   TK_REJECT(copy_next_prefetch, -1);
   TK_REJECT(copy_next_prefetch, 3);
-  TK_REJECT(copy_flip_source_dims, 4);
+  TK_REJECT(copy_flip_source_dims, 5);
   TK_REJECT(copy_table_run_cut, 3);
   TK_REJECT(copy_g1_run_bytes, -1);
   TK_REJECT(copy_tiny_g0_wide_g1, 2);
@@ -2882,6 +2924,7 @@ int main(void) {
       cmocka_unit_test(test_s41_short_batches),
       cmocka_unit_test(test_s42_run_tables),
       cmocka_unit_test(test_s43_wide_rows),
+      cmocka_unit_test(test_s44_flip_lone_g1),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -169,11 +169,12 @@ typedef struct tfe_tuning {
                                     * while they stream their buffer out, and gather tiles of copies
                                     * for the next tile's source runs while they gather (session
                                     * 31); 1: buffered tiles only; 0: neither */
-  int copy_flip_source_dims;       /* 3: a transposing copy walks the dims of its input group (G1)
+  int copy_flip_source_dims;       /* 4: a transposing copy walks the dims of its input group (G1)
                                     * that the input reads reversed the other way: 1 those after
                                     * the first, 2 the first too when G1 has more, 3 also tile
                                     * odometer dims (all without G1, else steps of at most 4 KiB
-                                    * down the input) (0: not) */
+                                    * down the input), 4 also a lone G1 dim that is not the
+                                    * input's run (session 44) (0: not) */
   int copy_table_run_cut;          /* 2: table tiles cut a G0 dim when the input's run (its innermost
                                     * dim and the dims it goes on through: after G0, and with 2 also
                                     * G0's after the cut one) fills register blocks (0: when the
@@ -399,7 +400,7 @@ typedef struct tfe_tuning {
   /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 128, .copy_shared_run_dim = 2, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 2, \
   /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
   /* kernel (session 21) */ .copy_unit_run_bytes = 255, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
-  /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 2, .copy_flip_source_dims = 3, .copy_table_run_cut = 2, \
+  /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 2, .copy_flip_source_dims = 4, .copy_table_run_cut = 2, \
   /* kernel (session 24) */ .copy_g1_run_bytes = 32, .copy_tiny_g0_wide_g1 = 1, \
   /* kernel (session 25) */ .copy_buf_narrow_bytes = 16, .copy_g1_run_dims = 1, \
   /* prims (session 26) */ .small_wide_cols = 1, .small_tn_pack_rows = 5, .small_half_tail = -1, \
@@ -488,7 +489,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_unit_prefetch, 0, 2);
   TFE__TUNE_RANGE(copy_wide_tables, 0, 1);
   TFE__TUNE_RANGE(copy_next_prefetch, 0, 2);
-  TFE__TUNE_RANGE(copy_flip_source_dims, 0, 3);
+  TFE__TUNE_RANGE(copy_flip_source_dims, 0, 4);
   TFE__TUNE_RANGE(copy_table_run_cut, 0, 2);
   TFE__TUNE_RANGE(copy_g1_run_bytes, 0, 1 << 20);
   TFE__TUNE_RANGE(copy_tiny_g0_wide_g1, 0, 1);

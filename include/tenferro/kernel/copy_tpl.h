@@ -1388,7 +1388,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_tiles_)(const TFE_TY(view) *dst, const TFE_
   const int64_t es = (int64_t)sizeof(TFE_T), kb = tfe__st.tune.copy_skew_tile_bytes, tb = tfe__st.tune.copy_tile_bytes;
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
   if ((es != 8 && es != 16) || !tfe__st.tune.copy_skew_lines || kb <= tb || tb <= 0 || p->gather || p->along_src ||
-      p->unit || p->runtile || p->shared || g0->nd != 1 || g1->nd != 1 || !g1->arith[1] || g1->step[1] != 1 ||
+      p->unit || p->runtile || p->shared || g0->nd != 1 || g1->nd != 1 || !g1->arith[1] || tfe__kabs(g1->step[1]) != 1 ||
       !((TFE__KOFF(p, 1, 0, 1) * es) & 63))
     return false;
   tfe__kplan *q = TFE_FN(k_copy_replan_)(dst, src, g0->len * kb / tb, g1->len * kb / tb, tg);

@@ -182,7 +182,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * 2-byte transpose tiles (or runs of their columns) of source rows of 9-63 bytes moved in wide
  * register blocks of 64 / es rows (k_copy_wide12_, copy_wide_rows), [77] buffered tiles at the
  * end of a chain of tiles along the source's rows that asked for the next tile's rows
- * (k_chain_next_, copy_chain_next_prefetch). */
+ * (k_chain_next_, copy_chain_next_prefetch); by the calling thread: [78] lone G1 dims that the
+ * input reads reversed, not its run, walked the other way (copy_flip_source_dims 4). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -870,12 +871,17 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * reversed (u16 [75,7r,7,...]: G1 75 x 3 of the reversed 7, a table, and the tile fell back to
    * gather tiles, 4.4x memcpy; the destination's columns may come in any order). With 2 (session
    * 24) G1's first dim too, when G1 has more (f32 [2r,120,153,57,9] perm [4,0,2,3,1]: G1 the
-   * reversed 2 x 120, a table reading 0, -1, 2, 1, ..., 8.1 -> 2.2x memcpy). */
-  if (p->copy && mis >= 0 && nd1 > 1 && tfe__st.tune.copy_flip_source_dims)
-    for (int k = tfe__st.tune.copy_flip_source_dims > 1 ? nd0 : nd0 + 1; k < nd0 + nd1; k++)
+   * reversed 2 x 120, a table reading 0, -1, 2, 1, ..., 8.1 -> 2.2x memcpy). With 4 (session
+   * 44) also a lone G1 dim whose input stride is not 1: a tile then reads the input's runs
+   * upwards, as the prefetchers follow (c128 [68,510r,298] [0,2,1], a transpose of 1088-byte
+   * runs each 2 KB below the last: 26 -> 9.6 ms; counter 78). */
+  const int flip = tfe__st.tune.copy_flip_source_dims;
+  const bool lone = nd1 == 1 && flip > 3 && mis >= 0 && tfe__kabs(p->str[mis][nd0]) > 1;
+  if (p->copy && mis >= 0 && (nd1 > 1 || lone) && flip)
+    for (int k = flip > 1 ? nd0 : nd0 + 1; k < nd0 + nd1; k++)
       if (p->str[mis][k] < 0) {
         for (int o = 0; o < nops; o++) { p->base[o] += (p->dims[k] - 1) * p->str[o][k]; p->str[o][k] = -p->str[o][k]; }
-        TFE__KSTAT(k == nd0 ? 37 : 32);
+        TFE__KSTAT(lone ? 78 : k == nd0 ? 37 : 32);
       }
   /* With 3 (session 35) also the tile odometer's dims that the input reads reversed, in plans
    * without G1 (blocks of common runs) and, in transposes, where one step goes at most 4 KiB

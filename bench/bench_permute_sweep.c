@@ -23,6 +23,8 @@
  *   bench_permute_sweep ... --reversed: regular cases with one or two dims read backwards (draw_reversed)
  *   bench_permute_sweep ... --records: copies between r-element records and r streams (draw_records)
  *   bench_permute_sweep ... --flips: numpy's flips of an inner axis, short first runs (draw_flips)
+ *   bench_permute_sweep ... --last-flips: the same with the first run read backwards too: x[..., ::-1]
+ *                            of a short last axis (BGR to RGB), records reversed (draw_flips)
  *
  * Case k: a scalar of 1, 2, 4, 8 or 16 bytes (u8 and u16 user kinds stamped here, f32, f64,
  * c128; --sizes picks a subset, e.g. --sizes 4,8,16 for the draws of sessions 6-9), rank 2-7, dims drawn so that the
@@ -234,7 +236,7 @@ static kase draw_reversed(int64_t lo_bytes, int64_t hi_bytes) {
  * destination keeps the source's first 2-4 dims first and in order, dim 0 a run of 1-64 bytes,
  * one or two of the other kept dims read backwards; the outer dims in order in half the cases,
  * else permuted. */
-static bool flips = false;
+static bool flips = false, last_flips = false;
 static kase draw_flips(int64_t lo_bytes, int64_t hi_bytes) {
   kase c = draw(lo_bytes, hi_bytes);
   if (c.rank < 3) return draw_flips(lo_bytes, hi_bytes);
@@ -258,6 +260,7 @@ static kase draw_flips(int64_t lo_bytes, int64_t hi_bytes) {
     }
   c.rev[rint_(1, keep - 1)] = true;
   if (keep > 2 && rnd() % 3 == 0) c.rev[rint_(1, keep - 1)] = true;
+  if (last_flips) { c.rev[0] = true; if (rnd() % 2) c.rev[rint_(1, keep - 1)] = false; } /* (dim 0 alone in half) */
   return c;
 }
 
@@ -437,7 +440,7 @@ static int set_knob(tfe_tuning *t, const char *arg) {
   KNOB(copy_fresh_in_order) KNOB(kernel_stream_min_bytes) KNOB(kernel_vector_gather) KNOB(copy_narrow_source_tiles) KNOB(copy_gather_run_tiles) KNOB(copy_tiny_source_runs) KNOB(kernel_table_input_runs)
   KNOB(kernel_stream_edge_lines) KNOB(copy_stream_narrow_columns) KNOB(copy_tile_pad) KNOB(copy_skew_lines) KNOB(copy_block_prefetch) KNOB(copy_edge_stores)
   KNOB(copy_source_chain_bytes) KNOB(copy_short_runs) KNOB(copy_block_prefetch_spread) KNOB(copy_table_runs)
-  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(copy_unit_run_bytes) KNOB(copy_unit_tile_bytes) KNOB(copy_unit_stream) KNOB(copy_unit_prefetch) KNOB(copy_wide_tables) KNOB(copy_next_prefetch) KNOB(copy_flip_source_dims) KNOB(copy_table_run_cut) KNOB(copy_g1_run_bytes) KNOB(copy_tiny_g0_wide_g1) KNOB(copy_buf_narrow_bytes) KNOB(copy_g1_run_dims) KNOB(copy_lone_edge_bytes) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes) KNOB(copy_stream_line_runs) KNOB(copy_interleave_rows) KNOB(copy_deinterleave_rows) KNOB(copy_skew_run_bytes) KNOB(copy_long_row_bytes) KNOB(copy_block_segments) KNOB(copy_shared_keep) KNOB(copy_gather_blocks) KNOB(copy_unit_kinds) KNOB(copy_short_rows) KNOB(copy_shared_g0_bytes) KNOB(copy_run_piece_edges) KNOB(copy_chain_columns) KNOB(kernel_prefetch_l2) KNOB(copy_gather_source_run) KNOB(copy_small_wide) KNOB(copy_reverse_runs) KNOB(copy_run_stream_bytes) KNOB(copy_skew_short_cols) KNOB(copy_tile_slack) KNOB(copy_buf_short_rows) KNOB(copy_short_row_prefetch) KNOB(copy_skew_rim_pct) KNOB(copy_quarter_st) KNOB(copy_skew_buf_src_bytes) KNOB(copy_narrow_records) KNOB(copy_col_stream_bytes) KNOB(copy_skew_min_row_bytes) KNOB(copy_records_src_order) KNOB(copy_run_tile_col_bytes) KNOB(copy_buf_rim_pct) KNOB(copy_skew_tile_bytes) KNOB(copy_buf_short_cols) KNOB(copy_run_table_entries) KNOB(copy_small_run_bytes) KNOB(copy_wide_rows) KNOB(copy_chain_next_prefetch)
+  KNOB(copy_run_prefetch_bytes) KNOB(copy_run_tile_bytes) KNOB(copy_run_tile_cols) KNOB(copy_shared_run_dim) KNOB(copy_half_blocks) KNOB(copy_rim_scalar_cols) KNOB(copy_quarter_blocks) KNOB(copy_unit_run_bytes) KNOB(copy_unit_tile_bytes) KNOB(copy_unit_stream) KNOB(copy_unit_prefetch) KNOB(copy_wide_tables) KNOB(copy_next_prefetch) KNOB(copy_flip_source_dims) KNOB(copy_table_run_cut) KNOB(copy_g1_run_bytes) KNOB(copy_tiny_g0_wide_g1) KNOB(copy_buf_narrow_bytes) KNOB(copy_g1_run_dims) KNOB(copy_lone_edge_bytes) KNOB(kernel_small_elems) KNOB(copy_fresh_min_bytes) KNOB(copy_stream_line_runs) KNOB(copy_interleave_rows) KNOB(copy_deinterleave_rows) KNOB(copy_skew_run_bytes) KNOB(copy_long_row_bytes) KNOB(copy_block_segments) KNOB(copy_shared_keep) KNOB(copy_gather_blocks) KNOB(copy_unit_kinds) KNOB(copy_short_rows) KNOB(copy_shared_g0_bytes) KNOB(copy_run_piece_edges) KNOB(copy_chain_columns) KNOB(kernel_prefetch_l2) KNOB(copy_gather_source_run) KNOB(copy_small_wide) KNOB(copy_reverse_runs) KNOB(copy_run_stream_bytes) KNOB(copy_skew_short_cols) KNOB(copy_tile_slack) KNOB(copy_buf_short_rows) KNOB(copy_short_row_prefetch) KNOB(copy_skew_rim_pct) KNOB(copy_quarter_st) KNOB(copy_skew_buf_src_bytes) KNOB(copy_narrow_records) KNOB(copy_col_stream_bytes) KNOB(copy_skew_min_row_bytes) KNOB(copy_records_src_order) KNOB(copy_run_tile_col_bytes) KNOB(copy_buf_rim_pct) KNOB(copy_skew_tile_bytes) KNOB(copy_buf_short_cols) KNOB(copy_run_table_entries) KNOB(copy_small_run_bytes) KNOB(copy_wide_rows) KNOB(copy_chain_next_prefetch) KNOB(copy_rev_records)
   else { fprintf(stderr, "--tune: unknown knob %s\n", name); return 2; }
 #undef KNOB
   return 0;
@@ -464,6 +467,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--shared-runs")) shared_runs = true;
     else if (!strcmp(argv[i], "--reversed")) reversed_dims = true;
     else if (!strcmp(argv[i], "--flips")) flips = true;
+    else if (!strcmp(argv[i], "--last-flips")) flips = last_flips = true;
     else if (!strcmp(argv[i], "--records")) records = true;
     else if (!strcmp(argv[i], "--warm")) { evict_on = false; if (!mib_given) { lo = 0.25; hi = 1; } }
     else if (!strcmp(argv[i], "--peer") && i + 1 < argc) { if (!peer_open(argv[++i])) return 2; }
@@ -490,7 +494,7 @@ int main(int argc, char **argv) {
         if (*q == ',') q++; else if (*q) { fprintf(stderr, "sizes: a comma list\n"); return 2; }
       }
     }
-    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so] [--warm] [--small-dims | --shared-runs | --reversed | --records | --flips]\n"); return 2; }
+    else { fprintf(stderr, "usage: bench_permute_sweep [--cases N] [--seed S] [--mib LO HI] [--reps R] [--threads T] [--sizes 1,2,4,8,16] [--only K] [--plan | --plan-only] [--tune knob=value] [--ab knob=value] [--case ES:DIMS:PERM] [--peer LIB.so] [--warm] [--small-dims | --shared-runs | --reversed | --records | --flips | --last-flips]\n"); return 2; }
   }
   if (reps < 1 || reps > 64 || ncase < 1 || lo <= 0 || hi < lo || nsizes < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
   tfe_set_num_threads(threads);

@@ -2618,6 +2618,44 @@ static void test_s44_flip_lone_g1(void **st) {
   tk_rule_modes(&r, 3, tu_cases(8) < 3 ? 3 : tu_cases(8), tk_s44_set, tk_s44_run, ctr, 1, seen);
   assert_true(seen[0] > 0);
 }
+/* Session 44 (copy_rev_records, counter 79): records that the source reads backwards, one after
+ * another in both (form 0: [r, a, b] read as [r reversed, a, b], numpy's x[..., ::-1], r 1-70
+ * elements, so that records of 1-64 bytes and longer ones meet; form 1: [r, a, b, c] read as
+ * [r reversed, a, c reversed, b]; form 2: [r, a, b] read as [r reversed, b, a]: records apart
+ * in the source), every kind, views shifted 0-3 elements; in place and streamed, 1 and 2
+ * threads, the rule on and off; every element checked, nothing written outside the view; the
+ * counter moves only when on. */
+#define TK_S44R(S, T, VAL)                                                                       \
+  static void tk_s44r_##S(tu_rng *r, int form) {                                               \
+    const int rank = form == 1 ? 4 : 3;                                                         \
+    int64_t dims[4] = {tu_int(r, 0, 2) ? tu_int(r, 1, 64 / (int64_t)sizeof(T)) : tu_int(r, 1, 70), \
+                       tu_int(r, 2, 300), tu_int(r, 2, 200), tu_int(r, 2, 9)};                  \
+    int64_t perm[4] = {0, 1, 2, 3}, st[4], n = 1, s = 1;                                        \
+    if (form == 1) { perm[2] = 3; perm[3] = 2; }                                                \
+    if (form == 2) { perm[1] = 2; perm[2] = 1; }                                                \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    for (int k = rank - 1; n > 200000; k = k > 1 ? k - 1 : rank - 1)                            \
+      if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; }                                 \
+    TK_GUARDED_COPY(S, T, VAL, a == 0 || (form == 1 && a == 3), "s44r form", form)             \
+  }
+TK_FIVE_KINDS(TK_S44R)
+static void tk_s44r_set(bool on) { TK_TUNE(copy_rev_records, on); }
+static void tk_s44r_run(tu_rng *r, int form) {
+  tk_s44r_u8(r, form); tk_s44r_u16(r, form); tk_s44r_f32(r, form); tk_s44r_f64(r, form); tk_s44r_c128(r, form);
+}
+static void test_s44_rev_records(void **st) {
+  (void)st;
+  tu_rng r = {4445};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {79};
+  tk_rule_modes(&r, 3, tu_cases(10) < 4 ? 4 : tu_cases(10), tk_s44r_set, tk_s44r_run, ctr, 1, seen);
+#if TFE__KHAVE_TR8
+  if (tfe__ksimd()) assert_true(seen[0] > 0);
+#else
+  assert_int_equal(seen[0], 0);
+#endif
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2669,6 +2707,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_small_run_bytes, 64);
   assert_int_equal(d.copy_wide_rows, 2);
   assert_int_equal(d.copy_chain_next_prefetch, 1);
+  assert_int_equal(d.copy_rev_records, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2809,6 +2848,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_wide_rows, 3);
   TK_REJECT(copy_chain_next_prefetch, -1);
   TK_REJECT(copy_chain_next_prefetch, 2);
+  TK_REJECT(copy_rev_records, 2);
+  TK_REJECT(copy_rev_records, -1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2925,6 +2966,7 @@ int main(void) {
       cmocka_unit_test(test_s42_run_tables),
       cmocka_unit_test(test_s43_wide_rows),
       cmocka_unit_test(test_s44_flip_lone_g1),
+      cmocka_unit_test(test_s44_rev_records),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -375,6 +375,10 @@ typedef struct tfe_tuning {
   int copy_chain_next_prefetch;    /* 1: buffered transpose tiles that end a chain of tiles along the
                                     * source's rows ask for the thread's next tile's rows while
                                     * streaming out, as tiles without chains do (0: not) */
+  int copy_rev_records;            /* 1: columns of records that the source reads backwards (a
+                                    * reversed innermost dim common to both, at most 64 bytes, its
+                                    * records one after another in both) copied a register of
+                                    * records at a time (session 44) (0: record by record) */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -421,6 +425,7 @@ typedef struct tfe_tuning {
   /* kernel (session 41) */ .copy_run_tile_col_bytes = 3072, .copy_buf_rim_pct = 25, .copy_skew_tile_bytes = 1024, .copy_buf_short_cols = 1, \
   /* kernel (session 42) */ .copy_run_table_entries = 1024, .copy_small_run_bytes = 64, \
   /* kernel (session 43) */ .copy_wide_rows = 2, .copy_chain_next_prefetch = 1, \
+  /* kernel (session 44) */ .copy_rev_records = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -534,6 +539,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_small_run_bytes, 0, 64);
   TFE__TUNE_RANGE(copy_wide_rows, 0, 2);
   TFE__TUNE_RANGE(copy_chain_next_prefetch, 0, 1);
+  TFE__TUNE_RANGE(copy_rev_records, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -26,6 +26,8 @@ typedef struct TFE_TY(kcopy_) {
   bool skew12;        /* buf holds k_copy_skew12_'s column registers (tiles it declines: unbuffered) */
   int64_t chain;      /* buffered tiles: G1 column step m > 1 after which a destination column
                        * follows the previous one (k_chain_step_; 0: none) */
+  int rrw;            /* columns of records read backwards: rrix's register width (0: none) */
+  _Alignas(64) uint8_t rrix[64]; /* (tfe__krev_recs_prep's permute) */
 } TFE_TY(kcopy_);
 
 /* One past the last element view v reaches (its data plus the largest offset of its layout). */
@@ -632,6 +634,47 @@ TFE_INTERNAL bool TFE_FN(k_copy_rev_)(const TFE_TY(kcopy_) *c, TFE_T *d, const T
 #endif
 }
 
+/* Whether plan p's columns are records read backwards (G0's first dim: the destination's run,
+ * the source's reversed, of at most 64 bytes; the records of a column follow one another in the
+ * destination): then c's permute for k_copy_rev_recs_ (copy_rev_records). */
+TFE_INTERNAL void TFE_FN(k_rev_recs_prep_)(const tfe__kplan *p, TFE_TY(kcopy_) *c) {
+  c->rrw = 0;
+#if TFE__KHAVE_TR8
+  const tfe__kgroup *g0 = &p->g[0];
+  const int64_t es = (int64_t)sizeof(TFE_T);
+  if (tfe__st.tune.copy_rev_records && !c->cj && g0->nd >= 2 && g0->arith[0] && g0->step[0] == 1 && p->str[1][0] == -1 &&
+      p->dims[0] * es <= 64 && !(es & (es - 1)) && es <= 16 && tfe__ksimd())
+    c->rrw = tfe__krev_recs_prep(c->rrix, p->dims[0], (size_t)es);
+#else
+  (void)p;
+#endif
+}
+/* Such a column, as stretches of records that follow one another in the source too, a register
+ * of records at a time (counter 79: u8 [3r,4000,4000], BGR to RGB, went element by element,
+ * u8 [13r,110,...] a call a record). */
+TFE_INTERNAL bool TFE_FN(k_copy_rev_recs_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d, const TFE_T *s,
+                                           int64_t n0) {
+#if TFE__KHAVE_TR8
+  const int64_t run = p->dims[0], *tab = p->g[0].tab[1], es = (int64_t)sizeof(TFE_T);
+  if (!c->rrw || n0 % run) return false;
+  /* (records of whole lines of a streamed output go out streamed, as the run copies did: with
+   * normal stores f64 [8r,16,103904] ran 1.2x slower than they; shorter records keep normal
+   * stores: streamed through an L1 buffer, columns of 250-4000 bytes ran 1.05-1.5x slower) */
+  const bool nt = c->nt && run * es == 64 && !((uintptr_t)d & 63);
+  for (int64_t e = 0; e < n0;) {
+    int64_t m = 1;
+    while (e + m * run < n0 && tab[e + m * run] == tab[e] + m * run) m++;
+    tfe__kcopy_rev_recs((char *)(d + e), (const char *)(s + tab[e] - (run - 1)), run, m, (size_t)es, c->rrix, c->rrw, nt);
+    e += m * run;
+  }
+  tfe__kstat_add(79);
+  return true;
+#else
+  (void)c; (void)p; (void)d; (void)s; (void)n0;
+  return false;
+#endif
+}
+
 /* One G0 run of a plain copy block or gather tile column. */
 TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
                                       const TFE_T *s, int64_t n0) {
@@ -654,6 +697,7 @@ TFE_INTERNAL void TFE_FN(k_copy_col_)(const TFE_TY(kcopy_) *c, const tfe__kplan 
     return;
   }
   int64_t run = p->dims[0];
+  if (TFE_FN(k_copy_rev_recs_)(c, p, d, s, n0)) return;
   /* (runs of 4-14 bytes of 1- and 2-byte kinds too, the destination's tiny dim of a gather
    * tile: a 7-byte run took 7 loads and stores element by element, 4 as two overlapping pairs) */
   const bool short12 = sizeof(TFE_T) <= 2 && run * (int64_t)sizeof(TFE_T) >= 4 && tfe__st.tune.copy_short_runs;
@@ -1284,7 +1328,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(vi
   const tfe__kplan *u = up;
   TFE__KSTAT(29);
   if (u->urev) TFE__KSTAT(58);
-  TFE_TY(kcopy_) c = {dst->data, src->data, false, nt_out, NULL, 0, NULL, false, 0};
+  TFE_TY(kcopy_) c = {dst->data, src->data, false, nt_out, NULL, 0, NULL, false, 0, 0, {0}};
   tfe_allocator a = tfe_get_allocator();
   const int mode = tfe__st.tune.copy_unit_stream; /* (2: cached outputs through the buffers too) */
   if (((nt_out && mode) || mode == 2) && u->g[0].arith[0] && u->g[0].step[0] == u->unit && TFE__KHAVE_TR8 && tfe__ksimd()) {
@@ -1467,7 +1511,7 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
     return;
   }
   TFE_TY(kcopy_) c = {dst->data, src->data, cj, !cached && n * (int64_t)sizeof(TFE_T) >= tu->kernel_stream_min_bytes, NULL, 0,
-                      TFE_FN(k_view_end_)(src), false, 0};
+                      TFE_FN(k_view_end_)(src), false, 0, 0, {0}};
   /* (a plan made again below is kept only when it takes the same buffer decision) */
   const bool buf = TFE_FN(k_copy_wants_buf_)(p, dst->data, c.nt, cj);
   if (c.nt && !cj && !buf) TFE_FN(k_copy_long_rows_)(dst, src, p, tg);
@@ -1489,6 +1533,7 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
     c.chain = TFE_FN(k_chain_step_)(p);
     if (c.buf && p->g[1].len < tfe__kcb(sizeof(TFE_T))) TFE__KSTAT(38);
   }
+  TFE_FN(k_rev_recs_prep_)(p, &c);
   tfe__kplan_run(p, TFE_FN(k_copy_tile_), &c, nt);
   if (c.buf) { tfe_allocator a = tfe_get_allocator(); a.free(a.ctx, c.buf); }
 }

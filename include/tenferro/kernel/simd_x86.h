@@ -1134,6 +1134,81 @@ TFE_INTERNAL void tfe__krev_units(char *p, const int64_t *tab, int64_t step, int
   }
 }
 
+#if defined(__AVX512VBMI__)
+#define TFE__KVBMI 1
+#define TFE__KPERMB(i, x) _mm512_permutexvar_epi8(i, x)
+#else
+#define TFE__KVBMI 0
+#define TFE__KPERMB(i, x) (x)
+#endif
+/* Records read backwards (numpy's x[..., ::-1] of a short last axis: BGR to RGB is r = 3):
+ * the permute that turns round as many whole records of r elements of es bytes as fit a
+ * register, into ix (64 bytes; on AVX-512 in lanes of min(es, 8) bytes, vpermw, vpermd or
+ * vpermq: a byte-lane permute of 8-byte records measured slower than the old path on a
+ * Zen 4). Returns the register's
+ * width in bytes, 64 or 16, or 0 where a record does not fit one (or bytes on AVX-512 without
+ * VBMI take the 16-byte form). Made once per copy: the index costs more than a column. */
+TFE_INTERNAL int tfe__krev_recs_prep(uint8_t *ix, int64_t r, size_t es) {
+  const int64_t rb = r * (int64_t)es, e1 = (int64_t)es - 1;
+  int w = 16;
+#if defined(__AVX512BW__)
+  if (rb <= 64 && (es > 1 || TFE__KVBMI)) w = 64;
+#endif
+  if (rb > w) return 0;
+  const int64_t k = w / rb;
+  for (int64_t b = 0, q = 0, o = 0; b < w; b++) {
+    ix[b] = (uint8_t)(q < k ? q * rb + (r - 1 - o / (int64_t)es) * (int64_t)es + (o & e1) : b);
+    if (++o == rb) { o = 0; q++; }
+  }
+  if (w == 64 && es > 1) { /* (lanes of min(es, 8) bytes) */
+    const int l = es > 8 ? 8 : (int)es;
+    uint8_t ln[64];
+    for (int i = 0; i < 64 / l; i++) {
+      const uint64_t v = ix[i * l] / l;
+      memcpy(ln + i * l, &v, (size_t)l); /* (little-endian lanes) */
+    }
+    memcpy(ix, ln, 64);
+  }
+  return w;
+}
+/* d[i*r + j] = s[i*r + r-1-j] for m records of r elements of es bytes lying one after another
+ * in both, s the lowest byte of record 0; ix and w from tfe__krev_recs_prep. Each register of
+ * whole records is read by a masked load and stored whole (the next one rewrites its rest), the
+ * last through a mask; in the 16-byte form the records after the last whole piece element by
+ * element. nt: records of 64 bytes, d line-aligned, streamed past the cache (the caller fences). */
+TFE_INTERNAL void tfe__kcopy_rev_recs(char *d, const char *s, int64_t r, int64_t m, size_t es, const uint8_t *ix, int w,
+                                      bool nt) {
+  const int64_t rb = r * (int64_t)es, k = w / rb, cb = k * rb, total = m * rb;
+#if defined(__AVX512BW__)
+  if (w == 64) {
+    const __m512i idx = _mm512_loadu_si512((const void *)ix);
+    const __mmask64 full = cb == 64 ? ~(__mmask64)0 : (((__mmask64)1 << cb) - 1);
+    int64_t i = 0;
+#define TFE__KRR_PERM(x) (es == 1 ? TFE__KPERMB(idx, x) : es == 2 ? _mm512_permutexvar_epi16(idx, x) \
+                          : es == 4 ? _mm512_permutexvar_epi32(idx, x) : _mm512_permutexvar_epi64(idx, x))
+    if (nt && cb == 64) {
+      for (; i < m; i++) _mm512_stream_si512((void *)(d + i * 64), TFE__KRR_PERM(_mm512_loadu_si512((const void *)(s + i * 64))));
+      return;
+    }
+    for (; i + k < m; i += k) {
+      __m512i x = _mm512_maskz_loadu_epi8(full, s + i * rb);
+      _mm512_storeu_si512((void *)(d + i * rb), TFE__KRR_PERM(x));
+    }
+    const int64_t lb = (m - i) * rb;
+    const __mmask64 last = lb == 64 ? ~(__mmask64)0 : (((__mmask64)1 << lb) - 1);
+    __m512i x = _mm512_maskz_loadu_epi8(last, s + i * rb);
+    _mm512_mask_storeu_epi8(d + i * rb, last, TFE__KRR_PERM(x));
+#undef TFE__KRR_PERM
+    return;
+  }
+#endif
+  (void)nt;
+  const __m128i idx = _mm_loadu_si128((const __m128i *)(const void *)ix);
+  int64_t o = 0;
+  for (; o + 16 <= total; o += cb)
+    _mm_storeu_si128((__m128i *)(void *)(d + o), _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + o)), idx));
+  for (; o < total; o += rb) tfe__krev_part(d + o, s + o + rb, 0, (size_t)rb, es);
+}
 /* d[i] = s[i*lds] for i < n, streamed: the 64-byte-aligned middle of d in whole lines
  * gathered 8 at a time, the partial lines at its ends through tfe__kstream_edge (the
  * caller fences). The destination columns of a tile narrower than 8 (the 3-way

@@ -1450,6 +1450,76 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_tiles_)(const TFE_TY(view) *dst, const TFE_
 #endif
 }
 
+/* A copy whose plan (fused dims) starts with records read backwards continued by a dim that
+ * follows them in both operands (numpy's x[..., ::-1] of a short last axis over an image or a
+ * batch: BGR to RGB is [3r, W * H]): blocks of dims[0] x dims[1] elements that are one run in
+ * both, each moved by tfe__kcopy_rev_recs; the other dims an odometer over the blocks, split
+ * among the threads. Blocks of 4 KiB or more of a streamed output go through an L1 buffer
+ * and out as streamed lines. Tiled, such copies ran a table column of ~250 entries per tile
+ * (u8 [3r,4000,4000] 5.3x the streamed copy; [13r,110,33r,...] 9x). Needs copy_rev_records,
+ * records of at most 64 bytes and blocks of at least 512 bytes. */
+TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const tfe__kplan *p, int nt, bool stream) {
+#if TFE__KHAVE_TR8
+  const int64_t es = (int64_t)sizeof(TFE_T), r = p->dims[0];
+  if (!tfe__st.tune.copy_rev_records || p->rank < 2 || p->str[0][0] != 1 || p->str[1][0] != -1 || r < 2 || r * es > 64 ||
+      p->str[0][1] != r || p->str[1][1] != r || r * p->dims[1] * es < 512 || (es & (es - 1)) || es > 16 || !tfe__ksimd())
+    return false;
+  _Alignas(64) uint8_t ix[64];
+  const int w = tfe__krev_recs_prep(ix, r, (size_t)es);
+  if (!w) return false;
+  (void)nt; /* (without OpenMP) */
+  int64_t nb = 1;
+  for (int k = 2; k < p->rank; k++) nb *= p->dims[k];
+  const int64_t m = p->dims[1], bb = r * m * es;
+  /* (chunks of whole records and whole lines, so that a line-aligned block streams whole lines) */
+  const int64_t chunk = 4096 / (r * es * 64) * 64; /* (records: groups of 64, r * es lines each) */
+  const bool buffered = stream && bb >= 4096 && chunk > 0, edges = tfe__kon_amd(tfe__st.tune.kernel_stream_edge_lines);
+  tfe__kstat_add(80);
+  TFE_OMP(parallel num_threads(nt) if (nt > 1 && nb > 1))
+  {
+    int64_t t = 0, th = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+    th = omp_get_num_threads();
+#endif
+    int64_t lo = nb * t / th, hi = nb * (t + 1) / th, idx[TFE_MAX_RANK] = {0}, rest = lo;
+    int64_t od = p->base[0], os = p->base[1];
+    for (int k = 2; k < p->rank; k++) {
+      idx[k] = rest % p->dims[k];
+      rest /= p->dims[k];
+      od += idx[k] * p->str[0][k];
+      os += idx[k] * p->str[1][k];
+    }
+    _Alignas(64) char buf[4096];
+    for (int64_t b = lo; b < hi; b++) {
+      char *d = (char *)(dd + od);
+      const char *sp = (const char *)(ss + os - (r - 1));
+      if (buffered)
+        for (int64_t i = 0; i < m; i += chunk) {
+          const int64_t c = m - i < chunk ? m - i : chunk;
+          tfe__kcopy_rev_recs(buf, sp + i * r * es, r, c, (size_t)es, ix, w, false);
+          tfe__kstream_simd(d + i * r * es, buf, (size_t)(c * r * es), edges);
+        }
+      else
+        tfe__kcopy_rev_recs(d, sp, r, m, (size_t)es, ix, w, false);
+      for (int k = 2; k < p->rank; k++) { /* (the odometer over the blocks) */
+        od += p->str[0][k];
+        os += p->str[1][k];
+        if (++idx[k] < p->dims[k]) break;
+        od -= p->dims[k] * p->str[0][k];
+        os -= p->dims[k] * p->str[1][k];
+        idx[k] = 0;
+      }
+    }
+    if (buffered) tfe__ksfence();
+  }
+  return true;
+#else
+  (void)dd; (void)ss; (void)p; (void)nt; (void)stream;
+  return false;
+#endif
+}
+
 /* Planned copy of validated views (dims equal, numel > 0); `fresh`: dst is a new dense
  * buffer of n elements whose pages were never written: a transpose faults it in first
  * (tfe__kprefault) and then runs the tiles for written pages; other fresh copies take the
@@ -1481,6 +1551,7 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
     if (!cached && !tfe__kprefault(dst->data, (size_t)n * sizeof(TFE_T), nt))
       tfe__kplan_make(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tfe__kcopy_g1(tw, es), tg, false, es, true);
   }
+  if (!cj && TFE_FN(k_copy_rev_blocks_)(dst->data, src->data, p, nt, !cached && n * es >= tu->kernel_stream_min_bytes)) return;
   if (!cj && TFE_FN(k_copy_units_)(dst, src, p, nt, !cached && n * es >= tu->kernel_stream_min_bytes)) return;
   if (p->gather) TFE__KSTAT(2);
   if (!p->gather && p->g[1].nd == 0 && p->g[0].nd > 1 && p->dims[0] >= 8 && p->str[1][0] == 1)

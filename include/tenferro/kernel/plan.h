@@ -185,7 +185,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * (k_chain_next_, copy_chain_next_prefetch); by the calling thread: [78] lone G1 dims that the
  * input reads reversed, not its run, walked the other way (copy_flip_source_dims 4); by the
  * tile's thread: [79] columns of records read backwards copied a register of records at a
- * time (k_copy_rev_recs_, copy_rev_records). */
+ * time (k_copy_rev_recs_, copy_rev_records); by the calling thread: [80] copies of blocks of
+ * such records moved block by block without tiles (k_copy_rev_blocks_, copy_rev_records). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

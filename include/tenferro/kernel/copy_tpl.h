@@ -1455,18 +1455,20 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_tiles_)(const TFE_TY(view) *dst, const TFE_
  * batch: BGR to RGB is [3r, W * H]): blocks of dims[0] x dims[1] elements that are one run in
  * both, each moved by tfe__kcopy_rev_recs; the other dims an odometer over the blocks, split
  * among the threads. Blocks of 4 KiB or more of a streamed output go through an L1 buffer
- * and out as streamed lines. Tiled, such copies ran a table column of ~250 entries per tile
- * (u8 [3r,4000,4000] 5.3x the streamed copy; [13r,110,33r,...] 9x). Needs copy_rev_records,
- * records of at most 64 bytes and blocks of at least 512 bytes. */
+ * and out as streamed lines. Records over 64 bytes go one by one through tfe__kcopy_rev.
+ * Tiled, such copies ran a table column of ~250 entries per tile (u8 [3r,4000,4000] 5.3x the
+ * streamed copy; [13r,110,33r,...] 9x), longer records a tile of runs each (f32
+ * [24r,28,38,855] [0,1,3,2] 1.6x slower than block by block, u8 [466r,100,3431] 2.6x). Needs
+ * copy_rev_records and blocks of at least 512 bytes. */
 TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const tfe__kplan *p, int nt, bool stream) {
 #if TFE__KHAVE_TR8
   const int64_t es = (int64_t)sizeof(TFE_T), r = p->dims[0];
-  if (!tfe__st.tune.copy_rev_records || p->rank < 2 || p->str[0][0] != 1 || p->str[1][0] != -1 || r < 2 || r * es > 64 ||
+  if (!tfe__st.tune.copy_rev_records || p->rank < 2 || p->str[0][0] != 1 || p->str[1][0] != -1 || r < 2 ||
       p->str[0][1] != r || p->str[1][1] != r || r * p->dims[1] * es < 512 || (es & (es - 1)) || es > 16 || !tfe__ksimd())
     return false;
   _Alignas(64) uint8_t ix[64];
-  const int w = tfe__krev_recs_prep(ix, r, (size_t)es);
-  if (!w) return false;
+  const int w = r * es <= 64 ? tfe__krev_recs_prep(ix, r, (size_t)es) : 0; /* (0: longer records one by one) */
+  if (!w && r * es <= 64) return false;
   (void)nt; /* (without OpenMP) */
   int64_t nb = 1;
   for (int k = 2; k < p->rank; k++) nb *= p->dims[k];
@@ -1494,7 +1496,9 @@ TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const t
     for (int64_t b = lo; b < hi; b++) {
       char *d = (char *)(dd + od);
       const char *sp = (const char *)(ss + os - (r - 1));
-      if (buffered)
+      if (!w)
+        for (int64_t i = 0; i < m; i++) tfe__kcopy_rev(d + i * r * es, sp + i * r * es + (r - 1) * es, (size_t)r, (size_t)es, false);
+      else if (buffered)
         for (int64_t i = 0; i < m; i += chunk) {
           const int64_t c = m - i < chunk ? m - i : chunk;
           tfe__kcopy_rev_recs(buf, sp + i * r * es, r, c, (size_t)es, ix, w, false);

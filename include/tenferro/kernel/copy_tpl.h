@@ -1455,11 +1455,12 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew_tiles_)(const TFE_TY(view) *dst, const TFE_
  * batch: BGR to RGB is [3r, W * H]): blocks of dims[0] x dims[1] elements that are one run in
  * both, each moved by tfe__kcopy_rev_recs; the other dims an odometer over the blocks, split
  * among the threads. Blocks of 4 KiB or more of a streamed output go through an L1 buffer
- * and out as streamed lines. Records over 64 bytes go one by one through tfe__kcopy_rev.
- * Tiled, such copies ran a table column of ~250 entries per tile (u8 [3r,4000,4000] 5.3x the
- * streamed copy; [13r,110,33r,...] 9x), longer records a tile of runs each (f32
- * [24r,28,38,855] [0,1,3,2] 1.6x slower than block by block, u8 [466r,100,3431] 2.6x). Needs
- * copy_rev_records and blocks of at least 512 bytes. */
+ * and out as streamed lines. Records of 65-256 bytes go one by one through tfe__kcopy_rev
+ * (normal stores). Tiled, such copies ran a table column of ~250 entries per tile (u8
+ * [3r,4000,4000] 5.3x the streamed copy; [13r,110,33r,...] 9x), longer records a tile of runs
+ * each (f32 [24r,28,38,855] [0,1,3,2] 1.6x slower than block by block). Longer records stay
+ * tiled: on a Xeon records of 320-2240 bytes ran 0.68-0.91 of the tiles' (streamed) speed
+ * block by block. Needs copy_rev_records and blocks of at least 512 bytes. */
 TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const tfe__kplan *p, int nt, bool stream) {
 #if TFE__KHAVE_TR8
   const int64_t es = (int64_t)sizeof(TFE_T), r = p->dims[0];
@@ -1468,7 +1469,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const t
     return false;
   _Alignas(64) uint8_t ix[64];
   const int w = r * es <= 64 ? tfe__krev_recs_prep(ix, r, (size_t)es) : 0; /* (0: longer records one by one) */
-  if (!w && r * es <= 64) return false;
+  if (!w && (r * es <= 64 || r * es > 256)) return false;
   (void)nt; /* (without OpenMP) */
   int64_t nb = 1;
   for (int k = 2; k < p->rank; k++) nb *= p->dims[k];

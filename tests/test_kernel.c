@@ -1485,7 +1485,7 @@ static void test_s20_paths(void **st) {
     for (int k = 0; k < 5; k++) seen[k] += tfe__st.kernel_stat[24 + k];
     seen16 += tfe__st.kernel_stat[61];
   }
-  TK_TUNE(copy_run_tile_bytes, 4096);
+  TK_TUNE(copy_run_tile_bytes, tfe_tuning_default().copy_run_tile_bytes);
   TK_TUNE(copy_shared_run_dim, 2);
   TK_TUNE(copy_half_blocks, 1);
   TK_TUNE(copy_rim_scalar_cols, 3);
@@ -2618,6 +2618,48 @@ static void test_s44_flip_lone_g1(void **st) {
   tk_rule_modes(&r, 3, tu_cases(8) < 3 ? 3 : tu_cases(8), tk_s44_set, tk_s44_run, ctr, 1, seen);
   assert_true(seen[0] > 0);
 }
+/* Session 45 (copy_run_tile_bytes 1 MiB, copy_run_tile_max_bytes, counters 26 and 81): common
+ * leading runs of 4-68 KiB that a plain block reads alone, the source continuing them along a
+ * later destination dim, tiled as a transpose of runs (form 0: [u, v, w] read as [u, w, v];
+ * form 1: [u, v, w, x] read as [u, x, v, w]; form 2: 3-5 dims, u first, the others in a random
+ * order), any dim reversed, every kind, views shifted 0-3 elements; in place and streamed, 1
+ * and 2 threads, against session 20's 4096 bytes without the cap; every element checked,
+ * nothing written outside the view; the counters move only with the rule. */
+#define TK_S45(S, T, VAL)                                                                        \
+  static void tk_s45_##S(tu_rng *r, int form) {                                                \
+    const int64_t es = (int64_t)sizeof(T);                                                      \
+    const int rank = form == 0 ? 3 : form == 1 ? 4 : (int)tu_int(r, 3, 5);                     \
+    int64_t dims[5], perm[5] = {0, 2, 1, 3, 4}, st[5], n = 1, s = 1;                            \
+    dims[0] = tu_int(r, 4096 / es, 70000 / es);                                                 \
+    for (int k = 1; k < 5; k++) dims[k] = tu_int(r, 0, 3) ? tu_int(r, 2, 9) : 1;                \
+    if (form == 1) { perm[1] = 3; perm[2] = 1; perm[3] = 2; }                                   \
+    if (form == 2)                                                                              \
+      for (int k = rank - 1; k > 1; k--) {                                                      \
+        int j = (int)tu_int(r, 1, k);                                                           \
+        int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                    \
+      }                                                                                         \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    for (int k = rank - 1; n * es > 600000; k = k > 1 ? k - 1 : rank - 1) /* (dims 2 may go to 1) */ \
+      if (dims[k] > 1) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; }                                 \
+    TK_GUARDED_COPY(S, T, VAL, tu_int(r, 0, 3) == 0, "s45 form", form)                          \
+  }
+TK_FIVE_KINDS(TK_S45)
+static void tk_s45_set(bool on) {
+  TK_TUNE(copy_run_tile_bytes, on ? (int64_t)1 << 20 : 4096);
+  TK_TUNE(copy_run_tile_max_bytes, on ? 262144 : 0);
+}
+static void tk_s45_run(tu_rng *r, int form) {
+  tk_s45_u8(r, form); tk_s45_u16(r, form); tk_s45_f32(r, form); tk_s45_f64(r, form); tk_s45_c128(r, form);
+}
+static void test_s45_long_run_tiles(void **st) {
+  (void)st;
+  tu_rng r = {4545};
+  int64_t seen[2] = {0};
+  const int ctr[2] = {26, 81};
+  tk_rule_modes(&r, 3, tu_cases(6) < 3 ? 3 : tu_cases(6), tk_s45_set, tk_s45_run, ctr, 2, seen);
+  assert_true(seen[0] > 0 && seen[1] > 0); /* (run tiles; of them those whose G1 the cap cut) */
+}
 /* Session 44 (copy_rev_records, counter 79): records that the source reads backwards, one after
  * another in both (form 0: [r, a, b] read as [r reversed, a, b], numpy's x[..., ::-1], r 1-70
  * elements, so that records of 1-64 bytes and longer ones meet; form 1: [r, a, b, c] read as
@@ -2708,6 +2750,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_wide_rows, 2);
   assert_int_equal(d.copy_chain_next_prefetch, 1);
   assert_int_equal(d.copy_rev_records, 1);
+  assert_int_equal(d.copy_run_tile_max_bytes, 262144);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2717,7 +2760,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_source_chain_bytes, 2048);
   assert_int_equal(d.copy_gather_run_tiles, -1);
   assert_int_equal(d.copy_tiny_source_runs, 1);
-  assert_int_equal(d.copy_run_tile_bytes, 4096);
+  assert_int_equal(d.copy_run_tile_bytes, 1048576);
   assert_int_equal(d.copy_run_tile_cols, 128);
   assert_int_equal(d.copy_shared_run_dim, 2);
   assert_int_equal(d.copy_half_blocks, 1);
@@ -2850,6 +2893,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_chain_next_prefetch, 2);
   TK_REJECT(copy_rev_records, 2);
   TK_REJECT(copy_rev_records, -1);
+  TK_REJECT(copy_run_tile_max_bytes, -1);
+  TK_REJECT(copy_run_tile_max_bytes, ((int64_t)1 << 24) + 1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -2967,6 +3012,7 @@ int main(void) {
       cmocka_unit_test(test_s43_wide_rows),
       cmocka_unit_test(test_s44_flip_lone_g1),
       cmocka_unit_test(test_s44_rev_records),
+      cmocka_unit_test(test_s45_long_run_tiles),
       cmocka_unit_test(test_s33_stream_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

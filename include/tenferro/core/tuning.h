@@ -128,9 +128,10 @@ typedef struct tfe_tuning {
 
 
   /* ---- kernel room, session 20 (docs/kernel.md, "Tuning") ------------------------------ */
-  int64_t copy_run_tile_bytes;     /* 4096: copies whose common leading run is shorter than this and
-                                    * read alone by a plain block (the source continues it along a
-                                    * dim the block does not reach) are tiled as a transpose of runs
+  int64_t copy_run_tile_bytes;     /* 1 MiB (4096 until session 45; a plain block holds 64 KiB): copies
+                                    * whose common leading run is shorter than this and read alone by
+                                    * a plain block (the source continues it along a dim the block
+                                    * does not reach) are tiled as a transpose of runs
                                     * (0: only the copy_run_split_* rules) */
   int64_t copy_run_tile_cols;      /* 128: runs along the source per tile of those transposes */
   int copy_shared_run_dim;         /* 2: a transpose copy (4-byte and larger kinds; with 2, 1- and
@@ -379,6 +380,11 @@ typedef struct tfe_tuning {
                                     * reversed innermost dim common to both, at most 64 bytes, its
                                     * records one after another in both) copied a register of
                                     * records at a time (session 44) (0: record by record) */
+  int64_t copy_run_tile_max_bytes; /* 262144: a run tile (copy_run_tile_bytes) over runs longer than
+                                    * copy_run_tile_max_bytes / copy_run_tile_cols takes fewer runs
+                                    * along the source, this many bytes of them but 8 at least, so
+                                    * that long runs still make tiles for every thread (session 45;
+                                    * 0: copy_run_tile_cols runs whatever their length) */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -401,7 +407,7 @@ typedef struct tfe_tuning {
   /* einsum */ .einsum_write_weight = 0, .einsum_plan_cache_size = 64, .einsum_plan_fraction = 0.04, \
   .einsum_plan_floor = 0.015, .einsum_plan_rate = 2e10, .einsum_plan_work_rate = 1.5e8, \
   /* runtime */ .pool_reuse_classes = 1, .pool_min_bytes = 0, \
-  /* kernel (session 20) */ .copy_run_tile_bytes = 4096, .copy_run_tile_cols = 128, .copy_shared_run_dim = 2, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 2, \
+  /* kernel (session 20) */ .copy_run_tile_bytes = 1048576, .copy_run_tile_cols = 128, .copy_shared_run_dim = 2, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 2, \
   /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
   /* kernel (session 21) */ .copy_unit_run_bytes = 255, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
   /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 2, .copy_flip_source_dims = 4, .copy_table_run_cut = 2, \
@@ -426,6 +432,7 @@ typedef struct tfe_tuning {
   /* kernel (session 42) */ .copy_run_table_entries = 1024, .copy_small_run_bytes = 64, \
   /* kernel (session 43) */ .copy_wide_rows = 2, .copy_chain_next_prefetch = 1, \
   /* kernel (session 44) */ .copy_rev_records = 1, \
+  /* kernel (session 45) */ .copy_run_tile_max_bytes = 262144, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -540,6 +547,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_wide_rows, 0, 2);
   TFE__TUNE_RANGE(copy_chain_next_prefetch, 0, 1);
   TFE__TUNE_RANGE(copy_rev_records, 0, 1);
+  TFE__TUNE_RANGE(copy_run_tile_max_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -186,7 +186,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * input reads reversed, not its run, walked the other way (copy_flip_source_dims 4); by the
  * tile's thread: [79] columns of records read backwards copied a register of records at a
  * time (k_copy_rev_recs_, copy_rev_records); by the calling thread: [80] copies of blocks of
- * such records moved block by block without tiles (k_copy_rev_blocks_, copy_rev_records). */
+ * such records moved block by block without tiles (k_copy_rev_blocks_, copy_rev_records); [81] run
+ * tiles (copy_run_tile_bytes) whose G1 took fewer runs for their length (copy_run_tile_max_bytes). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -453,6 +454,17 @@ TFE_INTERNAL int64_t tfe__krun_tile_g0(int64_t run, int64_t es, bool *wide) {
   return run * (k > 4 ? k : 4);
 }
 
+/* G1's target of a run tile over runs of `bytes`: copy_run_tile_cols runs, fewer for long runs
+ * (copy_run_tile_max_bytes, at least 8): G1 reads its runs one after another in the source, so a
+ * tile of 8 runs of 64 KiB reads as well as one of 128, and 2.4 MB copies make tiles enough for
+ * 16 threads. Fewer than 8 (2 runs of 16 KiB a tile) broke the source's order, 1.26x slower. */
+TFE_INTERNAL int64_t tfe__krun_tile_g1(int64_t bytes) {
+  const int64_t cols = tfe__st.tune.copy_run_tile_cols, mb = tfe__st.tune.copy_run_tile_max_bytes;
+  if (mb <= 0 || bytes * cols <= mb || cols <= 8) return cols;
+  TFE__KSTAT(81);
+  return mb / bytes > 8 ? mb / bytes : 8;
+}
+
 /* Plan the loops. strides[o] are op o's strides over dims; offsets[o] its origin. t0
  * bounds G0 of a plain block, tt0 and tt1 G0 and G1 of a transpose tile, tg0 (0: never)
  * G0 of a gather tile. Returns false when there are no elements.
@@ -663,7 +675,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
               bool wide;
               tt0 = tfe__krun_tile_g0(p->dims[0], p->es, &wide);
               if (wide) { TFE__KSTAT(70); if (tt0 > TFE__KTAB_STD) p->tab0 = tt0 < TFE__KTAB ? tt0 : TFE__KTAB; }
-              tt1 = tfe__st.tune.copy_run_tile_cols;
+              tt1 = tfe__krun_tile_g1(p->dims[0] * p->es);
             }
             break;
           }

@@ -1380,9 +1380,11 @@ TFE_INTERNAL bool TFE_FN(k_copy_skew12_plans_)(const TFE_TY(view) *dst, const TF
   const bool shortcol = whole && tfe__st.tune.copy_skew_short_cols && q->g[0].len * es < (es == 2 ? 896 : 168);
   const bool fits = q->g[0].nd == 1 && q->g[1].nd == 1 && q->g[1].len >= 8 * (64 / es) &&
                     (q->g[0].len * es >= 2048 || whole) && TFE_FN(k_copy_wants_buf_)(q, dst->data, true, false);
-  /* (2-byte tiles of long source runs: on a Zen 4 the buffer's register blocks move them
-   * faster since session 38's block kernel, on a Xeon the skewed lines do; copy_skew_buf_src_bytes) */
-  const int64_t lsrc = tfe__st.tune.copy_skew_buf_src_bytes < 0 ? (tfe__kcpu_amd() ? 5632 : 0)
+  /* (2-byte tiles: on a Zen 4 the buffer's register blocks move them faster, those of long
+   * source runs since session 38's block kernel, all since session 43's prefetches of the next
+   * tile (session 45: source runs of 512 B - 5 KB 0.60-0.69 of the skewed time); on a Xeon
+   * (session 38) the skewed lines did; copy_skew_buf_src_bytes) */
+  const int64_t lsrc = tfe__st.tune.copy_skew_buf_src_bytes < 0 ? (tfe__kcpu_amd() ? 512 : 0)
                                                                  : tfe__st.tune.copy_skew_buf_src_bytes;
   const bool longsrc = es == 2 && lsrc > 0 && q->g[1].len * es >= lsrc;
   const bool ok = fits && !shortcol && !longsrc;

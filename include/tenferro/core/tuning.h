@@ -325,7 +325,8 @@ typedef struct tfe_tuning {
                                     * 4 rows into one run of a streamed output with streaming
                                     * stores; 1: all with normal stores; 0: element-wise loops,
                                     * as before */
-  int64_t copy_skew_buf_src_bytes; /* -1: per CPU (AMD 512 since session 45, 5632 before; else 0); > 0: 2-byte tiles of
+  int64_t copy_skew_buf_src_bytes; /* -1: per CPU (AMD 512 since session 45, 5632 before; else
+                                    * 0); > 0: 2-byte tiles of
                                     * copy_skew_lines' form whose source run holds this many
                                     * bytes or more take the tile buffer (0: skewed, as before) */
   int64_t copy_narrow_records;     /* copies of this many bytes or more between records of r

@@ -1616,7 +1616,7 @@ static void test_s21_units(void **st) {
     TK_TUNE(copy_unit_tile_bytes, form == 1 ? 24 : 512);
     TK_TUNE(copy_unit_stream, form == 0 ? 2 : form == 1 ? 1 : 0);
     TK_TUNE(copy_unit_prefetch, form == 1 ? 2 : 1); /* (table rows prefetched too) */
-    TK_TUNE(copy_unit_kinds, form != 1); /* (session 32: units of 4 bytes as i32) */
+    TK_TUNE(copy_unit_kinds, form != 1 ? 2 : 0); /* (session 32: units of 4 bytes as i32) */
     memset(tfe__st.kernel_stat, 0, sizeof tfe__st.kernel_stat);
     for (int c = 0; c < tu_cases(30); c++) {
       tk_s21_u8(&r); tk_s21_u16(&r); tk_s21_f32(&r); tk_s21_f64(&r); tk_s21_c128(&r);
@@ -1635,7 +1635,7 @@ static void test_s21_units(void **st) {
   TK_TUNE(copy_unit_tile_bytes, 512);
   TK_TUNE(copy_unit_stream, 1);
   TK_TUNE(copy_unit_prefetch, 1);
-  TK_TUNE(copy_unit_kinds, 1);
+  TK_TUNE(copy_unit_kinds, 2);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -1736,7 +1736,7 @@ static void test_s23_wide_tables(void **st) {
     else assert_true(ks[31] == 0 && ks[32] == 0 && ks[33] == 0 && ks[34] == 0 && ks[37] == 0); /* (as before) */
   }
   assert_true(seen[0] > 0 && seen[1] > 0 && seen[2] > 0 && seen[3] > 0 && seen[4] > 0); /* every rule taken when on */
-  TK_TUNE(copy_wide_tables, 1);
+  TK_TUNE(copy_wide_tables, 2);
   TK_TUNE(copy_flip_source_dims, 4);
   TK_TUNE(copy_next_prefetch, 2);
   TK_TUNE(copy_table_run_cut, 2);
@@ -2698,6 +2698,66 @@ static void test_s44_rev_records(void **st) {
   assert_true(seen[0] == 0 && seen[1] == 0);
 #endif
 }
+/* Session 46 (units.h): copies whose leading run is common to both and short, planned as units.
+ * Form 0: [r, a, b, c] with r read backwards and kept first in the destination, the rest
+ * permuted (u8 r = 4, u16 r = 2: units of 4 bytes copied as i32 and turned round in one pass
+ * where the destination is dense, copy_unit_kinds 2, counter 82; other kinds r 2-4); form 1:
+ * the same with runs of 2-64 bytes (units turned round in unit tiles a register at a time);
+ * form 2: [r, u, a, b, c] read as [r, a, c, b, u] (u16 [3,7,31,47,14,6,25] perm
+ * [0,2,6,3,5,4,1]): G0 the destination's a x c units, far apart in the source, a table of up
+ * to 1024 units (copy_wide_tables 2, counter 83), r reversed in one case of three. Every kind,
+ * views shifted 0-3 elements; in place and streamed, 1 and 2 threads, the rules on and off;
+ * every element checked, nothing written outside the view; the counters move only when on. */
+#define TK_S46(S, T, VAL)                                                                        \
+  static void tk_s46_##S(tu_rng *r, int form) {                                                \
+    const int64_t es = (int64_t)sizeof(T);                                                      \
+    const int rank = form == 2 ? 5 : 4;                                                         \
+    int64_t dims[5], perm[5] = {0, 1, 2, 3, 4}, st[5], n = 1, s = 1;                            \
+    if (form == 2) {                                                                            \
+      const int64_t d2[5] = {tu_int(r, 2, 7), tu_int(r, 3, 8), tu_int(r, 10, 40), tu_int(r, 2, 4), tu_int(r, 10, 40)}; \
+      memcpy(dims, d2, sizeof d2);                                                              \
+      perm[1] = 2; perm[2] = 4; perm[3] = 3; perm[4] = 1;                                       \
+    } else {                                                                                    \
+      dims[0] = form == 1 ? tu_int(r, 2, 64 / es) : es <= 2 ? 4 / es : tu_int(r, 2, 4);        \
+      for (int k = 1; k < 4; k++) dims[k] = tu_int(r, 2, k == 3 ? 40 : 60);                    \
+      do                                                                                        \
+        for (int k = 3; k > 1; k--) {                                                           \
+          int j = (int)tu_int(r, 1, k);                                                         \
+          int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                  \
+        }                                                                                       \
+      while (perm[1] == 1 && perm[2] == 2);                                                     \
+    }                                                                                           \
+    for (int k = 0; k < rank; k++) n *= dims[k];                                                \
+    static const int order[4] = {3, 1, 4, 2};                                                   \
+    for (int q = 0; n > 150000; q = (q + 1) % 4) {                                              \
+      const int k = order[q] < rank ? order[q] : 1;                                             \
+      if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
+    }                                                                                           \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; }                                 \
+    TK_GUARDED_COPY(S, T, VAL, a == 0 && (form < 2 || tu_int(r, 0, 2) == 0), "s46 form", form) \
+  }
+TK_FIVE_KINDS(TK_S46)
+static void tk_s46_set(bool on) {
+  TK_TUNE(copy_unit_kinds, on ? 2 : 1);
+  TK_TUNE(copy_wide_tables, on ? 2 : 1);
+  TK_TUNE(copy_rev_records, on); /* (off: units turned round one by one) */
+}
+static void tk_s46_run(tu_rng *r, int form) {
+  tk_s46_u8(r, form); tk_s46_u16(r, form); tk_s46_f32(r, form); tk_s46_f64(r, form); tk_s46_c128(r, form);
+}
+static void test_s46_units(void **st) {
+  (void)st;
+  tu_rng r = {4646};
+  int64_t seen[2] = {0};
+  const int ctr[2] = {82, 83};
+  tk_rule_modes(&r, 3, tu_cases(10) < 4 ? 4 : tu_cases(10), tk_s46_set, tk_s46_run, ctr, 2, seen);
+  assert_true(seen[1] > 0); /* (wide unit tables) */
+#if TFE__KHAVE_TR8
+  if (tfe__ksimd()) assert_true(seen[0] > 0); /* (reversed 4-byte units as i32) */
+#else
+  assert_int_equal(seen[0], 0);
+#endif
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2720,7 +2780,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_block_segments, 2);
   assert_int_equal(d.copy_shared_keep, 1);
   assert_int_equal(d.copy_gather_blocks, 1);
-  assert_int_equal(d.copy_unit_kinds, 1);
+  assert_int_equal(d.copy_unit_kinds, 2);
   assert_int_equal(d.copy_short_rows, 1);
   assert_int_equal(d.copy_shared_g0_bytes, 32);
   assert_int_equal(d.copy_run_piece_edges, 1);
@@ -2771,7 +2831,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_unit_stream, 1);
   assert_int_equal(d.copy_unit_prefetch, 1);
   assert_int_equal(d.copy_lone_edge_bytes, 512);
-  assert_int_equal(d.copy_wide_tables, 1);
+  assert_int_equal(d.copy_wide_tables, 2);
   assert_int_equal(d.copy_next_prefetch, 2);
   assert_int_equal(d.copy_flip_source_dims, 4);
   assert_int_equal(d.copy_table_run_cut, 2);
@@ -2811,7 +2871,7 @@ static void test_tuning_kernel(void **st) {
   TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, "copy_buffered_tiles");
   /* one knob out of its range: TFE_ERR_INVALID, the knob named in the message */
 #define TK_REJECT(knob, v) do { bad = t; bad.knob = (v); TU_EXPECT_ERR(tfe_tuning_set(&bad), TFE_ERR_INVALID, #knob); } while (0)
-  TK_REJECT(copy_wide_tables, 2);
+  TK_REJECT(copy_wide_tables, 3);
   TK_REJECT(copy_next_prefetch, -1);
   TK_REJECT(copy_next_prefetch, 3);
   TK_REJECT(copy_flip_source_dims, 5);
@@ -2833,7 +2893,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_shared_keep, -1);
   TK_REJECT(copy_gather_blocks, 2);
   TK_REJECT(copy_gather_blocks, -1);
-  TK_REJECT(copy_unit_kinds, 2);
+  TK_REJECT(copy_unit_kinds, 3);
   TK_REJECT(copy_unit_kinds, -1);
   TK_REJECT(copy_short_rows, 2);
   TK_REJECT(copy_short_rows, -1);
@@ -2990,6 +3050,7 @@ int main(void) {
       cmocka_unit_test(test_branch_cuts),
       cmocka_unit_test(test_user_kind),
       cmocka_unit_test(test_s21_units),
+      cmocka_unit_test(test_s46_units),
       cmocka_unit_test(test_s23_wide_tables),
       cmocka_unit_test(test_s24_g1_runs),
       cmocka_unit_test(test_s25_narrow_runs),

@@ -165,7 +165,8 @@ typedef struct tfe_tuning {
   /* ---- kernel room, session 23 ---- */
   int copy_wide_tables;            /* 1: transposing copies of 1- and 2-byte kinds let G0's table take
                                     * up to 1 KiB of destination column (1024 / 512 entries) rather
-                                    * than 256 entries (0: 256, as before session 23) */
+                                    * than 256 entries (0: 256, as before session 23); 2: also
+                                    * copies of units (units.h), up to 1024 units */
   int copy_next_prefetch;          /* 2: buffered transpose tiles ask for the next tile's source rows
                                     * while they stream their buffer out, and gather tiles of copies
                                     * for the next tile's source runs while they gather (session
@@ -264,7 +265,9 @@ typedef struct tfe_tuning {
                                     * pair) at a time, as before */
   int copy_unit_kinds;             /* 1: copies of 1- and 2-byte kinds whose common run is a unit of 4
                                     * bytes (copy_unit_run_bytes) run as copies of i32 where
-                                    * aligned and compiled in; 0: as units, as before */
+                                    * aligned and compiled in; 2: also such runs that the source
+                                    * reads backwards, into dense destinations (then turned
+                                    * round in one pass); 0: as units, as before */
   int copy_short_rows;             /* 1: transpose tiles of 1- and 2-byte kinds with 2 to 15 (7) rows
                                     * and destination columns apart run 16-byte register
                                     * transposes storing each column's head; 0: scalar loops */
@@ -411,7 +414,7 @@ typedef struct tfe_tuning {
   /* kernel (session 20) */ .copy_run_tile_bytes = 1048576, .copy_run_tile_cols = 128, .copy_shared_run_dim = 2, .copy_half_blocks = 1, .copy_rim_scalar_cols = 3, .copy_quarter_blocks = 2, \
   /* prims (session 21) */ .small_row_regs = 1, .small_dot_depth = -1, \
   /* kernel (session 21) */ .copy_unit_run_bytes = 255, .copy_unit_tile_bytes = 512, .copy_lone_edge_bytes = 512, .copy_unit_stream = 1, .copy_unit_prefetch = 1, \
-  /* kernel (session 23) */ .copy_wide_tables = 1, .copy_next_prefetch = 2, .copy_flip_source_dims = 4, .copy_table_run_cut = 2, \
+  /* kernel (session 23) */ .copy_wide_tables = 2, .copy_next_prefetch = 2, .copy_flip_source_dims = 4, .copy_table_run_cut = 2, \
   /* kernel (session 24) */ .copy_g1_run_bytes = 32, .copy_tiny_g0_wide_g1 = 1, \
   /* kernel (session 25) */ .copy_buf_narrow_bytes = 16, .copy_g1_run_dims = 1, \
   /* prims (session 26) */ .small_wide_cols = 1, .small_tn_pack_rows = 5, .small_half_tail = -1, \
@@ -420,7 +423,7 @@ typedef struct tfe_tuning {
   /* kernel (session 29) */ .copy_long_row_bytes = -1, \
   /* kernel (session 30) */ .copy_block_segments = 2, \
   /* kernel (session 31) */ .copy_shared_keep = 1, \
-  /* kernel (session 32) */ .copy_gather_blocks = 1, .copy_unit_kinds = 1, .copy_short_rows = 1, \
+  /* kernel (session 32) */ .copy_gather_blocks = 1, .copy_unit_kinds = 2, .copy_short_rows = 1, \
   /* kernel (session 33) */ .copy_shared_g0_bytes = 32, .copy_run_piece_edges = 1, .copy_chain_columns = 1, \
   /* kernel (session 34) */ .kernel_prefetch_l2 = -1, .copy_gather_source_run = 1, .copy_small_wide = 1, \
   /* kernel (session 35) */ .copy_reverse_runs = 1, .copy_run_stream_bytes = 256, \
@@ -500,7 +503,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_lone_edge_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_unit_stream, 0, 2);
   TFE__TUNE_RANGE(copy_unit_prefetch, 0, 2);
-  TFE__TUNE_RANGE(copy_wide_tables, 0, 1);
+  TFE__TUNE_RANGE(copy_wide_tables, 0, 2);
   TFE__TUNE_RANGE(copy_next_prefetch, 0, 2);
   TFE__TUNE_RANGE(copy_flip_source_dims, 0, 4);
   TFE__TUNE_RANGE(copy_table_run_cut, 0, 2);
@@ -518,7 +521,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_block_segments, 0, 2);
   TFE__TUNE_RANGE(copy_shared_keep, 0, 1);
   TFE__TUNE_RANGE(copy_gather_blocks, 0, 1);
-  TFE__TUNE_RANGE(copy_unit_kinds, 0, 1);
+  TFE__TUNE_RANGE(copy_unit_kinds, 0, 2);
   TFE__TUNE_RANGE(copy_short_rows, 0, 1);
   TFE__TUNE_RANGE(copy_shared_g0_bytes, 1, 65536);
   TFE__TUNE_RANGE(copy_run_piece_edges, 0, 1);

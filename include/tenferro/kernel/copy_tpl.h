@@ -1274,7 +1274,8 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
 TFE_INTERNAL void TFE_FN(k_copy_unit_tile_)(void *ctx, const tfe__kplan *p, const tfe__ktile *t) {
   const TFE_TY(kcopy_) *c = (const TFE_TY(kcopy_) *)ctx;
   char *b = c->buf ? (char *)(void *)(c->buf + (int64_t)t->tid * c->tile_elems) : NULL;
-  tfe__kunit_run_tile(p, (char *)(void *)c->d, (const char *)(const void *)c->s, t, (int64_t)sizeof(TFE_T), b, c->nt);
+  tfe__kunit_run_tile(p, (char *)(void *)c->d, (const char *)(const void *)c->s, t, (int64_t)sizeof(TFE_T), b, c->nt, c->rrix,
+                      c->rrw);
 }
 /* The views of plan p's operand o over its dims but the first (a run common to both, r
  * elements), as units of r elements: strides divided by r (tfe__kplan_units checked that they
@@ -1291,7 +1292,30 @@ TFE_INTERNAL char *TFE_FN(k_units_view_)(const TFE_TY(view) *v, const tfe__kplan
   }
   lay->offset = -lo;
   char *b = (char *)(void *)(v->data + p->base[o]) + lo * r * (int64_t)sizeof(TFE_T);
+  if (p->str[o][0] < 0) b -= (r - 1) * (int64_t)sizeof(TFE_T); /* (a run read backwards: from its lowest element) */
   return (uintptr_t)b % (uintptr_t)al ? NULL : b;
+}
+/* Turn round the r elements of each of the n units of r * es bytes that lie one after another
+ * from d, on nt threads (k_copy_unit_kind_'s units of a reversed source run). */
+TFE_INTERNAL void TFE_FN(k_rev_dense_units_)(char *d, int64_t r, int64_t n, int nt) {
+#if TFE__KHAVE_TR8
+  _Alignas(64) uint8_t ix[64];
+  const int w = tfe__krev_recs_prep(ix, r, sizeof(TFE_T));
+  const int64_t ub = r * (int64_t)sizeof(TFE_T);
+  TFE_OMP(parallel num_threads(nt) if (nt > 1))
+  {
+    int64_t t = 0, m = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+    m = omp_get_num_threads();
+#endif
+    const int64_t lo = n * t / m, hi = n * (t + 1) / m;
+    if (w) tfe__kcopy_rev_recs(d + lo * ub, d + lo * ub, r, hi - lo, sizeof(TFE_T), ix, w, false);
+    else tfe__krev_units(d + lo * ub, NULL, ub, hi - lo, (int64_t)sizeof(TFE_T), ub);
+  }
+#else
+  (void)d; (void)r; (void)n; (void)nt;
+#endif
 }
 /* A copy of units of 4 bytes (plan p's common leading run: see k_copy_units_; runs of 4 u8
  * or 2 u16) run as a copy of i32 over the same unit views (bits moved, never computed on), so
@@ -1302,13 +1326,23 @@ TFE_INTERNAL char *TFE_FN(k_units_view_)(const TFE_TY(view) *v, const tfe__kplan
  * never. False where it does not apply. */
 TFE_INTERNAL bool TFE_FN(k_copy_unit_kind_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, const tfe__kplan *p) {
 #if TFE__KON_i32
-  if (!tfe__st.tune.copy_unit_kinds || sizeof(TFE_T) > 2 || p->dims[0] * (int64_t)sizeof(TFE_T) != 4 || p->str[1][0] != 1) return false;
+  if (!tfe__st.tune.copy_unit_kinds || sizeof(TFE_T) > 2 || p->dims[0] * (int64_t)sizeof(TFE_T) != 4) return false;
+  /* Units the source reads backwards (u8 [4r,64,273,38,58] perm [0,4,3,2,1]) take the same
+   * copy where the destination's units are dense, then one pass turns them round (copy_unit_kinds
+   * 2): 0.XX of the time of unit tiles, each unit moved on its own (counter 82) */
+  const bool rev = p->str[1][0] == -1;
+  if (p->str[1][0] != 1 && !(rev && tfe__st.tune.copy_unit_kinds > 1 && TFE__KHAVE_TR8 && tfe__ksimd())) return false;
   tfe_layout ld, ls;
   char *d = TFE_FN(k_units_view_)(dst, p, 0, 4, &ld), *s = TFE_FN(k_units_view_)(src, p, 1, 4, &ls);
-  if (!d || !s) return false;
+  if (!d || !s || (rev && (ld.offset != 0 || !tfe__kdense_any(&ld)))) return false;
   tfe_view_i32 vd = {(int32_t *)(void *)d, ld, false}, vs = {(int32_t *)(void *)s, ls, false};
   if (tfe_copy_i32(&vd, &vs) != TFE_OK) return false;
   TFE__KSTAT(50);
+  if (rev) {
+    const int64_t n = tfe_layout_numel(&ld);
+    TFE_FN(k_rev_dense_units_)(d, p->dims[0], n, tfe__kthreads(n * 4 / (int64_t)sizeof(TFE_T)));
+    TFE__KSTAT(82);
+  }
   return true;
 #else
   (void)dst; (void)src; (void)p;
@@ -1329,6 +1363,9 @@ TFE_INTERNAL bool TFE_FN(k_copy_units_)(const TFE_TY(view) *dst, const TFE_TY(vi
   TFE__KSTAT(29);
   if (u->urev) TFE__KSTAT(58);
   TFE_TY(kcopy_) c = {dst->data, src->data, false, nt_out, NULL, 0, NULL, false, 0, 0, {0}};
+#if TFE__KHAVE_TR8
+  if (u->urev && tfe__st.tune.copy_rev_records) c.rrw = tfe__krev_recs_prep(c.rrix, u->unit, sizeof(TFE_T));
+#endif
   tfe_allocator a = tfe_get_allocator();
   const int mode = tfe__st.tune.copy_unit_stream; /* (2: cached outputs through the buffers too) */
   if (((nt_out && mode) || mode == 2) && u->g[0].arith[0] && u->g[0].step[0] == u->unit && TFE__KHAVE_TR8 && tfe__ksimd()) {

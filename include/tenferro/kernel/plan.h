@@ -63,6 +63,7 @@ typedef struct tfe__kplan {
   bool along_src;                        /* tiles step along the transposed input (table tiles) */
   int64_t es;                            /* element size (set by tfe__kplan_make) */
   bool copy;                             /* a copy's plan (set by tfe__kplan_make) */
+  bool uplan;                            /* a copy of units (units.h; set by tfe__kplan_make) */
   int nchain;                            /* innermost odometer dims that continue the input's rows */
   bool runtile;                          /* a transpose of long common runs (copy_run_tile_bytes) */
   bool shared;                           /* G1 took a dim shared by both runs (copy_shared_run_dim) */
@@ -85,6 +86,7 @@ typedef struct tfe__ktile {
 
 /* Group build modes: gather tiles forced; table tiles (see tfe__kplan_make). */
 enum { TFE__KM_GATHER = 1, TFE__KM_TABLE = 2 };
+enum { TFE__KCOPY_UNITS = 2 }; /* tfe__kplan_make's `copy` for a copy of units (1: any other copy) */
 
 typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *t);
 
@@ -187,7 +189,10 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * tile's thread: [79] columns of records read backwards copied a register of records at a
  * time (k_copy_rev_recs_, copy_rev_records); by the calling thread: [80] copies of blocks of
  * such records moved block by block without tiles (k_copy_rev_blocks_, copy_rev_records); [81] run
- * tiles (copy_run_tile_bytes) whose G1 took fewer runs for their length (copy_run_tile_max_bytes). */
+ * tiles (copy_run_tile_bytes) whose G1 took fewer runs for their length (copy_run_tile_max_bytes); [82]
+ * copies of 4-byte units that the source reads backwards run as i32 and turned round in one
+ * pass (k_copy_unit_kind_, copy_unit_kinds 2); [83] unit plans whose G0 table holds more than
+ * TFE__KTAB_STD units (copy_wide_tables 2). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -514,11 +519,12 @@ TFE_INTERNAL void tfe__kplan_footprint(tfe__kplan *p);
 TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, const int64_t *dims,
                                   const int64_t *const *strides, const int64_t *offsets,
                                   int64_t t0, int64_t tt0, int64_t tt1, int64_t tg0, bool seq_zero, int64_t es,
-                                  bool copy) {
+                                  int copy) {
   int64_t run_max = copy ? tfe__st.tune.copy_run_split_bytes / es : 0;
   int64_t run_far = copy ? tfe__st.tune.copy_run_split_far_bytes / es : 0, far = ((int64_t)1 << 20) / es;
   p->es = es;
-  p->copy = copy;
+  p->copy = copy != 0;
+  p->uplan = copy == TFE__KCOPY_UNITS;
   if (!tfe__kplan_build(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, 0, run_max, run_far, far))
     return false;
   tfe__kplan_finish(p, nops, key, rank, dims, strides, offsets, t0, tt0, tt1, tg0, seq_zero, run_max, run_far, far);
@@ -761,6 +767,12 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
    * the rest of each line written by another tile much later); as 21 x 48, 0.64 of the time */
   if (mis >= 0 && !p->gather && p->copy && p->es <= 2 && tfe__st.tune.copy_wide_tables && p->tab0 < TFE__KTAB / p->es)
     p->tab0 = TFE__KTAB / p->es;
+  /* (2: also G0's tables of copies of units, TFE__KTAB units: u16 [3,7,31,47,14,6,25] perm
+   * [0,2,6,3,5,4,1], units of 6 bytes, G0 the destination's 31 x 25 rather than 31, columns of
+   * 4650 bytes rather than 186: 0.53 of the time. Other kinds of 4 bytes and more measured
+   * mixed, 0.5-1.16) */
+  const bool utab = mis >= 0 && !p->gather && p->uplan && tfe__st.tune.copy_wide_tables > 1 && p->tab0 < TFE__KTAB;
+  if (utab) p->tab0 = TFE__KTAB;
   /* A copy of common runs whose G0 is a table (the dim after the run reversed or not its
    * continuation in one operand) took 256 entries a tile: u16 [11,8r,40,...], runs of 22 bytes,
    * tiles of 16 runs, 5.5x the streamed copy, the tile's own cost ahead of its bytes
@@ -880,6 +892,7 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
   if (nd0) tfe__kgroup_make(p, &p->g[0], 0, nd0, cut0);
   else { p->g[0].nd = 0; p->g[0].len = 1; p->g[0].inner = 1; p->g[0].last_n = p->g[0].last_b = 1; }
   if (nd0 > 1 && p->g[0].len > TFE__KTAB_STD && !run_tab) TFE__KSTAT(31); /* (a transpose's: run_tab counts 74) */
+  if (nd0 > 1 && p->g[0].len > TFE__KTAB_STD && utab) TFE__KSTAT(83);
   if (!nd1) p->gather = false;
   /* A copy's G1 dims after the first that the input reads reversed are walked the other way in
    * both operands (copy_flip_source_dims): G1 then stays one run of the input where it was one

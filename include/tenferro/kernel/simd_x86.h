@@ -1175,7 +1175,9 @@ TFE_INTERNAL int tfe__krev_recs_prep(uint8_t *ix, int64_t r, size_t es) {
  * in both, s the lowest byte of record 0; ix and w from tfe__krev_recs_prep. Each register of
  * whole records is read by a masked load and stored whole (the next one rewrites its rest), the
  * last through a mask; in the 16-byte form the records after the last whole piece element by
- * element. nt: records of 64 bytes, d line-aligned, streamed past the cache (the caller fences). */
+ * element. nt: records of 64 bytes, d line-aligned, streamed past the cache (the caller fences).
+ * In place where d == s (the 16-byte form's stores past the last whole record put back what
+ * they read). */
 TFE_INTERNAL void tfe__kcopy_rev_recs(char *d, const char *s, int64_t r, int64_t m, size_t es, const uint8_t *ix, int w,
                                       bool nt) {
   const int64_t rb = r * (int64_t)es, k = w / rb, cb = k * rb, total = m * rb;
@@ -1190,6 +1192,11 @@ TFE_INTERNAL void tfe__kcopy_rev_recs(char *d, const char *s, int64_t r, int64_t
       for (; i < m; i++) _mm512_stream_si512((void *)(d + i * 64), TFE__KRR_PERM(_mm512_loadu_si512((const void *)(s + i * 64))));
       return;
     }
+    if (d == s) /* (in place: the next register's records are read after this store) */
+      for (; i + k < m; i += k) {
+        __m512i x = _mm512_maskz_loadu_epi8(full, s + i * rb);
+        _mm512_mask_storeu_epi8(d + i * rb, full, TFE__KRR_PERM(x));
+      }
     for (; i + k < m; i += k) {
       __m512i x = _mm512_maskz_loadu_epi8(full, s + i * rb);
       _mm512_storeu_si512((void *)(d + i * rb), TFE__KRR_PERM(x));
@@ -1207,7 +1214,10 @@ TFE_INTERNAL void tfe__kcopy_rev_recs(char *d, const char *s, int64_t r, int64_t
   int64_t o = 0;
   for (; o + 16 <= total; o += cb)
     _mm_storeu_si128((__m128i *)(void *)(d + o), _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + o)), idx));
-  for (; o < total; o += rb) tfe__krev_part(d + o, s + o + rb, 0, (size_t)rb, es);
+  for (; o < total; o += rb) { /* (turned round where it lies: d may be s) */
+    if (d != s) memcpy(d + o, s + o, (size_t)rb);
+    tfe__krev_units(d + o, NULL, rb, 1, (int64_t)es, rb);
+  }
 }
 /* d[i] = s[i*lds] for i < n, streamed: the 64-byte-aligned middle of d in whole lines
  * gathered 8 at a time, the partial lines at its ends through tfe__kstream_edge (the

@@ -45,7 +45,7 @@ TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t t
   }
   const int64_t *sp[2] = {str[0], str[1]};
   const int64_t tt = tb / ub < 8 ? 8 : tb / ub;
-  if (!tfe__kplan_make(u, 2, 0, p->rank - 1, dims, sp, off, 65536 / ub + 1, 2 * tt, tt, 0, false, ub, true)) return false;
+  if (!tfe__kplan_make(u, 2, 0, p->rank - 1, dims, sp, off, 65536 / ub + 1, 2 * tt, tt, 0, false, ub, TFE__KCOPY_UNITS)) return false;
   /* back to elements: every offset times r, from p's origin */
   for (int o = 0; o < 2; o++) {
     u->base[o] = p->base[o] + r * u->base[o];
@@ -65,6 +65,21 @@ TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t t
   return true;
 }
 
+/* Whether layout l covers its elements densely in some order of its dims (strides 1, d0, d0 d1,
+ * ... after sorting; dims of 1 ignored). */
+TFE_INTERNAL bool tfe__kdense_any(const tfe_layout *l) {
+  int64_t s = 1;
+  unsigned used = 0;
+  for (int k = 0; k < l->rank; k++) {
+    if (l->dims[k] == 1) { used |= 1u << k; continue; }
+    int i = 0;
+    while (i < l->rank && ((used >> i & 1) || l->dims[i] == 1 || l->strides[i] != s)) i++;
+    if (i == l->rank) return false;
+    used |= 1u << i;
+    s *= l->dims[i];
+  }
+  return true;
+}
 /* Copy one unit of a size class: `ub` bytes from s to d, ub in the class's range, by at most
  * two loads and two stores of a fixed width of up to 64 bytes (overlapping inside the unit:
  * nothing outside it is read or written). */
@@ -129,6 +144,18 @@ TFE_INTERNAL int64_t tfe__kunit_buf_bytes(const tfe__kplan *u, int64_t es) {
   return (u->g[0].len * u->unit * es + 64) * u->g[1].len;
 }
 
+#if TFE__KHAVE_TR8
+/* Turn round the elements of n units copied as they lay (tfe__krev_units' arguments): units
+ * that follow one another, a register of them at a time (rix, rw: tfe__krev_recs_prep's permute
+ * for records of r elements; 0: none); else unit by unit (one call a unit made the reversed
+ * units 3.7x slower than the same copy's units as they lie: docs/bench-kernel.md, session 46). */
+TFE_INTERNAL void tfe__kunit_rev_col(char *p, const int64_t *tab, int64_t step, int64_t n, int64_t es, int64_t ub, int64_t r,
+                                     const uint8_t *rix, int rw) {
+  if (rw && !tab && step == ub) tfe__kcopy_rev_recs(p, p, r, n, (size_t)es, rix, rw, false);
+  else tfe__krev_units(p, tab, step, n, es, ub);
+}
+#endif
+
 /* Tile t of unit plan u (d and s: the operands' data, elements of es bytes): for each of its
  * n1 columns (G1 entries), the n0 units of G0, written in destination order, read from n0
  * source rows. With buf (outputs whose G0 runs along the destination: see k_copy_units_),
@@ -137,7 +164,7 @@ TFE_INTERNAL int64_t tfe__kunit_buf_bytes(const tfe__kplan *u, int64_t es) {
  * destination was read before it was written, and the tile's many columns (each a stream) kept
  * more lines in flight than the core tracks. */
 TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *s, const tfe__ktile *t, int64_t es,
-                                      char *buf, bool nt) {
+                                      char *buf, bool nt, const uint8_t *rix, int rw) {
   const tfe__kgroup *g0 = &u->g[0];
   const int64_t ub = u->unit * es, n0 = t->n0, n1 = t->n1;
   const tfe__kunit_col_fn col = tfe__kunit_col_for(ub);
@@ -149,7 +176,7 @@ TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *
     for (int64_t j = 0; j < n1; j++) {
       col(d + TFE__KOFF(u, 1, 0, j) * es, dt, ds, s + TFE__KOFF(u, 1, 1, j) * es, st, ss, n0, es, ub);
 #if TFE__KHAVE_TR8
-      if (u->urev) tfe__krev_units(d + TFE__KOFF(u, 1, 0, j) * es, dt, ds, n0, es, ub);
+      if (u->urev) tfe__kunit_rev_col(d + TFE__KOFF(u, 1, 0, j) * es, dt, ds, n0, es, ub, u->unit, rix, rw);
 #endif
     }
     return;
@@ -174,7 +201,8 @@ TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *
     if (pftab) for (int64_t j = 0; j < n1; j += jl) __builtin_prefetch((const void *)(a + (uintptr_t)(st1[j] * es)), 0, 3);
   }
 #if TFE__KHAVE_TR8
-  if (u->urev) for (int64_t j = 0; j < n1; j++) tfe__krev_units(buf + j * lb, NULL, ub, n0, es, ub);
+  if (u->urev && runs) tfe__kunit_rev_col(buf, NULL, ub, n1 * n0, es, ub, u->unit, rix, rw);
+  else if (u->urev) for (int64_t j = 0; j < n1; j++) tfe__kunit_rev_col(buf + j * lb, NULL, ub, n0, es, ub, u->unit, rix, rw);
 #endif
   for (int64_t q = 0, k; q < n1; q = k) {
     const int64_t dj = TFE__KOFF(u, 1, 0, q);

@@ -169,6 +169,7 @@ static void test_small_dims(void **st) {
     sv.lay.strides[i] = (int64_t)1 << perm[i];
     dv.lay.strides[i] = (int64_t)1 << i;
   }
+  TK_TUNE(copy_unit_flips, 0); /* (on: this plain copy of runs of 16 through a table runs as units) */
   for (int pass = 0; pass < 4; pass++) {
     tfe_set_num_threads(1 + pass % 2);
     tk_paths(pass / 2);
@@ -182,6 +183,7 @@ static void test_small_dims(void **st) {
       if (dst[dof] != src[so]) fail_msg("run copy mismatch pass %d", pass);
     } while (tk_next(R, dims, idx));
   }
+  TK_TUNE(copy_unit_flips, 1);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -2512,6 +2514,7 @@ static void test_s41_short_batches(void **st) {
   }
 TK_FIVE_KINDS(TK_S42)
 static void tk_s42_set(bool on) {
+  TK_TUNE(copy_unit_flips, 0); /* (these runs' tables, not units: test_s46_units) */
   TK_TUNE(copy_run_table_entries, on ? 1024 : 256);
   TK_TUNE(copy_small_run_bytes, on ? 64 : 0);
 }
@@ -2524,6 +2527,7 @@ static void test_s42_run_tables(void **st) {
   int64_t seen[2] = {0};
   const int ctr[2] = {74, 75};
   tk_rule_modes(&r, 2, tu_cases(6) < 3 ? 3 : tu_cases(6), tk_s42_set, tk_s42_run, ctr, 2, seen);
+  TK_TUNE(copy_unit_flips, 1);
   assert_true(seen[0] > 0);
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) assert_true(seen[1] > 0);
@@ -2705,7 +2709,10 @@ static void test_s44_rev_records(void **st) {
  * the same with runs of 2-64 bytes (units turned round in unit tiles a register at a time);
  * form 2: [r, u, a, b, c] read as [r, a, c, b, u] (u16 [3,7,31,47,14,6,25] perm
  * [0,2,6,3,5,4,1]): G0 the destination's a x c units, far apart in the source, a table of up
- * to 1024 units (copy_wide_tables 2, counter 83), r reversed in one case of three. Every kind,
+ * to 1024 units (copy_wide_tables 2, counter 83), r reversed in one case of three; form 3:
+ * [r, m, a, b] read as [r, m reversed, a, b] or [r, m reversed, b, a], r reversed in one case
+ * of three (numpy's flips: a plain copy of runs through a table, as units, copy_unit_flips,
+ * counter 84). Every kind,
  * views shifted 0-3 elements; in place and streamed, 1 and 2 threads, the rules on and off;
  * every element checked, nothing written outside the view; the counters move only when on. */
 #define TK_S46(S, T, VAL)                                                                        \
@@ -2713,7 +2720,11 @@ static void test_s44_rev_records(void **st) {
     const int64_t es = (int64_t)sizeof(T);                                                      \
     const int rank = form == 2 ? 5 : 4;                                                         \
     int64_t dims[5], perm[5] = {0, 1, 2, 3, 4}, st[5], n = 1, s = 1;                            \
-    if (form == 2) {                                                                            \
+    if (form == 3) { /* (a flip: runs in reverse order, the outer dims in order or swapped) */  \
+      const int64_t d3[4] = {tu_int(r, 2, 255 / es < 40 ? 255 / es : 40), tu_int(r, 2, 40), tu_int(r, 2, 200), tu_int(r, 2, 5)}; \
+      memcpy(dims, d3, sizeof d3);                                                              \
+      if (tu_int(r, 0, 1)) { perm[2] = 3; perm[3] = 2; }                                        \
+    } else if (form == 2) {                                                                     \
       const int64_t d2[5] = {tu_int(r, 2, 7), tu_int(r, 3, 8), tu_int(r, 10, 40), tu_int(r, 2, 4), tu_int(r, 10, 40)}; \
       memcpy(dims, d2, sizeof d2);                                                              \
       perm[1] = 2; perm[2] = 4; perm[3] = 3; perm[4] = 1;                                       \
@@ -2734,13 +2745,15 @@ static void test_s44_rev_records(void **st) {
       if (dims[k] > 2) { n = n / dims[k] * (dims[k] / 2); dims[k] /= 2; }                      \
     }                                                                                           \
     for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; }                                 \
-    TK_GUARDED_COPY(S, T, VAL, a == 0 && (form < 2 || tu_int(r, 0, 2) == 0), "s46 form", form) \
+    TK_GUARDED_COPY(S, T, VAL, form == 3 ? a == 1 || (a == 0 && tu_int(r, 0, 2) == 0) : a == 0 && (form < 2 || tu_int(r, 0, 2) == 0), \
+                    "s46 form", form)                                                           \
   }
 TK_FIVE_KINDS(TK_S46)
 static void tk_s46_set(bool on) {
   TK_TUNE(copy_unit_kinds, on ? 2 : 1);
   TK_TUNE(copy_wide_tables, on ? 2 : 1);
   TK_TUNE(copy_rev_records, on); /* (off: units turned round one by one) */
+  TK_TUNE(copy_unit_flips, on);
 }
 static void tk_s46_run(tu_rng *r, int form) {
   tk_s46_u8(r, form); tk_s46_u16(r, form); tk_s46_f32(r, form); tk_s46_f64(r, form); tk_s46_c128(r, form);
@@ -2748,10 +2761,10 @@ static void tk_s46_run(tu_rng *r, int form) {
 static void test_s46_units(void **st) {
   (void)st;
   tu_rng r = {4646};
-  int64_t seen[2] = {0};
-  const int ctr[2] = {82, 83};
-  tk_rule_modes(&r, 3, tu_cases(10) < 4 ? 4 : tu_cases(10), tk_s46_set, tk_s46_run, ctr, 2, seen);
-  assert_true(seen[1] > 0); /* (wide unit tables) */
+  int64_t seen[3] = {0};
+  const int ctr[3] = {82, 83, 84};
+  tk_rule_modes(&r, 4, tu_cases(10) < 4 ? 4 : tu_cases(10), tk_s46_set, tk_s46_run, ctr, 3, seen);
+  assert_true(seen[1] > 0 && seen[2] > 0); /* (wide unit tables; flips as units) */
 #if TFE__KHAVE_TR8
   if (tfe__ksimd()) assert_true(seen[0] > 0); /* (reversed 4-byte units as i32) */
 #else
@@ -2811,6 +2824,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_chain_next_prefetch, 1);
   assert_int_equal(d.copy_rev_records, 1);
   assert_int_equal(d.copy_run_tile_max_bytes, 262144);
+  assert_int_equal(d.copy_unit_flips, 1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2955,6 +2969,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_rev_records, -1);
   TK_REJECT(copy_run_tile_max_bytes, -1);
   TK_REJECT(copy_run_tile_max_bytes, ((int64_t)1 << 24) + 1);
+  TK_REJECT(copy_unit_flips, 2);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);

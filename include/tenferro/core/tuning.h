@@ -389,6 +389,10 @@ typedef struct tfe_tuning {
                                     * along the source, this many bytes of them but 8 at least, so
                                     * that long runs still make tiles for every thread (session 45;
                                     * 0: copy_run_tile_cols runs whatever their length) */
+  int copy_unit_flips;             /* 1: copies without a transpose whose short common run (units.h)
+                                    * the plan reads through a G0 table (numpy's flips of an inner
+                                    * axis: runs of 33 bytes in reverse order) planned as units;
+                                    * 0: run by run in tiles of 1024 elements, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -437,6 +441,7 @@ typedef struct tfe_tuning {
   /* kernel (session 43) */ .copy_wide_rows = 2, .copy_chain_next_prefetch = 1, \
   /* kernel (session 44) */ .copy_rev_records = 1, \
   /* kernel (session 45) */ .copy_run_tile_max_bytes = 262144, \
+  /* kernel (session 46) */ .copy_unit_flips = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -552,6 +557,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_chain_next_prefetch, 0, 1);
   TFE__TUNE_RANGE(copy_rev_records, 0, 1);
   TFE__TUNE_RANGE(copy_run_tile_max_bytes, 0, tile);
+  TFE__TUNE_RANGE(copy_unit_flips, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -29,8 +29,12 @@ TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t t
   /* (a run the source reads backwards: units turned round in place after their copy, tfe__krev_units) */
   const bool rev = p->rank && p->str[1][0] == -1 && tfe__st.tune.copy_reverse_runs && TFE__KHAVE_TR8 && tfe__ksimd() &&
                    p->es <= 16 && !(p->es & (p->es - 1)) && ub <= 256;
+  /* (copies without a transpose too where G0 reads the runs through a table, copy_unit_flips:
+   * u8 [33,36r,72064], 33-byte runs in reverse order, took tiles of 31 runs, a table entry an
+   * element) */
+  const bool flips = !p->gather && p->g[1].nd == 0 && p->g[0].nd > 1 && !p->g[0].arith[1] && tfe__st.tune.copy_unit_flips;
   if (!p->copy || p->nops != 2 || p->key != 0 || maxb <= 0 || p->rank < 2 || r < 2 || ub > maxb ||
-      p->str[0][0] != 1 || (p->str[1][0] != 1 && !rev) || (!p->gather && p->g[1].nd == 0))
+      p->str[0][0] != 1 || (p->str[1][0] != 1 && !rev) || (!p->gather && p->g[1].nd == 0 && !flips))
     return false;
   /* f64 gather tiles move runs of 5-8 by vector gathers of 8 already: on an Intel Xeon they
    * beat units of 40-64 bytes (B/A 1.20-1.37 on four cases; 0.52-0.80 on the Zen 3) */
@@ -58,6 +62,7 @@ TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t t
     for (int q = 0; q < u->no; q++) u->ostep[o][q] *= r;
   }
   if (rev) u->base[1] -= r - 1; /* (each unit from its lowest source element) */
+  if (flips) TFE__KSTAT(84);
   u->unit = r;
   u->urev = rev;
   u->es = p->es;
@@ -156,6 +161,37 @@ TFE_INTERNAL void tfe__kunit_rev_col(char *p, const int64_t *tab, int64_t step, 
 }
 #endif
 
+/* A unit plan's plain block (G1 empty: copy_unit_flips), n0 units through the buffer: read
+ * 16 at a time through G0's table, each asked for 32 units ahead (the runs of a flip are read
+ * downwards within each block, which the hardware prefetchers did not follow: f64 [4,22r,100352]
+ * 15.0 -> 11.0 ms; 16-256 units ahead, into L1 or L2, measured both ways by case, 32 the best
+ * compromise, docs/bench-kernel.md session 46), and every 64 units the destination's whole
+ * lines filled so far go out (streamed where nt), so that the next units' reads overlap the
+ * writes (a whole tile filled, then written out, left the memory idle in turn). */
+TFE_INTERNAL void tfe__kunit_run_col(const tfe__kplan *u, char *d, const char *s, int64_t n0, int64_t es, char *buf, bool nt,
+                                     const uint8_t *rix, int rw) {
+  const tfe__kgroup *g0 = &u->g[0];
+  const int64_t ub = u->unit * es, *st = g0->arith[1] ? NULL : g0->tab[1], ss = g0->step[1] * es;
+  const tfe__kunit_col_fn col = tfe__kunit_col_for(ub);
+  int64_t out = 0; /* (bytes gone out) */
+  (void)rix; (void)rw;
+  for (int64_t i = 0; i < n0; i += 16) {
+    const int64_t e = i + 16 < n0 ? i + 16 : n0;
+    for (int64_t k = i + 32; k < e + 32 && k < n0; k++) __builtin_prefetch(s + (st ? st[k] * es : k * ss), 0, 3);
+    col(buf + i * ub, NULL, ub, st ? s : s + i * ss, st ? st + i : NULL, ss, e - i, es, ub);
+#if TFE__KHAVE_TR8
+    if (u->urev) tfe__kunit_rev_col(buf + i * ub, NULL, ub, e - i, es, ub, u->unit, rix, rw);
+#endif
+    if (e % 64 && e < n0) continue;
+    int64_t upto = e * ub;
+    if (e < n0) upto = (int64_t)(((uintptr_t)d + (uintptr_t)upto) & ~(uintptr_t)63) - (int64_t)(uintptr_t)d; /* (whole lines) */
+    if (upto <= out) continue;
+    if (nt) tfe__kstream(d + out, buf + out, (size_t)(upto - out));
+    else memcpy(d + out, buf + out, (size_t)(upto - out));
+    out = upto;
+  }
+}
+
 /* Tile t of unit plan u (d and s: the operands' data, elements of es bytes): for each of its
  * n1 columns (G1 entries), the n0 units of G0, written in destination order, read from n0
  * source rows. With buf (outputs whose G0 runs along the destination: see k_copy_units_),
@@ -179,6 +215,10 @@ TFE_INTERNAL void tfe__kunit_run_tile(const tfe__kplan *u, char *d, const char *
       if (u->urev) tfe__kunit_rev_col(d + TFE__KOFF(u, 1, 0, j) * es, dt, ds, n0, es, ub, u->unit, rix, rw);
 #endif
     }
+    return;
+  }
+  if (n1 == 1) {
+    tfe__kunit_run_col(u, d + TFE__KOFF(u, 1, 0, 0) * es, s + TFE__KOFF(u, 1, 1, 0) * es, n0, es, buf, nt, rix, rw);
     return;
   }
   const bool runs = n1 > 1 && TFE__KOFF(u, 1, 0, 1) == TFE__KOFF(u, 1, 0, 0) + n0 * u->unit;

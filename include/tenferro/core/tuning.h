@@ -389,10 +389,11 @@ typedef struct tfe_tuning {
                                     * along the source, this many bytes of them but 8 at least, so
                                     * that long runs still make tiles for every thread (session 45;
                                     * 0: copy_run_tile_cols runs whatever their length) */
-  int copy_unit_flips;             /* 1: copies without a transpose whose short common run (units.h)
-                                    * the plan reads through a G0 table (numpy's flips of an inner
-                                    * axis: runs of 33 bytes in reverse order) planned as units;
-                                    * 0: run by run in tiles of 1024 elements, as before */
+  int copy_unit_flips;             /* 1: copies of 1- and 2-byte kinds without a transpose whose
+                                    * short common run (16 elements or more, units.h) the plan
+                                    * reads through a G0 table (numpy's flips of an inner axis:
+                                    * runs of 33 bytes in reverse order) planned as units; 0: run
+                                    * by run in tiles of 1024 elements, as before */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */

@@ -29,10 +29,13 @@ TFE_INTERNAL bool tfe__kplan_units(tfe__kplan *u, const tfe__kplan *p, int64_t t
   /* (a run the source reads backwards: units turned round in place after their copy, tfe__krev_units) */
   const bool rev = p->rank && p->str[1][0] == -1 && tfe__st.tune.copy_reverse_runs && TFE__KHAVE_TR8 && tfe__ksimd() &&
                    p->es <= 16 && !(p->es & (p->es - 1)) && ub <= 256;
-  /* (copies without a transpose too where G0 reads the runs through a table, copy_unit_flips:
-   * u8 [33,36r,72064], 33-byte runs in reverse order, took tiles of 31 runs, a table entry an
-   * element) */
-  const bool flips = !p->gather && p->g[1].nd == 0 && p->g[0].nd > 1 && !p->g[0].arith[1] && tfe__st.tune.copy_unit_flips;
+  /* (copies without a transpose too where G0 reads the runs through a table of 64 runs or
+   * fewer, of 1- or 2-byte kinds, copy_unit_flips: u8 [33,36r,72064], 33-byte runs in reverse
+   * order, took tiles of 31 runs (1 KiB), a table entry an element. Shorter runs, and those of
+   * larger kinds, whose tiles were 4-16 KiB, kept their tiles: as units f32 [7,11r,...] ran at
+   * 0.61-0.96 of their time, f64 [6,4r,...] 0.76, f32 [8,2,10r,...] 0.85) */
+  const bool flips = !p->gather && p->g[1].nd == 0 && p->g[0].nd > 1 && !p->g[0].arith[1] && tfe__st.tune.copy_unit_flips &&
+                     p->es <= 2 && r * 64 >= tfe__st.tune.copy_run_table_entries;
   if (!p->copy || p->nops != 2 || p->key != 0 || maxb <= 0 || p->rank < 2 || r < 2 || ub > maxb ||
       p->str[0][0] != 1 || (p->str[1][0] != 1 && !rev) || (!p->gather && p->g[1].nd == 0 && !flips))
     return false;

@@ -1302,6 +1302,7 @@ TFE_INTERNAL void TFE_FN(k_rev_dense_units_)(char *d, int64_t r, int64_t n, int 
   _Alignas(64) uint8_t ix[64];
   const int w = tfe__krev_recs_prep(ix, r, sizeof(TFE_T));
   const int64_t ub = r * (int64_t)sizeof(TFE_T);
+  (void)nt; /* (without OpenMP) */
   TFE_OMP(parallel num_threads(nt) if (nt > 1))
   {
     int64_t t = 0, m = 1;

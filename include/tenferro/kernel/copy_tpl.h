@@ -1305,12 +1305,8 @@ TFE_INTERNAL void TFE_FN(k_rev_dense_units_)(char *d, int64_t r, int64_t n, int 
   (void)nt; /* (without OpenMP) */
   TFE_OMP(parallel num_threads(nt) if (nt > 1))
   {
-    int64_t t = 0, m = 1;
-#ifdef _OPENMP
-    t = omp_get_thread_num();
-    m = omp_get_num_threads();
-#endif
-    const int64_t lo = n * t / m, hi = n * (t + 1) / m;
+    int64_t lo, hi;
+    tfe__kshare(n, &lo, &hi);
     if (w) tfe__kcopy_rev_recs(d + lo * ub, d + lo * ub, r, hi - lo, sizeof(TFE_T), ix, w, false);
     else tfe__krev_units(d + lo * ub, NULL, ub, hi - lo, (int64_t)sizeof(TFE_T), ub);
   }
@@ -1520,12 +1516,9 @@ TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const t
   tfe__kstat_add(80);
   TFE_OMP(parallel num_threads(nt) if (nt > 1 && nb > 1))
   {
-    int64_t t = 0, th = 1;
-#ifdef _OPENMP
-    t = omp_get_thread_num();
-    th = omp_get_num_threads();
-#endif
-    int64_t lo = nb * t / th, hi = nb * (t + 1) / th, idx[TFE_MAX_RANK] = {0}, rest = lo;
+    int64_t lo, hi, idx[TFE_MAX_RANK] = {0};
+    tfe__kshare(nb, &lo, &hi);
+    int64_t rest = lo;
     int64_t od = p->base[0], os = p->base[1];
     for (int k = 2; k < p->rank; k++) {
       idx[k] = rest % p->dims[k];
@@ -1612,12 +1605,8 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
     const bool stream = n * es >= tu->kernel_stream_min_bytes;
     TFE_OMP(parallel num_threads(nt) if (nt > 1))
     {
-      int64_t t = 0, m = 1;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-      m = omp_get_num_threads();
-#endif
-      int64_t lo = n * t / m, hi = n * (t + 1) / m;
+      int64_t lo, hi;
+      tfe__kshare(n, &lo, &hi);
       if (stream) {
         tfe__kstream(d0 + lo, s0 + lo, (size_t)(hi - lo) * sizeof(TFE_T));
         tfe__ksfence();

@@ -1085,6 +1085,18 @@ TFE_INTERNAL void tfe__ktile_clip(const tfe__kplan *p, int q, int64_t c, tfe__kt
   if (p->oclip[q] == 1) tl->n0 = n; else tl->n1 = n;
 }
 
+/* The calling thread's share [*lo, *hi) of n items, split evenly over the threads of the
+ * enclosing parallel region (all n outside one, or without OpenMP). */
+TFE_INTERNAL void tfe__kshare(int64_t n, int64_t *lo, int64_t *hi) {
+  int64_t t = 0, m = 1;
+#ifdef _OPENMP
+  t = omp_get_thread_num();
+  m = omp_get_num_threads();
+#endif
+  *lo = n * t / m;
+  *hi = n * (t + 1) / m;
+}
+
 /* Run every tile. Tiles of one sequential run (nseq consecutive, sharing op 0 elements)
  * stay on one thread; runs are split statically so that each thread writes (and first
  * touches) one contiguous share of the output. Each thread fences its streaming stores once,

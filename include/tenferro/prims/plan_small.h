@@ -43,19 +43,6 @@
 #define TENFERRO_PRIMS_PLAN_SMALL_BODY
 #include <tenferro/prims/plan_layout.h>
 
-/* The calling thread's share [*b0, *b1) of n batch entries inside a parallel region (the
- * first n % threads threads take one more). */
-TFE_INTERNAL void tfe__ps_share(int64_t n, int64_t *b0, int64_t *b1) {
-  int64_t tid = 0, cnt = 1;
-#ifdef _OPENMP
-  tid = omp_get_thread_num();
-  cnt = omp_get_num_threads();
-#endif
-  int64_t per = n / cnt, extra = n % cnt;
-  *b0 = tid * per + (tid < extra ? tid : extra);
-  *b1 = *b0 + per + (tid < extra);
-}
-
 /* Whether the labels g fuse into one affine dimension of operand op (any order tried: sorted
  * by stride). An empty or single-label group always does. */
 TFE_INTERNAL bool tfe__pr_affine_group(const int16_t *g, int n, const tfe__pr_plab *lab, const int64_t (*cur)[3], int op) {

@@ -1530,7 +1530,7 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
     TFE_OMP(parallel num_threads(nt))
     {
       int64_t b0, b1;
-      tfe__ps_share(nbatch, &b0, &b1);
+      tfe__kshare(nbatch, &b0, &b1);
       TFE_FN(ps_nobuf_range_)(h, x, y, c, alpha, beta, b0, b1);
     }
     return;
@@ -1563,7 +1563,7 @@ TFE_INTERNAL void TFE_FN(ps_run_)(const tfe_contract_plan *P, TFE_T alpha, const
   TFE_OMP(parallel num_threads(nt))
   {
     int64_t b0, b1;
-    tfe__ps_share(nbatch, &b0, &b1);
+    tfe__kshare(nbatch, &b0, &b1);
     int tid = 0;
 #ifdef _OPENMP
     tid = omp_get_thread_num();

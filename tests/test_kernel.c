@@ -2771,6 +2771,50 @@ static void test_s46_units(void **st) {
   assert_int_equal(seen[0], 0);
 #endif
 }
+/* Session 47 (bothruns.h): copies of 1- and 2-byte kinds whose destination and source runs are
+ * short and share dims, run as tiles of whole runs on both sides (counter 85). Random
+ * permutations of many small dims (2-4; form 0: ranks 8-11, at most 60 000 elements, tiles of at
+ * most 4 KiB; form 1: ranks 12-15, at most 520 000 elements, the default 32 KiB tiles),
+ * a dim read backwards in one case of four; every kind (4-16 bytes: never taken), views shifted
+ * 0-3 elements; in place and streamed, 1 and 2 threads, the rule on and off; every element
+ * checked, nothing written outside the view; the counter moves only when on. */
+#define TK_S47(S, T, VAL)                                                                        \
+  static void tk_s47_##S(tu_rng *r, int form) {                                                \
+    const int rank = form == 0 ? (int)tu_int(r, 8, 11) : (int)tu_int(r, 12, 15);               \
+    const int64_t cap = form == 0 ? 60000 : 520000;                                             \
+    int64_t dims[15], perm[15], st[15], n = 1, s = 1;                                           \
+    for (int k = 0; k < rank; k++) {                                                            \
+      dims[k] = tu_int(r, 0, 5) == 0 ? 4 : tu_int(r, 2, 3);                                     \
+      if (n * dims[k] > cap) dims[k] = 1;                                                       \
+      n *= dims[k];                                                                             \
+    }                                                                                           \
+    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
+    for (int k = rank - 1; k > 0; k--) {                                                        \
+      int j = (int)tu_int(r, 0, k);                                                             \
+      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
+    }                                                                                           \
+    const int64_t flip = tu_int(r, 0, 3) == 0 ? tu_int(r, 0, rank - 1) : -1;                    \
+    TK_TUNE(copy_both_run_tile_bytes, tfe__st.tune.copy_both_run_tile_bytes ? (form == 0 ? 4096 : 32768) : 0); \
+    TK_GUARDED_COPY(S, T, VAL, a == flip, "s47 form", form)                                     \
+  }
+TK_FIVE_KINDS(TK_S47)
+static void tk_s47_set(bool on) { TK_TUNE(copy_both_run_tile_bytes, on ? 32768 : 0); }
+static void tk_s47_run(tu_rng *r, int form) {
+  tk_s47_u8(r, form); tk_s47_u16(r, form);
+  if (form == 0) { tk_s47_f32(r, form); tk_s47_f64(r, form); tk_s47_c128(r, form); }
+}
+static void test_s47_both_runs(void **st) {
+  (void)st;
+  tu_rng r = {4747};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {85};
+  tk_rule_modes(&r, 2, tu_cases(12) < 8 ? 8 : tu_cases(12), tk_s47_set, tk_s47_run, ctr, 1, seen);
+#if TFE__KHAVE_PIECES12
+  if (tfe__ksimd()) assert_true(seen[0] > 0);
+#else
+  assert_int_equal(seen[0], 0);
+#endif
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2825,6 +2869,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_rev_records, 1);
   assert_int_equal(d.copy_run_tile_max_bytes, 262144);
   assert_int_equal(d.copy_unit_flips, 1);
+  assert_int_equal(d.copy_both_run_tile_bytes, 32768);
+  assert_int_equal(d.copy_both_run_rho_bytes, 32);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -2970,6 +3016,9 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_run_tile_max_bytes, -1);
   TK_REJECT(copy_run_tile_max_bytes, ((int64_t)1 << 24) + 1);
   TK_REJECT(copy_unit_flips, 2);
+  TK_REJECT(copy_both_run_tile_bytes, -1);
+  TK_REJECT(copy_both_run_tile_bytes, 32769);
+  TK_REJECT(copy_both_run_rho_bytes, -1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -3066,6 +3115,7 @@ int main(void) {
       cmocka_unit_test(test_user_kind),
       cmocka_unit_test(test_s21_units),
       cmocka_unit_test(test_s46_units),
+      cmocka_unit_test(test_s47_both_runs),
       cmocka_unit_test(test_s23_wide_tables),
       cmocka_unit_test(test_s24_g1_runs),
       cmocka_unit_test(test_s25_narrow_runs),

@@ -394,6 +394,14 @@ typedef struct tfe_tuning {
                                     * reads through a G0 table (numpy's flips of an inner axis:
                                     * runs of 33 bytes in reverse order) planned as units; 0: run
                                     * by run in tiles of 1024 elements, as before */
+  int64_t copy_both_run_tile_bytes; /* 32768: copies of 1- and 2-byte kinds whose destination and
+                                    * source runs are short and share dims (permutations of many
+                                    * small dims), planned as unbuffered transpose tiles, run as
+                                    * tiles of whole runs on both sides of at most this many bytes
+                                    * (kernel/bothruns.h, session 47; at most 32768); 0: off */
+  int64_t copy_both_run_rho_bytes; /* 32: ... where the destination's dims before the source's
+                                    * unit-stride dim span fewer bytes than this, or the source's
+                                    * run after them under a line */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -443,6 +451,7 @@ typedef struct tfe_tuning {
   /* kernel (session 44) */ .copy_rev_records = 1, \
   /* kernel (session 45) */ .copy_run_tile_max_bytes = 262144, \
   /* kernel (session 46) */ .copy_unit_flips = 1, \
+  /* kernel (session 47) */ .copy_both_run_tile_bytes = 32768, .copy_both_run_rho_bytes = 32, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -559,6 +568,8 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_rev_records, 0, 1);
   TFE__TUNE_RANGE(copy_run_tile_max_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_unit_flips, 0, 1);
+  TFE__TUNE_RANGE(copy_both_run_tile_bytes, 0, 32768);
+  TFE__TUNE_RANGE(copy_both_run_rho_bytes, 0, 4096);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

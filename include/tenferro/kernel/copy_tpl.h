@@ -1578,10 +1578,21 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
   int64_t tg = 8 * tt < TFE__KTAB_STD ? 8 * tt : TFE__KTAB_STD, tw = fresh ? tt : 2 * tt;
   int nt = tfe__kthreads(n);
   bool cached = false; /* fresh pages written in order through the cache (copy_fresh_in_order) */
-  if (!cj && tfe__kplan_fuse(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off) &&
-      tfe__kcopy_records(p, (char *)dst->data, (const char *)src->data, es, nt, n * es >= tu->kernel_stream_min_bytes, fresh))
-    return;
+  const bool stream = n * es >= tu->kernel_stream_min_bytes;
+  tfe__kbr br;
+  bool both = false; /* tiles of both runs (bothruns.h) planned */
+  if (!cj && tfe__kplan_fuse(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off)) {
+    p->es = es;
+    if (tfe__kcopy_records(p, (char *)dst->data, (const char *)src->data, es, nt, stream, fresh)) return;
+    both = tfe__kbr_make(p, &br);
+  }
   tfe__kplan_make(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tfe__kcopy_g1(tw, es), tg, false, es, true);
+  if (both) { /* (they replace unbuffered transpose tiles; gathers and buffered tiles measured as fast or faster) */
+    const bool run = p->g[1].nd > 0 && !p->gather && !p->uplan && !TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, cj);
+    if (run) tfe__kbr_run(&br, (char *)dst->data, (const char *)src->data, nt, stream, fresh);
+    tfe__kbr_drop(&br);
+    if (run) return;
+  }
   if (fresh && n * es >= tu->copy_fresh_min_bytes && p->g[1].nd > 0 && !p->gather && !p->along_src) {
     /* the tiles for written pages, then: in order, or faulted in first, or else as they were */
     tfe__kplan_make(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 4 * tt, tfe__kcopy_g1(2 * tt, es), tg, false, es, true);

@@ -19,6 +19,7 @@
  *   plan.h            the loop planner: dimension order, fusion, groups, tiles, tile runner
  *   units.h           copies of short common runs as units: their plan and tiles (bodies only)
  *   records.h         copies between r-element records and r streams (AoS <-> SoA; bodies only)
+ *   bothruns.h        copies whose short runs share dims: tiles of whole runs on both sides (bodies only)
  *   kernel_tpl.h      per kind: copy_tpl.h, elementwise_tpl.h, map_zip_tpl.h, reduce_tpl.h
  *   dyn.h             the dtype-tagged layer and the op names */
 #if !TFE__BODY_PHASE
@@ -94,6 +95,7 @@ TFE_API const char *tfe_ew_op_name(tfe_ew_op op);
 #include <tenferro/kernel/plan.h>
 #include <tenferro/kernel/units.h>
 #include <tenferro/kernel/records.h>
+#include <tenferro/kernel/bothruns.h>
 #define TFE_TEMPLATE <tenferro/kernel/kernel_tpl.h>
 #include <tenferro/gen/foreach_kind.h>
 #undef TFE_TEMPLATE
@@ -139,6 +141,7 @@ TFE_API tfe_status tfe_reduce_dyn(const tfe_dyn *out, const tfe_dyn *src, tfe_re
 #include <tenferro/kernel/plan.h>
 #include <tenferro/kernel/units.h>
 #include <tenferro/kernel/records.h>
+#include <tenferro/kernel/bothruns.h>
 /* ---- the backend of an elementwise call (route_tpl.h, dyn.h) ------------------------------ */
 /* Defined by the prims room, whose bodies follow this room's. */
 TFE_INTERNAL const tfe_prims_backend *tfe__be_for_views(const tfe_prims_backend *explicit_be, int n,

@@ -753,6 +753,52 @@ TFE_INTERNAL void tfe__ktr12x16_head(size_t es, void *const *dcol, const void *c
   if (es == 1) tfe__ktr16x1_regs(r); else tfe__ktr8x2_regs(r);
   for (int j = 0; j < ncols; j++) tfe__kstore_head(dcol[j], r[j], b, sh);
 }
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+/* Pieces of a transposed column: register v's elements as mask m says, at p (element i of v at
+ * p + i * es; masked stores write nothing else and do not fault on the rest). */
+TFE_INTERNAL void tfe__kmask_col(size_t es, char *p, __m128i v, const int64_t *off, const uint16_t *m, int ng) {
+  for (int g = 0; g < ng; g++) {
+    if (es == 1) _mm_mask_storeu_epi8(p + off[g], (__mmask16)m[g], v);
+    else _mm_mask_storeu_epi16(p + off[g], (__mmask8)m[g], v);
+  }
+}
+/* A block of n = 16 / es rows (row i at srow[i] + so bytes) by w = 16, 32 or 64 bytes of
+ * columns, transposed (tfe__ktr12x16 and its two- and four-lane forms); column c's elements go
+ * to d + coff[c] in ng pieces (piece g: offset off[g] bytes, the elements of mask m[g]), so a
+ * column's rows may land in several places (kernel/bothruns.h: rows of several destination
+ * records, each piece one masked store). */
+TFE_INTERNAL void tfe__ktr12_pieces(size_t es, int w, char *d, const int64_t *coff, const char *const *srow, int64_t so,
+                                    const int64_t *off, const uint16_t *m, int ng) {
+  const int n = es == 1 ? 16 : 8;
+  if (w == 64) {
+    __m512i z[16];
+    for (int i = 0; i < n; i++) z[i] = _mm512_loadu_si512(srow[i] + so);
+    if (es == 1) tfe__ktr16x1z_regs(z); else tfe__ktr8x2z_regs(z);
+    for (int j = 0; j < n; j++) {
+      tfe__kmask_col(es, d + coff[j], _mm512_castsi512_si128(z[j]), off, m, ng);
+      tfe__kmask_col(es, d + coff[n + j], _mm512_extracti32x4_epi32(z[j], 1), off, m, ng);
+      tfe__kmask_col(es, d + coff[2 * n + j], _mm512_extracti32x4_epi32(z[j], 2), off, m, ng);
+      tfe__kmask_col(es, d + coff[3 * n + j], _mm512_extracti32x4_epi32(z[j], 3), off, m, ng);
+    }
+  } else if (w == 32) {
+    __m256i y[16];
+    for (int i = 0; i < n; i++) y[i] = _mm256_loadu_si256((const __m256i *)(const void *)(srow[i] + so));
+    if (es == 1) tfe__ktr16x1y_regs(y); else tfe__ktr8x2y_regs(y);
+    for (int j = 0; j < n; j++) {
+      tfe__kmask_col(es, d + coff[j], _mm256_castsi256_si128(y[j]), off, m, ng);
+      tfe__kmask_col(es, d + coff[n + j], _mm256_extracti128_si256(y[j], 1), off, m, ng);
+    }
+  } else {
+    __m128i r[16];
+    for (int i = 0; i < n; i++) r[i] = _mm_loadu_si128((const __m128i *)(const void *)(srow[i] + so));
+    if (es == 1) tfe__ktr16x1_regs(r); else tfe__ktr8x2_regs(r);
+    for (int j = 0; j < n; j++) tfe__kmask_col(es, d + coff[j], r[j], off, m, ng);
+  }
+}
+#define TFE__KHAVE_PIECES12 1
+#else
+#define TFE__KHAVE_PIECES12 0
+#endif
 /* Records of at most 8 bytes, 4n of them (n = 16 / es): record i at srow[i] (8 bytes readable
  * there), its first ncols elements (ncols <= n / 2) spread over destination columns dcol[j],
  * which receive 64 bytes each (element i of column j: element j of record i), streamed when nt

@@ -1,0 +1,272 @@
+/* tenferro/kernel/bothruns.h — copies of 1- and 2-byte kinds whose destination run and source
+ * run are both short and share dims (permutations of many small dims: qubit and qutrit
+ * networks' dims of 2-4), run as tiles of whole runs on both sides.
+ *
+ * Why: such a copy's destination run (D, its leading dims in the destination's order) soon
+ * takes a dim of the source's run (S), so a transpose tile, whose groups must be disjoint,
+ * stops its G0 at the dims before it: u8 [2,3,2,2,2,2,2,2,3,3,2,4,3,2,2,3,4,3,4,3] perm
+ * [14,7,19,0,17,5,...] had G0 12 bytes, so every tile wrote 192 pieces of 12-24 bytes far apart
+ * and each destination line was read for ownership and written in three pieces by three tiles
+ * (13x the streamed copy). Here the tile is D and S together (dims of both runs, whole): the
+ * source's runs are read whole, transposed in 16-byte register blocks into an L1 buffer laid out
+ * as the destination's runs, and those go out whole.
+ *
+ * The tile: rho = the destination's leading dims before the first dim of S (the rows of each
+ * register block, rho elements contiguous in the buffer), R' = D's other dims outside S (one
+ * transpose pass each), C = S's dims outside D (the buffer's columns: one destination run of pd
+ * elements each). Kind-independent (bytes); bodies only. */
+#if !TFE__BODY_PHASE
+#ifndef TENFERRO_KERNEL_BOTHRUNS_H
+#define TENFERRO_KERNEL_BOTHRUNS_H
+#include <tenferro/config.h>
+#endif
+#elif !defined(TENFERRO_KERNEL_BOTHRUNS_BODY) /* bodies */
+#define TENFERRO_KERNEL_BOTHRUNS_BODY
+#include <string.h>
+
+enum { TFE__KBR_MAXB = 32768 }; /* (the largest tile, bytes: a stack buffer a thread) */
+
+/* A block of 16 / es rows (the last shifted back to end at the last row): its first row and
+ * the pieces its columns are stored in (tfe__ktr12_pieces: rows one after another in the
+ * buffer make one piece). */
+typedef struct tfe__kbr_rows {
+  int64_t r0, off[16];
+  uint16_t mask[16];
+  int ng;
+} tfe__kbr_rows;
+
+/* A plan of such tiles: offsets in elements unless said; tables in one allocation (tab). */
+typedef struct tfe__kbr {
+  int64_t es, nr, ps, pd, nc, tile;  /* nr rows (D's dims outside S) of ps columns (S); nc runs of pd */
+  int64_t *rsrc;                     /* [nr]: a row's source offset (D's dims outside S, the destination's order) */
+  int64_t *cbuf;                     /* [ps]: a column's buffer offset, bytes (S in the source's order) */
+  int64_t *cdst;                     /* [nc]: a buffer run's destination offset */
+  tfe__kbr_rows *rb;                 /* [nrb] */
+  int nrb, no;                       /* row blocks; the outer dims (the destination's order): */
+  int64_t od[TFE_MAX_RANK], os[2][TFE_MAX_RANK], ntiles;
+  int64_t base[2], numel;            /* the fused plan's offsets of the first elements; elements */
+  void *tab;
+} tfe__kbr;
+
+#if TFE__KHAVE_PIECES12
+/* Offsets of the mixed-radix walk over dims ks[0..n) (first fastest): out[i] = sum idx_k * m[k]. */
+TFE_INTERNAL void tfe__kbr_walk(const int64_t *dims, const int *ks, int n, const int64_t *m, int64_t *out) {
+  out[0] = 0;
+  int64_t len = 1;
+  for (int q = 0; q < n; q++) {
+    const int64_t c = dims[ks[q]];
+    for (int64_t v = 1; v < c; v++)
+      for (int64_t e = 0; e < len; e++) out[v * len + e] = out[e] + v * m[q];
+    len *= c;
+  }
+}
+
+/* The runs: D = the destination's dims 0..a-1 (p's order), S = the source's so[0..b-1]; grown
+ * one dim at a time on the side with fewer bytes (a dim already in the other side's run is free)
+ * while the tile (D and S together, whole dims) stays within maxb bytes, until both runs hold
+ * maxb / 32 bytes. False where the runs stay under a line, where the source's run is the
+ * destination's, or where the destination's dims before the source's unit-stride dim span
+ * copy_both_run_rho_bytes or more (a plain transpose's columns: the tile plans do well there). */
+TFE_INTERNAL bool tfe__kbr_runs(const tfe__kplan *p, int64_t maxb, int *so, int *pa, int *pb, bool *inD, bool *inS) {
+  const int64_t es = p->es, want = maxb / 32 > 64 ? maxb / 32 : 64;
+  const int r = p->rank;
+  int nd = 0, ns = 0; /* the lengths of the contiguous prefixes */
+  for (int64_t m = 1; nd < r && p->str[0][nd] == m; nd++) m *= p->dims[nd];
+  int n = 0;
+  for (int k = 0; k < r; k++) if (p->str[1][k] > 0) so[n++] = k;
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && p->str[1][so[j]] < p->str[1][so[j - 1]]; j--) { int t = so[j]; so[j] = so[j - 1]; so[j - 1] = t; }
+  for (int64_t m = 1; ns < n && p->str[1][so[ns]] == m; ns++) m *= p->dims[so[ns]];
+  if (nd == 0 || ns == 0 || so[0] == 0) return false;
+  int64_t rho = 1, sigma = 1; /* a plain transpose's columns and rows: G0 and G1 */
+  for (int k = 0; k < so[0]; k++) rho *= p->dims[k];
+  for (int q = 0; q < ns && so[q] >= so[0]; q++) sigma *= p->dims[so[q]];
+  if (rho * es >= tfe__st.tune.copy_both_run_rho_bytes && sigma * es >= 64) return false;
+  int a = 1, b = 1, lead = so[0]; /* (lead: S's first dim in the destination's order) */
+  int64_t pd = p->dims[0], ps = p->dims[so[0]], tile = pd * ps;
+  if (tile * es > maxb) return false;
+  memset(inD, 0, (size_t)r * sizeof *inD);
+  memset(inS, 0, (size_t)r * sizeof *inS);
+  inD[0] = inS[so[0]] = true;
+  for (;;) {
+    const bool gd = a < nd && (inS[a] || tile * p->dims[a] * es <= maxb);
+    /* (S takes a dim before lead, which cuts the rows' records, only to reach a line) */
+    const bool gs = b < ns && (so[b] > lead || ps * es < 64) && (inD[so[b]] || tile * p->dims[so[b]] * es <= maxb);
+    const bool free_d = gd && inS[a], free_s = gs && inD[so[b]];
+    const bool done = pd * es >= want && ps * es >= want;
+    if (free_d || (!free_s && gd && !done && (pd <= ps || !gs))) {
+      if (!inS[a]) tile *= p->dims[a];
+      inD[a] = true; pd *= p->dims[a++];
+    } else if (free_s || (gs && !done)) {
+      if (!inD[so[b]]) tile *= p->dims[so[b]];
+      inS[so[b]] = true; ps *= p->dims[so[b]];
+      lead = so[b] < lead ? so[b] : lead;
+      b++;
+    } else break;
+  }
+  *pa = a; *pb = b;
+  return pd * es >= 64 && ps * es >= 64;
+}
+
+/* The row blocks of rows with buffer offsets rbuf[0..nr) (elements; nr >= 1): blocks of n rows,
+ * the last shifted back (fewer than n rows: one block whose extra rows repeat row 0 and are
+ * stored nowhere); a piece is a run of rows one after another in the buffer. */
+TFE_INTERNAL void tfe__kbr_blocks(tfe__kbr *t, const int64_t *rbuf, int64_t n) {
+  const int64_t es = t->es;
+  t->nrb = 0;
+  for (int64_t ib = 0;; ib += n) {
+    if (t->nr >= n && ib > t->nr - n) ib = t->nr - n;
+    tfe__kbr_rows *b = &t->rb[t->nrb++];
+    const int64_t e = ib + n < t->nr ? ib + n : t->nr;
+    b->r0 = ib; b->ng = 0;
+    for (int64_t r = ib; r < e; r++) {
+      if (r == ib || rbuf[r] != rbuf[r - 1] + 1) { b->off[b->ng] = (rbuf[r] - (r - ib)) * es; b->mask[b->ng++] = 0; }
+      b->mask[b->ng - 1] |= (uint16_t)(1u << (r - ib));
+    }
+    if (e == t->nr) break;
+  }
+}
+
+/* Plans p (fused, op 0 written) as such tiles into *t (its tables allocated); false where it
+ * does not apply (tfe__kbr_runs; kinds of more than 2 bytes, a tile under 1 KiB, a copy of
+ * fewer than 4 tiles). */
+TFE_INTERNAL bool tfe__kbr_plan(const tfe__kplan *p, int64_t maxb, tfe__kbr *t) {
+  const int64_t es = p->es, n = 16 / es;
+  int so[TFE_MAX_RANK], a, b;
+  bool inD[TFE_MAX_RANK], inS[TFE_MAX_RANK];
+  if (es > 2 || p->rank < 3 || p->str[0][0] != 1 || !tfe__kbr_runs(p, maxb, so, &a, &b, inD, inS)) return false;
+  int kr[TFE_MAX_RANK], kc[TFE_MAX_RANK], nkr = 0, nkc = 0;
+  int64_t nr = 1, pd = 1, ps = 1, nc = 1;
+  for (int k = 0; k < a; k++) {
+    pd *= p->dims[k];
+    if (!inS[k]) { kr[nkr++] = k; nr *= p->dims[k]; }
+  }
+  for (int q = 0; q < b; q++) {
+    ps *= p->dims[so[q]];
+    if (!inD[so[q]]) { kc[nkc++] = so[q]; nc *= p->dims[so[q]]; }
+  }
+  if (ps < n || pd * nc * es < 1024 || p->numel < 4 * pd * nc) return false;
+  t->no = 0; t->ntiles = 1;
+  for (int k = 0; k < p->rank; k++)
+    if (!inD[k] && !inS[k]) {
+      t->od[t->no] = p->dims[k]; t->os[0][t->no] = p->str[0][k]; t->os[1][t->no] = p->str[1][k];
+      t->ntiles *= p->dims[k];
+      t->no++;
+    }
+  const int64_t nrb = (nr + n - 1) / n + 1;
+  t->tab = tfe__alloc((size_t)(2 * nr + ps + nc) * sizeof(int64_t) + (size_t)nrb * sizeof(tfe__kbr_rows));
+  if (!t->tab) return false;
+  t->es = es; t->nr = nr; t->ps = ps; t->pd = pd; t->nc = nc; t->tile = pd * nc;
+  t->rb = (tfe__kbr_rows *)t->tab;
+  t->rsrc = (int64_t *)(t->rb + nrb); t->cbuf = t->rsrc + nr; t->cdst = t->cbuf + ps;
+  int64_t *rbuf = t->cdst + nc, m[TFE_MAX_RANK] = {0};
+  for (int q = 0; q < nkr; q++) m[q] = p->str[1][kr[q]];
+  tfe__kbr_walk(p->dims, kr, nkr, m, t->rsrc);
+  for (int q = 0; q < nkr; q++) m[q] = p->str[0][kr[q]];
+  tfe__kbr_walk(p->dims, kr, nkr, m, rbuf);
+  tfe__kbr_blocks(t, rbuf, n);
+  for (int q = 0; q < nkc; q++) m[q] = p->str[0][kc[q]];
+  tfe__kbr_walk(p->dims, kc, nkc, m, t->cdst);
+  /* a column (S's dims in the source's order): D's dims at their destination offsets, C's at pd
+   * times their place among C's */
+  int64_t cm = pd;
+  for (int q = 0, c = 0; q < b; q++) {
+    const int k = so[q];
+    if (inD[k]) m[q] = p->str[0][k];
+    else { m[q] = cm; cm *= p->dims[kc[c++]]; }
+  }
+  tfe__kbr_walk(p->dims, so, b, m, t->cbuf);
+  for (int64_t j = 0; j < ps; j++) t->cbuf[j] *= es;
+  return true;
+}
+
+/* Tile u's destination and source offsets. */
+TFE_INTERNAL void tfe__kbr_at(const tfe__kbr *t, int64_t u, int64_t *doff, int64_t *soff) {
+  *doff = *soff = 0;
+  for (int k = 0; k < t->no; k++) {
+    const int64_t c = u % t->od[k];
+    u /= t->od[k];
+    *doff += c * t->os[0][k];
+    *soff += c * t->os[1][k];
+  }
+}
+
+/* One tile: the source's rows (read at s) transposed into the buffer buf, then its nc runs of
+ * pd elements written to d, streamed when nt. ns: the next tile's source, whose rows each row
+ * block asks for (without: each tile's reads wait at memory latency). */
+TFE_INTERNAL void tfe__kbr_tile(const tfe__kbr *t, char *d, const char *s, const char *ns, char *buf, bool nt) {
+  const int64_t es = t->es, n = 16 / es, ps = t->ps;
+  const char *rp[16];
+  for (int q = 0; q < t->nrb; q++) {
+    const tfe__kbr_rows *b = &t->rb[q];
+    const int64_t e = b->r0 + n < t->nr ? b->r0 + n : t->nr;
+    for (int64_t i = 0; i < n; i++) rp[i] = s + t->rsrc[b->r0 + i < e ? b->r0 + i : b->r0] * es;
+    if (ns)
+      for (int64_t r = b->r0; r < e; r++) {
+        const uintptr_t a = (uintptr_t)(ns + t->rsrc[r] * es);
+        for (uintptr_t l = a & ~(uintptr_t)63; l < a + (uintptr_t)(ps * es); l += 64) __builtin_prefetch((const void *)l, 0, 3);
+      }
+    for (int64_t jb = 0;;) { /* (blocks of 64, 32 or 16 bytes of columns; the last shifted back) */
+      int64_t w = 64;
+      while (w > 16 && jb + w / es > ps) w /= 2;
+      if (jb > ps - w / es) jb = ps - w / es;
+      tfe__ktr12_pieces((size_t)es, (int)w, buf, t->cbuf + jb, rp, jb * es, b->off, b->mask, b->ng);
+      if ((jb += w / es) == ps) break;
+    }
+  }
+  const size_t rb = (size_t)(t->pd * es);
+  for (int64_t c = 0; c < t->nc; c++) {
+    char *q = d + t->cdst[c] * es;
+    const char *b = buf + (size_t)c * rb;
+    if (nt) tfe__kstream(q, b, rb);
+    else memcpy(q, b, rb);
+  }
+}
+#endif
+
+/* Plans the copy (p fused by tfe__kplan_fuse, op 0 written) as tiles of both runs into *t where
+ * tfe__kbr_plan says so (copy_both_run_tile_bytes: the tile's most bytes, 0: off); then the
+ * caller runs it (tfe__kbr_run) or not, and frees t->tab (tfe__kbr_drop). False: no plan. */
+TFE_INTERNAL bool tfe__kbr_make(const tfe__kplan *p, tfe__kbr *t) {
+#if TFE__KHAVE_PIECES12
+  const int64_t maxb = tfe__st.tune.copy_both_run_tile_bytes;
+  if (maxb <= 0 || !tfe__ksimd() || p->nops != 2 || p->key != 0) return false;
+  if (!tfe__kbr_plan(p, maxb < TFE__KBR_MAXB ? maxb : TFE__KBR_MAXB, t)) return false;
+  t->base[0] = p->base[0]; t->base[1] = p->base[1]; t->numel = p->numel;
+  return true;
+#else
+  (void)p; (void)t;
+  return false;
+#endif
+}
+TFE_INTERNAL void tfe__kbr_drop(tfe__kbr *t) { tfe__free(t->tab); }
+
+/* Runs plan t of a copy into d from s (the views' data) on nt threads, streamed stores when
+ * stream, a fresh destination faulted in first as the tile plans do. */
+TFE_INTERNAL void tfe__kbr_run(const tfe__kbr *t, char *d, const char *s, int nt, bool stream, bool fresh) {
+#if TFE__KHAVE_PIECES12
+  const int64_t es = t->es;
+  TFE__KSTAT(85);
+  if (fresh && t->numel * es >= tfe__st.tune.copy_fresh_min_bytes) tfe__kprefault(d, (size_t)(t->numel * es), nt);
+  char *d0 = d + t->base[0] * es;
+  const char *s0 = s + t->base[1] * es;
+  if (t->ntiles < nt) nt = (int)t->ntiles;
+  TFE_OMP(parallel num_threads(nt) if (nt > 1))
+  {
+    _Alignas(64) char buf[TFE__KBR_MAXB];
+    int64_t lo, hi;
+    tfe__kshare(t->ntiles, &lo, &hi);
+    int64_t doff, soff, ndoff = 0, nsoff = 0;
+    tfe__kbr_at(t, lo, &doff, &soff);
+    for (int64_t u = lo; u < hi; u++) {
+      if (u + 1 < hi) tfe__kbr_at(t, u + 1, &ndoff, &nsoff);
+      tfe__kbr_tile(t, d0 + doff * es, s0 + soff * es, u + 1 < hi ? s0 + nsoff * es : NULL, buf, stream);
+      doff = ndoff; soff = nsoff;
+    }
+    if (stream) tfe__ksfence();
+  }
+#else
+  (void)t; (void)d; (void)s; (void)nt; (void)stream; (void)fresh;
+#endif
+}
+#endif

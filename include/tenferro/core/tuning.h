@@ -396,12 +396,12 @@ typedef struct tfe_tuning {
                                     * by run in tiles of 1024 elements, as before */
   int64_t copy_both_run_tile_bytes; /* 32768: copies of 1- and 2-byte kinds whose destination and
                                     * source runs are short and share dims (permutations of many
-                                    * small dims), planned as unbuffered transpose tiles, run as
+                                    * small dims), planned as transpose tiles of short columns or
+                                    * (1 byte) as gather tiles without register blocks, run as
                                     * tiles of whole runs on both sides of at most this many bytes
                                     * (kernel/bothruns.h, session 47; at most 32768); 0: off */
-  int64_t copy_both_run_rho_bytes; /* 32: ... where the destination's dims before the source's
-                                    * unit-stride dim span fewer bytes than this, or the source's
-                                    * run after them under a line */
+  int64_t copy_both_run_rho_bytes; /* 32: "short columns": unbuffered transpose tiles whose G0
+                                    * spans fewer bytes than this */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */

@@ -1187,16 +1187,23 @@ TFE_INTERNAL void TFE_FN(k_next_share_)(const tfe__kplan *p, const TFE_T *ns, in
  * byte or pair at a time (u8 random small-dim permutations ran 8-42x the streamed copy, docs/
  * bench-kernel.md session 32). The next tile's source is asked for a share per run (ns: see
  * k_copy_tile_). False where it does not apply (copy_gather_blocks 0). */
+/* The source run that leads G1 of gather plan p, in columns, where its tiles run register blocks
+ * (k_copy_gather12_); 0 where they do not (whole tiles: n0 = G0's length, n1 = G1's). */
+TFE_INTERNAL int64_t TFE_FN(k_gather12_run_)(const tfe__kplan *p, bool cj, int64_t n0, int64_t n1) {
+  const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+  const int nd0 = g0->nd, nb = 16 / (int)sizeof(TFE_T);
+  if (sizeof(TFE_T) > 2 || !tfe__st.tune.copy_gather_blocks || cj || !TFE__KHAVE_TR8 || !tfe__ksimd() || n0 < nb ||
+      n1 < 2 || nd0 == 0 || g1->nd == 0 || !g0->arith[0] || g0->step[0] != 1 || p->str[1][nd0] != 1)
+    return 0;
+  int64_t r = g1->nd == 1 ? g1->last_b : p->dims[nd0];
+  for (int k = 1; k < g1->nd && p->str[1][nd0 + k] == r; k++) r *= k == g1->nd - 1 ? g1->last_b : p->dims[nd0 + k];
+  return r < 3 ? 0 : r; /* (u16 runs of 2: 0.72 and 1.21 of the time) */
+}
 TFE_INTERNAL bool TFE_FN(k_copy_gather12_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d, const TFE_T *s,
                                           int64_t n0, int64_t n1, const TFE_T *ns, int64_t lines, int64_t lr) {
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
-  const int nd0 = g0->nd, nb = 16 / (int)sizeof(TFE_T);
-  if (sizeof(TFE_T) > 2 || !tfe__st.tune.copy_gather_blocks || c->cj || !TFE__KHAVE_TR8 || !tfe__ksimd() || n0 < nb ||
-      n1 < 2 || nd0 == 0 || g1->nd == 0 || !g0->arith[0] || g0->step[0] != 1 || p->str[1][nd0] != 1)
-    return false;
-  int64_t r = g1->nd == 1 ? g1->last_b : p->dims[nd0];
-  for (int k = 1; k < g1->nd && p->str[1][nd0 + k] == r; k++) r *= k == g1->nd - 1 ? g1->last_b : p->dims[nd0 + k];
-  if (r < 3) return false; /* (u16 runs of 2: 0.72 and 1.21 of the time) */
+  const int64_t nb = 16 / (int64_t)sizeof(TFE_T), r = TFE_FN(k_gather12_run_)(p, c->cj, n0, n1);
+  if (r == 0) return false;
   const int64_t *rtab = g0->arith[1] ? NULL : g0->tab[1], lds = g0->arith[1] ? g0->step[1] : 0;
   const int64_t *ctab = g1->arith[0] ? NULL : g1->tab[0], ldd = g1->arith[0] ? g1->step[0] : 0;
   tfe__kstat_add(49);
@@ -1568,6 +1575,32 @@ TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const t
  * faulted in by the tiles' own stores (the system zeroes each 2 MiB page as a tile first
  * touches it) and favours small tiles, while written-before pages favour larger ones
  * (docs/bench-kernel.md has the measurements behind both sizes). p: the plan's memory. */
+/* Tiles of both runs (bothruns.h) in place of plan p's tiles where p writes short columns: unbuffered
+ * transpose tiles whose G0 spans under copy_both_run_rho_bytes, and 1-byte gather tiles without
+ * register blocks (those with them, 2-byte gathers and buffered tiles measured as fast or
+ * faster: docs/bench-kernel.md, session 47). True: the copy is done. */
+TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, const tfe__kplan *p,
+                                          int64_t n, int nt, bool stream, bool fresh) {
+  const int64_t es = (int64_t)sizeof(TFE_T);
+  if (es > 2 || tfe__st.tune.copy_both_run_tile_bytes <= 0 || p->uplan || p->g[1].nd == 0 || n * es < 4096) return false;
+  if (p->gather ? es > 1 || TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len)
+                : p->g[0].len * es >= tfe__st.tune.copy_both_run_rho_bytes || TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false))
+    return false;
+  tfe__kplan *f = (tfe__kplan *)tfe__alloc(sizeof *f); /* (the plan's dims fused again: p holds its groups now) */
+  tfe__kbr br;
+  const int64_t *str[2] = {dst->lay.strides, src->lay.strides}, off[2] = {dst->lay.offset, src->lay.offset};
+  bool done = false;
+  if (f && tfe__kplan_fuse(f, 2, 0, dst->lay.rank, dst->lay.dims, str, off)) {
+    f->es = es;
+    if (tfe__kbr_make(f, &br)) {
+      tfe__kbr_run(&br, (char *)dst->data, (const char *)src->data, nt, stream, fresh);
+      tfe__kbr_drop(&br);
+      done = true;
+    }
+  }
+  tfe__free(f);
+  return done;
+}
 TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, int64_t n, bool fresh,
                                        bool cj, tfe__kplan *p) {
   const tfe_tuning *tu = &tfe__st.tune;
@@ -1579,20 +1612,12 @@ TFE_INTERNAL void TFE_FN(k_copy_plan_)(const TFE_TY(view) *dst, const TFE_TY(vie
   int nt = tfe__kthreads(n);
   bool cached = false; /* fresh pages written in order through the cache (copy_fresh_in_order) */
   const bool stream = n * es >= tu->kernel_stream_min_bytes;
-  tfe__kbr br;
-  bool both = false; /* tiles of both runs (bothruns.h) planned */
   if (!cj && tfe__kplan_fuse(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off)) {
     p->es = es;
     if (tfe__kcopy_records(p, (char *)dst->data, (const char *)src->data, es, nt, stream, fresh)) return;
-    both = tfe__kbr_make(p, &br);
   }
   tfe__kplan_make(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 2 * tw, tfe__kcopy_g1(tw, es), tg, false, es, true);
-  if (both) { /* (they replace unbuffered transpose tiles; gathers and buffered tiles measured as fast or faster) */
-    const bool run = p->g[1].nd > 0 && !p->gather && !p->uplan && !TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, cj);
-    if (run) tfe__kbr_run(&br, (char *)dst->data, (const char *)src->data, nt, stream, fresh);
-    tfe__kbr_drop(&br);
-    if (run) return;
-  }
+  if (!cj && TFE_FN(k_copy_both_runs_)(dst, src, p, n, nt, stream, fresh)) return;
   if (fresh && n * es >= tu->copy_fresh_min_bytes && p->g[1].nd > 0 && !p->gather && !p->along_src) {
     /* the tiles for written pages, then: in order, or faulted in first, or else as they were */
     tfe__kplan_make(p, 2, 0, dst->lay.rank, dst->lay.dims, str, off, 65536 / es + 1, 4 * tt, tfe__kcopy_g1(2 * tt, es), tg, false, es, true);

@@ -8,13 +8,15 @@
  * [14,7,19,0,17,5,...] had G0 12 bytes, so every tile wrote 192 pieces of 12-24 bytes far apart
  * and each destination line was read for ownership and written in three pieces by three tiles
  * (13x the streamed copy). Here the tile is D and S together (dims of both runs, whole): the
- * source's runs are read whole, transposed in 16-byte register blocks into an L1 buffer laid out
- * as the destination's runs, and those go out whole.
+ * source's runs are read whole, transposed in register blocks into an L1 buffer laid out as the
+ * destination's runs, and those go out whole.
  *
- * The tile: rho = the destination's leading dims before the first dim of S (the rows of each
- * register block, rho elements contiguous in the buffer), R' = D's other dims outside S (one
- * transpose pass each), C = S's dims outside D (the buffer's columns: one destination run of pd
- * elements each). Kind-independent (bytes); bodies only. */
+ * The tile: its rows are D's dims outside S (each row a run of S in the source), read in blocks
+ * of 16 / es rows; a column's rows land in the buffer in pieces, one masked store each (rows
+ * one after another in the buffer: the destination's dims before the first dim of S); the
+ * buffer holds one destination run of pd elements per value of S's dims outside D. Chosen in
+ * place of the tile plans by k_copy_both_runs_ (copy_tpl.h, docs/kernel.md step 4d).
+ * Kind-independent (bytes); bodies only; AVX-512BW/VL builds (masked byte stores). */
 #if !TFE__BODY_PHASE
 #ifndef TENFERRO_KERNEL_BOTHRUNS_H
 #define TENFERRO_KERNEL_BOTHRUNS_H
@@ -37,7 +39,7 @@ typedef struct tfe__kbr_rows {
 
 /* A plan of such tiles: offsets in elements unless said; tables in one allocation (tab). */
 typedef struct tfe__kbr {
-  int64_t es, nr, ps, pd, nc, tile;  /* nr rows (D's dims outside S) of ps columns (S); nc runs of pd */
+  int64_t es, nr, ps, pd, nc;        /* nr rows (D's dims outside S) of ps columns (S); nc runs of pd */
   int64_t *rsrc;                     /* [nr]: a row's source offset (D's dims outside S, the destination's order) */
   int64_t *cbuf;                     /* [ps]: a column's buffer offset, bytes (S in the source's order) */
   int64_t *cdst;                     /* [nc]: a buffer run's destination offset */
@@ -151,7 +153,7 @@ TFE_INTERNAL bool tfe__kbr_plan(const tfe__kplan *p, int64_t maxb, tfe__kbr *t) 
   const int64_t nrb = (nr + n - 1) / n + 1;
   t->tab = tfe__alloc((size_t)(2 * nr + ps + nc) * sizeof(int64_t) + (size_t)nrb * sizeof(tfe__kbr_rows));
   if (!t->tab) return false;
-  t->es = es; t->nr = nr; t->ps = ps; t->pd = pd; t->nc = nc; t->tile = pd * nc;
+  t->es = es; t->nr = nr; t->ps = ps; t->pd = pd; t->nc = nc;
   t->rb = (tfe__kbr_rows *)t->tab;
   t->rsrc = (int64_t *)(t->rb + nrb); t->cbuf = t->rsrc + nr; t->cdst = t->cbuf + ps;
   int64_t *rbuf = t->cdst + nc, m[TFE_MAX_RANK] = {0};

@@ -2775,7 +2775,7 @@ static void test_s46_units(void **st) {
  * short and share dims, run as tiles of whole runs on both sides (counter 85). Random
  * permutations of many small dims (2-4; form 0: ranks 8-11, at most 60 000 elements, tiles of at
  * most 4 KiB; form 1: ranks 12-15, at most 520 000 elements, the default 32 KiB tiles),
- * a dim read backwards in one case of four; every kind (4-16 bytes: never taken), views shifted
+ * a dim read backwards in one case of four; every kind (4-16 bytes: counter 86, session 48), views shifted
  * 0-3 elements; in place and streamed, 1 and 2 threads, the rule on and off; every element
  * checked, nothing written outside the view; the counter moves only when on. */
 #define TK_S47(S, T, VAL)                                                                        \
@@ -2814,6 +2814,25 @@ static void test_s47_both_runs(void **st) {
 #else
   assert_int_equal(seen[0], 0);
 #endif
+}
+/* Session 48: tiles of both runs for 4-, 8- and 16-byte kinds (counter 86) and for 1- and 2-byte
+ * gathers and short G1s (copy_both_run_gathers), on session 47's random permutations of many small
+ * dims (both forms, every kind): every element checked, nothing written outside the view; counter
+ * 86 moves only when on. */
+static void tk_s48_set(bool on) {
+  TK_TUNE(copy_both_run_wide, on);
+  TK_TUNE(copy_both_run_gathers, on);
+}
+static void tk_s48_run(tu_rng *r, int form) {
+  tk_s47_u8(r, form); tk_s47_u16(r, form); tk_s47_f32(r, form); tk_s47_f64(r, form); tk_s47_c128(r, form);
+}
+static void test_s48_wide_both_runs(void **st) {
+  (void)st;
+  tu_rng r = {4848};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {86};
+  tk_rule_modes(&r, 2, tu_cases(12) < 8 ? 8 : tu_cases(12), tk_s48_set, tk_s48_run, ctr, 1, seen);
+  assert_true(seen[0] > 0);
 }
 static void test_tuning_kernel(void **st) {
   (void)st;
@@ -2870,7 +2889,10 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_run_tile_max_bytes, 262144);
   assert_int_equal(d.copy_unit_flips, 1);
   assert_int_equal(d.copy_both_run_tile_bytes, 32768);
-  assert_int_equal(d.copy_both_run_rho_bytes, 32);
+  assert_int_equal(d.copy_both_run_rho_bytes, 128);
+  assert_int_equal(d.copy_both_run_wide, 1);
+  assert_int_equal(d.copy_both_run_gathers, 1);
+  assert_int_equal(d.copy_both_run_ask, 2);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -3019,6 +3041,9 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_both_run_tile_bytes, -1);
   TK_REJECT(copy_both_run_tile_bytes, 32769);
   TK_REJECT(copy_both_run_rho_bytes, -1);
+  TK_REJECT(copy_both_run_wide, 2);
+  TK_REJECT(copy_both_run_ask, 3);
+  TK_REJECT(copy_both_run_gathers, -1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -3116,6 +3141,7 @@ int main(void) {
       cmocka_unit_test(test_s21_units),
       cmocka_unit_test(test_s46_units),
       cmocka_unit_test(test_s47_both_runs),
+      cmocka_unit_test(test_s48_wide_both_runs),
       cmocka_unit_test(test_s23_wide_tables),
       cmocka_unit_test(test_s24_g1_runs),
       cmocka_unit_test(test_s25_narrow_runs),

@@ -1,6 +1,6 @@
-/* tenferro/kernel/bothruns.h — copies of 1- and 2-byte kinds whose destination run and source
- * run are both short and share dims (permutations of many small dims: qubit and qutrit
- * networks' dims of 2-4), run as tiles of whole runs on both sides.
+/* tenferro/kernel/bothruns.h — copies whose destination run and source run are both short and
+ * share dims (permutations of many small dims: qubit and qutrit networks' dims of 2-4), run as
+ * tiles of whole runs on both sides.
  *
  * Why: such a copy's destination run (D, its leading dims in the destination's order) soon
  * takes a dim of the source's run (S), so a transpose tile, whose groups must be disjoint,
@@ -8,15 +8,17 @@
  * [14,7,19,0,17,5,...] had G0 12 bytes, so every tile wrote 192 pieces of 12-24 bytes far apart
  * and each destination line was read for ownership and written in three pieces by three tiles
  * (13x the streamed copy). Here the tile is D and S together (dims of both runs, whole): the
- * source's runs are read whole, transposed in register blocks into an L1 buffer laid out as the
- * destination's runs, and those go out whole.
+ * source's runs are read whole, moved into an L1 buffer laid out as the destination's runs, and
+ * those go out whole; the next tile's runs are asked into L2 meanwhile.
  *
- * The tile: its rows are D's dims outside S (each row a run of S in the source), read in blocks
- * of 16 / es rows; a column's rows land in the buffer in pieces, one masked store each (rows
- * one after another in the buffer: the destination's dims before the first dim of S); the
- * buffer holds one destination run of pd elements per value of S's dims outside D. Chosen in
- * place of the tile plans by k_copy_both_runs_ (copy_tpl.h, docs/kernel.md step 4d).
- * Kind-independent (bytes); bodies only; AVX-512BW/VL builds (masked byte stores). */
+ * The tile: its rows are D's dims outside S (each row a run of S in the source); the buffer
+ * holds one destination run of pd elements per value of S's dims outside D. 1- and 2-byte rows
+ * are read in blocks of 16 / es rows and transposed in registers; a column's rows land in the
+ * buffer in pieces, one masked store each (rows one after another in the buffer: the
+ * destination's dims before the first dim of S; AVX-512BW/VL builds). 4-, 8- and 16-byte rows
+ * move in 4x4 register blocks where rows come in fours one after another in the buffer, else
+ * element by element (any build). Chosen in place of the tile plans by k_copy_both_runs_
+ * (copy_tpl.h, docs/kernel.md step 4d). Kind-independent (bytes); bodies only. */
 #if !TFE__BODY_PHASE
 #ifndef TENFERRO_KERNEL_BOTHRUNS_H
 #define TENFERRO_KERNEL_BOTHRUNS_H
@@ -43,14 +45,15 @@ typedef struct tfe__kbr {
   int64_t *rsrc;                     /* [nr]: a row's source offset (D's dims outside S, the destination's order) */
   int64_t *cbuf;                     /* [ps]: a column's buffer offset, bytes (S in the source's order) */
   int64_t *cdst;                     /* [nc]: a buffer run's destination offset */
+  int64_t *rbuf;                     /* [nr]: a row's buffer offset */
   tfe__kbr_rows *rb;                 /* [nrb] */
   int nrb, no;                       /* row blocks; the outer dims (the destination's order): */
+  int rq;                            /* 4-16 bytes: 4 when rows come in fours one after another in the buffer */
   int64_t od[TFE_MAX_RANK], os[2][TFE_MAX_RANK], ntiles;
   int64_t base[2], numel;            /* the fused plan's offsets of the first elements; elements */
   void *tab;
 } tfe__kbr;
 
-#if TFE__KHAVE_PIECES12
 /* Offsets of the mixed-radix walk over dims ks[0..n) (first fastest): out[i] = sum idx_k * m[k]. */
 TFE_INTERNAL void tfe__kbr_walk(const int64_t *dims, const int *ks, int n, const int64_t *m, int64_t *out) {
   out[0] = 0;
@@ -125,13 +128,13 @@ TFE_INTERNAL void tfe__kbr_blocks(tfe__kbr *t, const int64_t *rbuf, int64_t n) {
 }
 
 /* Plans p (fused, op 0 written) as such tiles into *t (its tables allocated); false where it
- * does not apply (tfe__kbr_runs; kinds of more than 2 bytes, a tile under 1 KiB, a copy of
- * fewer than 4 tiles, pieces of under 2.5 rows on average). */
+ * does not apply (tfe__kbr_runs; a tile under 1 KiB, a copy of fewer than 4 tiles; 1- and 2-byte
+ * kinds: builds without the masked stores, pieces of under 2.5 rows on average). */
 TFE_INTERNAL bool tfe__kbr_plan(const tfe__kplan *p, int64_t maxb, tfe__kbr *t) {
-  const int64_t es = p->es, n = 16 / es;
+  const int64_t es = p->es, n = es <= 2 ? 16 / es : 1;
   int so[TFE_MAX_RANK], a, b;
   bool inD[TFE_MAX_RANK], inS[TFE_MAX_RANK];
-  if (es > 2 || p->rank < 3 || p->str[0][0] != 1 || !tfe__kbr_runs(p, maxb, so, &a, &b, inD, inS)) return false;
+  if ((es <= 2 && !TFE__KHAVE_PIECES12) || p->rank < 3 || p->str[0][0] != 1 || !tfe__kbr_runs(p, maxb, so, &a, &b, inD, inS)) return false;
   int kr[TFE_MAX_RANK], kc[TFE_MAX_RANK], nkr = 0, nkc = 0;
   int64_t nr = 1, pd = 1, ps = 1, nc = 1;
   for (int k = 0; k < a; k++) {
@@ -150,22 +153,29 @@ TFE_INTERNAL bool tfe__kbr_plan(const tfe__kplan *p, int64_t maxb, tfe__kbr *t) 
       t->ntiles *= p->dims[k];
       t->no++;
     }
-  const int64_t nrb = (nr + n - 1) / n + 1;
+  const int64_t nrb = es <= 2 ? (nr + n - 1) / n + 1 : 0;
   t->tab = tfe__alloc((size_t)(2 * nr + ps + nc) * sizeof(int64_t) + (size_t)nrb * sizeof(tfe__kbr_rows));
   if (!t->tab) return false;
   t->es = es; t->nr = nr; t->ps = ps; t->pd = pd; t->nc = nc;
   t->rb = (tfe__kbr_rows *)t->tab;
   t->rsrc = (int64_t *)(t->rb + nrb); t->cbuf = t->rsrc + nr; t->cdst = t->cbuf + ps;
-  int64_t *rbuf = t->cdst + nc, m[TFE_MAX_RANK] = {0};
+  int64_t *rbuf = t->rbuf = t->cdst + nc, m[TFE_MAX_RANK] = {0};
   for (int q = 0; q < nkr; q++) m[q] = p->str[1][kr[q]];
   tfe__kbr_walk(p->dims, kr, nkr, m, t->rsrc);
   for (int q = 0; q < nkr; q++) m[q] = p->str[0][kr[q]];
   tfe__kbr_walk(p->dims, kr, nkr, m, rbuf);
-  tfe__kbr_blocks(t, rbuf, n);
-  int64_t pieces = 0; /* (pieces of 2 rows or fewer on average: a store every element or two, slower
-                        * than the tile plans: u8 pieces of 2, 0.86-0.9 of their time; of 2.7, 1.43x faster) */
-  for (int q = 0; q < t->nrb; q++) pieces += t->rb[q].ng;
-  if (pieces * 5 > 2 * t->nrb * (nr < n ? nr : n)) { tfe__free(t->tab); return false; }
+  t->rq = 0;
+  if ((es == 4 || es == 8 || es == 16) && nr % 4 == 0 && ps >= 4) {
+    t->rq = 4;
+    for (int64_t r = 0; r < nr && t->rq; r++) if (r % 4 && rbuf[r] != rbuf[r - 1] + 1) t->rq = 0;
+  }
+  if (es <= 2) {
+    tfe__kbr_blocks(t, rbuf, n);
+    int64_t pieces = 0; /* (pieces of 2 rows or fewer on average: a store every element or two, slower
+                          * than the tile plans: u8 pieces of 2, 0.86-0.9 of their time; of 2.7, 1.43x faster) */
+    for (int q = 0; q < t->nrb; q++) pieces += t->rb[q].ng;
+    if (pieces * 5 > 2 * t->nrb * (nr < n ? nr : n)) { tfe__free(t->tab); return false; }
+  }
   for (int q = 0; q < nkc; q++) m[q] = p->str[0][kc[q]];
   tfe__kbr_walk(p->dims, kc, nkc, m, t->cdst);
   /* a column (S's dims in the source's order): D's dims at their destination offsets, C's at pd
@@ -192,10 +202,21 @@ TFE_INTERNAL void tfe__kbr_at(const tfe__kbr *t, int64_t u, int64_t *doff, int64
   }
 }
 
-/* One tile: the source's rows (read at s) transposed into the buffer buf, then its nc runs of
- * pd elements written to d, streamed when nt. ns: the next tile's source, whose rows each row
- * block asks for (without: each tile's reads wait at memory latency). */
-TFE_INTERNAL void tfe__kbr_tile(const tfe__kbr *t, char *d, const char *s, const char *ns, char *buf, bool nt) {
+/* Asks for the next tile's row r (at ns) while this tile's rows move: into L2, not L1 (the
+ * next tile's rows, this tile's and the buffer overflow a 32-48 KiB L1: asked into L1 they
+ * evicted the lines being moved, 2-3x slower on the Zen 4; docs/bench-kernel.md session 48). */
+TFE_INTERNAL void tfe__kbr_ask(const tfe__kbr *t, const char *ns, int64_t r) {
+  const uintptr_t a = (uintptr_t)(ns + t->rsrc[r] * t->es), e = a + (uintptr_t)(t->ps * t->es);
+  if (tfe__st.tune.copy_both_run_ask == 2)
+    for (uintptr_t l = a & ~(uintptr_t)63; l < e; l += 64) __builtin_prefetch((const void *)l, 0, 2);
+  else
+    for (uintptr_t l = a & ~(uintptr_t)63; l < e; l += 64) __builtin_prefetch((const void *)l, 0, 3);
+}
+
+#if TFE__KHAVE_PIECES12
+/* 1- and 2-byte rows: read in blocks of 16 / es rows, transposed in registers, each column's
+ * rows stored in pieces. */
+TFE_INTERNAL void tfe__kbr_move12(const tfe__kbr *t, const char *s, const char *ns, char *buf) {
   const int64_t es = t->es, n = 16 / es, ps = t->ps;
   const char *rp[16];
   for (int q = 0; q < t->nrb; q++) {
@@ -203,10 +224,7 @@ TFE_INTERNAL void tfe__kbr_tile(const tfe__kbr *t, char *d, const char *s, const
     const int64_t e = b->r0 + n < t->nr ? b->r0 + n : t->nr;
     for (int64_t i = 0; i < n; i++) rp[i] = s + t->rsrc[b->r0 + i < e ? b->r0 + i : b->r0] * es;
     if (ns)
-      for (int64_t r = b->r0; r < e; r++) {
-        const uintptr_t a = (uintptr_t)(ns + t->rsrc[r] * es);
-        for (uintptr_t l = a & ~(uintptr_t)63; l < a + (uintptr_t)(ps * es); l += 64) __builtin_prefetch((const void *)l, 0, 3);
-      }
+      for (int64_t r = b->r0; r < e; r++) tfe__kbr_ask(t, ns, r);
     for (int64_t jb = 0;;) { /* (blocks of 64, 32 or 16 bytes of columns; the last shifted back) */
       int64_t w = 64;
       while (w > 16 && jb + w / es > ps) w /= 2;
@@ -215,45 +233,104 @@ TFE_INTERNAL void tfe__kbr_tile(const tfe__kbr *t, char *d, const char *s, const
       if ((jb += w / es) == ps) break;
     }
   }
+}
+#endif
+
+/* A row element by element, each to its column's place (a vector of a row's elements would
+ * scatter: their places lie a destination run apart). */
+#define TFE__KBR_MOVE(ES)                                                                          \
+  for (int64_t r = 0; r < t->nr; r++) {                                                           \
+    const char *sr = s + t->rsrc[r] * ES;                                                         \
+    char *br = buf + t->rbuf[r] * ES;                                                             \
+    if (ns) tfe__kbr_ask(t, ns, r);                                                               \
+    for (int64_t j = 0; j < t->ps; j++) memcpy(br + t->cbuf[j], sr + j * ES, ES);                 \
+  }
+#if TFE__KHAVE_TR8
+/* Rows in fours one after another in the buffer (the destination's first dim outside the source's
+ * run): 4x4 register blocks, each column's four rows stored together. */
+TFE_INTERNAL void tfe__kbr_move4(const tfe__kbr *t, const char *s, const char *ns, char *buf) {
+  const int64_t es = t->es, ps = t->ps;
+  for (int64_t r0 = 0; r0 < t->nr; r0 += 4) {
+    const char *sr[4];
+    for (int i = 0; i < 4; i++) {
+      sr[i] = s + t->rsrc[r0 + i] * es;
+      if (ns) tfe__kbr_ask(t, ns, r0 + i);
+    }
+    char *b0 = buf + t->rbuf[r0] * es;
+    for (int64_t j = 0;;) { /* (the last block shifted back) */
+      if (j > ps - 4) j = ps - 4;
+      if (es == 16) {
+        double *dc[4];
+        const double *sp[4];
+        for (int c = 0; c < 4; c++) { dc[c] = (double *)(void *)(b0 + t->cbuf[j + c]); sp[c] = (const double *)(const void *)(sr[c] + j * es); }
+        tfe__ktr16(dc, sp, false);
+      } else {
+        void *dc[4];
+        const void *sp[4];
+        for (int c = 0; c < 4; c++) { dc[c] = b0 + t->cbuf[j + c]; sp[c] = sr[c] + j * es; }
+        tfe__ktrq((size_t)es, dc, sp, false);
+      }
+      if ((j += 4) >= ps) break;
+    }
+  }
+}
+#endif
+/* 4-, 8- and 16-byte rows: in 4x4 blocks where rows come in fours, else element by element. */
+TFE_INTERNAL void tfe__kbr_move_wide(const tfe__kbr *t, const char *s, const char *ns, char *buf) {
+#if TFE__KHAVE_TR8
+  if (t->rq == 4 && tfe__ksimd()) { tfe__kbr_move4(t, s, ns, buf); return; }
+#endif
+  switch (t->es) {
+  case 4: TFE__KBR_MOVE(4) break;
+  case 8: TFE__KBR_MOVE(8) break;
+  case 16: TFE__KBR_MOVE(16) break;
+  default: { const int64_t es = t->es; TFE__KBR_MOVE(es) } break; /* (user kinds of other sizes) */
+  }
+}
+#undef TFE__KBR_MOVE
+
+/* One tile: the source's rows (read at s) moved into the buffer buf, then its nc runs of pd
+ * elements written to d, streamed when nt. ns: the next tile's source, whose rows are asked
+ * for as these move (without: each tile's reads wait at memory latency). */
+TFE_INTERNAL void tfe__kbr_tile(const tfe__kbr *t, char *d, const char *s, const char *ns, char *buf, bool nt) {
+#if TFE__KHAVE_PIECES12
+  if (t->es <= 2) tfe__kbr_move12(t, s, ns, buf);
+  else
+#endif
+    tfe__kbr_move_wide(t, s, ns, buf);
   /* (streamed: the runs' partial edge lines by normal stores; streamed too, they ran 3x slower on
    * a Xeon where runs were not whole lines, and measured the same on the Zen 4) */
-  const size_t rb = (size_t)(t->pd * es);
+  const size_t rb = (size_t)(t->pd * t->es);
   for (int64_t c = 0; c < t->nc; c++) {
-    char *q = d + t->cdst[c] * es;
+    char *q = d + t->cdst[c] * t->es;
     const char *b = buf + (size_t)c * rb;
     if (nt) tfe__kstream_ex(q, b, rb, false);
     else memcpy(q, b, rb);
   }
 }
-#endif
 
 /* Plans the copy (p fused by tfe__kplan_fuse, op 0 written) as tiles of both runs into *t where
  * tfe__kbr_plan says so (copy_both_run_tile_bytes: the tile's most bytes, 0: off); then the
  * caller runs it (tfe__kbr_run) or not, and frees t->tab (tfe__kbr_drop). False: no plan. */
 TFE_INTERNAL bool tfe__kbr_make(const tfe__kplan *p, tfe__kbr *t) {
-#if TFE__KHAVE_PIECES12
   const int64_t maxb = tfe__st.tune.copy_both_run_tile_bytes;
-  if (maxb <= 0 || !tfe__ksimd() || p->nops != 2 || p->key != 0) return false;
+  if (maxb <= 0 || (p->es <= 2 && !tfe__ksimd()) || p->nops != 2 || p->key != 0) return false;
   if (!tfe__kbr_plan(p, maxb < TFE__KBR_MAXB ? maxb : TFE__KBR_MAXB, t)) return false;
   t->base[0] = p->base[0]; t->base[1] = p->base[1]; t->numel = p->numel;
   return true;
-#else
-  (void)p; (void)t;
-  return false;
-#endif
 }
 TFE_INTERNAL void tfe__kbr_drop(tfe__kbr *t) { tfe__free(t->tab); }
 
 /* Runs plan t of a copy into d from s (the views' data) on nt threads, streamed stores when
  * stream, a fresh destination faulted in first as the tile plans do. */
 TFE_INTERNAL void tfe__kbr_run(const tfe__kbr *t, char *d, const char *s, int nt, bool stream, bool fresh) {
-#if TFE__KHAVE_PIECES12
   const int64_t es = t->es;
-  TFE__KSTAT(85);
+  TFE__KSTAT(es <= 2 ? 85 : 86);
   if (fresh && t->numel * es >= tfe__st.tune.copy_fresh_min_bytes) tfe__kprefault(d, (size_t)(t->numel * es), nt);
   char *d0 = d + t->base[0] * es;
   const char *s0 = s + t->base[1] * es;
   if (t->ntiles < nt) nt = (int)t->ntiles;
+  const bool ask = tfe__st.tune.copy_both_run_ask > 0;
   TFE_OMP(parallel num_threads(nt) if (nt > 1))
   {
     _Alignas(64) char buf[TFE__KBR_MAXB];
@@ -263,13 +340,10 @@ TFE_INTERNAL void tfe__kbr_run(const tfe__kbr *t, char *d, const char *s, int nt
     tfe__kbr_at(t, lo, &doff, &soff);
     for (int64_t u = lo; u < hi; u++) {
       if (u + 1 < hi) tfe__kbr_at(t, u + 1, &ndoff, &nsoff);
-      tfe__kbr_tile(t, d0 + doff * es, s0 + soff * es, u + 1 < hi ? s0 + nsoff * es : NULL, buf, stream);
+      tfe__kbr_tile(t, d0 + doff * es, s0 + soff * es, u + 1 < hi && ask ? s0 + nsoff * es : NULL, buf, stream);
       doff = ndoff; soff = nsoff;
     }
     if (stream) tfe__ksfence();
   }
-#else
-  (void)t; (void)d; (void)s; (void)nt; (void)stream; (void)fresh;
-#endif
 }
 #endif

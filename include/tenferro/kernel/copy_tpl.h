@@ -1575,16 +1575,27 @@ TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const t
  * faulted in by the tiles' own stores (the system zeroes each 2 MiB page as a tile first
  * touches it) and favours small tiles, while written-before pages favour larger ones
  * (docs/bench-kernel.md has the measurements behind both sizes). p: the plan's memory. */
-/* Tiles of both runs (bothruns.h) in place of plan p's tiles where p writes short columns: unbuffered
- * transpose tiles whose G0 spans under copy_both_run_rho_bytes, and 1-byte gather tiles without
- * register blocks (those with them, 2-byte gathers and buffered tiles measured as fast or
- * faster: docs/bench-kernel.md, session 47). True: the copy is done. */
+/* Tiles of both runs (bothruns.h) in place of plan p's tiles where p reads or writes short
+ * pieces: gather tiles (1-byte kinds: those without register blocks); transpose tiles whose G1
+ * spans under a line (4-16-byte kinds, copy_both_run_wide: also any tile under 8 KiB; 1- and
+ * 2-byte kinds unbuffered, copy_both_run_gathers) or, 1- and 2-byte kinds, unbuffered ones whose
+ * G0 spans under copy_both_run_rho_bytes. Left as planned (as fast or faster, or mixed): buffered
+ * 1- and 2-byte tiles, 4-16-byte tiles of 8 KiB+ with G1s of a line or more, 1-byte gathers
+ * with register blocks (docs/bench-kernel.md, sessions 47-48). True: the copy is done. */
 TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, const tfe__kplan *p,
                                           int64_t n, int nt, bool stream, bool fresh) {
+  const tfe_tuning *tu = &tfe__st.tune;
   const int64_t es = (int64_t)sizeof(TFE_T);
-  if (es > 2 || tfe__st.tune.copy_both_run_tile_bytes <= 0 || p->uplan || p->g[1].nd == 0 || n * es < 4096) return false;
-  if (p->gather ? es > 1 || TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len)
-                : p->g[0].len * es >= tfe__st.tune.copy_both_run_rho_bytes || TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false))
+  if (tu->copy_both_run_tile_bytes <= 0 || p->uplan || p->g[1].nd == 0 || n * es < 4096) return false;
+  const bool short_g1 = p->g[1].len * es < 64;
+  if (es > 2) {
+    if (!tu->copy_both_run_wide || !(p->gather || short_g1 || p->g[0].len * p->g[1].len * es < 8192)) return false;
+  } else if (tu->copy_both_run_gathers) {
+    if (p->gather ? es == 1 && TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len)
+                  : TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false) || (!short_g1 && p->g[0].len * es >= tu->copy_both_run_rho_bytes))
+      return false;
+  } else if (p->gather ? es > 1 || TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len)
+                       : p->g[0].len * es >= tu->copy_both_run_rho_bytes || TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false))
     return false;
   tfe__kplan *f = (tfe__kplan *)tfe__alloc(sizeof *f); /* (the plan's dims fused again: p holds its groups now) */
   tfe__kbr br;

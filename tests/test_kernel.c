@@ -1556,6 +1556,7 @@ static void test_small_dim_perms(void **st) {
     TK_TUNE(copy_next_prefetch, pf ? 2 : 1);
     TK_TUNE(copy_gather_blocks, round % 3 != 2);
     TK_TUNE(copy_short_rows, round % 4 != 3);
+    TK_TUNE(copy_both_run_tile_bytes, pf ? 0 : 32768); /* (session 48: they take most gathers) */
     for (int c = 0; c < tu_cases(30); c++) {
       tk_smalldims_u8(&r, keep, pf); tk_smalldims_u16(&r, keep, pf); tk_smalldims_f32(&r, keep, pf);
       tk_smalldims_f64(&r, keep, pf); tk_smalldims_c128(&r, keep, pf);
@@ -1565,6 +1566,7 @@ static void test_small_dim_perms(void **st) {
   TK_TUNE(copy_next_prefetch, 2);
   TK_TUNE(copy_gather_blocks, 1);
   TK_TUNE(copy_short_rows, 1);
+  TK_TUNE(copy_both_run_tile_bytes, 32768);
   tk_paths(0);
   tfe_set_num_threads(0);
   tfe__st.kernel_stat_on = 0;
@@ -2890,7 +2892,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_unit_flips, 1);
   assert_int_equal(d.copy_both_run_tile_bytes, 32768);
   assert_int_equal(d.copy_both_run_rho_bytes, 128);
-  assert_int_equal(d.copy_both_run_wide, 1);
+  assert_int_equal(d.copy_both_run_wide, -1);
   assert_int_equal(d.copy_both_run_gathers, 1);
   assert_int_equal(d.copy_both_run_ask, 2);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
@@ -3042,6 +3044,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_both_run_tile_bytes, 32769);
   TK_REJECT(copy_both_run_rho_bytes, -1);
   TK_REJECT(copy_both_run_wide, 2);
+  TK_REJECT(copy_both_run_wide, -2);
   TK_REJECT(copy_both_run_ask, 3);
   TK_REJECT(copy_both_run_gathers, -1);
   TK_REJECT(copy_quarter_blocks, 3);

@@ -402,9 +402,11 @@ typedef struct tfe_tuning {
                                     * (kernel/bothruns.h, session 47; at most 32768); 0: off */
   int64_t copy_both_run_rho_bytes; /* 128: "short columns": unbuffered transpose tiles whose G0
                                     * spans fewer bytes than this (session 47: 32) */
-  int copy_both_run_wide;          /* 1: copies of 4-, 8- and 16-byte kinds planned as gather
+  int copy_both_run_wide;          /* -1: copies of 4-, 8- and 16-byte kinds planned as gather
                                     * tiles or as transpose tiles whose G1 spans under 64 bytes run
-                                    * as tiles of both runs too (session 48); 0: off */
+                                    * as tiles of both runs too, and on AMD also 8-byte gathers and
+                                    * transpose tiles under 8 KiB (session 48); 1: those everywhere;
+                                    * 0: off */
   int copy_both_run_gathers;       /* 1: 1- and 2-byte copies planned as gather tiles (with register
                                     * blocks too) or as unbuffered transpose tiles whose G1 spans
                                     * under 64 bytes run as tiles of both runs (session 48); 0: as
@@ -462,7 +464,7 @@ typedef struct tfe_tuning {
   /* kernel (session 45) */ .copy_run_tile_max_bytes = 262144, \
   /* kernel (session 46) */ .copy_unit_flips = 1, \
   /* kernel (session 47) */ .copy_both_run_tile_bytes = 32768, .copy_both_run_rho_bytes = 128, \
-  /* kernel (session 48) */ .copy_both_run_wide = 1, .copy_both_run_gathers = 1, .copy_both_run_ask = 2, \
+  /* kernel (session 48) */ .copy_both_run_wide = -1, .copy_both_run_gathers = 1, .copy_both_run_ask = 2, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -581,7 +583,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_unit_flips, 0, 1);
   TFE__TUNE_RANGE(copy_both_run_tile_bytes, 0, 32768);
   TFE__TUNE_RANGE(copy_both_run_rho_bytes, 0, 4096);
-  TFE__TUNE_RANGE(copy_both_run_wide, 0, 1);
+  TFE__TUNE_RANGE(copy_both_run_wide, -1, 1);
   TFE__TUNE_RANGE(copy_both_run_gathers, 0, 1);
   TFE__TUNE_RANGE(copy_both_run_ask, 0, 2);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);

@@ -1576,12 +1576,14 @@ TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const t
  * touches it) and favours small tiles, while written-before pages favour larger ones
  * (docs/bench-kernel.md has the measurements behind both sizes). p: the plan's memory. */
 /* Tiles of both runs (bothruns.h) in place of plan p's tiles where p reads or writes short
- * pieces: gather tiles (1-byte kinds: those without register blocks); transpose tiles whose G1
- * spans under a line (4-16-byte kinds, copy_both_run_wide: also any tile under 8 KiB; 1- and
+ * pieces: gather tiles (without register blocks; 2-byte kinds also with blocks of runs under 9 or
+ * over 63 bytes, not the wide rows of k_copy_wide12_); transpose tiles whose G1
+ * spans under a line (4-16-byte kinds, copy_both_run_wide: on AMD also any tile under 8 KiB and
+ * 8-byte gathers, which a Xeon ran 0.61-0.73 of the time; 1- and
  * 2-byte kinds unbuffered, copy_both_run_gathers) or, 1- and 2-byte kinds, unbuffered ones whose
  * G0 spans under copy_both_run_rho_bytes. Left as planned (as fast or faster, or mixed): buffered
- * 1- and 2-byte tiles, 4-16-byte tiles of 8 KiB+ with G1s of a line or more, 1-byte gathers
- * with register blocks (docs/bench-kernel.md, sessions 47-48). True: the copy is done. */
+ * 1- and 2-byte tiles, 4-16-byte tiles of 8 KiB+ with G1s of a line or more, the gathers with
+ * register blocks above (docs/bench-kernel.md, sessions 47-48). True: the copy is done. */
 TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, const tfe__kplan *p,
                                           int64_t n, int nt, bool stream, bool fresh) {
   const tfe_tuning *tu = &tfe__st.tune;
@@ -1589,9 +1591,12 @@ TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_T
   if (tu->copy_both_run_tile_bytes <= 0 || p->uplan || p->g[1].nd == 0 || n * es < 4096) return false;
   const bool short_g1 = p->g[1].len * es < 64;
   if (es > 2) {
-    if (!tu->copy_both_run_wide || !(p->gather || short_g1 || p->g[0].len * p->g[1].len * es < 8192)) return false;
+    const bool amd = tfe__kon_amd(tu->copy_both_run_wide); /* (elsewhere: no 8-byte gathers, no small-tile rule) */
+    if (!tu->copy_both_run_wide || !(short_g1 || (p->gather && (es != 8 || amd)) || (amd && p->g[0].len * p->g[1].len * es < 8192)))
+      return false;
   } else if (tu->copy_both_run_gathers) {
-    if (p->gather ? es == 1 && TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len)
+    const int64_t run = p->gather ? TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len) * es : 0;
+    if (p->gather ? run > 0 && (es == 1 || (run > 8 && run < 64))
                   : TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false) || (!short_g1 && p->g[0].len * es >= tu->copy_both_run_rho_bytes))
       return false;
   } else if (p->gather ? es > 1 || TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len)

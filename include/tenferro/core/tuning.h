@@ -404,8 +404,9 @@ typedef struct tfe_tuning {
                                     * spans fewer bytes than this (session 47: 32) */
   int copy_both_run_wide;          /* -1: copies of 4-, 8- and 16-byte kinds planned as gather
                                     * tiles or as transpose tiles whose G1 spans under 64 bytes run
-                                    * as tiles of both runs too, and on AMD also 8-byte gathers and
-                                    * transpose tiles under 8 KiB (session 48); 1: those everywhere;
+                                    * as tiles of both runs too, and on AMD also 8-byte gathers
+                                    * without footprint asks and transpose tiles under 8 KiB
+                                    * (session 48); 1: those everywhere;
                                     * 0: off */
   int copy_both_run_gathers;       /* 1: 1- and 2-byte copies planned as gather tiles (with register
                                     * blocks too) or as unbuffered transpose tiles whose G1 spans

@@ -1579,7 +1579,8 @@ TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const t
  * pieces: gather tiles (without register blocks; 2-byte kinds also with blocks of runs under 9 or
  * over 63 bytes, not the wide rows of k_copy_wide12_); transpose tiles whose G1
  * spans under a line (4-16-byte kinds, copy_both_run_wide: on AMD also any tile under 8 KiB and
- * 8-byte gathers, which a Xeon ran 0.61-0.73 of the time; 1- and
+ * 8-byte gathers that do not ask for their footprint: a Xeon ran them 0.61-0.73 of the time,
+ * those that ask 0.77-1.29 here; 1- and
  * 2-byte kinds unbuffered, copy_both_run_gathers) or, 1- and 2-byte kinds, unbuffered ones whose
  * G0 spans under copy_both_run_rho_bytes. Left as planned (as fast or faster, or mixed): buffered
  * 1- and 2-byte tiles, 4-16-byte tiles of 8 KiB+ with G1s of a line or more, the gathers with
@@ -1592,7 +1593,8 @@ TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_T
   const bool short_g1 = p->g[1].len * es < 64;
   if (es > 2) {
     const bool amd = tfe__kon_amd(tu->copy_both_run_wide); /* (elsewhere: no 8-byte gathers, no small-tile rule) */
-    if (!tu->copy_both_run_wide || !(short_g1 || (p->gather && (es != 8 || amd)) || (amd && p->g[0].len * p->g[1].len * es < 8192)))
+    if (!tu->copy_both_run_wide ||
+        !(short_g1 || (p->gather && (es != 8 || (amd && p->pf_nrun == 0))) || (amd && p->g[0].len * p->g[1].len * es < 8192)))
       return false;
   } else if (tu->copy_both_run_gathers) {
     const int64_t run = p->gather ? TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len) * es : 0;

@@ -394,12 +394,12 @@ typedef struct tfe_tuning {
                                     * reads through a G0 table (numpy's flips of an inner axis:
                                     * runs of 33 bytes in reverse order) planned as units; 0: run
                                     * by run in tiles of 1024 elements, as before */
-  int64_t copy_both_run_tile_bytes; /* 32768: copies of 1- and 2-byte kinds whose destination and
-                                    * source runs are short and share dims (permutations of many
-                                    * small dims), planned as transpose tiles of short columns or
-                                    * (1 byte) as gather tiles without register blocks, run as
-                                    * tiles of whole runs on both sides of at most this many bytes
-                                    * (kernel/bothruns.h, session 47; at most 32768); 0: off */
+  int64_t copy_both_run_tile_bytes; /* 32768: copies whose destination and source runs are short
+                                    * and share dims (permutations of many small dims), planned as
+                                    * tiles that read or write short pieces (the rules:
+                                    * copy_both_run_rho_bytes, _wide, _gathers), run as tiles of
+                                    * whole runs on both sides of at most this many bytes
+                                    * (kernel/bothruns.h, sessions 47-48; at most 32768); 0: off */
   int64_t copy_both_run_rho_bytes; /* 128: "short columns": unbuffered transpose tiles whose G0
                                     * spans fewer bytes than this (session 47: 32) */
   int copy_both_run_wide;          /* -1: copies of 4-, 8- and 16-byte kinds planned as gather

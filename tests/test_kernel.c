@@ -2836,6 +2836,52 @@ static void test_s48_wide_both_runs(void **st) {
   tk_rule_modes(&r, 2, tu_cases(12) < 8 ? 8 : tu_cases(12), tk_s48_set, tk_s48_run, ctr, 1, seen);
   assert_true(seen[0] > 0);
 }
+/* Session 49 (copy_next_spread, counters 87 and 88): transpose tiles ask for the next tile's
+ * source a share before each register block. Form 0: batches of small transposes, the source
+ * [a, b, c, d] read as [b, a, c, d] (a, b 10-150, c 2-40, d 1-8: dense tiles one after another);
+ * form 1: random permutations of 3-5 dims of 6-90; a dim read backwards in one case of three;
+ * every kind, views shifted 0-3 elements, in place and streamed (buffered tiles), 1 and 2
+ * threads, the rule on and off; every element checked, nothing written outside the view. */
+#define TK_S49(S, T, VAL)                                                                        \
+  static void tk_s49_##S(tu_rng *r, int form) {                                                \
+    const int rank = form == 0 ? 4 : (int)tu_int(r, 3, 5);                                     \
+    int64_t dims[5], perm[5], st[5], n = 1, s = 1;                                              \
+    for (int k = 0; k < rank; k++) {                                                            \
+      dims[k] = form == 0 ? (k < 2 ? tu_int(r, 10, 150) : k == 2 ? tu_int(r, 2, 40) : tu_int(r, 1, 8)) \
+                          : tu_int(r, 6, 90);                                                   \
+      if (n * dims[k] > 400000) dims[k] = 400000 / n > 1 ? 400000 / n : 1;                      \
+      n *= dims[k];                                                                             \
+    }                                                                                           \
+    for (int k = 0; k < rank; k++) { perm[k] = k; st[k] = s; s *= dims[k]; }                    \
+    if (form == 0) { perm[0] = 1; perm[1] = 0; }                                                \
+    else                                                                                        \
+      for (int k = rank - 1; k > 0; k--) {                                                      \
+        int j = (int)tu_int(r, 0, k);                                                           \
+        int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                    \
+      }                                                                                         \
+    const int64_t flip = tu_int(r, 0, 2) == 0 ? tu_int(r, 0, rank - 1) : -1;                    \
+    TK_GUARDED_COPY(S, T, VAL, a == flip, "s49 form", form)                                     \
+  }
+TK_FIVE_KINDS(TK_S49)
+static void tk_s49_set(bool on) {
+  TK_TUNE(copy_next_spread, on ? 2 : 0);
+  TK_TUNE(copy_both_run_tile_bytes, 0); /* (bothruns.h would take some of these tiles) */
+}
+static void tk_s49_run(tu_rng *r, int form) {
+  tk_s49_u8(r, form); tk_s49_u16(r, form); tk_s49_f32(r, form); tk_s49_f64(r, form); tk_s49_c128(r, form);
+}
+static void test_s49_next_spread(void **st) {
+  (void)st;
+  tu_rng r = {4949};
+  int64_t seen[2] = {0, 0};
+  const int ctr[2] = {87, 88};
+  tk_rule_modes(&r, 2, tu_cases(10) < 6 ? 6 : tu_cases(10), tk_s49_set, tk_s49_run, ctr, 2, seen);
+#if TFE__KHAVE_TR8
+  if (tfe__ksimd()) assert_true(seen[0] > 0 && seen[1] > 0);
+#else
+  assert_true(seen[0] == 0 && seen[1] == 0);
+#endif
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2895,6 +2941,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_both_run_wide, -1);
   assert_int_equal(d.copy_both_run_gathers, 1);
   assert_int_equal(d.copy_both_run_ask, 2);
+  assert_int_equal(d.copy_next_spread, 2);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -3046,6 +3093,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_both_run_wide, 2);
   TK_REJECT(copy_both_run_wide, -2);
   TK_REJECT(copy_both_run_ask, 3);
+  TK_REJECT(copy_next_spread, 3);
+  TK_REJECT(copy_next_spread, -1);
   TK_REJECT(copy_both_run_gathers, -1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
@@ -3145,6 +3194,7 @@ int main(void) {
       cmocka_unit_test(test_s46_units),
       cmocka_unit_test(test_s47_both_runs),
       cmocka_unit_test(test_s48_wide_both_runs),
+      cmocka_unit_test(test_s49_next_spread),
       cmocka_unit_test(test_s23_wide_tables),
       cmocka_unit_test(test_s24_g1_runs),
       cmocka_unit_test(test_s25_narrow_runs),

@@ -81,6 +81,54 @@ TFE_INTERNAL void TFE_FN(k_prefetch_run_rows_)(const tfe__kplan *p, int op, cons
     for (int64_t j = 0; j < n1; j += line) tfe__kpf(r + j);
   }
 }
+/* The next tile's source (one odometer step on from s, or nxo where a chain of tiles ends:
+ * k_chain_next_) whose rows a transpose tile asks for while it works (copy_next_prefetch), or
+ * NULL. */
+TFE_INTERNAL const TFE_T *TFE_FN(k_buf_next_src_)(const tfe__kplan *p, const TFE_T *s, int64_t n1, int64_t nxo) {
+  const bool next = tfe__st.tune.copy_next_prefetch && p->no > 0 && p->ocount[0] >= 2 && (!p->nchain || nxo) && n1 >= 8;
+  return next ? s + (p->nchain ? nxo : p->ostep[1][0]) : NULL; /* (ostep unset without an odometer) */
+}
+/* Ask for rows [i0, i1) of the next tile's source (ns; rows of n1 at G0's source offsets, or
+ * i * lds apart without a plan: k_copy_st_) into L2. Two loops: one with the plan-or-stride
+ * test inside ran the asks at half the effect (a 1.4x slower u16 batch, session 49). */
+TFE_INTERNAL void TFE_FN(k_ask_next_rows_)(const tfe__kplan *p, const TFE_T *ns, int64_t i0, int64_t i1, int64_t n1) {
+  const int64_t line = 64 / (int64_t)sizeof(TFE_T);
+  for (int64_t i = i0; i < i1; i++) {
+    const TFE_T *r = ns + TFE__KOFF(p, 0, 1, i);
+    for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(r + j, 0, 2);
+  }
+}
+TFE_INTERNAL void TFE_FN(k_ask_next_st_)(const TFE_T *ns, int64_t lds, int64_t i0, int64_t i1, int64_t n1) {
+  const int64_t line = 64 / (int64_t)sizeof(TFE_T);
+  for (int64_t i = i0; i < i1; i++)
+    for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(ns + i * lds + j, 0, 2);
+}
+/* The next share of ns's n0 rows (copy_next_spread): call *call + 1 of calls asks rows [*asked,
+ * n0 * (*call + 1) / calls), so that the last call has asked them all; p NULL: rows lds apart. */
+TFE_INTERNAL void TFE_FN(k_ask_share_)(const tfe__kplan *p, const TFE_T *ns, int64_t lds, int64_t n0, int64_t n1,
+                                       int64_t *call, int64_t calls, int64_t *asked, bool buffered) {
+  if (!ns || *call >= calls) return;
+  if (++*call == 1) tfe__kstat_add(buffered ? 87 : 88);
+  const int64_t to = n0 * *call / calls;
+  if (p) TFE_FN(k_ask_next_rows_)(p, ns, *asked, to, n1);
+  else TFE_FN(k_ask_next_st_)(ns, lds, *asked, to, n1);
+  *asked = to;
+}
+/* k_buf_next_src_ for transpose tiles of register blocks that ask a share of it before each
+ * block (1- and 2-byte kinds) or row of blocks (the others), or NULL (copy_next_spread: 1
+ * buffered tiles, 2 unbuffered ones too). Asked during the stream-out alone, the next tile's
+ * first blocks still met their lines at memory latency: the blocks take several times the
+ * stream-out's time. Only source rows under 1 KiB (along longer ones the hardware prefetchers
+ * ramp up: 0.75-1.01 there), of 8-byte kinds 128 bytes or more (0.75-1.09 under), not buffered
+ * 16-byte tiles (0.85-1.14; docs/bench-kernel.md, session 49). */
+TFE_INTERNAL const TFE_T *TFE_FN(k_spread_next_)(const tfe__kplan *p, const TFE_T *s, int64_t n1, int64_t nxo, bool buffered) {
+  const int64_t es = (int64_t)sizeof(TFE_T);
+  if (tfe__st.tune.copy_next_spread < 2 - buffered || !tfe__krb(sizeof(TFE_T)) || n1 * es >= 1024 ||
+      (es == 8 && n1 * es < 128) || (buffered && es == 16) || !TFE__KHAVE_TR8 || !tfe__ksimd())
+    return NULL;
+  return TFE_FN(k_buf_next_src_)(p, s, n1, nxo);
+}
+
 /* 1- and 2-byte register-block rows prefetch their blocks copy_block_prefetch blocks ahead
  * (tfe__ktrx_row); the strip prefetch then covers only the next strip's first such blocks (the
  * whole strip, 32-64 rows, would outgrow the L1 before use). Elements along the row; 0: the
@@ -263,7 +311,8 @@ TFE_INTERNAL int64_t TFE_FN(k_copy_segs_)(const tfe__kplan *p, TFE_T *d, const T
  * columns (G1 entries) of 8 elements along G0, so every line touched is used whole before
  * it can be evicted. Any group layout (tables included). */
 TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
-                                         const TFE_T *s, int64_t i0, int64_t n0, int64_t j0, int64_t n1, int64_t pfo) {
+                                         const TFE_T *s, int64_t i0, int64_t n0, int64_t j0, int64_t n1, int64_t pfo,
+                                         const TFE_T *ns) {
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
   int64_t rb = tfe__krb(sizeof(TFE_T)), cb = tfe__kcb(sizeof(TFE_T));
   bool fast = TFE__KHAVE_TR8 && tfe__ksimd() && rb && !c->cj && g0->arith[0] && g0->step[0] == 1 &&
@@ -280,6 +329,8 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
    * copy_block_segments 2; their columns' alignment checked once) */
   const bool segs = fast && TFE_FN(k_copy_seg_ok_)(p, j0, n1);
   const int64_t sr_max = segs && tfe__st.tune.copy_block_segments == 2 ? 2 * rb : rb;
+  const int64_t calls = ((n0 - i0) / rb) * ((n1 - j0) / cb); /* (ns: a share of its rows a whole block) */
+  int64_t asked = 0, call = 0;
   for (int64_t ib = i0, sb; ib < n0; ib += sb) {
     sb = n0 - ib >= sr_max ? sr_max : rb;
     int bi = n0 - ib < sb ? (int)(n0 - ib) : (int)sb;
@@ -306,6 +357,7 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
         for (int i = 0; i < rb; i++) sr[i] = srow[i] + jb;
         if (pa && jb + pa < n1) /* (as tfe__ktrx_row; the rims too) */
           for (int i = 0; i < rb; i++) tfe__kpf(srow[i] + jb + pa);
+        TFE_FN(k_ask_share_)(p, ns, 0, n0, n1, &call, calls, &asked, false);
         tfe__ktrx(sizeof(TFE_T), dcol, sr, al);
         if (sizeof(TFE_T) != 8 && ib == i0 && jb == j0) tfe__kstat_add(9);
         continue;
@@ -368,7 +420,7 @@ TFE_INTERNAL void TFE_FN(k_copy_blocks_)(const TFE_TY(kcopy_) *c, const tfe__kpl
  * 16-byte kinds) runs register transposes addressed by strides (8-byte kinds: no per-block
  * pointer arrays); rims and conjugating copies run scalar loops. */
 TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TFE_T *s, int64_t n0, int64_t n1,
-                                     int64_t lds, int64_t ldd) {
+                                     int64_t lds, int64_t ldd, const TFE_T *ns) {
   const int64_t es = (int64_t)sizeof(TFE_T);
   int64_t m0 = 0, m1 = 0;
 #if TFE__KHAVE_TR8
@@ -379,14 +431,28 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
   if (es != 8 && m0 > 0) tfe__kstat_add(9);
   const int pf = tfe__st.tune.kernel_prefetch_strips;
   const int64_t pb = m0 > 0 ? TFE_FN(k_block_prefetch_)(n1) : 0;
+  /* ns: the next tile's rows, a share before each 1-byte block, else each row of blocks (per
+   * block, the calls of small blocks cost more than the asks saved) */
+  const int64_t ck = es <= 2 ? cb : m1, calls = m1 > 0 ? m0 / rb * ((m1 + ck - 1) / ck) : 0;
+  int64_t asked = 0, call = 0;
   for (int64_t ib = 0; ib < m0; ib += rb) {
     /* strided rows miss every cache level and no hardware prefetcher follows them */
     for (int64_t i = ib + (pb ? rb : rb * pf); (pb || pf) && i < ib + (pb ? 2 * rb : rb * (pf + 1)) && i < n0; i++)
       for (int64_t j = 0; j < (pb ? pb : n1); j += 64 / es) tfe__kpf(s + i * lds + j);
-    if (es == 8) { tfe__ktr8s_row((double *)(void *)(d + ib), ldd, (const double *)(const void *)(s + ib * lds), lds, m1, al); continue; }
+    if (es == 8) {
+      TFE_FN(k_ask_share_)(NULL, ns, lds, n0, n1, &call, calls, &asked, false);
+      tfe__ktr8s_row((double *)(void *)(d + ib), ldd, (const double *)(const void *)(s + ib * lds), lds, m1, al);
+      continue;
+    }
     const void *srow[64];
     for (int i = 0; i < rb; i++) srow[i] = s + (ib + i) * lds;
-    tfe__ktrx_row(sizeof(TFE_T), d + ib, ldd, srow, m1, n1, al);
+    if (!ns) { tfe__ktrx_row(sizeof(TFE_T), d + ib, ldd, srow, m1, n1, al); continue; }
+    for (int64_t jb = 0; jb < m1; jb += ck) {
+      const void *sj[64];
+      for (int i = 0; i < rb; i++) sj[i] = (const TFE_T *)srow[i] + jb;
+      TFE_FN(k_ask_share_)(NULL, ns, lds, n0, n1, &call, calls, &asked, false);
+      tfe__ktrx_row(sizeof(TFE_T), d + ib + jb * ldd, ldd, sj, ck, n1 - jb, al);
+    }
   }
   /* 4-, 8- and 16-byte kinds, sides of a block or more: the rims in whole register blocks
    * shifted back to end at the edge (they rewrite a few elements with the same values, by
@@ -474,14 +540,21 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
  * are walked from the last, so the source is read ascending and the destination columns
  * descending, rather than scalar loops). Returns
  * false when the tile is not of that form. */
-TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
-                                     const TFE_T *s, int64_t n0, int64_t n1) {
+/* Whether k_copy_ar_ takes plan p's tiles: both groups arithmetic, G0 a destination run, G1
+ * one of the source read either way. */
+TFE_INTERNAL bool TFE_FN(k_ar_ok_)(const tfe__kplan *p) {
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
-  if (!g0->arith[0] || !g0->arith[1] || !g1->arith[0] || !g1->arith[1] || g0->step[0] != 1 ||
-      (g1->step[1] != 1 && g1->step[1] != -1))
-    return false;
-  if (g1->step[1] == 1) TFE_FN(k_copy_st_)(c, d, s, n0, n1, g0->step[1], g1->step[0]);
-  else TFE_FN(k_copy_st_)(c, d + (n1 - 1) * g1->step[0], s - (n1 - 1), n0, n1, g0->step[1], -g1->step[0]);
+  return g0->arith[0] && g0->arith[1] && g1->arith[0] && g1->arith[1] && g0->step[0] == 1 &&
+         (g1->step[1] == 1 || g1->step[1] == -1);
+}
+TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
+                                     const TFE_T *s, int64_t n0, int64_t n1, const TFE_T *ns) {
+  const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
+  if (!TFE_FN(k_ar_ok_)(p)) return false;
+  if (g1->step[1] == 1) TFE_FN(k_copy_st_)(c, d, s, n0, n1, g0->step[1], g1->step[0], ns);
+  else
+    TFE_FN(k_copy_st_)(c, d + (n1 - 1) * g1->step[0], s - (n1 - 1), n0, n1, g0->step[1], -g1->step[0],
+                       ns ? ns - (n1 - 1) : NULL);
   return true;
 }
 
@@ -584,8 +657,8 @@ TFE_INTERNAL bool TFE_FN(k_copy_runs_)(const TFE_TY(kcopy_) *c, const tfe__kplan
       TFE_T *dd = d + TFE__KOFF(p, 0, 0, i0) + TFE__KOFF(p, 1, 0, j0);
       const TFE_T *ss = s + TFE__KOFF(p, 0, 1, i0) + TFE__KOFF(p, 1, 1, j0);
       if (!rev && TFE_FN(k_deint_)(c, dd, ss, NULL, lds, NULL, ldd, a, b)) continue; /* (short records) */
-      if (rev) TFE_FN(k_copy_st_)(c, dd + (b - 1) * ldd, ss - (b - 1), a, b, lds, -ldd);
-      else TFE_FN(k_copy_st_)(c, dd, ss, a, b, lds, ldd);
+      if (rev) TFE_FN(k_copy_st_)(c, dd + (b - 1) * ldd, ss - (b - 1), a, b, lds, -ldd, NULL);
+      else TFE_FN(k_copy_st_)(c, dd, ss, a, b, lds, ldd, NULL);
     }
   return true;
 }
@@ -840,28 +913,27 @@ TFE_INTERNAL void TFE_FN(k_copy_chains_out_)(const tfe__kplan *p, TFE_T *d, cons
  * Not where the next tile reads on in this tile's rows (a chain, p->nchain: already cached),
  * but at a chain's end (nxo: the offset of the thread's next tile, which starts another chain;
  * copy_chain_next_prefetch; 0: none). */
+/* Whether k_copy_buf_out_next_ streams the tile out along its chains of columns. */
+TFE_INTERNAL bool TFE_FN(k_buf_chains_)(const tfe__kplan *p, int64_t n0, int64_t n1, bool rev, bool runs, int64_t chain) {
+  return chain && !runs && !rev && n0 == p->g[0].len && chain < n1; /* (a clipped G0 breaks the chains) */
+}
 TFE_INTERNAL void TFE_FN(k_copy_buf_out_next_)(const tfe__kplan *p, TFE_T *d, const TFE_T *b, const TFE_T *s,
                                                int64_t n0, int64_t n1, int64_t lb, bool rev, bool runs, int64_t chain,
-                                               int64_t nxo) {
+                                               int64_t nxo, int64_t asked) {
   const int64_t groups = 8;
-  const bool next = tfe__st.tune.copy_next_prefetch && p->no > 0 && p->ocount[0] >= 2 && (!p->nchain || nxo) && n1 >= groups;
-  const TFE_T *ns = next ? s + (p->nchain ? nxo : p->ostep[1][0]) : NULL; /* (ostep unset without an odometer) */
-  if (next && p->nchain) tfe__kstat_add(77);
-  if (chain && !runs && !rev && n0 == p->g[0].len && chain < n1) { /* (a clipped G0 breaks the chains) */
+  const TFE_T *ns = TFE_FN(k_buf_next_src_)(p, s, n1, nxo);
+  if (ns && p->nchain) tfe__kstat_add(77);
+  if (TFE_FN(k_buf_chains_)(p, n0, n1, rev, runs, chain)) {
     TFE_FN(k_copy_chains_out_)(p, d, b, ns, n0, n1, lb, chain);
     return;
   }
-  if (!next) {
+  if (!ns || asked >= n0) {
     TFE_FN(k_copy_buf_out_)(p, d, b, n0, n1, lb, rev, runs, 0, n1);
     return;
   }
-  const int64_t line = 64 / (int64_t)sizeof(TFE_T);
   for (int64_t g = 0; g < groups; g++) {
     TFE_FN(k_copy_buf_out_)(p, d, b, n0, n1, lb, rev, runs, n1 * g / groups, n1 * (g + 1) / groups);
-    for (int64_t i = n0 * g / groups; i < n0 * (g + 1) / groups; i++) {
-      const TFE_T *r = ns + TFE__KOFF(p, 0, 1, i);
-      for (int64_t j = 0; j < n1; j += line) __builtin_prefetch(r + j, 0, 2);
-    }
+    TFE_FN(k_ask_next_rows_)(p, ns, asked + (n0 - asked) * g / groups, asked + (n0 - asked) * (g + 1) / groups, n1);
   }
 }
 
@@ -893,6 +965,11 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   /* rims as whole register blocks shifted back to end at the edge (copy_shifted_rims), rewriting
    * a few of the buffer's elements with the same values, where both sides hold a block */
   const bool shift = TFE__KHAVE_TR8 && simd && tfe__st.tune.copy_shifted_rims && n0 >= rb && n1 >= cb;
+  /* the next tile's rows asked a share before each register block (k_spread_next_) */
+  const TFE_T *ns = TFE_FN(k_buf_chains_)(p, n0, n1, rev, runs, c->chain) ? NULL : TFE_FN(k_spread_next_)(p, s, n1, nxo, true);
+  const int64_t ck = sizeof(TFE_T) <= 2 || m1 == 0 ? cb : m1; /* (columns a call: 1- and 2-byte blocks one by one) */
+  const int64_t calls = ((shift ? n0 + rb - 1 : m0) / rb) * ((m1 + ck - 1) / ck + (shift && m1 < n1));
+  int64_t asked = 0, call = 0;
   for (int64_t ib = 0; ib < m0 || (shift && ib < n0); ib += rb) {
     if (ib >= m0) ib = n0 - rb; /* (the shifted last row of blocks) */
     const void *srow[64];
@@ -902,8 +979,16 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
 #if TFE__KHAVE_TR8
     if (simd) { /* one call per row of blocks */
       if (sizeof(TFE_T) != 8 && ib == 0 && m1 > 0) tfe__kstat_add(9);
-      tfe__ktrx_row(sizeof(TFE_T), b + ib, lb, srow, m1, n1, false);
+      if (ns) /* (ck columns a call, a share before each) */
+        for (int64_t jb = 0; jb < m1; jb += ck) {
+          const void *sj[64];
+          for (int i = 0; i < rb; i++) sj[i] = (const TFE_T *)srow[i] + jb;
+          TFE_FN(k_ask_share_)(p, ns, 0, n0, n1, &call, calls, &asked, true);
+          tfe__ktrx_row(sizeof(TFE_T), b + ib + jb * lb, lb, sj, ck, n1 - jb, false);
+        }
+      else tfe__ktrx_row(sizeof(TFE_T), b + ib, lb, srow, m1, n1, false);
       if (shift && m1 < n1) { /* the shifted last column of blocks */
+        TFE_FN(k_ask_share_)(p, ns, 0, n0, n1, &call, calls, &asked, true);
         const void *sr[64];
         void *dc[64];
         for (int i = 0; i < rb; i++) sr[i] = (const TFE_T *)srow[i] + (n1 - cb);
@@ -927,7 +1012,7 @@ TFE_INTERNAL void TFE_FN(k_copy_buffered_)(const TFE_TY(kcopy_) *c, const tfe__k
   } else
     for (int64_t j = 0; j < n1; j++)
       for (int64_t i = j < m1 ? m0 : 0; i < n0; i++) b[j * lb + i] = s[TFE__KOFF(p, 0, 1, i) + j];
-  TFE_FN(k_copy_buf_out_next_)(p, d, b, s, n0, n1, lb, rev, runs, c->chain, nxo);
+  TFE_FN(k_copy_buf_out_next_)(p, d, b, s, n0, n1, lb, rev, runs, c->chain, nxo, ns ? asked : 0);
 }
 
 /* One register block of k_copy_skew12_: columns jb + hc*h .. of the rows at srow[] into v (2-byte
@@ -1248,14 +1333,16 @@ TFE_INTERNAL void TFE_FN(k_copy_tile_)(void *ctx, const tfe__kplan *p, const tfe
     bool blocks = g0->arith[0] && g0->step[0] == 1 && g1->arith[1] && g1->step[1] == 1;
     if (blocks && (TFE_FN(k_copy_interleave_)(c, p, d, s, n0, n1) || TFE_FN(k_copy_deinterleave_)(c, p, d, s, n0, n1)))
       return;
-    if (TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1)) return;
+    const TFE_T *ns = blocks || TFE_FN(k_ar_ok_)(p) ? TFE_FN(k_spread_next_)(p, s, n1, TFE_FN(k_chain_next_)(p, t), false) : NULL;
+    if (TFE_FN(k_copy_ar_)(c, p, d, s, n0, n1, ns)) return;
     if (!blocks && TFE_FN(k_copy_runs_)(c, p, d, s, n0, n1)) return;
     if (!blocks && p->str[0][0] == 1 && tfe__kabs(p->str[1][0]) == 1) { /* a transpose of short runs */
       for (int64_t j = 0; j < n1; j++)
         TFE_FN(k_copy_col_)(c, p, d + TFE__KOFF(p, 1, 0, j), s + TFE__KOFF(p, 1, 1, j), n0);
       return;
     }
-    TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1, TFE_FN(k_short_rows_pf_)(p, t));
+    const int64_t pfo = TFE_FN(k_short_rows_pf_)(p, t); /* (tiles that ask a later tile already) */
+    TFE_FN(k_copy_blocks_)(c, p, d, s, 0, n0, 0, n1, pfo, blocks && !pfo ? ns : NULL);
     return;
   }
   /* a gather tile: the next tile's source (one odometer step on, as runs: tfe__kplan_footprint)

@@ -2941,7 +2941,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_both_run_wide, -1);
   assert_int_equal(d.copy_both_run_gathers, 1);
   assert_int_equal(d.copy_both_run_ask, 2);
-  assert_int_equal(d.copy_next_spread, 2);
+  assert_int_equal(d.copy_next_spread, -1);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -3094,7 +3094,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_both_run_wide, -2);
   TK_REJECT(copy_both_run_ask, 3);
   TK_REJECT(copy_next_spread, 3);
-  TK_REJECT(copy_next_spread, -1);
+  TK_REJECT(copy_next_spread, -2);
   TK_REJECT(copy_both_run_gathers, -1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);

@@ -416,10 +416,11 @@ typedef struct tfe_tuning {
                                     * into L2 (prefetcht1; session 48); 1: into L1 (prefetcht0,
                                     * session 47); 0: not at all */
   /* ---- kernel room, session 49 ---- */
-  int copy_next_spread;            /* 2: transpose tiles of register blocks ask for the next
-                                    * tile's source rows a share before each block (1- and 2-byte
-                                    * kinds) or row of blocks (session 49); 1: buffered tiles only;
-                                    * 0: none (buffered tiles ask while streaming out, as before) */
+  int copy_next_spread;            /* -1: 2 on AMD, else 0; 2: transpose tiles of register blocks
+                                    * with source rows under 1 KiB ask for the next tile's rows a
+                                    * share before each block (1- and 2-byte kinds) or row of blocks
+                                    * (session 49); 1: buffered tiles only; 0: none (buffered tiles
+                                    * ask while streaming out, as before) */
 } tfe_tuning;
 
 /* The defaults, one initializer per room section, in the order of the fields above. */
@@ -471,7 +472,7 @@ typedef struct tfe_tuning {
   /* kernel (session 46) */ .copy_unit_flips = 1, \
   /* kernel (session 47) */ .copy_both_run_tile_bytes = 32768, .copy_both_run_rho_bytes = 128, \
   /* kernel (session 48) */ .copy_both_run_wide = -1, .copy_both_run_gathers = 1, .copy_both_run_ask = 2, \
-  /* kernel (session 49) */ .copy_next_spread = 2, \
+  /* kernel (session 49) */ .copy_next_spread = -1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -593,7 +594,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_both_run_wide, -1, 1);
   TFE__TUNE_RANGE(copy_both_run_gathers, 0, 1);
   TFE__TUNE_RANGE(copy_both_run_ask, 0, 2);
-  TFE__TUNE_RANGE(copy_next_spread, 0, 2);
+  TFE__TUNE_RANGE(copy_next_spread, -1, 2);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

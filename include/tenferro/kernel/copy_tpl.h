@@ -120,10 +120,12 @@ TFE_INTERNAL void TFE_FN(k_ask_share_)(const tfe__kplan *p, const TFE_T *ns, int
  * first blocks still met their lines at memory latency: the blocks take several times the
  * stream-out's time. Only source rows under 1 KiB (along longer ones the hardware prefetchers
  * ramp up: 0.75-1.01 there), of 8-byte kinds 128 bytes or more (0.75-1.09 under), not buffered
- * 16-byte tiles (0.85-1.14; docs/bench-kernel.md, session 49). */
+ * 16-byte tiles (0.85-1.14). By default on AMD only: a Xeon ran the taken cases 0.80-1.52
+ * (docs/bench-kernel.md, session 49). */
 TFE_INTERNAL const TFE_T *TFE_FN(k_spread_next_)(const tfe__kplan *p, const TFE_T *s, int64_t n1, int64_t nxo, bool buffered) {
-  const int64_t es = (int64_t)sizeof(TFE_T);
-  if (tfe__st.tune.copy_next_spread < 2 - buffered || !tfe__krb(sizeof(TFE_T)) || n1 * es >= 1024 ||
+  const int64_t es = (int64_t)sizeof(TFE_T), mode = tfe__st.tune.copy_next_spread < 0 ? (tfe__kcpu_amd() ? 2 : 0)
+                                                                                       : tfe__st.tune.copy_next_spread;
+  if (mode < 2 - buffered || !tfe__krb(sizeof(TFE_T)) || n1 * es >= 1024 ||
       (es == 8 && n1 * es < 128) || (buffered && es == 16) || !TFE__KHAVE_TR8 || !tfe__ksimd())
     return NULL;
   return TFE_FN(k_buf_next_src_)(p, s, n1, nxo);

@@ -537,11 +537,6 @@ TFE_INTERNAL void TFE_FN(k_copy_st_)(const TFE_TY(kcopy_) *c, TFE_T *d, const TF
     for (int64_t i = m0; i < n0; i++) d[i + j * ldd] = s[i * lds + j];
 }
 
-/* The common transpose tile: each group one arithmetic step, unit stride along G0 in the
- * destination and along G1 in the source, or -1 there (a reversed source dim: the columns
- * are walked from the last, so the source is read ascending and the destination columns
- * descending, rather than scalar loops). Returns
- * false when the tile is not of that form. */
 /* Whether k_copy_ar_ takes plan p's tiles: both groups arithmetic, G0 a destination run, G1
  * one of the source read either way. */
 TFE_INTERNAL bool TFE_FN(k_ar_ok_)(const tfe__kplan *p) {
@@ -549,6 +544,11 @@ TFE_INTERNAL bool TFE_FN(k_ar_ok_)(const tfe__kplan *p) {
   return g0->arith[0] && g0->arith[1] && g1->arith[0] && g1->arith[1] && g0->step[0] == 1 &&
          (g1->step[1] == 1 || g1->step[1] == -1);
 }
+/* The common transpose tile: each group one arithmetic step, unit stride along G0 in the
+ * destination and along G1 in the source, or -1 there (a reversed source dim: the columns
+ * are walked from the last, so the source is read ascending and the destination columns
+ * descending, rather than scalar loops). Returns
+ * false when the tile is not of that form. */
 TFE_INTERNAL bool TFE_FN(k_copy_ar_)(const TFE_TY(kcopy_) *c, const tfe__kplan *p, TFE_T *d,
                                      const TFE_T *s, int64_t n0, int64_t n1, const TFE_T *ns) {
   const tfe__kgroup *g0 = &p->g[0], *g1 = &p->g[1];
@@ -908,17 +908,18 @@ TFE_INTERNAL void TFE_FN(k_copy_chains_out_)(const tfe__kplan *p, TFE_T *d, cons
   }
 }
 
+/* Whether k_copy_buf_out_next_ streams the tile out along its chains of columns. */
+TFE_INTERNAL bool TFE_FN(k_buf_chains_)(const tfe__kplan *p, int64_t n0, int64_t n1, bool rev, bool runs, int64_t chain) {
+  return chain && !runs && !rev && n0 == p->g[0].len && chain < n1; /* (a clipped G0 breaks the chains) */
+}
 /* The buffer out (k_copy_buf_out_), and meanwhile the next tile's source rows (one odometer
  * step on from s) asked into L2, a share after each group of columns (copy_next_prefetch): the
  * stream-out alone leaves the memory without reads, and the next tile's reads then find none
  * of their lines on the way (both phases in turn rather than overlapped, as a memcpy's are).
  * Not where the next tile reads on in this tile's rows (a chain, p->nchain: already cached),
  * but at a chain's end (nxo: the offset of the thread's next tile, which starts another chain;
- * copy_chain_next_prefetch; 0: none). */
-/* Whether k_copy_buf_out_next_ streams the tile out along its chains of columns. */
-TFE_INTERNAL bool TFE_FN(k_buf_chains_)(const tfe__kplan *p, int64_t n0, int64_t n1, bool rev, bool runs, int64_t chain) {
-  return chain && !runs && !rev && n0 == p->g[0].len && chain < n1; /* (a clipped G0 breaks the chains) */
-}
+ * copy_chain_next_prefetch; 0: none). asked: rows the tile's blocks asked already
+ * (copy_next_spread); the groups share the rest. */
 TFE_INTERNAL void TFE_FN(k_copy_buf_out_next_)(const tfe__kplan *p, TFE_T *d, const TFE_T *b, const TFE_T *s,
                                                int64_t n0, int64_t n1, int64_t lb, bool rev, bool runs, int64_t chain,
                                                int64_t nxo, int64_t asked) {

@@ -2937,7 +2937,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_run_tile_max_bytes, 262144);
   assert_int_equal(d.copy_unit_flips, 1);
   assert_int_equal(d.copy_both_run_tile_bytes, 32768);
-  assert_int_equal(d.copy_both_run_rho_bytes, 128);
+  assert_int_equal(d.copy_both_run_rho_bytes, -1);
   assert_int_equal(d.copy_both_run_wide, -1);
   assert_int_equal(d.copy_both_run_gathers, 1);
   assert_int_equal(d.copy_both_run_ask, 2);
@@ -3089,7 +3089,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_unit_flips, 2);
   TK_REJECT(copy_both_run_tile_bytes, -1);
   TK_REJECT(copy_both_run_tile_bytes, 32769);
-  TK_REJECT(copy_both_run_rho_bytes, -1);
+  TK_REJECT(copy_both_run_rho_bytes, -2);
   TK_REJECT(copy_both_run_wide, 2);
   TK_REJECT(copy_both_run_wide, -2);
   TK_REJECT(copy_both_run_ask, 3);

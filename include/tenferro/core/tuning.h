@@ -400,8 +400,9 @@ typedef struct tfe_tuning {
                                     * copy_both_run_rho_bytes, _wide, _gathers), run as tiles of
                                     * whole runs on both sides of at most this many bytes
                                     * (kernel/bothruns.h, sessions 47-48; at most 32768); 0: off */
-  int64_t copy_both_run_rho_bytes; /* 128: "short columns": unbuffered transpose tiles whose G0
-                                    * spans fewer bytes than this (session 47: 32) */
+  int64_t copy_both_run_rho_bytes; /* -1: 64 where copy_next_spread asks for unbuffered tiles
+                                    * (AMD), else 128: "short columns": unbuffered transpose tiles
+                                    * whose G0 spans fewer bytes than this (session 47: 32, 48: 128) */
   int copy_both_run_wide;          /* -1: copies of 4-, 8- and 16-byte kinds planned as gather
                                     * tiles or as transpose tiles whose G1 spans under 64 bytes run
                                     * as tiles of both runs too, and on AMD also 8-byte gathers
@@ -470,7 +471,7 @@ typedef struct tfe_tuning {
   /* kernel (session 44) */ .copy_rev_records = 1, \
   /* kernel (session 45) */ .copy_run_tile_max_bytes = 262144, \
   /* kernel (session 46) */ .copy_unit_flips = 1, \
-  /* kernel (session 47) */ .copy_both_run_tile_bytes = 32768, .copy_both_run_rho_bytes = 128, \
+  /* kernel (session 47) */ .copy_both_run_tile_bytes = 32768, .copy_both_run_rho_bytes = -1, \
   /* kernel (session 48) */ .copy_both_run_wide = -1, .copy_both_run_gathers = 1, .copy_both_run_ask = 2, \
   /* kernel (session 49) */ .copy_next_spread = -1, \
 }
@@ -590,7 +591,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_run_tile_max_bytes, 0, tile);
   TFE__TUNE_RANGE(copy_unit_flips, 0, 1);
   TFE__TUNE_RANGE(copy_both_run_tile_bytes, 0, 32768);
-  TFE__TUNE_RANGE(copy_both_run_rho_bytes, 0, 4096);
+  TFE__TUNE_RANGE(copy_both_run_rho_bytes, -1, 4096);
   TFE__TUNE_RANGE(copy_both_run_wide, -1, 1);
   TFE__TUNE_RANGE(copy_both_run_gathers, 0, 1);
   TFE__TUNE_RANGE(copy_both_run_ask, 0, 2);

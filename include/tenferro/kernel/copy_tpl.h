@@ -123,9 +123,8 @@ TFE_INTERNAL void TFE_FN(k_ask_share_)(const tfe__kplan *p, const TFE_T *ns, int
  * 16-byte tiles (0.85-1.14). By default on AMD only: a Xeon ran the taken cases 0.80-1.52
  * (docs/bench-kernel.md, session 49). */
 TFE_INTERNAL const TFE_T *TFE_FN(k_spread_next_)(const tfe__kplan *p, const TFE_T *s, int64_t n1, int64_t nxo, bool buffered) {
-  const int64_t es = (int64_t)sizeof(TFE_T), mode = tfe__st.tune.copy_next_spread < 0 ? (tfe__kcpu_amd() ? 2 : 0)
-                                                                                       : tfe__st.tune.copy_next_spread;
-  if (mode < 2 - buffered || !tfe__krb(sizeof(TFE_T)) || n1 * es >= 1024 ||
+  const int64_t es = (int64_t)sizeof(TFE_T);
+  if (tfe__knext_spread() < 2 - buffered || !tfe__krb(sizeof(TFE_T)) || n1 * es >= 1024 ||
       (es == 8 && n1 * es < 128) || (buffered && es == 16) || !TFE__KHAVE_TR8 || !tfe__ksimd())
     return NULL;
   return TFE_FN(k_buf_next_src_)(p, s, n1, nxo);
@@ -1681,6 +1680,9 @@ TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_T
   const int64_t es = (int64_t)sizeof(TFE_T);
   if (tu->copy_both_run_tile_bytes <= 0 || p->uplan || p->g[1].nd == 0 || n * es < 4096) return false;
   const bool short_g1 = p->g[1].len * es < 64;
+  /* (rho -1: 64 where unbuffered tiles ask for the next tile's rows, whose blocks then ran dense
+   * batches of 64-byte G0s 1.55-1.89x faster than these tiles; else 128) */
+  const int64_t rho = tu->copy_both_run_rho_bytes >= 0 ? tu->copy_both_run_rho_bytes : tfe__knext_spread() == 2 ? 64 : 128;
   if (es > 2) {
     const bool amd = tfe__kon_amd(tu->copy_both_run_wide); /* (elsewhere: no 8-byte gathers, no small-tile rule) */
     if (!tu->copy_both_run_wide ||
@@ -1689,10 +1691,10 @@ TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_T
   } else if (tu->copy_both_run_gathers) {
     const int64_t run = p->gather ? TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len) * es : 0;
     if (p->gather ? run > 0 && (es == 1 || (run > 8 && run < 64))
-                  : TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false) || (!short_g1 && p->g[0].len * es >= tu->copy_both_run_rho_bytes))
+                  : TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false) || (!short_g1 && p->g[0].len * es >= rho))
       return false;
   } else if (p->gather ? es > 1 || TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len)
-                       : p->g[0].len * es >= tu->copy_both_run_rho_bytes || TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false))
+                       : p->g[0].len * es >= rho || TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false))
     return false;
   tfe__kplan *f = (tfe__kplan *)tfe__alloc(sizeof *f); /* (the plan's dims fused again: p holds its groups now) */
   tfe__kbr br;

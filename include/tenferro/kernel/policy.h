@@ -74,6 +74,11 @@ TFE_INTERNAL bool tfe__kcpu_amd(void) {
 #endif
 }
 TFE_INTERNAL bool tfe__kon_amd(int setting) { return setting > 0 || (setting < 0 && tfe__kcpu_amd()); }
+/* copy_next_spread resolved: -1 is 2 on AMD, 0 elsewhere (kernel/copy_tpl.h, k_spread_next_). */
+TFE_INTERNAL int tfe__knext_spread(void) {
+  const int m = tfe__st.tune.copy_next_spread;
+  return m >= 0 ? m : tfe__kcpu_amd() ? 2 : 0;
+}
 /* A software prefetch of a line a transposing copy reads soon: into L2 only (prefetcht1) where
  * kernel_prefetch_l2 says so, else into L1 (prefetcht0). A Zen 4 block of 64 byte rows ran
  * 1.1-1.6x faster so: the L1's few miss buffers stay with the loads (docs/bench-kernel.md). */

@@ -309,13 +309,74 @@ TFE_INTERNAL void tfe__kbr_tile(const tfe__kbr *t, char *d, const char *s, const
   }
 }
 
-/* Plans the copy (p fused by tfe__kplan_fuse, op 0 written) as tiles of both runs into *t where
- * tfe__kbr_plan says so (copy_both_run_tile_bytes: the tile's most bytes, 0: off); then the
- * caller runs it (tfe__kbr_run) or not, and frees t->tab (tfe__kbr_drop). False: no plan. */
-TFE_INTERNAL bool tfe__kbr_make(const tfe__kplan *p, tfe__kbr *t) {
-  const int64_t maxb = tfe__st.tune.copy_both_run_tile_bytes;
+/* The shorter of the two runs tfe__kbr_runs grows on p, bytes (0: none). */
+TFE_INTERNAL int64_t tfe__kbr_short_run(const tfe__kplan *p, int64_t maxb) {
+  int so[TFE_MAX_RANK], a, b;
+  bool inD[TFE_MAX_RANK], inS[TFE_MAX_RANK];
+  if (!tfe__kbr_runs(p, maxb, so, &a, &b, inD, inS)) return 0;
+  int64_t pd = p->es, ps = p->es;
+  for (int k = 0; k < a; k++) pd *= p->dims[k];
+  for (int q = 0; q < b; q++) ps *= p->dims[so[q]];
+  return pd < ps ? pd : ps;
+}
+
+/* Dim k of p becomes two, c (the faster) and dims[k] / c; undone by tfe__kbr_unsplit. */
+TFE_INTERNAL void tfe__kbr_split(tfe__kplan *p, int k, int64_t c) {
+  for (int j = p->rank; j > k + 1; j--) {
+    p->dims[j] = p->dims[j - 1];
+    for (int o = 0; o < 2; o++) p->str[o][j] = p->str[o][j - 1];
+  }
+  p->dims[k + 1] = p->dims[k] / c; p->dims[k] = c;
+  for (int o = 0; o < 2; o++) p->str[o][k + 1] = p->str[o][k] * c;
+  p->rank++;
+}
+TFE_INTERNAL void tfe__kbr_unsplit(tfe__kplan *p, int k) {
+  p->dims[k] *= p->dims[k + 1];
+  p->rank--;
+  for (int j = k + 1; j < p->rank; j++) {
+    p->dims[j] = p->dims[j + 1];
+    for (int o = 0; o < 2; o++) p->str[o][j] = p->str[o][j + 1];
+  }
+}
+
+/* Where a whole dim does not fit the tile, a part of it may: the runs stop short when the next
+ * dim of one side would overflow the tile (u16 [10,112,15,7,21,4,6] perm [5,0,4,2,3,1,6]:
+ * destination runs of 80 bytes, as the source's run took its dim of 112 whole). Where both runs
+ * exist unsplit and the shorter is under below bytes, splits the dim (at an exact divisor) whose
+ * split lengthens the shorter run most; returns the split dim (-1: none). */
+TFE_INTERNAL int tfe__kbr_split_best(tfe__kplan *p, int64_t maxb, int64_t below) {
+  const int64_t base = tfe__kbr_short_run(p, maxb);
+  int64_t best = base, bc = 0;
+  int bk = -1;
+  if (base == 0 || base >= below || p->rank >= TFE_MAX_RANK) return -1;
+  for (int k = 0; k < p->rank; k++)
+    for (int64_t c = 2; c * c <= p->dims[k]; c++) {
+      if (p->dims[k] % c) continue;
+      for (int h = 0; h < 2; h++) { /* (c and its cofactor) */
+        const int64_t f = h ? p->dims[k] / c : c;
+        if (h && f == c) break;
+        tfe__kbr_split(p, k, f);
+        const int64_t run = tfe__kbr_short_run(p, maxb);
+        tfe__kbr_unsplit(p, k);
+        if (run > best) { best = run; bk = k; bc = f; }
+      }
+    }
+  if (bk >= 0) tfe__kbr_split(p, bk, bc);
+  return bk;
+}
+
+/* Plans the copy (p fused by tfe__kplan_fuse, op 0 written; a dim of it may be split) as tiles
+ * of both runs into *t where tfe__kbr_plan says so (copy_both_run_tile_bytes: the tile's most
+ * bytes, 0: off); then the caller runs it (tfe__kbr_run) or not, and frees t->tab
+ * (tfe__kbr_drop). False: no plan. */
+TFE_INTERNAL bool tfe__kbr_make(tfe__kplan *p, tfe__kbr *t) {
+  const int64_t maxb0 = tfe__st.tune.copy_both_run_tile_bytes, maxb = maxb0 < TFE__KBR_MAXB ? maxb0 : TFE__KBR_MAXB;
   if (maxb <= 0 || (p->es <= 2 && !tfe__ksimd()) || p->nops != 2 || p->key != 0) return false;
-  if (!tfe__kbr_plan(p, maxb < TFE__KBR_MAXB ? maxb : TFE__KBR_MAXB, t)) return false;
+  const int k = tfe__kbr_split_best(p, maxb, tfe__st.tune.copy_both_run_split_bytes);
+  bool split = k >= 0 && tfe__kbr_plan(p, maxb, t);
+  if (k >= 0 && !split) tfe__kbr_unsplit(p, k); /* (the split's tiles fail a test the whole dims' pass) */
+  if (!split && !tfe__kbr_plan(p, maxb, t)) return false;
+  if (split) TFE__KSTAT(89);
   t->base[0] = p->base[0]; t->base[1] = p->base[1]; t->numel = p->numel;
   return true;
 }

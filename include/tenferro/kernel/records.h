@@ -310,6 +310,20 @@ TFE_INTERNAL bool tfe__krec_record(const tfe__kplan *p, int nk, int rs, int64_t 
   for (int j = 0; j < nr; j++) used[rd[j]] = true;
   return true;
 }
+
+/* Whether some slice of n records writes a partial line: a split's stream or a join's slice
+ * (n records of r) starting or ending inside a line (d0: the destination's first element; the
+ * no outer dims' counts od and destination strides ds). */
+TFE_INTERNAL bool tfe__krec_partial(const tfe__krecg *g, const char *d0, int64_t n, const int64_t *od, const int64_t *ds,
+                                    int64_t no) {
+  const int64_t es = g->es;
+  if ((uintptr_t)d0 % 64 || (g->join ? n * g->r : n) * es % 64) return true;
+  for (int64_t k = 0; k < no; k++)
+    if (od[k] > 1 && ds[k] * es % 64) return true;
+  for (int64_t w = 0; w < g->r && !g->join; w++)
+    if (g->off[w] * es % 64) return true;
+  return false;
+}
 #define TFE__KHAVE_REC 1
 #else
 #define TFE__KHAVE_REC 0
@@ -363,6 +377,14 @@ TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s
         int64_t t = od[j]; od[j] = od[j - 1]; od[j - 1] = t;
         for (int o = 0; o < 2; o++) { t = os_[o][j]; os_[o][j] = os_[o][j - 1]; os_[o][j - 1] = t; }
       }
+  char *d0 = d + p->base[0] * es;
+  const char *s0 = s + p->base[1] * es;
+  /* (4-16-byte kinds whose slices write partial lines — a stream or a slice not starting or ending
+   * on a line — with streams under copy_records_edge_bytes, joins half: each partial line's
+   * masked store waited on its line, 2-4x slower than the tile plans; docs/bench-kernel.md,
+   * session 50) */
+  const int64_t eb = tfe__st.tune.copy_records_edge_bytes;
+  if (es >= 4 && n * es < (g.join ? eb / 2 : eb) && tfe__krec_partial(&g, d0, n, od, os_[0], no)) return false;
   tfe__krec t;
   tfe__krec_tables(&t, (int)g.r, es, g.join);
   /* unit u: the slice o = u / npc of the outer dims, its piece c = u % npc of about 32 KiB */
@@ -374,8 +396,6 @@ TFE_INTERNAL bool tfe__kcopy_records(const tfe__kplan *p, char *d, const char *s
   } while (0)
   const int64_t piece = ((int64_t)32768 / (g.r * es) + E - 1) / E * E;
   const int64_t npc = (n + piece - 1) / piece, units = outer * npc;
-  char *d0 = d + p->base[0] * es;
-  const char *s0 = s + p->base[1] * es;
   if (units < nt) nt = (int)units;
   TFE__KSTAT(67);
   if (fresh && p->numel * es >= tfe__st.tune.copy_fresh_min_bytes) /* (as the tile plans: faulted first) */

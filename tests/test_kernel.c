@@ -2882,6 +2882,114 @@ static void test_s49_next_spread(void **st) {
   assert_true(seen[0] == 0 && seen[1] == 0);
 #endif
 }
+/* Session 50 (copy_both_run_split_bytes, counter 89): tiles of both runs split a dim where a
+ * whole one would not fit. Form 0: the source [a, b, c, d, e, f] read as [e, a, d, c, b, f] (a
+ * 2-12, b 40-120 with divisors, c 2-8, d 6-25, e 2-6, f 1-3: the destination's run e x a under a
+ * few lines, the source's a x b; u16 [10,112,15,7,21,4,6] of the sweep in small); form 1: random
+ * permutations of 5-7 dims, small (2-6) and mid-sized (20-120) mixed; tiles of 8 or 32 KiB, a
+ * dim read backwards in one case of four; every kind, views shifted 0-3 elements, in place and
+ * streamed, 1 and 2 threads, the rule on and off; every element checked, nothing written outside
+ * the view; the counter moves only when on. */
+#define TK_S50(S, T, VAL)                                                                        \
+  static void tk_s50_##S(tu_rng *r, int form) {                                                \
+    static const int64_t bs[8] = {40, 48, 56, 60, 72, 84, 96, 112};                            \
+    const int rank = form == 0 ? 6 : (int)tu_int(r, 5, 7);                                     \
+    int64_t dims[7], perm[7] = {4, 0, 3, 2, 1, 5, 6}, st[7], n = 1, s = 1;                      \
+    for (int k = 0; k < rank; k++) {                                                            \
+      if (form == 0) {                                                                          \
+        static const int64_t lo[6] = {2, 0, 2, 6, 2, 1}, hi[6] = {12, 7, 8, 25, 6, 3};         \
+        dims[k] = tu_int(r, lo[k], hi[k]);                                                      \
+        if (k == 1) dims[k] = bs[dims[k]];                                                      \
+      } else dims[k] = tu_int(r, 0, 2) ? tu_int(r, 2, 6) : tu_int(r, 20, 120);                  \
+      if (n * dims[k] > 300000) dims[k] = 300000 / n > 1 ? 300000 / n : 1;                      \
+      n *= dims[k];                                                                             \
+    }                                                                                           \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; }                                 \
+    for (int k = rank - 1; form == 1 && k >= 0; k--) {                                          \
+      perm[k] = k;                                                                              \
+      int j = (int)tu_int(r, k, rank - 1);                                                      \
+      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                      \
+    }                                                                                           \
+    const int64_t flip = tu_int(r, 0, 3) == 0 ? tu_int(r, 0, rank - 1) : -1;                    \
+    TK_TUNE(copy_both_run_tile_bytes, tu_int(r, 0, 1) ? 8192 : 32768);                          \
+    TK_GUARDED_COPY(S, T, VAL, a == flip, "s50 form", form)                                     \
+  }
+TK_FIVE_KINDS(TK_S50)
+static void tk_s50_set(bool on) { TK_TUNE(copy_both_run_split_bytes, on ? 256 : 0); }
+static void tk_s50_run(tu_rng *r, int form) {
+  tk_s50_u8(r, form); tk_s50_u16(r, form); tk_s50_f32(r, form); tk_s50_f64(r, form); tk_s50_c128(r, form);
+}
+static void test_s50_split_runs(void **st) {
+  (void)st;
+  tu_rng r = {5050};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {89};
+  tk_rule_modes(&r, 2, tu_cases(8) < 4 ? 4 : tu_cases(8), tk_s50_set, tk_s50_run, ctr, 1, seen);
+  TK_TUNE(copy_both_run_tile_bytes, 32768);
+#if TFE__KHAVE_PIECES12
+  if (tfe__ksimd()) assert_true(seen[0] > 0);
+#else
+  assert_int_equal(seen[0], 0);
+#endif
+}
+/* Session 50 (copy_records_edge_bytes): copies between records and streams of 4-16-byte kinds
+ * whose slices write partial lines go to the tile plans below 2 KiB streams (joins 1 KiB). Fixed
+ * f64 and f32 copies through tfe_contiguous (a fresh 64-byte aligned result): splits of 4-element
+ * records into streams of 44 (partial lines) and 48 elements (whole lines), a join of 3 streams
+ * of 40; each checked element by element; with the rule on only the whole-line copy runs as
+ * records (counter 67), with it off all three. Then session 39's random record copies with the
+ * rule on (every element checked, nothing written outside the view). */
+#define TK_S50R(S, T, VAL)                                                                        \
+  static int64_t tk_s50r_##S(const int64_t *dims, const int64_t *perm, int rank) {               \
+    int64_t n = 1, st[6], s = 1;                                                                  \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; n *= dims[k]; }                    \
+    T *src = malloc(sizeof(T) * (size_t)n);                                                       \
+    for (int64_t i = 0; i < n; i++) src[i] = VAL(i);                                              \
+    tfe_view_##S sv = {src, {rank, 0, {0}, {0}}, false};                                          \
+    for (int k = 0; k < rank; k++) { sv.lay.dims[k] = dims[perm[k]]; sv.lay.strides[k] = st[perm[k]]; } \
+    const int64_t before = tfe__st.kernel_stat[67];                                               \
+    tfe_tensor_##S t = {0};                                                                       \
+    assert_int_equal(tfe_contiguous_##S(&sv, TFE_COLMAJOR, &t), TFE_OK);                          \
+    const int64_t took = tfe__st.kernel_stat[67] - before;                                        \
+    int64_t idx[TFE_MAX_RANK] = {0}, dof = 0;                                                     \
+    do {                                                                                          \
+      int64_t so = 0;                                                                             \
+      for (int k = 0; k < rank; k++) so += idx[k] * sv.lay.strides[k];                            \
+      if (memcmp(&t.v.data[dof++], &src[so], sizeof(T))) fail_msg(#S " s50 records at %lld", (long long)dof - 1); \
+    } while (tk_next(rank, sv.lay.dims, idx));                                                    \
+    tfe_tensor_release_##S(&t);                                                                   \
+    free(src);                                                                                    \
+    return took;                                                                                  \
+  }
+TK_S50R(f64, double, TK_VAL)
+TK_S50R(f32, float, TK_VAL)
+static void test_s50_record_edges(void **st) {
+  (void)st;
+  static const int64_t split44[5] = {4, 44, 5, 30, 3}, split48[5] = {4, 48, 5, 30, 3}, sp[5] = {1, 4, 0, 2, 3};
+  static const int64_t join40[5] = {40, 9, 5, 3, 6}, jp[5] = {3, 0, 2, 1, 4};
+  tfe__st.kernel_stat_on = 1;
+  tfe_set_num_threads(1);
+  for (int on = 1; on >= 0; on--) {
+    TK_TUNE(copy_records_edge_bytes, on ? 2048 : 0);
+    const int64_t a = tk_s50r_f64(split44, sp, 5), b = tk_s50r_f64(split48, sp, 5), c = tk_s50r_f32(join40, jp, 5);
+#if TFE__KHAVE_REC
+    if (tfe__ksimd()) {
+      assert_int_equal(a, !on);
+      assert_int_equal(b, 1);
+      assert_int_equal(c, !on);
+    }
+#else
+    assert_true(a == 0 && b == 0 && c == 0);
+#endif
+  }
+  TK_TUNE(copy_records_edge_bytes, 2048);
+  tu_rng r = {5051};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {67};
+  tk_rule_modes(&r, 4, tu_cases(4) < 2 ? 2 : tu_cases(4), tk_s39_set, tk_s39_run, ctr, 1, seen);
+  tfe_set_num_threads(0);
+  tfe__st.kernel_stat_on = 0;
+}
 static void test_tuning_kernel(void **st) {
   (void)st;
   tfe_tuning d = tfe_tuning_default(), t = tfe_tuning_get();
@@ -2942,6 +3050,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_both_run_gathers, 1);
   assert_int_equal(d.copy_both_run_ask, 2);
   assert_int_equal(d.copy_next_spread, -1);
+  assert_int_equal(d.copy_both_run_split_bytes, 256);
+  assert_int_equal(d.copy_records_edge_bytes, 2048);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -3095,6 +3205,9 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_both_run_ask, 3);
   TK_REJECT(copy_next_spread, 3);
   TK_REJECT(copy_next_spread, -2);
+  TK_REJECT(copy_both_run_split_bytes, -1);
+  TK_REJECT(copy_both_run_split_bytes, 32769);
+  TK_REJECT(copy_records_edge_bytes, -1);
   TK_REJECT(copy_both_run_gathers, -1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
@@ -3195,6 +3308,8 @@ int main(void) {
       cmocka_unit_test(test_s47_both_runs),
       cmocka_unit_test(test_s48_wide_both_runs),
       cmocka_unit_test(test_s49_next_spread),
+      cmocka_unit_test(test_s50_split_runs),
+      cmocka_unit_test(test_s50_record_edges),
       cmocka_unit_test(test_s23_wide_tables),
       cmocka_unit_test(test_s24_g1_runs),
       cmocka_unit_test(test_s25_narrow_runs),

@@ -284,7 +284,17 @@ TFE_INTERNAL void tfe__kbr_move_wide(const tfe__kbr *t, const char *s, const cha
   case 4: TFE__KBR_MOVE(4) break;
   case 8: TFE__KBR_MOVE(8) break;
   case 16: TFE__KBR_MOVE(16) break;
-  default: { const int64_t es = t->es; TFE__KBR_MOVE(es) } break; /* (user kinds of other sizes) */
+  default: /* (units of common runs, user kinds of other sizes) */
+    if (t->es % 8 == 0) {
+      for (int64_t r = 0; r < t->nr; r++) {
+        const char *sr = s + t->rsrc[r] * t->es;
+        char *br = buf + t->rbuf[r] * t->es;
+        if (ns) tfe__kbr_ask(t, ns, r);
+        for (int64_t j = 0; j < t->ps; j++)
+          for (int64_t w = 0; w < t->es; w += 8) memcpy(br + t->cbuf[j] + w, sr + j * t->es + w, 8);
+      }
+    } else { const int64_t es = t->es; TFE__KBR_MOVE(es) }
+    break;
   }
 }
 #undef TFE__KBR_MOVE
@@ -365,6 +375,27 @@ TFE_INTERNAL int tfe__kbr_split_best(tfe__kplan *p, int64_t maxb, int64_t below)
   return bk;
 }
 
+/* A run common to both sides (the first dim, unit-stride in both) stops the runs at once
+ * (tfe__kbr_runs); moved as one unit of dims[0] * es bytes (at most maxu), the dims after it
+ * make the runs: f64 [7,3,27,4,5,167,8] perm [0,4,2,5,3,6,1], 56-byte runs that a gather tile
+ * read from 12 places, ran 2.3x faster so. Folds dim 0 into p's element where the unit is whole
+ * 8-byte words (units of 12 and 17 bytes, moved by memcpy calls, ran 0.45-0.59 of the tile
+ * plans' speed) and every stride and the origins are whole units; false: p unchanged. */
+TFE_INTERNAL bool tfe__kbr_unit(tfe__kplan *p, int64_t maxu) {
+  const int64_t u = p->dims[0];
+  if (p->rank < 3 || u < 2 || u * p->es > maxu || u * p->es % 8 || p->str[0][0] != 1 || p->str[1][0] != 1 || p->base[0] % u || p->base[1] % u)
+    return false;
+  for (int k = 1; k < p->rank; k++)
+    if (p->str[0][k] % u || p->str[1][k] % u) return false;
+  for (int k = 1; k < p->rank; k++) {
+    p->dims[k - 1] = p->dims[k];
+    for (int o = 0; o < 2; o++) p->str[o][k - 1] = p->str[o][k] / u;
+  }
+  p->rank--; p->es *= u; p->numel /= u;
+  for (int o = 0; o < 2; o++) p->base[o] /= u;
+  return true;
+}
+
 /* Plans the copy (p fused by tfe__kplan_fuse, op 0 written; a dim of it may be split) as tiles
  * of both runs into *t where tfe__kbr_plan says so (copy_both_run_tile_bytes: the tile's most
  * bytes, 0: off); then the caller runs it (tfe__kbr_run) or not, and frees t->tab
@@ -372,11 +403,13 @@ TFE_INTERNAL int tfe__kbr_split_best(tfe__kplan *p, int64_t maxb, int64_t below)
 TFE_INTERNAL bool tfe__kbr_make(tfe__kplan *p, tfe__kbr *t) {
   const int64_t maxb0 = tfe__st.tune.copy_both_run_tile_bytes, maxb = maxb0 < TFE__KBR_MAXB ? maxb0 : TFE__KBR_MAXB;
   if (maxb <= 0 || (p->es <= 2 && !tfe__ksimd()) || p->nops != 2 || p->key != 0) return false;
+  const bool unit = tfe__kbr_unit(p, tfe__st.tune.copy_both_run_unit_bytes);
   const int k = tfe__kbr_split_best(p, maxb, tfe__st.tune.copy_both_run_split_bytes);
   bool split = k >= 0 && tfe__kbr_plan(p, maxb, t);
   if (k >= 0 && !split) tfe__kbr_unsplit(p, k); /* (the split's tiles fail a test the whole dims' pass) */
   if (!split && !tfe__kbr_plan(p, maxb, t)) return false;
   if (split) TFE__KSTAT(89);
+  if (unit) TFE__KSTAT(90);
   t->base[0] = p->base[0]; t->base[1] = p->base[1]; t->numel = p->numel;
   return true;
 }

@@ -2932,6 +2932,62 @@ static void test_s50_split_runs(void **st) {
   assert_int_equal(seen[0], 0);
 #endif
 }
+/* Session 50, two forms. 0 (copy_both_run_unit_bytes, counter 90): a run common to both sides
+ * as the element of tiles of both runs: the source [u, a, b, c, d, e, f] read with u first and
+ * the others shuffled (u: 8 to 128 bytes, whole 8-byte words; f64 [7,3,27,4,5,167,8] perm
+ * [0,4,2,5,3,6,1] of the sweep in small). 1 (copy_both_run_tiny_bytes, counter 91): the source
+ * [a, b, c, d, e, f] read as [b, f, e, d, a, c] (a 3-7, b 12-40: buffered transpose tiles of b x a
+ * under 1 KiB; u16 [5,24,67,12,8,2,51] of the sweep in small). A dim read backwards in one case
+ * of four; every kind, views shifted 0-3 elements, in place and streamed, 1 and 2 threads, the
+ * rules on and off; every element checked, nothing written outside the view; the counters move
+ * only when on. */
+#define TK_S50U(S, T, VAL)                                                                       \
+  static void tk_s50u_##S(tu_rng *r, int form) {                                               \
+    const int64_t es = (int64_t)sizeof(T), w = es >= 8 ? 1 : 8 / es;                            \
+    const int rank = form == 0 ? 7 : 6;                                                         \
+    int64_t dims[7], perm[7] = {1, 5, 4, 3, 0, 2, 6}, st[7], n = 1, s = 1;                      \
+    for (int k = 0; k < rank; k++) {                                                            \
+      static const int64_t lo[2][7] = {{1, 2, 10, 2, 2, 20, 2}, {3, 12, 20, 5, 2, 10, 1}};       \
+      static const int64_t hi[2][7] = {{16, 6, 40, 6, 8, 80, 8}, {7, 40, 90, 20, 10, 50, 1}};   \
+      dims[k] = tu_int(r, lo[form][k], hi[form][k]);                                            \
+      if (form == 0 && k == 0) { dims[0] *= w; while (dims[0] * es > 128) dims[0] -= w; }       \
+      if (dims[0] < 2) dims[0] = 2;                                                             \
+      if (n * dims[k] > 300000) dims[k] = 300000 / n > 1 ? 300000 / n : 1;                      \
+      n *= dims[k];                                                                             \
+    }                                                                                           \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; }                                 \
+    if (form == 0) {                                                                            \
+      for (int k = 0; k < rank; k++) perm[k] = k;                                               \
+      for (int k = rank - 1; k > 1; k--) {                                                      \
+        int j = (int)tu_int(r, 1, k);                                                           \
+        int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                    \
+      }                                                                                         \
+    }                                                                                           \
+    const int64_t flip = tu_int(r, 0, 3) == 0 ? tu_int(r, 1, rank - 1) : -1;                    \
+    TK_GUARDED_COPY(S, T, VAL, a == flip, "s50u form", form)                                    \
+  }
+TK_FIVE_KINDS(TK_S50U)
+static void tk_s50u_set(bool on) {
+  TK_TUNE(copy_both_run_unit_bytes, on ? 128 : 0);
+  TK_TUNE(copy_both_run_tiny_bytes, on ? 1024 : 0);
+}
+static void tk_s50u_run(tu_rng *r, int form) {
+  tk_s50u_u8(r, form); tk_s50u_u16(r, form);
+  if (form == 0) { tk_s50u_f32(r, form); tk_s50u_f64(r, form); tk_s50u_c128(r, form); }
+}
+static void test_s50_units_tiny(void **st) {
+  (void)st;
+  tu_rng r = {5052};
+  int64_t seen[2] = {0, 0};
+  const int ctr[2] = {90, 91};
+  tk_rule_modes(&r, 2, tu_cases(8) < 4 ? 4 : tu_cases(8), tk_s50u_set, tk_s50u_run, ctr, 2, seen);
+  assert_true(seen[0] > 0);
+#if TFE__KHAVE_PIECES12
+  if (tfe__ksimd()) assert_true(seen[1] > 0);
+#else
+  assert_int_equal(seen[1], 0);
+#endif
+}
 /* Session 50 (copy_records_edge_bytes): copies between records and streams of 4-16-byte kinds
  * whose slices write partial lines go to the tile plans below 2 KiB streams (joins 1 KiB). Fixed
  * f64 and f32 copies through tfe_contiguous (a fresh 64-byte aligned result): splits of 4-element
@@ -3052,6 +3108,8 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_next_spread, -1);
   assert_int_equal(d.copy_both_run_split_bytes, 256);
   assert_int_equal(d.copy_records_edge_bytes, 2048);
+  assert_int_equal(d.copy_both_run_unit_bytes, 128);
+  assert_int_equal(d.copy_both_run_tiny_bytes, 1024);
   assert_int_equal(d.kernel_table_tile_bytes, -1);
   assert_int_equal(d.copy_block_prefetch, 2);
   assert_int_equal(d.copy_edge_stores, 1);
@@ -3208,6 +3266,9 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_both_run_split_bytes, -1);
   TK_REJECT(copy_both_run_split_bytes, 32769);
   TK_REJECT(copy_records_edge_bytes, -1);
+  TK_REJECT(copy_both_run_unit_bytes, -1);
+  TK_REJECT(copy_both_run_unit_bytes, 4097);
+  TK_REJECT(copy_both_run_tiny_bytes, -1);
   TK_REJECT(copy_both_run_gathers, -1);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
@@ -3309,6 +3370,7 @@ int main(void) {
       cmocka_unit_test(test_s48_wide_both_runs),
       cmocka_unit_test(test_s49_next_spread),
       cmocka_unit_test(test_s50_split_runs),
+      cmocka_unit_test(test_s50_units_tiny),
       cmocka_unit_test(test_s50_record_edges),
       cmocka_unit_test(test_s23_wide_tables),
       cmocka_unit_test(test_s24_g1_runs),

@@ -431,6 +431,10 @@ typedef struct tfe_tuning {
                                     * same dim (a common run) of at most this many bytes, planned
                                     * for tiles of both runs, run them with that run as the element
                                     * (session 50); 0: such copies keep their tile plans */
+  int64_t copy_both_run_tiny_bytes; /* 1024: 1- and 2-byte transposes planned as buffered tiles
+                                    * of fewer bytes than this run as tiles of both runs, their
+                                    * rows element by element where the rows do not lie together
+                                    * in the buffer (session 50); 0: they keep their tiles */
   int64_t copy_records_edge_bytes; /* 2048: copies between records and streams of 4-, 8- and
                                     * 16-byte kinds (copy_narrow_records) whose slices write
                                     * partial lines run there only with streams of this many bytes
@@ -487,7 +491,7 @@ typedef struct tfe_tuning {
   /* kernel (session 47) */ .copy_both_run_tile_bytes = 32768, .copy_both_run_rho_bytes = -1, \
   /* kernel (session 48) */ .copy_both_run_wide = -1, .copy_both_run_gathers = 1, .copy_both_run_ask = 2, \
   /* kernel (session 49) */ .copy_next_spread = -1, \
-  /* kernel (session 50) */ .copy_both_run_split_bytes = 256, .copy_both_run_unit_bytes = 128, .copy_records_edge_bytes = 2048, \
+  /* kernel (session 50) */ .copy_both_run_split_bytes = 256, .copy_both_run_unit_bytes = 128, .copy_both_run_tiny_bytes = 1024, .copy_records_edge_bytes = 2048, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -613,6 +617,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_both_run_split_bytes, 0, 32768);
   TFE__TUNE_RANGE(copy_records_edge_bytes, 0, 1 << 20);
   TFE__TUNE_RANGE(copy_both_run_unit_bytes, 0, 4096);
+  TFE__TUNE_RANGE(copy_both_run_tiny_bytes, 0, 65536);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

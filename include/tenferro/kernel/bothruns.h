@@ -49,6 +49,7 @@ typedef struct tfe__kbr {
   tfe__kbr_rows *rb;                 /* [nrb] */
   int nrb, no;                       /* row blocks; the outer dims (the destination's order): */
   int rq;                            /* 4-16 bytes: 4 when rows come in fours one after another in the buffer */
+  bool elem;                         /* 1- and 2-byte rows moved element by element */
   int64_t od[TFE_MAX_RANK], os[2][TFE_MAX_RANK], ntiles;
   int64_t base[2], numel;            /* the fused plan's offsets of the first elements; elements */
   void *tab;
@@ -130,7 +131,7 @@ TFE_INTERNAL void tfe__kbr_blocks(tfe__kbr *t, const int64_t *rbuf, int64_t n) {
 /* Plans p (fused, op 0 written) as such tiles into *t (its tables allocated); false where it
  * does not apply (tfe__kbr_runs; a tile under 1 KiB, a copy of fewer than 4 tiles; 1- and 2-byte
  * kinds: builds without the masked stores, pieces of under 2.5 rows on average). */
-TFE_INTERNAL bool tfe__kbr_plan(const tfe__kplan *p, int64_t maxb, tfe__kbr *t) {
+TFE_INTERNAL bool tfe__kbr_plan(const tfe__kplan *p, int64_t maxb, tfe__kbr *t, bool elem) {
   const int64_t es = p->es, n = es <= 2 ? 16 / es : 1;
   int so[TFE_MAX_RANK], a, b;
   bool inD[TFE_MAX_RANK], inS[TFE_MAX_RANK];
@@ -164,7 +165,7 @@ TFE_INTERNAL bool tfe__kbr_plan(const tfe__kplan *p, int64_t maxb, tfe__kbr *t) 
   tfe__kbr_walk(p->dims, kr, nkr, m, t->rsrc);
   for (int q = 0; q < nkr; q++) m[q] = p->str[0][kr[q]];
   tfe__kbr_walk(p->dims, kr, nkr, m, rbuf);
-  t->rq = 0;
+  t->rq = 0; t->elem = false;
   if ((es == 4 || es == 8 || es == 16) && nr % 4 == 0 && ps >= 4) {
     t->rq = 4;
     for (int64_t r = 0; r < nr && t->rq; r++) if (r % 4 && rbuf[r] != rbuf[r - 1] + 1) t->rq = 0;
@@ -174,7 +175,8 @@ TFE_INTERNAL bool tfe__kbr_plan(const tfe__kplan *p, int64_t maxb, tfe__kbr *t) 
     int64_t pieces = 0; /* (pieces of 2 rows or fewer on average: a store every element or two, slower
                           * than the tile plans: u8 pieces of 2, 0.86-0.9 of their time; of 2.7, 1.43x faster) */
     for (int q = 0; q < t->nrb; q++) pieces += t->rb[q].ng;
-    if (pieces * 5 > 2 * t->nrb * (nr < n ? nr : n)) { tfe__free(t->tab); return false; }
+    t->elem = pieces * 5 > 2 * t->nrb * (nr < n ? nr : n);
+    if (t->elem && !elem) { tfe__free(t->tab); return false; }
   }
   for (int q = 0; q < nkc; q++) m[q] = p->str[0][kc[q]];
   tfe__kbr_walk(p->dims, kc, nkc, m, t->cdst);
@@ -281,6 +283,8 @@ TFE_INTERNAL void tfe__kbr_move_wide(const tfe__kbr *t, const char *s, const cha
   if (t->rq == 4 && tfe__ksimd()) { tfe__kbr_move4(t, s, ns, buf); return; }
 #endif
   switch (t->es) {
+  case 1: TFE__KBR_MOVE(1) break;
+  case 2: TFE__KBR_MOVE(2) break;
   case 4: TFE__KBR_MOVE(4) break;
   case 8: TFE__KBR_MOVE(8) break;
   case 16: TFE__KBR_MOVE(16) break;
@@ -304,7 +308,7 @@ TFE_INTERNAL void tfe__kbr_move_wide(const tfe__kbr *t, const char *s, const cha
  * for as these move (without: each tile's reads wait at memory latency). */
 TFE_INTERNAL void tfe__kbr_tile(const tfe__kbr *t, char *d, const char *s, const char *ns, char *buf, bool nt) {
 #if TFE__KHAVE_PIECES12
-  if (t->es <= 2) tfe__kbr_move12(t, s, ns, buf);
+  if (t->es <= 2 && !t->elem) tfe__kbr_move12(t, s, ns, buf);
   else
 #endif
     tfe__kbr_move_wide(t, s, ns, buf);
@@ -400,16 +404,17 @@ TFE_INTERNAL bool tfe__kbr_unit(tfe__kplan *p, int64_t maxu) {
  * of both runs into *t where tfe__kbr_plan says so (copy_both_run_tile_bytes: the tile's most
  * bytes, 0: off); then the caller runs it (tfe__kbr_run) or not, and frees t->tab
  * (tfe__kbr_drop). False: no plan. */
-TFE_INTERNAL bool tfe__kbr_make(tfe__kplan *p, tfe__kbr *t) {
+TFE_INTERNAL bool tfe__kbr_make(tfe__kplan *p, tfe__kbr *t, bool elem) {
   const int64_t maxb0 = tfe__st.tune.copy_both_run_tile_bytes, maxb = maxb0 < TFE__KBR_MAXB ? maxb0 : TFE__KBR_MAXB;
   if (maxb <= 0 || (p->es <= 2 && !tfe__ksimd()) || p->nops != 2 || p->key != 0) return false;
   const bool unit = tfe__kbr_unit(p, tfe__st.tune.copy_both_run_unit_bytes);
   const int k = tfe__kbr_split_best(p, maxb, tfe__st.tune.copy_both_run_split_bytes);
-  bool split = k >= 0 && tfe__kbr_plan(p, maxb, t);
+  bool split = k >= 0 && tfe__kbr_plan(p, maxb, t, elem);
   if (k >= 0 && !split) tfe__kbr_unsplit(p, k); /* (the split's tiles fail a test the whole dims' pass) */
-  if (!split && !tfe__kbr_plan(p, maxb, t)) return false;
+  if (!split && !tfe__kbr_plan(p, maxb, t, elem)) return false;
   if (split) TFE__KSTAT(89);
   if (unit) TFE__KSTAT(90);
+  if (t->elem) TFE__KSTAT(91);
   t->base[0] = p->base[0]; t->base[1] = p->base[1]; t->numel = p->numel;
   return true;
 }

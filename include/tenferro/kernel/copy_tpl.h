@@ -1680,6 +1680,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_T
   const int64_t es = (int64_t)sizeof(TFE_T);
   if (tu->copy_both_run_tile_bytes <= 0 || p->uplan || p->g[1].nd == 0 || n * es < 4096) return false;
   const bool short_g1 = p->g[1].len * es < 64;
+  bool tiny = false;
   /* (rho -1: 64 where unbuffered tiles ask for the next tile's rows, whose blocks then ran dense
    * batches of 64-byte G0s 1.55-1.89x faster than these tiles; else 128) */
   const int64_t rho = tu->copy_both_run_rho_bytes >= 0 ? tu->copy_both_run_rho_bytes : tfe__knext_spread() == 2 ? 64 : 128;
@@ -1690,8 +1691,11 @@ TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_T
       return false;
   } else if (tu->copy_both_run_gathers) {
     const int64_t run = p->gather ? TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len) * es : 0;
+    /* (buffered tiles of under copy_both_run_tiny_bytes: u16 [5,24,67,12,8,2,51] perm
+     * [1,6,4,3,0,5,2] had 656 064 tiles of 24 x 5, 18x the streamed copy) */
+    tiny = !p->gather && p->g[0].len * p->g[1].len * es < tu->copy_both_run_tiny_bytes;
     if (p->gather ? run > 0 && (es == 1 || (run > 8 && run < 64))
-                  : TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false) || (!short_g1 && p->g[0].len * es >= rho))
+                  : (!tiny && TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false)) || (!short_g1 && p->g[0].len * es >= rho))
       return false;
   } else if (p->gather ? es > 1 || TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len)
                        : p->g[0].len * es >= rho || TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false))
@@ -1702,7 +1706,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_T
   bool done = false;
   if (f && tfe__kplan_fuse(f, 2, 0, dst->lay.rank, dst->lay.dims, str, off)) {
     f->es = es;
-    if (tfe__kbr_make(f, &br)) {
+    if (tfe__kbr_make(f, &br, tiny)) {
       tfe__kbr_run(&br, (char *)dst->data, (const char *)src->data, nt, stream, fresh);
       tfe__kbr_drop(&br);
       done = true;

@@ -15,9 +15,12 @@
  * holds one destination run of pd elements per value of S's dims outside D. 1- and 2-byte rows
  * are read in blocks of 16 / es rows and transposed in registers; a column's rows land in the
  * buffer in pieces, one masked store each (rows one after another in the buffer: the
- * destination's dims before the first dim of S; AVX-512BW/VL builds). 4-, 8- and 16-byte rows
+ * destination's dims before the first dim of S; AVX-512BW/VL builds), or, for tiny buffered
+ * tiles whose rows do not lie together there, element by element (`elem`). 4-, 8- and 16-byte rows
  * move in 4x4 register blocks where rows come in fours one after another in the buffer, else
- * element by element (any build). Chosen in place of the tile plans by k_copy_both_runs_
+ * element by element (any build). Before the runs grow, a run common to both sides may become
+ * the element (tfe__kbr_unit) and a dim may be split (tfe__kbr_split_best). Chosen in place of
+ * the tile plans by k_copy_both_runs_
  * (copy_tpl.h, docs/kernel.md step 4d). Kind-independent (bytes); bodies only. */
 #if !TFE__BODY_PHASE
 #ifndef TENFERRO_KERNEL_BOTHRUNS_H
@@ -130,7 +133,8 @@ TFE_INTERNAL void tfe__kbr_blocks(tfe__kbr *t, const int64_t *rbuf, int64_t n) {
 
 /* Plans p (fused, op 0 written) as such tiles into *t (its tables allocated); false where it
  * does not apply (tfe__kbr_runs; a tile under 1 KiB, a copy of fewer than 4 tiles; 1- and 2-byte
- * kinds: builds without the masked stores, pieces of under 2.5 rows on average). */
+ * kinds: builds without the masked stores, pieces of under 2.5 rows on average unless elem, which
+ * then moves the rows element by element). */
 TFE_INTERNAL bool tfe__kbr_plan(const tfe__kplan *p, int64_t maxb, tfe__kbr *t, bool elem) {
   const int64_t es = p->es, n = es <= 2 ? 16 / es : 1;
   int so[TFE_MAX_RANK], a, b;

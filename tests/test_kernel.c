@@ -2823,7 +2823,7 @@ static void test_s47_both_runs(void **st) {
  * 86 moves only when on. */
 static void tk_s48_set(bool on) {
   TK_TUNE(copy_both_run_wide, on);
-  TK_TUNE(copy_both_run_gathers, on);
+  TK_TUNE(copy_both_run_gathers, on ? 2 : 0);
 }
 static void tk_s48_run(tu_rng *r, int form) {
   tk_s47_u8(r, form); tk_s47_u16(r, form); tk_s47_f32(r, form); tk_s47_f64(r, form); tk_s47_c128(r, form);
@@ -2990,6 +2990,25 @@ static void test_s50_units_tiny(void **st) {
   assert_int_equal(seen[1], 0);
 #endif
 }
+/* Session 51 (copy_both_run_gathers 2, counter 92): 1- and 2-byte gathers of register blocks run
+ * as tiles of both runs, on session 47's random permutations of many small dims (both forms, u8
+ * and u16; a dim read backwards in one case of four, views shifted 0-3, in place and streamed, 1
+ * and 2 threads): every element checked, nothing written outside the view; the counter moves only
+ * when on (off: session 48's rule, value 1). */
+static void tk_s51_set(bool on) { TK_TUNE(copy_both_run_gathers, on ? 2 : 1); }
+static void tk_s51_run(tu_rng *r, int form) { tk_s47_u8(r, form); tk_s47_u16(r, form); }
+static void test_s51_gather_blocks(void **st) {
+  (void)st;
+  tu_rng r = {5151};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {92};
+  tk_rule_modes(&r, 2, tu_cases(12) < 8 ? 8 : tu_cases(12), tk_s51_set, tk_s51_run, ctr, 1, seen);
+#if TFE__KHAVE_PIECES12
+  if (tfe__ksimd()) assert_true(seen[0] > 0);
+#else
+  assert_int_equal(seen[0], 0);
+#endif
+}
 /* Session 50 (copy_records_edge_bytes): copies between records and streams of 4-16-byte kinds
  * whose slices write partial lines go to the tile plans below 2 KiB streams (joins 1 KiB). Fixed
  * f64 and f32 copies through tfe_contiguous (a fresh 64-byte aligned result): splits of 4-element
@@ -3105,7 +3124,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_both_run_tile_bytes, 32768);
   assert_int_equal(d.copy_both_run_rho_bytes, -1);
   assert_int_equal(d.copy_both_run_wide, -1);
-  assert_int_equal(d.copy_both_run_gathers, 1);
+  assert_int_equal(d.copy_both_run_gathers, 2);
   assert_int_equal(d.copy_both_run_ask, 2);
   assert_int_equal(d.copy_next_spread, -1);
   assert_int_equal(d.copy_both_run_split_bytes, 256);
@@ -3272,6 +3291,7 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_both_run_unit_bytes, 4097);
   TK_REJECT(copy_both_run_tiny_bytes, -1);
   TK_REJECT(copy_both_run_gathers, -1);
+  TK_REJECT(copy_both_run_gathers, 3);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -3373,6 +3393,7 @@ int main(void) {
       cmocka_unit_test(test_s49_next_spread),
       cmocka_unit_test(test_s50_split_runs),
       cmocka_unit_test(test_s50_units_tiny),
+      cmocka_unit_test(test_s51_gather_blocks),
       cmocka_unit_test(test_s50_record_edges),
       cmocka_unit_test(test_s23_wide_tables),
       cmocka_unit_test(test_s24_g1_runs),

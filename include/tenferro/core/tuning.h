@@ -409,10 +409,12 @@ typedef struct tfe_tuning {
                                     * without footprint asks and transpose tiles under 8 KiB
                                     * (session 48); 1: those everywhere;
                                     * 0: off */
-  int copy_both_run_gathers;       /* 1: 1- and 2-byte copies planned as gather tiles (with register
+  int copy_both_run_gathers;       /* 2: 1- and 2-byte copies planned as gather tiles (with register
                                     * blocks too) or as unbuffered transpose tiles whose G1 spans
-                                    * under 64 bytes run as tiles of both runs (session 48); 0: as
-                                    * session 47 (gathers without register blocks, short G0s) */
+                                    * under 64 bytes run as tiles of both runs (session 48), gathers
+                                    * of register blocks of u8 and of u16 rows of 9-63 bytes too
+                                    * (session 51); 1: those not (session 48); 0: as session 47
+                                    * (gathers without register blocks, short G0s) */
   int copy_both_run_ask;           /* 2: tiles of both runs ask for the next tile's source runs
                                     * into L2 (prefetcht1; session 48); 1: into L1 (prefetcht0,
                                     * session 47); 0: not at all */
@@ -489,7 +491,7 @@ typedef struct tfe_tuning {
   /* kernel (session 45) */ .copy_run_tile_max_bytes = 262144, \
   /* kernel (session 46) */ .copy_unit_flips = 1, \
   /* kernel (session 47) */ .copy_both_run_tile_bytes = 32768, .copy_both_run_rho_bytes = -1, \
-  /* kernel (session 48) */ .copy_both_run_wide = -1, .copy_both_run_gathers = 1, .copy_both_run_ask = 2, \
+  /* kernel (session 48) */ .copy_both_run_wide = -1, .copy_both_run_gathers = 2, .copy_both_run_ask = 2, \
   /* kernel (session 49) */ .copy_next_spread = -1, \
   /* kernel (session 50) */ .copy_both_run_split_bytes = 256, .copy_both_run_unit_bytes = 128, .copy_both_run_tiny_bytes = 1024, .copy_records_edge_bytes = 2048, \
 }
@@ -611,7 +613,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_both_run_tile_bytes, 0, 32768);
   TFE__TUNE_RANGE(copy_both_run_rho_bytes, -1, 4096);
   TFE__TUNE_RANGE(copy_both_run_wide, -1, 1);
-  TFE__TUNE_RANGE(copy_both_run_gathers, 0, 1);
+  TFE__TUNE_RANGE(copy_both_run_gathers, 0, 2);
   TFE__TUNE_RANGE(copy_both_run_ask, 0, 2);
   TFE__TUNE_RANGE(copy_next_spread, -1, 2);
   TFE__TUNE_RANGE(copy_both_run_split_bytes, 0, 32768);

@@ -423,6 +423,12 @@ TFE_INTERNAL bool tfe__kbr_make(tfe__kplan *p, tfe__kbr *t, bool elem) {
   return true;
 }
 TFE_INTERNAL void tfe__kbr_drop(tfe__kbr *t) { tfe__free(t->tab); }
+/* The most pieces a 1- or 2-byte row block's column is stored in (t's rows in register blocks). */
+TFE_INTERNAL int tfe__kbr_pieces(const tfe__kbr *t) {
+  int ng = 0;
+  for (int i = 0; i < t->nrb; i++) ng = t->rb[i].ng > ng ? t->rb[i].ng : ng;
+  return ng;
+}
 
 /* Runs plan t of a copy into d from s (the views' data) on nt threads, streamed stores when
  * stream, a fresh destination faulted in first as the tile plans do. */

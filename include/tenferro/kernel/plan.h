@@ -200,7 +200,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * blocks (copy_next_spread), [88] unbuffered ones that did (k_copy_st_, k_copy_blocks_); by the
  * calling thread: [89] tiles of both runs over a dim split in two (copy_both_run_split_bytes), [90]
  * such tiles whose element is a run common to both sides (copy_both_run_unit_bytes), [91] such
- * tiles of 1- and 2-byte kinds whose rows move element by element (copy_both_run_tiny_bytes). */
+ * tiles of 1- and 2-byte kinds whose rows move element by element (copy_both_run_tiny_bytes), [92]
+ * 1- and 2-byte gathers of register blocks run so (copy_both_run_gathers 2). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

@@ -1666,15 +1666,15 @@ TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const t
  * (docs/bench-kernel.md has the measurements behind both sizes). p: the plan's memory. */
 /* Tiles of both runs (bothruns.h) in place of plan p's tiles where p reads or writes short
  * pieces: gather tiles (1- and 2-byte kinds with register blocks too, copy_both_run_gathers 2,
- * but 1-byte blocks of runs under 16 bytes whose column would be stored in pieces of more than
- * 32 / run: u8 runs of 8 in 6 pieces ran 2.2x slower so); transpose tiles whose G1
- * spans under a line (4-16-byte kinds, copy_both_run_wide: on AMD also any tile under 8 KiB and
- * 8-byte gathers that do not ask for their footprint: a Xeon ran them 0.61-0.73 of the time,
- * those that ask 0.77-1.29 here; 1- and
- * 2-byte kinds unbuffered, copy_both_run_gathers) or, 1- and 2-byte kinds, unbuffered ones whose
- * G0 spans under copy_both_run_rho_bytes. Left as planned (as fast or faster, or mixed): buffered
- * 1- and 2-byte tiles, 4-16-byte tiles of 8 KiB+ with G1s of a line or more
- * (docs/bench-kernel.md, sessions 47-48 and 51). True: the copy is done. */
+ * but not u8 wide rows of 9-63 bytes nor u8 blocks of runs of at most 8 bytes whose columns
+ * would be stored in more than 32 / run pieces: runs of 8 in 6 pieces ran 2.2x slower so);
+ * transpose tiles whose G1 spans under a line (4-16-byte kinds, copy_both_run_wide: on AMD also
+ * any tile under 8 KiB and 8-byte gathers that do not ask for their footprint: a Xeon ran them
+ * 0.61-0.73 of the time, those that ask 0.77-1.29 here; 1- and 2-byte kinds unbuffered,
+ * copy_both_run_gathers) or, 1- and 2-byte kinds, unbuffered ones whose G0 spans under
+ * copy_both_run_rho_bytes. Left as planned (as fast or faster, or mixed): buffered 1- and 2-byte
+ * tiles, 4-16-byte tiles of 8 KiB+ with G1s of a line or more (docs/bench-kernel.md, sessions
+ * 47-48 and 51). True: the copy is done. */
 TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, const tfe__kplan *p,
                                           int64_t n, int nt, bool stream, bool fresh) {
   const tfe_tuning *tu = &tfe__st.tune;
@@ -1696,8 +1696,9 @@ TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_T
     /* (buffered tiles of under copy_both_run_tiny_bytes: u16 [5,24,67,12,8,2,51] perm
      * [1,6,4,3,0,5,2] had 656 064 tiles of 24 x 5, 18x the streamed copy) */
     tiny = !p->gather && p->g[0].len * p->g[1].len * es < tu->copy_both_run_tiny_bytes;
-    blocks = p->gather && run > 0 && (es == 1 || (run > 8 && run < 64));
-    if (p->gather ? blocks && tu->copy_both_run_gathers < 2
+    const bool wide = run > 8 && run < 64; /* (k_copy_wide12_'s rows: u8 ones ran 1.7x slower here) */
+    blocks = p->gather && run > 0 && (es == 1 ? !wide : wide);
+    if (p->gather ? run > 0 && ((es == 1 && wide) || (blocks && tu->copy_both_run_gathers < 2))
                   : (!tiny && TFE_FN(k_copy_wants_buf_)(p, dst->data, stream, false)) || (!short_g1 && p->g[0].len * es >= rho))
       return false;
   } else if (p->gather ? es > 1 || TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len)
@@ -1710,7 +1711,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_T
   if (f && tfe__kplan_fuse(f, 2, 0, dst->lay.rank, dst->lay.dims, str, off)) {
     f->es = es;
     if (tfe__kbr_make(f, &br, tiny)) {
-      done = !blocks || es > 1 || run >= 16 || tfe__kbr_pieces(&br) * run <= 32;
+      done = !blocks || es > 1 || run > 8 || tfe__kbr_pieces(&br) * run <= 32;
       if (done) {
         if (blocks) TFE__KSTAT(92);
         tfe__kbr_run(&br, (char *)dst->data, (const char *)src->data, nt, stream, fresh);

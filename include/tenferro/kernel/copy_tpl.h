@@ -1672,8 +1672,8 @@ TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const t
  * any tile under 8 KiB and 8-byte gathers that do not ask for their footprint: a Xeon ran them
  * 0.61-0.73 of the time, those that ask 0.77-1.29 here; 1- and 2-byte kinds unbuffered,
  * copy_both_run_gathers) or, 1- and 2-byte kinds, unbuffered ones whose G0 spans under
- * copy_both_run_rho_bytes. Left as planned (as fast or faster, or mixed): buffered 1- and 2-byte
- * tiles, 4-16-byte tiles of 8 KiB+ with G1s of a line or more (docs/bench-kernel.md, sessions
+ * copy_both_run_rho_bytes, and buffered ones under copy_both_run_tiny_bytes. Left as planned (as
+ * fast or faster, or mixed): other buffered 1- and 2-byte tiles, 4-16-byte tiles of 8 KiB+ with G1s of a line or more (docs/bench-kernel.md, sessions
  * 47-48 and 51). True: the copy is done. */
 TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_TY(view) *src, const tfe__kplan *p,
                                           int64_t n, int nt, bool stream, bool fresh) {

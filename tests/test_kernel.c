@@ -3009,6 +3009,37 @@ static void test_s51_gather_blocks(void **st) {
   assert_int_equal(seen[0], 0);
 #endif
 }
+/* Session 52 (copy_run_g1_table, counter 93): transposes whose G1 starts with two dims that make
+ * one source run the plan cannot fuse. The source [a, b, c, d] (a 130-300 elements, b 3-9, c
+ * 20-100, d 1-3) read as [c, a, b, d] with b backwards (form 0: u8 [152,201r,2176] perm [2,0,1]
+ * of the sweep in small) or as [c, b, a, d] (form 1: the two apart in the destination); another
+ * dim backwards in one case of four; every kind (the rule on for all of them), views shifted
+ * 0-3 elements, in place and streamed, 1 and 2 threads; every element checked, nothing written
+ * outside the view; the counter moves only when on. */
+#define TK_S52(S, T, VAL)                                                                        \
+  static void tk_s52_##S(tu_rng *r, int form) {                                                 \
+    const int rank = 4;                                                                         \
+    int64_t dims[4] = {tu_int(r, 130, 300), tu_int(r, 3, 9), tu_int(r, 20, 100), tu_int(r, 1, 3)}; \
+    int64_t perm[4] = {2, 0, 1, 3}, st[4], n = 1, s = 1;                                        \
+    if (form == 1) { perm[1] = 1; perm[2] = 0; }                                                \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; n *= dims[k]; }                   \
+    const int64_t other = tu_int(r, 0, 3) == 0 ? (tu_int(r, 0, 1) ? 2 : 3) : -1;               \
+    TK_GUARDED_COPY(S, T, VAL, (form == 0 && a == 1) || a == other, "s52 form", form)           \
+  }
+TK_FIVE_KINDS(TK_S52)
+static void tk_s52_set(bool on) { TK_TUNE(copy_run_g1_table, on ? 16 : 0); }
+static void tk_s52_run(tu_rng *r, int form) {
+  tk_s52_u8(r, form); tk_s52_u16(r, form); tk_s52_f32(r, form); tk_s52_f64(r, form); tk_s52_c128(r, form);
+}
+static void test_s52_run_g1_tables(void **st) {
+  (void)st;
+  tu_rng r = {5252};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {93};
+  tk_rule_modes(&r, 2, tu_cases(6) < 3 ? 3 : tu_cases(6), tk_s52_set, tk_s52_run, ctr, 1, seen);
+  TK_TUNE(copy_run_g1_table, 2);
+  assert_true(seen[0] > 0);
+}
 /* Session 50 (copy_records_edge_bytes): copies between records and streams of 4-16-byte kinds
  * whose slices write partial lines go to the tile plans below 2 KiB streams (joins 1 KiB). Fixed
  * f64 and f32 copies through tfe_contiguous (a fresh 64-byte aligned result): splits of 4-element
@@ -3125,6 +3156,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_both_run_rho_bytes, -1);
   assert_int_equal(d.copy_both_run_wide, -1);
   assert_int_equal(d.copy_both_run_gathers, 2);
+  assert_int_equal(d.copy_run_g1_table, 2);
   assert_int_equal(d.copy_both_run_ask, 2);
   assert_int_equal(d.copy_next_spread, -1);
   assert_int_equal(d.copy_both_run_split_bytes, 256);
@@ -3292,6 +3324,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_both_run_tiny_bytes, -1);
   TK_REJECT(copy_both_run_gathers, -1);
   TK_REJECT(copy_both_run_gathers, 3);
+  TK_REJECT(copy_run_g1_table, -1);
+  TK_REJECT(copy_run_g1_table, 17);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -3394,6 +3428,7 @@ int main(void) {
       cmocka_unit_test(test_s50_split_runs),
       cmocka_unit_test(test_s50_units_tiny),
       cmocka_unit_test(test_s51_gather_blocks),
+      cmocka_unit_test(test_s52_run_g1_tables),
       cmocka_unit_test(test_s50_record_edges),
       cmocka_unit_test(test_s23_wide_tables),
       cmocka_unit_test(test_s24_g1_runs),

@@ -201,7 +201,8 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * calling thread: [89] tiles of both runs over a dim split in two (copy_both_run_split_bytes), [90]
  * such tiles whose element is a run common to both sides (copy_both_run_unit_bytes), [91] such
  * tiles of 1- and 2-byte kinds whose rows move element by element (copy_both_run_tiny_bytes), [92]
- * 1- and 2-byte gathers of register blocks run so (copy_both_run_gathers 2). */
+ * 1- and 2-byte gathers of register blocks run so (copy_both_run_gathers 2); [93] transpose plans
+ * whose G1 took a wide table for an input run over its first two dims (copy_run_g1_table). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -352,6 +353,22 @@ TFE_INTERNAL int tfe__krun_dims(const tfe__kplan *p, int o, int at, int n, int64
   }
   if (elems) *elems = m;
   return k;
+}
+
+/* Whether a transpose's G1, about to be picked from dims [at, at + n) (sorted by input o's
+ * |stride|), may hold a table of TFE__KTAB entries (copy_run_g1_table; sets p->tab1): its first
+ * two dims make one run of input o that the plan could not fuse, the second read reversed or
+ * the two apart in the output. With the standard table G1 took the first dim alone, and every
+ * tile read a short piece of each input row whose lines the next tile read again (u8
+ * [152,201r,2176] perm [2,0,1]: 201 tiles of 2176 x 152, 3.9x the streamed copy; G1 152 x 6,
+ * 1.8x; kernel.md step 3). */
+TFE_INTERNAL bool tfe__kg1_run_table(tfe__kplan *p, int o, int at, int n, bool table) {
+  const int es = tfe__st.tune.copy_run_g1_table;
+  if (!p->copy || p->gather || table || p->es > es || n < 2 || tfe__kabs(p->str[o][at]) != 1 ||
+      tfe__krun_dims(p, o, at, 2, NULL) < 2)
+    return false;
+  p->tab1 = TFE__KTAB;
+  return true;
 }
 
 /* A transpose's G1 (dims [at, at + nd), its last cut to *cut) widened within copy_tile_slack
@@ -848,7 +865,10 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
       sel[j] = d;
     }
     tfe__kmove(p, nd0, ns, sel);
+    const bool wide1 = tfe__kg1_run_table(p, mis, nd0, ns, table);
     nd1 = tfe__kgroup_pick(p, nd0, p->rank, tt1, &cut1);
+    if (wide1 && nd1 > 1) TFE__KSTAT(93);
+    else if (wide1) p->tab1 = TFE__KTAB_STD;
     if (nd1 > 1) nd1 = tfe__kgroup_pick(p, nd0, p->rank, 4 * tt1, &cut1);
     /* A copy's G0 of half a line or less (f32 [142,6r,51,24,4,4] perm
      * [5,0,2,1,3,4]: the destination's run of 4, read 16 MB apart, and G1 the 142 alone, 29 376
@@ -860,12 +880,13 @@ TFE_INTERNAL bool tfe__kplan_build(tfe__kplan *p, int nops, int key, int rank, c
     if (p->copy && !p->gather && !table && tfe__st.tune.copy_tiny_g0_wide_g1 && g0n * p->es <= 32 &&
         tfe__kabs(p->str[mis][nd0]) == 1) {
       int64_t cw = 0;
+      const int64_t tab1 = p->tab1;
       p->tab1 = TFE__KTAB;
       int nw = tfe__kgroup_pick(p, nd0, p->rank, 4 * tt1, &cw);
       const int kr = nw > 0 ? tfe__krun_dims(p, mis, nd0, nw, NULL) : 0; /* (only dims that continue the input's run) */
       if (kr < nw) { nw = kr; cw = p->dims[nd0 + kr - 1]; }
       if (nw > nd1 || (nw == nd1 && cw > cut1)) { nd1 = nw; cut1 = cw; TFE__KSTAT(36); }
-      else p->tab1 = TFE__KTAB_STD;
+      else p->tab1 = tab1;
     }
     if (table) nd1 = tfe__kgroup_pick_up(p, nd0, p->rank, tt1, &cut1, true);
     /* A G1 led by the input's run, with a next dim that does not continue it, is a table in

@@ -3040,6 +3040,45 @@ static void test_s52_run_g1_tables(void **st) {
   TK_TUNE(copy_run_g1_table, 2);
   assert_true(seen[0] > 0);
 }
+/* Session 52 (copy_both_run_flips, counter 94): copies for tiles of both runs whose source run
+ * is read backwards. The source [a, b, c, d, e] (a 3-40, b 2-12, c 2-20, d 4-24, e 1-4) with a
+ * read backwards, read in a random order that does not start with a (form 0; f64 [53r,14,28r,
+ * 9,4,26] perm [1,0,2,3,4,5] of the sweep in small) or as [b, a, c, d, e] with c backwards too
+ * (form 1: a run continued by a second reversed dim); every kind, views shifted 0-3 elements, in
+ * place and streamed, 1 and 2 threads; every element checked, nothing written outside the view;
+ * the counter moves only when on. */
+#define TK_S52F(S, T, VAL)                                                                       \
+  static void tk_s52f_##S(tu_rng *r, int form) {                                                \
+    const int rank = 5;                                                                         \
+    int64_t dims[5] = {tu_int(r, 3, 40), tu_int(r, 2, 12), tu_int(r, 2, 20), tu_int(r, 4, 24), tu_int(r, 1, 4)}; \
+    int64_t perm[5] = {1, 0, 2, 3, 4}, st[5], n = 1, s = 1;                                     \
+    if (form == 0) {                                                                            \
+      for (int k = rank - 1; k > 0; k--) {                                                      \
+        int j = (int)tu_int(r, 0, k);                                                           \
+        int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;                                    \
+      }                                                                                         \
+      if (perm[0] == 0) { perm[0] = perm[1]; perm[1] = 0; }                                     \
+    }                                                                                           \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; n *= dims[k]; }                   \
+    TK_GUARDED_COPY(S, T, VAL, a == 0 || (form == 1 && a == 2), "s52f form", form)              \
+  }
+TK_FIVE_KINDS(TK_S52F)
+static void tk_s52f_set(bool on) {
+  TK_TUNE(copy_both_run_flips, on);
+  TK_TUNE(copy_both_run_wide, 1); /* (4-16-byte kinds take these tiles on every CPU) */
+}
+static void tk_s52f_run(tu_rng *r, int form) {
+  tk_s52f_u8(r, form); tk_s52f_u16(r, form); tk_s52f_f32(r, form); tk_s52f_f64(r, form); tk_s52f_c128(r, form);
+}
+static void test_s52_both_run_flips(void **st) {
+  (void)st;
+  tu_rng r = {5253};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {94};
+  tk_rule_modes(&r, 2, tu_cases(8) < 4 ? 4 : tu_cases(8), tk_s52f_set, tk_s52f_run, ctr, 1, seen);
+  TK_TUNE(copy_both_run_wide, -1);
+  if (tfe__ksimd()) assert_true(seen[0] > 0);
+}
 /* Session 50 (copy_records_edge_bytes): copies between records and streams of 4-16-byte kinds
  * whose slices write partial lines go to the tile plans below 2 KiB streams (joins 1 KiB). Fixed
  * f64 and f32 copies through tfe_contiguous (a fresh 64-byte aligned result): splits of 4-element
@@ -3157,6 +3196,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_both_run_wide, -1);
   assert_int_equal(d.copy_both_run_gathers, 2);
   assert_int_equal(d.copy_run_g1_table, 2);
+  assert_int_equal(d.copy_both_run_flips, 1);
   assert_int_equal(d.copy_both_run_ask, 2);
   assert_int_equal(d.copy_next_spread, -1);
   assert_int_equal(d.copy_both_run_split_bytes, 256);
@@ -3326,6 +3366,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_both_run_gathers, 3);
   TK_REJECT(copy_run_g1_table, -1);
   TK_REJECT(copy_run_g1_table, 17);
+  TK_REJECT(copy_both_run_flips, -1);
+  TK_REJECT(copy_both_run_flips, 2);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -3429,6 +3471,7 @@ int main(void) {
       cmocka_unit_test(test_s50_units_tiny),
       cmocka_unit_test(test_s51_gather_blocks),
       cmocka_unit_test(test_s52_run_g1_tables),
+      cmocka_unit_test(test_s52_both_run_flips),
       cmocka_unit_test(test_s50_record_edges),
       cmocka_unit_test(test_s23_wide_tables),
       cmocka_unit_test(test_s24_g1_runs),

@@ -437,6 +437,11 @@ typedef struct tfe_tuning {
                                     * of fewer bytes than this run as tiles of both runs, their
                                     * rows element by element where the rows do not lie together
                                     * in the buffer (session 50); 0: they keep their tiles */
+  int copy_both_run_flips;         /* 1: copies planned for tiles of both runs whose source run
+                                    * is read backwards (its unit-stride dim or a dim continuing
+                                    * it reversed, not one of the destination's run) walk those
+                                    * dims the other way in both operands, so that the tiles take
+                                    * them (session 52); 0: such copies keep the tile plans */
   int copy_run_g1_table;           /* 2: transposes of kinds of at most this many bytes whose G1
                                     * starts with two dims that make one input run (the second
                                     * read reversed, or apart in the output) take G1 tables of up
@@ -499,7 +504,7 @@ typedef struct tfe_tuning {
   /* kernel (session 48) */ .copy_both_run_wide = -1, .copy_both_run_gathers = 2, .copy_both_run_ask = 2, \
   /* kernel (session 49) */ .copy_next_spread = -1, \
   /* kernel (session 50) */ .copy_both_run_split_bytes = 256, .copy_both_run_unit_bytes = 128, .copy_both_run_tiny_bytes = 1024, .copy_records_edge_bytes = 2048, \
-  /* kernel (session 52) */ .copy_run_g1_table = 2, \
+  /* kernel (session 52) */ .copy_run_g1_table = 2, .copy_both_run_flips = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -627,6 +632,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_both_run_unit_bytes, 0, 4096);
   TFE__TUNE_RANGE(copy_both_run_tiny_bytes, 0, 65536);
   TFE__TUNE_RANGE(copy_run_g1_table, 0, 16);
+  TFE__TUNE_RANGE(copy_both_run_flips, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

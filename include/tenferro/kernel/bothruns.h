@@ -19,7 +19,8 @@
  * tiles whose rows do not lie together there, element by element (`elem`). 4-, 8- and 16-byte rows
  * move in 4x4 register blocks where rows come in fours one after another in the buffer, else
  * element by element (any build). Before the runs grow, a run common to both sides may become
- * the element (tfe__kbr_unit) and a dim may be split (tfe__kbr_split_best). Chosen in place of
+ * the element (tfe__kbr_unit) and a dim may be split (tfe__kbr_split_best); a source run read
+ * backwards is first walked the other way (tfe__kbr_flip). Chosen in place of
  * the tile plans by k_copy_both_runs_
  * (copy_tpl.h, docs/kernel.md step 4d). Kind-independent (bytes); bodies only. */
 #if !TFE__BODY_PHASE
@@ -79,7 +80,7 @@ TFE_INTERNAL bool tfe__kbr_runs(const tfe__kplan *p, int64_t maxb, int *so, int 
   const int64_t es = p->es, want = maxb / 32 > 64 ? maxb / 32 : 64;
   const int r = p->rank;
   int nd = 0, ns = 0; /* the lengths of the contiguous prefixes */
-  for (int64_t m = 1; nd < r && p->str[0][nd] == m; nd++) m *= p->dims[nd];
+  for (int64_t m = 1; nd < r && tfe__kabs(p->str[0][nd]) == m; nd++) m *= p->dims[nd]; /* (< 0: tfe__kbr_flip) */
   int n = 0;
   for (int k = 0; k < r; k++) if (p->str[1][k] > 0) so[n++] = k;
   for (int i = 1; i < n; i++)
@@ -169,6 +170,11 @@ TFE_INTERNAL bool tfe__kbr_plan(const tfe__kplan *p, int64_t maxb, tfe__kbr *t, 
   tfe__kbr_walk(p->dims, kr, nkr, m, t->rsrc);
   for (int q = 0; q < nkr; q++) m[q] = p->str[0][kr[q]];
   tfe__kbr_walk(p->dims, kr, nkr, m, rbuf);
+  /* (D's dims that the destination walks backwards, tfe__kbr_flip: the buffer holds the run in
+   * address order, from its lowest element, dlo before the tile's first) */
+  int64_t dlo = 0;
+  for (int k = 0; k < a; k++) if (p->str[0][k] < 0) dlo -= (p->dims[k] - 1) * p->str[0][k];
+  for (int64_t r = 0; r < nr; r++) rbuf[r] += dlo;
   t->rq = 0; t->elem = false;
   if ((es == 4 || es == 8 || es == 16) && nr % 4 == 0 && ps >= 4) {
     t->rq = 4;
@@ -182,18 +188,31 @@ TFE_INTERNAL bool tfe__kbr_plan(const tfe__kplan *p, int64_t maxb, tfe__kbr *t, 
     t->elem = pieces * 5 > 2 * t->nrb * (nr < n ? nr : n);
     if (t->elem && !elem) { tfe__free(t->tab); return false; }
   }
-  for (int q = 0; q < nkc; q++) m[q] = p->str[0][kc[q]];
+  /* (C's dims that the destination walks backwards (tfe__kbr_flip) take their places in the
+   * buffer backwards, so that the runs go out upwards) */
+  int64_t c0 = 0, b0 = 0;
+  for (int q = 0; q < nkc; q++) {
+    m[q] = tfe__kabs(p->str[0][kc[q]]);
+    if (p->str[0][kc[q]] < 0) c0 += (p->dims[kc[q]] - 1) * p->str[0][kc[q]];
+    else m[q] = p->str[0][kc[q]];
+  }
   tfe__kbr_walk(p->dims, kc, nkc, m, t->cdst);
+  for (int64_t c = 0; c < nc; c++) t->cdst[c] += c0 - dlo;
   /* a column (S's dims in the source's order): D's dims at their destination offsets, C's at pd
    * times their place among C's */
   int64_t cm = pd;
   for (int q = 0, c = 0; q < b; q++) {
     const int k = so[q];
     if (inD[k]) m[q] = p->str[0][k];
-    else { m[q] = cm; cm *= p->dims[kc[c++]]; }
+    else {
+      const int64_t n = p->dims[kc[c++]];
+      m[q] = cm;
+      if (p->str[0][k] < 0) { m[q] = -cm; b0 += (n - 1) * cm; }
+      cm *= n;
+    }
   }
   tfe__kbr_walk(p->dims, so, b, m, t->cbuf);
-  for (int64_t j = 0; j < ps; j++) t->cbuf[j] *= es;
+  for (int64_t j = 0; j < ps; j++) t->cbuf[j] = (t->cbuf[j] + b0) * es;
   return true;
 }
 
@@ -404,6 +423,28 @@ TFE_INTERNAL bool tfe__kbr_unit(tfe__kplan *p, int64_t maxu) {
   return true;
 }
 
+/* A source run read backwards (its unit-stride dim reversed) walked the other way in both
+ * operands, with the reversed dims that continue it by |stride| (copy_both_run_flips), so that
+ * tfe__kbr_runs finds it (it takes none, else): f64 [53r,14,28r,9,4,26] perm [1,0,2,3,4,5],
+ * tiles of 14 x 53 whose source run of 53 goes down, had gone to the tile plans' reversed-run
+ * path (4.9x the streamed copy; 1.6x so). The destination then walks those dims backwards: its
+ * run may still take them (the buffer holds it in address order, tfe__kbr_plan), and C's runs
+ * go out upwards. Not where the run starts at the destination's first dim (a reversed run
+ * common to both sides). Returns the dims flipped. */
+TFE_INTERNAL int tfe__kbr_flip(tfe__kplan *p) {
+  int nf = 0;
+  for (int64_t m = 1;;) {
+    int k = 0;
+    while (k < p->rank && tfe__kabs(p->str[1][k]) != m) k++;
+    if (k == p->rank || k == 0 || (m == 1 && p->str[1][k] > 0)) return nf;
+    if (p->str[1][k] < 0) {
+      for (int o = 0; o < 2; o++) { p->base[o] += (p->dims[k] - 1) * p->str[o][k]; p->str[o][k] = -p->str[o][k]; }
+      nf++;
+    }
+    m *= p->dims[k];
+  }
+}
+
 /* Plans the copy (p fused by tfe__kplan_fuse, op 0 written; a dim of it may be split) as tiles
  * of both runs into *t where tfe__kbr_plan says so (copy_both_run_tile_bytes: the tile's most
  * bytes, 0: off); then the caller runs it (tfe__kbr_run) or not, and frees t->tab
@@ -411,6 +452,7 @@ TFE_INTERNAL bool tfe__kbr_unit(tfe__kplan *p, int64_t maxu) {
 TFE_INTERNAL bool tfe__kbr_make(tfe__kplan *p, tfe__kbr *t, bool elem) {
   const int64_t maxb0 = tfe__st.tune.copy_both_run_tile_bytes, maxb = maxb0 < TFE__KBR_MAXB ? maxb0 : TFE__KBR_MAXB;
   if (maxb <= 0 || (p->es <= 2 && !tfe__ksimd()) || p->nops != 2 || p->key != 0) return false;
+  if (tfe__st.tune.copy_both_run_flips && tfe__kbr_flip(p)) TFE__KSTAT(94);
   const bool unit = tfe__kbr_unit(p, tfe__st.tune.copy_both_run_unit_bytes);
   const int k = tfe__kbr_split_best(p, maxb, tfe__st.tune.copy_both_run_split_bytes);
   bool split = k >= 0 && tfe__kbr_plan(p, maxb, t, elem);

@@ -202,7 +202,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * such tiles whose element is a run common to both sides (copy_both_run_unit_bytes), [91] such
  * tiles of 1- and 2-byte kinds whose rows move element by element (copy_both_run_tiny_bytes), [92]
  * 1- and 2-byte gathers of register blocks run so (copy_both_run_gathers 2); [93] transpose plans
- * whose G1 took a wide table for an input run over its first two dims (copy_run_g1_table). */
+ * whose G1 took a wide table for an input run over its first two dims (copy_run_g1_table); [94]
+ * plans of tiles of both runs that walked a source run read backwards the other way
+ * (copy_both_run_flips; counted where tfe__kbr_make flipped dims, run or not). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }

@@ -363,7 +363,7 @@ TFE_INTERNAL int tfe__krun_dims(const tfe__kplan *p, int o, int at, int n, int64
  * the two apart in the output. With the standard table G1 took the first dim alone, and every
  * tile read a short piece of each input row whose lines the next tile read again (u8
  * [152,201r,2176] perm [2,0,1]: 201 tiles of 2176 x 152, 3.9x the streamed copy; G1 152 x 6,
- * 1.8x; kernel.md step 3). */
+ * 1.8x; kernel.md step 3e). */
 TFE_INTERNAL bool tfe__kg1_run_table(tfe__kplan *p, int o, int at, int n, bool table) {
   const int es = tfe__st.tune.copy_run_g1_table;
   if (!p->copy || p->gather || table || p->es > es || n < 2 || tfe__kabs(p->str[o][at]) != 1 ||

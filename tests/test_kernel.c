@@ -3079,6 +3079,35 @@ static void test_s52_both_run_flips(void **st) {
   TK_TUNE(copy_both_run_wide, -1);
   if (tfe__ksimd()) assert_true(seen[0] > 0);
 }
+/* Session 52 (copy_footprint_reversed, counter 95): gather tiles whose source has dims read
+ * backwards ask for the next tile's runs too. The source [a, b, c, d, e, f, g] (a 3-8, b 4-10,
+ * c 3-8, d 10-30, e 4-12, f, g 2-3) read as [a, d, b, f, e, c, g] with a and c backwards (form 0:
+ * f64 [6r,8,6r,42,93,3,4] of the sweep in small; records of a read backwards) or with b
+ * backwards (form 1); every kind, views shifted 0-3 elements, in place and streamed, 1 and 2
+ * threads; every element checked, nothing written outside the view; the counter moves only
+ * when on. */
+#define TK_S52P(S, T, VAL)                                                                       \
+  static void tk_s52p_##S(tu_rng *r, int form) {                                                \
+    const int rank = 7;                                                                         \
+    int64_t dims[7] = {tu_int(r, 3, 8), tu_int(r, 4, 10), tu_int(r, 3, 8), tu_int(r, 10, 30),   \
+                       tu_int(r, 4, 12), tu_int(r, 2, 3), tu_int(r, 2, 3)};                     \
+    int64_t perm[7] = {0, 3, 1, 5, 4, 2, 6}, st[7], n = 1, s = 1;                               \
+    for (int k = 0; k < rank; k++) { st[k] = s; s *= dims[k]; n *= dims[k]; }                   \
+    TK_GUARDED_COPY(S, T, VAL, form == 0 ? a == 0 || a == 2 : a == 1, "s52p form", form)        \
+  }
+TK_FIVE_KINDS(TK_S52P)
+static void tk_s52p_set(bool on) { TK_TUNE(copy_footprint_reversed, on); }
+static void tk_s52p_run(tu_rng *r, int form) {
+  tk_s52p_u8(r, form); tk_s52p_u16(r, form); tk_s52p_f32(r, form); tk_s52p_f64(r, form); tk_s52p_c128(r, form);
+}
+static void test_s52_reversed_footprints(void **st) {
+  (void)st;
+  tu_rng r = {5254};
+  int64_t seen[1] = {0};
+  const int ctr[1] = {95};
+  tk_rule_modes(&r, 2, tu_cases(6) < 3 ? 3 : tu_cases(6), tk_s52p_set, tk_s52p_run, ctr, 1, seen);
+  assert_true(seen[0] > 0);
+}
 /* Session 50 (copy_records_edge_bytes): copies between records and streams of 4-16-byte kinds
  * whose slices write partial lines go to the tile plans below 2 KiB streams (joins 1 KiB). Fixed
  * f64 and f32 copies through tfe_contiguous (a fresh 64-byte aligned result): splits of 4-element
@@ -3197,6 +3226,7 @@ static void test_tuning_kernel(void **st) {
   assert_int_equal(d.copy_both_run_gathers, 2);
   assert_int_equal(d.copy_run_g1_table, 2);
   assert_int_equal(d.copy_both_run_flips, 1);
+  assert_int_equal(d.copy_footprint_reversed, 1);
   assert_int_equal(d.copy_both_run_ask, 2);
   assert_int_equal(d.copy_next_spread, -1);
   assert_int_equal(d.copy_both_run_split_bytes, 256);
@@ -3368,6 +3398,8 @@ static void test_tuning_kernel(void **st) {
   TK_REJECT(copy_run_g1_table, 17);
   TK_REJECT(copy_both_run_flips, -1);
   TK_REJECT(copy_both_run_flips, 2);
+  TK_REJECT(copy_footprint_reversed, -1);
+  TK_REJECT(copy_footprint_reversed, 2);
   TK_REJECT(copy_quarter_blocks, 3);
   TK_REJECT(kernel_table_tile_bytes, 0);
   TK_REJECT(kernel_table_tile_bytes, -2);
@@ -3472,6 +3504,7 @@ int main(void) {
       cmocka_unit_test(test_s51_gather_blocks),
       cmocka_unit_test(test_s52_run_g1_tables),
       cmocka_unit_test(test_s52_both_run_flips),
+      cmocka_unit_test(test_s52_reversed_footprints),
       cmocka_unit_test(test_s50_record_edges),
       cmocka_unit_test(test_s23_wide_tables),
       cmocka_unit_test(test_s24_g1_runs),

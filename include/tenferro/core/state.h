@@ -25,7 +25,7 @@ typedef struct tfe__state {
   /* Path counters for tests (kernel/plan.h lists what each one counts), counted only while
    * kernel_stat_on is set. */
   int kernel_stat_on;
-  int64_t kernel_stat[95];
+  int64_t kernel_stat[96];
 
 
   /* ---- prims room ----------------------------------------------------------------------- */

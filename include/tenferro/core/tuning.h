@@ -442,6 +442,9 @@ typedef struct tfe_tuning {
                                     * it reversed, not one of the destination's run) walk those
                                     * dims the other way in both operands, so that the tiles take
                                     * them (session 52); 0: such copies keep the tile plans */
+  int copy_footprint_reversed;     /* 1: gather tiles of copies whose source has dims read
+                                    * backwards ask for the next tile's runs too, those dims taken
+                                    * by |stride| (session 52); 0: such tiles ask for nothing */
   int copy_run_g1_table;           /* 2: transposes of kinds of at most this many bytes whose G1
                                     * starts with two dims that make one input run (the second
                                     * read reversed, or apart in the output) take G1 tables of up
@@ -504,7 +507,7 @@ typedef struct tfe_tuning {
   /* kernel (session 48) */ .copy_both_run_wide = -1, .copy_both_run_gathers = 2, .copy_both_run_ask = 2, \
   /* kernel (session 49) */ .copy_next_spread = -1, \
   /* kernel (session 50) */ .copy_both_run_split_bytes = 256, .copy_both_run_unit_bytes = 128, .copy_both_run_tiny_bytes = 1024, .copy_records_edge_bytes = 2048, \
-  /* kernel (session 52) */ .copy_run_g1_table = 2, .copy_both_run_flips = 1, \
+  /* kernel (session 52) */ .copy_run_g1_table = 2, .copy_both_run_flips = 1, .copy_footprint_reversed = 1, \
 }
 
 /* The values in use now (the defaults until tfe_tuning_set). */
@@ -633,6 +636,7 @@ TFE_INTERNAL tfe_status tfe__tuning_check_kernel(const tfe_tuning *t) {
   TFE__TUNE_RANGE(copy_both_run_tiny_bytes, 0, 65536);
   TFE__TUNE_RANGE(copy_run_g1_table, 0, 16);
   TFE__TUNE_RANGE(copy_both_run_flips, 0, 1);
+  TFE__TUNE_RANGE(copy_footprint_reversed, 0, 1);
   TFE__TUNE_RANGE(copy_g1_run_dims, 0, 1);
   TFE__TUNE_RANGE(elementwise_tile_bytes, 0, tile);
   TFE__TUNE_RANGE(elementwise_fused_map_tile_bytes, 1, tile);

@@ -1669,8 +1669,9 @@ TFE_INTERNAL bool TFE_FN(k_copy_rev_blocks_)(TFE_T *dd, const TFE_T *ss, const t
  * but not u8 wide rows of 9-63 bytes nor u8 blocks of runs of at most 8 bytes whose columns
  * would be stored in more than 32 / run pieces: runs of 8 in 6 pieces ran 2.2x slower so);
  * transpose tiles whose G1 spans under a line (4-16-byte kinds, copy_both_run_wide: on AMD also
- * any tile under 8 KiB and 8-byte gathers that do not ask for their footprint: a Xeon ran them
- * 0.61-0.73 of the time, those that ask 0.77-1.29 here; 1- and 2-byte kinds unbuffered,
+ * any tile under 8 KiB and 8-byte gathers that do not ask for their footprint, or ask for one
+ * read backwards (session 52: f64 [57r,5,9,3,35,66] ran 1.45x slower as such a gather): a Xeon
+ * ran them 0.61-0.73 of the time, those that ask 0.77-1.29 here; 1- and 2-byte kinds unbuffered,
  * copy_both_run_gathers) or, 1- and 2-byte kinds, unbuffered ones whose G0 spans under
  * copy_both_run_rho_bytes, and buffered ones under copy_both_run_tiny_bytes. Left as planned (as
  * fast or faster, or mixed): other buffered 1- and 2-byte tiles, 4-16-byte tiles of 8 KiB+ with G1s of a line or more (docs/bench-kernel.md, sessions
@@ -1689,7 +1690,7 @@ TFE_INTERNAL bool TFE_FN(k_copy_both_runs_)(const TFE_TY(view) *dst, const TFE_T
   if (es > 2) {
     const bool amd = tfe__kon_amd(tu->copy_both_run_wide); /* (elsewhere: no 8-byte gathers, no small-tile rule) */
     if (!tu->copy_both_run_wide ||
-        !(short_g1 || (p->gather && (es != 8 || (amd && p->pf_nrun == 0))) || (amd && p->g[0].len * p->g[1].len * es < 8192)))
+        !(short_g1 || (p->gather && (es != 8 || (amd && (p->pf_nrun == 0 || p->pf_rev)))) || (amd && p->g[0].len * p->g[1].len * es < 8192)))
       return false;
   } else if (tu->copy_both_run_gathers) {
     run = p->gather ? TFE_FN(k_gather12_run_)(p, false, p->g[0].len, p->g[1].len) * es : 0;

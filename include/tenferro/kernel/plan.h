@@ -73,6 +73,7 @@ typedef struct tfe__kplan {
   int64_t tab1;                          /* and G1 (copy_tiny_g0_wide_g1) */
   int64_t pf_run;                        /* a copy's gather tile: its source as pf_nrun runs of */
   int pf_nrun;                           /* pf_run elements at pf_off (tfe__kplan_footprint; 0: none) */
+  bool pf_rev;                           /* a dim of that footprint read backwards */
   int64_t pf_off[TFE__KTAB_STD];
 } tfe__kplan;
 
@@ -204,7 +205,9 @@ typedef void (*tfe__ktile_fn)(void *ctx, const tfe__kplan *p, const tfe__ktile *
  * 1- and 2-byte gathers of register blocks run so (copy_both_run_gathers 2); [93] transpose plans
  * whose G1 took a wide table for an input run over its first two dims (copy_run_g1_table); [94]
  * plans of tiles of both runs that walked a source run read backwards the other way
- * (copy_both_run_flips; counted where tfe__kbr_make flipped dims, run or not). */
+ * (copy_both_run_flips; counted where tfe__kbr_make flipped dims, run or not); [95] gather plans
+ * whose footprint (the next tile's runs to ask for) has a dim the source reads backwards
+ * (copy_footprint_reversed). */
 TFE_INTERNAL void tfe__kstat_add(int k) {
   if (tfe__st.kernel_stat_on) __atomic_fetch_add(&tfe__st.kernel_stat[k], 1, __ATOMIC_RELAXED);
 }
@@ -564,31 +567,42 @@ TFE_INTERNAL bool tfe__kplan_make(tfe__kplan *p, int nops, int key, int rank, co
 /* The source a full gather tile of a copy reads, as runs: the tile's dims (G0's, then G1's, each
  * group's last one cut to its block) by the source's stride, those that continue one another from
  * stride 1 a run of pf_run elements, the others the runs' starts (at most TFE__KTAB_STD of them;
- * more, a reversed dim or over 512 KiB in all: none, the next tile's would not fit beside this
- * one in a 1 MiB L2). Elements of 8 bytes or less: of five c128 cases two ran 1.07-1.12x slower
- * asking, one 0.89. The tile asks for the next tile's runs while it gathers (k_copy_tile_,
- * copy_next_prefetch 2). */
+ * more or over 512 KiB in all: none, the next tile's would not fit beside this one in a 1 MiB
+ * L2). Elements of 8 bytes or less: of five c128 cases two ran 1.07-1.12x slower asking, one
+ * 0.89. The tile asks for the next tile's runs while it gathers (k_copy_tile_, copy_next_prefetch
+ * 2). Dims the source reads backwards go by |stride|, a run's start moved to its lowest element
+ * (copy_footprint_reversed; before session 52 such tiles asked nothing: f64 [6r,8,6r,42,93,3,4]
+ * perm [0,3,1,5,4,2,6], records of 6 read backwards, ran 2.2x the time of the same copy read
+ * upwards). */
 TFE_INTERNAL void tfe__kplan_footprint(tfe__kplan *p) {
   p->pf_run = 0;
   p->pf_nrun = 0;
+  p->pf_rev = false;
   const int n0 = p->g[0].nd, nd = n0 + p->g[1].nd;
   if (!p->gather || !p->copy || nd == 0 || p->nops != 2 || p->es > 8) return;
   int ord[2 * TFE__KGD];
   int64_t n[2 * TFE__KGD];
+  bool rev = false;
   for (int k = 0; k < nd; k++) {
     const tfe__kgroup *g = &p->g[k < n0 ? 0 : 1];
     n[k] = (k < n0 ? k : k - n0) == g->nd - 1 ? g->last_b : p->dims[k];
-    if (p->str[1][k] < 0) return;
+    if (p->str[1][k] < 0 && !tfe__st.tune.copy_footprint_reversed) return;
+    rev |= p->str[1][k] < 0;
     int j = k;
-    for (; j > 0 && p->str[1][ord[j - 1]] > p->str[1][k]; j--) ord[j] = ord[j - 1];
+    for (; j > 0 && tfe__kabs(p->str[1][ord[j - 1]]) > tfe__kabs(p->str[1][k]); j--) ord[j] = ord[j - 1];
     ord[j] = k;
   }
-  int64_t run = 1, cnt = 1;
+  int64_t run = 1, cnt = 1, lo = 0;
   int q = 0;
-  for (; q < nd && p->str[1][ord[q]] == run; q++) run *= n[ord[q]];
+  for (; q < nd && tfe__kabs(p->str[1][ord[q]]) == run; q++) {
+    if (p->str[1][ord[q]] < 0) lo += (n[ord[q]] - 1) * run;
+    run *= n[ord[q]];
+  }
   for (int k = q; k < nd; k++) cnt *= n[ord[k]];
   if (cnt > TFE__KTAB_STD || run * cnt * p->es > (512 << 10)) return;
-  p->pf_off[0] = 0;
+  if (rev) TFE__KSTAT(95);
+  p->pf_rev = rev;
+  p->pf_off[0] = -lo;
   int64_t m = 1;
   for (int k = q; k < nd; m *= n[ord[k]], k++)
     for (int64_t v = 1; v < n[ord[k]]; v++)

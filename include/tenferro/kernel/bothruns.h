@@ -194,7 +194,6 @@ TFE_INTERNAL bool tfe__kbr_plan(const tfe__kplan *p, int64_t maxb, tfe__kbr *t, 
   for (int q = 0; q < nkc; q++) {
     m[q] = tfe__kabs(p->str[0][kc[q]]);
     if (p->str[0][kc[q]] < 0) c0 += (p->dims[kc[q]] - 1) * p->str[0][kc[q]];
-    else m[q] = p->str[0][kc[q]];
   }
   tfe__kbr_walk(p->dims, kc, nkc, m, t->cdst);
   for (int64_t c = 0; c < nc; c++) t->cdst[c] += c0 - dlo;
